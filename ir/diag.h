@@ -1,0 +1,49 @@
+// Diagnostics: every rejection of bad input carries a source location (DESIGN.md section 7).
+#pragma once
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace allocsim {
+
+struct SourceLoc {
+  uint32_t line = 0;  // 1-based; 0 = no location (made by a pass or by the API)
+  uint32_t col = 0;   // 1-based
+  bool known() const { return line != 0; }
+  // Locations say where something was written, not what it is: two programs that differ only in
+  // layout are equal (the round trip of docs/format.md depends on it).
+  bool operator==(const SourceLoc&) const { return true; }
+};
+
+struct Diagnostic {
+  SourceLoc loc;
+  std::string message;
+};
+
+// "file:line:col: message" (or "file: message" without a location).
+std::string formatDiagnostic(const std::string& file, const Diagnostic& d);
+
+// Thrown for bad input; the CLI turns it into exit code 2. One or more diagnostics, first = primary.
+class InputError : public std::runtime_error {
+ public:
+  explicit InputError(std::vector<Diagnostic> diags);
+  InputError(SourceLoc loc, const std::string& message);
+  const std::vector<Diagnostic>& diagnostics() const { return diags_; }
+  // All diagnostics, one per line, each prefixed with `file`.
+  std::string format(const std::string& file) const;
+
+ private:
+  std::vector<Diagnostic> diags_;
+};
+
+// Process exit codes (DESIGN.md section 7).
+enum ExitCode : int {
+  kExitOk = 0,
+  kExitVerifyFailed = 1,
+  kExitBadInput = 2,
+  kExitAllocImpossible = 3,
+};
+
+}  // namespace allocsim

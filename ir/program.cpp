@@ -1,0 +1,144 @@
+#include "ir/program.h"
+
+#include <cstring>
+
+namespace allocsim {
+
+const char* spaceName(Space s) {
+  switch (s) {
+    case Space::Dram: return "dram";
+    case Space::Sbuf: return "sbuf";
+    case Space::Psum: return "psum";
+  }
+  return "?";
+}
+
+static const char* const kOriginNames[] = {"source", "spill", "reload", "coalesced", "partial", "copy"};
+
+const char* originName(Origin o) { return kOriginNames[size_t(o)]; }
+
+std::optional<Origin> parseOrigin(const std::string& s) {
+  for (size_t i = 1; i < std::size(kOriginNames); ++i)
+    if (s == kOriginNames[i]) return Origin(i);
+  return std::nullopt;
+}
+
+bool Immediate::operator==(const Immediate& o) const {
+  if (is_float != o.is_float) return false;
+  if (!is_float) return i == o.i;
+  return std::memcmp(&f, &o.f, sizeof f) == 0;
+}
+
+const char* opName(Op op) {
+  switch (op) {
+    case Op::Dma: return "dma";
+    case Op::Matmul: return "matmul";
+    case Op::Copy: return "copy";
+    case Op::Act: return "act";
+    case Op::TT: return "tt";
+    case Op::TS: return "ts";
+    case Op::Reduce: return "reduce";
+    case Op::Memset: return "memset";
+    case Op::Li: return "li";
+    case Op::Addi: return "addi";
+    case Op::Add: return "add";
+    case Op::Mov: return "mov";
+    case Op::RegLoad: return "reg_load";
+    case Op::RegStore: return "reg_store";
+    case Op::Loop: return "loop";
+  }
+  return "?";
+}
+
+const char* engineName(Engine e) {
+  switch (e) {
+    case Engine::PE: return "PE";
+    case Engine::ACT: return "ACT";
+    case Engine::DVE: return "DVE";
+    case Engine::POOL: return "POOL";
+    case Engine::SP: return "SP";
+    case Engine::DMA: return "DMA";
+  }
+  return "?";
+}
+
+Engine engineOf(Op op) {
+  switch (op) {
+    case Op::Dma: return Engine::DMA;
+    case Op::Matmul: return Engine::PE;
+    case Op::Copy:
+    case Op::Act: return Engine::ACT;
+    case Op::TT:
+    case Op::TS:
+    case Op::Reduce: return Engine::DVE;
+    case Op::Memset: return Engine::POOL;
+    default: return Engine::SP;
+  }
+}
+
+static const char* const kAluNames[] = {"add", "sub", "mul", "max", "min", "and", "or", "xor", "shl", "shr"};
+
+const char* aluName(AluOp a) { return kAluNames[size_t(a)]; }
+
+std::optional<AluOp> parseAlu(const std::string& s) {
+  for (size_t i = 0; i < std::size(kAluNames); ++i)
+    if (s == kAluNames[i]) return AluOp(i);
+  return std::nullopt;
+}
+
+bool aluIsIntegerOnly(AluOp a) { return a >= AluOp::And; }
+
+static const char* const kActNames[] = {"identity", "relu", "neg", "abs", "square", "exp", "tanh", "sigmoid"};
+
+const char* actName(ActFunc f) { return kActNames[size_t(f)]; }
+
+std::optional<ActFunc> parseAct(const std::string& s) {
+  for (size_t i = 0; i < std::size(kActNames); ++i)
+    if (s == kActNames[i]) return ActFunc(i);
+  return std::nullopt;
+}
+
+bool actIsFloatOnly(ActFunc f) { return f >= ActFunc::Exp; }
+
+TensorId Program::findTensor(const std::string& name) const {
+  for (size_t i = 0; i < tensors.size(); ++i)
+    if (tensors[i].name == name) return TensorId(i);
+  return kNone;
+}
+
+RegId Program::findRegister(const std::string& name) const {
+  for (size_t i = 0; i < registers.size(); ++i)
+    if (registers[i].name == name) return RegId(i);
+  return kNone;
+}
+
+static void renumberBody(std::vector<Instruction>& body, uint32_t& next) {
+  for (Instruction& i : body) {
+    i.id = next++;
+    if (i.op == Op::Loop) renumberBody(i.body, next);
+  }
+}
+
+uint32_t Program::renumber() {
+  uint32_t next = 0;
+  renumberBody(body, next);
+  return next;
+}
+
+AccessPattern wholeTensor(const Program& p, TensorId t) {
+  AccessPattern ap;
+  ap.tensor = t;
+  ap.partitions = p.tensors[t].partitions;
+  ap.count = p.tensors[t].elements;
+  return ap;
+}
+
+bool isFullAccess(const Program& p, const AccessPattern& ap) {
+  const Tensor& t = p.tensors[ap.tensor];
+  return ap.partition.isConstant() && ap.partition.constant == 0 && ap.partitions == t.partitions &&
+         ap.offset.isConstant() && ap.offset.constant == 0 && ap.count == t.elements && ap.count2 == 1;
+}
+
+bool isContiguous(const AccessPattern& ap) { return ap.count2 == 1 || ap.step2 == ap.count; }
+
+}  // namespace allocsim

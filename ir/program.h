@@ -1,0 +1,206 @@
+// The program model (DESIGN.md section 2): one type for the input kernel, the allocated program and
+// every pass between. Allocation adds placements and inserted instructions; nothing else changes shape,
+// so an allocated program is printed, parsed and checked like any other (docs/format.md).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ir/arch.h"
+#include "ir/diag.h"
+#include "ir/dtype.h"
+
+namespace allocsim {
+
+using TensorId = uint32_t;
+using RegId = uint32_t;
+constexpr uint32_t kNone = UINT32_MAX;
+
+enum class Space : uint8_t { Dram, Sbuf, Psum };
+const char* spaceName(Space s);
+
+// Who made a tensor, register or instruction. Source items come from the input kernel; the rest were
+// inserted by a pass and print with a "!origin" suffix so that an allocated program says what it added.
+enum class Origin : uint8_t { Source, Spill, Reload, Coalesced, Partial, Copy };
+const char* originName(Origin o);
+std::optional<Origin> parseOrigin(const std::string& s);
+
+// Where an allocator put a tensor. Which fields count depends on the tensor's space:
+// SBUF: base partition + byte offset in each partition; PSUM: base bank; DRAM: byte offset.
+struct Placement {
+  uint32_t partition = 0;
+  uint64_t offset = 0;
+  uint32_t bank = 0;
+  bool operator==(const Placement&) const = default;
+};
+
+struct Tensor {
+  std::string name;
+  Space space = Space::Sbuf;
+  uint32_t partitions = 0;  // shape [partitions, elements]
+  uint32_t elements = 0;
+  DType dtype = DType::U32;
+  bool input = false;   // DRAM only: filled before the program runs
+  bool output = false;  // DRAM only: compared after the program runs
+  bool pinned = false;  // its placement is fixed and must be kept by every allocator
+  Origin origin = Origin::Source;
+  std::optional<Placement> placement;
+  SourceLoc loc;
+
+  uint64_t bytesPerPartition() const { return uint64_t(elements) * dtypeSize(dtype); }
+  uint64_t totalBytes() const { return bytesPerPartition() * partitions; }
+  bool operator==(const Tensor&) const = default;
+};
+
+struct Register {
+  std::string name;
+  uint32_t width = 32;  // 32 or 64 bits: 1 or 2 physical lanes
+  Origin origin = Origin::Source;
+  std::optional<uint32_t> phys;  // first physical register once allocated
+  SourceLoc loc;
+
+  uint32_t lanes() const { return width == 64 ? 2 : 1; }
+  bool operator==(const Register&) const = default;
+};
+
+// constant + reg * scale; reg == kNone means a plain constant. Register values are read as unsigned.
+struct Index {
+  RegId reg = kNone;
+  int64_t scale = 0;
+  int64_t constant = 0;
+  bool isConstant() const { return reg == kNone; }
+  bool operator==(const Index&) const = default;
+};
+
+// A view of a tensor: partitions [p, p + partitions) and, in each partition, the elements
+//   offset + j * step2 + i   for j in [0, count2), i in [0, count)
+// (count2 == 1 and step2 == 0 when there is no second dimension). The view's shape is
+// [partitions, count * count2].
+struct AccessPattern {
+  TensorId tensor = kNone;
+  Index partition;
+  uint32_t partitions = 0;
+  Index offset;
+  uint32_t count = 0;
+  uint32_t step2 = 0;
+  uint32_t count2 = 1;
+  SourceLoc loc;
+
+  uint64_t elementsPerPartition() const { return uint64_t(count) * count2; }
+  bool hasSecondDim() const { return count2 != 1; }
+  bool hasRegister() const { return !partition.isConstant() || !offset.isConstant(); }
+  bool operator==(const AccessPattern&) const = default;
+};
+
+// An immediate as written: integer or floating point. Converted to the operation's type when used.
+struct Immediate {
+  bool is_float = false;
+  int64_t i = 0;
+  double f = 0;
+  bool operator==(const Immediate& o) const;  // floats compare by bits, so NaN == NaN
+};
+
+// The scalar operand of `ts`: an immediate, a register, or a [P, 1] per-partition tensor.
+struct ScalarOperand {
+  enum class Kind : uint8_t { Imm, Reg, Tensor } kind = Kind::Imm;
+  Immediate imm;
+  RegId reg = kNone;
+  AccessPattern ap;
+  bool operator==(const ScalarOperand&) const = default;
+};
+
+enum class Op : uint8_t {
+  Dma,       // dma dst, src
+  Matmul,    // matmul psum, stationary, moving [start] [stop]
+  Copy,      // copy dst, src
+  Act,       // act dst, src, func
+  TT,        // tt dst, a, b, alu
+  TS,        // ts dst, a, scalar, alu
+  Reduce,    // reduce dst, src, alu       (free axis -> [P, 1])
+  Memset,    // memset dst, imm
+  Li,        // li rd, imm
+  Addi,      // addi rd, rs, imm
+  Add,       // add rd, rs, rt
+  Mov,       // mov rd, rs
+  RegLoad,   // reg_load rd, ap
+  RegStore,  // reg_store ap, rs
+  Loop,      // loop r = lo, hi, step { body }
+};
+const char* opName(Op op);
+
+enum class Engine : uint8_t { PE, ACT, DVE, POOL, SP, DMA };
+const char* engineName(Engine e);
+Engine engineOf(Op op);
+
+enum class AluOp : uint8_t { Add, Sub, Mul, Max, Min, And, Or, Xor, Shl, Shr };
+const char* aluName(AluOp a);
+std::optional<AluOp> parseAlu(const std::string& s);
+bool aluIsIntegerOnly(AluOp a);  // and, or, xor, shl, shr
+
+enum class ActFunc : uint8_t { Identity, Relu, Neg, Abs, Square, Exp, Tanh, Sigmoid };
+const char* actName(ActFunc f);
+std::optional<ActFunc> parseAct(const std::string& s);
+bool actIsFloatOnly(ActFunc f);  // exp, tanh, sigmoid
+
+// When a matmul's start (zero the accumulator) or stop (close the group) flag holds: always, never,
+// or only on the first / last iteration of the innermost enclosing loop ("start@first", "stop@last"),
+// which is how a K-loop accumulation is written without unrolling it.
+enum class When : uint8_t { Never, Always, First, Last };
+
+struct Instruction {
+  Op op = Op::Copy;
+  Origin origin = Origin::Source;
+  SourceLoc loc;
+  uint32_t id = 0;  // position in a preorder walk of the program (Program::renumber); not printed
+
+  AccessPattern dst;  // dma/matmul/copy/act/tt/ts/reduce/memset/reg_store
+  AccessPattern a;    // dma src, matmul stationary, copy/act/tt/ts/reduce source, reg_load source
+  AccessPattern b;    // matmul moving, tt second source
+  ScalarOperand scalar;  // ts
+  AluOp alu = AluOp::Add;
+  ActFunc func = ActFunc::Identity;
+  When start = When::Never;
+  When stop = When::Never;
+  Immediate imm;  // memset value, li / addi immediate
+
+  RegId rd = kNone;  // li/addi/add/mov/reg_load destination; loop induction register
+  RegId rs = kNone;  // addi/add/mov source, reg_store source
+  RegId rt = kNone;  // add second source
+
+  int64_t lo = 0, hi = 0, step = 1;  // loop bounds: rd = lo, lo+step, ... while < hi
+  std::vector<Instruction> body;
+
+  bool operator==(const Instruction&) const = default;
+};
+
+struct Program {
+  Arch arch;
+  std::vector<Tensor> tensors;
+  std::vector<Register> registers;
+  std::vector<Instruction> body;
+
+  TensorId findTensor(const std::string& name) const;  // kNone if absent
+  RegId findRegister(const std::string& name) const;
+  // Assigns Instruction::id in preorder (loops before their bodies). Returns the number of ids.
+  uint32_t renumber();
+  bool operator==(const Program&) const = default;
+};
+
+// The whole-tensor view of `t`.
+AccessPattern wholeTensor(const Program& p, TensorId t);
+bool isFullAccess(const Program& p, const AccessPattern& ap);
+// True when the view covers one byte range per partition with no gaps (no register term needed).
+bool isContiguous(const AccessPattern& ap);
+
+// Calls f(inst) on every instruction, loop bodies included, in program order.
+template <typename F>
+void forEachInstruction(const std::vector<Instruction>& body, F&& f) {
+  for (const Instruction& i : body) {
+    f(i);
+    if (i.op == Op::Loop) forEachInstruction(i.body, f);
+  }
+}
+
+}  // namespace allocsim

@@ -1,0 +1,45 @@
+#include "tools/cli.h"
+
+#include <cstdio>
+#include <exception>
+
+#include "ir/diag.h"
+
+namespace allocsim::cli {
+
+static void printUsage(std::FILE* out) {
+  std::fprintf(out, "usage: allocsim <verb> [options]   (allocsim <verb> --help for details)\n\nverbs:\n");
+  for (const Verb& v : verbs()) std::fprintf(out, "  %-8s %s\n", v.name, v.summary);
+  std::fprintf(out, "\nexit codes: 0 ok, 1 verification found a bug, 2 bad input or usage, 3 allocation impossible\n");
+}
+
+int run(int argc, char** argv) {
+  if (argc < 2) {
+    printUsage(stderr);
+    return kExitBadInput;
+  }
+  std::string verb = argv[1];
+  if (verb == "--help" || verb == "-h" || verb == "help") {
+    printUsage(stdout);
+    return kExitOk;
+  }
+  Args args(argv + 2, argv + argc);
+  for (const Verb& v : verbs()) {
+    if (verb != v.name) continue;
+    try {
+      return v.run(args);
+    } catch (const std::bad_alloc&) {
+      std::fprintf(stderr, "allocsim %s: out of memory\n", v.name);
+      return kExitBadInput;
+    } catch (const std::exception& e) {
+      // Verbs report their own input errors with locations; anything reaching here is unexpected.
+      std::fprintf(stderr, "allocsim %s: internal error: %s\n", v.name, e.what());
+      return kExitBadInput;
+    }
+  }
+  std::fprintf(stderr, "allocsim: unknown verb '%s'\n", verb.c_str());
+  printUsage(stderr);
+  return kExitBadInput;
+}
+
+}  // namespace allocsim::cli
