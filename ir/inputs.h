@@ -1,0 +1,18 @@
+// Deterministic input data: what every `input` DRAM tensor holds before a program runs. The reference run and
+// every allocated run load the same bytes, so their outputs can be compared bit for bit.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "ir/program.h"
+
+namespace allocsim {
+
+// Deterministic input data for every `input` DRAM tensor, indexed by TensorId (empty vector for other tensors):
+// row-major bytes, partitions*elements*dtypeSize. Integers: uniform random over the dtype's bits. f32: uniform in
+// [-2, 2) on multiples of 1/256. bf16: the same values (exact in bf16). Same seed -> same bytes on every platform
+// (splitmix64 as in gen/choices.h SeededChoices, seeded from seed and the tensor's name).
+std::vector<std::vector<uint8_t>> makeInputs(const Program& p, uint64_t seed);
+
+}  // namespace allocsim
