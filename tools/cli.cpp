@@ -4,6 +4,7 @@
 #include <exception>
 
 #include "ir/diag.h"
+#include "tools/args.h"
 
 namespace allocsim::cli {
 
@@ -28,6 +29,9 @@ int run(int argc, char** argv) {
     if (verb != v.name) continue;
     try {
       return v.run(args);
+    } catch (const UsageError& e) {
+      std::fprintf(stderr, "allocsim %s: %s\n", v.name, e.what());
+      return kExitBadInput;
     } catch (const std::bad_alloc&) {
       std::fprintf(stderr, "allocsim %s: out of memory\n", v.name);
       return kExitBadInput;

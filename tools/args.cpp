@@ -1,0 +1,67 @@
+#include "tools/args.h"
+
+#include <cerrno>
+#include <cstdlib>
+
+namespace allocsim::cli {
+
+bool ArgReader::flag(const std::string& name) {
+  if (done() || args_[pos_] != name) return false;
+  ++pos_;
+  return true;
+}
+
+std::optional<std::string> ArgReader::value(const std::string& name) {
+  if (done()) return std::nullopt;
+  const std::string& a = args_[pos_];
+  if (a == name) {
+    if (pos_ + 1 >= args_.size()) throw UsageError(name + " needs a value");
+    pos_ += 2;
+    return args_[pos_ - 1];
+  }
+  if (a.size() > name.size() + 1 && a.compare(0, name.size(), name) == 0 && a[name.size()] == '=') {
+    ++pos_;
+    return a.substr(name.size() + 1);
+  }
+  return std::nullopt;
+}
+
+bool ArgReader::archOption(Arch& arch) {
+  if (auto v = value("--arch")) {
+    auto preset = archPreset(*v);
+    if (!preset) throw UsageError("unknown arch '" + *v + "' (presets: gen2, gen1, tiny)");
+    arch = *preset;
+    return true;
+  }
+  for (const std::string& key : archOverrideKeys()) {
+    if (auto v = value("--" + key)) {
+      std::string err = applyArchOverride(arch, key, *v);
+      if (!err.empty()) throw UsageError(err);
+      return true;
+    }
+  }
+  return false;
+}
+
+std::optional<std::string> ArgReader::positional() {
+  if (done()) return std::nullopt;
+  const std::string& a = args_[pos_];
+  if (a != "-" && !a.empty() && a[0] == '-') return std::nullopt;
+  ++pos_;
+  return a;
+}
+
+void ArgReader::unknown() const {
+  throw UsageError(done() ? std::string("missing argument") : "unexpected argument '" + args_[pos_] + "'");
+}
+
+uint64_t ArgReader::toUint(const std::string& name, const std::string& v, uint64_t max) {
+  if (v.empty() || v.find_first_not_of("0123456789") != std::string::npos)
+    throw UsageError(name + " expects a non-negative integer, got '" + v + "'");
+  errno = 0;
+  unsigned long long n = std::strtoull(v.c_str(), nullptr, 10);
+  if (errno != 0 || n > max) throw UsageError(name + " must be at most " + std::to_string(max) + ", got " + v);
+  return n;
+}
+
+}  // namespace allocsim::cli

@@ -1,0 +1,22 @@
+// Reading programs for the verbs: a path or "-" for standard input, parsed and (optionally) checked,
+// with every input error printed as "file:line:col: message".
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "ir/program.h"
+
+namespace allocsim::cli {
+
+// The whole file ("-" = standard input). Throws UsageError when it cannot be read or is over 64 MiB.
+std::string readSource(const std::string& path);
+
+// Parses and, when `check` is set, runs the well-formedness checker. On bad input prints the
+// diagnostics to stderr and returns nullopt (the caller exits with kExitBadInput).
+std::optional<Program> loadProgram(const std::string& path, bool check = true);
+
+// Writes `text` to `path` ("-" or "" = standard output). Throws UsageError on failure.
+void writeOutput(const std::string& path, const std::string& text);
+
+}  // namespace allocsim::cli
