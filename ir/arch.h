@@ -31,6 +31,8 @@ struct Arch {
 
   uint32_t psumPartitions() const { return sbuf_partitions; }
   uint64_t psumBytes() const { return uint64_t(psum_banks) * psum_bank_bytes; }
+  // Program::operator== (the round trip of docs/format.md) compares the arch too.
+  bool operator==(const Arch&) const = default;
 };
 
 // The preset table (gen2, gen1, tiny). Returns nullopt for an unknown name.
