@@ -1,0 +1,414 @@
+// Statements of the program text format: arch, declarations, instructions, loop braces.
+#include "ir/parse.h"
+
+#include <algorithm>
+
+#include "ir/parser.h"
+
+namespace allocsim {
+namespace {
+
+std::optional<Op> opcode(std::string_view word) {
+  for (int i = 0; i <= int(Op::Loop); ++i)
+    if (word == opName(Op(i))) return Op(i);
+  return std::nullopt;
+}
+
+std::string presetList() {
+  std::string out;
+  const auto& presets = archPresets();
+  for (size_t i = 0; i < presets.size(); ++i) {
+    if (i > 0) out += i + 1 == presets.size() ? " or " : ", ";
+    out += presets[i].name;
+  }
+  return out;
+}
+
+bool digitsOnly(std::string_view s) {
+  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+// The number after a placement prefix ("p12" -> 12); nullopt when it does not fit in 32 bits.
+std::optional<uint32_t> placementNumber(std::string_view digits) {
+  uint64_t v = 0;
+  for (char c : digits) {
+    v = v * 10 + uint64_t(c - '0');
+    if (v > UINT32_MAX) return std::nullopt;
+  }
+  return uint32_t(v);
+}
+
+// Which space a placement as written belongs to: @pP+B sbuf, @bankN psum, @B dram, @rN a register.
+enum class PlacementStyle { Sbuf, Psum, Dram, Register, Malformed };
+
+PlacementStyle placementStyle(const Token& t) {
+  if (t.kind == TokKind::Int) return PlacementStyle::Dram;
+  if (t.kind != TokKind::Name) return PlacementStyle::Malformed;
+  if (t.text.substr(0, 4) == "bank" && digitsOnly(t.text.substr(4))) return PlacementStyle::Psum;
+  if (t.text[0] == 'p' && digitsOnly(t.text.substr(1))) return PlacementStyle::Sbuf;
+  if (t.text[0] == 'r' && digitsOnly(t.text.substr(1))) return PlacementStyle::Register;
+  return PlacementStyle::Malformed;
+}
+
+const char* placementForm(Space s) {
+  switch (s) {
+    case Space::Sbuf: return "@pP+B";
+    case Space::Psum: return "@bankN";
+    case Space::Dram: return "@B";
+  }
+  return "?";
+}
+
+}  // namespace
+
+Program parseProgram(std::string_view text) { return Parser(text).parse(); }
+
+Program Parser::parse() {
+  prog_.arch = *archPreset("gen2");
+  for (;;) {
+    const Token& t = lex_.peek();
+    if (t.kind == TokKind::EndOfInput) break;
+    if (t.kind == TokKind::EndOfLine) {
+      lex_.next();
+      continue;
+    }
+    statement();
+    seen_statement_ = true;
+  }
+  if (!open_loops_.empty())
+    failAt(lex_.peek().loc, "expected '}' to close the loop at " + locText(open_loops_.back().loc));
+  prog_.renumber();
+  return std::move(prog_);
+}
+
+std::vector<Instruction>& Parser::currentBody() {
+  return open_loops_.empty() ? prog_.body : open_loops_.back().body;
+}
+
+void Parser::statement() {
+  Token first = lex_.next();
+  if (first.is('}')) {
+    closeLoop(first);
+    endStatement("'}'");
+    return;
+  }
+  if (first.kind != TokKind::Name) failAt(first.loc, "expected a statement, got " + describe(first));
+  if (first.text == "arch") {
+    if (seen_statement_) failAt(first.loc, "'arch' must be the first statement");
+    archStatement(first);
+    return;
+  }
+  bool tensor = first.text == "dram" || first.text == "sbuf" || first.text == "psum";
+  if (tensor || first.text == "reg") {
+    if (!open_loops_.empty()) failAt(first.loc, "declarations must be at the top level, not inside a loop");
+    if (first.text == "reg") registerDeclaration();
+    else tensorDeclaration(first.text == "dram" ? Space::Dram : first.text == "sbuf" ? Space::Sbuf : Space::Psum);
+    return;
+  }
+  if (std::optional<Op> op = opcode(first.text)) {
+    instruction(first, *op);
+    return;
+  }
+  failAt(first.loc, "unknown statement " + quoted(first.text));
+}
+
+void Parser::endStatement(const char* what) {
+  const Token& t = lex_.peek();
+  if (!t.endsStatement()) failAt(t.loc, "unexpected " + describe(t) + " after the " + what);
+  if (t.kind == TokKind::EndOfLine) lex_.next();
+}
+
+void Parser::archStatement(const Token& keyword) {
+  Token name = lex_.next();
+  if (name.kind != TokKind::Name) failAt(name.loc, "expected an arch preset name (" + presetList() + ")");
+  std::optional<Arch> arch = archPreset(std::string(name.text));
+  if (!arch) failAt(name.loc, "unknown arch preset " + quoted(name.text) + " (expected " + presetList() + ")");
+  std::vector<std::string> seen;
+  while (!lex_.peek().endsStatement()) archOverride(*arch, seen);
+  std::string bad = validateArch(*arch);
+  if (!bad.empty()) failAt(keyword.loc, "invalid arch: " + bad);
+  prog_.arch = *arch;
+  endStatement("arch statement");
+}
+
+// KEY=VALUE. Keys contain '-', which is its own token, so a key is names joined by touching '-'.
+void Parser::archOverride(Arch& arch, std::vector<std::string>& seen) {
+  Token first = lex_.next();
+  if (first.kind != TokKind::Name) failAt(first.loc, "expected an arch parameter KEY=VALUE, got " + describe(first));
+  std::string key(first.text);
+  Token last = first;
+  while (lex_.peek().is('-') && last.touches(lex_.peek())) {
+    Token dash = lex_.next();
+    const Token& part = lex_.peek();
+    if (part.kind != TokKind::Name || !dash.touches(part))
+      failAt(part.loc, "expected an arch parameter KEY=VALUE, got " + describe(part));
+    last = lex_.next();
+    key += "-";
+    key += last.text;
+  }
+  std::vector<std::string> keys = archOverrideKeys();
+  if (std::find(keys.begin(), keys.end(), key) == keys.end())
+    failAt(first.loc, "unknown arch parameter " + quoted(key));
+  if (std::find(seen.begin(), seen.end(), key) != seen.end())
+    failAt(first.loc, "duplicate arch parameter " + quoted(key));
+  seen.push_back(key);
+  expect('=', "expected '=' after the arch parameter " + quoted(key));
+  Token value = lex_.next();
+  if (value.kind != TokKind::Int)
+    failAt(value.loc, "expected a positive integer value for the arch parameter " + quoted(key));
+  std::string err = applyArchOverride(arch, key, std::to_string(value.magnitude));
+  if (!err.empty()) failAt(value.loc, err.rfind("--", 0) == 0 ? err.substr(2) : err);
+}
+
+void Parser::tensorDeclaration(Space space) {
+  Token name = declarationName("tensor");
+  Tensor t;
+  t.name = std::string(name.text);
+  t.space = space;
+  t.loc = name.loc;
+  expect('[', "expected '[' after the tensor name");
+  t.partitions = shapeDimension("partition count");
+  comma("partition count");
+  t.elements = shapeDimension("element count");
+  expect(']', "expected ']' after the element count");
+  Token dtype = lex_.next();
+  std::optional<DType> dt = dtype.kind == TokKind::Name ? parseDType(dtype.text) : std::nullopt;
+  if (!dt) {
+    const std::string known = "(expected u32, i32, f32, bf16 or u16)";
+    if (dtype.kind == TokKind::Name) failAt(dtype.loc, "unknown dtype " + quoted(dtype.text) + " " + known);
+    failAt(dtype.loc, "expected a dtype " + known);
+  }
+  t.dtype = *dt;
+  for (;;) {
+    const Token& flag = lex_.peek();
+    bool* slot = flag.isName("input") ? &t.input : flag.isName("output") ? &t.output
+               : flag.isName("pinned") ? &t.pinned : nullptr;
+    if (!slot) break;
+    if (*slot) failAt(flag.loc, "duplicate " + quoted(flag.text));
+    if (slot != &t.pinned && space != Space::Dram)
+      failAt(flag.loc, quoted(flag.text) + " is only allowed on dram tensors");
+    *slot = true;
+    lex_.next();
+  }
+  if (lex_.peek().is('@')) tensorPlacement(t);
+  t.origin = originSuffix();
+  endStatement("declaration");
+  declare(name, true, TensorId(prog_.tensors.size()));
+  prog_.tensors.push_back(std::move(t));
+}
+
+void Parser::tensorPlacement(Tensor& t) {
+  Token at = lex_.next();
+  Token v = lex_.next();
+  PlacementStyle style = placementStyle(v);
+  PlacementStyle wanted = t.space == Space::Sbuf ? PlacementStyle::Sbuf
+                          : t.space == Space::Psum ? PlacementStyle::Psum : PlacementStyle::Dram;
+  if (style == PlacementStyle::Malformed)
+    failAt(v.loc, "malformed placement for " + std::string(spaceName(t.space)) + " tensor " + quoted(t.name) +
+                      " (expected " + placementForm(t.space) + ")");
+  if (style != wanted)
+    failAt(at.loc, "placement @" + std::string(v.text) + " given for " + spaceName(t.space) + " tensor " +
+                       quoted(t.name));
+  Placement p;
+  if (style == PlacementStyle::Dram) {
+    p.offset = v.magnitude;
+  } else if (style == PlacementStyle::Psum) {
+    std::optional<uint32_t> bank = placementNumber(v.text.substr(4));
+    if (!bank) failAt(v.loc, "bank number in placement " + quoted(v.text) + " is out of range");
+    p.bank = *bank;
+  } else {
+    std::optional<uint32_t> partition = placementNumber(v.text.substr(1));
+    if (!partition) failAt(v.loc, "partition number in placement " + quoted(v.text) + " is out of range");
+    p.partition = *partition;
+    expect('+', "expected '+' and a byte offset after the placement partition");
+    Token offset = lex_.next();
+    if (offset.kind != TokKind::Int) failAt(offset.loc, "expected the placement byte offset (an integer)");
+    p.offset = offset.magnitude;
+  }
+  t.placement = p;
+}
+
+void Parser::registerDeclaration() {
+  Token name = declarationName("register");
+  Register r;
+  r.name = std::string(name.text);
+  r.loc = name.loc;
+  if (lex_.peek().kind == TokKind::Int) {
+    Token width = lex_.next();
+    if (width.magnitude != 32 && width.magnitude != 64) failAt(width.loc, "register width must be 32 or 64");
+    r.width = uint32_t(width.magnitude);
+  }
+  if (lex_.peek().is('@')) {
+    lex_.next();
+    Token v = lex_.next();
+    if (placementStyle(v) != PlacementStyle::Register)
+      failAt(v.loc, "malformed placement for register " + quoted(r.name) + " (expected @rN)");
+    std::optional<uint32_t> phys = placementNumber(v.text.substr(1));
+    if (!phys) failAt(v.loc, "register number in placement " + quoted(v.text) + " is out of range");
+    r.phys = *phys;
+  }
+  r.origin = originSuffix();
+  endStatement("declaration");
+  declare(name, false, RegId(prog_.registers.size()));
+  prog_.registers.push_back(std::move(r));
+}
+
+Origin Parser::originSuffix() {
+  if (!lex_.peek().is('!')) return Origin::Source;
+  lex_.next();
+  Token t = lex_.next();
+  const std::string known = "(expected spill, reload, coalesced, partial or copy)";
+  if (t.kind != TokKind::Name) failAt(t.loc, "expected an origin after '!' " + known);
+  std::optional<Origin> o = parseOrigin(std::string(t.text));
+  if (!o) failAt(t.loc, "unknown origin " + quoted(t.text) + " " + known);
+  return *o;
+}
+
+void Parser::instruction(const Token& opcode, Op op) {
+  if (op == Op::Loop && open_loops_.size() >= kMaxLoopDepth)
+    failAt(opcode.loc, "loops nested deeper than " + std::to_string(kMaxLoopDepth));
+  Instruction inst;
+  inst.op = op;
+  inst.loc = opcode.loc;
+  operands(inst);
+  inst.origin = originSuffix();
+  if (op == Op::Loop) {
+    expect('{', "expected '{' to open the loop body");
+    endStatement("'{'");
+    open_loops_.push_back(std::move(inst));
+    return;
+  }
+  endStatement("instruction");
+  currentBody().push_back(std::move(inst));
+}
+
+void Parser::operands(Instruction& in) {
+  switch (in.op) {
+    case Op::Dma:
+    case Op::Copy:
+      in.dst = accessPattern("destination");
+      comma("destination");
+      in.a = accessPattern("source");
+      return;
+    case Op::Matmul:
+      in.dst = accessPattern("destination");
+      comma("destination");
+      in.a = accessPattern("stationary operand");
+      comma("stationary operand");
+      in.b = accessPattern("moving operand");
+      matmulFlags(in);
+      return;
+    case Op::Act:
+      in.dst = accessPattern("destination");
+      comma("destination");
+      in.a = accessPattern("source");
+      comma("source");
+      in.func = actFunc();
+      return;
+    case Op::TT:
+      in.dst = accessPattern("destination");
+      comma("destination");
+      in.a = accessPattern("first source");
+      comma("first source");
+      in.b = accessPattern("second source");
+      comma("second source");
+      in.alu = alu();
+      return;
+    case Op::TS:
+      in.dst = accessPattern("destination");
+      comma("destination");
+      in.a = accessPattern("source");
+      comma("source");
+      in.scalar = scalar();
+      comma("scalar");
+      in.alu = alu();
+      return;
+    case Op::Reduce:
+      in.dst = accessPattern("destination");
+      comma("destination");
+      in.a = accessPattern("source");
+      comma("source");
+      in.alu = alu();
+      return;
+    case Op::Memset:
+      in.dst = accessPattern("destination");
+      comma("destination");
+      in.imm = immediate("fill value");
+      return;
+    case Op::Li:
+      in.rd = reg("destination");
+      comma("destination");
+      in.imm = immediate("immediate operand");
+      return;
+    case Op::Addi:
+      in.rd = reg("destination");
+      comma("destination");
+      in.rs = reg("source");
+      comma("source");
+      in.imm = immediate("immediate operand");
+      return;
+    case Op::Add:
+      in.rd = reg("destination");
+      comma("destination");
+      in.rs = reg("first source");
+      comma("first source");
+      in.rt = reg("second source");
+      return;
+    case Op::Mov:
+      in.rd = reg("destination");
+      comma("destination");
+      in.rs = reg("source");
+      return;
+    case Op::RegLoad:
+      in.rd = reg("destination");
+      comma("destination");
+      in.a = accessPattern("source");
+      return;
+    case Op::RegStore:
+      in.dst = accessPattern("destination");
+      comma("destination");
+      in.rs = reg("source");
+      return;
+    case Op::Loop:
+      in.rd = reg("loop register");
+      expect('=', "expected '=' after the loop register");
+      in.lo = signedInt("lower bound");
+      comma("lower bound");
+      in.hi = signedInt("upper bound");
+      comma("upper bound");
+      in.step = signedInt("step");
+      return;
+  }
+}
+
+// [, start|start@first] [, stop|stop@last], in that order.
+void Parser::matmulFlags(Instruction& in) {
+  while (lex_.peek().is(',')) {
+    lex_.next();
+    Token flag = lex_.next();
+    bool isStart = flag.isName("start");
+    if (!isStart && !flag.isName("stop"))
+      failAt(flag.loc, "expected a matmul flag (start, start@first, stop or stop@last)");
+    When& slot = isStart ? in.start : in.stop;
+    if (slot != When::Never) failAt(flag.loc, "duplicate matmul flag " + quoted(flag.text));
+    if (isStart && in.stop != When::Never) failAt(flag.loc, "'start' must come before 'stop'");
+    slot = When::Always;
+    if (lex_.peek().is('@')) {
+      lex_.next();
+      Token when = lex_.next();
+      const char* expected = isStart ? "first" : "last";
+      if (!when.isName(expected))
+        failAt(when.loc, std::string("expected '") + expected + "' after '" + std::string(flag.text) + "@'");
+      slot = isStart ? When::First : When::Last;
+    }
+  }
+}
+
+void Parser::closeLoop(const Token& brace) {
+  if (open_loops_.empty()) failAt(brace.loc, "unmatched '}'");
+  Instruction loop = std::move(open_loops_.back());
+  open_loops_.pop_back();
+  currentBody().push_back(std::move(loop));
+}
+
+}  // namespace allocsim

@@ -1,0 +1,268 @@
+// Operands of the program text format: names, access patterns, affine indexes, numbers, immediates.
+#include <cmath>
+#include <limits>
+
+#include "ir/parser.h"
+
+namespace allocsim {
+namespace {
+
+// docs/format.md "Lexical rules"; inf and nan are reserved too, so that an immediate is never also a name.
+const char* const kReservedWords[] = {"arch",  "dram",   "sbuf",   "psum", "reg", "loop", "start",
+                                      "stop",  "input",  "output", "pinned", "inf", "nan"};
+
+constexpr uint64_t kInt64Magnitude = uint64_t(1) << 63;  // |INT64_MIN|
+
+// The value of an integer literal with an optional '-', or nullopt when it does not fit in int64.
+std::optional<int64_t> signedValue(bool negative, uint64_t magnitude) {
+  if (!negative) {
+    if (magnitude > uint64_t(std::numeric_limits<int64_t>::max())) return std::nullopt;
+    return int64_t(magnitude);
+  }
+  if (magnitude > kInt64Magnitude) return std::nullopt;
+  if (magnitude == kInt64Magnitude) return std::numeric_limits<int64_t>::min();
+  return -int64_t(magnitude);
+}
+
+int64_t checkedSigned(bool negative, const Token& t, SourceLoc loc) {
+  std::optional<int64_t> v = signedValue(negative, t.magnitude);
+  if (!v) failAt(loc, "integer " + quoted((negative ? "-" : "") + std::string(t.text)) + " is out of range");
+  return *v;
+}
+
+}  // namespace
+
+void failAt(SourceLoc loc, const std::string& message) { throw InputError(loc, message); }
+
+std::string locText(SourceLoc loc) { return std::to_string(loc.line) + ":" + std::to_string(loc.col); }
+
+bool isReservedWord(std::string_view word) {
+  for (const char* w : kReservedWords)
+    if (word == w) return true;
+  for (int i = 0; i <= int(Op::Loop); ++i)
+    if (word == opName(Op(i))) return true;
+  return false;
+}
+
+void Parser::expect(char punct, const std::string& message) {
+  const Token& t = lex_.peek();
+  if (!t.is(punct)) failAt(t.loc, message);
+  lex_.next();
+}
+
+Token Parser::declarationName(const char* what) {
+  Token name = lex_.next();
+  if (name.kind != TokKind::Name) failAt(name.loc, std::string("expected a ") + what + " name");
+  if (isReservedWord(name.text)) failAt(name.loc, quoted(name.text) + " is a reserved word");
+  auto it = names_.find(std::string(name.text));
+  if (it != names_.end())
+    failAt(name.loc, "duplicate name " + quoted(name.text) + " (first declared at " + locText(it->second.loc) + ")");
+  return name;
+}
+
+void Parser::declare(const Token& name, bool tensor, uint32_t id) {
+  names_.emplace(std::string(name.text), Declared{tensor, id, name.loc});
+}
+
+TensorId Parser::tensorRef(const Token& name) {
+  auto it = names_.find(std::string(name.text));
+  if (it == names_.end()) failAt(name.loc, "unknown tensor " + quoted(name.text));
+  if (!it->second.tensor) failAt(name.loc, quoted(name.text) + " is a register, not a tensor");
+  return it->second.id;
+}
+
+RegId Parser::registerRef(const Token& name) {
+  auto it = names_.find(std::string(name.text));
+  if (it == names_.end()) failAt(name.loc, "unknown register " + quoted(name.text));
+  if (it->second.tensor) failAt(name.loc, quoted(name.text) + " is a tensor, not a register");
+  return it->second.id;
+}
+
+RegId Parser::reg(const char* what) {
+  Token t = lex_.next();
+  if (t.kind != TokKind::Name) failAt(t.loc, std::string("expected a register for the ") + what);
+  return registerRef(t);
+}
+
+// NAME | NAME[PSLICE, FSLICE] | NAME[PSLICE, FSLICE, STEP:COUNT2]
+AccessPattern Parser::accessPattern(const char* what) {
+  Token name = lex_.next();
+  if (name.kind != TokKind::Name) failAt(name.loc, std::string("expected a tensor for the ") + what);
+  TensorId id = tensorRef(name);
+  AccessPattern ap = wholeTensor(prog_, id);
+  ap.loc = name.loc;
+  if (!lex_.peek().is('[')) return ap;
+  lex_.next();
+  const Tensor& t = prog_.tensors[id];
+  slice(ap.partition, ap.partitions, t.partitions, "partition start", "partition count");
+  comma("partition slice");
+  slice(ap.offset, ap.count, t.elements, "free offset", "free count");
+  if (lex_.peek().is(',')) {
+    lex_.next();
+    ap.step2 = count("second-dimension step");
+    expect(':', "expected ':' after the second-dimension step");
+    ap.count2 = count("second-dimension count");
+  }
+  expect(']', "expected ']' to close the access pattern");
+  return ap;
+}
+
+// ':' (everything) or START:COUNT.
+void Parser::slice(Index& start, uint32_t& n, uint32_t full, const char* startName, const char* countName) {
+  if (lex_.peek().is(':')) {
+    lex_.next();
+    start = Index{};
+    n = full;
+    return;
+  }
+  start = index(startName);
+  expect(':', std::string("expected ':' after the ") + startName);
+  n = count(countName);
+}
+
+// Terms joined by '+' / '-': integers and at most one register term (n, n*S, S*n).
+Index Parser::index(const char* what) {
+  Index ix;
+  bool negative = false;
+  if (lex_.peek().is('-')) {
+    lex_.next();
+    negative = true;
+  }
+  indexTerm(ix, negative, what);
+  for (;;) {
+    const Token& op = lex_.peek();
+    if (!op.is('+') && !op.is('-')) return ix;
+    negative = op.is('-');
+    lex_.next();
+    indexTerm(ix, negative, what);
+  }
+}
+
+void Parser::indexTerm(Index& ix, bool negative, const char* what) {
+  Token t = lex_.next();
+  RegId reg = kNone;
+  int64_t scale = 0;
+  if (t.kind == TokKind::Int) {
+    int64_t v = checkedSigned(negative, t, t.loc);
+    if (!lex_.peek().is('*')) {
+      if (__builtin_add_overflow(ix.constant, v, &ix.constant)) failAt(t.loc, "index constant out of range");
+      return;
+    }
+    lex_.next();
+    Token r = lex_.next();
+    if (r.kind != TokKind::Name) failAt(r.loc, "expected a register after '*'");
+    reg = registerRef(r);
+    scale = v;
+  } else if (t.kind == TokKind::Name) {
+    reg = registerRef(t);
+    scale = 1;
+    if (lex_.peek().is('*')) {
+      lex_.next();
+      scale = signedInt("index scale");
+    }
+    if (negative && __builtin_sub_overflow(int64_t(0), scale, &scale)) failAt(t.loc, "index scale out of range");
+  } else {
+    failAt(t.loc, std::string("expected the ") + what + " (an integer or a register term such as n*512)");
+  }
+  if (!ix.isConstant()) failAt(t.loc, "an index may use at most one register");
+  ix.reg = reg;
+  ix.scale = scale;
+}
+
+uint32_t Parser::count(const char* what) {
+  Token t = lex_.next();
+  if (t.kind != TokKind::Int) failAt(t.loc, std::string("expected the ") + what + " (a non-negative integer)");
+  if (t.magnitude > UINT32_MAX)
+    failAt(t.loc, std::string("the ") + what + " " + std::string(t.text) + " does not fit in 32 bits");
+  return uint32_t(t.magnitude);
+}
+
+uint32_t Parser::shapeDimension(const char* what) {
+  const Token& t = lex_.peek();
+  if (t.is('-') || (t.kind == TokKind::Int && t.magnitude == 0))
+    failAt(t.loc, std::string("the ") + what + " must be at least 1");
+  return count(what);
+}
+
+int64_t Parser::signedInt(const char* what) {
+  bool negative = false;
+  SourceLoc start = lex_.peek().loc;
+  if (lex_.peek().is('-')) {
+    lex_.next();
+    negative = true;
+  }
+  Token t = lex_.next();
+  if (t.kind != TokKind::Int) failAt(t.loc, std::string("expected the ") + what + " (an integer)");
+  return checkedSigned(negative, t, start);
+}
+
+Immediate Parser::immediate(const char* what) {
+  bool negative = false;
+  SourceLoc start = lex_.peek().loc;
+  if (lex_.peek().is('-')) {
+    lex_.next();
+    negative = true;
+  }
+  Token t = lex_.next();
+  Immediate imm;
+  if (t.kind == TokKind::Int) {
+    imm.i = checkedSigned(negative, t, start);
+    return imm;
+  }
+  imm.is_float = true;
+  if (t.kind == TokKind::Float) {
+    imm.f = negative ? -t.value : t.value;
+  } else if (t.isName("inf")) {
+    imm.f = negative ? -std::numeric_limits<double>::infinity() : std::numeric_limits<double>::infinity();
+  } else if (t.isName("nan") && !negative) {
+    imm.f = std::numeric_limits<double>::quiet_NaN();
+  } else {
+    failAt(t.loc, std::string("expected the ") + what + " (an integer or a float)");
+  }
+  return imm;
+}
+
+// An immediate, a register, or a [P, 1] tensor view.
+ScalarOperand Parser::scalar() {
+  ScalarOperand s;
+  const Token& t = lex_.peek();
+  if (t.kind != TokKind::Name || t.isName("inf") || t.isName("nan")) {
+    s.imm = immediate("scalar");
+    return s;
+  }
+  auto it = names_.find(std::string(t.text));
+  if (it == names_.end()) failAt(t.loc, "unknown tensor or register " + quoted(t.text));
+  if (it->second.tensor) {
+    s.kind = ScalarOperand::Kind::Tensor;
+    s.ap = accessPattern("scalar");
+  } else {
+    s.kind = ScalarOperand::Kind::Reg;
+    s.reg = it->second.id;
+    lex_.next();
+  }
+  return s;
+}
+
+AluOp Parser::alu() {
+  Token t = lex_.next();
+  const std::string known = "(expected add, sub, mul, max, min, and, or, xor, shl or shr)";
+  std::optional<AluOp> a = t.kind == TokKind::Name ? parseAlu(std::string(t.text)) : std::nullopt;
+  if (!a) {
+    if (t.kind == TokKind::Name) failAt(t.loc, "unknown ALU operation " + quoted(t.text) + " " + known);
+    failAt(t.loc, "expected an ALU operation " + known);
+  }
+  return *a;
+}
+
+ActFunc Parser::actFunc() {
+  Token t = lex_.next();
+  const std::string known = "(expected identity, relu, neg, abs, square, exp, tanh or sigmoid)";
+  std::optional<ActFunc> f = t.kind == TokKind::Name ? parseAct(std::string(t.text)) : std::nullopt;
+  if (!f) {
+    if (t.kind == TokKind::Name) failAt(t.loc, "unknown activation function " + quoted(t.text) + " " + known);
+    failAt(t.loc, "expected an activation function " + known);
+  }
+  return *f;
+}
+
+}  // namespace allocsim

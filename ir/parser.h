@@ -1,0 +1,80 @@
+// The parser behind parseProgram (ir/parse.h); private to ir/parse*.cpp. Statements are in parse.cpp,
+// operands (names, access patterns, numbers) in parse_operands.cpp.
+//
+// It never recurses on input structure: open loops are a stack (capped at kMaxLoopDepth), and every
+// statement is one line, so no input can exhaust the call stack.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "ir/lexer.h"
+#include "ir/program.h"
+
+namespace allocsim {
+
+constexpr size_t kMaxLoopDepth = 64;
+
+class Parser {
+ public:
+  explicit Parser(std::string_view text) : lex_(text) {}
+  Program parse();
+
+ private:
+  // Statements (parse.cpp).
+  void statement();
+  void archStatement(const Token& keyword);
+  void archOverride(Arch& arch, std::vector<std::string>& seen);
+  void tensorDeclaration(Space space);
+  void tensorPlacement(Tensor& t);
+  void registerDeclaration();
+  void instruction(const Token& opcode, Op op);
+  void operands(Instruction& inst);
+  void matmulFlags(Instruction& inst);
+  void closeLoop(const Token& brace);
+  Origin originSuffix();
+  void endStatement(const char* what);
+  std::vector<Instruction>& currentBody();
+
+  // Names (parse_operands.cpp).
+  Token declarationName(const char* what);
+  void declare(const Token& name, bool tensor, uint32_t id);
+  TensorId tensorRef(const Token& name);
+  RegId registerRef(const Token& name);
+
+  // Operands (parse_operands.cpp). `what` names the operand in messages ("destination", ...).
+  AccessPattern accessPattern(const char* what);
+  void slice(Index& start, uint32_t& count, uint32_t full, const char* startName, const char* countName);
+  Index index(const char* what);
+  void indexTerm(Index& ix, bool negative, const char* what);
+  uint32_t count(const char* what);
+  uint32_t shapeDimension(const char* what);
+  int64_t signedInt(const char* what);
+  Immediate immediate(const char* what);
+  ScalarOperand scalar();
+  RegId reg(const char* what);
+  AluOp alu();
+  ActFunc actFunc();
+  void expect(char punct, const std::string& message);
+  void comma(const char* after) { expect(',', std::string("expected ',' after the ") + after); }
+
+  Lexer lex_;
+  Program prog_;
+  struct Declared {
+    bool tensor;
+    uint32_t id;
+    SourceLoc loc;
+  };
+  std::unordered_map<std::string, Declared> names_;
+  std::vector<Instruction> open_loops_;  // innermost last; each holds its body so far
+  bool seen_statement_ = false;
+};
+
+[[noreturn]] void failAt(SourceLoc loc, const std::string& message);
+// "3:6"
+std::string locText(SourceLoc loc);
+bool isReservedWord(std::string_view word);
+
+}  // namespace allocsim
