@@ -11,8 +11,10 @@ namespace allocsim {
 
 // Deterministic input data for every `input` DRAM tensor, indexed by TensorId (empty vector for other tensors):
 // row-major bytes, partitions*elements*dtypeSize. Integers: uniform random over the dtype's bits. f32: uniform in
-// [-2, 2) on multiples of 1/256. bf16: the same values (exact in bf16). Same seed -> same bytes on every platform
-// (splitmix64 as in gen/choices.h SeededChoices, seeded from seed and the tensor's name).
+// [-2, 2) on multiples of 1/256. bf16: uniform in [-2, 2) on multiples of 1/64 (multiples of 1/256 need up to 9
+// significant bits; bf16 holds 8, so these are the values that are exact in bf16). Same seed -> same bytes on every
+// platform (splitmix64 as in gen/choices.h SeededChoices, seeded from seed and the tensor's name, so one tensor's
+// data does not depend on the others). The caller bounds the tensors' sizes.
 std::vector<std::vector<uint8_t>> makeInputs(const Program& p, uint64_t seed);
 
 }  // namespace allocsim

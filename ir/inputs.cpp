@@ -1,0 +1,61 @@
+#include "ir/inputs.h"
+
+#include <cstring>
+
+#include "ir/values.h"
+
+namespace allocsim {
+namespace {
+
+// splitmix64 (the generator of gen/choices.h SeededChoices; ir/ cannot link gen/).
+uint64_t nextRandom(uint64_t& state) {
+  uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+// Seeded by name, not by id, so adding a tensor does not change the others' data.
+uint64_t tensorSeed(uint64_t seed, const std::string& name) {
+  uint64_t h = 0xcbf29ce484222325ULL;  // FNV-1a
+  for (unsigned char c : name) h = (h ^ c) * 0x100000001b3ULL;
+  uint64_t state = seed ^ h;
+  return nextRandom(state);
+}
+
+}  // namespace
+
+std::vector<std::vector<uint8_t>> makeInputs(const Program& p, uint64_t seed) {
+  std::vector<std::vector<uint8_t>> out(p.tensors.size());
+  for (size_t t = 0; t < p.tensors.size(); ++t) {
+    const Tensor& tensor = p.tensors[t];
+    if (!tensor.input || tensor.space != Space::Dram) continue;
+    uint64_t state = tensorSeed(seed, tensor.name);
+    uint64_t n = uint64_t(tensor.partitions) * tensor.elements;
+    uint32_t size = dtypeSize(tensor.dtype);
+    std::vector<uint8_t>& bytes = out[t];
+    bytes.resize(n * size);
+    for (uint64_t e = 0; e < n; ++e) {
+      uint64_t r = nextRandom(state);
+      uint8_t* dst = bytes.data() + e * size;
+      switch (tensor.dtype) {
+        case DType::U32:
+        case DType::I32:
+        case DType::U16: std::memcpy(dst, &r, size); break;  // little-endian: the low bits
+        case DType::F32: {
+          uint32_t bits = f32Bits(float(int64_t(r >> 54) - 512) / 256.0f);  // [-2, 2) in steps of 1/256
+          std::memcpy(dst, &bits, 4);
+          break;
+        }
+        case DType::BF16: {
+          uint16_t bits = f32ToBf16(float(int64_t(r >> 57) - 128) / 64.0f);  // [-2, 2) in steps of 1/64: exact
+          std::memcpy(dst, &bits, 2);
+          break;
+        }
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace allocsim

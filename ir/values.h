@@ -1,0 +1,239 @@
+// Element semantics (docs/format.md "Semantics"): the one definition of every conversion, ALU operation and
+// activation function, bit-exact. The reference interpreter and the simulator both compute through these, so
+// the same program gives the same bits whichever runs it.
+//
+// An operation computes in one numeric class: Float (f32; bf16 values widen exactly to f32 and a bf16 result is
+// rounded from f32 to nearest even) or Int (32-bit two's complement bits, signed or unsigned; u16 widens with
+// zeros and a u16 result keeps the low 16 bits). NaN results of arithmetic are the quiet NaN 0x7fc00000, so no
+// result depends on the host's NaN propagation rules.
+#pragma once
+
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+
+#include "ir/dtype.h"
+#include "ir/program.h"
+
+namespace allocsim {
+
+static_assert(std::numeric_limits<float>::is_iec559, "bit-exact semantics need IEEE-754 binary32");
+static_assert(std::endian::native == std::endian::little, "element bytes are little-endian (docs/format.md)");
+
+enum class NumClass : uint8_t { Float, Signed, Unsigned };
+
+inline NumClass classOf(DType t) {
+  return isFloat(t) ? NumClass::Float : isSigned(t) ? NumClass::Signed : NumClass::Unsigned;
+}
+
+inline uint32_t f32Bits(float f) {
+  uint32_t u;
+  std::memcpy(&u, &f, 4);
+  return u;
+}
+inline float bitsF32(uint32_t u) {
+  float f;
+  std::memcpy(&f, &u, 4);
+  return f;
+}
+
+constexpr uint32_t kQuietNaNBits = 0x7fc00000u;
+inline float quietNaN() { return bitsF32(kQuietNaNBits); }
+// Arithmetic results: any NaN becomes the one quiet NaN.
+inline float canonicalNaN(float r) { return r != r ? quietNaN() : r; }
+
+// ---- bf16 -------------------------------------------------------------------------------------------------
+inline float bf16ToF32(uint16_t b) { return bitsF32(uint32_t(b) << 16); }
+
+// Round to nearest, ties to even; overflow gives infinity; a NaN stays a NaN with the quiet bit set (sign and
+// the top payload bits kept).
+inline uint16_t f32ToBf16(float f) {
+  uint32_t u = f32Bits(f);
+  if ((u & 0x7fffffffu) > 0x7f800000u) return uint16_t((u >> 16) | 0x0040u);
+  u += 0x7fffu + ((u >> 16) & 1u);  // cannot wrap: the largest non-NaN pattern is 0xff800000
+  return uint16_t(u >> 16);
+}
+
+// An integer rounded once (to nearest even) to bf16; going through f32 would round twice.
+uint16_t intToBf16(int64_t v);
+
+// ---- float -> int: truncate toward zero, saturate, NaN -> 0 -----------------------------------------------
+inline uint32_t floatToI32Bits(float f) {
+  if (f != f) return 0;
+  if (f >= 2147483648.0f) return uint32_t(INT32_MAX);
+  if (f < -2147483648.0f) return uint32_t(INT32_MIN);
+  return uint32_t(int32_t(f));
+}
+inline uint32_t floatToU32(float f) {
+  if (f != f || f <= -1.0f) return 0;
+  if (f >= 4294967296.0f) return UINT32_MAX;
+  return uint32_t(f);
+}
+inline uint32_t floatToU16(float f) {
+  if (f != f || f <= -1.0f) return 0;
+  if (f >= 65536.0f) return 0xffffu;
+  return uint32_t(f);
+}
+inline uint32_t floatToInt(float f, NumClass c) { return c == NumClass::Signed ? floatToI32Bits(f) : floatToU32(f); }
+
+// ---- int -> float: round to nearest ------------------------------------------------------------------------
+inline float intToF32(uint32_t v, NumClass c) { return c == NumClass::Signed ? float(int32_t(v)) : float(v); }
+
+// ---- loading one element into a class, storing one class value into an element ------------------------------
+inline float loadF32(DType t, const uint8_t* p) {
+  uint32_t u4;
+  uint16_t u2;
+  switch (t) {
+    case DType::F32: std::memcpy(&u4, p, 4); return bitsF32(u4);
+    case DType::BF16: std::memcpy(&u2, p, 2); return bf16ToF32(u2);
+    case DType::U32: std::memcpy(&u4, p, 4); return float(u4);
+    case DType::I32: std::memcpy(&u4, p, 4); return float(int32_t(u4));
+    case DType::U16: std::memcpy(&u2, p, 2); return float(u2);
+  }
+  return 0;
+}
+
+// Into an integer class of signedness `c` (Signed or Unsigned).
+inline uint32_t loadInt(DType t, const uint8_t* p, NumClass c) {
+  uint32_t u4;
+  uint16_t u2;
+  switch (t) {
+    case DType::U32:
+    case DType::I32: std::memcpy(&u4, p, 4); return u4;
+    case DType::U16: std::memcpy(&u2, p, 2); return u2;
+    case DType::F32:
+    case DType::BF16: return floatToInt(loadF32(t, p), c);
+  }
+  return 0;
+}
+
+inline void storeF32(DType t, uint8_t* p, float f) {
+  uint32_t u4 = 0;
+  uint16_t u2 = 0;
+  switch (t) {
+    case DType::F32: u4 = f32Bits(f); break;
+    case DType::BF16: u2 = f32ToBf16(f); std::memcpy(p, &u2, 2); return;
+    case DType::U32: u4 = floatToU32(f); break;
+    case DType::I32: u4 = floatToI32Bits(f); break;
+    case DType::U16: u2 = uint16_t(floatToU16(f)); std::memcpy(p, &u2, 2); return;
+  }
+  std::memcpy(p, &u4, 4);
+}
+
+// `v` is a value of integer class `c`.
+inline void storeInt(DType t, uint8_t* p, uint32_t v, NumClass c) {
+  uint16_t u2;
+  switch (t) {
+    case DType::U32:
+    case DType::I32: std::memcpy(p, &v, 4); return;
+    case DType::U16: u2 = uint16_t(v); std::memcpy(p, &u2, 2); return;
+    case DType::F32: {
+      uint32_t u4 = f32Bits(intToF32(v, c));
+      std::memcpy(p, &u4, 4);
+      return;
+    }
+    case DType::BF16:
+      u2 = intToBf16(c == NumClass::Signed ? int64_t(int32_t(v)) : int64_t(v));
+      std::memcpy(p, &u2, 2);
+      return;
+  }
+}
+
+// ---- immediates: converted to the operation's class --------------------------------------------------------
+// Float class: an integer rounds to nearest f32, a float rounds from double to f32.
+float immToF32(const Immediate& imm);
+// Integer class: an integer keeps its low 32 bits; a float truncates toward zero and saturates (NaN -> 0).
+uint32_t immToInt(const Immediate& imm, NumClass c);
+// A register instruction (li/addi): an integer as is; a float as its f32 bit pattern.
+uint64_t immToRegister(const Immediate& imm);
+
+// ---- ALU ---------------------------------------------------------------------------------------------------
+// IEEE-754 2019 maximum/minimum: NaN if either is NaN, and +0 > -0.
+inline float maxF32(float a, float b) {
+  if (a != a || b != b) return quietNaN();
+  if (a == b) return std::signbit(a) ? b : a;
+  return a > b ? a : b;
+}
+inline float minF32(float a, float b) {
+  if (a != a || b != b) return quietNaN();
+  if (a == b) return std::signbit(a) ? a : b;
+  return a < b ? a : b;
+}
+
+// The class an ALU operation computes in, given its first source's dtype: integer-only operations (and, or,
+// xor, shl, shr) always compute on integers (a float first source converts as if to i32).
+inline NumClass aluClass(AluOp op, DType first) {
+  NumClass c = classOf(first);
+  if (aluIsIntegerOnly(op) && c == NumClass::Float) return NumClass::Signed;
+  return c;
+}
+
+// Float class; `op` is not integer-only (aluClass never picks Float for those; they give NaN here).
+inline float aluF32(AluOp op, float a, float b) {
+  switch (op) {
+    case AluOp::Add: return canonicalNaN(a + b);
+    case AluOp::Sub: return canonicalNaN(a - b);
+    case AluOp::Mul: return canonicalNaN(a * b);
+    case AluOp::Max: return maxF32(a, b);
+    case AluOp::Min: return minF32(a, b);
+    default: return quietNaN();
+  }
+}
+
+// Integer class: wraps mod 2^32; max/min/shr follow the class's signedness; shifts take b mod 32.
+inline uint32_t aluInt(AluOp op, uint32_t a, uint32_t b, NumClass c) {
+  bool s = c == NumClass::Signed;
+  switch (op) {
+    case AluOp::Add: return a + b;
+    case AluOp::Sub: return a - b;
+    case AluOp::Mul: return a * b;
+    case AluOp::Max: return (s ? int32_t(a) >= int32_t(b) : a >= b) ? a : b;
+    case AluOp::Min: return (s ? int32_t(a) <= int32_t(b) : a <= b) ? a : b;
+    case AluOp::And: return a & b;
+    case AluOp::Or: return a | b;
+    case AluOp::Xor: return a ^ b;
+    case AluOp::Shl: return a << (b & 31u);
+    case AluOp::Shr: return s ? uint32_t(int32_t(a) >> (b & 31u)) : a >> (b & 31u);
+  }
+  return 0;
+}
+
+// ---- activation functions ------------------------------------------------------------------------------------
+// The class an activation computes in: exp/tanh/sigmoid always in Float, the rest in the source's class.
+inline NumClass actClass(ActFunc f, DType src) { return actIsFloatOnly(f) ? NumClass::Float : classOf(src); }
+
+// relu(x) = x > 0 ? x : +0 (NaN stays NaN); sigmoid(x) = 1 / (1 + exp(-x)), one f32 operation at a time. Identity keeps the bits.
+inline float actF32(ActFunc f, float x) {
+  switch (f) {
+    case ActFunc::Identity: return x;
+    case ActFunc::Relu: return x != x ? quietNaN() : x > 0.0f ? x : 0.0f;
+    case ActFunc::Neg: return canonicalNaN(-x);
+    case ActFunc::Abs: return canonicalNaN(std::fabs(x));
+    case ActFunc::Square: return canonicalNaN(x * x);
+    case ActFunc::Exp: return canonicalNaN(std::exp(x));
+    case ActFunc::Tanh: return canonicalNaN(std::tanh(x));
+    case ActFunc::Sigmoid: {
+      float e = std::exp(-x);
+      float d = 1.0f + e;
+      return canonicalNaN(1.0f / d);
+    }
+  }
+  return x;
+}
+
+// Integer class: neg/abs/square wrap; relu and abs are the identity on unsigned values. exp/tanh/sigmoid
+// never compute here (actClass); they are the identity.
+inline uint32_t actInt(ActFunc f, uint32_t x, NumClass c) {
+  bool s = c == NumClass::Signed;
+  switch (f) {
+    case ActFunc::Relu: return s && int32_t(x) < 0 ? 0u : x;
+    case ActFunc::Neg: return 0u - x;
+    case ActFunc::Abs: return s && int32_t(x) < 0 ? 0u - x : x;
+    case ActFunc::Square: return x * x;
+    default: return x;
+  }
+}
+
+}  // namespace allocsim
