@@ -174,9 +174,9 @@ void Parser::tensorDeclaration(Space space) {
   Token dtype = lex_.next();
   std::optional<DType> dt = dtype.kind == TokKind::Name ? parseDType(dtype.text) : std::nullopt;
   if (!dt) {
-    const std::string known = "(expected u32, i32, f32, bf16 or u16)";
-    if (dtype.kind == TokKind::Name) failAt(dtype.loc, "unknown dtype " + quoted(dtype.text) + " " + known);
-    failAt(dtype.loc, "expected a dtype " + known);
+    const std::string known = "u32, i32, f32, bf16 or u16)";
+    if (dtype.kind == TokKind::Name) failAt(dtype.loc, "unknown dtype " + quoted(dtype.text) + " (expected " + known);
+    failAt(dtype.loc, "expected a dtype (" + known);
   }
   t.dtype = *dt;
   for (;;) {
@@ -257,10 +257,10 @@ Origin Parser::originSuffix() {
   if (!lex_.peek().is('!')) return Origin::Source;
   lex_.next();
   Token t = lex_.next();
-  const std::string known = "(expected spill, reload, coalesced, partial or copy)";
-  if (t.kind != TokKind::Name) failAt(t.loc, "expected an origin after '!' " + known);
+  const std::string known = "spill, reload, coalesced, partial or copy)";
+  if (t.kind != TokKind::Name) failAt(t.loc, "expected an origin after '!' (" + known);
   std::optional<Origin> o = parseOrigin(std::string(t.text));
-  if (!o) failAt(t.loc, "unknown origin " + quoted(t.text) + " " + known);
+  if (!o) failAt(t.loc, "unknown origin " + quoted(t.text) + " (expected " + known);
   return *o;
 }
 

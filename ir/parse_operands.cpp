@@ -245,22 +245,22 @@ ScalarOperand Parser::scalar() {
 
 AluOp Parser::alu() {
   Token t = lex_.next();
-  const std::string known = "(expected add, sub, mul, max, min, and, or, xor, shl or shr)";
+  const std::string known = "add, sub, mul, max, min, and, or, xor, shl or shr)";
   std::optional<AluOp> a = t.kind == TokKind::Name ? parseAlu(std::string(t.text)) : std::nullopt;
   if (!a) {
-    if (t.kind == TokKind::Name) failAt(t.loc, "unknown ALU operation " + quoted(t.text) + " " + known);
-    failAt(t.loc, "expected an ALU operation " + known);
+    if (t.kind == TokKind::Name) failAt(t.loc, "unknown ALU operation " + quoted(t.text) + " (expected " + known);
+    failAt(t.loc, "expected an ALU operation (" + known);
   }
   return *a;
 }
 
 ActFunc Parser::actFunc() {
   Token t = lex_.next();
-  const std::string known = "(expected identity, relu, neg, abs, square, exp, tanh or sigmoid)";
+  const std::string known = "identity, relu, neg, abs, square, exp, tanh or sigmoid)";
   std::optional<ActFunc> f = t.kind == TokKind::Name ? parseAct(std::string(t.text)) : std::nullopt;
   if (!f) {
-    if (t.kind == TokKind::Name) failAt(t.loc, "unknown activation function " + quoted(t.text) + " " + known);
-    failAt(t.loc, "expected an activation function " + known);
+    if (t.kind == TokKind::Name) failAt(t.loc, "unknown activation function " + quoted(t.text) + " (expected " + known);
+    failAt(t.loc, "expected an activation function (" + known);
   }
   return *f;
 }
