@@ -1,0 +1,314 @@
+// Static instruction rules (docs/format.md "Well-formedness", Instructions): operand spaces, shapes and
+// dtypes, matmul geometry, register views, loop bounds. Everything that depends on register values is
+// left to the abstract execution (check_trace.cpp), except that constant views are bounds-checked here so
+// that instructions in loops that never run are still checked.
+#include "ir/check_internal.h"
+
+namespace allocsim::check {
+namespace {
+
+class InstrRules {
+ public:
+  InstrRules(const Program& p, const std::vector<Node>& nodes, uint32_t node, DiagSink& sink)
+      : p_(p), nodes_(nodes), node_(node), in_(*nodes[node].inst), sink_(sink) {}
+
+  // Checks the instruction; returns false when it refers to something that does not exist.
+  bool run() {
+    if (!references()) return false;
+    if (!rules()) return true;
+    constantBounds();
+    return true;
+  }
+
+ private:
+  bool fail(SourceLoc loc, const std::string& message) {
+    sink_.report(sink_.nodeKey(node_), loc.known() ? loc : in_.loc, message);
+    return false;
+  }
+  bool fail(const std::string& message) { return fail(in_.loc, message); }
+
+  const Tensor& tensor(const AccessPattern& ap) const { return p_.tensors[ap.tensor]; }
+  std::string name(const AccessPattern& ap) const { return quoted(tensor(ap).name); }
+  std::string regName(RegId r) const { return quoted(p_.registers[r].name); }
+  std::string viewShape(const AccessPattern& ap) const { return shapeText(ap.partitions, ap.elementsPerPartition()); }
+  bool sameShape(const AccessPattern& x, const AccessPattern& y) const {
+    return x.partitions == y.partitions && x.elementsPerPartition() == y.elementsPerPartition();
+  }
+  const char* op() const { return opName(in_.op); }
+
+  // --- references: every tensor and register named exists, every view is non-empty -------------------
+
+  bool reg(RegId r) {
+    if (r < p_.registers.size()) return true;
+    return fail("refers to register #" + std::to_string(r) + ", which is not declared");
+  }
+  bool view(const AccessPattern& ap) {
+    if (ap.tensor >= p_.tensors.size())
+      return fail(ap.loc, "refers to tensor #" + std::to_string(ap.tensor) + ", which is not declared");
+    if (!ap.partition.isConstant() && !reg(ap.partition.reg)) return false;
+    if (!ap.offset.isConstant() && !reg(ap.offset.reg)) return false;
+    if (ap.partitions < 1 || ap.count < 1 || ap.count2 < 1)
+      return fail(ap.loc, "view of " + name(ap) + " is empty (partition count, element count and second count "
+                          "must be >= 1)");
+    return true;
+  }
+
+  std::vector<const AccessPattern*> views() const {
+    switch (in_.op) {
+      case Op::Dma:
+      case Op::Copy:
+      case Op::Act:
+      case Op::Reduce: return {&in_.dst, &in_.a};
+      case Op::Matmul:
+      case Op::TT: return {&in_.dst, &in_.a, &in_.b};
+      case Op::TS:
+        if (in_.scalar.kind == ScalarOperand::Kind::Tensor) return {&in_.dst, &in_.a, &in_.scalar.ap};
+        return {&in_.dst, &in_.a};
+      case Op::Memset:
+      case Op::RegStore: return {&in_.dst};
+      case Op::RegLoad: return {&in_.a};
+      default: return {};
+    }
+  }
+
+  std::vector<RegId> registers() const {
+    switch (in_.op) {
+      case Op::Li:
+      case Op::RegLoad:
+      case Op::Loop: return {in_.rd};
+      case Op::Addi:
+      case Op::Mov: return {in_.rd, in_.rs};
+      case Op::Add: return {in_.rd, in_.rs, in_.rt};
+      case Op::RegStore: return {in_.rs};
+      case Op::TS:
+        if (in_.scalar.kind == ScalarOperand::Kind::Reg) return {in_.scalar.reg};
+        return {};
+      default: return {};
+    }
+  }
+
+  bool references() {
+    for (const AccessPattern* ap : views())
+      if (!view(*ap)) return false;
+    for (RegId r : registers())
+      if (!reg(r)) return false;
+    if (nodes_[node_].depth >= kMaxLoopDepth && in_.op == Op::Loop)
+      return fail("loops are nested more than " + std::to_string(kMaxLoopDepth) + " deep");
+    return true;
+  }
+
+  // --- the rules ------------------------------------------------------------------------------------
+
+  bool onChip(const AccessPattern& ap) {
+    if (tensor(ap).space != Space::Dram) return true;
+    return fail(ap.loc, std::string(engineName(engineOf(in_.op))) + " cannot access DRAM tensor " + name(ap) +
+                            "; move it with dma");
+  }
+  bool shapesMatch(const AccessPattern& dst, const AccessPattern& src, const char* srcRole) {
+    if (sameShape(dst, src)) return true;
+    return fail(src.loc, std::string(op()) + " shapes differ: destination " + name(dst) + " view " + viewShape(dst) +
+                             ", " + srcRole + " " + name(src) + " view " + viewShape(src));
+  }
+  bool destination(const AccessPattern& ap) {
+    if (!ap.hasSecondDim() || ap.step2 >= ap.count) return true;
+    return fail(ap.loc, "destination view of " + name(ap) + " overlaps itself: second-dimension step " +
+                            std::to_string(ap.step2) + " is less than its count " + std::to_string(ap.count));
+  }
+  bool integerOperand(const AccessPattern& ap) {
+    if (!isFloat(tensor(ap).dtype)) return true;
+    return fail(ap.loc, std::string(op()) + " " + aluName(in_.alu) + " needs integer operands; " + name(ap) + " is " +
+                            dtypeName(tensor(ap).dtype));
+  }
+  bool integerImmediate(const Immediate& imm, const AccessPattern& ap) {
+    if (!imm.is_float || isFloat(tensor(ap).dtype)) return true;
+    return fail(std::string(op()) + ": a float immediate cannot be used with integer tensor " + name(ap) + " (" +
+                dtypeName(tensor(ap).dtype) + ")");
+  }
+
+  bool dma() {
+    const AccessPattern &dst = in_.dst, &src = in_.a;
+    if (tensor(dst).space == Space::Dram && tensor(src).space == Space::Dram)
+      return fail("dma cannot copy DRAM to DRAM (" + name(src) + " to " + name(dst) + "); stage it through SBUF");
+    if (!shapesMatch(dst, src, "source")) return false;
+    if (tensor(dst).dtype != tensor(src).dtype)
+      return fail("dma dtypes differ: destination " + name(dst) + " is " + dtypeName(tensor(dst).dtype) +
+                  ", source " + name(src) + " is " + dtypeName(tensor(src).dtype));
+    return destination(dst);
+  }
+
+  bool matmul() {
+    const AccessPattern &dst = in_.dst, &st = in_.a, &mv = in_.b;
+    if (tensor(dst).space != Space::Psum)
+      return fail(dst.loc, "matmul destination " + name(dst) + " must be in PSUM, not " + spaceName(tensor(dst).space));
+    if (tensor(st).space != Space::Sbuf)
+      return fail(st.loc, "matmul stationary " + name(st) + " must be in SBUF, not " + spaceName(tensor(st).space));
+    if (tensor(mv).space != Space::Sbuf)
+      return fail(mv.loc, "matmul moving " + name(mv) + " must be in SBUF, not " + spaceName(tensor(mv).space));
+    if (st.partitions != mv.partitions)
+      return fail(mv.loc, "matmul stationary " + name(st) + " view " + viewShape(st) + " and moving " + name(mv) +
+                              " view " + viewShape(mv) + " must have the same partition (contraction) count");
+    if (dst.hasSecondDim())
+      return fail(dst.loc, "matmul destination " + name(dst) + " must not have a second dimension");
+    if (dst.partitions != st.elementsPerPartition() || dst.count != mv.elementsPerPartition())
+      return fail(dst.loc, "matmul destination " + name(dst) + " view " + viewShape(dst) + " must be [M, N] = " +
+                               shapeText(st.elementsPerPartition(), mv.elementsPerPartition()) +
+                               " (stationary columns, moving columns)");
+    DType ds = tensor(st).dtype, dm = tensor(mv).dtype, dd = tensor(dst).dtype;
+    bool floats = isFloat(ds) && isFloat(dm) && dd == DType::F32;
+    bool ints = !isFloat(ds) && !isFloat(dm) && (dd == DType::I32 || dd == DType::U32);
+    if (!floats && !ints)
+      return fail(std::string("matmul dtypes stationary ") + dtypeName(ds) + ", moving " + dtypeName(dm) +
+                  ", destination " + dtypeName(dd) +
+                  ": need float operands with f32 PSUM or integer operands with i32/u32 PSUM");
+    if (nodes_[node_].loop == kNone && (in_.start == When::First || in_.stop == When::Last))
+      return fail(std::string("matmul ") + (in_.start == When::First ? "start@first" : "stop@last") +
+                  " needs an enclosing loop");
+    if (dst.offset.isConstant() && dst.offset.constant >= 0) {
+      auto [first, last] = bankSpan(p_, dst, uint64_t(dst.offset.constant));
+      if (first != last) return fail(dst.loc, bankMessage(p_, dst, first, last));
+    }
+    return true;
+  }
+
+  bool elementwise() {
+    const AccessPattern& dst = in_.dst;
+    for (const AccessPattern* ap : views())
+      if (!onChip(*ap)) return false;
+    if (!destination(dst)) return false;
+    switch (in_.op) {
+      case Op::Copy: return shapesMatch(dst, in_.a, "source");
+      case Op::Act:
+        if (!shapesMatch(dst, in_.a, "source")) return false;
+        if (actIsFloatOnly(in_.func) && !isFloat(tensor(in_.a).dtype))
+          return fail(in_.a.loc, std::string("act ") + actName(in_.func) + " needs a float source; " + name(in_.a) +
+                                     " is " + dtypeName(tensor(in_.a).dtype));
+        return true;
+      case Op::TT:
+        if (!shapesMatch(dst, in_.a, "first source") || !shapesMatch(dst, in_.b, "second source")) return false;
+        if (isFloat(tensor(in_.a).dtype) != isFloat(tensor(in_.b).dtype))
+          return fail(in_.b.loc, "tt sources must both be float or both integer: " + name(in_.a) + " is " +
+                                     dtypeName(tensor(in_.a).dtype) + ", " + name(in_.b) + " is " +
+                                     dtypeName(tensor(in_.b).dtype));
+        if (aluIsIntegerOnly(in_.alu)) return integerOperand(in_.a) && integerOperand(in_.b);
+        return true;
+      case Op::TS: return scalarOp();
+      case Op::Reduce:
+        if (in_.alu == AluOp::Sub || in_.alu == AluOp::Shl || in_.alu == AluOp::Shr)
+          return fail(std::string("reduce cannot use ") + aluName(in_.alu) + "; it reduces with add mul max min and or xor");
+        if (dst.partitions != in_.a.partitions || dst.elementsPerPartition() != 1)
+          return fail(dst.loc, "reduce destination " + name(dst) + " view " + viewShape(dst) + " must be " +
+                                   shapeText(in_.a.partitions, 1) + " (one value per source partition)");
+        return !aluIsIntegerOnly(in_.alu) || integerOperand(in_.a);
+      case Op::Memset: return integerImmediate(in_.imm, dst);
+      default: return true;
+    }
+  }
+
+  bool scalarOp() {
+    const AccessPattern& dst = in_.dst;
+    const ScalarOperand& s = in_.scalar;
+    if (!shapesMatch(dst, in_.a, "source")) return false;
+    if (s.kind == ScalarOperand::Kind::Tensor && (s.ap.partitions != dst.partitions || s.ap.elementsPerPartition() != 1))
+      return fail(s.ap.loc, "ts scalar " + name(s.ap) + " view " + viewShape(s.ap) + " must be " +
+                                shapeText(dst.partitions, 1) + " (one value per partition)");
+    if (aluIsIntegerOnly(in_.alu)) {
+      if (!integerOperand(in_.a)) return false;
+      if (s.kind == ScalarOperand::Kind::Tensor && !integerOperand(s.ap)) return false;
+      if (s.kind == ScalarOperand::Kind::Imm && s.imm.is_float)
+        return fail(std::string("ts ") + aluName(in_.alu) + " needs integer operands; the immediate is a float");
+    }
+    if (s.kind == ScalarOperand::Kind::Imm) return integerImmediate(s.imm, in_.a) && integerImmediate(s.imm, dst);
+    return true;
+  }
+
+  bool registerView(const AccessPattern& ap, RegId r) {
+    const Tensor& t = tensor(ap);
+    if (t.space == Space::Psum)
+      return fail(ap.loc, std::string(op()) + " cannot access PSUM tensor " + name(ap) +
+                              "; registers move through SBUF or DRAM");
+    if (ap.partitions != 1)
+      return fail(ap.loc, std::string(op()) + " view of " + name(ap) + " must be one partition, not " +
+                              std::to_string(ap.partitions));
+    if (!isContiguous(ap)) return fail(ap.loc, std::string(op()) + " view of " + name(ap) + " must be contiguous");
+    uint64_t bytes = ap.elementsPerPartition() * dtypeSize(t.dtype);
+    uint64_t want = 4 * uint64_t(p_.registers[r].lanes());
+    if (bytes != want)
+      return fail(ap.loc, std::string(op()) + " view of " + name(ap) + " covers " + std::to_string(bytes) +
+                              " bytes; register " + regName(r) + " (" + std::to_string(p_.registers[r].width) +
+                              "-bit) needs exactly " + std::to_string(want));
+    return true;
+  }
+
+  bool loop() {
+    if (in_.step <= 0) return fail("loop step must be > 0, got " + std::to_string(in_.step));
+    if (in_.lo < 0) return fail("loop start must be >= 0, got " + std::to_string(in_.lo));
+    if (in_.hi > (int64_t(1) << 31))
+      return fail("loop end must be <= 2147483648, got " + std::to_string(in_.hi));
+    return true;
+  }
+
+  // A register that an enclosing loop counts with must keep the loop's value for the whole body.
+  bool notALoopRegister() {
+    RegId written = in_.rd;
+    uint32_t depth = 0;
+    for (uint32_t l = nodes_[node_].loop; l != kNone && depth < kMaxLoopDepth; l = nodes_[l].loop, ++depth) {
+      const Instruction& loop = *nodes_[l].inst;
+      if (loop.rd != written) continue;
+      std::string where = loop.loc.known()
+                              ? " (loop at " + std::to_string(loop.loc.line) + ":" + std::to_string(loop.loc.col) + ")"
+                              : "";
+      return fail("register " + regName(written) + " is written inside the loop it controls" + where);
+    }
+    return true;
+  }
+
+  bool rules() {
+    switch (in_.op) {
+      case Op::Dma: return dma();
+      case Op::Matmul: return matmul();
+      case Op::Copy:
+      case Op::Act:
+      case Op::TT:
+      case Op::TS:
+      case Op::Reduce:
+      case Op::Memset: return elementwise();
+      case Op::Li:
+      case Op::Addi:
+        if (in_.imm.is_float) return fail(std::string(op()) + " needs an integer immediate");
+        return notALoopRegister();
+      case Op::Add:
+      case Op::Mov: return notALoopRegister();
+      case Op::RegLoad: return registerView(in_.a, in_.rd) && notALoopRegister();
+      case Op::RegStore: return registerView(in_.dst, in_.rs) && destination(in_.dst);
+      case Op::Loop: return loop() && notALoopRegister();
+    }
+    return true;
+  }
+
+  // Views without register terms can be bounds-checked once, here.
+  void constantBounds() {
+    for (const AccessPattern* ap : views()) {
+      if (ap->hasRegister()) continue;
+      if (viewAt(p_, *ap, ap->partition.constant, ap->offset.constant)) continue;
+      fail(ap->loc, sliceText(p_, *ap, ap->partition.constant, ap->offset.constant) + " is out of bounds of tensor " +
+                        name(*ap) + " " + shapeText(tensor(*ap).partitions, tensor(*ap).elements));
+      return;
+    }
+  }
+
+  const Program& p_;
+  const std::vector<Node>& nodes_;
+  uint32_t node_;
+  const Instruction& in_;
+  DiagSink& sink_;
+};
+
+}  // namespace
+
+bool checkInstructions(const Program& p, const std::vector<Node>& nodes, DiagSink& sink) {
+  bool usable = true;
+  for (uint32_t i = 0; i < nodes.size(); ++i) usable = InstrRules(p, nodes, i, sink).run() && usable;
+  return usable;
+}
+
+}  // namespace allocsim::check

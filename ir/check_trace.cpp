@@ -1,0 +1,407 @@
+// The abstract execution (docs/format.md "Well-formedness", Execution): the program runs with concrete
+// register values and no data, loops unrolled. Per tensor it keeps one "written" bit per element (and for
+// PSUM one "in an open accumulation group" bit), updated with word-level range operations.
+#include <algorithm>
+
+#include "ir/check_internal.h"
+#include "ir/check_known_values.h"
+#include "ir/element_bits.h"
+
+namespace allocsim::check {
+namespace {
+
+// Bounds on what one check may cost, whatever the program: memory for the per-element bits, and the
+// number of word operations on them (a view costs about one per 64 elements plus one per segment).
+constexpr uint64_t kMaxTrackedBytes = uint64_t(256) << 20;
+constexpr uint64_t kMaxWordOps = uint64_t(1) << 31;
+
+struct RegState {
+  uint64_t value = 0;
+  bool written = false;
+  bool unknown = false;  // loaded from memory, or computed from such a value: not usable as an address
+};
+
+struct Opener {
+  uint32_t node;  // the matmul with start
+  View view;
+};
+
+struct TensorState {
+  bool allWritten = false;  // inputs are written before the program starts
+  ElementBits written;
+  ElementBits open;  // PSUM: the element is in an open accumulation group
+  std::vector<Opener> openers;
+  size_t pruneAt = 64;
+};
+
+struct LoopFrame {
+  uint32_t node;
+  bool first = true, last = false;
+};
+
+class Tracer {
+ public:
+  Tracer(const Program& p, const std::vector<Node>& nodes, DiagSink& sink, const CheckOptions& opts)
+      : p_(p), nodes_(nodes), sink_(sink), opts_(opts), regs_(p.registers.size()), tensors_(p.tensors.size()) {
+    for (TensorId t = 0; t < p.tensors.size(); ++t) {
+      const Tensor& tensor = p.tensors[t];
+      uint64_t size = uint64_t(tensor.partitions) * tensor.elements;
+      tensors_[t].allWritten = tensor.input;
+      tensors_[t].written = ElementBits(size);
+      if (tensor.space == Space::Psum) tensors_[t].open = ElementBits(size);
+    }
+  }
+
+  void run() {
+    execRange(0, uint32_t(nodes_.size()));
+    if (!stopped_) finish();
+  }
+
+ private:
+  const Instruction& inst() const { return *nodes_[cur_].inst; }
+  const Tensor& tensor(TensorId t) const { return p_.tensors[t]; }
+  std::string elementText(TensorId t, uint64_t flat) const {
+    uint64_t e = tensor(t).elements;
+    return shapeText(flat / e, flat % e);
+  }
+  uint64_t mask(RegId r) const { return p_.registers[r].width == 64 ? ~uint64_t(0) : 0xffffffffu; }
+
+  // --- diagnostics and budgets ----------------------------------------------------------------------
+
+  // One diagnostic per instruction: after the first, the instruction only has its effects.
+  void report(SourceLoc loc, const std::string& message) {
+    if (quiet_) return;
+    quiet_ = true;
+    sink_.report(sink_.nodeKey(cur_), loc.known() ? loc : inst().loc, message);
+    if (sink_.full()) stopped_ = true;
+  }
+  // Ends the execution. The reason is always reported: at the program if the node already has a diagnostic.
+  void stopWith(uint32_t node, const std::string& message) {
+    size_t key = sink_.nodeKey(node);
+    SourceLoc loc = nodes_[node].inst->loc;
+    if (sink_.has(key)) key = sink_.programKey(), loc = SourceLoc{};
+    sink_.report(key, loc, message);
+    stopped_ = true;
+  }
+  bool countStep(uint32_t node) {
+    if (++steps_ <= opts_.max_steps) return true;
+    stopWith(loops_.empty() ? node : loops_.back().node,
+             "program executes more than " + std::to_string(opts_.max_steps) +
+                 " instructions (loop trip counts too large)");
+    return false;
+  }
+  bool charge(const View& v) {
+    Int units = Int(v.np) * (v.oneRun() ? 1 + v.extent() / 64 : Int(v.count2) * (1 + v.count / 64));
+    work_ += units;
+    if (work_ <= Int(kMaxWordOps)) return true;
+    stopWith(cur_, "program touches too many elements to check (more than " + std::to_string(kMaxWordOps) +
+                       " word operations on per-element bits)");
+    return false;
+  }
+  bool ensure(ElementBits& bits) {
+    if (bits.allocated()) return true;
+    if (trackedBytes_ + bits.bytes() <= kMaxTrackedBytes && bits.allocate()) {
+      trackedBytes_ += bits.bytes();
+      return true;
+    }
+    stopWith(cur_, "program's tensors are too large to check (more than " + std::to_string(kMaxTrackedBytes >> 20) +
+                       " MiB of per-element bits)");
+    return false;
+  }
+
+  // --- registers and views ----------------------------------------------------------------------------
+
+  const RegState* readReg(RegId r, SourceLoc loc) {
+    if (regs_[r].written) return &regs_[r];
+    report(loc, "register " + quoted(p_.registers[r].name) + " is read before it is written");
+    return nullptr;
+  }
+  void setReg(RegId r, uint64_t value, bool unknown = false) { regs_[r] = RegState{value & mask(r), true, unknown}; }
+
+  // " (n = 3, k = 0)": the registers of the view, then the enclosing loops' registers.
+  std::string registerValues(const AccessPattern& ap) const {
+    std::vector<RegId> shown;
+    auto add = [&](RegId r) {
+      if (r != kNone && regs_[r].written && std::find(shown.begin(), shown.end(), r) == shown.end()) shown.push_back(r);
+    };
+    add(ap.partition.reg);
+    add(ap.offset.reg);
+    for (const LoopFrame& l : loops_) add(nodes_[l.node].inst->rd);
+    if (shown.empty()) return "";
+    std::string s = " (";
+    for (size_t i = 0; i < shown.size(); ++i)
+      s += (i ? ", " : "") + p_.registers[shown[i]].name + " = " + std::to_string(regs_[shown[i]].value);
+    return s + ")";
+  }
+
+  bool evalIndex(const Index& ix, const AccessPattern& ap, Int& out) {
+    out = ix.constant;
+    if (ix.isConstant()) return true;
+    const RegState* r = readReg(ix.reg, ap.loc);
+    if (!r) return false;
+    if (r->unknown) {
+      report(ap.loc, "view of " + quoted(tensor(ap.tensor).name) + " is addressed by register " +
+                         quoted(p_.registers[ix.reg].name) +
+                         ", whose value was loaded from memory; only a value that reg_store put in that exact "
+                         "memory can be reloaded and used in an address");
+      return false;
+    }
+    out += Int(ix.scale) * Int(r->value);
+    return true;
+  }
+
+  std::optional<View> evalView(const AccessPattern& ap) {
+    Int p0, off;
+    if (!evalIndex(ap.partition, ap, p0) || !evalIndex(ap.offset, ap, off)) return std::nullopt;
+    std::optional<View> v = viewAt(p_, ap, p0, off);
+    if (!v) {
+      const Tensor& t = tensor(ap.tensor);
+      report(ap.loc, sliceText(p_, ap, p0, off) + " is out of bounds of tensor " + quoted(t.name) + " " +
+                         shapeText(t.partitions, t.elements) + registerValues(ap));
+    }
+    return v;
+  }
+
+  // The first flat element of `v` whose bit in `bits` is (clear ? clear : set); nullopt if none.
+  std::optional<uint64_t> findIn(const View& v, const ElementBits& bits, bool clear) const {
+    std::optional<uint64_t> found;
+    forEachRange(v, tensor(v.tensor).elements, [&](uint64_t b, uint64_t e) {
+      uint64_t x = clear ? bits.findClear(b, e) : bits.findSet(b, e);
+      if (x != e) found = x;
+      return !found;
+    });
+    return found;
+  }
+  void setIn(const View& v, ElementBits& bits, bool value) {
+    forEachRange(v, tensor(v.tensor).elements, [&](uint64_t b, uint64_t e) {
+      value ? bits.set(b, e) : bits.clear(b, e);
+      return true;
+    });
+  }
+
+  // --- memory effects -------------------------------------------------------------------------------
+
+  void readCheck(const View& v, const AccessPattern& ap) {
+    if (quiet_ || !charge(v)) return;
+    TensorState& ts = tensors_[v.tensor];
+    const std::string name = quoted(tensor(v.tensor).name);
+    if (!ts.allWritten)
+      if (auto x = findIn(v, ts.written, true))
+        return report(ap.loc, "reads never-written element " + elementText(v.tensor, *x) + " of " + name);
+    if (ts.open.allocated())
+      if (auto x = findIn(v, ts.open, false))
+        report(ap.loc, std::string(opName(inst().op)) + " reads " + name + " element " + elementText(v.tensor, *x) +
+                           " while its accumulation group is open (no matmul with stop has closed it)");
+  }
+
+  void write(const View& v, const AccessPattern& ap) {
+    if (!charge(v)) return;
+    TensorState& ts = tensors_[v.tensor];
+    if (!quiet_ && ts.open.allocated())
+      if (auto x = findIn(v, ts.open, false))
+        report(ap.loc, std::string(opName(inst().op)) + " writes " + quoted(tensor(v.tensor).name) + " element " +
+                           elementText(v.tensor, *x) + " while its accumulation group is open (only matmul may add to it)");
+    if (!ts.allWritten && ensure(ts.written)) setIn(v, ts.written, true);
+    if (tensor(v.tensor).space != Space::Psum) known_.invalidate(v);
+  }
+
+  // --- instructions ---------------------------------------------------------------------------------
+
+  bool holds(When w) const {
+    switch (w) {
+      case When::Never: return false;
+      case When::Always: return true;
+      case When::First: return loops_.empty() || loops_.back().first;
+      case When::Last: return loops_.empty() || loops_.back().last;
+    }
+    return false;
+  }
+
+  void addOpener(TensorState& ts, const View& v) {
+    ts.openers.push_back({cur_, v});
+    if (ts.openers.size() <= ts.pruneAt) return;
+    // Forget groups that have been closed since; keeps the list as small as the open groups.
+    std::erase_if(ts.openers, [&](const Opener& o) { return !findIn(o.view, ts.open, false); });
+    ts.pruneAt = std::max<size_t>(64, 2 * ts.openers.size());
+  }
+
+  void matmul() {
+    const Instruction& in = inst();
+    std::optional<View> st = evalView(in.a), mv = evalView(in.b), d = evalView(in.dst);
+    if (st) readCheck(*st, in.a);
+    if (mv) readCheck(*mv, in.b);
+    if (!d || stopped_) return;
+    if (auto [first, last] = bankSpan(p_, in.dst, d->off); first != last)
+      report(in.dst.loc, bankMessage(p_, in.dst, first, last) + registerValues(in.dst));
+    TensorState& ts = tensors_[d->tensor];
+    if (!charge(*d) || !ensure(ts.open) || !ensure(ts.written)) return;
+    const std::string name = quoted(tensor(d->tensor).name);
+    if (holds(in.start)) {
+      if (auto x = findIn(*d, ts.open, false))
+        report(in.dst.loc, "matmul start on " + name + " element " + elementText(d->tensor, *x) +
+                               ", whose accumulation group is already open (a matmul with stop must close it first)");
+      setIn(*d, ts.open, true);
+      addOpener(ts, *d);
+    } else if (auto x = findIn(*d, ts.open, true)) {
+      report(in.dst.loc, "matmul without start accumulates into " + name + " element " + elementText(d->tensor, *x) +
+                             ", which is not in an open accumulation group (the group's first matmul needs start)");
+    }
+    setIn(*d, ts.written, true);
+    if (holds(in.stop)) setIn(*d, ts.open, false);
+  }
+
+  void dataOp() {
+    const Instruction& in = inst();
+    std::vector<const AccessPattern*> sources;
+    if (in.op != Op::Memset) sources.push_back(&in.a);
+    if (in.op == Op::TT) sources.push_back(&in.b);
+    if (in.op == Op::TS && in.scalar.kind == ScalarOperand::Kind::Tensor) sources.push_back(&in.scalar.ap);
+    if (in.op == Op::TS && in.scalar.kind == ScalarOperand::Kind::Reg) readReg(in.scalar.reg, in.loc);
+    for (const AccessPattern* src : sources)
+      if (std::optional<View> v = evalView(*src); v && !stopped_) readCheck(*v, *src);
+    if (stopped_) return;
+    if (std::optional<View> d = evalView(in.dst)) write(*d, in.dst);
+  }
+
+  void scalarOp() {
+    const Instruction& in = inst();
+    // After a read of an unwritten register the result is a made-up 0, so that one mistake is reported once.
+    auto source = [&](RegId r) {
+      const RegState* s = readReg(r, in.loc);
+      return s ? *s : RegState{0, true, false};
+    };
+    switch (in.op) {
+      case Op::Li: return setReg(in.rd, uint64_t(in.imm.i));
+      case Op::Addi: {
+        RegState s = source(in.rs);
+        return setReg(in.rd, s.value + uint64_t(in.imm.i), s.unknown);
+      }
+      case Op::Add: {
+        RegState s = source(in.rs), t = source(in.rt);
+        return setReg(in.rd, s.value + t.value, s.unknown || t.unknown);
+      }
+      case Op::Mov: {
+        RegState s = source(in.rs);
+        return setReg(in.rd, s.value, s.unknown);
+      }
+      case Op::RegLoad: {
+        RegState out{0, true, true};
+        if (std::optional<View> v = evalView(in.a)) {
+          readCheck(*v, in.a);
+          if (auto k = known_.load(*v)) out = RegState{k->bits, true, k->unknown};
+        }
+        return setReg(in.rd, out.value, out.unknown);
+      }
+      case Op::RegStore: {
+        std::optional<View> v = evalView(in.dst);
+        RegState s = source(in.rs);
+        if (!v || stopped_) return;
+        write(*v, in.dst);
+        known_.store(*v, KnownValues::Value{s.value, s.unknown});
+        return;
+      }
+      default: return;
+    }
+  }
+
+  void exec(uint32_t node) {
+    if (!countStep(node)) return;
+    cur_ = node;
+    quiet_ = sink_.has(sink_.nodeKey(node));
+    switch (inst().op) {
+      case Op::Matmul: matmul(); break;
+      case Op::Dma:
+      case Op::Copy:
+      case Op::Act:
+      case Op::TT:
+      case Op::TS:
+      case Op::Reduce:
+      case Op::Memset: dataOp(); break;
+      default: scalarOp(); break;
+    }
+  }
+
+  // The register takes LO, LO+STEP, ... while < HI, and afterwards the first value >= HI. A loop with a
+  // static error runs its body at most once, so that its body is still checked without running away.
+  void execLoop(uint32_t node) {
+    if (!countStep(node)) return;
+    const Instruction& in = *nodes_[node].inst;
+    const bool bad = sink_.has(sink_.nodeKey(node));
+    const Int step = std::max<int64_t>(in.step, 1);
+    Int v = in.lo;
+    setReg(in.rd, uint64_t(v));
+    loops_.push_back({node});
+    for (bool firstTrip = true; v < in.hi && !stopped_; firstTrip = false) {
+      if (!firstTrip && !countStep(node)) break;
+      loops_.back().first = firstTrip;
+      loops_.back().last = v + step >= in.hi;
+      setReg(in.rd, uint64_t(v));
+      execRange(node + 1, nodes_[node].end);
+      v += step;
+      if (bad) break;
+    }
+    loops_.pop_back();
+    if (!stopped_) setReg(in.rd, uint64_t(v));
+  }
+
+  void execRange(uint32_t begin, uint32_t end) {
+    for (uint32_t i = begin; i < end && !stopped_;) {
+      if (nodes_[i].inst->op == Op::Loop) {
+        execLoop(i);
+        i = nodes_[i].end;
+      } else {
+        exec(i++);
+      }
+    }
+  }
+
+  // --- the end of the program -----------------------------------------------------------------------
+
+  void finish() {
+    for (TensorId t = 0; t < tensors_.size() && !sink_.full(); ++t) {
+      TensorState& ts = tensors_[t];
+      if (!ts.open.allocated()) continue;
+      uint64_t x = ts.open.findSet(0, ts.open.size());
+      if (x == ts.open.size()) continue;
+      uint64_t e = tensor(t).elements;
+      auto opener = std::find_if(ts.openers.rbegin(), ts.openers.rend(), [&](const Opener& o) {
+        return x / e >= o.view.p0 && x / e < o.view.p0 + o.view.np && o.view.containsElement(x % e);
+      });
+      if (opener == ts.openers.rend()) continue;  // cannot happen: every open bit was set by a recorded opener
+      sink_.report(sink_.nodeKey(opener->node), nodes_[opener->node].inst->loc,
+                   "accumulation group on " + quoted(tensor(t).name) + " opened by this matmul is still open at " +
+                       "the end of the program (element " + elementText(t, x) + "); close it with stop");
+    }
+    for (TensorId t = 0; t < tensors_.size() && !sink_.full(); ++t) {
+      const TensorState& ts = tensors_[t];
+      if (!tensor(t).output || ts.allWritten) continue;
+      uint64_t x = ts.written.findClear(0, ts.written.size());
+      if (x == ts.written.size()) continue;
+      sink_.report(sink_.tensorKey(t), tensor(t).loc,
+                   "output tensor " + quoted(tensor(t).name) + " is not fully written: element " + elementText(t, x) +
+                       " is never written");
+    }
+  }
+
+  const Program& p_;
+  const std::vector<Node>& nodes_;
+  DiagSink& sink_;
+  const CheckOptions& opts_;
+  std::vector<RegState> regs_;
+  std::vector<TensorState> tensors_;
+  KnownValues known_;
+  std::vector<LoopFrame> loops_;
+  uint64_t steps_ = 0, trackedBytes_ = 0;
+  Int work_ = 0;
+  bool stopped_ = false;
+  uint32_t cur_ = 0;     // the node being executed
+  bool quiet_ = false;  // it already has its diagnostic
+};
+
+}  // namespace
+
+void traceProgram(const Program& p, const std::vector<Node>& nodes, DiagSink& sink, const CheckOptions& opts) {
+  Tracer(p, nodes, sink, opts).run();
+}
+
+}  // namespace allocsim::check
