@@ -163,8 +163,9 @@ class InstrRules {
     if (nodes_[node_].loop == kNone && (in_.start == When::First || in_.stop == When::Last))
       return fail(std::string("matmul ") + (in_.start == When::First ? "start@first" : "stop@last") +
                   " needs an enclosing loop");
-    if (dst.offset.isConstant() && dst.offset.constant >= 0) {
-      auto [first, last] = bankSpan(p_, dst, uint64_t(dst.offset.constant));
+    if (!dst.hasRegister()) {
+      std::optional<View> v = viewAt(p_, dst, dst.partition.constant, dst.offset.constant);
+      auto [first, last] = v ? bankSpan(p_, dst, v->off) : std::pair<uint64_t, uint64_t>{0, 0};
       if (first != last) return fail(dst.loc, bankMessage(p_, dst, first, last));
     }
     return true;
