@@ -13,20 +13,27 @@ namespace allocsim {
 
 class OperandHasher {
  public:
-  void u64(uint64_t v) {
-    state_ ^= v;
-    state_ *= 0x9e3779b97f4a7c15ULL;
-    state_ ^= state_ >> 29;
-  }
-  // The bytes and their length; a tail shorter than 8 bytes is zero-padded (the length tells it apart).
+  void u64(uint64_t v) { state_ = step(state_, v); }
+  // The bytes and their length; a tail shorter than 8 bytes is zero-padded (the length tells it apart). Four
+  // lanes hash interleaved words so that the multiplies overlap; they are folded into the state in order.
   void bytes(const uint8_t* p, size_t n) {
     u64(n);
     size_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-      uint64_t w;
-      std::memcpy(&w, p + i, 8);
-      u64(w);
+    if (n >= 32) {
+      uint64_t l0 = state_, l1 = state_ ^ 0x243f6a8885a308d3ULL, l2 = state_ ^ 0x13198a2e03707344ULL,
+               l3 = state_ ^ 0xa4093822299f31d0ULL;
+      for (; i + 32 <= n; i += 32) {
+        l0 = step(l0, word(p + i));
+        l1 = step(l1, word(p + i + 8));
+        l2 = step(l2, word(p + i + 16));
+        l3 = step(l3, word(p + i + 24));
+      }
+      state_ = l0;
+      u64(l1);
+      u64(l2);
+      u64(l3);
     }
+    for (; i + 8 <= n; i += 8) u64(word(p + i));
     if (i < n) {
       uint64_t w = 0;
       std::memcpy(&w, p + i, n - i);
@@ -41,6 +48,15 @@ class OperandHasher {
   }
 
  private:
+  static uint64_t word(const uint8_t* p) {
+    uint64_t w;
+    std::memcpy(&w, p, 8);
+    return w;
+  }
+  static uint64_t step(uint64_t h, uint64_t w) {
+    h = (h ^ w) * 0x9e3779b97f4a7c15ULL;
+    return h ^ (h >> 29);
+  }
   uint64_t state_ = 0x6a09e667f3bcc908ULL;
 };
 

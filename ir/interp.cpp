@@ -1,0 +1,403 @@
+#include "ir/interp.h"
+
+#include <algorithm>
+#include <string>
+
+#include "ir/hash.h"
+#include "ir/inputs.h"
+#include "ir/kernels.h"
+#include "ir/view.h"
+
+namespace allocsim {
+namespace {
+
+std::string shapeText(const ResolvedView& v) {
+  return "[" + std::to_string(v.partitions) + ", " + std::to_string(v.perPartition()) + "]";
+}
+
+// Values of one operand in its computation class: floats or integers, never both.
+struct ClassBuffer {
+  std::vector<float> f;
+  std::vector<uint32_t> i;
+};
+
+class Executor {
+ public:
+  Executor(const Program& p, Storage& s, const InterpOptions& o, uint64_t max_view_bytes)
+      : p_(p), s_(s), o_(o), max_view_bytes_(max_view_bytes) {}
+
+  InterpResult run() {
+    loadInputs();
+    runBody(p_.body, nullptr);
+    storeOutputs();
+    return std::move(result_);
+  }
+
+ private:
+  struct LoopPosition {
+    bool first, last;
+  };
+
+  void loadInputs() {
+    std::vector<std::vector<uint8_t>> inputs = makeInputs(p_, o_.input_seed);
+    for (TensorId t = 0; t < inputs.size(); ++t) {
+      if (inputs[t].empty()) continue;
+      uint64_t bpp = p_.tensors[t].bytesPerPartition();
+      for (uint32_t q = 0; q < p_.tensors[t].partitions; ++q)
+        std::copy_n(inputs[t].data() + q * bpp, bpp, s_.row(t, q));
+    }
+  }
+
+  void storeOutputs() {
+    result_.outputs.resize(p_.tensors.size());
+    for (TensorId t = 0; t < p_.tensors.size(); ++t) {
+      const Tensor& tensor = p_.tensors[t];
+      if (!tensor.output) continue;
+      uint64_t bpp = tensor.bytesPerPartition();
+      std::vector<uint8_t>& out = result_.outputs[t];
+      out.resize(tensor.partitions * bpp);
+      for (uint32_t q = 0; q < tensor.partitions; ++q) std::copy_n(s_.row(t, q), bpp, out.data() + q * bpp);
+    }
+  }
+
+  void step(const Instruction& inst) {
+    if (++result_.steps > o_.max_steps)
+      throw InputError(inst.loc, "execution did not finish within " + std::to_string(o_.max_steps) + " steps");
+  }
+
+  void runBody(const std::vector<Instruction>& body, const LoopPosition* loop) {
+    for (const Instruction& inst : body) {
+      if (inst.op == Op::Loop) {
+        runLoop(inst);
+        continue;
+      }
+      step(inst);
+      OperandHasher h;
+      execute(inst, loop, h);
+      result_.reads.push_back({inst.id, h.digest()});
+    }
+  }
+
+  void runLoop(const Instruction& inst) {
+    RegId r = reg(inst, inst.rd);
+    if (inst.step <= 0) throw InputError(inst.loc, "loop step must be positive, got " + std::to_string(inst.step));
+    __int128 v = inst.lo;  // 128 bits: v + step cannot overflow
+    for (; v < inst.hi; v += inst.step) {
+      step(inst);
+      s_.writeReg(r, uint64_t(int64_t(v)));
+      LoopPosition pos{v == inst.lo, v + inst.step >= inst.hi};
+      runBody(inst.body, &pos);
+    }
+    s_.writeReg(r, uint64_t(int64_t(v)));  // hi + step - 1 at most: wraps like the register would
+  }
+
+  RegId reg(const Instruction& inst, RegId r) const {
+    if (r >= p_.registers.size()) throw InputError(inst.loc, std::string(opName(inst.op)) + " names no register");
+    return r;
+  }
+  uint64_t readReg(const Instruction& inst, RegId r, OperandHasher& h) {
+    uint64_t v = s_.readReg(reg(inst, r));
+    h.u64(v);
+    return v;
+  }
+
+  ResolvedView resolve(const AccessPattern& ap, OperandHasher& h) {
+    return resolveView(p_, s_, ap, max_view_bytes_, h);
+  }
+  // The bytes of a source view, hashed.
+  const uint8_t* read(const ResolvedView& v, std::vector<uint8_t>& buf, OperandHasher& h) {
+    buf.resize(v.bytes());
+    gatherView(s_, v, buf.data());
+    h.bytes(buf.data(), buf.size());
+    return buf.data();
+  }
+  static void decode(const ResolvedView& v, const uint8_t* bytes, NumClass c, ClassBuffer& out) {
+    if (c == NumClass::Float) {
+      out.f.resize(v.elements());
+      decodeF32(v.dtype, bytes, v.elements(), out.f.data());
+    } else {
+      out.i.resize(v.elements());
+      decodeInt(v.dtype, bytes, v.elements(), c, out.i.data());
+    }
+  }
+  // Converts `in` (elements of class c) to dst's dtype and writes them.
+  void write(const ResolvedView& dst, NumClass c, const ClassBuffer& in) {
+    out_bytes_.resize(dst.bytes());
+    if (c == NumClass::Float) encodeF32(dst.dtype, in.f.data(), dst.elements(), out_bytes_.data());
+    else encodeInt(dst.dtype, in.i.data(), dst.elements(), c, out_bytes_.data());
+    scatterView(s_, dst, out_bytes_.data());
+  }
+  static void requireShape(const ResolvedView& v, const AccessPattern& ap, uint64_t partitions, uint64_t perPartition,
+                           const char* what) {
+    if (v.partitions != partitions || v.perPartition() != perPartition)
+      throw InputError(ap.loc, std::string(what) + " has shape " + shapeText(v) + ", expected [" +
+                                   std::to_string(partitions) + ", " + std::to_string(perPartition) + "]");
+  }
+  static void requireSameShape(const ResolvedView& v, const AccessPattern& ap, const ResolvedView& dst) {
+    requireShape(v, ap, dst.partitions, dst.perPartition(), "source");
+  }
+
+  void execute(const Instruction& inst, const LoopPosition* loop, OperandHasher& h) {
+    switch (inst.op) {
+      case Op::Dma: return dma(inst, h);
+      case Op::Matmul: return matmul(inst, loop, h);
+      case Op::Copy: return act(inst, ActFunc::Identity, h);
+      case Op::Act: return act(inst, inst.func, h);
+      case Op::TT: return tt(inst, h);
+      case Op::TS: return ts(inst, h);
+      case Op::Reduce: return reduce(inst, h);
+      case Op::Memset: return memset(inst, h);
+      case Op::Li: s_.writeReg(reg(inst, inst.rd), immToRegister(inst.imm)); return;
+      case Op::Addi: {
+        uint64_t v = readReg(inst, inst.rs, h) + immToRegister(inst.imm);
+        s_.writeReg(reg(inst, inst.rd), v);
+        return;
+      }
+      case Op::Add: {
+        uint64_t v = readReg(inst, inst.rs, h);
+        v += readReg(inst, inst.rt, h);
+        s_.writeReg(reg(inst, inst.rd), v);
+        return;
+      }
+      case Op::Mov: s_.writeReg(reg(inst, inst.rd), readReg(inst, inst.rs, h)); return;
+      case Op::RegLoad: return regLoad(inst, h);
+      case Op::RegStore: return regStore(inst, h);
+      case Op::Loop: return;  // runBody handles loops
+    }
+  }
+
+  void dma(const Instruction& inst, OperandHasher& h) {
+    ResolvedView dst = resolve(inst.dst, h);
+    ResolvedView src = resolve(inst.a, h);
+    requireSameShape(src, inst.a, dst);
+    if (src.elem_size != dst.elem_size)
+      throw InputError(inst.a.loc, std::string("dma between ") + dtypeName(src.dtype) + " and " + dtypeName(dst.dtype));
+    scatterView(s_, dst, read(src, a_bytes_, h));
+  }
+
+  // Decodes len elements of `v` starting at element `first` of its gathered bytes into `out`.
+  static void decodeBlock(const ResolvedView& v, const uint8_t* bytes, size_t first, size_t len, NumClass c,
+                          ClassBuffer& out) {
+    if (c == NumClass::Float) decodeF32(v.dtype, bytes + first * v.elem_size, len, out.f.data());
+    else decodeInt(v.dtype, bytes + first * v.elem_size, len, c, out.i.data());
+  }
+
+  // dst = f(a[, b]) elementwise, in blocks small enough to stay in cache: f(first, len) computes out_ from a_
+  // (and b_), which hold elements [first, first + len) decoded. All sources were read (gathered) beforehand.
+  template <typename F>
+  void elementwise(const ResolvedView& dst, NumClass c, const ResolvedView& a, const uint8_t* a_bytes,
+                   const ResolvedView* b, const uint8_t* b_bytes, F&& f) {
+    for (ClassBuffer* buf : {&a_, &b_, &out_}) {
+      buf->f.resize(c == NumClass::Float ? kBlock : 0);
+      buf->i.resize(c == NumClass::Float ? 0 : kBlock);
+    }
+    out_bytes_.resize(dst.bytes());
+    const size_t n = dst.elements();
+    for (size_t first = 0; first < n; first += kBlock) {
+      const size_t len = std::min(kBlock, n - first);
+      decodeBlock(a, a_bytes, first, len, c, a_);
+      if (b) decodeBlock(*b, b_bytes, first, len, c, b_);
+      f(first, len);
+      uint8_t* out = out_bytes_.data() + first * dst.elem_size;
+      if (c == NumClass::Float) encodeF32(dst.dtype, out_.f.data(), len, out);
+      else encodeInt(dst.dtype, out_.i.data(), len, c, out);
+    }
+    scatterView(s_, dst, out_bytes_.data());
+  }
+
+  // copy is act with identity.
+  void act(const Instruction& inst, ActFunc f, OperandHasher& h) {
+    ResolvedView dst = resolve(inst.dst, h);
+    ResolvedView src = resolve(inst.a, h);
+    requireSameShape(src, inst.a, dst);
+    NumClass c = actClass(f, src.dtype);
+    elementwise(dst, c, src, read(src, a_bytes_, h), nullptr, nullptr, [&](size_t, size_t len) {
+      if (c == NumClass::Float) actF32(f, a_.f.data(), len, out_.f.data());
+      else actInt(f, a_.i.data(), len, c, out_.i.data());
+    });
+  }
+
+  void tt(const Instruction& inst, OperandHasher& h) {
+    ResolvedView dst = resolve(inst.dst, h);
+    ResolvedView a = resolve(inst.a, h);
+    ResolvedView b = resolve(inst.b, h);
+    requireSameShape(a, inst.a, dst);
+    requireSameShape(b, inst.b, dst);
+    NumClass c = aluClass(inst.alu, a.dtype);
+    const uint8_t* a_bytes = read(a, a_bytes_, h);
+    const uint8_t* b_bytes = read(b, b_bytes_, h);
+    elementwise(dst, c, a, a_bytes, &b, b_bytes, [&](size_t, size_t len) {
+      if (c == NumClass::Float) aluF32(inst.alu, a_.f.data(), b_.f.data(), len, out_.f.data());
+      else aluInt(inst.alu, a_.i.data(), b_.i.data(), len, c, out_.i.data());
+    });
+  }
+
+  void ts(const Instruction& inst, OperandHasher& h) {
+    const ScalarOperand& sc = inst.scalar;
+    ResolvedView dst = resolve(inst.dst, h);
+    ResolvedView a = resolve(inst.a, h);
+    requireSameShape(a, inst.a, dst);
+    NumClass c = aluClass(inst.alu, a.dtype);
+    // One scalar per partition (a single one repeated for an immediate or a register).
+    const size_t parts = dst.partitions;
+    scalars_.f.assign(c == NumClass::Float ? parts : 0, 0.0f);
+    scalars_.i.assign(c == NumClass::Float ? 0 : parts, 0u);
+    if (sc.kind == ScalarOperand::Kind::Tensor) {
+      ResolvedView s = resolve(sc.ap, h);
+      requireShape(s, sc.ap, parts, 1, "scalar");
+      const uint8_t* bytes = read(s, b_bytes_, h);
+      decodeBlock(s, bytes, 0, parts, c, scalars_);
+    } else {
+      float f = 0;
+      uint32_t i = 0;
+      if (sc.kind == ScalarOperand::Kind::Reg) {
+        uint32_t low = uint32_t(readReg(inst, sc.reg, h));  // float class: the low 32 bits are an f32
+        f = bitsF32(low);
+        i = low;
+      } else {
+        f = immToF32(sc.imm);
+        i = immToInt(sc.imm, c);
+        h.u64(c == NumClass::Float ? f32Bits(f) : i);
+      }
+      std::fill(scalars_.f.begin(), scalars_.f.end(), f);
+      std::fill(scalars_.i.begin(), scalars_.i.end(), i);
+    }
+    const size_t per = dst.perPartition();
+    elementwise(dst, c, a, read(a, a_bytes_, h), nullptr, nullptr, [&](size_t first, size_t len) {
+      // The block may span partitions: one run per partition.
+      for (size_t i = 0; i < len;) {
+        size_t q = (first + i) / per;
+        size_t end = std::min(len, (q + 1) * per - first);
+        if (c == NumClass::Float) aluF32(inst.alu, a_.f.data() + i, scalars_.f[q], end - i, out_.f.data() + i);
+        else aluInt(inst.alu, a_.i.data() + i, scalars_.i[q], end - i, c, out_.i.data() + i);
+        i = end;
+      }
+    });
+  }
+
+  void reduce(const Instruction& inst, OperandHasher& h) {
+    ResolvedView dst = resolve(inst.dst, h);
+    ResolvedView src = resolve(inst.a, h);
+    requireShape(dst, inst.dst, src.partitions, 1, "reduce destination");
+    NumClass c = aluClass(inst.alu, src.dtype);
+    decode(src, read(src, a_bytes_, h), c, a_);
+    size_t per = src.perPartition();
+    out_.f.resize(c == NumClass::Float ? dst.partitions : 0);
+    out_.i.resize(c == NumClass::Float ? 0 : dst.partitions);
+    for (size_t q = 0; q < dst.partitions; ++q) {
+      if (c == NumClass::Float) out_.f[q] = reduceF32(inst.alu, a_.f.data() + q * per, per);
+      else out_.i[q] = reduceInt(inst.alu, a_.i.data() + q * per, per, c);
+    }
+    write(dst, c, out_);
+  }
+
+  void memset(const Instruction& inst, OperandHasher& h) {
+    ResolvedView dst = resolve(inst.dst, h);
+    NumClass c = classOf(dst.dtype);
+    uint8_t elem[4];
+    if (c == NumClass::Float) storeF32(dst.dtype, elem, immToF32(inst.imm));
+    else storeInt(dst.dtype, elem, immToInt(inst.imm, c), c);
+    out_bytes_.resize(dst.bytes());
+    for (size_t e = 0; e < dst.elements(); ++e) std::memcpy(out_bytes_.data() + e * dst.elem_size, elem, dst.elem_size);
+    scatterView(s_, dst, out_bytes_.data());
+  }
+
+  static bool holds(When w, const LoopPosition* loop) {
+    switch (w) {
+      case When::Never: return false;
+      case When::Always: return true;
+      case When::First: return !loop || loop->first;
+      case When::Last: return !loop || loop->last;
+    }
+    return false;
+  }
+
+  void matmul(const Instruction& inst, const LoopPosition* loop, OperandHasher& h) {
+    ResolvedView acc = resolve(inst.dst, h);
+    ResolvedView stat = resolve(inst.a, h);
+    ResolvedView mov = resolve(inst.b, h);
+    size_t K = stat.partitions, M = stat.perPartition(), N = mov.perPartition();
+    requireShape(mov, inst.b, K, N, "moving");
+    requireShape(acc, inst.dst, M, N, "accumulator");
+    NumClass c = classOf(acc.dtype);
+    decode(stat, read(stat, a_bytes_, h), c, a_);
+    decode(mov, read(mov, b_bytes_, h), c, b_);
+    if (holds(inst.start, loop)) {
+      out_.f.assign(c == NumClass::Float ? acc.elements() : 0, 0.0f);
+      out_.i.assign(c == NumClass::Float ? 0 : acc.elements(), 0u);
+    } else {
+      decode(acc, read(acc, out_bytes_, h), c, out_);
+    }
+    if (c == NumClass::Float)
+      matmulF32(a_.f.data(), b_.f.data(), K, M, N, acc.dtype == DType::BF16, out_.f.data());
+    else
+      matmulInt(a_.i.data(), b_.i.data(), K, M, N, out_.i.data());
+    write(acc, c, out_);
+  }
+
+  void regLoad(const Instruction& inst, OperandHasher& h) {
+    RegId rd = reg(inst, inst.rd);
+    ResolvedView src = resolve(inst.a, h);
+    uint32_t lanes = p_.registers[rd].lanes();
+    if (src.elem_size != 4 || src.elements() != lanes)
+      throw InputError(inst.a.loc, "reg_load needs " + std::to_string(lanes) + " element(s) of 4 bytes, the view has " +
+                                       std::to_string(src.elements()) + " of " + std::to_string(src.elem_size));
+    const uint8_t* bytes = read(src, a_bytes_, h);
+    uint64_t v = 0;
+    for (uint32_t b = 0; b < 4 * lanes; ++b) v |= uint64_t(bytes[b]) << (8 * b);
+    s_.writeReg(rd, v);
+  }
+
+  void regStore(const Instruction& inst, OperandHasher& h) {
+    RegId rs = reg(inst, inst.rs);
+    ResolvedView dst = resolve(inst.dst, h);
+    uint32_t lanes = p_.registers[rs].lanes();
+    if (dst.elem_size != 4 || dst.elements() != lanes)
+      throw InputError(inst.dst.loc, "reg_store needs " + std::to_string(lanes) + " element(s) of 4 bytes, the view has " +
+                                         std::to_string(dst.elements()) + " of " + std::to_string(dst.elem_size));
+    uint64_t v = readReg(inst, rs, h);
+    uint8_t bytes[8];
+    for (uint32_t b = 0; b < 8; ++b) bytes[b] = uint8_t(v >> (8 * b));
+    scatterView(s_, dst, bytes);
+  }
+
+  const Program& p_;
+  Storage& s_;
+  const InterpOptions& o_;
+  const uint64_t max_view_bytes_;
+  InterpResult result_;
+  // Scratch buffers, reused by every instruction.
+  static constexpr size_t kBlock = 2048;
+  std::vector<uint8_t> a_bytes_, b_bytes_, out_bytes_;
+  ClassBuffer a_, b_, out_, scalars_;
+};
+
+// Every tensor's size, checked against the limit before anything is allocated; returns the largest.
+uint64_t checkSizes(const Program& p, const InterpOptions& opts) {
+  unsigned __int128 total = 0;
+  uint64_t largest = 0;
+  for (const Tensor& t : p.tensors) {
+    unsigned __int128 bytes = (unsigned __int128)t.partitions * t.elements * dtypeSize(t.dtype);
+    total += bytes;
+    if (total > opts.max_storage_bytes)
+      throw InputError(t.loc, "the program's tensors need more than the interpreter's limit of " +
+                                  std::to_string(opts.max_storage_bytes) + " bytes");
+    largest = std::max(largest, uint64_t(bytes));
+  }
+  return largest;
+}
+
+}  // namespace
+
+InterpResult interpret(const Program& p, Storage& storage, const InterpOptions& opts) {
+  uint64_t largest = checkSizes(p, opts);
+  return Executor(p, storage, opts, largest).run();
+}
+
+InterpResult interpret(const Program& p, const InterpOptions& opts) {
+  checkSizes(p, opts);
+  PrivateStorage storage(p);
+  return interpret(p, storage, opts);
+}
+
+}  // namespace allocsim

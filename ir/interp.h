@@ -1,0 +1,50 @@
+// The reference interpreter: executes a program, bit-exact (docs/format.md "Semantics", ir/values.h), on any
+// Storage. It trusts nothing: every access pattern is evaluated and checked when it executes, operand shapes
+// are checked, and a run longer than max_steps stops; all of these are InputErrors, never undefined behaviour.
+//
+// Decisions the format leaves open (kept here, in one place):
+// - An operation computes in the class of its first source (copy/act/tt/ts/reduce; matmul: of the PSUM tensor);
+//   see ir/values.h for the class rules of integer-only ALU ops and float-only activations.
+// - All sources are read before the destination is written, so a destination may overlap a source.
+// - reduce folds left from the first element (no identity element); an empty view reduces to 0.
+// - A loop keeps its own counter: the register is set to lo, lo+step, ... at the start of each iteration and to
+//   the first value >= hi when the loop ends; writes to it inside the body do not change the trip count.
+//   start@first / stop@last outside any loop hold (a single execution is both first and last).
+// - Steps: one per executed non-loop instruction and one per loop iteration.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "ir/program.h"
+#include "ir/storage.h"
+
+namespace allocsim {
+
+struct InterpOptions {
+  uint64_t input_seed = 1;
+  uint64_t max_steps = 50'000'000;
+  // The sum of all tensors' sizes; a larger program is rejected before it runs (bounds the memory used).
+  uint64_t max_storage_bytes = uint64_t(1) << 32;
+};
+
+struct OperandRead {
+  uint32_t inst_id;  // Instruction::id
+  uint64_t hash;     // ir/hash.h digest of every value the instruction read, in order
+  bool operator==(const OperandRead&) const = default;
+};
+
+struct InterpResult {
+  std::vector<std::vector<uint8_t>> outputs;  // by TensorId; row-major bytes for `output` tensors, empty otherwise
+  std::vector<OperandRead> reads;            // one per executed non-loop instruction, in execution order
+  uint64_t steps = 0;                        // executed instructions (see above)
+};
+
+// What an instruction's operand hash covers, in this order: the register values of its access patterns' address
+// terms (dst first, then sources in operand order; partition before offset); the register sources of scalar
+// instructions (rs, rt); a ts scalar (its register value, its converted immediate, or its view's bytes); the
+// bytes of each source view; for a matmul without start, the accumulator's bytes last.
+InterpResult interpret(const Program& p, const InterpOptions& opts = {});                 // PrivateStorage
+InterpResult interpret(const Program& p, Storage& storage, const InterpOptions& opts);  // loads inputs first
+
+}  // namespace allocsim

@@ -1,0 +1,77 @@
+#include "ir/view.h"
+
+#include <cstring>
+#include <string>
+
+namespace allocsim {
+namespace {
+
+std::string str(__int128 v) {
+  if (v >= INT64_MIN && v <= INT64_MAX) return std::to_string(int64_t(v));
+  return v < 0 ? "-huge" : "huge";
+}
+
+__int128 evalIndex(const Program& p, Storage& s, const Index& idx, const AccessPattern& ap, OperandHasher& h) {
+  if (idx.isConstant()) return idx.constant;
+  if (idx.reg >= p.registers.size()) throw InputError(ap.loc, "access pattern uses an undeclared register");
+  uint64_t r = s.readReg(idx.reg);
+  h.u64(r);
+  return __int128(idx.constant) + __int128(idx.scale) * __int128(r);  // |.| < 2^127: no overflow
+}
+
+}  // namespace
+
+ResolvedView resolveView(const Program& p, Storage& s, const AccessPattern& ap, uint64_t max_bytes,
+                         OperandHasher& h) {
+  if (ap.tensor >= p.tensors.size()) throw InputError(ap.loc, "access pattern names no tensor");
+  const Tensor& t = p.tensors[ap.tensor];
+  __int128 part = evalIndex(p, s, ap.partition, ap, h);
+  __int128 off = evalIndex(p, s, ap.offset, ap, h);
+  const std::string name = "'" + t.name + "'";
+
+  if (part < 0 || part + ap.partitions > t.partitions)
+    throw InputError(ap.loc, "partitions [" + str(part) + ", " + str(part + ap.partitions) + ") of " + name +
+                                 " out of range: it has " + std::to_string(t.partitions));
+  bool empty = ap.count == 0 || ap.count2 == 0 || ap.partitions == 0;
+  __int128 last = off + (empty ? 0 : __int128(ap.count2 - 1) * ap.step2 + ap.count - 1);
+  if (off < 0 || (empty ? off > t.elements : last >= t.elements))
+    throw InputError(ap.loc, "elements [" + str(off) + ", " + str(last + 1) + ") of " + name +
+                                 " out of range: it has " + std::to_string(t.elements) + " per partition");
+
+  ResolvedView v;
+  v.tensor = ap.tensor;
+  v.dtype = t.dtype;
+  v.elem_size = dtypeSize(t.dtype);
+  v.partition = uint32_t(part);
+  v.partitions = ap.partitions;
+  v.offset = uint64_t(off);
+  v.count = ap.count;
+  v.step2 = ap.step2;
+  v.count2 = ap.count2;
+  // partitions <= 2^32 and perPartition < 2^64 can overflow 64 bits: compare in 128.
+  if (__int128(v.partitions) * v.perPartition() * v.elem_size > max_bytes)
+    throw InputError(ap.loc, "access pattern names " + str(__int128(v.partitions) * v.perPartition()) +
+                                 " elements, more than the interpreter's limit of " + std::to_string(max_bytes) +
+                                 " bytes");
+  return v;
+}
+
+void gatherView(Storage& s, const ResolvedView& v, uint8_t* out) {
+  const size_t run = size_t(v.count) * v.elem_size;
+  if (run == 0) return;
+  for (uint32_t p = 0; p < v.partitions; ++p) {
+    const uint8_t* row = s.row(v.tensor, v.partition + p) + v.offset * v.elem_size;
+    for (uint32_t j = 0; j < v.count2; ++j, out += run) std::memcpy(out, row + size_t(j) * v.step2 * v.elem_size, run);
+  }
+}
+
+void scatterView(Storage& s, const ResolvedView& v, const uint8_t* in) {
+  const size_t run = size_t(v.count) * v.elem_size;
+  if (run == 0) return;
+  for (uint32_t p = 0; p < v.partitions; ++p) {
+    uint8_t* row = s.row(v.tensor, v.partition + p) + v.offset * v.elem_size;
+    for (uint32_t j = 0; j < v.count2; ++j, in += run) std::memmove(row + size_t(j) * v.step2 * v.elem_size, in, run);
+  }
+}
+
+}  // namespace allocsim
