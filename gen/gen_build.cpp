@@ -1,0 +1,203 @@
+// Decisions and program building: the small helpers every statement uses.
+#include <cstdio>
+
+#include "gen/generator.h"
+
+namespace allocsim::gen {
+
+namespace {
+// "t12": formatted into a buffer (GCC 12's -Wrestrict misfires on string concatenation here).
+std::string numbered(const char* prefix, size_t n) {
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "%s%zu", prefix, n);
+  return buf;
+}
+}  // namespace
+
+Generator::Generator(Choices& choices, const GenOptions& opts) : c_(choices), opts_(opts) {
+  prog_.arch = opts.arch;
+  bodies_.emplace_back();
+}
+
+bool Generator::yes(uint32_t percent) { return c_.below(100) >= 100 - std::min<uint32_t>(percent, 100); }
+
+uint64_t Generator::upTo(uint64_t n) { return c_.below(n + 1); }
+
+size_t Generator::weighted(std::initializer_list<uint32_t> weights) {
+  uint64_t total = 0;
+  for (uint32_t w : weights) total += w;
+  uint64_t r = c_.below(total);
+  size_t i = 0;
+  for (uint32_t w : weights) {
+    if (r < w) return i;
+    r -= w;
+    ++i;
+  }
+  // Only when every weight is 0: the first option.
+  return 0;
+}
+
+DType Generator::anyDType() {
+  static const DType kAll[] = {DType::U32, DType::I32, DType::F32, DType::BF16, DType::U16};
+  return kAll[c_.below(std::size(kAll))];
+}
+
+DType Generator::floatOr(bool wantFloat) {
+  if (wantFloat) return yes(50) ? DType::BF16 : DType::F32;
+  return anyDType();
+}
+
+TensorId Generator::addTensor(Space space, uint32_t parts, uint32_t elems, DType dt, const char* prefix) {
+  Tensor t;
+  uint32_t& counter = counters_[space == Space::Psum ? 3 : space == Space::Sbuf ? 2 : prefix[0] == 'o' ? 1 : 0];
+  t.name = numbered(prefix, counter++);
+  t.space = space;
+  t.partitions = parts;
+  t.elements = elems;
+  t.dtype = dt;
+  if (space == Space::Dram) dramBytes_ += t.totalBytes();
+  prog_.tensors.push_back(std::move(t));
+  ts_.emplace_back();
+  return TensorId(prog_.tensors.size() - 1);
+}
+
+RegId Generator::newRegister(uint32_t width) {
+  uint32_t scope = scopes_.empty() ? 0 : scopes_.back().id;
+  // Reusing a dead register gives one register several live ranges, which register allocators must handle.
+  std::vector<RegId> dead;
+  for (RegId r = 0; r < rs_.size(); ++r)
+    if (!rs_[r].defined && prog_.registers[r].width == width) dead.push_back(r);
+  RegId id;
+  if (!dead.empty() && yes(40)) {
+    id = dead[c_.below(dead.size())];
+  } else {
+    Register reg;
+    reg.name = numbered(width == 64 ? "x" : "r", prog_.registers.size());
+    reg.width = width;
+    prog_.registers.push_back(std::move(reg));
+    rs_.emplace_back();
+    id = RegId(prog_.registers.size() - 1);
+  }
+  rs_[id] = RegState{};
+  rs_[id].defined = true;
+  rs_[id].scope = scope;
+  return id;
+}
+
+// Only the fields an opcode uses survive, so a generated program equals its printed-and-parsed form.
+static Instruction canonical(Instruction in) {
+  Instruction out;
+  out.op = in.op;
+  switch (in.op) {
+    case Op::Matmul:
+      out.start = in.start;
+      out.stop = in.stop;
+      out.b = in.b;
+      [[fallthrough]];
+    case Op::Dma:
+    case Op::Copy:
+      out.dst = in.dst;
+      out.a = in.a;
+      break;
+    case Op::Act:
+      out.dst = in.dst;
+      out.a = in.a;
+      out.func = in.func;
+      break;
+    case Op::TT:
+      out.b = in.b;
+      [[fallthrough]];
+    case Op::Reduce:
+      out.dst = in.dst;
+      out.a = in.a;
+      out.alu = in.alu;
+      break;
+    case Op::TS:
+      out.dst = in.dst;
+      out.a = in.a;
+      out.alu = in.alu;
+      out.scalar.kind = in.scalar.kind;
+      if (in.scalar.kind == ScalarOperand::Kind::Imm) out.scalar.imm = in.scalar.imm;
+      if (in.scalar.kind == ScalarOperand::Kind::Reg) out.scalar.reg = in.scalar.reg;
+      if (in.scalar.kind == ScalarOperand::Kind::Tensor) out.scalar.ap = in.scalar.ap;
+      break;
+    case Op::Memset:
+      out.dst = in.dst;
+      out.imm = in.imm;
+      break;
+    case Op::Li:
+      out.rd = in.rd;
+      out.imm = in.imm;
+      break;
+    case Op::Addi:
+      out.imm = in.imm;
+      [[fallthrough]];
+    case Op::Mov:
+      out.rd = in.rd;
+      out.rs = in.rs;
+      break;
+    case Op::Add:
+      out.rd = in.rd;
+      out.rs = in.rs;
+      out.rt = in.rt;
+      break;
+    case Op::RegLoad:
+      out.rd = in.rd;
+      out.a = in.a;
+      break;
+    case Op::RegStore:
+      out.dst = in.dst;
+      out.rs = in.rs;
+      break;
+    case Op::Loop:
+      out.rd = in.rd;
+      out.lo = in.lo;
+      out.hi = in.hi;
+      out.step = in.step;
+      out.body = std::move(in.body);
+      break;
+  }
+  return out;
+}
+
+void Generator::emit(Instruction inst) {
+  ++statements_;
+  bodies_.back().push_back(canonical(std::move(inst)));
+}
+
+static Index shifted(Index i, uint32_t by) {
+  i.constant += by;
+  return i;
+}
+
+AccessPattern Generator::view(const Rect& r, const Geo& g) const {
+  AccessPattern ap;
+  ap.tensor = r.tensor;
+  ap.partition = shifted(g.part, r.p0);
+  ap.partitions = g.parts;
+  ap.offset = shifted(g.off, r.e0);
+  ap.count = g.count;
+  ap.count2 = g.count2;
+  ap.step2 = g.count2 == 1 ? 0 : g.step2;
+  return ap;
+}
+
+AccessPattern Generator::whole(TensorId t) const { return wholeTensor(prog_, t); }
+
+Rect Generator::wholeRect(TensorId t) const {
+  return Rect{t, 0, prog_.tensors[t].partitions, 0, prog_.tensors[t].elements};
+}
+
+uint64_t Generator::trips() const {
+  uint64_t n = 1;
+  for (const Scope& s : scopes_) n *= s.trips;
+  return n;
+}
+
+bool Generator::budgetLeft() const {
+  return statements_ < statementLimit_ && work_ < workLimit_ && dramBytes_ < prog_.arch.dram_limit / 4;
+}
+
+void Generator::charge(uint64_t bytes) { work_ += bytes * trips(); }
+
+}  // namespace allocsim::gen

@@ -1,0 +1,317 @@
+// Compute statements: copy / act / tt / ts (immediate, register or [P,1] tensor scalar) and reduce, on whole
+// tensors, sub-views (partial, register-indexed, second dimension) or piece by piece through a cover plan.
+#include <algorithm>
+#include <array>
+#include <cmath>
+
+#include "gen/generator.h"
+
+namespace allocsim::gen {
+
+namespace {
+constexpr double kIntMag = 4.3e9;  // an integer converted to float can be this large
+
+Immediate intImm(int64_t v) {
+  Immediate i;
+  i.i = v;
+  return i;
+}
+
+Immediate floatImm(double v) {
+  Immediate i;
+  i.is_float = true;
+  i.f = v;
+  return i;
+}
+
+double aluMag(AluOp op, double a, double b) {
+  switch (op) {
+    case AluOp::Add:
+    case AluOp::Sub: return a + b;
+    case AluOp::Mul: return a * b;
+    default: return std::max(a, b);
+  }
+}
+
+double actMag(ActFunc f, double a) {
+  switch (f) {
+    case ActFunc::Square: return a * a;
+    case ActFunc::Exp: return std::exp(std::min(a, 1000.0));
+    case ActFunc::Tanh:
+    case ActFunc::Sigmoid: return 1;
+    default: return a;
+  }
+}
+
+bool boundedAct(ActFunc f) { return f == ActFunc::Tanh || f == ActFunc::Sigmoid; }
+}  // namespace
+
+double Generator::magOf(TensorId t) const { return isFloat(prog_.tensors[t].dtype) ? ts_[t].mag : kIntMag; }
+
+void Generator::noteWrite(TensorId dst, double mag, bool inPlace) {
+  // Repeated in a loop, an in-place update compounds: assume the worst.
+  if (inPlace && trips() > 1) mag = HUGE_VAL;
+  ts_[dst].mag = ts_[dst].full ? std::max(ts_[dst].mag, mag) : mag;
+}
+
+std::optional<AccessPattern> Generator::scalarColumn(DType dt, uint32_t parts, const std::vector<TensorId>& keep) {
+  std::vector<TensorId> cands;
+  for (TensorId t : readable(true))
+    if (prog_.tensors[t].dtype == dt && prog_.tensors[t].partitions >= parts) cands.push_back(t);
+  if (!cands.empty() && yes(80)) {
+    TensorId t = cands[c_.below(cands.size())];
+    return chooseView(t, parts, 1, false);
+  }
+  // A fresh column: a reduction of a readable tensor, or a memset.
+  TensorId col = newPoolTensor(parts, 1, dt, keep);
+  Instruction i;
+  i.dst = whole(col);
+  std::vector<TensorId> srcs;
+  for (TensorId t : readable(true))
+    if (prog_.tensors[t].dtype == dt && prog_.tensors[t].partitions >= parts) srcs.push_back(t);
+  if (!srcs.empty()) {
+    TensorId s = srcs[c_.below(srcs.size())];
+    auto v = chooseView(s, parts, between(1, prog_.tensors[s].elements), true);
+    if (!v) return std::nullopt;
+    i.op = Op::Reduce;
+    i.a = *v;
+    i.alu = yes(50) ? AluOp::Max : AluOp::Min;
+    ts_[col].mag = magOf(s);
+  } else {
+    i.op = Op::Memset;
+    i.imm = isFloat(dt) ? floatImm(0.5) : intImm(3);
+    ts_[col].mag = 0.5;
+  }
+  emit(std::move(i));
+  addToPool(col);
+  return whole(col);
+}
+
+void Generator::elementwiseStatement() {
+  std::vector<TensorId> srcs = readable(true);
+  if (srcs.empty()) return memsetStatement();
+  const TensorId a = srcs[c_.below(srcs.size())];
+  const DType adt = prog_.tensors[a].dtype;
+  const bool fl = isFloat(adt);
+  const Op op = std::array<Op, 4>{Op::Copy, Op::Act, Op::TT, Op::TS}[weighted({6, 6, 8, 8})];
+  DType dstType = op == Op::Copy ? anyDType() : adt;
+
+  // The operation's shape: a sub-view of a (or all of it).
+  uint32_t parts;
+  uint64_t elems;
+  chooseSubShape(a, parts, elems);
+  if (elems * dtypeSize(dstType) > prog_.arch.sbuf_bytes) dstType = adt;  // a widening copy must still fit
+
+  // Destination: a new tensor, or a view of a live tensor of the right dtype (never overlapping a source
+  // except exactly, in place).
+  std::vector<TensorId> dsts;
+  for (TensorId t : pool_)
+    if (prog_.tensors[t].dtype == dstType && prog_.tensors[t].partitions >= parts && prog_.tensors[t].elements >= elems)
+      dsts.push_back(t);
+  const bool intoExisting = !dsts.empty() && yes(35);
+  const bool pieces = yes(40);  // piece by piece through a cover plan, on constant rectangles
+
+  // Operator details.
+  ActFunc func = ActFunc::Identity;
+  if (op == Op::Act) {
+    static const ActFunc kInt[] = {ActFunc::Identity, ActFunc::Relu, ActFunc::Neg, ActFunc::Abs, ActFunc::Square};
+    static const ActFunc kFloat[] = {ActFunc::Identity, ActFunc::Relu, ActFunc::Neg,  ActFunc::Abs,
+                                     ActFunc::Square,   ActFunc::Exp,  ActFunc::Tanh, ActFunc::Sigmoid};
+    func = fl ? kFloat[c_.below(8)] : kInt[c_.below(5)];
+    if (func == ActFunc::Exp && magOf(a) > 20) func = ActFunc::Tanh;
+  }
+  AluOp alu = AluOp::Add;
+  if (op == Op::TT || op == Op::TS) {
+    alu = AluOp(c_.below(fl ? 5 : 10));
+    if (fl && alu == AluOp::Mul && magOf(a) > 1e6) alu = AluOp::Max;
+  }
+
+  Rect ra{a, 0, parts, 0, uint32_t(elems)};
+  std::optional<AccessPattern> va;
+  if (pieces) {
+    ra.p0 = uint32_t(upTo(prog_.tensors[a].partitions - parts));
+    ra.e0 = uint32_t(upTo(prog_.tensors[a].elements - elems));
+  } else {
+    va = chooseView(a, parts, elems, true);
+    if (!va) return;
+  }
+
+  // Second source for tt: same dtype and shape.
+  TensorId b = kNone;
+  Rect rb;
+  std::optional<AccessPattern> vb;
+  if (op == Op::TT) {
+    std::vector<TensorId> bs;
+    for (TensorId t : srcs)
+      if (prog_.tensors[t].dtype == adt && prog_.tensors[t].partitions >= parts && prog_.tensors[t].elements >= elems)
+        bs.push_back(t);
+    b = bs[c_.below(bs.size())];  // a itself always qualifies
+    rb = Rect{b, uint32_t(upTo(prog_.tensors[b].partitions - parts)), parts,
+              uint32_t(upTo(prog_.tensors[b].elements - elems)), uint32_t(elems)};
+    if (!pieces) vb = chooseView(b, parts, elems, true);
+    if (!pieces && !vb) return;
+  }
+
+  // Scalar for ts.
+  ScalarOperand scalar;
+  double smag = 1;
+  std::optional<AccessPattern> column;
+  if (op == Op::TS) {
+    const bool shift = alu == AluOp::Shl || alu == AluOp::Shr;
+    std::optional<RegId> reg = readableReg(32, false);
+    switch (weighted({6, reg && !shift && !fl ? 3u : 0u, shift ? 0u : 3u})) {
+      case 1:
+        scalar.kind = ScalarOperand::Kind::Reg;
+        scalar.reg = *reg;
+        break;
+      case 2:
+        column = scalarColumn(adt, parts, {a, b});
+        if (column) {
+          scalar.kind = ScalarOperand::Kind::Tensor;
+          smag = magOf(column->tensor);
+          break;
+        }
+        [[fallthrough]];
+      default:
+        if (fl) {
+          static const double kFloats[] = {1.0, 0.5, -1.0, 2.0, 0.125, 3.0};
+          scalar.imm = floatImm(kFloats[c_.below(std::size(kFloats))]);
+          smag = std::fabs(scalar.imm.f);
+        } else {
+          scalar.imm = intImm(shift ? int64_t(upTo(7)) : int64_t(upTo(1000)));
+        }
+    }
+  }
+
+  // Destination (chosen after the sources so that making room never retires them).
+  const std::vector<TensorId> keep{a, b, column ? column->tensor : kNone};
+  TensorId d;
+  Rect rd;
+  std::optional<AccessPattern> vd;
+  bool fresh = false;
+  // Making room for a fresh scalar column may have retired some candidates.
+  std::erase_if(dsts, [&](TensorId t) { return std::find(pool_.begin(), pool_.end(), t) == pool_.end(); });
+  if (intoExisting && !dsts.empty()) {
+    d = dsts[c_.below(dsts.size())];
+    rd = Rect{d, uint32_t(upTo(prog_.tensors[d].partitions - parts)), parts,
+              uint32_t(upTo(prog_.tensors[d].elements - elems)), uint32_t(elems)};
+    if (!pieces) vd = chooseView(d, parts, elems, true);
+    if (!pieces && !vd) return;
+  } else {
+    fresh = true;
+    d = newPoolTensor(parts, uint32_t(elems), dstType, keep);
+    rd = wholeRect(d);
+    if (!pieces) vd = whole(d);
+  }
+  // Reads and the write of one tensor must not partly overlap: make them identical (in place).
+  if (d == a) {
+    rd = ra;
+    vd = va;
+  }
+  if (b == d) {
+    rb = rd;
+    vb = vd;
+  }
+  if (column && column->tensor == d) {
+    scalar.kind = ScalarOperand::Kind::Imm;
+    scalar.imm = fl ? floatImm(1.0) : intImm(1);
+    column.reset();
+  }
+
+  double mag = 0;
+  switch (op) {
+    case Op::Copy: mag = magOf(a); break;
+    case Op::Act: mag = actMag(func, magOf(a)); break;
+    case Op::TT: mag = aluMag(alu, magOf(a), magOf(b)); break;
+    default: mag = aluMag(alu, magOf(a), smag);
+  }
+  const bool inPlace = d == a || d == b;
+  if (inPlace && trips() > 1 && func == ActFunc::Exp) {
+    func = ActFunc::Tanh;  // exp of exp of ... overflows
+    mag = 1;
+  }
+
+  auto build = [&](const AccessPattern& dst, const AccessPattern& src, const AccessPattern* second,
+                   const Geo* g) {
+    Instruction i;
+    i.op = op;
+    i.dst = dst;
+    i.a = src;
+    if (second) i.b = *second;
+    i.func = func;
+    i.alu = alu;
+    i.scalar = scalar;
+    if (column) {
+      if (g) {
+        // The column follows the piece's partitions.
+        Geo cg = *g;
+        cg.off = Index{};
+        cg.count = 1;
+        cg.count2 = 1;
+        cg.step2 = 0;
+        Rect rc{column->tensor, uint32_t(column->partition.constant), parts, uint32_t(column->offset.constant), 1};
+        if (column->partition.isConstant() && column->offset.isConstant()) i.scalar.ap = view(rc, cg);
+        else i.scalar.ap = *column;
+      } else {
+        i.scalar.ap = *column;
+      }
+    }
+    charge(uint64_t(dst.partitions) * dst.elementsPerPartition() * 4 * (second ? 3 : 2));
+    emit(std::move(i));
+  };
+
+  if (pieces) {
+    // A register-indexed column cannot follow the pieces: use it only for a whole-rectangle cover.
+    if (column && !(column->partition.isConstant() && column->offset.isConstant())) {
+      scalar.kind = ScalarOperand::Kind::Imm;
+      column.reset();
+    }
+    cover(parts, uint32_t(elems), [&](const Geo& g) {
+      AccessPattern sb = b == kNone ? AccessPattern{} : view(rb, g);
+      build(view(rd, g), view(ra, g), b == kNone ? nullptr : &sb, &g);
+    });
+  } else {
+    build(*vd, *va, vb ? &*vb : nullptr, nullptr);
+  }
+  const bool bounded = op == Op::Act && boundedAct(func);
+  noteWrite(d, bounded ? 1.0 : mag, inPlace && !bounded);
+  if (fresh) addToPool(d);
+}
+
+void Generator::reduceStatement() {
+  std::vector<TensorId> srcs = readable(true);
+  if (srcs.empty()) return memsetStatement();
+  const TensorId a = srcs[c_.below(srcs.size())];
+  const DType dt = prog_.tensors[a].dtype;
+  uint32_t parts;
+  uint64_t elems;
+  chooseSubShape(a, parts, elems);
+  std::optional<AccessPattern> va = chooseView(a, parts, elems, true);
+  if (!va) return;
+  std::vector<TensorId> cols;
+  for (TensorId t : pool_)
+    if (t != a && prog_.tensors[t].dtype == dt && prog_.tensors[t].partitions >= parts) cols.push_back(t);
+  Instruction i;
+  i.op = Op::Reduce;
+  i.a = *va;
+  static const AluOp kOps[] = {AluOp::Add, AluOp::Max, AluOp::Min};
+  i.alu = kOps[c_.below(3)];
+  double mag = i.alu == AluOp::Add ? magOf(a) * double(elems) : magOf(a);
+  TensorId d;
+  bool fresh = cols.empty() || !yes(40);
+  if (fresh) {
+    d = newPoolTensor(parts, 1, dt, {a});
+    i.dst = whole(d);
+  } else {
+    d = cols[c_.below(cols.size())];
+    auto v = chooseView(d, parts, 1, false);
+    if (!v) return;
+    i.dst = *v;
+  }
+  charge(uint64_t(parts) * elems * dtypeSize(dt));
+  emit(std::move(i));
+  noteWrite(d, mag, false);
+  if (fresh) addToPool(d);
+}
+
+}  // namespace allocsim::gen

@@ -1,0 +1,205 @@
+// Loops: opening and closing scopes, the generic loop statement, and cover plans that write a rectangle
+// piece by piece (whole, halves, an interleaved second dimension, loops over tiles and partition groups).
+#include "gen/generator.h"
+
+namespace allocsim::gen {
+
+namespace {
+constexpr uint32_t kMaxDepth = 3;
+constexpr uint32_t kMaxTrips = 8;
+
+std::vector<uint32_t> divisorsIn(uint64_t n, uint32_t lo, uint32_t hi) {
+  std::vector<uint32_t> out;
+  for (uint32_t d = lo; d <= hi && d <= n; ++d)
+    if (n % d == 0) out.push_back(d);
+  return out;
+}
+
+Index regIndex(RegId r, int64_t scale, int64_t constant) {
+  Index i;
+  i.reg = r;
+  i.scale = scale;
+  i.constant = constant;
+  return i;
+}
+}  // namespace
+
+Scope& Generator::openLoop(int64_t lo, int64_t hi, int64_t step) {
+  RegId var = newRegister(32);
+  Scope s;
+  s.id = nextScopeId_++;
+  s.var = var;
+  s.lo = lo;
+  s.hi = hi;
+  s.step = step;
+  s.trips = uint64_t((hi - lo + step - 1) / step);
+  RegState& st = rs_[var];
+  st.scope = s.id;  // the induction variable dies with its loop
+  st.readOnly = true;
+  st.known = true;
+  st.value.terms = {{var, 1}};
+  scopes_.push_back(s);
+  bodies_.emplace_back();
+  return scopes_.back();
+}
+
+void Generator::closeLoop() {
+  Scope s = scopes_.back();
+  if (bodies_.back().empty()) {
+    // A loop needs a body; a scalar op is the cheapest one.
+    Instruction li;
+    li.op = Op::Li;
+    li.rd = newRegister(32);
+    rs_[li.rd].known = true;
+    emit(std::move(li));
+  }
+  Instruction loop;
+  loop.op = Op::Loop;
+  loop.rd = s.var;
+  loop.lo = s.lo;
+  loop.hi = s.hi;
+  loop.step = s.step;
+  loop.body = std::move(bodies_.back());
+  bodies_.pop_back();
+  scopes_.pop_back();
+  for (RegState& r : rs_)
+    if (r.scope == s.id) r = RegState{};
+  emit(std::move(loop));
+}
+
+void Generator::loopStatement() {
+  if (depth() >= kMaxDepth) return;
+  uint64_t tripCount = 1 + upTo(yes(70) ? 3 : kMaxTrips - 1);
+  int64_t lo = yes(20) ? int64_t(between(1, 3)) : 0;
+  int64_t step = yes(20) ? int64_t(between(2, 3)) : 1;
+  int64_t hi = lo + int64_t(tripCount - 1) * step + 1 + int64_t(yes(30) ? upTo(uint64_t(step - 1)) : 0);
+  openLoop(lo, hi, step);
+  uint64_t n = 1 + upTo(3);
+  for (uint64_t i = 0; i < n && budgetLeft(); ++i) statement();
+  closeLoop();
+}
+
+void Generator::cover(uint32_t parts, uint32_t elems, const std::function<void(const Geo&)>& piece) {
+  Geo g;
+  g.parts = parts;
+  g.count = elems;
+  std::vector<uint32_t> elemTiles = divisorsIn(elems, 2, kMaxTrips);
+  std::vector<uint32_t> partTiles = divisorsIn(parts, 2, kMaxTrips);
+  // Interleaved halves: elements j*2c + [0, c) and j*2c + c + [0, c) for j < count2, count2 >= 2.
+  std::vector<uint32_t> interleave;
+  if (elems % 2 == 0)
+    for (uint32_t c : divisorsIn(elems / 2, 1, 64))
+      if (elems / (2 * c) >= 2) interleave.push_back(c);
+  const uint32_t room = kMaxDepth - depth();
+  const size_t kind = weighted({6, parts >= 2 ? 2u : 0u, elems >= 2 ? 2u : 0u, interleave.empty() ? 0u : 2u,
+                                room >= 1 && !elemTiles.empty() ? 4u : 0u, room >= 1 && !partTiles.empty() ? 3u : 0u,
+                                room >= 2 && !elemTiles.empty() && !partTiles.empty() ? 3u : 0u});
+  switch (kind) {
+    case 1: {  // two partition ranges
+      uint32_t a = uint32_t(between(1, parts - 1));
+      Geo h = g;
+      h.parts = a;
+      piece(h);
+      h.part.constant = a;
+      h.parts = parts - a;
+      piece(h);
+      return;
+    }
+    case 2: {  // two element ranges
+      uint32_t a = uint32_t(between(1, elems - 1));
+      Geo h = g;
+      h.count = a;
+      piece(h);
+      h.off.constant = a;
+      h.count = elems - a;
+      piece(h);
+      return;
+    }
+    case 3: {
+      uint32_t c = interleave[c_.below(interleave.size())];
+      Geo h = g;
+      h.count = c;
+      h.step2 = 2 * c;
+      h.count2 = elems / (2 * c);
+      piece(h);
+      h.off.constant = c;
+      piece(h);
+      return;
+    }
+    case 4:
+    case 5:
+    case 6: {
+      const uint32_t base = depth();
+      bool partLoop = kind != 4;
+      bool elemLoop = kind != 5;
+      if (partLoop) {
+        uint32_t k = partTiles[c_.below(partTiles.size())];
+        uint32_t pp = parts / k;
+        if (yes(50)) {
+          openLoop(0, parts, pp);
+          g.part = regIndex(scopes_.back().var, 1, 0);
+        } else {
+          openLoop(0, k, 1);
+          g.part = regIndex(scopes_.back().var, pp, 0);
+        }
+        g.parts = pp;
+      }
+      if (elemLoop) {
+        uint32_t k = elemTiles[c_.below(elemTiles.size())];
+        uint32_t e0 = elems / k;
+        // A third level splits each tile again and adds the two induction variables in a register.
+        std::vector<uint32_t> inner = divisorsIn(k, 2, kMaxTrips);
+        if (depth() + 2 <= kMaxDepth && k >= 4 && !inner.empty() && yes(40)) {
+          uint32_t k2 = inner[c_.below(inner.size())];
+          openLoop(0, elems, int64_t(k2) * e0);
+          RegId a = scopes_.back().var;
+          openLoop(0, int64_t(k2) * e0, e0);
+          RegId b = scopes_.back().var;
+          Instruction add;
+          add.op = Op::Add;
+          add.rs = a;
+          add.rt = b;
+          add.rd = newRegister(32);
+          rs_[add.rd].known = true;
+          rs_[add.rd].value.terms = {{a, 1}, {b, 1}};
+          emit(add);
+          g.off = regIndex(add.rd, 1, 0);
+        } else {
+          switch (weighted({4, 2, 1, 1})) {
+            case 0:
+              openLoop(0, k, 1);
+              g.off = regIndex(scopes_.back().var, e0, 0);
+              break;
+            case 1:
+              openLoop(0, elems, e0);
+              g.off = regIndex(scopes_.back().var, 1, 0);
+              break;
+            case 2:
+              openLoop(1, k + 1, 1);
+              g.off = regIndex(scopes_.back().var, e0, -int64_t(e0));
+              break;
+            default: {  // through a copy of the induction variable
+              openLoop(0, k, 1);
+              Instruction mov;
+              mov.op = Op::Mov;
+              mov.rs = scopes_.back().var;
+              mov.rd = newRegister(32);
+              rs_[mov.rd].known = true;
+              rs_[mov.rd].value.terms = {{mov.rs, 1}};
+              emit(mov);
+              g.off = regIndex(mov.rd, e0, 0);
+            }
+          }
+        }
+        g.count = e0;
+      }
+      piece(g);
+      while (depth() > base) closeLoop();
+      return;
+    }
+    default:
+      piece(g);
+  }
+}
+
+}  // namespace allocsim::gen

@@ -1,0 +1,149 @@
+// Matmul accumulation groups: straight-line groups of several matmuls, K-loops written with start@first /
+// stop@last, groups that open before a loop and close after it, and PSUM tensors of several banks filled
+// one bank-sized piece per group (possibly in a loop over the pieces).
+#include <algorithm>
+
+#include "gen/generator.h"
+
+namespace allocsim::gen {
+
+namespace {
+constexpr uint32_t kMaxDepth = 3;
+
+Index regIndex(RegId r, int64_t scale) {
+  Index i;
+  i.reg = r;
+  i.scale = scale;
+  return i;
+}
+}  // namespace
+
+void Generator::matmulStatement() {
+  const Arch& arch = prog_.arch;
+  const uint32_t P = arch.sbuf_partitions;
+  const DType dt = anyDType();
+  const DType pdt = isFloat(dt) ? DType::F32 : (yes(50) ? DType::I32 : DType::U32);
+  const uint32_t bankElems = arch.psum_bank_bytes / 4;
+  const uint32_t M = yes(60) ? P : uint32_t(between(1, P));
+  // Several banks per tensor, up to half the pressure target, so a few tensors reach the target together.
+  const uint32_t maxPieces = std::clamp<uint32_t>(psumTarget_ / 2, 1, arch.psum_banks);
+  const uint32_t pieces = uint32_t(between(1, maxPieces));
+  const uint32_t N = pieces > 1 ? bankElems : uint32_t(between(1, bankElems));
+  makePsumRoom(pieces);
+  const TensorId ps = addTensor(Space::Psum, M, pieces * N, pdt, "ps");
+  openPsumBanks_ += pieces;
+  ts_[ps].piecesLeft = pieces;
+  double mag = 0;
+
+  auto chooseK = [&] { return yes(60) ? P : uint32_t(between(1, P)); };
+
+  // An SBUF [K, cols] operand of dtype dt: a view of a live tensor, a fresh load, or (in a loop) a tile of a
+  // DRAM input selected by a register-indexed partition slice.
+  auto operand = [&](uint32_t K, uint32_t cols, const std::vector<TensorId>& keep, double& m) -> AccessPattern {
+    std::vector<TensorId> cands;
+    for (TensorId t : pool_)
+      if (prog_.tensors[t].dtype == dt && prog_.tensors[t].partitions >= K && prog_.tensors[t].elements >= cols)
+        cands.push_back(t);
+    switch (weighted({4, cands.empty() ? 0u : 5u, depth() > 0 ? 3u : 0u})) {
+      case 1: {
+        TensorId t = cands[c_.below(cands.size())];
+        if (auto v = chooseView(t, K, cols, true)) {
+          m = magOf(t);
+          return *v;
+        }
+        break;
+      }
+      case 2: {
+        uint32_t rows = K * uint32_t(std::max<uint64_t>(2, scopes_.back().trips));
+        TensorId in = addTensor(Space::Dram, rows, cols, dt, "in");
+        prog_.tensors[in].input = true;
+        ts_[in].full = true;
+        TensorId tile = addTensor(Space::Sbuf, K, cols, dt, "t");
+        Instruction dma;
+        dma.op = Op::Dma;
+        dma.dst = whole(tile);
+        dma.a = whole(in);
+        dma.a.partitions = K;
+        if (auto idx = chooseIndex(rows - K, K)) dma.a.partition = *idx;
+        else dma.a.partition.constant = int64_t(upTo(rows - K));
+        charge(uint64_t(K) * cols * dtypeSize(dt));
+        emit(std::move(dma));
+        ts_[tile].full = true;
+        m = 2;
+        return whole(tile);
+      }
+      default:
+        break;
+    }
+    m = 2;
+    return whole(loadInput(K, cols, dt, keep));
+  };
+
+  auto matmul = [&](const AccessPattern& dst, When start, When stop, double& groupMag) {
+    uint32_t K = chooseK();
+    double ma = 0, mb = 0;
+    AccessPattern stat = operand(K, M, {}, ma);
+    AccessPattern mov = operand(K, N, {stat.tensor}, mb);
+    Instruction i;
+    i.op = Op::Matmul;
+    i.dst = dst;
+    i.a = stat;
+    i.b = mov;
+    i.start = start;
+    i.stop = stop;
+    charge(uint64_t(K) * M * N * 4);
+    emit(std::move(i));
+    groupMag += double(K) * ma * mb * double(trips());
+  };
+
+  auto group = [&](const AccessPattern& dst) {
+    double groupMag = 0;
+    const bool loopOk = depth() < kMaxDepth;
+    switch (weighted({5, loopOk ? 5u : 0u, loopOk ? 2u : 0u})) {
+      case 1: {  // K-loop: start on the first iteration, stop on the last
+        uint64_t kt = 2 + upTo(yes(70) ? 2 : 6);
+        int64_t lo = yes(20) ? 1 : 0;
+        openLoop(lo, lo + int64_t(kt), 1);
+        uint32_t n = 1 + uint32_t(yes(30));
+        for (uint32_t j = 0; j < n; ++j)
+          matmul(dst, j == 0 ? When::First : When::Never, j + 1 == n ? When::Last : When::Never, groupMag);
+        closeLoop();
+        break;
+      }
+      case 2: {  // opened before a loop, accumulated in it, closed after it
+        matmul(dst, When::Always, When::Never, groupMag);
+        openLoop(0, int64_t(1 + upTo(3)), 1);
+        matmul(dst, When::Never, When::Never, groupMag);
+        closeLoop();
+        matmul(dst, When::Never, When::Always, groupMag);
+        break;
+      }
+      default: {
+        uint32_t n = 1 + uint32_t(upTo(2));
+        for (uint32_t j = 0; j < n; ++j)
+          matmul(dst, j == 0 ? When::Always : When::Never, j + 1 == n ? When::Always : When::Never, groupMag);
+      }
+    }
+    mag = std::max(mag, groupMag);
+  };
+
+  AccessPattern dst = whole(ps);
+  dst.count = N;
+  if (pieces > 1 && depth() < kMaxDepth && yes(40)) {
+    openLoop(0, pieces, 1);
+    dst.offset = regIndex(scopes_.back().var, bankElems);
+    group(dst);
+    closeLoop();
+  } else {
+    for (uint32_t j = 0; j < pieces; ++j) {
+      dst.offset.constant = int64_t(j) * bankElems;
+      group(dst);
+    }
+  }
+  openPsumBanks_ -= pieces;
+  ts_[ps].piecesLeft = 0;
+  ts_[ps].mag = isFloat(pdt) ? mag : 0;
+  addToPool(ps);
+}
+
+}  // namespace allocsim::gen

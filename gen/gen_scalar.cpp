@@ -1,0 +1,188 @@
+// Scalar statements: li / addi / add / mov on 32- and 64-bit registers, reg_store / reg_load round trips
+// through SBUF, and ts with a register scalar. The generator tracks the values it knows (constants and
+// affine functions of loop variables), which chooseIndex then uses for register-indexed views.
+#include <algorithm>
+#include <cmath>
+
+#include "gen/generator.h"
+
+namespace allocsim::gen {
+
+namespace {
+constexpr int64_t kKnownLimit = int64_t(1) << 30;
+
+Immediate intImm(int64_t v) {
+  Immediate i;
+  i.i = v;
+  return i;
+}
+
+// a + b, merging the loop-variable terms.
+Affine plus(const Affine& a, const Affine& b) {
+  Affine r = a;
+  r.constant += b.constant;
+  for (const auto& [var, coef] : b.terms) {
+    auto it = std::find_if(r.terms.begin(), r.terms.end(), [&](const auto& t) { return t.first == var; });
+    if (it == r.terms.end()) r.terms.push_back({var, coef});
+    else it->second += coef;
+  }
+  std::erase_if(r.terms, [](const auto& t) { return t.second == 0; });
+  return r;
+}
+}  // namespace
+
+std::optional<RegId> Generator::readableReg(uint32_t width, bool knownOnly) {
+  std::vector<RegId> cands;
+  for (RegId r = 0; r < rs_.size(); ++r)
+    if (rs_[r].defined && prog_.registers[r].width == width && (!knownOnly || rs_[r].known)) cands.push_back(r);
+  if (cands.empty()) return std::nullopt;
+  return cands[c_.below(cands.size())];
+}
+
+void Generator::scalarStatement() {
+  const uint32_t scope = scopes_.empty() ? 0 : scopes_.back().id;
+  // A destination: a register written in this scope before (so every iteration redefines it the same
+  // way), or a new one.
+  auto dest = [&](uint32_t width) -> RegId {
+    std::vector<RegId> own;
+    for (RegId r = 0; r < rs_.size(); ++r)
+      if (rs_[r].defined && !rs_[r].readOnly && rs_[r].scope == scope && prog_.registers[r].width == width)
+        own.push_back(r);
+    if (!own.empty() && yes(25)) return own[c_.below(own.size())];
+    return newRegister(width);
+  };
+  // The tracked value after a write: known only if it stays a small non-negative 32-bit number.
+  auto setValue = [&](RegId rd, bool known, const Affine& v) {
+    RegState& s = rs_[rd];
+    s.defined = true;
+    s.known = false;
+    s.value = Affine{};
+    if (!known || prog_.registers[rd].width != 32) return;
+    s.value = v;
+    s.known = true;
+    int64_t lo, hi;
+    if (!regRange(rd, lo, hi) || hi >= kKnownLimit) {
+      s.known = false;
+      s.value = Affine{};
+    }
+  };
+
+  const uint64_t n = 1 + upTo(3);
+  for (uint64_t k = 0; k < n && budgetLeft(); ++k) {
+    const uint32_t width = yes(30) ? 64 : 32;
+    std::optional<RegId> src = readableReg(width, false);
+    std::optional<RegId> src2 = readableReg(width, false);
+    std::vector<TensorId> words;  // live SBUF tensors with 4-byte elements a register can round-trip through
+    for (TensorId t : pool_)
+      if (dtypeSize(prog_.tensors[t].dtype) == 4 && prog_.tensors[t].elements >= width / 32) words.push_back(t);
+    std::vector<TensorId> tsTargets;
+    for (TensorId t : pool_)
+      if (!isFloat(prog_.tensors[t].dtype)) tsTargets.push_back(t);
+    std::optional<RegId> reg32 = readableReg(32, false);
+    switch (weighted({6, src ? 4u : 0u, src ? 3u : 0u, src ? 2u : 0u, src ? 4u : 0u,
+                      reg32 && !tsTargets.empty() ? 3u : 0u})) {
+      case 1: {  // addi
+        Instruction i;
+        i.op = Op::Addi;
+        i.rs = *src;
+        int64_t imm = int64_t(upTo(16));
+        if (yes(15)) imm = -imm;
+        i.imm = intImm(imm);
+        Affine v = rs_[*src].value;
+        bool known = rs_[*src].known;
+        v.constant += imm;
+        i.rd = dest(width);
+        setValue(i.rd, known, v);
+        emit(std::move(i));
+        break;
+      }
+      case 2: {  // add
+        Instruction i;
+        i.op = Op::Add;
+        i.rs = *src;
+        i.rt = *src2;
+        bool known = rs_[*src].known && rs_[*src2].known;
+        Affine v = plus(rs_[*src].value, rs_[*src2].value);
+        i.rd = dest(width);
+        setValue(i.rd, known, v);
+        emit(std::move(i));
+        break;
+      }
+      case 3: {  // mov
+        Instruction i;
+        i.op = Op::Mov;
+        i.rs = *src;
+        bool known = rs_[*src].known;
+        Affine v = rs_[*src].value;
+        i.rd = dest(width);
+        setValue(i.rd, known, v);
+        emit(std::move(i));
+        break;
+      }
+      case 4: {  // reg_store then reg_load through one (or two, for 64 bits) SBUF words
+        const uint32_t lanes = width / 32;
+        TensorId t;
+        if (words.empty()) {
+          t = newPoolTensor(1, 2 + uint32_t(upTo(6)), yes(50) ? DType::I32 : DType::U32, {});
+          Instruction ms;
+          ms.op = Op::Memset;
+          ms.dst = whole(t);
+          ms.imm = intImm(0);
+          emit(std::move(ms));
+          addToPool(t);
+        } else {
+          t = words[c_.below(words.size())];
+        }
+        std::optional<AccessPattern> v = chooseView(t, 1, lanes, false);
+        if (!v) break;
+        Instruction st;
+        st.op = Op::RegStore;
+        st.dst = *v;
+        st.rs = *src;
+        emit(std::move(st));
+        // Integer bits in a float tensor can be anything, NaN included.
+        if (isFloat(prog_.tensors[t].dtype)) ts_[t].mag = HUGE_VAL;
+        if (!yes(80)) break;
+        Instruction ld;
+        ld.op = Op::RegLoad;
+        ld.a = *v;
+        ld.rd = dest(width);
+        setValue(ld.rd, false, {});
+        emit(std::move(ld));
+        break;
+      }
+      case 5: {  // ts with a register scalar, in place on an integer tensor
+        TensorId t = tsTargets[c_.below(tsTargets.size())];
+        uint32_t parts;
+        uint64_t elems;
+        chooseSubShape(t, parts, elems);
+        std::optional<AccessPattern> v = chooseView(t, parts, elems, true);
+        if (!v) break;
+        Instruction i;
+        i.op = Op::TS;
+        i.dst = *v;
+        i.a = *v;
+        i.scalar.kind = ScalarOperand::Kind::Reg;
+        i.scalar.reg = *reg32;
+        static const AluOp kOps[] = {AluOp::Add, AluOp::Sub, AluOp::Xor, AluOp::Max, AluOp::Min, AluOp::Or};
+        i.alu = kOps[c_.below(std::size(kOps))];
+        charge(uint64_t(parts) * elems * 8);
+        emit(std::move(i));
+        break;
+      }
+      default: {  // li
+        Instruction i;
+        i.op = Op::Li;
+        int64_t imm = int64_t(upTo(width == 64 && yes(50) ? (uint64_t(1) << 40) : 64));
+        i.imm = intImm(imm);
+        i.rd = dest(width);
+        Affine v;
+        v.constant = imm;
+        setValue(i.rd, true, v);
+        emit(std::move(i));
+      }
+    }
+  }
+}
+
+}  // namespace allocsim::gen

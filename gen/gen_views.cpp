@@ -1,0 +1,122 @@
+// Views: register ranges, register-indexed starts that stay in bounds on every iteration, and sub-views
+// (partial partitions, partial elements, a second dimension).
+#include <algorithm>
+
+#include "gen/generator.h"
+
+namespace allocsim::gen {
+
+namespace {
+constexpr int64_t kMaxIndexValue = int64_t(1) << 30;  // keeps register values far from unsigned wrap
+}
+
+bool Generator::regRange(RegId r, int64_t& lo, int64_t& hi) const {
+  const RegState& s = rs_[r];
+  if (!s.defined || !s.known || prog_.registers[r].width != 32) return false;
+  lo = hi = s.value.constant;
+  for (const auto& [var, coef] : s.value.terms) {
+    const Scope* scope = nullptr;
+    for (const Scope& sc : scopes_)
+      if (sc.var == var) scope = &sc;
+    if (!scope) return false;
+    int64_t a = coef * scope->lo, b = coef * scope->last();
+    lo += std::min(a, b);
+    hi += std::max(a, b);
+  }
+  return lo >= 0 && hi < kMaxIndexValue;
+}
+
+std::optional<Index> Generator::chooseIndex(uint64_t limit, uint64_t preferredScale) {
+  std::vector<std::pair<RegId, std::pair<int64_t, int64_t>>> candidates;
+  for (RegId r = 0; r < rs_.size(); ++r) {
+    int64_t lo, hi;
+    if (regRange(r, lo, hi)) candidates.push_back({r, {lo, hi}});
+  }
+  if (candidates.empty() || limit > uint64_t(kMaxIndexValue)) return std::nullopt;
+  // Prefer the innermost loop's variable: that is what tiles a tensor.
+  size_t pick = candidates.size() - 1;
+  if (yes(40)) pick = c_.below(candidates.size());
+  auto [reg, range] = candidates[pick];
+  auto [vlo, vhi] = range;
+  const int64_t lim = int64_t(limit);
+  int64_t scale;
+  if (vhi == vlo) {
+    scale = int64_t(between(1, 4));
+  } else {
+    int64_t maxScale = lim / (vhi - vlo);
+    if (maxScale < 1) return std::nullopt;
+    scale = (preferredScale >= 1 && int64_t(preferredScale) <= maxScale && !yes(25)) ? int64_t(preferredScale)
+                                                                                  : int64_t(between(1, maxScale));
+  }
+  int64_t cmin, cmax;
+  if (yes(10)) {
+    // A descending walk: value = c - scale * reg stays in [0, limit] for reg in [vlo, vhi].
+    cmin = scale * vhi;
+    cmax = lim + scale * vlo;
+    scale = -scale;
+  } else {
+    cmin = -scale * vlo;
+    cmax = lim - scale * vhi;
+  }
+  if (cmin > cmax) return std::nullopt;
+  Index idx;
+  idx.reg = reg;
+  idx.scale = scale;
+  idx.constant = cmin + int64_t(yes(30) ? upTo(uint64_t(cmax - cmin)) : 0);
+  return idx;
+}
+
+static std::vector<uint32_t> divisors(uint64_t n, uint32_t lo, uint32_t hi) {
+  std::vector<uint32_t> out;
+  for (uint32_t d = lo; d <= hi && d <= n; ++d)
+    if (n % d == 0) out.push_back(d);
+  return out;
+}
+
+std::optional<AccessPattern> Generator::chooseView(TensorId t, uint32_t parts, uint64_t elems, bool allowStrided) {
+  const Tensor& T = prog_.tensors[t];
+  if (parts == 0 || elems == 0 || parts > T.partitions || elems > T.elements) return std::nullopt;
+  AccessPattern ap;
+  ap.tensor = t;
+  ap.partitions = parts;
+  if (parts < T.partitions) {
+    std::optional<Index> idx;
+    if (depth() > 0 && yes(40)) idx = chooseIndex(T.partitions - parts, parts);
+    if (idx) ap.partition = *idx;
+    else ap.partition.constant = int64_t(upTo(T.partitions - parts));
+  }
+  uint64_t span = elems;
+  ap.count = uint32_t(elems);
+  if (allowStrided && elems >= 2 && yes(25)) {
+    std::vector<uint32_t> ds = divisors(elems, 2, 16);
+    if (!ds.empty()) {
+      uint32_t count2 = ds[c_.below(ds.size())];
+      uint64_t count = elems / count2;
+      uint64_t maxStep = (T.elements - count) / (count2 - 1);
+      if (maxStep >= count) {
+        ap.count = uint32_t(count);
+        ap.count2 = count2;
+        ap.step2 = uint32_t(count + upTo(std::min<uint64_t>(maxStep - count, 4 * count)));
+        span = uint64_t(count2 - 1) * ap.step2 + count;
+      }
+    }
+  }
+  if (span < T.elements) {
+    std::optional<Index> idx;
+    if (depth() > 0 && yes(50)) idx = chooseIndex(T.elements - span, span);
+    if (idx) ap.offset = *idx;
+    else ap.offset.constant = int64_t(upTo(T.elements - span));
+  }
+  return ap;
+}
+
+void Generator::chooseSubShape(TensorId t, uint32_t& parts, uint64_t& elems) {
+  const Tensor& T = prog_.tensors[t];
+  parts = T.partitions;
+  elems = T.elements;
+  if (!yes(45)) return;
+  if (yes(50)) parts = uint32_t(between(1, T.partitions));
+  elems = between(1, T.elements);
+}
+
+}  // namespace allocsim::gen

@@ -1,0 +1,24 @@
+// The random program generator (DESIGN.md section 5): builds a well-formed program (docs/format.md,
+// "Well-formedness") from a stream of decisions. Every decision goes through a Choices, so the same
+// generator serves `allocsim gen --seed`, libFuzzer byte strings and RapidCheck shrinking. A choice of 0
+// always means "stop adding / smallest / first option", so an exhausted byte string gives a small program.
+#pragma once
+
+#include <cstdint>
+
+#include "gen/choices.h"
+#include "ir/arch.h"
+#include "ir/program.h"
+
+namespace allocsim {
+
+struct GenOptions {
+  Arch arch;                // usually archPreset("tiny") or ("gen2")
+  uint32_t size = 20;       // rough number of top-level statements
+  uint32_t pressure = 100;  // percent: peak simultaneously-live SBUF (and PSUM) demand relative to capacity; >100 forces spills
+};
+
+// Always returns a well-formed program; deterministic in the choices; terminates for any choice stream.
+Program generateProgram(Choices& choices, const GenOptions& opts);
+
+}  // namespace allocsim

@@ -1,0 +1,164 @@
+// The generator's internal state (not a public interface: use gen/generate.h). generateProgram builds a
+// program constructively, statement by statement, and tracks what makes a statement legal at each point:
+// which tensors are fully written (nothing reads unwritten memory), which PSUM pieces still await a
+// closed accumulation group, which registers hold values it knows (register-indexed views stay in range),
+// and which SBUF / PSUM tensors are live (so peak demand follows GenOptions::pressure).
+// The members are implemented across gen/gen_*.cpp, one concern per file.
+#pragma once
+
+#include <functional>
+#include <initializer_list>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gen/generate.h"
+
+namespace allocsim::gen {
+
+// A register value the generator knows: constant + sum(coefficient * induction variable of an enclosing loop).
+struct Affine {
+  int64_t constant = 0;
+  std::vector<std::pair<RegId, int64_t>> terms;
+};
+
+struct RegState {
+  bool defined = false;
+  bool known = false;     // the value is `value` (32-bit registers only)
+  bool readOnly = false;  // a loop's induction variable
+  uint32_t scope = 0;     // the loop whose body defined it (0 = top level); it is dead once that loop ends
+  Affine value;
+};
+
+struct TensorState {
+  bool full = false;  // every element written
+  // A bound on |value| for float data, so exp is applied to small values only (outputs stay finite).
+  double mag = 0;
+  uint32_t piecesLeft = 0;  // PSUM: bank-sized pieces still waiting for a closed accumulation group
+};
+
+struct Scope {
+  uint32_t id = 0;
+  RegId var = kNone;
+  int64_t lo = 0, hi = 0, step = 1;
+  uint64_t trips = 1;
+  int64_t last() const { return lo + int64_t(trips - 1) * step; }
+};
+
+// The geometry of a view relative to a rectangle's origin: which partitions and elements one instruction
+// touches. Every tensor an instruction touches uses the same geometry, shifted to where its rectangle lies.
+struct Geo {
+  Index part;
+  uint32_t parts = 0;
+  Index off;
+  uint32_t count = 0;
+  uint32_t step2 = 0;
+  uint32_t count2 = 1;
+  uint64_t elements() const { return uint64_t(count) * count2; }
+};
+
+// A rectangle of a tensor: partitions [p0, p0 + parts), elements [e0, e0 + elems).
+struct Rect {
+  TensorId tensor = kNone;
+  uint32_t p0 = 0, parts = 0;
+  uint32_t e0 = 0, elems = 0;
+};
+
+class Generator {
+ public:
+  Generator(Choices& choices, const GenOptions& opts);
+  Program run();
+
+  // --- decisions (gen_generator.cpp); 0 always picks the smaller / simpler / first option
+  bool yes(uint32_t percent);               // true with `percent` probability; false on choice 0
+  uint64_t upTo(uint64_t n);                // [0, n]
+  uint64_t between(uint64_t lo, uint64_t hi) { return lo + upTo(hi - lo); }
+  size_t weighted(std::initializer_list<uint32_t> weights);  // an index; weight 0 = unavailable
+  DType anyDType();
+  DType floatOr(bool wantFloat);
+
+  // --- building (gen_generator.cpp)
+  TensorId addTensor(Space space, uint32_t parts, uint32_t elems, DType dt, const char* prefix);
+  RegId newRegister(uint32_t width);  // a register defined from now on, in the current scope
+  void emit(Instruction inst);
+  AccessPattern view(const Rect& r, const Geo& g) const;
+  AccessPattern whole(TensorId t) const;
+  Rect wholeRect(TensorId t) const;
+  const Tensor& tensor(TensorId t) const { return prog_.tensors[t]; }
+  uint32_t depth() const { return uint32_t(scopes_.size()); }
+  uint64_t trips() const;  // product of the enclosing loops' trip counts
+  bool budgetLeft() const;
+  void charge(uint64_t bytes);  // interpretation work, so big machines get bounded programs
+
+  // --- the statement menu (generate.cpp)
+  void statement();
+
+  // --- loops (gen_loops.cpp)
+  Scope& openLoop(int64_t lo, int64_t hi, int64_t step);
+  void closeLoop();
+  void loopStatement();
+  // Splits a [parts, elems] rectangle into pieces (whole, halves, interleaved second dimension, loops over
+  // element tiles / partition groups, nested) and calls piece(g) for each, inside the loops it opens.
+  void cover(uint32_t parts, uint32_t elems, const std::function<void(const Geo&)>& piece);
+
+  // --- registers and views (gen_views.cpp)
+  bool regRange(RegId r, int64_t& lo, int64_t& hi) const;
+  std::optional<Index> chooseIndex(uint64_t limit, uint64_t preferredScale);
+  // A view of `shape` inside tensor t (constant, register-indexed or with a second dimension); nullopt if
+  // it does not fit.
+  std::optional<AccessPattern> chooseView(TensorId t, uint32_t parts, uint64_t elems, bool allowStrided);
+  // Shape of a view of t: the whole tensor on choice 0.
+  void chooseSubShape(TensorId t, uint32_t& parts, uint64_t& elems);
+
+  // --- memory and pressure (gen_memory.cpp)
+  void chooseShape(DType dt, uint32_t& parts, uint32_t& elems);
+  TensorId newPoolTensor(uint32_t parts, uint32_t elems, DType dt, const std::vector<TensorId>& keep);
+  void addToPool(TensorId t);  // t is now fully written and may be read
+  void makeRoom(uint64_t bytes, const std::vector<TensorId>& keep);
+  void makePsumRoom(uint32_t banks);
+  void retire(size_t poolIndex);
+  void evacuatePsum(size_t psumIndex);
+  void storeToOutput(TensorId t);
+  void memsetStatement();
+  void loadStatement();
+  TensorId loadInput(uint32_t parts, uint32_t elems, DType dt, const std::vector<TensorId>& keep);
+  void flush();
+  std::vector<TensorId> readable(bool psumToo) const;
+  uint32_t psumBanks(TensorId t) const;
+
+  // --- compute (gen_compute.cpp)
+  void elementwiseStatement();
+  void reduceStatement();
+  std::optional<AccessPattern> scalarColumn(DType dt, uint32_t parts, const std::vector<TensorId>& keep);
+  void noteWrite(TensorId dst, double mag, bool inPlace);
+  double magOf(TensorId t) const;
+
+  // --- matmul (gen_matmul.cpp)
+  void matmulStatement();
+
+  // --- scalar (gen_scalar.cpp)
+  void scalarStatement();
+  std::optional<RegId> readableReg(uint32_t width, bool knownOnly);
+
+  Choices& c_;
+  GenOptions opts_;
+  Program prog_;
+  std::vector<TensorState> ts_;
+  std::vector<RegState> rs_;
+  std::vector<Scope> scopes_;
+  std::vector<std::vector<Instruction>> bodies_;  // bodies_[0] = program body, then one per open loop
+  uint32_t nextScopeId_ = 1;
+  std::vector<TensorId> pool_;      // full SBUF tensors that may still be read (the live set)
+  std::vector<TensorId> psumPool_;  // closed PSUM tensors not yet evacuated
+  uint64_t poolBytes_ = 0;
+  uint32_t openPsumBanks_ = 0;  // banks of PSUM tensors with groups still open
+  uint64_t sbufTarget_ = 0;     // pressure% of SBUF capacity, bytes
+  uint32_t psumTarget_ = 1;     // pressure% of PSUM banks
+  uint32_t poolSlots_ = 2;      // roughly how many tensors share the target
+  uint64_t work_ = 0, workLimit_ = 0;
+  uint64_t dramBytes_ = 0;
+  uint32_t statements_ = 0, statementLimit_ = 0;
+  uint32_t counters_[4] = {};  // name counters: inputs, outputs, sbuf, psum
+};
+
+}  // namespace allocsim::gen

@@ -1,0 +1,211 @@
+#include "gen/generate.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <string>
+
+#include "ir/check.h"
+#include "ir/parse.h"
+#include "ir/print.h"
+
+namespace allocsim {
+namespace {
+
+Program generate(uint64_t seed, const char* arch, uint32_t size, uint32_t pressure) {
+  SeededChoices c(seed);
+  return generateProgram(c, GenOptions{*archPreset(arch), size, pressure});
+}
+
+// Every property a generated program must have: well-formed, and equal to its printed-then-parsed form.
+void expectValid(const Program& p, const std::string& what) {
+  std::vector<Diagnostic> diags = checkProgram(p);
+  std::string text = printProgram(p);
+  ASSERT_TRUE(diags.empty()) << what << ": " << formatDiagnostic("generated", diags[0]) << "\n" << text;
+  Program back = parseProgram(text);
+  ASSERT_TRUE(back == p) << what << ": round trip changed the program\n" << text;
+}
+
+// A choice stream that always takes the last option: the opposite extreme of an exhausted byte string.
+class MaxChoices : public Choices {
+ public:
+  uint64_t below(uint64_t n) override { return n == 0 ? 0 : n - 1; }
+};
+
+size_t instructionCount(const Program& p) {
+  size_t n = 0;
+  forEachInstruction(p.body, [&](const Instruction&) { ++n; });
+  return n;
+}
+
+TEST(Generate, SameSeedGivesTheSameProgram) {
+  for (uint64_t seed : {0u, 1u, 77u, 12345u}) {
+    Program a = generate(seed, "tiny", 30, 100);
+    Program b = generate(seed, "tiny", 30, 100);
+    EXPECT_TRUE(a == b) << seed;
+    EXPECT_EQ(printProgram(a), printProgram(b));
+  }
+  EXPECT_NE(printProgram(generate(1, "tiny", 30, 100)), printProgram(generate(2, "tiny", 30, 100)));
+}
+
+TEST(Generate, TinyProgramsAreWellFormedAndRoundTrip) {
+  // 9,900 programs: sizes 5..60, pressures from light to spilling.
+  const uint32_t pressures[] = {50, 100, 150, 200};
+  for (uint64_t seed = 0; seed < 9900; ++seed) {
+    uint32_t size = 5 + uint32_t(seed % 56), pressure = pressures[seed % 4];
+    Program p = generate(seed, "tiny", size, pressure);
+    expectValid(p, "tiny seed " + std::to_string(seed) + " size " + std::to_string(size));
+    if (HasFatalFailure()) return;
+  }
+}
+
+TEST(Generate, Gen2ProgramsAreWellFormedAndRoundTrip) {
+  for (uint64_t seed = 0; seed < 100; ++seed) {
+    uint32_t size = 5 + uint32_t(seed % 11);
+    Program p = generate(seed, "gen2", size, seed % 2 ? 100 : 50);
+    expectValid(p, "gen2 seed " + std::to_string(seed));
+    if (HasFatalFailure()) return;
+  }
+}
+
+TEST(Generate, ExhaustedBytesGiveTheSmallestProgram) {
+  ByteChoices none(nullptr, 0);
+  Program p = generateProgram(none, GenOptions{*archPreset("tiny"), 40, 100});
+  expectValid(p, "empty input");
+  EXPECT_EQ(printProgram(p),
+            "arch tiny\n"
+            "sbuf t0 [1, 1] u32\n"
+            "dram out0 [1, 1] u32 output\n"
+            "\n"
+            "memset t0, 0\n"
+            "dma out0, t0\n");
+}
+
+TEST(Generate, RandomBytesGiveWellFormedPrograms) {
+  SeededChoices bytes(99);
+  for (int i = 0; i < 500; ++i) {
+    std::vector<uint8_t> data(bytes.below(2048));
+    for (uint8_t& b : data) b = uint8_t(bytes.below(256));
+    ByteChoices c(data.data(), data.size());
+    Program p = generateProgram(c, GenOptions{*archPreset(i % 5 == 0 ? "gen2" : "tiny"), 20, 100});
+    expectValid(p, "byte string " + std::to_string(i));
+    if (HasFatalFailure()) return;
+  }
+}
+
+TEST(Generate, ShortByteStringsGiveSmallPrograms) {
+  // Fewer decisions available, fewer instructions: the fuzzer's small inputs stay small.
+  const uint8_t few[] = {7, 3, 200, 1};
+  ByteChoices c(few, sizeof few);
+  Program small = generateProgram(c, GenOptions{*archPreset("tiny"), 40, 100});
+  expectValid(small, "short input");
+  EXPECT_LT(instructionCount(small), instructionCount(generate(5, "tiny", 40, 100)));
+}
+
+TEST(Generate, TerminatesWhenEveryChoiceIsTheLast) {
+  for (const char* arch : {"tiny", "gen2"}) {
+    MaxChoices c;
+    Program p = generateProgram(c, GenOptions{*archPreset(arch), 60, 300});
+    expectValid(p, std::string("max choices on ") + arch);
+  }
+}
+
+// Peak demand from a plain liveness walk, independent of the generator's own bookkeeping: a tensor is live
+// from the first instruction (in preorder) that names it to the last one. SBUF in bytes, PSUM in banks, both
+// relative to capacity.
+std::pair<double, double> peakDemand(const Program& p) {
+  const size_t n = p.tensors.size();
+  std::vector<int64_t> first(n, -1), last(n, -1);
+  int64_t at = 0;
+  forEachInstruction(p.body, [&](const Instruction& i) {
+    for (const AccessPattern* ap : {&i.dst, &i.a, &i.b, &i.scalar.ap}) {
+      if (ap->tensor == kNone) continue;
+      if (first[ap->tensor] < 0) first[ap->tensor] = at;
+      last[ap->tensor] = at;
+    }
+    ++at;
+  });
+  double sbuf = 0, psum = 0;
+  for (int64_t x = 0; x < at; ++x) {
+    double s = 0, b = 0;
+    for (size_t t = 0; t < n; ++t) {
+      if (first[t] < 0 || x < first[t] || x > last[t]) continue;
+      const Tensor& T = p.tensors[t];
+      if (T.space == Space::Sbuf) s += double(T.totalBytes());
+      if (T.space == Space::Psum) b += double((T.bytesPerPartition() + p.arch.psum_bank_bytes - 1) / p.arch.psum_bank_bytes);
+    }
+    sbuf = std::max(sbuf, s);
+    psum = std::max(psum, b);
+  }
+  return {sbuf / (double(p.arch.sbuf_partitions) * p.arch.sbuf_bytes), psum / p.arch.psum_banks};
+}
+
+TEST(Generate, PressureSetsPeakDemand) {
+  double sbuf50 = 0, sbuf200 = 0, psum50 = 0, psum200 = 0;
+  const int n = 200;
+  for (uint64_t seed = 0; seed < n; ++seed) {
+    auto [s50, p50] = peakDemand(generate(seed, "tiny", 20, 50));
+    auto [s200, p200] = peakDemand(generate(seed, "tiny", 20, 200));
+    sbuf50 += s50 / n, psum50 += p50 / n, sbuf200 += s200 / n, psum200 += p200 / n;
+  }
+  // About pressure% of capacity on average; 200 forces SBUF spills.
+  EXPECT_GT(sbuf50, 0.35);
+  EXPECT_LT(sbuf50, 0.7);
+  EXPECT_GT(sbuf200, 1.5);
+  EXPECT_GT(psum200, 1.0);
+  EXPECT_GT(sbuf200, 2 * sbuf50);
+  EXPECT_GT(psum200, 2 * psum50);
+}
+
+TEST(Generate, EveryFeatureIsReachedOften) {
+  const int n = 400;
+  std::map<std::string, int> seen;
+  for (uint64_t seed = 0; seed < n; ++seed) {
+    Program p = generate(seed, "tiny", 20 + uint32_t(seed % 20), 100);
+    std::set<std::string> f;
+    for (const Tensor& t : p.tensors) {
+      f.insert(std::string("dtype ") + dtypeName(t.dtype));
+      if (t.space != Space::Dram && t.partitions < p.arch.sbuf_partitions) f.insert("partial-partition tensor");
+      if (t.input) f.insert("input");
+      if (t.output) f.insert("output");
+    }
+    for (const Register& r : p.registers)
+      if (r.width == 64) f.insert("64-bit register");
+    auto walk = [&](auto& self, const std::vector<Instruction>& body, int depth) -> void {
+      for (const Instruction& i : body) {
+        f.insert(std::string("op ") + opName(i.op));
+        if (i.op == Op::Loop) {
+          f.insert("loop depth " + std::to_string(depth + 1));
+          self(self, i.body, depth + 1);
+        }
+        if (i.op == Op::Matmul && i.start == When::First && i.stop == When::Last) f.insert("K-loop");
+        if (i.op == Op::Matmul && i.start == When::Never) f.insert("matmul accumulates");
+        if (i.op == Op::TS) f.insert("ts scalar kind " + std::to_string(int(i.scalar.kind)));
+        if (i.op == Op::Copy && p.tensors[i.a.tensor].space == Space::Psum) f.insert("psum to sbuf copy");
+        for (const AccessPattern* ap : {&i.dst, &i.a, &i.b, &i.scalar.ap}) {
+          if (ap->tensor == kNone) continue;
+          if (!ap->offset.isConstant()) f.insert("register-indexed offset");
+          if (!ap->partition.isConstant() && p.tensors[ap->tensor].space == Space::Dram)
+            f.insert("partition-indexed dram");
+          if (ap->hasSecondDim()) f.insert("second dimension");
+          if (!isFullAccess(p, *ap)) f.insert("partial view");
+        }
+      }
+    };
+    walk(walk, p.body, 0);
+    for (const std::string& s : f) ++seen[s];
+  }
+  const char* features[] = {
+      "dtype u32", "dtype i32", "dtype f32", "dtype bf16", "dtype u16", "partial-partition tensor", "input", "output",
+      "64-bit register", "op dma", "op matmul", "op copy", "op act", "op tt", "op ts", "op reduce", "op memset",
+      "op li", "op addi", "op add", "op mov", "op reg_load", "op reg_store", "op loop", "loop depth 1",
+      "loop depth 2", "loop depth 3", "K-loop", "matmul accumulates", "ts scalar kind 0", "ts scalar kind 1",
+      "ts scalar kind 2", "psum to sbuf copy", "register-indexed offset", "partition-indexed dram",
+      "second dimension", "partial view"};
+  for (const char* feature : features) EXPECT_GE(seen[feature], n / 4) << feature;
+}
+
+}  // namespace
+}  // namespace allocsim
