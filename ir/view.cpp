@@ -27,15 +27,14 @@ ResolvedView resolveView(const Program& p, Storage& s, const AccessPattern& ap, 
   const Tensor& t = p.tensors[ap.tensor];
   __int128 part = evalIndex(p, s, ap.partition, ap, h);
   __int128 off = evalIndex(p, s, ap.offset, ap, h);
-  const std::string name = "'" + t.name + "'";
 
   if (part < 0 || part + ap.partitions > t.partitions)
-    throw InputError(ap.loc, "partitions [" + str(part) + ", " + str(part + ap.partitions) + ") of " + name +
+    throw InputError(ap.loc, "partitions [" + str(part) + ", " + str(part + ap.partitions) + ") of '" + t.name + "'" +
                                  " out of range: it has " + std::to_string(t.partitions));
   bool empty = ap.count == 0 || ap.count2 == 0 || ap.partitions == 0;
   __int128 last = off + (empty ? 0 : __int128(ap.count2 - 1) * ap.step2 + ap.count - 1);
   if (off < 0 || (empty ? off > t.elements : last >= t.elements))
-    throw InputError(ap.loc, "elements [" + str(off) + ", " + str(last + 1) + ") of " + name +
+    throw InputError(ap.loc, "elements [" + str(off) + ", " + str(last + 1) + ") of '" + t.name + "'" +
                                  " out of range: it has " + std::to_string(t.elements) + " per partition");
 
   ResolvedView v;

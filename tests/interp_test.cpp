@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <set>
 
 #include "ir/inputs.h"
@@ -313,6 +314,7 @@ TEST(Interp, MatmulKLoopWithStartAtFirstEqualsOneMatmul) {
   EXPECT_EQ(whole.r.outputs, twice.r.outputs);
 }
 
+// (ir/check.h rejects a bf16 PSUM tensor; the interpreter still defines it: the accumulator is bf16 at every step.)
 TEST(Interp, MatmulIntegerWrapsAndBf16RoundsEveryStep) {
   Ran t("arch tiny\ndram S [8, 2] u32 input\ndram M [8, 3] u32 input\ndram C [2, 3] u32 output\n"
         "dram H [8, 2] bf16 input\ndram G [8, 3] bf16 input\ndram D [2, 3] bf16 output\n"
@@ -519,6 +521,71 @@ TEST(InterpHash, ACorruptedReadShowsUpAtTheReadingInstruction) {
   InterpResult dirty = interpret(p, storage, {});
   EXPECT_EQ(clean.reads[1], dirty.reads[1]);
   EXPECT_NE(clean.reads[2], dirty.reads[2]);
+}
+
+}  // namespace
+}  // namespace allocsim
+
+namespace allocsim {
+namespace {
+
+// Random damage to a valid program's operands: every run either finishes or stops with an InputError (the
+// sanitizer build turns anything undefined into a failure too).
+TEST(InterpRobustness, MutatedProgramsRunOrRaiseInputError) {
+  const Program base = parseProgram(
+      "arch tiny\ndram A [8, 16] f32 input\ndram C [8, 16] f32 output\nsbuf a [8, 16] f32\nsbuf b [8, 16] i32\n"
+      "sbuf s [8, 1] f32\npsum acc [8, 16] f32\nreg n\nreg w 64\n"
+      "dma a, A\nloop n = 0, 2, 1 {\n  tt a[:, n*8:8], a[:, n*8:8], a[:, 0:8], add\n}\nreduce s, a, max\n"
+      "ts a, a, s, mul\nmatmul acc, a[:, 0:8], a, start, stop\ncopy b, acc\nreg_store b[0:1, 0:2], w\n"
+      "reg_load n, b[1:1, 3:1]\nact a, a, exp\ndma C, a\n");
+  uint64_t seed = 99;
+  auto next = [&](uint64_t n) {
+    seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+    return (seed >> 33) % n;
+  };
+  const int64_t edges[] = {0, 1, 2, 7, 8, 15, 16, 17, -1, INT32_MAX, INT64_MAX, INT64_MIN, 1LL << 32};
+  int errors = 0;
+  for (int round = 0; round < 3000; ++round) {
+    Program p = base;
+    std::vector<AccessPattern*> aps;
+    std::vector<Instruction*> insts;
+    std::function<void(std::vector<Instruction>&)> collect = [&](std::vector<Instruction>& body) {
+      for (Instruction& i : body) {
+        insts.push_back(&i);
+        for (AccessPattern* ap : {&i.dst, &i.a, &i.b, &i.scalar.ap})
+          if (ap->tensor != kNone) aps.push_back(ap);
+        collect(i.body);
+      }
+    };
+    collect(p.body);
+    for (int m = 0, count = 1 + int(next(3)); m < count; ++m) {
+      AccessPattern& ap = *aps[next(aps.size())];
+      int64_t e = edges[next(std::size(edges))];
+      switch (next(9)) {
+        case 0: ap.tensor = uint32_t(next(p.tensors.size() + 1)); break;
+        case 1: ap.partition.constant = e; break;
+        case 2: ap.offset.constant = e; break;
+        case 3: ap.count = uint32_t(e); break;
+        case 4: ap.count2 = uint32_t(e); ap.step2 = uint32_t(next(20)); break;
+        case 5: ap.partitions = uint32_t(e); break;
+        case 6: ap.offset.reg = uint32_t(next(3)); ap.offset.scale = e; break;
+        case 7: ap.partition.reg = uint32_t(next(3)); ap.partition.scale = e; break;
+        default: {
+          Instruction& i = *insts[next(insts.size())];
+          if (i.op == Op::Loop) i.hi = e, i.step = edges[next(std::size(edges))];
+          else i.rd = uint32_t(next(3)), i.rs = uint32_t(next(3));
+        }
+      }
+    }
+    InterpOptions o;
+    o.max_steps = 10000;
+    try {
+      interpret(p, o);
+    } catch (const InputError&) {
+      ++errors;
+    }
+  }
+  EXPECT_GT(errors, 300);  // the mutations do hit the checks
 }
 
 }  // namespace
