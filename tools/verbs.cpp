@@ -1,10 +1,14 @@
 // The verb table. Each verb lives in its own tools/verb_<name>.cpp.
-#include "tools/cli.h"
+#include "tools/verbs.h"
 
 namespace allocsim::cli {
 
 const std::vector<Verb>& verbs() {
-  static const std::vector<Verb> table = {};
+  static const std::vector<Verb> table = {
+      {"fmt", "parse, check and print a program in canonical form", runFmt},
+      {"interp", "run a program on the reference interpreter; hash (or dump) its outputs", runInterp},
+      {"gen", "print a random well-formed program (--seed S --size N --pressure P --arch A)", runGen},
+  };
   return table;
 }
 
