@@ -14,6 +14,34 @@ std::string numbered(const char* prefix, size_t n) {
 }
 }  // namespace
 
+Immediate intImm(int64_t v) {
+  Immediate i;
+  i.i = v;
+  return i;
+}
+
+Immediate floatImm(double v) {
+  Immediate i;
+  i.is_float = true;
+  i.f = v;
+  return i;
+}
+
+Index regIndex(RegId r, int64_t scale, int64_t constant) {
+  Index i;
+  i.reg = r;
+  i.scale = scale;
+  i.constant = constant;
+  return i;
+}
+
+std::vector<uint32_t> divisorsIn(uint64_t n, uint32_t lo, uint32_t hi) {
+  std::vector<uint32_t> out;
+  for (uint32_t d = lo; d <= hi && d <= n; ++d)
+    if (n % d == 0) out.push_back(d);
+  return out;
+}
+
 Generator::Generator(Choices& choices, const GenOptions& opts) : c_(choices), opts_(opts) {
   prog_.arch = opts.arch;
   bodies_.emplace_back();

@@ -11,19 +11,6 @@ namespace allocsim::gen {
 namespace {
 constexpr double kIntMag = 4.3e9;  // an integer converted to float can be this large
 
-Immediate intImm(int64_t v) {
-  Immediate i;
-  i.i = v;
-  return i;
-}
-
-Immediate floatImm(double v) {
-  Immediate i;
-  i.is_float = true;
-  i.f = v;
-  return i;
-}
-
 double aluMag(AluOp op, double a, double b) {
   switch (op) {
     case AluOp::Add:
@@ -313,5 +300,4 @@ void Generator::reduceStatement() {
   noteWrite(d, mag, false);
   if (fresh) addToPool(d);
 }
-
 }  // namespace allocsim::gen

@@ -5,23 +5,7 @@
 namespace allocsim::gen {
 
 namespace {
-constexpr uint32_t kMaxDepth = 3;
 constexpr uint32_t kMaxTrips = 8;
-
-std::vector<uint32_t> divisorsIn(uint64_t n, uint32_t lo, uint32_t hi) {
-  std::vector<uint32_t> out;
-  for (uint32_t d = lo; d <= hi && d <= n; ++d)
-    if (n % d == 0) out.push_back(d);
-  return out;
-}
-
-Index regIndex(RegId r, int64_t scale, int64_t constant) {
-  Index i;
-  i.reg = r;
-  i.scale = scale;
-  i.constant = constant;
-  return i;
-}
 }  // namespace
 
 Scope& Generator::openLoop(int64_t lo, int64_t hi, int64_t step) {
@@ -68,7 +52,7 @@ void Generator::closeLoop() {
 }
 
 void Generator::loopStatement() {
-  if (depth() >= kMaxDepth) return;
+  if (depth() >= kMaxLoopDepth) return;
   uint64_t tripCount = 1 + upTo(yes(70) ? 3 : kMaxTrips - 1);
   int64_t lo = yes(20) ? int64_t(between(1, 3)) : 0;
   int64_t step = yes(20) ? int64_t(between(2, 3)) : 1;
@@ -90,7 +74,7 @@ void Generator::cover(uint32_t parts, uint32_t elems, const std::function<void(c
   if (elems % 2 == 0)
     for (uint32_t c : divisorsIn(elems / 2, 1, 64))
       if (elems / (2 * c) >= 2) interleave.push_back(c);
-  const uint32_t room = kMaxDepth - depth();
+  const uint32_t room = kMaxLoopDepth - depth();
   const size_t kind = weighted({6, parts >= 2 ? 2u : 0u, elems >= 2 ? 2u : 0u, interleave.empty() ? 0u : 2u,
                                 room >= 1 && !elemTiles.empty() ? 4u : 0u, room >= 1 && !partTiles.empty() ? 3u : 0u,
                                 room >= 2 && !elemTiles.empty() && !partTiles.empty() ? 3u : 0u});
@@ -149,7 +133,7 @@ void Generator::cover(uint32_t parts, uint32_t elems, const std::function<void(c
         uint32_t e0 = elems / k;
         // A third level splits each tile again and adds the two induction variables in a register.
         std::vector<uint32_t> inner = divisorsIn(k, 2, kMaxTrips);
-        if (depth() + 2 <= kMaxDepth && k >= 4 && !inner.empty() && yes(40)) {
+        if (depth() + 2 <= kMaxLoopDepth && k >= 4 && !inner.empty() && yes(40)) {
           uint32_t k2 = inner[c_.below(inner.size())];
           openLoop(0, elems, int64_t(k2) * e0);
           RegId a = scopes_.back().var;
@@ -201,5 +185,4 @@ void Generator::cover(uint32_t parts, uint32_t elems, const std::function<void(c
       piece(g);
   }
 }
-
 }  // namespace allocsim::gen

@@ -7,17 +7,6 @@
 
 namespace allocsim::gen {
 
-namespace {
-constexpr uint32_t kMaxDepth = 3;
-
-Index regIndex(RegId r, int64_t scale) {
-  Index i;
-  i.reg = r;
-  i.scale = scale;
-  return i;
-}
-}  // namespace
-
 void Generator::matmulStatement() {
   const Arch& arch = prog_.arch;
   const uint32_t P = arch.sbuf_partitions;
@@ -98,7 +87,7 @@ void Generator::matmulStatement() {
 
   auto group = [&](const AccessPattern& dst) {
     double groupMag = 0;
-    const bool loopOk = depth() < kMaxDepth;
+    const bool loopOk = depth() < kMaxLoopDepth;
     switch (weighted({5, loopOk ? 5u : 0u, loopOk ? 2u : 0u})) {
       case 1: {  // K-loop: start on the first iteration, stop on the last
         uint64_t kt = 2 + upTo(yes(70) ? 2 : 6);
@@ -129,7 +118,7 @@ void Generator::matmulStatement() {
 
   AccessPattern dst = whole(ps);
   dst.count = N;
-  if (pieces > 1 && depth() < kMaxDepth && yes(40)) {
+  if (pieces > 1 && depth() < kMaxLoopDepth && yes(40)) {
     openLoop(0, pieces, 1);
     dst.offset = regIndex(scopes_.back().var, bankElems);
     group(dst);
@@ -145,5 +134,4 @@ void Generator::matmulStatement() {
   ts_[ps].mag = isFloat(pdt) ? mag : 0;
   addToPool(ps);
 }
-
 }  // namespace allocsim::gen

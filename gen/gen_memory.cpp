@@ -10,19 +10,6 @@ namespace allocsim::gen {
 
 namespace {
 bool contains(const std::vector<TensorId>& v, TensorId t) { return std::find(v.begin(), v.end(), t) != v.end(); }
-
-Immediate intImm(int64_t v) {
-  Immediate i;
-  i.i = v;
-  return i;
-}
-
-Immediate floatImm(double v) {
-  Immediate i;
-  i.is_float = true;
-  i.f = v;
-  return i;
-}
 }  // namespace
 
 void Generator::chooseShape(DType dt, uint32_t& parts, uint32_t& elems) {
@@ -284,5 +271,4 @@ void Generator::flush() {
     storeToOutput(t);
   }
 }
-
 }  // namespace allocsim::gen

@@ -11,12 +11,6 @@ namespace allocsim::gen {
 namespace {
 constexpr int64_t kKnownLimit = int64_t(1) << 30;
 
-Immediate intImm(int64_t v) {
-  Immediate i;
-  i.i = v;
-  return i;
-}
-
 // a + b, merging the loop-variable terms.
 Affine plus(const Affine& a, const Affine& b) {
   Affine r = a;
@@ -184,5 +178,4 @@ void Generator::scalarStatement() {
     }
   }
 }
-
 }  // namespace allocsim::gen

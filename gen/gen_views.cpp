@@ -66,13 +66,6 @@ std::optional<Index> Generator::chooseIndex(uint64_t limit, uint64_t preferredSc
   return idx;
 }
 
-static std::vector<uint32_t> divisors(uint64_t n, uint32_t lo, uint32_t hi) {
-  std::vector<uint32_t> out;
-  for (uint32_t d = lo; d <= hi && d <= n; ++d)
-    if (n % d == 0) out.push_back(d);
-  return out;
-}
-
 std::optional<AccessPattern> Generator::chooseView(TensorId t, uint32_t parts, uint64_t elems, bool allowStrided) {
   const Tensor& T = prog_.tensors[t];
   if (parts == 0 || elems == 0 || parts > T.partitions || elems > T.elements) return std::nullopt;
@@ -88,7 +81,7 @@ std::optional<AccessPattern> Generator::chooseView(TensorId t, uint32_t parts, u
   uint64_t span = elems;
   ap.count = uint32_t(elems);
   if (allowStrided && elems >= 2 && yes(25)) {
-    std::vector<uint32_t> ds = divisors(elems, 2, 16);
+    std::vector<uint32_t> ds = divisorsIn(elems, 2, 16);
     if (!ds.empty()) {
       uint32_t count2 = ds[c_.below(ds.size())];
       uint64_t count = elems / count2;
@@ -118,5 +111,4 @@ void Generator::chooseSubShape(TensorId t, uint32_t& parts, uint64_t& elems) {
   if (yes(50)) parts = uint32_t(between(1, T.partitions));
   elems = between(1, T.elements);
 }
-
 }  // namespace allocsim::gen

@@ -64,6 +64,14 @@ struct Rect {
   uint32_t e0 = 0, elems = 0;
 };
 
+constexpr uint32_t kMaxLoopDepth = 3;  // loops nest at most this deep
+
+// Small shared helpers (gen_build.cpp).
+Immediate intImm(int64_t v);
+Immediate floatImm(double v);
+Index regIndex(RegId r, int64_t scale, int64_t constant = 0);
+std::vector<uint32_t> divisorsIn(uint64_t n, uint32_t lo, uint32_t hi);  // divisors of n in [lo, hi]
+
 class Generator {
  public:
   Generator(Choices& choices, const GenOptions& opts);
