@@ -1,4 +1,4 @@
-// Compute statements: copy / act / tt / ts (immediate, register or [P,1] tensor scalar) and reduce, on whole
+// Compute statements: copy / act / tt / ts / on-chip dma (immediate, register or [P,1] tensor scalar) and reduce, on whole
 // tensors, sub-views (partial, register-indexed, second dimension) or piece by piece through a cover plan.
 #include <algorithm>
 #include <array>
@@ -80,7 +80,8 @@ void Generator::elementwiseStatement() {
   const TensorId a = srcs[c_.below(srcs.size())];
   const DType adt = prog_.tensors[a].dtype;
   const bool fl = isFloat(adt);
-  const Op op = std::array<Op, 4>{Op::Copy, Op::Act, Op::TT, Op::TS}[weighted({6, 6, 8, 8})];
+  // dma here moves SBUF (or PSUM) data to SBUF without conversion.
+  const Op op = std::array<Op, 5>{Op::Copy, Op::Act, Op::TT, Op::TS, Op::Dma}[weighted({6, 6, 8, 8, 3})];
   DType dstType = op == Op::Copy ? anyDType() : adt;
 
   // The operation's shape: a sub-view of a (or all of it).
@@ -207,7 +208,8 @@ void Generator::elementwiseStatement() {
 
   double mag = 0;
   switch (op) {
-    case Op::Copy: mag = magOf(a); break;
+    case Op::Copy:
+    case Op::Dma: mag = magOf(a); break;
     case Op::Act: mag = actMag(func, magOf(a)); break;
     case Op::TT: mag = aluMag(alu, magOf(a), magOf(b)); break;
     default: mag = aluMag(alu, magOf(a), smag);
