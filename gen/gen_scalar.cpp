@@ -15,10 +15,10 @@ constexpr int64_t kKnownLimit = int64_t(1) << 30;
 Affine plus(const Affine& a, const Affine& b) {
   Affine r = a;
   r.constant += b.constant;
-  for (const auto& [var, coef] : b.terms) {
-    auto it = std::find_if(r.terms.begin(), r.terms.end(), [&](const auto& t) { return t.first == var; });
-    if (it == r.terms.end()) r.terms.push_back({var, coef});
-    else it->second += coef;
+  for (const auto& term : b.terms) {  // not a structured binding: clang 14 cannot capture those
+    auto it = std::find_if(r.terms.begin(), r.terms.end(), [&](const auto& t) { return t.first == term.first; });
+    if (it == r.terms.end()) r.terms.push_back(term);
+    else it->second += term.second;
   }
   std::erase_if(r.terms, [](const auto& t) { return t.second == 0; });
   return r;

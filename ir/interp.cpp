@@ -73,8 +73,10 @@ class Executor {
       }
       step(inst);
       OperandHasher h;
+      access_ = {};
       execute(inst, loop, h);
-      result_.reads.push_back({inst.id, h.digest()});
+      if (o_.record_reads) result_.reads.push_back({inst.id, h.digest()});
+      if (o_.observer) o_.observer->onExecute(inst, result_.steps, access_);
     }
   }
 
@@ -85,6 +87,11 @@ class Executor {
     for (; v < inst.hi; v += inst.step) {
       step(inst);
       s_.writeReg(r, uint64_t(int64_t(v)));
+      if (o_.observer) {
+        access_ = {};
+        access_.reg_writes.push_back(r);
+        o_.observer->onExecute(inst, result_.steps, access_);
+      }
       LoopPosition pos{v == inst.lo, v + inst.step >= inst.hi};
       runBody(inst.body, &pos);
     }
@@ -98,11 +105,24 @@ class Executor {
   uint64_t readReg(const Instruction& inst, RegId r, OperandHasher& h) {
     uint64_t v = s_.readReg(reg(inst, r));
     h.u64(v);
+    if (o_.observer) access_.reg_reads.push_back(r);
     return v;
   }
+  void writeReg(const Instruction& inst, RegId r, uint64_t v) {
+    s_.writeReg(reg(inst, r), v);
+    if (o_.observer) access_.reg_writes.push_back(r);
+  }
 
-  ResolvedView resolve(const AccessPattern& ap, OperandHasher& h) {
-    return resolveView(p_, s_, ap, max_view_bytes_, h);
+  enum class Role { Read, Write, ReadWrite };
+  ResolvedView resolve(const AccessPattern& ap, OperandHasher& h, Role role = Role::Read) {
+    ResolvedView v = resolveView(p_, s_, ap, max_view_bytes_, h);
+    if (o_.observer) {
+      for (RegId r : {ap.partition.reg, ap.offset.reg})
+        if (r != kNone) access_.reg_reads.push_back(r);
+      if (role != Role::Write) access_.reads.push_back(v);
+      if (role != Role::Read) access_.writes.push_back(v);
+    }
+    return v;
   }
   // The bytes of a source view, hashed.
   const uint8_t* read(const ResolvedView& v, std::vector<uint8_t>& buf, OperandHasher& h) {
@@ -147,19 +167,19 @@ class Executor {
       case Op::TS: return ts(inst, h);
       case Op::Reduce: return reduce(inst, h);
       case Op::Memset: return memset(inst, h);
-      case Op::Li: s_.writeReg(reg(inst, inst.rd), immToRegister(inst.imm)); return;
+      case Op::Li: writeReg(inst, inst.rd, immToRegister(inst.imm)); return;
       case Op::Addi: {
         uint64_t v = readReg(inst, inst.rs, h) + immToRegister(inst.imm);
-        s_.writeReg(reg(inst, inst.rd), v);
+        writeReg(inst, inst.rd, v);
         return;
       }
       case Op::Add: {
         uint64_t v = readReg(inst, inst.rs, h);
         v += readReg(inst, inst.rt, h);
-        s_.writeReg(reg(inst, inst.rd), v);
+        writeReg(inst, inst.rd, v);
         return;
       }
-      case Op::Mov: s_.writeReg(reg(inst, inst.rd), readReg(inst, inst.rs, h)); return;
+      case Op::Mov: writeReg(inst, inst.rd, readReg(inst, inst.rs, h)); return;
       case Op::RegLoad: return regLoad(inst, h);
       case Op::RegStore: return regStore(inst, h);
       case Op::Loop: return;  // runBody handles loops
@@ -167,7 +187,7 @@ class Executor {
   }
 
   void dma(const Instruction& inst, OperandHasher& h) {
-    ResolvedView dst = resolve(inst.dst, h);
+    ResolvedView dst = resolve(inst.dst, h, Role::Write);
     ResolvedView src = resolve(inst.a, h);
     requireSameShape(src, inst.a, dst);
     if (src.elem_size != dst.elem_size)
@@ -207,7 +227,7 @@ class Executor {
 
   // copy is act with identity.
   void act(const Instruction& inst, ActFunc f, OperandHasher& h) {
-    ResolvedView dst = resolve(inst.dst, h);
+    ResolvedView dst = resolve(inst.dst, h, Role::Write);
     ResolvedView src = resolve(inst.a, h);
     requireSameShape(src, inst.a, dst);
     NumClass c = actClass(f, src.dtype);
@@ -218,7 +238,7 @@ class Executor {
   }
 
   void tt(const Instruction& inst, OperandHasher& h) {
-    ResolvedView dst = resolve(inst.dst, h);
+    ResolvedView dst = resolve(inst.dst, h, Role::Write);
     ResolvedView a = resolve(inst.a, h);
     ResolvedView b = resolve(inst.b, h);
     requireSameShape(a, inst.a, dst);
@@ -234,7 +254,7 @@ class Executor {
 
   void ts(const Instruction& inst, OperandHasher& h) {
     const ScalarOperand& sc = inst.scalar;
-    ResolvedView dst = resolve(inst.dst, h);
+    ResolvedView dst = resolve(inst.dst, h, Role::Write);
     ResolvedView a = resolve(inst.a, h);
     requireSameShape(a, inst.a, dst);
     NumClass c = aluClass(inst.alu, a.dtype);
@@ -276,7 +296,7 @@ class Executor {
   }
 
   void reduce(const Instruction& inst, OperandHasher& h) {
-    ResolvedView dst = resolve(inst.dst, h);
+    ResolvedView dst = resolve(inst.dst, h, Role::Write);
     ResolvedView src = resolve(inst.a, h);
     requireShape(dst, inst.dst, src.partitions, 1, "reduce destination");
     NumClass c = aluClass(inst.alu, src.dtype);
@@ -292,7 +312,7 @@ class Executor {
   }
 
   void memset(const Instruction& inst, OperandHasher& h) {
-    ResolvedView dst = resolve(inst.dst, h);
+    ResolvedView dst = resolve(inst.dst, h, Role::Write);
     NumClass c = classOf(dst.dtype);
     uint8_t elem[4];
     if (c == NumClass::Float) storeF32(dst.dtype, elem, immToF32(inst.imm));
@@ -313,7 +333,7 @@ class Executor {
   }
 
   void matmul(const Instruction& inst, const LoopPosition* loop, OperandHasher& h) {
-    ResolvedView acc = resolve(inst.dst, h);
+    ResolvedView acc = resolve(inst.dst, h, holds(inst.start, loop) ? Role::Write : Role::ReadWrite);
     ResolvedView stat = resolve(inst.a, h);
     ResolvedView mov = resolve(inst.b, h);
     size_t K = stat.partitions, M = stat.perPartition(), N = mov.perPartition();
@@ -345,12 +365,12 @@ class Executor {
     const uint8_t* bytes = read(src, a_bytes_, h);
     uint64_t v = 0;
     for (uint32_t b = 0; b < 4 * lanes; ++b) v |= uint64_t(bytes[b]) << (8 * b);
-    s_.writeReg(rd, v);
+    writeReg(inst, rd, v);
   }
 
   void regStore(const Instruction& inst, OperandHasher& h) {
     RegId rs = reg(inst, inst.rs);
-    ResolvedView dst = resolve(inst.dst, h);
+    ResolvedView dst = resolve(inst.dst, h, Role::Write);
     uint32_t lanes = p_.registers[rs].lanes();
     if (dst.elem_size != 4 || dst.elements() != lanes)
       throw InputError(inst.dst.loc, "reg_store needs " + std::to_string(lanes) + " element(s) of 4 bytes, the view has " +
@@ -370,6 +390,7 @@ class Executor {
   static constexpr size_t kBlock = 2048;
   std::vector<uint8_t> a_bytes_, b_bytes_, out_bytes_;
   ClassBuffer a_, b_, out_, scalars_;
+  ExecAccess access_;  // what the current instruction touched (filled only with an observer)
 };
 
 // Every tensor's size, checked against the limit before anything is allocated; returns the largest.

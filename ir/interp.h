@@ -18,14 +18,34 @@
 
 #include "ir/program.h"
 #include "ir/storage.h"
+#include "ir/view.h"
 
 namespace allocsim {
+
+// What one executed instruction touched, with its views resolved for this execution (register terms evaluated).
+// The oracles of verify/ (symbolic value flow, dynamic liveness, last-writer diagnosis) walk a run through it.
+struct ExecAccess {
+  std::vector<ResolvedView> reads;   // in operand order; a matmul without start also reads its accumulator
+  std::vector<ResolvedView> writes;
+  std::vector<RegId> reg_reads;      // address terms and scalar sources
+  std::vector<RegId> reg_writes;     // a loop writes its register at each iteration
+};
+
+class ExecObserver {
+ public:
+  virtual ~ExecObserver() = default;
+  // Called after each executed instruction (and for a loop, at the start of each iteration, with the loop
+  // instruction) with the step number that instruction took (1-based, see "Steps").
+  virtual void onExecute(const Instruction& inst, uint64_t step, const ExecAccess& access) = 0;
+};
 
 struct InterpOptions {
   uint64_t input_seed = 1;
   uint64_t max_steps = 50'000'000;
   // The sum of all tensors' sizes; a larger program is rejected before it runs (bounds the memory used).
   uint64_t max_storage_bytes = uint64_t(1) << 32;
+  ExecObserver* observer = nullptr;  // not owned
+  bool record_reads = true;          // fill InterpResult::reads
 };
 
 struct OperandRead {

@@ -192,6 +192,13 @@ void Parser::tensorDeclaration(Space space) {
   }
   if (lex_.peek().is('@')) tensorPlacement(t);
   t.origin = originSuffix();
+  if (t.origin != Origin::Source && lex_.peek().is('(')) {
+    lex_.next();
+    Token of = lex_.next();
+    if (of.kind != TokKind::Name) failAt(of.loc, "expected the name of the tensor " + quoted(t.name) + " copies");
+    t.copy_of = tensorRef(of);
+    expect(')', "expected ')' after the copied tensor's name");
+  }
   endStatement("declaration");
   declare(name, true, TensorId(prog_.tensors.size()));
   prog_.tensors.push_back(std::move(t));

@@ -54,14 +54,16 @@ std::string printPlacement(const Tensor& t) {
   return "";
 }
 
-std::string printTensor(const Tensor& t) {
+std::string printTensor(const Program& p, const Tensor& t) {
   std::string out = std::string(spaceName(t.space)) + " " + t.name + " [" + std::to_string(t.partitions) + ", " +
                     std::to_string(t.elements) + "] " + dtypeName(t.dtype);
   if (t.input) out += " input";
   if (t.output) out += " output";
   if (t.pinned) out += " pinned";
   if (t.placement) out += printPlacement(t);
-  return out + originSuffix(t.origin);
+  out += originSuffix(t.origin);
+  if (t.origin != Origin::Source && t.copy_of < p.tensors.size()) out += concat({"(", p.tensors[t.copy_of].name, ")"});
+  return out;
 }
 
 std::string printRegister(const Register& r) {
@@ -168,7 +170,7 @@ std::string printInstruction(const Program& p, const Instruction& in) {
 
 std::string printProgram(const Program& p) {
   std::string out = printArch(p.arch) + "\n";
-  for (const Tensor& t : p.tensors) out += printTensor(t) + "\n";
+  for (const Tensor& t : p.tensors) out += printTensor(p, t) + "\n";
   for (const Register& r : p.registers) out += printRegister(r) + "\n";
   if (!p.body.empty()) out += "\n";
   printBody(p, p.body, 0, out);

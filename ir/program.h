@@ -46,6 +46,9 @@ struct Tensor {
   bool output = false;  // DRAM only: compared after the program runs
   bool pinned = false;  // its placement is fixed and must be kept by every allocator
   Origin origin = Origin::Source;
+  // An inserted tensor (origin != Source) names the tensor whose value it holds: "!reload(a)". The verifier
+  // recovers the unallocated program by reading such tensors as that one (docs/verification.md).
+  TensorId copy_of = kNone;
   std::optional<Placement> placement;
   SourceLoc loc;
 
