@@ -1,0 +1,133 @@
+#include "verify/reference.h"
+
+#include <algorithm>
+
+namespace allocsim {
+namespace {
+
+class Builder {
+ public:
+  explicit Builder(const Program& a) : a_(a) {}
+
+  ReferenceProgram build() {
+    out_.program.arch = a_.arch;
+    mapTensors();
+    mapRegisters();
+    uint32_t ids = 0;
+    forEachInstruction(a_.body, [&](const Instruction& i) { ids = std::max(ids, i.id + 1); });
+    out_.instruction.assign(ids, kNone);
+    out_.program.body = mapBody(a_.body, false);
+    uint32_t next = 0;
+    assignIds(a_.body, next);
+    out_.program.renumber();
+    return std::move(out_);
+  }
+
+ private:
+  void mapTensors() {
+    std::vector<TensorId> source(a_.tensors.size(), kNone);
+    for (TensorId t = 0; t < a_.tensors.size(); ++t) {
+      const Tensor& tensor = a_.tensors[t];
+      if (tensor.origin != Origin::Source) continue;
+      Tensor copy = tensor;
+      copy.placement.reset();
+      source[t] = TensorId(out_.program.tensors.size());
+      out_.program.tensors.push_back(std::move(copy));
+    }
+    // Inserted tensors: follow copy_of to a source tensor (bounded: a chain longer than the table is a cycle).
+    out_.tensor.assign(a_.tensors.size(), kNone);
+    for (TensorId t = 0; t < a_.tensors.size(); ++t) {
+      TensorId cur = t;
+      for (size_t hops = 0; cur != kNone && a_.tensors[cur].origin != Origin::Source; ++hops) {
+        if (hops > a_.tensors.size()) throw InputError(a_.tensors[t].loc, "cycle in the tensors '" + a_.tensors[t].name + "' copies");
+        cur = a_.tensors[cur].copy_of;
+      }
+      out_.tensor[t] = cur == kNone ? kNone : source[cur];
+    }
+  }
+
+  void mapRegisters() {
+    reg_.assign(a_.registers.size(), kNone);
+    for (RegId r = 0; r < a_.registers.size(); ++r) {
+      if (a_.registers[r].origin != Origin::Source) continue;
+      Register copy = a_.registers[r];
+      copy.phys.reset();
+      reg_[r] = RegId(out_.program.registers.size());
+      out_.program.registers.push_back(std::move(copy));
+    }
+  }
+
+  TensorId tensor(const Instruction& inst, TensorId t) const {
+    if (t == kNone) return t;
+    if (t >= out_.tensor.size() || out_.tensor[t] == kNone)
+      throw InputError(inst.loc, "original instruction names the inserted tensor '" + a_.tensors[t].name +
+                                     "', which says no tensor it copies (write !origin(name))");
+    return out_.tensor[t];
+  }
+  RegId reg(const Instruction& inst, RegId r) const {
+    if (r == kNone) return r;
+    if (r >= reg_.size() || reg_[r] == kNone)
+      throw InputError(inst.loc, "original instruction uses the inserted register '" + a_.registers[r].name + "'");
+    return reg_[r];
+  }
+  void mapView(const Instruction& inst, AccessPattern& ap) const {
+    if (ap.tensor == kNone) return;
+    ap.tensor = tensor(inst, ap.tensor);
+    ap.partition.reg = reg(inst, ap.partition.reg);
+    ap.offset.reg = reg(inst, ap.offset.reg);
+  }
+
+  std::vector<Instruction> mapBody(const std::vector<Instruction>& body, bool insideInserted) {
+    std::vector<Instruction> out;
+    for (const Instruction& inst : body) {
+      bool inserted = inst.origin != Origin::Source;
+      if (!inserted && insideInserted)
+        throw InputError(inst.loc, "original instruction inside a loop the allocator inserted");
+      if (inserted) {
+        if (inst.op == Op::Loop) mapBody(inst.body, true);  // only to reject original instructions inside
+        continue;
+      }
+      Instruction copy = inst;
+      for (AccessPattern* ap : {&copy.dst, &copy.a, &copy.b}) mapView(inst, *ap);
+      if (copy.op == Op::TS) {
+        if (copy.scalar.kind == ScalarOperand::Kind::Tensor) mapView(inst, copy.scalar.ap);
+        if (copy.scalar.kind == ScalarOperand::Kind::Reg) copy.scalar.reg = reg(inst, copy.scalar.reg);
+      }
+      copy.rd = reg(inst, copy.rd);
+      copy.rs = reg(inst, copy.rs);
+      copy.rt = reg(inst, copy.rt);
+      if (copy.op == Op::Loop) copy.body = mapBody(inst.body, false);
+      out.push_back(std::move(copy));
+    }
+    return out;
+  }
+
+  // Pairs the allocated ids with the reference ids: both programs number in preorder, the reference
+  // simply skipping inserted instructions.
+  void assignIds(const std::vector<Instruction>& body, uint32_t& next) {
+    for (const Instruction& inst : body) {
+      if (inst.origin != Origin::Source) continue;
+      if (inst.id < out_.instruction.size()) out_.instruction[inst.id] = next;
+      ++next;
+      if (inst.op == Op::Loop) assignIds(inst.body, next);
+    }
+  }
+
+  const Program& a_;
+  ReferenceProgram out_;
+  std::vector<RegId> reg_;
+};
+
+}  // namespace
+
+ReferenceProgram referenceProgram(const Program& allocated) { return Builder(allocated).build(); }
+
+bool isAllocated(const Program& p) {
+  for (const Tensor& t : p.tensors)
+    if (t.placement || t.origin != Origin::Source) return true;
+  for (const Register& r : p.registers)
+    if (r.phys || r.origin != Origin::Source) return true;
+  return false;
+}
+
+}  // namespace allocsim
