@@ -1,8 +1,9 @@
-// allocsim gen: print a random well-formed program.
+// allocsim gen: print a random well-formed program, or (--stats) measure which shapes the generator makes.
 #include <cstdio>
 
 #include "gen/choices.h"
 #include "gen/generate.h"
+#include "gen/stats.h"
 #include "ir/print.h"
 #include "tools/args.h"
 #include "tools/load.h"
@@ -12,6 +13,7 @@ namespace allocsim::cli {
 
 static const char kGenHelp[] =
     "usage: allocsim gen --seed S [--size N] [--pressure P] [--arch tiny|gen1|gen2] [--KEY VALUE] [-o OUT]\n"
+    "       allocsim gen --stats --seeds N [--seed FIRST] [--size N] [--pressure P] [--arch ...]\n"
     "\n"
     "Prints a random well-formed program: loops, scalar registers (32 and 64 bit), register-indexed\n"
     "DMAs, accumulation groups, partial-partition tensors, every instruction kind. The same seed and\n"
@@ -22,6 +24,10 @@ static const char kGenHelp[] =
     "  --pressure P   peak live SBUF/PSUM demand in percent of capacity (default 100; >100 forces spills)\n"
     "  --arch NAME    machine preset (default tiny); --KEY VALUE overrides one field, e.g. --psum-banks 2\n"
     "  -o OUT         write to OUT instead of standard output\n"
+    "  --stats        instead of a program, print how often each shape appears over --seeds N programs\n"
+    "                 (seeds FIRST .. FIRST+N-1, FIRST = --seed or 0): % of programs containing it and the\n"
+    "                 mean count per program; pressure is peak live demand by a static liveness walk\n"
+    "  --seeds N      number of programs for --stats (default 1000, at most 10000000)\n"
     "\n"
     "exit codes: 0 ok, 2 bad usage\n";
 
@@ -31,6 +37,8 @@ int runGen(const Args& args) {
   opts.arch = *archPreset("tiny");
   std::optional<uint64_t> seed;
   std::string out;
+  bool stats = false;
+  uint64_t seeds = 1000;
   while (!r.done()) {
     if (r.flag("--help") || r.flag("-h")) {
       std::fputs(kGenHelp, stdout);
@@ -40,12 +48,23 @@ int runGen(const Args& args) {
     else if (auto v = r.value("--size")) opts.size = uint32_t(ArgReader::toUint("--size", *v, 100000));
     else if (auto v = r.value("--pressure")) opts.pressure = uint32_t(ArgReader::toUint("--pressure", *v, 1000));
     else if (auto v = r.value("-o")) out = *v;
+    else if (r.flag("--stats")) stats = true;
+    else if (auto v = r.value("--seeds")) seeds = ArgReader::toUint("--seeds", *v, 10'000'000);
     else if (r.archOption(opts.arch)) continue;
     else r.unknown();
   }
-  if (!seed) throw UsageError("gen needs --seed S");
   std::string err = validateArch(opts.arch);
   if (!err.empty()) throw UsageError(err);
+  if (stats) {
+    ShapeTally tally;
+    for (uint64_t i = 0; i < seeds; ++i) {
+      SeededChoices choices(seed.value_or(0) + i);
+      tally.add(generateProgram(choices, opts));
+    }
+    writeOutput(out, tally.table());
+    return kExitOk;
+  }
+  if (!seed) throw UsageError("gen needs --seed S");
   SeededChoices choices(*seed);
   writeOutput(out, printProgram(generateProgram(choices, opts)));
   return kExitOk;

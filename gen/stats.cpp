@@ -1,0 +1,250 @@
+#include "gen/stats.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <functional>
+
+namespace allocsim {
+namespace {
+
+constexpr uint32_t kDepthRows = 4;  // "loop depth 0" .. "loop depth 3"; deeper programs count as ">= 4"
+
+// The views an instruction names, in operand order (docs/format.md "Instructions").
+void forEachView(const Instruction& i, const std::function<void(const AccessPattern&)>& f) {
+  switch (i.op) {
+    case Op::Dma:
+    case Op::Copy:
+    case Op::Act:
+    case Op::Reduce: f(i.dst); f(i.a); return;
+    case Op::Matmul:
+    case Op::TT: f(i.dst); f(i.a); f(i.b); return;
+    case Op::TS:
+      f(i.dst);
+      f(i.a);
+      if (i.scalar.kind == ScalarOperand::Kind::Tensor) f(i.scalar.ap);
+      return;
+    case Op::Memset:
+    case Op::RegStore: f(i.dst); return;
+    case Op::RegLoad: f(i.a); return;
+    default: return;
+  }
+}
+
+// The registers an instruction names: destinations, sources, loop variables and address terms.
+void forEachRegister(const Instruction& i, const std::function<void(RegId)>& f) {
+  for (RegId r : {i.rd, i.rs, i.rt})
+    if (r != kNone) f(r);
+  if (i.op == Op::TS && i.scalar.kind == ScalarOperand::Kind::Reg) f(i.scalar.reg);
+  forEachView(i, [&](const AccessPattern& ap) {
+    if (!ap.partition.isConstant()) f(ap.partition.reg);
+    if (!ap.offset.isConstant()) f(ap.offset.reg);
+  });
+}
+
+uint32_t maxDepth(const std::vector<Instruction>& body) {
+  uint32_t d = 0;
+  for (const Instruction& i : body)
+    if (i.op == Op::Loop) d = std::max(d, 1 + maxDepth(i.body));
+  return d;
+}
+
+// Live intervals over preorder instruction positions; see PeakDemand.
+struct Interval {
+  uint32_t first = UINT32_MAX, last = 0;
+  bool used() const { return first != UINT32_MAX; }
+  void touch(uint32_t pos) {
+    first = std::min(first, pos);
+    last = std::max(last, pos);
+  }
+};
+
+struct LoopSpan {
+  uint32_t begin = 0, end = 0;  // the loop instruction's position and its body's last position
+};
+
+class IntervalWalk {
+ public:
+  explicit IntervalWalk(const Program& p) : tensors(p.tensors.size()), registers(p.registers.size()) {
+    walk(p.body);
+    // A loop-carried value: accessed inside a loop and outside it, it stays live for the whole loop.
+    // Repeat to a fixpoint, since extending over an inner loop can make a value cross an outer one.
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (auto* set : {&tensors, &registers})
+        for (Interval& iv : *set)
+          for (const LoopSpan& l : loops) changed |= extend(iv, l);
+    }
+  }
+  std::vector<Interval> tensors, registers;
+  uint32_t positions = 0;
+
+ private:
+  std::vector<LoopSpan> loops;
+  // An interval that overlaps a loop and reaches outside it is accessed both inside and outside (or is
+  // live across it): it then covers the whole loop.
+  static bool extend(Interval& iv, const LoopSpan& l) {
+    if (!iv.used() || iv.last < l.begin || iv.first > l.end) return false;
+    bool crosses = iv.first < l.begin || iv.last > l.end;
+    if (!crosses || (iv.first <= l.begin && iv.last >= l.end)) return false;
+    iv.first = std::min(iv.first, l.begin);
+    iv.last = std::max(iv.last, l.end);
+    return true;
+  }
+  void walk(const std::vector<Instruction>& body) {
+    for (const Instruction& i : body) {
+      uint32_t pos = positions++;
+      forEachView(i, [&](const AccessPattern& ap) {
+        if (ap.tensor < tensors.size()) tensors[ap.tensor].touch(pos);
+      });
+      forEachRegister(i, [&](RegId r) {
+        if (r < registers.size()) registers[r].touch(pos);
+      });
+      if (i.op == Op::Loop) {
+        walk(i.body);
+        loops.push_back(LoopSpan{pos, positions - 1});
+      }
+    }
+  }
+};
+
+uint32_t psumBanksOf(const Program& p, const Tensor& t) {
+  uint64_t bank = std::max<uint64_t>(1, p.arch.psum_bank_bytes);
+  return uint32_t(std::min<uint64_t>(UINT32_MAX, (t.bytesPerPartition() + bank - 1) / bank));
+}
+
+}  // namespace
+
+PeakDemand peakDemand(const Program& p) {
+  IntervalWalk w(p);
+  // Demand changes only where an interval starts or ends: add at first, remove after last.
+  std::vector<int64_t> sbuf(w.positions + 1, 0), psum(w.positions + 1, 0), regs(w.positions + 1, 0);
+  for (TensorId t = 0; t < p.tensors.size(); ++t) {
+    const Interval& iv = w.tensors[t];
+    if (!iv.used()) continue;
+    const Tensor& tensor = p.tensors[t];
+    if (tensor.space == Space::Sbuf) {
+      sbuf[iv.first] += int64_t(tensor.totalBytes());
+      sbuf[iv.last + 1] -= int64_t(tensor.totalBytes());
+    } else if (tensor.space == Space::Psum) {
+      psum[iv.first] += psumBanksOf(p, tensor);
+      psum[iv.last + 1] -= psumBanksOf(p, tensor);
+    }
+  }
+  for (RegId r = 0; r < p.registers.size(); ++r) {
+    const Interval& iv = w.registers[r];
+    if (!iv.used()) continue;
+    regs[iv.first] += p.registers[r].lanes();
+    regs[iv.last + 1] -= p.registers[r].lanes();
+  }
+  PeakDemand d;
+  int64_t s = 0, b = 0, g = 0;
+  for (uint32_t pos = 0; pos < w.positions; ++pos) {
+    s += sbuf[pos];
+    b += psum[pos];
+    g += regs[pos];
+    d.sbuf_bytes = std::max<uint64_t>(d.sbuf_bytes, uint64_t(s));
+    d.psum_banks = std::max<uint32_t>(d.psum_banks, uint32_t(b));
+    d.register_lanes = std::max<uint32_t>(d.register_lanes, uint32_t(g));
+  }
+  return d;
+}
+
+std::vector<ShapeFeature> measureShape(const Program& p) {
+  std::vector<ShapeFeature> f;
+  auto flag = [&](const std::string& name, bool v) { f.push_back(ShapeFeature{name, v ? 1u : 0u, true}); };
+  auto count = [&](const std::string& name, uint64_t v) { f.push_back(ShapeFeature{name, v, false}); };
+
+  uint32_t depth = maxDepth(p.body);
+  for (uint32_t d = 0; d < kDepthRows; ++d) flag("loop depth " + std::to_string(d), depth == d);
+  flag("loop depth >= " + std::to_string(kDepthRows), depth >= kDepthRows);
+  count("loops", 0);  // filled below
+  const size_t loopsRow = f.size() - 1;
+
+  uint64_t regs64 = 0;
+  for (const Register& r : p.registers) regs64 += r.width == 64;
+  count("64-bit registers", regs64);
+
+  uint64_t groups = 0, kGroups = 0, accumulating = 0, regViews = 0, dramPartViews = 0, dim2Views = 0;
+  uint64_t ops[uint32_t(Op::Loop) + 1] = {};
+  forEachInstruction(p.body, [&](const Instruction& i) {
+    ++ops[uint32_t(i.op)];
+    if (i.op == Op::Matmul) {
+      groups += i.start != When::Never;
+      kGroups += i.start == When::First || i.stop == When::Last;
+      accumulating += i.start != When::Always;
+    }
+    forEachView(i, [&](const AccessPattern& ap) {
+      regViews += ap.hasRegister();
+      dim2Views += ap.hasSecondDim();
+      if (ap.tensor < p.tensors.size() && p.tensors[ap.tensor].space == Space::Dram) {
+        bool whole = ap.partition.isConstant() && ap.partition.constant == 0 &&
+                     ap.partitions == p.tensors[ap.tensor].partitions;
+        dramPartViews += !whole;
+      }
+    });
+  });
+  f[loopsRow].count = ops[uint32_t(Op::Loop)];
+  count("accumulation groups (matmul start)", groups);
+  count("K-loop groups (start@first / stop@last)", kGroups);
+  count("accumulating matmuls (without start)", accumulating);
+  count("register-indexed views", regViews);
+  count("partition-indexed DRAM views", dramPartViews);
+  count("second-dimension views", dim2Views);
+
+  uint64_t partial = 0;
+  uint64_t dtypes[uint32_t(DType::U16) + 1] = {};
+  for (const Tensor& t : p.tensors) {
+    ++dtypes[uint32_t(t.dtype)];
+    partial += t.space != Space::Dram && t.partitions < p.arch.sbuf_partitions;
+  }
+  count("partial-partition tensors", partial);
+  for (uint32_t op = 0; op <= uint32_t(Op::Loop); ++op) count(std::string("op ") + opName(Op(op)), ops[op]);
+  for (uint32_t t = 0; t <= uint32_t(DType::U16); ++t)
+    count(std::string("dtype ") + dtypeName(DType(t)) + " tensors", dtypes[t]);
+
+  PeakDemand d = peakDemand(p);
+  flag("SBUF peak live bytes > capacity", d.sbuf_bytes > uint64_t(p.arch.sbuf_partitions) * p.arch.sbuf_bytes);
+  flag("PSUM peak live banks > capacity", d.psum_banks > p.arch.psum_banks);
+  flag("register peak live lanes > sp-registers", d.register_lanes > p.arch.sp_registers);
+  return f;
+}
+
+void ShapeTally::add(const Program& p) {
+  std::vector<ShapeFeature> f = measureShape(p);
+  if (rows_.empty())
+    for (const ShapeFeature& x : f) rows_.push_back(Row{x.name, x.is_flag, 0, 0});
+  for (size_t i = 0; i < f.size() && i < rows_.size(); ++i) {
+    rows_[i].containing += f[i].count > 0;
+    rows_[i].total += f[i].count;
+  }
+  ++programs_;
+}
+
+uint64_t ShapeTally::containing(const std::string& name) const {
+  for (const Row& r : rows_)
+    if (r.name == name) return r.containing;
+  return 0;
+}
+
+std::string ShapeTally::table() const {
+  size_t width = 7;
+  for (const Row& r : rows_) width = std::max(width, r.name.size());
+  std::string out;
+  char line[256];
+  std::snprintf(line, sizeof line, "%-*s  %10s  %8s\n", int(width), "feature", "% programs", "mean");
+  out += line;
+  for (const Row& r : rows_) {
+    double pct = programs_ ? 100.0 * double(r.containing) / double(programs_) : 0;
+    if (r.is_flag) {
+      std::snprintf(line, sizeof line, "%-*s  %9.1f%%  %8s\n", int(width), r.name.c_str(), pct, "");
+    } else {
+      double mean = programs_ ? double(r.total) / double(programs_) : 0;
+      std::snprintf(line, sizeof line, "%-*s  %9.1f%%  %8.2f\n", int(width), r.name.c_str(), pct, mean);
+    }
+    out += line;
+  }
+  out += "programs: " + std::to_string(programs_) + "\n";
+  return out;
+}
+
+}  // namespace allocsim
