@@ -1,0 +1,67 @@
+#include "alloc/linear_order.h"
+
+#include <algorithm>
+
+namespace allocsim {
+
+uint64_t loopTrips(const Instruction& loop) {
+  if (loop.step <= 0 || loop.lo >= loop.hi) return 0;
+  // In unsigned arithmetic: hi - lo may exceed INT64_MAX in a malformed program.
+  uint64_t span = uint64_t(loop.hi) - uint64_t(loop.lo);
+  uint64_t step = uint64_t(loop.step);
+  return span / step + (span % step != 0);
+}
+
+std::vector<int32_t> LinearOrder::nest(uint32_t pos) const {
+  std::vector<int32_t> chain;
+  if (pos >= positions.size()) return chain;
+  for (int32_t l = positions[pos].loop; l >= 0; l = loops[size_t(l)].parent) chain.push_back(l);
+  std::reverse(chain.begin(), chain.end());
+  return chain;
+}
+
+LinearOrder linearize(const Program& p) {
+  LinearOrder order;
+  order.positions.push_back({LinearPosition::Kind::Start, nullptr, -1, true});
+  struct Frame {
+    const std::vector<Instruction>* body;
+    size_t next;
+    int32_t loop;  // the loop whose body this is, -1 for the program
+  };
+  std::vector<Frame> stack{{&p.body, 0, -1}};
+  while (!stack.empty()) {
+    Frame& top = stack.back();
+    int32_t loop = top.loop;
+    bool runs = loop < 0 || order.loops[size_t(loop)].body_runs;
+    if (top.next == top.body->size()) {
+      stack.pop_back();
+      if (loop >= 0) {
+        LinearLoop& l = order.loops[size_t(loop)];
+        l.end = uint32_t(order.positions.size());
+        bool outer_runs = l.parent < 0 || order.loops[size_t(l.parent)].body_runs;
+        order.positions.push_back({LinearPosition::Kind::LoopEnd, l.inst, l.parent, outer_runs});
+      }
+      continue;
+    }
+    const Instruction& inst = (*top.body)[top.next++];
+    if (inst.op != Op::Loop) {
+      order.positions.push_back({LinearPosition::Kind::Instruction, &inst, loop, runs});
+      continue;
+    }
+    LinearLoop l;
+    l.inst = &inst;
+    l.header = uint32_t(order.positions.size());
+    l.parent = loop;
+    l.depth = loop < 0 ? 1 : order.loops[size_t(loop)].depth + 1;
+    l.trips = loopTrips(inst);
+    l.body_runs = runs && l.trips > 0;
+    order.positions.push_back({LinearPosition::Kind::LoopHeader, &inst, loop, runs});
+    int32_t index = int32_t(order.loops.size());
+    order.loops.push_back(l);
+    stack.push_back({&inst.body, 0, index});  // `top` is invalid from here on
+  }
+  order.positions.push_back({LinearPosition::Kind::End, nullptr, -1, true});
+  return order;
+}
+
+}  // namespace allocsim

@@ -1,0 +1,55 @@
+// The allocators' linear order (seed 003, "Where the PSUM colorer sits": Rep::linearize flattens loops, and the
+// PSUM and SBUF colorers share the one LinearizedFunction so that loop-crossing live ranges stay consistent).
+//
+// Positions, in order:
+//   0                 program start (where inputs are defined)
+//   ...               every instruction in preorder; a loop contributes a header position, then its body, then a
+//                     loop-end position (the back edge / exit: where the loop leaves its register at the first
+//                     value >= hi)
+//   size() - 1        program end (where outputs are used)
+// A loop's header and end positions belong to the enclosing nest, not to the loop: they run once per entry.
+//
+// The order holds pointers into the program's instructions: it must not outlive the Program it was built from.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "ir/program.h"
+
+namespace allocsim {
+
+struct LinearLoop {
+  const Instruction* inst = nullptr;
+  uint32_t header = 0;      // position of the loop header
+  uint32_t end = 0;         // position of the loop end (> header; the body lies strictly between)
+  int32_t parent = -1;      // index of the enclosing loop, -1 at top level
+  uint32_t depth = 1;       // 1 for a top-level loop
+  uint64_t trips = 0;       // iterations per entry: ceil((hi - lo) / step), 0 when lo >= hi (or step <= 0)
+  bool body_runs = false;   // the body executes at all: this loop and every enclosing loop have trips > 0
+};
+
+struct LinearPosition {
+  enum class Kind : uint8_t { Start, Instruction, LoopHeader, LoopEnd, End } kind = Kind::Start;
+  const Instruction* inst = nullptr;  // the instruction (for a loop header / end: the loop)
+  int32_t loop = -1;                  // the innermost loop whose body contains this position, -1 if none
+  bool executes = true;               // false inside a loop body that never runs
+};
+
+struct LinearOrder {
+  std::vector<LinearPosition> positions;
+  std::vector<LinearLoop> loops;  // in preorder of their headers
+
+  uint32_t start() const { return 0; }
+  uint32_t end() const { return uint32_t(positions.size() - 1); }
+  // The loops whose bodies contain `pos`, outermost first (seed 003's getLoopnest()).
+  std::vector<int32_t> nest(uint32_t pos) const;
+};
+
+// Flattens `p.body` (iteratively: any nesting depth is fine).
+LinearOrder linearize(const Program& p);
+
+// Iterations of `loop` per entry; 0 when it never runs (lo >= hi, or a non-positive step in a malformed program).
+uint64_t loopTrips(const Instruction& loop);
+
+}  // namespace allocsim

@@ -1,0 +1,98 @@
+#include "alloc/liveness.h"
+
+#include <algorithm>
+
+#include "alloc/operand_effects.h"
+
+namespace allocsim {
+
+bool interferes(const LiveRange& a, const LiveRange& b) {
+  return !a.empty() && !b.empty() && a.first <= b.last && b.first <= a.last;
+}
+
+namespace {
+
+// The mentions of one tensor or register, in linear order, reduced to what the rule needs.
+struct Mentions {
+  uint32_t first = kNone;
+  uint32_t last = 0;
+  WriteCover first_cover = WriteCover::Partial;  // Partial also when the first mention is a read
+
+  void read(uint32_t pos) {
+    if (first == kNone) {
+      first = pos;
+      first_cover = WriteCover::Partial;
+    }
+    last = std::max(last, pos);
+  }
+  void write(uint32_t pos, WriteCover cover) {
+    if (first == kNone) {
+      first = pos;
+      first_cover = cover;
+    }
+    last = std::max(last, pos);
+  }
+};
+
+// Whether the first mention, at `pos`, replaces the whole value on every iteration of common loop `loop`.
+bool killsAcross(const LinearOrder& order, const Mentions& m, int32_t loop) {
+  switch (m.first_cover) {
+    case WriteCover::Whole: return true;
+    case WriteCover::WholeOnFirst: return order.positions[m.first].loop != loop;
+    case WriteCover::Partial: return false;
+  }
+  return false;
+}
+
+LiveRange rangeOf(const LinearOrder& order, const Mentions& m) {
+  if (m.first == kNone) return {};
+  LiveRange r{m.first, m.last};
+  std::vector<int32_t> ld = order.nest(m.first), lu = order.nest(m.last);
+  size_t common = 0;
+  while (common < ld.size() && common < lu.size() && ld[common] == lu[common]) ++common;
+  if (ld.size() > common) r.first = order.loops[size_t(ld[common])].header;
+  if (lu.size() > common) r.last = order.loops[size_t(lu[common])].end;
+  for (size_t i = 0; i < common; ++i) {
+    const LinearLoop& l = order.loops[size_t(ld[i])];
+    if (!killsAcross(order, m, ld[i])) {
+      // Outermost first: this extension covers every inner common loop too.
+      r.first = std::min(r.first, l.header);
+      r.last = std::max(r.last, l.end);
+      break;
+    }
+  }
+  return r;
+}
+
+}  // namespace
+
+Liveness computeLiveness(const Program& p) {
+  Liveness live;
+  live.order = linearize(p);
+  const LinearOrder& order = live.order;
+  std::vector<Mentions> tensors(p.tensors.size()), regs(p.registers.size());
+  for (TensorId t = 0; t < p.tensors.size(); ++t)
+    if (p.tensors[t].input) tensors[t].write(order.start(), WriteCover::Whole);
+  for (uint32_t pos = 0; pos < order.positions.size(); ++pos) {
+    const LinearPosition& at = order.positions[pos];
+    if (!at.executes || at.inst == nullptr) continue;
+    if (at.kind == LinearPosition::Kind::LoopHeader || at.kind == LinearPosition::Kind::LoopEnd) {
+      if (at.inst->rd < regs.size()) regs[at.inst->rd].write(pos, WriteCover::Whole);
+      continue;
+    }
+    OperandEffects e = operandEffects(p, *at.inst);
+    for (RegId r : e.reg_reads) regs[r].read(pos);
+    for (TensorId t : e.tensor_reads) tensors[t].read(pos);
+    for (const TensorWrite& w : e.tensor_writes) tensors[w.tensor].write(pos, w.cover);
+    for (RegId r : e.reg_writes) regs[r].write(pos, WriteCover::Whole);
+  }
+  for (TensorId t = 0; t < p.tensors.size(); ++t)
+    if (p.tensors[t].output) tensors[t].read(order.end());
+  live.tensors.reserve(tensors.size());
+  for (const Mentions& m : tensors) live.tensors.push_back(rangeOf(order, m));
+  live.registers.reserve(regs.size());
+  for (const Mentions& m : regs) live.registers.push_back(rangeOf(order, m));
+  return live;
+}
+
+}  // namespace allocsim

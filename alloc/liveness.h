@@ -1,0 +1,64 @@
+// Live ranges over the linear order (alloc/linear_order.h), for every tensor and every register.
+//
+// The rule, after seed 003 ("live_range — the bank footprint", "Loop extension is byte-identical to SBUF"):
+//
+// 1. Anchors. def = the first position that writes the value (the first writer), use = the last position that
+//    reads it (the last reader). Inputs are defined at program start; outputs are used at program end. An
+//    accumulation group needs nothing special (003: "its def = first-matmul, use = last-reader live range
+//    naturally covers the whole accumulation"): it falls out of first writer / last reader.
+//    Our one widening of the seed: use = the last position that reads *or writes* the value, so that a store
+//    after the last read (a dead store) still owns its memory when it writes; otherwise it could clobber a
+//    tensor placed there.
+// 2. Loop extension (003, the _with_loop delta). Ld, Lu = the loop nests of def and use; common = their longest
+//    common prefix. A def deeper than common is anchored at the header of the outermost loop that contains it
+//    but not the use: the value may be written in any iteration of that loop, so it is live from the loop's
+//    entry. A use deeper than common is anchored at the end of the outermost loop that contains it but not the
+//    def: it reads the value in every iteration, so it is live until the loop exits. Hence a value defined
+//    before a loop and read inside is live to the loop end, and one defined inside and read after is live
+//    from the loop header.
+// 3. Back edges of the common loops. The seed's rule covers a value carried around a loop's back edge when def
+//    and use sit in different nests. Within one common loop it does not: `loop { copy x[:, i:1], y; ...;
+//    copy z, x[:, 0:1] }` reads in iteration 2 what iteration 1 wrote, although def and use are one body apart.
+//    So, as the seed's stated intent requires ("a loop-carried value is live across the whole loop body"), a
+//    value is extended over a whole common loop unless its first mention in that loop — which is its first
+//    mention at all, as every mention lies between def and use — is a write that replaces the whole value on
+//    every iteration (a full-view write; a start@first matmul counts only for the loops enclosing its own).
+//    Reads within an instruction come before its writes, so `tt a, a, b` is a read first and carries a.
+//
+// Only executed code counts: the body of a loop that never runs (lo >= hi) mentions nothing, so a full write
+// in it cannot pass for a kill. A tensor or register never mentioned by executed code has an empty range and
+// interferes with nothing. Registers follow the same rule; a loop writes its register at its header and at
+// its end (the exit value), so a loop register is live over its whole loop.
+// Ranges are inclusive: a tensor read and another written by the same instruction interfere (no in-place
+// reuse; placements may overlap partially, so sharing memory there is not safe in general).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "alloc/linear_order.h"
+#include "ir/program.h"
+
+namespace allocsim {
+
+struct LiveRange {
+  uint32_t first = kNone;  // inclusive positions in the linear order; first == kNone: empty
+  uint32_t last = 0;
+  bool empty() const { return first == kNone; }
+  bool contains(uint32_t pos) const { return !empty() && first <= pos && pos <= last; }
+  bool operator==(const LiveRange&) const = default;
+};
+
+// True when both ranges are non-empty and share a position.
+bool interferes(const LiveRange& a, const LiveRange& b);
+
+struct Liveness {
+  LinearOrder order;
+  std::vector<LiveRange> tensors;    // by TensorId
+  std::vector<LiveRange> registers;  // by RegId
+};
+
+// The order holds pointers into `p`: the result must not outlive it.
+Liveness computeLiveness(const Program& p);
+
+}  // namespace allocsim

@@ -1,0 +1,112 @@
+#include "alloc/operand_effects.h"
+
+namespace allocsim {
+namespace {
+
+class Collector {
+ public:
+  Collector(const Program& p, OperandEffects& e) : p_(p), e_(e) {}
+
+  void reg(const Index& i) {
+    if (!i.isConstant()) readReg(i.reg);
+  }
+  void readReg(RegId r) {
+    if (r < p_.registers.size()) e_.reg_reads.push_back(r);
+  }
+  void writeReg(RegId r) {
+    if (r < p_.registers.size()) e_.reg_writes.push_back(r);
+  }
+  bool valid(const AccessPattern& ap) const { return ap.tensor < p_.tensors.size(); }
+  // The registers an access pattern's address depends on are read whether the view is read or written.
+  void addressOf(const AccessPattern& ap) {
+    if (!valid(ap)) return;
+    reg(ap.partition);
+    reg(ap.offset);
+  }
+  void read(const AccessPattern& ap) {
+    addressOf(ap);
+    if (valid(ap)) e_.tensor_reads.push_back(ap.tensor);
+  }
+  void write(const AccessPattern& ap, WriteCover full_cover) {
+    if (!valid(ap)) return;
+    bool full = isFullAccess(p_, ap);
+    e_.tensor_writes.push_back({ap.tensor, full ? full_cover : WriteCover::Partial});
+  }
+
+ private:
+  const Program& p_;
+  OperandEffects& e_;
+};
+
+}  // namespace
+
+OperandEffects operandEffects(const Program& p, const Instruction& inst) {
+  OperandEffects e;
+  Collector c(p, e);
+  switch (inst.op) {
+    case Op::Dma:
+    case Op::Copy:
+    case Op::Act:
+    case Op::Reduce:
+      c.addressOf(inst.dst);
+      c.read(inst.a);
+      c.write(inst.dst, WriteCover::Whole);
+      break;
+    case Op::TT:
+      c.addressOf(inst.dst);
+      c.read(inst.a);
+      c.read(inst.b);
+      c.write(inst.dst, WriteCover::Whole);
+      break;
+    case Op::TS:
+      c.addressOf(inst.dst);
+      c.read(inst.a);
+      if (inst.scalar.kind == ScalarOperand::Kind::Tensor) c.read(inst.scalar.ap);
+      if (inst.scalar.kind == ScalarOperand::Kind::Reg) c.readReg(inst.scalar.reg);
+      c.write(inst.dst, WriteCover::Whole);
+      break;
+    case Op::Memset:
+      c.addressOf(inst.dst);
+      c.write(inst.dst, WriteCover::Whole);
+      break;
+    case Op::Matmul: {
+      c.read(inst.a);
+      c.read(inst.b);
+      // Without an unconditional start the matmul adds to what the accumulator holds (on some executions).
+      if (inst.start != When::Always) c.read(inst.dst);
+      else c.addressOf(inst.dst);
+      WriteCover full = inst.start == When::Always  ? WriteCover::Whole
+                        : inst.start == When::First ? WriteCover::WholeOnFirst
+                                                    : WriteCover::Partial;
+      c.write(inst.dst, full);
+      break;
+    }
+    case Op::Li:
+      c.writeReg(inst.rd);
+      break;
+    case Op::Addi:
+    case Op::Mov:
+      c.readReg(inst.rs);
+      c.writeReg(inst.rd);
+      break;
+    case Op::Add:
+      c.readReg(inst.rs);
+      c.readReg(inst.rt);
+      c.writeReg(inst.rd);
+      break;
+    case Op::RegLoad:
+      c.read(inst.a);
+      c.writeReg(inst.rd);
+      break;
+    case Op::RegStore:
+      c.addressOf(inst.dst);
+      c.readReg(inst.rs);
+      c.write(inst.dst, WriteCover::Whole);
+      break;
+    case Op::Loop:
+      break;
+  }
+  return e;
+}
+
+}  // namespace allocsim

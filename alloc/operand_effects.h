@@ -1,0 +1,37 @@
+// What one instruction reads and writes, as whole tensors and registers: the mentions liveness is built from.
+// Reads happen before writes (ir/interp.h: all sources are read before the destination is written), so a
+// `tt a, a, b` reads a's old value and an in-place update is never a fresh definition.
+#pragma once
+
+#include <vector>
+
+#include "ir/program.h"
+
+namespace allocsim {
+
+// How much of its tensor a write replaces, which decides whether the old value can be live across it.
+enum class WriteCover : uint8_t {
+  Partial,      // some elements, or a register-indexed view: the rest of the old value survives
+  Whole,        // every element, on every execution
+  WholeOnFirst  // a full-view matmul with start@first: every element on the first iteration of its innermost
+                // loop only (later iterations accumulate)
+};
+
+struct TensorWrite {
+  TensorId tensor = kNone;
+  WriteCover cover = WriteCover::Partial;
+};
+
+struct OperandEffects {
+  std::vector<TensorId> tensor_reads;  // a matmul that may accumulate reads its destination too
+  std::vector<TensorWrite> tensor_writes;
+  std::vector<RegId> reg_reads;   // address terms, scalar operands, rs / rt
+  std::vector<RegId> reg_writes;  // rd; every register write replaces the whole register
+};
+
+// The effects of a non-loop instruction. A loop's own effect (it writes its register at the header and at its
+// end) is the caller's: it has two positions. Tensor and register ids out of range are left out, so a
+// malformed program gives fewer mentions, never undefined behaviour.
+OperandEffects operandEffects(const Program& p, const Instruction& inst);
+
+}  // namespace allocsim
