@@ -76,7 +76,10 @@ class Executor {
       access_ = {};
       execute(inst, loop, h);
       if (o_.record_reads) result_.reads.push_back({inst.id, h.digest()});
-      if (o_.observer) o_.observer->onExecute(inst, result_.steps, access_);
+      if (o_.observer) {
+        access_.operand_hash = h.digest();
+        o_.observer->onExecute(inst, result_.steps, access_);
+      }
     }
   }
 

@@ -29,6 +29,7 @@ struct ExecAccess {
   std::vector<ResolvedView> writes;
   std::vector<RegId> reg_reads;      // address terms and scalar sources
   std::vector<RegId> reg_writes;     // a loop writes its register at each iteration
+  uint64_t operand_hash = 0;         // the instruction's OperandRead::hash (0 for a loop iteration)
 };
 
 class ExecObserver {
