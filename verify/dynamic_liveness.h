@@ -1,0 +1,34 @@
+// Liveness from the dynamic trace (docs/verification.md "Oracle 3"), independent of any allocator's bookkeeping:
+// the program runs once on private storage and every executed instruction's resolved reads and writes are
+// recorded per element. A tensor is live over [w, r] for each read at step r of elements last written at steps
+// >= w (w the earliest of them); every write at w makes it live at w (a dead write still clobbers); inputs are
+// written at step 0; outputs stay live from their writes to the end. Registers likewise, per register; a loop
+// reads its register at each further iteration and at its end (the hardware steps and tests it), so a loop
+// register is live throughout its loop.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "ir/program.h"
+#include "verify/live_intervals.h"
+
+namespace allocsim {
+
+struct LivenessOptions {
+  uint64_t input_seed = 1;
+  uint64_t max_steps = 50'000'000;
+  // Bound on the per-element bookkeeping (4 bytes per element of every touched tensor).
+  uint64_t max_tracking_bytes = uint64_t(1) << 30;
+};
+
+struct DynamicLiveness {
+  std::vector<LiveIntervals> tensors;    // by TensorId
+  std::vector<LiveIntervals> registers;  // by RegId
+  uint64_t steps = 0;                    // steps the run took; outputs are live up to here
+};
+
+// Throws InputError when the program cannot run (ir/interp.h) or needs more bookkeeping than allowed.
+DynamicLiveness computeDynamicLiveness(const Program& p, const LivenessOptions& opts = {});
+
+}  // namespace allocsim
