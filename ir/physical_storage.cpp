@@ -1,5 +1,6 @@
 #include "ir/physical_storage.h"
 
+#include <algorithm>
 #include <cstring>
 #include <stdexcept>
 
@@ -17,16 +18,34 @@ enum Stream : uint64_t { kSbuf = 1, kPsum, kDram, kRegisters, kOwnDram };
 
 }  // namespace
 
-void fillPoison(uint64_t seed, uint64_t stream, uint8_t* bytes, size_t n) {
+void fillPoison(uint64_t seed, uint64_t stream, uint64_t first, uint8_t* bytes, size_t n) {
   const uint64_t key = mix(seed ^ mix(stream + 0x9e3779b97f4a7c15ULL));
   size_t i = 0;
-  for (uint64_t w = 0; i + 8 <= n; i += 8, ++w) {
+  for (uint64_t w = first / 8; i + 8 <= n; i += 8, ++w) {
     uint64_t v = mix(key + w * 0x9e3779b97f4a7c15ULL);
     std::memcpy(bytes + i, &v, 8);
   }
   if (i < n) {
-    uint64_t v = mix(key + (i / 8) * 0x9e3779b97f4a7c15ULL);
+    uint64_t v = mix(key + ((first + i) / 8) * 0x9e3779b97f4a7c15ULL);
     std::memcpy(bytes + i, &v, n - i);
+  }
+}
+
+void PhysicalStorage::Region::allocate(size_t n, uint64_t seed, uint64_t stream) {
+  data_ = std::make_unique_for_overwrite<uint8_t[]>(n);
+  size_ = n;
+  seed_ = seed;
+  stream_ = stream;
+  poisoned_.assign((n + kChunk - 1) / kChunk, false);
+}
+
+void PhysicalStorage::Region::ensurePoisoned(size_t first, size_t n) {
+  if (n == 0) return;
+  for (size_t c = first / kChunk; c <= (first + n - 1) / kChunk && c < poisoned_.size(); ++c) {
+    if (poisoned_[c]) continue;
+    const size_t start = c * kChunk;
+    fillPoison(seed_, stream_, start, data_.get() + start, std::min(kChunk, size_ - start));
+    poisoned_[c] = true;
   }
 }
 
@@ -41,40 +60,41 @@ PhysicalStorage::PhysicalStorage(const Program& p, uint64_t seed, uint64_t max_b
     throw InputError(SourceLoc{}, "physical storage of the program's machine needs more than the limit of " +
                                       std::to_string(max_bytes) + " bytes");
 
-  sbuf_.resize(size_t(a.sbuf_partitions) * a.sbuf_bytes);
-  psum_.resize(size_t(a.psumPartitions()) * a.psumBytes());
-  dram_.resize(layout_.sharedDramBytes());
+  sbuf_.allocate(size_t(a.sbuf_partitions) * a.sbuf_bytes, seed, kSbuf);
+  psum_.allocate(size_t(a.psumPartitions()) * a.psumBytes(), seed, kPsum);
+  dram_.allocate(layout_.sharedDramBytes(), seed, kDram);
   lanes_.resize(a.sp_registers);
-  fillPoison(seed, kSbuf, sbuf_.data(), sbuf_.size());
-  fillPoison(seed, kPsum, psum_.data(), psum_.size());
-  fillPoison(seed, kDram, dram_.data(), dram_.size());
-  fillPoison(seed, kRegisters, reinterpret_cast<uint8_t*>(lanes_.data()), lanes_.size() * 4);
+  fillPoison(seed, kRegisters, 0, reinterpret_cast<uint8_t*>(lanes_.data()), lanes_.size() * 4);
 
   own_.resize(p.tensors.size());
   rows_.resize(p.tensors.size());
   for (TensorId id = 0; id < p.tensors.size(); ++id) {
     const Tensor& t = p.tensors[id];
     RowMap& m = rows_[id];
-    m.partitions = t.partitions;
+    m.ready.assign(t.partitions, 0);
+    m.row_bytes = t.bytesPerPartition();
     PhysicalByte first = layout_.locate(id, 0, 0);
     switch (first.region) {
       case PhysRegion::Sbuf:
-        m.base = sbuf_.data() + size_t(first.row) * a.sbuf_bytes + first.byte;
+        m.region = &sbuf_;
+        m.first = size_t(first.row) * a.sbuf_bytes + first.byte;
         m.stride = a.sbuf_bytes;
         break;
       case PhysRegion::Psum:
-        m.base = psum_.data() + first.byte;
+        m.region = &psum_;
+        m.first = first.byte;
         m.stride = a.psumBytes();
         break;
       case PhysRegion::Dram:
-        m.base = dram_.data() + first.byte;
+        m.region = &dram_;
+        m.first = first.byte;
         m.stride = t.bytesPerPartition();
         break;
       case PhysRegion::OwnDram:
-        own_[id].resize(t.totalBytes());
         // Also poisoned: a spill slot read before anything was stored there must not read a lucky zero.
-        fillPoison(seed, kOwnDram + id, own_[id].data(), own_[id].size());
-        m.base = own_[id].data();
+        own_[id].allocate(t.totalBytes(), seed, kOwnDram + id);
+        m.region = &own_[id];
+        m.first = 0;
         m.stride = t.bytesPerPartition();
         break;
     }
@@ -83,9 +103,15 @@ PhysicalStorage::PhysicalStorage(const Program& p, uint64_t seed, uint64_t max_b
 }
 
 uint8_t* PhysicalStorage::row(TensorId t, uint32_t partition) {
-  if (t >= rows_.size() || partition >= rows_[t].partitions)
+  if (t >= rows_.size() || partition >= rows_[t].ready.size())
     throw std::out_of_range("PhysicalStorage::row: no such tensor partition");
-  return rows_[t].base + partition * rows_[t].stride;
+  RowMap& m = rows_[t];
+  const size_t at = m.first + partition * m.stride;
+  if (!m.ready[partition]) {
+    m.region->ensurePoisoned(at, m.row_bytes);
+    m.ready[partition] = 1;
+  }
+  return m.region->data() + at;
 }
 
 uint64_t PhysicalStorage::readReg(RegId r) {
@@ -102,19 +128,25 @@ void PhysicalStorage::writeReg(RegId r, uint64_t v) {
   if (layout_.lanes(r) == 2) lanes_.at(lane + 1) = uint32_t(v >> 32);
 }
 
-uint8_t PhysicalStorage::byteAt(const PhysicalByte& b) const {
+uint8_t PhysicalStorage::byteAt(const PhysicalByte& b) {
   const Arch& a = layout_.arch();
+  Region* region = nullptr;
+  size_t at = b.byte;
   switch (b.region) {
     case PhysRegion::Sbuf:
-      if (b.row >= a.sbuf_partitions || b.byte >= a.sbuf_bytes) break;
-      return sbuf_[size_t(b.row) * a.sbuf_bytes + b.byte];
+      if (b.row < a.sbuf_partitions && b.byte < a.sbuf_bytes) region = &sbuf_, at += size_t(b.row) * a.sbuf_bytes;
+      break;
     case PhysRegion::Psum:
-      if (b.row >= a.psumPartitions() || b.byte >= a.psumBytes()) break;
-      return psum_[size_t(b.row) * a.psumBytes() + b.byte];
-    case PhysRegion::Dram: return dram_.at(b.byte);
-    case PhysRegion::OwnDram: return own_.at(b.own).at(b.byte);
+      if (b.row < a.psumPartitions() && b.byte < a.psumBytes()) region = &psum_, at += size_t(b.row) * a.psumBytes();
+      break;
+    case PhysRegion::Dram: region = &dram_; break;
+    case PhysRegion::OwnDram:
+      if (b.own < own_.size()) region = &own_[b.own];
+      break;
   }
-  throw std::out_of_range("PhysicalStorage::byteAt: outside the machine");
+  if (!region || at >= region->size()) throw std::out_of_range("PhysicalStorage::byteAt: outside the machine");
+  region->ensurePoisoned(at, 1);
+  return region->data()[at];
 }
 
 }  // namespace allocsim

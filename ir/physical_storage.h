@@ -5,9 +5,13 @@
 //
 // Everything starts as poison drawn from poison_seed (different seeds give different bytes), so that a read
 // of bytes nobody wrote in this run returns garbage that varies from run to run instead of a lucky zero.
+// The poison is laid down lazily, 4 KiB at a time when a tensor row first touches it: a gen2 machine has
+// 26 MiB of SBUF and PSUM, most of which a small kernel never touches, and writing all of it would cost more
+// than running the kernel. Which bytes are poisoned when does not change their values.
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -21,6 +25,8 @@ class PhysicalStorage : public Storage {
   // Throws InputError (at the declaration) for an SBUF/PSUM tensor or register without a placement or placed
   // outside the machine, and when the storage would exceed max_bytes in total.
   PhysicalStorage(const Program& allocated, uint64_t poison_seed, uint64_t max_bytes = uint64_t(1) << 32);
+  PhysicalStorage(const PhysicalStorage&) = delete;  // rows point into the regions
+  PhysicalStorage& operator=(const PhysicalStorage&) = delete;
 
   uint8_t* row(TensorId t, uint32_t partition) override;
   uint64_t readReg(RegId r) override;
@@ -32,24 +38,43 @@ class PhysicalStorage : public Storage {
     return layout_.describe(t, partition, byte_in_row);
   }
   // The byte at a physical location (for tests and diagnostics); throws std::out_of_range outside the machine.
-  uint8_t byteAt(const PhysicalByte& b) const;
+  uint8_t byteAt(const PhysicalByte& b);
   uint32_t lane(uint32_t index) const { return lanes_.at(index); }
 
  private:
+  // A byte array poisoned chunk by chunk on first use (left uninitialised until then, so untouched pages are
+  // never mapped).
+  class Region {
+   public:
+    void allocate(size_t n, uint64_t seed, uint64_t stream);
+    uint8_t* data() { return data_.get(); }
+    size_t size() const { return size_; }
+    void ensurePoisoned(size_t first, size_t n);
+
+   private:
+    static constexpr size_t kChunk = 4096;
+    std::unique_ptr<uint8_t[]> data_;
+    size_t size_ = 0;
+    uint64_t seed_ = 0, stream_ = 0;
+    std::vector<bool> poisoned_;  // per chunk
+  };
   struct RowMap {
-    uint8_t* base = nullptr;  // partition 0
+    Region* region = nullptr;
+    size_t first = 0;         // partition 0's first byte in the region
     uint64_t stride = 0;      // bytes from one partition to the next
-    uint32_t partitions = 0;
+    uint64_t row_bytes = 0;
+    std::vector<uint8_t> ready;  // per partition: its bytes are poisoned
   };
   MachineLayout layout_;
-  std::vector<uint8_t> sbuf_, psum_, dram_;
-  std::vector<std::vector<uint8_t>> own_;  // by TensorId; empty unless an unplaced DRAM tensor
+  Region sbuf_, psum_, dram_;
+  std::vector<Region> own_;  // by TensorId; used by unplaced DRAM tensors
   std::vector<uint32_t> lanes_;
   std::vector<RowMap> rows_;
   std::vector<uint64_t> masks_;
 };
 
-// Fills `bytes` with the poison of (seed, stream): different seeds or streams give different patterns.
-void fillPoison(uint64_t seed, uint64_t stream, uint8_t* bytes, size_t n);
+// Fills `bytes` with the poison of (seed, stream) for the region bytes [first, first + n); `first` is a multiple
+// of 8. Different seeds or streams give different patterns; a byte's poison depends only on its position.
+void fillPoison(uint64_t seed, uint64_t stream, uint64_t first, uint8_t* bytes, size_t n);
 
 }  // namespace allocsim

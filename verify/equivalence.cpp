@@ -1,0 +1,382 @@
+#include "verify/equivalence.h"
+
+#include <algorithm>
+#include <cstring>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "ir/interp.h"
+#include "ir/physical_storage.h"
+#include "ir/print.h"
+#include "verify/element_text.h"
+#include "verify/last_writer.h"
+#include "verify/operands.h"
+#include "verify/reference.h"
+#include "verify/step_capture.h"
+
+namespace allocsim {
+namespace {
+
+std::string quoted(const std::string& s) { return "'" + s + "'"; }
+
+// Where two runs' operand-hash sequences first part: the positions in the allocated and reference reads.
+struct Divergence {
+  uint64_t alloc_read = 0;  // index into the allocated run's reads (every executed non-loop instruction)
+  uint64_t ref_read = 0;    // index into the reference run's reads
+  bool trace = false;       // a different instruction (or one run ended): the hashes are not comparable
+};
+
+// (partition, element) of the idx-th element of a view, in view order.
+struct ViewElement {
+  uint32_t partition;
+  uint64_t element;
+};
+ViewElement viewElement(const ResolvedView& v, uint64_t idx) {
+  const uint64_t per = std::max<uint64_t>(1, v.perPartition());
+  const uint64_t within = idx % per;
+  return {uint32_t(v.partition + idx / per), v.offset + (within / v.count) * v.step2 + within % v.count};
+}
+
+// Index of the first element whose bytes differ, and which of its bytes do.
+struct ElementDiff {
+  uint64_t index = 0;
+  std::vector<uint32_t> bytes;
+};
+std::optional<ElementDiff> firstDifference(const uint8_t* found, const uint8_t* expected, uint64_t bytes,
+                                           uint32_t elem_size) {
+  for (uint64_t e = 0; e * elem_size < bytes; ++e) {
+    if (std::memcmp(found + e * elem_size, expected + e * elem_size, elem_size) == 0) continue;
+    ElementDiff d{e, {}};
+    for (uint32_t b = 0; b < elem_size; ++b)
+      if (found[e * elem_size + b] != expected[e * elem_size + b]) d.bytes.push_back(b);
+    return d;
+  }
+  return std::nullopt;
+}
+
+class Checker {
+ public:
+  Checker(const Program& allocated, const EquivalenceOptions& opts)
+      : a_(allocated), opts_(opts), ref_(referenceProgram(allocated)), layout_(allocated) {
+    io_.input_seed = opts.input_seed;
+    io_.max_steps = opts.max_steps;
+    phys_ = [this] { return std::make_unique<PhysicalStorage>(a_, opts_.poison_seed); };
+    priv_ = [this] { return std::make_unique<PrivateStorage>(ref_.program); };
+  }
+
+  std::vector<Finding> run() {
+    expected_ = interpret(ref_.program, io_);  // an InputError here: the program cannot run at all
+    std::unique_ptr<Storage> storage = phys_();
+    InterpResult found;
+    try {
+      found = interpret(a_, *storage, io_);
+    } catch (const InputError& e) {
+      return {runtimeFailure(e)};
+    }
+    if (std::optional<Divergence> d = firstDivergence(found)) return {divergence(*d, "")};
+    if (std::optional<Finding> f = outputMismatch(found)) return {*f};
+    return {};
+  }
+
+ private:
+  uint32_t referenceId(uint32_t alloc_id) const {
+    return alloc_id < ref_.instruction.size() ? ref_.instruction[alloc_id] : kNone;
+  }
+
+  std::optional<Divergence> firstDivergence(const InterpResult& found) const {
+    uint64_t r = 0;
+    for (uint64_t i = 0; i < found.reads.size(); ++i) {
+      uint32_t id = referenceId(found.reads[i].inst_id);
+      if (id == kNone) continue;  // an inserted instruction: nothing to compare it with
+      if (r >= expected_.reads.size() || expected_.reads[r].inst_id != id) return Divergence{i, r, true};
+      if (expected_.reads[r].hash != found.reads[i].hash) return Divergence{i, r, false};
+      ++r;
+    }
+    if (r < expected_.reads.size()) return Divergence{found.reads.size(), r, true};
+    return std::nullopt;
+  }
+
+  // ---- naming things ----
+
+  std::string instructionText(const Program& p, const Instruction& inst) const {
+    return "line " + std::to_string(inst.loc.line) + " `" + printInstruction(p, inst) + "`";
+  }
+  std::string tensorText(TensorId t) const {
+    const Tensor& tensor = a_.tensors.at(t);
+    std::string s = quoted(tensor.name);
+    if (tensor.origin != Origin::Source) {
+      TensorId src = ref_.tensor.at(t);
+      s += std::string(" (inserted by ") + originName(tensor.origin);
+      if (src != kNone) s += ", holds " + quoted(ref_.program.tensors.at(src).name);
+      s += ")";
+    }
+    return s;
+  }
+  std::string registerPlacement(RegId r) const {
+    std::string s = "@r" + std::to_string(layout_.firstLane(r));
+    if (layout_.lanes(r) == 2) s += " (lanes r" + std::to_string(layout_.firstLane(r)) + ", r" +
+                                    std::to_string(layout_.firstLane(r) + 1) + ")";
+    return s;
+  }
+  std::string writerText(const LastWrite& w) const {
+    if (!w.inst)
+      return "nothing in the physical run before this step: the bytes hold their initial contents (poison, or "
+             "input data)";
+    std::string s = instructionText(a_, *w.inst) + " at step " + std::to_string(w.step);
+    if (w.inst->origin != Origin::Source) s += std::string(" (inserted ") + originName(w.inst->origin) + ")";
+    if (w.tensor != kNone) s += ", writing tensor " + tensorText(w.tensor);
+    if (w.reg != kNone) s += ", writing register " + quoted(a_.registers.at(w.reg).name) + " " + registerPlacement(w.reg);
+    return s;
+  }
+  std::string seedsNote() const {
+    return "poison seed " + std::to_string(opts_.poison_seed) + ", input seed " + std::to_string(opts_.input_seed) +
+           " (the same seeds reproduce this run)";
+  }
+  Finding finding(const char* kind, const Instruction* inst, uint64_t step) const {
+    Finding f;
+    f.oracle = Oracle::Equivalence;
+    f.kind = kind;
+    if (inst) {
+      f.loc = inst->loc;
+      f.inst_id = inst->id;
+    }
+    f.step = step;
+    return f;
+  }
+
+  // ---- operand mismatch ----
+
+  Finding divergence(const Divergence& d, const std::string& later) const {
+    std::optional<StepCapture> got = captureExecution(a_, phys_, io_, d.alloc_read);
+    std::optional<StepCapture> want = captureExecution(ref_.program, priv_, io_, d.ref_read);
+    Finding f = d.trace || !got || !want ? traceMismatch(got, want) : operandMismatch(*got, *want);
+    if (!later.empty()) f.notes.push_back(later);
+    f.notes.push_back(seedsNote());
+    return f;
+  }
+
+  Finding traceMismatch(const std::optional<StepCapture>& got, const std::optional<StepCapture>& want) const {
+    Finding f = finding("trace-mismatch", got ? got->inst : nullptr, got ? got->step : 0);
+    std::string theirs = want ? instructionText(ref_.program, *want->inst) : "nothing (it has ended)";
+    f.message = got ? "the physical run executes " + instructionText(a_, *got->inst) + " where the reference executes " + theirs
+                    : "the physical run ends where the reference executes " + theirs;
+    return f;
+  }
+
+  // What differs in one operand: a one-line message and the notes that explain it.
+  struct Explanation {
+    std::string message;
+    std::vector<std::string> notes;
+  };
+
+  Finding operandMismatch(const StepCapture& got, const StepCapture& want) const {
+    const Instruction& inst = *got.inst;
+    Finding f = finding("operand-mismatch", &inst, got.step);
+    f.notes.push_back("instruction: " + instructionText(a_, inst) + " (id " + std::to_string(inst.id) + ", step " +
+                      std::to_string(got.step) + "); reference step " + std::to_string(want.step));
+    std::optional<Explanation> why = operandDifference(got, want);
+    if (!why) why = Explanation{"`" + printInstruction(a_, inst) + "` hashes its operands differently from the reference", {}};
+    f.message = why->message;
+    f.notes.insert(f.notes.end(), why->notes.begin(), why->notes.end());
+    return f;
+  }
+
+  std::optional<Explanation> operandDifference(const StepCapture& got, const StepCapture& want) const {
+    const Instruction& inst = *got.inst;
+    // Registers first: a wrong address register also makes every view it addresses differ.
+    std::vector<RegisterOperand> regs = registerOperands(a_, inst);
+    for (size_t k = 0; k < regs.size() && k < got.registers.size() && k < want.registers.size(); ++k)
+      if (got.registers[k] != want.registers[k])
+        return registerMismatch(inst, regs[k], got.registers[k], want.registers[k], got.step);
+    std::vector<std::string> names = readOperandNames(a_, inst, got.access.reads.size());
+    for (size_t k = 0; k < got.access.reads.size() && k < want.access.reads.size(); ++k) {
+      const ResolvedView& v = got.access.reads[k];
+      uint64_t n = std::min(got.views[k].size(), want.views[k].size());
+      std::optional<ElementDiff> diff = firstDifference(got.views[k].data(), want.views[k].data(), n, v.elem_size);
+      if (diff) return viewMismatch(inst, names[k], v, got.views[k].data(), want.views[k].data(), *diff, got.step);
+    }
+    return std::nullopt;
+  }
+
+  Explanation registerMismatch(const Instruction& inst, const RegisterOperand& op, uint64_t found, uint64_t expected,
+                               uint64_t step) const {
+    const Register& reg = a_.registers.at(op.reg);
+    Explanation x;
+    x.message = "`" + printInstruction(a_, inst) + "` reads register " + quoted(reg.name) + " (" + op.role +
+                ") = " + registerText(found, reg.width) + "; the reference reads " + registerText(expected, reg.width);
+    // The lane that differs (the high one of a 64-bit register when only that half is wrong).
+    uint32_t lane = layout_.firstLane(op.reg);
+    if (layout_.lanes(op.reg) == 2 && uint32_t(found) == uint32_t(expected)) ++lane;
+    x.notes.push_back("register " + quoted(reg.name) + " " + registerPlacement(op.reg) + "; lane r" +
+                      std::to_string(lane) + " differs");
+    LastWrites w = findLastWrites(a_, layout_, phys_, io_, WriteTargets{{}, {lane}}, step);
+    x.notes.push_back("lane r" + std::to_string(lane) + " last written by: " + writerText(w.latest()));
+    return x;
+  }
+
+  Explanation viewMismatch(const Instruction& inst, const std::string& operand, const ResolvedView& v,
+                           const uint8_t* found, const uint8_t* expected, const ElementDiff& diff,
+                           uint64_t step) const {
+    ViewElement e = viewElement(v, diff.index);
+    const uint8_t* fb = found + diff.index * v.elem_size;
+    const uint8_t* eb = expected + diff.index * v.elem_size;
+    const std::string where = "[" + std::to_string(e.partition) + ", " + std::to_string(e.element) + "]";
+    Explanation x;
+    x.message = "`" + printInstruction(a_, inst) + "` reads " + operand + " element " + where + " = " +
+                elementText(v.dtype, fb) + "; the reference reads " + elementText(v.dtype, eb);
+    x.notes = explainBytes(v.tensor, e.partition, e.element, v.elem_size, diff, step);
+    return x;
+  }
+
+  // Names the tensor element, its physical bytes, and who last wrote the differing ones before `step`.
+  std::vector<std::string> explainBytes(TensorId t, uint32_t partition, uint64_t element, uint32_t elem_size,
+                                        const ElementDiff& diff, uint64_t step) const {
+    PhysicalByte first = layout_.locate(t, partition, element * elem_size);
+    std::vector<std::string> notes;
+    notes.push_back("tensor " + tensorText(t) + " element [" + std::to_string(partition) + ", " +
+                      std::to_string(element) + "] lives at " + layout_.describe(first, elem_size) +
+                      (diff.bytes.size() < elem_size ? "; differing byte(s) " + byteList(first, diff.bytes) : ""));
+    WriteTargets targets;
+    for (uint32_t b : diff.bytes) targets.bytes.push_back(layout_.locate(t, partition, element * elem_size + b));
+    LastWrites w = findLastWrites(a_, layout_, phys_, io_, targets, step);
+    notes.push_back("those bytes were last written by: " + writerText(w.latest()));
+    return notes;
+  }
+  std::string byteList(const PhysicalByte& first, const std::vector<uint32_t>& bytes) const {
+    std::string s;
+    for (uint32_t b : bytes) s += (s.empty() ? "" : ", ") + std::to_string(first.byte + b);
+    return s;
+  }
+
+  // ---- outputs ----
+
+  std::optional<Finding> outputMismatch(const InterpResult& found) const {
+    for (TensorId t = 0; t < a_.tensors.size(); ++t) {
+      const Tensor& tensor = a_.tensors[t];
+      TensorId rt = ref_.tensor.at(t);
+      if (!tensor.output || tensor.origin != Origin::Source || rt == kNone) continue;
+      const std::vector<uint8_t>& got = found.outputs.at(t);
+      const std::vector<uint8_t>& want = expected_.outputs.at(rt);
+      const uint32_t size = dtypeSize(tensor.dtype);
+      std::optional<ElementDiff> diff =
+          firstDifference(got.data(), want.data(), std::min(got.size(), want.size()), size);
+      if (!diff) continue;
+      const uint32_t partition = uint32_t(diff->index / tensor.elements);
+      const uint64_t element = diff->index % tensor.elements;
+      WriteTargets targets;
+      for (uint32_t b : diff->bytes) targets.bytes.push_back(layout_.locate(t, partition, element * size + b));
+      LastWrite last = findLastWrites(a_, layout_, phys_, io_, targets, UINT64_MAX).latest();
+      Finding f = finding("output-mismatch", last.inst, last.step);
+      if (!last.inst) f.loc = tensor.loc;
+      f.message = "output " + quoted(tensor.name) + " element [" + std::to_string(partition) + ", " +
+                  std::to_string(element) + "] = " + elementText(tensor.dtype, got.data() + diff->index * size) +
+                  "; the reference computes " + elementText(tensor.dtype, want.data() + diff->index * size);
+      f.notes.push_back("it lives at " + layout_.describe(layout_.locate(t, partition, element * size), size));
+      f.notes.push_back("those bytes were last written by: " + writerText(last));
+      f.notes.push_back(seedsNote());
+      return f;
+    }
+    return std::nullopt;
+  }
+
+  // ---- a physical run that fails ----
+
+  // Replays the failing run comparing operand hashes as it goes, so that a difference before the failure (the
+  // clobber that caused it) is reported rather than the failure.
+  class Progress : public ExecObserver {
+   public:
+    explicit Progress(const Checker& c) : c_(c) {}
+    void onExecute(const Instruction& inst, uint64_t step, const ExecAccess& access) override {
+      last_step = step;
+      if (inst.op == Op::Loop) return;
+      const uint64_t index = reads++;
+      uint32_t id = c_.referenceId(inst.id);
+      if (id == kNone) return;
+      const std::vector<OperandRead>& want = c_.expected_.reads;
+      if (originals >= want.size() || want[originals].inst_id != id || want[originals].hash != access.operand_hash) {
+        divergence = Divergence{index, originals, originals >= want.size() || want[originals].inst_id != id};
+        throw Stop{};
+      }
+      ++originals;
+    }
+    struct Stop {};
+    uint64_t last_step = 0, reads = 0, originals = 0;
+    std::optional<Divergence> divergence;
+
+   private:
+    const Checker& c_;
+  };
+
+  Finding runtimeFailure(const InputError& e) const {
+    const Diagnostic& diag = e.diagnostics().front();
+    Progress progress(*this);
+    InterpOptions o = io_;
+    o.observer = &progress;
+    o.record_reads = false;
+    try {
+      std::unique_ptr<Storage> s = phys_();
+      interpret(a_, *s, o);
+    } catch (const Progress::Stop&) {
+    } catch (const InputError&) {
+    }
+    const std::string failure = "the physical run later fails at line " + std::to_string(diag.loc.line) + ": " +
+                                diag.message;
+    if (progress.divergence) return divergence(*progress.divergence, failure);
+
+    const uint64_t step = progress.last_step + 1;
+    const Instruction* inst = instructionAtLine(diag.loc.line);
+    Finding f = finding("runtime-error", inst, step);
+    f.loc = diag.loc;
+    f.message = "the physical run fails where the reference does not: " + diag.message;
+    if (inst) {
+      f.notes.push_back("instruction: " + instructionText(a_, *inst) + " (id " + std::to_string(inst->id) +
+                        ", step " + std::to_string(step) + ")");
+      explainFailingRegisters(f, *inst, step, progress.originals);
+    }
+    f.notes.push_back(seedsNote());
+    return f;
+  }
+
+  // The failing instruction's registers against the reference's: a clobbered address register explains an
+  // out-of-range access.
+  void explainFailingRegisters(Finding& f, const Instruction& inst, uint64_t step, uint64_t ordinal) const {
+    if (referenceId(inst.id) == kNone) return;
+    std::optional<StepCapture> want = captureExecution(ref_.program, priv_, io_, ordinal);
+    if (!want || want->inst->id != referenceId(inst.id)) return;
+    std::unique_ptr<Storage> before = stateBefore(a_, phys_, io_, step);
+    std::vector<RegisterOperand> regs = registerOperands(a_, inst);
+    for (size_t k = 0; k < regs.size() && k < want->registers.size(); ++k) {
+      uint64_t got = before->readReg(regs[k].reg);
+      if (got == want->registers[k]) continue;
+      Explanation x = registerMismatch(inst, regs[k], got, want->registers[k], step);
+      f.notes.push_back("cause: " + x.message);
+      f.notes.insert(f.notes.end(), x.notes.begin(), x.notes.end());
+      return;
+    }
+  }
+
+  const Instruction* instructionAtLine(uint32_t line) const {
+    const Instruction* found = nullptr;
+    forEachInstruction(a_.body, [&](const Instruction& i) {
+      if (!found && line != 0 && i.loc.line == line) found = &i;
+    });
+    return found;
+  }
+
+  const Program& a_;
+  EquivalenceOptions opts_;
+  ReferenceProgram ref_;
+  MachineLayout layout_;
+  InterpOptions io_;
+  StorageFactory phys_, priv_;
+  InterpResult expected_;
+};
+
+}  // namespace
+
+std::vector<Finding> checkEquivalence(const Program& allocated, const EquivalenceOptions& opts) {
+  return Checker(allocated, opts).run();
+}
+
+}  // namespace allocsim

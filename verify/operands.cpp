@@ -1,0 +1,91 @@
+#include "verify/operands.h"
+
+#include "ir/print.h"
+
+namespace allocsim {
+namespace {
+
+std::string named(const Program& p, const char* role, const AccessPattern& ap) {
+  return std::string(role) + " '" + printAccessPattern(p, ap) + "'";
+}
+
+}  // namespace
+
+std::vector<RegisterOperand> registerOperands(const Program& p, const Instruction& inst) {
+  std::vector<RegisterOperand> out;
+  auto view = [&](const char* role, const AccessPattern& ap) {
+    if (ap.tensor == kNone) return;
+    for (RegId r : {ap.partition.reg, ap.offset.reg})
+      if (r != kNone) out.push_back({r, "address of " + named(p, role, ap)});
+  };
+  switch (inst.op) {
+    case Op::Dma:
+    case Op::Copy:
+    case Op::Act:
+    case Op::Reduce:
+      view("destination", inst.dst);
+      view("source", inst.a);
+      break;
+    case Op::Matmul:
+      view("destination", inst.dst);
+      view("stationary", inst.a);
+      view("moving", inst.b);
+      break;
+    case Op::TT:
+      view("destination", inst.dst);
+      view("source a", inst.a);
+      view("source b", inst.b);
+      break;
+    case Op::TS:
+      view("destination", inst.dst);
+      view("source", inst.a);
+      if (inst.scalar.kind == ScalarOperand::Kind::Tensor) view("scalar", inst.scalar.ap);
+      if (inst.scalar.kind == ScalarOperand::Kind::Reg) out.push_back({inst.scalar.reg, "scalar"});
+      break;
+    case Op::Memset: view("destination", inst.dst); break;
+    case Op::RegLoad: view("source", inst.a); break;
+    case Op::RegStore:
+      view("destination", inst.dst);
+      out.push_back({inst.rs, "source"});
+      break;
+    case Op::Addi:
+    case Op::Mov: out.push_back({inst.rs, "source"}); break;
+    case Op::Add:
+      out.push_back({inst.rs, "first source"});
+      out.push_back({inst.rt, "second source"});
+      break;
+    case Op::Li:
+    case Op::Loop: break;
+  }
+  return out;
+}
+
+std::vector<std::string> readOperandNames(const Program& p, const Instruction& inst, size_t reads) {
+  std::vector<std::string> out;
+  switch (inst.op) {
+    case Op::Dma:
+    case Op::Copy:
+    case Op::Act:
+    case Op::Reduce:
+    case Op::RegLoad: out.push_back(named(p, "source", inst.a)); break;
+    case Op::Matmul:
+      if (reads > 2) out.push_back(named(p, "accumulator", inst.dst));
+      out.push_back(named(p, "stationary", inst.a));
+      out.push_back(named(p, "moving", inst.b));
+      break;
+    case Op::TT:
+      out.push_back(named(p, "source a", inst.a));
+      out.push_back(named(p, "source b", inst.b));
+      break;
+    case Op::TS:
+      out.push_back(named(p, "source", inst.a));
+      if (inst.scalar.kind == ScalarOperand::Kind::Tensor) out.push_back(named(p, "scalar", inst.scalar.ap));
+      break;
+    default: break;
+  }
+  while (out.size() < reads) out.push_back("operand " + std::to_string(out.size() + 1));
+  out.resize(reads);
+  return out;
+}
+
+}  // namespace allocsim

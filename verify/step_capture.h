@@ -1,0 +1,37 @@
+// Replays of a deterministic run, for diagnosis after a cheap first run found that something differs: stop just
+// before a given step and look at the storage as that step will see it, or find the n-th executed instruction
+// and what it read. Each replay starts from fresh storage made by a factory (same poison seed, same inputs),
+// so it retraces the first run exactly.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "ir/interp.h"
+#include "ir/storage.h"
+
+namespace allocsim {
+
+using StorageFactory = std::function<std::unique_ptr<Storage>()>;
+
+// The storage as it is just before step `step` (1-based) runs: after inputs are loaded and steps 1..step-1 ran.
+std::unique_ptr<Storage> stateBefore(const Program& p, const StorageFactory& make, InterpOptions opts, uint64_t step);
+
+// One executed (non-loop) instruction and what it read, with the values it saw.
+struct StepCapture {
+  const Instruction* inst = nullptr;
+  uint64_t step = 0;
+  ExecAccess access;
+  std::vector<std::vector<uint8_t>> views;  // the bytes of each access.reads entry, before the step ran
+  std::vector<uint64_t> registers;          // the values of registerOperands(p, *inst), before the step ran
+};
+
+// The `ordinal`-th (0-based) executed non-loop instruction, i.e. InterpResult::reads[ordinal].
+// nullopt if the run ends (or fails) before it.
+std::optional<StepCapture> captureExecution(const Program& p, const StorageFactory& make, const InterpOptions& opts,
+                                            uint64_t ordinal);
+
+}  // namespace allocsim
