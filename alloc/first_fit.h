@@ -37,6 +37,6 @@ std::optional<Placement> firstFitSbuf(const Arch& arch, uint32_t partitions, uin
 std::optional<uint64_t> firstFitSpan(uint64_t capacity, uint64_t count, const std::vector<Span>& taken);
 
 // Seed 003's bank footprint: ceil(bytes per partition / bank bytes); a bank spans all partitions.
-uint64_t psumBanksOf(const Arch& arch, const Tensor& t);
+uint64_t bankFootprint(const Arch& arch, const Tensor& t);
 
 }  // namespace allocsim

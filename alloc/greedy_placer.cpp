@@ -57,7 +57,7 @@ Program placeGreedy(const Program& p) {
              std::to_string(uint64_t(p.arch.sbuf_partitions) * p.arch.sbuf_bytes) + " (" +
              std::to_string(p.arch.sbuf_partitions) + " partitions x " + std::to_string(p.arch.sbuf_bytes) + " bytes)";
     }
-    uint64_t peak = peakDemand(tr, t, counts, [&](uint32_t u) { return psumBanksOf(p.arch, p.tensors[u]); });
+    uint64_t peak = peakDemand(tr, t, counts, [&](uint32_t u) { return bankFootprint(p.arch, p.tensors[u]); });
     return " (greedy placement, no spilling)" + where(tr[t]) + ": tensors live there need up to " +
            std::to_string(peak) + " banks, PSUM has " + std::to_string(p.arch.psum_banks);
   };

@@ -72,8 +72,11 @@ OperandEffects operandEffects(const Program& p, const Instruction& inst) {
     case Op::Matmul: {
       c.read(inst.a);
       c.read(inst.b);
-      // Without an unconditional start the matmul adds to what the accumulator holds (on some executions).
-      if (inst.start != When::Always) c.read(inst.dst);
+      // Without an unconditional start the matmul adds to what the accumulator holds (on some executions). A
+      // full-view start@first matmul reads only in the later iterations of its own loop: its WholeOnFirst write
+      // says so, and recording a read here would make it look like a use of the value from before the loop.
+      bool first_full = inst.start == When::First && c.valid(inst.dst) && isFullAccess(p, inst.dst);
+      if (inst.start == When::Never || (inst.start == When::First && !first_full)) c.read(inst.dst);
       else c.addressOf(inst.dst);
       WriteCover full = inst.start == When::Always  ? WriteCover::Whole
                         : inst.start == When::First ? WriteCover::WholeOnFirst

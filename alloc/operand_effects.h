@@ -23,7 +23,8 @@ struct TensorWrite {
 };
 
 struct OperandEffects {
-  std::vector<TensorId> tensor_reads;  // a matmul that may accumulate reads its destination too
+  // A matmul that may accumulate reads its destination too, except a full-view start@first one (WholeOnFirst).
+  std::vector<TensorId> tensor_reads;
   std::vector<TensorWrite> tensor_writes;
   std::vector<RegId> reg_reads;   // address terms, scalar operands, rs / rt
   std::vector<RegId> reg_writes;  // rd; every register write replaces the whole register

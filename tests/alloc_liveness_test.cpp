@@ -1,0 +1,321 @@
+// The allocators' linear order and live ranges (alloc/linear_order.h, alloc/liveness.h): seed 003's anchors and
+// loop extension on hand-written programs, plus the back-edge rule for values carried within one loop.
+#include "alloc/liveness.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "ir/parse.h"
+
+namespace allocsim {
+namespace {
+
+// The position of the instruction (or loop header) written on source line `line`.
+uint32_t at(const LinearOrder& order, uint32_t line) {
+  for (uint32_t pos = 0; pos < order.positions.size(); ++pos) {
+    const LinearPosition& lp = order.positions[pos];
+    if (lp.inst != nullptr && lp.inst->loc.line == line && lp.kind != LinearPosition::Kind::LoopEnd) return pos;
+  }
+  ADD_FAILURE() << "no instruction on line " << line;
+  return kNone;
+}
+
+// The end position of the loop whose header is on source line `line`.
+uint32_t endOf(const LinearOrder& order, uint32_t line) {
+  for (const LinearLoop& l : order.loops)
+    if (l.inst->loc.line == line) return l.end;
+  ADD_FAILURE() << "no loop on line " << line;
+  return kNone;
+}
+
+struct Live {
+  Program p;
+  Liveness live;
+  explicit Live(const std::string& text) : p(parseProgram(text)), live(computeLiveness(p)) {}
+  LiveRange tensor(const std::string& name) const { return live.tensors.at(p.findTensor(name)); }
+  LiveRange reg(const std::string& name) const { return live.registers.at(p.findRegister(name)); }
+  uint32_t pos(uint32_t line) const { return at(live.order, line); }
+  uint32_t end(uint32_t line) const { return endOf(live.order, line); }
+};
+
+LiveRange range(uint32_t first, uint32_t last) { return LiveRange{first, last}; }
+
+// Lines 1-10; instructions start on line 11.
+const char* const kDecls =
+    "arch tiny\n"
+    "dram A [8, 64] u32 input\n"
+    "dram O [8, 64] u32 output\n"
+    "sbuf a [8, 64] u32\n"
+    "sbuf b [8, 64] u32\n"
+    "sbuf c [8, 64] u32\n"
+    "sbuf d [8, 64] u32\n"
+    "reg i\n"
+    "reg j\n"
+    "reg s\n";
+
+TEST(LinearOrder, LoopsFlattenToHeaderBodyEnd) {
+  Live l(std::string(kDecls) +
+         "dma a, A\n"                 // 11
+         "loop i = 0, 2, 1 {\n"       // 12
+         "  loop j = 0, 3, 1 {\n"     // 13
+         "    tt b, a, a, add\n"      // 14
+         "  }\n"
+         "  copy c, b\n"              // 16
+         "}\n"
+         "dma O, c\n");               // 18
+  const LinearOrder& o = l.live.order;
+  using K = LinearPosition::Kind;
+  ASSERT_EQ(o.positions.size(), 10u);
+  std::vector<K> kinds;
+  for (const LinearPosition& lp : o.positions) kinds.push_back(lp.kind);
+  EXPECT_EQ(kinds, (std::vector<K>{K::Start, K::Instruction, K::LoopHeader, K::LoopHeader, K::Instruction,
+                                   K::LoopEnd, K::Instruction, K::LoopEnd, K::Instruction, K::End}));
+  ASSERT_EQ(o.loops.size(), 2u);
+  EXPECT_EQ(o.loops[0].header, 2u);
+  EXPECT_EQ(o.loops[0].end, 7u);
+  EXPECT_EQ(o.loops[0].parent, -1);
+  EXPECT_EQ(o.loops[0].trips, 2u);
+  EXPECT_EQ(o.loops[1].header, 3u);
+  EXPECT_EQ(o.loops[1].end, 5u);
+  EXPECT_EQ(o.loops[1].parent, 0);
+  EXPECT_EQ(o.loops[1].depth, 2u);
+  EXPECT_EQ(o.nest(4), (std::vector<int32_t>{0, 1}));
+  EXPECT_EQ(o.nest(3), (std::vector<int32_t>{0}));  // a header belongs to the enclosing nest
+  EXPECT_EQ(o.nest(5), (std::vector<int32_t>{0}));
+  EXPECT_EQ(o.nest(8), (std::vector<int32_t>{}));
+  EXPECT_EQ(o.end(), 9u);
+}
+
+TEST(LoopTrips, CeilOfSpanOverStepAndZeroForEmptyOrBadLoops) {
+  Instruction loop;
+  loop.op = Op::Loop;
+  loop.lo = 0, loop.hi = 10, loop.step = 3;
+  EXPECT_EQ(loopTrips(loop), 4u);
+  loop.lo = 10;
+  EXPECT_EQ(loopTrips(loop), 0u);
+  loop.lo = 0, loop.step = 0;
+  EXPECT_EQ(loopTrips(loop), 0u);
+  loop.lo = INT64_MIN, loop.hi = INT64_MAX, loop.step = 1;
+  EXPECT_EQ(loopTrips(loop), UINT64_MAX);
+}
+
+TEST(Liveness, DefinedBeforeALoopAndUsedInsideIsLiveToTheLoopEnd) {
+  Live l(std::string(kDecls) +
+         "dma a, A\n"            // 11
+         "loop i = 0, 4, 1 {\n"  // 12
+         "  tt b, a, a, add\n"   // 13
+         "  copy c, b\n"         // 14
+         "}\n"
+         "dma O, c\n");          // 16
+  EXPECT_EQ(l.tensor("a"), range(l.pos(11), l.end(12)));
+}
+
+TEST(Liveness, DefinedInALoopAndUsedAfterIsLiveFromTheLoopHeader) {
+  Live l(std::string(kDecls) +
+         "dma a, A\n"            // 11
+         "loop i = 0, 4, 1 {\n"  // 12
+         "  tt b, a, a, add\n"   // 13
+         "  copy c, b\n"         // 14
+         "}\n"
+         "dma O, c\n");          // 16
+  EXPECT_EQ(l.tensor("c"), range(l.pos(12), l.pos(16)));
+}
+
+TEST(Liveness, BodyLocalValueStaysInTheBody) {
+  Live l(std::string(kDecls) +
+         "dma a, A\n"            // 11
+         "loop i = 0, 4, 1 {\n"  // 12
+         "  tt b, a, a, add\n"   // 13
+         "  copy c, b\n"         // 14
+         "}\n"
+         "dma O, c\n");          // 16
+  EXPECT_EQ(l.tensor("b"), range(l.pos(13), l.pos(14)));
+  EXPECT_FALSE(interferes(l.tensor("b"), l.tensor("c")) && l.tensor("b").last < l.tensor("c").first);
+}
+
+TEST(Liveness, InputsStartAtProgramStartAndOutputsEndAtProgramEnd) {
+  Live l(std::string(kDecls) +
+         "dma a, A\n"    // 11
+         "dma O, a\n");  // 12
+  EXPECT_EQ(l.tensor("A"), range(0, l.pos(11)));
+  EXPECT_EQ(l.tensor("O"), range(l.pos(12), l.live.order.end()));
+  EXPECT_EQ(l.tensor("a"), range(l.pos(11), l.pos(12)));
+  EXPECT_TRUE(l.tensor("b").empty());  // never mentioned
+}
+
+TEST(Liveness, AccumulationOverAKLoopIsLiveFromTheKLoopHeaderToTheLastReader) {
+  Live l(
+      "arch tiny\n"
+      "dram L [32, 8] bf16 input\n"
+      "dram R [32, 64] bf16 input\n"
+      "dram O [8, 64] f32 output\n"
+      "sbuf lt [8, 8] bf16\n"
+      "sbuf rt [8, 64] bf16\n"
+      "psum acc [8, 64] f32\n"
+      "sbuf res [8, 64] f32\n"
+      "reg k\n"
+      "loop k = 0, 4, 1 {\n"                               // 10
+      "  dma lt, L[k*8:8, :]\n"                            // 11
+      "  dma rt, R[k*8:8, :]\n"                            // 12
+      "  matmul acc, lt, rt, start@first, stop@last\n"     // 13
+      "}\n"
+      "copy res, acc\n"                                    // 15
+      "dma O, res\n");                                     // 16
+  // def = the first matmul, inside the k loop, so anchored at its header; use = the last reader.
+  EXPECT_EQ(l.tensor("acc"), range(l.pos(10), l.pos(15)));
+  // The operand tiles are reloaded in every iteration: body-local.
+  EXPECT_EQ(l.tensor("lt"), range(l.pos(11), l.pos(13)));
+  EXPECT_EQ(l.tensor("rt"), range(l.pos(12), l.pos(13)));
+  EXPECT_EQ(l.reg("k"), range(l.pos(10), l.end(10)));
+}
+
+TEST(Liveness, AccumulatorIsNotCarriedAcrossTheOuterLoopThatRestartsIt) {
+  Live l(
+      "arch tiny\n"
+      "dram L [32, 8] bf16 input\n"
+      "dram R [32, 128] bf16 input\n"
+      "dram O [8, 128] f32 output\n"
+      "sbuf lt [8, 8] bf16\n"
+      "sbuf rt [8, 64] bf16\n"
+      "psum acc [8, 64] f32\n"
+      "sbuf res [8, 128] f32\n"
+      "reg n\n"
+      "reg k\n"
+      "loop n = 0, 2, 1 {\n"                               // 11
+      "  loop k = 0, 4, 1 {\n"                             // 12
+      "    dma lt, L[k*8:8, :]\n"                          // 13
+      "    dma rt, R[k*8:8, n*64:64]\n"                    // 14
+      "    matmul acc, lt, rt, start@first, stop@last\n"   // 15
+      "  }\n"
+      "  copy res[:, n*64:64], acc\n"                      // 17
+      "}\n"
+      "dma O, res\n");                                     // 19
+  // start@first replaces the whole accumulator on the first k iteration of every n iteration.
+  EXPECT_EQ(l.tensor("acc"), range(l.pos(12), l.pos(17)));
+  // res is written a slice per n iteration and read after the loop: live from the n header.
+  EXPECT_EQ(l.tensor("res"), range(l.pos(11), l.pos(19)));
+}
+
+TEST(Liveness, AccumulatorThatKeepsAccumulatingAcrossAnOuterLoopIsCarried) {
+  Live l(
+      "arch tiny\n"
+      "dram L [32, 8] bf16 input\n"
+      "dram R [32, 64] bf16 input\n"
+      "dram O [8, 64] f32 output\n"
+      "sbuf lt [8, 8] bf16\n"
+      "sbuf rt [8, 64] bf16\n"
+      "psum acc [8, 64] f32\n"
+      "sbuf res [8, 64] f32\n"
+      "reg n\n"
+      "reg k\n"
+      "loop n = 0, 2, 1 {\n"                                    // 11
+      "  loop k = 0, 4, 1 {\n"                                  // 12
+      "    dma lt, L[k*8:8, :]\n"                               // 13
+      "    dma rt, R[k*8:8, :]\n"                               // 14
+      "    matmul acc, lt, rt, start@first, stop\n"             // 15
+      "    copy res, acc\n"                                     // 16
+      "  }\n"
+      "}\n"
+      "dma O, res\n");                                          // 19
+  // The matmul's innermost loop is k: start@first restarts it per k entry, so acc is body-local to n but
+  // carried around k's back edge (a matmul without start in iterations 2..4 adds to it).
+  EXPECT_EQ(l.tensor("acc"), range(l.pos(12), l.end(12)));
+}
+
+TEST(Liveness, PartialWriteReadInALaterIterationIsLiveOverTheWholeLoop) {
+  Live l(std::string(kDecls) +
+         "dma a, A\n"                        // 11
+         "loop i = 0, 4, 1 {\n"              // 12
+         "  copy b[:, i*16:16], a[:, 0:16]\n"   // 13
+         "  copy c[:, i*16:16], b[:, 0:16]\n"   // 14: iterations 2..4 read what iteration 1 wrote
+         "  memset d, 0\n"                   // 15
+         "  copy c[:, 0:16], d[:, 0:16]\n"   // 16
+         "}\n"
+         "dma O, c\n");                      // 18
+  EXPECT_EQ(l.tensor("b"), range(l.pos(12), l.end(12)));
+  // d is replaced whole at the top of every iteration: body-local although read in the same body.
+  EXPECT_EQ(l.tensor("d"), range(l.pos(15), l.pos(16)));
+  EXPECT_FALSE(interferes(l.tensor("d"), range(l.pos(13), l.pos(14))));
+  EXPECT_TRUE(interferes(l.tensor("b"), l.tensor("d")));
+}
+
+TEST(Liveness, InPlaceUpdateInALoopIsARead) {
+  Live l(std::string(kDecls) +
+         "dma a, A\n"              // 11
+         "loop i = 0, 4, 1 {\n"    // 12
+         "  memset b, 1\n"         // 13
+         "  tt b, b, a, add\n"     // 14
+         "  tt c, c, b, add\n"     // 15: c carried around the back edge; its first mention
+         "}\n"
+         "dma O, b\n");            // 17
+  EXPECT_EQ(l.tensor("b"), range(l.pos(12), l.pos(17)));  // defined in the loop, used after
+  EXPECT_EQ(l.tensor("c"), range(l.pos(12), l.end(12)));
+}
+
+TEST(Liveness, DeadStoreKeepsItsMemoryUntilItWrites) {
+  Live l(std::string(kDecls) +
+         "dma a, A\n"       // 11
+         "dma O, a\n"       // 12
+         "memset a, 0\n");  // 13
+  EXPECT_EQ(l.tensor("a"), range(l.pos(11), l.pos(13)));
+}
+
+TEST(Liveness, CodeInALoopThatNeverRunsMentionsNothing) {
+  Live l(std::string(kDecls) +
+         "dma a, A\n"             // 11
+         "loop i = 4, 4, 1 {\n"   // 12: zero iterations
+         "  memset b, 0\n"        // 13
+         "  copy c, a\n"          // 14
+         "}\n"
+         "dma O, a\n");           // 16
+  EXPECT_TRUE(l.tensor("b").empty());
+  EXPECT_TRUE(l.tensor("c").empty());
+  EXPECT_EQ(l.tensor("a"), range(l.pos(11), l.pos(16)));
+  EXPECT_FALSE(l.live.order.positions[l.pos(13)].executes);
+  EXPECT_TRUE(l.live.order.positions[l.end(12)].executes);
+  // The loop still writes its register (to lo) at its header and end.
+  EXPECT_EQ(l.reg("i"), range(l.pos(12), l.end(12)));
+}
+
+TEST(Liveness, RegistersFollowTheSameRule) {
+  Live l(std::string(kDecls) +
+         "li s, 8\n"                        // 11
+         "dma a, A\n"                       // 12
+         "loop i = 0, 2, 1 {\n"             // 13
+         "  loop j = 0, 2, 1 {\n"           // 14
+         "    addi s, j, 4\n"               // 15: s written in the body (whole) and read after it
+         "    copy b[:, s:4], a[:, i:4]\n"  // 16
+         "  }\n"
+         "}\n"
+         "dma O, b\n"                       // 19: outputs must be written: not our business here
+         "mov j, i\n");                     // 20: reads i's exit value
+  EXPECT_EQ(l.reg("s"), range(l.pos(11), l.end(13)));  // defined before the loop, read inside
+  // j's first write (its loop header) is inside loop i and its last mention (the mov) after it: live from i's header.
+  EXPECT_EQ(l.reg("j"), range(l.pos(13), l.pos(20)));
+  EXPECT_EQ(l.reg("i"), range(l.pos(13), l.pos(20)));
+}
+
+TEST(Liveness, RegisterDefinedInTheBodyBeforeItsReadIsBodyLocal) {
+  Live l(std::string(kDecls) +
+         "dma a, A\n"                       // 11
+         "loop i = 0, 2, 1 {\n"             // 12
+         "  addi s, i, 4\n"                 // 13
+         "  copy b[:, s:4], a[:, 0:4]\n"    // 14
+         "}\n"
+         "dma O, b\n");                     // 16
+  EXPECT_EQ(l.reg("s"), range(l.pos(13), l.pos(14)));
+}
+
+TEST(Interferes, InclusiveOverlapOfNonEmptyRanges) {
+  EXPECT_TRUE(interferes(range(1, 5), range(5, 9)));
+  EXPECT_TRUE(interferes(range(5, 9), range(1, 5)));
+  EXPECT_TRUE(interferes(range(1, 9), range(3, 4)));
+  EXPECT_FALSE(interferes(range(1, 4), range(5, 9)));
+  EXPECT_FALSE(interferes(range(5, 9), range(1, 4)));
+  EXPECT_FALSE(interferes(LiveRange{}, range(0, 100)));
+  EXPECT_FALSE(interferes(LiveRange{}, LiveRange{}));
+}
+
+}  // namespace
+}  // namespace allocsim
