@@ -1,0 +1,167 @@
+#include "alloc/psum/psum_allocator.h"
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
+#include "alloc/alloc_error.h"
+#include "alloc/liveness.h"
+#include "alloc/psum/psum_bank_model.h"
+#include "alloc/psum/psum_costs.h"
+#include "alloc/psum/psum_heuristic.h"
+#include "alloc/psum/psum_interference.h"
+#include "alloc/psum/psum_select.h"
+#include "alloc/psum/psum_simplify.h"
+#include "alloc/psum/psum_spill.h"
+
+namespace allocsim {
+namespace {
+
+std::string num(double v) { return formatReportNumber(v, 2); }
+
+// A pinned PSUM placement must lie inside PSUM (the well-formedness rule, repeated so that an unchecked program
+// cannot make select read outside its bitmap).
+void requirePinnedInBounds(const Program& p) {
+  for (const Tensor& t : p.tensors) {
+    if (t.space != Space::Psum || !t.pinned || !t.placement) continue;
+    uint64_t banks = psumBanksOf(p.arch, t);
+    if (uint64_t(t.placement->bank) + banks > p.arch.psum_banks)
+      throw InputError(t.loc, "placement @bank" + std::to_string(t.placement->bank) + " of '" + t.name + "' (" +
+                                  std::to_string(banks) + " banks) exceeds PSUM (" +
+                                  std::to_string(p.arch.psum_banks) + " banks)");
+  }
+}
+
+// Where an error about a (possibly inserted) tensor points: its own declaration, else its source's.
+SourceLoc declLoc(const Program& p, TensorId t) {
+  const Tensor& x = p.tensors[t];
+  if (!x.loc.known() && x.copy_of < p.tensors.size()) return p.tensors[x.copy_of].loc;
+  return x.loc;
+}
+
+struct Choice {
+  PsumHeuristic heuristic = PsumHeuristic::TensorOrder;
+  PsumSelection selection;
+};
+
+}  // namespace
+
+PsumResult allocatePsum(const Program& input, const PsumOptions& o) {
+  PsumResult result{input, {}};
+  Program& p = result.program;
+  AllocReport& r = result.report;
+  const uint32_t n_heuristics = std::clamp<uint32_t>(o.heuristics, 1, kPsumHeuristicCount);
+  const uint32_t psum_banks = p.arch.psum_banks;
+  requirePinnedInBounds(p);
+  p.renumber();
+  if (o.verbosity >= 1) r.line(" allocating PSUM");
+
+  uint32_t source_psum = 0;
+  for (const Tensor& t : p.tensors) source_psum += t.space == Space::Psum && t.origin == Origin::Source;
+  uint32_t next_id = 0, spilled = 0, rounds = 0, saves = 0, reloads = 0;
+  double spill_cycles = 0;
+  Choice best;
+  for (;;) {
+    if (rounds > source_psum) throw std::logic_error("PSUM spill fixpoint did not converge");
+    ++rounds;
+    const Liveness live = computeLiveness(p);
+    PsumGraph g = buildPsumGraph(p, live);
+    if (rounds == 1) {
+      const double demand = psumDemandPercent(p.arch, g);
+      r.line(num(demand) + "% PSUM demand before spilling");
+      r.set("psum.demand_before_spilling_pct", demand);
+      r.set("psum.banks", int64_t(psum_banks));
+      r.set("psum.bank_demand", int64_t(g.total_demand));
+      r.set("psum.max_concurrent_banks", int64_t(g.max_concurrent));
+    }
+    findPsumCosts(p, g);
+
+    best = Choice{};
+    bool have_best = false;
+    for (uint32_t h = 0; h < n_heuristics; ++h) {
+      const PsumHeuristic heuristic = PsumHeuristic(h);
+      PsumWorklistSizes sizes;
+      std::vector<uint32_t> stack = simplifyPsum(g, psum_banks, heuristic, &sizes);
+      PsumSelection sel = selectPsum(p, g, stack);
+      if (o.verbosity >= 1) r.line("best-of-n loop, heuristic = " + std::string(psumHeuristicName(heuristic)));
+      if (o.verbosity >= 2) {
+        r.line("            lo = " + std::to_string(sizes.lo));
+        r.line("            hi = " + std::to_string(sizes.hi));
+        r.line("            inf = " + std::to_string(sizes.inf));
+        r.line("            total = " + std::to_string(sizes.lo + sizes.hi + sizes.inf));
+      }
+      if (o.verbosity >= 1) {
+        for (uint32_t i : sel.failed) {
+          const PsumNode& node = g.nodes[i];
+          r.line(p.tensors[node.tensor].name + " cannot allocate " + std::to_string(node.banks) + " banks");
+        }
+        r.line("PSUM score = " + num(sel.score) + " (lower is better)");
+      }
+      // Strictly lower: among equal scores the earlier heuristic wins, which keeps the choice deterministic.
+      if (!have_best || sel.score < best.selection.score) {
+        best = Choice{heuristic, std::move(sel)};
+        have_best = true;
+      }
+    }
+    if (o.verbosity >= 1) r.line("best PSUM heuristic = " + std::string(psumHeuristicName(best.heuristic)));
+
+    if (best.selection.failed.empty()) {
+      for (uint32_t i = 0; i < g.nodes.size(); ++i) {
+        Tensor& t = p.tensors[g.nodes[i].tensor];
+        if (g.nodes[i].pinned) continue;
+        Placement pl;
+        pl.bank = *best.selection.base[i];
+        t.placement = pl;
+      }
+      break;
+    }
+
+    std::vector<TensorId> to_spill;
+    double round_cost = 0;
+    for (uint32_t i : best.selection.failed) {
+      if (isInfiniteCost(g.nodes[i].cost)) continue;
+      to_spill.push_back(g.nodes[i].tensor);
+      round_cost += g.nodes[i].cost;
+    }
+    if (to_spill.empty()) {
+      const PsumNode& node = g.nodes[best.selection.failed.front()];
+      const Tensor& t = p.tensors[node.tensor];
+      throw AllocError(declLoc(p, node.tensor),
+                       "too many reloads required: " + t.name + " (" + std::to_string(node.banks) +
+                           " banks) cannot be placed in PSUM (" + std::to_string(psum_banks) +
+                           " banks), and every tensor live with it is un-spillable (inside an accumulation group, "
+                           "pinned, or already spilled)");
+    }
+    std::sort(to_spill.begin(), to_spill.end());
+    PsumSpillStats st = insertPsumSpillCode(p, to_spill, next_id);
+    spilled += uint32_t(to_spill.size());
+    saves += st.saves;
+    reloads += st.reloads;
+    spill_cycles += round_cost;
+    if (o.verbosity >= 1) {
+      for (TensorId t : to_spill) r.line("spill " + p.tensors[t].name);
+      r.line("insert spill " + std::to_string(st.saves) + ", insert reload " + std::to_string(st.reloads));
+    }
+  }
+
+  const double utilization = 100.0 * double(best.selection.banks_used) / double(psum_banks ? psum_banks : 1);
+  if (o.verbosity < 1) {  // verbose reports have these per round already, the last round's being the final
+    r.line("PSUM score = " + num(best.selection.score) + " (lower is better)");
+    r.line("best PSUM heuristic = " + std::string(psumHeuristicName(best.heuristic)));
+  }
+  r.line("spilling from PSUM cost about " + num(spill_cycles) + " cycles");
+  r.line("number of tensors spilled from PSUM = " + std::to_string(spilled));
+  r.line(num(utilization) + "% PSUM utilization after allocation");
+  r.set("psum.score", best.selection.score);
+  r.set("psum.best_heuristic", std::string(psumHeuristicName(best.heuristic)));
+  r.set("psum.spill_cost_cycles", spill_cycles);
+  r.set("psum.tensors_spilled", int64_t(spilled));
+  r.set("psum.spill_saves", int64_t(saves));
+  r.set("psum.spill_reloads", int64_t(reloads));
+  r.set("psum.banks_used", int64_t(best.selection.banks_used));
+  r.set("psum.utilization_pct", utilization);
+  r.set("psum.rounds", int64_t(rounds));
+  return result;
+}
+
+}  // namespace allocsim

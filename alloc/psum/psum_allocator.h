@@ -1,0 +1,35 @@
+// The PSUM colorer (seed 003): Chaitin–Briggs over PSUM banks, run first in the allocation pipeline (its
+// placements are then frozen for the SBUF colorer). One round:
+//   live_range (alloc/liveness.h, bank footprint + capacity guard)  ->  build (psum_interference.h)
+//   -> find_costs (psum_costs.h) -> for each heuristic: simplify (psum_simplify.h), select (psum_select.h)
+// keeping the selection with the lowest score (best-of-n, psum_heuristic.h). If its spill set is empty the
+// placements are committed; otherwise insert_spill_code (psum_spill.h) spills the set's spillable nodes and the
+// next round runs on the rewritten program. Every round spills at least one original tensor and spilled tensors
+// are never spilled again, so there are at most (PSUM tensors + 1) rounds. A spill set of un-spillable nodes
+// only is "too many reloads required" (AllocError).
+#pragma once
+
+#include <cstdint>
+
+#include "alloc/report.h"
+#include "ir/program.h"
+
+namespace allocsim {
+
+struct PsumOptions {
+  uint32_t heuristics = 4;  // best-of-n: how many of psum_heuristic.h's orders to try (clamped to 1..4)
+  // 0: the summary lines; 1: also per round and per heuristic (banners, scores, " cannot allocate ");
+  // 2: also simplify's worklist sizes.
+  int verbosity = 0;
+};
+
+struct PsumResult {
+  Program program;  // every PSUM tensor placed (@bankN); spill slots (SBUF/DRAM) left unplaced
+  AllocReport report;
+};
+
+// Throws AllocError (capacity guard, "too many reloads required") and InputError (a pinned PSUM placement out of
+// bounds). Deterministic: the same input gives the same program and report.
+PsumResult allocatePsum(const Program& p, const PsumOptions& o = {});
+
+}  // namespace allocsim

@@ -1,0 +1,19 @@
+#include "alloc/psum/psum_bank_model.h"
+
+#include "alloc/alloc_error.h"
+
+namespace allocsim {
+
+uint64_t psumBanksOf(const Arch& arch, const Tensor& t) {
+  if (arch.psum_bank_bytes == 0) return 0;
+  uint64_t bytes = t.bytesPerPartition();
+  return (bytes + arch.psum_bank_bytes - 1) / arch.psum_bank_bytes;  // divideCeil, as getPsumBankNum
+}
+
+void requirePsumFits(const Arch& arch, const Tensor& t) {
+  uint64_t banks = psumBanksOf(arch, t);
+  if (arch.psum_bank_bytes == 0 || banks > arch.psum_banks)
+    throw AllocError(t.loc, psumTooBigMessage(t.name, banks, arch.psum_banks));
+}
+
+}  // namespace allocsim

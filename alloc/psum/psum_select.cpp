@@ -1,0 +1,54 @@
+#include "alloc/psum/psum_select.h"
+
+#include <stdexcept>
+
+namespace allocsim {
+
+std::optional<uint32_t> firstFitBank(const std::vector<bool>& occupied, uint32_t banks) {
+  const size_t n = occupied.size();
+  if (banks == 0) return n > 0 ? std::optional<uint32_t>(0) : std::nullopt;
+  uint32_t run = 0;
+  for (size_t b = 0; b < n; ++b) {
+    run = occupied[b] ? 0 : run + 1;
+    if (run == banks) return uint32_t(b + 1 - banks);
+  }
+  return std::nullopt;
+}
+
+PsumSelection selectPsum(const Program& p, const PsumGraph& g, const std::vector<uint32_t>& stack) {
+  const uint32_t psum_size = p.arch.psum_banks;
+  const size_t n = g.nodes.size();
+  PsumSelection s;
+  s.base.assign(n, std::nullopt);
+  for (uint32_t i = 0; i < n; ++i)
+    if (g.nodes[i].pinned) s.base[i] = p.tensors[g.nodes[i].tensor].placement->bank;
+
+  std::vector<bool> occupied(psum_size);
+  for (auto it = stack.rbegin(); it != stack.rend(); ++it) {
+    const uint32_t i = *it;
+    if (s.base[i]) throw std::logic_error("PSUM select popped an allocated node");
+    occupied.assign(psum_size, false);
+    for (uint32_t j : g.neighbours[i]) {
+      if (!s.base[j]) continue;
+      if (*s.base[j] >= psum_size)
+        throw std::logic_error("info[neighbor_index].address < PSUM_SIZE && \"bad PSUM address during select\"");
+      for (uint32_t b = *s.base[j]; b < *s.base[j] + g.nodes[j].banks && b < psum_size; ++b) occupied[b] = true;
+    }
+    s.base[i] = firstFitBank(occupied, g.nodes[i].banks);
+    if (!s.base[i]) {
+      s.failed.push_back(i);  // " cannot allocate "
+      s.spill_cost += g.nodes[i].cost;
+    }
+  }
+
+  std::vector<bool> used(psum_size, false);
+  for (uint32_t i = 0; i < n; ++i) {
+    if (!s.base[i] || g.nodes[i].range.empty()) continue;
+    for (uint32_t b = *s.base[i]; b < *s.base[i] + g.nodes[i].banks && b < psum_size; ++b) used[b] = true;
+  }
+  for (bool u : used) s.banks_used += u;
+  s.score = s.spill_cost + double(s.banks_used) / double(psum_size + 1);
+  return s;
+}
+
+}  // namespace allocsim

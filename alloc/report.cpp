@@ -1,0 +1,88 @@
+#include "alloc/report.h"
+
+#include <cmath>
+#include <cstdio>
+
+namespace allocsim {
+namespace {
+
+void put(std::vector<ReportField>& fields, ReportField f) {
+  for (ReportField& g : fields)
+    if (g.key == f.key) {
+      g = std::move(f);
+      return;
+    }
+  fields.push_back(std::move(f));
+}
+
+std::string jsonString(const std::string& s) {
+  std::string out = "\"";
+  for (unsigned char c : s) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += char(c);
+    } else if (c < 0x20) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\u%04x", c);
+      out += buf;
+    } else {
+      out += char(c);
+    }
+  }
+  return out + "\"";
+}
+
+}  // namespace
+
+void AllocReport::set(const std::string& key, int64_t value) {
+  put(fields, {ReportField::Kind::Integer, key, std::to_string(value)});
+}
+void AllocReport::set(const std::string& key, double value) {
+  put(fields, {ReportField::Kind::Number, key, formatReportNumber(value, 6)});
+}
+void AllocReport::set(const std::string& key, const std::string& value) {
+  put(fields, {ReportField::Kind::Text, key, value});
+}
+
+const ReportField* AllocReport::find(const std::string& key) const {
+  for (const ReportField& f : fields)
+    if (f.key == key) return &f;
+  return nullptr;
+}
+
+void AllocReport::append(const AllocReport& other) {
+  lines.insert(lines.end(), other.lines.begin(), other.lines.end());
+  for (const ReportField& f : other.fields) put(fields, f);
+}
+
+std::string formatReportNumber(double value, int decimals) {
+  if (std::isnan(value)) return "nan";
+  if (std::isinf(value)) return value > 0 ? "inf" : "-inf";
+  if (decimals < 0) decimals = 0;
+  if (decimals > 9) decimals = 9;
+  char buf[64];
+  // Values beyond 1e18 lose nothing a report needs by printing in exponent form.
+  if (std::fabs(value) >= 1e18) std::snprintf(buf, sizeof buf, "%.6e", value);
+  else std::snprintf(buf, sizeof buf, "%.*f", decimals, value);
+  std::string s = buf;
+  if (s.find('.') != std::string::npos && s.find('e') == std::string::npos) {
+    while (s.back() == '0') s.pop_back();
+    if (s.back() == '.') s.pop_back();
+  }
+  if (s == "-0") s = "0";
+  return s;
+}
+
+std::string reportToJson(const AllocReport& r) {
+  std::string out = "{";
+  for (size_t i = 0; i < r.fields.size(); ++i) {
+    const ReportField& f = r.fields[i];
+    if (i) out += ", ";
+    out += jsonString(f.key) + ": ";
+    bool number = f.kind != ReportField::Kind::Text && f.value != "inf" && f.value != "-inf" && f.value != "nan";
+    out += number ? f.value : jsonString(f.value);
+  }
+  return out + "}";
+}
+
+}  // namespace allocsim

@@ -1,0 +1,41 @@
+// An allocator's report (DESIGN.md section 3): the text lines the seeds quote ("PSUM score = ...", "% SB demand
+// before allocation", ...) in the order they were produced, plus the same figures as (key, value) fields that the
+// CLI prints as JSON with --json. Shared by every allocator (PSUM, SBUF, REG, LSA): it knows no allocator.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace allocsim {
+
+struct ReportField {
+  enum class Kind : uint8_t { Integer, Number, Text } kind = Kind::Text;
+  std::string key;
+  std::string value;  // already formatted; Integer and Number values are valid JSON numbers (or "inf")
+  bool operator==(const ReportField&) const = default;
+};
+
+struct AllocReport {
+  std::vector<std::string> lines;
+  std::vector<ReportField> fields;
+
+  void line(std::string text) { lines.push_back(std::move(text)); }
+  // Setting a key that exists replaces its value in place, so a figure updated per round keeps its position.
+  void set(const std::string& key, int64_t value);
+  void set(const std::string& key, double value);
+  void set(const std::string& key, const std::string& value);
+  const ReportField* find(const std::string& key) const;
+  // Appends another report's lines and fields (a pipeline of allocators builds one report).
+  void append(const AllocReport& other);
+  bool operator==(const AllocReport&) const = default;
+};
+
+// A double as the reports print it: fixed, at most `decimals` decimals, trailing zeros dropped ("37.5", "100",
+// "inf"). Deterministic: no locale, no shortest-representation search.
+std::string formatReportNumber(double value, int decimals = 2);
+
+// {"key": value, ...} in field order; Text values quoted and escaped; a non-finite Number prints as a string.
+std::string reportToJson(const AllocReport& r);
+
+}  // namespace allocsim
