@@ -8,6 +8,7 @@ const std::vector<Verb>& verbs() {
       {"fmt", "parse, check and print a program in canonical form", runFmt},
       {"interp", "run a program on the reference interpreter; hash (or dump) its outputs", runInterp},
       {"gen", "print a random well-formed program (--seed S --size N --pressure P --arch A)", runGen},
+      {"verify", "check an allocated program with the equivalence, symbolic and placement oracles", runVerify},
   };
   return table;
 }

@@ -10,5 +10,6 @@ namespace allocsim::cli {
 int runFmt(const Args& args);
 int runInterp(const Args& args);
 int runGen(const Args& args);
+int runVerify(const Args& args);
 
 }  // namespace allocsim::cli

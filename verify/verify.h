@@ -1,0 +1,45 @@
+// All three oracles on one allocated program (DESIGN.md section 5, docs/verification.md): what
+// `allocsim verify`, the property suites, the fuzz targets and the regression replay run.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "ir/program.h"
+#include "verify/finding.h"
+
+namespace allocsim {
+
+struct VerifyOptions {
+  uint64_t input_seed = 1;
+  uint64_t poison_seed = 0;  // 0 = pick one from the clock (VerifyReport::poison_seed says which)
+  const Program* original = nullptr;  // the unallocated input, when known: pinned placements must be kept
+  uint64_t max_steps = 50'000'000;
+};
+
+struct OracleRun {
+  Oracle oracle = Oracle::Equivalence;
+  bool ran = false;
+  double seconds = 0;
+  size_t findings = 0;
+};
+
+struct VerifyReport {
+  std::vector<Finding> findings;  // equivalence's first, then symbolic's, then placement's
+  std::array<OracleRun, 3> oracles;  // in that order
+  uint64_t poison_seed = 0;          // the one used (never 0)
+
+  bool ok() const { return findings.empty(); }
+  // The oracle's findings, in order (empty when it found nothing).
+  std::vector<const Finding*> of(Oracle o) const;
+};
+
+// Runs equivalence, symbolic and placement. Throws InputError when the program cannot be run at all (see each
+// oracle's header): that is bad input, not a verification failure.
+VerifyReport verifyAllocated(const Program& allocated, const VerifyOptions& opts = {});
+
+// A poison seed that differs from run to run (never 0).
+uint64_t clockPoisonSeed();
+
+}  // namespace allocsim
