@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
 #include "ir/interp.h"
 #include "ir/parse.h"
@@ -127,6 +128,18 @@ TEST(PhysicalStorage, PoisonDependsOnTheSeed) {
   // SBUF and PSUM do not start with the same pattern.
   EXPECT_NE(s0.byteAt({PhysRegion::Sbuf, 0, 0, kNone}) | s0.byteAt({PhysRegion::Sbuf, 0, 1, kNone}) << 8,
             s0.byteAt({PhysRegion::Psum, 0, 0, kNone}) | s0.byteAt({PhysRegion::Psum, 0, 1, kNone}) << 8);
+}
+
+TEST(PhysicalStorage, PoisonDoesNotDependOnWhichRowIsTouchedFirst) {
+  // Poison is laid down 4 KiB at a time on first touch; T spans two such chunks of shared DRAM.
+  Program p = parseProgram("arch tiny\ndram T [1, 50] u32 @4000\ndram U [1, 4] u32 @4090\n");
+  TensorId t = p.findTensor("T"), u = p.findTensor("U");
+  PhysicalStorage first_t(p, 5), first_u(p, 5);
+  std::vector<uint8_t> a(first_t.row(t, 0), first_t.row(t, 0) + 200);
+  first_u.row(u, 0);
+  std::vector<uint8_t> b(first_u.row(t, 0), first_u.row(t, 0) + 200);
+  EXPECT_EQ(a, b);
+  EXPECT_EQ(first_t.byteAt({PhysRegion::Dram, 0, 4100, kNone}), a[100]);
 }
 
 TEST(PhysicalStorage, RunsAProgramLikePrivateStorage) {

@@ -35,7 +35,8 @@ struct ViewElement {
 ViewElement viewElement(const ResolvedView& v, uint64_t idx) {
   const uint64_t per = std::max<uint64_t>(1, v.perPartition());
   const uint64_t within = idx % per;
-  return {uint32_t(v.partition + idx / per), v.offset + (within / v.count) * v.step2 + within % v.count};
+  const uint64_t count = std::max<uint32_t>(1, v.count);
+  return {uint32_t(v.partition + idx / per), v.offset + (within / count) * v.step2 + within % count};
 }
 
 // Index of the first element whose bytes differ, and which of its bytes do.
