@@ -63,9 +63,4 @@ std::optional<uint64_t> firstFitSpan(uint64_t capacity, uint64_t count, const st
   return firstGap(used, count, 1, capacity);
 }
 
-uint64_t bankFootprint(const Arch& arch, const Tensor& t) {
-  uint64_t bank = std::max<uint32_t>(arch.psum_bank_bytes, 1);
-  return (t.bytesPerPartition() + bank - 1) / bank;
-}
-
 }  // namespace allocsim

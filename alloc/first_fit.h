@@ -1,6 +1,7 @@
 // First-fit search over the machine's placement geometry (DESIGN.md section 1): SBUF rectangles (partition x
 // byte, with the arch's byte alignment and partition start quantum), and 1-D spans for PSUM banks (seed 003:
-// "first-fit the lowest base bank with liveN free banks") and register lanes.
+// "first-fit the lowest base bank with liveN free banks"; the footprint is alloc/psum/psum_bank_model.h) and
+// register lanes.
 #pragma once
 
 #include <cstdint>
@@ -35,8 +36,5 @@ std::optional<Placement> firstFitSbuf(const Arch& arch, uint32_t partitions, uin
 
 // The lowest start s with s + count <= capacity such that [s, s + count) meets no span of `taken`.
 std::optional<uint64_t> firstFitSpan(uint64_t capacity, uint64_t count, const std::vector<Span>& taken);
-
-// Seed 003's bank footprint: ceil(bytes per partition / bank bytes); a bank spans all partitions.
-uint64_t bankFootprint(const Arch& arch, const Tensor& t);
 
 }  // namespace allocsim

@@ -6,6 +6,7 @@
 
 #include "alloc/alloc_error.h"
 #include "alloc/first_fit.h"
+#include "alloc/psum/psum_bank_model.h"
 
 namespace allocsim {
 
@@ -54,11 +55,11 @@ void placeTensors(Program& out, const FirstFitPolicy& policy) {
         throw AllocError(x.loc, describeTensor(out, t) + " does not fit in SBUF" + policy.tensor_shortage(t));
       x.placement = *at;
     } else {
-      uint64_t banks = bankFootprint(arch, x);
-      if (banks > arch.psum_banks) throw AllocError(x.loc, psumTooBigMessage(x.name, banks, arch.psum_banks));
+      requirePsumFits(arch, x);
+      uint64_t banks = psumBanksOf(arch, x);
       std::vector<Span> taken;
       for (TensorId u : obstacles)
-        taken.push_back({out.tensors[u].placement->bank, bankFootprint(arch, out.tensors[u])});
+        taken.push_back({out.tensors[u].placement->bank, psumBanksOf(arch, out.tensors[u])});
       std::optional<uint64_t> bank = firstFitSpan(arch.psum_banks, banks, taken);
       if (!bank)
         throw AllocError(x.loc, describeTensor(out, t) + " (" + std::to_string(banks) +

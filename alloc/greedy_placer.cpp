@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <functional>
 
-#include "alloc/first_fit.h"
 #include "alloc/first_fit_placer.h"
+#include "alloc/psum/psum_bank_model.h"
 #include "alloc/liveness.h"
 
 namespace allocsim {
@@ -57,7 +57,7 @@ Program placeGreedy(const Program& p) {
              std::to_string(uint64_t(p.arch.sbuf_partitions) * p.arch.sbuf_bytes) + " (" +
              std::to_string(p.arch.sbuf_partitions) + " partitions x " + std::to_string(p.arch.sbuf_bytes) + " bytes)";
     }
-    uint64_t peak = peakDemand(tr, t, counts, [&](uint32_t u) { return bankFootprint(p.arch, p.tensors[u]); });
+    uint64_t peak = peakDemand(tr, t, counts, [&](uint32_t u) { return psumBanksOf(p.arch, p.tensors[u]); });
     return " (greedy placement, no spilling)" + where(tr[t]) + ": tensors live there need up to " +
            std::to_string(peak) + " banks, PSUM has " + std::to_string(p.arch.psum_banks);
   };

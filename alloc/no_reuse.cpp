@@ -1,7 +1,7 @@
 #include "alloc/no_reuse.h"
 
-#include "alloc/first_fit.h"
 #include "alloc/first_fit_placer.h"
+#include "alloc/psum/psum_bank_model.h"
 
 namespace allocsim {
 namespace {
@@ -30,7 +30,7 @@ Program placeNoReuse(const Program& p) {
              std::to_string(demand) + " bytes (partitions x bytes per partition), " + sbufCapacity(p.arch);
     }
     for (const Tensor& u : p.tensors)
-      if (u.space == Space::Psum) demand += bankFootprint(p.arch, u);
+      if (u.space == Space::Psum) demand += psumBanksOf(p.arch, u);
     return " without reuse: all psum tensors need " + std::to_string(demand) + " banks, PSUM has " +
            std::to_string(p.arch.psum_banks);
   };

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "alloc/first_fit.h"
+#include "alloc/psum/psum_bank_model.h"
 #include "ir/check.h"
 #include "ir/interp.h"
 #include "ir/parse.h"
@@ -71,7 +72,7 @@ inline void expectPlacementRules(const Program& original, const Program& placed,
       EXPECT_EQ(x.placement->offset % a.sbuf_align, 0u) << what << ": " << x.name;
       EXPECT_EQ(x.placement->partition % a.sbuf_partition_quantum, 0u) << what << ": " << x.name;
     } else {
-      EXPECT_LE(x.placement->bank + bankFootprint(a, x), a.psum_banks) << what << ": " << x.name;
+      EXPECT_LE(x.placement->bank + psumBanksOf(a, x), a.psum_banks) << what << ": " << x.name;
     }
   }
   for (const Register& r : placed.registers) {
@@ -85,8 +86,8 @@ inline void expectPlacementRules(const Program& original, const Program& placed,
       if (x.space != y.space || x.space == Space::Dram || !apart.tensors(t, u)) continue;
       bool overlap = x.space == Space::Sbuf
                          ? overlaps(sbufRect(x, *x.placement), sbufRect(y, *y.placement))
-                         : x.placement->bank < y.placement->bank + bankFootprint(a, y) &&
-                               y.placement->bank < x.placement->bank + bankFootprint(a, x);
+                         : x.placement->bank < y.placement->bank + psumBanksOf(a, y) &&
+                               y.placement->bank < x.placement->bank + psumBanksOf(a, x);
       EXPECT_FALSE(overlap) << what << ": " << x.name << " and " << y.name << " overlap";
     }
   for (RegId r = 0; r < placed.registers.size(); ++r)
