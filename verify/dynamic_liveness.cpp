@@ -21,8 +21,11 @@ class LivenessWalk : public ExecObserver {
     out_.registers.resize(p.registers.size());
     last_write_.resize(p.tensors.size());
     reg_last_write_.assign(p.registers.size(), 0);
-    for (TensorId t = 0; t < p.tensors.size(); ++t)
-      if (p.tensors[t].input) out_.tensors[t].add(0, 0);
+    tracked_.resize(p.tensors.size());
+    for (TensorId t = 0; t < p.tensors.size(); ++t) {
+      tracked_[t] = !opts.placed_only || p.tensors[t].placement.has_value();
+      if (tracked_[t] && p.tensors[t].input) out_.tensors[t].add(0, 0);
+    }
   }
 
   void onExecute(const Instruction& inst, uint64_t step, const ExecAccess& access) override {
@@ -80,7 +83,7 @@ class LivenessWalk : public ExecObserver {
   }
 
   void readView(const ResolvedView& v, uint64_t step) {
-    if (v.tensor >= p_.tensors.size() || v.elements() == 0) return;
+    if (v.tensor >= p_.tensors.size() || !tracked_[v.tensor] || v.elements() == 0) return;
     std::vector<uint32_t>& s = shadow(v.tensor);
     // stamp - 1 wraps "never written" (0) to the largest value, so a plain (vectorizable) min skips it.
     uint32_t earliest = std::numeric_limits<uint32_t>::max();
@@ -92,7 +95,7 @@ class LivenessWalk : public ExecObserver {
   }
 
   void writeView(const ResolvedView& v, uint64_t step) {
-    if (v.tensor >= p_.tensors.size() || v.elements() == 0) return;
+    if (v.tensor >= p_.tensors.size() || !tracked_[v.tensor] || v.elements() == 0) return;
     std::vector<uint32_t>& s = shadow(v.tensor);
     uint32_t stamp = uint32_t(step + 1);
     forEachRun(v, s, [&](auto first, auto last) { std::fill(first, last, stamp); });
@@ -117,6 +120,7 @@ class LivenessWalk : public ExecObserver {
   DynamicLiveness out_;
   std::vector<std::vector<uint32_t>> last_write_;  // by tensor, row-major elements: step + 1, 0 = never; lazy
   std::vector<uint64_t> reg_last_write_;           // step + 1, 0 = never
+  std::vector<bool> tracked_;                      // by tensor
   uint64_t tracked_bytes_ = 0;
 };
 

@@ -20,6 +20,8 @@ struct LivenessOptions {
   uint64_t max_steps = 50'000'000;
   // Bound on the per-element bookkeeping (4 bytes per element of every touched tensor).
   uint64_t max_tracking_bytes = uint64_t(1) << 30;
+  // Track only tensors with a placement (the others cannot overlap anything); the rest get empty live sets.
+  bool placed_only = false;
 };
 
 struct DynamicLiveness {

@@ -176,6 +176,7 @@ std::vector<Finding> checkPlacement(const Program& allocated, const PlacementOpt
   const Program& p = withPreorderIds(allocated, scratch);
   LivenessOptions lo;
   lo.max_steps = opts.max_steps;
+  lo.placed_only = true;
   DynamicLiveness live = computeDynamicLiveness(p, lo);
   std::vector<Conflict> conflicts = findConflicts(p, live);
   if (conflicts.empty()) return out;
