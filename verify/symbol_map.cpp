@@ -16,4 +16,20 @@ Symbol* SymbolMap::find(uint64_t region, uint64_t page, bool create) {
   return last_;
 }
 
+void SymbolMap::read(uint64_t region, uint64_t unit, uint64_t n, Symbol* out) {
+  for (uint64_t k = 0; k < n;) {
+    const Span s = span(region, unit + k, n - k, false);
+    for (uint64_t i = 0; i < s.n; ++i) out[k + i] = s.at ? s.at[i] : kNoSymbol;
+    k += s.n;
+  }
+}
+
+void SymbolMap::write(uint64_t region, uint64_t unit, uint64_t n, const Symbol* symbols) {
+  for (uint64_t k = 0; k < n;) {
+    const Span s = span(region, unit + k, n - k, true);
+    for (uint64_t i = 0; i < s.n; ++i) s.at[i] = symbols[k + i];
+    k += s.n;
+  }
+}
+
 }  // namespace allocsim

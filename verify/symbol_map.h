@@ -18,11 +18,32 @@ constexpr Symbol kNoSymbol = 0;
 class SymbolMap {
  public:
   Symbol get(uint64_t region, uint64_t unit) {
-    const Symbol* page = find(region, unit >> kPageBits, false);
-    return page ? page[unit & kPageMask] : kNoSymbol;
+    const uint64_t page = unit >> kPageBits;
+    const Symbol* at = hit(region, page) ? last_ : find(region, page, false);
+    return at ? at[unit & kPageMask] : kNoSymbol;
   }
-  void set(uint64_t region, uint64_t unit, Symbol s) { find(region, unit >> kPageBits, true)[unit & kPageMask] = s; }
+  void set(uint64_t region, uint64_t unit, Symbol s) {
+    const uint64_t page = unit >> kPageBits;
+    (hit(region, page) ? last_ : find(region, page, true))[unit & kPageMask] = s;
+  }
   uint64_t pages() const { return pages_.size(); }
+
+  // The units [unit, unit + n) that lie in one page, 1 <= n <= max: `at` points at the first, or is nullptr
+  // when the page was never written (all kNoSymbol) and `create` is false.
+  struct Span {
+    Symbol* at;
+    uint64_t n;
+  };
+  Span span(uint64_t region, uint64_t unit, uint64_t max, bool create) {
+    const uint64_t page = unit >> kPageBits, in_page = unit & kPageMask;
+    Symbol* at = hit(region, page) ? last_ : find(region, page, create);
+    const uint64_t room = kPageMask + 1 - in_page;
+    return {at ? at + in_page : nullptr, max < room ? max : room};
+  }
+  // Copies the symbols of units [unit, unit + n) to out.
+  void read(uint64_t region, uint64_t unit, uint64_t n, Symbol* out);
+  // Writes symbols[0, n) to units [unit, unit + n).
+  void write(uint64_t region, uint64_t unit, uint64_t n, const Symbol* symbols);
 
  private:
   static constexpr unsigned kPageBits = 9;
@@ -35,6 +56,7 @@ class SymbolMap {
     size_t operator()(const Key& k) const { return size_t((k.region * 0x9e3779b97f4a7c15ULL) ^ (k.page + (k.page << 17))); }
   };
 
+  bool hit(uint64_t region, uint64_t page) const { return last_ && last_key_.page == page && last_key_.region == region; }
   Symbol* find(uint64_t region, uint64_t page, bool create);
 
   std::unordered_map<Key, std::unique_ptr<Symbol[]>, KeyHash> pages_;

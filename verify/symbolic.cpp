@@ -90,10 +90,10 @@ class Walk final : public ExecObserver {
       const Tensor& tensor = p_.tensors[t];
       if (!tensor.input) continue;
       const bool original = tensor.origin == Origin::Source;
-      for (uint64_t q = 0; q < tensor.partitions; ++q) {
-        const RowLocation row = layout_.row(t, q);
-        for (uint64_t e = 0; e < tensor.elements; ++e) writeElement(t, q, e, row, fresh(original), original);
-      }
+      for (uint64_t q = 0; q < tensor.partitions; ++q)
+        forEachRun(t, q, 0, tensor.elements, [&](uint64_t e, uint64_t n, const RowLocation& row) {
+          writeFreshRun(t, q, e, n, row, original);
+        });
     }
   }
 
@@ -141,12 +141,32 @@ class Walk final : public ExecObserver {
   // --- checks ---
 
   void checkView(const ResolvedView& v, const std::string& operand, bool original) {
-    for (uint64_t q = v.partition; q < uint64_t(v.partition) + v.partitions && !mismatch; ++q) {
-      const RowLocation row = layout_.row(v.tensor, q);
-      for (uint64_t j = 0; j < v.count2 && !mismatch; ++j)
-        for (uint64_t i = 0; i < v.count && !mismatch; ++i)
-          checkElement(v.tensor, q, v.offset + j * v.step2 + i, row, operand, original);
+    forEachRun(v, [&](uint64_t q, uint64_t e, uint64_t n, const RowLocation& row) {
+      if (!mismatch) checkRun(v.tensor, q, e, n, row, operand, original);
+    });
+  }
+
+  // Elements [e0, e0 + n) of partition q of t, a whole page of symbols at a time; a run with any mismatch is
+  // checked again element by element (checkElement), which names the first.
+  void checkRun(TensorId t, uint64_t q, uint64_t e0, uint64_t n, const RowLocation& row, const std::string& operand,
+                bool original) {
+    expected_.resize(n);
+    logical_.read(t, q * p_.tensors[t].elements + e0, n, expected_.data());
+    bool bad = false;
+    const TensorId r = ref_.tensor[t];
+    if (original && r != kNone) {
+      other_.resize(n);
+      reference_.read(r, q * width_[r] + e0, n, other_.data());
+      bad = !std::equal(expected_.begin(), expected_.end(), other_.begin());
     }
+    if (!bad) {
+      other_.resize(n * row.units);
+      physical_.read(row.region, row.unit(e0), n * row.units, other_.data());
+      for (uint64_t i = 0; i < n && !bad; ++i)
+        for (uint32_t u = 0; u < row.units; ++u)
+          if (expected_[i] != kNoSymbol && other_[i * row.units + u] != expected_[i]) bad = true;
+    }
+    for (uint64_t i = 0; bad && i < n && !mismatch; ++i) checkElement(t, q, e0 + i, row, operand, original);
   }
 
   void checkElement(TensorId t, uint64_t q, uint64_t e, const RowLocation& row, const std::string& operand,
@@ -205,36 +225,74 @@ class Walk final : public ExecObserver {
         for (uint32_t k = 0; k < p_.registers[inst.rs].lanes(); ++k)
           moved_.push_back(logical_.get(kRegisterRegion | inst.rs, k));
         break;
-      default: forEachElement(a.reads[0], [&](uint64_t q, uint64_t e, const RowLocation&) {
-          moved_.push_back(logical_.get(a.reads[0].tensor, q * p_.tensors[a.reads[0].tensor].elements + e));
+      default: {
+        const TensorId t = a.reads[0].tensor;
+        forEachRun(a.reads[0], [&](uint64_t q, uint64_t e, uint64_t n, const RowLocation&) {
+          moved_.resize(moved_.size() + n);
+          logical_.read(t, q * p_.tensors[t].elements + e, n, moved_.data() + moved_.size() - n);
         });
+      }
     }
     size_t next = 0;
-    // A symbol for every destination element; one the source cannot fill (a widening mov) is a new value.
-    auto take = [&] { return next < moved_.size() ? moved_[next++] : fresh(false); };
     if (!a.writes.empty()) {
       const ResolvedView& v = a.writes[0];
-      forEachElement(v, [&](uint64_t q, uint64_t e, const RowLocation& row) { writeElement(v.tensor, q, e, row, take(), false); });
+      // The interpreter checked that the shapes agree; a shorter source would get new values.
+      while (moved_.size() < v.elements()) moved_.push_back(fresh(false));
+      forEachRun(v, [&](uint64_t q, uint64_t e, uint64_t n, const RowLocation& row) {
+        writeRun(v.tensor, q, e, n, row, moved_.data() + next, false);
+        next += n;
+      });
     } else {
+      // A symbol for every lane; one the source cannot fill (a widening mov) is a new value.
+      auto take = [&] { return next < moved_.size() ? moved_[next++] : fresh(false); };
       const RegId r = a.reg_writes[0];
       const RowLocation lanes = layout_.lanes(r);
       for (uint32_t k = 0; k < p_.registers[r].lanes(); ++k) writeLane(r, k, lanes, take(), false);
     }
   }
 
+  // Calls f(e, n, row) for the elements [e0, e0 + count) of partition q of t, in runs of at most kRun (which
+  // bounds the scratch buffers).
   template <typename F>
-  void forEachElement(const ResolvedView& v, F&& f) {
-    for (uint64_t q = v.partition; q < uint64_t(v.partition) + v.partitions; ++q) {
-      const RowLocation row = layout_.row(v.tensor, q);
+  void forEachRun(TensorId t, uint64_t q, uint64_t e0, uint64_t count, F&& f) {
+    const RowLocation row = layout_.row(t, q);
+    for (uint64_t k = 0; k < count; k += kRun) f(e0 + k, std::min(kRun, count - k), row);
+  }
+  // Calls f(q, e, n, row) for the runs of consecutive elements of v, in view order.
+  template <typename F>
+  void forEachRun(const ResolvedView& v, F&& f) {
+    for (uint64_t q = v.partition; q < uint64_t(v.partition) + v.partitions; ++q)
       for (uint64_t j = 0; j < v.count2; ++j)
-        for (uint64_t i = 0; i < v.count; ++i) f(q, v.offset + j * v.step2 + i, row);
-    }
+        forEachRun(v.tensor, q, v.offset + j * v.step2, v.count,
+                   [&](uint64_t e, uint64_t n, const RowLocation& row) { f(q, e, n, row); });
   }
 
   void writeView(const ResolvedView& v, bool original) {
-    forEachElement(v, [&](uint64_t q, uint64_t e, const RowLocation& row) {
-      writeElement(v.tensor, q, e, row, fresh(original), original);
+    forEachRun(v, [&](uint64_t q, uint64_t e, uint64_t n, const RowLocation& row) {
+      writeFreshRun(v.tensor, q, e, n, row, original);
     });
+  }
+
+  void writeFreshRun(TensorId t, uint64_t q, uint64_t e0, uint64_t n, const RowLocation& row, bool original) {
+    fresh_.resize(n);
+    for (Symbol& s : fresh_) s = fresh(original);
+    writeRun(t, q, e0, n, row, fresh_.data(), original);
+  }
+
+  // writeElement for elements [e0, e0 + n) of partition q of t, a page at a time.
+  void writeRun(TensorId t, uint64_t q, uint64_t e0, uint64_t n, const RowLocation& row, const Symbol* symbols,
+                bool original) {
+    if (describing_) {
+      for (uint64_t i = 0; i < n; ++i) writeElement(t, q, e0 + i, row, symbols[i], original);
+      return;
+    }
+    logical_.write(t, q * p_.tensors[t].elements + e0, n, symbols);
+    const TensorId r = ref_.tensor[t];
+    if (original && r != kNone) reference_.write(r, q * width_[r] + e0, n, symbols);
+    if (row.units == 1) return physical_.write(row.region, row.unit(e0), n, symbols);
+    units_.resize(n * row.units);
+    for (uint64_t i = 0; i < n; ++i) std::fill_n(units_.begin() + i * row.units, row.units, symbols[i]);
+    physical_.write(row.region, row.unit(e0), n * row.units, units_.data());
   }
 
   // L and P (and R for an original write) of element e of partition q of t := s.
@@ -274,7 +332,8 @@ class Walk final : public ExecObserver {
   Symbol original_count_ = 0, inserted_count_ = 0;
   const Instruction* current_ = nullptr;
   uint64_t step_ = 0;
-  std::vector<Symbol> moved_;
+  static constexpr uint64_t kRun = 4096;
+  std::vector<Symbol> moved_, fresh_, units_, expected_, other_;  // scratch
 
   bool describing_ = false;
   uint64_t stop_step_ = kNoStep;
