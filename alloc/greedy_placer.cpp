@@ -10,20 +10,24 @@
 namespace allocsim {
 namespace {
 
-// The most that items live at one position of `range` need together (`size` of each; `range` itself counts
-// even when it is empty, i.e. never mentioned).
+// The most that items live at one position of `ranges[self]` need together (`size` of each counted item; `self`
+// alone when it is never live). A difference array over positions: linear in positions + items.
 uint64_t peakDemand(const std::vector<LiveRange>& ranges, uint32_t self, const std::function<bool(uint32_t)>& counts,
                     const std::function<uint64_t(uint32_t)>& size) {
   const LiveRange& range = ranges[self];
   if (range.empty()) return size(self);
-  uint64_t peak = 0;
-  for (uint32_t pos = range.first; pos <= range.last; ++pos) {
-    uint64_t sum = 0;
-    for (uint32_t u = 0; u < ranges.size(); ++u)
-      if (counts(u) && ranges[u].contains(pos)) sum += size(u);
-    peak = std::max(peak, sum);
+  std::vector<int64_t> delta(size_t(range.last) + 2, 0);
+  for (uint32_t u = 0; u < ranges.size(); ++u) {
+    if (!counts(u) || !interferes(ranges[u], range)) continue;
+    delta[std::max(ranges[u].first, range.first)] += int64_t(size(u));
+    delta[size_t(std::min(ranges[u].last, range.last)) + 1] -= int64_t(size(u));
   }
-  return peak;
+  int64_t live = 0, peak = 0;
+  for (uint32_t pos = 0; pos <= range.last; ++pos) {
+    live += delta[pos];
+    if (pos >= range.first) peak = std::max(peak, live);
+  }
+  return uint64_t(peak);
 }
 
 std::string where(const LiveRange& r) {
