@@ -44,8 +44,9 @@
 //   2. original instructions only: L[x] == R[ref(x)], where ref maps an inserted tensor to the tensor it
 //      holds (!reload(a)). The allocated instruction reads the same values as the reference instruction
 //      with the same ordinal; this catches moves that are consistent in themselves but carry the wrong
-//      value, such as a reload from the wrong spill slot ("wrong-value"; "never-written" if nothing wrote
-//      the inserted tensor).
+//      value, such as a reload from the wrong spill slot ("wrong-value"; "stale-read" if it is an older
+//      version of the same element, e.g. read from where the tensor was before it moved; "never-written" if
+//      nothing wrote the inserted tensor).
 //   At the end of the run, every written element of each output tensor is checked the same way.
 //
 // R is the reference walk run in lockstep with the allocated one rather than as a second interpretation:
