@@ -1,7 +1,9 @@
 #include "alloc/psum/psum_spill.h"
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 #include "alloc/psum/psum_accesses.h"
 
@@ -49,12 +51,6 @@ class SpillWriter {
   PsumSpillStats stats;
 
  private:
-  struct StandIn {
-    AccessPattern original;     // the view of t it replaces
-    AccessPattern replacement;  // the operand that reads / writes the stand-in
-    bool hull = false;          // holds the contiguous hull of an overlapping source view
-  };
-
   bool spilled(TensorId t) const { return t < slot_of_.size() && slot_of_[t] != kNone; }
 
   TensorId mint(Tensor t, const char* suffix) {
@@ -67,55 +63,63 @@ class SpillWriter {
     return TensorId(p_.tensors.size() - 1);
   }
 
-  static bool isFlat(const AccessPattern& ap) { return ap.count2 <= 1 || ap.step2 >= ap.count; }
-  // Elements from an overlapping view's first to its last: one contiguous run, all of them in the view.
-  static uint64_t hull(const AccessPattern& ap) { return uint64_t(ap.count2 - 1) * ap.step2 + ap.count; }
+  // A view whose second dimension overlaps itself is moved as its contiguous hull (all of whose elements the
+  // view covers), so that the reload's destination does not overlap itself.
+  static AccessPattern moved(AccessPattern ap) {
+    if (ap.count2 > 1 && ap.step2 < ap.count) {
+      ap.count = uint32_t(uint64_t(ap.count2 - 1) * ap.step2 + ap.count);
+      ap.count2 = 1;
+      ap.step2 = 0;
+    }
+    return ap;
+  }
+  static AccessPattern on(AccessPattern ap, TensorId t) {
+    ap.tensor = t;
+    return ap;
+  }
 
-  // Sources come before the destination in psumAccesses, so a view both read and written is reloaded before it
-  // is saved; an access equal to an earlier one of the same instruction shares its stand-in.
+  // One stand-in per spilled tensor the instruction touches, laid out like the tensor (the verifier reads an
+  // inserted tensor as the one it copies, element for element). Every distinct view read is reloaded before
+  // the instruction, the view written is saved after it.
   void rewriteOperands(Instruction& inst, std::vector<Instruction>& before, std::vector<Instruction>& after) {
-    std::vector<StandIn> made;
+    std::vector<std::pair<TensorId, TensorId>> stand_in;  // (spilled tensor, its stand-in here)
+    std::vector<AccessPattern> reloaded;
     for (const PsumAccess& a : psumAccesses(p_, inst)) {
       AccessPattern& ap = operandOf(inst, a.operand);
-      if (!spilled(ap.tensor)) continue;
-      size_t k = 0;
-      while (k < made.size() && !(made[k].original == ap && (!a.write || !made[k].hull))) ++k;
-      if (k == made.size()) {
-        made.push_back(makeStandIn(ap, a.read && !a.write && !isFlat(ap)));
-        if (a.read) addReload(inst, made[k], before);
+      const TensorId t = ap.tensor;
+      if (!spilled(t)) continue;
+      TensorId r = kNone;
+      for (const auto& [from, to] : stand_in)
+        if (from == t) r = to;
+      if (r == kNone) {
+        r = makeStandIn(t);
+        stand_in.push_back({t, r});
       }
-      const StandIn& s = made[k];
-      ap = s.replacement;
-      if (a.write) addSave(inst, s, after);
+      if (a.read && std::find(reloaded.begin(), reloaded.end(), ap) == reloaded.end()) {
+        reloaded.push_back(ap);
+        const AccessPattern v = moved(ap);
+        before.push_back(dma(inst, Origin::Reload, on(v, r), on(v, slot_of_[t])));
+        ++stats.reloads;
+      }
+      const AccessPattern original = ap;
+      ap.tensor = r;
+      if (a.write) {
+        after.push_back(dma(inst, Origin::Spill, on(original, slot_of_[t]), on(original, r)));
+        ++stats.saves;
+      }
     }
   }
 
-  StandIn makeStandIn(const AccessPattern& ap, bool use_hull) {
-    const TensorId t = ap.tensor;
-    Tensor r;
-    r.space = Space::Psum;
-    r.partitions = ap.partitions;
-    r.elements = uint32_t(use_hull ? hull(ap) : ap.elementsPerPartition());
-    r.dtype = p_.tensors[t].dtype;
+  TensorId makeStandIn(TensorId t) {
+    Tensor r = p_.tensors[t];
+    r.placement.reset();
+    r.pinned = false;
     r.origin = Origin::Reload;
     r.copy_of = t;
-    r.loc = p_.tensors[t].loc;
     const TensorId rid = mint(std::move(r), "_ReloadTensorCopy");
     if (p_.tensors[rid].space != Space::Psum)
       throw std::logic_error("reload_target_memType == PSUM && \"Expected reload to PSUM\"");
-    StandIn s;
-    s.original = ap;
-    s.hull = use_hull;
-    if (use_hull) {
-      s.replacement = ap;
-      s.replacement.tensor = rid;
-      s.replacement.partition = Index{};
-      s.replacement.offset = Index{};
-    } else {
-      s.replacement = wholeTensor(p_, rid);
-      s.replacement.loc = ap.loc;
-    }
-    return s;
+    return rid;
   }
 
   Instruction dma(const Instruction& at, Origin origin, AccessPattern dst, AccessPattern src) const {
@@ -126,27 +130,6 @@ class SpillWriter {
     c.dst = std::move(dst);
     c.a = std::move(src);
     return c;
-  }
-
-  void addReload(const Instruction& at, const StandIn& s, std::vector<Instruction>& before) {
-    AccessPattern dst = wholeTensor(p_, s.replacement.tensor);
-    dst.loc = s.original.loc;
-    AccessPattern src = s.original;
-    src.tensor = slot_of_[s.original.tensor];
-    if (s.hull) {
-      src.count = uint32_t(hull(s.original));
-      src.count2 = 1;
-      src.step2 = 0;
-    }
-    before.push_back(dma(at, Origin::Reload, dst, src));
-    ++stats.reloads;
-  }
-
-  void addSave(const Instruction& at, const StandIn& s, std::vector<Instruction>& after) {
-    AccessPattern slot = s.original;
-    slot.tensor = slot_of_[s.original.tensor];
-    after.push_back(dma(at, Origin::Spill, slot, s.replacement));
-    ++stats.saves;
   }
 
   Program& p_;

@@ -3,18 +3,18 @@
 // SBUF — 003 G3 infers "SBUF preferred, else DRAM"; we take DRAM only when t's rows do not fit an SBUF partition.
 // The slot is left unplaced: the SBUF colorer, which runs after PSUM, places it.
 //
-// Every instruction that touches t is rewritten to use a short-lived PSUM stand-in
-// `<t>_ReloadTensorCopy<id>` (origin reload, copy_of t; one per instruction and distinct view), shaped like the
-// view it replaces, so it holds exactly the elements that instruction touches:
-//   dma  R, S[view]      !reload    before an instruction that reads t[view]  (the reload into PSUM)
-//   <the instruction, its t[view] operands now R>
-//   dma  S[view], R      !spill     after an instruction that writes t[view]  (the save out of PSUM)
-// A view read and written by one instruction (a matmul that accumulates, `act acc, acc`) shares one stand-in.
-// A stand-in is written whole before it is read, so it is not live across a loop's back edge: its live range
-// runs from its reload to its instruction (or to the save after it). The original t is no longer mentioned.
-//
-// A source view whose second dimension overlaps itself (STEP < COUNT) is reloaded as its contiguous hull and read
-// through the same pattern at offset 0; every other view is reloaded flattened and read whole.
+// Every instruction that touches t is rewritten to use a short-lived PSUM stand-in `<t>_ReloadTensorCopy<id>`
+// (origin reload, copy_of t; one per instruction), laid out like t — the verifier reads an inserted tensor as
+// the tensor it copies, element for element — so each operand keeps its view, only the tensor changes:
+//   dma  R[view], S[view]   !reload    before the instruction, for each distinct view of t it reads
+//   <the instruction, its t operands now R>
+//   dma  S[view], R[view]   !spill     after it, for the view of t it writes
+// A matmul that accumulates reads and writes its view: reload, matmul, save. Only the reloaded and written
+// elements of a stand-in are ever used, so its live range runs from its reload (or its instruction) to its
+// instruction (or the save after it) — and, when its view is not the whole tensor and it sits in a loop, over
+// that loop (alloc/liveness.h cannot tell that no element is carried across the back edge). The original t
+// is no longer mentioned. A source view whose second dimension overlaps itself (STEP < COUNT) is reloaded as
+// its contiguous hull, so that the reload's destination does not overlap itself.
 #pragma once
 
 #include <cstdint>
