@@ -1,0 +1,90 @@
+// Replays corpus/regressions/: every failing case the property suites (props/) or a fuzz campaign found,
+// saved as a text program. Each must parse and be well-formed; an unallocated one is placed by placeGreedy and
+// placeNoReuse (whichever fit) and every allocation must pass all three oracles; an allocated one is verified
+// as it is.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <vector>
+
+#include "alloc/alloc_error.h"
+#include "alloc/greedy_placer.h"
+#include "alloc/no_reuse.h"
+#include "ir/check.h"
+#include "ir/parse.h"
+#include "ir/print.h"
+#include "verify/reference.h"
+#include "verify/verify.h"
+
+namespace allocsim {
+namespace {
+
+namespace fs = std::filesystem;
+
+using Placer = Program (*)(const Program&);
+const std::pair<const char*, Placer> kPlacers[] = {{"placeGreedy", placeGreedy}, {"placeNoReuse", placeNoReuse}};
+
+std::vector<fs::path> regressionFiles() {
+  std::vector<fs::path> files;
+  for (const auto& e : fs::directory_iterator(fs::path(ALLOCSIM_SOURCE_DIR) / "corpus" / "regressions"))
+    if (e.is_regular_file() && e.path().string().ends_with(".nki.txt")) files.push_back(e.path());
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+// Returns the number of allocations verified.
+int replay(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string file = path.filename().string();
+  Program p;
+  try {
+    p = parseProgram(text);
+    requireWellFormed(p);
+  } catch (const InputError& e) {
+    ADD_FAILURE() << e.format(file);
+    return 0;
+  }
+  std::vector<std::pair<std::string, Program>> allocations;
+  if (isAllocated(p)) {
+    allocations.emplace_back("as written", p);
+  } else {
+    for (auto [name, place] : kPlacers) {
+      try {
+        allocations.emplace_back(name, place(p));
+      } catch (const AllocError&) {
+      }
+    }
+  }
+  for (const auto& [name, allocated] : allocations) {
+    VerifyOptions opts;
+    opts.original = isAllocated(p) ? nullptr : &p;
+    opts.poison_seed = 1;
+    try {
+      VerifyReport r = verifyAllocated(allocated, opts);
+      for (const Finding& f : r.findings) ADD_FAILURE() << name << ": " << f.format(file);
+      if (!r.ok()) ADD_FAILURE() << "allocated program:\n" << printProgram(allocated);
+    } catch (const InputError& e) {
+      ADD_FAILURE() << name << ": " << e.format(file);
+    }
+  }
+  return int(allocations.size());
+}
+
+TEST(Regressions, EveryRegressionProgramPlacesAndVerifies) {
+  std::vector<fs::path> files = regressionFiles();
+  ASSERT_FALSE(files.empty()) << "corpus/regressions/ holds no .nki.txt file";
+  int verified = 0;
+  for (const fs::path& f : files) {
+    SCOPED_TRACE(f.filename().string());
+    verified += replay(f);
+  }
+  EXPECT_GT(verified, 0);
+}
+
+}  // namespace
+}  // namespace allocsim
