@@ -76,22 +76,6 @@ std::string quoted(const std::string& name);                    // "'A'"
 std::pair<uint64_t, uint64_t> bankSpan(const Program& p, const AccessPattern& ap, uint64_t off);
 std::string bankMessage(const Program& p, const AccessPattern& dst, uint64_t first, uint64_t last);
 
-// Calls f(begin, end) for flat element ranges (partition * elements + element) that together cover the
-// view exactly, in (partition, element) order, until f returns false. Overlapping segments of a read view
-// are merged, so the work is bounded by the tensor's size, not by the view's counts.
-template <typename F>
-void forEachRange(const View& v, uint64_t elements, F&& f) {
-  for (uint64_t p = v.p0; p < v.p0 + v.np; ++p) {
-    uint64_t base = p * elements + v.off;
-    if (v.oneRun()) {
-      if (!f(base, base + v.extent())) return;
-      continue;
-    }
-    for (uint64_t j = 0; j < v.count2; ++j)
-      if (!f(base + j * v.step2, base + j * v.step2 + v.count)) return;
-  }
-}
-
 // The three passes. The declarations and instructions passes return false when what they found makes
 // executing the program unsafe (unusable sizes, references to things that do not exist).
 bool checkDeclarations(const Program& p, DiagSink& sink);

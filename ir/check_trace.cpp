@@ -60,6 +60,7 @@ class Tracer {
  private:
   const Instruction& inst() const { return *nodes_[cur_].inst; }
   const Tensor& tensor(TensorId t) const { return p_.tensors[t]; }
+  std::string tensorName(TensorId t) const { return quoted(p_.tensors[t].name); }
   std::string elementText(TensorId t, uint64_t flat) const {
     uint64_t e = tensor(t).elements;
     return shapeText(flat / e, flat % e);
@@ -69,19 +70,21 @@ class Tracer {
   // --- diagnostics and budgets ----------------------------------------------------------------------
 
   // One diagnostic per instruction: after the first, the instruction only has its effects.
-  void report(SourceLoc loc, const std::string& message) {
+  // The message is built only when it is reported: a loop may hit the same error millions of times.
+  template <typename MessageFn>
+  void report(SourceLoc loc, MessageFn&& message) {
     if (quiet_) return;
     quiet_ = true;
-    sink_.report(sink_.nodeKey(cur_), loc.known() ? loc : inst().loc, message);
+    sink_.report(sink_.nodeKey(cur_), loc.known() ? loc : inst().loc, message());
     if (sink_.full()) stopped_ = true;
   }
-  // Ends the execution. The reason is always reported: at the program if the node already has a diagnostic.
+  // Ends the execution. The reason is always reported: at the node, or if that already has a diagnostic
+  // at the nearest enclosing loop that has none, or else at the program.
   void stopWith(uint32_t node, const std::string& message) {
-    size_t key = sink_.nodeKey(node);
-    SourceLoc loc = nodes_[node].inst->loc;
-    if (sink_.has(key)) key = sink_.programKey(), loc = SourceLoc{};
-    sink_.report(key, loc, message);
     stopped_ = true;
+    for (uint32_t n = node; n != kNone; n = nodes_[n].loop)
+      if (!sink_.has(sink_.nodeKey(n))) return sink_.report(sink_.nodeKey(n), nodes_[n].inst->loc, message);
+    sink_.report(sink_.programKey(), SourceLoc{}, message);
   }
   bool countStep(uint32_t node) {
     if (++steps_ <= opts_.max_steps) return true;
@@ -91,7 +94,9 @@ class Tracer {
     return false;
   }
   bool charge(const View& v) {
-    Int units = Int(v.np) * (v.oneRun() ? 1 + v.extent() / 64 : Int(v.count2) * (1 + v.count / 64));
+    // About one unit per word and per range or segment the bit operations visit.
+    bool periodic = v.step2 < 64 && v.count2 >= 16;
+    Int units = Int(v.np) * (v.oneRun() || periodic ? 2 + v.extent() / 64 : Int(v.count2) * (1 + v.count / 64));
     work_ += units;
     if (work_ <= Int(kMaxWordOps)) return true;
     stopWith(cur_, "program touches too many elements to check (more than " + std::to_string(kMaxWordOps) +
@@ -113,7 +118,7 @@ class Tracer {
 
   const RegState* readReg(RegId r, SourceLoc loc) {
     if (regs_[r].written) return &regs_[r];
-    report(loc, "register " + quoted(p_.registers[r].name) + " is read before it is written");
+    report(loc, [&] { return "register " + quoted(p_.registers[r].name) + " is read before it is written"; });
     return nullptr;
   }
   void setReg(RegId r, uint64_t value, bool unknown = false) { regs_[r] = RegState{value & mask(r), true, unknown}; }
@@ -140,10 +145,11 @@ class Tracer {
     const RegState* r = readReg(ix.reg, ap.loc);
     if (!r) return false;
     if (r->unknown) {
-      report(ap.loc, "view of " + quoted(tensor(ap.tensor).name) + " is addressed by register " +
-                         quoted(p_.registers[ix.reg].name) +
-                         ", whose value was loaded from memory; only a value that reg_store put in that exact "
-                         "memory can be reloaded and used in an address");
+      report(ap.loc, [&] {
+        return "view of " + tensorName(ap.tensor) + " is addressed by register " + quoted(p_.registers[ix.reg].name) +
+               ", whose value was loaded from memory; only a value that reg_store put in that exact memory can be "
+               "reloaded and used in an address";
+      });
       return false;
     }
     out += Int(ix.scale) * Int(r->value);
@@ -154,29 +160,61 @@ class Tracer {
     Int p0, off;
     if (!evalIndex(ap.partition, ap, p0) || !evalIndex(ap.offset, ap, off)) return std::nullopt;
     std::optional<View> v = viewAt(p_, ap, p0, off);
-    if (!v) {
-      const Tensor& t = tensor(ap.tensor);
-      report(ap.loc, sliceText(p_, ap, p0, off) + " is out of bounds of tensor " + quoted(t.name) + " " +
-                         shapeText(t.partitions, t.elements) + registerValues(ap));
-    }
+    if (!v)
+      report(ap.loc, [&] {
+        const Tensor& t = tensor(ap.tensor);
+        return sliceText(p_, ap, p0, off) + " is out of bounds of tensor " + quoted(t.name) + " " +
+               shapeText(t.partitions, t.elements) + registerValues(ap);
+      });
     return v;
+  }
+
+  // Calls range(begin, end) for each maximal flat range the view covers (whole rows of consecutive
+  // partitions are one range), or strided(start) for each partition of a strided view, in order, until
+  // one returns false.
+  template <typename Range, typename Strided>
+  void forEachPart(const View& v, Range&& range, Strided&& strided) const {
+    const uint64_t elements = tensor(v.tensor).elements;
+    if (v.oneRun() && v.off == 0 && v.extent() == elements) {
+      range(v.p0 * elements, (v.p0 + v.np) * elements);
+      return;
+    }
+    for (uint64_t p = v.p0; p < v.p0 + v.np; ++p) {
+      uint64_t base = p * elements + v.off;
+      if (!(v.oneRun() ? range(base, base + v.extent()) : strided(base))) return;
+    }
   }
 
   // The first flat element of `v` whose bit in `bits` is (clear ? clear : set); nullopt if none.
   std::optional<uint64_t> findIn(const View& v, const ElementBits& bits, bool clear) const {
     std::optional<uint64_t> found;
-    forEachRange(v, tensor(v.tensor).elements, [&](uint64_t b, uint64_t e) {
-      uint64_t x = clear ? bits.findClear(b, e) : bits.findSet(b, e);
-      if (x != e) found = x;
-      return !found;
-    });
+    forEachPart(
+        v,
+        [&](uint64_t b, uint64_t e) {
+          uint64_t x = clear ? bits.findClear(b, e) : bits.findSet(b, e);
+          if (x != e) found = x;
+          return !found;
+        },
+        [&](uint64_t start) {
+          uint64_t x = clear ? bits.findClearStrided(start, v.count, v.step2, v.count2)
+                             : bits.findSetStrided(start, v.count, v.step2, v.count2);
+          if (x != ElementBits::kNotFound) found = x;
+          return !found;
+        });
     return found;
   }
   void setIn(const View& v, ElementBits& bits, bool value) {
-    forEachRange(v, tensor(v.tensor).elements, [&](uint64_t b, uint64_t e) {
-      value ? bits.set(b, e) : bits.clear(b, e);
-      return true;
-    });
+    forEachPart(
+        v,
+        [&](uint64_t b, uint64_t e) {
+          value ? bits.set(b, e) : bits.clear(b, e);
+          return true;
+        },
+        [&](uint64_t start) {
+          value ? bits.setStrided(start, v.count, v.step2, v.count2)
+                : bits.clearStrided(start, v.count, v.step2, v.count2);
+          return true;
+        });
   }
 
   // --- memory effects -------------------------------------------------------------------------------
@@ -184,14 +222,17 @@ class Tracer {
   void readCheck(const View& v, const AccessPattern& ap) {
     if (quiet_ || !charge(v)) return;
     TensorState& ts = tensors_[v.tensor];
-    const std::string name = quoted(tensor(v.tensor).name);
     if (!ts.allWritten)
       if (auto x = findIn(v, ts.written, true))
-        return report(ap.loc, "reads never-written element " + elementText(v.tensor, *x) + " of " + name);
+        return report(ap.loc, [&] {
+          return "reads never-written element " + elementText(v.tensor, *x) + " of " + tensorName(v.tensor);
+        });
     if (ts.open.allocated())
       if (auto x = findIn(v, ts.open, false))
-        report(ap.loc, std::string(opName(inst().op)) + " reads " + name + " element " + elementText(v.tensor, *x) +
-                           " while its accumulation group is open (no matmul with stop has closed it)");
+        report(ap.loc, [&] {
+          return std::string(opName(inst().op)) + " reads " + tensorName(v.tensor) + " element " +
+                 elementText(v.tensor, *x) + " while its accumulation group is open (no matmul with stop has closed it)";
+        });
   }
 
   void write(const View& v, const AccessPattern& ap) {
@@ -199,8 +240,10 @@ class Tracer {
     TensorState& ts = tensors_[v.tensor];
     if (!quiet_ && ts.open.allocated())
       if (auto x = findIn(v, ts.open, false))
-        report(ap.loc, std::string(opName(inst().op)) + " writes " + quoted(tensor(v.tensor).name) + " element " +
-                           elementText(v.tensor, *x) + " while its accumulation group is open (only matmul may add to it)");
+        report(ap.loc, [&] {
+          return std::string(opName(inst().op)) + " writes " + tensorName(v.tensor) + " element " +
+                 elementText(v.tensor, *x) + " while its accumulation group is open (only matmul may add to it)";
+        });
     if (!ts.allWritten && ensure(ts.written)) setIn(v, ts.written, true);
     if (tensor(v.tensor).space != Space::Psum) known_.invalidate(v);
   }
@@ -232,19 +275,25 @@ class Tracer {
     if (mv) readCheck(*mv, in.b);
     if (!d || stopped_) return;
     if (auto [first, last] = bankSpan(p_, in.dst, d->off); first != last)
-      report(in.dst.loc, bankMessage(p_, in.dst, first, last) + registerValues(in.dst));
+      report(in.dst.loc, [&] { return bankMessage(p_, in.dst, first, last) + registerValues(in.dst); });
     TensorState& ts = tensors_[d->tensor];
     if (!charge(*d) || !ensure(ts.open) || !ensure(ts.written)) return;
-    const std::string name = quoted(tensor(d->tensor).name);
     if (holds(in.start)) {
-      if (auto x = findIn(*d, ts.open, false))
-        report(in.dst.loc, "matmul start on " + name + " element " + elementText(d->tensor, *x) +
-                               ", whose accumulation group is already open (a matmul with stop must close it first)");
+      if (!quiet_)
+        if (auto x = findIn(*d, ts.open, false))
+          report(in.dst.loc, [&] {
+            return "matmul start on " + tensorName(d->tensor) + " element " + elementText(d->tensor, *x) +
+                   ", whose accumulation group is already open (a matmul with stop must close it first)";
+          });
       setIn(*d, ts.open, true);
       addOpener(ts, *d);
-    } else if (auto x = findIn(*d, ts.open, true)) {
-      report(in.dst.loc, "matmul without start accumulates into " + name + " element " + elementText(d->tensor, *x) +
-                             ", which is not in an open accumulation group (the group's first matmul needs start)");
+    } else if (!quiet_) {
+      if (auto x = findIn(*d, ts.open, true))
+        report(in.dst.loc, [&] {
+          return "matmul without start accumulates into " + tensorName(d->tensor) + " element " +
+                 elementText(d->tensor, *x) +
+                 ", which is not in an open accumulation group (the group's first matmul needs start)";
+        });
     }
     setIn(*d, ts.written, true);
     if (holds(in.stop)) setIn(*d, ts.open, false);
@@ -252,13 +301,14 @@ class Tracer {
 
   void dataOp() {
     const Instruction& in = inst();
-    std::vector<const AccessPattern*> sources;
-    if (in.op != Op::Memset) sources.push_back(&in.a);
-    if (in.op == Op::TT) sources.push_back(&in.b);
-    if (in.op == Op::TS && in.scalar.kind == ScalarOperand::Kind::Tensor) sources.push_back(&in.scalar.ap);
+    const AccessPattern* sources[2] = {nullptr, nullptr};
+    if (in.op != Op::Memset) sources[0] = &in.a;
+    if (in.op == Op::TT) sources[1] = &in.b;
+    if (in.op == Op::TS && in.scalar.kind == ScalarOperand::Kind::Tensor) sources[1] = &in.scalar.ap;
     if (in.op == Op::TS && in.scalar.kind == ScalarOperand::Kind::Reg) readReg(in.scalar.reg, in.loc);
     for (const AccessPattern* src : sources)
-      if (std::optional<View> v = evalView(*src); v && !stopped_) readCheck(*v, *src);
+      if (src)
+        if (std::optional<View> v = evalView(*src); v && !stopped_) readCheck(*v, *src);
     if (stopped_) return;
     if (std::optional<View> d = evalView(in.dst)) write(*d, in.dst);
   }

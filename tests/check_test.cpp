@@ -541,6 +541,13 @@ TEST(CheckRun, HugeTripCountsStopQuickly) {
   EXPECT_EQ(d.back().message, "program executes more than 16777216 instructions (loop trip counts too large)");
 }
 
+TEST(CheckRun, TooMuchWorkIsAnErrorNotAHang) {
+  // Each memset of the whole gen2 SBUF costs about 98560 word operations.
+  std::vector<Diagnostic> d =
+      check("arch gen2\nsbuf s [128, 49152] f32\nreg n\nloop n = 0, 1000000, 1 {\n  memset s, 0.0\n}\n");
+  EXPECT_TRUE(only(d, 5, 3, "program touches too many elements to check (more than 2147483648 word operations"));
+}
+
 TEST(CheckRun, TooMuchMemoryToTrackIsAnErrorNotACrash) {
   std::vector<Diagnostic> d = check(
       "arch gen2 sbuf-partitions=1024 sbuf-bytes=16777216\nsbuf s [1024, 8388608] bf16\nmemset s, 0.0\n");
