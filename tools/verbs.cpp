@@ -9,6 +9,8 @@ const std::vector<Verb>& verbs() {
       {"interp", "run a program on the reference interpreter; hash (or dump) its outputs", runInterp},
       {"gen", "print a random well-formed program (--seed S --size N --pressure P --arch A)", runGen},
       {"verify", "check an allocated program with the equivalence, symbolic and placement oracles", runVerify},
+      {"alloc", "allocate a program at an optlevel (-O N) and print the allocated program", runAlloc},
+      {"demo", "allocate, verify and run a bundled kernel end to end: start here", runDemo},
   };
   return table;
 }

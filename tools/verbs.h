@@ -11,5 +11,7 @@ int runFmt(const Args& args);
 int runInterp(const Args& args);
 int runGen(const Args& args);
 int runVerify(const Args& args);
+int runAlloc(const Args& args);
+int runDemo(const Args& args);
 
 }  // namespace allocsim::cli

@@ -1,0 +1,174 @@
+#include "alloc/driver.h"
+
+#include <string>
+
+#include "alloc/greedy_placer.h"
+#include "alloc/in_place.h"
+#include "alloc/no_reuse.h"
+#include "alloc/psum/psum_allocator.h"
+#include "alloc/register_lanes.h"
+
+namespace allocsim {
+namespace {
+
+AllocReport named(const std::string& allocator, const AllocReport& body) {
+  AllocReport r;
+  r.set("allocator", allocator);
+  r.append(body);
+  return r;
+}
+
+// Freezing: placed SBUF/PSUM tensors are marked pinned so that the next pass keeps them (every allocator keeps
+// pinned placements); thaw restores the flags. Tensors a pass inserts come after the saved ones and keep theirs.
+std::vector<bool> freeze(Program& p, bool sbuf, bool psum) {
+  std::vector<bool> saved(p.tensors.size());
+  for (size_t i = 0; i < p.tensors.size(); ++i) {
+    Tensor& t = p.tensors[i];
+    saved[i] = t.pinned;
+    if (t.placement && ((sbuf && t.space == Space::Sbuf) || (psum && t.space == Space::Psum))) t.pinned = true;
+  }
+  return saved;
+}
+
+void thaw(Program& p, const std::vector<bool>& saved) {
+  for (size_t i = 0; i < saved.size() && i < p.tensors.size(); ++i) p.tensors[i].pinned = saved[i];
+}
+
+bool hasUnplaced(const Program& p, Space s) {
+  for (const Tensor& t : p.tensors)
+    if (t.space == s && !t.placement) return true;
+  return false;
+}
+
+void runPsum(Program& p, const Effort& e, int verbosity, std::vector<AllocReport>& reports) {
+  PsumOptions po;
+  po.heuristics = e.psum_heuristics;
+  po.verbosity = verbosity;
+  PsumResult r = allocatePsum(p, po);
+  p = std::move(r.program);
+  reports.push_back(named("psum", r.report));
+}
+
+// SBUF after PSUM, with PSUM frozen. The SBUF colorer is not in the tree yet: the greedy first-fit placer
+// (alloc/greedy_placer.h, no spilling) stands in for it, and the report says so.
+void runSbuf(Program& p, const Effort&, int, std::vector<AllocReport>& reports) {
+  std::vector<bool> saved = freeze(p, false, true);
+  // placeGreedy places registers too; they are the REG step's, so its copy gets a register file they always fit.
+  Program copy = p;
+  copy.arch.sp_registers = UINT32_MAX;
+  Program placed = placeGreedy(copy);
+  for (size_t i = 0; i < p.tensors.size(); ++i) p.tensors[i].placement = placed.tensors[i].placement;
+  thaw(p, saved);
+  AllocReport r;
+  uint32_t n = 0;
+  for (const Tensor& t : p.tensors) n += t.space == Space::Sbuf;
+  r.line("SBUF: greedy first-fit placement, no spilling (the SBUF colorer is not in the tree yet): " +
+         std::to_string(n) + " tensors");
+  r.set("sbuf.method", std::string("greedy"));
+  r.set("sbuf.tensors", int64_t(n));
+  reports.push_back(named("sbuf", r));
+}
+
+void runReg(Program& p, const std::vector<bool>& keep, std::vector<AllocReport>& reports) {
+  reports.push_back(named("reg", placeRegisterLanes(p, keep)));
+}
+
+// O0: placeNoReuse on the tensors only (registers are the REG step's, as at every optlevel).
+void runNoReuse(Program& p, std::vector<AllocReport>& reports) {
+  Program tensors_only = p;
+  tensors_only.registers.clear();
+  Program placed = placeNoReuse(tensors_only);
+  for (size_t i = 0; i < p.tensors.size(); ++i) p.tensors[i].placement = placed.tensors[i].placement;
+  AllocReport r;
+  uint32_t sbuf = 0, psum = 0;
+  for (const Tensor& t : p.tensors) {
+    sbuf += t.space == Space::Sbuf;
+    psum += t.space == Space::Psum;
+  }
+  r.line("no-reuse placement (O0): " + std::to_string(sbuf) + " SBUF and " + std::to_string(psum) +
+         " PSUM tensors, each in storage of its own");
+  r.set("no_reuse.sbuf_tensors", int64_t(sbuf));
+  r.set("no_reuse.psum_tensors", int64_t(psum));
+  reports.push_back(named("no-reuse", r));
+}
+
+void runColoring(Program& p, const Effort& e, int verbosity, std::vector<AllocReport>& reports) {
+  runPsum(p, e, verbosity, reports);
+  runSbuf(p, e, verbosity, reports);
+  runReg(p, {}, reports);
+}
+
+void runFixedAssignment(Program& p, const Effort& e, int verbosity, std::vector<AllocReport>& reports) {
+  InPlaceOptions partial;
+  partial.require_placed = false;
+  checkInPlace(p, partial);  // the input's own placements first, so a conflict names the input's pair
+  uint32_t fixed_tensors = 0, fixed_regs = 0;
+  for (const Tensor& t : p.tensors) fixed_tensors += t.space != Space::Dram && t.placement.has_value();
+  std::vector<bool> keep_regs(p.registers.size());
+  for (size_t i = 0; i < p.registers.size(); ++i) {
+    keep_regs[i] = p.registers[i].phys.has_value();
+    fixed_regs += keep_regs[i];
+  }
+  std::vector<bool> saved = freeze(p, true, true);
+  const bool psum_pass = hasUnplaced(p, Space::Psum);
+  if (psum_pass) runPsum(p, e, verbosity, reports);
+  const bool sbuf_pass = hasUnplaced(p, Space::Sbuf);
+  if (sbuf_pass) runSbuf(p, e, verbosity, reports);
+  thaw(p, saved);
+  runReg(p, keep_regs, reports);
+  checkInPlace(p);
+
+  AllocReport r;
+  r.line("fixed assignment (O7): " + std::to_string(fixed_tensors) + " tensor and " + std::to_string(fixed_regs) +
+         " register placements reproduced from the input; PSUM pass " + (psum_pass ? "ran" : "skipped") +
+         ", SBUF pass " + (sbuf_pass ? "ran" : "skipped"));
+  uint32_t checked = 0;
+  for (const Tensor& t : p.tensors) checked += t.placement.has_value();
+  checked += uint32_t(p.registers.size());
+  r.line("in-place write checker: " + std::to_string(checked) + " placements re-placed, no conflict");
+  r.set("in_place.fixed_tensors", int64_t(fixed_tensors));
+  r.set("in_place.fixed_registers", int64_t(fixed_regs));
+  r.set("in_place.checked", int64_t(checked));
+  reports.push_back(named("in-place", r));
+}
+
+}  // namespace
+
+Effort effortFor(int optlevel) {
+  switch (optlevel) {
+    case 1: return {1, 1};
+    case 3: return {4, 8};
+    default: return {4, 4};
+  }
+}
+
+DriverResult allocate(const Program& input, const DriverOptions& o) {
+  SelectionInput in;
+  in.optlevel = o.optlevel;
+  in.allocator = o.allocator;
+  in.cores = o.cores;
+  in.loops_in_backend = o.loops_in_backend;
+  in.smt_allocation = o.smt_allocation;
+  DriverResult result{input, selectAllocator(in), {}};
+  const Selection& s = result.selection;
+  if (s.path == AllocPath::LinearScan)
+    throw OptionError("optlevel " + std::to_string(s.optlevel) +
+                      (o.allocator == "lsa" ? " with --allocator lsa" : "") +
+                      " selects the linear-scan allocator, which is not implemented yet (a separate issue); use "
+                      "optlevel 0-3, 6 or 7 with the coloring allocator");
+  Program& p = result.program;
+  const Effort e = effortFor(s.optlevel);
+  switch (s.path) {
+    case AllocPath::NoReuse:
+      runNoReuse(p, result.reports);
+      runReg(p, {}, result.reports);
+      break;
+    case AllocPath::Coloring:
+    case AllocPath::ColoringWithLoops: runColoring(p, e, o.verbosity, result.reports); break;
+    case AllocPath::FixedAssignment: runFixedAssignment(p, e, o.verbosity, result.reports); break;
+    case AllocPath::LinearScan: break;  // rejected above
+  }
+  return result;
+}
+
+}  // namespace allocsim

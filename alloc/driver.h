@@ -1,0 +1,57 @@
+// The allocation driver (DESIGN.md section 3): picks the allocator family by the Selection Map (alloc/optlevel.h)
+// and runs it, then the REG step, which runs last at every optlevel (seed 000: REG_Allocator is
+// optlevel-independent).
+//
+//   O0     no reuse: every SBUF tensor its own rectangle, every PSUM tensor its own banks (alloc/no_reuse.h)
+//   O1-3   PSUM colorer (seed 003) first, its placements frozen, then SBUF. The levels differ in effort only:
+//          best-of-n heuristics PSUM 1 / 4 / 4 (the PSUM colorer has 4), SBUF 1 / 4 / 8
+//   O6     coloring with loops. allocsim keeps loops (there is no unroller), so every colorer already runs on
+//          the loop-extended linear order of alloc/liveness.h (003's _with_loop delta): O6 is O2's pipeline
+//   O7     fixed assignment: placements given by the input (pinned or not) are checked in place, then kept
+//          while the O2 pipeline places whatever is unplaced (a PSUM or SBUF pass runs only when that space has
+//          unplaced tensors: with everything fixed, nothing is re-colored); the whole result is then re-placed by
+//          the in-place write checker (alloc/in_place.h)
+//   O8, O6 + --allocator lsa   the linear-scan allocator: not implemented yet (OptionError)
+//   REG    greedy lane placement (alloc/register_lanes.h) until the REG colorer lands; at O7 registers placed by
+//          the input are kept
+//
+// Errors: OptionError (a seed assert or a path that does not exist: exit code 2), AllocError (the allocator
+// cannot fit the program: exit code 3, the allocator's diagnostic), InputError (malformed placements: exit 2).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "alloc/optlevel.h"
+#include "alloc/report.h"
+#include "ir/program.h"
+
+namespace allocsim {
+
+struct DriverOptions {
+  int optlevel = 2;
+  std::string allocator;  // "", "coloring", "lsa"
+  int cores = 1;
+  bool loops_in_backend = false;
+  bool smt_allocation = false;
+  int verbosity = 0;  // passed to the allocators: 0 summary lines, 1 per round / heuristic, 2 more
+};
+
+struct DriverResult {
+  Program program;
+  Selection selection;
+  // One per step that ran, in order; each starts with the field "allocator" naming it ("no-reuse", "psum",
+  // "sbuf", "reg", "in-place").
+  std::vector<AllocReport> reports;
+};
+
+// Best-of-n heuristic counts per optlevel (see above).
+struct Effort {
+  uint32_t psum_heuristics = 4;
+  uint32_t sbuf_heuristics = 4;
+};
+Effort effortFor(int optlevel);
+
+DriverResult allocate(const Program& p, const DriverOptions& o);
+
+}  // namespace allocsim

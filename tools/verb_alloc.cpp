@@ -1,0 +1,169 @@
+// allocsim alloc: allocate a program at an optlevel (alloc/driver.h) and print the allocated program.
+#include <cstdio>
+#include <string>
+
+#include "alloc/alloc_error.h"
+#include "alloc/driver.h"
+#include "ir/check.h"
+#include "ir/print.h"
+#include "tools/alloc_output.h"
+#include "tools/args.h"
+#include "tools/load.h"
+#include "tools/verbs.h"
+#include "tools/verify_report.h"
+#include "verify/verify.h"
+
+namespace allocsim::cli {
+
+static const char kAllocHelp[] =
+    "usage: allocsim alloc PROGRAM [-O N | --optlevel N] [--allocator coloring|lsa] [--cores N]\n"
+    "                      [--loops-in-backend] [--smt-allocation] [--arch NAME] [--KEY VALUE]\n"
+    "                      [-o OUT] [-v] [--json] [--verify [--seed S] [--poison-seed S]]\n"
+    "\n"
+    "Allocates PROGRAM (SBUF, PSUM and SP registers) and prints the allocated program: placements\n"
+    "@pP+B / @bankN / @rN and the inserted spill and reload instructions (docs/format.md).\n"
+    "\n"
+    "  -O N, --optlevel N   which allocator runs (the seed's selection map; default 2):\n"
+    "                         0      no reuse: every tensor in storage of its own\n"
+    "                         1 2 3  PSUM colorer, then SBUF with PSUM frozen (best-of-n effort 1 / 4 / 8)\n"
+    "                         6      coloring with loops (= 2 here: every colorer sees the loops)\n"
+    "                         7      fixed assignment: placements in PROGRAM are kept, the rest colored,\n"
+    "                                then all re-placed by the in-place write checker\n"
+    "                         8      linear scan (not implemented yet)\n"
+    "                       registers: greedy lane placement at every optlevel (REG runs last)\n"
+    "  --allocator A        coloring (default) or lsa (linear scan at -O6; not implemented yet)\n"
+    "  --cores N            virtual NeuronCores (default 1); -O0, -O8 and lsa are single-core only\n"
+    "  --loops-in-backend   optlevel = (optlevel == 2) ? 6 : 8, as the driver does\n"
+    "  --smt-allocation     optlevel = 7 (not a solver: the fixed-assignment mode)\n"
+    "  --arch NAME          allocate for a preset (gen2, gen1, tiny) instead of PROGRAM's arch line;\n"
+    "  --KEY VALUE          override one field, e.g. --psum-banks 2, --sbuf-bytes 2048\n"
+    "  -o OUT               write the allocated program to OUT instead of standard output\n"
+    "  -v                   print the allocators' report lines to standard error (-v -v: more)\n"
+    "  --json               print the reports as JSON on standard output (the program only with -o)\n"
+    "  --verify             run the equivalence, symbolic and placement oracles on the result\n"
+    "                       (report on standard error, or in the JSON); --seed S: input data,\n"
+    "                       --poison-seed S: poison pattern (default: new each run, printed)\n"
+    "\n"
+    "exit codes: 0 ok, 1 --verify found a bug, 2 bad input or usage (including option combinations the\n"
+    "selection map rejects), 3 allocation impossible (the allocator's diagnostic)\n";
+
+namespace {
+
+struct AllocArgs {
+  std::string in, out;
+  DriverOptions driver;
+  bool json = false, verify = false, arch_given = false, help = false;
+  int verbose = 0;
+  VerifyOptions verify_opts;
+};
+
+// "-O2" -> "-O" "2", "-vv" -> "-v" "-v": the spellings compiler users type.
+Args expandShortForms(const Args& args) {
+  Args out;
+  for (const std::string& a : args) {
+    if (a.size() > 2 && a.compare(0, 2, "-O") == 0 && a[2] != '=') {
+      out.push_back("-O");
+      out.push_back(a.substr(2));
+    } else if (a.size() > 2 && a.find_first_not_of('v', 1) == std::string::npos && a[0] == '-') {
+      for (size_t i = 1; i < a.size(); ++i) out.push_back("-v");
+    } else {
+      out.push_back(a);
+    }
+  }
+  return out;
+}
+
+// Reads every option; architecture options are applied to `arch` (the caller runs this once to validate, and again
+// on the loaded program's arch).
+AllocArgs parseAllocArgs(const Args& raw, Arch& arch) {
+  const Args args = expandShortForms(raw);
+  ArgReader r(args);
+  AllocArgs a;
+  while (!r.done()) {
+    if (r.flag("--help") || r.flag("-h")) {
+      a.help = true;
+      return a;
+    }
+    if (auto v = r.value("-O")) a.driver.optlevel = int(ArgReader::toUint("-O", *v, 1000));
+    else if (auto v = r.value("--optlevel")) a.driver.optlevel = int(ArgReader::toUint("--optlevel", *v, 1000));
+    else if (auto v = r.value("--allocator")) a.driver.allocator = *v;
+    else if (auto v = r.value("--cores")) a.driver.cores = int(ArgReader::toUint("--cores", *v, 1000000));
+    else if (r.flag("--loops-in-backend")) a.driver.loops_in_backend = true;
+    else if (r.flag("--smt-allocation")) a.driver.smt_allocation = true;
+    else if (auto v = r.value("-o")) a.out = *v;
+    else if (r.flag("-v")) ++a.verbose;
+    else if (r.flag("--json")) a.json = true;
+    else if (r.flag("--verify")) a.verify = true;
+    else if (auto v = r.value("--seed")) a.verify_opts.input_seed = ArgReader::toUint("--seed", *v, UINT64_MAX);
+    else if (auto v = r.value("--poison-seed"))
+      a.verify_opts.poison_seed = ArgReader::toUint("--poison-seed", *v, UINT64_MAX);
+    else if (r.archOption(arch)) a.arch_given = true;
+    else if (auto p = r.positional(); p && a.in.empty()) a.in = *p;
+    else r.unknown();
+  }
+  a.driver.verbosity = a.verbose > 1 ? a.verbose - 1 : 0;
+  return a;
+}
+
+}  // namespace
+
+int runAlloc(const Args& args) {
+  Arch scratch = *archPreset("gen2");
+  AllocArgs a = parseAllocArgs(args, scratch);
+  if (a.help) {
+    std::fputs(kAllocHelp, stdout);
+    return kExitOk;
+  }
+  if (a.in.empty()) throw UsageError("alloc needs a program (a path, or - for standard input)");
+  const std::string display = a.in == "-" ? "<stdin>" : a.in;
+
+  auto loaded = loadProgram(a.in, !a.arch_given);
+  if (!loaded) return kExitBadInput;
+  Program& input = *loaded;
+  if (a.arch_given) {
+    parseAllocArgs(args, input.arch);
+    std::string err = validateArch(input.arch);
+    if (!err.empty()) throw UsageError(err);
+    try {
+      requireWellFormed(input);
+    } catch (const InputError& e) {
+      std::fputs(e.format(display).c_str(), stderr);
+      return kExitBadInput;
+    }
+  }
+
+  DriverResult result;
+  try {
+    result = allocate(input, a.driver);
+  } catch (const OptionError& e) {
+    throw UsageError(e.what());
+  } catch (const AllocError& e) {
+    std::fputs((e.format(display) + "\n").c_str(), stderr);
+    return kExitAllocImpossible;
+  } catch (const InputError& e) {
+    std::fputs(e.format(display).c_str(), stderr);
+    return kExitBadInput;
+  }
+  if (a.verbose > 0) std::fputs(driverReportText(result).c_str(), stderr);
+
+  int code = kExitOk;
+  std::string verify_json;
+  if (a.verify) {
+    a.verify_opts.original = &input;
+    VerifyReport vr;
+    try {
+      vr = verifyAllocated(result.program, a.verify_opts);
+    } catch (const InputError& e) {
+      std::fputs(e.format(display).c_str(), stderr);
+      return kExitBadInput;
+    }
+    if (a.json) verify_json = verifyReportJson(vr, display, a.verify_opts.input_seed);
+    else std::fputs(verifyReportText(vr, display, a.verify_opts.input_seed).c_str(), stderr);
+    if (!vr.ok()) code = kExitVerifyFailed;
+  }
+  if (!a.json || !a.out.empty()) writeOutput(a.out, printProgram(result.program));
+  if (a.json) std::fputs(driverReportJson(result, display, verify_json).c_str(), stdout);
+  return code;
+}
+
+}  // namespace allocsim::cli
