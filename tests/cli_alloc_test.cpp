@@ -1,0 +1,202 @@
+// `allocsim alloc` and `allocsim demo` end to end, as a user runs them: the selection map's errors and exit codes,
+// -o, -v, --json, --verify, arch overrides.
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "ir/parse.h"
+#include "tests/placed_program_checks.h"
+
+namespace allocsim {
+namespace {
+
+struct CliRun {
+  int exit_code = -1;
+  std::string out;
+};
+
+// Runs the binary from the source directory; `streams` is appended to the command ("2>&1", "2>/dev/null").
+CliRun allocsim(const std::string& args, const std::string& streams = "2>&1") {
+  std::string cmd = std::string("cd ") + ALLOCSIM_SOURCE_DIR + " && " + ALLOCSIM_BINARY + " " + args + " " + streams;
+  CliRun r;
+  FILE* f = popen(cmd.c_str(), "r");
+  if (!f) return r;
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, f)) > 0) r.out.append(buf, n);
+  int status = pclose(f);
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+std::string tempFile(const std::string& name, const std::string& text = "") {
+  std::filesystem::path p = std::filesystem::path(::testing::TempDir()) / ("cli_alloc_" + name);
+  if (!text.empty()) std::ofstream(p) << text;
+  return p.string();
+}
+
+bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+
+const char kKernel[] = "corpus/kernels/looped_add.nki.txt";
+
+TEST(CliAlloc, PrintsTheAllocatedProgram) {
+  CliRun r = allocsim(std::string("alloc ") + kKernel, "2>/dev/null");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  Program p = parseProgram(r.out);
+  for (const Tensor& t : p.tensors) EXPECT_TRUE(t.space == Space::Dram || t.placement.has_value()) << t.name;
+  for (const Register& g : p.registers) EXPECT_TRUE(g.phys.has_value()) << g.name;
+  // the same with -O2 spelled four ways
+  for (const char* o : {"-O2", "-O 2", "--optlevel 2", "--optlevel=2"})
+    EXPECT_EQ(allocsim(std::string("alloc ") + kKernel + " " + o, "2>/dev/null").out, r.out) << o;
+}
+
+TEST(CliAlloc, SelectionMapRefusalsExitWithTwoAndQuoteTheAssert) {
+  const std::string k = std::string("alloc ") + kKernel;
+  CliRun r = allocsim(k + " --allocator greedy");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.out,
+            "allocsim alloc: unknown allocator 'greedy' (expected coloring or lsa; the driver asserts "
+            "allocator==\"\" || allocator==\"coloring\" || allocator==\"lsa\")\n");
+  r = allocsim(k + " -O0 --cores 2");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.out,
+            "allocsim alloc: 2 cores need a multi-core allocator, but optlevel 0 is single-core only (the driver "
+            "asserts vncNcCount==1 || (allocator!=\"lsa\" && optlevel!=0 && optlevel!=8))\n");
+  r = allocsim(k + " -O4");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.out, "allocsim alloc: optlevel 4 does not exist (the selection map has 0, 1, 2, 3, 6, 7 and 8)\n");
+  r = allocsim(k + " -O9");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.out, "allocsim alloc: optlevel 9 is out of range 0..8\n");
+  r = allocsim(k + " -O8");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(contains(r.out, "selects the linear-scan allocator, which is not implemented yet")) << r.out;
+  r = allocsim(k + " -O6 --allocator lsa");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(contains(r.out, "optlevel 6 with --allocator lsa selects the linear-scan allocator")) << r.out;
+  r = allocsim(k + " --loops-in-backend -O1");  // remapped to 8
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(contains(r.out, "optlevel 8 selects the linear-scan allocator")) << r.out;
+  EXPECT_EQ(allocsim(k + " --loops-in-backend -O2 --cores 2", "2>/dev/null").exit_code, 0);
+  EXPECT_EQ(allocsim(k + " --smt-allocation -O0 --cores 2", "2>/dev/null").exit_code, 0);
+}
+
+TEST(CliAlloc, UsageAndBadInputExitWithTwo) {
+  EXPECT_EQ(allocsim("alloc").exit_code, 2);
+  EXPECT_EQ(allocsim("alloc missing.nki.txt").exit_code, 2);
+  EXPECT_EQ(allocsim(std::string("alloc ") + kKernel + " -Ox").exit_code, 2);
+  EXPECT_EQ(allocsim(std::string("alloc ") + kKernel + " --cores").exit_code, 2);
+  EXPECT_EQ(allocsim(std::string("alloc ") + kKernel + " --arch nope").exit_code, 2);
+  CliRun help = allocsim("alloc --help");
+  EXPECT_EQ(help.exit_code, 0);
+  EXPECT_EQ(help.out.rfind("usage: allocsim alloc PROGRAM [-O N | --optlevel N]", 0), 0u) << help.out;
+  // the gen2 kernel does not fit a machine with 64 partitions: rejected at the tensor, exit 2
+  CliRun small = allocsim(std::string("alloc ") + kKernel + " --arch gen1");
+  EXPECT_EQ(small.exit_code, 2);
+  EXPECT_TRUE(contains(small.out, "corpus/kernels/looped_add.nki.txt:")) << small.out;
+}
+
+TEST(CliAlloc, AllocationImpossibleExitsWithThreeAndTheAllocatorsDiagnostic) {
+  CliRun r = allocsim("alloc corpus/kernels/matmul_blocked_tiny.nki.txt -O0");
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_EQ(r.out,
+            "corpus/kernels/matmul_blocked_tiny.nki.txt:22:6: psum tensor 'acc4' [8, 64] f32 (1 bank) does not fit "
+            "in PSUM without reuse: all psum tensors need 6 banks, PSUM has 4\n");
+  // an arch override shrinks PSUM below one tensor: seed 003's capacity guard, which the well-formedness check
+  // applies already (bad input, exit 2)
+  const std::string two_banks = tempFile("two_banks.nki.txt",
+                                         "arch tiny\n"
+                                         "dram A [8, 8] f32 input\n"
+                                         "dram C [8, 128] f32 output\n"
+                                         "sbuf a [8, 8] f32\n"
+                                         "sbuf b [8, 64] f32\n"
+                                         "psum x [8, 128] f32\n"
+                                         "sbuf c [8, 128] f32\n"
+                                         "dma a, A\n"
+                                         "memset b, 1\n"
+                                         "matmul x[:, 0:64], a, b, start, stop\n"
+                                         "matmul x[:, 64:64], a, b, start, stop\n"
+                                         "copy c, x\n"
+                                         "dma C, c\n");
+  EXPECT_EQ(allocsim("alloc " + two_banks, "2>/dev/null").exit_code, 0);
+  r = allocsim("alloc " + two_banks + " --psum-banks 1");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.out, two_banks + ":6:6: x is too big for PSUM, requires 2 banks with PSUM size 1\n");
+}
+
+TEST(CliAlloc, OutputFileVerboseReportAndJson) {
+  const std::string out = tempFile("out.nki.txt");
+  CliRun r = allocsim(std::string("alloc ") + kKernel + " -o " + out + " -v");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_EQ(r.out.rfind("optlevel 2: coloring path\n[psum]\n", 0), 0u) << r.out;
+  EXPECT_TRUE(contains(r.out, "% PSUM utilization after allocation\n")) << r.out;
+  EXPECT_TRUE(contains(r.out, "[reg]\n  REG: greedy lane placement")) << r.out;
+  EXPECT_EQ(testing_placed::readFile(out), allocsim(std::string("alloc ") + kKernel, "2>/dev/null").out);
+
+  CliRun j = allocsim(std::string("alloc ") + kKernel + " --json", "2>/dev/null");
+  ASSERT_EQ(j.exit_code, 0);
+  EXPECT_EQ(j.out.rfind("{\"file\": \"corpus/kernels/looped_add.nki.txt\", \"optlevel\": 2, \"path\": \"coloring\",\n "
+                        "\"reports\": [\n  {\"allocator\": \"psum\", \"psum.demand_before_spilling_pct\": ",
+                        0),
+            0u)
+      << j.out;
+  EXPECT_TRUE(contains(j.out, "\"lines\": [")) << j.out;
+  EXPECT_EQ(j.out.back(), '\n');
+}
+
+TEST(CliAlloc, VerifyRunsTheThreeOracles) {
+  CliRun r = allocsim(std::string("alloc ") + kKernel + " -O0 --verify --poison-seed 5", "2>&1 >/dev/null");
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_EQ(r.out,
+            "corpus/kernels/looped_add.nki.txt: ok: equivalence, symbolic and placement checks pass (input seed 1, "
+            "poison seed 5)\n");
+  CliRun j = allocsim(std::string("alloc ") + kKernel + " --json --verify --poison-seed 5", "2>/dev/null");
+  EXPECT_EQ(j.exit_code, 0);
+  EXPECT_TRUE(contains(j.out, ",\n \"verify\": {\"file\": \"corpus/kernels/looped_add.nki.txt\", \"ok\": true,"))
+      << j.out;
+}
+
+TEST(CliAlloc, OptlevelSevenKeepsAPinnedAssignmentOrRefusesItWithTheSeedsText) {
+  CliRun o2 = allocsim("alloc corpus/kernels/matmul_tiled.nki.txt -O2", "2>/dev/null");
+  ASSERT_EQ(o2.exit_code, 0);
+  const std::string placed = tempFile("placed.nki.txt", o2.out);
+  CliRun o7 = allocsim("alloc " + placed + " -O7", "2>/dev/null");
+  EXPECT_EQ(o7.exit_code, 0);
+  EXPECT_EQ(o7.out, o2.out);
+  EXPECT_EQ(allocsim("alloc " + placed + " --smt-allocation", "2>/dev/null").out, o2.out);
+
+  std::string clash = o2.out;
+  const std::string rhs = "sbuf rhs_tile [128, 512] bf16 @p0+256";
+  ASSERT_NE(clash.find(rhs), std::string::npos) << clash;
+  clash.replace(clash.find(rhs), rhs.size(), "sbuf rhs_tile [128, 512] bf16 @p0+0");
+  const std::string bad = tempFile("clash.nki.txt", clash);
+  CliRun r = allocsim("alloc " + bad + " -O7");
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_TRUE(contains(r.out, bad + ":6:6: smt allocation fails in-place write checker: sbuf tensor 'rhs_tile' "
+                                    "[128, 512] bf16 @p0+0 (partitions [0, 128), bytes [0, 1024)) overlaps sbuf tensor "
+                                    "'lhsT_tile' [128, 128] bf16 @p0+0"))
+      << r.out;
+}
+
+TEST(CliDemo, RunsTheBundledKernelEndToEnd) {
+  CliRun r = allocsim("demo --poison-seed 9");
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_EQ(r.out.rfind("allocsim demo: corpus/kernels/matmul_tiled.nki.txt (bundled in the binary)\n", 0), 0u) << r.out;
+  EXPECT_TRUE(contains(r.out, "ok: equivalence, symbolic and placement checks pass (input seed 1, poison seed 9)"))
+      << r.out;
+  EXPECT_TRUE(contains(r.out, "   same bits\n")) << r.out;
+  // the reference hash is the one `allocsim interp` prints for the corpus file
+  CliRun interp = allocsim("interp corpus/kernels/matmul_tiled.nki.txt");
+  size_t at = interp.out.find("hash=");
+  ASSERT_NE(at, std::string::npos) << interp.out;
+  EXPECT_TRUE(contains(r.out, "output result " + interp.out.substr(at, 23))) << r.out;
+  EXPECT_EQ(allocsim("demo --bogus").exit_code, 2);
+}
+
+}  // namespace
+}  // namespace allocsim
