@@ -1,0 +1,42 @@
+// The SBUF colorer (DESIGN.md section 3; seed 003's contrast sections; 000's best-of-N): Chaitin–Briggs over 2-D
+// rectangles (partition x byte). It runs after the PSUM colorer, whose placements it leaves as they are. One
+// round:
+//   liveness (sbuf_live_ranges.h) -> build (sbuf_interference.h) -> find_costs (sbuf_costs.h)
+//   -> for each heuristic (sbuf_heuristic.h: colour order x placement policy):
+//        simplify (sbuf_simplify.h, geometric degree test sbuf_degree.h), select (sbuf_select.h)
+// keeping the selection with the lowest score. If nothing failed, its placements are committed. Otherwise the
+// failed spillable nodes are spilled to DRAM (sbuf_spill.h) — or, if every failed node is un-spillable, for each
+// the cheapest spillable neighbour — and the next round runs on the rewritten program: a fixpoint. Every round
+// spills at least one tensor that was spillable, and nothing spilling makes is spillable, so the rounds are
+// bounded. When a failed node has no spillable neighbour, nothing can help: AllocError naming it and the demand.
+//
+// Which SBUF tensors are this colorer's: those without a placement (spill slots a PSUM pass inserted among them).
+// SBUF tensors that already have one (pinned, or placed by an earlier pass) keep it and are obstacles while live.
+// PSUM and DRAM tensors and registers are left as they are (PSUM is placed first; registers last).
+#pragma once
+
+#include <cstdint>
+
+#include "alloc/report.h"
+#include "ir/program.h"
+
+namespace allocsim {
+
+struct SbufOptions {
+  uint32_t heuristics = 12;  // best-of-N: how many of sbuf_heuristic.h's heuristics to try (clamped to 1..12)
+  // 0: the summary lines; 1: also per round and per heuristic (banners, scores, " cannot allocate ", spills);
+  // 2: also simplify's worklist sizes.
+  int verbosity = 0;
+};
+
+struct SbufResult {
+  Program program;  // every SBUF tensor placed; spill slots are unplaced DRAM tensors (private storage)
+  AllocReport report;
+};
+
+// Throws AllocError when nothing can help (or DRAM spill slots exceed dram-limit) and InputError for an SBUF
+// tensor that cannot fit SBUF at all (the well-formedness rules of docs/format.md, repeated so that an unchecked
+// program gets the same message). Deterministic: the same input gives the same program and report.
+SbufResult allocateSbuf(const Program& p, const SbufOptions& o = {});
+
+}  // namespace allocsim

@@ -1,0 +1,50 @@
+#include "alloc/sbuf/sbuf_heuristic.h"
+
+#include <algorithm>
+#include <numeric>
+#include <tuple>
+
+namespace allocsim {
+
+const char* sbufOrderName(SbufOrder o) {
+  switch (o) {
+    case SbufOrder::EarliestStart: return "earliest-start";
+    case SbufOrder::LargestFirst: return "largest-first";
+    case SbufOrder::LatestStart: return "latest-start";
+    case SbufOrder::TensorOrder: return "tensor-order";
+  }
+  return "?";
+}
+
+SbufHeuristic sbufHeuristic(uint32_t k) {
+  k %= kSbufHeuristicCount;
+  return {SbufOrder(k / kSbufPolicyCount), SbufPolicy(k % kSbufPolicyCount)};
+}
+
+std::string sbufHeuristicName(const SbufHeuristic& h) {
+  return std::string(sbufOrderName(h.order)) + "/" + sbufPolicyName(h.policy);
+}
+
+std::vector<uint32_t> sbufColourRanks(const SbufGraph& g, SbufOrder o) {
+  const uint32_t n = uint32_t(g.nodes.size());
+  // A never-live node sorts last in the start orders: it interferes with nothing, wherever it goes.
+  auto start = [&](uint32_t i) { return g.nodes[i].range.empty() ? uint64_t(UINT64_MAX) : g.nodes[i].range.first; };
+  auto key = [&](uint32_t i) {
+    switch (o) {
+      case SbufOrder::EarliestStart: return std::make_tuple(start(i), uint64_t(0), i);
+      case SbufOrder::LargestFirst: return std::make_tuple(UINT64_MAX - g.nodes[i].area(), start(i), i);
+      case SbufOrder::LatestStart:
+        return std::make_tuple(g.nodes[i].range.empty() ? UINT64_MAX : UINT64_MAX - 1 - start(i), uint64_t(0), i);
+      case SbufOrder::TensorOrder: break;
+    }
+    return std::make_tuple(uint64_t(i), uint64_t(0), i);
+  };
+  std::vector<uint32_t> order(n);
+  std::iota(order.begin(), order.end(), 0u);
+  std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return key(a) < key(b); });
+  std::vector<uint32_t> rank(n);
+  for (uint32_t r = 0; r < n; ++r) rank[order[r]] = r;
+  return rank;
+}
+
+}  // namespace allocsim

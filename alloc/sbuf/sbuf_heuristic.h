@@ -1,0 +1,42 @@
+// The best-of-N sweep of the SBUF colorer (seed 003: SBUF "runs a heuristic sweep and keeps the best of several
+// scored colorings"; 000: "the 2-D best-of-N SBUF colorer"). A heuristic is a colour order x a placement policy.
+//
+// The colour order is the order in which select should colour nodes when it is free to choose: simplify drains
+// its lo worklist in the reverse order (the stack pops it back), and breaks ties among hi and inf nodes with it.
+// Every order ends in the node index, so each run is deterministic. The placement policies are
+// sbuf_placement_policy.h's.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "alloc/sbuf/sbuf_interference.h"
+#include "alloc/sbuf/sbuf_placement_policy.h"
+
+namespace allocsim {
+
+enum class SbufOrder : uint8_t {
+  EarliestStart,  // live-range start, then declaration: with first fit, placeGreedy's order
+  LargestFirst,   // largest area first, so that the big rectangles pack before the small ones fragment SBUF
+  LatestStart,    // latest live-range start first
+  TensorOrder,    // declaration order
+};
+inline constexpr uint32_t kSbufOrderCount = 4;
+const char* sbufOrderName(SbufOrder o);
+
+struct SbufHeuristic {
+  SbufOrder order = SbufOrder::EarliestStart;
+  SbufPolicy policy = SbufPolicy::FirstFit;
+};
+inline constexpr uint32_t kSbufHeuristicCount = kSbufOrderCount * kSbufPolicyCount;
+
+// Heuristic k of the sweep, k < kSbufHeuristicCount: orders outer, policies inner.
+SbufHeuristic sbufHeuristic(uint32_t k);
+// "earliest-start/first-fit".
+std::string sbufHeuristicName(const SbufHeuristic& h);
+
+// rank[i]: node i's position in the colour order (0 = coloured first).
+std::vector<uint32_t> sbufColourRanks(const SbufGraph& g, SbufOrder o);
+
+}  // namespace allocsim

@@ -1,0 +1,63 @@
+#include "alloc/sbuf/sbuf_interference.h"
+
+#include <algorithm>
+
+namespace allocsim {
+
+uint64_t sbufCapacity(const Arch& arch) { return uint64_t(arch.sbuf_partitions) * arch.sbuf_bytes; }
+
+double sbufDemandPercent(const Arch& arch, const SbufGraph& g) {
+  if (g.total_demand == 0) return 100;
+  return 100.0 * double(sbufCapacity(arch)) / double(g.total_demand);
+}
+
+SbufGraph buildSbufGraph(const Program& p, const Liveness& live) {
+  SbufGraph g;
+  g.node_of.assign(p.tensors.size(), kNone);
+  for (TensorId t = 0; t < p.tensors.size(); ++t) {
+    const Tensor& x = p.tensors[t];
+    if (x.space != Space::Sbuf) continue;
+    SbufNode n;
+    n.tensor = t;
+    n.partitions = x.partitions;
+    n.bytes = x.bytesPerPartition();
+    n.range = t < live.tensors.size() ? live.tensors[t] : LiveRange{};
+    n.fixed = x.placement.has_value();
+    g.node_of[t] = uint32_t(g.nodes.size());
+    g.nodes.push_back(n);
+  }
+  const uint32_t n = uint32_t(g.nodes.size());
+  g.neighbours.assign(n, {});
+
+  // Sweep in order of range start: node i meets exactly the later-starting nodes that start within its range.
+  std::vector<uint32_t> by_start;
+  for (uint32_t i = 0; i < n; ++i)
+    if (!g.nodes[i].range.empty()) by_start.push_back(i);
+  std::stable_sort(by_start.begin(), by_start.end(),
+                   [&](uint32_t a, uint32_t b) { return g.nodes[a].range.first < g.nodes[b].range.first; });
+  for (size_t x = 0; x < by_start.size(); ++x) {
+    const uint32_t i = by_start[x];
+    for (size_t y = x + 1; y < by_start.size() && g.nodes[by_start[y]].range.first <= g.nodes[i].range.last; ++y) {
+      g.neighbours[i].push_back(by_start[y]);
+      g.neighbours[by_start[y]].push_back(i);
+    }
+  }
+  for (auto& adj : g.neighbours) std::sort(adj.begin(), adj.end());
+
+  // Demand and the max-live lower bound, by a difference array over positions.
+  std::vector<int64_t> delta(live.order.positions.size() + 1, 0);
+  for (const SbufNode& node : g.nodes) {
+    if (node.range.empty() || node.range.last >= live.order.positions.size()) continue;
+    g.total_demand += node.area();
+    delta[node.range.first] += int64_t(node.area());
+    delta[node.range.last + 1] -= int64_t(node.area());
+  }
+  int64_t now = 0;
+  for (int64_t d : delta) {
+    now += d;
+    g.max_live = std::max(g.max_live, uint64_t(std::max<int64_t>(now, 0)));
+  }
+  return g;
+}
+
+}  // namespace allocsim

@@ -1,0 +1,76 @@
+#include "alloc/sbuf/sbuf_placement_policy.h"
+
+#include <algorithm>
+
+namespace allocsim {
+
+const char* sbufPolicyName(SbufPolicy p) {
+  switch (p) {
+    case SbufPolicy::FirstFit: return "first-fit";
+    case SbufPolicy::BestFit: return "best-fit";
+    case SbufPolicy::UpperLeft: return "upper-left";
+  }
+  return "?";
+}
+
+namespace {
+
+struct Gap {
+  uint64_t offset = 0;  // aligned start
+  uint64_t room = 0;    // free bytes from offset to the next obstacle (or the end of the partition)
+};
+
+uint64_t alignUp(uint64_t x, uint64_t a) { return (x + a - 1) / a * a; }
+
+// The free gaps of band [base, base + partitions) that hold `bytes`, in offset order.
+std::vector<Gap> gapsOf(const Arch& arch, uint64_t base, uint32_t partitions, uint64_t bytes,
+                        const std::vector<SbufRect>& taken) {
+  const uint64_t align = std::max<uint32_t>(arch.sbuf_align, 1);
+  std::vector<std::pair<uint64_t, uint64_t>> used;  // [start, end)
+  for (const SbufRect& r : taken)
+    if (r.partitions > 0 && r.bytes > 0 && r.partition < base + partitions && base < uint64_t(r.partition) + r.partitions)
+      used.push_back({r.offset, r.offset + r.bytes});
+  std::sort(used.begin(), used.end());
+  used.push_back({arch.sbuf_bytes, arch.sbuf_bytes});  // the end of the partition closes the last gap
+  std::vector<Gap> gaps;
+  uint64_t at = 0;
+  for (const auto& [start, end] : used) {
+    const uint64_t from = alignUp(at, align);
+    if (start > from && start - from >= bytes) gaps.push_back({from, start - from});
+    at = std::max(at, end);
+    if (at >= arch.sbuf_bytes) break;
+  }
+  return gaps;
+}
+
+}  // namespace
+
+std::optional<Placement> placeSbufRect(const Arch& arch, SbufPolicy policy, uint32_t partitions, uint64_t bytes,
+                                       const std::vector<SbufRect>& taken) {
+  if (policy == SbufPolicy::FirstFit) return firstFitSbuf(arch, partitions, bytes, taken);
+  if (partitions == 0 || partitions > arch.sbuf_partitions || bytes == 0 || bytes > arch.sbuf_bytes)
+    return std::nullopt;
+  const uint64_t quantum = std::max<uint32_t>(arch.sbuf_partition_quantum, 1);
+  std::optional<Placement> best;
+  uint64_t best_room = 0;
+  for (uint64_t base = 0; base + partitions <= arch.sbuf_partitions; base += quantum) {
+    std::vector<Gap> gaps = gapsOf(arch, base, partitions, bytes, taken);
+    if (gaps.empty()) continue;
+    Placement pl;
+    pl.partition = uint32_t(base);
+    if (policy == SbufPolicy::UpperLeft) {  // later bands replace earlier ones
+      pl.offset = gaps.front().offset;
+      best = pl;
+      continue;
+    }
+    for (const Gap& g : gaps)
+      if (!best || g.room < best_room) {
+        pl.offset = g.offset;
+        best = pl;
+        best_room = g.room;
+      }
+  }
+  return best;
+}
+
+}  // namespace allocsim

@@ -1,0 +1,34 @@
+// Where select puts a rectangle among its already coloured neighbours (seed 003: SBUF's select "does a 2-D
+// first/best-fit over partition x byte rectangles"; 000: BestFitMemoryManager's SB corner placement). Every
+// policy searches the whole placement grid — base partitions that are multiples of sbuf_partition_quantum,
+// byte offsets that are multiples of sbuf_align, the rectangle inside SBUF — so each finds a position whenever
+// one is free (the degree test of sbuf_degree.h relies on it); they differ only in which free position wins.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "alloc/first_fit.h"
+#include "ir/arch.h"
+#include "ir/program.h"
+
+namespace allocsim {
+
+enum class SbufPolicy : uint8_t {
+  FirstFit,   // lowest band, then lowest offset (alloc/first_fit.h firstFitSbuf): 000's lower-left corner
+  BestFit,    // the tightest free gap: the smallest free byte run, from the aligned start to the next obstacle
+              // in the band, that holds the rectangle (BestFitMemoryManager's size index); ties: lowest band,
+              // then lowest offset
+  UpperLeft,  // highest band that has room, lowest offset in it: 000's upper-left corner, which keeps short
+              // tensors out of the bands that full-height ones need
+};
+inline constexpr uint32_t kSbufPolicyCount = 3;
+const char* sbufPolicyName(SbufPolicy p);
+
+// A `partitions` x `bytes` rectangle's position under `policy`, overlapping no rectangle of `taken`; nullopt when
+// no grid position is free.
+std::optional<Placement> placeSbufRect(const Arch& arch, SbufPolicy policy, uint32_t partitions, uint64_t bytes,
+                                       const std::vector<SbufRect>& taken);
+
+}  // namespace allocsim

@@ -1,0 +1,40 @@
+#include "alloc/sbuf/sbuf_select.h"
+
+#include <stdexcept>
+
+#include "alloc/sbuf/sbuf_footprint.h"
+
+namespace allocsim {
+
+SbufSelection selectSbuf(const Program& p, const SbufGraph& g, const std::vector<uint32_t>& stack, SbufPolicy policy) {
+  const size_t n = g.nodes.size();
+  SbufSelection s;
+  s.at.assign(n, std::nullopt);
+  for (uint32_t i = 0; i < n; ++i)
+    if (g.nodes[i].fixed) s.at[i] = p.tensors[g.nodes[i].tensor].placement;
+
+  std::vector<SbufRect> taken;
+  for (auto it = stack.rbegin(); it != stack.rend(); ++it) {
+    const uint32_t i = *it;
+    if (s.at[i]) throw std::logic_error("SBUF select popped an allocated node");
+    const SbufNode& node = g.nodes[i];
+    taken.clear();
+    for (uint32_t j : g.neighbours[i])
+      if (s.at[j]) taken.push_back({s.at[j]->partition, g.nodes[j].partitions, s.at[j]->offset, g.nodes[j].bytes});
+    s.at[i] = placeSbufRect(p.arch, policy, node.partitions, node.bytes, taken);
+    if (!s.at[i]) {
+      s.failed.push_back(i);  // " cannot allocate "
+      s.spill_cost += node.cost;
+    }
+  }
+
+  std::vector<SbufRect> used;
+  for (uint32_t i = 0; i < n; ++i)
+    if (s.at[i] && !g.nodes[i].range.empty())
+      used.push_back({s.at[i]->partition, g.nodes[i].partitions, s.at[i]->offset, g.nodes[i].bytes});
+  s.footprint = sbufFootprintBytes(p.arch, used);
+  s.score = s.spill_cost + double(s.footprint) / (double(sbufCapacity(p.arch)) + 1);
+  return s;
+}
+
+}  // namespace allocsim

@@ -1,0 +1,31 @@
+// Seed 003 select for SBUF: pop the simplify stack and give each node a position, under the heuristic's placement
+// policy (sbuf_placement_policy.h), among the rectangles of its already coloured neighbours (fixed nodes are
+// coloured from the start, at their placement); a node with no free grid position " cannot allocate " and joins
+// the spill set.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "alloc/sbuf/sbuf_interference.h"
+#include "alloc/sbuf/sbuf_placement_policy.h"
+#include "ir/program.h"
+
+namespace allocsim {
+
+struct SbufSelection {
+  std::vector<std::optional<Placement>> at;  // by node; nullopt for a node that cannot allocate
+  std::vector<uint32_t> failed;              // nodes that cannot allocate, in pop order
+  double spill_cost = 0;                     // sum of the failed nodes' costs (+inf if one is un-spillable)
+  uint64_t footprint = 0;  // sbuf_footprint.h over the placed nodes that are live at some point
+  // "SB score = ... (lower is better)": the spill cost in cycles, plus footprint / (capacity + 1) < 1, so that
+  // spilling less always wins and, between selections that spill the same, the one that occupies fewer SBUF
+  // bytes (a lower high-water mark per partition) wins.
+  double score = 0;
+};
+
+// `stack` as simplifySbuf returns it: every node that is not fixed, exactly once.
+SbufSelection selectSbuf(const Program& p, const SbufGraph& g, const std::vector<uint32_t>& stack, SbufPolicy policy);
+
+}  // namespace allocsim

@@ -1,0 +1,70 @@
+#include "alloc/sbuf/sbuf_simplify.h"
+
+#include <set>
+
+#include "alloc/psum/psum_costs.h"
+#include "alloc/sbuf/sbuf_degree.h"
+
+namespace allocsim {
+
+std::vector<uint32_t> simplifySbuf(const Arch& arch, const SbufGraph& g, SbufOrder order, SbufWorklistSizes* sizes) {
+  enum class List : uint8_t { Lo, Hi, Inf, Removed };
+  const uint32_t n = uint32_t(g.nodes.size());
+  const std::vector<uint32_t> rank = sbufColourRanks(g, order);
+  std::vector<int64_t> k(n, 0);
+  std::vector<uint32_t> degree(n, 0);
+  std::vector<List> list(n, List::Removed);
+  // Worklists keyed by colour rank; lo and inf are drained from the highest rank (coloured last).
+  std::set<std::pair<uint32_t, uint32_t>> lo, hi, inf;
+  auto file = [&](uint32_t i, List l) {
+    list[i] = l;
+    (l == List::Lo ? lo : l == List::Hi ? hi : inf).insert({rank[i], i});
+  };
+  SbufWorklistSizes counts;
+  for (uint32_t i = 0; i < n; ++i) {
+    if (g.nodes[i].fixed) continue;
+    k[i] = sbufFreePlacements(arch, g, i);
+    degree[i] = uint32_t(g.neighbours[i].size());
+    const List l = k[i] > 0 ? List::Lo : isInfiniteCost(g.nodes[i].cost) ? List::Inf : List::Hi;
+    file(i, l);
+    ++(l == List::Lo ? counts.lo : l == List::Hi ? counts.hi : counts.inf);
+  }
+  if (sizes) *sizes = counts;
+
+  auto metric = [&](uint32_t i) {
+    const double area = double(g.nodes[i].area() ? g.nodes[i].area() : 1);
+    return g.nodes[i].cost / (area * double(degree[i] ? degree[i] : 1));
+  };
+  std::vector<uint32_t> stack;
+  stack.reserve(lo.size() + hi.size() + inf.size());
+  while (!lo.empty() || !hi.empty() || !inf.empty()) {
+    uint32_t pick;
+    if (!lo.empty()) {
+      pick = std::prev(lo.end())->second;
+      lo.erase(std::prev(lo.end()));
+    } else if (!hi.empty()) {
+      auto best = hi.begin();
+      for (auto it = hi.begin(); it != hi.end(); ++it)  // ties: the later in colour order is pushed first
+        if (metric(it->second) <= metric(best->second)) best = it;
+      pick = best->second;
+      hi.erase(best);
+    } else {
+      pick = std::prev(inf.end())->second;
+      inf.erase(std::prev(inf.end()));
+    }
+    stack.push_back(pick);
+    list[pick] = List::Removed;
+    for (uint32_t j : g.neighbours[pick]) {
+      if (list[j] == List::Removed) continue;
+      k[j] += int64_t(sbufImpact(arch, g.nodes[j], g.nodes[pick]));
+      --degree[j];
+      if (k[j] > 0 && list[j] != List::Lo) {  // neighbor push to low
+        (list[j] == List::Hi ? hi : inf).erase({rank[j], j});
+        file(j, List::Lo);
+      }
+    }
+  }
+  return stack;
+}
+
+}  // namespace allocsim

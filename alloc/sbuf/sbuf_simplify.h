@@ -1,0 +1,28 @@
+// Seed 003 simplify for SBUF: the Chaitin worklists lo (SAFE), hi (UNSAFE) and inf (INFINITE) with the geometric
+// degree test of sbuf_degree.h: a node is lo while K > 0 (it finds a grid position wherever its present
+// neighbours sit). Draining: the lo node last in the heuristic's colour order is pushed and removed, which gives
+// each remaining neighbour j its impact(j, removed) back and may promote it to lo ("neighbor push to low"); when
+// lo is empty, the hi node with the lowest cost / (area x remaining degree) — cheap to spill, much pressure
+// relieved — is pushed optimistically (Briggs: it may still find room in select); inf nodes (un-spillable) that
+// never became lo go last, so select, which pops the stack, colours them first. Fixed nodes are pre-coloured:
+// never pushed, but their impact on their neighbours stays.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "alloc/sbuf/sbuf_heuristic.h"
+#include "alloc/sbuf/sbuf_interference.h"
+#include "ir/arch.h"
+
+namespace allocsim {
+
+struct SbufWorklistSizes {
+  uint32_t lo = 0, hi = 0, inf = 0;  // after the initial classification
+};
+
+// `g` must have its costs (findSbufCosts). Returns the node stack in push order (select pops from the back).
+std::vector<uint32_t> simplifySbuf(const Arch& arch, const SbufGraph& g, SbufOrder order,
+                                   SbufWorklistSizes* sizes = nullptr);
+
+}  // namespace allocsim

@@ -1,0 +1,163 @@
+#include "alloc/sbuf/sbuf_spill.h"
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+#include "alloc/alloc_error.h"
+#include "alloc/sbuf/sbuf_accesses.h"
+
+namespace allocsim {
+namespace {
+
+class SpillWriter {
+ public:
+  SpillWriter(Program& p, uint32_t& next_id, std::vector<bool>& local) : p_(p), next_id_(next_id), local_(local) {}
+
+  void addSlot(TensorId t) {
+    const Tensor& orig = p_.tensors[t];
+    Tensor slot;
+    slot.space = Space::Dram;
+    slot.partitions = orig.partitions;
+    slot.elements = orig.elements;
+    slot.dtype = orig.dtype;
+    slot.origin = Origin::Spill;
+    slot.copy_of = t;
+    slot.loc = orig.loc;
+    const TensorId s = mint(std::move(slot), t, "_Spill");
+    slot_of_.resize(p_.tensors.size(), kNone);
+    slot_of_[t] = s;
+  }
+
+  void rewrite(std::vector<Instruction>& body) {
+    std::vector<Instruction> out;
+    out.reserve(body.size());
+    for (Instruction& inst : body) {
+      if (inst.op == Op::Loop) {
+        rewrite(inst.body);
+        out.push_back(std::move(inst));
+        continue;
+      }
+      std::vector<Instruction> before, after;
+      rewriteOperands(inst, before, after);
+      for (Instruction& i : before) out.push_back(std::move(i));
+      out.push_back(std::move(inst));
+      for (Instruction& i : after) out.push_back(std::move(i));
+    }
+    body = std::move(out);
+  }
+
+  SbufSpillStats stats;
+
+ private:
+  bool spilled(TensorId t) const { return t < slot_of_.size() && slot_of_[t] != kNone; }
+
+  TensorId mint(Tensor t, TensorId of, const char* suffix) {
+    const std::string base = p_.tensors[of].name + suffix;
+    std::string name;
+    do name = base + std::to_string(next_id_++);
+    while (p_.findTensor(name) != kNone || p_.findRegister(name) != kNone);
+    t.name = name;
+    p_.tensors.push_back(std::move(t));
+    return TensorId(p_.tensors.size() - 1);
+  }
+
+  static AccessPattern on(AccessPattern ap, TensorId t) {
+    ap.tensor = t;
+    return ap;
+  }
+
+  void rewriteOperands(Instruction& inst, std::vector<Instruction>& before, std::vector<Instruction>& after) {
+    std::vector<std::pair<TensorId, TensorId>> stand_in;  // (spilled tensor, its stand-in here)
+    std::vector<AccessPattern> reloaded;
+    for (const SbufAccess& a : sbufAccesses(p_, inst)) {
+      AccessPattern& ap = operandOf(inst, a.operand);
+      const TensorId t = ap.tensor;
+      if (!spilled(t)) continue;
+      TensorId r = kNone;
+      for (const auto& [from, to] : stand_in)
+        if (from == t) r = to;
+      if (r == kNone) {
+        r = makeStandIn(t);
+        stand_in.push_back({t, r});
+      }
+      if (a.read && std::find(reloaded.begin(), reloaded.end(), ap) == reloaded.end()) {
+        reloaded.push_back(ap);
+        const AccessPattern v = reloadView(ap);
+        before.push_back(dma(inst, Origin::Reload, on(v, r), on(v, slot_of_[t])));
+        ++stats.reloads;
+      }
+      const AccessPattern original = ap;
+      ap.tensor = r;
+      if (a.write) {
+        after.push_back(dma(inst, Origin::Spill, on(original, slot_of_[t]), on(original, r)));
+        ++stats.stores;
+      }
+    }
+  }
+
+  TensorId makeStandIn(TensorId t) {
+    Tensor r = p_.tensors[t];
+    r.placement.reset();
+    r.pinned = false;
+    r.origin = Origin::Reload;
+    r.copy_of = t;
+    const TensorId id = mint(std::move(r), t, "_Reload");
+    local_.resize(p_.tensors.size(), false);
+    local_[id] = true;
+    return id;
+  }
+
+  static Instruction dma(const Instruction& at, Origin origin, AccessPattern dst, AccessPattern src) {
+    Instruction c;
+    c.op = Op::Dma;
+    c.origin = origin;
+    c.loc = at.loc;
+    c.dst = std::move(dst);
+    c.a = std::move(src);
+    return c;
+  }
+
+  Program& p_;
+  uint32_t& next_id_;
+  std::vector<bool>& local_;
+  std::vector<TensorId> slot_of_;  // by TensorId: its spill slot, kNone when not spilled
+};
+
+void requireDramRoom(const Program& p, const std::vector<TensorId>& moved) {
+  uint64_t total = 0;
+  for (const Tensor& t : p.tensors)
+    if (t.space == Space::Dram) total += t.totalBytes();
+  if (total <= p.arch.dram_limit) return;
+  const Tensor& culprit = p.tensors[moved.front()];
+  throw AllocError(culprit.loc, "spilling SBUF tensors to DRAM (first '" + culprit.name + "') needs " +
+                                    std::to_string(total) + " bytes of DRAM tensors in total; dram-limit is " +
+                                    std::to_string(p.arch.dram_limit));
+}
+
+}  // namespace
+
+SbufSpillStats insertSbufSpillCode(Program& p, const std::vector<TensorId>& spilled,
+                                   const std::vector<TensorId>& rehomed, uint32_t& next_id, std::vector<bool>& local) {
+  std::vector<TensorId> moved;
+  for (TensorId t : rehomed) {
+    if (t >= p.tensors.size() || p.tensors[t].space != Space::Sbuf) throw std::logic_error("SBUF rehome of a non-SBUF tensor");
+    p.tensors[t].space = Space::Dram;
+    p.tensors[t].placement.reset();
+    moved.push_back(t);
+  }
+  SpillWriter w(p, next_id, local);
+  for (TensorId t : spilled) {
+    if (t >= p.tensors.size() || p.tensors[t].space != Space::Sbuf) throw std::logic_error("SBUF spill of a non-SBUF tensor");
+    w.addSlot(t);
+    moved.push_back(t);
+  }
+  w.rewrite(p.body);
+  local.resize(p.tensors.size(), false);
+  p.renumber();
+  if (!moved.empty()) requireDramRoom(p, moved);
+  return w.stats;
+}
+
+}  // namespace allocsim
