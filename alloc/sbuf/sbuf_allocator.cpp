@@ -77,14 +77,21 @@ AllocError nothingCanHelp(const Program& p, const Liveness& live, const SbufGrap
     what += " (the reload of '" + p.tensors[t.copy_of].name + "')";
   uint64_t peak = node.area();
   uint32_t peak_at = node.range.empty() ? kNone : node.range.first;
-  if (!node.range.empty()) {
-    for (uint32_t pos = node.range.first; pos <= node.range.last; ++pos) {
-      uint64_t here = node.area();
-      for (uint32_t j : g.neighbours[f])
-        if (g.nodes[j].range.contains(pos)) here += g.nodes[j].area();
-      if (here > peak) {
-        peak = here;
-        peak_at = pos;
+  if (!node.range.empty()) {  // a difference array over the range: linear in its length + the neighbours
+    const uint32_t first = node.range.first, len = node.range.last - first + 1;
+    std::vector<int64_t> delta(size_t(len) + 1, 0);
+    for (uint32_t j : g.neighbours[f]) {
+      const LiveRange& rj = g.nodes[j].range;
+      if (!interferes(rj, node.range)) continue;
+      delta[std::max(rj.first, first) - first] += int64_t(g.nodes[j].area());
+      delta[std::min(rj.last, node.range.last) - first + 1] -= int64_t(g.nodes[j].area());
+    }
+    int64_t here = int64_t(node.area());
+    for (uint32_t k = 0; k < len; ++k) {
+      here += delta[k];
+      if (uint64_t(here) > peak) {
+        peak = uint64_t(here);
+        peak_at = first + k;
       }
     }
   }
