@@ -248,8 +248,8 @@ TEST(Greedy, CorpusKernels) {
        "15: sbuf tensor 'c0' [8, 256] f32 does not fit in SBUF (greedy placement, no spilling): no free 8-partition "
        "x 1024-byte rectangle at positions 6..7 of the linear order; tensors live there need up to 40960 bytes"},
       {"matmul_blocked_tiny.nki.txt",
-       "18: psum tensor 'acc4' [8, 64] f32 (1 bank) does not fit in PSUM (greedy placement, no spilling) at "
-       "positions 3..17 of the linear order: tensors live there need up to 6 banks, PSUM has 4"},
+       "22: psum tensor 'acc4' [8, 64] f32 (1 bank) does not fit in PSUM (greedy placement, no spilling) at "
+       "positions 22..34 of the linear order: tensors live there need up to 6 banks, PSUM has 4"},
       {"matmul_hoisted_tiny.nki.txt",
        "18: sbuf tensor 'res_row' [8, 128] f32 does not fit in SBUF (greedy placement, no spilling): no free "
        "8-partition x 512-byte rectangle at positions 1..15 of the linear order; tensors live there need up to "

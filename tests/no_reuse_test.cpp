@@ -177,7 +177,7 @@ TEST(NoReuse, CorpusKernels) {
        "15: sbuf tensor 'c0' [8, 256] f32 does not fit in SBUF without reuse: no free 8-partition x 1024-byte "
        "rectangle; all sbuf tensors need 49152 bytes"},
       {"matmul_blocked_tiny.nki.txt",
-       "18: psum tensor 'acc4' [8, 64] f32 (1 bank) does not fit in PSUM without reuse: all psum tensors need 6 "
+       "22: psum tensor 'acc4' [8, 64] f32 (1 bank) does not fit in PSUM without reuse: all psum tensors need 6 "
        "banks, PSUM has 4"},
       {"matmul_hoisted_tiny.nki.txt",
        "18: sbuf tensor 'res_row' [8, 128] f32 does not fit in SBUF without reuse: no free 8-partition x 512-byte "

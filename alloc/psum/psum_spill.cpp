@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "alloc/psum/psum_accesses.h"
+#include "alloc/psum/psum_def_regions.h"
 
 namespace allocsim {
 namespace {
@@ -30,20 +31,35 @@ class SpillWriter {
     slot_of_[t] = mint(std::move(slot), "_SpillTensorCopy");
   }
 
+  // The saves of accumulation groups, by the id of the instruction they follow (a closing matmul or a K-loop).
+  void addGroupSaves(TensorId t, const std::vector<PsumGroupSave>& saves) {
+    for (const PsumGroupSave& s : saves) group_saves_.push_back({s.after, t, s.view});
+  }
+
   void rewrite(std::vector<Instruction>& body) {
     std::vector<Instruction> out;
     out.reserve(body.size());
     for (Instruction& inst : body) {
+      const uint32_t id = inst.id;
       if (inst.op == Op::Loop) {
+        const std::vector<PsumSavedElements> outside = saved_;  // a loop body may not run: its saves stay inside
         rewrite(inst.body);
+        saved_ = outside;
         out.push_back(std::move(inst));
-        continue;
+      } else {
+        std::vector<Instruction> before, after;
+        rewriteOperands(inst, before, after);
+        for (Instruction& i : before) out.push_back(std::move(i));
+        out.push_back(std::move(inst));
+        for (Instruction& i : after) out.push_back(std::move(i));
       }
-      std::vector<Instruction> before, after;
-      rewriteOperands(inst, before, after);
-      for (Instruction& i : before) out.push_back(std::move(i));
-      out.push_back(std::move(inst));
-      for (Instruction& i : after) out.push_back(std::move(i));
+      const SourceLoc loc = out.back().loc;
+      for (const GroupSave& s : group_saves_) {
+        if (s.after != id) continue;
+        out.push_back(dma(loc, Origin::Spill, on(s.view, slot_of_[s.tensor]), s.view));
+        ++stats.saves;
+        savedOf(s.tensor).add(p_, s.view);
+      }
     }
     body = std::move(out);
   }
@@ -78,16 +94,25 @@ class SpillWriter {
     return ap;
   }
 
+  PsumSavedElements& savedOf(TensorId t) {
+    if (saved_.size() <= t) saved_.resize(size_t(t) + 1);
+    return saved_[t];
+  }
+
   // One stand-in per spilled tensor the instruction touches, laid out like the tensor (the verifier reads an
-  // inserted tensor as the one it copies, element for element). Every distinct view read is reloaded before
-  // the instruction, the view written is saved after it.
+  // inserted tensor as the one it copies, element for element). Once the slot holds every element
+  // (PsumSavedElements) the stand-in is reloaded whole — one reload, and a whole write, so the stand-in is not
+  // live around an enclosing loop; before that, every distinct view read is reloaded. The view written is
+  // saved after the instruction.
   void rewriteOperands(Instruction& inst, std::vector<Instruction>& before, std::vector<Instruction>& after) {
     std::vector<std::pair<TensorId, TensorId>> stand_in;  // (spilled tensor, its stand-in here)
     std::vector<AccessPattern> reloaded;
+    std::vector<std::pair<TensorId, AccessPattern>> saved_here;  // counts from the next instruction on
     for (const PsumAccess& a : psumAccesses(p_, inst)) {
       AccessPattern& ap = operandOf(inst, a.operand);
       const TensorId t = ap.tensor;
       if (!spilled(t)) continue;
+      if (inst.op == Op::Matmul && a.operand == Operand::Dst) continue;  // a group member: the accumulator stays
       TensorId r = kNone;
       for (const auto& [from, to] : stand_in)
         if (from == t) r = to;
@@ -95,19 +120,22 @@ class SpillWriter {
         r = makeStandIn(t);
         stand_in.push_back({t, r});
       }
-      if (a.read && std::find(reloaded.begin(), reloaded.end(), ap) == reloaded.end()) {
-        reloaded.push_back(ap);
-        const AccessPattern v = moved(ap);
-        before.push_back(dma(inst, Origin::Reload, on(v, r), on(v, slot_of_[t])));
+      const AccessPattern key = savedOf(t).whole() ? wholeTensor(p_, t) : ap;
+      if (a.read && std::find(reloaded.begin(), reloaded.end(), key) == reloaded.end()) {
+        reloaded.push_back(key);
+        const AccessPattern v = moved(key);
+        before.push_back(dma(inst.loc, Origin::Reload, on(v, r), on(v, slot_of_[t])));
         ++stats.reloads;
       }
       const AccessPattern original = ap;
       ap.tensor = r;
       if (a.write) {
-        after.push_back(dma(inst, Origin::Spill, on(original, slot_of_[t]), on(original, r)));
+        after.push_back(dma(inst.loc, Origin::Spill, on(original, slot_of_[t]), on(original, r)));
         ++stats.saves;
+        saved_here.push_back({t, original});
       }
     }
+    for (const auto& [t, v] : saved_here) savedOf(t).add(p_, v);
   }
 
   TensorId makeStandIn(TensorId t) {
@@ -122,28 +150,41 @@ class SpillWriter {
     return rid;
   }
 
-  Instruction dma(const Instruction& at, Origin origin, AccessPattern dst, AccessPattern src) const {
+  Instruction dma(const SourceLoc& loc, Origin origin, AccessPattern dst, AccessPattern src) const {
     Instruction c;
     c.op = Op::Dma;
     c.origin = origin;
-    c.loc = at.loc;
+    c.loc = loc;
     c.dst = std::move(dst);
     c.a = std::move(src);
     return c;
   }
 
+  struct GroupSave {
+    uint32_t after;
+    TensorId tensor;
+    AccessPattern view;
+  };
+
   Program& p_;
   uint32_t& next_id_;
   std::vector<TensorId> slot_of_;  // by TensorId: its spill slot, kNone when not spilled
+  std::vector<GroupSave> group_saves_;  // in the order of the spilled list, then of program order
+  // By TensorId: what its slot holds on every path to the current point of the rewrite.
+  std::vector<PsumSavedElements> saved_;
 };
 
 }  // namespace
 
 PsumSpillStats insertPsumSpillCode(Program& p, const std::vector<TensorId>& spilled, uint32_t& next_id) {
+  p.renumber();  // the plans name instructions by id
   SpillWriter w(p, next_id);
   for (TensorId t : spilled) {
     if (t >= p.tensors.size()) throw std::logic_error("PSUM spill of an unknown tensor");
     w.addSlot(t);
+    const PsumSpillPlan plan = planPsumSpill(p, t);
+    if (!plan.spillable) throw std::logic_error("PSUM spill of an un-spillable tensor: " + plan.why_not);
+    w.addGroupSaves(t, plan.group_saves);
   }
   w.rewrite(p.body);
   p.renumber();

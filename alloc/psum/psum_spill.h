@@ -3,18 +3,23 @@
 // SBUF — 003 G3 infers "SBUF preferred, else DRAM"; we take DRAM only when t's rows do not fit an SBUF partition.
 // The slot is left unplaced: the SBUF colorer, which runs after PSUM, places it.
 //
-// Every instruction that touches t is rewritten to use a short-lived PSUM stand-in `<t>_ReloadTensorCopy<id>`
-// (origin reload, copy_of t; one per instruction), laid out like t — the verifier reads an inserted tensor as
-// the tensor it copies, element for element — so each operand keeps its view, only the tensor changes:
-//   dma  R[view], S[view]   !reload    before the instruction, for each distinct view of t it reads
-//   <the instruction, its t operands now R>
-//   dma  S[view], R[view]   !spill     after it, for the view of t it writes
-// A matmul that accumulates reads and writes its view: reload, matmul, save. Only the reloaded and written
-// elements of a stand-in are ever used, so its live range runs from its reload (or its instruction) to its
-// instruction (or the save after it) — and, when its view is not the whole tensor and it sits in a loop, over
-// that loop (alloc/liveness.h cannot tell that no element is carried across the back edge). The original t
-// is no longer mentioned. A source view whose second dimension overlaps itself (STEP < COUNT) is reloaded as
-// its contiguous hull, so that the reload's destination does not overlap itself.
+// Where the code goes is psum_def_regions.h's plan (after seed 003 and issue 4: save after the def, reload
+// before each consumer; nothing inside an open accumulation group):
+//   - an accumulation group keeps writing t itself; after it closes (after its closing matmul, or after its
+//     K-loop) comes   dma S[v], t[v]   !spill   for the group's view v;
+//   - every other instruction that touches t is rewritten to use a short-lived PSUM stand-in
+//     `<t>_ReloadTensorCopy<id>` (origin reload, copy_of t; one per instruction), laid out like t — the
+//     verifier reads an inserted tensor as the tensor it copies, element for element — so each operand keeps
+//     its view, only the tensor changes:
+//       dma  R, S               !reload    before the instruction, once a whole-tensor save of t has run on
+//                                          every path to it (the slot holds every element); before that,
+//       dma  R[view], S[view]   !reload    for each distinct view of t it reads
+//       <the instruction, its t operands now R>
+//       dma  S[view], R[view]   !spill     after it, for the view of t it writes (a new def region)
+// So t occupies its banks only from its first group's start to its last group's save, each stand-in from its
+// reload (or its instruction) to its instruction (or the save after it) — and, when it is reloaded by views in
+// a loop, over that loop (alloc/liveness.h cannot tell that no element is carried across the back edge). A source view whose second dimension overlaps itself (STEP < COUNT) is reloaded as its contiguous
+// hull, so that the reload's destination does not overlap itself.
 #pragma once
 
 #include <cstdint>
@@ -29,8 +34,8 @@ struct PsumSpillStats {
   uint32_t reloads = 0;  // reload instructions inserted
 };
 
-// Spills every tensor in `spilled` (PSUM tensors of `p`; anything else is an internal error with 003's assert
-// text "Expected save from PSUM"). `next_id` numbers the minted names and is advanced; a name already taken
+// Spills every tensor in `spilled` (PSUM tensors of `p` that planPsumSpill finds spillable; anything else is an
+// internal error, with 003's assert text "Expected save from PSUM" for a tensor outside PSUM). `next_id` numbers the minted names and is advanced; a name already taken
 // skips to the next free number. Renumbers the program.
 PsumSpillStats insertPsumSpillCode(Program& p, const std::vector<TensorId>& spilled, uint32_t& next_id);
 
