@@ -4,7 +4,6 @@
 // cleanly); allocated programs pass the three oracles.
 #include <gtest/gtest.h>
 
-#include <cmath>
 #include <iostream>
 #include <string>
 #include <vector>
