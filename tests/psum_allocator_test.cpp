@@ -483,6 +483,40 @@ TEST(PsumAllocator, TooManyReloadsWhenOpenGroupsAloneExceedPsum) {
   }
 }
 
+TEST(PsumAllocator, TooManyReloadsWhenOpenKLoopGroupsExceedPsum) {
+  // Three K-loop groups open over the same loop on a 2-bank PSUM; each is saved after the loop once spilled, but
+  // inside the loop all three hold their banks, so spilling them (one round each) frees nothing there.
+  Program p = parseProgram(
+      "arch tiny psum-banks=2\n"
+      "sbuf s [8, 8] f32\n"
+      "sbuf o [8, 64] f32\n"
+      "psum x [8, 64] f32\n"
+      "psum y [8, 64] f32\n"
+      "psum z [8, 64] f32\n"
+      "reg k\n"
+      "\n"
+      "memset s, 1.0\n"
+      "memset o, 1.0\n"
+      "loop k = 0, 4, 1 {\n"
+      "  matmul x, s, o, start@first, stop@last\n"
+      "  matmul y, s, o, start@first, stop@last\n"
+      "  matmul z, s, o, start@first, stop@last\n"
+      "}\n"
+      "copy o, x\n"
+      "tt o, o, y, add\n"
+      "tt o, o, z, add\n");
+  ASSERT_TRUE(checkProgram(p).empty());
+  try {
+    allocatePsum(p);
+    FAIL() << "expected AllocError";
+  } catch (const AllocError& e) {
+    EXPECT_STREQ(e.what(),
+                 "too many reloads required: x (1 banks) cannot be placed in PSUM (2 banks), and every tensor live "
+                 "with it is un-spillable (inside an accumulation group, pinned, or already spilled)");
+    EXPECT_EQ(e.loc().line, 4u);  // x's declaration
+  }
+}
+
 TEST(PsumAllocator, SpillSlotGoesToDramWhenItsRowsDoNotFitSbuf) {
   // One bank, two overlapping accumulators; a 256-byte row does not fit a 128-byte SBUF partition.
   Program p = parseProgram(

@@ -3,10 +3,11 @@
 //   live_range (alloc/liveness.h, bank footprint + capacity guard)  ->  build (psum_interference.h)
 //   -> find_costs (psum_costs.h) -> for each heuristic: simplify (psum_simplify.h), select (psum_select.h)
 // keeping the selection with the lowest score (best-of-n, psum_heuristic.h). If its spill set is empty the
-// placements are committed; otherwise insert_spill_code (psum_spill.h) spills the set's spillable nodes and the
-// next round runs on the rewritten program. Every round spills at least one original tensor and spilled tensors
-// are never spilled again, so there are at most (PSUM tensors + 1) rounds. A spill set of un-spillable nodes
-// only is "too many reloads required" (AllocError).
+// placements are committed; otherwise insert_spill_code (psum_spill.h) spills the set's spillable nodes (those
+// whose accumulation groups can be saved once closed, psum_def_regions.h) and the next round runs on the
+// rewritten program. Every round spills at least one original tensor and spilled tensors are never spilled
+// again, so there are at most (PSUM tensors + 1) rounds. A spill set of un-spillable nodes only (groups open
+// together that need more banks than PSUM has) is "too many reloads required" (AllocError).
 #pragma once
 
 #include <cstdint>
