@@ -2,11 +2,11 @@
 
 #include <string>
 
-#include "alloc/greedy_placer.h"
 #include "alloc/in_place.h"
 #include "alloc/no_reuse.h"
 #include "alloc/psum/psum_allocator.h"
 #include "alloc/register_lanes.h"
+#include "alloc/sbuf/sbuf_allocator.h"
 
 namespace allocsim {
 namespace {
@@ -49,24 +49,15 @@ void runPsum(Program& p, const Effort& e, int verbosity, std::vector<AllocReport
   reports.push_back(named("psum", r.report));
 }
 
-// SBUF after PSUM, with PSUM frozen. The SBUF colorer is not in the tree yet: the greedy first-fit placer
-// (alloc/greedy_placer.h, no spilling) stands in for it, and the report says so.
-void runSbuf(Program& p, const Effort&, int, std::vector<AllocReport>& reports) {
-  std::vector<bool> saved = freeze(p, false, true);
-  // placeGreedy places registers too; they are the REG step's, so its copy gets a register file they always fit.
-  Program copy = p;
-  copy.arch.sp_registers = UINT32_MAX;
-  Program placed = placeGreedy(copy);
-  for (size_t i = 0; i < p.tensors.size(); ++i) p.tensors[i].placement = placed.tensors[i].placement;
-  thaw(p, saved);
-  AllocReport r;
-  uint32_t n = 0;
-  for (const Tensor& t : p.tensors) n += t.space == Space::Sbuf;
-  r.line("SBUF: greedy first-fit placement, no spilling (the SBUF colorer is not in the tree yet): " +
-         std::to_string(n) + " tensors");
-  r.set("sbuf.method", std::string("greedy"));
-  r.set("sbuf.tensors", int64_t(n));
-  reports.push_back(named("sbuf", r));
+// SBUF after PSUM (seed 003: PSUM is colored first and frozen): the SBUF colorer keeps every placement it is given
+// (PSUM's, and at O7 the input's), and places the SBUF tensors that have none, spill slots included.
+void runSbuf(Program& p, const Effort& e, int verbosity, std::vector<AllocReport>& reports) {
+  SbufOptions so;
+  so.heuristics = e.sbuf_heuristics;
+  so.verbosity = verbosity;
+  SbufResult r = allocateSbuf(p, so);
+  p = std::move(r.program);
+  reports.push_back(named("sbuf", r.report));
 }
 
 void runReg(Program& p, const std::vector<bool>& keep, std::vector<AllocReport>& reports) {
@@ -92,7 +83,15 @@ void runNoReuse(Program& p, std::vector<AllocReport>& reports) {
   reports.push_back(named("no-reuse", r));
 }
 
+// A coloring level allocates from scratch: placements in the input that are not pinned are dropped (the SBUF
+// colorer would otherwise keep them as given).
+void dropUnpinnedPlacements(Program& p) {
+  for (Tensor& t : p.tensors)
+    if (t.space != Space::Dram && !t.pinned) t.placement.reset();
+}
+
 void runColoring(Program& p, const Effort& e, int verbosity, std::vector<AllocReport>& reports) {
+  dropUnpinnedPlacements(p);
   runPsum(p, e, verbosity, reports);
   runSbuf(p, e, verbosity, reports);
   runReg(p, {}, reports);
@@ -137,8 +136,8 @@ void runFixedAssignment(Program& p, const Effort& e, int verbosity, std::vector<
 Effort effortFor(int optlevel) {
   switch (optlevel) {
     case 1: return {1, 1};
-    case 3: return {4, 8};
-    default: return {4, 4};
+    case 3: return {4, 12};
+    default: return {4, 6};
   }
 }
 

@@ -3,8 +3,9 @@
 // optlevel-independent).
 //
 //   O0     no reuse: every SBUF tensor its own rectangle, every PSUM tensor its own banks (alloc/no_reuse.h)
-//   O1-3   PSUM colorer (seed 003) first, its placements frozen, then SBUF. The levels differ in effort only:
-//          best-of-n heuristics PSUM 1 / 4 / 4 (the PSUM colorer has 4), SBUF 1 / 4 / 8
+//   O1-3   PSUM colorer (seed 003) first, its placements frozen, then the SBUF colorer (alloc/sbuf/). Unpinned
+//          placements in the input are dropped first. The levels differ in effort only: best-of-n heuristics
+//          PSUM 1 / 4 / 4 (the PSUM colorer has 4), SBUF 1 / 6 / 12 (of its 12: 4 orders x 3 placement policies)
 //   O6     coloring with loops. allocsim keeps loops (there is no unroller), so every colorer already runs on
 //          the loop-extended linear order of alloc/liveness.h (003's _with_loop delta): O6 is O2's pipeline
 //   O7     fixed assignment: placements given by the input (pinned or not) are checked in place, then kept

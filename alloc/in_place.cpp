@@ -8,6 +8,8 @@
 #include "alloc/alloc_error.h"
 #include "alloc/first_fit_placer.h"
 #include "alloc/liveness.h"
+#include "alloc/operand_effects.h"
+#include "alloc/sbuf/sbuf_live_ranges.h"
 #include "alloc/psum/psum_bank_model.h"
 
 namespace allocsim {
@@ -160,11 +162,39 @@ class Checker {
   const Program& p_;
 };
 
+// The SBUF colorer's spill stand-ins (alloc/sbuf/sbuf_live_ranges.h): SBUF tensors of origin reload whose first
+// executed mention is a write (a reload before a use, or the defining instruction before its store) and whose
+// every executed mention lies in the same loop body (or outside every loop). They are live exactly from first to last mention, as the colorer that made them
+// assumed; whether the reloads really cover what is read is the dynamic oracles' to prove (allocsim verify).
+std::vector<bool> sbufStandIns(const Program& p, const LinearOrder& order) {
+  const size_t n = p.tensors.size();
+  std::vector<bool> local(n, false), seen(n, false);
+  std::vector<int32_t> loop(n, -1);
+  for (TensorId t = 0; t < n; ++t) local[t] = p.tensors[t].space == Space::Sbuf && p.tensors[t].origin == Origin::Reload;
+  for (const LinearPosition& at : order.positions) {
+    if (!at.executes || at.kind != LinearPosition::Kind::Instruction) continue;
+    const OperandEffects e = operandEffects(p, *at.inst);
+    auto mention = [&](TensorId t, bool write) {
+      if (t >= n || !local[t]) return;
+      if (!seen[t]) {
+        seen[t] = true;
+        loop[t] = at.loop;
+        if (!write) local[t] = false;
+      } else if (loop[t] != at.loop) {
+        local[t] = false;
+      }
+    };
+    for (TensorId t : e.tensor_reads) mention(t, false);
+    for (const TensorWrite& w : e.tensor_writes) mention(w.tensor, true);
+  }
+  return local;
+}
+
 }  // namespace
 
 void checkInPlace(const Program& allocated, const InPlaceOptions& opts) {
   const Checker c(allocated);
-  const Liveness live = computeLiveness(allocated);
+  const Liveness live = sbufLiveness(allocated, sbufStandIns(allocated, linearize(allocated)));
   std::vector<Item> items;
   for (TensorId t = 0; t < allocated.tensors.size(); ++t) {
     const Tensor& x = allocated.tensors[t];

@@ -8,7 +8,9 @@
 // A placement fails when it is out of bounds or misaligned (SBUF byte offset a multiple of sbuf_align, base
 // partition of sbuf_partition_quantum; PSUM whole banks; registers whole lanes), when a placed-on-chip or pinned
 // item has no placement, or when it overlaps an item already in the model whose live range interferes with its
-// own (alloc/liveness.h `interferes`, the allocators' own rule). DRAM tensors take part when they have a placement
+// own (alloc/liveness.h `interferes`, the allocators' own rule; the SBUF colorer's spill stand-ins — `!reload`
+// SBUF tensors first written (not read) and mentioned in one loop body only — live from first to last mention,
+// as that colorer assumes: alloc/sbuf/sbuf_live_ranges.h). DRAM tensors take part when they have a placement
 // (spill slots): byte ranges within dram_limit.
 #pragma once
 

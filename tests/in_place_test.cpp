@@ -163,7 +163,7 @@ TEST(InPlace, AcceptsWhatThePlacersAndTheDriverProduce) {
       }
     }
   }
-  EXPECT_GE(checked, 16u + 40u);
+  EXPECT_EQ(checked, 16u + 8u * 5 + 8u * 4);  // tiny kernels do not fit at O0
   size_t generated = 0;
   for (uint64_t seed = 0; seed < 300; ++seed) {
     SeededChoices c(seed);
