@@ -1,0 +1,274 @@
+// Allocation quality figures (issue 4 item 8): for every corpus kernel and three generated programs, and for each
+// allocator path — O0 (no reuse), greedy (alloc/greedy_placer.h, no spilling) and O2 (the coloring pipeline of
+// alloc/driver.h) — how much memory the allocation takes against what any allocation must take, and how long it
+// takes:
+//   SBUF peak      the highest byte any SBUF placement reaches in a partition (offset + bytes per partition)
+//   max-live bound the most SBUF data live at one position of the input's linear order (alloc/liveness.h), as
+//                  bytes per partition (partition-bytes / partitions, rounded up), or the largest single tensor if
+//                  that is more: no allocation without spilling fits in less
+//   PSUM banks     distinct banks holding a live PSUM tensor, against the most banks live at one position
+//   spill bytes    the bytes of the spill slots the allocator inserted (tensors of origin spill)
+//   time           Google Benchmark's CPU time per allocation
+// The figures are computed once per (program, path), outside the timed loop; the timed loop only allocates.
+//
+//   alloc_quality [benchmark flags] [--markdown FILE]   FILE gets the report of docs/quality.md
+#include <benchmark/benchmark.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "alloc/alloc_error.h"
+#include "alloc/driver.h"
+#include "alloc/greedy_placer.h"
+#include "alloc/liveness.h"
+#include "alloc/psum/psum_bank_model.h"
+#include "gen/choices.h"
+#include "gen/generate.h"
+#include "ir/parse.h"
+
+namespace allocsim {
+namespace {
+
+struct Subject {
+  std::string name;
+  Program program;
+};
+
+enum class Path { O0, Greedy, O2 };
+const char* pathName(Path p) {
+  switch (p) {
+    case Path::O0: return "O0";
+    case Path::Greedy: return "greedy";
+    case Path::O2: return "O2";
+  }
+  return "?";
+}
+
+Program allocateBy(Path path, const Program& p) {
+  if (path == Path::Greedy) return placeGreedy(p);
+  DriverOptions o;
+  o.optlevel = path == Path::O0 ? 0 : 2;
+  return allocate(p, o).program;
+}
+
+struct Bounds {
+  uint64_t sbuf_bytes = 0;  // max-live bound, bytes per partition
+  uint64_t psum_banks = 0;  // most banks live at one position
+};
+
+Bounds lowerBounds(const Program& p) {
+  const Liveness live = computeLiveness(p);
+  const size_t n = live.order.positions.size();
+  std::vector<int64_t> area(n + 1, 0), banks(n + 1, 0);
+  Bounds b;
+  for (TensorId t = 0; t < p.tensors.size(); ++t) {
+    const Tensor& x = p.tensors[t];
+    const LiveRange& r = live.tensors[t];
+    if (r.empty() || x.space == Space::Dram) continue;
+    const int64_t size = x.space == Space::Sbuf ? int64_t(x.partitions * x.bytesPerPartition())
+                                                : int64_t(psumBanksOf(p.arch, x));
+    auto& delta = x.space == Space::Sbuf ? area : banks;
+    delta[r.first] += size;
+    delta[size_t(r.last) + 1] -= size;
+    if (x.space == Space::Sbuf) b.sbuf_bytes = std::max(b.sbuf_bytes, x.bytesPerPartition());
+  }
+  int64_t a = 0, k = 0, peak_area = 0;
+  for (size_t i = 0; i < n; ++i) {
+    a += area[i];
+    k += banks[i];
+    peak_area = std::max(peak_area, a);
+    b.psum_banks = std::max(b.psum_banks, uint64_t(k));
+  }
+  const uint64_t parts = std::max<uint64_t>(1, p.arch.sbuf_partitions);
+  b.sbuf_bytes = std::max(b.sbuf_bytes, (uint64_t(peak_area) + parts - 1) / parts);
+  return b;
+}
+
+struct Figures {
+  bool ok = false;
+  std::string error;
+  uint64_t sbuf_peak = 0, sbuf_bound = 0, psum_banks = 0, psum_demand = 0, spill_bytes = 0;
+  double cpu_ns = 0;  // filled from the benchmark run
+};
+
+Figures measure(Path path, const Program& input) {
+  Figures f;
+  const Bounds b = lowerBounds(input);
+  f.sbuf_bound = b.sbuf_bytes;
+  f.psum_demand = b.psum_banks;
+  Program out;
+  try {
+    out = allocateBy(path, input);
+  } catch (const AllocError& e) {
+    f.error = e.what();
+    return f;
+  }
+  f.ok = true;
+  const Liveness live = computeLiveness(out);
+  std::vector<bool> bank_used(out.arch.psum_banks, false);
+  for (TensorId t = 0; t < out.tensors.size(); ++t) {
+    const Tensor& x = out.tensors[t];
+    if (x.origin == Origin::Spill) f.spill_bytes += x.totalBytes();
+    if (!x.placement || live.tensors[t].empty()) continue;
+    if (x.space == Space::Sbuf) f.sbuf_peak = std::max(f.sbuf_peak, x.placement->offset + x.bytesPerPartition());
+    if (x.space == Space::Psum)
+      for (uint64_t k = x.placement->bank; k < x.placement->bank + psumBanksOf(out.arch, x) && k < bank_used.size(); ++k)
+        bank_used[k] = true;
+  }
+  f.psum_banks = uint64_t(std::count(bank_used.begin(), bank_used.end(), true));
+  return f;
+}
+
+std::vector<Subject> subjects() {
+  std::vector<Subject> out;
+  std::vector<std::filesystem::path> files;
+  for (const auto& e : std::filesystem::directory_iterator(std::string(ALLOCSIM_SOURCE_DIR) + "/corpus/kernels"))
+    if (e.path().string().ends_with(".nki.txt")) files.push_back(e.path());
+  std::sort(files.begin(), files.end());
+  for (const auto& path : files) {
+    std::ifstream in(path, std::ios::binary);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    std::string name = path.filename().string();
+    out.push_back({name.substr(0, name.size() - 8), parseProgram(ss.str())});
+  }
+  // Three generated sizes on gen2, sized to fill it (pressure 100%): small, medium, large. (On tiny, with 4 SP
+  // registers, generated programs need the REG colorer's spilling, which is a later issue.)
+  for (auto [label, size] : {std::pair{"gen_small", 10u}, std::pair{"gen_medium", 40u}, std::pair{"gen_large", 160u}}) {
+    SeededChoices c(42);
+    out.push_back({label, generateProgram(c, GenOptions{*archPreset("gen2"), size, 100})});
+  }
+  return out;
+}
+
+// (subject, path) -> figures, in registration order.
+std::vector<std::pair<std::string, Path>>& rows() {
+  static std::vector<std::pair<std::string, Path>> r;
+  return r;
+}
+std::map<std::string, Figures>& figures() {
+  static std::map<std::string, Figures> f;
+  return f;
+}
+std::string key(const std::string& subject, Path p) { return subject + "/" + pathName(p); }
+
+// Passes every run to the console reporter and keeps the CPU time per allocation of each.
+class Collector : public benchmark::ConsoleReporter {
+ public:
+  void ReportRuns(const std::vector<Run>& runs) override {
+    for (const Run& r : runs) {
+      std::string name = r.benchmark_name();
+      auto it = figures().find(name.substr(0, name.find("/iterations")));
+      if (it != figures().end() && r.run_type == Run::RT_Iteration && !r.error_occurred)
+        it->second.cpu_ns = r.GetAdjustedCPUTime() * (r.time_unit == benchmark::kMillisecond   ? 1e6
+                                                      : r.time_unit == benchmark::kMicrosecond ? 1e3
+                                                                                               : 1.0);
+    }
+    ConsoleReporter::ReportRuns(runs);
+  }
+};
+
+std::string ratio(double a, double b) {
+  if (b <= 0) return "-";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f", a / b);
+  return buf;
+}
+
+std::string markdown() {
+  std::string out =
+      "# Allocation quality\n\n"
+      "Generated by `bench/quality_report.sh` (the Google Benchmark program `bench/alloc_quality.cpp`); do not edit.\n"
+      "Per corpus kernel (`corpus/kernels/`) and three generated programs (`gen_small`, `gen_medium`, `gen_large`:\n"
+      "`allocsim gen --seed 42 --arch gen2 --pressure 100 --size 10 / 40 / 160`), for each allocator path:\n\n"
+      "- **O0**: no reuse (`allocsim alloc -O0`); **greedy**: first fit in live-range order, no spilling\n"
+      "  (`alloc/greedy_placer.h`); **O2**: the default pipeline (`allocsim alloc -O2`: PSUM colorer, then SBUF,\n"
+      "  then registers; see `alloc/driver.h` for which SBUF allocator is wired).\n"
+      "- **SBUF peak / bound**: the highest byte an SBUF placement reaches in a partition, over the max-live lower\n"
+      "  bound (the most SBUF data live at one position of the input, per partition, or the largest tensor). 1.00 is\n"
+      "  optimal; below 1 the allocator spilled to get under it.\n"
+      "- **PSUM banks / demand**: banks holding a live PSUM tensor, over the most banks live at one position.\n"
+      "- **spill bytes**: the size of the spill slots the allocator inserted.\n"
+      "- **time vs greedy**: CPU time per allocation over the greedy placer's on the same program (absolute times\n"
+      "  depend on the machine; the ratio much less).\n"
+      "- *does not fit*: the allocator refused the program (the first words of its diagnostic).\n\n"
+      "| program | path | SBUF peak (B/partition) | bound | peak / bound | PSUM banks | demand | banks / demand | "
+      "spill bytes | time vs greedy |\n"
+      "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n";
+  for (const auto& [subject, path] : rows()) {
+    const Figures& f = figures()[key(subject, path)];
+    const Figures& greedy = figures()[key(subject, Path::Greedy)];
+    out += "| " + subject + " | " + pathName(path) + " | ";
+    if (!f.ok) {
+      std::string why = f.error.substr(0, f.error.find(':'));
+      if (why.size() > 90) why = why.substr(0, 87) + "...";
+      out += "*does not fit*: " + why + " | " + std::to_string(f.sbuf_bound) + " | | | " +
+             std::to_string(f.psum_demand) + " | | | |\n";
+      continue;
+    }
+    out += std::to_string(f.sbuf_peak) + " | " + std::to_string(f.sbuf_bound) + " | " +
+           ratio(double(f.sbuf_peak), double(f.sbuf_bound)) + " | " + std::to_string(f.psum_banks) + " | " +
+           std::to_string(f.psum_demand) + " | " + ratio(double(f.psum_banks), double(f.psum_demand)) + " | " +
+           std::to_string(f.spill_bytes) + " | " + (greedy.ok ? ratio(f.cpu_ns, greedy.cpu_ns) : "-") + " |\n";
+  }
+  return out;
+}
+
+}  // namespace
+}  // namespace allocsim
+
+int main(int argc, char** argv) {
+  using namespace allocsim;
+  std::string markdown_out;
+  std::vector<char*> args;
+  for (int i = 0; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a == "--markdown" && i + 1 < argc) markdown_out = argv[++i];
+    else args.push_back(argv[i]);
+  }
+  int n = int(args.size());
+  benchmark::Initialize(&n, args.data());
+  if (benchmark::ReportUnrecognizedArguments(n, args.data())) return 2;
+
+  static const std::vector<Subject> all = subjects();
+  for (const Subject& s : all)
+    for (Path path : {Path::O0, Path::Greedy, Path::O2}) {
+      const std::string name = key(s.name, path);
+      rows().push_back({s.name, path});
+      Figures f = measure(path, s.program);
+      const bool ok = f.ok;
+      const std::string error = f.error;
+      figures()[name] = f;
+      benchmark::RegisterBenchmark(name.c_str(), [&s, path, ok, error, name](benchmark::State& st) {
+        if (!ok) {
+          st.SkipWithError(error.c_str());
+          return;
+        }
+        for (auto _ : st) benchmark::DoNotOptimize(allocateBy(path, s.program));
+        const Figures& f = figures()[name];
+        st.counters["sbuf_peak"] = double(f.sbuf_peak);
+        st.counters["sbuf_bound"] = double(f.sbuf_bound);
+        st.counters["psum_banks"] = double(f.psum_banks);
+        st.counters["psum_demand"] = double(f.psum_demand);
+        st.counters["spill_bytes"] = double(f.spill_bytes);
+      });
+    }
+  Collector collector;
+  benchmark::RunSpecifiedBenchmarks(&collector);
+  benchmark::Shutdown();
+  if (!markdown_out.empty()) {
+    std::ofstream out(markdown_out, std::ios::binary);
+    out << markdown();
+    if (!out) {
+      std::fprintf(stderr, "cannot write %s\n", markdown_out.c_str());
+      return 2;
+    }
+  }
+  return 0;
+}
