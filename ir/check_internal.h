@@ -64,6 +64,7 @@ struct View {
   // True when each partition's elements form one gap-free run (segments abut or overlap).
   bool oneRun() const { return count2 <= 1 || step2 <= count; }
   bool containsElement(uint64_t e) const;
+  bool operator==(const View&) const = default;
 };
 
 // `ap` with its partition start p0 and element offset off; nullopt when out of bounds of its tensor.

@@ -14,6 +14,7 @@ namespace {
 // number of word operations on them (a view costs about one per 64 elements plus one per segment).
 constexpr uint64_t kMaxTrackedBytes = uint64_t(256) << 20;
 constexpr uint64_t kMaxWordOps = uint64_t(1) << 31;
+constexpr size_t kMaxOpeners = 4096;  // remembered matmuls that opened a still-open group, per PSUM tensor
 
 struct RegState {
   uint64_t value = 0;
@@ -261,10 +262,14 @@ class Tracer {
   }
 
   void addOpener(TensorState& ts, const View& v) {
+    if (!ts.openers.empty() && ts.openers.back().node == cur_ && ts.openers.back().view == v) return;
     ts.openers.push_back({cur_, v});
     if (ts.openers.size() <= ts.pruneAt) return;
-    // Forget groups that have been closed since; keeps the list as small as the open groups.
+    // Forget groups that have been closed since; keeps the list as small as the open groups. Past
+    // kMaxOpeners the oldest are forgotten too: a group they opened is then reported at its tensor.
     std::erase_if(ts.openers, [&](const Opener& o) { return !findIn(o.view, ts.open, false); });
+    if (ts.openers.size() > kMaxOpeners)
+      ts.openers.erase(ts.openers.begin(), ts.openers.end() - kMaxOpeners / 2);
     ts.pruneAt = std::max<size_t>(64, 2 * ts.openers.size());
   }
 
@@ -274,8 +279,9 @@ class Tracer {
     if (st) readCheck(*st, in.a);
     if (mv) readCheck(*mv, in.b);
     if (!d || stopped_) return;
-    if (auto [first, last] = bankSpan(p_, in.dst, d->off); first != last)
-      report(in.dst.loc, [&] { return bankMessage(p_, in.dst, first, last) + registerValues(in.dst); });
+    // Not a structured binding: clang 14 cannot capture those in the lambda.
+    if (auto span = bankSpan(p_, in.dst, d->off); span.first != span.second)
+      report(in.dst.loc, [&] { return bankMessage(p_, in.dst, span.first, span.second) + registerValues(in.dst); });
     TensorState& ts = tensors_[d->tensor];
     if (!charge(*d) || !ensure(ts.open) || !ensure(ts.written)) return;
     if (holds(in.start)) {
@@ -417,10 +423,13 @@ class Tracer {
       auto opener = std::find_if(ts.openers.rbegin(), ts.openers.rend(), [&](const Opener& o) {
         return x / e >= o.view.p0 && x / e < o.view.p0 + o.view.np && o.view.containsElement(x % e);
       });
-      if (opener == ts.openers.rend()) continue;  // cannot happen: every open bit was set by a recorded opener
-      sink_.report(sink_.nodeKey(opener->node), nodes_[opener->node].inst->loc,
-                   "accumulation group on " + quoted(tensor(t).name) + " opened by this matmul is still open at " +
-                       "the end of the program (element " + elementText(t, x) + "); close it with stop");
+      std::string where = " is still open at the end of the program (element " + elementText(t, x) +
+                          "); close it with stop";
+      if (opener == ts.openers.rend())  // its matmul was forgotten (kMaxOpeners)
+        sink_.report(sink_.tensorKey(t), tensor(t).loc, "an accumulation group on " + tensorName(t) + where);
+      else
+        sink_.report(sink_.nodeKey(opener->node), nodes_[opener->node].inst->loc,
+                     "accumulation group on " + tensorName(t) + " opened by this matmul" + where);
     }
     for (TensorId t = 0; t < tensors_.size() && !sink_.full(); ++t) {
       const TensorState& ts = tensors_[t];

@@ -521,6 +521,16 @@ TEST(CheckRun, GroupOpenAtTheEnd) {
                    "(element [0, 0]); close it with stop"));
 }
 
+TEST(CheckRun, GroupOpenAtTheEndWhoseMatmulWasForgotten) {
+  // Only the last few thousand opening matmuls are remembered; older open groups are reported at the tensor.
+  EXPECT_TRUE(only("arch gen2\nsbuf a [1, 1] f32\npsum acc [2, 4096] f32\nreg n\nmemset a, 1.0\n"
+                   "loop n = 0, 4096, 1 {\n  matmul acc[0:1, n:1], a, a, start\n}\n"
+                   "loop n = 0, 4096, 1 {\n  matmul acc[1:1, n:1], a, a, start\n}\n",
+                   3, 6,
+                   "an accumulation group on 'acc' is still open at the end of the program (element [0, 0]); close "
+                   "it with stop"));
+}
+
 // --- execution limits ------------------------------------------------------------------------------------
 
 TEST(CheckRun, MaxStepsStopsAtTheLoop) {
