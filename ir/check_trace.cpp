@@ -82,6 +82,7 @@ class Tracer {
   // Ends the execution. The reason is always reported: at the node, or if that already has a diagnostic
   // at the nearest enclosing loop that has none, or else at the program.
   void stopWith(uint32_t node, const std::string& message) {
+    if (stopped_) return;  // already stopped (and said why)
     stopped_ = true;
     for (uint32_t n = node; n != kNone; n = nodes_[n].loop)
       if (!sink_.has(sink_.nodeKey(n))) return sink_.report(sink_.nodeKey(n), nodes_[n].inst->loc, message);
@@ -97,7 +98,10 @@ class Tracer {
   bool charge(const View& v) {
     // About one unit per word and per range or segment the bit operations visit.
     bool periodic = v.step2 < 64 && v.count2 >= 16;
-    Int units = Int(v.np) * (v.oneRun() || periodic ? 2 + v.extent() / 64 : Int(v.count2) * (1 + v.count / 64));
+    return chargeUnits(Int(v.np) *
+                       (v.oneRun() || periodic ? 2 + v.extent() / 64 : Int(v.count2) * (1 + v.count / 64)));
+  }
+  bool chargeUnits(Int units) {
     work_ += units;
     if (work_ <= Int(kMaxWordOps)) return true;
     stopWith(cur_, "program touches too many elements to check (more than " + std::to_string(kMaxWordOps) +
@@ -246,7 +250,7 @@ class Tracer {
                  elementText(v.tensor, *x) + " while its accumulation group is open (only matmul may add to it)";
         });
     if (!ts.allWritten && ensure(ts.written)) setIn(v, ts.written, true);
-    if (tensor(v.tensor).space != Space::Psum) known_.invalidate(v);
+    if (tensor(v.tensor).space != Space::Psum) chargeUnits(known_.invalidate(v));
   }
 
   // --- instructions ---------------------------------------------------------------------------------
