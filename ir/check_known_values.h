@@ -23,8 +23,9 @@ class KnownValues {
   void store(const View& v, Value value);
   // The value stored to exactly `v`, if nothing has overwritten it since.
   std::optional<Value> load(const View& v) const;
-  // Forgets every value that overlaps a write of `v`.
-  void invalidate(const View& v);
+  // Forgets every value that overlaps a write of `v`. Returns the number of stored values it looked at
+  // (the caller counts that as work).
+  uint64_t invalidate(const View& v);
 
  private:
   // Beyond this many live stores the oldest-keyed one is forgotten (its reload then counts as unknown).
