@@ -1,0 +1,37 @@
+// Fuzz target for the coloring pipeline (PSUM colorer, then SBUF colorer with spilling to DRAM, then register
+// lanes) through the optlevel driver: bytes -> well-formed tiny program -> allocate at O1, O2, O3 or O6 (chosen by
+// the input) -> well-formedness + the three oracles; then the result is re-allocated at O7 (fixed assignment) and
+// must come back byte-identical and pass the in-place write checker. AllocError is a legal outcome.
+#include "alloc/alloc_error.h"
+#include "alloc/driver.h"
+#include "fuzz/fuzz_program.h"
+
+using namespace allocsim;
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  // 16 registers: the REG colorer (which spills) is a later issue; the lane placer cannot spill.
+  fuzz::FuzzProgram in = fuzz::decodeProgram(data, size, {{"sp-registers", "16"}});
+  static const int kLevels[] = {1, 2, 3, 6};
+  DriverOptions o;
+  o.optlevel = kLevels[in.knob % 4];
+  DriverResult r;
+  try {
+    r = allocate(in.program, o);
+  } catch (const AllocError&) {
+    return 0;
+  }
+  fuzz::requireCorrect("coloring_driver", in.program, r.program, in.poison_seed);
+
+  DriverOptions fixed;
+  fixed.optlevel = 7;
+  DriverResult again;
+  try {
+    again = allocate(r.program, fixed);
+  } catch (const AllocError& e) {
+    fuzz::reportBug("coloring_driver", "O7 rejects a placement the driver produced", in.program, &r.program, e.what());
+  }
+  if (printProgram(again.program) != printProgram(r.program))
+    fuzz::reportBug("coloring_driver", "O7 does not reproduce the placements", in.program, &r.program,
+                    printProgram(again.program));
+  return 0;
+}

@@ -1,0 +1,45 @@
+// Fuzz target for the PSUM colorer (seed 003): bytes -> well-formed program on a tiny machine whose SBUF and
+// register file are made large, so that only PSUM is under pressure -> allocatePsum -> the rest placed by
+// placeGreedy with the PSUM banks frozen -> well-formedness + the three oracles; the same input allocated twice
+// must give the same bytes. AllocError (e.g. "too many reloads required") is a legal outcome.
+#include "alloc/alloc_error.h"
+#include "alloc/greedy_placer.h"
+#include "alloc/psum/psum_allocator.h"
+#include "fuzz/fuzz_program.h"
+
+using namespace allocsim;
+
+namespace {
+
+Program placeRestKeepingPsum(const Program& psumPlaced) {
+  Program pinned = psumPlaced;
+  for (Tensor& t : pinned.tensors)
+    if (t.space == Space::Psum) t.pinned = true;
+  Program out = placeGreedy(pinned);
+  for (size_t i = 0; i < out.tensors.size(); ++i) out.tensors[i].pinned = psumPlaced.tensors[i].pinned;
+  return out;
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  fuzz::FuzzProgram in = fuzz::decodeProgram(data, size, {{"sp-registers", "64"}, {"sbuf-bytes", "262144"}});
+  PsumResult first;
+  try {
+    first = allocatePsum(in.program);
+  } catch (const AllocError&) {
+    return 0;
+  }
+  PsumResult again = allocatePsum(in.program);
+  if (printProgram(again.program) != printProgram(first.program))
+    fuzz::reportBug("psum_colorer", "allocation is not deterministic", in.program, &first.program,
+                    printProgram(again.program));
+  Program placed;
+  try {
+    placed = placeRestKeepingPsum(first.program);
+  } catch (const AllocError&) {
+    return 0;  // the greedy SBUF placer (no spilling) cannot fit the spill slots: not the colorer's fault
+  }
+  fuzz::requireCorrect("psum_colorer", in.program, placed, in.poison_seed);
+  return 0;
+}
