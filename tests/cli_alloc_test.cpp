@@ -2,7 +2,7 @@
 // -o, -v, --json, --verify, arch overrides.
 #include <gtest/gtest.h>
 
-#include <sys/wait.h>
+#include "tests/cli_run.h"
 
 #include <cstdio>
 #include <filesystem>
@@ -15,24 +15,6 @@
 namespace allocsim {
 namespace {
 
-struct CliRun {
-  int exit_code = -1;
-  std::string out;
-};
-
-// Runs the binary from the source directory; `streams` is appended to the command ("2>&1", "2>/dev/null").
-CliRun allocsim(const std::string& args, const std::string& streams = "2>&1") {
-  std::string cmd = std::string("cd ") + ALLOCSIM_SOURCE_DIR + " && " + ALLOCSIM_BINARY + " " + args + " " + streams;
-  CliRun r;
-  FILE* f = popen(cmd.c_str(), "r");
-  if (!f) return r;
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, f)) > 0) r.out.append(buf, n);
-  int status = pclose(f);
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
 
 std::string tempFile(const std::string& name, const std::string& text = "") {
   std::filesystem::path p = std::filesystem::path(::testing::TempDir()) / ("cli_alloc_" + name);

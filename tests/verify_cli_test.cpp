@@ -2,7 +2,7 @@
 // report's first lines, as a user sees them.
 #include <gtest/gtest.h>
 
-#include <sys/wait.h>
+#include "tests/cli_run.h"
 
 #include <cstdio>
 #include <string>
@@ -12,23 +12,6 @@
 namespace allocsim {
 namespace {
 
-struct CliRun {
-  int exit_code = -1;
-  std::string out;  // stdout and stderr
-};
-
-CliRun allocsim(const std::string& args) {
-  std::string cmd = std::string("cd ") + ALLOCSIM_SOURCE_DIR + " && " + ALLOCSIM_BINARY + " " + args + " 2>&1";
-  CliRun r;
-  FILE* f = popen(cmd.c_str(), "r");
-  if (!f) return r;
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, f)) > 0) r.out.append(buf, n);
-  int status = pclose(f);
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
 
 TEST(VerifyCli, CorrectHandAllocationPasses) {
   CliRun r = allocsim("verify corpus/allocated/spill_reload.nki.txt --poison-seed 7");
