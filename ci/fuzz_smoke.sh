@@ -20,7 +20,7 @@ for src in fuzz/*_fuzz.cpp; do
   for d in "fuzz/corpus/$target" corpus/kernels corpus/regressions; do [ -d "$d" ] && seeds+=("$d"); done
   echo "== fuzz smoke: $target (${seconds}s)"
   if ! ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-      "build-fuzz/$name" "$work" "${seeds[@]}" "${dict[@]}" -max_total_time="$seconds" -timeout=10 \
+      "build-fuzz/fuzz/$name" "$work" "${seeds[@]}" "${dict[@]}" -max_total_time="$seconds" -timeout=10 \
       -rss_limit_mb=2048 -max_len=8192 -seed=1 -artifact_prefix="$work/" -print_final_stats=1 >"$work/log" 2>&1; then
     status=1
     tail -40 "$work/log"

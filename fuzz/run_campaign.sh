@@ -23,11 +23,11 @@ seeds=()
 [ -d corpus/regressions ] && seeds+=(corpus/regressions)
 
 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-  "build-fuzz/${target}_fuzz" "$work" "$corpus" "${seeds[@]}" "${dict[@]}" \
+  "build-fuzz/fuzz/${target}_fuzz" "$work" "$corpus" "${seeds[@]}" "${dict[@]}" \
   -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=8192 -jobs="$jobs" -workers="$jobs" \
   -artifact_prefix="$findings/" -print_final_stats=1 2>&1 | tee "$findings/last_run.log" | grep -E "^#|stat::|ERROR|SUMMARY" | tail -20
 
 # Keep only inputs that add coverage.
-"build-fuzz/${target}_fuzz" -merge=1 "$corpus" "$work" >/dev/null 2>&1 || true
+"build-fuzz/fuzz/${target}_fuzz" -merge=1 "$corpus" "$work" >/dev/null 2>&1 || true
 rm -rf "$work"
 echo "corpus: $(ls "$corpus" | wc -l) files in $corpus; findings in $findings"
