@@ -18,13 +18,15 @@ work=$(mktemp -d)
 mkdir -p "$corpus" "$findings"
 dict=()
 [ -f "fuzz/$target.dict" ] && dict=(-dict="fuzz/$target.dict")
+parallel=()  # -jobs makes libFuzzer write fuzz-N.log files in the working directory; only when asked
+[ "$jobs" -gt 1 ] && parallel=(-jobs="$jobs" -workers="$jobs")
 seeds=()
 [ -d corpus/kernels ] && seeds+=(corpus/kernels)
 [ -d corpus/regressions ] && seeds+=(corpus/regressions)
 
 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
   "build-fuzz/fuzz/${target}_fuzz" "$work" "$corpus" "${seeds[@]}" "${dict[@]}" \
-  -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=8192 -jobs="$jobs" -workers="$jobs" \
+  -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=8192 "${parallel[@]}" \
   -artifact_prefix="$findings/" -print_final_stats=1 2>&1 | tee "$findings/last_run.log" | grep -E "^#|stat::|ERROR|SUMMARY" | tail -20
 
 # Keep only inputs that add coverage.
