@@ -13,6 +13,7 @@
 #include "alloc/psum/psum_select.h"
 #include "alloc/psum/psum_simplify.h"
 #include "alloc/psum/psum_spill.h"
+#include "alloc/spill_candidates.h"
 
 namespace allocsim {
 namespace {
@@ -37,30 +38,6 @@ SourceLoc declLoc(const Program& p, TensorId t) {
   const Tensor& x = p.tensors[t];
   if (!x.loc.known() && x.copy_of < p.tensors.size()) return p.tensors[x.copy_of].loc;
   return x.loc;
-}
-
-// What to spill after a selection that left nodes unplaced: the spillable ones among them; if all of them are
-// un-spillable, for each the cheapest spillable neighbour (lowest cost per bank) — spilling it frees its banks
-// around the un-spillable node for the next round. Empty when nothing spillable is involved: spilling cannot
-// relieve the pressure. Ascending node order.
-std::vector<uint32_t> spillCandidates(const PsumGraph& g, const PsumSelection& sel) {
-  std::vector<uint32_t> out;
-  for (uint32_t i : sel.failed)
-    if (!isInfiniteCost(g.nodes[i].cost)) out.push_back(i);
-  if (out.empty()) {
-    for (uint32_t i : sel.failed) {
-      uint32_t pick = kNone;
-      for (uint32_t j : g.neighbours[i]) {
-        const PsumNode& nj = g.nodes[j];
-        if (isInfiniteCost(nj.cost) || nj.banks == 0) continue;
-        if (pick == kNone || nj.cost / nj.banks < g.nodes[pick].cost / g.nodes[pick].banks) pick = j;
-      }
-      if (pick != kNone) out.push_back(pick);
-    }
-  }
-  std::sort(out.begin(), out.end());
-  out.erase(std::unique(out.begin(), out.end()), out.end());
-  return out;
 }
 
 struct Choice {
@@ -140,7 +117,8 @@ PsumResult allocatePsum(const Program& input, const PsumOptions& o) {
       break;
     }
 
-    std::vector<uint32_t> victims = spillCandidates(g, best.selection);
+    std::vector<uint32_t> victims =
+        spillCandidates(g, best.selection.failed, [](const PsumNode& n) { return double(n.banks); });
     std::vector<TensorId> to_spill;
     double round_cost = 0;
     for (uint32_t i : victims) {

@@ -1,6 +1,5 @@
 #include "alloc/psum/psum_costs.h"
 
-#include <cmath>
 #include <limits>
 #include <vector>
 
@@ -8,8 +7,6 @@
 #include "alloc/psum/psum_spill_latency.h"
 
 namespace allocsim {
-
-bool isInfiniteCost(double cost) { return std::fabs(cost) > std::numeric_limits<double>::max(); }
 
 void findPsumCosts(const Program& p, PsumGraph& g) {
   std::vector<bool> has_slot(p.tensors.size(), false);

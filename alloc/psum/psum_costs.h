@@ -13,13 +13,12 @@
 #pragma once
 
 #include "alloc/psum/psum_interference.h"
+#include "alloc/spill_cost.h"
 #include "ir/program.h"
 
 namespace allocsim {
 
 // Fills PsumNode::cost for every node of `g`. `p` must be renumbered.
 void findPsumCosts(const Program& p, PsumGraph& g);
-
-bool isInfiniteCost(double cost);
 
 }  // namespace allocsim

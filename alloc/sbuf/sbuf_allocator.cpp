@@ -6,7 +6,6 @@
 
 #include "alloc/alloc_error.h"
 #include "alloc/first_fit_placer.h"
-#include "alloc/psum/psum_costs.h"
 #include "alloc/sbuf/sbuf_costs.h"
 #include "alloc/sbuf/sbuf_heuristic.h"
 #include "alloc/sbuf/sbuf_interference.h"
@@ -14,6 +13,7 @@
 #include "alloc/sbuf/sbuf_select.h"
 #include "alloc/sbuf/sbuf_simplify.h"
 #include "alloc/sbuf/sbuf_spill.h"
+#include "alloc/spill_candidates.h"
 
 namespace allocsim {
 namespace {
@@ -41,29 +41,6 @@ SourceLoc declLoc(const Program& p, TensorId t) {
   const Tensor& x = p.tensors[t];
   if (!x.loc.known() && x.copy_of < p.tensors.size()) return p.tensors[x.copy_of].loc;
   return x.loc;
-}
-
-// What to spill after a selection that left nodes unplaced: the spillable ones among them; if all of them are
-// un-spillable, for each the cheapest spillable neighbour (lowest cost per byte) — spilling it frees its
-// rectangle around the un-spillable node for the next round. Empty when nothing spillable is involved.
-std::vector<uint32_t> spillCandidates(const SbufGraph& g, const SbufSelection& sel) {
-  std::vector<uint32_t> out;
-  for (uint32_t i : sel.failed)
-    if (!isInfiniteCost(g.nodes[i].cost)) out.push_back(i);
-  if (out.empty()) {
-    for (uint32_t i : sel.failed) {
-      uint32_t pick = kNone;
-      for (uint32_t j : g.neighbours[i]) {
-        const SbufNode& nj = g.nodes[j];
-        if (isInfiniteCost(nj.cost) || nj.area() == 0) continue;
-        if (pick == kNone || nj.cost / double(nj.area()) < g.nodes[pick].cost / double(g.nodes[pick].area())) pick = j;
-      }
-      if (pick != kNone) out.push_back(pick);
-    }
-  }
-  std::sort(out.begin(), out.end());
-  out.erase(std::unique(out.begin(), out.end()), out.end());
-  return out;
 }
 
 // The AllocError when a node cannot be placed and no spillable tensor is live with it: the peak demand of the
@@ -181,7 +158,8 @@ SbufResult allocateSbuf(const Program& input, const SbufOptions& o) {
       break;
     }
 
-    const std::vector<uint32_t> victims = spillCandidates(g, best.selection);
+    const std::vector<uint32_t> victims =
+        spillCandidates(g, best.selection.failed, [](const SbufNode& n) { return double(n.area()); });
     if (victims.empty()) throw nothingCanHelp(p, live, g, local, best.selection.failed.front());
     std::vector<TensorId> to_spill, to_rehome;
     for (uint32_t i : victims) {

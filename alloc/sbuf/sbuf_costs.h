@@ -29,7 +29,7 @@
 namespace allocsim {
 
 // Fills SbufNode::cost and SbufNode::rehome for every node. `live` is the liveness `g` was built from;
-// `local[t]` marks the stand-ins. Un-spillable: isInfiniteCost (alloc/psum/psum_costs.h).
+// `local[t]` marks the stand-ins. Un-spillable: isInfiniteCost (alloc/spill_cost.h).
 void findSbufCosts(const Program& p, const Liveness& live, const std::vector<bool>& local, SbufGraph& g);
 
 }  // namespace allocsim

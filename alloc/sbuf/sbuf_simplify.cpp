@@ -2,8 +2,8 @@
 
 #include <set>
 
-#include "alloc/psum/psum_costs.h"
 #include "alloc/sbuf/sbuf_degree.h"
+#include "alloc/spill_cost.h"
 
 namespace allocsim {
 
