@@ -5,6 +5,7 @@
 #include <string>
 
 #include "alloc/alloc_error.h"
+#include "alloc/copy_tensor.h"
 #include "alloc/liveness.h"
 #include "alloc/psum/psum_bank_model.h"
 #include "alloc/psum/psum_costs.h"
@@ -31,13 +32,6 @@ void requirePinnedInBounds(const Program& p) {
                                   std::to_string(banks) + " banks) exceeds PSUM (" +
                                   std::to_string(p.arch.psum_banks) + " banks)");
   }
-}
-
-// Where an error about a (possibly inserted) tensor points: its own declaration, else its source's.
-SourceLoc declLoc(const Program& p, TensorId t) {
-  const Tensor& x = p.tensors[t];
-  if (!x.loc.known() && x.copy_of < p.tensors.size()) return p.tensors[x.copy_of].loc;
-  return x.loc;
 }
 
 struct Choice {
@@ -128,7 +122,7 @@ PsumResult allocatePsum(const Program& input, const PsumOptions& o) {
     if (to_spill.empty()) {
       const PsumNode& node = g.nodes[best.selection.failed.front()];
       const Tensor& t = p.tensors[node.tensor];
-      throw AllocError(declLoc(p, node.tensor),
+      throw AllocError(declarationLoc(p, node.tensor),
                        "too many reloads required: " + t.name + " (" + std::to_string(node.banks) +
                            " banks) cannot be placed in PSUM (" + std::to_string(psum_banks) +
                            " banks), and every tensor live with it is un-spillable (inside an accumulation group, "

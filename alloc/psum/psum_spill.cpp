@@ -6,7 +6,9 @@
 #include <utility>
 
 #include "alloc/psum/psum_accesses.h"
+#include "alloc/copy_tensor.h"
 #include "alloc/psum/psum_def_regions.h"
+#include "alloc/spill_dma.h"
 
 namespace allocsim {
 namespace {
@@ -19,16 +21,9 @@ class SpillWriter {
     const Tensor& orig = p_.tensors[t];
     if (orig.space != Space::Psum)
       throw std::logic_error("memType == bir::MemoryType::PSUM && \"Expected save from PSUM\"");
-    Tensor slot;
-    slot.space = orig.bytesPerPartition() <= p_.arch.sbuf_bytes ? Space::Sbuf : Space::Dram;
-    slot.partitions = orig.partitions;
-    slot.elements = orig.elements;
-    slot.dtype = orig.dtype;
-    slot.origin = Origin::Spill;
-    slot.copy_of = t;
-    slot.loc = orig.loc;
+    Tensor slot = spillSlotOf(orig, t, orig.bytesPerPartition() <= p_.arch.sbuf_bytes ? Space::Sbuf : Space::Dram);
     if (slot_of_.size() < p_.tensors.size()) slot_of_.resize(p_.tensors.size(), kNone);
-    slot_of_[t] = mint(std::move(slot), "_SpillTensorCopy");
+    slot_of_[t] = addCopyTensor(p_, std::move(slot), "_SpillTensorCopy", next_id_);
   }
 
   // The saves of accumulation groups, by the id of the instruction they follow (a closing matmul or a K-loop).
@@ -56,7 +51,7 @@ class SpillWriter {
       const SourceLoc loc = out.back().loc;
       for (const GroupSave& s : group_saves_) {
         if (s.after != id) continue;
-        out.push_back(dma(loc, Origin::Spill, on(s.view, slot_of_[s.tensor]), s.view));
+        out.push_back(spillDma(loc, Origin::Spill, viewOn(s.view, slot_of_[s.tensor]), s.view));
         ++stats.saves;
         savedOf(s.tensor).add(p_, s.view);
       }
@@ -69,16 +64,6 @@ class SpillWriter {
  private:
   bool spilled(TensorId t) const { return t < slot_of_.size() && slot_of_[t] != kNone; }
 
-  TensorId mint(Tensor t, const char* suffix) {
-    const std::string base = p_.tensors[t.copy_of].name + suffix;
-    std::string name;
-    do name = base + std::to_string(next_id_++);
-    while (p_.findTensor(name) != kNone || p_.findRegister(name) != kNone);
-    t.name = name;
-    p_.tensors.push_back(std::move(t));
-    return TensorId(p_.tensors.size() - 1);
-  }
-
   // A view whose second dimension overlaps itself is moved as its contiguous hull (all of whose elements the
   // view covers), so that the reload's destination does not overlap itself.
   static AccessPattern moved(AccessPattern ap) {
@@ -87,10 +72,6 @@ class SpillWriter {
       ap.count2 = 1;
       ap.step2 = 0;
     }
-    return ap;
-  }
-  static AccessPattern on(AccessPattern ap, TensorId t) {
-    ap.tensor = t;
     return ap;
   }
 
@@ -124,13 +105,13 @@ class SpillWriter {
       if (a.read && std::find(reloaded.begin(), reloaded.end(), key) == reloaded.end()) {
         reloaded.push_back(key);
         const AccessPattern v = moved(key);
-        before.push_back(dma(inst.loc, Origin::Reload, on(v, r), on(v, slot_of_[t])));
+        before.push_back(spillDma(inst.loc, Origin::Reload, viewOn(v, r), viewOn(v, slot_of_[t])));
         ++stats.reloads;
       }
       const AccessPattern original = ap;
       ap.tensor = r;
       if (a.write) {
-        after.push_back(dma(inst.loc, Origin::Spill, on(original, slot_of_[t]), on(original, r)));
+        after.push_back(spillDma(inst.loc, Origin::Spill, viewOn(original, slot_of_[t]), viewOn(original, r)));
         ++stats.saves;
         saved_here.push_back({t, original});
       }
@@ -139,25 +120,10 @@ class SpillWriter {
   }
 
   TensorId makeStandIn(TensorId t) {
-    Tensor r = p_.tensors[t];
-    r.placement.reset();
-    r.pinned = false;
-    r.origin = Origin::Reload;
-    r.copy_of = t;
-    const TensorId rid = mint(std::move(r), "_ReloadTensorCopy");
+    const TensorId rid = addCopyTensor(p_, reloadStandInOf(p_, t), "_ReloadTensorCopy", next_id_);
     if (p_.tensors[rid].space != Space::Psum)
       throw std::logic_error("reload_target_memType == PSUM && \"Expected reload to PSUM\"");
     return rid;
-  }
-
-  Instruction dma(const SourceLoc& loc, Origin origin, AccessPattern dst, AccessPattern src) const {
-    Instruction c;
-    c.op = Op::Dma;
-    c.origin = origin;
-    c.loc = loc;
-    c.dst = std::move(dst);
-    c.a = std::move(src);
-    return c;
   }
 
   struct GroupSave {

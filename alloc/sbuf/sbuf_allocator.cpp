@@ -5,6 +5,7 @@
 #include <string>
 
 #include "alloc/alloc_error.h"
+#include "alloc/copy_tensor.h"
 #include "alloc/first_fit_placer.h"
 #include "alloc/sbuf/sbuf_costs.h"
 #include "alloc/sbuf/sbuf_heuristic.h"
@@ -35,12 +36,6 @@ void requireSbufTensorsFit(const Program& p) {
       throw InputError(t.loc, "sbuf tensor '" + t.name + "' needs " + std::to_string(t.bytesPerPartition()) +
                                   " bytes per partition; SBUF has " + std::to_string(p.arch.sbuf_bytes));
   }
-}
-
-SourceLoc declLoc(const Program& p, TensorId t) {
-  const Tensor& x = p.tensors[t];
-  if (!x.loc.known() && x.copy_of < p.tensors.size()) return p.tensors[x.copy_of].loc;
-  return x.loc;
 }
 
 // The AllocError when a node cannot be placed and no spillable tensor is live with it: the peak demand of the
@@ -85,7 +80,7 @@ AllocError nothingCanHelp(const Program& p, const Liveness& live, const SbufGrap
                     std::to_string(p.arch.sbuf_partitions) + " partitions x " + std::to_string(p.arch.sbuf_bytes) +
                     " bytes)";
   if (peak <= capacity) msg += ", but no free rectangle of its shape is left among them";
-  return AllocError(declLoc(p, node.tensor), msg);
+  return AllocError(declarationLoc(p, node.tensor), msg);
 }
 
 struct Choice {

@@ -6,7 +6,9 @@
 #include <utility>
 
 #include "alloc/alloc_error.h"
+#include "alloc/copy_tensor.h"
 #include "alloc/sbuf/sbuf_accesses.h"
+#include "alloc/spill_dma.h"
 
 namespace allocsim {
 namespace {
@@ -17,15 +19,7 @@ class SpillWriter {
 
   void addSlot(TensorId t) {
     const Tensor& orig = p_.tensors[t];
-    Tensor slot;
-    slot.space = Space::Dram;
-    slot.partitions = orig.partitions;
-    slot.elements = orig.elements;
-    slot.dtype = orig.dtype;
-    slot.origin = Origin::Spill;
-    slot.copy_of = t;
-    slot.loc = orig.loc;
-    const TensorId s = mint(std::move(slot), t, "_Spill");
+    const TensorId s = addCopyTensor(p_, spillSlotOf(orig, t, Space::Dram), "_Spill", next_id_);
     slot_of_.resize(p_.tensors.size(), kNone);
     slot_of_[t] = s;
   }
@@ -53,21 +47,6 @@ class SpillWriter {
  private:
   bool spilled(TensorId t) const { return t < slot_of_.size() && slot_of_[t] != kNone; }
 
-  TensorId mint(Tensor t, TensorId of, const char* suffix) {
-    const std::string base = p_.tensors[of].name + suffix;
-    std::string name;
-    do name = base + std::to_string(next_id_++);
-    while (p_.findTensor(name) != kNone || p_.findRegister(name) != kNone);
-    t.name = name;
-    p_.tensors.push_back(std::move(t));
-    return TensorId(p_.tensors.size() - 1);
-  }
-
-  static AccessPattern on(AccessPattern ap, TensorId t) {
-    ap.tensor = t;
-    return ap;
-  }
-
   void rewriteOperands(Instruction& inst, std::vector<Instruction>& before, std::vector<Instruction>& after) {
     std::vector<std::pair<TensorId, TensorId>> stand_in;  // (spilled tensor, its stand-in here)
     std::vector<AccessPattern> reloaded;
@@ -85,38 +64,23 @@ class SpillWriter {
       if (a.read && std::find(reloaded.begin(), reloaded.end(), ap) == reloaded.end()) {
         reloaded.push_back(ap);
         const AccessPattern v = reloadView(ap);
-        before.push_back(dma(inst, Origin::Reload, on(v, r), on(v, slot_of_[t])));
+        before.push_back(spillDma(inst.loc, Origin::Reload, viewOn(v, r), viewOn(v, slot_of_[t])));
         ++stats.reloads;
       }
       const AccessPattern original = ap;
       ap.tensor = r;
       if (a.write) {
-        after.push_back(dma(inst, Origin::Spill, on(original, slot_of_[t]), on(original, r)));
+        after.push_back(spillDma(inst.loc, Origin::Spill, viewOn(original, slot_of_[t]), viewOn(original, r)));
         ++stats.stores;
       }
     }
   }
 
   TensorId makeStandIn(TensorId t) {
-    Tensor r = p_.tensors[t];
-    r.placement.reset();
-    r.pinned = false;
-    r.origin = Origin::Reload;
-    r.copy_of = t;
-    const TensorId id = mint(std::move(r), t, "_Reload");
+    const TensorId id = addCopyTensor(p_, reloadStandInOf(p_, t), "_Reload", next_id_);
     local_.resize(p_.tensors.size(), false);
     local_[id] = true;
     return id;
-  }
-
-  static Instruction dma(const Instruction& at, Origin origin, AccessPattern dst, AccessPattern src) {
-    Instruction c;
-    c.op = Op::Dma;
-    c.origin = origin;
-    c.loc = at.loc;
-    c.dst = std::move(dst);
-    c.a = std::move(src);
-    return c;
   }
 
   Program& p_;

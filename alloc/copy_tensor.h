@@ -1,0 +1,29 @@
+// Tensors that spill code inserts as copies of an original tensor: the spill slot that holds its value and the
+// reload stand-in that an instruction uses in its place. Shared by the PSUM and SBUF spill writers, which run
+// one Chaitin–Briggs skeleton (seed 003) and mint the same copies; only the slot's memory differs.
+#pragma once
+
+#include <cstdint>
+
+#include "ir/program.h"
+
+namespace allocsim {
+
+// A spill slot for `original` (tensor `of`) in `space`: same shape and dtype, origin Spill, declared where the
+// original is. Unnamed and unplaced: addCopyTensor names it.
+Tensor spillSlotOf(const Tensor& original, TensorId of, Space space);
+
+// A reload stand-in for tensor `of`: the tensor itself (same space, shape and dtype), unplaced and unpinned,
+// origin Reload.
+Tensor reloadStandInOf(const Program& p, TensorId of);
+
+// Appends `copy` to p.tensors under a fresh name: the name of the tensor it copies (copy.copy_of), `suffix`
+// and the first number from next_id on (incremented past every number tried) that names no tensor or
+// register. Returns its id.
+TensorId addCopyTensor(Program& p, Tensor copy, const char* suffix, uint32_t& next_id);
+
+// Where an error about a (possibly inserted) tensor points: its own declaration, else that of the tensor it
+// copies.
+SourceLoc declarationLoc(const Program& p, TensorId t);
+
+}  // namespace allocsim

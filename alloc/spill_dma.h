@@ -1,0 +1,28 @@
+// The DMA instructions spill code inserts (a save to a spill slot, a reload into a stand-in), shared by the PSUM
+// and SBUF spill writers, which run one Chaitin–Briggs skeleton (seed 003) and insert the same copies.
+#pragma once
+
+#include <utility>
+
+#include "ir/program.h"
+
+namespace allocsim {
+
+// `view` moved onto tensor `t`: the same elements of another tensor laid out alike (a slot or stand-in).
+inline AccessPattern viewOn(AccessPattern view, TensorId t) {
+  view.tensor = t;
+  return view;
+}
+
+// `dma dst, src` with the given origin (Spill or Reload), located at `loc` (the instruction it serves).
+inline Instruction spillDma(const SourceLoc& loc, Origin origin, AccessPattern dst, AccessPattern src) {
+  Instruction c;
+  c.op = Op::Dma;
+  c.origin = origin;
+  c.loc = loc;
+  c.dst = std::move(dst);
+  c.a = std::move(src);
+  return c;
+}
+
+}  // namespace allocsim
