@@ -3,32 +3,11 @@
 #include <algorithm>
 #include <utility>
 
+#include "alloc/interference_edges.h"
 #include "alloc/psum/psum_bank_model.h"
 
 namespace allocsim {
 namespace {
-
-void addEdges(PsumGraph& g) {
-  const size_t n = g.nodes.size();
-  g.neighbours.assign(n, {});
-  std::vector<uint32_t> by_start;
-  for (uint32_t i = 0; i < n; ++i)
-    if (!g.nodes[i].range.empty()) by_start.push_back(i);
-  std::stable_sort(by_start.begin(), by_start.end(),
-                   [&](uint32_t a, uint32_t b) { return g.nodes[a].range.first < g.nodes[b].range.first; });
-  // The currently-live set of 003's sweep: entering a node's first position adds it, passing its last removes it.
-  std::vector<uint32_t> live;
-  for (uint32_t i : by_start) {
-    const LiveRange& r = g.nodes[i].range;
-    std::erase_if(live, [&](uint32_t j) { return g.nodes[j].range.last < r.first; });
-    for (uint32_t j : live) {
-      g.neighbours[i].push_back(j);
-      g.neighbours[j].push_back(i);
-    }
-    live.push_back(i);
-  }
-  for (auto& list : g.neighbours) std::sort(list.begin(), list.end());
-}
 
 uint64_t maxConcurrent(const PsumGraph& g) {
   std::vector<std::pair<uint64_t, int64_t>> events;  // (position, +banks at first / -banks after last)
@@ -61,7 +40,9 @@ PsumGraph buildPsumGraph(const Program& p, const Liveness& live) {
     g.total_demand += node.banks;
     g.nodes.push_back(node);
   }
-  addEdges(g);
+  std::vector<LiveRange> ranges;
+  for (const PsumNode& node : g.nodes) ranges.push_back(node.range);
+  g.neighbours = interferenceEdges(ranges);
   g.max_concurrent = maxConcurrent(g);
   return g;
 }

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "alloc/interference_edges.h"
+
 namespace allocsim {
 
 uint64_t sbufCapacity(const Arch& arch) { return uint64_t(arch.sbuf_partitions) * arch.sbuf_bytes; }
@@ -26,23 +28,9 @@ SbufGraph buildSbufGraph(const Program& p, const Liveness& live) {
     g.node_of[t] = uint32_t(g.nodes.size());
     g.nodes.push_back(n);
   }
-  const uint32_t n = uint32_t(g.nodes.size());
-  g.neighbours.assign(n, {});
-
-  // Sweep in order of range start: node i meets exactly the later-starting nodes that start within its range.
-  std::vector<uint32_t> by_start;
-  for (uint32_t i = 0; i < n; ++i)
-    if (!g.nodes[i].range.empty()) by_start.push_back(i);
-  std::stable_sort(by_start.begin(), by_start.end(),
-                   [&](uint32_t a, uint32_t b) { return g.nodes[a].range.first < g.nodes[b].range.first; });
-  for (size_t x = 0; x < by_start.size(); ++x) {
-    const uint32_t i = by_start[x];
-    for (size_t y = x + 1; y < by_start.size() && g.nodes[by_start[y]].range.first <= g.nodes[i].range.last; ++y) {
-      g.neighbours[i].push_back(by_start[y]);
-      g.neighbours[by_start[y]].push_back(i);
-    }
-  }
-  for (auto& adj : g.neighbours) std::sort(adj.begin(), adj.end());
+  std::vector<LiveRange> ranges;
+  for (const SbufNode& node : g.nodes) ranges.push_back(node.range);
+  g.neighbours = interferenceEdges(ranges);
 
   // Demand and the max-live lower bound, by a difference array over positions.
   std::vector<int64_t> delta(live.order.positions.size() + 1, 0);

@@ -1,0 +1,26 @@
+#include "alloc/interference_edges.h"
+
+#include <gtest/gtest.h>
+
+namespace allocsim {
+namespace {
+
+using Edges = std::vector<std::vector<uint32_t>>;
+
+LiveRange range(uint32_t first, uint32_t last) { return LiveRange{first, last}; }
+
+TEST(InterferenceEdges, RangesThatSharePositionInterfereInclusively) {
+  // 0: [0,2]  1: [2,4]  2: [5,5]  3: [3,3]  4: empty  5: [0,9]
+  const std::vector<LiveRange> ranges = {range(0, 2), range(2, 4), range(5, 5), range(3, 3), LiveRange{}, range(0, 9)};
+  const Edges expected = {{1, 5}, {0, 3, 5}, {5}, {1, 5}, {}, {0, 1, 2, 3}};
+  EXPECT_EQ(interferenceEdges(ranges), expected);
+}
+
+TEST(InterferenceEdges, SameStartAndNoRangesGiveNoRepeats) {
+  EXPECT_EQ(interferenceEdges({range(1, 1), range(1, 1), range(1, 1)}), (Edges{{1, 2}, {0, 2}, {0, 1}}));
+  EXPECT_EQ(interferenceEdges({}), Edges{});
+  EXPECT_EQ(interferenceEdges({LiveRange{}, LiveRange{}}), (Edges{{}, {}}));
+}
+
+}  // namespace
+}  // namespace allocsim
