@@ -13,11 +13,16 @@
 #include "alloc/no_reuse.h"
 #include "gen/generate.h"
 #include "tests/placed_program_checks.h"
+#include "tests/placement_lookup.h"
 
 namespace allocsim {
 namespace {
 
 using testing_placed::Apart;
+using testing_placed::bankAt;
+using testing_placed::physOf;
+using testing_placed::placementOf;
+using testing_placed::sbufAt;
 
 // The placer's promise: items whose live ranges interfere never share storage.
 Apart interfering(const Program& p) {
@@ -26,34 +31,9 @@ Apart interfering(const Program& p) {
           [live](RegId a, RegId b) { return interferes(live->registers[a], live->registers[b]); }};
 }
 
-Placement sbufAt(uint32_t partition, uint64_t offset) {
-  Placement p;
-  p.partition = partition;
-  p.offset = offset;
-  return p;
-}
-
-Placement bankAt(uint32_t bank) {
-  Placement p;
-  p.bank = bank;
-  return p;
-}
-
-std::optional<Placement> placementOf(const Program& p, const std::string& name) {
-  return p.tensors.at(p.findTensor(name)).placement;
-}
-
-uint32_t physOf(const Program& p, const std::string& name) {
-  return p.registers.at(p.findRegister(name)).phys.value();
-}
-
+// The AllocError message and line of placing `text`, or "" if it fits.
 std::pair<std::string, uint32_t> failure(const std::string& text) {
-  try {
-    placeGreedy(parseProgram(text));
-  } catch (const AllocError& e) {
-    return {e.what(), e.loc().line};
-  }
-  return {"", 0};
+  return testing_placed::placeFailure(placeGreedy, text);
 }
 
 Program placedChecked(const std::string& text) {
@@ -266,29 +246,7 @@ TEST(Greedy, CorpusKernels) {
        "8-partition x 3072-byte rectangle at positions 9..22 of the linear order; tensors live there need up to "
        "49408 bytes"},
   };
-  size_t gen2 = 0, tiny = 0;
-  for (const auto& [file, text] : testing_placed::corpusKernels()) {
-    Program p = parseProgram(text);
-    if (testing_placed::isTinyKernel(file)) {
-      ++tiny;
-      ASSERT_TRUE(tiny_failures.count(file)) << file << " has no expected outcome here";
-      std::string got;
-      try {
-        placeGreedy(p);
-      } catch (const AllocError& e) {
-        got = std::to_string(e.loc().line) + ": " + e.what();
-      }
-      const std::string& want = tiny_failures.at(file);
-      EXPECT_EQ(got.substr(0, want.size()), want) << file;
-      continue;
-    }
-    ++gen2;
-    Program placed = placeGreedy(p);
-    testing_placed::expectPlacementRules(p, placed, interfering(p), file);
-    testing_placed::expectRunsLikeTheOriginal(p, placed, file);
-  }
-  EXPECT_EQ(gen2, 8u);
-  EXPECT_EQ(tiny, tiny_failures.size());
+  testing_placed::expectCorpusOutcomes(placeGreedy, interfering, tiny_failures);
 }
 
 // 2,000 generated tiny programs at pressure <= 80. The generator bounds SBUF/PSUM pressure by its own whole-tensor

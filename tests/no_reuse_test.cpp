@@ -10,43 +10,22 @@
 #include "alloc/alloc_error.h"
 #include "gen/generate.h"
 #include "tests/placed_program_checks.h"
+#include "tests/placement_lookup.h"
 
 namespace allocsim {
 namespace {
 
 using testing_placed::Apart;
+using testing_placed::bankAt;
+using testing_placed::physOf;
+using testing_placed::placementOf;
+using testing_placed::sbufAt;
 
 const Apart kAllApart{[](TensorId, TensorId) { return true; }, [](RegId, RegId) { return true; }};
 
-Placement sbufAt(uint32_t partition, uint64_t offset) {
-  Placement p;
-  p.partition = partition;
-  p.offset = offset;
-  return p;
-}
-
-Placement bankAt(uint32_t bank) {
-  Placement p;
-  p.bank = bank;
-  return p;
-}
-
-std::optional<Placement> placementOf(const Program& p, const std::string& name) {
-  return p.tensors.at(p.findTensor(name)).placement;
-}
-
-uint32_t physOf(const Program& p, const std::string& name) {
-  return p.registers.at(p.findRegister(name)).phys.value();
-}
-
 // The AllocError message and line of placing `text`, or "" if it fits.
 std::pair<std::string, uint32_t> failure(const std::string& text) {
-  try {
-    placeNoReuse(parseProgram(text));
-  } catch (const AllocError& e) {
-    return {e.what(), e.loc().line};
-  }
-  return {"", 0};
+  return testing_placed::placeFailure(placeNoReuse, text);
 }
 
 TEST(NoReuse, SbufFirstFitIsLowestPartitionBandThenLowestAlignedOffset) {
@@ -192,29 +171,7 @@ TEST(NoReuse, CorpusKernels) {
        "17: sbuf tensor 'out_all' [8, 768] f32 does not fit in SBUF without reuse: no free 8-partition x "
        "3072-byte rectangle; all sbuf tensors need 49408 bytes"},
   };
-  size_t gen2 = 0, tiny = 0;
-  for (const auto& [file, text] : testing_placed::corpusKernels()) {
-    Program p = parseProgram(text);
-    if (testing_placed::isTinyKernel(file)) {
-      ++tiny;
-      ASSERT_TRUE(tiny_failures.count(file)) << file << " has no expected outcome here";
-      std::string got;
-      try {
-        placeNoReuse(p);
-      } catch (const AllocError& e) {
-        got = std::to_string(e.loc().line) + ": " + e.what();
-      }
-      const std::string& want = tiny_failures.at(file);
-      EXPECT_EQ(got.substr(0, want.size()), want) << file;
-      continue;
-    }
-    ++gen2;
-    Program placed = placeNoReuse(p);
-    testing_placed::expectPlacementRules(p, placed, kAllApart, file);
-    testing_placed::expectRunsLikeTheOriginal(p, placed, file);
-  }
-  EXPECT_EQ(gen2, 8u);
-  EXPECT_EQ(tiny, tiny_failures.size());
+  testing_placed::expectCorpusOutcomes(placeNoReuse, [](const Program&) { return kAllApart; }, tiny_failures);
 }
 
 // Generated programs: whatever fits without reuse is placed correctly; the rest is an AllocError, never a crash.

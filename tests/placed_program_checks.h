@@ -6,6 +6,7 @@
 // - the placed program is well-formed (ir/check.h) and round-trips through printProgram / parseProgram;
 // - run on physical storage (placements honoured, poison everywhere), it reads the same operand values at every
 //   instruction and writes the same outputs as the unplaced program on private storage.
+// Also what both expect of a placer on the corpus, and how both read a placer's AllocError.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -13,10 +14,12 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <map>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "alloc/alloc_error.h"
 #include "alloc/first_fit.h"
 #include "alloc/psum/psum_bank_model.h"
 #include "ir/check.h"
@@ -114,6 +117,48 @@ inline void expectRunsLikeTheOriginal(const Program& original, const Program& pl
       ASSERT_EQ(got.reads[i], want.reads[i]) << what << ": operands of executed instruction " << i << " differ";
     EXPECT_EQ(got.outputs, want.outputs) << what << ": outputs differ";
   }
+}
+
+// The AllocError message and line of `place` (a callable that places a program) on `text`, or {"", 0} if it
+// fits.
+template <class Place>
+std::pair<std::string, uint32_t> placeFailure(Place place, const std::string& text) {
+  try {
+    place(parseProgram(text));
+  } catch (const AllocError& e) {
+    return {e.what(), e.loc().line};
+  }
+  return {"", 0};
+}
+
+// Every corpus kernel through `place`: each of the 8 gen2 kernels is placed and passes expectPlacementRules (items
+// kept apart: apart_of(program)) and expectRunsLikeTheOriginal; each tiny kernel fails with an AllocError whose
+// "line: message" begins with its entry in tiny_failures.
+template <class Place, class ApartOf>
+void expectCorpusOutcomes(Place place, ApartOf apart_of, const std::map<std::string, std::string>& tiny_failures) {
+  size_t gen2 = 0, tiny = 0;
+  for (const auto& [file, text] : corpusKernels()) {
+    Program p = parseProgram(text);
+    if (isTinyKernel(file)) {
+      ++tiny;
+      ASSERT_TRUE(tiny_failures.count(file)) << file << " has no expected outcome here";
+      std::string got;
+      try {
+        place(p);
+      } catch (const AllocError& e) {
+        got = std::to_string(e.loc().line) + ": " + e.what();
+      }
+      const std::string& want = tiny_failures.at(file);
+      EXPECT_EQ(got.substr(0, want.size()), want) << file;
+      continue;
+    }
+    ++gen2;
+    Program placed = place(p);
+    expectPlacementRules(p, placed, apart_of(p), file);
+    expectRunsLikeTheOriginal(p, placed, file);
+  }
+  EXPECT_EQ(gen2, 8u);
+  EXPECT_EQ(tiny, tiny_failures.size());
 }
 
 }  // namespace allocsim::testing_placed
