@@ -32,6 +32,14 @@ class Collector {
     bool full = isFullAccess(p_, ap);
     e_.tensor_writes.push_back({ap.tensor, full ? full_cover : WriteCover::Partial});
   }
+  // An instruction that replaces its destination view on every execution (all but matmul): the view's address
+  // registers, then the sources (`sources` records them), then the write.
+  template <class Sources>
+  void replace(const AccessPattern& dst, Sources sources) {
+    addressOf(dst);
+    sources();
+    write(dst, WriteCover::Whole);
+  }
 
  private:
   const Program& p_;
@@ -48,26 +56,23 @@ OperandEffects operandEffects(const Program& p, const Instruction& inst) {
     case Op::Copy:
     case Op::Act:
     case Op::Reduce:
-      c.addressOf(inst.dst);
-      c.read(inst.a);
-      c.write(inst.dst, WriteCover::Whole);
+      c.replace(inst.dst, [&] { c.read(inst.a); });
       break;
     case Op::TT:
-      c.addressOf(inst.dst);
-      c.read(inst.a);
-      c.read(inst.b);
-      c.write(inst.dst, WriteCover::Whole);
+      c.replace(inst.dst, [&] {
+        c.read(inst.a);
+        c.read(inst.b);
+      });
       break;
     case Op::TS:
-      c.addressOf(inst.dst);
-      c.read(inst.a);
-      if (inst.scalar.kind == ScalarOperand::Kind::Tensor) c.read(inst.scalar.ap);
-      if (inst.scalar.kind == ScalarOperand::Kind::Reg) c.readReg(inst.scalar.reg);
-      c.write(inst.dst, WriteCover::Whole);
+      c.replace(inst.dst, [&] {
+        c.read(inst.a);
+        if (inst.scalar.kind == ScalarOperand::Kind::Tensor) c.read(inst.scalar.ap);
+        if (inst.scalar.kind == ScalarOperand::Kind::Reg) c.readReg(inst.scalar.reg);
+      });
       break;
     case Op::Memset:
-      c.addressOf(inst.dst);
-      c.write(inst.dst, WriteCover::Whole);
+      c.replace(inst.dst, [] {});
       break;
     case Op::Matmul: {
       c.read(inst.a);
@@ -102,9 +107,7 @@ OperandEffects operandEffects(const Program& p, const Instruction& inst) {
       c.writeReg(inst.rd);
       break;
     case Op::RegStore:
-      c.addressOf(inst.dst);
-      c.readReg(inst.rs);
-      c.write(inst.dst, WriteCover::Whole);
+      c.replace(inst.dst, [&] { c.readReg(inst.rs); });
       break;
     case Op::Loop:
       break;
