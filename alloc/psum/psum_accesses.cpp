@@ -1,5 +1,7 @@
 #include "alloc/psum/psum_accesses.h"
 
+#include <utility>
+
 namespace allocsim {
 
 const AccessPattern& operandOf(const Instruction& inst, Operand o) {
@@ -13,13 +15,7 @@ const AccessPattern& operandOf(const Instruction& inst, Operand o) {
 }
 
 AccessPattern& operandOf(Instruction& inst, Operand o) {
-  switch (o) {
-    case Operand::Dst: return inst.dst;
-    case Operand::A: return inst.a;
-    case Operand::B: return inst.b;
-    case Operand::Scalar: return inst.scalar.ap;
-  }
-  return inst.dst;
+  return const_cast<AccessPattern&>(operandOf(std::as_const(inst), o));  // the same choice, on a mutable inst
 }
 
 std::vector<PsumAccess> psumAccesses(const Program& p, const Instruction& inst) {
