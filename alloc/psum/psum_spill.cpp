@@ -1,12 +1,12 @@
 #include "alloc/psum/psum_spill.h"
 
-#include <algorithm>
 #include <stdexcept>
 #include <string>
 #include <utility>
 
 #include "alloc/psum/psum_accesses.h"
 #include "alloc/copy_tensor.h"
+#include "alloc/instruction_stand_ins.h"
 #include "alloc/psum/psum_def_regions.h"
 #include "alloc/spill_dma.h"
 
@@ -86,24 +86,16 @@ class SpillWriter {
   // live around an enclosing loop; before that, every distinct view read is reloaded. The view written is
   // saved after the instruction.
   void rewriteOperands(Instruction& inst, std::vector<Instruction>& before, std::vector<Instruction>& after) {
-    std::vector<std::pair<TensorId, TensorId>> stand_in;  // (spilled tensor, its stand-in here)
-    std::vector<AccessPattern> reloaded;
+    InstructionStandIns here;
     std::vector<std::pair<TensorId, AccessPattern>> saved_here;  // counts from the next instruction on
     for (const PsumAccess& a : psumAccesses(p_, inst)) {
       AccessPattern& ap = operandOf(inst, a.operand);
       const TensorId t = ap.tensor;
       if (!spilled(t)) continue;
       if (inst.op == Op::Matmul && a.operand == Operand::Dst) continue;  // a group member: the accumulator stays
-      TensorId r = kNone;
-      for (const auto& [from, to] : stand_in)
-        if (from == t) r = to;
-      if (r == kNone) {
-        r = makeStandIn(t);
-        stand_in.push_back({t, r});
-      }
+      const TensorId r = here.of(t, [&](TensorId x) { return makeStandIn(x); });
       const AccessPattern key = savedOf(t).whole() ? wholeTensor(p_, t) : ap;
-      if (a.read && std::find(reloaded.begin(), reloaded.end(), key) == reloaded.end()) {
-        reloaded.push_back(key);
+      if (a.read && here.firstRead(key)) {
         const AccessPattern v = moved(key);
         before.push_back(spillDma(inst.loc, Origin::Reload, viewOn(v, r), viewOn(v, slot_of_[t])));
         ++stats.reloads;

@@ -1,12 +1,12 @@
 #include "alloc/sbuf/sbuf_spill.h"
 
-#include <algorithm>
 #include <stdexcept>
 #include <string>
 #include <utility>
 
 #include "alloc/alloc_error.h"
 #include "alloc/copy_tensor.h"
+#include "alloc/instruction_stand_ins.h"
 #include "alloc/sbuf/sbuf_accesses.h"
 #include "alloc/spill_dma.h"
 
@@ -48,21 +48,13 @@ class SpillWriter {
   bool spilled(TensorId t) const { return t < slot_of_.size() && slot_of_[t] != kNone; }
 
   void rewriteOperands(Instruction& inst, std::vector<Instruction>& before, std::vector<Instruction>& after) {
-    std::vector<std::pair<TensorId, TensorId>> stand_in;  // (spilled tensor, its stand-in here)
-    std::vector<AccessPattern> reloaded;
+    InstructionStandIns here;
     for (const SbufAccess& a : sbufAccesses(p_, inst)) {
       AccessPattern& ap = operandOf(inst, a.operand);
       const TensorId t = ap.tensor;
       if (!spilled(t)) continue;
-      TensorId r = kNone;
-      for (const auto& [from, to] : stand_in)
-        if (from == t) r = to;
-      if (r == kNone) {
-        r = makeStandIn(t);
-        stand_in.push_back({t, r});
-      }
-      if (a.read && std::find(reloaded.begin(), reloaded.end(), ap) == reloaded.end()) {
-        reloaded.push_back(ap);
+      const TensorId r = here.of(t, [&](TensorId x) { return makeStandIn(x); });
+      if (a.read && here.firstRead(ap)) {
         const AccessPattern v = reloadView(ap);
         before.push_back(spillDma(inst.loc, Origin::Reload, viewOn(v, r), viewOn(v, slot_of_[t])));
         ++stats.reloads;
