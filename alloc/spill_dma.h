@@ -25,4 +25,14 @@ inline Instruction spillDma(const SourceLoc& loc, Origin origin, AccessPattern d
   return c;
 }
 
+// The reload of `view` of a spilled tensor from its `slot` into its `stand_in`, before the instruction it serves.
+inline Instruction reloadDma(const SourceLoc& loc, const AccessPattern& view, TensorId stand_in, TensorId slot) {
+  return spillDma(loc, Origin::Reload, viewOn(view, stand_in), viewOn(view, slot));
+}
+
+// The save of `view` of a spilled tensor from its `stand_in` to its `slot`, after the instruction that wrote it.
+inline Instruction saveDma(const SourceLoc& loc, const AccessPattern& view, TensorId stand_in, TensorId slot) {
+  return spillDma(loc, Origin::Spill, viewOn(view, slot), viewOn(view, stand_in));
+}
+
 }  // namespace allocsim

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "alloc/alloc_error.h"
+#include "alloc/colorer_report.h"
 #include "alloc/copy_tensor.h"
 #include "alloc/liveness.h"
 #include "alloc/psum/psum_bank_model.h"
@@ -79,18 +80,13 @@ PsumResult allocatePsum(const Program& input, const PsumOptions& o) {
       std::vector<uint32_t> stack = simplifyPsum(g, psum_banks, heuristic, &sizes);
       PsumSelection sel = selectPsum(p, g, stack);
       if (o.verbosity >= 1) r.line("best-of-n loop, heuristic = " + std::string(psumHeuristicName(heuristic)));
-      if (o.verbosity >= 2) {
-        r.line("            lo = " + std::to_string(sizes.lo));
-        r.line("            hi = " + std::to_string(sizes.hi));
-        r.line("            inf = " + std::to_string(sizes.inf));
-        r.line("            total = " + std::to_string(sizes.lo + sizes.hi + sizes.inf));
-      }
+      if (o.verbosity >= 2) reportWorklistSizes(r, sizes);
       if (o.verbosity >= 1) {
         for (uint32_t i : sel.failed) {
           const PsumNode& node = g.nodes[i];
           r.line(p.tensors[node.tensor].name + " cannot allocate " + std::to_string(node.banks) + " banks");
         }
-        r.line("PSUM score = " + num(sel.score) + " (lower is better)");
+        r.line(colorerScoreLine("PSUM", sel.score));
       }
       // Strictly lower: among equal scores the earlier heuristic wins, which keeps the choice deterministic.
       if (!have_best || sel.score < best.selection.score) {
@@ -98,7 +94,7 @@ PsumResult allocatePsum(const Program& input, const PsumOptions& o) {
         have_best = true;
       }
     }
-    if (o.verbosity >= 1) r.line("best PSUM heuristic = " + std::string(psumHeuristicName(best.heuristic)));
+    if (o.verbosity >= 1) r.line(colorerBestHeuristicLine("PSUM", psumHeuristicName(best.heuristic)));
 
     if (best.selection.failed.empty()) {
       for (uint32_t i = 0; i < g.nodes.size(); ++i) {
@@ -141,17 +137,8 @@ PsumResult allocatePsum(const Program& input, const PsumOptions& o) {
   }
 
   const double utilization = 100.0 * double(best.selection.banks_used) / double(psum_banks ? psum_banks : 1);
-  if (o.verbosity < 1) {  // verbose reports have these per round already, the last round's being the final
-    r.line("PSUM score = " + num(best.selection.score) + " (lower is better)");
-    r.line("best PSUM heuristic = " + std::string(psumHeuristicName(best.heuristic)));
-  }
-  r.line("spilling from PSUM cost about " + num(spill_cycles) + " cycles");
-  r.line("number of tensors spilled from PSUM = " + std::to_string(spilled));
-  r.line(num(utilization) + "% PSUM utilization after allocation");
-  r.set("psum.score", best.selection.score);
-  r.set("psum.best_heuristic", std::string(psumHeuristicName(best.heuristic)));
-  r.set("psum.spill_cost_cycles", spill_cycles);
-  r.set("psum.tensors_spilled", int64_t(spilled));
+  reportColorerSummary(r, ColorerSummary{"PSUM", "psum", best.selection.score, psumHeuristicName(best.heuristic),
+                                         spill_cycles, spilled, utilization, o.verbosity >= 1});
   r.set("psum.spill_saves", int64_t(saves));
   r.set("psum.spill_reloads", int64_t(reloads));
   r.set("psum.banks_used", int64_t(best.selection.banks_used));

@@ -15,12 +15,11 @@
 
 #include "alloc/psum/psum_heuristic.h"
 #include "alloc/psum/psum_interference.h"
+#include "alloc/worklist_sizes.h"
 
 namespace allocsim {
 
-struct PsumWorklistSizes {
-  uint32_t lo = 0, hi = 0, inf = 0;  // after the initial classification
-};
+using PsumWorklistSizes = WorklistSizes;  // alloc/worklist_sizes.h
 
 // `g` must have its costs (findPsumCosts). Returns the node stack in push order (select pops from the back).
 std::vector<uint32_t> simplifyPsum(const PsumGraph& g, uint32_t psum_banks, PsumHeuristic h,

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "alloc/alloc_error.h"
+#include "alloc/colorer_report.h"
 #include "alloc/copy_tensor.h"
 #include "alloc/first_fit_placer.h"
 #include "alloc/sbuf/sbuf_costs.h"
@@ -127,17 +128,12 @@ SbufResult allocateSbuf(const Program& input, const SbufOptions& o) {
       std::vector<uint32_t> stack = simplifySbuf(p.arch, g, h.order, &sizes);
       SbufSelection sel = selectSbuf(p, g, stack, h.policy);
       if (o.verbosity >= 1) r.line("best-of-n loop, heuristic = " + sbufHeuristicName(h));
-      if (o.verbosity >= 2) {
-        r.line("            lo = " + std::to_string(sizes.lo));
-        r.line("            hi = " + std::to_string(sizes.hi));
-        r.line("            inf = " + std::to_string(sizes.inf));
-        r.line("            total = " + std::to_string(sizes.lo + sizes.hi + sizes.inf));
-      }
+      if (o.verbosity >= 2) reportWorklistSizes(r, sizes);
       if (o.verbosity >= 1) {
         for (uint32_t i : sel.failed)
           r.line(p.tensors[g.nodes[i].tensor].name + " cannot allocate " + std::to_string(g.nodes[i].partitions) +
                  " partitions x " + std::to_string(g.nodes[i].bytes) + " bytes");
-        r.line("SB score = " + num(sel.score) + " (lower is better)");
+        r.line(colorerScoreLine("SB", sel.score));
       }
       // Strictly lower: among equal scores the earlier heuristic wins, which keeps the choice deterministic.
       if (!have_best || sel.score < best.selection.score) {
@@ -145,7 +141,7 @@ SbufResult allocateSbuf(const Program& input, const SbufOptions& o) {
         have_best = true;
       }
     }
-    if (o.verbosity >= 1) r.line("best SB heuristic = " + sbufHeuristicName(best.heuristic));
+    if (o.verbosity >= 1) r.line(colorerBestHeuristicLine("SB", sbufHeuristicName(best.heuristic)));
 
     if (best.selection.failed.empty()) {
       for (uint32_t i = 0; i < g.nodes.size(); ++i)
@@ -174,17 +170,8 @@ SbufResult allocateSbuf(const Program& input, const SbufOptions& o) {
   }
 
   const double utilization = 100.0 * double(best.selection.footprint) / double(std::max<uint64_t>(sbufCapacity(p.arch), 1));
-  if (o.verbosity < 1) {  // verbose reports have these per round already, the last round's being the final
-    r.line("SB score = " + num(best.selection.score) + " (lower is better)");
-    r.line("best SB heuristic = " + sbufHeuristicName(best.heuristic));
-  }
-  r.line("spilling from SB cost about " + num(spill_cycles) + " cycles");
-  r.line("number of tensors spilled from SB = " + std::to_string(spilled));
-  r.line(num(utilization) + "% SB utilization after allocation");
-  r.set("sbuf.score", best.selection.score);
-  r.set("sbuf.best_heuristic", sbufHeuristicName(best.heuristic));
-  r.set("sbuf.spill_cost_cycles", spill_cycles);
-  r.set("sbuf.tensors_spilled", int64_t(spilled));
+  reportColorerSummary(r, ColorerSummary{"SB", "sbuf", best.selection.score, sbufHeuristicName(best.heuristic),
+                                         spill_cycles, spilled, utilization, o.verbosity >= 1});
   r.set("sbuf.spill_stores", int64_t(stores));
   r.set("sbuf.spill_reloads", int64_t(reloads));
   r.set("sbuf.footprint_bytes", int64_t(best.selection.footprint));

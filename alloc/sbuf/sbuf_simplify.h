@@ -13,13 +13,12 @@
 
 #include "alloc/sbuf/sbuf_heuristic.h"
 #include "alloc/sbuf/sbuf_interference.h"
+#include "alloc/worklist_sizes.h"
 #include "ir/arch.h"
 
 namespace allocsim {
 
-struct SbufWorklistSizes {
-  uint32_t lo = 0, hi = 0, inf = 0;  // after the initial classification
-};
+using SbufWorklistSizes = WorklistSizes;  // alloc/worklist_sizes.h
 
 // `g` must have its costs (findSbufCosts). Returns the node stack in push order (select pops from the back).
 std::vector<uint32_t> simplifySbuf(const Arch& arch, const SbufGraph& g, SbufOrder order,

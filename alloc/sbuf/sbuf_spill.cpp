@@ -56,13 +56,13 @@ class SpillWriter {
       const TensorId r = here.of(t, [&](TensorId x) { return makeStandIn(x); });
       if (a.read && here.firstRead(ap)) {
         const AccessPattern v = reloadView(ap);
-        before.push_back(spillDma(inst.loc, Origin::Reload, viewOn(v, r), viewOn(v, slot_of_[t])));
+        before.push_back(reloadDma(inst.loc, v, r, slot_of_[t]));
         ++stats.reloads;
       }
       const AccessPattern original = ap;
       ap.tensor = r;
       if (a.write) {
-        after.push_back(spillDma(inst.loc, Origin::Spill, viewOn(original, slot_of_[t]), viewOn(original, r)));
+        after.push_back(saveDma(inst.loc, original, r, slot_of_[t]));
         ++stats.stores;
       }
     }

@@ -1,0 +1,38 @@
+// The report lines and fields that the PSUM and SBUF colorers write in the same words (seed 003's log lines,
+// naming the memory "PSUM" or "SB"): shared because both run one Chaitin–Briggs skeleton and their reports are
+// read line for line.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "alloc/report.h"
+#include "alloc/worklist_sizes.h"
+
+namespace allocsim {
+
+// "<memory> score = <score> (lower is better)"
+std::string colorerScoreLine(const std::string& memory, double score);
+
+// "best <memory> heuristic = <heuristic>"
+std::string colorerBestHeuristicLine(const std::string& memory, const std::string& heuristic);
+
+// Simplify's worklist sizes and their total, one indented line each (verbosity 2).
+void reportWorklistSizes(AllocReport& r, const WorklistSizes& sizes);
+
+struct ColorerSummary {
+  std::string memory;  // "PSUM" or "SB", as in the lines
+  std::string key;     // the fields' prefix: "psum" or "sbuf"
+  double score = 0;    // of the final round's best selection
+  std::string heuristic;  // which won it
+  double spill_cycles = 0;
+  uint32_t spilled = 0;     // tensors spilled over all rounds
+  double utilization = 0;   // percent
+  bool verbose = false;     // the score and heuristic lines are already there, per round
+};
+
+// The closing lines, then the fields <key>.score, .best_heuristic, .spill_cost_cycles and .tensors_spilled (a
+// colorer adds its own fields after these).
+void reportColorerSummary(AllocReport& r, const ColorerSummary& s);
+
+}  // namespace allocsim
