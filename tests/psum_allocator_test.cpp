@@ -25,12 +25,16 @@
 #include "ir/check.h"
 #include "ir/parse.h"
 #include "ir/print.h"
+#include "tests/colorer_checks.h"
 #include "verify/equivalence.h"
 #include "verify/placement.h"
 #include "verify/symbolic.h"
 
 namespace allocsim {
 namespace {
+
+using testing_colorer::findingsText;
+using testing_colorer::hasLine;
 
 const std::string kKernelDir = std::string(ALLOCSIM_SOURCE_DIR) + "/corpus/kernels/";
 
@@ -39,12 +43,6 @@ std::string readKernel(const std::string& file) {
   std::stringstream ss;
   ss << in.rdbuf();
   return ss.str();
-}
-
-bool hasLine(const AllocReport& r, const std::string& line) {
-  for (const std::string& l : r.lines)
-    if (l == line) return true;
-  return false;
 }
 
 bool hasLineStarting(const AllocReport& r, const std::string& prefix) {
@@ -56,21 +54,7 @@ bool hasLineStarting(const AllocReport& r, const std::string& prefix) {
 // The SBUF colorer is not ours: place the unplaced SBUF tensors (the spill slots among them) with placeGreedy,
 // keeping the PSUM banks this allocator chose by pinning them for the call.
 Program placeTheRest(const Program& psum_allocated) {
-  Program p = psum_allocated;
-  std::vector<bool> was_pinned;
-  for (Tensor& t : p.tensors) {
-    was_pinned.push_back(t.pinned);
-    if (t.space == Space::Psum) t.pinned = true;
-  }
-  Program placed = placeGreedy(p);
-  for (size_t i = 0; i < placed.tensors.size(); ++i) placed.tensors[i].pinned = was_pinned[i];
-  return placed;
-}
-
-std::string findingsText(const std::vector<Finding>& fs) {
-  std::string s;
-  for (const Finding& f : fs) s += f.format("allocated") + "\n";
-  return s;
+  return testing_colorer::placeTheRestGreedily(psum_allocated, [](const Tensor& t) { return t.space == Space::Psum; });
 }
 
 void expectOraclesPass(const Program& allocated) {

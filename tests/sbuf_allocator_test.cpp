@@ -30,6 +30,7 @@
 #include "ir/check.h"
 #include "ir/parse.h"
 #include "ir/print.h"
+#include "tests/colorer_checks.h"
 #include "tests/placed_program_checks.h"
 #include "verify/equivalence.h"
 #include "verify/placement.h"
@@ -38,11 +39,8 @@
 namespace allocsim {
 namespace {
 
-std::string findingsText(const std::vector<Finding>& fs) {
-  std::string s;
-  for (const Finding& f : fs) s += f.format("allocated") + "\n";
-  return s;
-}
+using testing_colorer::findingsText;
+using testing_colorer::hasLine;
 
 void expectOraclesPass(const Program& original, const Program& allocated, const std::string& what) {
   PlacementOptions popts;
@@ -59,27 +57,13 @@ void expectOraclesPass(const Program& original, const Program& allocated, const 
 // Registers are the REG allocator's (not written yet): place them greedily, keeping every tensor where the
 // colorers put it by pinning it for the call.
 Program placeRegisters(const Program& allocated) {
-  Program p = allocated;
-  std::vector<bool> was_pinned;
-  for (Tensor& t : p.tensors) {
-    was_pinned.push_back(t.pinned);
-    if (t.space != Space::Dram) t.pinned = true;
-  }
-  Program placed = placeGreedy(p);
-  for (size_t i = 0; i < placed.tensors.size(); ++i) placed.tensors[i].pinned = was_pinned[i];
-  return placed;
+  return testing_colorer::placeTheRestGreedily(allocated, [](const Tensor& t) { return t.space != Space::Dram; });
 }
 
 const ReportField* field(const AllocReport& r, const std::string& key) { return r.find(key); }
 int64_t intField(const AllocReport& r, const std::string& key) {
   const ReportField* f = field(r, key);
   return f ? std::stoll(f->value) : -1;
-}
-
-bool hasLine(const AllocReport& r, const std::string& line) {
-  for (const std::string& l : r.lines)
-    if (l == line) return true;
-  return false;
 }
 
 SbufNode rect(uint32_t partitions, uint64_t bytes) {
