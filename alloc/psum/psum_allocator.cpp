@@ -5,6 +5,7 @@
 #include <string>
 
 #include "alloc/alloc_error.h"
+#include "alloc/best_of_n.h"
 #include "alloc/colorer_report.h"
 #include "alloc/copy_tensor.h"
 #include "alloc/liveness.h"
@@ -35,11 +36,6 @@ void requirePinnedInBounds(const Program& p) {
   }
 }
 
-struct Choice {
-  PsumHeuristic heuristic = PsumHeuristic::TensorOrder;
-  PsumSelection selection;
-};
-
 }  // namespace
 
 PsumResult allocatePsum(const Program& input, const PsumOptions& o) {
@@ -56,7 +52,7 @@ PsumResult allocatePsum(const Program& input, const PsumOptions& o) {
   for (const Tensor& t : p.tensors) source_psum += t.space == Space::Psum && t.origin == Origin::Source;
   uint32_t next_id = 0, spilled = 0, rounds = 0, saves = 0, reloads = 0;
   double spill_cycles = 0;
-  Choice best;
+  BestOfN<PsumHeuristic, PsumSelection> best;
   for (;;) {
     if (rounds > source_psum) throw std::logic_error("PSUM spill fixpoint did not converge");
     ++rounds;
@@ -72,8 +68,7 @@ PsumResult allocatePsum(const Program& input, const PsumOptions& o) {
     }
     findPsumCosts(p, g);
 
-    best = Choice{};
-    bool have_best = false;
+    best.restart();
     for (uint32_t h = 0; h < n_heuristics; ++h) {
       const PsumHeuristic heuristic = PsumHeuristic(h);
       PsumWorklistSizes sizes;
@@ -88,11 +83,7 @@ PsumResult allocatePsum(const Program& input, const PsumOptions& o) {
         }
         r.line(colorerScoreLine("PSUM", sel.score));
       }
-      // Strictly lower: among equal scores the earlier heuristic wins, which keeps the choice deterministic.
-      if (!have_best || sel.score < best.selection.score) {
-        best = Choice{heuristic, std::move(sel)};
-        have_best = true;
-      }
+      best.offer(heuristic, std::move(sel));
     }
     if (o.verbosity >= 1) r.line(colorerBestHeuristicLine("PSUM", psumHeuristicName(best.heuristic)));
 

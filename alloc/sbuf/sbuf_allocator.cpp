@@ -5,6 +5,7 @@
 #include <string>
 
 #include "alloc/alloc_error.h"
+#include "alloc/best_of_n.h"
 #include "alloc/colorer_report.h"
 #include "alloc/copy_tensor.h"
 #include "alloc/first_fit_placer.h"
@@ -84,11 +85,6 @@ AllocError nothingCanHelp(const Program& p, const Liveness& live, const SbufGrap
   return AllocError(declarationLoc(p, node.tensor), msg);
 }
 
-struct Choice {
-  SbufHeuristic heuristic;
-  SbufSelection selection;
-};
-
 }  // namespace
 
 SbufResult allocateSbuf(const Program& input, const SbufOptions& o) {
@@ -105,7 +101,7 @@ SbufResult allocateSbuf(const Program& input, const SbufOptions& o) {
   std::vector<bool> local(p.tensors.size(), false);
   uint32_t next_id = 0, spilled = 0, rounds = 0, stores = 0, reloads = 0;
   double spill_cycles = 0;
-  Choice best;
+  BestOfN<SbufHeuristic, SbufSelection> best;
   for (;;) {
     if (rounds > spillable) throw std::logic_error("SBUF spill fixpoint did not converge");
     ++rounds;
@@ -121,7 +117,7 @@ SbufResult allocateSbuf(const Program& input, const SbufOptions& o) {
     }
     findSbufCosts(p, live, local, g);
 
-    bool have_best = false;
+    best.restart();
     for (uint32_t k = 0; k < n_heuristics; ++k) {
       const SbufHeuristic h = sbufHeuristic(k);
       SbufWorklistSizes sizes;
@@ -135,11 +131,7 @@ SbufResult allocateSbuf(const Program& input, const SbufOptions& o) {
                  " partitions x " + std::to_string(g.nodes[i].bytes) + " bytes");
         r.line(colorerScoreLine("SB", sel.score));
       }
-      // Strictly lower: among equal scores the earlier heuristic wins, which keeps the choice deterministic.
-      if (!have_best || sel.score < best.selection.score) {
-        best = Choice{h, std::move(sel)};
-        have_best = true;
-      }
+      best.offer(h, std::move(sel));
     }
     if (o.verbosity >= 1) r.line(colorerBestHeuristicLine("SB", sbufHeuristicName(best.heuristic)));
 
