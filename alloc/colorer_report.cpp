@@ -34,6 +34,9 @@ void reportColorerSummary(AllocReport& r, const ColorerSummary& s) {
   r.set(s.key + ".best_heuristic", s.heuristic);
   r.set(s.key + ".spill_cost_cycles", s.spill_cycles);
   r.set(s.key + ".tensors_spilled", int64_t(s.spilled));
+  for (const auto& [key, value] : s.own_fields) r.set(s.key + "." + key, value);
+  r.set(s.key + ".utilization_pct", s.utilization);
+  r.set(s.key + ".rounds", int64_t(s.rounds));
 }
 
 }  // namespace allocsim

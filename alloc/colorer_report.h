@@ -5,6 +5,8 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "alloc/report.h"
 #include "alloc/worklist_sizes.h"
@@ -28,11 +30,14 @@ struct ColorerSummary {
   double spill_cycles = 0;
   uint32_t spilled = 0;     // tensors spilled over all rounds
   double utilization = 0;   // percent
+  uint32_t rounds = 0;
   bool verbose = false;     // the score and heuristic lines are already there, per round
+  // The colorer's own integer fields (key without the prefix, value), in order.
+  std::vector<std::pair<std::string, int64_t>> own_fields;
 };
 
-// The closing lines, then the fields <key>.score, .best_heuristic, .spill_cost_cycles and .tensors_spilled (a
-// colorer adds its own fields after these).
+// The closing lines, then the fields <key>.score, .best_heuristic, .spill_cost_cycles,
+// .tensors_spilled, the own fields, .utilization_pct and .rounds.
 void reportColorerSummary(AllocReport& r, const ColorerSummary& s);
 
 }  // namespace allocsim

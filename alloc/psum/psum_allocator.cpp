@@ -129,12 +129,10 @@ PsumResult allocatePsum(const Program& input, const PsumOptions& o) {
 
   const double utilization = 100.0 * double(best.selection.banks_used) / double(psum_banks ? psum_banks : 1);
   reportColorerSummary(r, ColorerSummary{"PSUM", "psum", best.selection.score, psumHeuristicName(best.heuristic),
-                                         spill_cycles, spilled, utilization, o.verbosity >= 1});
-  r.set("psum.spill_saves", int64_t(saves));
-  r.set("psum.spill_reloads", int64_t(reloads));
-  r.set("psum.banks_used", int64_t(best.selection.banks_used));
-  r.set("psum.utilization_pct", utilization);
-  r.set("psum.rounds", int64_t(rounds));
+                                         spill_cycles, spilled, utilization, rounds, o.verbosity >= 1,
+                                         {{"spill_saves", int64_t(saves)},
+                                          {"spill_reloads", int64_t(reloads)},
+                                          {"banks_used", int64_t(best.selection.banks_used)}}});
   return result;
 }
 

@@ -163,12 +163,10 @@ SbufResult allocateSbuf(const Program& input, const SbufOptions& o) {
 
   const double utilization = 100.0 * double(best.selection.footprint) / double(std::max<uint64_t>(sbufCapacity(p.arch), 1));
   reportColorerSummary(r, ColorerSummary{"SB", "sbuf", best.selection.score, sbufHeuristicName(best.heuristic),
-                                         spill_cycles, spilled, utilization, o.verbosity >= 1});
-  r.set("sbuf.spill_stores", int64_t(stores));
-  r.set("sbuf.spill_reloads", int64_t(reloads));
-  r.set("sbuf.footprint_bytes", int64_t(best.selection.footprint));
-  r.set("sbuf.utilization_pct", utilization);
-  r.set("sbuf.rounds", int64_t(rounds));
+                                         spill_cycles, spilled, utilization, rounds, o.verbosity >= 1,
+                                         {{"spill_stores", int64_t(stores)},
+                                          {"spill_reloads", int64_t(reloads)},
+                                          {"footprint_bytes", int64_t(best.selection.footprint)}}});
   return result;
 }
 
