@@ -3,43 +3,9 @@
 namespace allocsim {
 
 std::vector<SbufAccess> sbufAccesses(const Program& p, const Instruction& inst) {
-  std::vector<SbufAccess> out;
-  auto add = [&](Operand o, bool read) {
-    TensorId t = operandOf(inst, o).tensor;
-    if (t < p.tensors.size() && p.tensors[t].space == Space::Sbuf) out.push_back({o, read, !read});
-  };
-  switch (inst.op) {
-    case Op::Dma:
-    case Op::Copy:
-    case Op::Act:
-    case Op::Reduce:
-      add(Operand::A, true);
-      add(Operand::Dst, false);
-      break;
-    case Op::TT:
-      add(Operand::A, true);
-      add(Operand::B, true);
-      add(Operand::Dst, false);
-      break;
-    case Op::TS:
-      add(Operand::A, true);
-      if (inst.scalar.kind == ScalarOperand::Kind::Tensor) add(Operand::Scalar, true);
-      add(Operand::Dst, false);
-      break;
-    case Op::Matmul:  // the destination is PSUM
-      add(Operand::A, true);
-      add(Operand::B, true);
-      break;
-    case Op::RegLoad:
-      add(Operand::A, true);
-      break;
-    case Op::Memset:
-    case Op::RegStore:
-      add(Operand::Dst, false);
-      break;
-    default:
-      break;
-  }
+  std::vector<SbufAccess> out = tensorAccesses(p, inst, Space::Sbuf);
+  if (inst.op == Op::Matmul)  // the destination is PSUM's, even in a program that names an SBUF tensor there
+    std::erase_if(out, [](const SbufAccess& a) { return a.operand == Operand::Dst; });
   return out;
 }
 

@@ -1,24 +1,20 @@
 // The SBUF operands of one instruction: which access patterns read an SBUF tensor and which one writes it. Spill
 // costs (sbuf_costs.h) count them and spill code (sbuf_spill.h) rewrites them, so both walk instructions through
-// this one list. The operand slots are those of alloc/psum/psum_accesses.h (Operand, operandOf); only the space
-// differs, and SBUF has no accumulating operand.
+// this one list: alloc/tensor_accesses.h's, kept to SBUF tensors and without a matmul's destination.
 #pragma once
 
+#include <cstdint>
 #include <vector>
 
-#include "alloc/psum/psum_accesses.h"
+#include "alloc/tensor_accesses.h"
 #include "ir/program.h"
 
 namespace allocsim {
 
-struct SbufAccess {
-  Operand operand = Operand::Dst;
-  bool read = false;
-  bool write = false;
-};
+using SbufAccess = TensorAccess;  // never `read` and `write` at once: SBUF has no accumulating operand
 
-// The operands of `inst` (not a loop) that name an SBUF tensor of `p`, sources first, destination last. An
-// operand naming an unknown tensor is left out.
+// The operands of `inst` (not a loop) that name an SBUF tensor of `p`, sources first, destination last; a
+// matmul's destination is left out (it is PSUM's), and so is an operand naming an unknown tensor.
 std::vector<SbufAccess> sbufAccesses(const Program& p, const Instruction& inst);
 
 // The view a reload moves for a source view: the view itself, or, when its second dimension overlaps itself

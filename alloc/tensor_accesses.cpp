@@ -1,0 +1,67 @@
+#include "alloc/tensor_accesses.h"
+
+#include <utility>
+
+namespace allocsim {
+
+const AccessPattern& operandOf(const Instruction& inst, Operand o) {
+  switch (o) {
+    case Operand::Dst: return inst.dst;
+    case Operand::A: return inst.a;
+    case Operand::B: return inst.b;
+    case Operand::Scalar: return inst.scalar.ap;
+  }
+  return inst.dst;
+}
+
+AccessPattern& operandOf(Instruction& inst, Operand o) {
+  return const_cast<AccessPattern&>(operandOf(std::as_const(inst), o));  // the same choice, on a mutable inst
+}
+
+std::vector<TensorAccess> tensorAccesses(const Program& p, const Instruction& inst, Space space) {
+  std::vector<TensorAccess> out;
+  auto add = [&](Operand o, bool read, bool write) {
+    TensorId t = operandOf(inst, o).tensor;
+    if (t < p.tensors.size() && p.tensors[t].space == space) out.push_back({o, read, write});
+  };
+  switch (inst.op) {
+    case Op::Dma:
+    case Op::Copy:
+    case Op::Act:
+    case Op::Reduce:
+    case Op::RegLoad:
+      add(Operand::A, true, false);
+      break;
+    case Op::TT:
+    case Op::Matmul:
+      add(Operand::A, true, false);
+      add(Operand::B, true, false);
+      break;
+    case Op::TS:
+      add(Operand::A, true, false);
+      if (inst.scalar.kind == ScalarOperand::Kind::Tensor) add(Operand::Scalar, true, false);
+      break;
+    default:
+      break;
+  }
+  switch (inst.op) {
+    case Op::Dma:
+    case Op::Copy:
+    case Op::Act:
+    case Op::Reduce:
+    case Op::TT:
+    case Op::TS:
+    case Op::Memset:
+    case Op::RegStore:
+      add(Operand::Dst, false, true);
+      break;
+    case Op::Matmul:
+      add(Operand::Dst, inst.start != When::Always, true);
+      break;
+    default:
+      break;
+  }
+  return out;
+}
+
+}  // namespace allocsim

@@ -1,0 +1,30 @@
+// The tensor operands of one instruction: which access patterns read a tensor and which one writes it, sources
+// first, destination last. The PSUM and SBUF colorers' costs and spill code walk instructions through this one
+// list (they run one Chaitin–Briggs skeleton, seed 003), each keeping the operands in its own space
+// (alloc/psum/psum_accesses.h, alloc/sbuf/sbuf_accesses.h).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "ir/program.h"
+
+namespace allocsim {
+
+enum class Operand : uint8_t { Dst, A, B, Scalar };
+
+struct TensorAccess {
+  Operand operand = Operand::Dst;
+  bool read = false;   // the instruction reads this view (a matmul without an unconditional start reads its
+                       // accumulator: it adds to what the bank holds)
+  bool write = false;  // the destination
+};
+
+// The operands of `inst` (not a loop) that name a tensor of `p` in `space`, sources first, destination last. An
+// operand naming an unknown tensor is left out.
+std::vector<TensorAccess> tensorAccesses(const Program& p, const Instruction& inst, Space space);
+
+const AccessPattern& operandOf(const Instruction& inst, Operand o);
+AccessPattern& operandOf(Instruction& inst, Operand o);
+
+}  // namespace allocsim
