@@ -55,7 +55,11 @@ class CliBadInput : public ::testing::TestWithParam<BadInput> {};
 
 TEST_P(CliBadInput, ReportsTheLocationAndExitsWithTwo) {
   const BadInput& b = GetParam();
-  std::filesystem::path file = std::filesystem::path(::testing::TempDir()) / "cli_bad_input.nki.txt";
+  // One file per case: ctest runs the cases in parallel processes.
+  std::string name = ::testing::UnitTest::GetInstance()->current_test_info()->name();
+  for (char& c : name)
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  std::filesystem::path file = std::filesystem::path(::testing::TempDir()) / ("cli_bad_input_" + name + ".nki.txt");
   std::ofstream(file) << b.text;
   for (const char* verb : {"fmt", "interp", "alloc", "verify"}) {
     CliRun r = allocsim(std::string(verb) + " " + file.string(), "2>&1 >/dev/null");
