@@ -283,10 +283,17 @@ class Tracer {
     if (st) readCheck(*st, in.a);
     if (mv) readCheck(*mv, in.b);
     if (!d || stopped_) return;
+    TensorState& dst = tensors_[d->tensor];
+    if (p_.tensors[d->tensor].space != Space::Psum) {
+      // Already reported by the static rules ("matmul destination must be PSUM"): no accumulation state to
+      // track (and no `open` bits to index), only the write.
+      if (charge(*d) && ensure(dst.written)) setIn(*d, dst.written, true);
+      return;
+    }
     // Not a structured binding: clang 14 cannot capture those in the lambda.
     if (auto span = bankSpan(p_, in.dst, d->off); span.first != span.second)
       report(in.dst.loc, [&] { return bankMessage(p_, in.dst, span.first, span.second) + registerValues(in.dst); });
-    TensorState& ts = tensors_[d->tensor];
+    TensorState& ts = dst;
     if (!charge(*d) || !ensure(ts.open) || !ensure(ts.written)) return;
     if (holds(in.start)) {
       if (!quiet_)

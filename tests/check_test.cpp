@@ -589,3 +589,19 @@ TEST(CheckReport, AtMostTwentyDiagnostics) {
 
 }  // namespace
 }  // namespace allocsim
+
+namespace allocsim {
+namespace {
+
+// Found by the CI fuzz smoke run (parse_check): a matmul into a DRAM tensor whose [M, N] result is larger
+// than the tensor made the abstract execution index PSUM-only accumulation bits that a DRAM tensor lacks
+// (heap overflow). It is one static diagnostic, and the execution only records the write.
+TEST(Check, MatmulIntoDramIsOneDiagnosticAndNoOverflow) {
+  std::string text =
+      "arch tiny\ndram X [32, 16] f32 input\ndram Y [8, 64] f32 input\nsbuf a [8, 8] f32\nsbuf b [8, 64] f32\n"
+      "dma a, Y[:, 0:8]\ndma b, Y\nmatmul X, a, b, start, stop\n";
+  EXPECT_TRUE(only(text, 8, 8, "matmul destination 'X' must be in PSUM, not dram"));
+}
+
+}  // namespace
+}  // namespace allocsim
