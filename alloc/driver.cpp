@@ -3,6 +3,7 @@
 #include <string>
 
 #include "alloc/in_place.h"
+#include "alloc/lsa/lsa_allocator.h"
 #include "alloc/no_reuse.h"
 #include "alloc/psum/psum_allocator.h"
 #include "alloc/register_lanes.h"
@@ -97,6 +98,19 @@ void runColoring(Program& p, const Effort& e, int verbosity, std::vector<AllocRe
   runReg(p, {}, reports);
 }
 
+// O8, and O6 with --allocator lsa (seed 000: "selected by --allocator=lsa on the opt6 path or forced as the sole
+// SBUF/PSUM allocator at optlevel 8"): the linear scan from scratch, PSUM then SB; run_with_loops on the O6 path.
+void runLinearScan(Program& p, int optlevel, int verbosity, std::vector<AllocReport>& reports) {
+  dropUnpinnedPlacements(p);
+  LsaOptions lo;
+  lo.loop_aware = optlevel == 6;
+  lo.verbosity = verbosity;
+  LsaResult r = allocateLinearScan(p, lo);
+  p = std::move(r.program);
+  reports.push_back(named("lsa", r.report));
+  runReg(p, {}, reports);
+}
+
 void runFixedAssignment(Program& p, const Effort& e, int verbosity, std::vector<AllocReport>& reports) {
   InPlaceOptions partial;
   partial.require_placed = false;
@@ -150,11 +164,6 @@ DriverResult allocate(const Program& input, const DriverOptions& o) {
   in.smt_allocation = o.smt_allocation;
   DriverResult result{input, selectAllocator(in), {}};
   const Selection& s = result.selection;
-  if (s.path == AllocPath::LinearScan)
-    throw OptionError("optlevel " + std::to_string(s.optlevel) +
-                      (o.allocator == "lsa" ? " with --allocator lsa" : "") +
-                      " selects the linear-scan allocator, which is not implemented yet (a separate issue); use "
-                      "optlevel 0-3, 6 or 7 with the coloring allocator");
   Program& p = result.program;
   const Effort e = effortFor(s.optlevel);
   switch (s.path) {
@@ -165,7 +174,7 @@ DriverResult allocate(const Program& input, const DriverOptions& o) {
     case AllocPath::Coloring:
     case AllocPath::ColoringWithLoops: runColoring(p, e, o.verbosity, result.reports); break;
     case AllocPath::FixedAssignment: runFixedAssignment(p, e, o.verbosity, result.reports); break;
-    case AllocPath::LinearScan: break;  // rejected above
+    case AllocPath::LinearScan: runLinearScan(p, s.optlevel, o.verbosity, result.reports); break;
   }
   return result;
 }

@@ -12,7 +12,8 @@
 //          while the O2 pipeline places whatever is unplaced (a PSUM or SBUF pass runs only when that space has
 //          unplaced tensors: with everything fixed, nothing is re-colored); the whole result is then re-placed by
 //          the in-place write checker (alloc/in_place.h)
-//   O8, O6 + --allocator lsa   the linear-scan allocator: not implemented yet (OptionError)
+//   O8, O6 + --allocator lsa   the linear-scan allocator (alloc/lsa/lsa_allocator.h), PSUM then SB, from scratch
+//          (unpinned placements dropped); the O6 path is run_with_loops ("Linear Scan Allocator(LIW)")
 //   REG    greedy lane placement (alloc/register_lanes.h) until the REG colorer lands; at O7 registers placed by
 //          the input are kept
 //
@@ -42,7 +43,7 @@ struct DriverResult {
   Program program;
   Selection selection;
   // One per step that ran, in order; each starts with the field "allocator" naming it ("no-reuse", "psum",
-  // "sbuf", "reg", "in-place").
+  // "sbuf", "lsa", "reg", "in-place").
   std::vector<AllocReport> reports;
 };
 

@@ -15,7 +15,6 @@
 // - --cores must be at least 1;
 // - --allocator lsa is consulted only by the optlevel-6 pipeline (and optlevel 8 always scans); at any other
 //   optlevel it would be silently ignored, so it is an OptionError instead;
-// - the linear-scan allocator is not in the tree yet: selecting it is an OptionError that says so.
 #pragma once
 
 #include <stdexcept>
@@ -51,8 +50,7 @@ struct Selection {
   AllocPath path = AllocPath::Coloring;
 };
 
-// The map, asserts included; throws OptionError. Selecting LinearScan is not an error here: the caller decides
-// whether that allocator exists (alloc/driver.h says it does not yet).
+// The map, asserts included; throws OptionError.
 Selection selectAllocator(const SelectionInput& in);
 
 }  // namespace allocsim

@@ -55,15 +55,20 @@ TEST(CliAlloc, SelectionMapRefusalsExitWithTwoAndQuoteTheAssert) {
   r = allocsim(k + " -O9");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(r.out, "allocsim alloc: optlevel 9 is out of range 0..8\n");
-  r = allocsim(k + " -O8");
+  r = allocsim(k + " -O8 --cores 2");
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_TRUE(contains(r.out, "selects the linear-scan allocator, which is not implemented yet")) << r.out;
-  r = allocsim(k + " -O6 --allocator lsa");
+  EXPECT_TRUE(contains(r.out, "but optlevel 8 is single-core only")) << r.out;
+  r = allocsim(k + " -O6 --allocator lsa --cores 2");
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_TRUE(contains(r.out, "optlevel 6 with --allocator lsa selects the linear-scan allocator")) << r.out;
-  r = allocsim(k + " --loops-in-backend -O1");  // remapped to 8
+  EXPECT_TRUE(contains(r.out, "but --allocator lsa is single-core only")) << r.out;
+  r = allocsim(k + " --loops-in-backend -O1 --cores 4");  // remapped to 8
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_TRUE(contains(r.out, "optlevel 8 selects the linear-scan allocator")) << r.out;
+  EXPECT_TRUE(contains(r.out, "but optlevel 8 is single-core only")) << r.out;
+  // single core: the linear scan runs and its result passes the oracles
+  for (const char* lsa : {" -O8", " -O6 --allocator lsa", " --loops-in-backend -O1"}) {
+    r = allocsim(k + lsa + " --verify", "2>&1 >/dev/null");
+    EXPECT_EQ(r.exit_code, 0) << lsa << r.out;
+  }
   EXPECT_EQ(allocsim(k + " --loops-in-backend -O2 --cores 2", "2>/dev/null").exit_code, 0);
   EXPECT_EQ(allocsim(k + " --smt-allocation -O0 --cores 2", "2>/dev/null").exit_code, 0);
 }

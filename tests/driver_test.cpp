@@ -147,29 +147,20 @@ std::vector<std::string> stepNames(const DriverResult& r) {
   return out;
 }
 
-TEST(Driver, LinearScanIsRefusedPlainly) {
-  Program p = corpusKernel("looped_add");
-  DriverOptions o;
-  o.optlevel = 8;
-  try {
-    allocate(p, o);
-    ADD_FAILURE() << "O8 allocated";
-  } catch (const OptionError& e) {
-    EXPECT_STREQ(e.what(),
-                 "optlevel 8 selects the linear-scan allocator, which is not implemented yet (a separate issue); "
-                 "use optlevel 0-3, 6 or 7 with the coloring allocator");
-  }
-  o.optlevel = 6;
-  o.allocator = "lsa";
-  EXPECT_THROW(allocate(p, o), OptionError);
-}
-
 TEST(Driver, EachPathRunsItsStepsAndRegRunsLast) {
   Program p = corpusKernel("matmul_tiled");
   EXPECT_EQ(stepNames(run(p, 0)), (std::vector<std::string>{"no-reuse", "reg"}));
   EXPECT_EQ(stepNames(run(p, 2)), (std::vector<std::string>{"psum", "sbuf", "reg"}));
   EXPECT_EQ(stepNames(run(p, 6)), (std::vector<std::string>{"psum", "sbuf", "reg"}));
   EXPECT_EQ(stepNames(run(p, 7)), (std::vector<std::string>{"psum", "sbuf", "reg", "in-place"}));
+  EXPECT_EQ(stepNames(run(p, 8)), (std::vector<std::string>{"lsa", "reg"}));
+  DriverOptions lsa;
+  lsa.optlevel = 6;
+  lsa.allocator = "lsa";
+  const DriverResult liw = allocate(p, lsa);
+  EXPECT_EQ(stepNames(liw), (std::vector<std::string>{"lsa", "reg"}));
+  EXPECT_EQ(liw.reports[0].lines.at(0), "Linear Scan Allocator(LIW)");
+  EXPECT_EQ(run(p, 8).reports[0].lines.at(0), "Linear Scan Allocator");
   // O7 with everything placed: nothing is re-colored
   EXPECT_EQ(stepNames(run(run(p, 2).program, 7)), (std::vector<std::string>{"reg", "in-place"}));
 }
@@ -196,7 +187,7 @@ TEST(Driver, OptlevelsOneToThreeDifferInBestOfNEffort) {
 
 TEST(Driver, SameInputGivesByteIdenticalOutput) {
   for (const char* name : {"matmul_blocked_tiny", "attention_block", "layernorm"})
-    for (int level : {1, 2, 7}) {
+    for (int level : {1, 2, 7, 8}) {
       Program p = corpusKernel(name);
       DriverResult a = run(p, level), b = run(p, level);
       EXPECT_EQ(printProgram(a.program), printProgram(b.program)) << name << " -O" << level;

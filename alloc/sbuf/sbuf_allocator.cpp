@@ -23,23 +23,6 @@ namespace {
 
 std::string num(double v) { return formatReportNumber(v, 2); }
 
-// docs/format.md's blocking declaration rules for SBUF tensors, repeated so that an unchecked program gets the
-// checker's message instead of an endless spill of a rectangle that fits nowhere.
-void requireSbufTensorsFit(const Program& p) {
-  for (const Tensor& t : p.tensors) {
-    if (t.space != Space::Sbuf) continue;
-    if (t.partitions == 0 || t.elements == 0)
-      throw InputError(t.loc, "tensor '" + t.name + "' has shape [" + std::to_string(t.partitions) + ", " +
-                                  std::to_string(t.elements) + "]; both dimensions must be >= 1");
-    if (t.partitions > p.arch.sbuf_partitions)
-      throw InputError(t.loc, "sbuf tensor '" + t.name + "' has " + std::to_string(t.partitions) +
-                                  " partitions; the machine has " + std::to_string(p.arch.sbuf_partitions));
-    if (t.bytesPerPartition() > p.arch.sbuf_bytes)
-      throw InputError(t.loc, "sbuf tensor '" + t.name + "' needs " + std::to_string(t.bytesPerPartition()) +
-                                  " bytes per partition; SBUF has " + std::to_string(p.arch.sbuf_bytes));
-  }
-}
-
 // The AllocError when a node cannot be placed and no spillable tensor is live with it: the peak demand of the
 // tensors live with it (itself included) against the capacity, and where that peak is.
 AllocError nothingCanHelp(const Program& p, const Liveness& live, const SbufGraph& g, const std::vector<bool>& local,
@@ -86,6 +69,23 @@ AllocError nothingCanHelp(const Program& p, const Liveness& live, const SbufGrap
 }
 
 }  // namespace
+
+// Repeated so that an unchecked program gets the checker's message instead of an endless spill of a rectangle
+// that fits nowhere.
+void requireSbufTensorsFit(const Program& p) {
+  for (const Tensor& t : p.tensors) {
+    if (t.space != Space::Sbuf) continue;
+    if (t.partitions == 0 || t.elements == 0)
+      throw InputError(t.loc, "tensor '" + t.name + "' has shape [" + std::to_string(t.partitions) + ", " +
+                                  std::to_string(t.elements) + "]; both dimensions must be >= 1");
+    if (t.partitions > p.arch.sbuf_partitions)
+      throw InputError(t.loc, "sbuf tensor '" + t.name + "' has " + std::to_string(t.partitions) +
+                                  " partitions; the machine has " + std::to_string(p.arch.sbuf_partitions));
+    if (t.bytesPerPartition() > p.arch.sbuf_bytes)
+      throw InputError(t.loc, "sbuf tensor '" + t.name + "' needs " + std::to_string(t.bytesPerPartition()) +
+                                  " bytes per partition; SBUF has " + std::to_string(p.arch.sbuf_bytes));
+  }
+}
 
 SbufResult allocateSbuf(const Program& input, const SbufOptions& o) {
   SbufResult result{input, {}};

@@ -39,4 +39,9 @@ struct SbufResult {
 // program gets the same message). Deterministic: the same input gives the same program and report.
 SbufResult allocateSbuf(const Program& p, const SbufOptions& o = {});
 
+// docs/format.md's blocking declaration rules for SBUF tensors (shape >= 1, partitions and bytes per partition
+// within SBUF) as InputErrors with the checker's messages: shared with the linear-scan allocator, for programs
+// that did not go through the checker.
+void requireSbufTensorsFit(const Program& p);
+
 }  // namespace allocsim

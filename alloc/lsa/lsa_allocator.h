@@ -1,0 +1,50 @@
+// LinearScanAllocator (seed 000, "LinearScanAllocator — the interval allocator"): the alternative SBUF/PSUM
+// allocator of optlevel 8 and of `-O6 --allocator lsa`. One pass per memory type, PSUM first, then SB (the
+// seed's run_with_loops: init -> alloc -> exit x 2), each scanning its intervals once in program order
+// (alloc/lsa/live_range_manager.h):
+//
+//   for each interval in order of its start position:
+//     1. expire-old-intervals: every active interval whose last position lies before this one "has no more
+//        uses", is "erased" and its memory goes back to the manager;
+//     2. allocate: the BestFitMemoryManager (alloc/lsa/best_fit_memory_manager.h) places it;
+//     3. spill-at-interval when it does not fit: "Failed to allocate <name>", the active set listed in
+//        liveSetComparator order ("<idx>: <name> (<MemoryType>)"), and the head — the first interval in that
+//        order that can be spilled (alloc/lsa/lsa_spill.h says which cannot) — is spilled: "Spilling <name>",
+//        "It will be reloaded at <inst>" (its next read). Then the allocation is retried.
+//
+// The retry rescans: spilling rewrites the program (store and reload DMAs, stand-ins), which moves every later
+// position, so the scan restarts on the rewritten program with the victim's stand-ins in place of its interval.
+// Up to the victim's first mention the new scan repeats the old one's decisions. Every spill takes a tensor that
+// was spillable and makes only unspillable ones, so the rescans are bounded by the tensors of the input.
+// When no active interval can be spilled, nothing can help: AllocError "Failed to allocate <name>" with the
+// demand at that point.
+//
+// Loops: allocsim keeps loops (there is no unroller), so both variants scan the loop-extended linear order of
+// alloc/liveness.h — a value live across a back edge holds its memory over the whole loop. `loop_aware`
+// (run_with_loops, "Linear Scan Allocator(LIW)", the O6 path) and run (O8) differ in their report only.
+// Tensors already placed (pinned, or by an earlier pass) keep their placement and block it for the whole
+// program. DRAM spill slots stay unplaced: an unplaced DRAM tensor lives in storage of its own
+// (docs/verification.md), as with the colorers. Single core only: the driver's selection map refuses more.
+#pragma once
+
+#include "alloc/report.h"
+#include "ir/program.h"
+
+namespace allocsim {
+
+struct LsaOptions {
+  bool loop_aware = false;  // run_with_loops (O6 --allocator lsa) or run (O8)
+  // 0: banners, spills and the summary; 1: also the failure listings; 2: also every expiry.
+  int verbosity = 0;
+};
+
+struct LsaResult {
+  Program program;  // every SBUF and PSUM tensor placed
+  AllocReport report;
+};
+
+// Throws AllocError when spilling cannot help, InputError for a tensor that cannot fit its memory at all.
+// Deterministic.
+LsaResult allocateLinearScan(const Program& p, const LsaOptions& o = {});
+
+}  // namespace allocsim

@@ -1,0 +1,25 @@
+// Fuzz target for the linear-scan allocator end to end (alloc/lsa/lsa_allocator.h through the optlevel driver):
+// bytes -> well-formed tiny program -> allocate at O8 or -O6 --allocator lsa (chosen by the input) ->
+// well-formedness + the three oracles. AllocError (nothing live can be spilled) is a legal outcome; a crash, an
+// InputError on a checked program, or any finding is a bug.
+#include "alloc/alloc_error.h"
+#include "alloc/driver.h"
+#include "fuzz/fuzz_program.h"
+
+using namespace allocsim;
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  // 16 registers, as coloring_driver: the register placer cannot spill.
+  fuzz::FuzzProgram in = fuzz::decodeProgram(data, size, {{"sp-registers", "16"}});
+  DriverOptions o;
+  o.optlevel = in.knob % 2 ? 8 : 6;
+  if (o.optlevel == 6) o.allocator = "lsa";
+  DriverResult r;
+  try {
+    r = allocate(in.program, o);
+  } catch (const AllocError&) {
+    return 0;
+  }
+  fuzz::requireCorrect("lsa_driver", in.program, r.program, in.poison_seed);
+  return 0;
+}

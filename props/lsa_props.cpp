@@ -1,0 +1,107 @@
+// Properties of the linear-scan allocator (alloc/lsa/lsa_allocator.h) through the driver at O8 and -O6
+// --allocator lsa, on generated programs under pressure on the tiny machine: every allocation is well-formed and
+// passes all three oracles; the same input gives byte-identical output; and a refusal is allowed only where the
+// allocator may refuse — a program that fits without any reuse (the sum of all its SBUF widths fits a partition,
+// the sum of all its PSUM banks fits PSUM) is always placed, and without a spill. (Why that bound suffices for
+// best fit with lower-left corners: every placement that reaches beyond the highest byte used so far starts at
+// or below it, so the untouched bytes above it stay one free block of at least the remaining demand.)
+#include <gtest/gtest.h>
+#include <rapidcheck/gtest.h>
+
+#include "alloc/alloc_error.h"
+#include "alloc/driver.h"
+#include "alloc/psum/psum_bank_model.h"
+#include "ir/check.h"
+#include "ir/print.h"
+#include "props/rc_program.h"
+#include "props/regression_file.h"
+#include "verify/verify.h"
+
+namespace allocsim {
+namespace {
+
+// tiny with 16 SP registers (as coloring_props.cpp: the register placer cannot spill).
+Arch pressuredArch() {
+  Arch arch = *archPreset("tiny");
+  arch.sp_registers = 16;
+  return arch;
+}
+
+DriverOptions lsaAt(int optlevel) {
+  DriverOptions o;
+  o.optlevel = optlevel;
+  if (optlevel == 6) o.allocator = "lsa";
+  return o;
+}
+
+int genLevel() { return *rc::gen::element(6, 8); }
+
+RC_GTEST_PROP(LinearScan, AllocationsAreWellFormedAndPassAllOracles, ()) {
+  const Program p = *genProgramOn(pressuredArch(), 30);
+  const int level = genLevel();
+  DriverResult r;
+  try {
+    r = allocate(p, lsaAt(level));
+  } catch (const AllocError&) {
+    RC_DISCARD("allocation impossible");
+  }
+  const std::string name = "lsa_O" + std::to_string(level);
+  std::vector<Diagnostic> diags = checkProgram(r.program);
+  if (!diags.empty()) {
+    saveRegression(name + "_ill_formed", p, InputError(diags).format("allocated"));
+    RC_FAIL("ill-formed allocation:\n" + InputError(diags).format("allocated") + printProgram(r.program));
+  }
+  VerifyOptions vo;
+  vo.original = &p;
+  vo.poison_seed = *rc::gen::inRange<uint64_t>(1, UINT64_MAX);
+  VerifyReport v = verifyAllocated(r.program, vo);
+  if (!v.ok()) {
+    saveRegression(name + "_finding", p, v.findings.front().format("allocated"));
+    RC_FAIL(v.findings.front().format("allocated") + printProgram(r.program));
+  }
+  bool spilled = false;
+  for (const Tensor& t : r.program.tensors) spilled |= t.origin != Origin::Source;
+  RC_TAG(spilled ? "spilled" : "no spill");
+}
+
+RC_GTEST_PROP(LinearScan, AllocationIsDeterministic, ()) {
+  const Program p = *genProgramOn(pressuredArch(), 30);
+  const int level = genLevel();
+  auto run = [&] {
+    try {
+      DriverResult r = allocate(p, lsaAt(level));
+      return printProgram(r.program) + r.reports.at(0).lines.back();
+    } catch (const AllocError& e) {
+      return std::string("AllocError: ") + e.what();
+    }
+  };
+  RC_ASSERT(run() == run());
+}
+
+RC_GTEST_PROP(LinearScan, NeverRefusesNorSpillsWhatFitsWithoutReuse, ()) {
+  Arch arch = pressuredArch();
+  arch.sbuf_bytes = *rc::gen::element<uint32_t>(4096, 16384, 65536);
+  arch.psum_banks = *rc::gen::element<uint32_t>(4, 8, 16);
+  const Program p = *genProgramOn(arch, 20);
+  uint64_t widths = 0, banks = 0;
+  const uint64_t align = std::max<uint32_t>(arch.sbuf_align, 1);
+  for (const Tensor& t : p.tensors) {
+    if (t.space == Space::Sbuf) widths += (t.bytesPerPartition() + align - 1) / align * align;
+    if (t.space == Space::Psum) banks += psumBanksOf(arch, t);
+  }
+  RC_PRE(widths <= arch.sbuf_bytes && banks <= arch.psum_banks);
+  const int level = genLevel();
+  DriverResult r;
+  try {
+    r = allocate(p, lsaAt(level));
+  } catch (const AllocError& e) {
+    saveRegression("lsa_refused_fitting_program", p, e.what());
+    RC_FAIL(std::string("refused a program that fits without reuse: ") + e.what());
+  }
+  for (const Tensor& t : r.program.tensors) RC_ASSERT(t.origin == Origin::Source);
+  RC_ASSERT(r.reports.at(0).find("lsa.sbuf.spilled")->value == "0");
+  RC_ASSERT(r.reports.at(0).find("lsa.psum.spilled")->value == "0");
+}
+
+}  // namespace
+}  // namespace allocsim
