@@ -125,8 +125,10 @@ std::optional<MemoryBlock> BestFitMemoryManager::allocate(uint32_t owner, uint32
 
 bool BestFitMemoryManager::reserve(uint32_t owner, const MemoryBlock& b) {
   if (by_owner_.count(owner) || !legal(b)) return false;
-  for (const auto& [o, held] : by_owner_)
-    if (held.overlaps(b)) return false;
+  // Free exactly when some maximal free block contains it (owners and obstacles alike are outside them all).
+  bool free = false;
+  for (const MemoryBlock& f : by_address_) free = free || f.contains(b);
+  if (!free) return false;
   by_owner_[owner] = b;
   used_ += b.area();
   peak_used_ = std::max(peak_used_, used_);
