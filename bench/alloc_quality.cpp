@@ -1,7 +1,7 @@
 // Allocation quality figures (issue 4 item 8): for every corpus kernel and three generated programs, and for each
 // allocator path — O0 (no reuse), greedy (alloc/greedy_placer.h, no spilling) and O2 (the coloring pipeline of
-// alloc/driver.h) — how much memory the allocation takes against what any allocation must take, and how long it
-// takes:
+// alloc/driver.h) and O8 (the linear-scan allocator with the best-fit manager, alloc/lsa/) — how much memory the
+// allocation takes against what any allocation must take, and how long it takes:
 //   SBUF peak      the highest byte any SBUF placement reaches in a partition (offset + bytes per partition)
 //   max-live bound the most SBUF data live at one position of the input's linear order (alloc/liveness.h), as
 //                  bytes per partition (partition-bytes / partitions, rounded up), or the largest single tensor if
@@ -9,12 +9,14 @@
 //   PSUM banks     distinct banks holding a live PSUM tensor, against the most banks live at one position
 //   spill bytes    the bytes of the spill slots the allocator inserted (tensors of origin spill)
 //   time           Google Benchmark's CPU time per allocation
+// and, from the same run, linear scan against graph coloring (O8 over O2) in SBUF peak, spill bytes and time.
 // The figures are computed once per (program, path), outside the timed loop; the timed loop only allocates.
 //
 //   alloc_quality [benchmark flags] [--markdown FILE]   FILE gets the report of docs/quality.md
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -40,12 +42,13 @@ struct Subject {
   Program program;
 };
 
-enum class Path { O0, Greedy, O2 };
+enum class Path { O0, Greedy, O2, O8 };
 const char* pathName(Path p) {
   switch (p) {
     case Path::O0: return "O0";
     case Path::Greedy: return "greedy";
     case Path::O2: return "O2";
+    case Path::O8: return "O8";
   }
   return "?";
 }
@@ -53,7 +56,7 @@ const char* pathName(Path p) {
 Program allocateBy(Path path, const Program& p) {
   if (path == Path::Greedy) return placeGreedy(p);
   DriverOptions o;
-  o.optlevel = path == Path::O0 ? 0 : 2;
+  o.optlevel = path == Path::O0 ? 0 : path == Path::O8 ? 8 : 2;
   return allocate(p, o).program;
 }
 
@@ -181,6 +184,50 @@ std::string ratio(double a, double b) {
   return buf;
 }
 
+// Linear scan (O8) against graph coloring (O2), program by program, from the same run: SBUF peak and PSUM banks
+// over O2's, spill bytes side by side, CPU time over O2's; then the totals and the geometric mean of the time ratio
+// over the programs both allocate.
+std::string lsaVersusColoring() {
+  std::string out =
+      "\n## Linear scan against graph coloring\n\n"
+      "O8 (linear scan, best fit) over O2 (PSUM then SBUF colorer) on the same programs, from the same run. Peak ratios\n"
+      "above 1 mean linear scan needs more SBUF (or PSUM banks) than the colorer; spill bytes are the spill slots\n"
+      "each inserted; time is CPU time per allocation.\n\n"
+      "| program | SBUF peak O8 / O2 | PSUM banks O8 / O2 | spill bytes O8 | spill bytes O2 | time O8 / O2 |\n"
+      "|---|---:|---:|---:|---:|---:|\n";
+  double log_time = 0, spill_lsa = 0, spill_col = 0;
+  int both = 0, lsa_only_refused = 0, peak_higher = 0, peak_equal = 0, peak_lower = 0;
+  for (const auto& [subject, path] : rows()) {
+    if (path != Path::O8) continue;
+    const Figures& l = figures()[key(subject, Path::O8)];
+    const Figures& c = figures()[key(subject, Path::O2)];
+    if (!l.ok || !c.ok) {
+      lsa_only_refused += !l.ok && c.ok;
+      out += "| " + subject + " | " + (l.ok ? "" : "*O8 does not fit*") + (c.ok ? "" : " *O2 does not fit*") +
+             " | | | | |\n";
+      continue;
+    }
+    ++both;
+    log_time += std::log(l.cpu_ns / std::max(c.cpu_ns, 1e-9));
+    spill_lsa += double(l.spill_bytes);
+    spill_col += double(c.spill_bytes);
+    peak_higher += l.sbuf_peak > c.sbuf_peak;
+    peak_equal += l.sbuf_peak == c.sbuf_peak;
+    peak_lower += l.sbuf_peak < c.sbuf_peak;
+    out += "| " + subject + " | " + ratio(double(l.sbuf_peak), double(c.sbuf_peak)) + " | " +
+           ratio(double(l.psum_banks), double(c.psum_banks)) + " | " + std::to_string(l.spill_bytes) + " | " +
+           std::to_string(c.spill_bytes) + " | " + ratio(l.cpu_ns, c.cpu_ns) + " |\n";
+  }
+  char summary[512];
+  std::snprintf(summary, sizeof summary,
+                "\nOver the %d programs both allocate: linear scan's SBUF peak is higher on %d, equal on %d, lower on "
+                "%d; its spill slots total %.0f bytes against the colorer's %.0f; its time is %.2fx the colorer's "
+                "(geometric mean). Programs only the colorer allocates: %d.\n",
+                both, peak_higher, peak_equal, peak_lower, spill_lsa, spill_col,
+                both ? std::exp(log_time / both) : 0.0, lsa_only_refused);
+  return out + summary;
+}
+
 std::string markdown() {
   std::string out =
       "# Allocation quality\n\n"
@@ -189,7 +236,8 @@ std::string markdown() {
       "`allocsim gen --seed 42 --arch gen2 --pressure 100 --size 10 / 40 / 160`), for each allocator path:\n\n"
       "- **O0**: no reuse (`allocsim alloc -O0`); **greedy**: first fit in live-range order, no spilling\n"
       "  (`alloc/greedy_placer.h`); **O2**: the default pipeline (`allocsim alloc -O2`: PSUM colorer, then SBUF,\n"
-      "  then registers; see `alloc/driver.h` for which SBUF allocator is wired).\n"
+      "  then registers; see `alloc/driver.h` for which SBUF allocator is wired); **O8**: the linear-scan allocator\n"
+      "  with the best-fit manager (`allocsim alloc -O8`, `alloc/lsa/`).\n"
       "- **SBUF peak / bound**: the highest byte an SBUF placement reaches in a partition, over the max-live lower\n"
       "  bound (the most SBUF data live at one position of the input, per partition, or the largest tensor). 1.00 is\n"
       "  optimal; below 1 the allocator spilled to get under it.\n"
@@ -217,7 +265,7 @@ std::string markdown() {
            std::to_string(f.psum_demand) + " | " + ratio(double(f.psum_banks), double(f.psum_demand)) + " | " +
            std::to_string(f.spill_bytes) + " | " + (greedy.ok ? ratio(f.cpu_ns, greedy.cpu_ns) : "-") + " |\n";
   }
-  return out;
+  return out + lsaVersusColoring();
 }
 
 }  // namespace
@@ -238,7 +286,7 @@ int main(int argc, char** argv) {
 
   static const std::vector<Subject> all = subjects();
   for (const Subject& s : all)
-    for (Path path : {Path::O0, Path::Greedy, Path::O2}) {
+    for (Path path : {Path::O0, Path::Greedy, Path::O2, Path::O8}) {
       const std::string name = key(s.name, path);
       rows().push_back({s.name, path});
       Figures f = measure(path, s.program);
