@@ -1,6 +1,9 @@
 #include "tools/load.h"
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <iterator>
@@ -21,10 +24,18 @@ std::string readSource(const std::string& path) {
     ss << std::cin.rdbuf();
     text = ss.str();
   } else {
+    // A directory opens as a stream on Linux and fails on the first read with an exception that says
+    // nothing useful ("basic_filebuf::underflow"), so it is told apart before opening.
+    std::error_code ec;
+    if (std::filesystem::is_directory(path, ec)) throw UsageError(path + ": is a directory, not a program file");
     std::ifstream in(path, std::ios::binary);
-    if (!in) throw UsageError("cannot open '" + path + "'");
-    text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-    if (in.bad()) throw UsageError("cannot read '" + path + "'");
+    if (!in) throw UsageError(path + ": cannot open: " + std::strerror(errno));
+    try {
+      text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    } catch (const std::exception&) {
+      throw UsageError(path + ": cannot read");
+    }
+    if (in.bad()) throw UsageError(path + ": cannot read");
   }
   if (text.size() > kMaxSourceBytes) throw UsageError("'" + path + "' is larger than 64 MiB");
   return text;
@@ -36,6 +47,10 @@ std::optional<Program> loadProgram(const std::string& path, bool check) {
   try {
     Program p = parseProgram(text);
     if (check) requireWellFormed(p);
+    // A program without instructions computes nothing: every verb would report "ok" on it, which says
+    // nothing about the file the user meant to give (an empty or truncated file, the wrong path). The
+    // well-formedness checker goes first: its findings about the declarations are more specific.
+    if (p.body.empty()) throw InputError(SourceLoc{1, 1}, "empty program: no instructions");
     return p;
   } catch (const InputError& e) {
     std::fputs(e.format(display).c_str(), stderr);
