@@ -2,6 +2,7 @@
 #include <cstdio>
 #include <string>
 
+#include "tools/allocation_svg.h"
 #include "tools/args.h"
 #include "tools/load.h"
 #include "tools/verbs.h"
@@ -11,7 +12,7 @@
 namespace allocsim::cli {
 
 static const char kVerifyHelp[] =
-    "usage: allocsim verify ALLOCATED [--original PROG] [--seed S] [--poison-seed S] [--json]\n"
+    "usage: allocsim verify ALLOCATED [--original PROG] [--seed S] [--poison-seed S] [--json] [--svg MAP.svg]\n"
     "\n"
     "Checks an allocated program (placements @pP+B, @bankN, @rN and inserted !spill / !reload / !copy\n"
     "instructions; docs/verification.md) with three oracles:\n"
@@ -27,12 +28,13 @@ static const char kVerifyHelp[] =
     "  --seed S          seed of the input data (default 1)\n"
     "  --poison-seed S   seed of the poison pattern (default: a new one each run, printed)\n"
     "  --json            print the report as JSON\n"
+    "  --svg MAP.svg     also draw the allocation (allocsim show) with the first finding in red\n"
     "\n"
     "exit codes: 0 all three pass, 1 a finding, 2 bad input or usage\n";
 
 int runVerify(const Args& args) {
   ArgReader r(args);
-  std::string in, original;
+  std::string in, original, svg;
   VerifyOptions opts;
   bool json = false;
   while (!r.done()) {
@@ -44,6 +46,7 @@ int runVerify(const Args& args) {
     else if (auto v = r.value("--seed")) opts.input_seed = ArgReader::toUint("--seed", *v, UINT64_MAX);
     else if (auto v = r.value("--poison-seed")) opts.poison_seed = ArgReader::toUint("--poison-seed", *v, UINT64_MAX);
     else if (r.flag("--json")) json = true;
+    else if (auto v = r.value("--svg")) svg = *v;
     else if (auto p = r.positional(); p && in.empty()) in = *p;
     else r.unknown();
   }
@@ -68,6 +71,19 @@ int runVerify(const Args& args) {
   std::string text = json ? verifyReportJson(report, display, opts.input_seed)
                           : verifyReportText(report, display, opts.input_seed);
   std::fputs(text.c_str(), stdout);
+  if (!svg.empty()) {
+    // The first finding that names storage (an overlap) shows where; otherwise the first finding shows when.
+    const Finding* shown = report.findings.empty() ? nullptr : &report.findings.front();
+    for (const Finding& f : report.findings)
+      if (f.region.present()) {
+        shown = &f;
+        break;
+      }
+    SvgOptions so;
+    so.title = display;
+    so.finding = shown;
+    writeOutput(svg, allocationSvg(*program, so));
+  }
   return report.ok() ? kExitOk : kExitVerifyFailed;
 }
 

@@ -10,6 +10,7 @@ const std::vector<Verb>& verbs() {
       {"gen", "print a random well-formed program (--seed S --size N --pressure P --arch A)", runGen},
       {"verify", "check an allocated program with the equivalence, symbolic and placement oracles", runVerify},
       {"alloc", "allocate a program at an optlevel (-O N) and print the allocated program", runAlloc},
+      {"show", "draw an allocated program's placements over time as SVG (-o map.svg)", runShow},
       {"demo", "allocate, verify and run a bundled kernel end to end: start here", runDemo},
   };
   return table;

@@ -13,5 +13,6 @@ int runGen(const Args& args);
 int runVerify(const Args& args);
 int runAlloc(const Args& args);
 int runDemo(const Args& args);
+int runShow(const Args& args);
 
 }  // namespace allocsim::cli

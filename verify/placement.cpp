@@ -151,6 +151,15 @@ Finding describe(const Program& p, const Conflict& c, const StepSite& site) {
     f.message = std::string(spaceName(c.space)) + " tensors '" + a.name + "' " + placementText(a) + " and '" +
                 b.name + "' " + placementText(b) + " overlap in " + regionText(c) + " while both are live";
   }
+  f.region.items = {c.later, c.earlier};
+  f.region.lo = c.region.lo;
+  f.region.hi = c.region.hi;
+  f.region.part_lo = c.region.part_lo;
+  f.region.part_hi = c.region.part_hi;
+  f.region.kind = c.registers              ? FindingRegion::Kind::Registers
+                  : c.space == Space::Sbuf ? FindingRegion::Kind::Sbuf
+                  : c.space == Space::Psum ? FindingRegion::Kind::Psum
+                                           : FindingRegion::Kind::Dram;
   if (site.inst_id != kNone) {
     f.loc = site.loc;
     f.inst_id = site.inst_id;

@@ -454,13 +454,13 @@ void reportUnplaced(const Program& p, std::vector<Finding>& out) {
     out.push_back(Finding{Oracle::Symbolic, "unplaced", t.loc, kNone, 0,
                           std::string(spaceName(t.space)) + " tensor '" + t.name +
                               "' has no placement; it is checked as if it had storage of its own",
-                          {}});
+                          {}, {}});
   }
   for (const Register& r : p.registers) {
     if (r.phys) continue;
     out.push_back(Finding{Oracle::Symbolic, "unplaced", r.loc, kNone, 0,
                           "register '" + r.name + "' has no placement; it is checked as if it had storage of its own",
-                          {}});
+                          {}, {}});
   }
 }
 
