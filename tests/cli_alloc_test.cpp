@@ -7,6 +7,8 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <regex>
+#include <sstream>
 #include <string>
 
 #include "ir/parse.h"
@@ -183,6 +185,50 @@ TEST(CliDemo, RunsTheBundledKernelEndToEnd) {
   ASSERT_NE(at, std::string::npos) << interp.out;
   EXPECT_TRUE(contains(r.out, "output result " + interp.out.substr(at, 23))) << r.out;
   EXPECT_EQ(allocsim("demo --bogus").exit_code, 2);
+}
+
+}  // namespace
+}  // namespace allocsim
+
+
+namespace allocsim {
+namespace {
+
+// --json lists every placement: each placement the allocated program's text shows (parsed here from the
+// declarations, independently of the JSON writer) appears in the JSON with the same numbers, and each inserted
+// instruction of the text appears among "inserted".
+TEST(CliAlloc, JsonListsEveryPlacementAndInsertedInstruction) {
+  const std::string kernel = "corpus/kernels/matmul_tiled_tiny.nki.txt";  // spills at O2 on tiny
+  const std::string out = tempFile("json_placements.nki.txt");
+  CliRun j = allocsim("alloc " + kernel + " -O2 --json -o " + out, "2>/dev/null");
+  ASSERT_EQ(j.exit_code, 0) << j.out;
+  std::string text = testing_placed::readFile(out);
+  std::istringstream lines(text);
+  std::string line;
+  size_t placed = 0, inserted = 0;
+  std::regex sbuf(R"(^sbuf (\S+) .* @p(\d+)\+(\d+))"), psum(R"(^psum (\S+) .* @bank(\d+))");
+  while (std::getline(lines, line)) {
+    std::smatch m;
+    if (std::regex_search(line, m, sbuf)) {
+      ++placed;
+      EXPECT_TRUE(std::regex_search(j.out, std::regex("\\{\"name\": \"" + m[1].str() + "\", \"space\": \"sbuf\"[^}]*"
+                                                      "\"partition\": " + m[2].str() + ", \"offset\": " + m[3].str())))
+          << line;
+    } else if (std::regex_search(line, m, psum)) {
+      ++placed;
+      EXPECT_TRUE(std::regex_search(j.out, std::regex("\\{\"name\": \"" + m[1].str() +
+                                                      "\", \"space\": \"psum\"[^}]*\"bank\": " + m[2].str())))
+          << line;
+    } else if (line.rfind("  ", 0) == 0 || line.find(" !") != std::string::npos) {
+      std::string body = line.substr(line.find_first_not_of(' '));
+      if (body.find(" !spill") == std::string::npos && body.find(" !reload") == std::string::npos) continue;
+      if (body.rfind("dram ", 0) == 0 || body.rfind("sbuf ", 0) == 0 || body.rfind("psum ", 0) == 0) continue;
+      ++inserted;
+      EXPECT_TRUE(contains(j.out, "\"text\": \"" + body + "\"")) << body;
+    }
+  }
+  EXPECT_GT(placed, 3u);
+  EXPECT_GT(inserted, 0u) << "the tiny kernel is chosen because it spills";
 }
 
 }  // namespace

@@ -10,7 +10,9 @@
 namespace allocsim::cli {
 
 std::string driverReportText(const DriverResult& r);
-// {"file": ..., "optlevel": N, "path": "...", "reports": [{"allocator": "psum", ..., "lines": [...]}, ...]}
+// {"file": ..., "optlevel": N, "path": "...", "reports": [{"allocator": "psum", ..., "lines": [...]}, ...],
+//  "tensors": [{"name", "space", shape, "origin", ["copy_of"], placement fields}, ...], "registers": [...],
+//  "inserted": [{"index": preorder id, "origin", "text": the instruction}, ...]}
 // `verify_json`, when not empty, is a JSON value appended as "verify".
 std::string driverReportJson(const DriverResult& r, const std::string& file, const std::string& verify_json = "");
 
