@@ -247,4 +247,24 @@ std::string ShapeTally::table() const {
   return out;
 }
 
+std::string ShapeTally::json() const {
+  std::string out = "{\"programs\": " + std::to_string(programs_) + ", \"features\": [";
+  char buf[64];
+  for (size_t i = 0; i < rows_.size(); ++i) {
+    const Row& r = rows_[i];
+    double pct = programs_ ? 100.0 * double(r.containing) / double(programs_) : 0;
+    std::snprintf(buf, sizeof buf, "%.4f", pct);
+    // Feature names are identifiers (letters, digits, '_', '-', '.', '%', ' '), so they need no escaping.
+    out += std::string(i ? ",\n  " : "\n  ") + "{\"name\": \"" + r.name + "\", \"flag\": " +
+           (r.is_flag ? "true" : "false") + ", \"programs\": " + std::to_string(r.containing) +
+           ", \"percent\": " + buf;
+    if (!r.is_flag) {
+      std::snprintf(buf, sizeof buf, "%.6f", programs_ ? double(r.total) / double(programs_) : 0.0);
+      out += ", \"total\": " + std::to_string(r.total) + ", \"mean\": " + buf;
+    }
+    out += "}";
+  }
+  return out + "]}\n";
+}
+
 }  // namespace allocsim

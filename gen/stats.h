@@ -44,6 +44,9 @@ class ShapeTally {
   uint64_t containing(const std::string& name) const;
   // A table: feature, % of programs containing it, mean count per program (counts only).
   std::string table() const;
+  // The same as one JSON object: {"programs": N, "features": [{"name", "flag", "programs", "percent"[, "total",
+  // "mean"]}, ...]}.
+  std::string json() const;
 
  private:
   struct Row {

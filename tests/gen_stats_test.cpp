@@ -112,6 +112,23 @@ TEST(GenStats, TallyCountsProgramsContainingEachFeature) {
   EXPECT_NE(table.find("programs: 2\n"), std::string::npos);
 }
 
+TEST(GenStats, JsonCarriesTheSameFiguresAsTheTable) {
+  ShapeTally tally;
+  tally.add(parseProgram(kShapes));
+  tally.add(parseProgram("arch tiny\ndram A [8, 4] u32 output\nsbuf a [8, 4] u32\n\nmemset a, 0\ndma A, a\n"));
+  std::string json = tally.json();
+  EXPECT_EQ(json.rfind("{\"programs\": 2, \"features\": [", 0), 0u) << json;
+  // op copy: 2 in one program of two -> 50%, total 2, mean 1; op memset: one program, one each.
+  EXPECT_NE(json.find("{\"name\": \"op copy\", \"flag\": false, \"programs\": 1, \"percent\": 50.0000, "
+                      "\"total\": 2, \"mean\": 1.000000}"),
+            std::string::npos)
+      << json;
+  EXPECT_NE(json.find("{\"name\": \"loop depth 0\", \"flag\": true, \"programs\": 1, \"percent\": 50.0000}"),
+            std::string::npos)
+      << json;
+  EXPECT_EQ(json.substr(json.size() - 3), "]}\n");
+}
+
 TEST(GenStats, GeneratorReachesEveryShapeOverAFewHundredSeeds) {
   ShapeTally tally;
   for (uint64_t seed = 0; seed < 300; ++seed) {

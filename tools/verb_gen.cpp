@@ -13,7 +13,7 @@ namespace allocsim::cli {
 
 static const char kGenHelp[] =
     "usage: allocsim gen --seed S [--size N] [--pressure P] [--arch tiny|gen1|gen2] [--KEY VALUE] [-o OUT]\n"
-    "       allocsim gen --stats --seeds N [--seed FIRST] [--size N] [--pressure P] [--arch ...]\n"
+    "       allocsim gen --stats --seeds N [--seed FIRST] [--size N] [--pressure P] [--arch ...] [--json]\n"
     "\n"
     "Prints a random well-formed program: loops, scalar registers (32 and 64 bit), register-indexed\n"
     "DMAs, accumulation groups, partial-partition tensors, every instruction kind. The same seed and\n"
@@ -27,6 +27,7 @@ static const char kGenHelp[] =
     "  --stats        instead of a program, print how often each shape appears over --seeds N programs\n"
     "                 (seeds FIRST .. FIRST+N-1, FIRST = --seed or 0): % of programs containing it and the\n"
     "                 mean count per program; pressure is peak live demand by a static liveness walk\n"
+    "  --json         with --stats: print the table as JSON\n"
     "  --seeds N      number of programs for --stats (default 1000, at most 10000000)\n"
     "\n"
     "exit codes: 0 ok, 2 bad usage\n";
@@ -37,7 +38,7 @@ int runGen(const Args& args) {
   opts.arch = *archPreset("tiny");
   std::optional<uint64_t> seed;
   std::string out;
-  bool stats = false;
+  bool stats = false, json = false;
   uint64_t seeds = 1000;
   while (!r.done()) {
     if (r.flag("--help") || r.flag("-h")) {
@@ -49,6 +50,7 @@ int runGen(const Args& args) {
     else if (auto v = r.value("--pressure")) opts.pressure = uint32_t(ArgReader::toUint("--pressure", *v, 1000));
     else if (auto v = r.value("-o")) out = *v;
     else if (r.flag("--stats")) stats = true;
+    else if (r.flag("--json")) json = true;
     else if (auto v = r.value("--seeds")) seeds = ArgReader::toUint("--seeds", *v, 10'000'000);
     else if (r.archOption(opts.arch)) continue;
     else r.unknown();
@@ -61,9 +63,10 @@ int runGen(const Args& args) {
       SeededChoices choices(seed.value_or(0) + i);
       tally.add(generateProgram(choices, opts));
     }
-    writeOutput(out, tally.table());
+    writeOutput(out, json ? tally.json() : tally.table());
     return kExitOk;
   }
+  if (json) throw UsageError("gen: --json goes with --stats (a program prints as program text)");
   if (!seed) throw UsageError("gen needs --seed S");
   SeededChoices choices(*seed);
   writeOutput(out, printProgram(generateProgram(choices, opts)));
