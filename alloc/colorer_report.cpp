@@ -7,6 +7,16 @@ std::string num(double v) { return formatReportNumber(v, 2); }
 
 }  // namespace
 
+std::string colorerDemandPlainLine(const std::string& memory, const std::string& unit, uint64_t demand,
+                                   uint64_t max_live, uint64_t capacity) {
+  if (demand == 0) return memory + " demand: none (no " + memory + " tensor is live), so the line above says 100%";
+  return memory + " demand: " + std::to_string(demand) + " " + unit + " summed over all " + memory +
+         " tensors (at most " + std::to_string(max_live) + " live at once) against a capacity of " +
+         std::to_string(capacity) + " " + unit + "; the line above is the seed's ratio capacity / demand = " +
+         num(100.0 * double(capacity) / double(demand)) + "%, i.e. demand is " +
+         num(100.0 * double(demand) / double(capacity ? capacity : 1)) + "% of capacity";
+}
+
 std::string colorerScoreLine(const std::string& memory, double score) {
   return memory + " score = " + num(score) + " (lower is better)";
 }
@@ -23,13 +33,15 @@ void reportWorklistSizes(AllocReport& r, const WorklistSizes& sizes) {
 }
 
 void reportColorerSummary(AllocReport& r, const ColorerSummary& s) {
-  if (!s.verbose) {  // verbose reports have these per round already, the last round's being the final
-    r.line(colorerScoreLine(s.memory, s.score));
-    r.line(colorerBestHeuristicLine(s.memory, s.heuristic));
-  }
+  // Verbose reports have these per heuristic and round already; the final ones are repeated here, so that every
+  // verbosity ends on the same score (the one the fields hold).
+  if (s.verbose) r.line("final selection (spill round " + std::to_string(s.rounds) + " of " + std::to_string(s.rounds) + "):");
+  r.line(colorerScoreLine(s.memory, s.score));
+  r.line(colorerBestHeuristicLine(s.memory, s.heuristic));
   r.line("spilling from " + s.memory + " cost about " + num(s.spill_cycles) + " cycles");
   r.line("number of tensors spilled from " + s.memory + " = " + std::to_string(s.spilled));
   r.line(num(s.utilization) + "% " + s.memory + " utilization after allocation");
+  r.line(s.memory + " utilization: " + s.utilization_meaning);
   r.set(s.key + ".score", s.score);
   r.set(s.key + ".best_heuristic", s.heuristic);
   r.set(s.key + ".spill_cost_cycles", s.spill_cycles);

@@ -13,6 +13,11 @@
 
 namespace allocsim {
 
+// The plain line beside the seed's "<ratio>% <memory> demand before ..." line, whose ratio is capacity / demand
+// (so 800% means the demand is an eighth of the capacity): what the demand and the capacity are, in `unit`.
+std::string colorerDemandPlainLine(const std::string& memory, const std::string& unit, uint64_t demand,
+                                   uint64_t max_live, uint64_t capacity);
+
 // "<memory> score = <score> (lower is better)"
 std::string colorerScoreLine(const std::string& memory, double score);
 
@@ -34,6 +39,7 @@ struct ColorerSummary {
   bool verbose = false;     // the score and heuristic lines are already there, per round
   // The colorer's own integer fields (key without the prefix, value), in order.
   std::vector<std::pair<std::string, int64_t>> own_fields;
+  std::string utilization_meaning;  // what the utilization divides, printed as a plain line beside it
 };
 
 // The closing lines, then the fields <key>.score, .best_heuristic, .spill_cost_cycles,

@@ -233,3 +233,35 @@ TEST(CliAlloc, JsonListsEveryPlacementAndInsertedInstruction) {
 
 }  // namespace
 }  // namespace allocsim
+
+namespace allocsim {
+namespace {
+
+// Every verbosity ends on the same final score (the one --json holds): -v -v adds the per-round, per-heuristic
+// scores before it, it does not replace it.
+TEST(CliAlloc, VerbosityLevelsAgreeOnTheFinalScores) {
+  const std::string kernel = "alloc corpus/kernels/matmul_blocked_tiny.nki.txt";  // PSUM spills: several rounds
+  auto lastLine = [](const std::string& out, const std::string& prefix) {
+    size_t at = out.rfind("\n  " + prefix);
+    if (at == std::string::npos) return std::string();
+    return out.substr(at + 3, out.find('\n', at + 1) - at - 3);
+  };
+  CliRun v1 = allocsim(kernel + " -v", "2>&1 >/dev/null");
+  CliRun v2 = allocsim(kernel + " -v -v", "2>&1 >/dev/null");
+  CliRun j = allocsim(kernel + " --json", "2>/dev/null");
+  ASSERT_EQ(v1.exit_code, 0) << v1.out;
+  ASSERT_EQ(v2.exit_code, 0);
+  for (const char* memory : {"PSUM score = ", "SB score = "}) {
+    std::string a = lastLine(v1.out, memory), b = lastLine(v2.out, memory);
+    EXPECT_FALSE(a.empty()) << memory;
+    EXPECT_EQ(a, b) << memory;
+  }
+  EXPECT_TRUE(contains(v2.out, "spill round 2\n")) << "matmul_blocked_tiny spills PSUM, so it runs two rounds";
+  // The JSON field is the same number the line prints.
+  std::string psum = lastLine(v1.out, "PSUM score = ");
+  std::string value = psum.substr(13, psum.find(' ', 13) - 13);
+  EXPECT_TRUE(contains(j.out, "\"psum.score\": " + value)) << value << "\n" << j.out.substr(0, 400);
+}
+
+}  // namespace
+}  // namespace allocsim

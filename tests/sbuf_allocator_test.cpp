@@ -405,11 +405,17 @@ TEST(SbufAllocator, ReportLinesWhenEverythingFits) {
   const SbufResult r = allocateSbuf(p);
   EXPECT_EQ(r.report.lines, std::vector<std::string>({
                                 "800% SB demand before allocation",
+                                // a and b: 8 partitions x 256 bytes each, both live at the tt; tiny: 8 x 4096 bytes
+                                "SB demand: 4096 bytes summed over all SB tensors (at most 4096 live at once) against "
+                                "a capacity of 32768 bytes; the line above is the seed's ratio capacity / demand = "
+                                "800%, i.e. demand is 12.5% of capacity",
                                 "SB score = 0.12 (lower is better)",
                                 "best SB heuristic = earliest-start/first-fit",
                                 "spilling from SB cost about 0 cycles",
                                 "number of tensors spilled from SB = 0",
                                 "12.5% SB utilization after allocation",
+                                "SB utilization: 4096 of 32768 bytes: each partition's high-water mark (largest offset + "
+                                "size), summed over the partitions",
                             }));
   EXPECT_EQ(r.program.tensors[p.findTensor("a")].placement, (Placement{0, 0, 0}));
   EXPECT_EQ(r.program.tensors[p.findTensor("b")].placement, (Placement{0, 256, 0}));

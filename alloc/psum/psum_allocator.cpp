@@ -56,11 +56,13 @@ PsumResult allocatePsum(const Program& input, const PsumOptions& o) {
   for (;;) {
     if (rounds > source_psum) throw std::logic_error("PSUM spill fixpoint did not converge");
     ++rounds;
+    if (o.verbosity >= 1) r.line("spill round " + std::to_string(rounds));
     const Liveness live = computeLiveness(p);
     PsumGraph g = buildPsumGraph(p, live);
     if (rounds == 1) {
       const double demand = psumDemandPercent(p.arch, g);
       r.line(num(demand) + "% PSUM demand before spilling");
+      r.line(colorerDemandPlainLine("PSUM", "banks", g.total_demand, g.max_concurrent, psum_banks));
       r.set("psum.demand_before_spilling_pct", demand);
       r.set("psum.banks", int64_t(psum_banks));
       r.set("psum.bank_demand", int64_t(g.total_demand));
@@ -132,7 +134,10 @@ PsumResult allocatePsum(const Program& input, const PsumOptions& o) {
                                          spill_cycles, spilled, utilization, rounds, o.verbosity >= 1,
                                          {{"spill_saves", int64_t(saves)},
                                           {"spill_reloads", int64_t(reloads)},
-                                          {"banks_used", int64_t(best.selection.banks_used)}}});
+                                          {"banks_used", int64_t(best.selection.banks_used)}},
+                                         std::to_string(best.selection.banks_used) + " of " +
+                                             std::to_string(psum_banks) +
+                                             " banks hold a tensor that is live at some point"});
   return result;
 }
 

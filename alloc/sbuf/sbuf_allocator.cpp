@@ -105,11 +105,13 @@ SbufResult allocateSbuf(const Program& input, const SbufOptions& o) {
   for (;;) {
     if (rounds > spillable) throw std::logic_error("SBUF spill fixpoint did not converge");
     ++rounds;
+    if (o.verbosity >= 1) r.line("spill round " + std::to_string(rounds));
     const Liveness live = sbufLiveness(p, local);
     SbufGraph g = buildSbufGraph(p, live);
     if (rounds == 1) {
       const double demand = sbufDemandPercent(p.arch, g);
       r.line(num(demand) + "% SB demand before allocation");
+      r.line(colorerDemandPlainLine("SB", "bytes", g.total_demand, g.max_live, sbufCapacity(p.arch)));
       r.set("sbuf.demand_before_allocation_pct", demand);
       r.set("sbuf.capacity_bytes", int64_t(sbufCapacity(p.arch)));
       r.set("sbuf.demand_bytes", int64_t(g.total_demand));
@@ -166,7 +168,11 @@ SbufResult allocateSbuf(const Program& input, const SbufOptions& o) {
                                          spill_cycles, spilled, utilization, rounds, o.verbosity >= 1,
                                          {{"spill_stores", int64_t(stores)},
                                           {"spill_reloads", int64_t(reloads)},
-                                          {"footprint_bytes", int64_t(best.selection.footprint)}}});
+                                          {"footprint_bytes", int64_t(best.selection.footprint)}},
+                                         std::to_string(best.selection.footprint) + " of " +
+                                             std::to_string(sbufCapacity(p.arch)) +
+                                             " bytes: each partition's high-water mark (largest offset + size), "
+                                             "summed over the partitions"});
   return result;
 }
 
