@@ -10,7 +10,7 @@ namespace allocsim::cli {
 
 static void printUsage(std::FILE* out) {
   std::fprintf(out, "usage: allocsim <verb> [options]   (allocsim <verb> --help for details)\n\nverbs:\n");
-  for (const Verb& v : verbs()) std::fprintf(out, "  %-8s %s\n", v.name, v.summary);
+  for (const Verb& v : verbs()) std::fprintf(out, "  %-14s %s\n", v.name, v.summary);
   std::fprintf(out, "\nexit codes: 0 ok, 1 verification found a bug, 2 bad input or usage, 3 allocation impossible\n");
 }
 

@@ -11,6 +11,8 @@ const std::vector<Verb>& verbs() {
       {"verify", "check an allocated program with the equivalence, symbolic and placement oracles", runVerify},
       {"alloc", "allocate a program at an optlevel (-O N) and print the allocated program", runAlloc},
       {"show", "draw an allocated program's placements over time as SVG (-o map.svg)", runShow},
+      {"fuzz-allocator", "fuzz any allocator command with generated programs; shrink each failure (-- CMD ARGS)",
+       runFuzzAllocator},
       {"demo", "allocate, verify and run a bundled kernel end to end: start here", runDemo},
   };
   return table;

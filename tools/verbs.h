@@ -14,5 +14,6 @@ int runVerify(const Args& args);
 int runAlloc(const Args& args);
 int runDemo(const Args& args);
 int runShow(const Args& args);
+int runFuzzAllocator(const Args& args);
 
 }  // namespace allocsim::cli

@@ -1,0 +1,156 @@
+#include "harness/campaign.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <mutex>
+#include <thread>
+
+namespace allocsim {
+namespace {
+
+uint64_t mix(uint64_t x) {
+  x += 0x9e3779b97f4a7c15ull;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+
+constexpr size_t kKeptFailures = 200;
+
+using Clock = std::chrono::steady_clock;
+
+double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+bool sameResult(const CaseOutcome& a, const CaseOutcome& b) {
+  return a.status == b.status && a.kind == b.kind && a.exit_code == b.exit_code;
+}
+
+}  // namespace
+
+CheckSeeds seedsFor(uint64_t seed) {
+  CheckSeeds s;
+  s.input_seed = seed;
+  s.poison_seed = mix(seed) | 1;
+  return s;
+}
+
+CaseInput generatedCase(const CampaignOptions& opts, uint64_t index) {
+  CaseInput c;
+  c.source = "generated";
+  c.generated = true;
+  c.seed = opts.seed + index;
+  // Size and pressure vary from case to case unless fixed: small programs find simple bugs fast, large
+  // ones reach deep allocator states; pressure above 100 forces spills.
+  SeededChoices knobs(mix(c.seed ^ 0x5a17e5eedull));
+  GenOptions g = opts.gen;
+  if (!opts.fixed_size) g.size = uint32_t(knobs.range(1, 30));
+  // Two cases in three fit the machine (25..100 %): an allocator that does not spill must still be exercised.
+  if (!opts.fixed_pressure) g.pressure = uint32_t(knobs.chance(67) ? knobs.range(25, 100) : knobs.range(101, 300));
+  c.size = g.size;
+  c.pressure = g.pressure;
+  SeededChoices choices(c.seed);
+  c.program = generateProgram(choices, g);
+  c.seeds = seedsFor(c.seed);
+  return c;
+}
+
+CampaignResult runCampaign(Subject& subject, const CampaignOptions& opts) {
+  CampaignResult result;
+  std::mutex mu;
+  std::atomic<uint64_t> next{0};
+  std::atomic<bool> stop{false};
+  const auto start = Clock::now();
+  const uint64_t corpus_count = opts.corpus.size();
+  auto limitReached = [&] { return opts.seconds > 0 && since(start) >= opts.seconds; };
+
+  auto worker = [&] {
+    while (!stop) {
+      const uint64_t i = next++;
+      CaseInput input;
+      if (limitReached()) break;
+      if (i < corpus_count) input = opts.corpus[i];
+      else if (opts.runs == 0 || i - corpus_count < opts.runs) input = generatedCase(opts, i - corpus_count);
+      else break;
+      CaseOutcome outcome = subject.run(input.program, input.seeds);
+      std::lock_guard<std::mutex> lock(mu);
+      CampaignProgress& t = result.totals;
+      ++t.cases;
+      result.allocator_seconds += outcome.seconds;
+      if (outcome.status == CaseStatus::Pass) ++t.passed;
+      if (outcome.status == CaseStatus::Refused) ++t.refused;
+      if (outcome.failed()) {
+        ++t.failed;
+        if (!result.first_failure_seconds) result.first_failure_seconds = since(start);
+        ++result.failures_by_kind[outcome.kind];
+        if (result.failures.size() < kKeptFailures) {
+          FailureRecord rec;
+          rec.input = std::move(input);
+          rec.outcome = std::move(outcome);
+          result.failures.push_back(std::move(rec));
+        }
+        if (opts.max_failures && t.failed >= opts.max_failures) stop = true;
+      }
+    }
+  };
+
+  std::vector<std::thread> threads;
+  for (uint32_t j = 1; j < std::max(1u, opts.jobs); ++j) threads.emplace_back(worker);
+  // This thread works too, and reports progress between cases.
+  std::thread reporter;
+  std::atomic<bool> workers_done{false};
+  if (opts.progress)
+    reporter = std::thread([&] {
+      while (!workers_done) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(200));
+        CampaignProgress p;
+        {
+          std::lock_guard<std::mutex> lock(mu);
+          p = result.totals;
+        }
+        p.seconds = since(start);
+        if (!workers_done) opts.progress(p);
+      }
+    });
+  worker();
+  for (std::thread& t : threads) t.join();
+  workers_done = true;
+  if (reporter.joinable()) reporter.join();
+  result.totals.seconds = since(start);
+
+  // The first failure of each kind, in the order found: re-run (flaky?), then shrink. Later failures of a kind
+  // are kept as found (their inputs reproduce them) and counted.
+  std::vector<std::string> kinds_done;
+  for (FailureRecord& rec : result.failures) {
+    rec.instructions_before = rec.instructions_after = instructionCount(rec.input.program);
+    rec.minimal = rec.input.program;
+    rec.minimal_outcome = rec.outcome;
+    const std::string& kind = rec.outcome.kind;
+    if (std::find(kinds_done.begin(), kinds_done.end(), kind) != kinds_done.end()) continue;
+    kinds_done.push_back(kind);
+    rec.first_of_kind = true;
+    for (uint32_t k = 0; k < opts.reruns; ++k) {
+      rec.reruns.push_back(subject.run(rec.input.program, rec.input.seeds));
+      if (!sameResult(rec.reruns.back(), rec.outcome)) rec.flaky = true;
+    }
+    if (rec.flaky) ++result.flaky;
+    if (!opts.shrink || rec.flaky) continue;  // a flaky allocator cannot guide a shrinker
+    CaseOutcome last = rec.outcome;
+    auto stillFails = [&](const Program& candidate) {
+      CaseOutcome o = subject.run(candidate, rec.input.seeds);
+      if (!o.showsKind(kind)) return false;
+      last = std::move(o);
+      return true;
+    };
+    rec.shrink = shrinkProgram(rec.input.program, stillFails, opts.shrink_opts);
+    rec.shrunk = true;
+    rec.minimal = rec.shrink.program;
+    rec.minimal_outcome = last;
+    rec.instructions_after = instructionCount(rec.minimal);
+  }
+  result.totals.done = true;
+  if (opts.progress) opts.progress(result.totals);
+  return result;
+}
+
+}  // namespace allocsim

@@ -1,0 +1,93 @@
+#include "harness/failure_files.h"
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
+
+#include "ir/print.h"
+
+namespace allocsim {
+namespace {
+
+namespace fs = std::filesystem;
+
+void writeText(const fs::path& p, const std::string& text) {
+  std::ofstream f(p, std::ios::binary);
+  f << text;
+  if (!f.flush()) throw std::runtime_error("cannot write " + p.string());
+}
+
+std::string indented(const std::string& text) {
+  std::string out;
+  size_t at = 0;
+  while (at < text.size()) {
+    size_t nl = text.find('\n', at);
+    if (nl == std::string::npos) nl = text.size();
+    out += "    " + text.substr(at, nl - at) + "\n";
+    at = nl + 1;
+  }
+  return out.empty() ? "    (nothing)\n" : out;
+}
+
+}  // namespace
+
+std::string regenerateCommand(const CaseInput& c, const Arch& arch) {
+  std::string cmd = "allocsim gen --seed " + std::to_string(c.seed) + " --size " + std::to_string(c.size) +
+                    " --pressure " + std::to_string(c.pressure) + " --arch " + arch.name;
+  for (const auto& [key, value] : archOverridesFromPreset(arch)) cmd += " --" + key + " " + std::to_string(value);
+  return cmd;
+}
+
+std::string failureReport(const std::string& command, const FailureRecord& f) {
+  std::string s;
+  s += "command: " + command + "\n";
+  s += "finding: " + f.minimal_outcome.kind + ": " + f.minimal_outcome.message + "\n";
+  if (f.flaky) {
+    s += "FLAKY: the same input gave different results:\n";
+    s += "    run 1: " + std::string(caseStatusName(f.outcome.status)) + " " + f.outcome.kind + " (exit " +
+         std::to_string(f.outcome.exit_code) + ")\n";
+    for (size_t k = 0; k < f.reruns.size(); ++k)
+      s += "    run " + std::to_string(k + 2) + ": " + caseStatusName(f.reruns[k].status) + " " + f.reruns[k].kind +
+           " (exit " + std::to_string(f.reruns[k].exit_code) + ")\n";
+  }
+  s += "input: " + f.input.source;
+  if (f.input.generated) s += " by `" + regenerateCommand(f.input, f.input.program.arch) + "`";
+  s += "\nseeds: --seed " + std::to_string(f.input.seeds.input_seed) + " --poison-seed " +
+       std::to_string(f.input.seeds.poison_seed) + " (allocsim verify OUTPUT --original NNN.nki.txt with these)\n";
+  s += "instructions: " + std::to_string(f.instructions_before) + " in the original input, " +
+       std::to_string(f.instructions_after) + " after shrinking";
+  if (f.shrunk)
+    s += " (" + std::to_string(f.shrink.attempts) + " candidates tried, " + std::to_string(f.shrink.accepted) +
+         " kept, " + std::to_string(f.shrink.rejected_ill_formed) + " ill-formed ones skipped)";
+  s += "\nall kinds on the shrunk input:";
+  for (const std::string& k : f.minimal_outcome.kinds) s += " " + k;
+  s += "\n\n--- input (NNN.nki.txt)\n" + printProgram(f.minimal);
+  s += "\n--- details\n" + indented(f.minimal_outcome.detail);
+  s += "\n--- allocator output\n" + indented(f.minimal_outcome.output);
+  s += "\n--- allocator standard error\n" + indented(f.minimal_outcome.log);
+  return s;
+}
+
+std::vector<std::string> writeFailureFiles(const std::string& dir, const std::string& command,
+                                           const CampaignResult& result) {
+  std::vector<std::string> written(result.failures.size());
+  int n = 0;
+  for (size_t i = 0; i < result.failures.size(); ++i) {
+    const FailureRecord& f = result.failures[i];
+    if (!f.first_of_kind) continue;
+    std::error_code ec;
+    fs::create_directories(dir, ec);
+    if (ec) throw std::runtime_error("cannot create " + dir + ": " + ec.message());
+    char name[16];
+    std::snprintf(name, sizeof name, "%03d", ++n);
+    const fs::path base = fs::path(dir) / name;
+    writeText(base.string() + ".nki.txt", printProgram(f.minimal));
+    writeText(base.string() + ".original.nki.txt", printProgram(f.input.program));
+    writeText(base.string() + ".txt", failureReport(command, f));
+    written[i] = base.string() + ".nki.txt";
+  }
+  return written;
+}
+
+}  // namespace allocsim

@@ -1,0 +1,42 @@
+// Renumbering the tensors and registers a program refers to: how the recovery check lines up an allocated
+// program's declarations with the input's by name (harness/implements_input.h), and how the shrinker drops
+// declarations nothing uses (harness/shrink.h).
+#pragma once
+
+#include <vector>
+
+#include "ir/program.h"
+
+namespace allocsim {
+
+// Every tensor and register reference in `body` (views, register terms of views, ts scalars, rd / rs / rt).
+template <typename FT, typename FR>
+void forEachReference(std::vector<Instruction>& body, FT&& onTensor, FR&& onRegister) {
+  auto view = [&](AccessPattern& ap) {
+    if (ap.tensor == kNone) return;
+    onTensor(ap.tensor);
+    if (ap.partition.reg != kNone) onRegister(ap.partition.reg);
+    if (ap.offset.reg != kNone) onRegister(ap.offset.reg);
+  };
+  for (Instruction& i : body) {
+    view(i.dst);
+    view(i.a);
+    view(i.b);
+    if (i.op == Op::TS && i.scalar.kind == ScalarOperand::Kind::Tensor) view(i.scalar.ap);
+    if (i.op == Op::TS && i.scalar.kind == ScalarOperand::Kind::Reg && i.scalar.reg != kNone) onRegister(i.scalar.reg);
+    for (RegId* r : {&i.rd, &i.rs, &i.rt})
+      if (*r != kNone) onRegister(*r);
+    if (i.op == Op::Loop) forEachReference(i.body, onTensor, onRegister);
+  }
+}
+
+// Keeps the tensors and registers whose new id (tensor_to[old], register_to[old]) is not kNone, in the order of
+// their new ids, and rewrites every reference. The caller guarantees that no dropped item is referenced and that
+// the new ids are 0..n-1.
+void renumberDeclarations(Program& p, const std::vector<TensorId>& tensor_to, const std::vector<RegId>& register_to);
+
+// Drops the tensors and registers no instruction refers to (inputs and outputs included: a program that never
+// touches them does not need them).
+void dropUnusedDeclarations(Program& p);
+
+}  // namespace allocsim

@@ -1,0 +1,115 @@
+#include "tools/fuzz_allocator_report.h"
+
+#include <cstdio>
+
+#include "harness/failure_files.h"
+#include "ir/print.h"
+#include "tools/verify_report.h"
+
+namespace allocsim::cli {
+namespace {
+
+std::string fixed(double v, int digits = 1) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
+  return buf;
+}
+
+double rate(const CampaignProgress& p) { return p.seconds > 0 ? double(p.cases) / p.seconds : 0; }
+
+std::string indentedProgram(const Program& p) {
+  std::string text = printProgram(p), out;
+  size_t at = 0;
+  while (at < text.size()) {
+    size_t nl = text.find('\n', at);
+    if (nl == std::string::npos) nl = text.size();
+    out += nl == at ? "\n" : "      " + text.substr(at, nl - at) + "\n";
+    at = nl + 1;
+  }
+  return out;
+}
+
+std::string sourceText(const CaseInput& in) {
+  return in.generated ? "generated seed " + std::to_string(in.seed) + " (size " + std::to_string(in.size) +
+                            ", pressure " + std::to_string(in.pressure) + ")"
+                      : in.source;
+}
+
+}  // namespace
+
+std::string fuzzProgressLine(const CampaignProgress& p) {
+  return "fuzz-allocator: " + std::to_string(p.cases) + " cases, " + std::to_string(p.failed) + " failed, " +
+         std::to_string(p.refused) + " refused, " + fixed(rate(p)) + " cases/s";
+}
+
+std::string fuzzReportText(const CampaignResult& r, const FuzzReportContext& c) {
+  const CampaignProgress& t = r.totals;
+  std::string s = "fuzz-allocator: " + std::to_string(t.cases) + " cases in " + fixed(t.seconds) + " s (" +
+                  fixed(rate(t)) + " cases/s): " + std::to_string(t.passed) + " passed, " +
+                  std::to_string(t.refused) + " refused, " + std::to_string(t.failed) + " failed\n";
+  if (t.cases > 0 && t.refused == t.cases)
+    s += "fuzz-allocator: note: the allocator refused every case (exit code 3): nothing was checked\n";
+  if (t.failed == 0) return s;
+  s += "fuzz-allocator: FAILED: failures by kind:";
+  for (const auto& [kind, n] : r.failures_by_kind) s += " " + kind + " " + std::to_string(n);
+  s += "; first after " + fixed(r.first_failure_seconds.value_or(0), 2) + " s\n";
+  for (size_t i = 0; i < r.failures.size(); ++i) {
+    const FailureRecord& f = r.failures[i];
+    if (!f.first_of_kind) continue;
+    s += "  " + f.outcome.kind + " on " + sourceText(f.input) + ": " + f.outcome.message + "\n";
+    if (f.flaky) {
+      s += "    FLAKY: re-running the same input gave";
+      for (const CaseOutcome& o : f.reruns) s += std::string(" ") + caseStatusName(o.status) + (o.kind.empty() ? "" : " " + o.kind) + ";";
+      s += " not shrunk\n";
+    } else if (f.shrunk) {
+      s += "    shrunk from " + std::to_string(f.instructions_before) + " to " + std::to_string(f.instructions_after) +
+           " instructions in " + fixed(f.shrink.seconds, 2) + " s (" + std::to_string(f.shrink.attempts) +
+           " candidates)" + (f.shrink.budget_exhausted ? ", shrink budget used up" : "") + ": " +
+           f.minimal_outcome.message + "\n";
+      s += indentedProgram(f.minimal);
+    }
+    if (i < c.files.size() && !c.files[i].empty()) s += "    written to " + c.files[i] + " (details: .txt beside it)\n";
+  }
+  return s;
+}
+
+std::string fuzzReportJson(const CampaignResult& r, const FuzzReportContext& c) {
+  const CampaignProgress& t = r.totals;
+  const CampaignOptions& o = *c.options;
+  std::string s = "{\"command\": " + jsonString(c.command) + ", \"seed\": " + std::to_string(o.seed) +
+                  ", \"arch\": " + jsonString(o.gen.arch.name) + ",\n \"cases\": " + std::to_string(t.cases) +
+                  ", \"passed\": " + std::to_string(t.passed) + ", \"refused\": " + std::to_string(t.refused) +
+                  ", \"failed\": " + std::to_string(t.failed) + ", \"flaky\": " + std::to_string(r.flaky) +
+                  ", \"seconds\": " + fixed(t.seconds, 3) + ", \"cases_per_second\": " + fixed(rate(t), 1) +
+                  ", \"allocator_seconds\": " + fixed(r.allocator_seconds, 3) + ", \"first_failure_seconds\": " +
+                  (r.first_failure_seconds ? fixed(*r.first_failure_seconds, 3) : "null") +
+                  ",\n \"failures_by_kind\": {";
+  bool first = true;
+  for (const auto& [kind, n] : r.failures_by_kind) {
+    s += std::string(first ? "" : ", ") + jsonString(kind) + ": " + std::to_string(n);
+    first = false;
+  }
+  s += "},\n \"failures\": [";
+  first = true;
+  for (size_t i = 0; i < r.failures.size(); ++i) {
+    const FailureRecord& f = r.failures[i];
+    if (!f.first_of_kind) continue;
+    s += std::string(first ? "\n  " : ",\n  ") + "{\"kind\": " + jsonString(f.outcome.kind) +
+         ", \"message\": " + jsonString(f.outcome.message) + ", \"source\": " + jsonString(f.input.source) +
+         ", \"seed\": " + std::to_string(f.input.seed) + ", \"input_seed\": " +
+         std::to_string(f.input.seeds.input_seed) + ", \"poison_seed\": " + std::to_string(f.input.seeds.poison_seed) +
+         (f.input.generated ? ", \"regenerate\": " + jsonString(regenerateCommand(f.input, f.input.program.arch)) : "") +
+         ", \"flaky\": " + (f.flaky ? "true" : "false") + ", \"shrunk\": " + (f.shrunk ? "true" : "false") +
+         ", \"instructions_before\": " + std::to_string(f.instructions_before) +
+         ", \"instructions_after\": " + std::to_string(f.instructions_after) +
+         ", \"shrink_seconds\": " + fixed(f.shrink.seconds, 3) + ", \"shrink_candidates\": " +
+         std::to_string(f.shrink.attempts) + ", \"minimal_message\": " + jsonString(f.minimal_outcome.message) +
+         ", \"file\": " + jsonString(i < c.files.size() ? c.files[i] : "") + ", \"program\": " +
+         jsonString(printProgram(f.minimal)) + "}";
+    first = false;
+  }
+  s += first ? "]}\n" : "\n ]}\n";
+  return s;
+}
+
+}  // namespace allocsim::cli
