@@ -45,7 +45,7 @@ TEST_P(FuzzAllocLevel, TheProjectsOwnAllocatorPassesThroughTheHarness) {
   fs::remove_all(out);
 }
 
-INSTANTIATE_TEST_SUITE_P(Levels, FuzzAllocLevel, testing::Values(0, 1, 2, 3, 6, 7));
+INSTANTIATE_TEST_SUITE_P(Levels, FuzzAllocLevel, testing::Values(0, 1, 2, 3, 6, 7, 8));
 
 TEST(CliFuzzAllocator, TheCorrectExampleAllocatorPasses) {
   const std::string out = scratch("first-fit");
