@@ -3,6 +3,8 @@
 #include <string>
 
 #include "alloc/in_place.h"
+#include "alloc/liveness.h"
+#include "alloc/liveness_report.h"
 #include "alloc/lsa/lsa_allocator.h"
 #include "alloc/no_reuse.h"
 #include "alloc/psum/psum_allocator.h"
@@ -162,7 +164,7 @@ DriverResult allocate(const Program& input, const DriverOptions& o) {
   in.cores = o.cores;
   in.loops_in_backend = o.loops_in_backend;
   in.smt_allocation = o.smt_allocation;
-  DriverResult result{input, selectAllocator(in), {}};
+  DriverResult result{input, selectAllocator(in), {}, {}};
   const Selection& s = result.selection;
   Program& p = result.program;
   const Effort e = effortFor(s.optlevel);
@@ -176,6 +178,7 @@ DriverResult allocate(const Program& input, const DriverOptions& o) {
     case AllocPath::FixedAssignment: runFixedAssignment(p, e, o.verbosity, result.reports); break;
     case AllocPath::LinearScan: runLinearScan(p, s.optlevel, o.verbosity, result.reports); break;
   }
+  result.liveness = livenessReport(computeLiveness(input).stats);
   return result;
 }
 

@@ -45,6 +45,8 @@ struct DriverResult {
   // One per step that ran, in order; each starts with the field "allocator" naming it ("no-reuse", "psum",
   // "sbuf", "lsa", "reg", "in-place").
   std::vector<AllocReport> reports;
+  // How the one liveness (alloc/liveness.h) decided the input's loops: not a step, printed after them.
+  AllocReport liveness;
 };
 
 // Best-of-n heuristic counts per optlevel (see above).

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "alloc/iteration_coverage.h"
 #include "alloc/operand_effects.h"
 
 namespace allocsim {
@@ -44,7 +45,21 @@ bool killsAcross(const LinearOrder& order, const Mentions& m, int32_t loop) {
   return false;
 }
 
-LiveRange rangeOf(const LinearOrder& order, const Mentions& m) {
+// Whether the value must stay live around common loop `loop`'s back edge (rule 3 in liveness.h).
+bool carriedAround(const Program& p, const LinearOrder& order, const Mentions& m, TensorId t, int32_t loop,
+                   LivenessStats& stats) {
+  if (killsAcross(order, m, loop)) return false;  // a whole write first: nothing survives an iteration
+  if (t == kNone) return true;                     // a register read before it is written in the loop
+  switch (iterationCoverage(p, order, t, loop)) {
+    case IterationCoverage::Covered: ++stats.per_iteration; return false;
+    case IterationCoverage::Carried: ++stats.carried; return true;
+    case IterationCoverage::Undecidable: ++stats.undecidable; return true;
+  }
+  return true;
+}
+
+// `t` is the tensor whose mentions `m` are, kNone for a register.
+LiveRange rangeOf(const Program& p, const LinearOrder& order, const Mentions& m, TensorId t, LivenessStats& stats) {
   if (m.first == kNone) return {};
   LiveRange r{m.first, m.last};
   std::vector<int32_t> ld = order.nest(m.first), lu = order.nest(m.last);
@@ -54,7 +69,7 @@ LiveRange rangeOf(const LinearOrder& order, const Mentions& m) {
   if (lu.size() > common) r.last = order.loops[size_t(lu[common])].end;
   for (size_t i = 0; i < common; ++i) {
     const LinearLoop& l = order.loops[size_t(ld[i])];
-    if (!killsAcross(order, m, ld[i])) {
+    if (carriedAround(p, order, m, t, ld[i], stats)) {
       // Outermost first: this extension covers every inner common loop too.
       r.first = std::min(r.first, l.header);
       r.last = std::max(r.last, l.end);
@@ -89,9 +104,9 @@ Liveness computeLiveness(const Program& p) {
   for (TensorId t = 0; t < p.tensors.size(); ++t)
     if (p.tensors[t].output) tensors[t].read(order.end());
   live.tensors.reserve(tensors.size());
-  for (const Mentions& m : tensors) live.tensors.push_back(rangeOf(order, m));
+  for (TensorId t = 0; t < tensors.size(); ++t) live.tensors.push_back(rangeOf(p, order, tensors[t], t, live.stats));
   live.registers.reserve(regs.size());
-  for (const Mentions& m : regs) live.registers.push_back(rangeOf(order, m));
+  for (const Mentions& m : regs) live.registers.push_back(rangeOf(p, order, m, kNone, live.stats));
   return live;
 }
 

@@ -16,15 +16,19 @@
 //    def: it reads the value in every iteration, so it is live until the loop exits. Hence a value defined
 //    before a loop and read inside is live to the loop end, and one defined inside and read after is live
 //    from the loop header.
-// 3. Back edges of the common loops. The seed's rule covers a value carried around a loop's back edge when def
-//    and use sit in different nests. Within one common loop it does not: `loop { copy x[:, i:1], y; ...;
-//    copy z, x[:, 0:1] }` reads in iteration 2 what iteration 1 wrote, although def and use are one body apart.
-//    So, as the seed's stated intent requires ("a loop-carried value is live across the whole loop body"), a
-//    value is extended over a whole common loop unless its first mention in that loop — which is its first
-//    mention at all, as every mention lies between def and use — is a write that replaces the whole value on
-//    every iteration (a full-view write; a start@first matmul counts only for the loops enclosing its own).
+// 3. Back edges of the common loops: a value is extended over a whole common loop only when it is carried around
+//    that loop's back edge, i.e. when some iteration reads an element that the same iteration has not written
+//    before (issue 7; seed 003's "a loop-carried value is live across the whole loop body"). A value that every
+//    iteration defines before it reads it — column chunks, k-slices, register-indexed tiles written and then read
+//    in one iteration — lives per iteration, from its first to its last mention in the body. Decided by
+//    alloc/iteration_coverage.h from the views (exact where it answers), after a quick test: a first mention that
+//    replaces the whole value on every iteration (a full-view write; a start@first matmul counts only for the
+//    loops enclosing its own) carries nothing. Where the views cannot be evaluated (a register the walk does not
+//    know, its work budget) the value is treated as carried — the conservative rule — and counted in
+//    LivenessStats::undecidable. An accumulation group (start@first ... stop@last in a K-loop) reads in
+//    iteration k what iteration k-1 accumulated: carried around the K-loop, per iteration of the loops outside.
+//    Registers are whole values: a register is carried unless its first mention is a write.
 //    Reads within an instruction come before its writes, so `tt a, a, b` is a read first and carries a.
-//
 // Only executed code counts: the body of a loop that never runs (lo >= hi) mentions nothing, so a full write
 // in it cannot pass for a kill. A tensor or register never mentioned by executed code has an empty range and
 // interferes with nothing. Registers follow the same rule; a loop writes its register at its header and at
@@ -52,8 +56,18 @@ struct LiveRange {
 // True when both ranges are non-empty and share a position.
 bool interferes(const LiveRange& a, const LiveRange& b);
 
+// How rule 3 was decided, per (tensor, common loop) question asked of the views (registers and quick whole-write
+// kills are not counted). `-v` prints them (alloc/driver.cpp).
+struct LivenessStats {
+  uint32_t per_iteration = 0;  // covered in every iteration: not extended
+  uint32_t carried = 0;        // a true loop-carried value: extended over the loop
+  uint32_t undecidable = 0;    // the views could not decide: extended (the conservative rule)
+  bool operator==(const LivenessStats&) const = default;
+};
+
 struct Liveness {
   LinearOrder order;
+  LivenessStats stats;
   std::vector<LiveRange> tensors;    // by TensorId
   std::vector<LiveRange> registers;  // by RegId
 };

@@ -115,4 +115,45 @@ OperandEffects operandEffects(const Program& p, const Instruction& inst) {
   return e;
 }
 
+OperandViews operandViews(const Instruction& inst) {
+  OperandViews v;
+  switch (inst.op) {
+    case Op::Dma:
+    case Op::Copy:
+    case Op::Act:
+    case Op::Reduce:
+      v.reads = {&inst.a};
+      v.write = &inst.dst;
+      break;
+    case Op::TT:
+      v.reads = {&inst.a, &inst.b};
+      v.write = &inst.dst;
+      break;
+    case Op::TS:
+      v.reads = {&inst.a};
+      if (inst.scalar.kind == ScalarOperand::Kind::Tensor) v.reads.push_back(&inst.scalar.ap);
+      v.write = &inst.dst;
+      break;
+    case Op::Memset:
+    case Op::RegStore:
+      v.write = &inst.dst;
+      break;
+    case Op::Matmul:
+      v.reads = {&inst.a, &inst.b};
+      v.write = &inst.dst;
+      v.accumulates = true;
+      break;
+    case Op::RegLoad:
+      v.reads = {&inst.a};
+      break;
+    case Op::Li:
+    case Op::Addi:
+    case Op::Add:
+    case Op::Mov:
+    case Op::Loop:
+      break;
+  }
+  return v;
+}
+
 }  // namespace allocsim

@@ -35,4 +35,15 @@ struct OperandEffects {
 // malformed program gives fewer mentions, never undefined behaviour.
 OperandEffects operandEffects(const Program& p, const Instruction& inst);
 
+// The tensor views a non-loop instruction accesses, for walks that evaluate views per execution
+// (alloc/iteration_coverage.h). Lists the same operands as operandEffects: sources in operand order, then the
+// destination. A matmul reads its destination (the accumulator) before writing it unless its start flag holds on
+// that execution; `accumulates` says the caller must decide that per execution.
+struct OperandViews {
+  std::vector<const AccessPattern*> reads;
+  const AccessPattern* write = nullptr;
+  bool accumulates = false;  // matmul: also reads *write first, unless start holds
+};
+OperandViews operandViews(const Instruction& inst);
+
 }  // namespace allocsim

@@ -307,6 +307,102 @@ TEST(Liveness, RegisterDefinedInTheBodyBeforeItsReadIsBodyLocal) {
   EXPECT_EQ(l.reg("s"), range(l.pos(13), l.pos(14)));
 }
 
+// Rule 3 decided from the views (alloc/iteration_coverage.h): what each iteration writes before it reads.
+TEST(Liveness, ColumnChunkWrittenThenReadInOneIterationIsPerIteration) {
+  Live l(std::string(kDecls) +
+         "dma a, A\n"                               // 11
+         "loop i = 0, 4, 1 {\n"                     // 12
+         "  copy b[:, i*16:16], a[:, i*16:16]\n"     // 13: chunk i of b
+         "  copy c[:, i*16:16], b[:, i*16:16]\n"     // 14: reads exactly chunk i
+         "}\n"
+         "dma O, c\n");                             // 16
+  EXPECT_EQ(l.tensor("b"), range(l.pos(13), l.pos(14)));
+  EXPECT_EQ(l.live.stats.per_iteration, 1u);
+  EXPECT_EQ(l.live.stats.carried, 0u);
+  EXPECT_EQ(l.live.stats.undecidable, 0u);
+}
+
+TEST(Liveness, TileAssembledByAnInnerLoopAndReadWholeIsPerIterationOfTheOuterLoop) {
+  Live l(std::string(kDecls) +
+         "dma a, A\n"                                 // 11
+         "loop i = 0, 2, 1 {\n"                       // 12
+         "  loop j = 0, 4, 1 {\n"                     // 13
+         "    copy b[j*2:2, j*16:16], a[0:2, 0:16]\n"   // 14: k-slices: partitions and columns both move
+         "    copy b[j*2:2, j*-16+48:16], a[0:2, 16:16]\n"   // 15
+         "  }\n"
+         "  tt c, b, a, add\n"                        // 17: reads only what this i iteration wrote?
+         "}\n"
+         "dma O, c\n");                               // 19
+  // Each j writes columns j*16.. and 48-j*16.. of partitions 2j, 2j+1; j = 0..3 write rows 0..7 (all 8), but
+  // only 2 of the 4 column chunks per row: the read of the whole b is not covered.
+  EXPECT_EQ(l.tensor("b"), range(l.pos(12), l.end(12)));
+  EXPECT_EQ(l.live.stats.carried, 1u);
+}
+
+TEST(Liveness, RowsWrittenByAnInnerLoopCoverAWholeRead) {
+  Live l(std::string(kDecls) +
+         "dma a, A\n"                         // 11
+         "loop i = 0, 2, 1 {\n"               // 12
+         "  loop j = 0, 4, 1 {\n"             // 13
+         "    copy b[j*2:2, :], a[0:2, :]\n"    // 14
+         "  }\n"
+         "  tt c, b, a, add\n"                // 16
+         "  dma O, c\n"                       // 17
+         "}\n");
+  // Anchored at the j header (the def is deeper than the use), not extended over i.
+  EXPECT_EQ(l.tensor("b"), range(l.pos(13), l.pos(16)));
+  EXPECT_EQ(l.live.stats.per_iteration, 1u);  // b (c is replaced whole first: the quick kill, not counted)
+}
+
+TEST(Liveness, HalfWrittenTensorReadWholeIsCarried) {
+  Live l(std::string(kDecls) +
+         "dma a, A\n"                          // 11
+         "loop i = 0, 4, 1 {\n"                // 12
+         "  copy b[:, 0:32], a[:, 0:32]\n"      // 13
+         "  copy c, b\n"                       // 14
+         "}\n"
+         "dma O, c\n");                        // 16
+  EXPECT_EQ(l.tensor("b"), range(l.pos(12), l.end(12)));
+}
+
+TEST(Liveness, SecondDimensionViewsAreWalkedElementByElement) {
+  Live l(std::string(kDecls) +
+         "dma a, A\n"                                   // 11
+         "loop i = 0, 2, 1 {\n"                         // 12
+         "  copy b[:, 0:8, 16:4], a[:, 0:32]\n"    // 13: columns 0..7, 16..23, 32..39, 48..55
+         "  copy b[:, 8:8, 16:4], a[:, 32:32]\n"   // 14: the gaps
+         "  copy c, b\n"                                // 15
+         "}\n"
+         "dma O, c\n");                                 // 17
+  EXPECT_EQ(l.tensor("b"), range(l.pos(13), l.pos(15)));
+}
+
+TEST(Liveness, AddressFromARegisterSetOutsideTheLoopIsUndecidableAndConservative) {
+  Live l(std::string(kDecls) +
+         "li s, 16\n"                           // 11
+         "dma a, A\n"                           // 12
+         "loop i = 0, 4, 1 {\n"                 // 13
+         "  copy b[:, s:16], a[:, 0:16]\n"      // 14
+         "  copy c[:, i*16:16], b[:, s:16]\n"    // 15
+         "}\n"
+         "dma O, c\n");                         // 17
+  EXPECT_EQ(l.tensor("b"), range(l.pos(13), l.end(13)));
+  EXPECT_EQ(l.live.stats.undecidable, 1u);
+}
+
+TEST(Liveness, AddressComputedFromTheLoopRegisterInsideTheBodyIsKnown) {
+  Live l(std::string(kDecls) +
+         "dma a, A\n"                           // 11
+         "loop i = 0, 4, 1 {\n"                 // 12
+         "  addi s, i, 2\n"                     // 13
+         "  copy b[:, s:16], a[:, 0:16]\n"      // 14
+         "  copy c[:, i*16:16], b[:, s:16]\n"    // 15
+         "}\n"
+         "dma O, c\n");                         // 17
+  EXPECT_EQ(l.tensor("b"), range(l.pos(14), l.pos(15)));
+  EXPECT_EQ(l.live.stats.undecidable, 0u);
+}
+
 TEST(Interferes, InclusiveOverlapOfNonEmptyRanges) {
   EXPECT_TRUE(interferes(range(1, 5), range(5, 9)));
   EXPECT_TRUE(interferes(range(5, 9), range(1, 5)));

@@ -17,6 +17,8 @@ std::string driverReportText(const DriverResult& r) {
     out += "[" + stepName(rep) + "]\n";
     for (const std::string& line : rep.lines) out += "  " + line + "\n";
   }
+  out += "[liveness]\n";
+  for (const std::string& line : r.liveness.lines) out += "  " + line + "\n";
   return out;
 }
 
@@ -76,7 +78,7 @@ std::string driverReportJson(const DriverResult& r, const std::string& file, con
     fields.pop_back();
     out += std::string(i ? ",\n  " : "\n  ") + fields + (fields.size() > 1 ? ", " : "") + lines + "}";
   }
-  out += "],\n " + placementsJson(r.program);
+  out += "],\n \"liveness\": " + reportToJson(r.liveness) + ",\n " + placementsJson(r.program);
   if (!verify_json.empty()) {
     std::string v = verify_json;
     while (!v.empty() && v.back() == '\n') v.pop_back();

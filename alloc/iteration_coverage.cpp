@@ -1,0 +1,255 @@
+#include "alloc/iteration_coverage.h"
+
+#include <optional>
+#include <vector>
+
+#include "alloc/operand_effects.h"
+#include "ir/values.h"
+
+namespace allocsim {
+namespace {
+
+// One bit per element of a [partitions, elements] tensor: "written by the current iteration".
+class ElementBits {
+ public:
+  ElementBits(uint32_t rows, uint64_t elements) : words_((elements + 63) / 64), bits_(size_t(rows) * words_, 0) {}
+  uint64_t words() const { return bits_.size(); }
+  void clear() { std::fill(bits_.begin(), bits_.end(), 0); }
+
+  // Sets or tests elements [lo, hi) of `row`; returns the words touched (the walk's cost).
+  uint64_t set(uint32_t row, uint64_t lo, uint64_t hi) {
+    return forWords(row, lo, hi, [](uint64_t& w, uint64_t mask) {
+      w |= mask;
+      return true;
+    });
+  }
+  // all = whether every element of [lo, hi) is set.
+  uint64_t test(uint32_t row, uint64_t lo, uint64_t hi, bool& all) const {
+    all = true;
+    return const_cast<ElementBits*>(this)->forWords(row, lo, hi, [&](uint64_t& w, uint64_t mask) {
+      if ((w & mask) != mask) all = false;
+      return all;
+    });
+  }
+
+ private:
+  template <typename F>
+  uint64_t forWords(uint32_t row, uint64_t lo, uint64_t hi, F&& f) {
+    if (lo >= hi) return 0;
+    uint64_t* base = bits_.data() + size_t(row) * words_;
+    uint64_t first = lo / 64, last = (hi - 1) / 64, touched = 0;
+    for (uint64_t w = first; w <= last; ++w) {
+      uint64_t from = w == first ? lo % 64 : 0, to = w == last ? (hi - 1) % 64 + 1 : 64;
+      uint64_t mask = (to == 64 ? ~uint64_t(0) : (uint64_t(1) << to) - 1) & ~((uint64_t(1) << from) - 1);
+      ++touched;
+      if (!f(base[w], mask)) break;
+    }
+    return touched;
+  }
+
+  uint64_t words_;
+  std::vector<uint64_t> bits_;
+};
+
+// A view evaluated for one execution: partitions [partition, partition + partitions), per partition the runs
+// offset + j * step2 + [0, count) for j < count2.
+struct Box {
+  uint64_t partition = 0, partitions = 0, offset = 0, count = 0, step2 = 0, count2 = 0;
+};
+
+class CoverageWalk {
+ public:
+  CoverageWalk(const Program& p, TensorId t, uint64_t budget)
+      : p_(p), t_(t), budget_(budget), bits_(p.tensors[t].partitions, p.tensors[t].elements),
+        regs_(p.registers.size()) {}
+
+  IterationCoverage run(const LinearOrder& order, int32_t loop) {
+    std::vector<const Instruction*> chain;
+    for (int32_t l = loop; l >= 0; l = order.loops[size_t(l)].parent) chain.insert(chain.begin(), order.loops[size_t(l)].inst);
+    outer(chain, 0);
+    return verdict_;
+  }
+
+ private:
+  bool done() const { return verdict_ != IterationCoverage::Covered; }
+
+  bool spend(uint64_t units) {
+    if (units > budget_) {
+      verdict_ = IterationCoverage::Undecidable;
+      return false;
+    }
+    budget_ -= units;
+    return true;
+  }
+
+  // Runs the loops of `chain` from `i` on; the last one is the loop under test, whose every iteration starts
+  // with nothing written.
+  void outer(const std::vector<const Instruction*>& chain, size_t i) {
+    const Instruction& l = *chain[i];
+    bool tested = i + 1 == chain.size();
+    // Code of the enclosing bodies outside the tested loop is not walked: what it leaves in registers is unknown.
+    if (tested) forgetAllBut(chain);
+    iterate(l, [&] {
+      if (tested) {
+        if (!spend(bits_.words())) return;
+        bits_.clear();
+        body(l.body);
+      } else {
+        outer(chain, i + 1);
+      }
+    });
+  }
+
+  // Binds l's register to each of its values in turn (the checker keeps loop registers unwritten inside their
+  // loops) and calls f, then leaves the exit value, as ir/interp.h does.
+  template <typename F>
+  void iterate(const Instruction& l, F&& f) {
+    if (l.step <= 0) return;
+    __int128 v = l.lo;
+    for (; v < l.hi && !done(); v += l.step) {
+      bind(l.rd, uint64_t(int64_t(v)));
+      flags_.push_back({v == l.lo, v + l.step >= l.hi});
+      f();
+      flags_.pop_back();
+    }
+    bind(l.rd, uint64_t(int64_t(v)));
+  }
+
+  void forgetAllBut(const std::vector<const Instruction*>& chain) {
+    std::vector<std::optional<uint64_t>> keep(regs_.size());
+    for (const Instruction* l : chain)
+      if (l->rd < regs_.size()) keep[l->rd] = regs_[l->rd];
+    regs_ = std::move(keep);
+  }
+
+  void bind(RegId r, std::optional<uint64_t> v) {
+    if (r >= regs_.size()) return;
+    if (v && p_.registers[r].width == 32) *v &= 0xffffffffu;
+    regs_[r] = v;
+  }
+  std::optional<uint64_t> reg(RegId r) const { return r < regs_.size() ? regs_[r] : std::nullopt; }
+
+  void body(const std::vector<Instruction>& b) {
+    for (const Instruction& inst : b) {
+      if (done() || !spend(1)) return;
+      if (inst.op == Op::Loop) iterate(inst, [&] { body(inst.body); });
+      else instruction(inst);
+    }
+  }
+
+  bool startHolds(When w) const {
+    switch (w) {
+      case When::Always: return true;
+      case When::Never: return false;
+      case When::First: return flags_.empty() || flags_.back().first;
+      case When::Last: return flags_.empty() || flags_.back().last;
+    }
+    return false;
+  }
+
+  void instruction(const Instruction& inst) {
+    const OperandViews v = operandViews(inst);
+    for (const AccessPattern* ap : v.reads)
+      if (ap->tensor == t_) read(*ap);
+    if (v.write && v.write->tensor == t_) {
+      if (v.accumulates && !startHolds(inst.start)) read(*v.write);
+      write(*v.write);
+    }
+    scalar(inst);
+  }
+
+  // Register values computed inside the walk from known ones; anything else written becomes unknown.
+  void scalar(const Instruction& inst) {
+    switch (inst.op) {
+      case Op::Li: bind(inst.rd, immToRegister(inst.imm)); break;
+      case Op::Addi: {
+        auto s = reg(inst.rs);
+        bind(inst.rd, s ? std::optional<uint64_t>(*s + immToRegister(inst.imm)) : std::nullopt);
+        break;
+      }
+      case Op::Add: {
+        auto s = reg(inst.rs), u = reg(inst.rt);
+        bind(inst.rd, s && u ? std::optional<uint64_t>(*s + *u) : std::nullopt);
+        break;
+      }
+      case Op::Mov: bind(inst.rd, reg(inst.rs)); break;
+      case Op::RegLoad: bind(inst.rd, std::nullopt); break;
+      default: break;
+    }
+  }
+
+  std::optional<__int128> index(const Index& i) const {
+    if (i.isConstant()) return __int128(i.constant);
+    auto r = reg(i.reg);
+    if (!r) return std::nullopt;
+    return __int128(i.constant) + __int128(i.scale) * __int128(*r);
+  }
+
+  // The view for this execution, or nothing (and the verdict Undecidable) when it cannot be evaluated or lies
+  // outside its tensor.
+  std::optional<Box> box(const AccessPattern& ap) {
+    const Tensor& t = p_.tensors[t_];
+    auto part = index(ap.partition), off = index(ap.offset);
+    bool empty = ap.count == 0 || ap.count2 == 0 || ap.partitions == 0;
+    if (part && off && !empty) {
+      __int128 last = *off + __int128(ap.count2 - 1) * ap.step2 + ap.count - 1;
+      if (*part >= 0 && *part + ap.partitions <= t.partitions && *off >= 0 && last < t.elements)
+        return Box{uint64_t(*part), ap.partitions, uint64_t(*off), ap.count, ap.step2, ap.count2};
+    }
+    if (part && off && empty) return Box{};
+    verdict_ = IterationCoverage::Undecidable;
+    return std::nullopt;
+  }
+
+  void read(const AccessPattern& ap) {
+    auto b = box(ap);
+    if (!b) return;
+    for (uint64_t q = 0; q < b->partitions; ++q)
+      for (uint64_t j = 0; j < b->count2; ++j) {
+        bool all = true;
+        uint64_t lo = b->offset + j * b->step2;
+        if (!spend(bits_.test(uint32_t(b->partition + q), lo, lo + b->count, all) + 1)) return;
+        if (!all) {
+          verdict_ = IterationCoverage::Carried;
+          return;
+        }
+      }
+  }
+
+  void write(const AccessPattern& ap) {
+    auto b = box(ap);
+    if (!b) return;
+    for (uint64_t q = 0; q < b->partitions; ++q)
+      for (uint64_t j = 0; j < b->count2; ++j) {
+        uint64_t lo = b->offset + j * b->step2;
+        if (!spend(bits_.set(uint32_t(b->partition + q), lo, lo + b->count) + 1)) return;
+      }
+  }
+
+  struct Flags {
+    bool first, last;
+  };
+
+  const Program& p_;
+  TensorId t_;
+  uint64_t budget_;
+  ElementBits bits_;
+  std::vector<std::optional<uint64_t>> regs_;  // by RegId: the value, when the walk knows it
+  std::vector<Flags> flags_;                   // the enclosing loops' first / last iteration, innermost last
+  IterationCoverage verdict_ = IterationCoverage::Covered;
+};
+
+}  // namespace
+
+IterationCoverage iterationCoverage(const Program& p, const LinearOrder& order, TensorId t, int32_t loop,
+                                    uint64_t budget) {
+  if (t >= p.tensors.size() || loop < 0 || size_t(loop) >= order.loops.size()) return IterationCoverage::Undecidable;
+  const Tensor& x = p.tensors[t];
+  // The bitmap itself counts against the budget: a huge tensor is not worth an exact answer.
+  uint64_t words = uint64_t(x.partitions) * ((uint64_t(x.elements) + 63) / 64);
+  if (words > budget) return IterationCoverage::Undecidable;
+  CoverageWalk walk(p, t, budget);
+  return walk.run(order, loop);
+}
+
+}  // namespace allocsim

@@ -1,0 +1,43 @@
+// Whether a tensor's value is carried around a loop's back edge (issue 7, "liveness that follows the data"),
+// decided from its views.
+//
+// A tensor all of whose executed mentions lie in the body of loop L needs to be live across L's back edge only
+// when some iteration of L reads an element that the same iteration has not written before the read: that
+// element holds what an earlier iteration (or nothing) left there. When every read of every iteration is covered
+// by earlier writes of the same iteration, the value is per iteration and its live range is [first mention, last
+// mention] inside the body (seed 003's "a loop-carried value is live across the whole loop body" applies to the
+// others only).
+//
+// The views are affine in the loop registers (docs/format.md), and the loops have constant bounds, so the
+// question is decidable: this walk executes L's body symbolically for every iteration of L and of the loops
+// around it, with the loop registers bound to their values, and marks, per element, what the current iteration
+// has written (reads before writes within one instruction, as ir/interp.h; a matmul reads its accumulator unless
+// its start flag holds on this execution — start@first on the first iteration of its innermost loop). It is
+// exact where it answers. It answers Undecidable (the caller then keeps the conservative rule and counts the
+// case) when a view's address depends on a register whose value the walk does not know (not a loop register of
+// an enclosing loop, nor computed from such by li/addi/add/mov inside the walk), when a view falls outside its
+// tensor (a malformed program), or when the walk would exceed its work budget.
+#pragma once
+
+#include <cstdint>
+
+#include "alloc/linear_order.h"
+#include "ir/program.h"
+
+namespace allocsim {
+
+enum class IterationCoverage : uint8_t {
+  Covered,     // every read in every iteration of the loop is covered by earlier writes of that iteration
+  Carried,     // some iteration reads an element it has not written: a true loop-carried value
+  Undecidable  // the walk could not tell (see above): treat as carried
+};
+
+// Work units (bitmap words touched plus instructions visited) one decision may spend before it gives up.
+constexpr uint64_t kCoverageBudget = uint64_t(1) << 24;
+
+// Decides coverage of tensor `t` for loop `loop` (an index into order.loops). Mentions of `t` outside the loop's
+// body are not looked at: the caller asks only about loops that contain all of them.
+IterationCoverage iterationCoverage(const Program& p, const LinearOrder& order, TensorId t, int32_t loop,
+                                    uint64_t budget = kCoverageBudget);
+
+}  // namespace allocsim
