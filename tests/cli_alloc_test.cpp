@@ -143,7 +143,7 @@ TEST(CliAlloc, VerifyRunsTheThreeOracles) {
   EXPECT_EQ(r.exit_code, 0) << r.out;
   EXPECT_EQ(r.out,
             "corpus/kernels/looped_add.nki.txt: ok: equivalence, symbolic and placement checks pass (input seed 1, "
-            "poison seed 5)\n");
+            "poison seed 5; reference: the original, matched instruction for instruction)\n");
   CliRun j = allocsim(std::string("alloc ") + kKernel + " --json --verify --poison-seed 5", "2>/dev/null");
   EXPECT_EQ(j.exit_code, 0);
   EXPECT_TRUE(contains(j.out, ",\n \"verify\": {\"file\": \"corpus/kernels/looped_add.nki.txt\", \"ok\": true,"))
@@ -176,7 +176,7 @@ TEST(CliDemo, RunsTheBundledKernelEndToEnd) {
   CliRun r = allocsim("demo --poison-seed 9");
   EXPECT_EQ(r.exit_code, 0) << r.out;
   EXPECT_EQ(r.out.rfind("allocsim demo: corpus/kernels/matmul_tiled.nki.txt (bundled in the binary)\n", 0), 0u) << r.out;
-  EXPECT_TRUE(contains(r.out, "ok: equivalence, symbolic and placement checks pass (input seed 1, poison seed 9)"))
+  EXPECT_TRUE(contains(r.out, "ok: equivalence, symbolic and placement checks pass (input seed 1, poison seed 9; reference: the original"))
       << r.out;
   EXPECT_TRUE(contains(r.out, "   same bits\n")) << r.out;
   // the reference hash is the one `allocsim interp` prints for the corpus file

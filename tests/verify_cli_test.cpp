@@ -18,7 +18,7 @@ TEST(VerifyCli, CorrectHandAllocationPasses) {
   EXPECT_EQ(r.exit_code, 0) << r.out;
   EXPECT_EQ(r.out,
             "corpus/allocated/spill_reload.nki.txt: ok: equivalence, symbolic and placement checks pass "
-            "(input seed 1, poison seed 7)\n");
+            "(input seed 1, poison seed 7; reference recovered from the allocated program)\n");
 }
 
 TEST(VerifyCli, BrokenAllocationIsNamedByEveryOracle) {
@@ -35,7 +35,7 @@ TEST(VerifyCli, BrokenAllocationIsNamedByEveryOracle) {
             std::string::npos)
       << r.out;
   EXPECT_NE(r.out.find("FAILED: findings by oracle: equivalence 1, symbolic 1, placement 1 (input seed 1, poison "
-                       "seed 7; rerun with --poison-seed 7 to reproduce)\n"),
+                       "seed 7; reference recovered from the allocated program; rerun with --poison-seed 7 to reproduce)\n"),
             std::string::npos)
       << r.out;
 }
@@ -51,6 +51,62 @@ TEST(VerifyCli, JsonReportCarriesTheSameFindings) {
   EXPECT_NE(r.out.find("{\"oracle\": \"placement\", \"kind\": \"overlap\", \"line\": 14, \"col\": 1, \"step\": 2,"),
             std::string::npos)
       << r.out;
+}
+
+// `verify A --original B` compares A's recovered program with B (issue 7): each of these exits 1 naming the
+// first differing instruction, where the recovered-only check (no --original) would pass.
+TEST(VerifyCli, OriginalThatDiffersIsAFinding) {
+  const std::string dir = ::testing::TempDir();
+  const std::string orig = dir + "/allocsim_original.nki.txt";
+  const std::string other = dir + "/allocsim_original_other.nki.txt";
+  const std::string alloc = "corpus/liveness/attention_psum_shared_tiny.allocated.nki.txt";
+  auto write = [](const std::string& path, const std::string& text) {
+    FILE* f = std::fopen(path.c_str(), "w");
+    ASSERT_NE(f, nullptr);
+    std::fputs(text.c_str(), f);
+    std::fclose(f);
+  };
+  auto read = [](const std::string& path) {
+    std::string text;
+    FILE* f = std::fopen((std::string(ALLOCSIM_SOURCE_DIR) + "/" + path).c_str(), "r");
+    if (!f) return text;
+    char buf[4096];
+    size_t n;
+    while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) text.append(buf, n);
+    std::fclose(f);
+    return text;
+  };
+  const std::string kernel = read("corpus/liveness/attention_psum_shared_tiny.nki.txt");
+  ASSERT_FALSE(kernel.empty());
+  CliRun same = allocsim("verify " + alloc + " --original corpus/liveness/attention_psum_shared_tiny.nki.txt "
+                         "--poison-seed 3");
+  EXPECT_EQ(same.exit_code, 0) << same.out;
+  EXPECT_NE(same.out.find("reference: the original, matched instruction for instruction"), std::string::npos);
+
+  // An unrelated kernel.
+  CliRun unrelated = allocsim("verify " + alloc + " --original corpus/kernels/looped_add_tiny.nki.txt");
+  EXPECT_EQ(unrelated.exit_code, 1) << unrelated.out;
+  EXPECT_NE(unrelated.out.find("[equivalence] the recovered program does not declare the original's tensors"),
+            std::string::npos)
+      << unrelated.out;
+  // The original with `add` where the allocated program has `mul` (its first `ts ... mul`).
+  std::string changed = kernel;
+  changed.replace(changed.find("0.35355339059327373, mul"), 24, "0.35355339059327373, add");
+  write(orig, changed);
+  CliRun alu = allocsim("verify " + alloc + " --original " + orig);
+  EXPECT_EQ(alu.exit_code, 1) << alu.out;
+  EXPECT_NE(alu.out.find("[equivalence] original instruction #12 of the recovered program is `ts p32, s0, "
+                         "0.35355339059327373, mul` where the original has `ts p32, s0, 0.35355339059327373, add`"),
+            std::string::npos)
+      << alu.out;
+  // The original with one more instruction at the end.
+  write(other, kernel + "memset l_t, 0.0\n");
+  CliRun added = allocsim("verify " + alloc + " --original " + other);
+  EXPECT_EQ(added.exit_code, 1) << added.out;
+  EXPECT_NE(added.out.find("is the end of the program where the original has `memset l_t, 0.0`"), std::string::npos)
+      << added.out;
+  std::remove(orig.c_str());
+  std::remove(other.c_str());
 }
 
 TEST(VerifyCli, BadInputAndUsageExitWithTwo) {

@@ -11,6 +11,8 @@
 #include "tools/load.h"
 #include "tools/verbs.h"
 #include "tools/verify_report.h"
+#include "verify/allocator_output.h"
+#include "verify/liveness_precision.h"
 #include "verify/verify.h"
 
 namespace allocsim::cli {
@@ -106,6 +108,21 @@ AllocArgs parseAllocArgs(const Args& raw, Arch& arch) {
   return a;
 }
 
+// The liveness precision figure (issue 7): the static max-live against what one interpreted run observes.
+std::string precisionText(const Program& input) {
+  std::string out = "[liveness precision]\n";
+  try {
+    const LivenessPrecision lp = livenessPrecision(input);
+    out += "  SBUF max-live per partition: static " + std::to_string(lp.static_sbuf_bytes) + " B / dynamic " +
+           std::to_string(lp.dynamic_sbuf_bytes) + " B = " + formatReportNumber(lp.sbufRatio(), 3) + "\n";
+    out += "  PSUM max-live banks: static " + std::to_string(lp.static_psum_banks) + " / dynamic " +
+           std::to_string(lp.dynamic_psum_banks) + " = " + formatReportNumber(lp.psumRatio(), 3) + "\n";
+  } catch (const InputError& e) {
+    out += "  not measured: the input does not run (" + std::string(e.what()) + ")\n";
+  }
+  return out;
+}
+
 }  // namespace
 
 int runAlloc(const Args& args) {
@@ -145,19 +162,34 @@ int runAlloc(const Args& args) {
     std::fputs(e.format(display).c_str(), stderr);
     return kExitBadInput;
   }
-  if (a.verbose > 0) std::fputs(driverReportText(result).c_str(), stderr);
+  if (a.verbose > 0) {
+    std::fputs(driverReportText(result).c_str(), stderr);
+    std::fputs(precisionText(input).c_str(), stderr);
+  }
 
   int code = kExitOk;
   std::string verify_json;
   if (a.verify) {
-    a.verify_opts.original = &input;
-    VerifyReport vr;
+    // The output must be well-formed and recover to the input before any oracle may call it correct (issue 7):
+    // an allocator that writes, say, a spill DMA into an open accumulation group has a bug even if the data
+    // comes out right.
+    OutputVerdict out;
     try {
-      vr = verifyAllocated(result.program, a.verify_opts);
+      out = verifyAllocatorOutput(input, result.program, a.verify_opts);
     } catch (const InputError& e) {
       std::fputs(e.format(display).c_str(), stderr);
       return kExitBadInput;
     }
+    if (!out.ill_formed.empty()) {
+      std::string text;
+      for (const Diagnostic& d : out.ill_formed) text += formatDiagnostic(display, d) + " (in the allocated output)\n";
+      text += display + ": FAILED: the allocated output is not well-formed (" + std::to_string(out.ill_formed.size()) +
+              " diagnostic(s)); the oracles were not run\n";
+      std::fputs(text.c_str(), stderr);
+      if (!a.json || !a.out.empty()) writeOutput(a.out, printProgram(result.program));
+      return kExitVerifyFailed;
+    }
+    const VerifyReport& vr = out.report;
     if (a.json) verify_json = verifyReportJson(vr, display, a.verify_opts.input_seed);
     else std::fputs(verifyReportText(vr, display, a.verify_opts.input_seed).c_str(), stderr);
     if (!vr.ok()) code = kExitVerifyFailed;

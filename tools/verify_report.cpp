@@ -29,7 +29,9 @@ std::string jsonString(const std::string& s) {
 std::string verifyReportText(const VerifyReport& r, const std::string& file, uint64_t input_seed) {
   std::string out;
   for (const Finding& f : r.findings) out += f.format(file);
-  std::string seeds = "input seed " + std::to_string(input_seed) + ", poison seed " + std::to_string(r.poison_seed);
+  std::string seeds = "input seed " + std::to_string(input_seed) + ", poison seed " + std::to_string(r.poison_seed) +
+                      (r.against_original ? "; reference: the original, matched instruction for instruction"
+                                          : "; reference recovered from the allocated program");
   if (r.ok()) return out + file + ": ok: equivalence, symbolic and placement checks pass (" + seeds + ")\n";
   std::string counts;
   for (const OracleRun& o : r.oracles) {
@@ -43,7 +45,8 @@ std::string verifyReportText(const VerifyReport& r, const std::string& file, uin
 std::string verifyReportJson(const VerifyReport& r, const std::string& file, uint64_t input_seed) {
   std::string out = "{\"file\": " + jsonString(file) + ", \"ok\": " + (r.ok() ? "true" : "false") +
                     ", \"input_seed\": " + std::to_string(input_seed) +
-                    ", \"poison_seed\": " + std::to_string(r.poison_seed) + ",\n \"oracles\": [";
+                    ", \"poison_seed\": " + std::to_string(r.poison_seed) +
+                    ", \"reference\": " + (r.against_original ? "\"original\"" : "\"recovered\"") + ",\n \"oracles\": [";
   for (size_t i = 0; i < r.oracles.size(); ++i) {
     const OracleRun& o = r.oracles[i];
     char secs[32];

@@ -12,6 +12,7 @@
 #include "verify/element_text.h"
 #include "verify/last_writer.h"
 #include "verify/operands.h"
+#include "verify/original_match.h"
 #include "verify/reference.h"
 #include "verify/step_capture.h"
 
@@ -56,10 +57,24 @@ std::optional<ElementDiff> firstDifference(const uint8_t* found, const uint8_t* 
   return std::nullopt;
 }
 
+// The reference: the program recovered from the allocated one, or — when the original is given and matches it
+// (matchOriginal) — the original itself, so that the run compared against is the user's program, not a
+// reconstruction. The two have the same declarations and instructions in the same order, so the recovered
+// program's tensor and instruction maps hold for the original too.
+ReferenceProgram reference(const Program& allocated, const Program* original) {
+  ReferenceProgram ref = referenceProgram(allocated);
+  if (!original) return ref;
+  ref.program = *original;
+  for (Tensor& t : ref.program.tensors) t.placement.reset();
+  for (Register& r : ref.program.registers) r.phys.reset();
+  ref.program.renumber();
+  return ref;
+}
+
 class Checker {
  public:
   Checker(const Program& allocated, const EquivalenceOptions& opts)
-      : a_(allocated), opts_(opts), ref_(referenceProgram(allocated)), layout_(allocated) {
+      : a_(allocated), opts_(opts), ref_(reference(allocated, opts.original)), layout_(allocated) {
     io_.input_seed = opts.input_seed;
     io_.max_steps = opts.max_steps;
     phys_ = [this] { return std::make_unique<PhysicalStorage>(a_, opts_.poison_seed); };
@@ -377,6 +392,10 @@ class Checker {
 }  // namespace
 
 std::vector<Finding> checkEquivalence(const Program& allocated, const EquivalenceOptions& opts) {
+  if (opts.original) {
+    std::vector<Finding> differ = matchOriginal(allocated, referenceProgram(allocated), *opts.original);
+    if (!differ.empty()) return differ;  // the runs could not be paired instruction by instruction
+  }
   return Checker(allocated, opts).run();
 }
 

@@ -16,9 +16,12 @@ struct EquivalenceOptions {
   uint64_t input_seed = 1;
   uint64_t poison_seed = 0;
   uint64_t max_steps = 50'000'000;
+  // The unallocated input, when known: the recovered program must match it (verify/original_match.h; a
+  // mismatch is the one finding) and the reference run executes it instead of the recovered program.
+  const Program* original = nullptr;
 };
 
-// Empty = equivalent; otherwise one finding (kind "operand-mismatch", "output-mismatch", "trace-mismatch" or
+// Empty = equivalent; otherwise one finding (kind "original-mismatch", "operand-mismatch", "output-mismatch", "trace-mismatch" or
 // "runtime-error": the physical run failed where the reference did not, e.g. a clobbered address register).
 // Throws InputError if the program cannot run at all: the reference run fails, a tensor or register has no
 // placement or lies outside the machine. The reference is not checked for well-formedness here (ir/check.h):

@@ -44,8 +44,9 @@ VerifyReport verifyAllocated(const Program& allocated, const VerifyOptions& opts
   VerifyReport report;
   for (size_t i = 0; i < report.oracles.size(); ++i) report.oracles[i].oracle = Oracle(i);
   report.poison_seed = opts.poison_seed ? opts.poison_seed : clockPoisonSeed();
+  report.against_original = opts.original != nullptr;
   timed(report, Oracle::Equivalence, [&] {
-    return checkEquivalence(allocated, EquivalenceOptions{opts.input_seed, report.poison_seed, opts.max_steps});
+    return checkEquivalence(allocated, EquivalenceOptions{opts.input_seed, report.poison_seed, opts.max_steps, opts.original});
   });
   timed(report, Oracle::Symbolic, [&] { return checkSymbolic(allocated, SymbolicOptions{opts.max_steps}); });
   timed(report, Oracle::Placement,

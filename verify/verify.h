@@ -14,7 +14,10 @@ namespace allocsim {
 struct VerifyOptions {
   uint64_t input_seed = 1;
   uint64_t poison_seed = 0;  // 0 = pick one from the clock (VerifyReport::poison_seed says which)
-  const Program* original = nullptr;  // the unallocated input, when known: pinned placements must be kept
+  // The unallocated input, when known: the program recovered from the allocated one must match it instruction
+  // for instruction, the equivalence oracle runs it as the reference, and pinned placements must be kept.
+  // Without it the reference is recovered from the allocated program alone (VerifyReport::reference says so).
+  const Program* original = nullptr;
   uint64_t max_steps = 50'000'000;
 };
 
@@ -29,6 +32,7 @@ struct VerifyReport {
   std::vector<Finding> findings;  // equivalence's first, then symbolic's, then placement's
   std::array<OracleRun, 3> oracles;  // in that order
   uint64_t poison_seed = 0;          // the one used (never 0)
+  bool against_original = false;     // the reference was the given original, not recovered from the allocated
 
   bool ok() const { return findings.empty(); }
   // The oracle's findings, in order (empty when it found nothing).
