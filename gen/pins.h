@@ -1,0 +1,20 @@
+// Pinned placements in generated inputs (issue 7: "the generator makes pinned placements in inputs", so that a
+// property can check that every optlevel keeps them). Applied to a generated program (gen/generate.h), drawing
+// from the same Choices after it.
+#pragma once
+
+#include <cstdint>
+
+#include "gen/choices.h"
+#include "ir/program.h"
+
+namespace allocsim {
+
+// Pins each SBUF and PSUM tensor with probability `percent` (a choice of 0 pins nothing), at a placement no other
+// pinned tensor shares: SBUF tensors are stacked along the bytes of partition 0 (offsets multiples of sbuf-align)
+// within half of a partition, so that the allocators keep room for the rest; PSUM tensors take consecutive banks
+// within half of the banks. Pinned tensors never overlap one another, so pins alone never make a program
+// impossible to allocate. Returns how many tensors it pinned. The program stays well-formed.
+uint32_t pinPlacements(Program& p, Choices& c, uint32_t percent);
+
+}  // namespace allocsim
