@@ -106,7 +106,9 @@ class CoverageWalk {
   void iterate(const Instruction& l, F&& f) {
     if (l.step <= 0) return;
     __int128 v = l.lo;
-    for (; v < l.hi && !done(); v += l.step) {
+    // Every iteration costs a unit, so that empty bodies and loops that never reach the tested one still end
+    // within the budget.
+    for (; v < l.hi && !done() && spend(1); v += l.step) {
       bind(l.rd, uint64_t(int64_t(v)));
       flags_.push_back({v == l.lo, v + l.step >= l.hi});
       f();

@@ -403,6 +403,22 @@ TEST(Liveness, AddressComputedFromTheLoopRegisterInsideTheBodyIsKnown) {
   EXPECT_EQ(l.live.stats.undecidable, 0u);
 }
 
+TEST(Liveness, HugeLoopsAroundTheQuestionEndWithinTheBudget) {
+  // 2^31 iterations of an empty inner loop between the write and the read: the walk gives up (undecidable,
+  // conservative) instead of running them.
+  Live l(std::string(kDecls) +
+         "dma a, A\n"                            // 11
+         "loop i = 0, 2, 1 {\n"                  // 12
+         "  copy b[:, i*16:16], a[:, 0:16]\n"     // 13
+         "  loop j = 0, 2147483648, 1 {\n"       // 14
+         "  }\n"
+         "  copy c[:, i*16:16], b[:, i*16:16]\n"  // 16
+         "}\n"
+         "dma O, c\n");                          // 18
+  EXPECT_EQ(l.tensor("b"), range(l.pos(12), l.end(12)));
+  EXPECT_EQ(l.live.stats.undecidable, 1u);
+}
+
 TEST(Interferes, InclusiveOverlapOfNonEmptyRanges) {
   EXPECT_TRUE(interferes(range(1, 5), range(5, 9)));
   EXPECT_TRUE(interferes(range(5, 9), range(1, 5)));
