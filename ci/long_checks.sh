@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The long checks CI runs only a bounded part of (README "Property tests and the long runs"):
 #   1. no false alarm on 10,000 generated programs placed by placeGreedy and placeNoReuse (all three oracles);
-#   2. a RapidCheck campaign over every property with a fresh seed (printed; reproduce with RC_PARAMS=seed=...).
+#   2. a RapidCheck campaign over every property with a fresh seed (printed; reproduce with RC_PARAMS=seed=...);
+#   3. fuzz-allocator: the correct example allocator over PROGRAMS cases, the buggy one found within 60 s.
 # Usage: bash ci/long_checks.sh [PROGRAMS] [PROPERTY_CASES]      (defaults 10000 and 10000)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -9,7 +10,7 @@ programs=${1:-10000}
 cases=${2:-10000}
 
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DALLOCSIM_WERROR=ON >/dev/null
-ninja -C build allocsim_props
+ninja -C build allocsim_props allocsim first_fit first_fit_half_open
 
 echo "== no false alarm: $programs generated programs"
 ALLOCSIM_NO_FALSE_ALARM_PROGRAMS=$programs build/props/allocsim_props --gtest_filter='NoFalseAlarm.*'
@@ -17,3 +18,11 @@ ALLOCSIM_NO_FALSE_ALARM_PROGRAMS=$programs build/props/allocsim_props --gtest_fi
 seed=${RC_SEED:-$(date +%s)}
 echo "== RapidCheck campaign: $cases cases per property, seed $seed"
 RC_PARAMS="max_success=$cases seed=$seed" build/props/allocsim_props --gtest_filter='-NoFalseAlarm.*'
+
+echo "== fuzz-allocator: examples/first_fit over $programs cases, examples/first_fit_half_open for 60 s"
+out=$(mktemp -d)
+build/allocsim fuzz-allocator --runs "$programs" --jobs "$(nproc)" --out "$out/ok" -- build/examples/first_fit {in} {out}
+if build/allocsim fuzz-allocator --time 60 --max-failures 1 --out "$out/bug" -- build/examples/first_fit_half_open {in} {out}; then
+  echo "fuzz-allocator did not find the half-open live-range bug"; exit 1
+fi
+rm -rf "$out"
