@@ -168,7 +168,8 @@ TEST(LinearScan, WhenNothingCanBeSpilledTheErrorNamesTheIntervalAndTheDemand) {
       "sbuf a [8, 1024] f32\n"
       "sbuf c [8, 1024] f32\n"
       "dma a, X\n"
-      "act c, a, relu\n"  // a and c are both mentioned here and need 2 x 4096 B of a 4096-byte partition
+      "act c, a, relu\n"  // a and c both needed here: 2 x 4096 B of a 4096-byte partition. a is spilled (the
+                          // only one live), and its stand-in for this instruction cannot be
       "dma Z, c\n";
   const Program p = parseProgram(text);
   try {
@@ -176,9 +177,9 @@ TEST(LinearScan, WhenNothingCanBeSpilledTheErrorNamesTheIntervalAndTheDemand) {
     ADD_FAILURE() << "allocated";
   } catch (const AllocError& e) {
     EXPECT_EQ(e.format("k.nki.txt"),
-              "k.nki.txt:5:6: Failed to allocate c: 8 partitions x 4096 bytes do not fit next to the 1 live tensor "
-              "(32768 of 32768 SBUF partition-bytes in use (8 partitions x 4096 bytes)), none of which can be "
-              "spilled (first: 'a': used by the instruction being allocated)");
+              "k.nki.txt:5:6: Failed to allocate c: no free block of 8 partitions x 4096 bytes next to the 1 live "
+              "tensor (32768 of 32768 SBUF partition-bytes in use (8 partitions x 4096 bytes)), none of which can "
+              "be spilled (first: 'a_Reload2': already spilled)");
   }
 }
 

@@ -53,7 +53,7 @@ bool LiveRangeManager::mentions(uint32_t pos, TensorId t) const {
 
 uint32_t LiveRangeManager::nextRead(uint32_t pos, TensorId t) const {
   const auto& positions = live_.order.positions;
-  for (uint32_t q = pos + 1; q < positions.size(); ++q) {
+  for (uint32_t q = pos; q < positions.size(); ++q) {
     const LinearPosition& at = positions[q];
     if (at.kind != LinearPosition::Kind::Instruction || !at.inst || !at.executes) continue;
     const OperandEffects e = operandEffects(p_, *at.inst);

@@ -56,7 +56,7 @@ class LiveRangeManager {
   std::vector<ActiveEntry> sorted(uint32_t pos) const;
   // Whether the instruction at `pos` of the linear order reads or writes `t`.
   bool mentions(uint32_t pos, TensorId t) const;
-  // The first position after `pos` whose instruction reads `t` (where a spilled interval is reloaded), or kNone.
+  // The first position from `pos` on whose instruction reads `t` (where a spilled interval is reloaded), or kNone.
   uint32_t nextRead(uint32_t pos, TensorId t) const;
 
  private:

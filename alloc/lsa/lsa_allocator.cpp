@@ -118,20 +118,24 @@ class SpacePass {
     const std::string name = p_.tensors[iv.tensor].name;
     r_.line("Failed to allocate " + name);
     const std::vector<ActiveEntry> order = lrm.sorted(pos);
+    if (verbosity_ >= 1)
+      for (size_t i = 0; i < order.size(); ++i)
+        r_.line(std::to_string(i) + ": " + *order[i].name + " (" + memoryTypeName(s_) + ")");
+    // The head of the order that can be spilled; one the instruction being allocated uses only when no other
+    // can be (its stand-in is live there too: only a fresh placement of the stand-in may help).
     TensorId victim = kNone;
     std::string why_not;
-    for (size_t i = 0; i < order.size(); ++i) {
-      const ActiveEntry& e = order[i];
-      if (verbosity_ >= 1) r_.line(std::to_string(i) + ": " + *e.name + " (" + memoryTypeName(s_) + ")");
-      if (victim != kNone) continue;
-      const std::string obstacle = lsaSpillObstacle(p_, live, e.tensor, pos, st_);
-      if (obstacle.empty())
-        victim = e.tensor;
-      else if (why_not.empty())
-        why_not = "'" + *e.name + "': " + obstacle;
-    }
+    for (bool allow_used : {false, true})
+      for (const ActiveEntry& e : order) {
+        if (victim != kNone || e.in_instruction != allow_used) continue;
+        const std::string obstacle = lsaSpillObstacle(p_, e.tensor, st_);
+        if (obstacle.empty())
+          victim = e.tensor;
+        else if (why_not.empty())
+          why_not = "'" + *e.name + "': " + obstacle;
+      }
     if (victim == kNone) {
-      std::string msg = "Failed to allocate " + name + ": " + requestText(s_, req) + " do not fit next to the " +
+      std::string msg = "Failed to allocate " + name + ": no free block of " + requestText(s_, req) + " next to the " +
                         std::to_string(order.size()) + " live " + (order.size() == 1 ? "tensor" : "tensors") +
                         " (" + demandText(p_, s_, m) + ")";
       msg += order.empty() ? ", and nothing is live to spill" : ", none of which can be spilled (first: " + why_not + ")";

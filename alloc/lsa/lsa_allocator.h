@@ -9,8 +9,9 @@
 //     2. allocate: the BestFitMemoryManager (alloc/lsa/best_fit_memory_manager.h) places it;
 //     3. spill-at-interval when it does not fit: "Failed to allocate <name>", the active set listed in
 //        liveSetComparator order ("<idx>: <name> (<MemoryType>)"), and the head — the first interval in that
-//        order that can be spilled (alloc/lsa/lsa_spill.h says which cannot) — is spilled: "Spilling <name>",
-//        "It will be reloaded at <inst>" (its next read). Then the allocation is retried.
+//        order that can be spilled (alloc/lsa/lsa_spill.h says which cannot; one the instruction being allocated
+//        uses comes last, since its stand-in is live there too) — is spilled: "Spilling <name>", "It will be
+//        reloaded at <inst>" (its next read). Then the allocation is retried.
 //
 // The retry rescans: spilling rewrites the program (store and reload DMAs, stand-ins), which moves every later
 // position, so the scan restarts on the rewritten program with the victim's stand-ins in place of its interval.

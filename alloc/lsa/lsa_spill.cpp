@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <stdexcept>
 
-#include "alloc/operand_effects.h"
 #include "alloc/psum/psum_def_regions.h"
 #include "alloc/psum/psum_spill.h"
 #include "alloc/sbuf/sbuf_spill.h"
@@ -30,17 +29,10 @@ uint64_t storedBytes(const Program& p, size_t first_new_tensor) {
 
 }  // namespace
 
-std::string lsaSpillObstacle(const Program& p, const Liveness& live, TensorId t, uint32_t pos,
-                             const LsaSpillState& s) {
+std::string lsaSpillObstacle(const Program& p, TensorId t, const LsaSpillState& s) {
   const Tensor& x = p.tensors[t];
   if (x.pinned || x.placement) return "pinned";
   if ((t < s.local.size() && s.local[t]) || x.origin == Origin::Reload || hasSlot(p, t)) return "already spilled";
-  if (pos < live.order.positions.size() && live.order.positions[pos].kind == LinearPosition::Kind::Instruction) {
-    const OperandEffects e = operandEffects(p, *live.order.positions[pos].inst);
-    bool here = std::find(e.tensor_reads.begin(), e.tensor_reads.end(), t) != e.tensor_reads.end();
-    for (const TensorWrite& w : e.tensor_writes) here = here || w.tensor == t;
-    if (here) return "used by the instruction being allocated";
-  }
   if (x.space == Space::Psum) {
     if (x.origin != Origin::Source) return "a PSUM copy";
     const PsumSpillPlan plan = planPsumSpill(p, t);

@@ -16,7 +16,6 @@
 #include <string>
 #include <vector>
 
-#include "alloc/liveness.h"
 #include "ir/program.h"
 
 namespace allocsim {
@@ -28,11 +27,9 @@ struct LsaSpillState {
   uint64_t stored_bytes = 0;  // bytes the inserted stores move, per execution (static count)
 };
 
-// Why tensor `t` may not be spilled at position `pos` of `live`'s order, or "" when it may: pinned or placed
-// by an earlier pass, a stand-in or already spilled, mentioned by the instruction at `pos` (its reload would be
-// live there too, nothing gained), or (PSUM) a def region the spill writer cannot cut (psum_def_regions.h).
-std::string lsaSpillObstacle(const Program& p, const Liveness& live, TensorId t, uint32_t pos,
-                             const LsaSpillState& s);
+// Why tensor `t` may not be spilled, or "" when it may: pinned or placed by an earlier pass, a stand-in or
+// already spilled, or (PSUM) a def region the spill writer cannot cut (psum_def_regions.h).
+std::string lsaSpillObstacle(const Program& p, TensorId t, const LsaSpillState& s);
 
 // Spills `t` (SBUF or PSUM) and renumbers the program.
 void lsaSpill(Program& p, TensorId t, LsaSpillState& s);
