@@ -5,6 +5,7 @@
 #include "alloc/in_place.h"
 #include "alloc/liveness.h"
 #include "alloc/liveness_report.h"
+#include "alloc/lsa/dram_spill_slots.h"
 #include "alloc/lsa/lsa_allocator.h"
 #include "alloc/no_reuse.h"
 #include "alloc/psum/psum_allocator.h"
@@ -102,6 +103,7 @@ void runColoring(Program& p, const Effort& e, int verbosity, std::vector<AllocRe
 
 // O8, and O6 with --allocator lsa (seed 000: "selected by --allocator=lsa on the opt6 path or forced as the sole
 // SBUF/PSUM allocator at optlevel 8"): the linear scan from scratch, PSUM then SB; run_with_loops on the O6 path.
+// At O8 the DRAM spill slots then get addresses of their own (alloc/lsa/dram_spill_slots.h).
 void runLinearScan(Program& p, int optlevel, int verbosity, std::vector<AllocReport>& reports) {
   dropUnpinnedPlacements(p);
   LsaOptions lo;
@@ -109,6 +111,11 @@ void runLinearScan(Program& p, int optlevel, int verbosity, std::vector<AllocRep
   lo.verbosity = verbosity;
   LsaResult r = allocateLinearScan(p, lo);
   p = std::move(r.program);
+  if (optlevel == 8) {  // the opt8 pipeline's coloring_allocator_dram_debug
+    const uint32_t slots = placeDramSpillSlots(p);
+    r.report.line("DRAM spill slots placed without reuse (O8): " + std::to_string(slots));
+    r.report.set("lsa.dram_slots_placed", int64_t(slots));
+  }
   reports.push_back(named("lsa", r.report));
   runReg(p, {}, reports);
 }
