@@ -1,6 +1,7 @@
 #include "ir/interp.h"
 
 #include <algorithm>
+#include <memory>
 #include <string>
 
 #include "ir/hash.h"
@@ -26,6 +27,19 @@ class Executor {
   Executor(const Program& p, Storage& s, const InterpOptions& o, uint64_t max_view_bytes)
       : p_(p), s_(s), o_(o), max_view_bytes_(max_view_bytes) {}
 
+  struct LoopPosition {
+    bool first, last;
+  };
+
+  // One instruction, with its writes kept in `defer` when given (InstructionStepper), applied otherwise.
+  uint64_t stepOne(const Instruction& inst, const LoopPosition* loop, PendingWrites* defer) {
+    defer_ = defer;
+    OperandHasher h;
+    execute(inst, loop, h);
+    defer_ = nullptr;
+    return h.digest();
+  }
+
   InterpResult run() {
     loadInputs();
     runBody(p_.body, nullptr);
@@ -33,10 +47,6 @@ class Executor {
     return std::move(result_);
   }
 
- private:
-  struct LoopPosition {
-    bool first, last;
-  };
 
   void loadInputs() {
     std::vector<std::vector<uint8_t>> inputs = makeInputs(p_, o_.input_seed);
@@ -112,7 +122,8 @@ class Executor {
     return v;
   }
   void writeReg(const Instruction& inst, RegId r, uint64_t v) {
-    s_.writeReg(reg(inst, r), v);
+    if (defer_) defer_->regs.emplace_back(reg(inst, r), v);
+    else s_.writeReg(reg(inst, r), v);
     if (o_.observer) access_.reg_writes.push_back(r);
   }
 
@@ -126,6 +137,13 @@ class Executor {
       if (role != Role::Read) access_.writes.push_back(v);
     }
     return v;
+  }
+  // Every write of an instruction goes through here: applied now, or kept for InstructionStepper::commit.
+  void put(const ResolvedView& dst, const uint8_t* bytes) {
+    if (!defer_) return scatterView(s_, dst, bytes);
+    PendingWrites::View& w = defer_->add();
+    w.view = dst;
+    w.bytes.assign(bytes, bytes + dst.bytes());
   }
   // The bytes of a source view, hashed.
   const uint8_t* read(const ResolvedView& v, std::vector<uint8_t>& buf, OperandHasher& h) {
@@ -148,7 +166,7 @@ class Executor {
     out_bytes_.resize(dst.bytes());
     if (c == NumClass::Float) encodeF32(dst.dtype, in.f.data(), dst.elements(), out_bytes_.data());
     else encodeInt(dst.dtype, in.i.data(), dst.elements(), c, out_bytes_.data());
-    scatterView(s_, dst, out_bytes_.data());
+    put(dst, out_bytes_.data());
   }
   static void requireShape(const ResolvedView& v, const AccessPattern& ap, uint64_t partitions, uint64_t perPartition,
                            const char* what) {
@@ -195,7 +213,7 @@ class Executor {
     requireSameShape(src, inst.a, dst);
     if (src.elem_size != dst.elem_size)
       throw InputError(inst.a.loc, std::string("dma between ") + dtypeName(src.dtype) + " and " + dtypeName(dst.dtype));
-    scatterView(s_, dst, read(src, a_bytes_, h));
+    put(dst, read(src, a_bytes_, h));
   }
 
   // Decodes len elements of `v` starting at element `first` of its gathered bytes into `out`.
@@ -225,7 +243,7 @@ class Executor {
       if (c == NumClass::Float) encodeF32(dst.dtype, out_.f.data(), len, out);
       else encodeInt(dst.dtype, out_.i.data(), len, c, out);
     }
-    scatterView(s_, dst, out_bytes_.data());
+    put(dst, out_bytes_.data());
   }
 
   // copy is act with identity.
@@ -322,7 +340,7 @@ class Executor {
     else storeInt(dst.dtype, elem, immToInt(inst.imm, c), c);
     out_bytes_.resize(dst.bytes());
     for (size_t e = 0; e < dst.elements(); ++e) std::memcpy(out_bytes_.data() + e * dst.elem_size, elem, dst.elem_size);
-    scatterView(s_, dst, out_bytes_.data());
+    put(dst, out_bytes_.data());
   }
 
   static bool holds(When w, const LoopPosition* loop) {
@@ -381,7 +399,7 @@ class Executor {
     uint64_t v = readReg(inst, rs, h);
     uint8_t bytes[8];
     for (uint32_t b = 0; b < 8; ++b) bytes[b] = uint8_t(v >> (8 * b));
-    scatterView(s_, dst, bytes);
+    put(dst, bytes);
   }
 
   const Program& p_;
@@ -394,6 +412,7 @@ class Executor {
   std::vector<uint8_t> a_bytes_, b_bytes_, out_bytes_;
   ClassBuffer a_, b_, out_, scalars_;
   ExecAccess access_;  // what the current instruction touched (filled only with an observer)
+  PendingWrites* defer_ = nullptr;
 };
 
 // Every tensor's size, checked against the limit before anything is allocated; returns the largest.
@@ -412,6 +431,35 @@ uint64_t checkSizes(const Program& p, const InterpOptions& opts) {
 }
 
 }  // namespace
+
+struct InstructionStepper::Impl {
+  Impl(const Program& p, Storage& s, uint64_t max_view_bytes) : executor(p, s, options, max_view_bytes) {
+    options.record_reads = false;
+  }
+  InterpOptions options;
+  Executor executor;
+};
+
+InstructionStepper::InstructionStepper(const Program& p, Storage& s, uint64_t max_view_bytes)
+    : impl_(std::make_unique<Impl>(p, s, max_view_bytes)) {}
+InstructionStepper::~InstructionStepper() = default;
+
+uint64_t InstructionStepper::begin(const Instruction& inst, bool first, bool last, PendingWrites& out) {
+  out.clear();
+  Executor::LoopPosition pos{first, last};
+  return impl_->executor.stepOne(inst, &pos, &out);
+}
+
+void PendingWrites::commit(Storage& s) const {
+  for (size_t i = 0; i < used; ++i) scatterView(s, views[i].view, views[i].bytes.data());
+  for (const auto& [r, v] : regs) s.writeReg(r, v);
+}
+
+uint64_t largestTensorBytes(const Program& p, uint64_t max_storage_bytes) {
+  InterpOptions o;
+  o.max_storage_bytes = max_storage_bytes;
+  return checkSizes(p, o);
+}
 
 InterpResult interpret(const Program& p, Storage& storage, const InterpOptions& opts) {
   uint64_t largest = checkSizes(p, opts);

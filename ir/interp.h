@@ -14,6 +14,8 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
+#include <utility>
 #include <vector>
 
 #include "ir/program.h"
@@ -67,5 +69,47 @@ struct InterpResult {
 // bytes of each source view; for a matmul without start, the accumulator's bytes last.
 InterpResult interpret(const Program& p, const InterpOptions& opts = {});                 // PrivateStorage
 InterpResult interpret(const Program& p, Storage& storage, const InterpOptions& opts);  // loads inputs first
+
+// ---- One instruction in two halves, for the simulator (sim/) -----------------------------------------------
+// The simulator reads an instruction's operands when it starts and writes its results when it ends, with other
+// instructions running in between; it computes through the interpreter's own code so that both give the same
+// bits. begin() resolves the views (reading address registers from the Storage), reads every operand, computes
+// the result and returns the operand hash (as InterpResult::reads records it); the writes wait in PendingWrites
+// until commit(). A loop instruction is not stepped (its sequencer sets the register). Throws InputError like
+// interpret().
+struct PendingWrites {
+  struct View {
+    ResolvedView view;
+    std::vector<uint8_t> bytes;
+  };
+  std::vector<View> views;  // the first `used` are this instruction's (the rest keep their buffers for reuse)
+  size_t used = 0;
+  std::vector<std::pair<RegId, uint64_t>> regs;
+
+  void clear() { used = 0, regs.clear(); }
+  View& add() {
+    if (used == views.size()) views.emplace_back();
+    return views[used++];
+  }
+  void commit(Storage& s) const;  // in the order the interpreter would have written them
+};
+
+class InstructionStepper {
+ public:
+  // max_view_bytes: largestTensorBytes(p) (the bound interpret() uses).
+  InstructionStepper(const Program& p, Storage& s, uint64_t max_view_bytes);
+  ~InstructionStepper();
+  InstructionStepper(const InstructionStepper&) = delete;
+  InstructionStepper& operator=(const InstructionStepper&) = delete;
+  // first / last: the iteration of the innermost enclosing loop (both true outside loops), for start@first etc.
+  uint64_t begin(const Instruction& inst, bool first, bool last, PendingWrites& out);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// The largest tensor's bytes; throws InputError when all tensors together exceed max_storage_bytes.
+uint64_t largestTensorBytes(const Program& p, uint64_t max_storage_bytes = uint64_t(1) << 32);
 
 }  // namespace allocsim

@@ -13,6 +13,7 @@ const std::vector<Verb>& verbs() {
       {"show", "draw an allocated program's placements over time as SVG (-o map.svg)", runShow},
       {"fuzz-allocator", "fuzz any allocator command with generated programs; shrink each failure (-- CMD ARGS)",
        runFuzzAllocator},
+      {"run", "allocate, simulate on the SystemC model, check against the interpreter; cycles and stalls", runRun},
       {"demo", "allocate, verify and run a bundled kernel end to end: start here", runDemo},
   };
   return table;

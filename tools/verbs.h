@@ -15,5 +15,6 @@ int runAlloc(const Args& args);
 int runDemo(const Args& args);
 int runShow(const Args& args);
 int runFuzzAllocator(const Args& args);
+int runRun(const Args& args);
 
 }  // namespace allocsim::cli

@@ -1,0 +1,480 @@
+#include "sim/core.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <string>
+
+#include "ir/inputs.h"
+#include "sim/footprint.h"
+
+// libsystemc defines main() and calls sc_main(); allocsim has its own main() and never calls this one, but the
+// library's reference must resolve.
+int sc_main(int, char**) {
+  std::fputs("allocsim: sc_main is not an entry point of this program\n", stderr);
+  return 2;
+}
+
+namespace allocsim::sim {
+
+using sc_core::sc_event;
+using sc_core::sc_time;
+
+namespace {
+
+constexpr uint64_t kPsPerCycle = 1000;  // model time: one cycle = 1 ns of SystemC time (default 1 ps resolution)
+constexpr uint32_t kSequencerTrack = 6, kFirstQueueTrack = 7;
+const char* const kEngineThreadNames[kEngines] = {"PE", "ACT", "DVE", "POOL", "SP", "DMA"};
+
+// The interpreter's code and diagnostics run on these threads' stacks (also under ASan): larger than the default.
+constexpr int kThreadStackBytes = 1 << 20;
+
+bool holds(When w, bool first, bool last) {
+  switch (w) {
+    case When::Never: return false;
+    case When::Always: return true;
+    case When::First: return first;
+    case When::Last: return last;
+  }
+  return false;
+}
+
+}  // namespace
+
+uint64_t Core::SnapshotStorage::readReg(RegId r) {
+  if (snapshot)
+    for (const auto& [reg, v] : *snapshot)
+      if (reg == r) return v;
+  return phys_.readReg(r);
+}
+
+Core::Core(sc_core::sc_module_name name) : sc_module(name) {
+  sc_core::sc_spawn_options o;
+  o.set_stack_size(kThreadStackBytes);
+  sc_core::sc_spawn([this] { sequencerThread(); }, "sequencer", &o);
+  for (uint32_t e = 0; e < kEngines; ++e) sc_core::sc_spawn([this, e] { engineThread(e); }, kEngineThreadNames[e], &o);
+}
+
+// ---- time and waiting -----------------------------------------------------------------------------------------
+
+uint64_t Core::now() const { return sc_core::sc_time_stamp().value() / kPsPerCycle - base_ps_ / kPsPerCycle; }
+
+void Core::waitCycles(uint64_t n) {
+  if (n) wait(sc_time::from_value(n * kPsPerCycle));
+  if (abort_) throw Aborted{};
+}
+
+void Core::waitEvent(sc_event& e) {
+  if (abort_) throw Aborted{};
+  wait(e);
+  if (abort_) throw Aborted{};
+}
+
+void Core::waitDeps(const std::vector<Dependence>& deps, const Instruction* consumer) {
+  for (const Dependence& d : deps) {
+    for (;;) {
+      Record& producer = records_[d.slot];
+      if (producer.seq != d.seq || (d.kind == DepKind::WAR ? producer.started : producer.done)) break;
+      const uint64_t t0 = now();
+      waitEvent(d.kind == DepKind::WAR ? producer.started_ev : producer.done_ev);
+      result_.stats.addStall(StallCause(d.kind), d.producer, consumer, now() - t0);
+    }
+  }
+}
+
+void Core::fail(std::exception_ptr e) {
+  if (!error_) error_ = e;
+  abort_ = true;
+  wakeEveryone();
+}
+
+void Core::wakeEveryone() {
+  for (Record& r : records_) r.started_ev.notify(), r.done_ev.notify();
+  for (Fifo& f : engine_fifo_) f.pushed.notify(), f.popped.notify();
+  for (Fifo& f : rings_) f.pushed.notify(), f.popped.notify();
+}
+
+void Core::slice(uint32_t track, uint64_t start, const Instruction* inst) {
+  if (o_->trace) o_->trace->slices.push_back({track, start, now(), inst});
+}
+
+// ---- records ----------------------------------------------------------------------------------------------------
+
+uint32_t Core::takeRecord() {
+  if (free_.empty()) {
+    records_.emplace_back();
+    free_.push_back(uint32_t(records_.size() - 1));
+  }
+  uint32_t slot = free_.back();
+  free_.pop_back();
+  records_[slot].seq = ++seq_;
+  return slot;
+}
+
+void Core::freeRecord(uint32_t slot) {
+  Record& r = records_[slot];
+  r.seq = 0;
+  r.started = r.done = false;
+  r.deps.clear();
+  r.regs.clear();
+  free_.push_back(slot);
+}
+
+void Core::startRecord(uint32_t slot) {
+  Record& r = records_[slot];
+  snap_->snapshot = &r.regs;
+  const uint64_t hash = stepper_->begin(*r.inst, r.first, r.last, r.writes);
+  snap_->snapshot = nullptr;
+  if (o_->record_reads) result_.exec.reads[r.read_index].hash = hash;
+  board_.retireReads(r.seq);
+  r.started = true;
+  r.started_ev.notify();
+}
+
+void Core::finishRecord(uint32_t slot) {
+  Record& r = records_[slot];
+  r.writes.commit(*phys_);
+  board_.retireAll(r.seq);
+  r.done = true;
+  r.done_ev.notify();
+  last_cycle_ = std::max(last_cycle_, now());
+}
+
+// ---- the SP sequencer -------------------------------------------------------------------------------------------
+
+void Core::sequencerThread() {
+  for (;;) {
+    wait(job_start_);
+    try {
+      ensureQueues(p_->arch.dma_queues);
+      runBody(p_->body, nullptr);
+    } catch (const Aborted&) {
+    } catch (...) {
+      fail(std::current_exception());
+    }
+    dispatch_done_ = true;
+    for (Fifo& f : engine_fifo_) f.pushed.notify();
+  }
+}
+
+void Core::ensureQueues(uint32_t n) {
+  while (rings_.size() < n) rings_.emplace_back();
+  while (queue_threads_ < n) {
+    const uint32_t q = queue_threads_++;
+    sc_core::sc_spawn_options o;
+    o.set_stack_size(kThreadStackBytes);
+    sc_core::sc_spawn([this, q] { queueThread(q, true); }, ("queue" + std::to_string(q)).c_str(), &o);
+  }
+}
+
+void Core::countStep(const Instruction& inst) {
+  if (++result_.exec.steps > o_->max_steps)
+    throw InputError(inst.loc, "execution did not finish within " + std::to_string(o_->max_steps) + " steps");
+}
+
+void Core::runBody(const std::vector<Instruction>& body, const LoopPos* loop) {
+  for (const Instruction& inst : body) {
+    if (inst.op == Op::Loop) runLoop(inst);
+    else dispatch(inst, loop);
+  }
+}
+
+void Core::runLoop(const Instruction& inst) {
+  if (inst.rd >= p_->registers.size()) throw InputError(inst.loc, "loop names no register");
+  if (inst.step <= 0) throw InputError(inst.loc, "loop step must be positive, got " + std::to_string(inst.step));
+  const Footprint reg = registerFootprint(*layout_, inst.rd);
+  std::vector<Dependence> deps;
+  auto setRegister = [&](uint64_t v) {  // after any SP instruction still writing it (WAW)
+    deps.clear();
+    board_.access(reg, true, 0, 0, &inst, false, deps);
+    waitDeps(deps, &inst);
+    phys_->writeReg(inst.rd, v);
+  };
+  const uint64_t cost = computeCycles(o_->timing, inst, nullptr, nullptr, nullptr);
+  __int128 v = inst.lo;  // as the interpreter: v + step cannot overflow
+  for (; v < inst.hi; v += inst.step) {
+    countStep(inst);
+    setRegister(uint64_t(int64_t(v)));
+    const uint64_t t0 = now();
+    waitCycles(cost);
+    result_.stats.sequencer_busy_cycles += cost;
+    last_cycle_ = std::max(last_cycle_, now());
+    ++result_.stats.loop_iterations;
+    slice(kSequencerTrack, t0, &inst);
+    LoopPos pos{v == inst.lo, v + inst.step >= inst.hi};
+    runBody(inst.body, &pos);
+  }
+  setRegister(uint64_t(int64_t(v)));
+}
+
+void Core::readRegistersAtDispatch(const Instruction& inst, Record& rec) {
+  // Address terms, the ts scalar register and scalar sources: read now, once every SP instruction that writes
+  // one of them has finished (a RAW stall of the sequencer).
+  RegId regs[12];
+  size_t n = 0;
+  auto add = [&](RegId r) {
+    if (r == kNone) return;
+    if (r >= p_->registers.size()) throw InputError(inst.loc, std::string(opName(inst.op)) + " names no register");
+    regs[n++] = r;
+  };
+  for (const AccessPattern* ap : {&inst.dst, &inst.a, &inst.b, &inst.scalar.ap}) add(ap->partition.reg), add(ap->offset.reg);
+  if (inst.op == Op::TS && inst.scalar.kind == ScalarOperand::Kind::Reg) add(inst.scalar.reg);
+  if (inst.op == Op::Addi || inst.op == Op::Add || inst.op == Op::Mov || inst.op == Op::RegStore) add(inst.rs);
+  if (inst.op == Op::Add) add(inst.rt);
+  std::vector<Dependence>& deps = rec.deps;  // scratch until the operands are entered
+  deps.clear();
+  for (size_t i = 0; i < n; ++i) board_.access(registerFootprint(*layout_, regs[i]), false, 0, 0, &inst, false, deps);
+  waitDeps(deps, &inst);
+  deps.clear();
+  for (size_t i = 0; i < n; ++i) rec.regs.emplace_back(regs[i], phys_->readReg(regs[i]));
+}
+
+void Core::enterOperands(const Instruction& inst, uint32_t slot, Record& rec) {
+  OperandHasher unused;  // the hash is taken when the engine reads (startRecord)
+  auto view = [&](const AccessPattern& ap) { return resolveView(*p_, *phys_, ap, max_view_bytes_, unused); };
+  auto enter = [&](const Footprint& fp, bool write) { board_.access(fp, write, slot, rec.seq, &inst, true, rec.deps); };
+  auto read = [&](const ResolvedView& v) { enter(viewFootprint(*layout_, v), false); };
+  auto write = [&](const ResolvedView& v) { enter(viewFootprint(*layout_, v), true); };
+  auto writeReg = [&](RegId r) {
+    if (r >= p_->registers.size()) throw InputError(inst.loc, std::string(opName(inst.op)) + " names no register");
+    enter(registerFootprint(*layout_, r), true);
+  };
+  const TimingTable& t = o_->timing;
+  switch (inst.op) {
+    case Op::Dma: {
+      ResolvedView d = view(inst.dst), a = view(inst.a);
+      read(a);
+      write(d);
+      rec.bytes = a.bytes();
+      rec.descriptors = dmaDescriptors(d, a, p_->tensors[d.tensor].space, p_->tensors[a.tensor].space);
+      rec.latency = dmaTransferCycles(t, rec.bytes, rec.descriptors);
+      return;
+    }
+    case Op::Matmul: {
+      ResolvedView d = view(inst.dst), a = view(inst.a), b = view(inst.b);
+      read(a);
+      read(b);
+      if (!holds(inst.start, rec.first, rec.last)) read(d);
+      write(d);
+      rec.latency = computeCycles(t, inst, &d, &a, &b);
+      return;
+    }
+    case Op::Copy:
+    case Op::Act:
+    case Op::Reduce:
+    case Op::TT:
+    case Op::TS: {
+      ResolvedView d = view(inst.dst), a = view(inst.a);
+      read(a);
+      if (inst.op == Op::TT) read(view(inst.b));
+      if (inst.op == Op::TS && inst.scalar.kind == ScalarOperand::Kind::Tensor) read(view(inst.scalar.ap));
+      write(d);
+      rec.latency = computeCycles(t, inst, &d, &a, nullptr);
+      return;
+    }
+    case Op::Memset: {
+      ResolvedView d = view(inst.dst);
+      write(d);
+      rec.latency = computeCycles(t, inst, &d, nullptr, nullptr);
+      return;
+    }
+    case Op::RegLoad: read(view(inst.a)), writeReg(inst.rd); break;
+    case Op::RegStore: write(view(inst.dst)); break;
+    case Op::Li:
+    case Op::Addi:
+    case Op::Add:
+    case Op::Mov: writeReg(inst.rd); break;
+    case Op::Loop: break;
+  }
+  rec.latency = computeCycles(t, inst, nullptr, nullptr, nullptr);
+}
+
+void Core::dispatch(const Instruction& inst, const LoopPos* loop) {
+  countStep(inst);
+  const uint32_t e = uint32_t(engineOf(inst.op));
+  Fifo& fifo = engine_fifo_[e];
+  while (fifo.slots.size() >= o_->timing.engine_queue_depth) {
+    const uint64_t t0 = now();
+    const Instruction* busy = executing_[e];
+    waitEvent(fifo.popped);
+    result_.stats.addStall(StallCause::EngineBusy, busy, &inst, now() - t0);
+  }
+  const uint32_t slot = takeRecord();
+  Record& rec = records_[slot];
+  rec.inst = &inst;
+  rec.first = !loop || loop->first;
+  rec.last = !loop || loop->last;
+  readRegistersAtDispatch(inst, rec);
+  enterOperands(inst, slot, rec);
+  if (o_->record_reads) {
+    rec.read_index = result_.exec.reads.size();
+    result_.exec.reads.push_back({inst.id, 0});
+  }
+  ++result_.stats.instructions;
+  fifo.slots.push_back(slot);
+  fifo.pushed.notify();
+}
+
+// ---- engines ----------------------------------------------------------------------------------------------------
+
+void Core::engineThread(uint32_t e) {
+  for (;;) {
+    wait(job_start_);
+    serveEngine(e);
+  }
+}
+
+void Core::serveEngine(uint32_t e) {
+  Fifo& fifo = engine_fifo_[e];
+  try {
+    for (;;) {
+      while (fifo.slots.empty() && !dispatch_done_) waitEvent(fifo.pushed);
+      if (fifo.slots.empty() || abort_) break;
+      const uint32_t slot = fifo.slots.front();
+      Record& r = records_[slot];
+      executing_[e] = r.inst;  // the engine is busy with it, waiting or not (the sequencer's engine-busy stalls)
+      waitDeps(r.deps, r.inst);
+      fifo.slots.pop_front();
+      fifo.popped.notify();
+      EngineStats& stats = result_.stats.engines[e];
+      ++stats.instructions;
+      if (e == uint32_t(Engine::DMA)) {
+        const uint32_t q = uint32_t(dma_issued_++ % p_->arch.dma_queues);
+        Fifo& ring = rings_[q];
+        while (ring.slots.size() >= p_->arch.dma_ring_slots) {
+          const uint64_t t0 = now();
+          const Instruction* oldest = records_[ring.slots.front()].inst;
+          waitEvent(ring.popped);
+          result_.stats.addStall(StallCause::RingFull, oldest, r.inst, now() - t0);
+        }
+        r.issue_cycle = now();
+        ring.slots.push_back(slot);
+        ring.pushed.notify();
+        QueueStats& qs = result_.stats.queues[q];
+        qs.peak_occupancy = std::max<uint32_t>(qs.peak_occupancy, uint32_t(ring.slots.size()));
+        if (o_->trace) o_->trace->ring_occupancy.push_back({q, now(), uint32_t(ring.slots.size())});
+        continue;
+      }
+      const uint64_t t0 = now();
+      startRecord(slot);
+      waitCycles(r.latency);
+      finishRecord(slot);
+      executing_[e] = nullptr;
+      stats.busy_cycles += r.latency;
+      slice(e, t0, r.inst);
+      freeRecord(slot);
+    }
+  } catch (const Aborted&) {
+  } catch (...) {
+    fail(std::current_exception());
+  }
+  executing_[e] = nullptr;
+  if (e == uint32_t(Engine::DMA)) {
+    dma_issue_done_ = true;
+    for (Fifo& ring : rings_) ring.pushed.notify();
+  }
+}
+
+// ---- DMA queues -------------------------------------------------------------------------------------------------
+
+void Core::queueThread(uint32_t q, bool joined_running) {
+  if (joined_running) serveQueue(q);
+  for (;;) {
+    wait(job_start_);
+    serveQueue(q);
+  }
+}
+
+void Core::serveQueue(uint32_t q) {
+  if (q >= p_->arch.dma_queues) return;
+  Fifo& ring = rings_[q];
+  QueueStats& stats = result_.stats.queues[q];
+  try {
+    for (;;) {
+      while (ring.slots.empty() && !dma_issue_done_) waitEvent(ring.pushed);
+      if (ring.slots.empty() || abort_) break;
+      const uint32_t slot = ring.slots.front();
+      Record& r = records_[slot];
+      const uint64_t earliest = std::max(now(), r.issue_cycle + uint64_t(o_->timing.dma_fixed));
+      const uint64_t window = fabric_.reserve(now(), earliest, r.latency);
+      waitCycles(window - now());
+      const uint64_t t0 = now();
+      startRecord(slot);
+      waitCycles(r.latency);
+      finishRecord(slot);
+      stats.bytes += r.bytes;
+      stats.descriptors += r.descriptors;
+      stats.busy_cycles += r.latency;
+      ++stats.transfers;
+      slice(kFirstQueueTrack + q, t0, r.inst);
+      ring.slots.pop_front();
+      ring.popped.notify();
+      if (o_->trace) o_->trace->ring_occupancy.push_back({q, now(), uint32_t(ring.slots.size())});
+      freeRecord(slot);
+    }
+  } catch (const Aborted&) {
+  } catch (...) {
+    fail(std::current_exception());
+  }
+}
+
+// ---- one job ----------------------------------------------------------------------------------------------------
+
+SimResult Core::run(const Program& p, const SimOptions& opts) {
+  if (std::string err = validateArch(p.arch); !err.empty()) throw InputError(SourceLoc{}, err);
+  p_ = &p;
+  o_ = &opts;
+  layout_.emplace(p);
+  max_view_bytes_ = largestTensorBytes(p, opts.max_storage_bytes);
+  phys_ = std::make_unique<PhysicalStorage>(p, opts.poison_seed, opts.max_storage_bytes);
+  snap_ = std::make_unique<SnapshotStorage>(*phys_);
+  stepper_ = std::make_unique<InstructionStepper>(p, *snap_, max_view_bytes_);
+  board_.reset(opts.drop);
+  fabric_.clear();
+  result_ = SimResult{};
+  result_.stats.queues.resize(p.arch.dma_queues);
+  seq_ = dma_issued_ = last_cycle_ = 0;
+  dispatch_done_ = dma_issue_done_ = abort_ = false;
+  error_ = nullptr;
+  free_.clear();
+  for (uint32_t i = uint32_t(records_.size()); i-- > 0;) freeRecord(i);  // a failed job may have left some taken
+  for (Fifo& f : engine_fifo_) f.slots.clear();
+  for (Fifo& f : rings_) f.slots.clear();
+
+  // Inputs, as the interpreter loads them.
+  std::vector<std::vector<uint8_t>> inputs = makeInputs(p, opts.input_seed);
+  for (TensorId t = 0; t < inputs.size(); ++t) {
+    if (inputs[t].empty()) continue;
+    const uint64_t bpp = p.tensors[t].bytesPerPartition();
+    for (uint32_t q = 0; q < p.tensors[t].partitions; ++q)
+      std::copy_n(inputs[t].data() + q * bpp, bpp, phys_->row(t, q));
+  }
+
+  base_ps_ = sc_core::sc_time_stamp().value();
+  job_start_.notify(sc_core::SC_ZERO_TIME);
+  sc_core::sc_start();
+  if (!error_ && (!dispatch_done_ || !dma_issue_done_ || free_.size() != records_.size()))
+    error_ = std::make_exception_ptr(std::logic_error("simulator: the model stopped with instructions in flight"));
+  // A failed job may leave time bookings and records behind; the next job starts from a clean state anyway.
+  std::exception_ptr error = error_;
+  stepper_.reset();
+  snap_.reset();
+  if (error) {
+    phys_.reset();
+    std::rethrow_exception(error);
+  }
+
+  result_.exec.outputs.resize(p.tensors.size());
+  for (TensorId t = 0; t < p.tensors.size(); ++t) {
+    const Tensor& tensor = p.tensors[t];
+    if (!tensor.output) continue;
+    const uint64_t bpp = tensor.bytesPerPartition();
+    std::vector<uint8_t>& out = result_.exec.outputs[t];
+    out.resize(tensor.partitions * bpp);
+    for (uint32_t q = 0; q < tensor.partitions; ++q) std::copy_n(phys_->row(t, q), bpp, out.data() + q * bpp);
+  }
+  phys_.reset();
+  result_.stats.cycles = last_cycle_;
+  return std::move(result_);
+}
+
+}  // namespace allocsim::sim

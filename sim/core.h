@@ -1,0 +1,137 @@
+// The SystemC model of one core (DESIGN.md section 4, issue 8 item 1): one thread per hardware unit, elaborated
+// once per process and fed programs as jobs (sim/simulate.h).
+//
+// - The SP sequencer walks the program in order: it runs loops (setting the induction register, one
+//   sp.loop-iteration each), reads the registers an instruction names (waiting for an SP instruction still
+//   writing one: a RAW stall), resolves its access patterns to physical footprints, enters them on the
+//   scoreboard and queues the instruction to its engine (a full engine queue stalls it: "engine busy").
+// - PE, ACT, DVE, POOL and SP each execute their queue in program order: an instruction waits for its
+//   dependences (RAW/WAR/WAW, each wait attributed to the pair), reads its operands (the interpreter's code,
+//   InstructionStepper), waits its latency from the timing table, then writes its results.
+// - The DMA engine issues dma instructions in program order onto the queues, round robin; each queue is a ring of
+//   dma-ring-slots descriptor chains (a full ring stalls the issuer). A queue thread serves its ring in order:
+//   after the fixed latency from issue it books the shared DMA fabric on a reservation calendar, reads the source
+//   when its window opens and writes the destination when it closes.
+// Memories (SBUF partitions, PSUM banks, DRAM, the register file) are passive: PhysicalStorage, poisoned.
+// Model time advances only by waits on latencies and events; nothing wakes per clock edge.
+#pragma once
+
+#define SC_INCLUDE_DYNAMIC_PROCESSES
+#include <systemc>
+
+#include <deque>
+#include <exception>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "ir/interp.h"
+#include "ir/physical_storage.h"
+#include "sim/calendar.h"
+#include "sim/scoreboard.h"
+#include "sim/simulate.h"
+
+namespace allocsim::sim {
+
+class Core : public sc_core::sc_module {
+ public:
+  explicit Core(sc_core::sc_module_name name);
+  // Runs one program to completion (sc_start until the model is idle). Throws InputError like simulate().
+  SimResult run(const Program& p, const SimOptions& opts);
+
+ private:
+  struct Aborted {};  // unwinds a thread when another one failed
+
+  // An instruction between dispatch and completion; pooled, so its events are made once.
+  struct Record {
+    uint64_t seq = 0;  // 0 = free
+    const Instruction* inst = nullptr;
+    bool first = true, last = true;  // loop position, for start@first / stop@last
+    uint64_t read_index = 0;
+    uint64_t latency = 0;  // compute cycles; DMA: fabric cycles
+    uint64_t issue_cycle = 0;
+    uint64_t bytes = 0, descriptors = 0;
+    std::vector<Dependence> deps;
+    std::vector<std::pair<RegId, uint64_t>> regs;  // register values read at dispatch
+    PendingWrites writes;
+    bool started = false, done = false;
+    sc_core::sc_event started_ev, done_ev;
+  };
+  // A bounded FIFO between two threads.
+  struct Fifo {
+    std::deque<uint32_t> slots;
+    sc_core::sc_event pushed, popped;
+  };
+  // The registers an instruction's operands read, as the sequencer captured them.
+  class SnapshotStorage : public Storage {
+   public:
+    explicit SnapshotStorage(PhysicalStorage& phys) : phys_(phys) {}
+    uint8_t* row(TensorId t, uint32_t partition) override { return phys_.row(t, partition); }
+    uint64_t readReg(RegId r) override;
+    void writeReg(RegId r, uint64_t v) override { phys_.writeReg(r, v); }
+    const std::vector<std::pair<RegId, uint64_t>>* snapshot = nullptr;
+
+   private:
+    PhysicalStorage& phys_;
+  };
+  struct LoopPos {
+    bool first, last;
+  };
+
+  // threads
+  void sequencerThread();
+  void engineThread(uint32_t engine);
+  void queueThread(uint32_t q, bool joined_running);
+  void serveEngine(uint32_t engine);
+  void serveQueue(uint32_t q);
+
+  // sequencer
+  void runBody(const std::vector<Instruction>& body, const LoopPos* loop);
+  void runLoop(const Instruction& inst);
+  void dispatch(const Instruction& inst, const LoopPos* loop);
+  void countStep(const Instruction& inst);
+  void readRegistersAtDispatch(const Instruction& inst, Record& rec);
+  void enterOperands(const Instruction& inst, uint32_t slot, Record& rec);
+
+  // shared
+  uint64_t now() const;
+  void waitCycles(uint64_t n);
+  void waitEvent(sc_core::sc_event& e);  // throws Aborted when the job failed meanwhile
+  void waitDeps(const std::vector<Dependence>& deps, const Instruction* consumer);
+  uint32_t takeRecord();
+  void freeRecord(uint32_t slot);
+  void startRecord(uint32_t slot);   // reads the operands
+  void finishRecord(uint32_t slot);  // writes the results
+  void fail(std::exception_ptr e);
+  void wakeEveryone();
+  void ensureQueues(uint32_t n);
+  void slice(uint32_t track, uint64_t start, const Instruction* inst);
+
+  sc_core::sc_event job_start_;
+  // the current job
+  const Program* p_ = nullptr;
+  const SimOptions* o_ = nullptr;
+  std::unique_ptr<PhysicalStorage> phys_;
+  std::unique_ptr<SnapshotStorage> snap_;
+  std::unique_ptr<InstructionStepper> stepper_;
+  std::optional<MachineLayout> layout_;
+  uint64_t max_view_bytes_ = 0;
+  uint64_t base_ps_ = 0;  // sc_time value at the job's start
+  uint64_t seq_ = 0;
+  uint64_t dma_issued_ = 0;
+  uint64_t last_cycle_ = 0;
+  bool dispatch_done_ = false, dma_issue_done_ = false, abort_ = false;
+  std::exception_ptr error_;
+  SimResult result_;
+  Scoreboard board_;
+  ReservationCalendar fabric_;
+
+  std::deque<Record> records_;
+  std::vector<uint32_t> free_;
+  Fifo engine_fifo_[kEngines];
+  const Instruction* executing_[kEngines] = {};
+  std::deque<Fifo> rings_;
+  uint32_t queue_threads_ = 0;
+};
+
+}  // namespace allocsim::sim

@@ -1,0 +1,52 @@
+#include "sim/footprint.h"
+
+namespace allocsim::sim {
+
+Footprint viewFootprint(const MachineLayout& layout, const ResolvedView& v) {
+  Footprint f;
+  if (v.elements() == 0) return f;
+  const uint64_t lo = v.offset * v.elem_size;
+  const uint64_t hi = (v.offset + uint64_t(v.count2 - 1) * v.step2 + v.count) * v.elem_size;
+  const PhysicalByte first = layout.locate(v.tensor, v.partition, lo);
+  switch (first.region) {
+    case PhysRegion::Sbuf:
+      f.resource = Footprint::kSbuf;
+      f.row_lo = first.row;
+      f.row_hi = first.row + v.partitions;
+      f.byte_lo = first.byte;
+      f.byte_hi = first.byte + (hi - lo);
+      return f;
+    case PhysRegion::Psum: {
+      const uint64_t bank = layout.arch().psum_bank_bytes;
+      f.resource = Footprint::kPsum;
+      f.row_lo = 0;
+      f.row_hi = 1;
+      f.byte_lo = first.byte / bank * bank;
+      f.byte_hi = (first.byte + (hi - lo) + bank - 1) / bank * bank;
+      return f;
+    }
+    case PhysRegion::Dram:
+    case PhysRegion::OwnDram: {
+      const PhysicalByte last = layout.locate(v.tensor, v.partition + v.partitions - 1, hi - 1);
+      f.resource = first.region == PhysRegion::Dram ? uint32_t(Footprint::kDram) : Footprint::kOwnDram + v.tensor;
+      f.row_lo = 0;
+      f.row_hi = 1;
+      f.byte_lo = first.byte;
+      f.byte_hi = last.byte + 1;
+      return f;
+    }
+  }
+  return f;
+}
+
+Footprint registerFootprint(const MachineLayout& layout, RegId r) {
+  Footprint f;
+  f.resource = Footprint::kRegisters;
+  f.row_lo = 0;
+  f.row_hi = 1;
+  f.byte_lo = uint64_t(layout.firstLane(r)) * 4;
+  f.byte_hi = f.byte_lo + uint64_t(layout.lanes(r)) * 4;
+  return f;
+}
+
+}  // namespace allocsim::sim

@@ -1,0 +1,37 @@
+// Where an access lands on the machine, as the scoreboard sees it (issue 8 "scoreboard over physical byte ranges
+// (partition x byte), PSUM banks and registers"): a rectangle rows x bytes in one physical resource.
+// - SBUF: rows = partitions, bytes = the bounding byte range of the view in each partition;
+// - PSUM: one row, bytes rounded out to whole banks (a bank spans all partitions, and PE and ACT contend per
+//   bank: two tensors on one bank serialize, on two banks they overlap);
+// - DRAM: one row, the bounding address range (placed tensors share one array; an unplaced one is its own
+//   resource);
+// - registers: one row, 4 bytes per 32-bit lane.
+// A bounding rectangle may add a false dependence for a strided view; it never misses a true one.
+#pragma once
+
+#include <cstdint>
+
+#include "ir/machine_layout.h"
+#include "ir/view.h"
+
+namespace allocsim::sim {
+
+struct Footprint {
+  enum : uint32_t { kSbuf = 0, kPsum = 1, kDram = 2, kRegisters = 3, kOwnDram = 4 };  // kOwnDram + TensorId
+  uint32_t resource = kSbuf;
+  uint32_t row_lo = 0, row_hi = 0;    // [lo, hi)
+  uint64_t byte_lo = 0, byte_hi = 0;  // [lo, hi)
+
+  bool empty() const { return row_lo >= row_hi || byte_lo >= byte_hi; }
+  bool overlaps(const Footprint& o) const {
+    return resource == o.resource && row_lo < o.row_hi && o.row_lo < row_hi && byte_lo < o.byte_hi &&
+           o.byte_lo < byte_hi;
+  }
+};
+
+// The footprint of a resolved view of an allocated program (empty for an empty view).
+Footprint viewFootprint(const MachineLayout& layout, const ResolvedView& v);
+// The footprint of a register's lanes.
+Footprint registerFootprint(const MachineLayout& layout, RegId r);
+
+}  // namespace allocsim::sim

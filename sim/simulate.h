@@ -1,0 +1,61 @@
+// The simulator's entry point (DESIGN.md section 4, issue 8): executes an allocated program on the SystemC model
+// of the core (sim/core.h) — engines that issue in program order, a scoreboard over physical storage, DMA rings,
+// timing from sim/timing/default.txt — with the interpreter's own element code (ir/interp.h InstructionStepper),
+// and returns what the program computed (outputs and per-instruction operand hashes, comparable with
+// interpret()) and what it cost (cycles, busy time, stalls).
+//
+// The SystemC kernel is elaborated once per process; every simulate() call is a job fed to the same modules, so a
+// test or a fuzz target may simulate any number of programs in one process. Not thread-safe (SystemC is not).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ir/interp.h"
+#include "ir/program.h"
+#include "sim/scoreboard.h"
+#include "sim/stats.h"
+#include "sim/timing.h"
+
+namespace allocsim::sim {
+
+// One executed instruction (or loop iteration) on one track, for the trace writers (sim/trace.h).
+struct TraceSlice {
+  uint32_t track;  // 0..5: the engines in ir/program.h order (DMA = the issuer); 6: the SP sequencer's loop
+                   // iterations; 7 + q: DMA queue q
+  uint64_t start, end;  // cycles from the start of the run
+  const Instruction* inst;
+};
+// A ring's occupancy changed to `value` at `cycle` (queue q).
+struct TraceCounter {
+  uint32_t queue;
+  uint64_t cycle;
+  uint32_t value;
+};
+struct Trace {
+  std::vector<TraceSlice> slices;
+  std::vector<TraceCounter> ring_occupancy;
+};
+
+struct SimOptions {
+  uint64_t input_seed = 1;
+  uint64_t poison_seed = 0;
+  uint64_t max_steps = 50'000'000;
+  uint64_t max_storage_bytes = uint64_t(1) << 32;
+  TimingTable timing = TimingTable::defaults();
+  bool record_reads = true;  // fill exec.reads (memory grows with the run; off for very long runs)
+  DropDependency drop = DropDependency::None;  // test only: see sim/scoreboard.h
+  Trace* trace = nullptr;  // when set, every slice and ring change is recorded (memory grows with the run)
+};
+
+struct SimResult {
+  InterpResult exec;  // outputs, operand hashes (in program order), steps: as interpret() on physical storage
+  SimStats stats;
+};
+
+// Throws InputError when the program cannot run (no placement, bounds, a view outside its tensor, too many steps):
+// the same conditions, with the same messages, as interpret() on PhysicalStorage.
+SimResult simulate(const Program& allocated, const SimOptions& opts = {});
+
+}  // namespace allocsim::sim

@@ -1,0 +1,39 @@
+#include "sim/stats.h"
+
+#include <algorithm>
+
+namespace allocsim::sim {
+
+const char* stallCauseName(StallCause c) {
+  switch (c) {
+    case StallCause::RAW: return "RAW";
+    case StallCause::WAR: return "WAR";
+    case StallCause::WAW: return "WAW";
+    case StallCause::RingFull: return "ring-full";
+    case StallCause::EngineBusy: return "engine-busy";
+  }
+  return "?";
+}
+
+void SimStats::addStall(StallCause c, const Instruction* producer, const Instruction* consumer, uint64_t n) {
+  if (n == 0) return;
+  stall_cycles[size_t(c)] += n;
+  pairs_[{uint8_t(c), producer, consumer}] += n;
+}
+
+std::vector<StallPair> SimStats::topPairs(size_t n) const {
+  std::vector<StallPair> out;
+  for (const auto& [key, cycles] : pairs_)
+    out.push_back({StallCause(std::get<0>(key)), std::get<1>(key), std::get<2>(key), cycles});
+  auto id = [](const Instruction* i) { return i ? i->id : UINT32_MAX; };
+  std::sort(out.begin(), out.end(), [&](const StallPair& a, const StallPair& b) {
+    if (a.cycles != b.cycles) return a.cycles > b.cycles;
+    if (a.cause != b.cause) return a.cause < b.cause;
+    if (id(a.consumer) != id(b.consumer)) return id(a.consumer) < id(b.consumer);
+    return id(a.producer) < id(b.producer);
+  });
+  if (out.size() > n) out.resize(n);
+  return out;
+}
+
+}  // namespace allocsim::sim

@@ -1,0 +1,63 @@
+// What a simulation measured (issue 8 item 4): total cycles, per-engine busy time, DMA traffic per queue, peak
+// ring occupancy, and every stall cycle attributed to its cause and to the pair of instructions involved.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "ir/program.h"
+
+namespace allocsim::sim {
+
+enum class StallCause : uint8_t { RAW, WAR, WAW, RingFull, EngineBusy };
+constexpr size_t kStallCauses = 5;
+const char* stallCauseName(StallCause c);
+
+constexpr size_t kEngines = 6;  // ir/program.h Engine: PE, ACT, DVE, POOL, SP, DMA (the DMA issuer)
+
+struct EngineStats {
+  uint64_t busy_cycles = 0;   // cycles executing instructions
+  uint64_t instructions = 0;
+};
+
+struct QueueStats {
+  uint64_t bytes = 0;
+  uint64_t descriptors = 0;
+  uint64_t transfers = 0;      // dma instructions served
+  uint64_t busy_cycles = 0;    // cycles on the fabric
+  uint32_t peak_occupancy = 0; // most ring slots in use at once
+};
+
+// Stall cycles of one (cause, producer, consumer): the consumer waited that long for the producer (RAW/WAR/WAW:
+// the older instruction it depends on; ring full: the oldest transfer on the full ring; engine busy: the
+// instruction executing on the engine the consumer could not be queued to). producer is null when no single
+// instruction is to blame. Pointers into the simulated Program.
+struct StallPair {
+  StallCause cause;
+  const Instruction* producer;
+  const Instruction* consumer;
+  uint64_t cycles;
+};
+
+struct SimStats {
+  uint64_t cycles = 0;
+  std::array<EngineStats, kEngines> engines{};
+  std::vector<QueueStats> queues;
+  uint64_t loop_iterations = 0;
+  uint64_t sequencer_busy_cycles = 0;  // the SP sequencer's loop iterations
+  std::array<uint64_t, kStallCauses> stall_cycles{};
+  uint64_t instructions = 0;  // executed non-loop instructions
+
+  void addStall(StallCause c, const Instruction* producer, const Instruction* consumer, uint64_t cycles);
+  // The stall pairs, most cycles first (ties: cause, then program order), at most n.
+  std::vector<StallPair> topPairs(size_t n) const;
+
+ private:
+  std::map<std::tuple<uint8_t, const Instruction*, const Instruction*>, uint64_t> pairs_;
+};
+
+}  // namespace allocsim::sim

@@ -1,0 +1,128 @@
+#include "tools/sim_report.h"
+
+#include <cinttypes>
+#include <cstdarg>
+#include <cstdio>
+
+#include "ir/print.h"
+#include "tools/verify_report.h"
+
+namespace allocsim::cli {
+namespace {
+
+std::string fmt(const char* f, ...) __attribute__((format(printf, 1, 2)));
+std::string fmt(const char* f, ...) {
+  char buf[512];
+  va_list ap;
+  va_start(ap, f);
+  vsnprintf(buf, sizeof buf, f, ap);
+  va_end(ap);
+  return buf;
+}
+
+double percent(uint64_t part, uint64_t whole) { return whole ? 100.0 * double(part) / double(whole) : 0.0; }
+
+std::string pairText(const Program& p, const sim::StallPair& s) {
+  std::string producer = s.producer ? instructionById(p, s.producer->id) : "(none)";
+  return std::string(sim::stallCauseName(s.cause)) + ": " + instructionById(p, s.consumer->id) + " waited for " +
+         producer;
+}
+
+}  // namespace
+
+std::string instructionById(const Program& p, uint32_t id) {
+  std::string out;
+  forEachInstruction(p.body, [&](const Instruction& i) {
+    if (i.id == id && out.empty()) {
+      std::string text = printInstruction(p, i);
+      if (i.op == Op::Loop) text = text.substr(0, text.find('{')) + "{...}";
+      while (!text.empty() && (text.back() == ' ' || text.back() == '\n')) text.pop_back();
+      out = "line " + std::to_string(i.loc.line) + " `" + text + "`";
+    }
+  });
+  return out;
+}
+
+std::string simStatsText(const Program& p, const sim::SimStats& s, double clock_ghz, size_t top_pairs) {
+  std::string out = fmt("cycles: %" PRIu64 " (%.2f us at %.2f GHz), %" PRIu64 " instructions, %" PRIu64
+                        " loop iterations\n",
+                        s.cycles, double(s.cycles) / (clock_ghz * 1000.0), clock_ghz, s.instructions,
+                        s.loop_iterations);
+  out += "engine  instructions  busy-cycles  busy%\n";
+  for (size_t e = 0; e < sim::kEngines; ++e) {
+    if (Engine(e) == Engine::DMA) {
+      out += fmt("%-6s  %12" PRIu64 "  %11s  %5s   (issues onto the queues below)\n", engineName(Engine(e)),
+                 s.engines[e].instructions, "-", "-");
+      continue;
+    }
+    out += fmt("%-6s  %12" PRIu64 "  %11" PRIu64 "  %5.1f\n", engineName(Engine(e)), s.engines[e].instructions,
+               s.engines[e].busy_cycles, percent(s.engines[e].busy_cycles, s.cycles));
+  }
+  out += fmt("%-6s  %12" PRIu64 "  %11" PRIu64 "  %5.1f   (SP sequencer: loop iterations)\n", "SEQ",
+             s.loop_iterations, s.sequencer_busy_cycles, percent(s.sequencer_busy_cycles, s.cycles));
+  out += "dma queue  transfers  descriptors        bytes  busy%  peak ring\n";
+  for (size_t q = 0; q < s.queues.size(); ++q) {
+    const sim::QueueStats& qs = s.queues[q];
+    out += fmt("q%-8zu  %9" PRIu64 "  %11" PRIu64 "  %11" PRIu64 "  %5.1f  %9u\n", q, qs.transfers, qs.descriptors,
+               qs.bytes, percent(qs.busy_cycles, s.cycles), qs.peak_occupancy);
+  }
+  out += "stall cycles:";
+  for (size_t c = 0; c < sim::kStallCauses; ++c)
+    out += fmt(" %s %" PRIu64 "%s", sim::stallCauseName(sim::StallCause(c)), s.stall_cycles[c],
+               c + 1 < sim::kStallCauses ? "," : "\n");
+  std::vector<sim::StallPair> top = s.topPairs(top_pairs);
+  if (!top.empty()) out += "top stalls:\n";
+  for (const sim::StallPair& sp : top) out += fmt("  %10" PRIu64 " cycles  ", sp.cycles) + pairText(p, sp) + "\n";
+  return out;
+}
+
+std::string simStatsJson(const Program& p, const sim::SimStats& s, size_t top_pairs) {
+  std::string out = fmt("{\"cycles\": %" PRIu64 ", \"instructions\": %" PRIu64 ", \"loop_iterations\": %" PRIu64
+                        ", \"engines\": {",
+                        s.cycles, s.instructions, s.loop_iterations);
+  for (size_t e = 0; e < sim::kEngines; ++e)
+    out += fmt("%s\"%s\": {\"instructions\": %" PRIu64 ", \"busy_cycles\": %" PRIu64 "}", e ? ", " : "",
+               engineName(Engine(e)), s.engines[e].instructions, s.engines[e].busy_cycles);
+  out += fmt("}, \"sequencer_busy_cycles\": %" PRIu64 ", \"queues\": [", s.sequencer_busy_cycles);
+  for (size_t q = 0; q < s.queues.size(); ++q) {
+    const sim::QueueStats& qs = s.queues[q];
+    out += fmt("%s{\"transfers\": %" PRIu64 ", \"descriptors\": %" PRIu64 ", \"bytes\": %" PRIu64
+               ", \"busy_cycles\": %" PRIu64 ", \"peak_ring_occupancy\": %u}",
+               q ? ", " : "", qs.transfers, qs.descriptors, qs.bytes, qs.busy_cycles, qs.peak_occupancy);
+  }
+  out += "], \"stall_cycles\": {";
+  for (size_t c = 0; c < sim::kStallCauses; ++c)
+    out += fmt("%s\"%s\": %" PRIu64, c ? ", " : "", sim::stallCauseName(sim::StallCause(c)), s.stall_cycles[c]);
+  out += "}, \"top_stalls\": [";
+  std::vector<sim::StallPair> top = s.topPairs(top_pairs);
+  for (size_t i = 0; i < top.size(); ++i) {
+    const sim::StallPair& sp = top[i];
+    out += fmt("%s{\"cause\": \"%s\", \"cycles\": %" PRIu64 ", \"consumer\": ", i ? ", " : "",
+               sim::stallCauseName(sp.cause), sp.cycles) +
+           jsonString(instructionById(p, sp.consumer->id)) +
+           ", \"producer\": " + (sp.producer ? jsonString(instructionById(p, sp.producer->id)) : "null") + "}";
+  }
+  return out + "]}";
+}
+
+std::optional<std::string> simulatorDisagreement(const Program& p, const InterpResult& sim, const InterpResult& ref) {
+  const size_t n = std::min(sim.reads.size(), ref.reads.size());
+  for (size_t i = 0; i < n; ++i) {
+    if (sim.reads[i].inst_id != ref.reads[i].inst_id)
+      return fmt("executed instruction %zu differs: the simulator ran ", i) + instructionById(p, sim.reads[i].inst_id) +
+             ", the interpreter " + instructionById(p, ref.reads[i].inst_id);
+    if (sim.reads[i].hash != ref.reads[i].hash)
+      return fmt("executed instruction %zu, ", i) + instructionById(p, sim.reads[i].inst_id) +
+             fmt(", read other operand values in the simulator (hash %016" PRIx64 ") than in the interpreter (%016" PRIx64
+                 ")",
+                 sim.reads[i].hash, ref.reads[i].hash);
+  }
+  if (sim.reads.size() != ref.reads.size() || sim.steps != ref.steps)
+    return fmt("the simulator executed %" PRIu64 " steps, the interpreter %" PRIu64, sim.steps, ref.steps);
+  for (TensorId t = 0; t < p.tensors.size() && t < sim.outputs.size() && t < ref.outputs.size(); ++t)
+    if (sim.outputs[t] != ref.outputs[t])
+      return "output '" + p.tensors[t].name + "' differs between the simulator and the interpreter";
+  return std::nullopt;
+}
+
+}  // namespace allocsim::cli
