@@ -15,6 +15,10 @@ ninja -C build allocsim_props allocsim first_fit first_fit_half_open
 echo "== no false alarm: $programs generated programs"
 ALLOCSIM_NO_FALSE_ALARM_PROGRAMS=$programs build/props/allocsim_props --gtest_filter='NoFalseAlarm.*'
 
+echo "== simulator: every corpus kernel at every optlevel, simulated and checked against the interpreter"
+ninja -C build allocsim
+for k in corpus/kernels/*.nki.txt; do build/allocsim run "$k" --compare O0,O1,O2,O3,O6,O7,O8; done
+
 seed=${RC_SEED:-$(date +%s)}
 echo "== RapidCheck campaign: $cases cases per property, seed $seed"
 RC_PARAMS="max_success=$cases seed=$seed" build/props/allocsim_props --gtest_filter='-NoFalseAlarm.*'
