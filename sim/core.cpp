@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <fstream>
+#include <sstream>
 #include <string>
 
 #include "ir/inputs.h"
@@ -47,11 +49,39 @@ uint64_t Core::SnapshotStorage::readReg(RegId r) {
   return phys_.readReg(r);
 }
 
-Core::Core(sc_core::sc_module_name name) : sc_module(name) {
+Core::Core(sc_core::sc_module_name name, const std::string& vcd_path, uint32_t queues)
+    : sc_module(name), vcd_path_(vcd_path) {
+  if (!vcd_path.empty()) {
+    vcd_ = sc_core::sc_create_vcd_trace_file((vcd_path + ".partial").c_str());  // SystemC appends ".vcd"
+    vcd_->set_time_unit(1, sc_core::SC_NS);  // one cycle
+    for (uint32_t e = 0; e < kEngines; ++e)
+      sc_core::sc_trace(vcd_, busy_[e], std::string(kEngineThreadNames[e]) + (e == kEngines - 1 ? "_issue" : "_busy"));
+    sc_core::sc_trace(vcd_, busy_[kEngines], "SEQ_loop");
+    for (uint32_t q = 0; q < queues && q < 256; ++q)
+      sc_core::sc_trace(vcd_, ring_used_[q], "q" + std::to_string(q) + "_ring_slots");
+  }
   sc_core::sc_spawn_options o;
   o.set_stack_size(kThreadStackBytes);
   sc_core::sc_spawn([this] { sequencerThread(); }, "sequencer", &o);
   for (uint32_t e = 0; e < kEngines; ++e) sc_core::sc_spawn([this, e] { engineThread(e); }, kEngineThreadNames[e], &o);
+}
+
+void Core::closeVcd() {
+  if (!vcd_) return;
+  sc_core::sc_close_vcd_trace_file(vcd_);
+  vcd_ = nullptr;
+  // The same run must give the same bytes: replace the wall-clock date SystemC writes.
+  const std::string partial = vcd_path_ + ".partial.vcd";
+  std::ifstream in(partial, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  in.close();
+  std::string text = ss.str();
+  const size_t date = text.find("$date");
+  const size_t end = date == std::string::npos ? date : text.find("$end", date);
+  if (end != std::string::npos) text.replace(date, end - date, "$date\n     (not recorded: allocsim traces are reproducible)\n");
+  std::ofstream(vcd_path_, std::ios::binary) << text;
+  std::remove(partial.c_str());
 }
 
 // ---- time and waiting -----------------------------------------------------------------------------------------
@@ -125,15 +155,16 @@ void Core::startRecord(uint32_t slot) {
   const uint64_t hash = stepper_->begin(*r.inst, r.first, r.last, r.writes);
   snap_->snapshot = nullptr;
   if (o_->record_reads) result_.exec.reads[r.read_index].hash = hash;
-  board_.retireReads(r.seq);
-  r.started = true;
-  r.started_ev.notify();
 }
 
 void Core::finishRecord(uint32_t slot) {
   Record& r = records_[slot];
   r.writes.commit(*phys_);
-  board_.retireAll(r.seq);
+  // An engine streams its sources for the whole instruction (a DMA for its whole transfer), so a later writer of
+  // them waits for the end (WAR), although the values were taken at the start.
+  board_.retire(r.seq);
+  r.started = true;
+  r.started_ev.notify();
   r.done = true;
   r.done_ev.notify();
   last_cycle_ = std::max(last_cycle_, now());
@@ -144,6 +175,11 @@ void Core::finishRecord(uint32_t slot) {
 void Core::sequencerThread() {
   for (;;) {
     wait(job_start_);
+    if (bare_) {
+      ensureQueues(uint32_t(bare_->size() > kFirstQueueTrack ? bare_->size() - kFirstQueueTrack : 0));
+      serveBare(kSequencerTrack);
+      continue;
+    }
     try {
       ensureQueues(p_->arch.dma_queues);
       runBody(p_->body, nullptr);
@@ -195,7 +231,9 @@ void Core::runLoop(const Instruction& inst) {
     countStep(inst);
     setRegister(uint64_t(int64_t(v)));
     const uint64_t t0 = now();
+    busy_[kEngines] = true;
     waitCycles(cost);
+    busy_[kEngines] = false;
     result_.stats.sequencer_busy_cycles += cost;
     last_cycle_ = std::max(last_cycle_, now());
     ++result_.stats.loop_iterations;
@@ -319,7 +357,8 @@ void Core::dispatch(const Instruction& inst, const LoopPos* loop) {
 void Core::engineThread(uint32_t e) {
   for (;;) {
     wait(job_start_);
-    serveEngine(e);
+    if (bare_) serveBare(e);
+    else serveEngine(e);
   }
 }
 
@@ -348,6 +387,7 @@ void Core::serveEngine(uint32_t e) {
         }
         r.issue_cycle = now();
         ring.slots.push_back(slot);
+        ring_used_[q % 256] = uint32_t(ring.slots.size());
         ring.pushed.notify();
         QueueStats& qs = result_.stats.queues[q];
         qs.peak_occupancy = std::max<uint32_t>(qs.peak_occupancy, uint32_t(ring.slots.size()));
@@ -355,9 +395,11 @@ void Core::serveEngine(uint32_t e) {
         continue;
       }
       const uint64_t t0 = now();
+      busy_[e] = true;
       startRecord(slot);
       waitCycles(r.latency);
       finishRecord(slot);
+      busy_[e] = false;
       executing_[e] = nullptr;
       stats.busy_cycles += r.latency;
       slice(e, t0, r.inst);
@@ -377,11 +419,30 @@ void Core::serveEngine(uint32_t e) {
 // ---- DMA queues -------------------------------------------------------------------------------------------------
 
 void Core::queueThread(uint32_t q, bool joined_running) {
-  if (joined_running) serveQueue(q);
+  bool serve = joined_running;
   for (;;) {
+    if (serve) {
+      if (bare_) serveBare(kFirstQueueTrack + q);
+      else serveQueue(q);
+    }
     wait(job_start_);
-    serveQueue(q);
+    serve = true;
   }
+}
+
+void Core::serveBare(uint32_t track) {
+  if (track >= bare_->size()) return;
+  for (uint64_t latency : (*bare_)[track]) wait(sc_time::from_value(latency * kPsPerCycle));
+}
+
+uint64_t Core::runBare(const std::vector<std::vector<uint64_t>>& tracks) {
+  bare_ = &tracks;
+  job_start_.notify(sc_core::SC_ZERO_TIME);
+  sc_core::sc_start();
+  bare_ = nullptr;
+  uint64_t n = 0;
+  for (const auto& t : tracks) n += t.size();
+  return n;
 }
 
 void Core::serveQueue(uint32_t q) {
@@ -407,6 +468,7 @@ void Core::serveQueue(uint32_t q) {
       ++stats.transfers;
       slice(kFirstQueueTrack + q, t0, r.inst);
       ring.slots.pop_front();
+      ring_used_[q % 256] = uint32_t(ring.slots.size());
       ring.popped.notify();
       if (o_->trace) o_->trace->ring_occupancy.push_back({q, now(), uint32_t(ring.slots.size())});
       freeRecord(slot);
@@ -439,6 +501,8 @@ SimResult Core::run(const Program& p, const SimOptions& opts) {
   for (uint32_t i = uint32_t(records_.size()); i-- > 0;) freeRecord(i);  // a failed job may have left some taken
   for (Fifo& f : engine_fifo_) f.slots.clear();
   for (Fifo& f : rings_) f.slots.clear();
+  std::fill(std::begin(busy_), std::end(busy_), false);
+  std::fill(std::begin(ring_used_), std::end(ring_used_), 0u);
 
   // Inputs, as the interpreter loads them.
   std::vector<std::vector<uint8_t>> inputs = makeInputs(p, opts.input_seed);

@@ -7,7 +7,8 @@
 //   scoreboard and queues the instruction to its engine (a full engine queue stalls it: "engine busy").
 // - PE, ACT, DVE, POOL and SP each execute their queue in program order: an instruction waits for its
 //   dependences (RAW/WAR/WAW, each wait attributed to the pair), reads its operands (the interpreter's code,
-//   InstructionStepper), waits its latency from the timing table, then writes its results.
+//   InstructionStepper), waits its latency from the timing table, then writes its results. It streams its
+//   sources for the whole latency, so a later writer of them (WAR) waits for its end.
 // - The DMA engine issues dma instructions in program order onto the queues, round robin; each queue is a ring of
 //   dma-ring-slots descriptor chains (a full ring stalls the issuer). A queue thread serves its ring in order:
 //   after the fixed latency from issue it books the shared DMA fabric on a reservation calendar, reads the source
@@ -23,6 +24,7 @@
 #include <exception>
 #include <memory>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "ir/interp.h"
@@ -35,7 +37,12 @@ namespace allocsim::sim {
 
 class Core : public sc_core::sc_module {
  public:
-  explicit Core(sc_core::sc_module_name name);
+  // vcd_path non-empty: trace engine activity and the first `queues` rings' occupancy to that file (closeVcd).
+  Core(sc_core::sc_module_name name, const std::string& vcd_path, uint32_t queues);
+  void closeVcd();
+  // The bare model (sim/bare.h): the same threads, each doing nothing but wait(latency) per entry of its track
+  // (tracks as TraceSlice::track numbers them). Returns the entries waited.
+  uint64_t runBare(const std::vector<std::vector<uint64_t>>& tracks);
   // Runs one program to completion (sc_start until the model is idle). Throws InputError like simulate().
   SimResult run(const Program& p, const SimOptions& opts);
 
@@ -84,6 +91,7 @@ class Core : public sc_core::sc_module {
   void queueThread(uint32_t q, bool joined_running);
   void serveEngine(uint32_t engine);
   void serveQueue(uint32_t q);
+  void serveBare(uint32_t track);
 
   // sequencer
   void runBody(const std::vector<Instruction>& body, const LoopPos* loop);
@@ -101,7 +109,7 @@ class Core : public sc_core::sc_module {
   uint32_t takeRecord();
   void freeRecord(uint32_t slot);
   void startRecord(uint32_t slot);   // reads the operands
-  void finishRecord(uint32_t slot);  // writes the results
+  void finishRecord(uint32_t slot);  // writes the results, releases the sources (WAR waits for this)
   void fail(std::exception_ptr e);
   void wakeEveryone();
   void ensureQueues(uint32_t n);
@@ -110,6 +118,7 @@ class Core : public sc_core::sc_module {
   sc_core::sc_event job_start_;
   // the current job
   const Program* p_ = nullptr;
+  const std::vector<std::vector<uint64_t>>* bare_ = nullptr;
   const SimOptions* o_ = nullptr;
   std::unique_ptr<PhysicalStorage> phys_;
   std::unique_ptr<SnapshotStorage> snap_;
@@ -132,6 +141,12 @@ class Core : public sc_core::sc_module {
   const Instruction* executing_[kEngines] = {};
   std::deque<Fifo> rings_;
   uint32_t queue_threads_ = 0;
+
+  // What the VCD samples (plain variables, traced by address): engines busy, the sequencer busy, ring slots used.
+  bool busy_[kEngines + 1] = {};
+  uint32_t ring_used_[256] = {};  // arch dma-queues <= 256 (ir/arch.cpp)
+  sc_core::sc_trace_file* vcd_ = nullptr;
+  std::string vcd_path_;
 };
 
 }  // namespace allocsim::sim

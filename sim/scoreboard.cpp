@@ -23,9 +23,9 @@ void Scoreboard::access(const Footprint& fp, bool write, uint32_t slot, uint64_t
   if (record) entries_.push_back({fp, write, slot, seq, inst});
 }
 
-void Scoreboard::retire(uint64_t seq, bool writes_too) {
+void Scoreboard::retire(uint64_t seq) {
   for (size_t i = 0; i < entries_.size();) {
-    if (entries_[i].seq == seq && (writes_too || !entries_[i].write)) {
+    if (entries_[i].seq == seq) {
       entries_[i] = entries_.back();
       entries_.pop_back();
     } else {

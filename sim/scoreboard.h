@@ -2,8 +2,8 @@
 // happened, over physical footprints (sim/footprint.h). A new access depends on every older conflicting one:
 // a read on an unfinished write (RAW), a write on an unperformed read (WAR) or on an unfinished write (WAW).
 // Program order is dispatch order, so every dependence points to an older instruction and waiting never
-// deadlocks. Entries leave when they happen: an instruction's reads when it starts (it has read its operands),
-// its writes when it ends. Its size is bounded by the instructions in flight, not by the program's length.
+// deadlocks. Entries leave when the instruction ends (it streams its sources through its whole latency and
+// writes its results at the end). Its size is bounded by the instructions in flight, not by the program's length.
 #pragma once
 
 #include <cstdint>
@@ -37,8 +37,7 @@ class Scoreboard {
   // access stays on the board until retired (a register read done at dispatch is not recorded).
   void access(const Footprint& fp, bool write, uint32_t slot, uint64_t seq, const Instruction* inst, bool record,
               std::vector<Dependence>& deps);
-  void retireReads(uint64_t seq) { retire(seq, false); }
-  void retireAll(uint64_t seq) { retire(seq, true); }
+  void retire(uint64_t seq);  // the instruction ended: its accesses happened
   size_t size() const { return entries_.size(); }
 
  private:
@@ -49,7 +48,6 @@ class Scoreboard {
     uint64_t seq;
     const Instruction* inst;
   };
-  void retire(uint64_t seq, bool writes_too);
   std::vector<Entry> entries_;
   DropDependency drop_;
 };

@@ -1,22 +1,50 @@
 #include "sim/simulate.h"
 
 #include <cstdlib>
+#include <stdexcept>
 
+#include "sim/bare.h"
 #include "sim/core.h"
 
 namespace allocsim::sim {
 
-SimResult simulate(const Program& allocated, const SimOptions& opts) {
-  // Elaborated once per process (a SystemC kernel cannot be restarted); every call is a job for the same model.
-  static Core* core = [] {
+namespace {
+
+// Elaborated once per process (a SystemC kernel cannot be restarted); every call is a job for the same model.
+Core* theCore = nullptr;
+
+Core& core(const std::string& vcd_path, uint32_t queues) {
+  if (!theCore) {
     setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 0);  // keep the banner off our standard output
-    Core* c = new Core("core");  // never destroyed: SystemC tears its objects down at exit
+    theCore = new Core("core", vcd_path, queues);  // never destroyed
     // Elaborate and run the initialization phase now, so every thread already waits for its first job when the
     // first job's start is notified (a notification made before initialization would be lost).
     sc_core::sc_start(sc_core::SC_ZERO_TIME);
-    return c;
-  }();
-  return core->run(allocated, opts);
+  } else if (!vcd_path.empty()) {
+    throw std::logic_error("a VCD trace needs the process's first simulation (SystemC traces precede elaboration)");
+  }
+  return *theCore;
+}
+
+}  // namespace
+
+std::vector<std::vector<uint64_t>> bareTracks(const Trace& t) {
+  std::vector<std::vector<uint64_t>> tracks;
+  for (const TraceSlice& s : t.slices) {
+    if (s.track >= tracks.size()) tracks.resize(s.track + 1);
+    tracks[s.track].push_back(s.end - s.start);
+  }
+  return tracks;
+}
+
+uint64_t simulateBare(const std::vector<std::vector<uint64_t>>& tracks) { return core("", 0).runBare(tracks); }
+
+SimResult simulate(const Program& allocated, const SimOptions& opts) {
+  const bool vcd = !opts.vcd_path.empty();
+  Core* c = &core(opts.vcd_path, allocated.arch.dma_queues);
+  SimResult r = c->run(allocated, opts);
+  if (vcd) c->closeVcd();
+  return r;
 }
 
 }  // namespace allocsim::sim

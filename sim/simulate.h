@@ -47,6 +47,10 @@ struct SimOptions {
   bool record_reads = true;  // fill exec.reads (memory grows with the run; off for very long runs)
   DropDependency drop = DropDependency::None;  // test only: see sim/scoreboard.h
   Trace* trace = nullptr;  // when set, every slice and ring change is recorded (memory grows with the run)
+  // A VCD (sc_trace) of engine activity and ring occupancy. SystemC sets traces up before elaboration, so only
+  // the process's first simulate() may ask for one (std::logic_error otherwise). The $date line is fixed, so the
+  // same run gives a byte-identical file.
+  std::string vcd_path;
 };
 
 struct SimResult {

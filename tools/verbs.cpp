@@ -14,6 +14,7 @@ const std::vector<Verb>& verbs() {
       {"fuzz-allocator", "fuzz any allocator command with generated programs; shrink each failure (-- CMD ARGS)",
        runFuzzAllocator},
       {"run", "allocate, simulate on the SystemC model, check against the interpreter; cycles and stalls", runRun},
+      {"trace", "simulate and write the engine and DMA queue timelines (--vcd FILE, --perfetto FILE)", runTrace},
       {"demo", "allocate, verify and run a bundled kernel end to end: start here", runDemo},
   };
   return table;

@@ -16,5 +16,6 @@ int runDemo(const Args& args);
 int runShow(const Args& args);
 int runFuzzAllocator(const Args& args);
 int runRun(const Args& args);
+int runTrace(const Args& args);
 
 }  // namespace allocsim::cli

@@ -1,0 +1,120 @@
+// allocsim trace: simulate a program (allocating it first, as `allocsim run` does) and write its timelines: a VCD of
+// engine activity and ring occupancy (sc_trace) and a Chrome/Perfetto trace-event JSON (sim/trace_json.h).
+#include <cstdio>
+#include <string>
+
+#include "alloc/alloc_error.h"
+#include "alloc/driver.h"
+#include "alloc/optlevel.h"
+#include "ir/check.h"
+#include "sim/simulate.h"
+#include "sim/trace_json.h"
+#include "tools/args.h"
+#include "tools/load.h"
+#include "tools/sim_report.h"
+#include "tools/verbs.h"
+
+namespace allocsim::cli {
+
+static const char kTraceHelp[] =
+    "usage: allocsim trace PROGRAM [--vcd FILE] [--perfetto FILE] [-O N] [--timing FILE] [--seed S]\n"
+    "                      [--poison-seed S] [--arch NAME] [--KEY VALUE]\n"
+    "\n"
+    "Simulates PROGRAM like `allocsim run` (allocated at -O N, default 2, unless it is already fully placed)\n"
+    "and writes its timelines:\n"
+    "  --vcd FILE        a VCD: one signal per engine (busy while it executes an instruction; DMA_issue while\n"
+    "                    the issuer holds one), SEQ_loop (the sequencer's loop iterations) and qN_ring_slots\n"
+    "                    (descriptor chains on ring N); model time is in cycles (1 ns per cycle)\n"
+    "  --perfetto FILE   a trace-event JSON (open in ui.perfetto.dev): one track per engine and DMA queue,\n"
+    "                    each executed instruction a slice with its source line and text; ring counters\n"
+    "At least one of the two is needed. Prints the cycle summary of `allocsim run`.\n"
+    "\n"
+    "exit codes: 0 ok, 2 bad input or usage, 3 allocation impossible\n";
+
+int runTrace(const Args& raw) {
+  Args args;
+  for (const std::string& a : raw) {  // "-O2" -> "-O" "2"
+    if (a.size() > 2 && a.compare(0, 2, "-O") == 0) args.push_back("-O"), args.push_back(a.substr(2));
+    else args.push_back(a);
+  }
+  std::string in, vcd, perfetto, timing_file;
+  int optlevel = 2;
+  bool optlevel_given = false, arch_given = false;
+  sim::SimOptions so;
+  Arch arch = *archPreset("gen2");
+  auto parse = [&](Arch& target) {
+    ArgReader r(args);
+    while (!r.done()) {
+      if (r.flag("--help") || r.flag("-h")) return false;
+      if (auto v = r.value("--vcd")) vcd = *v;
+      else if (auto v = r.value("--perfetto")) perfetto = *v;
+      else if (auto v = r.value("-O")) optlevel = int(ArgReader::toUint("-O", *v, 1000)), optlevel_given = true;
+      else if (auto v = r.value("--timing")) timing_file = *v;
+      else if (auto v = r.value("--seed")) so.input_seed = ArgReader::toUint("--seed", *v, UINT64_MAX);
+      else if (auto v = r.value("--poison-seed")) so.poison_seed = ArgReader::toUint("--poison-seed", *v, UINT64_MAX);
+      else if (r.archOption(target)) arch_given = true;
+      else if (auto p = r.positional(); p && in.empty()) in = *p;
+      else r.unknown();
+    }
+    return true;
+  };
+  so.poison_seed = 1;
+  if (!parse(arch)) {
+    std::fputs(kTraceHelp, stdout);
+    return kExitOk;
+  }
+  if (in.empty()) throw UsageError("trace needs a program (a path, or - for standard input)");
+  if (vcd.empty() && perfetto.empty()) throw UsageError("trace needs --vcd FILE and/or --perfetto FILE");
+  const std::string display = in == "-" ? "<stdin>" : in;
+  if (!timing_file.empty()) {
+    try {
+      so.timing.apply(readSource(timing_file));
+    } catch (const InputError& e) {
+      std::fputs(e.format(timing_file).c_str(), stderr);
+      return kExitBadInput;
+    }
+  }
+  auto loaded = loadProgram(in, !arch_given);
+  if (!loaded) return kExitBadInput;
+  try {
+    Program& input = *loaded;
+    if (arch_given) {
+      in.clear();
+      parse(input.arch);
+      if (std::string err = validateArch(input.arch); !err.empty()) throw UsageError(err);
+      requireWellFormed(input);
+    }
+    bool placed = true;
+    for (const Tensor& t : input.tensors) placed = placed && (t.space == Space::Dram || t.placement);
+    for (const Register& r : input.registers) placed = placed && r.phys;
+    Program allocated = input;
+    if (!placed || optlevel_given) {
+      DriverOptions d;
+      d.optlevel = optlevel;
+      allocated = allocate(input, d).program;
+    }
+    sim::Trace trace;
+    so.trace = &trace;
+    so.vcd_path = vcd;
+    sim::SimResult r = sim::simulate(allocated, so);
+    if (!perfetto.empty())
+      writeOutput(perfetto, sim::traceEventJson(allocated, trace, allocated.arch.dma_queues, so.timing.clock_ghz));
+    std::fputs((display + ": traced " + std::to_string(trace.slices.size()) + " slices, " +
+                std::to_string(trace.ring_occupancy.size()) + " ring changes" + (vcd.empty() ? "" : "; VCD " + vcd) +
+                (perfetto.empty() ? "" : "; trace events " + perfetto) + "\n")
+                   .c_str(),
+               stdout);
+    std::fputs(simStatsText(allocated, r.stats, so.timing.clock_ghz).c_str(), stdout);
+    return kExitOk;
+  } catch (const OptionError& e) {
+    throw UsageError(e.what());
+  } catch (const AllocError& e) {
+    std::fputs((e.format(display) + "\n").c_str(), stderr);
+    return kExitAllocImpossible;
+  } catch (const InputError& e) {
+    std::fputs(e.format(display).c_str(), stderr);
+    return kExitBadInput;
+  }
+}
+
+}  // namespace allocsim::cli
