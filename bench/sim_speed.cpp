@@ -69,6 +69,7 @@ double g_full = 0, g_bare = 0;
 void BM_FullModel(benchmark::State& state) {
   sim::SimOptions o;
   o.record_reads = false;
+  o.prevalidate = false;  // the program ran once in benchProgram()
   uint64_t n = 0;
   for (auto _ : state) n += sim::simulate(program(), o).exec.steps;
   state.SetItemsProcessed(int64_t(n));
@@ -99,6 +100,7 @@ void BM_MillionInstructions(benchmark::State& state) {
   static const Program big = benchProgram(uint32_t(1'000'000 / per_iteration + 1));
   sim::SimOptions o;
   o.record_reads = false;
+  o.prevalidate = false;
   const long before = peakRssKiB();
   uint64_t steps = 0;
   for (auto _ : state) steps = sim::simulate(big, o).exec.steps;

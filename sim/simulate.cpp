@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <stdexcept>
 
+#include "ir/physical_storage.h"
 #include "sim/bare.h"
 #include "sim/core.h"
 
@@ -40,6 +41,16 @@ std::vector<std::vector<uint64_t>> bareTracks(const Trace& t) {
 uint64_t simulateBare(const std::vector<std::vector<uint64_t>>& tracks) { return core("", 0).runBare(tracks); }
 
 SimResult simulate(const Program& allocated, const SimOptions& opts) {
+  if (opts.prevalidate) {
+    if (std::string err = validateArch(allocated.arch); !err.empty()) throw InputError(SourceLoc{}, err);
+    PhysicalStorage storage(allocated, opts.poison_seed, opts.max_storage_bytes);
+    InterpOptions io;
+    io.input_seed = opts.input_seed;
+    io.max_steps = opts.max_steps;
+    io.max_storage_bytes = opts.max_storage_bytes;
+    io.record_reads = false;
+    interpret(allocated, storage, io);
+  }
   const bool vcd = !opts.vcd_path.empty();
   Core* c = &core(opts.vcd_path, allocated.arch.dma_queues);
   SimResult r = c->run(allocated, opts);

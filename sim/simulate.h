@@ -51,6 +51,11 @@ struct SimOptions {
   // the process's first simulate() may ask for one (std::logic_error otherwise). The $date line is fixed, so the
   // same run gives a byte-identical file.
   std::string vcd_path;
+  // Run the interpreter on the same physical storage first and throw its InputError, if any, from the caller's
+  // stack: an exception thrown inside a SystemC thread switches stacks under the sanitizers (ASan cannot follow
+  // QuickThreads and reports false positives afterwards). With the full scoreboard a program the interpreter
+  // completes cannot fail in the simulator. Off only for runs known to be valid (the benchmark).
+  bool prevalidate = true;
 };
 
 struct SimResult {
