@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "alloc/exact/exact_allocator.h"
 #include "alloc/in_place.h"
 #include "alloc/liveness.h"
 #include "alloc/liveness_report.h"
@@ -154,6 +155,24 @@ void runFixedAssignment(Program& p, const Effort& e, int verbosity, std::vector<
   reports.push_back(named("in-place", r));
 }
 
+// --allocator exact: the search places PSUM and SBUF (at optlevel 7 completing the input's placements), then REG.
+void runExact(Program& p, int optlevel, double time_limit_s, std::vector<AllocReport>& reports) {
+  ExactAllocOptions eo;
+  eo.time_limit_s = time_limit_s;
+  eo.keep_placements = optlevel == 7;
+  std::vector<bool> keep_regs(p.registers.size());
+  for (size_t i = 0; i < p.registers.size(); ++i) keep_regs[i] = eo.keep_placements && p.registers[i].phys;
+  if (eo.keep_placements) {
+    InPlaceOptions partial;
+    partial.require_placed = false;
+    checkInPlace(p, partial);
+  }
+  ExactAllocResult r = allocateExact(p, eo);
+  p = std::move(r.program);
+  reports.push_back(named("exact", r.report));
+  runReg(p, keep_regs, reports);
+}
+
 }  // namespace
 
 Effort effortFor(int optlevel) {
@@ -165,6 +184,12 @@ Effort effortFor(int optlevel) {
 }
 
 DriverResult allocate(const Program& input, const DriverOptions& o) {
+  if (o.allocator == "exact") {
+    const int level = o.smt_allocation ? 7 : o.optlevel;
+    DriverResult result{input, {level, level == 7 ? AllocPath::FixedAssignment : AllocPath::Coloring}, {}};
+    runExact(result.program, result.selection.optlevel, o.time_limit_s, result.reports);
+    return result;
+  }
   SelectionInput in;
   in.optlevel = o.optlevel;
   in.allocator = o.allocator;

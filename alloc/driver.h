@@ -14,6 +14,7 @@
 //          the in-place write checker (alloc/in_place.h)
 //   O8, O6 + --allocator lsa   the linear-scan allocator (alloc/lsa/lsa_allocator.h), PSUM then SB, from scratch
 //          (unpinned placements dropped); the O6 path is run_with_loops ("Linear Scan Allocator(LIW)")
+//   exact  --allocator exact (beyond the seeds): the complete placement search of alloc/exact/, no spilling
 //   REG    greedy lane placement (alloc/register_lanes.h) until the REG colorer lands; at O7 registers placed by
 //          the input are kept
 //
@@ -32,7 +33,9 @@ namespace allocsim {
 
 struct DriverOptions {
   int optlevel = 2;
-  std::string allocator;  // "", "coloring", "lsa"
+  std::string allocator;  // "", "coloring", "lsa", "exact" (alloc/exact/exact_allocator.h; any optlevel, 7 keeps
+                          // the input's placements and completes them)
+  double time_limit_s = 10;  // --allocator exact: per space
   int cores = 1;
   bool loops_in_backend = false;
   bool smt_allocation = false;

@@ -65,3 +65,16 @@ uint64_t ArgReader::toUint(const std::string& name, const std::string& v, uint64
 }
 
 }  // namespace allocsim::cli
+
+namespace allocsim::cli {
+
+double ArgReader::toSeconds(const std::string& name, const std::string& v) {
+  char* end = nullptr;
+  errno = 0;
+  const double s = v.empty() || v.find_first_not_of("0123456789.") != std::string::npos ? -1 : std::strtod(v.c_str(), &end);
+  if (s <= 0 || errno != 0 || end != v.c_str() + v.size() || s > 86400)
+    throw UsageError(name + " expects seconds, more than 0 and at most 86400, got '" + v + "'");
+  return s;
+}
+
+}  // namespace allocsim::cli

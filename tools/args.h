@@ -33,6 +33,8 @@ class ArgReader {
   [[noreturn]] void unknown() const;
 
   static uint64_t toUint(const std::string& name, const std::string& v, uint64_t max);
+  // A positive number of seconds, at most a day ("2", "0.5").
+  static double toSeconds(const std::string& name, const std::string& v);
 
  private:
   const std::vector<std::string>& args_;

@@ -18,7 +18,8 @@
 namespace allocsim::cli {
 
 static const char kAllocHelp[] =
-    "usage: allocsim alloc PROGRAM [-O N | --optlevel N] [--allocator coloring|lsa] [--cores N]\n"
+    "usage: allocsim alloc PROGRAM [-O N | --optlevel N] [--allocator coloring|lsa|exact] [--cores N]\n"
+    "                      [--time-limit S]\n"
     "                      [--loops-in-backend] [--smt-allocation] [--arch NAME] [--KEY VALUE]\n"
     "                      [-o OUT] [-v] [--json] [--verify [--seed S] [--poison-seed S]]\n"
     "\n"
@@ -35,6 +36,10 @@ static const char kAllocHelp[] =
     "                         8      linear scan with the best-fit manager, PSUM then SBUF\n"
     "                       registers: greedy lane placement at every optlevel (REG runs last)\n"
     "  --allocator A        coloring (default) or lsa (linear scan at -O6, its loop-aware variant)\n"
+    "  --allocator exact    the complete placement search (alloc/exact/): proves a fit within the machine,\n"
+    "                       proves there is none, or reports its best height and the gap to the lower bound\n"
+    "                       after --time-limit S seconds per space (default 10); never spills. With -O7 it\n"
+    "                       keeps every placement PROGRAM gives and places the rest exactly\n"
     "  --cores N            virtual NeuronCores (default 1); -O0, -O8 and lsa are single-core only\n"
     "  --loops-in-backend   optlevel = (optlevel == 2) ? 6 : 8, as the driver does\n"
     "  --smt-allocation     optlevel = 7 (not a solver: the fixed-assignment mode)\n"
@@ -90,6 +95,7 @@ AllocArgs parseAllocArgs(const Args& raw, Arch& arch) {
     if (auto v = r.value("-O")) a.driver.optlevel = int(ArgReader::toUint("-O", *v, 1000));
     else if (auto v = r.value("--optlevel")) a.driver.optlevel = int(ArgReader::toUint("--optlevel", *v, 1000));
     else if (auto v = r.value("--allocator")) a.driver.allocator = *v;
+    else if (auto v = r.value("--time-limit")) a.driver.time_limit_s = ArgReader::toSeconds("--time-limit", *v);
     else if (auto v = r.value("--cores")) a.driver.cores = int(ArgReader::toUint("--cores", *v, 1000000));
     else if (r.flag("--loops-in-backend")) a.driver.loops_in_backend = true;
     else if (r.flag("--smt-allocation")) a.driver.smt_allocation = true;

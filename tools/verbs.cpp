@@ -15,6 +15,8 @@ const std::vector<Verb>& verbs() {
        runFuzzAllocator},
       {"run", "allocate, simulate on the SystemC model, check against the interpreter; cycles and stalls", runRun},
       {"trace", "simulate and write the engine and DMA queue timelines (--vcd FILE, --perfetto FILE)", runTrace},
+      {"import", "write the program of a minimalloc problem (import minimalloc FILE.csv)", runImport},
+      {"export", "write an allocated imported program as minimalloc's solution CSV, checked by its rules", runExport},
       {"demo", "allocate, verify and run a bundled kernel end to end: start here", runDemo},
   };
   return table;

@@ -17,5 +17,7 @@ int runShow(const Args& args);
 int runFuzzAllocator(const Args& args);
 int runRun(const Args& args);
 int runTrace(const Args& args);
+int runImport(const Args& args);
+int runExport(const Args& args);
 
 }  // namespace allocsim::cli

@@ -1,0 +1,120 @@
+#include "alloc/exact/exact_allocator.h"
+
+#include "alloc/alloc_error.h"
+#include "alloc/exact/exact_search.h"
+#include "alloc/liveness.h"
+
+namespace allocsim {
+namespace {
+
+struct SpaceProblem {
+  ExactProblem problem;
+  std::vector<TensorId> tensors;  // item -> tensor
+};
+
+uint64_t psumBanksOf(const Arch& a, const Tensor& t) {
+  return (t.bytesPerPartition() + a.psum_bank_bytes - 1) / a.psum_bank_bytes;
+}
+
+SpaceProblem build(const Program& p, const Liveness& live, Space space, bool keep) {
+  const Arch& a = p.arch;
+  SpaceProblem sp;
+  const bool sbuf = space == Space::Sbuf;
+  sp.problem.capacity = sbuf ? a.sbuf_bytes : a.psum_banks;
+  sp.problem.rows = sbuf ? a.sbuf_partitions : 1;
+  const uint32_t quantum = std::max<uint32_t>(a.sbuf_partition_quantum, 1);
+  bool all_full = true;
+  for (TensorId t = 0; t < p.tensors.size(); ++t) {
+    const Tensor& x = p.tensors[t];
+    if (x.space != space || live.tensors[t].empty()) continue;
+    ExactItem it;
+    it.first = live.tensors[t].first;
+    it.last = live.tensors[t].last;
+    it.size = sbuf ? x.bytesPerPartition() : psumBanksOf(a, x);
+    it.align = sbuf ? std::max<uint32_t>(a.sbuf_align, 1) : 1;
+    it.rows = sbuf ? x.partitions : 1;
+    const bool fixed = x.placement && (x.pinned || keep);
+    if (fixed) {
+      it.starts = {sbuf ? x.placement->partition : 0};
+      it.fixed_offset = sbuf ? x.placement->offset : x.placement->bank;
+    } else if (sbuf) {
+      it.starts.clear();
+      for (uint32_t s = 0; s + it.rows <= a.sbuf_partitions; s += quantum) it.starts.push_back(s);
+    }
+    all_full = all_full && it.rows == sp.problem.rows && it.starts.size() == 1 && it.starts[0] == 0;
+    sp.problem.items.push_back(it);
+    sp.tensors.push_back(t);
+  }
+  if (sbuf && all_full) {  // every tensor spans every partition: minimalloc's 1-D problem
+    sp.problem.rows = 1;
+    for (ExactItem& it : sp.problem.items) it.rows = 1;
+  }
+  return sp;
+}
+
+std::string fmt(double v) { return formatReportNumber(v, 3); }
+
+void place(Program& p, const Liveness& live, Space space, const ExactAllocOptions& o, AllocReport& report) {
+  const bool sbuf = space == Space::Sbuf;
+  const char* name = sbuf ? "SBUF" : "PSUM";
+  const std::string key = sbuf ? "exact.sbuf." : "exact.psum.";
+  const std::string unit = sbuf ? " bytes" : " banks";
+  SpaceProblem sp = build(p, live, space, o.keep_placements);
+  ExactSearchOptions so;
+  so.time_limit_s = o.time_limit_s;
+  ExactResult r = solveExact(sp.problem, so);
+  const std::string shape = sbuf && sp.problem.rows > 1 ? " (" + std::to_string(sp.problem.rows) + " partitions x bytes)" : "";
+  const std::string what = std::to_string(sp.problem.items.size()) + " live " + name + " tensors" + shape;
+  const std::string cap = std::to_string(sp.problem.capacity) + unit;
+  report.set(key + "tensors", int64_t(sp.problem.items.size()));
+  report.set(key + "status", std::string(exactStatusName(r.status)));
+  report.set(key + "height", int64_t(r.height));
+  report.set(key + "lower_bound", int64_t(r.lower_bound));
+  report.set(key + "nodes", int64_t(r.nodes));
+  report.set(key + "seconds", r.seconds);
+  const double gap = r.lower_bound ? double(r.height) / double(r.lower_bound) : 1.0;
+  const SourceLoc loc = sp.tensors.empty() ? SourceLoc{} : p.tensors[sp.tensors[0]].loc;
+  if (r.status == ExactStatus::NoFit)
+    throw AllocError(loc, "exact: no placement of " + what + " fits in " + cap + " (proved by " + r.method +
+                              ": lower bound " + std::to_string(r.lower_bound) + unit + ", " +
+                              std::to_string(r.nodes) + " nodes, " + fmt(r.seconds) + " s)");
+  if (r.status == ExactStatus::Unknown)
+    throw AllocError(loc, "exact: no placement of " + what + " within " + cap + " found in the time limit of " +
+                              fmt(o.time_limit_s) + " s (" + std::to_string(r.nodes) +
+                              " nodes; not proved impossible); best height " + std::to_string(r.height) + unit +
+                              " by " + r.method + ", " + formatReportNumber(gap, 3) + "x the lower bound " +
+                              std::to_string(r.lower_bound));
+  for (size_t i = 0; i < sp.tensors.size(); ++i) {
+    Tensor& t = p.tensors[sp.tensors[i]];
+    Placement pl;
+    if (sbuf) {
+      pl.partition = r.placements[i].row;
+      pl.offset = r.placements[i].offset;
+    } else {
+      pl.bank = uint32_t(r.placements[i].offset);
+    }
+    t.placement = pl;
+  }
+  report.line(std::string("exact ") + name + ": " + what + " placed within " + cap + ", height " +
+              std::to_string(r.height) + " (lower bound " + std::to_string(r.lower_bound) + ", " +
+              formatReportNumber(gap, 3) + "x), by " + r.method + ", " + std::to_string(r.nodes) + " nodes, " +
+              fmt(r.seconds) + " s");
+}
+
+}  // namespace
+
+ExactAllocResult allocateExact(const Program& input, const ExactAllocOptions& o) {
+  ExactAllocResult result{input, {}};
+  Program& p = result.program;
+  for (Tensor& t : p.tensors)
+    if (t.space != Space::Dram && !t.pinned && !o.keep_placements) t.placement.reset();
+  const Liveness live = computeLiveness(p);
+  place(p, live, Space::Psum, o, result.report);
+  place(p, live, Space::Sbuf, o, result.report);
+  // A tensor no executed instruction mentions interferes with nothing: the corner is as good as any place.
+  for (Tensor& t : p.tensors)
+    if (t.space != Space::Dram && !t.placement) t.placement = Placement{};
+  return result;
+}
+
+}  // namespace allocsim

@@ -1,0 +1,32 @@
+// The exact allocator (`allocsim alloc --allocator exact --time-limit S`, issue 10): PSUM, then SBUF, each placed by
+// the complete search of alloc/exact/exact_search.h over the live ranges of alloc/liveness.h. It never spills:
+// either every tensor gets a placement within the machine, or allocation is impossible (AllocError, exit code 3)
+// with what the search established: "proved" (the search was complete, or the lower bound exceeds the capacity)
+// or "not found within the time limit" with the best height and its gap to the lower bound.
+//
+// SBUF is 2-D: a tensor spans a band of its partition count starting at any multiple of the partition start
+// quantum, its byte offset is a multiple of sbuf-align. When every SBUF tensor spans all partitions the problem is
+// the 1-D one of minimalloc. PSUM: a tensor takes ceil(bytes per partition / bank bytes) whole banks; 1-D over
+// banks. Pinned tensors keep their placement; with `keep_placements` (optlevel 7: "complete the placement exactly")
+// every placement the input gives is kept the same way and the search places the rest.
+#pragma once
+
+#include "alloc/report.h"
+#include "ir/program.h"
+
+namespace allocsim {
+
+struct ExactAllocOptions {
+  double time_limit_s = 10;  // per space (PSUM, SBUF)
+  bool keep_placements = false;
+};
+
+struct ExactAllocResult {
+  Program program;
+  AllocReport report;
+};
+
+// Throws AllocError when a space cannot be placed (see above).
+ExactAllocResult allocateExact(const Program& p, const ExactAllocOptions& o);
+
+}  // namespace allocsim

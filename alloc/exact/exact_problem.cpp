@@ -1,0 +1,58 @@
+#include "alloc/exact/exact_problem.h"
+
+#include <algorithm>
+
+namespace allocsim {
+
+bool exactConflict(const ExactItem& a, const ExactPlacement& pa, const ExactItem& b, const ExactPlacement& pb) {
+  const bool time = a.first <= b.last && b.first <= a.last;
+  const bool rows = pa.row < pb.row + b.rows && pb.row < pa.row + a.rows;
+  const bool bytes = pa.offset < pb.offset + b.size && pb.offset < pa.offset + a.size;
+  return time && rows && bytes;
+}
+
+std::string exactViolation(const ExactProblem& p, const std::vector<ExactPlacement>& pl) {
+  if (pl.size() != p.items.size()) return "placement count differs from item count";
+  for (size_t i = 0; i < p.items.size(); ++i) {
+    const ExactItem& it = p.items[i];
+    const std::string name = "item " + std::to_string(i);
+    if (pl[i].offset + it.size > p.capacity) return name + " ends beyond the capacity";
+    if (pl[i].row + it.rows > p.rows) return name + " ends beyond the last row";
+    if (pl[i].offset % it.align != 0) return name + " is misaligned";
+    if (std::find(it.starts.begin(), it.starts.end(), pl[i].row) == it.starts.end())
+      return name + " starts at a row it may not start at";
+    if (it.fixed_offset && *it.fixed_offset != pl[i].offset) return name + " is pinned elsewhere";
+    for (size_t j = i + 1; j < p.items.size(); ++j)
+      if (exactConflict(it, pl[i], p.items[j], pl[j])) return name + " conflicts with item " + std::to_string(j);
+  }
+  return "";
+}
+
+uint64_t exactLowerBound(const ExactProblem& p) {
+  std::vector<std::pair<uint32_t, int64_t>> events;  // (position, +area at first / -area after last)
+  uint64_t largest = 0;
+  for (const ExactItem& it : p.items) {
+    const int64_t area = int64_t(it.size * it.rows);
+    events.push_back({it.first, area});
+    events.push_back({it.last + 1, -area});
+    largest = std::max(largest, it.size);
+  }
+  std::sort(events.begin(), events.end(), [](auto a, auto b) {
+    return a.first != b.first ? a.first < b.first : a.second < b.second;  // ends first at one position
+  });
+  int64_t live = 0, peak = 0;
+  for (auto [pos, d] : events) {
+    live += d;
+    peak = std::max(peak, live);
+  }
+  const uint64_t rows = std::max<uint32_t>(p.rows, 1);
+  return std::max(largest, (uint64_t(peak) + rows - 1) / rows);
+}
+
+uint64_t exactHeight(const ExactProblem& p, const std::vector<ExactPlacement>& pl) {
+  uint64_t h = 0;
+  for (size_t i = 0; i < p.items.size() && i < pl.size(); ++i) h = std::max(h, pl[i].offset + p.items[i].size);
+  return h;
+}
+
+}  // namespace allocsim

@@ -1,0 +1,463 @@
+#include "alloc/exact/exact_search.h"
+
+#include <algorithm>
+#include <chrono>
+#include <numeric>
+#include <tuple>
+
+namespace allocsim {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+uint64_t roundUp(uint64_t v, uint64_t a) { return a <= 1 ? v : (v + a - 1) / a * a; }
+
+bool rowsOverlap(uint32_t a, uint32_t an, uint32_t b, uint32_t bn) { return a < b + bn && b < a + an; }
+
+// First fit in a given order: each item at the lowest aligned offset, over its allowed rows, that conflicts with
+// nothing placed before it; pinned items first, where they are pinned. Unbounded: the height may exceed the
+// capacity.
+std::vector<ExactPlacement> firstFit(const ExactProblem& p, const std::vector<uint32_t>& order) {
+  const size_t n = p.items.size();
+  std::vector<ExactPlacement> pl(n);
+  std::vector<uint32_t> placed;
+  std::vector<std::pair<uint64_t, uint64_t>> busy;
+  for (uint32_t i = 0; i < n; ++i)
+    if (p.items[i].fixed_offset) {
+      pl[i] = {p.items[i].starts[0], *p.items[i].fixed_offset};
+      placed.push_back(i);
+    }
+  for (uint32_t i : order) {
+    const ExactItem& it = p.items[i];
+    if (it.fixed_offset) continue;
+    ExactPlacement best{it.starts[0], UINT64_MAX};
+    for (uint32_t start : it.starts) {
+      busy.clear();
+      for (uint32_t j : placed) {
+        const ExactItem& o = p.items[j];
+        if (it.first <= o.last && o.first <= it.last && rowsOverlap(start, it.rows, pl[j].row, o.rows))
+          busy.push_back({pl[j].offset, pl[j].offset + o.size});
+      }
+      std::sort(busy.begin(), busy.end());
+      uint64_t off = 0;
+      for (auto [lo, hi] : busy) {
+        if (off + it.size <= lo) break;
+        off = std::max(off, roundUp(hi, it.align));
+      }
+      if (off < best.offset) best = {start, off};
+    }
+    pl[i] = best;
+    placed.push_back(i);
+  }
+  return pl;
+}
+
+// One preorder key per letter, larger first (minimalloc's PreorderingComparator): W width, A area, T total.
+struct PreorderKeys {
+  uint64_t width = 0, area = 0, total = 0, size = 0;
+};
+
+std::vector<uint32_t> preorder(const std::vector<PreorderKeys>& keys, const std::string& letters) {
+  std::vector<uint32_t> order(keys.size());
+  std::iota(order.begin(), order.end(), 0u);
+  std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+    for (char c : letters) {
+      uint64_t x = 0, y = 0;
+      if (c == 'W') x = keys[a].width, y = keys[b].width;
+      if (c == 'A') x = keys[a].area, y = keys[b].area;
+      if (c == 'T') x = keys[a].total, y = keys[b].total;
+      if (c == 'Z') x = keys[a].size, y = keys[b].size;
+      if (x != y) return x > y;
+    }
+    return a < b;
+  });
+  return order;
+}
+
+// The live ranges renumbered so that each maximal run of starts (no end between them) shares one position, and
+// each run of ends too: which items overlap is unchanged, but the preorders' widths count changes of the live set
+// rather than instructions, and there is one cross section per run of starts. (An imported minimalloc problem then
+// has the positions of its distinct times, whatever order the program lists simultaneous events in.)
+ExactProblem normalized(const ExactProblem& p) {
+  ExactProblem q = p;
+  std::vector<std::tuple<uint32_t, int, uint32_t>> events;  // (position, 0 = start / 1 = end, item)
+  for (uint32_t i = 0; i < p.items.size(); ++i) {
+    events.push_back({p.items[i].first, 0, i});
+    events.push_back({p.items[i].last, 1, i});
+  }
+  std::sort(events.begin(), events.end());  // at one position, starts first: both are live there
+  uint32_t coord = 0;
+  int prev = 0;
+  for (auto [pos, kind, i] : events) {
+    if (kind == 0 && prev == 1) ++coord;
+    (kind == 0 ? q.items[i].first : q.items[i].last) = coord;
+    prev = kind;
+  }
+  return q;
+}
+
+enum class Outcome : uint8_t { Found, NotFound, Aborted, Timeout };
+
+// The depth-first search (see the header). State changes are logged and undone on the way back, so a node costs
+// O(items + sections x rows), with no allocation once the arenas have grown.
+class Search {
+ public:
+  Search(const ExactProblem& p, Clock::time_point deadline) : p_(p), deadline_(deadline) {
+    const uint32_t n = uint32_t(p.items.size());
+    // Sections: one per distinct first position; an item covers the sections whose position it is live at.
+    for (const ExactItem& it : p.items) section_pos_.push_back(it.first);
+    std::sort(section_pos_.begin(), section_pos_.end());
+    section_pos_.erase(std::unique(section_pos_.begin(), section_pos_.end()), section_pos_.end());
+    sections_ = uint32_t(section_pos_.size());
+    sec_lo_.resize(n);
+    sec_hi_.resize(n);
+    section_items_.resize(sections_);
+    for (uint32_t i = 0; i < n; ++i) {
+      const ExactItem& it = p.items[i];
+      sec_lo_[i] = uint32_t(std::lower_bound(section_pos_.begin(), section_pos_.end(), it.first) - section_pos_.begin());
+      sec_hi_[i] = uint32_t(std::upper_bound(section_pos_.begin(), section_pos_.end(), it.last) - section_pos_.begin());
+      for (uint32_t s = sec_lo_[i]; s < sec_hi_[i]; ++s) section_items_[s].push_back(i);
+    }
+    // Time overlaps, by a sweep over first positions.
+    overlaps_.resize(n);
+    std::vector<uint32_t> by_first(n);
+    std::iota(by_first.begin(), by_first.end(), 0u);
+    std::sort(by_first.begin(), by_first.end(), [&](uint32_t a, uint32_t b) { return p.items[a].first < p.items[b].first; });
+    for (size_t x = 0; x < n; ++x)
+      for (size_t y = x + 1; y < n && p.items[by_first[y]].first <= p.items[by_first[x]].last; ++y) {
+        overlaps_[by_first[x]].push_back(by_first[y]);
+        overlaps_[by_first[y]].push_back(by_first[x]);
+      }
+    start_base_.resize(n + 1);
+    for (uint32_t i = 0; i < n; ++i) start_base_[i + 1] = start_base_[i] + uint32_t(p.items[i].starts.size());
+    one_row_ = p.rows == 1;
+    stamp_.assign(sections_, 0);
+    keys_.resize(n);
+    std::vector<uint64_t> sec_total(sections_, 0);
+    for (uint32_t i = 0; i < n; ++i)
+      for (uint32_t s = sec_lo_[i]; s < sec_hi_[i]; ++s) sec_total[s] += p.items[i].size * p.items[i].rows;
+    for (uint32_t i = 0; i < n; ++i) {
+      const ExactItem& it = p.items[i];
+      keys_[i].width = uint64_t(it.last - it.first) + 1;
+      keys_[i].size = it.size * it.rows;
+      keys_[i].area = keys_[i].size * keys_[i].width;
+      for (uint32_t s = sec_lo_[i]; s < sec_hi_[i]; ++s) keys_[i].total = std::max(keys_[i].total, sec_total[s]);
+    }
+  }
+
+  const std::vector<PreorderKeys>& keys() const { return keys_; }
+  uint64_t nodes() const { return nodes_; }
+  const std::vector<ExactPlacement>& solution() const { return solution_; }
+
+  Outcome run(const std::string& letters, uint64_t node_limit) {
+    const uint32_t n = uint32_t(p_.items.size());
+    letters_ = letters;
+    order_ = preorder(keys_, letters);
+    rank_.assign(n, 0);
+    for (uint32_t r = 0; r < n; ++r) rank_[order_[r]] = r;
+    placed_.assign(n, 0);
+    pos_.assign(n, {});
+    minoff_.assign(start_base_[n], 0);
+    for (uint32_t i = 0; i < n; ++i)
+      if (p_.items[i].fixed_offset) minoff_[start_base_[i]] = *p_.items[i].fixed_offset;
+    if (one_row_) {
+      floor_.assign(sections_, 0);
+      total_.assign(sections_, 0);
+      for (uint32_t i = 0; i < n; ++i)
+        for (uint32_t s = sec_lo_[i]; s < sec_hi_[i]; ++s) total_[s] += p_.items[i].size;
+      lowest_.assign(sections_, UINT64_MAX);
+      for (uint32_t s = 0; s < sections_; ++s) recomputeLowest(s);
+    } else {
+      top_.assign(size_t(sections_) * p_.rows, 0);
+      total_.assign(sections_, 0);
+      for (uint32_t i = 0; i < n; ++i)
+        for (uint32_t s = sec_lo_[i]; s < sec_hi_[i]; ++s) total_[s] += p_.items[i].size * p_.items[i].rows;
+    }
+    cuts_.assign(sections_, 0);
+    for (uint32_t i = 0; i < n; ++i)
+      for (uint32_t b = sec_lo_[i]; b + 1 < sec_hi_[i]; ++b) ++cuts_[b];
+    minoff_log_.clear();
+    sec_log_.clear();
+    cands_.clear();
+    solution_.assign(n, {});
+    nodes_left_ = node_limit;
+    if (!check(0, 0, sections_)) return Outcome::NotFound;
+    return solveParts(0, sections_, order_);
+  }
+
+ private:
+  struct Cand {
+    uint64_t off;
+    uint32_t rank;
+    uint32_t item;
+    uint32_t k;  // index into the item's starts
+  };
+
+  // 1-D: the lowest offset an unplaced item of section s can still take (UINT64_MAX: none left). Recomputed only
+  // when the item that held the minimum moved up or was placed.
+  void recomputeLowest(uint32_t s) {
+    uint64_t low = UINT64_MAX;
+    for (uint32_t j : section_items_[s])
+      if (!placed_[j]) low = std::min(low, minoff_[start_base_[j]]);
+    if (low != lowest_[s]) {
+      sec_log_.push_back({uint32_t(2 * sections_ + s), lowest_[s]});
+      lowest_[s] = low;
+    }
+  }
+
+  void markIfLowest(uint32_t j, uint64_t old) {
+    for (uint32_t s = sec_lo_[j]; s < sec_hi_[j]; ++s)
+      if (lowest_[s] == old && stamp_[s] != epoch_) {
+        stamp_[s] = epoch_;
+        touched_.push_back(s);
+      }
+  }
+
+  // Inference over the sections [lo, hi) of the part being searched.
+  bool check(uint64_t cur, uint32_t lo, uint32_t hi) const {
+    const uint64_t cap = p_.capacity;
+    if (one_row_) {
+      for (uint32_t s = lo; s < hi; ++s)
+        if (std::max({cur, floor_[s], total_[s] ? lowest_[s] : 0}) + total_[s] > cap) return false;
+      return true;
+    }
+    for (uint32_t s = lo; s < hi; ++s) {
+      if (total_[s] == 0) continue;
+      uint64_t avail = 0;
+      const uint64_t* top = &top_[size_t(s) * p_.rows];
+      for (uint32_t r = 0; r < p_.rows; ++r) avail += cap - std::min(cap, std::max(cur, top[r]));
+      if (avail < total_[s]) return false;
+    }
+    return true;
+  }
+
+  // Places item i at start k, offset off; returns false when a pinned item can no longer be placed.
+  bool place(uint32_t i, uint32_t k, uint64_t off, bool& hatless) {
+    const ExactItem& it = p_.items[i];
+    const uint32_t row = it.starts[k];
+    const uint64_t top = off + it.size;
+    placed_[i] = 1;
+    pos_[i] = {row, off};
+    hatless = true;
+    bool ok = true;
+    ++epoch_;
+    touched_.clear();
+    for (uint32_t j : overlaps_[i]) {
+      if (placed_[j]) continue;
+      hatless = false;
+      const ExactItem& o = p_.items[j];
+      const uint64_t v = roundUp(top, o.align);
+      for (uint32_t kk = 0; kk < o.starts.size(); ++kk) {
+        if (!rowsOverlap(row, it.rows, o.starts[kk], o.rows)) continue;
+        uint64_t& m = minoff_[start_base_[j] + kk];
+        if (m >= v) continue;
+        minoff_log_.push_back({start_base_[j] + kk, m});
+        if (one_row_) markIfLowest(j, m);
+        m = v;
+        if (o.fixed_offset && v > *o.fixed_offset) ok = false;
+      }
+    }
+    if (one_row_) markIfLowest(i, minoff_[start_base_[i]]);
+    for (uint32_t s = sec_lo_[i]; s < sec_hi_[i]; ++s) {
+      if (one_row_) {
+        sec_log_.push_back({s, floor_[s]});
+        floor_[s] = std::max(floor_[s], top);
+        total_[s] -= it.size;
+      } else {
+        uint64_t* tops = &top_[size_t(s) * p_.rows];
+        for (uint32_t r = row; r < row + it.rows; ++r)
+          if (tops[r] < top) {
+            sec_log_.push_back({uint32_t(sections_ + size_t(s) * p_.rows + r), tops[r]});
+            tops[r] = top;
+          }
+        total_[s] -= it.size * it.rows;
+      }
+    }
+    for (uint32_t s : touched_) recomputeLowest(s);
+    return ok;
+  }
+
+  void unplace(uint32_t i, size_t minoff_mark, size_t sec_mark) {
+    const ExactItem& it = p_.items[i];
+    while (sec_log_.size() > sec_mark) {
+      auto [idx, old] = sec_log_.back();
+      sec_log_.pop_back();
+      if (idx < sections_) floor_[idx] = old;
+      else if (one_row_) lowest_[idx - 2 * sections_] = old;
+      else top_[idx - sections_] = old;
+    }
+    while (minoff_log_.size() > minoff_mark) {
+      auto [idx, old] = minoff_log_.back();
+      minoff_log_.pop_back();
+      minoff_[idx] = old;
+    }
+    for (uint32_t s = sec_lo_[i]; s < sec_hi_[i]; ++s) total_[s] += it.size * (one_row_ ? 1 : it.rows);
+    placed_[i] = 0;
+  }
+
+  // Dynamic decomposition (minimalloc's): where no unplaced item is live across the boundary of two sections, the
+  // items on either side no longer constrain each other, so each side is searched on its own (a failure on one
+  // side does not make the search enumerate the other side again). `items` are in preorder.
+  Outcome solveParts(uint32_t lo, uint32_t hi, const std::vector<uint32_t>& items) {
+    uint32_t start = lo;
+    for (uint32_t b = lo; b < hi; ++b) {
+      if (b + 1 < hi && cuts_[b] != 0) continue;
+      std::vector<uint32_t> sub;
+      for (uint32_t i : items)
+        if (!placed_[i] && sec_lo_[i] <= b && start < sec_hi_[i]) sub.push_back(i);
+      if (!sub.empty()) {
+        // The part's own preorder, as minimalloc's SubSolve does: T is the largest remaining total of its sections.
+        std::vector<PreorderKeys> keys(sub.size());
+        std::vector<uint32_t> saved(sub.size());
+        for (size_t x = 0; x < sub.size(); ++x) {
+          const uint32_t i = sub[x];
+          keys[x] = keys_[i];
+          keys[x].total = 0;
+          for (uint32_t s = std::max(sec_lo_[i], start); s < std::min(sec_hi_[i], b + 1); ++s)
+            keys[x].total = std::max(keys[x].total, total_[s]);
+          saved[x] = rank_[i];
+        }
+        std::vector<uint32_t> order = preorder(keys, letters_), part(sub.size());
+        for (size_t x = 0; x < order.size(); ++x) {
+          part[x] = sub[order[x]];
+          rank_[part[x]] = uint32_t(x);
+        }
+        const Outcome o = node(0, 0, start, b + 1, part);
+        for (size_t x = 0; x < sub.size(); ++x) rank_[sub[x]] = saved[x];
+        if (o != Outcome::Found) return o;
+      }
+      start = b + 1;
+    }
+    return Outcome::Found;
+  }
+
+  Outcome node(uint64_t cur, uint32_t last_rank, uint32_t lo, uint32_t hi, const std::vector<uint32_t>& items) {
+    if (nodes_left_ == 0) return Outcome::Aborted;
+    --nodes_left_;
+    if ((++nodes_ & 255) == 0 && Clock::now() > deadline_) return Outcome::Timeout;
+    const size_t base = cands_.size();
+    uint64_t min_height = UINT64_MAX;
+    bool any = false;
+    for (uint32_t i : items) {
+      if (placed_[i]) continue;
+      any = true;
+      const uint32_t r = rank_[i];
+      const ExactItem& it = p_.items[i];
+      uint64_t lowest_top = UINT64_MAX;
+      for (uint32_t k = 0; k < it.starts.size(); ++k) {
+        const uint64_t off = minoff_[start_base_[i] + k];
+        lowest_top = std::min(lowest_top, off + it.size);
+        if (off + it.size > p_.capacity) continue;
+        if (off < cur || (off == cur && r < last_rank)) continue;
+        cands_.push_back({off, r, i, k});
+      }
+      if (lowest_top > p_.capacity) {  // offsets only grow: this item can no longer be placed
+        cands_.resize(base);
+        return Outcome::NotFound;
+      }
+      if (!it.fixed_offset) min_height = std::min(min_height, lowest_top);
+    }
+    if (!any) return Outcome::Found;
+    std::sort(cands_.begin() + long(base), cands_.end(), [](const Cand& a, const Cand& b) {
+      return a.off != b.off ? a.off < b.off : a.rank != b.rank ? a.rank < b.rank : a.k < b.k;
+    });
+    Outcome result = Outcome::NotFound;
+    for (size_t c = base; c < cands_.size(); ++c) {
+      const Cand cand = cands_[c];
+      if (cand.off >= min_height) break;  // dominance
+      const uint32_t i = cand.item;
+      const size_t minoff_mark = minoff_log_.size(), sec_mark = sec_log_.size();
+      bool hatless = false;
+      Outcome out = Outcome::NotFound;
+      const bool ok = place(i, cand.k, cand.off, hatless);
+      solution_[i] = pos_[i];
+      bool split = false;
+      for (uint32_t b = sec_lo_[i]; b + 1 < sec_hi_[i]; ++b) split = --cuts_[b] == 0 || split;
+      if (ok && check(cand.off, lo, hi))
+        out = split ? solveParts(lo, hi, items) : node(cand.off, cand.rank, lo, hi, items);
+      for (uint32_t b = sec_lo_[i]; b + 1 < sec_hi_[i]; ++b) ++cuts_[b];
+      unplace(i, minoff_mark, sec_mark);
+      if (out != Outcome::NotFound) {
+        result = out;
+        break;
+      }
+      if (hatless) break;
+    }
+    cands_.resize(base);
+    return result;
+  }
+
+  const ExactProblem& p_;
+  Clock::time_point deadline_;
+  uint32_t sections_ = 0;
+  bool one_row_ = true;
+  std::vector<uint32_t> section_pos_, sec_lo_, sec_hi_, start_base_;
+  std::vector<std::vector<uint32_t>> section_items_, overlaps_;
+  std::vector<PreorderKeys> keys_;
+
+  std::string letters_;
+  std::vector<uint32_t> order_, rank_;
+  std::vector<char> placed_;
+  std::vector<ExactPlacement> pos_, solution_;
+  std::vector<uint64_t> minoff_, floor_, lowest_, top_, total_;
+  std::vector<std::pair<uint32_t, uint64_t>> minoff_log_, sec_log_;
+  std::vector<Cand> cands_;
+  std::vector<uint32_t> stamp_, touched_, cuts_;
+  uint32_t epoch_ = 0;
+  uint64_t nodes_left_ = 0, nodes_ = 0;
+};
+
+}  // namespace
+
+const char* exactStatusName(ExactStatus s) {
+  switch (s) {
+    case ExactStatus::Fit: return "fit";
+    case ExactStatus::NoFit: return "no fit";
+    case ExactStatus::Unknown: return "unknown";
+  }
+  return "?";
+}
+
+ExactResult solveExact(const ExactProblem& original, const ExactSearchOptions& o) {
+  const ExactProblem p = normalized(original);
+  const auto t0 = Clock::now();
+  const auto deadline = t0 + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(o.time_limit_s));
+  ExactResult r;
+  r.lower_bound = exactLowerBound(p);
+  auto finish = [&](ExactStatus s, std::vector<ExactPlacement> pl, std::string method) {
+    r.status = s;
+    r.placements = std::move(pl);
+    r.height = exactHeight(p, r.placements);
+    r.method = std::move(method);
+    r.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+    return r;
+  };
+  Search search(p, deadline);
+  // Best first fit over the preorders and plain size order: a fit at once when one is easy, else the fallback.
+  std::vector<ExactPlacement> best;
+  std::string best_name;
+  for (const char* h : {"Z", "WAT", "TAW", "TWA"}) {
+    std::vector<ExactPlacement> pl = firstFit(p, preorder(search.keys(), h));
+    if (best.empty() || exactHeight(p, pl) < exactHeight(p, best)) {
+      best = pl;
+      best_name = std::string("first fit (") + h + ")";
+    }
+  }
+  if (!best.empty() && exactHeight(p, best) <= p.capacity && exactViolation(p, best).empty() && o.greedy_first)
+    return finish(ExactStatus::Fit, best, best_name);
+  if (p.items.empty()) return finish(ExactStatus::Fit, {}, "nothing to place");
+  if (r.lower_bound > p.capacity) return finish(ExactStatus::NoFit, best, "lower bound");
+  const std::vector<std::string> heuristics = {"WAT", "TAW", "TWA"};
+  for (uint64_t limit = p.items.size(); ; ) {
+    limit *= 2;
+    for (size_t h = 0; h < heuristics.size(); ++h) {
+      const Outcome out = search.run(heuristics[h], limit);
+      r.nodes = search.nodes();
+      if (out == Outcome::Found) return finish(ExactStatus::Fit, search.solution(), "search " + heuristics[h]);
+      if (out == Outcome::NotFound) return finish(ExactStatus::NoFit, best, "search " + heuristics[h]);
+      if (out == Outcome::Timeout) return finish(ExactStatus::Unknown, best, best_name);
+    }
+  }
+}
+
+}  // namespace allocsim

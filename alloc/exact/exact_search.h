@@ -1,0 +1,55 @@
+// The exact placement search (issue 10): a complete branch-and-bound over placements that proves a fit within the
+// capacity, proves there is none, or stops at the time limit with the best placement it has and its gap to the
+// lower bound.
+//
+// The approach is minimalloc's (Moffitt, "MiniMalloc: A Lightweight Memory Allocator for Hardware-Accelerated
+// Machine Learning", ASPLOS 2023; google/minimalloc), reimplemented and extended to row bands, alignment and pinned
+// items:
+// - canonical solutions: any fit can be turned into one where no item can move to a lower offset (on any allowed
+//   row). Such a fit places items in nondecreasing offset order, each at the top of the highest item below it
+//   (rounded up to its alignment), so a node only chooses which item (and row start) comes next; ties by a
+//   preorder rank;
+// - dominance: an item that could still sit below the candidate's offset (its lowest offset + size <= it) would
+//   move down in a canonical fit, so such candidates are skipped;
+// - inference on the remaining items: at every cross section of the live ranges, what remains must fit above the
+//   current offset and the section's floor (rows x bytes when items span row bands);
+// - an item that constrains no unplaced item and whose subtree failed ends the node (hatless pruning);
+// - round robin over three preorders (minimalloc's WAT, TAW, TWA: width, area, total) with a node limit that
+//   doubles, so one bad order does not eat the budget.
+// Before searching, a first-fit placement over several orders gives a fit at once when one exists that easily, and
+// is the best placement reported when the time runs out.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "alloc/exact/exact_problem.h"
+
+namespace allocsim {
+
+enum class ExactStatus : uint8_t {
+  Fit,      // placements within the capacity
+  NoFit,    // proved: the search was complete
+  Unknown,  // time limit reached; placements = the best found (may exceed the capacity)
+};
+const char* exactStatusName(ExactStatus s);
+
+struct ExactSearchOptions {
+  double time_limit_s = 10;
+  bool greedy_first = true;  // try first fit before searching (off: measure the search alone)
+};
+
+struct ExactResult {
+  ExactStatus status = ExactStatus::Unknown;
+  std::vector<ExactPlacement> placements;
+  uint64_t height = 0;  // of `placements`
+  uint64_t lower_bound = 0;
+  uint64_t nodes = 0;
+  double seconds = 0;
+  std::string method;  // "first fit (size)", "search TWA", "lower bound", ...
+};
+
+ExactResult solveExact(const ExactProblem& p, const ExactSearchOptions& o = {});
+
+}  // namespace allocsim

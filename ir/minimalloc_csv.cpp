@@ -1,0 +1,149 @@
+#include "ir/minimalloc_csv.h"
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <set>
+#include <utility>
+
+namespace allocsim {
+namespace {
+
+struct Field {
+  std::string text;
+  uint32_t col = 1;
+};
+
+std::vector<Field> splitLine(const std::string& line) {
+  std::vector<Field> out;
+  size_t start = 0;
+  while (true) {
+    size_t comma = line.find(',', start);
+    std::string f = line.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    // Blanks around a field are tolerated (spreadsheets write them).
+    size_t b = f.find_first_not_of(" \t"), e = f.find_last_not_of(" \t");
+    out.push_back({b == std::string::npos ? "" : f.substr(b, e - b + 1),
+                   uint32_t(start + (b == std::string::npos ? 0 : b) + 1)});
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return out;
+}
+
+int64_t toInt(const Field& f, uint32_t line, const char* what) {
+  int64_t v = 0;
+  const char* end = f.text.data() + f.text.size();
+  auto [ptr, ec] = std::from_chars(f.text.data(), end, v);
+  if (f.text.empty() || ec != std::errc() || ptr != end)
+    throw InputError({line, f.col}, std::string(what) + " '" + f.text + "' is not an integer (64-bit)");
+  return v;
+}
+
+bool validId(const std::string& id) {
+  if (id.empty()) return false;
+  for (char c : id)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.')) return false;
+  return true;
+}
+
+}  // namespace
+
+MinimallocProblem parseMinimallocCsv(const std::string& text) {
+  MinimallocProblem p;
+  std::set<std::string> ids;
+  bool with_offset = false, header_seen = false;
+  uint32_t line_no = 0;
+  size_t pos = 0;
+  while (pos < text.size()) {
+    size_t nl = text.find('\n', pos);
+    std::string line = text.substr(pos, nl == std::string::npos ? std::string::npos : nl - pos);
+    pos = nl == std::string::npos ? text.size() : nl + 1;
+    ++line_no;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.find_first_not_of(" \t") == std::string::npos) continue;
+    std::vector<Field> f = splitLine(line);
+    if (!header_seen) {
+      header_seen = true;
+      std::vector<std::string> names;
+      for (const Field& x : f) names.push_back(x.text);
+      const std::vector<std::string> base = {"id", "lower", "upper", "size"};
+      std::vector<std::string> full = base;
+      full.push_back("offset");
+      if (names == full) with_offset = true;
+      else if (names != base)
+        throw InputError({line_no, 1}, "expected the header 'id,lower,upper,size' (or with ',offset'), got '" +
+                                           line + "'");
+      continue;
+    }
+    const size_t want = with_offset ? 5 : 4;
+    if (f.size() != want)
+      throw InputError({line_no, f.size() > want ? f[want].col : uint32_t(line.size() + 1)},
+                       "expected " + std::to_string(want) + " fields, got " + std::to_string(f.size()));
+    MinimallocBuffer b;
+    b.loc = {line_no, 1};
+    b.id = f[0].text;
+    if (!validId(b.id))
+      throw InputError({line_no, f[0].col}, "buffer id '" + b.id + "' must be letters, digits, '_' or '.'");
+    if (!ids.insert(b.id).second) throw InputError({line_no, f[0].col}, "duplicate buffer id '" + b.id + "'");
+    b.lower = toInt(f[1], line_no, "lower");
+    b.upper = toInt(f[2], line_no, "upper");
+    b.size = toInt(f[3], line_no, "size");
+    if (b.lower < 0) throw InputError({line_no, f[1].col}, "lower " + f[1].text + " is negative");
+    if (b.upper <= b.lower)
+      throw InputError({line_no, f[2].col}, "buffer '" + b.id + "' lives over [" + f[1].text + ", " + f[2].text +
+                                                "), which is empty: upper must exceed lower");
+    if (b.size <= 0) throw InputError({line_no, f[3].col}, "size " + f[3].text + " must be positive");
+    if (with_offset) {
+      b.offset = toInt(f[4], line_no, "offset");
+      if (*b.offset < 0) throw InputError({line_no, f[4].col}, "offset " + f[4].text + " is negative");
+    }
+    p.buffers.push_back(b);
+  }
+  if (!header_seen) throw InputError({1, 1}, "empty file: expected the header 'id,lower,upper,size'");
+  return p;
+}
+
+std::string printMinimallocCsv(const MinimallocProblem& p) {
+  bool offsets = !p.buffers.empty();
+  for (const MinimallocBuffer& b : p.buffers) offsets = offsets && b.offset.has_value();
+  std::string out = offsets ? "id,lower,upper,size,offset\n" : "id,lower,upper,size\n";
+  for (const MinimallocBuffer& b : p.buffers) {
+    out += b.id + "," + std::to_string(b.lower) + "," + std::to_string(b.upper) + "," + std::to_string(b.size);
+    if (offsets) out += "," + std::to_string(*b.offset);
+    out += "\n";
+  }
+  return out;
+}
+
+std::optional<uint64_t> capacityFromFileName(const std::string& path) {
+  size_t slash = path.find_last_of('/');
+  std::string name = slash == std::string::npos ? path : path.substr(slash + 1);
+  if (name.size() < 5 || name.compare(name.size() - 4, 4, ".csv") != 0) return std::nullopt;
+  name.resize(name.size() - 4);
+  size_t dot = name.find_last_of('.');
+  if (dot == std::string::npos || dot + 1 == name.size()) return std::nullopt;
+  uint64_t v = 0;
+  const char* b = name.data() + dot + 1;
+  const char* e = name.data() + name.size();
+  auto [ptr, ec] = std::from_chars(b, e, v);
+  if (ec != std::errc() || ptr != e) return std::nullopt;
+  return v;
+}
+
+uint64_t maxLiveBytes(const MinimallocProblem& p) {
+  // Ends sort before starts at the same time: [lower, upper) intervals touching at a point do not overlap.
+  std::vector<std::pair<int64_t, int64_t>> events;
+  for (const MinimallocBuffer& b : p.buffers) {
+    events.push_back({b.lower, b.size});
+    events.push_back({b.upper, -b.size});
+  }
+  std::sort(events.begin(), events.end());
+  int64_t live = 0, peak = 0;
+  for (auto [t, d] : events) {
+    live += d;
+    peak = std::max(peak, live);
+  }
+  return uint64_t(peak);
+}
+
+}  // namespace allocsim

@@ -1,0 +1,42 @@
+// minimalloc's problem format (google/minimalloc, Apache-2.0; benchmarks in bench/minimalloc/): a CSV with the
+// header `id,lower,upper,size[,offset]`, one buffer per line: `size` bytes live over the half-open interval
+// [lower, upper). A solution adds `offset`. The capacity is not in the file (minimalloc takes it as a flag; the
+// benchmark files carry it in their name, A.1048576.csv).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ir/diag.h"
+
+namespace allocsim {
+
+struct MinimallocBuffer {
+  std::string id;
+  int64_t lower = 0;  // live over [lower, upper)
+  int64_t upper = 0;
+  int64_t size = 0;
+  std::optional<int64_t> offset;
+  SourceLoc loc;
+};
+
+struct MinimallocProblem {
+  std::vector<MinimallocBuffer> buffers;
+};
+
+// Parses the CSV. Throws InputError (file:line:col) on a bad header, a missing or malformed field, a
+// duplicate id, size <= 0, lower < 0 or lower >= upper.
+MinimallocProblem parseMinimallocCsv(const std::string& text);
+
+// The CSV, with the offset column when every buffer has an offset.
+std::string printMinimallocCsv(const MinimallocProblem& p);
+
+// The capacity a benchmark file name carries ("dir/A.1048576.csv" -> 1048576), if any.
+std::optional<uint64_t> capacityFromFileName(const std::string& path);
+
+// Max over time of the bytes live at once: no placement fits in less (the lower bound of every table).
+uint64_t maxLiveBytes(const MinimallocProblem& p);
+
+}  // namespace allocsim

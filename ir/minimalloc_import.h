@@ -1,0 +1,32 @@
+// minimalloc problems as allocsim programs and back (issue 10): the benchmark data becomes programs every
+// allocator can run, and an allocated program becomes a minimalloc solution that minimalloc's own rules
+// (verify/minimalloc_rules.h) check independently of allocsim's placement oracle.
+//
+// The program: arch gen2 with one SBUF partition of `capacity` bytes, byte alignment 1 and partition quantum 1,
+// one SBUF tensor `buf_<id>` [1, size / element] per buffer (u32 when size is a multiple of 4, else u16 when
+// even; an odd size has no dtype and is rejected). The times are compressed to their ranks (only their order
+// matters for overlap). At each time, first the buffers that end there are used for the last time (`ts b, b, 1,
+// add`: a read and a write, alloc/liveness.h's last position), then the buffers that start there are defined
+// (`memset b, 0`). So two buffers are live at a common position exactly when their half-open intervals overlap,
+// and intervals that only touch ([l, t) and [t, u)) do not interfere.
+#pragma once
+
+#include <cstdint>
+
+#include "ir/minimalloc_csv.h"
+#include "ir/program.h"
+
+namespace allocsim {
+
+// Throws InputError at the buffer's line for a size no dtype can express (odd).
+Program importMinimalloc(const MinimallocProblem& p, uint64_t capacity);
+
+// The tensor name of a buffer, and back ("" when `name` is not an imported buffer's).
+std::string minimallocTensorName(const std::string& id);
+std::string minimallocBufferId(const std::string& tensor_name);
+
+// The solution an allocated program gives `original`: each buffer's offset is its tensor's byte offset. Throws
+// InputError when a buffer's tensor is missing, has another size, is unplaced, or is not in partition 0 of SBUF.
+MinimallocProblem exportMinimalloc(const Program& allocated, const MinimallocProblem& original);
+
+}  // namespace allocsim
