@@ -1,12 +1,13 @@
 #include "ir/minimalloc_import.h"
 
 #include <algorithm>
-#include <map>
+#include <tuple>
 
 namespace allocsim {
 namespace {
 
 const char kPrefix[] = "buf_";
+constexpr uint32_t kTimeFill = 16;
 
 Instruction onWholeTensor(Op op, const Program& p, TensorId t) {
   Instruction i;
@@ -66,7 +67,24 @@ Program importMinimalloc(const MinimallocProblem& mp, uint64_t capacity) {
     events.push_back({mp.buffers[i].upper, 0, i});
   }
   std::sort(events.begin(), events.end());
-  for (auto [time, kind, t] : events) p.body.push_back(onWholeTensor(kind == 1 ? Op::Memset : Op::TS, p, t));
+  // Program order is the time axis every allocator measures lifetimes on: fillers (`li tick, 0`, a scalar op that
+  // touches no tensor) keep the positions roughly proportional to the problem's times, kTimeFill per event in all.
+  Register tick;
+  tick.name = "tick";
+  p.registers.push_back(tick);
+  const double span = double(std::get<0>(events.back())) + 1;
+  const double per_time = double(kTimeFill) * double(events.size()) / span;
+  for (size_t k = 0; k < events.size(); ++k) {
+    auto [time, kind, t] = events[k];
+    const size_t target = k + size_t(double(time) * per_time);
+    while (p.body.size() < target) {
+      Instruction li;
+      li.op = Op::Li;
+      li.rd = 0;
+      p.body.push_back(li);
+    }
+    p.body.push_back(onWholeTensor(kind == 1 ? Op::Memset : Op::TS, p, t));
+  }
   p.renumber();
   return p;
 }

@@ -8,7 +8,9 @@
 // matters for overlap). At each time, first the buffers that end there are used for the last time (`ts b, b, 1,
 // add`: a read and a write, alloc/liveness.h's last position), then the buffers that start there are defined
 // (`memset b, 0`). So two buffers are live at a common position exactly when their half-open intervals overlap,
-// and intervals that only touch ([l, t) and [t, u)) do not interfere.
+// and intervals that only touch ([l, t) and [t, u)) do not interfere. Between events, `li tick, 0` fillers keep
+// instruction positions roughly proportional to the times (16 per event in all), so lifetimes measured in
+// instructions keep their relative widths (the exact search's preorders use them).
 #pragma once
 
 #include <cstdint>

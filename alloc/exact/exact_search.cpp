@@ -55,6 +55,7 @@ std::vector<ExactPlacement> firstFit(const ExactProblem& p, const std::vector<ui
 // One preorder key per letter, larger first (minimalloc's PreorderingComparator): W width, A area, T total.
 struct PreorderKeys {
   uint64_t width = 0, area = 0, total = 0, size = 0;
+  uint64_t runs = 0, run_area = 0;  // the width and area in normalized positions (runs of starts and ends)
 };
 
 std::vector<uint32_t> preorder(const std::vector<PreorderKeys>& keys, const std::string& letters) {
@@ -67,6 +68,8 @@ std::vector<uint32_t> preorder(const std::vector<PreorderKeys>& keys, const std:
       if (c == 'A') x = keys[a].area, y = keys[b].area;
       if (c == 'T') x = keys[a].total, y = keys[b].total;
       if (c == 'Z') x = keys[a].size, y = keys[b].size;
+      if (c == 'R') x = keys[a].runs, y = keys[b].runs;
+      if (c == 'B') x = keys[a].run_area, y = keys[b].run_area;
       if (x != y) return x > y;
     }
     return a < b;
@@ -75,9 +78,8 @@ std::vector<uint32_t> preorder(const std::vector<PreorderKeys>& keys, const std:
 }
 
 // The live ranges renumbered so that each maximal run of starts (no end between them) shares one position, and
-// each run of ends too: which items overlap is unchanged, but the preorders' widths count changes of the live set
-// rather than instructions, and there is one cross section per run of starts. (An imported minimalloc problem then
-// has the positions of its distinct times, whatever order the program lists simultaneous events in.)
+// each run of ends too: which items overlap is unchanged, and there is one cross section per run of starts. The
+// preorders' widths stay in the caller's positions (program order is the time axis the lifetimes are measured on).
 ExactProblem normalized(const ExactProblem& p) {
   ExactProblem q = p;
   std::vector<std::tuple<uint32_t, int, uint32_t>> events;  // (position, 0 = start / 1 = end, item)
@@ -102,7 +104,9 @@ enum class Outcome : uint8_t { Found, NotFound, Aborted, Timeout };
 // O(items + sections x rows), with no allocation once the arenas have grown.
 class Search {
  public:
-  Search(const ExactProblem& p, Clock::time_point deadline) : p_(p), deadline_(deadline) {
+  // `widths`: each item's live span in the caller's positions (the preorders' W), before normalization.
+  Search(const ExactProblem& p, const std::vector<uint64_t>& widths, Clock::time_point deadline)
+      : p_(p), deadline_(deadline) {
     const uint32_t n = uint32_t(p.items.size());
     // Sections: one per distinct first position; an item covers the sections whose position it is live at.
     for (const ExactItem& it : p.items) section_pos_.push_back(it.first);
@@ -138,9 +142,11 @@ class Search {
       for (uint32_t s = sec_lo_[i]; s < sec_hi_[i]; ++s) sec_total[s] += p.items[i].size * p.items[i].rows;
     for (uint32_t i = 0; i < n; ++i) {
       const ExactItem& it = p.items[i];
-      keys_[i].width = uint64_t(it.last - it.first) + 1;
+      keys_[i].width = widths[i];
       keys_[i].size = it.size * it.rows;
       keys_[i].area = keys_[i].size * keys_[i].width;
+      keys_[i].runs = uint64_t(it.last - it.first) + 1;
+      keys_[i].run_area = keys_[i].size * keys_[i].runs;
       for (uint32_t s = sec_lo_[i]; s < sec_hi_[i]; ++s) keys_[i].total = std::max(keys_[i].total, sec_total[s]);
     }
   }
@@ -432,7 +438,9 @@ ExactResult solveExact(const ExactProblem& original, const ExactSearchOptions& o
     r.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
     return r;
   };
-  Search search(p, deadline);
+  std::vector<uint64_t> widths;
+  for (const ExactItem& it : original.items) widths.push_back(uint64_t(it.last - it.first) + 1);
+  Search search(p, widths, deadline);
   // Best first fit over the preorders and plain size order: a fit at once when one is easy, else the fallback.
   std::vector<ExactPlacement> best;
   std::string best_name;
@@ -447,7 +455,9 @@ ExactResult solveExact(const ExactProblem& original, const ExactSearchOptions& o
     return finish(ExactStatus::Fit, best, best_name);
   if (p.items.empty()) return finish(ExactStatus::Fit, {}, "nothing to place");
   if (r.lower_bound > p.capacity) return finish(ExactStatus::NoFit, best, "lower bound");
-  const std::vector<std::string> heuristics = {"WAT", "TAW", "TWA"};
+  // minimalloc's three preorders, with widths in the caller's positions, then the same with widths in runs of the
+  // normalized positions (R, B): which one leads the search quickly to a fit varies from problem to problem.
+  const std::vector<std::string> heuristics = {"WAT", "TAW", "TWA", "RBT", "TBR", "TRB"};
   for (uint64_t limit = p.items.size(); ; ) {
     limit *= 2;
     for (size_t h = 0; h < heuristics.size(); ++h) {

@@ -14,7 +14,9 @@
 // - inference on the remaining items: at every cross section of the live ranges, what remains must fit above the
 //   current offset and the section's floor (rows x bytes when items span row bands);
 // - an item that constrains no unplaced item and whose subtree failed ends the node (hatless pruning);
-// - round robin over three preorders (minimalloc's WAT, TAW, TWA: width, area, total) with a node limit that
+// - dynamic decomposition: where no unplaced item is live across two sections, each side is searched alone;
+// - round robin over six preorders (minimalloc's WAT, TAW, TWA: width, area, total; and the same with widths in
+//   runs of the live set rather than positions) with a node limit that
 //   doubles, so one bad order does not eat the budget.
 // Before searching, a first-fit placement over several orders gives a fit at once when one exists that easily, and
 // is the best placement reported when the time runs out.
