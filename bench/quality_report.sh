@@ -8,4 +8,8 @@ BUILD=${1:-build-bench}
 cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DALLOCSIM_BENCH=ON -DALLOCSIM_TESTS=OFF >/dev/null
 ninja -C "$BUILD" alloc_quality
 "$BUILD/bench/alloc_quality" --benchmark_min_time="${MIN_TIME:-0.2}" --markdown docs/quality.md
+# The minimalloc table (bench/minimalloc_report.sh; MINIMALLOC=path/to/minimalloc adds its times, measured in the
+# same run), appended to the report.
+ninja -C "$BUILD" allocsim
+{ echo; echo "## minimalloc's challenging benchmarks"; echo; bash bench/minimalloc_report.sh "$BUILD"; } >> docs/quality.md
 echo "wrote docs/quality.md"
