@@ -186,7 +186,7 @@ Effort effortFor(int optlevel) {
 DriverResult allocate(const Program& input, const DriverOptions& o) {
   if (o.allocator == "exact") {
     const int level = o.smt_allocation ? 7 : o.optlevel;
-    DriverResult result{input, {level, level == 7 ? AllocPath::FixedAssignment : AllocPath::Coloring}, {}};
+    DriverResult result{input, {level, level == 7 ? AllocPath::FixedAssignment : AllocPath::Coloring}, {}, {}};
     runExact(result.program, result.selection.optlevel, o.time_limit_s, result.reports);
     return result;
   }
