@@ -1,41 +1,63 @@
 #!/usr/bin/env bash
-# Bounded libFuzzer smoke runs (clang, ASan+UBSan) of every fuzz target, starting from the committed corpus.
-# Usage: bash ci/fuzz_smoke.sh [SECONDS_PER_TARGET]     (default 60; long campaigns: fuzz/run_campaign.sh)
+# Bounded libFuzzer smoke runs (clang, ASan+UBSan) of every fuzz target, starting from the committed corpus,
+# two targets at a time (one per core).
+# Usage: bash ci/fuzz_smoke.sh [SECONDS_PER_TARGET] [BUILD_DIR]
+#   (default 60 s in build-fuzz; ci/test.sh passes its sanitizer build; long campaigns: fuzz/run_campaign.sh)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-60}
+bdir=${2:-build-fuzz}
+parallel=${FUZZ_PARALLEL:-2}
 
-CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DALLOCSIM_FUZZ=ON -DALLOCSIM_SANITIZE=ON -DALLOCSIM_TESTS=OFF >/dev/null
-ninja -C build-fuzz
+extra=()
+[ -f "$bdir/CMakeCache.txt" ] || extra=(-DALLOCSIM_TESTS=OFF)  # a fresh fuzz-only tree needs no tests
+CC=clang CXX=clang++ cmake -S . -B "$bdir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DALLOCSIM_FUZZ=ON -DALLOCSIM_SANITIZE=ON "${extra[@]}" >/dev/null
+ninja -C "$bdir"
 
-status=0
-for src in fuzz/*_fuzz.cpp; do
-  name=$(basename "$src" .cpp)
-  target=${name%_fuzz}
+# smoke TARGET: one bounded run; prints its log's tail and the failing input on a finding; exit 1 then.
+smoke() {
+  local target=$1 name=$1_fuzz work dict=() seeds=() files=()
   work=$(mktemp -d)
-  dict=()
   [ -f "fuzz/$target.dict" ] && dict=(-dict="fuzz/$target.dict")
-  # Start from at most 200 committed inputs: ctest already replays the whole corpus (ASan build), and loading
-  # thousands of inputs would use up the smoke run's time before any mutation happens.
+  # Start from at most 200 committed inputs: ctest already replays the whole corpus (sanitizer build), and
+  # loading thousands of inputs would use up the smoke run's time before any mutation happens.
   if [ -d "fuzz/corpus/$target" ]; then
     mapfile -t files < <(find "fuzz/corpus/$target" -type f | sort)  # no `| head`: SIGPIPE + pipefail
     [ ${#files[@]} -eq 0 ] || cp -t "$work" "${files[@]:0:200}"
   fi
-  seeds=()
   for d in corpus/kernels corpus/regressions; do [ -d "$d" ] && seeds+=("$d"); done
-  echo "== fuzz smoke: $target (${seconds}s)"
+  local status=0
   if ! ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-      "build-fuzz/fuzz/$name" "$work" "${seeds[@]}" "${dict[@]}" -max_total_time="$seconds" -timeout=10 \
+      "$bdir/fuzz/$name" "$work" "${seeds[@]}" "${dict[@]}" -max_total_time="$seconds" -timeout=10 \
       -rss_limit_mb=2048 -max_len=8192 -seed=1 -artifact_prefix="$work/" -print_final_stats=1 >"$work/log" 2>&1; then
     status=1
-    tail -40 "$work/log"
-    for crash in "$work"/crash-* "$work"/timeout-* "$work"/oom-*; do
-      [ -f "$crash" ] && { echo "-- input $crash:"; head -c 2000 "$crash"; echo; }
-    done
-  else
-    grep -E "stat::number_of_executed_units|stat::peak_rss_mb" "$work/log" || true
   fi
-  rm -rf "$work"
+  {
+    echo "== fuzz smoke: $target (${seconds}s)"
+    if [ $status -ne 0 ]; then
+      tail -40 "$work/log"
+      for crash in "$work"/crash-* "$work"/timeout-* "$work"/oom-*; do
+        [ -f "$crash" ] && { echo "-- input $crash:"; head -c 2000 "$crash"; echo; }
+      done
+    else
+      grep -E "stat::number_of_executed_units|stat::peak_rss_mb" "$work/log" || true
+    fi
+  } >"$work.report"
+  cat "$work.report"
+  rm -rf "$work" "$work.report"
+  return $status
+}
+
+pids=() status=0
+for src in fuzz/*_fuzz.cpp; do
+  target=$(basename "$src" _fuzz.cpp)
+  smoke "$target" &
+  pids+=($!)
+  if [ ${#pids[@]} -ge "$parallel" ]; then
+    wait "${pids[0]}" || status=1
+    pids=("${pids[@]:1}")
+  fi
 done
+for pid in "${pids[@]}"; do wait "$pid" || status=1; done
 exit $status
