@@ -9,13 +9,6 @@
 #include "ir/inputs.h"
 #include "sim/footprint.h"
 
-// libsystemc defines main() and calls sc_main(); allocsim has its own main() and never calls this one, but the
-// library's reference must resolve.
-int sc_main(int, char**) {
-  std::fputs("allocsim: sc_main is not an entry point of this program\n", stderr);
-  return 2;
-}
-
 namespace allocsim::sim {
 
 using sc_core::sc_event;
