@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "alloc/dma_opt/dma_optimization.h"
 #include "alloc/exact/exact_allocator.h"
 #include "alloc/in_place.h"
 #include "alloc/liveness.h"
@@ -65,6 +66,17 @@ void runSbuf(Program& p, const Effort& e, int verbosity, std::vector<AllocReport
   reports.push_back(named("sbuf", r.report));
 }
 
+// DMAOptimization after an allocator (seed 000): its report carries its own "allocator" field (the instance name).
+void runDmaOpt(Program& p, DmaOptInstance instance, const DriverOptions& o, std::vector<AllocReport>& reports) {
+  DmaOptOptions dmo;
+  dmo.instance = instance;
+  dmo.level = o.gca_dma_optlevel;
+  dmo.verbosity = o.verbosity;
+  DmaOptResult r = optimizeDmas(p, dmo);
+  p = std::move(r.program);
+  reports.push_back(std::move(r.report));
+}
+
 void runReg(Program& p, const std::vector<bool>& keep, std::vector<AllocReport>& reports) {
   reports.push_back(named("reg", placeRegisterLanes(p, keep)));
 }
@@ -95,10 +107,13 @@ void dropUnpinnedPlacements(Program& p) {
     if (t.space != Space::Dram && !t.pinned) t.placement.reset();
 }
 
-void runColoring(Program& p, const Effort& e, int verbosity, std::vector<AllocReport>& reports) {
+void runColoring(Program& p, const Effort& e, const DriverOptions& o, std::vector<AllocReport>& reports) {
+  const int verbosity = o.verbosity;
   dropUnpinnedPlacements(p);
   runPsum(p, e, verbosity, reports);
+  runDmaOpt(p, DmaOptInstance::Psum, o, reports);
   runSbuf(p, e, verbosity, reports);
+  runDmaOpt(p, DmaOptInstance::Sb, o, reports);
   runReg(p, {}, reports);
 }
 
@@ -121,7 +136,8 @@ void runLinearScan(Program& p, int optlevel, int verbosity, std::vector<AllocRep
   runReg(p, {}, reports);
 }
 
-void runFixedAssignment(Program& p, const Effort& e, int verbosity, std::vector<AllocReport>& reports) {
+void runFixedAssignment(Program& p, const Effort& e, const DriverOptions& o, std::vector<AllocReport>& reports) {
+  const int verbosity = o.verbosity;
   InPlaceOptions partial;
   partial.require_placed = false;
   checkInPlace(p, partial);  // the input's own placements first, so a conflict names the input's pair
@@ -135,6 +151,11 @@ void runFixedAssignment(Program& p, const Effort& e, int verbosity, std::vector<
   std::vector<bool> saved = freeze(p, true, true);
   const bool psum_pass = hasUnplaced(p, Space::Psum);
   if (psum_pass) runPsum(p, e, verbosity, reports);
+  // The DMA optimization sees the program's own pinned flags (not the freeze), and may drop inserted tensors.
+  thaw(p, saved);
+  runDmaOpt(p, DmaOptInstance::Psum, o, reports);
+  runDmaOpt(p, DmaOptInstance::Sb, o, reports);
+  saved = freeze(p, true, true);
   const bool sbuf_pass = hasUnplaced(p, Space::Sbuf);
   if (sbuf_pass) runSbuf(p, e, verbosity, reports);
   thaw(p, saved);
@@ -197,6 +218,9 @@ DriverResult allocate(const Program& input, const DriverOptions& o) {
   in.loops_in_backend = o.loops_in_backend;
   in.smt_allocation = o.smt_allocation;
   DriverResult result{input, selectAllocator(in), {}, {}};
+  if (o.gca_dma_optlevel < -1 || o.gca_dma_optlevel > 2)
+    throw OptionError("--gca-dma-optlevel " + std::to_string(o.gca_dma_optlevel) +
+                      " is not a level (expected -1, 0, 1 or 2)");
   const Selection& s = result.selection;
   Program& p = result.program;
   const Effort e = effortFor(s.optlevel);
@@ -206,8 +230,8 @@ DriverResult allocate(const Program& input, const DriverOptions& o) {
       runReg(p, {}, result.reports);
       break;
     case AllocPath::Coloring:
-    case AllocPath::ColoringWithLoops: runColoring(p, e, o.verbosity, result.reports); break;
-    case AllocPath::FixedAssignment: runFixedAssignment(p, e, o.verbosity, result.reports); break;
+    case AllocPath::ColoringWithLoops: runColoring(p, e, o, result.reports); break;
+    case AllocPath::FixedAssignment: runFixedAssignment(p, e, o, result.reports); break;
     case AllocPath::LinearScan: runLinearScan(p, s.optlevel, o.verbosity, result.reports); break;
   }
   result.liveness = livenessReport(computeLiveness(input).stats);

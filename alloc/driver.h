@@ -15,6 +15,11 @@
 //   O8, O6 + --allocator lsa   the linear-scan allocator (alloc/lsa/lsa_allocator.h), PSUM then SB, from scratch
 //          (unpinned placements dropped); the O6 path is run_with_loops ("Linear Scan Allocator(LIW)")
 //   exact  --allocator exact (beyond the seeds): the complete placement search of alloc/exact/, no spilling
+//   DMA    DMAOptimization (alloc/dma_opt/dma_optimization.h), --gca-dma-optlevel: at O1-3 and O6 the PSUM instance
+//          right after the PSUM colorer and the SB instance right after the SBUF colorer; at O7 both after the PSUM
+//          pass and before the SBUF pass (seed 000: "DMA optimization + address rotation run before the SB
+//          coloring"); not at O0 nor on the linear-scan path (the seed's minimal and opt8
+//          pipelines have no dma_optimization)
 //   REG    greedy lane placement (alloc/register_lanes.h) until the REG colorer lands; at O7 registers placed by
 //          the input are kept
 //
@@ -40,13 +45,14 @@ struct DriverOptions {
   bool loops_in_backend = false;
   bool smt_allocation = false;
   int verbosity = 0;  // passed to the allocators: 0 summary lines, 1 per round / heuristic, 2 more
+  int gca_dma_optlevel = 1;  // -1 off, 0 analysis only, 1 default, 2 also on-chip copies (dma_optimization.h)
 };
 
 struct DriverResult {
   Program program;
   Selection selection;
   // One per step that ran, in order; each starts with the field "allocator" naming it ("no-reuse", "psum",
-  // "sbuf", "lsa", "reg", "in-place").
+  // "sbuf", "lsa", "dma_optimization_psum", "dma_optimization_sb", "reg", "in-place").
   std::vector<AllocReport> reports;
   // How the one liveness (alloc/liveness.h) decided the input's loops: not a step, printed after them.
   AllocReport liveness;

@@ -20,7 +20,8 @@ namespace allocsim::cli {
 static const char kAllocHelp[] =
     "usage: allocsim alloc PROGRAM [-O N | --optlevel N] [--allocator coloring|lsa|exact] [--cores N]\n"
     "                      [--time-limit S]\n"
-    "                      [--loops-in-backend] [--smt-allocation] [--arch NAME] [--KEY VALUE]\n"
+    "                      [--loops-in-backend] [--smt-allocation] [--gca-dma-optlevel L]\n"
+    "                      [--arch NAME] [--KEY VALUE]\n"
     "                      [-o OUT] [-v] [--json] [--verify [--seed S] [--poison-seed S]]\n"
     "\n"
     "Allocates PROGRAM (SBUF, PSUM and SP registers) and prints the allocated program: placements\n"
@@ -43,6 +44,9 @@ static const char kAllocHelp[] =
     "  --cores N            virtual NeuronCores (default 1); -O0, -O8 and lsa are single-core only\n"
     "  --loops-in-backend   optlevel = (optlevel == 2) ? 6 : 8, as the driver does\n"
     "  --smt-allocation     optlevel = 7 (not a solver: the fixed-assignment mode)\n"
+    "  --gca-dma-optlevel L the DMA optimization after the allocators (not at -O0): -1 off, 0 DMA figures\n"
+    "                       only (Pre GCA / Post GCA), 1 remove redundant and dead spill DMAs, coalesce,\n"
+    "                       narrow (default), 2 also turn resident reloads into on-chip copies\n"
     "  --arch NAME          allocate for a preset (gen2, gen1, tiny) instead of PROGRAM's arch line;\n"
     "  --KEY VALUE          override one field, e.g. --psum-banks 2, --sbuf-bytes 2048\n"
     "  -o OUT               write the allocated program to OUT instead of standard output\n"
@@ -81,6 +85,13 @@ Args expandShortForms(const Args& args) {
   return out;
 }
 
+// --gca-dma-optlevel: the seed's levels -1, 0, 1, 2.
+int parseGcaDmaOptlevel(const std::string& v) {
+  for (int level = -1; level <= 2; ++level)
+    if (v == std::to_string(level)) return level;
+  throw UsageError("--gca-dma-optlevel expects -1, 0, 1 or 2, got '" + v + "'");
+}
+
 // Reads every option; architecture options are applied to `arch` (the caller runs this once to validate, and again
 // on the loaded program's arch).
 AllocArgs parseAllocArgs(const Args& raw, Arch& arch) {
@@ -99,6 +110,7 @@ AllocArgs parseAllocArgs(const Args& raw, Arch& arch) {
     else if (auto v = r.value("--cores")) a.driver.cores = int(ArgReader::toUint("--cores", *v, 1000000));
     else if (r.flag("--loops-in-backend")) a.driver.loops_in_backend = true;
     else if (r.flag("--smt-allocation")) a.driver.smt_allocation = true;
+    else if (auto v = r.value("--gca-dma-optlevel")) a.driver.gca_dma_optlevel = parseGcaDmaOptlevel(*v);
     else if (auto v = r.value("-o")) a.out = *v;
     else if (r.flag("-v")) ++a.verbose;
     else if (r.flag("--json")) a.json = true;

@@ -1,0 +1,131 @@
+#include "alloc/dma_opt/dma_optimization.h"
+
+#include <string>
+
+#include "alloc/dma_opt/dead_store.h"
+#include "alloc/dma_opt/dma_coalescing.h"
+#include "alloc/dma_opt/load_merging.h"
+#include "alloc/dma_opt/partial_dma.h"
+#include "alloc/dma_opt/program_edit.h"
+#include "alloc/optlevel.h"
+
+namespace allocsim {
+namespace {
+
+bool anyDma(const std::vector<Instruction>& body) {
+  for (const Instruction& i : body)
+    if (i.op == Op::Dma || (i.op == Op::Loop && anyDma(i.body))) return true;
+  return false;
+}
+
+void setTraffic(AllocReport& r, const std::string& prefix, const DmaTraffic& t) {
+  r.set(prefix + ".instructions", int64_t(t.instructions));
+  r.set(prefix + ".executed", int64_t(t.executed));
+  r.set(prefix + ".descriptors", int64_t(t.descriptors));
+  r.set(prefix + ".bytes", int64_t(t.bytes));
+}
+
+class Pass {
+ public:
+  Pass(const Program& p, const DmaOptOptions& o) : o_(o) { result_.program = p; }
+
+  DmaOptResult run() {
+    Program& p = result_.program;
+    AllocReport& r = result_.report;
+    DmaOptStats& s = result_.stats;
+    r.set("allocator", std::string(dmaOptInstanceName(o_.instance)));
+    r.set("dma.level", int64_t(o_.level));
+    if (o_.level < 0) {
+      r.line(std::string(dmaOptInstanceName(o_.instance)) + ": off (--gca-dma-optlevel -1)");
+      r.set("dma.ran", std::string("off"));
+      return std::move(result_);
+    }
+    if (!hasDma(p)) {  // skip_pass
+      r.line(std::string(dmaOptInstanceName(o_.instance)) + ": skipped, the program has no DMA");
+      r.set("dma.ran", std::string("skipped"));
+      return std::move(result_);
+    }
+    s.ran = true;
+    r.set("dma.ran", std::string("yes"));
+    s.pre = measureDmaTraffic(p);
+    r.line(dmaTrafficLine("Pre GCA", s.pre));
+    if (o_.level >= 1) rewrite(p, s);
+    if (o_.instance == DmaOptInstance::Psum && o_.level >= 1) {
+      fixpoint(p, s);
+      s.psum_spill_removed = removedSoFar(s);
+      r.line("[psum spill optimization]: removed " + std::to_string(s.psum_spill_removed));
+    }
+    s.post = measureDmaTraffic(p);
+    r.line(dmaTrafficLine("Post GCA", s.post));
+    summarize(r, s);
+    return std::move(result_);
+  }
+
+ private:
+  static uint32_t removedSoFar(const DmaOptStats& s) {
+    return s.loads_removed + s.saves_removed + s.copies + s.dead_removed + s.coalesced;
+  }
+
+  void redundancy(Program& p, DmaOptStats& s, RedundancyKind kind, bool transform) {
+    RedundancyStats rs = removeRedundantDmas(p, o_.instance, kind, transform, o_.limits, o_.verbosity, result_.report);
+    s.loads_removed += rs.loads_removed;
+    s.saves_removed += rs.saves_removed;
+    s.copies += rs.copies;
+  }
+
+  void rewrite(Program& p, DmaOptStats& s) {
+    redundancy(p, s, RedundancyKind::Saves, false);           // reload_for_save_optimization
+    redundancy(p, s, RedundancyKind::Loads, o_.level >= 2);  // load_merging (+ transform_load at level 2)
+    s.dead_removed += removeDeadStores(p, o_.instance);       // spill_optimization, extra_save_removal
+    s.tensors_removed += removeUnusedInsertedTensors(p);      // dce
+    s.coalesced += coalesceDmas(p, o_.instance, o_.limits);   // internal_dma_coalescing
+    s.partial += shrinkPartialDmas(p, o_.instance);           // partial_DMA_access
+    redundancy(p, s, RedundancyKind::Saves, false);           // reload_for_save_optimization
+    s.tensors_removed += removeUnusedInsertedTensors(p);
+  }
+
+  // PSUM_spill_optimization: the removals again until nothing changes (a removed reload can make a save dead).
+  void fixpoint(Program& p, DmaOptStats& s) {
+    for (int round = 0; round < 16; ++round) {
+      const uint32_t before = removedSoFar(s);
+      redundancy(p, s, RedundancyKind::Saves, false);
+      redundancy(p, s, RedundancyKind::Loads, false);
+      s.dead_removed += removeDeadStores(p, o_.instance);
+      if (removedSoFar(s) == before) break;
+    }
+    s.tensors_removed += removeUnusedInsertedTensors(p);
+  }
+
+  static void summarize(AllocReport& r, const DmaOptStats& s) {
+    r.line("DMA optimization: " + std::to_string(s.loads_removed) + " redundant loads and " +
+           std::to_string(s.saves_removed) + " redundant saves removed, " + std::to_string(s.dead_removed) +
+           " dead stores removed, " + std::to_string(s.copies) + " loads turned into on-chip copies, " +
+           std::to_string(s.coalesced) + " DMAs coalesced away, " + std::to_string(s.partial) + " DMAs narrowed, " +
+           std::to_string(s.tensors_removed) + " tensors removed");
+    setTraffic(r, "dma.pre_gca", s.pre);
+    setTraffic(r, "dma.post_gca", s.post);
+    r.set("dma.loads_removed", int64_t(s.loads_removed));
+    r.set("dma.saves_removed", int64_t(s.saves_removed));
+    r.set("dma.dead_stores_removed", int64_t(s.dead_removed));
+    r.set("dma.copies", int64_t(s.copies));
+    r.set("dma.coalesced", int64_t(s.coalesced));
+    r.set("dma.partial", int64_t(s.partial));
+    r.set("dma.tensors_removed", int64_t(s.tensors_removed));
+    r.set("dma.psum_spill_removed", int64_t(s.psum_spill_removed));
+  }
+
+  DmaOptOptions o_;
+  DmaOptResult result_;
+};
+
+}  // namespace
+
+bool hasDma(const Program& p) { return anyDma(p.body); }
+
+DmaOptResult optimizeDmas(const Program& p, const DmaOptOptions& o) {
+  if (o.level < -1 || o.level > 2)
+    throw OptionError("--gca-dma-optlevel " + std::to_string(o.level) + " is not a level (expected -1, 0, 1 or 2)");
+  return Pass(p, o).run();
+}
+
+}  // namespace allocsim

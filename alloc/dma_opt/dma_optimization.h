@@ -1,0 +1,69 @@
+// DMAOptimization (seed 000 "DMAOptimization — the post-allocation DMA peepholes"): one pass, two instances,
+// dma_optimization_psum after the PSUM allocator and dma_optimization_sb after the SBUF allocator (at optlevel 7,
+// both before SB colouring; alloc/driver.h). The instance picks the DMAs it owns by memory type (dma_scope.h).
+//
+// run(), in the seed's worker order; a worker that has nothing to act on in allocsim's program model says why:
+//   skip_pass               no dma instruction at all: nothing runs, not even the analysis (the cheap early-out)
+//   DMA_analysis "Pre GCA"  DMA instructions, descriptors and bytes (dma_traffic.h)
+//   input_dma_coalescing    -- original input loads are the program's own: the verifier maps every original
+//                              instruction one for one (dma_scope.h), so only inserted DMAs are rewritten
+//   reload_for_save_optimization   saves whose slot already holds the value (load_merging.h, saves)
+//   load_merging            reloads whose data is resident; at level 2 also transform_load (load_merging.h)
+//   remat_load_shrink       -- no rematerialized loads: the allocators insert spill and reload DMAs only
+//   DMA_analysis
+//   spill_optimization + extra_save_removal   dead saves and dead loads (dead_store.h)
+//   remove_memset_spill     -- the spill writers never spill a memset: it is a reload like any other
+//   dce                     inserted tensors nothing names any more (program_edit.h)
+//   internal_dma_coalescing (dma_coalescing.h)
+//   partial_DMA_access      (partial_dma.h)
+//   reload_for_save_optimization   again, on the merged and narrowed DMAs
+//   re_enable_opt           -- no disabled optimization flags to restore
+//   PSUM_spill_optimization (PSUM instance only) redundant and dead PSUM spill DMAs to a fixpoint, and the line
+//                           "[psum spill optimization]: removed N" counting every PSUM spill DMA the instance removed
+//   DMA_analysis "Post GCA" taken last (the seed takes it before PSUM_spill_optimization), so that Pre -> Post is
+//                           the whole pass's effect
+//
+// --gca-dma-optlevel (seed 000 "Related Knobs": default 1, levels -1, 0, 1, 2). The seed's SB allocator reads it to
+// decide how many spill/reload DMAs the colorer emits; allocsim's spill writers always emit a reload per use and a
+// save per def, and the level decides how much of that this pass takes back, which is the same observable:
+//   -1  the pass does not run;   0  the analysis only (Pre/Post GCA figures, no rewrite);
+//    1  every worker above but transform_load (default);   2  also transform_load, cost-modelled.
+#pragma once
+
+#include <cstdint>
+
+#include "alloc/dma_opt/dma_opt_limits.h"
+#include "alloc/dma_opt/dma_scope.h"
+#include "alloc/dma_opt/dma_traffic.h"
+#include "alloc/report.h"
+#include "ir/program.h"
+
+namespace allocsim {
+
+struct DmaOptOptions {
+  DmaOptInstance instance = DmaOptInstance::Sb;
+  int level = 1;  // --gca-dma-optlevel
+  int verbosity = 0;
+  DmaOptLimits limits = kDmaOptLimits;
+};
+
+struct DmaOptStats {
+  bool ran = false;  // false: level -1 or the cheap skip
+  DmaTraffic pre, post;
+  uint32_t loads_removed = 0, saves_removed = 0, copies = 0, dead_removed = 0, coalesced = 0, partial = 0,
+           tensors_removed = 0, psum_spill_removed = 0;
+};
+
+struct DmaOptResult {
+  Program program;
+  DmaOptStats stats;
+  AllocReport report;  // its fields start with "allocator": the instance name
+};
+
+// Throws OptionError (alloc/optlevel.h) for a level outside -1..2.
+DmaOptResult optimizeDmas(const Program& p, const DmaOptOptions& o);
+
+// True when the program has a dma instruction (skip_pass is its negation).
+bool hasDma(const Program& p);
+
+}  // namespace allocsim

@@ -1,0 +1,36 @@
+// DMAReport::DMA_analysis (seed 000 DMAOptimization, "Pre/PostGcaDMAAccesses"): the DMA traffic of a program,
+// snapshotted before ("Pre GCA") and after ("Post GCA") the DMA optimization.
+//
+//   instructions   dma statements in the program text
+//   executed       dma instructions executed (loop bodies times their trip counts)
+//   descriptors    executed descriptors: one per contiguous element run per partition, the larger of the
+//                  source's and the destination's count (a DRAM view covering whole rows still needs one per row
+//                  on the SBUF/PSUM side), so an [8, 64] full-row DMA is 8 descriptors
+//   bytes          executed bytes moved
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "ir/program.h"
+
+namespace allocsim {
+
+struct DmaTraffic {
+  uint64_t instructions = 0;
+  uint64_t executed = 0;
+  uint64_t descriptors = 0;
+  uint64_t bytes = 0;
+  bool operator==(const DmaTraffic&) const = default;
+};
+
+// Descriptors of one execution of a dma instruction.
+uint64_t dmaDescriptors(const Program& p, const Instruction& dma);
+uint64_t dmaBytes(const Program& p, const Instruction& dma);
+
+DmaTraffic measureDmaTraffic(const Program& p);
+
+// "<label> DMA instructions: N (executed M), descriptors: D, bytes: B"
+std::string dmaTrafficLine(const std::string& label, const DmaTraffic& t);
+
+}  // namespace allocsim

@@ -1,0 +1,177 @@
+#include "alloc/dma_opt/load_merging.h"
+
+#include <optional>
+
+#include "alloc/dma_opt/program_edit.h"
+#include "ir/print.h"
+
+namespace allocsim {
+namespace {
+
+bool simpleRun(const AccessPattern& ap) { return isPlainRun(ap) && ap.count2 == 1; }
+
+// `view` as a sub-range of `side` (same tensor, rows and elements inside): the matching sub-range of `other`.
+std::optional<AccessPattern> matching(const AccessPattern& view, const AccessPattern& side, const AccessPattern& other) {
+  if (view.tensor != side.tensor) return std::nullopt;
+  const int64_t row = view.partition.constant - side.partition.constant;
+  const int64_t elem = view.offset.constant - side.offset.constant;
+  if (row < 0 || elem < 0 || uint64_t(row) + view.partitions > side.partitions ||
+      uint64_t(elem) + view.count > side.count)
+    return std::nullopt;
+  return subView(other, uint32_t(row), view.partitions, uint32_t(elem), view.count);
+}
+
+bool isSpillSlot(const Program& p, TensorId t) { return p.tensors[t].origin == Origin::Spill; }
+
+// Two tensors that can stand for each other everywhere: the same value, bytes and shape.
+bool interchangeable(const Program& p, TensorId a, TensorId b) {
+  const Tensor &x = p.tensors[a], &y = p.tensors[b];
+  return y.origin != Origin::Source && !y.pinned && x.space == y.space && x.placement && y.placement &&
+         *x.placement == *y.placement && x.partitions == y.partitions && x.elements == y.elements &&
+         x.dtype == y.dtype && referenceTensor(p, a) != kNone && referenceTensor(p, a) == referenceTensor(p, b);
+}
+
+class Sweep {
+ public:
+  Sweep(Program& p, DmaOptInstance instance, RedundancyKind kind, bool transform, const DmaOptLimits& limits,
+        int verbosity, AllocReport& report)
+      : p_(p), instance_(instance), kind_(kind), transform_(transform), limits_(limits), verbosity_(verbosity),
+        report_(report) {}
+
+  RedundancyStats run() {
+    // A rename edits the whole program, so the sweep restarts after one (each removes a DMA: it terminates).
+    while (sweep(p_.body)) {
+    }
+    p_.renumber();
+    return stats_;
+  }
+
+ private:
+  // True when it renamed a tensor (the caller restarts).
+  bool sweep(std::vector<Instruction>& body) {
+    for (size_t j = 0; j < body.size(); ++j) {
+      if (body[j].op == Op::Loop) {
+        if (sweep(body[j].body)) return true;
+        continue;
+      }
+      if (!wanted(body[j])) continue;
+      switch (tryRemove(body, j)) {
+        case Outcome::None: break;
+        case Outcome::Removed: body.erase(body.begin() + long(j)); --j; break;
+        case Outcome::Renamed: body.erase(body.begin() + long(j)); return true;
+        case Outcome::Transformed: break;
+      }
+    }
+    return false;
+  }
+
+  bool wanted(const Instruction& y) const {
+    if (!isOptimizable(p_, y, instance_) || !simpleRun(y.dst) || !simpleRun(y.a)) return false;
+    if (p_.tensors[y.dst.tensor].pinned || p_.tensors[y.dst.tensor].output) return false;  // !out_pinned
+    return (kind_ == RedundancyKind::Saves) == isSpillSlot(p_, y.dst.tensor);
+  }
+
+  enum class Outcome : uint8_t { None, Removed, Renamed, Transformed };
+
+  // Removal first (any earlier DMA that makes Y's data resident at Y's own bytes), then transform_load.
+  Outcome tryRemove(std::vector<Instruction>& body, size_t j) {
+    const std::optional<Area> dst = exactArea(p_, body[j].dst);
+    if (!dst) return Outcome::None;
+    for (int phase = 0; phase < (transform_ ? 2 : 1); ++phase) {
+      const size_t first = j > limits_.redundancy_window ? j - limits_.redundancy_window : 0;
+      for (size_t i = j; i-- > first;) {
+        const Outcome o = tryPair(body, i, j, *dst, phase == 1);
+        if (o != Outcome::None) return o;
+      }
+    }
+    return Outcome::None;
+  }
+
+  Outcome tryPair(std::vector<Instruction>& body, size_t i, size_t j, const Area& dst, bool transform) {
+    const Instruction& x = body[i];
+    const Instruction& y = body[j];
+    if (x.op != Op::Dma || x.origin == Origin::Source || !simpleRun(x.dst) || !simpleRun(x.a)) return Outcome::None;
+    if (x.dst.tensor >= p_.tensors.size() || x.a.tensor >= p_.tensors.size()) return Outcome::None;
+    if (x.dst.partitions != x.a.partitions || x.dst.count != x.a.count) return Outcome::None;
+    // Y's source as a sub-range of one side of X; `resident` is the other side's matching sub-range.
+    for (int dir = 0; dir < 2; ++dir) {
+      const AccessPattern& side = dir == 0 ? x.a : x.dst;
+      const AccessPattern& other = dir == 0 ? x.dst : x.a;
+      std::optional<AccessPattern> resident = matching(y.a, side, other);
+      if (!resident) continue;
+      const std::optional<Area> src_area = exactArea(p_, y.a), res_area = exactArea(p_, *resident);
+      if (!src_area || !res_area) continue;
+      if (!untouchedBetween(p_, body, i, j, *src_area) || !untouchedBetween(p_, body, i, j, *res_area)) continue;
+      if (!transform && *res_area == dst) {
+        const Outcome o = removeOnto(y, *resident);
+        if (o != Outcome::None) return o;
+      }
+      if (transform && transformToCopy(body, i, j, *resident, *res_area, dst)) return Outcome::Transformed;
+    }
+    return Outcome::None;
+  }
+
+  Outcome removeOnto(const Instruction& y, const AccessPattern& resident) {
+    const TensorId from = y.dst.tensor, onto = resident.tensor;
+    if (from != onto && !interchangeable(p_, onto, from)) return Outcome::None;
+    if (from == onto && !(y.dst == resident)) return Outcome::None;
+    (kind_ == RedundancyKind::Saves ? stats_.saves_removed : stats_.loads_removed)++;
+    if (verbosity_ > 0)
+      report_.line("load merging: removed `" + printInstruction(p_, y) + "` (" + std::to_string(y.loc.line) +
+                   ":" + std::to_string(y.loc.col) + "): its data is resident in '" + p_.tensors[onto].name + "'");
+    if (from == onto) return Outcome::Removed;
+    renameTensor(p_, from, onto);
+    ++stats_.renamed;
+    return Outcome::Renamed;
+  }
+
+  // transform_load: Y becomes `copy Y.dst, resident` when the cost model accepts it.
+  bool transformToCopy(std::vector<Instruction>& body, size_t i, size_t j, const AccessPattern& resident,
+                       const Area& res_area, const Area& dst) {
+    Instruction& y = body[j];
+    const Space from = p_.tensors[resident.tensor].space, to = p_.tensors[y.dst.tensor].space;
+    if (kind_ != RedundancyKind::Loads || to != Space::Sbuf || from == Space::Dram || overlaps(res_area, dst))
+      return false;
+    const uint64_t ring_decrease = y.dst.partitions;  // one descriptor per partition row
+    const uint64_t bytes = uint64_t(y.dst.count) * dtypeSize(p_.tensors[y.dst.tensor].dtype);
+    const uint64_t distance = j - i;
+    const bool take = ring_decrease >= limits_.copy_min_ring_decrease &&
+                      bytes <= limits_.copy_max_bytes_per_partition && distance <= limits_.copy_max_distance;
+    if (verbosity_ > 0) {
+      report_.line("IO to Internal copy instruction increases DMA ring usage by 0");
+      report_.line("leads to DMA ring decrease " + std::to_string(ring_decrease));
+      report_.line("leads to scratch pad increase: '" + p_.tensors[resident.tensor].name + "' held " +
+                   std::to_string(distance) + " instructions longer for " + std::to_string(bytes) +
+                   " bytes per partition; " + (take ? "copy inserted" : "kept the DMA"));
+    }
+    if (!take) return false;
+    Instruction c;
+    c.op = Op::Copy;
+    c.origin = Origin::Copy;
+    c.loc = y.loc;
+    c.dst = y.dst;
+    c.a = resident;
+    c.a.loc = y.a.loc;
+    y = std::move(c);
+    ++stats_.copies;
+    return true;
+  }
+
+  Program& p_;
+  DmaOptInstance instance_;
+  RedundancyKind kind_;
+  bool transform_;
+  const DmaOptLimits& limits_;
+  int verbosity_;
+  AllocReport& report_;
+  RedundancyStats stats_;
+};
+
+}  // namespace
+
+RedundancyStats removeRedundantDmas(Program& p, DmaOptInstance instance, RedundancyKind kind, bool transform,
+                                    const DmaOptLimits& limits, int verbosity, AllocReport& report) {
+  return Sweep(p, instance, kind, transform, limits, verbosity, report).run();
+}
+
+}  // namespace allocsim

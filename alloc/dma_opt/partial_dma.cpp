@@ -1,0 +1,90 @@
+#include "alloc/dma_opt/partial_dma.h"
+
+#include <algorithm>
+#include <vector>
+
+namespace allocsim {
+namespace {
+
+struct Hull {
+  uint64_t row_lo = UINT64_MAX, row_hi = 0, lo = UINT64_MAX, hi = 0;
+  bool all = false;
+  bool empty() const { return !all && row_lo >= row_hi; }
+  void add(const AccessPattern& ap) {
+    if (ap.hasRegister() || ap.partition.constant < 0 || ap.offset.constant < 0 || ap.count2 != 1) {
+      all = true;
+      return;
+    }
+    row_lo = std::min<uint64_t>(row_lo, uint64_t(ap.partition.constant));
+    row_hi = std::max<uint64_t>(row_hi, uint64_t(ap.partition.constant) + ap.partitions);
+    lo = std::min<uint64_t>(lo, uint64_t(ap.offset.constant));
+    hi = std::max<uint64_t>(hi, uint64_t(ap.offset.constant) + ap.count);
+  }
+};
+
+// The views of each tensor that instructions read, skipping the instruction `skip`.
+void collectReads(const std::vector<Instruction>& body, const Instruction* skip, TensorId t, Hull& h) {
+  for (const Instruction& i : body) {
+    if (&i == skip) continue;
+    if (i.op == Op::Loop) {
+      collectReads(i.body, skip, t, h);
+      continue;
+    }
+    auto read = [&](const AccessPattern& ap) {
+      if (ap.tensor == t) h.add(ap);
+    };
+    switch (i.op) {
+      case Op::Dma: case Op::Copy: case Op::Act: case Op::Reduce: case Op::RegLoad: read(i.a); break;
+      case Op::TT: read(i.a); read(i.b); break;
+      case Op::TS:
+        read(i.a);
+        if (i.scalar.kind == ScalarOperand::Kind::Tensor) read(i.scalar.ap);
+        break;
+      case Op::Matmul: read(i.a); read(i.b); read(i.dst); break;
+      default: break;
+    }
+  }
+}
+
+class Shrinker {
+ public:
+  Shrinker(Program& p, DmaOptInstance instance) : p_(p), instance_(instance) {}
+
+  uint32_t run() {
+    forEachBody(p_.body, [&](std::vector<Instruction>& body) {
+      for (Instruction& i : body) shrink(i);
+    });
+    p_.renumber();
+    return shrunk_;
+  }
+
+ private:
+  void shrink(Instruction& d) {
+    if (!isOptimizable(p_, d, instance_) || !isPlainRun(d.dst) || !isPlainRun(d.a)) return;
+    if (d.dst.count2 != 1 || d.a.count2 != 1 || d.dst.partitions != d.a.partitions || d.dst.count != d.a.count) return;
+    const Tensor& r = p_.tensors[d.dst.tensor];
+    if (r.origin == Origin::Source || r.pinned || r.origin == Origin::Spill) return;  // a stand-in, not a slot
+    Hull h;
+    collectReads(p_.body, &d, d.dst.tensor, h);
+    if (h.all || h.empty()) return;  // an unread load is dead_store's
+    const uint64_t row0 = uint64_t(d.dst.partition.constant), e0 = uint64_t(d.dst.offset.constant);
+    const uint64_t rlo = std::max(h.row_lo, row0), rhi = std::min(h.row_hi, row0 + d.dst.partitions);
+    const uint64_t lo = std::max(h.lo, e0), hi = std::min(h.hi, e0 + d.dst.count);
+    if (rlo >= rhi || lo >= hi) return;
+    if (rhi - rlo == d.dst.partitions && hi - lo == d.dst.count) return;  // already exact
+    d.dst = subView(d.dst, uint32_t(rlo - row0), uint32_t(rhi - rlo), uint32_t(lo - e0), uint32_t(hi - lo));
+    d.a = subView(d.a, uint32_t(rlo - row0), uint32_t(rhi - rlo), uint32_t(lo - e0), uint32_t(hi - lo));
+    d.origin = Origin::Partial;
+    ++shrunk_;
+  }
+
+  Program& p_;
+  DmaOptInstance instance_;
+  uint32_t shrunk_ = 0;
+};
+
+}  // namespace
+
+uint32_t shrinkPartialDmas(Program& p, DmaOptInstance instance) { return Shrinker(p, instance).run(); }
+
+}  // namespace allocsim
