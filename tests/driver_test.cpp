@@ -150,9 +150,14 @@ std::vector<std::string> stepNames(const DriverResult& r) {
 TEST(Driver, EachPathRunsItsStepsAndRegRunsLast) {
   Program p = corpusKernel("matmul_tiled");
   EXPECT_EQ(stepNames(run(p, 0)), (std::vector<std::string>{"no-reuse", "reg"}));
-  EXPECT_EQ(stepNames(run(p, 2)), (std::vector<std::string>{"psum", "sbuf", "reg"}));
-  EXPECT_EQ(stepNames(run(p, 6)), (std::vector<std::string>{"psum", "sbuf", "reg"}));
-  EXPECT_EQ(stepNames(run(p, 7)), (std::vector<std::string>{"psum", "sbuf", "reg", "in-place"}));
+  // seed 000: dma_optimization_psum after the PSUM colorer, dma_optimization_sb after the SBUF colorer; at O7
+  // both before SB colouring
+  EXPECT_EQ(stepNames(run(p, 2)),
+            (std::vector<std::string>{"psum", "dma_optimization_psum", "sbuf", "dma_optimization_sb", "reg"}));
+  EXPECT_EQ(stepNames(run(p, 6)),
+            (std::vector<std::string>{"psum", "dma_optimization_psum", "sbuf", "dma_optimization_sb", "reg"}));
+  EXPECT_EQ(stepNames(run(p, 7)), (std::vector<std::string>{"psum", "dma_optimization_psum", "dma_optimization_sb",
+                                                            "sbuf", "reg", "in-place"}));
   EXPECT_EQ(stepNames(run(p, 8)), (std::vector<std::string>{"lsa", "reg"}));
   DriverOptions lsa;
   lsa.optlevel = 6;
@@ -162,7 +167,8 @@ TEST(Driver, EachPathRunsItsStepsAndRegRunsLast) {
   EXPECT_EQ(liw.reports[0].lines.at(0), "Linear Scan Allocator(LIW)");
   EXPECT_EQ(run(p, 8).reports[0].lines.at(0), "Linear Scan Allocator");
   // O7 with everything placed: nothing is re-colored
-  EXPECT_EQ(stepNames(run(run(p, 2).program, 7)), (std::vector<std::string>{"reg", "in-place"}));
+  EXPECT_EQ(stepNames(run(run(p, 2).program, 7)),
+            (std::vector<std::string>{"dma_optimization_psum", "dma_optimization_sb", "reg", "in-place"}));
 }
 
 TEST(Driver, OptlevelsOneToThreeDifferInBestOfNEffort) {

@@ -103,7 +103,7 @@ class Sweep {
       if (!src_area || !res_area) continue;
       if (!untouchedBetween(p_, body, i, j, *src_area) || !untouchedBetween(p_, body, i, j, *res_area)) continue;
       if (!transform && *res_area == dst) {
-        const Outcome o = removeOnto(y, *resident);
+        const Outcome o = removeOnto(body, i, j, *resident);
         if (o != Outcome::None) return o;
       }
       if (transform && transformToCopy(body, i, j, *resident, *res_area, dst)) return Outcome::Transformed;
@@ -111,9 +111,11 @@ class Sweep {
     return Outcome::None;
   }
 
-  Outcome removeOnto(const Instruction& y, const AccessPattern& resident) {
+  Outcome removeOnto(const std::vector<Instruction>& body, size_t i, size_t j, const AccessPattern& resident) {
+    const Instruction& y = body[j];
     const TensorId from = y.dst.tensor, onto = resident.tensor;
     if (from != onto && !interchangeable(p_, onto, from)) return Outcome::None;
+    if (!gapClear(body, i, j, onto, from)) return Outcome::None;
     if (from == onto && !(y.dst == resident)) return Outcome::None;
     (kind_ == RedundancyKind::Saves ? stats_.saves_removed : stats_.loads_removed)++;
     if (verbosity_ > 0)
@@ -125,6 +127,30 @@ class Sweep {
     return Outcome::Renamed;
   }
 
+  // Removing Y (with or without a rename) makes `onto` live from X to Y's last reader; so does a copy from it. The placement check counts liveness per tensor, over
+  // its whole rectangle, so no other tensor whose rectangle meets onto's may be touched between X and Y (one live
+  // across the whole gap would already meet onto at X, which names it).
+  bool gapClear(const std::vector<Instruction>& body, size_t i, size_t j, TensorId onto, TensorId from) const {
+    const Area rect = areaOf(p_, wholeTensor(p_, onto));
+    bool clear = true;
+    auto check = [&](const AccessPattern& ap) {
+      if (ap.tensor < p_.tensors.size() && ap.tensor != onto && ap.tensor != from &&
+          overlaps(areaOf(p_, wholeTensor(p_, ap.tensor)), rect))
+        clear = false;
+    };
+    auto visit = [&](const Instruction& inst) {
+      check(inst.dst);
+      check(inst.a);
+      check(inst.b);
+      if (inst.scalar.kind == ScalarOperand::Kind::Tensor) check(inst.scalar.ap);
+    };
+    for (size_t k = i + 1; k < j && clear; ++k) {
+      visit(body[k]);
+      if (body[k].op == Op::Loop) forEachInstruction(body[k].body, visit);
+    }
+    return clear;
+  }
+
   // transform_load: Y becomes `copy Y.dst, resident` when the cost model accepts it.
   bool transformToCopy(std::vector<Instruction>& body, size_t i, size_t j, const AccessPattern& resident,
                        const Area& res_area, const Area& dst) {
@@ -132,6 +158,7 @@ class Sweep {
     const Space from = p_.tensors[resident.tensor].space, to = p_.tensors[y.dst.tensor].space;
     if (kind_ != RedundancyKind::Loads || to != Space::Sbuf || from == Space::Dram || overlaps(res_area, dst))
       return false;
+    if (!gapClear(body, i, j, resident.tensor, y.dst.tensor)) return false;
     const uint64_t ring_decrease = y.dst.partitions;  // one descriptor per partition row
     const uint64_t bytes = uint64_t(y.dst.count) * dtypeSize(p_.tensors[y.dst.tensor].dtype);
     const uint64_t distance = j - i;

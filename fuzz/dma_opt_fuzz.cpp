@@ -1,0 +1,60 @@
+// Fuzz target for the DMA optimization (alloc/dma_opt/, seed 000 DMAOptimization): bytes -> well-formed tiny
+// program -> allocated at O1, O2, O3, O6 or O7 with --gca-dma-optlevel 0 (the DMAs as the allocators left them)
+// -> both instances at level 1 or 2 (chosen by the input) on the allocated program. The result must be
+// well-formed, pass the three oracles against the original, stand for the same program (the recovered reference
+// is unchanged), and never execute more DMAs, descriptors or bytes than before. Then the same level through the
+// driver (the pass between the allocators) must pass the oracles too. AllocError is a legal outcome.
+#include "alloc/alloc_error.h"
+#include "alloc/dma_opt/dma_optimization.h"
+#include "alloc/driver.h"
+#include "fuzz/fuzz_program.h"
+#include "verify/reference.h"
+
+using namespace allocsim;
+
+namespace {
+
+std::string traffic(const DmaTraffic& t) { return dmaTrafficLine("", t); }
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  fuzz::FuzzProgram in = fuzz::decodeProgram(data, size, {{"sp-registers", "16"}});
+  static const int kLevels[] = {1, 2, 3, 6, 7};
+  DriverOptions o;
+  o.optlevel = kLevels[in.knob % 5];
+  const int dma_level = 1 + int((in.knob / 5) % 2);
+  o.gca_dma_optlevel = 0;
+  DriverResult base;
+  try {
+    base = allocate(in.program, o);
+  } catch (const AllocError&) {
+    return 0;
+  }
+  Program p = base.program;
+  for (DmaOptInstance instance : {DmaOptInstance::Psum, DmaOptInstance::Sb}) {
+    DmaOptOptions dmo;
+    dmo.instance = instance;
+    dmo.level = dma_level;
+    p = optimizeDmas(p, dmo).program;
+  }
+  fuzz::requireCorrect("dma_opt", in.program, p, in.poison_seed);
+  if (!(referenceProgram(p).program == referenceProgram(base.program).program))
+    fuzz::reportBug("dma_opt", "the optimized program stands for another program", in.program, &p,
+                    printProgram(referenceProgram(p).program));
+  const DmaTraffic before = measureDmaTraffic(base.program), after = measureDmaTraffic(p);
+  if (after.instructions > before.instructions || after.executed > before.executed ||
+      after.descriptors > before.descriptors || after.bytes > before.bytes)
+    fuzz::reportBug("dma_opt", "the DMA optimization increased DMA traffic", in.program, &p,
+                    "before:" + traffic(before) + "\nafter: " + traffic(after));
+
+  o.gca_dma_optlevel = dma_level;
+  DriverResult piped;
+  try {
+    piped = allocate(in.program, o);
+  } catch (const AllocError&) {
+    return 0;  // the pass changed what the SBUF colorer sees; it may still not fit
+  }
+  fuzz::requireCorrect("dma_opt", in.program, piped.program, in.poison_seed);
+  return 0;
+}

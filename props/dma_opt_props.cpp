@@ -1,0 +1,115 @@
+// Properties of the DMA optimization (alloc/dma_opt/, seed 000 DMAOptimization) on generated programs under
+// pressure (so the allocators insert spill and reload DMAs for it to clean up): at every --gca-dma-optlevel the
+// pass never increases the DMA instructions, executions, descriptors or bytes; the optimized program passes all
+// three oracles against the original and stands for the same program; and through the driver every coloring
+// optlevel with the pass on passes the oracles. A failing case is saved to corpus/regressions/.
+#include <gtest/gtest.h>
+#include <rapidcheck/gtest.h>
+
+#include "alloc/alloc_error.h"
+#include "alloc/dma_opt/dma_optimization.h"
+#include "alloc/driver.h"
+#include "ir/check.h"
+#include "ir/print.h"
+#include "props/rc_program.h"
+#include "props/regression_file.h"
+#include "verify/reference.h"
+#include "verify/verify.h"
+
+namespace allocsim {
+namespace {
+
+rc::Gen<Program> genPressuredProgram() {
+  Arch arch = *archPreset("tiny");
+  arch.sp_registers = 16;
+  return genProgramOn(arch, 30);
+}
+
+DriverResult allocateOrDiscard(const Program& p, int optlevel, int dma_level) {
+  DriverOptions o;
+  o.optlevel = optlevel;
+  o.gca_dma_optlevel = dma_level;
+  try {
+    return allocate(p, o);
+  } catch (const AllocError&) {
+    RC_DISCARD("allocation impossible");
+  }
+}
+
+void requireOracles(const Program& p, const Program& allocated, const std::string& name) {
+  std::vector<Diagnostic> diags = checkProgram(allocated);
+  if (!diags.empty()) {
+    saveRegression(name + "_ill_formed", p, InputError(diags).format("allocated"));
+    RC_FAIL("ill-formed:\n" + InputError(diags).format("allocated") + printProgram(allocated));
+  }
+  VerifyOptions vo;
+  vo.original = &p;
+  vo.poison_seed = *rc::gen::inRange<uint64_t>(1, UINT64_MAX);
+  VerifyReport v = verifyAllocated(allocated, vo);
+  if (!v.ok()) {
+    saveRegression(name + "_finding", p, v.findings.front().format("allocated"));
+    RC_FAIL(v.findings.front().format("allocated") + printProgram(allocated));
+  }
+}
+
+// Both instances, on a program the driver allocated with the pass off (level 0 still measures).
+Program optimizeBoth(const Program& allocated, int level, DmaOptStats& total) {
+  Program p = allocated;
+  for (DmaOptInstance instance : {DmaOptInstance::Psum, DmaOptInstance::Sb}) {
+    DmaOptOptions o;
+    o.instance = instance;
+    o.level = level;
+    DmaOptResult r = optimizeDmas(p, o);
+    total.loads_removed += r.stats.loads_removed + r.stats.saves_removed + r.stats.dead_removed + r.stats.copies;
+    total.coalesced += r.stats.coalesced;
+    total.partial += r.stats.partial;
+    p = std::move(r.program);
+  }
+  return p;
+}
+
+RC_GTEST_PROP(DmaOpt, NeverIncreasesDmaTrafficAndKeepsTheMeaning, ()) {
+  const Program p = *genPressuredProgram();
+  const int optlevel = *rc::gen::element(1, 2, 3, 6, 7);
+  const int level = *rc::gen::element(0, 1, 2);
+  DriverResult base = allocateOrDiscard(p, optlevel, 0);
+  DmaOptStats total;
+  const Program opt = optimizeBoth(base.program, level, total);
+  const DmaTraffic before = measureDmaTraffic(base.program), after = measureDmaTraffic(opt);
+  RC_ASSERT(after.instructions <= before.instructions);
+  RC_ASSERT(after.executed <= before.executed);
+  RC_ASSERT(after.descriptors <= before.descriptors);
+  RC_ASSERT(after.bytes <= before.bytes);
+  if (level == 0) RC_ASSERT(after == before);  // the analysis alone rewrites nothing
+  RC_ASSERT(referenceProgram(opt).program == referenceProgram(base.program).program);
+  requireOracles(p, opt, "dma_opt_level" + std::to_string(level));
+  RC_TAG(total.loads_removed + total.coalesced + total.partial > 0 ? "rewrote" : "nothing to rewrite");
+}
+
+RC_GTEST_PROP(DmaOpt, TheDriverWithThePassPassesAllOracles, ()) {
+  const Program p = *genPressuredProgram();
+  const int optlevel = *rc::gen::element(1, 2, 3, 6, 7);
+  const int level = *rc::gen::element(1, 2);
+  DriverResult r = allocateOrDiscard(p, optlevel, level);
+  requireOracles(p, r.program, "dma_opt_driver_O" + std::to_string(optlevel));
+}
+
+// The Pre GCA figure of the SB instance is the PSUM instance's Post GCA figure plus what the SBUF colorer
+// inserted: the DMA counts a driver run reports are consistent with the program it returns.
+RC_GTEST_PROP(DmaOpt, ReportedPostGcaFiguresMatchTheProgram, ()) {
+  const Program p = *genPressuredProgram();
+  DriverResult r = allocateOrDiscard(p, *rc::gen::element(1, 2, 3, 6), *rc::gen::element(1, 2));
+  const AllocReport* sb = nullptr;
+  for (const AllocReport& rep : r.reports)
+    if (const ReportField* f = rep.find("allocator"); f && f->value == "dma_optimization_sb") sb = &rep;
+  RC_ASSERT(sb != nullptr);
+  const ReportField* ran = sb->find("dma.ran");
+  RC_ASSERT(ran != nullptr);
+  if (ran->value != "yes") return;
+  const DmaTraffic t = measureDmaTraffic(r.program);
+  RC_ASSERT(sb->find("dma.post_gca.instructions")->value == std::to_string(t.instructions));
+  RC_ASSERT(sb->find("dma.post_gca.bytes")->value == std::to_string(t.bytes));
+}
+
+}  // namespace
+}  // namespace allocsim
