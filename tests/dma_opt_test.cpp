@@ -52,9 +52,11 @@ Optimized optimize(const std::string& text, DmaOptInstance instance = DmaOptInst
 // program as before (docs/verification.md "The reference program").
 void expectCorrect(const Optimized& r) {
   EXPECT_TRUE(checkProgram(r.after).empty()) << printProgram(r.after);
+  // The original is the unallocated program the hand allocation stands for.
+  const Program original = referenceProgram(r.before).program;
   VerifyOptions vo;
   vo.poison_seed = 7;
-  vo.original = &r.before;
+  vo.original = &original;
   VerifyReport rep = verifyAllocated(r.after, vo);
   EXPECT_TRUE(rep.ok()) << (rep.findings.empty() ? "" : rep.findings[0].message) << "\n" << printProgram(r.after);
   EXPECT_EQ(referenceProgram(r.after).program, referenceProgram(r.before).program);
