@@ -8,7 +8,7 @@ class Collector {
   Collector(const Program& p, OperandEffects& e) : p_(p), e_(e) {}
 
   void reg(const Index& i) {
-    if (!i.isConstant()) readReg(i.reg);
+    for (const IndexTerm& t : i.terms) readReg(t.reg);
   }
   void readReg(RegId r) {
     if (r < p_.registers.size()) e_.reg_reads.push_back(r);

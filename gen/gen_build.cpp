@@ -28,11 +28,7 @@ Immediate floatImm(double v) {
 }
 
 Index regIndex(RegId r, int64_t scale, int64_t constant) {
-  Index i;
-  i.reg = r;
-  i.scale = scale;
-  i.constant = constant;
-  return i;
+  return Index::affine(r, scale, constant);
 }
 
 std::vector<uint32_t> divisorsIn(uint64_t n, uint32_t lo, uint32_t hi) {

@@ -59,9 +59,7 @@ std::optional<Index> Generator::chooseIndex(uint64_t limit, uint64_t preferredSc
     cmax = lim - scale * vhi;
   }
   if (cmin > cmax) return std::nullopt;
-  Index idx;
-  idx.reg = reg;
-  idx.scale = scale;
+  Index idx = Index::affine(reg, scale);
   idx.constant = cmin + int64_t(yes(30) ? upTo(uint64_t(cmax - cmin)) : 0);
   return idx;
 }

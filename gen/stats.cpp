@@ -36,8 +36,8 @@ void forEachRegister(const Instruction& i, const std::function<void(RegId)>& f) 
     if (r != kNone) f(r);
   if (i.op == Op::TS && i.scalar.kind == ScalarOperand::Kind::Reg) f(i.scalar.reg);
   forEachView(i, [&](const AccessPattern& ap) {
-    if (!ap.partition.isConstant()) f(ap.partition.reg);
-    if (!ap.offset.isConstant()) f(ap.offset.reg);
+    for (const Index* ix : {&ap.partition, &ap.offset})
+      for (const IndexTerm& t : ix->terms) f(t.reg);
   });
 }
 

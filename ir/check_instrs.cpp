@@ -45,8 +45,9 @@ class InstrRules {
   bool view(const AccessPattern& ap) {
     if (ap.tensor >= p_.tensors.size())
       return fail(ap.loc, "refers to tensor #" + std::to_string(ap.tensor) + ", which is not declared");
-    if (!ap.partition.isConstant() && !reg(ap.partition.reg)) return false;
-    if (!ap.offset.isConstant() && !reg(ap.offset.reg)) return false;
+    for (const Index* ix : {&ap.partition, &ap.offset})
+      for (const IndexTerm& t : ix->terms)
+        if (!reg(t.reg)) return false;
     if (ap.partitions < 1 || ap.count < 1 || ap.count2 < 1)
       return fail(ap.loc, "view of " + name(ap) + " is empty (partition count, element count and second count "
                           "must be >= 1)");

@@ -134,8 +134,8 @@ class Tracer {
     auto add = [&](RegId r) {
       if (r != kNone && regs_[r].written && std::find(shown.begin(), shown.end(), r) == shown.end()) shown.push_back(r);
     };
-    add(ap.partition.reg);
-    add(ap.offset.reg);
+    for (const IndexTerm& t : ap.partition.terms) add(t.reg);
+    for (const IndexTerm& t : ap.offset.terms) add(t.reg);
     for (const LoopFrame& l : loops_) add(nodes_[l.node].inst->rd);
     if (shown.empty()) return "";
     std::string s = " (";
@@ -146,18 +146,24 @@ class Tracer {
 
   bool evalIndex(const Index& ix, const AccessPattern& ap, Int& out) {
     out = ix.constant;
-    if (ix.isConstant()) return true;
-    const RegState* r = readReg(ix.reg, ap.loc);
-    if (!r) return false;
-    if (r->unknown) {
-      report(ap.loc, [&] {
-        return "view of " + tensorName(ap.tensor) + " is addressed by register " + quoted(p_.registers[ix.reg].name) +
-               ", whose value was loaded from memory; only a value that reg_store put in that exact memory can be "
-               "reloaded and used in an address";
-      });
-      return false;
+    for (const IndexTerm& t : ix.terms) {
+      const RegState* r = readReg(t.reg, ap.loc);
+      if (!r) return false;
+      if (r->unknown) {
+        report(ap.loc, [&] {
+          return "view of " + tensorName(ap.tensor) + " is addressed by register " + quoted(p_.registers[t.reg].name) +
+                 ", whose value was loaded from memory; only a value that reg_store put in that exact memory can be "
+                 "reloaded and used in an address";
+        });
+        return false;
+      }
+      // Clamped like ir/view.cpp: exact wherever the result can name an element, never overflowing.
+      const Int limit = Int(1) << 100;
+      Int term = Int(t.scale) * Int(r->value);
+      term = term > limit ? limit : term < -limit ? -limit : term;
+      out += term;
+      out = out > limit ? limit : out < -limit ? -limit : out;
     }
-    out += Int(ix.scale) * Int(r->value);
     return true;
   }
 

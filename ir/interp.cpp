@@ -131,8 +131,8 @@ class Executor {
   ResolvedView resolve(const AccessPattern& ap, OperandHasher& h, Role role = Role::Read) {
     ResolvedView v = resolveView(p_, s_, ap, max_view_bytes_, h);
     if (o_.observer) {
-      for (RegId r : {ap.partition.reg, ap.offset.reg})
-        if (r != kNone) access_.reg_reads.push_back(r);
+      for (const Index* ix : {&ap.partition, &ap.offset})
+        for (const IndexTerm& t : ix->terms) access_.reg_reads.push_back(t.reg);
       if (role != Role::Write) access_.reads.push_back(v);
       if (role != Role::Read) access_.writes.push_back(v);
     }

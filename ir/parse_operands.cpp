@@ -120,7 +120,7 @@ void Parser::slice(Index& start, uint32_t& n, uint32_t full, const char* startNa
   n = count(countName);
 }
 
-// Terms joined by '+' / '-': integers and at most one register term (n, n*S, S*n).
+// Terms joined by '+' / '-': integers and register terms (n, n*S, S*n); a register named twice adds up.
 Index Parser::index(const char* what) {
   Index ix;
   bool negative = false;
@@ -164,9 +164,9 @@ void Parser::indexTerm(Index& ix, bool negative, const char* what) {
   } else {
     failAt(t.loc, std::string("expected the ") + what + " (an integer or a register term such as n*512)");
   }
-  if (!ix.isConstant()) failAt(t.loc, "an index may use at most one register");
-  ix.reg = reg;
-  ix.scale = scale;
+  if (!ix.uses(reg) && ix.terms.size() == kMaxIndexTerms)
+    failAt(t.loc, "an index may use at most " + std::to_string(kMaxIndexTerms) + " registers");
+  if (!ix.addTerm(reg, scale)) failAt(t.loc, "index scale out of range");
 }
 
 uint32_t Parser::count(const char* what) {

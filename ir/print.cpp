@@ -24,13 +24,17 @@ std::string registerName(const Program& p, RegId id) {
   return id < p.registers.size() ? p.registers[id].name : concat({"<register ", std::to_string(id), ">"});
 }
 
-// 7, n, n*512, n*512+3, n*-2-1
+// 7, n, n*512, n*512+3, n*-2-1, i*512+j*128+3 (terms in register order, as Index keeps them)
 std::string printIndex(const Program& p, const Index& ix) {
   if (ix.isConstant()) return std::to_string(ix.constant);
-  std::string out = registerName(p, ix.reg);
-  if (ix.scale != 1) {
-    out += '*';
-    out += std::to_string(ix.scale);
+  std::string out;
+  for (const IndexTerm& t : ix.terms) {
+    if (!out.empty()) out += '+';
+    out += registerName(p, t.reg);
+    if (t.scale != 1) {
+      out += '*';
+      out += std::to_string(t.scale);
+    }
   }
   if (ix.constant > 0) out += "+";
   if (ix.constant != 0) out += std::to_string(ix.constant);

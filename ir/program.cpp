@@ -1,5 +1,6 @@
 #include "ir/program.h"
 
+#include <algorithm>
 #include <cstring>
 
 namespace allocsim {
@@ -21,6 +22,50 @@ std::optional<Origin> parseOrigin(const std::string& s) {
   for (size_t i = 1; i < std::size(kOriginNames); ++i)
     if (s == kOriginNames[i]) return Origin(i);
   return std::nullopt;
+}
+
+bool Index::uses(RegId r) const {
+  for (const IndexTerm& t : terms)
+    if (t.reg == r) return true;
+  return false;
+}
+
+int64_t Index::scaleOf(RegId r) const {
+  for (const IndexTerm& t : terms)
+    if (t.reg == r) return t.scale;
+  return 0;
+}
+
+bool Index::addTerm(RegId r, int64_t scale) {
+  auto it = std::lower_bound(terms.begin(), terms.end(), r, [](const IndexTerm& t, RegId x) { return t.reg < x; });
+  if (it != terms.end() && it->reg == r) return !__builtin_add_overflow(it->scale, scale, &it->scale);
+  terms.insert(it, IndexTerm{r, scale});
+  return true;
+}
+
+void Index::normalize() {
+  std::vector<IndexTerm> old;
+  old.swap(terms);
+  for (const IndexTerm& t : old) {
+    // Renaming never merges two terms in practice; if it does, a wrapping sum keeps this total.
+    if (!addTerm(t.reg, t.scale)) {
+      for (IndexTerm& m : terms)
+        if (m.reg == t.reg) m.scale = int64_t(uint64_t(m.scale) + uint64_t(t.scale));
+    }
+  }
+}
+
+Index Index::constantIndex(int64_t c) {
+  Index i;
+  i.constant = c;
+  return i;
+}
+
+Index Index::affine(RegId r, int64_t scale, int64_t constant) {
+  Index i;
+  i.terms.push_back(IndexTerm{r, scale});
+  i.constant = constant;
+  return i;
 }
 
 bool Immediate::operator==(const Immediate& o) const {

@@ -68,12 +68,30 @@ struct Register {
   bool operator==(const Register&) const = default;
 };
 
-// constant + reg * scale; reg == kNone means a plain constant. Register values are read as unsigned.
-struct Index {
+// One term of an affine index: scale * (value of register reg, read as unsigned).
+struct IndexTerm {
   RegId reg = kNone;
   int64_t scale = 0;
+  bool operator==(const IndexTerm&) const = default;
+};
+
+// An index affine in registers: constant + sum of scale * reg (docs/format.md "Access patterns"). Terms are kept
+// sorted by register id, each register once (addTerm merges), so that equal indexes compare equal and print the
+// same way. A term whose scale is 0 is kept: the register is still read (it must be written before).
+constexpr size_t kMaxIndexTerms = 4;  // per index; keeps evaluation in 128-bit arithmetic (see ir/view.cpp)
+struct Index {
+  std::vector<IndexTerm> terms;
   int64_t constant = 0;
-  bool isConstant() const { return reg == kNone; }
+
+  bool isConstant() const { return terms.empty(); }
+  bool uses(RegId r) const;
+  int64_t scaleOf(RegId r) const;  // 0 when r is not a term
+  // Adds scale * r, merging with an existing term of r. False (and no change) if the merged scale overflows.
+  bool addTerm(RegId r, int64_t scale);
+  // Re-sorts and merges the terms after their registers were renamed (e.g. by the verifier's reference map).
+  void normalize();
+  static Index constantIndex(int64_t c);
+  static Index affine(RegId r, int64_t scale, int64_t constant = 0);
   bool operator==(const Index&) const = default;
 };
 

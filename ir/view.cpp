@@ -11,12 +11,22 @@ std::string str(__int128 v) {
   return v < 0 ? "-huge" : "huge";
 }
 
+// Each term is |scale * r| < 2^127; clamping every partial sum to +-2^100 keeps the sum exact whenever it could
+// name an element (tensors are far smaller than 2^100) and free of overflow otherwise.
+__int128 clampIndex(__int128 v) {
+  const __int128 limit = __int128(1) << 100;
+  return v > limit ? limit : v < -limit ? -limit : v;
+}
+
 __int128 evalIndex(const Program& p, Storage& s, const Index& idx, const AccessPattern& ap, OperandHasher& h) {
-  if (idx.isConstant()) return idx.constant;
-  if (idx.reg >= p.registers.size()) throw InputError(ap.loc, "access pattern uses an undeclared register");
-  uint64_t r = s.readReg(idx.reg);
-  h.u64(r);
-  return __int128(idx.constant) + __int128(idx.scale) * __int128(r);  // |.| < 2^127: no overflow
+  __int128 sum = idx.constant;
+  for (const IndexTerm& t : idx.terms) {
+    if (t.reg >= p.registers.size()) throw InputError(ap.loc, "access pattern uses an undeclared register");
+    uint64_t r = s.readReg(t.reg);
+    h.u64(r);
+    sum = clampIndex(sum + clampIndex(__int128(t.scale) * __int128(r)));
+  }
+  return sum;
 }
 
 }  // namespace

@@ -568,8 +568,8 @@ TEST(InterpRobustness, MutatedProgramsRunOrRaiseInputError) {
         case 3: ap.count = uint32_t(e); break;
         case 4: ap.count2 = uint32_t(e); ap.step2 = uint32_t(next(20)); break;
         case 5: ap.partitions = uint32_t(e); break;
-        case 6: ap.offset.reg = uint32_t(next(3)); ap.offset.scale = e; break;
-        case 7: ap.partition.reg = uint32_t(next(3)); ap.partition.scale = e; break;
+        case 6: ap.offset.addTerm(uint32_t(next(3)), e); break;
+        case 7: ap.partition.addTerm(uint32_t(next(3)), e); break;
         default: {
           Instruction& i = *insts[next(insts.size())];
           if (i.op == Op::Loop) i.hi = e, i.step = edges[next(std::size(edges))];

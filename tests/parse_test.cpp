@@ -74,7 +74,7 @@ TEST(Parse, BuildsTheDesignExample) {
   EXPECT_EQ(src.tensor, 1u);
   EXPECT_EQ(src.partition, Index{});
   EXPECT_EQ(src.partitions, 128u);
-  EXPECT_EQ(src.offset, (Index{0, 512, 0}));
+  EXPECT_EQ(src.offset, Index::affine(0, 512, 0));
   EXPECT_EQ(src.count, 512u);
   EXPECT_EQ(src.count2, 1u);
   EXPECT_EQ(loop.body[1].op, Op::Matmul);
@@ -135,17 +135,34 @@ TEST(Parse, AffineIndexesAndSecondDimension) {
                            "dma a[n:1, 3+n*512:4, 16:2], b[m*-2-1:1, 7:1]\n"
                            "dma a[-n+5:1, 2*m:1], b[0:8, 0:64]\n");
   const Instruction& i0 = p.body[0];
-  EXPECT_EQ(i0.dst.partition, (Index{0, 1, 0}));
-  EXPECT_EQ(i0.dst.offset, (Index{0, 512, 3}));
+  EXPECT_EQ(i0.dst.partition, Index::affine(0, 1, 0));
+  EXPECT_EQ(i0.dst.offset, Index::affine(0, 512, 3));
   EXPECT_EQ(i0.dst.count, 4u);
   EXPECT_EQ(i0.dst.step2, 16u);
   EXPECT_EQ(i0.dst.count2, 2u);
-  EXPECT_EQ(i0.a.partition, (Index{1, -2, -1}));
-  EXPECT_EQ(i0.a.offset, (Index{kNone, 0, 7}));
+  EXPECT_EQ(i0.a.partition, Index::affine(1, -2, -1));
+  EXPECT_EQ(i0.a.offset, Index::constantIndex(7));
   const Instruction& i1 = p.body[1];
-  EXPECT_EQ(i1.dst.partition, (Index{0, -1, 5}));
-  EXPECT_EQ(i1.dst.offset, (Index{1, 2, 0}));
+  EXPECT_EQ(i1.dst.partition, Index::affine(0, -1, 5));
+  EXPECT_EQ(i1.dst.offset, Index::affine(1, 2, 0));
   EXPECT_EQ(i1.a, wholeTensor(p, 1));  // explicit full slices are the whole tensor
+}
+
+TEST(Parse, IndexesAffineInSeveralRegisters) {
+  // Terms are kept in register order whatever order they are written in; a register named twice adds up.
+  Program p = parseProgram(kDecls + "reg m\nreg k\n"
+                           "dma a[k*2+n:1, 3+m*16-k+n*4:4], b[0:1, n-n+m*0:4]\n");
+  const Instruction& i0 = p.body[0];
+  Index part = Index::affine(0, 1, 0);
+  part.terms.push_back({2, 2});
+  EXPECT_EQ(i0.dst.partition, part);
+  Index off = Index::affine(0, 4, 3);
+  off.terms.push_back({1, 16});
+  off.terms.push_back({2, -1});
+  EXPECT_EQ(i0.dst.offset, off);
+  Index zero = Index::affine(0, 0, 0);  // n - n still reads n; m*0 still reads m
+  zero.terms.push_back({1, 0});
+  EXPECT_EQ(i0.a.offset, zero);
 }
 
 TEST(Parse, ImmediatesKeepIntegerOrFloat) {
@@ -335,7 +352,9 @@ TEST(ParseError, NameResolution) {
 }
 
 TEST(ParseError, Index) {
-  EXPECT_EQ(errorOf(kDecls + "reg m\ndma a[n+m:1, :], b"), "6:9: an index may use at most one register");
+  EXPECT_EQ(errorOf(kDecls + "reg m\nreg k\nreg j\nreg i\ndma a[n+m+k+j+i:1, :], b"),
+            "9:15: an index may use at most 4 registers");
+  EXPECT_EQ(errorOf(kDecls + "reg m\ndma a[:, n*9223372036854775807+n:1], b"), "6:32: index scale out of range");
   EXPECT_EQ(errorOf(kDecls + "dma a[:, 9223372036854775807+1:1], b"), "5:30: index constant out of range");
   EXPECT_EQ(errorOf(kDecls + "dma a[:, 0:4294967296], b"), "5:12: the free count 4294967296 does not fit in 32 bits");
   EXPECT_EQ(errorOf(kDecls + "dma a[:, 1.5:2], b"),

@@ -15,8 +15,8 @@ std::vector<RegisterOperand> registerOperands(const Program& p, const Instructio
   std::vector<RegisterOperand> out;
   auto view = [&](const char* role, const AccessPattern& ap) {
     if (ap.tensor == kNone) return;
-    for (RegId r : {ap.partition.reg, ap.offset.reg})
-      if (r != kNone) out.push_back({r, "address of " + named(p, role, ap)});
+    for (const Index* ix : {&ap.partition, &ap.offset})
+      for (const IndexTerm& t : ix->terms) out.push_back({t.reg, "address of " + named(p, role, ap)});
   };
   switch (inst.op) {
     case Op::Dma:

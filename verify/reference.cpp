@@ -73,8 +73,10 @@ class Builder {
   void mapView(const Instruction& inst, AccessPattern& ap) const {
     if (ap.tensor == kNone) return;
     ap.tensor = tensor(inst, ap.tensor);
-    ap.partition.reg = reg(inst, ap.partition.reg);
-    ap.offset.reg = reg(inst, ap.offset.reg);
+    for (Index* ix : {&ap.partition, &ap.offset}) {
+      for (IndexTerm& t : ix->terms) t.reg = reg(inst, t.reg);
+      ix->normalize();
+    }
   }
 
   std::vector<Instruction> mapBody(const std::vector<Instruction>& body, bool insideInserted) {

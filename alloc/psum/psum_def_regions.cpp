@@ -10,7 +10,7 @@
 namespace allocsim {
 namespace {
 
-bool usesRegister(const AccessPattern& v, RegId r) { return v.partition.reg == r || v.offset.reg == r; }
+bool usesRegister(const AccessPattern& v, RegId r) { return v.partition.uses(r) || v.offset.uses(r); }
 
 // Whether `inst` (a loop: anywhere in it, its own register included) writes a register `v` is addressed by.
 bool writesViewRegister(const Program& p, const Instruction& inst, const AccessPattern& v) {
