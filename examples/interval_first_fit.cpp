@@ -47,8 +47,8 @@ class Intervals {
       auto view = [&](const AccessPattern& ap) {
         if (ap.tensor == kNone) return;
         tensors[ap.tensor].cover(a, b);
-        reg(ap.partition.reg);
-        reg(ap.offset.reg);
+        for (const Index* ix : {&ap.partition, &ap.offset})
+          for (const IndexTerm& t : ix->terms) reg(t.reg);
       };
       view(inst.dst), view(inst.a), view(inst.b);
       if (inst.op == Op::TS && inst.scalar.kind == ScalarOperand::Kind::Tensor) view(inst.scalar.ap);

@@ -15,8 +15,10 @@ void forEachReference(std::vector<Instruction>& body, FT&& onTensor, FR&& onRegi
   auto view = [&](AccessPattern& ap) {
     if (ap.tensor == kNone) return;
     onTensor(ap.tensor);
-    if (ap.partition.reg != kNone) onRegister(ap.partition.reg);
-    if (ap.offset.reg != kNone) onRegister(ap.offset.reg);
+    for (Index* ix : {&ap.partition, &ap.offset}) {
+      for (IndexTerm& t : ix->terms) onRegister(t.reg);
+      ix->normalize();  // a renumbering may change the terms' register order
+    }
   };
   for (Instruction& i : body) {
     view(i.dst);

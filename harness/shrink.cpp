@@ -1,5 +1,6 @@
 #include "harness/shrink.h"
 
+#include <algorithm>
 #include <chrono>
 #include <functional>
 #include <optional>
@@ -210,8 +211,9 @@ class Shrinker {
     Program c = best_;
     bool changed = false;
     auto index = [&](Index& i) {
-      if (i.reg != RegId(r)) return;
-      i = Index{kNone, 0, i.constant};
+      auto it = std::find_if(i.terms.begin(), i.terms.end(), [&](const IndexTerm& t) { return t.reg == RegId(r); });
+      if (it == i.terms.end()) return;
+      i.terms.erase(it);
       changed = true;
     };
     std::function<void(std::vector<Instruction>&)> walk = [&](std::vector<Instruction>& body) {
