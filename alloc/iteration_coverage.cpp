@@ -181,10 +181,16 @@ class CoverageWalk {
   }
 
   std::optional<__int128> index(const Index& i) const {
-    if (i.isConstant()) return __int128(i.constant);
-    auto r = reg(i.reg);
-    if (!r) return std::nullopt;
-    return __int128(i.constant) + __int128(i.scale) * __int128(*r);
+    // Every term; partial sums clamped to +-2^100 as in ir/view.cpp (exact wherever an element can be named).
+    const __int128 limit = __int128(1) << 100;
+    auto clamp = [&](__int128 v) { return v > limit ? limit : v < -limit ? -limit : v; };
+    __int128 sum = i.constant;
+    for (const IndexTerm& t : i.terms) {
+      auto r = reg(t.reg);
+      if (!r) return std::nullopt;
+      sum = clamp(sum + clamp(__int128(t.scale) * __int128(*r)));
+    }
+    return sum;
   }
 
   // The view for this execution, or nothing (and the verdict Undecidable) when it cannot be evaluated or lies
