@@ -240,14 +240,17 @@ void Core::runLoop(const Instruction& inst) {
 void Core::readRegistersAtDispatch(const Instruction& inst, Record& rec) {
   // Address terms, the ts scalar register and scalar sources: read now, once every SP instruction that writes
   // one of them has finished (a RAW stall of the sequencer).
-  RegId regs[12];
+  // 4 views x 2 indices x kMaxIndexTerms terms + the scalar register and two scalar sources.
+  RegId regs[4 * 2 * kMaxIndexTerms + 3];
   size_t n = 0;
   auto add = [&](RegId r) {
     if (r == kNone) return;
     if (r >= p_->registers.size()) throw InputError(inst.loc, std::string(opName(inst.op)) + " names no register");
     regs[n++] = r;
   };
-  for (const AccessPattern* ap : {&inst.dst, &inst.a, &inst.b, &inst.scalar.ap}) add(ap->partition.reg), add(ap->offset.reg);
+  for (const AccessPattern* ap : {&inst.dst, &inst.a, &inst.b, &inst.scalar.ap})
+    for (const Index* index : {&ap->partition, &ap->offset})
+      for (const IndexTerm& term : index->terms) add(term.reg);
   if (inst.op == Op::TS && inst.scalar.kind == ScalarOperand::Kind::Reg) add(inst.scalar.reg);
   if (inst.op == Op::Addi || inst.op == Op::Add || inst.op == Op::Mov || inst.op == Op::RegStore) add(inst.rs);
   if (inst.op == Op::Add) add(inst.rt);
