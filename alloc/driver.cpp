@@ -3,6 +3,8 @@
 #include <string>
 
 #include "alloc/dma_opt/dma_optimization.h"
+#include "alloc/alloc_error.h"
+#include "alloc/first_fit_placer.h"
 #include "alloc/exact/exact_allocator.h"
 #include "alloc/in_place.h"
 #include "alloc/liveness.h"
@@ -11,7 +13,7 @@
 #include "alloc/lsa/lsa_allocator.h"
 #include "alloc/no_reuse.h"
 #include "alloc/psum/psum_allocator.h"
-#include "alloc/register_lanes.h"
+#include "alloc/reg/reg_allocator.h"
 #include "alloc/sbuf/sbuf_allocator.h"
 
 namespace allocsim {
@@ -77,8 +79,12 @@ void runDmaOpt(Program& p, DmaOptInstance instance, const DriverOptions& o, std:
   reports.push_back(std::move(r.report));
 }
 
-void runReg(Program& p, const std::vector<bool>& keep, std::vector<AllocReport>& reports) {
-  reports.push_back(named("reg", placeRegisterLanes(p, keep)));
+// REG last, at every optlevel (seed 000: REG_Allocator is optlevel-independent).
+void runReg(Program& p, const std::vector<bool>& keep, int verbosity, std::vector<AllocReport>& reports) {
+  RegOptions ro;
+  ro.keep = keep;
+  ro.verbosity = verbosity;
+  reports.push_back(named("reg", allocateRegisters(p, ro)));
 }
 
 // O0: placeNoReuse on the tensors only (registers are the REG step's, as at every optlevel).
@@ -114,7 +120,7 @@ void runColoring(Program& p, const Effort& e, const DriverOptions& o, std::vecto
   runDmaOpt(p, DmaOptInstance::Psum, o, reports);
   runSbuf(p, e, verbosity, reports);
   runDmaOpt(p, DmaOptInstance::Sb, o, reports);
-  runReg(p, {}, reports);
+  runReg(p, {}, verbosity, reports);
 }
 
 // O8, and O6 with --allocator lsa (seed 000: "selected by --allocator=lsa on the opt6 path or forced as the sole
@@ -133,9 +139,24 @@ void runLinearScan(Program& p, int optlevel, int verbosity, std::vector<AllocRep
     r.report.set("lsa.dram_slots_placed", int64_t(slots));
   }
   reports.push_back(named("lsa", r.report));
-  runReg(p, {}, reports);
+  runReg(p, {}, verbosity, reports);
 }
 
+// O7 has no PSUM coloring pass (seed 000, "The distinctive opt7 trait"): its PSUM placements come with the fixed
+// assignment. An unplaced PSUM tensor is the seed's coloring overflow, "Allocation failed for ...".
+void requirePsumFixed(const Program& p) {
+  for (TensorId t = 0; t < p.tensors.size(); ++t)
+    if (p.tensors[t].space == Space::Psum && !p.tensors[t].placement)
+      throw AllocError(p.tensors[t].loc, "Allocation failed for " + p.tensors[t].name + ": " +
+                                             describeTensor(p, t) +
+                                             " has no placement, and optlevel 7 runs no PSUM coloring pass (its PSUM "
+                                             "placements come with the fixed assignment); place it in the input, "
+                                             "or allocate at optlevel 1-3 or 6");
+}
+
+// The seed's O7 order: the input's placements checked in place, [DMA optimization + address rotation], SB
+// coloring of what is not fixed (PSUM and the fixed SBUF part frozen), REG, then the in-place write checker over
+// everything. An SB coloring that cannot fit around the fixed part is the seed's "Allocation failed for ...".
 void runFixedAssignment(Program& p, const Effort& e, const DriverOptions& o, std::vector<AllocReport>& reports) {
   const int verbosity = o.verbosity;
   InPlaceOptions partial;
@@ -148,24 +169,29 @@ void runFixedAssignment(Program& p, const Effort& e, const DriverOptions& o, std
     keep_regs[i] = p.registers[i].phys.has_value();
     fixed_regs += keep_regs[i];
   }
-  std::vector<bool> saved = freeze(p, true, true);
-  const bool psum_pass = hasUnplaced(p, Space::Psum);
-  if (psum_pass) runPsum(p, e, verbosity, reports);
-  // The DMA optimization sees the program's own pinned flags (not the freeze), and may drop inserted tensors.
-  thaw(p, saved);
+  requirePsumFixed(p);
+  // DMA optimization (PSUM, then SB instance) runs here in the seed's O7 order, before SB coloring. It sees the
+  // program's own pinned flags (not the freeze), and may drop inserted tensors.
   runDmaOpt(p, DmaOptInstance::Psum, o, reports);
   runDmaOpt(p, DmaOptInstance::Sb, o, reports);
-  saved = freeze(p, true, true);
+  std::vector<bool> saved = freeze(p, true, true);
   const bool sbuf_pass = hasUnplaced(p, Space::Sbuf);
-  if (sbuf_pass) runSbuf(p, e, verbosity, reports);
+  if (sbuf_pass) {
+    try {
+      runSbuf(p, e, verbosity, reports);
+    } catch (const AllocError& err) {
+      throw AllocError(err.loc(), std::string("Allocation failed for SB around the fixed placements (optlevel 7): ") +
+                                      err.what());
+    }
+  }
   thaw(p, saved);
-  runReg(p, keep_regs, reports);
+  runReg(p, keep_regs, verbosity, reports);
   checkInPlace(p);
 
   AllocReport r;
   r.line("fixed assignment (O7): " + std::to_string(fixed_tensors) + " tensor and " + std::to_string(fixed_regs) +
-         " register placements reproduced from the input; PSUM pass " + (psum_pass ? "ran" : "skipped") +
-         ", SBUF pass " + (sbuf_pass ? "ran" : "skipped"));
+         " register placements reproduced from the input; no PSUM coloring pass; SBUF pass " +
+         (sbuf_pass ? "ran" : "skipped"));
   uint32_t checked = 0;
   for (const Tensor& t : p.tensors) checked += t.placement.has_value();
   checked += uint32_t(p.registers.size());
@@ -177,7 +203,7 @@ void runFixedAssignment(Program& p, const Effort& e, const DriverOptions& o, std
 }
 
 // --allocator exact: the search places PSUM and SBUF (at optlevel 7 completing the input's placements), then REG.
-void runExact(Program& p, int optlevel, double time_limit_s, std::vector<AllocReport>& reports) {
+void runExact(Program& p, int optlevel, double time_limit_s, int verbosity, std::vector<AllocReport>& reports) {
   ExactAllocOptions eo;
   eo.time_limit_s = time_limit_s;
   eo.keep_placements = optlevel == 7;
@@ -191,7 +217,7 @@ void runExact(Program& p, int optlevel, double time_limit_s, std::vector<AllocRe
   ExactAllocResult r = allocateExact(p, eo);
   p = std::move(r.program);
   reports.push_back(named("exact", r.report));
-  runReg(p, keep_regs, reports);
+  runReg(p, keep_regs, verbosity, reports);
 }
 
 }  // namespace
@@ -208,7 +234,7 @@ DriverResult allocate(const Program& input, const DriverOptions& o) {
   if (o.allocator == "exact") {
     const int level = o.smt_allocation ? 7 : o.optlevel;
     DriverResult result{input, {level, level == 7 ? AllocPath::FixedAssignment : AllocPath::Coloring}, {}, {}};
-    runExact(result.program, result.selection.optlevel, o.time_limit_s, result.reports);
+    runExact(result.program, result.selection.optlevel, o.time_limit_s, o.verbosity, result.reports);
     return result;
   }
   SelectionInput in;
@@ -227,7 +253,7 @@ DriverResult allocate(const Program& input, const DriverOptions& o) {
   switch (s.path) {
     case AllocPath::NoReuse:
       runNoReuse(p, result.reports);
-      runReg(p, {}, result.reports);
+      runReg(p, {}, o.verbosity, result.reports);
       break;
     case AllocPath::Coloring:
     case AllocPath::ColoringWithLoops: runColoring(p, e, o, result.reports); break;

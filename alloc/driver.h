@@ -8,20 +8,21 @@
 //          PSUM 1 / 4 / 4 (the PSUM colorer has 4), SBUF 1 / 6 / 12 (of its 12: 4 orders x 3 placement policies)
 //   O6     coloring with loops. allocsim keeps loops (there is no unroller), so every colorer already runs on
 //          the loop-extended linear order of alloc/liveness.h (003's _with_loop delta): O6 is O2's pipeline
-//   O7     fixed assignment: placements given by the input (pinned or not) are checked in place, then kept
-//          while the O2 pipeline places whatever is unplaced (a PSUM or SBUF pass runs only when that space has
-//          unplaced tensors: with everything fixed, nothing is re-colored); the whole result is then re-placed by
-//          the in-place write checker (alloc/in_place.h)
+//   O7     fixed assignment in the seed's order: placements given by the input (pinned or not) are checked in
+//          place; there is no PSUM coloring pass (an unplaced PSUM tensor fails: "Allocation failed for <name>");
+//          DMA optimization (address rotation not yet); the SBUF colorer places the SBUF
+//          tensors that are unplaced, around the fixed part (it runs only when there are some); REG; then the
+//          whole result is re-placed by the in-place write checker (alloc/in_place.h)
 //   O8, O6 + --allocator lsa   the linear-scan allocator (alloc/lsa/lsa_allocator.h), PSUM then SB, from scratch
 //          (unpinned placements dropped); the O6 path is run_with_loops ("Linear Scan Allocator(LIW)")
 //   exact  --allocator exact (beyond the seeds): the complete placement search of alloc/exact/, no spilling
 //   DMA    DMAOptimization (alloc/dma_opt/dma_optimization.h), --gca-dma-optlevel: at O1-3 and O6 the PSUM instance
-//          right after the PSUM colorer and the SB instance right after the SBUF colorer; at O7 both after the PSUM
-//          pass and before the SBUF pass (seed 000: "DMA optimization + address rotation run before the SB
+//          right after the PSUM colorer and the SB instance right after the SBUF colorer; at O7 both before the SBUF
+//          pass (O7 has no PSUM pass) (seed 000: "DMA optimization + address rotation run before the SB
 //          coloring"); not at O0 nor on the linear-scan path (the seed's minimal and opt8
 //          pipelines have no dma_optimization)
-//   REG    greedy lane placement (alloc/register_lanes.h) until the REG colorer lands; at O7 registers placed by
-//          the input are kept
+//   REG    the REG colorer (alloc/reg/reg_allocator.h): Chaitin–Briggs over the SP register lanes, spilling
+//          registers to DRAM slots; at O7 registers placed by the input are kept
 //
 // Errors: OptionError (a seed assert or a path that does not exist: exit code 2), AllocError (the allocator
 // cannot fit the program: exit code 3, the allocator's diagnostic), InputError (malformed placements: exit 2).

@@ -255,6 +255,13 @@ void Parser::registerDeclaration() {
     r.phys = *phys;
   }
   r.origin = originSuffix();
+  if (r.origin != Origin::Source && lex_.peek().is('(')) {
+    lex_.next();
+    Token of = lex_.next();
+    if (of.kind != TokKind::Name) failAt(of.loc, "expected the name of the register " + quoted(r.name) + " copies");
+    r.copy_of = registerRef(of);
+    expect(')', "expected ')' after the copied register's name");
+  }
   endStatement("declaration");
   declare(name, false, RegId(prog_.registers.size()));
   prog_.registers.push_back(std::move(r));

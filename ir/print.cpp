@@ -70,11 +70,14 @@ std::string printTensor(const Program& p, const Tensor& t) {
   return out;
 }
 
-std::string printRegister(const Register& r) {
+std::string printRegister(const Program& p, const Register& r) {
   std::string out = "reg " + r.name;
   if (r.width != 32) out += concat({" ", std::to_string(r.width)});
   if (r.phys) out += concat({" @r", std::to_string(*r.phys)});
-  return out + originSuffix(r.origin);
+  out += originSuffix(r.origin);
+  if (r.origin != Origin::Source && r.copy_of < p.registers.size())
+    out += concat({"(", p.registers[r.copy_of].name, ")"});
+  return out;
 }
 
 std::string printArch(const Arch& a) {
@@ -175,7 +178,7 @@ std::string printInstruction(const Program& p, const Instruction& in) {
 std::string printProgram(const Program& p) {
   std::string out = printArch(p.arch) + "\n";
   for (const Tensor& t : p.tensors) out += printTensor(p, t) + "\n";
-  for (const Register& r : p.registers) out += printRegister(r) + "\n";
+  for (const Register& r : p.registers) out += printRegister(p, r) + "\n";
   if (!p.body.empty()) out += "\n";
   printBody(p, p.body, 0, out);
   return out;

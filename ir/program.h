@@ -61,6 +61,9 @@ struct Register {
   std::string name;
   uint32_t width = 32;  // 32 or 64 bits: 1 or 2 physical lanes
   Origin origin = Origin::Source;
+  // An inserted register (a REG spill's stand-in at one def or use, alloc/reg/) names the register whose value it
+  // holds: "!reload(n)". The verifier reads it as that register (docs/verification.md).
+  RegId copy_of = kNone;
   std::optional<uint32_t> phys;  // first physical register once allocated
   SourceLoc loc;
 

@@ -124,7 +124,8 @@ TEST(CliAlloc, OutputFileVerboseReportAndJson) {
   ASSERT_EQ(r.exit_code, 0) << r.out;
   EXPECT_EQ(r.out.rfind("optlevel 2: coloring path\n[psum]\n", 0), 0u) << r.out;
   EXPECT_TRUE(contains(r.out, "% PSUM utilization after allocation\n")) << r.out;
-  EXPECT_TRUE(contains(r.out, "[reg]\n  REG: greedy lane placement")) << r.out;
+  EXPECT_TRUE(contains(r.out, "[reg]\n  REG GCA interation nums = 1\n  REG score = ")) << r.out;
+  EXPECT_TRUE(contains(r.out, "% REG utilization after allocation\n")) << r.out;
   EXPECT_EQ(testing_placed::readFile(out), allocsim(std::string("alloc ") + kKernel, "2>/dev/null").out);
 
   CliRun j = allocsim(std::string("alloc ") + kKernel + " --json", "2>/dev/null");

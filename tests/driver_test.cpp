@@ -9,6 +9,7 @@
 
 #include "alloc/alloc_error.h"
 #include "alloc/driver.h"
+#include "alloc/psum/psum_allocator.h"
 #include "ir/parse.h"
 #include "ir/print.h"
 #include "tests/placed_program_checks.h"
@@ -141,6 +142,9 @@ DriverResult run(const Program& p, int optlevel) {
   return allocate(p, o);
 }
 
+// What O7 expects from upstream: the PSUM part of the assignment already made (O7 runs no PSUM coloring pass).
+Program psumFixed(const Program& p) { return allocatePsum(p, PsumOptions{}).program; }
+
 std::vector<std::string> stepNames(const DriverResult& r) {
   std::vector<std::string> out;
   for (const AllocReport& rep : r.reports) out.push_back(rep.find("allocator") ? rep.find("allocator")->value : "?");
@@ -156,8 +160,8 @@ TEST(Driver, EachPathRunsItsStepsAndRegRunsLast) {
             (std::vector<std::string>{"psum", "dma_optimization_psum", "sbuf", "dma_optimization_sb", "reg"}));
   EXPECT_EQ(stepNames(run(p, 6)),
             (std::vector<std::string>{"psum", "dma_optimization_psum", "sbuf", "dma_optimization_sb", "reg"}));
-  EXPECT_EQ(stepNames(run(p, 7)), (std::vector<std::string>{"psum", "dma_optimization_psum", "dma_optimization_sb",
-                                                            "sbuf", "reg", "in-place"}));
+  EXPECT_EQ(stepNames(run(psumFixed(p), 7)),
+            (std::vector<std::string>{"dma_optimization_psum", "dma_optimization_sb", "sbuf", "reg", "in-place"}));
   EXPECT_EQ(stepNames(run(p, 8)), (std::vector<std::string>{"lsa", "reg"}));
   DriverOptions lsa;
   lsa.optlevel = 6;
@@ -194,7 +198,7 @@ TEST(Driver, OptlevelsOneToThreeDifferInBestOfNEffort) {
 TEST(Driver, SameInputGivesByteIdenticalOutput) {
   for (const char* name : {"matmul_blocked_tiny", "attention_block", "layernorm"})
     for (int level : {1, 2, 7, 8}) {
-      Program p = corpusKernel(name);
+      Program p = level == 7 ? psumFixed(corpusKernel(name)) : corpusKernel(name);
       DriverResult a = run(p, level), b = run(p, level);
       EXPECT_EQ(printProgram(a.program), printProgram(b.program)) << name << " -O" << level;
       EXPECT_TRUE(a.reports == b.reports) << name << " -O" << level;
@@ -215,7 +219,7 @@ TEST(Driver, Gen2CorpusKernelsPassAllThreeOraclesAtEveryOptlevel) {
     if (testing_placed::isTinyKernel(file)) continue;
     Program p = parseProgram(text);
     for (int level : {0, 1, 2, 3, 6, 7}) {
-      expectOraclesPass(p, run(p, level).program, file + " -O" + std::to_string(level));
+      expectOraclesPass(p, run(level == 7 ? psumFixed(p) : p, level).program, file + " -O" + std::to_string(level));
       ++checked;
     }
   }
@@ -237,7 +241,7 @@ TEST(Driver, TinyCorpusKernelsSpillAtEveryColoringLevelAndPassAllThreeOracles) {
     }
     for (int level : {1, 2, 3, 6, 7}) {
       const std::string what = file + " -O" + std::to_string(level);
-      DriverResult r = run(p, level);
+      DriverResult r = run(level == 7 ? psumFixed(p) : p, level);
       bool spilled = false;
       for (const Tensor& t : r.program.tensors) spilled |= t.origin != Origin::Source;
       EXPECT_TRUE(spilled) << what;
@@ -288,7 +292,10 @@ TEST(Driver, OptlevelSevenColorsWhatTheInputLeftUnplacedAroundTheFixedPart) {
   bool drop = false;
   for (size_t i = 0; i < partial.tensors.size(); ++i) {
     Tensor& t = partial.tensors[i];
-    if (t.space == Space::Dram) continue;
+    if (t.space != Space::Sbuf) {
+      kept[i] = t.space == Space::Psum;
+      continue;
+    }
     kept[i] = !(drop = !drop);
     if (!kept[i]) t.placement.reset();
   }
@@ -303,6 +310,36 @@ TEST(Driver, OptlevelSevenColorsWhatTheInputLeftUnplacedAroundTheFixedPart) {
   }
   EXPECT_EQ(r.program.registers[0].phys, 9u);
   expectOraclesPass(p, r.program, "attention_block -O7 (half fixed)");
+}
+
+// Seed 000: O7 has no PSUM coloring pass, and a coloring that cannot fit is "Allocation failed for ...".
+TEST(Driver, OptlevelSevenRunsNoPsumPassAndSaysAllocationFailed) {
+  Program p = corpusKernel("matmul_tiled");
+  try {
+    run(p, 7);
+    ADD_FAILURE() << "O7 colored PSUM";
+  } catch (const AllocError& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("Allocation failed for ", 0), 0u) << e.what();
+    EXPECT_NE(std::string(e.what()).find("optlevel 7 runs no PSUM coloring pass"), std::string::npos) << e.what();
+  }
+  // SBUF fixed so that nothing is left for the unplaced tensor: a whole-SBUF pinned tensor live throughout.
+  Program full = parseProgram(
+      "arch tiny\n"
+      "dram A [8, 1024] u32 input\n"
+      "dram O [8, 2] u32 output\n"
+      "sbuf big [8, 1024] u32 pinned @p0+0\n"
+      "sbuf t [8, 2] u32\n"
+      "dma big, A\n"
+      "copy t, big[:, 0:2]\n"
+      "copy big[:, 2:2], t\n"
+      "dma O, big[:, 2:2]\n");
+  try {
+    run(full, 7);
+    ADD_FAILURE() << "O7 placed 't' in a full SBUF";
+  } catch (const AllocError& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("Allocation failed for SB around the fixed placements (optlevel 7): ", 0), 0u)
+        << e.what();
+  }
 }
 
 TEST(Driver, OptlevelSevenRefusesAnInconsistentFixedAssignment) {

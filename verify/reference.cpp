@@ -47,14 +47,26 @@ class Builder {
   }
 
   void mapRegisters() {
-    reg_.assign(a_.registers.size(), kNone);
+    std::vector<RegId> source(a_.registers.size(), kNone);
     for (RegId r = 0; r < a_.registers.size(); ++r) {
       if (a_.registers[r].origin != Origin::Source) continue;
       Register copy = a_.registers[r];
       copy.phys.reset();
-      reg_[r] = RegId(out_.program.registers.size());
+      source[r] = RegId(out_.program.registers.size());
       out_.program.registers.push_back(std::move(copy));
     }
+    // Inserted registers (REG spill stand-ins): follow copy_of to a source register, as for tensors.
+    reg_.assign(a_.registers.size(), kNone);
+    for (RegId r = 0; r < a_.registers.size(); ++r) {
+      RegId cur = r;
+      for (size_t hops = 0; cur != kNone && a_.registers[cur].origin != Origin::Source; ++hops) {
+        if (hops > a_.registers.size())
+          throw InputError(a_.registers[r].loc, "cycle in the registers '" + a_.registers[r].name + "' copies");
+        cur = a_.registers[cur].copy_of;
+      }
+      reg_[r] = cur == kNone ? kNone : source[cur];
+    }
+    out_.registers = reg_;
   }
 
   TensorId tensor(const Instruction& inst, TensorId t) const {
@@ -67,7 +79,8 @@ class Builder {
   RegId reg(const Instruction& inst, RegId r) const {
     if (r == kNone) return r;
     if (r >= reg_.size() || reg_[r] == kNone)
-      throw InputError(inst.loc, "original instruction uses the inserted register '" + a_.registers[r].name + "'");
+      throw InputError(inst.loc, "original instruction uses the inserted register '" + a_.registers[r].name +
+                                     "', which says no register it copies (write !origin(name))");
     return reg_[r];
   }
   void mapView(const Instruction& inst, AccessPattern& ap) const {

@@ -16,11 +16,14 @@ struct ReferenceProgram {
   std::vector<uint32_t> instruction;
   // Indexed by the allocated program's TensorId: the reference tensor it holds the value of.
   std::vector<TensorId> tensor;
+  // Indexed by the allocated program's RegId: the reference register it holds the value of (an inserted register
+  // follows its "!reload(n)" chain; kNone when it names none).
+  std::vector<RegId> registers;
 };
 
 // Throws InputError when the provenance is inconsistent: an original instruction that names an inserted
-// tensor without a source ("!reload" but no "(a)"), an inserted register, or an original instruction
-// inside an inserted loop.
+// tensor or register without a source ("!reload" but no "(a)"), or an original instruction inside an inserted
+// loop.
 ReferenceProgram referenceProgram(const Program& allocated);
 
 // True when the program carries any allocation: a placement or an inserted item.

@@ -193,8 +193,11 @@ class Walk final : public ExecObserver {
       const Symbol found = physical_.get(lanes.region, lanes.unit(k));
       if (expected != kNoSymbol && found != expected)
         return fail(false, "", place, expected, found, lanes.region, lanes.unit(k));
-      const Symbol reference = reference_.get(kRegisterRegion | r, k);
-      if (original && reference != expected) return fail(true, "", place, reference, expected, 0, 0);
+      // The reference map is keyed by the reference register: a spill stand-in is read as the register it copies.
+      const RegId ref = ref_.registers[r];
+      if (!original || ref == kNone) continue;
+      const Symbol reference = reference_.get(kRegisterRegion | ref, k);
+      if (reference != expected) return fail(true, "", place, reference, expected, 0, 0);
     }
   }
 
@@ -306,7 +309,8 @@ class Walk final : public ExecObserver {
 
   void writeLane(RegId r, uint32_t k, const RowLocation& lanes, Symbol s, bool original) {
     logical_.set(kRegisterRegion | r, k, s);
-    if (original) reference_.set(kRegisterRegion | r, k, s);
+    const RegId ref = ref_.registers[r];
+    if (original && ref != kNone) reference_.set(kRegisterRegion | ref, k, s);
     writePhysical(lanes, k, s);
     if (describing_) noteCreated(s, Place{true, r, 0, k});
   }
@@ -406,11 +410,11 @@ class Reporter {
     return m.reference ? "wrong-value" : "clobber";
   }
 
-  // Two places hold versions of one value when they are the same register lane, or elements at the same
-  // position of tensors standing for the same reference tensor.
+  // Two places hold versions of one value when they are the same lane of registers standing for the same
+  // reference register, or elements at the same position of tensors standing for the same reference tensor.
   bool sameValue(const Place& a, const Place& b) const {
     if (a.is_register != b.is_register || a.partition != b.partition || a.element != b.element) return false;
-    if (a.is_register) return a.id == b.id;
+    if (a.is_register) return a.id == b.id || (ref_.registers[a.id] != kNone && ref_.registers[a.id] == ref_.registers[b.id]);
     return ref_.tensor[a.id] != kNone && ref_.tensor[a.id] == ref_.tensor[b.id];
   }
 

@@ -1,0 +1,44 @@
+// The REG colorer (seed 000, "REG_Allocator — the scalar register colorer"): colors the program's registers onto
+// the SP register lanes, spilling to memory until everything colors. It runs last at every optlevel
+// (alloc/driver.h). The cycle, per round ("REG GCA interation nums = <round>", the seed's spelling):
+//
+//   live_range   alloc/liveness.h over the current program (loop-extended: a loop register is live across its loop)
+//   build        alloc/reg/reg_interference.h
+//   find_costs   alloc/reg/reg_costs.h (lanes per def and use, x10 per loop level; loop registers, stand-ins and
+//                kept registers cannot spill)
+//   simplify / select   alloc/reg/reg_color.h, one coloring and its score ("REG score = <s> (lower is better)")
+//   insert_spill_code   alloc/reg/reg_spill.h when select leaves registers uncolored
+//
+// Representatives, once before the rounds: alloc/reg/reg_ssa.h splits a register that holds unrelated values (a
+// loop register reused by several loops) into one register per value web (SSA values coalesced where one read
+// may see several defs). Copies (`mov`) between different registers are not coalesced: the placement oracle's
+// closed intervals (docs/verification.md) count the copy's read and write as simultaneous, so a coalesced copy
+// would be reported as an overlap.
+//
+// Spill choice after select: every uncolored spillable register spills; an uncolored register that cannot spill
+// (a loop register, a stand-in) makes its cheapest spillable neighbour spill. When an uncolored register has no
+// spillable neighbour, no spill can make room for it, and the seed's FATAL is raised as an AllocError (exit 3):
+// "cannot allocate registers since spilling candidates are not enough". Every round spills at least one source
+// register, so the fixpoint ends.
+//
+// Report: "Number of registers spilled = <N>", "Spilling from REG cost about <N> cycles" (each executed
+// reg_store / reg_load priced as a DMA of its bytes between DRAM and the SP engine, alloc/cost_table.h),
+// "<pct>% REG utilization after allocation" (lanes used / lanes).
+#pragma once
+
+#include <vector>
+
+#include "alloc/report.h"
+#include "ir/program.h"
+
+namespace allocsim {
+
+struct RegOptions {
+  std::vector<bool> keep;  // by RegId (may be shorter): keep this register's placement (O7)
+  int verbosity = 0;       // 1: per round, the registers spilled
+};
+
+// Places every register of `p`, inserting spill code where needed. Throws AllocError (the FATAL above).
+AllocReport allocateRegisters(Program& p, const RegOptions& o = {});
+
+}  // namespace allocsim

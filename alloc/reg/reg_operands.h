@@ -1,0 +1,21 @@
+// Where an instruction names registers, as mutable slots: the REG spill writer (alloc/reg/reg_spill.h) renames a
+// spilled register to its stand-in at exactly these places. Reads: the register terms of every view (dst, a, b,
+// the scalar view), a register scalar, rs and rt; the write: rd. A loop's rd is both and is never renamed (a loop
+// register cannot spill: the sequencer steps it in place), so loops are left to the caller.
+#pragma once
+
+#include <vector>
+
+#include "ir/program.h"
+
+namespace allocsim {
+
+struct RegisterSlots {
+  std::vector<RegId*> reads;  // in operand order; a register read twice appears twice
+  RegId* write = nullptr;     // rd, or null
+};
+
+// The slots of a non-loop instruction; slots holding kNone are left out.
+RegisterSlots registerSlots(Instruction& inst);
+
+}  // namespace allocsim

@@ -1,0 +1,136 @@
+#include "alloc/reg/reg_spill.h"
+
+#include <string>
+#include <unordered_set>
+
+#include "alloc/reg/reg_operands.h"
+
+namespace allocsim {
+namespace {
+
+class SpillWriter {
+ public:
+  SpillWriter(Program& p, const std::vector<RegId>& spilled, uint32_t& next_id) : p_(p), next_id_(next_id) {
+    for (const Tensor& t : p.tensors) names_.insert(t.name);
+    for (const Register& r : p.registers) names_.insert(r.name);
+    slot_.assign(p.registers.size(), kNone);
+    for (RegId r : spilled) slot_[r] = addSlot(r);
+  }
+
+  RegSpillStats run() {
+    p_.body = rewrite(std::move(p_.body));
+    p_.renumber();
+    return stats_;
+  }
+
+ private:
+  std::string freshName(const std::string& base, const char* suffix) {
+    for (;;) {
+      std::string name = base + suffix + std::to_string(next_id_++);
+      if (names_.insert(name).second) return name;
+    }
+  }
+
+  TensorId addSlot(RegId r) {
+    const Register& reg = p_.registers[r];
+    Tensor slot;
+    slot.name = freshName(reg.name, "_RegSpill");
+    slot.space = Space::Dram;
+    slot.partitions = 1;
+    slot.elements = reg.lanes();  // one u32 element per lane: reg_load / reg_store move 4 bytes a lane
+    slot.dtype = DType::U32;
+    slot.origin = Origin::Spill;
+    slot.loc = reg.loc;
+    p_.tensors.push_back(std::move(slot));
+    return TensorId(p_.tensors.size() - 1);
+  }
+
+  RegId addStandIn(RegId r, Origin origin) {
+    Register s;
+    s.name = freshName(p_.registers[r].name, origin == Origin::Reload ? "_Reload" : "_Spill");
+    s.width = p_.registers[r].width;
+    s.origin = origin;
+    s.copy_of = r;
+    s.loc = p_.registers[r].loc;
+    p_.registers.push_back(std::move(s));
+    return RegId(p_.registers.size() - 1);
+  }
+
+  AccessPattern slotView(RegId r) const {
+    AccessPattern ap;
+    ap.tensor = slot_[r];
+    ap.partitions = 1;
+    ap.count = p_.registers[r].lanes();
+    ap.loc = p_.registers[r].loc;
+    return ap;
+  }
+
+  bool spilled(RegId r) const { return r < slot_.size() && slot_[r] != kNone; }
+
+  std::vector<Instruction> rewrite(std::vector<Instruction> body) {
+    std::vector<Instruction> out;
+    out.reserve(body.size());
+    for (Instruction& inst : body) {
+      if (inst.op == Op::Loop) {  // a loop register never spills (reg_costs.h)
+        inst.body = rewrite(std::move(inst.body));
+        out.push_back(std::move(inst));
+        continue;
+      }
+      RegisterSlots s = registerSlots(inst);
+      // Reloads first, one stand-in per spilled register this instruction reads.
+      std::vector<std::pair<RegId, RegId>> reloaded;  // (register, stand-in)
+      for (RegId* slot : s.reads) {
+        if (!spilled(*slot)) continue;
+        RegId stand_in = kNone;
+        for (auto& [r, si] : reloaded)
+          if (r == *slot) stand_in = si;
+        if (stand_in == kNone) {
+          stand_in = addStandIn(*slot, Origin::Reload);
+          reloaded.push_back({*slot, stand_in});
+          Instruction load;
+          load.op = Op::RegLoad;
+          load.origin = Origin::Reload;
+          load.loc = inst.loc;
+          load.rd = stand_in;
+          load.a = slotView(*slot);
+          out.push_back(std::move(load));
+          ++stats_.reloads;
+        }
+        *slot = stand_in;
+      }
+      RegId stored = kNone, written = kNone;
+      if (s.write && spilled(*s.write)) {
+        written = *s.write;
+        stored = addStandIn(written, Origin::Spill);
+        *s.write = stored;
+      }
+      const SourceLoc loc = inst.loc;
+      out.push_back(std::move(inst));
+      if (stored != kNone) {
+        Instruction store;
+        store.op = Op::RegStore;
+        store.origin = Origin::Spill;
+        store.loc = loc;
+        store.rs = stored;
+        store.dst = slotView(written);
+        out.push_back(std::move(store));
+        ++stats_.stores;
+      }
+    }
+    return out;
+  }
+
+  Program& p_;
+  uint32_t& next_id_;
+  std::unordered_set<std::string> names_;
+  std::vector<TensorId> slot_;  // by RegId
+  RegSpillStats stats_;
+};
+
+}  // namespace
+
+RegSpillStats insertRegisterSpills(Program& p, const std::vector<RegId>& spilled, uint32_t& next_id) {
+  return SpillWriter(p, spilled, next_id).run();
+}
+
+}  // namespace allocsim

@@ -1,0 +1,215 @@
+#include "alloc/reg/reg_ssa.h"
+
+#include <algorithm>
+#include <map>
+#include <numeric>
+#include <string>
+#include <unordered_set>
+
+#include "alloc/linear_order.h"
+#include "alloc/reg/reg_operands.h"
+
+namespace allocsim {
+namespace {
+
+using DefSet = std::vector<uint32_t>;  // sorted def ids
+using State = std::vector<DefSet>;     // by RegId
+
+void mergeInto(DefSet& a, const DefSet& b) {
+  DefSet out;
+  std::set_union(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(out));
+  a = std::move(out);
+}
+
+void mergeState(State& a, const State& b) {
+  for (size_t r = 0; r < a.size(); ++r) mergeInto(a[r], b[r]);
+}
+
+struct UnionFind {
+  std::vector<uint32_t> parent;
+  uint32_t add() {
+    parent.push_back(uint32_t(parent.size()));
+    return parent.back();
+  }
+  uint32_t find(uint32_t x) {
+    while (parent[x] != x) x = parent[x] = parent[parent[x]];
+    return x;
+  }
+  void unite(uint32_t a, uint32_t b) {
+    a = find(a), b = find(b);
+    if (a != b) parent[std::max(a, b)] = std::min(a, b);  // the earlier def represents
+  }
+};
+
+// A mention to rename: instruction id, slot (index into registerSlots' reads; kWriteSlot = the write / loop rd).
+constexpr uint32_t kWriteSlot = UINT32_MAX;
+struct Mention {
+  uint32_t inst = 0, slot = 0;
+  RegId reg = kNone;
+  uint32_t def = 0;  // the def id whose web it belongs to
+};
+
+class Splitter {
+ public:
+  Splitter(Program& p, const std::vector<bool>& kept) : p_(p), kept_(kept) {}
+
+  uint32_t run(uint32_t& next_id) {
+    p_.renumber();
+    const LinearOrder order = linearize(p_);
+    // Def ids are assigned on the first pass and reused on later ones (a position's def id is fixed).
+    const size_t n = p_.registers.size();
+    std::vector<State> back(order.loops.size(), State(n));
+    for (int pass = 0; pass < 64; ++pass) {
+      mentions_.clear();
+      bool changed = false;
+      State state(n);
+      for (uint32_t pos = 0; pos < order.positions.size(); ++pos) {
+        const LinearPosition& at = order.positions[pos];
+        if (!at.executes) continue;
+        const Instruction* inst = at.inst;
+        switch (at.kind) {
+          case LinearPosition::Kind::LoopHeader: {
+            const int32_t L = loopIndex(order, pos);
+            if (inst->rd < n) {
+              const uint32_t d = defAt(pos);
+              state[inst->rd] = {d};
+              mentions_.push_back({inst->id, kWriteSlot, inst->rd, d});
+            }
+            mergeState(state, back[L]);
+            if (inst->rd < n) state[inst->rd] = {defAt(pos)};  // the increment belongs to the loop's def
+            break;
+          }
+          case LinearPosition::Kind::LoopEnd: {
+            const int32_t L = loopIndex(order, pos);
+            State merged = back[L];
+            mergeState(merged, state);
+            if (merged != back[L]) {
+              back[L] = std::move(merged);
+              changed = true;
+            }
+            if (inst->rd < n) {
+              const uint32_t h = defAt(order.loops[L].header);
+              for (uint32_t d : state[inst->rd]) uf_.unite(h, d);  // the loop reads its register at the end
+              state[inst->rd] = {h};                               // and leaves the exit value in it
+            }
+            break;
+          }
+          case LinearPosition::Kind::Instruction: {
+            Instruction copy = *inst;
+            copy.body.clear();
+            RegisterSlots s = registerSlots(copy);
+            for (uint32_t k = 0; k < s.reads.size(); ++k) {
+              const RegId r = *s.reads[k];
+              if (r >= n) continue;
+              const DefSet& seen = state[r];
+              if (seen.empty()) continue;  // read before any write: a malformed program; left alone
+              for (uint32_t d : seen) uf_.unite(seen.front(), d);
+              mentions_.push_back({inst->id, k, r, seen.front()});
+            }
+            if (s.write && *s.write < n) {
+              const uint32_t d = defAt(pos);
+              state[*s.write] = {d};
+              mentions_.push_back({inst->id, kWriteSlot, *s.write, d});
+            }
+            break;
+          }
+          default: break;
+        }
+      }
+      if (!changed) break;
+    }
+    return rename(next_id);
+  }
+
+ private:
+  static int32_t loopIndex(const LinearOrder& order, uint32_t pos) {
+    for (size_t L = 0; L < order.loops.size(); ++L)
+      if (order.loops[L].header == pos || order.loops[L].end == pos) return int32_t(L);
+    return -1;
+  }
+
+  uint32_t defAt(uint32_t pos) {
+    auto it = def_of_pos_.find(pos);
+    if (it != def_of_pos_.end()) return it->second;
+    const uint32_t d = uf_.add();
+    def_of_pos_.emplace(pos, d);
+    return d;
+  }
+
+  bool splittable(RegId r) const {
+    return p_.registers[r].origin == Origin::Source && !(r < kept_.size() && kept_[r]);
+  }
+
+  uint32_t rename(uint32_t& next_id) {
+    std::unordered_set<std::string> names;
+    for (const Tensor& t : p_.tensors) names.insert(t.name);
+    for (const Register& r : p_.registers) names.insert(r.name);
+    // Webs per register in order of first mention; the first keeps the register.
+    std::map<std::pair<RegId, uint32_t>, RegId> web_reg;  // (register, web root) -> register
+    std::map<RegId, uint32_t> webs_seen;
+    std::map<std::pair<uint32_t, uint32_t>, RegId> renamed;  // (inst id, slot) -> register
+    uint32_t added = 0;
+    for (const Mention& m : mentions_) {
+      if (!splittable(m.reg)) continue;
+      const uint32_t root = uf_.find(m.def);
+      auto key = std::make_pair(m.reg, root);
+      auto it = web_reg.find(key);
+      if (it == web_reg.end()) {
+        RegId target = m.reg;
+        if (webs_seen[m.reg]++ > 0) {
+          Register x;
+          const Register& orig = p_.registers[m.reg];
+          for (;;) {
+            x.name = orig.name + "_Ssa" + std::to_string(next_id++);
+            if (names.insert(x.name).second) break;
+          }
+          x.width = orig.width;
+          x.origin = Origin::Copy;
+          x.copy_of = m.reg;
+          x.loc = orig.loc;
+          p_.registers.push_back(std::move(x));
+          target = RegId(p_.registers.size() - 1);
+          ++added;
+        }
+        it = web_reg.emplace(key, target).first;
+      }
+      if (it->second != m.reg) renamed[{m.inst, m.slot}] = it->second;
+    }
+    if (!renamed.empty()) apply(p_.body, renamed);
+    return added;
+  }
+
+  void apply(std::vector<Instruction>& body, const std::map<std::pair<uint32_t, uint32_t>, RegId>& renamed) {
+    for (Instruction& inst : body) {
+      if (inst.op == Op::Loop) {
+        auto it = renamed.find({inst.id, kWriteSlot});
+        if (it != renamed.end()) inst.rd = it->second;
+        apply(inst.body, renamed);
+        continue;
+      }
+      RegisterSlots s = registerSlots(inst);
+      for (uint32_t k = 0; k < s.reads.size(); ++k) {
+        auto it = renamed.find({inst.id, k});
+        if (it != renamed.end()) *s.reads[k] = it->second;
+      }
+      if (s.write) {
+        auto it = renamed.find({inst.id, kWriteSlot});
+        if (it != renamed.end()) *s.write = it->second;
+      }
+    }
+  }
+
+  Program& p_;
+  const std::vector<bool>& kept_;
+  UnionFind uf_;
+  std::map<uint32_t, uint32_t> def_of_pos_;
+  std::vector<Mention> mentions_;
+};
+
+}  // namespace
+
+uint32_t splitRegisterValues(Program& p, const std::vector<bool>& kept, uint32_t& next_id) {
+  return Splitter(p, kept).run(next_id);
+}
+
+}  // namespace allocsim

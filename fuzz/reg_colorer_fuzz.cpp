@@ -1,0 +1,33 @@
+// Fuzz target for the REG colorer (alloc/reg/, seed 000 "REG_Allocator") on the real tiny register file: bytes ->
+// well-formed tiny program (SBUF 4x, PSUM banks 2x, so memory rarely ends a case) -> allocate at O0 (no reuse:
+// REG does all the interesting work) or O2 (chosen by the input) with 2, 3 or 4 SP registers -> well-formedness +
+// the three oracles. The REG FATAL is a legal outcome only when the allocator-independent bound
+// (verify/register_demand.h) says nothing fits; any other AllocError must be about memory.
+#include "alloc/alloc_error.h"
+#include "alloc/driver.h"
+#include "fuzz/fuzz_program.h"
+#include "verify/register_demand.h"
+
+using namespace allocsim;
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  fuzz::FuzzProgram in = fuzz::decodeProgram(data, size, {{"sbuf-bytes", "16384"}, {"psum-banks", "8"}});
+  static const uint32_t kRegisters[] = {4, 4, 3, 2};
+  in.program.arch.sp_registers = kRegisters[in.knob % 4];
+  DriverOptions o;
+  o.optlevel = (in.knob / 4) % 2 == 0 ? 0 : 2;
+  DriverResult r;
+  try {
+    r = allocate(in.program, o);
+  } catch (const AllocError& e) {
+    const std::string what = e.what();
+    if (what.rfind("cannot allocate registers since spilling candidates are not enough", 0) != 0) return 0;
+    const RegisterDemand d = registerDemand(in.program);
+    if (d.confined && d.unavoidable_lanes <= in.program.arch.sp_registers)
+      fuzz::reportBug("reg_colorer", "REG refused a program whose every instruction fits with its loops", in.program,
+                      nullptr, what + "\n(bound " + std::to_string(d.unavoidable_lanes) + " lanes)");
+    return 0;
+  }
+  fuzz::requireCorrect("reg_colorer", in.program, r.program, in.poison_seed);
+  return 0;
+}

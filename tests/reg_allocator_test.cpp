@@ -1,0 +1,271 @@
+// The REG colorer (alloc/reg/, seed 000 "REG_Allocator"): colors registers onto the SP lanes, spills what does
+// not fit to DRAM slots (store after each def, reload before each use), reports the seed's lines, and raises
+// the seed's FATAL only when no spill can make room. Every allocation here is checked by the three oracles.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "alloc/alloc_error.h"
+#include "alloc/reg/reg_allocator.h"
+#include "alloc/reg/reg_color.h"
+#include "alloc/reg/reg_operands.h"
+#include "ir/check.h"
+#include "ir/parse.h"
+#include "ir/print.h"
+#include "verify/verify.h"
+
+namespace allocsim {
+namespace {
+
+void expectOraclesPass(const Program& original, const Program& allocated, const std::string& what) {
+  VerifyOptions vo;
+  vo.original = &original;
+  vo.poison_seed = 11;
+  VerifyReport r = verifyAllocated(allocated, vo);
+  for (const Finding& f : r.findings) ADD_FAILURE() << what << ": " << f.format(what);
+  for (const OracleRun& o : r.oracles) EXPECT_TRUE(o.ran) << what;
+}
+
+bool hasLine(const AllocReport& r, const std::string& prefix) {
+  for (const std::string& l : r.lines)
+    if (l.rfind(prefix, 0) == 0) return true;
+  return false;
+}
+
+int64_t field(const AllocReport& r, const std::string& key) {
+  const ReportField* f = r.find(key);
+  return f ? std::stoll(f->value) : -1;
+}
+
+// Six registers live at once on a 4-register machine: the peak is 6 lanes, so at least two must spill.
+constexpr const char* kSixLive =
+    "arch tiny\n"
+    "dram O [1, 6] u32 output\n"
+    "reg a\nreg b\nreg c\nreg d\nreg e\nreg f\n"
+    "li a, 1\nli b, 2\nli c, 3\nli d, 4\nli e, 5\nli f, 6\n"
+    "reg_store O[0:1, 0:1], a\nreg_store O[0:1, 1:1], b\nreg_store O[0:1, 2:1], c\n"
+    "reg_store O[0:1, 3:1], d\nreg_store O[0:1, 4:1], e\nreg_store O[0:1, 5:1], f\n";
+
+TEST(RegAllocator, SpillsWhatDoesNotFitAndPassesAllThreeOracles) {
+  const Program original = parseProgram(kSixLive);
+  Program p = original;
+  AllocReport r = allocateRegisters(p);
+  EXPECT_TRUE(checkProgram(p).empty());
+  expectOraclesPass(original, p, "six live");
+  EXPECT_GE(field(r, "reg.spilled"), 2);
+  EXPECT_LE(field(r, "reg.spilled"), 6);
+  EXPECT_TRUE(hasLine(r, "REG GCA interation nums = 1"));
+  EXPECT_TRUE(hasLine(r, "REG GCA interation nums = 2"));
+  EXPECT_TRUE(hasLine(r, "REG score = "));
+  EXPECT_TRUE(hasLine(r, "Number of registers spilled = " + std::to_string(field(r, "reg.spilled"))));
+  EXPECT_TRUE(hasLine(r, "Spilling from REG cost about "));
+  EXPECT_TRUE(hasLine(r, "100% REG utilization after allocation"));
+  for (const Register& x : p.registers) {
+    ASSERT_TRUE(x.phys) << x.name;
+    EXPECT_LT(*x.phys, p.arch.sp_registers);
+  }
+  // Spill cost: one store per spilled def and one reload per use, each a 4-byte DMA priced by cost_table.h
+  // (640 fixed + 1 cycle), nothing in loops.
+  EXPECT_EQ(field(r, "reg.spill_cycles"), (field(r, "reg.spill_stores") + field(r, "reg.spill_reloads")) * 641);
+  EXPECT_EQ(field(r, "reg.spill_stores"), field(r, "reg.spilled"));
+  EXPECT_EQ(field(r, "reg.spill_reloads"), field(r, "reg.spilled"));
+}
+
+TEST(RegAllocator, NoPressureMeansNoSpillAndOneRound) {
+  Program p = parseProgram(std::string(kSixLive) + "");
+  p.arch.sp_registers = 6;
+  const Program original = p;
+  AllocReport r = allocateRegisters(p);
+  EXPECT_EQ(field(r, "reg.spilled"), 0);
+  EXPECT_EQ(field(r, "reg.rounds"), 1);
+  EXPECT_EQ(p.registers.size(), original.registers.size());
+  EXPECT_TRUE(hasLine(r, "Number of registers spilled = 0"));
+  EXPECT_TRUE(hasLine(r, "Spilling from REG cost about 0 cycles"));
+  expectOraclesPass(original, p, "no pressure");
+}
+
+// Store right after each def, reload right before each use (the order the seed's waits enforce), and the
+// stand-ins name the register they stand for.
+TEST(RegAllocator, SpillCodeStoresAfterEachDefAndReloadsBeforeEachUse) {
+  Program p = parseProgram(kSixLive);
+  allocateRegisters(p);
+  const auto& body = p.body;
+  size_t stores = 0, reloads = 0;
+  for (size_t i = 0; i < body.size(); ++i) {
+    const Instruction& inst = body[i];
+    if (inst.origin == Origin::Spill) {
+      ASSERT_EQ(inst.op, Op::RegStore);
+      ASSERT_GT(i, 0u);
+      EXPECT_EQ(body[i - 1].rd, inst.rs) << "the store follows the def of its stand-in";
+      EXPECT_EQ(p.registers[inst.rs].origin, Origin::Spill);
+      EXPECT_EQ(p.tensors[inst.dst.tensor].space, Space::Dram);
+      ++stores;
+    }
+    if (inst.origin == Origin::Reload) {
+      ASSERT_EQ(inst.op, Op::RegLoad);
+      ASSERT_LT(i + 1, body.size());
+      EXPECT_EQ(body[i + 1].rs, inst.rd) << "the reload precedes the use of its stand-in";
+      EXPECT_EQ(p.registers[inst.rd].origin, Origin::Reload);
+      EXPECT_EQ(body[i + 1].origin, Origin::Source);
+      ++reloads;
+    }
+  }
+  EXPECT_GE(stores, 2u);
+  EXPECT_EQ(stores, reloads);
+  for (const Register& x : p.registers)
+    if (x.origin != Origin::Source) {
+      EXPECT_EQ(p.registers[x.copy_of].origin, Origin::Source) << x.name;
+    }
+  // The allocated program prints and parses back to itself.
+  const std::string text = printProgram(p);
+  EXPECT_EQ(printProgram(parseProgram(text)), text);
+  EXPECT_NE(text.find(" !reload("), std::string::npos);
+}
+
+// A loop register is live across its loop and cannot spill. Three nested loops and two values read in the
+// innermost body need 5 lanes on a 4-register machine: the values spill and are reloaded there, every iteration.
+constexpr const char* kNest =
+    "arch tiny\n"
+    "dram A [1, 16] u32 input\n"
+    "dram O [1, 16] u32 output\n"
+    "sbuf s [1, 16] u32 @p0+0\n"
+    "reg i\nreg j\nreg k\nreg x\nreg y\n"
+    "li x, 3\n"
+    "li y, 5\n"
+    "dma s, A\n"
+    "loop i = 0, 2, 1 {\n"
+    "  loop j = 0, 2, 1 {\n"
+    "    loop k = 0, 2, 1 {\n"
+    "      ts s[0:1, k*8:8], s[0:1, k*8:8], x, add\n"
+    "      ts s[0:1, k*8:8], s[0:1, k*8:8], y, mul\n"
+    "    }\n"
+    "  }\n"
+    "}\n"
+    "dma O, s\n";
+
+TEST(RegAllocator, InductionRegistersStayAndTheValuesUsedInTheNestSpill) {
+  const Program original = parseProgram(kNest);
+  Program p = original;
+  p.arch.sp_registers = 5;
+  AllocReport roomy = allocateRegisters(p);
+  EXPECT_EQ(field(roomy, "reg.spilled"), 0);
+  expectOraclesPass(original, p, "three-deep nest, five lanes");
+
+  p = original;
+  AllocReport r = allocateRegisters(p);
+  // One value spills first; its reload still meets the other value and the three loop registers (5 lanes), so
+  // the other spills in the next round.
+  EXPECT_EQ(field(r, "reg.spilled"), 2);
+  EXPECT_EQ(field(r, "reg.rounds"), 3);
+  EXPECT_EQ(field(r, "reg.spill_stores"), 2);
+  EXPECT_EQ(field(r, "reg.spill_reloads"), 2);
+  // Each store runs once, each reload in the innermost body 2 x 2 x 2 times.
+  EXPECT_EQ(field(r, "reg.spill_cycles"), (2 + 2 * 8) * 641);
+  for (const char* name : {"i", "j", "k"}) {
+    const Register& loop_reg = p.registers[p.findRegister(name)];
+    EXPECT_EQ(loop_reg.origin, Origin::Source);
+    EXPECT_TRUE(loop_reg.phys) << name;
+  }
+  EXPECT_TRUE(checkProgram(p).empty());
+  expectOraclesPass(original, p, "three-deep nest");
+}
+
+// Five nested loops on four registers: the loop registers alone need five lanes, nothing can spill, so the
+// seed's FATAL is a clean AllocError. Six lanes fit everything without a spill.
+TEST(RegAllocator, SeedFatalOnlyWhenNoSpillCanHelp) {
+  const std::string text =
+      "arch tiny\n"
+      "dram A [1, 16] u32 input\n"
+      "dram O [1, 16] u32 output\n"
+      "sbuf s [1, 16] u32 @p0+0\n"
+      "reg i\nreg j\nreg k\nreg l\nreg m\nreg x\n"
+      "li x, 3\n"
+      "dma s, A\n"
+      "loop i = 0, 1, 1 {\n loop j = 0, 1, 1 {\n loop k = 0, 1, 1 {\n loop l = 0, 2, 1 {\n loop m = 0, 1, 1 {\n"
+      "  ts s[0:1, l*8:8], s[0:1, l*8:8], x, add\n"
+      "}\n}\n}\n}\n}\n"
+      "dma O, s\n";
+  Program p = parseProgram(text);
+  ASSERT_TRUE(checkProgram(p).empty());
+  try {
+    allocateRegisters(p);
+    ADD_FAILURE() << "allocated five live loop registers on four lanes";
+  } catch (const AllocError& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("cannot allocate registers since spilling candidates are not enough: ", 0),
+              0u)
+        << e.what();
+  }
+  Program q = parseProgram(text);
+  q.arch.sp_registers = 6;
+  const Program original = q;
+  AllocReport r = allocateRegisters(q);
+  EXPECT_EQ(field(r, "reg.spilled"), 0);
+  expectOraclesPass(original, q, "five-deep nest, six lanes");
+}
+
+TEST(RegAllocator, SixtyFourBitRegistersTakeTwoAdjacentLanes) {
+  const Program original = parseProgram(
+      "arch tiny\n"
+      "dram O [1, 6] u32 output\n"
+      "reg w 64\nreg v 64\nreg a\nreg b\n"
+      "li w, 4294967297\nli a, 1\nli v, 8589934594\nli b, 2\n"
+      "reg_store O[0:1, 0:2], w\nreg_store O[0:1, 2:2], v\nreg_store O[0:1, 4:1], a\nreg_store O[0:1, 5:1], b\n");
+  Program p = original;
+  AllocReport r = allocateRegisters(p);
+  for (const Register& x : p.registers) {
+    ASSERT_TRUE(x.phys) << x.name;
+    EXPECT_LE(*x.phys + x.lanes(), p.arch.sp_registers) << x.name;
+  }
+  EXPECT_GE(field(r, "reg.spilled"), 1);  // 6 lanes live on 4
+  expectOraclesPass(original, p, "64-bit");
+  // One lane cannot hold a 64-bit value, whatever spills: the FATAL.
+  Program one = original;
+  one.arch.sp_registers = 1;
+  EXPECT_THROW(allocateRegisters(one), AllocError);
+}
+
+TEST(RegAllocator, KeptPlacementsAreObstaclesAndStay) {
+  Program p = parseProgram(kSixLive);
+  p.registers[p.findRegister("c")].phys = 0;
+  const Program original = p;
+  RegOptions o;
+  o.keep.assign(p.registers.size(), false);
+  o.keep[p.findRegister("c")] = true;
+  allocateRegisters(p, o);
+  EXPECT_EQ(p.registers[p.findRegister("c")].phys, 0u);
+  expectOraclesPass(original, p, "kept c");
+}
+
+// The colorer alone: select never gives interfering nodes overlapping lanes, and the degree test is safe for
+// two-lane nodes (a triangle of 1-lane nodes plus a 2-lane node on 5 lanes colors without spilling).
+TEST(RegColor, InterferingNodesGetDisjointLanes) {
+  RegGraph g;
+  g.adj = {{1, 2, 3}, {0, 2, 3}, {0, 1, 3}, {0, 1, 2}};
+  RegCosts c;
+  c.cost = {1, 1, 1, 1};
+  c.spillable = {true, true, true, true};
+  c.loop_register = {false, false, false, false};
+  RegColorInput in;
+  in.graph = &g;
+  in.costs = &c;
+  in.lanes = {1, 1, 1, 2};
+  in.start = {0, 0, 0, 0};
+  in.precolored.assign(4, std::nullopt);
+  in.registers = 5;
+  RegColoring out = colorRegisters(in);
+  ASSERT_TRUE(out.uncolored.empty());
+  for (RegId a = 0; a < 4; ++a)
+    for (RegId b : g.adj[a]) {
+      const uint32_t a0 = *out.color[a], b0 = *out.color[b];
+      EXPECT_TRUE(a0 + in.lanes[a] <= b0 || b0 + in.lanes[b] <= a0) << a << " " << b;
+    }
+  EXPECT_EQ(out.lanes_used, 5u);
+  in.registers = 4;
+  out = colorRegisters(in);
+  EXPECT_EQ(out.uncolored.size(), 1u);
+  EXPECT_GE(out.score, 1.0);  // an uncolored node costs its spill cost
+}
+
+}  // namespace
+}  // namespace allocsim
