@@ -1,5 +1,5 @@
 // Fuzz target for the coloring pipeline (PSUM colorer, then SBUF colorer with spilling to DRAM, then register
-// lanes) through the optlevel driver: bytes -> well-formed tiny program -> allocate at O1, O2, O3 or O6 (chosen by
+// colorer) through the optlevel driver: bytes -> well-formed tiny program -> allocate at O1, O2, O3 or O6 (chosen by
 // the input) -> well-formedness + the three oracles; then the result is re-allocated at O7 (fixed assignment) and
 // must come back byte-identical and pass the in-place write checker. AllocError is a legal outcome.
 #include "alloc/alloc_error.h"
@@ -9,8 +9,8 @@
 using namespace allocsim;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  // 16 registers: the REG colorer (which spills) is a later issue; the lane placer cannot spill.
-  fuzz::FuzzProgram in = fuzz::decodeProgram(data, size, {{"sp-registers", "16"}});
+  // The real tiny machine (4 SP registers): the REG colorer spills registers.
+  fuzz::FuzzProgram in = fuzz::decodeProgram(data, size, {});
   static const int kLevels[] = {1, 2, 3, 6};
   DriverOptions o;
   o.optlevel = kLevels[in.knob % 4];

@@ -1,0 +1,83 @@
+// The REG colorer on generated programs on the real tiny preset (4 SP registers), at every optlevel that
+// allocates from scratch (O0, O1, O2, O3, O6), among the cases whose SBUF and PSUM demand fits (the same program
+// allocates at that level when the machine has 64 registers): every allocation passes all three oracles; a
+// refusal is the seed's FATAL, and never where the allocator-independent bound (verify/register_demand.h) proves
+// an allocation exists. The figures are printed.
+//
+// Measured on this commit: 68 of 92 cases allocate (74%); of the 24 refusals, 12 are proved impossible by the
+// bound (an instruction inside a loop nest needs more lanes than the machine has once its loop registers, which
+// cannot spill, are counted) and 12 the bound cannot decide (loop registers mentioned outside their loop). The
+// issue's target of 95% is not reached; the floor below guards the measured level.
+#include <gtest/gtest.h>
+
+#include <iostream>
+#include <string>
+
+#include "alloc/alloc_error.h"
+#include "alloc/driver.h"
+#include "gen/choices.h"
+#include "gen/generate.h"
+#include "ir/arch.h"
+#include "verify/register_demand.h"
+#include "verify/verify.h"
+
+namespace allocsim {
+namespace {
+
+constexpr uint64_t kPrograms = 30;  // seeds 0..29, size 20, pressure 100, as `allocsim gen --seed S --size 20`
+
+TEST(RegGenerated, TinyProgramsWhoseMemoryFitsAllocateAtEveryLevelAndPassAllOracles) {
+  uint64_t fits = 0, allocated = 0, spilled = 0, justified = 0, unknown = 0;
+  for (uint64_t seed = 0; seed < kPrograms; ++seed) {
+    SeededChoices c(seed);
+    const Program p = generateProgram(c, GenOptions{*archPreset("tiny"), 20, 100});
+    for (int level : {0, 1, 2, 3, 6}) {
+      const std::string what = "seed " + std::to_string(seed) + " -O" + std::to_string(level);
+      DriverOptions o;
+      o.optlevel = level;
+      Program wide = p;
+      wide.arch.sp_registers = 64;
+      try {
+        allocate(wide, o);
+      } catch (const AllocError&) {
+        continue;  // SBUF or PSUM does not fit: not a case for REG
+      }
+      ++fits;
+      DriverResult r;
+      try {
+        r = allocate(p, o);
+      } catch (const AllocError& e) {
+        const std::string msg = e.what();
+        EXPECT_EQ(msg.rfind("cannot allocate registers since spilling candidates are not enough", 0), 0u)
+            << what << ": " << msg;
+        const RegisterDemand d = registerDemand(p);
+        if (d.confined) {
+          EXPECT_GT(d.unavoidable_lanes, p.arch.sp_registers) << what << ": refused although the bound fits";
+        }
+        (d.unavoidable_lanes > p.arch.sp_registers ? justified : unknown) += 1;
+        continue;
+      }
+      ++allocated;
+      for (const Register& x : r.program.registers) {
+        if (x.origin == Origin::Reload) {
+          ++spilled;
+          break;
+        }
+      }
+      VerifyOptions vo;
+      vo.original = &p;
+      vo.poison_seed = seed + 1;
+      VerifyReport v = verifyAllocated(r.program, vo);
+      for (const Finding& f : v.findings) ADD_FAILURE() << what << ": " << f.format(what);
+    }
+  }
+  std::cout << "  tiny (4 registers): " << allocated << " of " << fits
+            << " cases whose memory fits allocate (" << spilled << " with register spills); refused: " << justified
+            << " above the bound, " << unknown << " not decided by it\n";
+  ASSERT_GT(fits, 0u);
+  EXPECT_GE(allocated * 100, fits * 70) << allocated << " of " << fits;
+  EXPECT_GE(allocated * 100, (fits - justified) * 80) << "among the cases the bound does not rule out";
+}
+
+}  // namespace
+}  // namespace allocsim
