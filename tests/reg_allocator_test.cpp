@@ -3,14 +3,21 @@
 // the seed's FATAL only when no spill can make room. Every allocation here is checked by the three oracles.
 #include <gtest/gtest.h>
 
+#include <cstring>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include "alloc/alloc_error.h"
+#include "alloc/driver.h"
+#include "alloc/psum/psum_allocator.h"
 #include "alloc/reg/reg_allocator.h"
 #include "alloc/reg/reg_color.h"
 #include "alloc/reg/reg_operands.h"
 #include "ir/check.h"
+#include "ir/inputs.h"
+#include "ir/interp.h"
 #include "ir/parse.h"
 #include "ir/print.h"
 #include "verify/verify.h"
@@ -265,6 +272,47 @@ TEST(RegColor, InterferingNodesGetDisjointLanes) {
   out = colorRegisters(in);
   EXPECT_EQ(out.uncolored.size(), 1u);
   EXPECT_GE(out.score, 1.0);  // an uncolored node costs its spill cost
+}
+
+Program registerKernel(const std::string& name) {
+  std::ifstream in(std::string(ALLOCSIM_SOURCE_DIR) + "/corpus/register_kernels/" + name + ".nki.txt");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return parseProgram(ss.str());
+}
+
+// corpus/register_kernels/: the register-pressure kernels at every optlevel that applies, through the driver. The
+// tiny one spills registers (three scalars, reloaded in the nest), gen2 does not; every result passes the three
+// oracles, and the interpreter's output on the original matches the formula in the kernel's header.
+TEST(RegAllocator, RegisterPressureKernelsAllocateAtEveryLevelAndPassAllThreeOracles) {
+  for (const char* name : {"register_pressure", "register_pressure_tiny"}) {
+    const Program p = registerKernel(name);
+    ASSERT_TRUE(checkProgram(p).empty()) << name;
+    const bool tiny = std::string(name).ends_with("_tiny");
+    // The formula, O = ((3A) + (A+5)) ^ A + 7 per u32 element, against the reference interpreter.
+    InterpResult ref = interpret(p, InterpOptions{3});
+    const TensorId A = p.findTensor("A"), O = p.findTensor("O");
+    const std::vector<uint8_t> a = makeInputs(p, 3).at(A);
+    const std::vector<uint8_t>& o = ref.outputs.at(O);
+    ASSERT_EQ(a.size(), o.size());
+    for (size_t i = 0; i < a.size(); i += 4) {
+      uint32_t x, y;
+      std::memcpy(&x, &a[i], 4);
+      std::memcpy(&y, &o[i], 4);
+      ASSERT_EQ(y, (((x * 3u) + (x + 5u)) ^ x) + 7u) << name << " element " << i / 4;
+    }
+    for (int level : {0, 1, 2, 3, 6, 7}) {
+      if (tiny && level == 0) continue;  // the tiny kernel overfills SBUF: no reuse cannot place it
+      DriverOptions opts;
+      opts.optlevel = level;
+      const Program input = level == 7 ? allocatePsum(p, PsumOptions{}).program : p;
+      DriverResult r = allocate(input, opts);
+      const AllocReport& reg = r.reports.at(level == 7 ? r.reports.size() - 2 : r.reports.size() - 1);
+      ASSERT_EQ(reg.find("allocator")->value, "reg");
+      EXPECT_EQ(field(reg, "reg.spilled"), tiny ? 3 : 0) << name << " -O" << level;
+      expectOraclesPass(p, r.program, std::string(name) + " -O" + std::to_string(level));
+    }
+  }
 }
 
 }  // namespace
