@@ -7,6 +7,7 @@
 #include "alloc/alloc_error.h"
 #include "alloc/dma_opt/dma_optimization.h"
 #include "alloc/driver.h"
+#include "alloc/psum/psum_allocator.h"
 #include "fuzz/fuzz_program.h"
 #include "verify/reference.h"
 
@@ -25,9 +26,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   o.optlevel = kLevels[in.knob % 5];
   const int dma_level = 1 + int((in.knob / 5) % 2);
   o.gca_dma_optlevel = 0;
+  Program input;  // O7 runs no PSUM coloring pass (alloc/driver.h): its PSUM placements come with the input
   DriverResult base;
   try {
-    base = allocate(in.program, o);
+    input = o.optlevel == 7 ? allocatePsum(in.program, PsumOptions{}).program : in.program;
+    base = allocate(input, o);
   } catch (const AllocError&) {
     return 0;
   }
@@ -51,7 +54,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   o.gca_dma_optlevel = dma_level;
   DriverResult piped;
   try {
-    piped = allocate(in.program, o);
+    piped = allocate(input, o);
   } catch (const AllocError&) {
     return 0;  // the pass changed what the SBUF colorer sees; it may still not fit
   }

@@ -9,6 +9,7 @@
 #include "alloc/alloc_error.h"
 #include "alloc/dma_opt/dma_optimization.h"
 #include "alloc/driver.h"
+#include "alloc/psum/psum_allocator.h"
 #include "ir/check.h"
 #include "ir/print.h"
 #include "props/rc_program.h"
@@ -30,7 +31,8 @@ DriverResult allocateOrDiscard(const Program& p, int optlevel, int dma_level) {
   o.optlevel = optlevel;
   o.gca_dma_optlevel = dma_level;
   try {
-    return allocate(p, o);
+    // O7 runs no PSUM coloring pass (alloc/driver.h): its PSUM placements come with the input.
+    return allocate(optlevel == 7 ? allocatePsum(p, PsumOptions{}).program : p, o);
   } catch (const AllocError&) {
     RC_DISCARD("allocation impossible");
   }
