@@ -1,10 +1,11 @@
 # The installed CMake package (issue 13 item 3): `cmake --install build --prefix P`, then in a user's project
 #   find_package(allocsim REQUIRED)            # with -DCMAKE_PREFIX_PATH=P
 #   target_link_libraries(my_allocator PRIVATE allocsim::harness)
-# Targets allocsim::ir, ::gen, ::alloc, ::verify, ::harness (each links the layers below it); headers under
+# Targets allocsim::ir, ::gen, ::alloc, ::verify, ::sim (SystemC, found through pkg-config), ::harness (each
+# links the layers below it); headers under
 # include/allocsim/<layer>/ and included as "ir/program.h", "harness/allocator.h", ...; bin/allocsim.
 include(GNUInstallDirs)
-set(ALLOCSIM_PACKAGE_LIBS allocsim_ir allocsim_gen allocsim_alloc allocsim_verify allocsim_harness)
+set(ALLOCSIM_PACKAGE_LIBS allocsim_ir allocsim_gen allocsim_alloc allocsim_verify allocsim_sim allocsim_harness)
 foreach(lib ${ALLOCSIM_PACKAGE_LIBS})
   string(REPLACE "allocsim_" "" short ${lib})
   set_target_properties(${lib} PROPERTIES EXPORT_NAME ${short})
@@ -16,13 +17,14 @@ foreach(lib ${ALLOCSIM_PACKAGE_LIBS})
 endforeach()
 install(TARGETS ${ALLOCSIM_PACKAGE_LIBS} EXPORT allocsimTargets ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
 install(TARGETS allocsim RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
-foreach(dir ir gen alloc verify harness)
+foreach(dir ir gen alloc verify sim harness)
   install(DIRECTORY ${CMAKE_SOURCE_DIR}/${dir}/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/allocsim/${dir}
           FILES_MATCHING PATTERN "*.h")
 endforeach()
 install(EXPORT allocsimTargets NAMESPACE allocsim:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/allocsim)
 file(WRITE ${CMAKE_BINARY_DIR}/allocsimConfig.cmake
-     "include(CMakeFindDependencyMacro)\nfind_dependency(Threads)\n"
+     "include(CMakeFindDependencyMacro)\nfind_dependency(Threads)\nfind_dependency(PkgConfig)\n"
+     "pkg_check_modules(SYSTEMC REQUIRED IMPORTED_TARGET systemc)\n"
      "include(\${CMAKE_CURRENT_LIST_DIR}/allocsimTargets.cmake)\n")
 install(FILES ${CMAKE_BINARY_DIR}/allocsimConfig.cmake DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/allocsim)
 

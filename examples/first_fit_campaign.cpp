@@ -33,6 +33,9 @@ int main(int argc, char** argv) {
   std::printf("first_fit_campaign: %llu cases in %.1f s (%.1f cases/s): %llu passed, %llu refused, %llu failed\n",
               (unsigned long long)t.cases, t.seconds, t.seconds > 0 ? double(t.cases) / t.seconds : 0.0,
               (unsigned long long)t.passed, (unsigned long long)t.refused, (unsigned long long)t.failed);
+  if (r.simulated > 0)
+    std::printf("  %llu outputs simulated, agreeing with the interpreter, in %llu cycles in total\n",
+                (unsigned long long)r.simulated, (unsigned long long)r.simulated_cycles);
   for (const allocsim::FailureRecord& f : r.failures) {
     if (!f.first_of_kind) continue;
     std::printf("  %s after %.2f s, seed %llu: shrunk from %zu to %zu instructions in %.2f s%s\n%s",

@@ -72,12 +72,17 @@ CampaignResult runCampaign(Subject& subject, const CampaignOptions& opts) {
       if (i < corpus_count) input = opts.corpus[i];
       else if (opts.runs == 0 || i - corpus_count < opts.runs) input = generatedCase(opts, i - corpus_count);
       else break;
+      input.seeds.simulate = opts.simulate;
       CaseOutcome outcome = subject.run(input.program, input.seeds);
       std::lock_guard<std::mutex> lock(mu);
       CampaignProgress& t = result.totals;
       ++t.cases;
       result.allocator_seconds += outcome.seconds;
       if (outcome.status == CaseStatus::Pass) ++t.passed;
+      if (outcome.simulated) {
+        ++result.simulated;
+        result.simulated_cycles += outcome.cycles;
+      }
       if (outcome.status == CaseStatus::Refused) ++t.refused;
       if (outcome.failed()) {
         ++t.failed;

@@ -45,6 +45,7 @@ struct CampaignOptions {
   uint32_t max_failures = 0;      // stop after this many failures (0 = never)
   uint32_t reruns = 2;            // re-runs of a failing case to detect flakiness
   bool shrink = true;
+  bool simulate = true;  // run each passing output on the simulator too (harness/simulated_run.h)
   ShrinkOptions shrink_opts;
   // Called from the campaign's thread about every 0.2 s and at the end.
   std::function<void(const CampaignProgress&)> progress;
@@ -70,6 +71,8 @@ struct CampaignResult {
   std::map<std::string, uint64_t> failures_by_kind;
   uint64_t flaky = 0;                   // kinds whose first failure did not repeat the same way
   double allocator_seconds = 0;         // summed over the cases
+  uint64_t simulated = 0;               // outputs that ran on the simulator and agreed with the interpreter
+  uint64_t simulated_cycles = 0;        // their simulated cycles, summed
 };
 
 // The input of generated case `index` (deterministic in options and index).

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "harness/implements_input.h"
+#include "harness/simulated_run.h"
 #include "ir/check.h"
 #include "ir/parse.h"
 #include "verify/verify.h"
@@ -55,6 +56,7 @@ void checkAllocatedProgram(const Program& input, const Program& allocated, const
   }
   if (report.ok()) {
     out.status = CaseStatus::Pass;
+    if (seeds.simulate) checkSimulatedRun(allocated, seeds, out);
     return;
   }
   out.status = CaseStatus::Fail;

@@ -28,16 +28,20 @@ struct CaseOutcome {
   std::string log;      // its standard error, or the refusal / exception message
   int exit_code = 0;    // external commands: the exit code, or -signal when killed
   double seconds = 0;   // time the allocator took
+  bool simulated = false;  // the output ran on the simulator and agreed with the interpreter (harness/simulated_run.h)
+  uint64_t cycles = 0;     // ... in this many simulated cycles
 
   bool failed() const { return status == CaseStatus::Fail; }
   // True when this run fails with `kind` among its kinds: what a shrinking candidate must keep.
   bool showsKind(const std::string& k) const;
 };
 
-// The seeds a run's checks use; derived from the case so that a failure reproduces.
+// The seeds a run's checks use, derived from the case so that a failure reproduces; and whether the last check,
+// the simulator (harness/simulated_run.h), runs.
 struct CheckSeeds {
   uint64_t input_seed = 1;
   uint64_t poison_seed = 1;
+  bool simulate = true;
 };
 
 }  // namespace allocsim

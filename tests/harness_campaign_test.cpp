@@ -7,7 +7,9 @@
 #include "alloc/alloc_error.h"
 #include "alloc/greedy_placer.h"
 #include "harness/campaign.h"
+#include "harness/simulated_run.h"
 #include "ir/check.h"
+#include "ir/parse.h"
 #include "ir/print.h"
 
 namespace allocsim {
@@ -154,6 +156,56 @@ TEST(HarnessCampaign, CasesAreReproducibleFromTheirSeed) {
   EXPECT_EQ(generatedCase(o, 7).program, generatedCase(o, 7).program);
   EXPECT_NE(generatedCase(o, 7).program, generatedCase(o, 8).program);
   EXPECT_EQ(generatedCase(o, 7).seed, 107u);
+}
+
+
+TEST(HarnessCampaign, EveryPassingOutputRunsOnTheSimulatorUnlessTurnedOff) {
+  Greedy a;
+  InProcessSubject s(a, "greedy");
+  CampaignResult on = runCampaign(s, smallCampaign(20));
+  ASSERT_GT(on.totals.passed, 0u);
+  EXPECT_EQ(on.simulated, on.totals.passed);
+  EXPECT_GE(on.simulated_cycles, on.simulated);  // every program moves data: at least a cycle each
+  CampaignOptions off = smallCampaign(20);
+  off.simulate = false;
+  CampaignResult r = runCampaign(s, off);
+  EXPECT_EQ(r.totals.passed, on.totals.passed);
+  EXPECT_EQ(r.simulated, 0u);
+}
+
+// Only a WAR dependence keeps the memset from landing before the tt reads x (the same program as tests/sim_test.cpp):
+// a simulator that drops that class computes something else, and the check must say so.
+const char kWarProgram[] = R"(arch tiny
+dram X [8, 16] f32 input
+dram Z [8, 960] f32 input
+dram Y [8, 16] f32 output
+sbuf x [8, 16] f32 @p0+0
+sbuf z [8, 960] f32 @p0+64
+sbuf y [8, 16] f32 @p0+3904
+dma x, X
+dma z, Z
+tt y, x, z[:, 0:16], add
+memset x, 0
+dma Y, y
+)";
+
+TEST(HarnessSimulatedRun, AgreementPassesAndADisagreementIsAFinding) {
+  const Program p = parseProgram(kWarProgram);
+  CaseOutcome agrees;
+  checkSimulatedRun(p, CheckSeeds{}, agrees);
+  EXPECT_EQ(agrees.status, CaseStatus::Pass);
+  EXPECT_TRUE(agrees.simulated);
+  EXPECT_GT(agrees.cycles, 0u);
+
+  sim::SimOptions broken;
+  broken.poison_seed = 1;
+  broken.drop = sim::DropDependency::WAR;
+  CaseOutcome disagrees;
+  checkSimulatedRun(p, broken, disagrees);
+  EXPECT_EQ(disagrees.status, CaseStatus::Fail);
+  EXPECT_EQ(disagrees.kind, "simulator:disagrees");
+  EXPECT_NE(disagrees.message.find("[simulator]"), std::string::npos) << disagrees.message;
+  EXPECT_FALSE(disagrees.simulated);
 }
 
 }  // namespace

@@ -47,6 +47,10 @@ std::string fuzzReportText(const CampaignResult& r, const FuzzReportContext& c) 
   std::string s = "fuzz-allocator: " + std::to_string(t.cases) + " cases in " + fixed(t.seconds) + " s (" +
                   fixed(rate(t)) + " cases/s): " + std::to_string(t.passed) + " passed, " +
                   std::to_string(t.refused) + " refused, " + std::to_string(t.failed) + " failed\n";
+  if (r.simulated > 0)
+    s += "fuzz-allocator: " + std::to_string(r.simulated) + " outputs simulated, agreeing with the interpreter: " +
+         std::to_string(r.simulated_cycles) + " cycles in total, " +
+         std::to_string(r.simulated_cycles / r.simulated) + " per output\n";
   if (t.cases > 0 && t.refused == t.cases)
     s += "fuzz-allocator: note: the allocator refused every case (exit code 3): nothing was checked\n";
   if (t.failed == 0) return s;
@@ -81,7 +85,9 @@ std::string fuzzReportJson(const CampaignResult& r, const FuzzReportContext& c) 
                   ", \"passed\": " + std::to_string(t.passed) + ", \"refused\": " + std::to_string(t.refused) +
                   ", \"failed\": " + std::to_string(t.failed) + ", \"flaky\": " + std::to_string(r.flaky) +
                   ", \"seconds\": " + fixed(t.seconds, 3) + ", \"cases_per_second\": " + fixed(rate(t), 1) +
-                  ", \"allocator_seconds\": " + fixed(r.allocator_seconds, 3) + ", \"first_failure_seconds\": " +
+                  ", \"allocator_seconds\": " + fixed(r.allocator_seconds, 3) + ", \"simulated\": " +
+                  std::to_string(r.simulated) + ", \"simulated_cycles\": " + std::to_string(r.simulated_cycles) +
+                  ", \"first_failure_seconds\": " +
                   (r.first_failure_seconds ? fixed(*r.first_failure_seconds, 3) : "null") +
                   ",\n \"failures_by_kind\": {";
   bool first = true;

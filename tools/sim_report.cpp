@@ -30,18 +30,6 @@ std::string pairText(const Program& p, const sim::StallPair& s) {
 
 }  // namespace
 
-std::string instructionById(const Program& p, uint32_t id) {
-  std::string out;
-  forEachInstruction(p.body, [&](const Instruction& i) {
-    if (i.id == id && out.empty()) {
-      std::string text = printInstruction(p, i);
-      if (i.op == Op::Loop) text = text.substr(0, text.find('{')) + "{...}";
-      while (!text.empty() && (text.back() == ' ' || text.back() == '\n')) text.pop_back();
-      out = "line " + std::to_string(i.loc.line) + " `" + text + "`";
-    }
-  });
-  return out;
-}
 
 std::string simStatsText(const Program& p, const sim::SimStats& s, double clock_ghz, size_t top_pairs) {
   std::string out = fmt("cycles: %" PRIu64 " (%.2f us at %.2f GHz), %" PRIu64 " instructions, %" PRIu64
@@ -105,24 +93,5 @@ std::string simStatsJson(const Program& p, const sim::SimStats& s, size_t top_pa
   return out + "]}";
 }
 
-std::optional<std::string> simulatorDisagreement(const Program& p, const InterpResult& sim, const InterpResult& ref) {
-  const size_t n = std::min(sim.reads.size(), ref.reads.size());
-  for (size_t i = 0; i < n; ++i) {
-    if (sim.reads[i].inst_id != ref.reads[i].inst_id)
-      return fmt("executed instruction %zu differs: the simulator ran ", i) + instructionById(p, sim.reads[i].inst_id) +
-             ", the interpreter " + instructionById(p, ref.reads[i].inst_id);
-    if (sim.reads[i].hash != ref.reads[i].hash)
-      return fmt("executed instruction %zu, ", i) + instructionById(p, sim.reads[i].inst_id) +
-             fmt(", read other operand values in the simulator (hash %016" PRIx64 ") than in the interpreter (%016" PRIx64
-                 ")",
-                 sim.reads[i].hash, ref.reads[i].hash);
-  }
-  if (sim.reads.size() != ref.reads.size() || sim.steps != ref.steps)
-    return fmt("the simulator executed %" PRIu64 " steps, the interpreter %" PRIu64, sim.steps, ref.steps);
-  for (TensorId t = 0; t < p.tensors.size() && t < sim.outputs.size() && t < ref.outputs.size(); ++t)
-    if (sim.outputs[t] != ref.outputs[t])
-      return "output '" + p.tensors[t].name + "' differs between the simulator and the interpreter";
-  return std::nullopt;
-}
 
 }  // namespace allocsim::cli

@@ -25,12 +25,13 @@ namespace allocsim::cli {
 static const char kFuzzAllocatorHelp[] =
     "usage: allocsim fuzz-allocator [--runs N | --time S] [--jobs J] [--seed S] [--arch A] [--KEY VALUE]\n"
     "                               [--size N] [--pressure P] [--corpus DIR] [--no-kernels] [--out DIR]\n"
-    "                               [--timeout S] [--max-failures N] [--no-shrink] [--shrink-time S] [--json]\n"
-    "                               -- CMD ARGS...\n"
+    "                               [--timeout S] [--max-failures N] [--no-shrink] [--shrink-time S] [--no-sim]\n"
+    "                               [--json] -- CMD ARGS...\n"
     "\n"
     "Runs the allocator CMD on generated programs (and first on the corpus kernels of the arch and the programs\n"
     "in --corpus DIR), and checks every result: it parses, is well-formed, implements the input (the program\n"
-    "recovered from it is the input), and passes the equivalence, symbolic and placement oracles.\n"
+    "recovered from it is the input), passes the equivalence, symbolic and placement oracles, and runs on the\n"
+    "SystemC model of the core with the same results as the interpreter (the summary adds up its cycles).\n"
     "In ARGS, {in} and {out} are replaced by file paths: the program is written to {in}, the result read from\n"
     "{out}; without {in} the program goes to CMD's standard input, without {out} the result is read from its\n"
     "standard output. Exit code 3 of CMD means \"refused\" (counted, never a failure); any other exit code, a\n"
@@ -54,6 +55,7 @@ static const char kFuzzAllocatorHelp[] =
     "  --max-failures N  stop after N failing cases (default: run every case)\n"
     "  --no-shrink       write failures unshrunk\n"
     "  --shrink-time S   seconds to spend shrinking each failure kind (default 120)\n"
+    "  --no-sim          skip the simulator check (faster; the oracles still run)\n"
     "  --json            print the summary as JSON\n"
     "\n"
     "Progress goes to standard error when it is a terminal; the summary to standard output.\n"
@@ -154,6 +156,7 @@ int runFuzzAllocator(const Args& all) {
     else if (auto v = r.value("--timeout")) process.timeout_seconds = toSeconds("--timeout", *v);
     else if (auto v = r.value("--max-failures")) opts.max_failures = uint32_t(ArgReader::toUint("--max-failures", *v, UINT32_MAX));
     else if (r.flag("--no-shrink")) opts.shrink = false;
+    else if (r.flag("--no-sim")) opts.simulate = false;
     else if (auto v = r.value("--shrink-time")) opts.shrink_opts.max_seconds = toSeconds("--shrink-time", *v);
     else if (r.flag("--json")) json = true;
     else if (r.archOption(opts.gen.arch)) {

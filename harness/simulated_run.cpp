@@ -1,0 +1,61 @@
+#include "harness/simulated_run.h"
+
+#include <mutex>
+
+#include "ir/interp.h"
+#include "ir/physical_storage.h"
+#include "sim/agreement.h"
+#include "sim/simulate.h"
+
+namespace allocsim {
+namespace {
+
+std::mutex& simulatorMutex() {
+  static std::mutex mu;
+  return mu;
+}
+
+void fail(CaseOutcome& out, const std::string& kind, const std::string& message) {
+  out.status = CaseStatus::Fail;
+  out.kind = kind;
+  out.kinds = {kind};
+  out.message = "[simulator] " + message;
+  out.detail = out.message + "\n";
+}
+
+}  // namespace
+
+void checkSimulatedRun(const Program& allocated, const CheckSeeds& seeds, CaseOutcome& out) {
+  sim::SimOptions so;
+  so.input_seed = seeds.input_seed;
+  so.poison_seed = seeds.poison_seed;
+  checkSimulatedRun(allocated, so, out);
+}
+
+void checkSimulatedRun(const Program& allocated, const sim::SimOptions& opts, CaseOutcome& out) {
+  sim::SimOptions so = opts;
+  so.record_reads = true;  // the operand hashes are half of the comparison
+  sim::SimResult simulated;
+  try {
+    std::lock_guard<std::mutex> lock(simulatorMutex());
+    simulated = sim::simulate(allocated, so);
+  } catch (const InputError& e) {
+    return fail(out, "simulator:cannot-run",
+                "the simulator cannot run the output: " + (e.diagnostics().empty() ? "" : e.diagnostics()[0].message));
+  }
+  InterpResult reference;
+  try {
+    PhysicalStorage storage(allocated, so.poison_seed);
+    InterpOptions io;
+    io.input_seed = so.input_seed;
+    reference = interpret(allocated, storage, io);
+  } catch (const InputError& e) {  // the oracles ran it, so only a bug in them gets here
+    return fail(out, "simulator:cannot-run",
+                "the interpreter cannot run the output: " + (e.diagnostics().empty() ? "" : e.diagnostics()[0].message));
+  }
+  if (auto d = sim::simulatorDisagreement(allocated, simulated.exec, reference)) return fail(out, "simulator:disagrees", *d);
+  out.cycles = simulated.stats.cycles;
+  out.simulated = true;
+}
+
+}  // namespace allocsim
