@@ -5,8 +5,15 @@ namespace {
 
 void viewSlots(AccessPattern& ap, std::vector<RegId*>& out) {
   if (ap.tensor == kNone) return;
-  for (RegId* r : {&ap.partition.reg, &ap.offset.reg})
-    if (*r != kNone) out.push_back(r);
+  for (Index* ix : {&ap.partition, &ap.offset})
+    for (IndexTerm& t : ix->terms)
+      if (t.reg != kNone) out.push_back(&t.reg);
+}
+
+void normalizeView(AccessPattern& ap) {
+  if (ap.tensor == kNone) return;
+  ap.partition.normalize();
+  ap.offset.normalize();
 }
 
 }  // namespace
@@ -22,6 +29,11 @@ RegisterSlots registerSlots(Instruction& inst) {
     if (*r != kNone) s.reads.push_back(r);
   if (inst.rd != kNone) s.write = &inst.rd;
   return s;
+}
+
+void normalizeRegisterTerms(Instruction& inst) {
+  for (AccessPattern* ap : {&inst.dst, &inst.a, &inst.b}) normalizeView(*ap);
+  if (inst.op == Op::TS && inst.scalar.kind == ScalarOperand::Kind::Tensor) normalizeView(inst.scalar.ap);
 }
 
 }  // namespace allocsim

@@ -1,5 +1,5 @@
 // Where an instruction names registers, as mutable slots: the REG spill writer (alloc/reg/reg_spill.h) renames a
-// spilled register to its stand-in at exactly these places. Reads: the register terms of every view (dst, a, b,
+// spilled register to its stand-in at exactly these places. Reads: the register terms of every index of every view (dst, a, b,
 // the scalar view), a register scalar, rs and rt; the write: rd. A loop's rd is both and is never renamed (a loop
 // register cannot spill: the sequencer steps it in place), so loops are left to the caller.
 #pragma once
@@ -17,5 +17,8 @@ struct RegisterSlots {
 
 // The slots of a non-loop instruction; slots holding kNone are left out.
 RegisterSlots registerSlots(Instruction& inst);
+// After slots were renamed: an index's terms are kept sorted by register (ir/program.h Index), so re-sort them.
+// Call once all of an instruction's slots are renamed (the slot order changes).
+void normalizeRegisterTerms(Instruction& inst);
 
 }  // namespace allocsim

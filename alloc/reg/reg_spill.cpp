@@ -104,6 +104,7 @@ class SpillWriter {
         stored = addStandIn(written, Origin::Spill);
         *s.write = stored;
       }
+      normalizeRegisterTerms(inst);
       const SourceLoc loc = inst.loc;
       out.push_back(std::move(inst));
       if (stored != kNone) {

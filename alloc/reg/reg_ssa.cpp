@@ -196,6 +196,7 @@ class Splitter {
         auto it = renamed.find({inst.id, kWriteSlot});
         if (it != renamed.end()) *s.write = it->second;
       }
+      normalizeRegisterTerms(inst);
     }
   }
 
