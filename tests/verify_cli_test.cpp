@@ -4,6 +4,7 @@
 
 #include "tests/cli_run.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <string>
 
@@ -125,6 +126,71 @@ TEST(VerifyCli, PoisonSeedIsPickedAndReportedWhenNotGiven) {
   EXPECT_EQ(r.exit_code, 0) << r.out;
   EXPECT_NE(r.out.find("(input seed 1, poison seed "), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find("poison seed 0)"), std::string::npos) << r.out;
+}
+
+// One address for 40 tensors: an overlap per pair (780 findings). The text report shows the first 20 groups and
+// counts the rest; --all and --json give all of them.
+TEST(VerifyCli, ManyFindingsAreCappedAndCountedAndAllOfThemOnRequest) {
+  const std::string path = ::testing::TempDir() + "verify_many_overlaps.nki.txt";
+  {
+    std::string text = "arch tiny\n";
+    const int n = 40;
+    for (int i = 0; i < n; ++i) text += "sbuf t" + std::to_string(i) + " [8, 4] f32 @p0+0\n";
+    for (int i = 0; i < n; ++i) text += "memset t" + std::to_string(i) + ", " + std::to_string(i) + "\n";
+    for (int i = 0; i + 1 < n; ++i)
+      text += "tt t" + std::to_string(i) + ", t" + std::to_string(i) + ", t" + std::to_string(i + 1) + ", add\n";
+    FILE* f = std::fopen(path.c_str(), "w");
+    ASSERT_NE(f, nullptr);
+    std::fputs(text.c_str(), f);
+    std::fclose(f);
+  }
+  auto count = [](const std::string& text, const std::string& what) {
+    size_t n = 0;
+    for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+    return n;
+  };
+  const size_t pairs = 40 * 39 / 2;
+  CliRun capped = allocsim("verify " + path + " --poison-seed 5");
+  EXPECT_EQ(capped.exit_code, 1);
+  size_t shown = 0;  // lines "PATH:LINE:COL: [oracle] ...": a group's first finding
+  for (size_t at = 0; at < capped.out.size();) {
+    const size_t nl = std::min(capped.out.find('\n', at), capped.out.size());
+    const std::string line = capped.out.substr(at, nl - at);
+    if (line.rfind(path + ":", 0) == 0 && line.find(": [") != std::string::npos) ++shown;
+    at = nl + 1;
+  }
+  EXPECT_EQ(shown, 20u) << capped.out;
+  EXPECT_NE(capped.out.find("more groups not shown (--all prints every group, --json every finding)"), std::string::npos)
+      << capped.out;
+  EXPECT_NE(capped.out.find("placement " + std::to_string(pairs) + " "), std::string::npos) << capped.out;
+
+  CliRun all = allocsim("verify " + path + " --poison-seed 5 --all");
+  EXPECT_EQ(count(all.out, "[placement] sbuf tensors"), pairs);
+  EXPECT_EQ(all.out.find("not shown"), std::string::npos);
+  CliRun json = allocsim("verify " + path + " --poison-seed 5 --json");
+  EXPECT_EQ(count(json.out, "\"kind\": \"overlap\""), pairs);
+  std::remove(path.c_str());
+}
+
+TEST(VerifyReport, FindingsOfOneKindAboutTheSameTensorsFormOneGroup) {
+  auto overlap = [](uint32_t a, uint32_t b) {
+    Finding f;
+    f.kind = "overlap";
+    f.message = "overlap";
+    f.region.kind = FindingRegion::Kind::Sbuf;
+    f.region.items = {a, b};
+    return f;
+  };
+  VerifyReport r;
+  r.findings = {overlap(1, 2), overlap(2, 1), overlap(1, 3), overlap(1, 2)};
+    const std::string text = cli::verifyReportText(r, "f", 1);
+  EXPECT_EQ(text.rfind("f: [placement] overlap\n    and 2 more [placement] overlap findings about the same tensors\n"
+                       "f: [placement] overlap\nf: FAILED",
+                       0),
+            0u)
+      << text;
+  const std::string capped = cli::verifyReportText(r, "f", 1, 1);
+  EXPECT_NE(capped.find("f: 1 more finding in 1 more group not shown"), std::string::npos) << capped;
 }
 
 TEST(VerifyReport, JsonStringsAreEscaped) {

@@ -12,7 +12,7 @@
 namespace allocsim::cli {
 
 static const char kVerifyHelp[] =
-    "usage: allocsim verify ALLOCATED [--original PROG] [--seed S] [--poison-seed S] [--json] [--svg MAP.svg]\n"
+    "usage: allocsim verify ALLOCATED [--original PROG] [--seed S] [--poison-seed S] [--json] [--all] [--svg MAP.svg]\n"
     "\n"
     "Checks an allocated program (placements @pP+B, @bankN, @rN and inserted !spill / !reload / !copy\n"
     "instructions; docs/verification.md) with three oracles:\n"
@@ -27,7 +27,9 @@ static const char kVerifyHelp[] =
     "  --original PROG   the unallocated input: pinned tensors must keep its placements\n"
     "  --seed S          seed of the input data (default 1)\n"
     "  --poison-seed S   seed of the poison pattern (default: a new one each run, printed)\n"
-    "  --json            print the report as JSON\n"
+    "  --json            print the report as JSON (every finding)\n"
+    "  --all             print every group of findings (default: the first 20; a group is one oracle's findings\n"
+    "                    of one kind about the same tensors or instruction, shown as its first and a count)\n"
     "  --svg MAP.svg     also draw the allocation (allocsim show) with the first finding in red\n"
     "\n"
     "exit codes: 0 all three pass, 1 a finding, 2 bad input or usage\n";
@@ -36,7 +38,7 @@ int runVerify(const Args& args) {
   ArgReader r(args);
   std::string in, original, svg;
   VerifyOptions opts;
-  bool json = false;
+  bool json = false, all_groups = false;
   while (!r.done()) {
     if (r.flag("--help") || r.flag("-h")) {
       std::fputs(kVerifyHelp, stdout);
@@ -46,6 +48,7 @@ int runVerify(const Args& args) {
     else if (auto v = r.value("--seed")) opts.input_seed = ArgReader::toUint("--seed", *v, UINT64_MAX);
     else if (auto v = r.value("--poison-seed")) opts.poison_seed = ArgReader::toUint("--poison-seed", *v, UINT64_MAX);
     else if (r.flag("--json")) json = true;
+    else if (r.flag("--all")) all_groups = true;
     else if (auto v = r.value("--svg")) svg = *v;
     else if (auto p = r.positional(); p && in.empty()) in = *p;
     else r.unknown();
@@ -69,7 +72,7 @@ int runVerify(const Args& args) {
     return kExitBadInput;
   }
   std::string text = json ? verifyReportJson(report, display, opts.input_seed)
-                          : verifyReportText(report, display, opts.input_seed);
+                          : verifyReportText(report, display, opts.input_seed, all_groups ? 0 : 20);
   std::fputs(text.c_str(), stdout);
   if (!svg.empty()) {
     // The first finding that names storage (an overlap) shows where; otherwise the first finding shows when.

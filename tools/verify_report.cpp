@@ -2,6 +2,8 @@
 
 #include <cstdio>
 
+#include "tools/finding_groups.h"
+
 namespace allocsim::cli {
 
 std::string jsonString(const std::string& s) {
@@ -26,9 +28,27 @@ std::string jsonString(const std::string& s) {
   return out + "\"";
 }
 
-std::string verifyReportText(const VerifyReport& r, const std::string& file, uint64_t input_seed) {
+std::string verifyReportText(const VerifyReport& r, const std::string& file, uint64_t input_seed, size_t max_groups) {
   std::string out;
-  for (const Finding& f : r.findings) out += f.format(file);
+  const std::vector<FindingGroup> groups = groupFindings(r.findings);
+  size_t shown = 0, hidden_findings = 0;
+  for (const FindingGroup& g : groups) {
+    if (max_groups && shown == max_groups) {
+      hidden_findings += g.count();
+      continue;
+    }
+    ++shown;
+    const Finding& f = r.findings[g.first];
+    out += f.format(file);
+    if (!g.rest.empty())
+      out += "    and " + std::to_string(g.rest.size()) + " more [" + oracleName(f.oracle) + "] " + f.kind +
+             " finding" + (g.rest.size() == 1 ? "" : "s") +
+             (f.region.present() ? " about the same tensors" : " at the same instruction") + "\n";
+  }
+  if (shown < groups.size())
+    out += file + ": " + std::to_string(hidden_findings) + " more finding" + (hidden_findings == 1 ? "" : "s") +
+           " in " + std::to_string(groups.size() - shown) + " more group" +
+           (groups.size() - shown == 1 ? "" : "s") + " not shown (--all prints every group, --json every finding)\n";
   std::string seeds = "input seed " + std::to_string(input_seed) + ", poison seed " + std::to_string(r.poison_seed) +
                       (r.against_original ? "; reference: the original, matched instruction for instruction"
                                           : "; reference recovered from the allocated program");
