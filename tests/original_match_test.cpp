@@ -122,6 +122,19 @@ TEST(OriginalMatch, AnAddedInstructionIsAFinding) {
       << r.findings.front().message;
 }
 
+// An allocation for a machine with twice the SBUF may place tensors where this machine has no bytes.
+TEST(OriginalMatch, AnAllocationForAnotherMachineIsAFinding) {
+  const Program orig = parseProgram(kOriginal);
+  Program alloc = allocated(orig);
+  alloc.arch.sbuf_bytes *= 2;
+  VerifyReport r = verifyWith(alloc, &orig);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.findings.front().kind, "original-mismatch");
+  EXPECT_NE(r.findings.front().message.find("the allocated program is for another machine: `arch tiny"),
+            std::string::npos)
+      << r.findings.front().message;
+}
+
 TEST(OriginalMatch, ADroppedInstructionOrAChangedLoopIsAFinding) {
   const Program orig = parseProgram(kOriginal);
   Program dropped = allocated(orig);

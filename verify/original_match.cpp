@@ -66,6 +66,22 @@ Finding mismatch(SourceLoc loc, uint32_t id, std::string message, std::vector<st
 std::vector<Finding> matchOriginal(const Program& allocated, const ReferenceProgram& recovered,
                                    const Program& original) {
   const Program& r = recovered.program;
+  // The machine: an allocation for a larger SBUF (or other latencies, banks, registers) is not one for this one.
+  if (allocated.arch != original.arch) {
+    auto archText = [](const Arch& a) {
+      Program only;
+      only.arch = a;
+      std::string text = printProgram(only);
+      while (!text.empty() && text.back() == '\n') text.pop_back();
+      for (char& c : text)
+        if (c == '\n') c = ' ';
+      return "`" + text + "`";
+    };
+    return {mismatch(SourceLoc{1, 1}, kNone,
+                     "the allocated program is for another machine: " + archText(allocated.arch) +
+                         " where the original has " + archText(original.arch),
+                     {})};
+  }
   // Declarations: the source tensors and registers, in order.
   size_t nt = std::max(r.tensors.size(), original.tensors.size());
   for (size_t t = 0; t < nt; ++t) {
