@@ -4,10 +4,11 @@
 // refusal is the seed's FATAL, and never where the allocator-independent bound (verify/register_demand.h) proves
 // an allocation exists. The figures are printed.
 //
-// Measured on this commit: 68 of 92 cases allocate (74%); of the 24 refusals, 12 are proved impossible by the
-// bound (an instruction inside a loop nest needs more lanes than the machine has once its loop registers, which
-// cannot spill, are counted) and 12 the bound cannot decide (loop registers mentioned outside their loop). The
-// issue's target of 95% is not reached; the floor below guards the measured level.
+// Measured on this commit: 84 of 96 cases allocate (87.5%), 28 of them with register spills; each of the 12
+// refusals is proved impossible by the bound (a 64-bit value defined inside a loop nest whose loop registers,
+// which cannot spill, leave fewer than two free lanes), so every case a correct allocator could allocate is
+// allocated (84 of 84). Last session's 68 of 92 refused the SSA value webs' spills (Origin::Copy counted as
+// unspillable). The 95% over all cases is not reachable on these programs: 12.5% cannot fit 4 lanes.
 #include <gtest/gtest.h>
 
 #include <iostream>
@@ -75,8 +76,9 @@ TEST(RegGenerated, TinyProgramsWhoseMemoryFitsAllocateAtEveryLevelAndPassAllOrac
             << " cases whose memory fits allocate (" << spilled << " with register spills); refused: " << justified
             << " above the bound, " << unknown << " not decided by it\n";
   ASSERT_GT(fits, 0u);
-  EXPECT_GE(allocated * 100, fits * 70) << allocated << " of " << fits;
-  EXPECT_GE(allocated * 100, (fits - justified) * 80) << "among the cases the bound does not rule out";
+  EXPECT_EQ(unknown, 0u) << "refusals the bound does not prove impossible";
+  EXPECT_EQ(allocated + justified, fits) << "every case the bound does not rule out allocates";
+  EXPECT_GE(allocated * 100, fits * 85) << allocated << " of " << fits;
 }
 
 }  // namespace

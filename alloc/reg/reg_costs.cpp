@@ -37,7 +37,9 @@ RegCosts findRegisterCosts(const Program& p, const std::vector<bool>& kept) {
   walk(p, p.body, 0, c);
   for (RegId r = 0; r < p.registers.size(); ++r) {
     const bool is_kept = r < kept.size() && kept[r];
-    if (c.loop_register[r] || p.registers[r].origin != Origin::Source || is_kept) c.spillable[r] = false;
+    // A value web of the SSA split (Origin::Copy) is a source register's value like any other: it spills.
+    const bool value = p.registers[r].origin == Origin::Source || p.registers[r].origin == Origin::Copy;
+    if (c.loop_register[r] || !value || is_kept) c.spillable[r] = false;
   }
   return c;
 }

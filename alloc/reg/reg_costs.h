@@ -11,6 +11,7 @@
 // - registers inserted by an earlier spill round (the stand-ins): their ranges are already one def or one use
 //   long, so spilling them again frees nothing;
 // - registers whose placement is kept (O7's fixed assignment).
+// The SSA split's value webs (alloc/reg/reg_ssa.h, Origin::Copy) spill like the source registers they split.
 #pragma once
 
 #include <vector>
