@@ -20,7 +20,7 @@ std::string traffic(const DmaTraffic& t) { return dmaTrafficLine("", t); }
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  fuzz::FuzzProgram in = fuzz::decodeProgram(data, size, {{"sp-registers", "16"}});
+  fuzz::FuzzProgram in = fuzz::decodeProgram(data, size, {});  // the real tiny machine
   static const int kLevels[] = {1, 2, 3, 6, 7};
   DriverOptions o;
   o.optlevel = kLevels[in.knob % 5];

@@ -9,8 +9,8 @@
 using namespace allocsim;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  // 16 registers, as coloring_driver: the register placer cannot spill.
-  fuzz::FuzzProgram in = fuzz::decodeProgram(data, size, {{"sp-registers", "16"}});
+  // The real tiny machine, its 4 SP registers included (the REG colorer spills registers).
+  fuzz::FuzzProgram in = fuzz::decodeProgram(data, size, {});
   DriverOptions o;
   o.optlevel = in.knob % 2 ? 8 : 6;
   if (o.optlevel == 6) o.allocator = "lsa";

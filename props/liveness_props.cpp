@@ -25,9 +25,7 @@ namespace allocsim {
 namespace {
 
 rc::Gen<Program> genTiny() {
-  Arch arch = *archPreset("tiny");
-  arch.sp_registers = 16;
-  return genProgramOn(arch, 30);
+  return genProgramOn(*archPreset("tiny"), 30);  // the real register file: the REG colorer spills
 }
 
 // The instruction id each step executed (a loop's id for its iteration steps); step 0 is the program start.
