@@ -13,6 +13,7 @@
 // The figures are computed once per (program, path), outside the timed loop; the timed loop only allocates.
 //
 //   alloc_quality [benchmark flags] [--markdown FILE]   FILE gets the report of docs/quality.md
+//   alloc_quality --reg-only                           prints the REG sections only (bench/reg_quality.h)
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
@@ -30,6 +31,7 @@
 #include "alloc/greedy_placer.h"
 #include "alloc/liveness.h"
 #include "alloc/psum/psum_bank_model.h"
+#include "bench/reg_quality.h"
 #include "gen/choices.h"
 #include "gen/generate.h"
 #include "ir/parse.h"
@@ -142,8 +144,8 @@ std::vector<Subject> subjects() {
     std::string name = path.filename().string();
     out.push_back({name.substr(0, name.size() - 8), parseProgram(ss.str())});
   }
-  // Three generated sizes on gen2, sized to fill it (pressure 100%): small, medium, large. (On tiny, with 4 SP
-  // registers, generated programs need the REG colorer's spilling, which is a later issue.)
+  // Three generated sizes on gen2, sized to fill it (pressure 100%): small, medium, large. (Generated programs on
+  // tiny's 4 SP registers: bench/reg_quality.h.)
   for (auto [label, size] : {std::pair{"gen_small", 10u}, std::pair{"gen_medium", 40u}, std::pair{"gen_large", 160u}}) {
     SeededChoices c(42);
     out.push_back({label, generateProgram(c, GenOptions{*archPreset("gen2"), size, 100})});
@@ -307,7 +309,7 @@ std::string markdown() {
            std::to_string(f.psum_demand) + " | " + ratio(double(f.psum_banks), double(f.psum_demand)) + " | " +
            std::to_string(f.spill_bytes) + " | " + (greedy.ok ? ratio(f.cpu_ns, greedy.cpu_ns) : "-") + " |\n";
   }
-  return out + lsaVersusColoring() + livenessPrecisionTable();
+  return out + lsaVersusColoring() + livenessPrecisionTable() + regQualityTables(ALLOCSIM_SOURCE_DIR);
 }
 
 }  // namespace
@@ -320,6 +322,10 @@ int main(int argc, char** argv) {
   for (int i = 0; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--markdown" && i + 1 < argc) markdown_out = argv[++i];
+    else if (a == "--reg-only") {  // the REG sections alone (deterministic), to standard output
+      std::fputs(regQualityTables(ALLOCSIM_SOURCE_DIR).c_str(), stdout);
+      return 0;
+    }
     else args.push_back(argv[i]);
   }
   int n = int(args.size());
