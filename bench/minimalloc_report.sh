@@ -5,6 +5,8 @@
 #   exact        --allocator exact --time-limit $TIME_LIMIT (default 60): fits?, height / lower bound, wall seconds
 #   O1 O2 O3     the coloring levels at the capacity: spill bytes (0 = fits) and wall seconds; with unlimited room
 #                (sbuf-bytes 16 MiB): height / lower bound
+#   O8           the linear-scan allocator (alloc/lsa/), the same three figures
+#   LEVELS="1 2 3 8" chooses the allocator columns; EXACT=0 skips the exact search (its column reads "skipped")
 #   minimalloc   wall seconds of MINIMALLOC=path/to/minimalloc (built from google/minimalloc) run in the same
 #                script, before exact on the same benchmark, when given
 # Every placement is checked by minimalloc's own rules (allocsim export minimalloc) before its height is quoted.
@@ -27,8 +29,12 @@ height() {  # allocated program, csv, capacity -> height, or "invalid"
 spill_bytes() {  # inserted DRAM spill slots: [p, e] dtype !spill
   awk '$1 == "dram" && /!spill/ { gsub(/[\[\],]/, " "); n = $3 * $4 * ($5 ~ /bf16|u16/ ? 2 : 4); s += n } END { print s + 0 }' "$1"
 }
-echo "| bench | buffers | lower bound | minimalloc s | exact: fits, height/LB, s | O1: spill bytes, s, height/LB unlimited | O2: same | O3: same |"
-echo "|---|---|---|---|---|---|---|---|"
+LEVELS=${LEVELS:-1 2 3 8}
+head="| bench | buffers | lower bound | minimalloc s | exact: fits, height/LB, s"
+rule="|---|---|---|---|---"
+for O in $LEVELS; do head="$head | O$O: spill bytes, s, height/LB unlimited"; rule="$rule|---"; done
+echo "$head |"
+echo "$rule|"
 for f in bench/minimalloc/[A-K].1048576.csv; do
   b=$(basename "$f" .1048576.csv)
   cap=1048576
@@ -43,13 +49,15 @@ for f in bench/minimalloc/[A-K].1048576.csv; do
     mm=$(secs "$t0" "$(now)"); [ $ok = 1 ] || mm=">$TL (no answer)"
   fi
   t0=$(now)
-  if "$BIN" alloc "$TMP/p.txt" --allocator exact --time-limit "$TL" -o "$TMP/x.txt" 2>"$TMP/x.err"; then
+  if [ "${EXACT:-1}" = 0 ]; then
+    ex="skipped"
+  elif "$BIN" alloc "$TMP/p.txt" --allocator exact --time-limit "$TL" -o "$TMP/x.txt" 2>"$TMP/x.err"; then
     h=$(height "$TMP/x.txt" "$f" $cap); ex="yes, $(ratio "$h" "$lb"), $(secs "$t0" "$(now)")"
   else
     ex="no ($(grep -o 'proved\|time limit' "$TMP/x.err" | head -1)), -, $(secs "$t0" "$(now)")"
   fi
   cols=""
-  for O in 1 2 3; do
+  for O in $LEVELS; do
     rm -f "$TMP/c.txt" "$TMP/cb.txt"
     t0=$(now); "$BIN" alloc "$TMP/p.txt" -O$O -o "$TMP/c.txt" 2>/dev/null || true; t=$(secs "$t0" "$(now)")
     [ -f "$TMP/c.txt" ] && sb=$(spill_bytes "$TMP/c.txt") || sb="refused"
