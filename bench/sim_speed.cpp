@@ -70,8 +70,9 @@ void BM_FullModel(benchmark::State& state) {
   sim::SimOptions o;
   o.record_reads = false;
   o.prevalidate = false;  // the program ran once in benchProgram()
+  const Program& p = program();  // built (generated, allocated, run once) outside the timed loop
   uint64_t n = 0;
-  for (auto _ : state) n += sim::simulate(program(), o).exec.steps;
+  for (auto _ : state) n += sim::simulate(p, o).exec.steps;
   state.SetItemsProcessed(int64_t(n));
   state.counters["instr_per_s"] = benchmark::Counter(double(n), benchmark::Counter::kIsRate);
 }

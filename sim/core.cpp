@@ -92,16 +92,48 @@ void Core::waitEvent(sc_event& e) {
   if (abort_) throw Aborted{};
 }
 
-void Core::waitDeps(const std::vector<Dependence>& deps, const Instruction* consumer) {
+const Dependence* Core::waitForAll(const std::vector<Dependence>& deps) {
+  const Dependence* last = nullptr;
   for (const Dependence& d : deps) {
     for (;;) {
       Record& producer = records_[d.slot];
       if (producer.seq != d.seq || (d.kind == DepKind::WAR ? producer.started : producer.done)) break;
-      const uint64_t t0 = now();
       waitEvent(d.kind == DepKind::WAR ? producer.started_ev : producer.done_ev);
-      result_.stats.addStall(StallCause(d.kind), d.producer, consumer, now() - t0);
+      last = &d;
     }
   }
+  return last;
+}
+
+void Core::waitDeps(const std::vector<Dependence>& deps, const Instruction* consumer) {
+  const uint64_t t0 = now();
+  if (const Dependence* last = waitForAll(deps))
+    result_.stats.addStall(StallCause(last->kind), last->producer, consumer, now() - t0);
+}
+
+void Core::advanceSequencer(uint64_t cycles) {
+  sequencer_cycle_ += cycles;
+  if (!vcd_) return;
+  busy_[kEngines] = true;
+  waitCycles(sequencer_cycle_ - now());
+  busy_[kEngines] = false;
+}
+
+void Core::sequencerWaitEvent(sc_event& e, StallCause cause, const Instruction* producer,
+                              const Instruction* consumer) {
+  waitEvent(e);
+  const uint64_t t = now();
+  if (t <= sequencer_cycle_) return;  // it happened before the sequencer's clock got there: no stall
+  result_.stats.addStall(cause, producer, consumer, t - sequencer_cycle_);
+  sequencer_cycle_ = t;
+}
+
+void Core::sequencerWaitDeps(const std::vector<Dependence>& deps, const Instruction* consumer) {
+  const Dependence* last = waitForAll(deps);
+  const uint64_t t = now();
+  if (!last || t <= sequencer_cycle_) return;  // all ended before the sequencer's clock got there: no stall
+  result_.stats.addStall(StallCause(last->kind), last->producer, consumer, t - sequencer_cycle_);
+  sequencer_cycle_ = t;
 }
 
 void Core::fail(std::exception_ptr e) {
@@ -116,8 +148,8 @@ void Core::wakeEveryone() {
   for (Fifo& f : rings_) f.pushed.notify(), f.popped.notify();
 }
 
-void Core::slice(uint32_t track, uint64_t start, const Instruction* inst) {
-  if (o_->trace) o_->trace->slices.push_back({track, start, now(), inst});
+void Core::slice(uint32_t track, uint64_t start, uint64_t end, const Instruction* inst) {
+  if (o_->trace) o_->trace->slices.push_back({track, start, end, inst});
 }
 
 // ---- records ----------------------------------------------------------------------------------------------------
@@ -155,7 +187,7 @@ void Core::finishRecord(uint32_t slot) {
   r.writes.commit(*phys_);
   // An engine streams its sources for the whole instruction (a DMA for its whole transfer), so a later writer of
   // them waits for the end (WAR), although the values were taken at the start.
-  board_.retire(r.seq);
+  board_.retire(slot);
   r.started = true;
   r.started_ev.notify();
   r.done = true;
@@ -175,7 +207,9 @@ void Core::sequencerThread() {
     }
     try {
       ensureQueues(p_->arch.dma_queues);
+      sequencer_cycle_ = now();
       runBody(p_->body, nullptr);
+      last_cycle_ = std::max(last_cycle_, sequencer_cycle_);
     } catch (const Aborted&) {
     } catch (...) {
       fail(std::current_exception());
@@ -215,7 +249,7 @@ void Core::runLoop(const Instruction& inst) {
   auto setRegister = [&](uint64_t v) {  // after any SP instruction still writing it (WAW)
     deps.clear();
     board_.access(reg, true, 0, 0, &inst, false, deps);
-    waitDeps(deps, &inst);
+    sequencerWaitDeps(deps, &inst);
     phys_->writeReg(inst.rd, v);
   };
   const uint64_t cost = computeCycles(o_->timing, inst, nullptr, nullptr, nullptr);
@@ -223,14 +257,11 @@ void Core::runLoop(const Instruction& inst) {
   for (; v < inst.hi; v += inst.step) {
     countStep(inst);
     setRegister(uint64_t(int64_t(v)));
-    const uint64_t t0 = now();
-    busy_[kEngines] = true;
-    waitCycles(cost);
-    busy_[kEngines] = false;
+    const uint64_t t0 = sequencer_cycle_;
+    advanceSequencer(cost);
     result_.stats.sequencer_busy_cycles += cost;
-    last_cycle_ = std::max(last_cycle_, now());
     ++result_.stats.loop_iterations;
-    slice(kSequencerTrack, t0, &inst);
+    slice(kSequencerTrack, t0, sequencer_cycle_, &inst);
     LoopPos pos{v == inst.lo, v + inst.step >= inst.hi};
     runBody(inst.body, &pos);
   }
@@ -257,7 +288,7 @@ void Core::readRegistersAtDispatch(const Instruction& inst, Record& rec) {
   std::vector<Dependence>& deps = rec.deps;  // scratch until the operands are entered
   deps.clear();
   for (size_t i = 0; i < n; ++i) board_.access(registerFootprint(*layout_, regs[i]), false, 0, 0, &inst, false, deps);
-  waitDeps(deps, &inst);
+  sequencerWaitDeps(deps, &inst);
   deps.clear();
   for (size_t i = 0; i < n; ++i) rec.regs.emplace_back(regs[i], phys_->readReg(regs[i]));
 }
@@ -326,12 +357,9 @@ void Core::dispatch(const Instruction& inst, const LoopPos* loop) {
   countStep(inst);
   const uint32_t e = uint32_t(engineOf(inst.op));
   Fifo& fifo = engine_fifo_[e];
-  while (fifo.slots.size() >= o_->timing.engine_queue_depth) {
-    const uint64_t t0 = now();
-    const Instruction* busy = executing_[e];
-    waitEvent(fifo.popped);
-    result_.stats.addStall(StallCause::EngineBusy, busy, &inst, now() - t0);
-  }
+  // A full queue stalls the sequencer until the engine takes the oldest instruction in it (the stall's producer).
+  while (fifo.slots.size() >= o_->timing.engine_queue_depth)
+    sequencerWaitEvent(fifo.popped, StallCause::EngineBusy, records_[fifo.slots.front()].inst, &inst);
   const uint32_t slot = takeRecord();
   Record& rec = records_[slot];
   rec.inst = &inst;
@@ -339,13 +367,18 @@ void Core::dispatch(const Instruction& inst, const LoopPos* loop) {
   rec.last = !loop || loop->last;
   readRegistersAtDispatch(inst, rec);
   enterOperands(inst, slot, rec);
+  orderDependences(rec.deps);
   if (o_->record_reads) {
     rec.read_index = result_.exec.reads.size();
     result_.exec.reads.push_back({inst.id, 0});
   }
   ++result_.stats.instructions;
+  rec.dispatch_cycle = sequencer_cycle_;
   fifo.slots.push_back(slot);
-  fifo.pushed.notify();
+  // The engine wakes when the instruction is queued, on the sequencer's clock (an earlier pending wake-up stays).
+  const uint64_t t = now();
+  if (sequencer_cycle_ > t) fifo.pushed.notify(sc_time::from_value((sequencer_cycle_ - t) * kPsPerCycle));
+  else fifo.pushed.notify();
 }
 
 // ---- engines ----------------------------------------------------------------------------------------------------
@@ -366,7 +399,7 @@ void Core::serveEngine(uint32_t e) {
       if (fifo.slots.empty() || abort_) break;
       const uint32_t slot = fifo.slots.front();
       Record& r = records_[slot];
-      executing_[e] = r.inst;  // the engine is busy with it, waiting or not (the sequencer's engine-busy stalls)
+      if (r.dispatch_cycle > now()) waitCycles(r.dispatch_cycle - now());  // queued ahead of model time
       waitDeps(r.deps, r.inst);
       fifo.slots.pop_front();
       fifo.popped.notify();
@@ -396,16 +429,14 @@ void Core::serveEngine(uint32_t e) {
       waitCycles(r.latency);
       finishRecord(slot);
       busy_[e] = false;
-      executing_[e] = nullptr;
       stats.busy_cycles += r.latency;
-      slice(e, t0, r.inst);
+      slice(e, t0, now(), r.inst);
       freeRecord(slot);
     }
   } catch (const Aborted&) {
   } catch (...) {
     fail(std::current_exception());
   }
-  executing_[e] = nullptr;
   if (e == uint32_t(Engine::DMA)) {
     dma_issue_done_ = true;
     for (Fifo& ring : rings_) ring.pushed.notify();
@@ -453,16 +484,16 @@ void Core::serveQueue(uint32_t q) {
       Record& r = records_[slot];
       const uint64_t earliest = std::max(now(), r.issue_cycle + uint64_t(o_->timing.dma_fixed));
       const uint64_t window = fabric_.reserve(now(), earliest, r.latency);
-      waitCycles(window - now());
-      const uint64_t t0 = now();
+      // Read now, not when the window opens: the same values, because the producers of the sources finished
+      // before the issue (RAW) and every later writer of them waits for the transfer's end (WAR). One wait less.
       startRecord(slot);
-      waitCycles(r.latency);
+      waitCycles(window + r.latency - now());
       finishRecord(slot);
       stats.bytes += r.bytes;
       stats.descriptors += r.descriptors;
       stats.busy_cycles += r.latency;
       ++stats.transfers;
-      slice(kFirstQueueTrack + q, t0, r.inst);
+      slice(kFirstQueueTrack + q, window, now(), r.inst);
       ring.slots.pop_front();
       ring_used_[q % 256] = uint32_t(ring.slots.size());
       ring.popped.notify();

@@ -56,6 +56,7 @@ class Core : public sc_core::sc_module {
     bool first = true, last = true;  // loop position, for start@first / stop@last
     uint64_t read_index = 0;
     uint64_t latency = 0;  // compute cycles; DMA: fabric cycles
+    uint64_t dispatch_cycle = 0;  // when the sequencer queued it (the engine takes it no earlier)
     uint64_t issue_cycle = 0;
     uint64_t bytes = 0, descriptors = 0;
     std::vector<Dependence> deps;
@@ -105,7 +106,15 @@ class Core : public sc_core::sc_module {
   uint64_t now() const;
   void waitCycles(uint64_t n);
   void waitEvent(sc_core::sc_event& e);  // throws Aborted when the job failed meanwhile
+  // Waits until every dependence is met; returns the last one it had to wait for (null: none), which the whole
+  // stall is attributed to: the one that bound, without which the instruction would have started earlier.
+  const Dependence* waitForAll(const std::vector<Dependence>& deps);
   void waitDeps(const std::vector<Dependence>& deps, const Instruction* consumer);
+  // The sequencer runs ahead of model time (see sequencer_cycle_): these are its waits.
+  void advanceSequencer(uint64_t cycles);
+  void sequencerWaitDeps(const std::vector<Dependence>& deps, const Instruction* consumer);
+  void sequencerWaitEvent(sc_core::sc_event& e, StallCause cause, const Instruction* producer,
+                          const Instruction* consumer);
   uint32_t takeRecord();
   void freeRecord(uint32_t slot);
   void startRecord(uint32_t slot);   // reads the operands
@@ -113,7 +122,7 @@ class Core : public sc_core::sc_module {
   void fail(std::exception_ptr e);
   void wakeEveryone();
   void ensureQueues(uint32_t n);
-  void slice(uint32_t track, uint64_t start, const Instruction* inst);
+  void slice(uint32_t track, uint64_t start, uint64_t end, const Instruction* inst);
 
   sc_core::sc_event job_start_;
   // the current job
@@ -129,6 +138,14 @@ class Core : public sc_core::sc_module {
   uint64_t seq_ = 0;
   uint64_t dma_issued_ = 0;
   uint64_t last_cycle_ = 0;
+  // The sequencer's own clock, at or ahead of model time (temporal decoupling, as a TLM quantum keeper does): a
+  // loop iteration advances it without a SystemC wait, and an instruction it queues carries it as its dispatch
+  // cycle. It only waits on an event (a full engine queue, a register still being written), and then catches up
+  // with model time. This is exact, not an approximation: what the sequencer observes early can only change in
+  // its favour by its own clock (a queue slot freed, a register written), and every such change is an event it
+  // waits for when it has not happened yet; the scoreboard it fills early only gains dependences on instructions
+  // that end before the dispatch cycle, which cost nothing. With a VCD it waits out every iteration (SEQ_loop).
+  uint64_t sequencer_cycle_ = 0;
   bool dispatch_done_ = false, dma_issue_done_ = false, abort_ = false;
   std::exception_ptr error_;
   SimResult result_;
@@ -138,7 +155,6 @@ class Core : public sc_core::sc_module {
   std::deque<Record> records_;
   std::vector<uint32_t> free_;
   Fifo engine_fifo_[kEngines];
-  const Instruction* executing_[kEngines] = {};
   std::deque<Fifo> rings_;
   uint32_t queue_threads_ = 0;
 

@@ -1,5 +1,7 @@
 #include "sim/scoreboard.h"
 
+#include <algorithm>
+
 namespace allocsim::sim {
 
 const char* depKindName(DepKind k) {
@@ -11,27 +13,81 @@ const char* depKindName(DepKind k) {
   return "?";
 }
 
+void orderDependences(std::vector<Dependence>& deps) {
+  if (deps.size() < 2) return;
+  std::sort(deps.begin(), deps.end(), [](const Dependence& a, const Dependence& b) {
+    return a.seq != b.seq ? a.seq < b.seq : a.kind < b.kind;
+  });
+  deps.erase(std::unique(deps.begin(), deps.end(), [](const Dependence& a, const Dependence& b) { return a.seq == b.seq; }),
+             deps.end());
+}
+
+void Scoreboard::reset(DropDependency drop) {
+  for (Resource& r : resources_) r.reads.clear(), r.writes.clear(), r.reads_purged_at = 0;
+  live_seq_.assign(live_seq_.size(), 0);
+  drop_ = drop;
+}
+
+void Scoreboard::scan(std::vector<Entry>& list, const Footprint& fp, uint64_t seq, DepKind kind,
+                      std::vector<Dependence>& deps) {
+  const bool dropped = uint8_t(kind) + 1 == uint8_t(drop_);  // DropDependency::RAW == DepKind::RAW + 1, ...
+  for (size_t i = 0; i < list.size();) {
+    const Entry& e = list[i];
+    if (!live(e)) {
+      list[i] = list.back();
+      list.pop_back();
+      continue;
+    }
+    if (e.seq != seq && e.byte_lo < fp.byte_hi && fp.byte_lo < e.byte_hi && e.row_lo < fp.row_hi &&
+        fp.row_lo < e.row_hi && !dropped)
+      deps.push_back({e.slot, e.seq, kind, e.inst});
+    ++i;
+  }
+}
+
+void Scoreboard::sweep(std::vector<Entry>& list) {
+  for (size_t i = 0; i < list.size();) {
+    if (live(list[i])) {
+      ++i;
+    } else {
+      list[i] = list.back();
+      list.pop_back();
+    }
+  }
+}
+
 void Scoreboard::access(const Footprint& fp, bool write, uint32_t slot, uint64_t seq, const Instruction* inst,
                         bool record, std::vector<Dependence>& deps) {
   if (fp.empty()) return;
-  for (const Entry& e : entries_) {
-    if (e.seq == seq || (!write && !e.write) || !e.fp.overlaps(fp)) continue;
-    DepKind kind = !write ? DepKind::RAW : e.write ? DepKind::WAW : DepKind::WAR;
-    if (uint8_t(kind) + 1 == uint8_t(drop_)) continue;  // DropDependency::RAW == DepKind::RAW + 1, ...
-    deps.push_back({e.slot, e.seq, kind, e.inst});
+  if (fp.resource >= resources_.size()) resources_.resize(fp.resource + 1);
+  Resource& r = resources_[fp.resource];
+  scan(r.writes, fp, seq, write ? DepKind::WAW : DepKind::RAW, deps);
+  if (write) scan(r.reads, fp, seq, DepKind::WAR, deps), r.reads_purged_at = r.reads.size();
+  if (!record) return;
+  if (slot >= live_seq_.size()) live_seq_.resize(slot + 1, 0);
+  live_seq_[slot] = seq;
+  const Entry e{fp.byte_lo, fp.byte_hi, fp.row_lo, fp.row_hi, slot, seq, inst};
+  if (write) {
+    r.writes.push_back(e);
+    return;
   }
-  if (record) entries_.push_back({fp, write, slot, seq, inst});
+  // Reads are only searched by writes: sweep them when they have doubled since, so they stay bounded by the
+  // instructions in flight even where nothing writes.
+  if (r.reads.size() >= 2 * r.reads_purged_at + 16) sweep(r.reads), r.reads_purged_at = r.reads.size();
+  r.reads.push_back(e);
 }
 
-void Scoreboard::retire(uint64_t seq) {
-  for (size_t i = 0; i < entries_.size();) {
-    if (entries_[i].seq == seq) {
-      entries_[i] = entries_.back();
-      entries_.pop_back();
-    } else {
-      ++i;
-    }
+void Scoreboard::retire(uint32_t slot) {
+  if (slot < live_seq_.size()) live_seq_[slot] = 0;
+}
+
+size_t Scoreboard::size() {
+  size_t n = 0;
+  for (Resource& r : resources_) {
+    sweep(r.reads), sweep(r.writes);
+    n += r.reads.size() + r.writes.size();
   }
+  return n;
 }
 
 }  // namespace allocsim::sim

@@ -4,6 +4,11 @@
 // Program order is dispatch order, so every dependence points to an older instruction and waiting never
 // deadlocks. Entries leave when the instruction ends (it streams its sources through its whole latency and
 // writes its results at the end). Its size is bounded by the instructions in flight, not by the program's length.
+//
+// It is the simulator's hottest search (every operand of every instruction), so it is organized for it: entries
+// are kept per physical resource (an SBUF access never looks at PSUM, DRAM or register entries) and, within a
+// resource, reads apart from writes (a read only looks at writes). Retiring is O(1): it marks the instruction's
+// pool slot finished, and searches drop the entries of finished instructions as they meet them.
 #pragma once
 
 #include <cstdint>
@@ -28,27 +33,44 @@ struct Dependence {
   const Instruction* producer;
 };
 
+// Puts an instruction's dependences in the order it waits for them, one per older instruction: oldest first, and
+// for one older instruction the first kind in RAW, WAR, WAW order (all of its accesses end together). A stall is
+// attributed to the last dependence waited for (the binding one; of several ending together, the youngest), so
+// the attribution depends only on program order, not on how the board stores its entries.
+void orderDependences(std::vector<Dependence>& deps);
+
 class Scoreboard {
  public:
   explicit Scoreboard(DropDependency drop = DropDependency::None) : drop_(drop) {}
-  void reset(DropDependency drop) { entries_.clear(), drop_ = drop; }
+  void reset(DropDependency drop);
 
   // Appends to `deps` the older accesses that `fp` (a read or a write) must wait for; when `record` is set, the
-  // access stays on the board until retired (a register read done at dispatch is not recorded).
+  // access stays on the board until the instruction (pool slot `slot`, dispatch number `seq` > 0) is retired
+  // (a register read done at dispatch is not recorded).
   void access(const Footprint& fp, bool write, uint32_t slot, uint64_t seq, const Instruction* inst, bool record,
               std::vector<Dependence>& deps);
-  void retire(uint64_t seq);  // the instruction ended: its accesses happened
-  size_t size() const { return entries_.size(); }
+  void retire(uint32_t slot);  // the instruction in `slot` ended: its accesses happened
+  size_t size();               // live entries (drops finished ones first)
 
  private:
   struct Entry {
-    Footprint fp;
-    bool write;
+    uint64_t byte_lo, byte_hi;
+    uint32_t row_lo, row_hi;
     uint32_t slot;
     uint64_t seq;
     const Instruction* inst;
   };
-  std::vector<Entry> entries_;
+  struct Resource {
+    std::vector<Entry> reads, writes;
+    size_t reads_purged_at = 0;  // reads' size after the last sweep (reads are only swept when they pile up)
+  };
+  bool live(const Entry& e) const { return e.slot < live_seq_.size() && live_seq_[e.slot] == e.seq; }
+  // Appends the live entries of `list` that overlap `fp` as dependences of kind `kind`; drops finished ones.
+  void scan(std::vector<Entry>& list, const Footprint& fp, uint64_t seq, DepKind kind, std::vector<Dependence>& deps);
+  void sweep(std::vector<Entry>& list);
+
+  std::vector<Resource> resources_;  // by Footprint::resource
+  std::vector<uint64_t> live_seq_;   // by pool slot: the dispatch number of the instruction holding entries, or 0
   DropDependency drop_;
 };
 

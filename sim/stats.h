@@ -4,9 +4,8 @@
 
 #include <array>
 #include <cstdint>
-#include <map>
 #include <string>
-#include <tuple>
+#include <unordered_map>
 #include <vector>
 
 #include "ir/program.h"
@@ -33,9 +32,10 @@ struct QueueStats {
 };
 
 // Stall cycles of one (cause, producer, consumer): the consumer waited that long for the producer (RAW/WAR/WAW:
-// the older instruction it depends on; ring full: the oldest transfer on the full ring; engine busy: the
-// instruction executing on the engine the consumer could not be queued to). producer is null when no single
-// instruction is to blame. Pointers into the simulated Program.
+// the older instruction it depends on, the last one it waited for when there were several; ring full: the oldest
+// transfer on the full ring; engine busy: the oldest instruction in the full engine queue, whose leaving frees the
+// slot). producer is null when no single instruction is to blame; producer == consumer is the same instruction in
+// an earlier loop iteration. Pointers into the simulated Program.
 struct StallPair {
   StallCause cause;
   const Instruction* producer;
@@ -57,7 +57,19 @@ struct SimStats {
   std::vector<StallPair> topPairs(size_t n) const;
 
  private:
-  std::map<std::tuple<uint8_t, const Instruction*, const Instruction*>, uint64_t> pairs_;
+  // Hashed, not ordered: it is updated on every stall (topPairs sorts once).
+  struct PairKey {
+    uint8_t cause;
+    const Instruction* producer;
+    const Instruction* consumer;
+    bool operator==(const PairKey& o) const {
+      return cause == o.cause && producer == o.producer && consumer == o.consumer;
+    }
+  };
+  struct PairHash {
+    size_t operator()(const PairKey& k) const;
+  };
+  std::unordered_map<PairKey, uint64_t, PairHash> pairs_;
 };
 
 }  // namespace allocsim::sim
