@@ -50,5 +50,30 @@ TEST(SimCli, AllocatedFileIsSimulatedAsGiven) {
   EXPECT_NE(r.out.find("[equivalence]"), std::string::npos) << r.out;
 }
 
+// A loop-carried dependence: each iteration's load into `a` goes to the other DMA queue (round robin) and must
+// wait for the previous iteration's load into the same bytes (WAW), each a whole transfer (dma.fixed 1400 cycles
+// and more). The pair is one instruction and its earlier iteration: named once, as such.
+TEST(SimCli, LoopCarriedStallNamesTheEarlierIteration) {
+  const std::string path = testing::TempDir() + "loop_carried.nki.txt";
+  std::ofstream(path) << "arch tiny\ndram X [8, 1024] f32 input\ndram Y [8, 128] f32 output\n"
+                         "sbuf a [8, 128] f32 @p0+0\nreg n @r0\nloop n = 0, 4, 1 {\n  dma a, X[:, n*128:128]\n}\n"
+                         "dma Y, a\n";
+  CliRun r = allocsim("run " + path);
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  const std::string line = "WAW: line 7 `dma a, X[:, n*128:128]` waited for itself in an earlier loop iteration";
+  const size_t at = r.out.find(line);
+  ASSERT_NE(at, std::string::npos) << r.out;
+  const uint64_t cycles = std::stoull(r.out.substr(r.out.rfind('\n', at) + 1));
+  EXPECT_GE(cycles, 3u * 1400) << r.out;  // three iterations wait for a whole earlier transfer each
+  EXPECT_EQ(r.out.find("`dma a, X[:, n*128:128]` waited for line 7"), std::string::npos) << r.out;
+  r = allocsim("run " + path + " --json");
+  EXPECT_NE(r.out.find("\"cause\": \"WAW\", \"cycles\": " + std::to_string(cycles) +
+                       ", \"consumer\": \"line 7 `dma a, X[:, n*128:128]`\", \"producer\": \"line 7 `dma a, "
+                       "X[:, n*128:128]`\", \"earlier_iteration\": true"),
+            std::string::npos)
+      << r.out;
+  std::remove(path.c_str());
+}
+
 }  // namespace
 }  // namespace allocsim

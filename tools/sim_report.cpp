@@ -23,7 +23,11 @@ std::string fmt(const char* f, ...) {
 double percent(uint64_t part, uint64_t whole) { return whole ? 100.0 * double(part) / double(whole) : 0.0; }
 
 std::string pairText(const Program& p, const sim::StallPair& s) {
-  std::string producer = s.producer ? instructionById(p, s.producer->id) : "(none)";
+  // An instruction in a loop may wait for its own execution in an earlier iteration (a loop-carried dependence,
+  // or the engine's queue full of its earlier iterations): say so instead of naming it twice.
+  std::string producer = !s.producer                 ? "(none)"
+                         : s.producer == s.consumer ? "itself in an earlier loop iteration"
+                                                    : instructionById(p, s.producer->id);
   return std::string(sim::stallCauseName(s.cause)) + ": " + instructionById(p, s.consumer->id) + " waited for " +
          producer;
 }
@@ -88,7 +92,8 @@ std::string simStatsJson(const Program& p, const sim::SimStats& s, size_t top_pa
     out += fmt("%s{\"cause\": \"%s\", \"cycles\": %" PRIu64 ", \"consumer\": ", i ? ", " : "",
                sim::stallCauseName(sp.cause), sp.cycles) +
            jsonString(instructionById(p, sp.consumer->id)) +
-           ", \"producer\": " + (sp.producer ? jsonString(instructionById(p, sp.producer->id)) : "null") + "}";
+           ", \"producer\": " + (sp.producer ? jsonString(instructionById(p, sp.producer->id)) : "null") +
+           ", \"earlier_iteration\": " + (sp.producer && sp.producer == sp.consumer ? "true" : "false") + "}";
   }
   return out + "]}";
 }
