@@ -28,7 +28,7 @@ void Scoreboard::reset(DropDependency drop) {
   drop_ = drop;
 }
 
-void Scoreboard::scan(std::vector<Entry>& list, const Footprint& fp, uint64_t seq, DepKind kind,
+void Scoreboard::scan(std::vector<Entry>& list, const Footprint& fp, uint64_t seq, uint8_t in_order, DepKind kind,
                       std::vector<Dependence>& deps) {
   const bool dropped = uint8_t(kind) + 1 == uint8_t(drop_);  // DropDependency::RAW == DepKind::RAW + 1, ...
   for (size_t i = 0; i < list.size();) {
@@ -38,7 +38,7 @@ void Scoreboard::scan(std::vector<Entry>& list, const Footprint& fp, uint64_t se
       list.pop_back();
       continue;
     }
-    if (e.seq != seq && e.byte_lo < fp.byte_hi && fp.byte_lo < e.byte_hi && e.row_lo < fp.row_hi &&
+    if (e.seq != seq && e.engine != in_order && e.byte_lo < fp.byte_hi && fp.byte_lo < e.byte_hi && e.row_lo < fp.row_hi &&
         fp.row_lo < e.row_hi && !dropped)
       deps.push_back({e.slot, e.seq, kind, e.inst});
     ++i;
@@ -61,12 +61,14 @@ void Scoreboard::access(const Footprint& fp, bool write, uint32_t slot, uint64_t
   if (fp.empty()) return;
   if (fp.resource >= resources_.size()) resources_.resize(fp.resource + 1);
   Resource& r = resources_[fp.resource];
-  scan(r.writes, fp, seq, write ? DepKind::WAW : DepKind::RAW, deps);
-  if (write) scan(r.reads, fp, seq, DepKind::WAR, deps), r.reads_purged_at = r.reads.size();
+  const uint8_t engine = uint8_t(engineOf(inst->op));
+  const uint8_t in_order = record && engine != uint8_t(Engine::DMA) ? engine : kNoEngine;
+  scan(r.writes, fp, seq, in_order, write ? DepKind::WAW : DepKind::RAW, deps);
+  if (write) scan(r.reads, fp, seq, in_order, DepKind::WAR, deps), r.reads_purged_at = r.reads.size();
   if (!record) return;
   if (slot >= live_seq_.size()) live_seq_.resize(slot + 1, 0);
   live_seq_[slot] = seq;
-  const Entry e{fp.byte_lo, fp.byte_hi, fp.row_lo, fp.row_hi, slot, seq, inst};
+  const Entry e{fp.byte_lo, fp.byte_hi, fp.row_lo, fp.row_hi, slot, engine, seq, inst};
   if (write) {
     r.writes.push_back(e);
     return;

@@ -46,7 +46,9 @@ class Scoreboard {
 
   // Appends to `deps` the older accesses that `fp` (a read or a write) must wait for; when `record` is set, the
   // access stays on the board until the instruction (pool slot `slot`, dispatch number `seq` > 0) is retired
-  // (a register read done at dispatch is not recorded).
+  // (a register read done at dispatch is not recorded). A recorded access leaves out older instructions of the
+  // same compute engine (PE, ACT, DVE, POOL, SP run one instruction at a time in program order, so those have
+  // ended when it starts); DMA transfers end out of order on their queues and are always kept.
   void access(const Footprint& fp, bool write, uint32_t slot, uint64_t seq, const Instruction* inst, bool record,
               std::vector<Dependence>& deps);
   void retire(uint32_t slot);  // the instruction in `slot` ended: its accesses happened
@@ -57,6 +59,7 @@ class Scoreboard {
     uint64_t byte_lo, byte_hi;
     uint32_t row_lo, row_hi;
     uint32_t slot;
+    uint8_t engine;  // Engine of inst
     uint64_t seq;
     const Instruction* inst;
   };
@@ -66,7 +69,10 @@ class Scoreboard {
   };
   bool live(const Entry& e) const { return e.slot < live_seq_.size() && live_seq_[e.slot] == e.seq; }
   // Appends the live entries of `list` that overlap `fp` as dependences of kind `kind`; drops finished ones.
-  void scan(std::vector<Entry>& list, const Footprint& fp, uint64_t seq, DepKind kind, std::vector<Dependence>& deps);
+  // `in_order`: the consumer's engine when its older instructions on that engine can be left out, else kNoEngine.
+  static constexpr uint8_t kNoEngine = 0xff;
+  void scan(std::vector<Entry>& list, const Footprint& fp, uint64_t seq, uint8_t in_order, DepKind kind,
+            std::vector<Dependence>& deps);
   void sweep(std::vector<Entry>& list);
 
   std::vector<Resource> resources_;  // by Footprint::resource

@@ -15,20 +15,22 @@ const char* stallCauseName(StallCause c) {
   return "?";
 }
 
-size_t SimStats::PairHash::operator()(const PairKey& k) const {
-  const auto mix = [](uint64_t h, uint64_t v) { return (h ^ v) * 0x9e3779b97f4a7c15ull; };
-  return size_t(mix(mix(k.cause, uint64_t(uintptr_t(k.producer))), uint64_t(uintptr_t(k.consumer))));
-}
-
 void SimStats::addStall(StallCause c, const Instruction* producer, const Instruction* consumer, uint64_t n) {
   if (n == 0) return;
   stall_cycles[size_t(c)] += n;
-  pairs_[{uint8_t(c), producer, consumer}] += n;
+  const uint32_t id = consumer ? consumer->id : 0;
+  if (id >= pairs_.size()) pairs_.resize(size_t(id) + 1);
+  for (StallPair& p : pairs_[id])
+    if (p.cause == c && p.producer == producer && p.consumer == consumer) {
+      p.cycles += n;
+      return;
+    }
+  pairs_[id].push_back({c, producer, consumer, n});
 }
 
 std::vector<StallPair> SimStats::topPairs(size_t n) const {
   std::vector<StallPair> out;
-  for (const auto& [key, cycles] : pairs_) out.push_back({StallCause(key.cause), key.producer, key.consumer, cycles});
+  for (const std::vector<StallPair>& pairs : pairs_) out.insert(out.end(), pairs.begin(), pairs.end());
   auto id = [](const Instruction* i) { return i ? i->id : UINT32_MAX; };
   std::sort(out.begin(), out.end(), [&](const StallPair& a, const StallPair& b) {
     if (a.cycles != b.cycles) return a.cycles > b.cycles;

@@ -5,7 +5,6 @@
 #include <array>
 #include <cstdint>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include "ir/program.h"
@@ -57,19 +56,9 @@ struct SimStats {
   std::vector<StallPair> topPairs(size_t n) const;
 
  private:
-  // Hashed, not ordered: it is updated on every stall (topPairs sorts once).
-  struct PairKey {
-    uint8_t cause;
-    const Instruction* producer;
-    const Instruction* consumer;
-    bool operator==(const PairKey& o) const {
-      return cause == o.cause && producer == o.producer && consumer == o.consumer;
-    }
-  };
-  struct PairHash {
-    size_t operator()(const PairKey& k) const;
-  };
-  std::unordered_map<PairKey, uint64_t, PairHash> pairs_;
+  // By the consumer's Instruction::id (a dense preorder number), then a short list: it is updated on every stall,
+  // and one instruction stalls on few (cause, producer) pairs. topPairs sorts once.
+  std::vector<std::vector<StallPair>> pairs_;
 };
 
 }  // namespace allocsim::sim
