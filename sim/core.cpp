@@ -400,6 +400,9 @@ void Core::serveEngine(uint32_t e) {
       const uint32_t slot = fifo.slots.front();
       Record& r = records_[slot];
       if (r.dispatch_cycle > now()) waitCycles(r.dispatch_cycle - now());  // queued ahead of model time
+      // The issuer holds a transfer from here until it is on a ring (DMA_issue in the VCD: high while it waits
+      // for a dependence or a ring slot; issuing itself takes no time).
+      if (e == uint32_t(Engine::DMA)) busy_[e] = true;
       waitDeps(r.deps, r.inst);
       fifo.slots.pop_front();
       fifo.popped.notify();
@@ -415,6 +418,7 @@ void Core::serveEngine(uint32_t e) {
           result_.stats.addStall(StallCause::RingFull, oldest, r.inst, now() - t0);
         }
         r.issue_cycle = now();
+        busy_[e] = false;
         ring.slots.push_back(slot);
         ring_used_[q % 256] = uint32_t(ring.slots.size());
         ring.pushed.notify();

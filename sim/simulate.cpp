@@ -1,5 +1,6 @@
 #include "sim/simulate.h"
 
+#include <cstdio>
 #include <cstdlib>
 #include <stdexcept>
 
@@ -11,12 +12,25 @@ namespace allocsim::sim {
 
 namespace {
 
+// SystemC prints its reports on standard output; allocsim's standard output is its report (and may be JSON), so
+// SystemC's informational messages (e.g. "Info: (I703) tracing timescale unit set" when a VCD is opened) go to
+// standard error instead. Warnings and errors keep SystemC's default actions.
+void reportHandler(const sc_core::sc_report& r, const sc_core::sc_actions& actions) {
+  if (r.get_severity() == sc_core::SC_INFO && (actions & sc_core::SC_DISPLAY)) {
+    std::fprintf(stderr, "%s\n", sc_core::sc_report_compose_message(r).c_str());
+    sc_core::sc_report_handler::default_handler(r, actions & ~sc_core::SC_DISPLAY);
+    return;
+  }
+  sc_core::sc_report_handler::default_handler(r, actions);
+}
+
 // Elaborated once per process (a SystemC kernel cannot be restarted); every call is a job for the same model.
 Core* theCore = nullptr;
 
 Core& core(const std::string& vcd_path, uint32_t queues) {
   if (!theCore) {
     setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 0);  // keep the banner off our standard output
+    sc_core::sc_report_handler::set_handler(reportHandler);
     theCore = new Core("core", vcd_path, queues);  // never destroyed
     // Elaborate and run the initialization phase now, so every thread already waits for its first job when the
     // first job's start is notified (a notification made before initialization would be lost).
