@@ -68,6 +68,16 @@ RC_GTEST_PROP(Simulator, AgreesWithTheInterpreterOnAllocatedPrograms, ()) {
     RC_FAIL("the simulator rejected a program the interpreter runs: " + e.format("allocated") + printProgram(allocated));
   }
   RC_ASSERT(!ref_failed);
+  // An instruction writing over its own source at an offset streams in hardware order (sim/stream.h), which the
+  // interpreter does not model: then the same run with chunks wider than any view (applied at once) must agree.
+  bool streamed = false;
+  for (const auto& so : s.stats.self_overlaps) streamed |= so.differing > 0;
+  if (streamed) {
+    o.timing.stream_chunk_elements = 1u << 20;
+    s = sim::simulate(allocated, o);
+    for (const auto& so : s.stats.self_overlaps) RC_ASSERT(so.differing == 0u);
+  }
+  RC_TAG(streamed ? "streamed over itself" : "no self-overlap");
   const bool same = s.exec.reads == ref.reads && s.exec.outputs == ref.outputs && s.exec.steps == ref.steps;
   if (!same) {
     saveRegression("simulator_finding", allocated, "the simulator disagrees with the interpreter");

@@ -8,6 +8,7 @@
 
 #include "ir/inputs.h"
 #include "sim/footprint.h"
+#include "sim/stream.h"
 
 namespace allocsim::sim {
 
@@ -168,7 +169,7 @@ uint32_t Core::takeRecord() {
 void Core::freeRecord(uint32_t slot) {
   Record& r = records_[slot];
   r.seq = 0;
-  r.started = r.done = false;
+  r.started = r.done = r.streams_over_itself = false;
   r.deps.clear();
   r.regs.clear();
   free_.push_back(slot);
@@ -177,7 +178,15 @@ void Core::freeRecord(uint32_t slot) {
 void Core::startRecord(uint32_t slot) {
   Record& r = records_[slot];
   snap_->snapshot = &r.regs;
-  const uint64_t hash = stepper_->begin(*r.inst, r.first, r.last, r.writes);
+  uint64_t hash;
+  if (r.streams_over_itself) {  // sim/stream.h: only here does streaming change the result
+    bool differs = false;
+    hash = streamInstruction(*stepper_, *snap_, *r.inst, r.first, r.last, o_->timing.stream_chunk_elements, r.writes,
+                             differs);
+    result_.stats.addSelfOverlap(r.inst, differs);
+  } else {
+    hash = stepper_->begin(*r.inst, r.first, r.last, r.writes);
+  }
   snap_->snapshot = nullptr;
   if (o_->record_reads) result_.exec.reads[r.read_index].hash = hash;
 }
@@ -329,9 +338,14 @@ void Core::enterOperands(const Instruction& inst, uint32_t slot, Record& rec) {
     case Op::TT:
     case Op::TS: {
       ResolvedView d = view(inst.dst), a = view(inst.a);
-      read(a);
-      if (inst.op == Op::TT) read(view(inst.b));
-      if (inst.op == Op::TS && inst.scalar.kind == ScalarOperand::Kind::Tensor) read(view(inst.scalar.ap));
+      const bool streams = inst.op != Op::Reduce;  // sim/stream.h
+      auto source = [&](const ResolvedView& v) {
+        read(v);
+        rec.streams_over_itself |= streams && overlapsAtAnOffset(*layout_, d, v);
+      };
+      source(a);
+      if (inst.op == Op::TT) source(view(inst.b));
+      if (inst.op == Op::TS && inst.scalar.kind == ScalarOperand::Kind::Tensor) source(view(inst.scalar.ap));
       write(d);
       rec.latency = computeCycles(t, inst, &d, &a, nullptr);
       return;

@@ -62,6 +62,7 @@ class Core : public sc_core::sc_module {
     std::vector<Dependence> deps;
     std::vector<std::pair<RegId, uint64_t>> regs;  // register values read at dispatch
     PendingWrites writes;
+    bool streams_over_itself = false;  // destination over a source at an offset: executed chunk by chunk
     bool started = false, done = false;
     sc_core::sc_event started_ev, done_ev;
   };

@@ -28,6 +28,13 @@ void SimStats::addStall(StallCause c, const Instruction* producer, const Instruc
   pairs_[id].push_back({c, producer, consumer, n});
 }
 
+void SimStats::addSelfOverlap(const Instruction* inst, bool differs) {
+  auto it = std::find_if(self_overlaps.begin(), self_overlaps.end(), [&](const SelfOverlap& s) { return s.inst == inst; });
+  if (it == self_overlaps.end()) it = self_overlaps.insert(it, SelfOverlap{inst});
+  ++it->executions;
+  it->differing += differs;
+}
+
 std::vector<StallPair> SimStats::topPairs(size_t n) const {
   std::vector<StallPair> out;
   for (const std::vector<StallPair>& pairs : pairs_) out.insert(out.end(), pairs.begin(), pairs.end());

@@ -50,6 +50,15 @@ struct SimStats {
   uint64_t sequencer_busy_cycles = 0;  // the SP sequencer's loop iterations
   std::array<uint64_t, kStallCauses> stall_cycles{};
   uint64_t instructions = 0;  // executed non-loop instructions
+  // Instructions whose destination overlapped one of their sources at an offset, so they ran chunk by chunk
+  // (sim/stream.h): how often, and how often the result differed from applying them at once (as the interpreter
+  // does). In program order of first execution.
+  struct SelfOverlap {
+    const Instruction* inst;
+    uint64_t executions = 0, differing = 0;
+  };
+  std::vector<SelfOverlap> self_overlaps;
+  void addSelfOverlap(const Instruction* inst, bool differs);
 
   void addStall(StallCause c, const Instruction* producer, const Instruction* consumer, uint64_t cycles);
   // The stall pairs, most cycles first (ties: cause, then program order), at most n.

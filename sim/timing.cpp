@@ -15,7 +15,7 @@ struct Key {
   double min, max;
 };
 
-// Every key and its range; engine-queue-depth is an integer kept apart.
+// Every key and its range; engine-queue-depth and stream.chunk-elements are integers kept apart.
 const Key kKeys[] = {
     {"clock-ghz", &TimingTable::clock_ghz, 0.001, 100},
     {"pe.fixed", &TimingTable::pe_fixed, 0, 1e6},
@@ -73,6 +73,12 @@ void TimingTable::apply(const std::string& text) {
       if (v < 1 || v > 4096 || v != std::floor(v))
         throw InputError(value_loc, "engine-queue-depth must be an integer between 1 and 4096, got " + value);
       engine_queue_depth = uint32_t(v);
+      continue;
+    }
+    if (key == "stream.chunk-elements") {
+      if (v < 1 || v > 1048576 || v != std::floor(v))
+        throw InputError(value_loc, "stream.chunk-elements must be an integer between 1 and 1048576, got " + value);
+      stream_chunk_elements = uint32_t(v);
       continue;
     }
     const Key* found = nullptr;

@@ -14,6 +14,7 @@ namespace allocsim::sim {
 struct TimingTable {
   double clock_ghz = 0;
   uint32_t engine_queue_depth = 0;
+  uint32_t stream_chunk_elements = 0;  // see sim/stream.h
   double pe_fixed = 0, pe_per_column = 0;
   double act_fixed = 0, act_per_element = 0;
   double dve_fixed = 0, dve_per_element = 0;

@@ -65,6 +65,12 @@ std::string simStatsText(const Program& p, const sim::SimStats& s, double clock_
   std::vector<sim::StallPair> top = s.topPairs(top_pairs);
   if (!top.empty()) out += "top stalls:\n";
   for (const sim::StallPair& sp : top) out += fmt("  %10" PRIu64 " cycles  ", sp.cycles) + pairText(p, sp) + "\n";
+  // sim/stream.h: the interpreter cannot see these, so a disagreement that follows is explained here.
+  for (const sim::SimStats::SelfOverlap& so : s.self_overlaps)
+    out += "streamed over its own source: " + instructionById(p, so.inst->id) +
+           fmt(" writes where it still reads (destination over a source at an offset); chunk by chunk, the result "
+               "differed from applying it at once in %" PRIu64 " of %" PRIu64 " executions\n",
+               so.differing, so.executions);
   return out;
 }
 
