@@ -14,7 +14,7 @@
 #include "fuzz/fuzz_program.h"
 #include "ir/physical_storage.h"
 #include "sim/simulate.h"
-#include "tools/sim_report.h"
+#include "sim/agreement.h"
 
 using namespace allocsim;
 
@@ -73,10 +73,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     for (const sim::SimStats::SelfOverlap& again : r.stats.self_overlaps)
       if (again.differing)
         fuzz::reportBug("sim", "one chunk per instruction still differs from applying it at once", in.program,
-                        &allocated, cli::instructionById(allocated, again.inst->id));
+                        &allocated, sim::instructionById(allocated, again.inst->id));
     break;
   }
-  if (auto diff = cli::simulatorDisagreement(allocated, r.exec, ref))
+  if (auto diff = sim::simulatorDisagreement(allocated, r.exec, ref))
     fuzz::reportBug("sim", "the simulator disagrees with the interpreter", in.program, &allocated, *diff);
 
   // What the statistics promise: every instruction ran on one engine, no engine or queue was busy longer than
