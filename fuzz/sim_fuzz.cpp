@@ -13,8 +13,8 @@
 #include "alloc/no_reuse.h"
 #include "fuzz/fuzz_program.h"
 #include "ir/physical_storage.h"
-#include "sim/simulate.h"
 #include "sim/agreement.h"
+#include "sim/simulate.h"
 
 using namespace allocsim;
 
