@@ -1,9 +1,10 @@
 // Fuzz target for the DMA optimization (alloc/dma_opt/, seed 000 DMAOptimization): bytes -> well-formed tiny
-// program -> allocated at O1, O2, O3, O6 or O7 with --gca-dma-optlevel 0 (the DMAs as the allocators left them)
-// -> both instances at level 1 or 2 (chosen by the input) on the allocated program. The result must be
-// well-formed, pass the three oracles against the original, stand for the same program (the recovered reference
-// is unchanged), and never execute more DMAs, descriptors or bytes than before. Then the same level through the
-// driver (the pass between the allocators) must pass the oracles too. AllocError is a legal outcome.
+// program (0-60 % of its statements DMA patterns, gen/gen_dma_patterns.cpp) -> allocated at O1, O2, O3, O6 or
+// O7 with --gca-dma-optlevel 0 (the DMAs as the allocators left them) -> both instances at level 1 or 2 (chosen
+// by the input) on the allocated program. The result must be well-formed, pass the three oracles against the
+// original, stand for the same program (the recovered reference is unchanged), and never execute more DMAs,
+// descriptors or bytes than before. Then the same level through the driver (the pass between the allocators)
+// must pass the oracles too. AllocError is a legal outcome.
 #include "alloc/alloc_error.h"
 #include "alloc/dma_opt/dma_optimization.h"
 #include "alloc/driver.h"
@@ -20,7 +21,8 @@ std::string traffic(const DmaTraffic& t) { return dmaTrafficLine("", t); }
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  fuzz::FuzzProgram in = fuzz::decodeProgram(data, size, {});  // the real tiny machine
+  // the real tiny machine
+  fuzz::FuzzProgram in = fuzz::decodeProgram(data, size, {}, /*max_dma_patterns=*/60);
   static const int kLevels[] = {1, 2, 3, 6, 7};
   DriverOptions o;
   o.optlevel = kLevels[in.knob % 5];

@@ -21,9 +21,12 @@ struct FuzzProgram {
   uint64_t knob = 0;  // one more decision for the target (e.g. which optlevel)
 };
 
-// The tiny machine with `overrides` ("sp-registers", "16", ...) applied; sizes and pressure from the input.
+// The tiny machine with `overrides` ("sp-registers", "16", ...) applied; sizes and pressure from the input, and
+// the DMA-pattern rate (GenOptions::dma_patterns) up to `max_dma_patterns` percent when that is not 0 (only then
+// is it a decision, so the other targets' inputs decode as before).
 inline FuzzProgram decodeProgram(const uint8_t* data, size_t size,
-                                 std::initializer_list<std::pair<const char*, const char*>> overrides) {
+                                 std::initializer_list<std::pair<const char*, const char*>> overrides,
+                                 uint32_t max_dma_patterns = 0) {
   ByteChoices choices(data, size);
   GenOptions opts;
   opts.arch = *archPreset("tiny");
@@ -33,6 +36,7 @@ inline FuzzProgram decodeProgram(const uint8_t* data, size_t size,
   FuzzProgram out;
   out.poison_seed = 1 + choices.below(UINT64_MAX - 1);  // from the input, so a crash reproduces from its file
   out.knob = choices.below(256);
+  if (max_dma_patterns > 0) opts.dma_patterns = uint32_t(choices.below(max_dma_patterns + 1));
   out.program = generateProgram(choices, opts);
   return out;
 }

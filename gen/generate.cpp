@@ -12,6 +12,7 @@ namespace gen {
 
 void Generator::statement() {
   if (!budgetLeft()) return;
+  if (opts_.dma_patterns > 0 && yes(opts_.dma_patterns)) return dmaPatternStatement();
   switch (weighted({6, 10, 18, 5, 12, psumPool_.empty() ? 0u : 3u, 8, depth() < kMaxLoopDepth ? (depth() == 0 ? 12u : 5u) : 0u,
                     pool_.empty() ? 0u : 5u})) {
     case 0: return memsetStatement();

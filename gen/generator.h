@@ -141,6 +141,9 @@ class Generator {
   void noteWrite(TensorId dst, double mag, bool inPlace);
   double magOf(TensorId t) const;
 
+  // --- DMA patterns (gen_dma_patterns.cpp): GenOptions::dma_patterns
+  void dmaPatternStatement();
+
   // --- matmul (gen_matmul.cpp)
   void matmulStatement();
 

@@ -149,6 +149,76 @@ PeakDemand peakDemand(const Program& p) {
   return d;
 }
 
+namespace {
+
+// The source shapes the DMA optimization's peepholes feed on once a tensor is spilled (gen/gen_dma_patterns.cpp).
+struct DmaPatterns {
+  uint64_t abutting = 0, repeated = 0, sub_range = 0, dead_stores = 0;
+};
+
+bool constantRun(const AccessPattern& ap) { return !ap.hasRegister() && ap.count2 == 1; }
+
+// The same elements of the same tensor, wherever each view is written in the source.
+bool sameView(AccessPattern a, const AccessPattern& b) {
+  a.loc = b.loc;
+  return a == b;
+}
+
+// Tensor reads of a non-loop instruction (sources; a matmul's accumulator too).
+std::vector<const AccessPattern*> sourceViews(const Instruction& i) {
+  std::vector<const AccessPattern*> out;
+  switch (i.op) {
+    case Op::Dma: case Op::Copy: case Op::Act: case Op::Reduce: case Op::RegLoad: out = {&i.a}; break;
+    case Op::TT: out = {&i.a, &i.b}; break;
+    case Op::TS:
+      out = {&i.a};
+      if (i.scalar.kind == ScalarOperand::Kind::Tensor) out.push_back(&i.scalar.ap);
+      break;
+    case Op::Matmul: out = {&i.a, &i.b}; break;
+    default: break;
+  }
+  return out;
+}
+
+bool writesWhole(const Program& p, const Instruction& i) {
+  return i.op != Op::Loop && i.op != Op::Matmul && i.op != Op::RegStore && i.dst.tensor < p.tensors.size() &&
+         isFullAccess(p, i.dst);
+}
+
+void dmaPatterns(const Program& p, const std::vector<Instruction>& body, DmaPatterns& d) {
+  for (size_t k = 0; k < body.size(); ++k) {
+    const Instruction& i = body[k];
+    if (i.op == Op::Loop) {
+      dmaPatterns(p, i.body, d);
+      continue;
+    }
+    const std::vector<const AccessPattern*> reads = sourceViews(i);
+    if (reads.size() >= 2 && reads[0]->tensor == reads[1]->tensor && constantRun(*reads[0]) &&
+        constantRun(*reads[1]) && reads[0]->partition == reads[1]->partition &&
+        (reads[1]->offset.constant == reads[0]->offset.constant + reads[0]->count ||
+         reads[0]->offset.constant == reads[1]->offset.constant + reads[1]->count))
+      ++d.abutting;
+    for (const AccessPattern* r : reads)
+      if (r->tensor < p.tensors.size() && p.tensors[r->tensor].space != Space::Dram && constantRun(*r) &&
+          !isFullAccess(p, *r))
+        ++d.sub_range;
+    if (k + 1 < body.size() && body[k + 1].op != Op::Loop) {
+      const std::vector<const AccessPattern*> next = sourceViews(body[k + 1]);
+      bool shared = false;
+      for (const AccessPattern* a : reads)
+        for (const AccessPattern* b : next) shared |= sameView(*a, *b);
+      d.repeated += shared;
+      // a whole write followed directly by another whole write of the same tensor that does not read it
+      bool reread = false;
+      for (const AccessPattern* b : next) reread |= b->tensor == i.dst.tensor;
+      d.dead_stores += writesWhole(p, i) && writesWhole(p, body[k + 1]) && body[k + 1].dst.tensor == i.dst.tensor &&
+                       !reread;
+    }
+  }
+}
+
+}  // namespace
+
 std::vector<ShapeFeature> measureShape(const Program& p) {
   std::vector<ShapeFeature> f;
   auto flag = [&](const std::string& name, bool v) { f.push_back(ShapeFeature{name, v ? 1u : 0u, true}); };
@@ -201,6 +271,13 @@ std::vector<ShapeFeature> measureShape(const Program& p) {
   for (uint32_t op = 0; op <= uint32_t(Op::Loop); ++op) count(std::string("op ") + opName(Op(op)), ops[op]);
   for (uint32_t t = 0; t <= uint32_t(DType::U16); ++t)
     count(std::string("dtype ") + dtypeName(DType(t)) + " tensors", dtypes[t]);
+
+  DmaPatterns dp;
+  dmaPatterns(p, p.body, dp);
+  count("DMA pattern: abutting reads of one tensor", dp.abutting);
+  count("DMA pattern: the same view read twice in a row", dp.repeated);
+  count("DMA pattern: on-chip sub-range reads", dp.sub_range);
+  count("DMA pattern: dead stores (overwritten whole before a read)", dp.dead_stores);
 
   PeakDemand d = peakDemand(p);
   flag("SBUF peak live bytes > capacity", d.sbuf_bytes > uint64_t(p.arch.sbuf_partitions) * p.arch.sbuf_bytes);

@@ -1,5 +1,6 @@
 // Properties of the DMA optimization (alloc/dma_opt/, seed 000 DMAOptimization) on generated programs under
-// pressure (so the allocators insert spill and reload DMAs for it to clean up): at every --gca-dma-optlevel the
+// pressure and with the generator's DMA patterns (so the allocators insert spill and reload DMAs for it to clean
+// up): at every --gca-dma-optlevel the
 // pass never increases the DMA instructions, executions, descriptors or bytes; the optimized program passes all
 // three oracles against the original and stands for the same program; and through the driver every coloring
 // optlevel with the pass on passes the oracles. A failing case is saved to corpus/regressions/.
@@ -20,8 +21,17 @@
 namespace allocsim {
 namespace {
 
+// Under pressure, and (two draws in three) with the generator's DMA patterns (gen --dma-patterns: abutting,
+// repeated and sub-range reads, dead stores), so the spilled programs give every worker something to do.
 rc::Gen<Program> genPressuredProgram() {
-  return genProgramOn(*archPreset("tiny"), 30);  // the real register file: the REG colorer spills
+  return rc::gen::exec([] {
+    GenOptions opts;
+    opts.arch = *archPreset("tiny");  // the real register file: the REG colorer spills
+    opts.size = *rc::gen::inRange<uint32_t>(1, 31);
+    opts.pressure = *rc::gen::element<uint32_t>(50, 100, 150, 200, 300);
+    opts.dma_patterns = *rc::gen::element<uint32_t>(0, 30, 60);
+    return *genProgramFromList(opts);
+  });
 }
 
 DriverResult allocateOrDiscard(const Program& p, int optlevel, int dma_level) {

@@ -12,6 +12,7 @@
 #include "ir/check.h"
 #include "ir/parse.h"
 #include "ir/print.h"
+#include "tests/cli_run.h"
 #include "verify/reference.h"
 #include "verify/verify.h"
 
@@ -365,6 +366,38 @@ TEST(MergeTracker, JoinsChainsOntoTheirFirstMember) {
   EXPECT_EQ(m.members(2), (std::vector<size_t>{1, 2, 3}));
   EXPECT_EQ(m.find(0), 0u);
   EXPECT_EQ(m.members(4), (std::vector<size_t>{4}));
+}
+
+}  // namespace
+}  // namespace allocsim
+
+namespace allocsim {
+namespace {
+
+// The CLI: --gca-dma-optlevel takes the seed's four levels only, and the figures reach -v and --json.
+TEST(DmaOptimizationCli, LevelOptionAndFigures) {
+  const std::string k = "alloc corpus/kernels/matmul_tiled_tiny.nki.txt";
+  for (const char* bad : {"3", "-2", "one", ""}) {
+    CliRun r = allocsim(k + " --gca-dma-optlevel '" + bad + "'");
+    EXPECT_EQ(r.exit_code, 2) << bad;
+    EXPECT_NE(r.out.find("--gca-dma-optlevel expects -1, 0, 1 or 2"), std::string::npos) << r.out;
+  }
+  CliRun v = allocsim(k + " -v -o /dev/null");
+  ASSERT_EQ(v.exit_code, 0) << v.out;
+  EXPECT_NE(v.out.find("[dma_optimization_psum]"), std::string::npos) << v.out;
+  EXPECT_NE(v.out.find("[dma_optimization_sb]"), std::string::npos) << v.out;
+  EXPECT_NE(v.out.find("  Pre GCA DMA instructions: "), std::string::npos) << v.out;
+  EXPECT_NE(v.out.find("  Post GCA DMA instructions: "), std::string::npos) << v.out;
+  EXPECT_NE(v.out.find("[psum spill optimization]: removed "), std::string::npos) << v.out;
+  CliRun j = allocsim(k + " --json -o /dev/null --gca-dma-optlevel 2", "2>/dev/null");
+  ASSERT_EQ(j.exit_code, 0) << j.out;
+  for (const char* key : {"\"dma.pre_gca.instructions\": ", "\"dma.post_gca.descriptors\": ", "\"dma.post_gca.bytes\": ",
+                          "\"dma.level\": 2"})
+    EXPECT_NE(j.out.find(key), std::string::npos) << key;
+  CliRun off = allocsim(k + " -v -o /dev/null --gca-dma-optlevel -1");
+  ASSERT_EQ(off.exit_code, 0) << off.out;
+  EXPECT_NE(off.out.find("dma_optimization_sb: off (--gca-dma-optlevel -1)"), std::string::npos) << off.out;
+  EXPECT_EQ(off.out.find("Pre GCA"), std::string::npos) << off.out;
 }
 
 }  // namespace

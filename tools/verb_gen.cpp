@@ -12,7 +12,8 @@
 namespace allocsim::cli {
 
 static const char kGenHelp[] =
-    "usage: allocsim gen --seed S [--size N] [--pressure P] [--arch tiny|gen1|gen2] [--KEY VALUE] [-o OUT]\n"
+    "usage: allocsim gen --seed S [--size N] [--pressure P] [--dma-patterns P]\n"
+    "                    [--arch tiny|gen1|gen2] [--KEY VALUE] [-o OUT]\n"
     "       allocsim gen --stats --seeds N [--seed FIRST] [--size N] [--pressure P] [--arch ...] [--json]\n"
     "\n"
     "Prints a random well-formed program: loops, scalar registers (32 and 64 bit), register-indexed\n"
@@ -22,6 +23,8 @@ static const char kGenHelp[] =
     "  --seed S       seed (required)\n"
     "  --size N       rough number of top-level statements (default 20, at most 100000)\n"
     "  --pressure P   peak live SBUF/PSUM demand in percent of capacity (default 100; >100 forces spills)\n"
+    "  --dma-patterns P  percent of statements that are DMA patterns for the DMA optimization (abutting\n"
+    "                 reads, repeated reads, a sub-range read, a dead store; default 0)\n"
     "  --arch NAME    machine preset (default tiny); --KEY VALUE overrides one field, e.g. --psum-banks 2\n"
     "  -o OUT         write to OUT instead of standard output\n"
     "  --stats        instead of a program, print how often each shape appears over --seeds N programs\n"
@@ -48,6 +51,8 @@ int runGen(const Args& args) {
     if (auto v = r.value("--seed")) seed = ArgReader::toUint("--seed", *v, UINT64_MAX);
     else if (auto v = r.value("--size")) opts.size = uint32_t(ArgReader::toUint("--size", *v, 100000));
     else if (auto v = r.value("--pressure")) opts.pressure = uint32_t(ArgReader::toUint("--pressure", *v, 1000));
+    else if (auto v = r.value("--dma-patterns"))
+      opts.dma_patterns = uint32_t(ArgReader::toUint("--dma-patterns", *v, 100));
     else if (auto v = r.value("-o")) out = *v;
     else if (r.flag("--stats")) stats = true;
     else if (r.flag("--json")) json = true;
