@@ -25,6 +25,9 @@ struct Arch {
   // DMA: queues, each a ring of descriptor slots.
   uint32_t dma_queues = 0;
   uint32_t dma_ring_slots = 0;
+  // The per-partition byte budget of one coalesced DMA (seed 000 tooLargeForCoalescing: a byte cap read from the
+  // per-arch model; its numeric value is INFERRED, see ir/arch.cpp).
+  uint32_t dma_coalesce_bytes = 0;
   // DRAM is unbounded on the machine, but a simulator must bound what it allocates:
   // programs whose DRAM tensors (inputs, outputs, spill slots) exceed this are rejected.
   uint64_t dram_limit = 0;

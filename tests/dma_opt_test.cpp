@@ -249,14 +249,22 @@ TEST(DmaOptimization, AbuttingReloadsCoalesce) {
   expectCorrect(r);
 }
 
-// The per-partition byte budget comes from the arch (one PSUM bank): at 32 bytes the 64-byte merge is refused.
+// The per-partition byte budget is the arch model's dma-coalesce-bytes (seed 000 tooLargeForCoalescing): the merge
+// moves 16 f32 = 64 bytes per partition, so a budget of 64 allows it and 63 refuses it; the PSUM bank size is not
+// the budget (a 32-byte bank with a 64-byte budget still merges).
 TEST(DmaOptimization, CoalescingRespectsTheArchBudget) {
-  std::string text = kAbutting;
-  text.replace(0, 9, "arch tiny psum-bank-bytes=32");
-  Optimized r = optimize(text);
-  EXPECT_EQ(r.result.stats.coalesced, 0u);
-  EXPECT_EQ(dmas(r.after), 6u);
-  expectCorrect(r);
+  auto coalescedWith = [](const std::string& arch_line) {
+    std::string text = kAbutting;
+    text.replace(0, 9, arch_line);
+    Optimized r = optimize(text);
+    expectCorrect(r);
+    EXPECT_EQ(dmas(r.after), r.result.stats.coalesced == 1 ? 5u : 6u) << arch_line;
+    return r.result.stats.coalesced;
+  };
+  EXPECT_EQ(coalescedWith("arch tiny dma-coalesce-bytes=64"), 1u);
+  EXPECT_EQ(coalescedWith("arch tiny dma-coalesce-bytes=63"), 0u);
+  EXPECT_EQ(coalescedWith("arch tiny dma-coalesce-bytes=32"), 0u);
+  EXPECT_EQ(coalescedWith("arch tiny psum-bank-bytes=32 dma-coalesce-bytes=64"), 1u);
 }
 
 // Views with a gap (0:4 then 8:8) do not abut: no merge.

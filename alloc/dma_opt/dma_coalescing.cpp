@@ -38,7 +38,7 @@ class Coalescer {
   bool fits(TensorId t, uint64_t elements) const {
     const uint64_t size = dtypeSize(p_.tensors[t].dtype);
     return elements < limits_.coalesce_sanity_limit && elements <= limits_.coalesce_element_ceiling &&
-           size <= limits_.coalesce_max_element_bytes && elements * size <= p_.arch.psum_bank_bytes;
+           size <= limits_.coalesce_max_element_bytes && elements * size <= p_.arch.dma_coalesce_bytes;
   }
 
   void coalesce(std::vector<Instruction>& body) {

@@ -7,9 +7,8 @@
 //     partitions, and the second starts where the first ends on both sides (the same tensor at one placement,
 //     so abutting elements are abutting bytes);
 //   - the element ceiling, the sanity limit and the alignment gate (dma_opt_limits.h), and the per-partition byte
-//     budget of the arch model (tooLargeForCoalescing; the seed's value is an ArchModel constructor immediate it
-//     could not recover, INFERRED: we take one PSUM bank's bytes per partition, Arch::psum_bank_bytes, the unit
-//     a 512-wide fp32 tile moves);
+//     budget of the arch model (tooLargeForCoalescing: a byte cap the seed reads from the per-arch model;
+//     Arch::dma_coalesce_bytes, arch key dma-coalesce-bytes, its INFERRED value documented in ir/arch.cpp);
 //   - not across a loop boundary: both in the same body;
 //   - the merged read is legal: it reads exactly the elements the two DMAs read.
 // The MemoryMergeTracker (merge_tracker.h) joins each abutting pair; every set becomes one !coalesced DMA at the

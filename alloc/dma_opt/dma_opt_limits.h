@@ -3,7 +3,7 @@
 // Coalescing (internal_dma_coalescing / tooLargeForCoalescing): a merged DMA must stay below the element/byte
 // sanity limit 0xBB7 (2999) and within the hard 0x3E8 (1000) element ceiling per partition, move elements of at
 // most 8 bytes (the alignment <= 8 gate), and fit the per-partition byte budget, which the seed reads from the
-// per-arch model: one PSUM bank per partition, Arch::psum_bank_bytes (dma_coalescing.h).
+// per-arch model: Arch::dma_coalesce_bytes (ir/arch.cpp, dma_coalescing.h).
 //
 // The IO -> Internal copy cost model (DMACopy_insertion; the seed confirms the thresholds 4 / 512 / 32, not their
 // roles, which are our reading): turning a reload from DRAM ("IO") into an on-chip copy of a tile that is already
