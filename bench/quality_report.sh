@@ -12,4 +12,6 @@ ninja -C "$BUILD" alloc_quality
 # same run), appended to the report.
 ninja -C "$BUILD" allocsim
 { echo; echo "## minimalloc's challenging benchmarks"; echo; bash bench/minimalloc_report.sh "$BUILD"; } >> docs/quality.md
+# The DMA optimization table (bench/dma_report.sh: DMA traffic and simulated cycles at --gca-dma-optlevel 0/1/2).
+{ echo; echo "## DMA optimization"; echo; bash bench/dma_report.sh "$BUILD"; } >> docs/quality.md
 echo "wrote docs/quality.md"
