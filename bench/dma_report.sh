@@ -15,7 +15,7 @@ TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 
 field() {  # the last value of a numeric JSON field $2 in file $1
-  grep -o "\"$2\": [0-9]*" "$1" | tail -1 | sed 's/.*: //'
+  { grep -o "\"$2\": [0-9]*" "$1" || true; } | tail -1 | sed 's/.*: //'
 }
 
 subjects=()
@@ -53,12 +53,12 @@ for f in "${subjects[@]}"; do
     rc=0
     "$BIN" run "$TMP/a.txt" --json >"$TMP/s.json" 2>"$TMP/err.txt" || rc=$?
     [ "$rc" = 0 ] || ok="NO: run exit $rc at level $L"
-    cyc+=("$(grep -o '"cycles": [0-9]*' "$TMP/s.json" | head -1 | sed 's/.*: //')")
+    cyc+=("$({ grep -o '"cycles": [0-9]*' "$TMP/s.json" || true; } | head -1 | sed 's/.*: //')")
   done
   if [ "$fits" = no ]; then
     echo "| $name | *does not fit* | | | | | |"
   else
-    ratio=$(awk -v a="${cyc[1]}" -v b="${cyc[0]}" 'BEGIN { printf "%.3f", a / b }')
+    ratio=$(awk -v a="${cyc[1]}" -v b="${cyc[0]}" 'BEGIN { if (b > 0) printf "%.3f", a / b; else printf "-" }')
     echo "| $name | ${ins[0]} / ${ins[1]} / ${ins[2]} | ${des[0]} / ${des[1]} / ${des[2]} | ${byt[0]} / ${byt[1]} / ${byt[2]} | ${cyc[0]} / ${cyc[1]} / ${cyc[2]} | $ratio | $ok |"
   fi
 done

@@ -19,6 +19,11 @@ echo "== simulator: every corpus kernel at every optlevel, simulated and checked
 ninja -C build allocsim
 for k in corpus/kernels/*.nki.txt; do build/allocsim run "$k" --compare O0,O1,O2,O3,O6,O7,O8; done
 
+echo "== DMA optimization: every corpus kernel and six pattern programs at --gca-dma-optlevel 0, 1, 2 (bench/dma_report.sh)"
+table=$(bash bench/dma_report.sh build)
+echo "$table"
+if grep -q "| NO:" <<<"$table"; then echo "a DMA optimization check failed"; exit 1; fi
+
 seed=${RC_SEED:-$(date +%s)}
 echo "== RapidCheck campaign: $cases cases per property, seed $seed"
 RC_PARAMS="max_success=$cases seed=$seed" build/props/allocsim_props --gtest_filter='-NoFalseAlarm.*'
