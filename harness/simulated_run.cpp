@@ -1,6 +1,7 @@
 #include "harness/simulated_run.h"
 
-#include <mutex>
+#include <exception>
+#include <string>
 
 #include "ir/interp.h"
 #include "ir/physical_storage.h"
@@ -9,11 +10,6 @@
 
 namespace allocsim {
 namespace {
-
-std::mutex& simulatorMutex() {
-  static std::mutex mu;
-  return mu;
-}
 
 void fail(CaseOutcome& out, const std::string& kind, const std::string& message) {
   out.status = CaseStatus::Fail;
@@ -35,14 +31,7 @@ void checkSimulatedRun(const Program& allocated, const CheckSeeds& seeds, CaseOu
 void checkSimulatedRun(const Program& allocated, const sim::SimOptions& opts, CaseOutcome& out) {
   sim::SimOptions so = opts;
   so.record_reads = true;  // the operand hashes are half of the comparison
-  sim::SimResult simulated;
-  try {
-    std::lock_guard<std::mutex> lock(simulatorMutex());
-    simulated = sim::simulate(allocated, so);
-  } catch (const InputError& e) {
-    return fail(out, "simulator:cannot-run",
-                "the simulator cannot run the output: " + (e.diagnostics().empty() ? "" : e.diagnostics()[0].message));
-  }
+  // The interpreter first, on this thread: a program it cannot run throws here, not on the simulator thread.
   InterpResult reference;
   try {
     PhysicalStorage storage(allocated, so.poison_seed);
@@ -53,6 +42,18 @@ void checkSimulatedRun(const Program& allocated, const sim::SimOptions& opts, Ca
     return fail(out, "simulator:cannot-run",
                 "the interpreter cannot run the output: " + (e.diagnostics().empty() ? "" : e.diagnostics()[0].message));
   }
+  // A program the interpreter completes runs in the simulator (sim/simulate.h): no need to prevalidate it again.
+  so.prevalidate = false;
+  sim::SimResult simulated;
+  std::string failure;
+  try {
+    simulated = sim::simulate(allocated, so);  // serialized: one SystemC kernel per process
+  } catch (const InputError& e) {
+    failure = "the simulator cannot run the output: " + (e.diagnostics().empty() ? "" : e.diagnostics()[0].message);
+  } catch (const std::exception& e) {
+    failure = std::string("the simulator failed: ") + e.what();
+  }
+  if (!failure.empty()) return fail(out, "simulator:cannot-run", failure);
   if (auto d = sim::simulatorDisagreement(allocated, simulated.exec, reference)) return fail(out, "simulator:disagrees", *d);
   out.cycles = simulated.stats.cycles;
   out.simulated = true;

@@ -2,11 +2,13 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <exception>
 #include <stdexcept>
 
 #include "ir/physical_storage.h"
 #include "sim/bare.h"
 #include "sim/core.h"
+#include "sim/kernel_thread.h"
 
 namespace allocsim::sim {
 
@@ -52,7 +54,19 @@ std::vector<std::vector<uint64_t>> bareTracks(const Trace& t) {
   return tracks;
 }
 
-uint64_t simulateBare(const std::vector<std::vector<uint64_t>>& tracks) { return core("", 0).runBare(tracks); }
+uint64_t simulateBare(const std::vector<std::vector<uint64_t>>& tracks) {
+  uint64_t cycles = 0;
+  std::exception_ptr error;
+  onKernelThread([&] {
+    try {
+      cycles = core("", 0).runBare(tracks);
+    } catch (...) {
+      error = std::current_exception();
+    }
+  });
+  if (error) std::rethrow_exception(error);
+  return cycles;
+}
 
 SimResult simulate(const Program& allocated, const SimOptions& opts) {
   if (opts.prevalidate) {
@@ -65,10 +79,18 @@ SimResult simulate(const Program& allocated, const SimOptions& opts) {
     io.record_reads = false;
     interpret(allocated, storage, io);
   }
-  const bool vcd = !opts.vcd_path.empty();
-  Core* c = &core(opts.vcd_path, allocated.arch.dma_queues);
-  SimResult r = c->run(allocated, opts);
-  if (vcd) c->closeVcd();
+  SimResult r;
+  std::exception_ptr error;
+  onKernelThread([&] {  // the kernel never runs on the caller's thread (sim/kernel_thread.h)
+    try {
+      Core* c = &core(opts.vcd_path, allocated.arch.dma_queues);
+      r = c->run(allocated, opts);
+      if (!opts.vcd_path.empty()) c->closeVcd();
+    } catch (...) {
+      error = std::current_exception();
+    }
+  });
+  if (error) std::rethrow_exception(error);
   return r;
 }
 

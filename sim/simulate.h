@@ -5,7 +5,8 @@
 // interpret()) and what it cost (cycles, busy time, stalls).
 //
 // The SystemC kernel is elaborated once per process; every simulate() call is a job fed to the same modules, so a
-// test or a fuzz target may simulate any number of programs in one process. Not thread-safe (SystemC is not).
+// test or a fuzz target may simulate any number of programs in one process. The kernel runs on a thread of its own
+// (sim/kernel_thread.h), so callers on several threads are served one at a time.
 #pragma once
 
 #include <cstdint>
