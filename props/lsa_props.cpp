@@ -2,7 +2,8 @@
 // --allocator lsa, on generated programs under pressure on the tiny machine: every allocation is well-formed and
 // passes all three oracles; the same input gives byte-identical output; and a refusal is allowed only where the
 // allocator may refuse — a program that fits without any reuse (the sum of all its SBUF widths fits a partition,
-// the sum of all its PSUM banks fits PSUM) is always placed, and without a spill. (Why that bound suffices for
+// the sum of all its PSUM banks fits PSUM, the lanes of all its registers fit the SP file) is always placed, and
+// without a spill. (Why that bound suffices for
 // best fit with lower-left corners: every placement that reaches beyond the highest byte used so far starts at
 // or below it, so the untouched bytes above it stay one free block of at least the remaining demand.)
 #include <gtest/gtest.h>
@@ -78,6 +79,7 @@ RC_GTEST_PROP(LinearScan, NeverRefusesNorSpillsWhatFitsWithoutReuse, ()) {
   Arch arch = pressuredArch();
   arch.sbuf_bytes = *rc::gen::element<uint32_t>(4096, 16384, 65536);
   arch.psum_banks = *rc::gen::element<uint32_t>(4, 8, 16);
+  arch.sp_registers = 64;  // the property is about SBUF and PSUM; registers must merely not be the limit
   const Program p = *genProgramOn(arch, 20);
   uint64_t widths = 0, banks = 0;
   const uint64_t align = std::max<uint32_t>(arch.sbuf_align, 1);
@@ -85,7 +87,11 @@ RC_GTEST_PROP(LinearScan, NeverRefusesNorSpillsWhatFitsWithoutReuse, ()) {
     if (t.space == Space::Sbuf) widths += (t.bytesPerPartition() + align - 1) / align * align;
     if (t.space == Space::Psum) banks += psumBanksOf(arch, t);
   }
-  RC_PRE(widths <= arch.sbuf_bytes && banks <= arch.psum_banks);
+  // Registers too: the REG colorer runs at these levels, and lowest-free-run placement never fails when the
+  // lanes of all registers fit the SP file (each register starts below the lanes placed before it).
+  uint64_t lanes = 0;
+  for (const Register& reg : p.registers) lanes += reg.lanes();
+  RC_PRE(widths <= arch.sbuf_bytes && banks <= arch.psum_banks && lanes <= arch.sp_registers);
   const int level = genLevel();
   DriverResult r;
   try {
@@ -97,6 +103,7 @@ RC_GTEST_PROP(LinearScan, NeverRefusesNorSpillsWhatFitsWithoutReuse, ()) {
   for (const Tensor& t : r.program.tensors) RC_ASSERT(t.origin == Origin::Source);
   RC_ASSERT(r.reports.at(0).find("lsa.sbuf.spilled")->value == "0");
   RC_ASSERT(r.reports.at(0).find("lsa.psum.spilled")->value == "0");
+  RC_CLASSIFY(p.tensors.size() >= 8, "8+ tensors");
 }
 
 }  // namespace
