@@ -2,18 +2,14 @@
 # Bounded libFuzzer smoke runs (clang, ASan+UBSan) of every fuzz target, starting from the committed corpus,
 # two targets at a time (one per core).
 # Usage: bash ci/fuzz_smoke.sh [SECONDS_PER_TARGET] [BUILD_DIR]
-#   (default 60 s in build-fuzz; ci/test.sh passes its sanitizer build; long campaigns: fuzz/run_campaign.sh)
+#   (default 60 s in build-fuzz, built by ci/fuzz_build.sh if absent; long campaigns: fuzz/run_campaign.sh)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-60}
 bdir=${2:-build-fuzz}
 parallel=${FUZZ_PARALLEL:-2}
 
-extra=()
-[ -f "$bdir/CMakeCache.txt" ] || extra=(-DALLOCSIM_TESTS=OFF)  # a fresh fuzz-only tree needs no tests
-CC=clang CXX=clang++ cmake -S . -B "$bdir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DALLOCSIM_FUZZ=ON -DALLOCSIM_SANITIZE=ON "${extra[@]}" >/dev/null
-ninja -C "$bdir"
+if [ -f "$bdir/CMakeCache.txt" ]; then ninja -C "$bdir"; else bash ci/fuzz_build.sh "$bdir"; fi
 
 # smoke TARGET: one bounded run; prints its log's tail and the failing input on a finding; exit 1 then.
 smoke() {

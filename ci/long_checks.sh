@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # The long checks CI runs only a bounded part of (README "Property tests and the long runs"):
+#   0. the whole unit, property and replay suite under clang ASan+UBSan (build-asan; CI runs only the replays);
 #   1. no false alarm on 10,000 generated programs placed by placeGreedy and placeNoReuse (all three oracles);
 #   2. a RapidCheck campaign over every property with a fresh seed (printed; reproduce with RC_PARAMS=seed=...);
 #   3. fuzz-allocator: the correct example allocator over PROGRAMS cases, the buggy one found within 60 s.
@@ -8,6 +9,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 programs=${1:-10000}
 cases=${2:-10000}
+
+echo "== the whole suite under ASan+UBSan (clang, build-asan)"
+bash ci/fuzz_build.sh build-asan -DALLOCSIM_TESTS=ON
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+  ctest --test-dir build-asan --output-on-failure -j "$(nproc)"
 
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DALLOCSIM_WERROR=ON >/dev/null
 ninja -C build allocsim_props allocsim first_fit first_fit_half_open

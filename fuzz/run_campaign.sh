@@ -8,8 +8,7 @@ target=${1:?target name, e.g. parse_check}
 seconds=${2:-600}
 jobs=${3:-1}
 
-CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DALLOCSIM_FUZZ=ON -DALLOCSIM_SANITIZE=ON -DALLOCSIM_TESTS=OFF >/dev/null
+[ -f build-fuzz/CMakeCache.txt ] || bash ci/fuzz_build.sh build-fuzz
 ninja -C build-fuzz "${target}_fuzz"
 
 corpus=fuzz/corpus/$target

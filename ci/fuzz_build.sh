@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Configures and builds the clang libFuzzer tree with ASan+UBSan: every fuzz/<name>_fuzz.cpp as a libFuzzer
+# binary plus a replay binary per target (a ctest that runs the committed corpus). No unit tests unless
+# ALLOCSIM_TESTS=ON is given (ci/long_checks.sh does). -O1 -gline-tables-only: what OSS-Fuzz builds with, and
+# half the compile time of -O2 -g.
+# Usage: bash ci/fuzz_build.sh [BUILD_DIR] [extra cmake arguments...]     (default build-fuzz)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bdir=${1:-build-fuzz}
+shift || true
+CC=clang CXX=clang++ cmake -S . -B "$bdir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only -DNDEBUG" \
+  -DALLOCSIM_FUZZ=ON -DALLOCSIM_SANITIZE=ON -DALLOCSIM_TESTS=OFF -DALLOCSIM_BENCH=OFF -DALLOCSIM_WERROR=ON \
+  "$@" >/dev/null
+ninja -C "$bdir"
