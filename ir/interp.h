@@ -53,7 +53,7 @@ struct InterpOptions {
 
 struct OperandRead {
   uint32_t inst_id;  // Instruction::id
-  uint64_t hash;     // ir/hash.h digest of every value the instruction read, in order
+  uint64_t hash;     // ir/hash.h digest, in operand order, of every value read: index values, scalars, views
   bool operator==(const OperandRead&) const = default;
 };
 

@@ -18,13 +18,18 @@ __int128 clampIndex(__int128 v) {
   return v > limit ? limit : v < -limit ? -limit : v;
 }
 
+// Hashes the index's value, not its registers one by one: an allocation may rename registers (SSA webs), which
+// re-sorts the terms, or merge two that hold one value, and the operand is the same as long as the value is.
 __int128 evalIndex(const Program& p, Storage& s, const Index& idx, const AccessPattern& ap, OperandHasher& h) {
   __int128 sum = idx.constant;
   for (const IndexTerm& t : idx.terms) {
     if (t.reg >= p.registers.size()) throw InputError(ap.loc, "access pattern uses an undeclared register");
     uint64_t r = s.readReg(t.reg);
-    h.u64(r);
     sum = clampIndex(sum + clampIndex(__int128(t.scale) * __int128(r)));
+  }
+  if (!idx.terms.empty()) {
+    h.u64(uint64_t(sum));
+    h.u64(uint64_t(sum >> 64));
   }
   return sum;
 }

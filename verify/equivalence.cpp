@@ -164,7 +164,7 @@ class Checker {
   // ---- operand mismatch ----
 
   Finding divergence(const Divergence& d, const std::string& later) const {
-    std::optional<StepCapture> got = captureExecution(a_, phys_, io_, d.alloc_read);
+    std::optional<StepCapture> got = captureExecution(a_, phys_, io_, d.alloc_read, &ref_.registers);
     std::optional<StepCapture> want = captureExecution(ref_.program, priv_, io_, d.ref_read);
     Finding f = d.trace || !got || !want ? traceMismatch(got, want) : operandMismatch(*got, *want);
     if (!later.empty()) f.notes.push_back(later);
@@ -201,7 +201,7 @@ class Checker {
   std::optional<Explanation> operandDifference(const StepCapture& got, const StepCapture& want) const {
     const Instruction& inst = *got.inst;
     // Registers first: a wrong address register also makes every view it addresses differ.
-    std::vector<RegisterOperand> regs = registerOperands(a_, inst);
+    std::vector<RegisterOperand> regs = registerOperands(a_, inst, &ref_.registers);
     for (size_t k = 0; k < regs.size() && k < got.registers.size() && k < want.registers.size(); ++k)
       if (got.registers[k] != want.registers[k])
         return registerMismatch(inst, regs[k], got.registers[k], want.registers[k], got.step);
@@ -361,7 +361,7 @@ class Checker {
     std::optional<StepCapture> want = captureExecution(ref_.program, priv_, io_, ordinal);
     if (!want || want->inst->id != referenceId(inst.id)) return;
     std::unique_ptr<Storage> before = stateBefore(a_, phys_, io_, step);
-    std::vector<RegisterOperand> regs = registerOperands(a_, inst);
+    std::vector<RegisterOperand> regs = registerOperands(a_, inst, &ref_.registers);
     for (size_t k = 0; k < regs.size() && k < want->registers.size(); ++k) {
       uint64_t got = before->readReg(regs[k].reg);
       if (got == want->registers[k]) continue;

@@ -1,5 +1,7 @@
 #include "verify/operands.h"
 
+#include <algorithm>
+
 #include "ir/print.h"
 
 namespace allocsim {
@@ -11,12 +13,18 @@ std::string named(const Program& p, const char* role, const AccessPattern& ap) {
 
 }  // namespace
 
-std::vector<RegisterOperand> registerOperands(const Program& p, const Instruction& inst) {
+std::vector<RegisterOperand> registerOperands(const Program& p, const Instruction& inst,
+                                              const std::vector<RegId>* term_order) {
   std::vector<RegisterOperand> out;
+  auto key = [&](RegId r) { return term_order && r < term_order->size() ? (*term_order)[r] : r; };
   auto view = [&](const char* role, const AccessPattern& ap) {
     if (ap.tensor == kNone) return;
-    for (const Index* ix : {&ap.partition, &ap.offset})
-      for (const IndexTerm& t : ix->terms) out.push_back({t.reg, "address of " + named(p, role, ap)});
+    for (const Index* ix : {&ap.partition, &ap.offset}) {
+      std::vector<RegId> regs;
+      for (const IndexTerm& t : ix->terms) regs.push_back(t.reg);
+      std::stable_sort(regs.begin(), regs.end(), [&](RegId x, RegId y) { return key(x) < key(y); });
+      for (RegId r : regs) out.push_back({r, "address of " + named(p, role, ap)});
+    }
   };
   switch (inst.op) {
     case Op::Dma:

@@ -40,7 +40,7 @@ std::unique_ptr<Storage> stateBefore(const Program& p, const StorageFactory& mak
 }
 
 std::optional<StepCapture> captureExecution(const Program& p, const StorageFactory& make, const InterpOptions& opts,
-                                            uint64_t ordinal) {
+                                            uint64_t ordinal, const std::vector<RegId>* term_order) {
   FindExecution finder(ordinal);
   InterpOptions o = opts;
   o.observer = &finder;
@@ -59,7 +59,7 @@ std::optional<StepCapture> captureExecution(const Program& p, const StorageFacto
     gatherView(*before, v, bytes.data());
     c.views.push_back(std::move(bytes));
   }
-  for (const RegisterOperand& r : registerOperands(p, *c.inst)) c.registers.push_back(before->readReg(r.reg));
+  for (const RegisterOperand& r : registerOperands(p, *c.inst, term_order)) c.registers.push_back(before->readReg(r.reg));
   return c;
 }
 

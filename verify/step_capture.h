@@ -31,7 +31,8 @@ struct StepCapture {
 
 // The `ordinal`-th (0-based) executed non-loop instruction, i.e. InterpResult::reads[ordinal].
 // nullopt if the run ends (or fails) before it.
+// `term_order` orders the registers of each index (registerOperands).
 std::optional<StepCapture> captureExecution(const Program& p, const StorageFactory& make, const InterpOptions& opts,
-                                            uint64_t ordinal);
+                                            uint64_t ordinal, const std::vector<RegId>* term_order = nullptr);
 
 }  // namespace allocsim
