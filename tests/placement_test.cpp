@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <random>
 #include <set>
 #include <sstream>
@@ -25,6 +26,7 @@
 #include "verify/dynamic_liveness.h"
 #include "verify/footprint.h"
 #include "verify/live_intervals.h"
+#include "verify/live_overlaps.h"
 
 namespace allocsim {
 namespace {
@@ -459,6 +461,42 @@ TEST(Footprint, SweepFindsExactlyTheIntersectingPairs) {
     std::set<std::pair<uint32_t, uint32_t>> gotSet(got.begin(), got.end());
     EXPECT_EQ(got.size(), gotSet.size());  // each pair once
     EXPECT_EQ(gotSet, expected);
+  }
+}
+
+// The time sweep against the pairwise definition: every pair of intersecting footprints (intersectingPairs)
+// whose live sets meet (firstCommonStep), with the same first common step and the intervals containing it.
+TEST(LiveOverlaps, SweepAgreesWithEveryPairTested) {
+  std::mt19937_64 rng(12);
+  for (int round = 0; round < 50; ++round) {
+    std::vector<Footprint> fps(30);
+    std::vector<LiveIntervals> live(fps.size() + 2);
+    for (uint32_t i = 0; i < fps.size(); ++i) {
+      fps[i].item = i + uint32_t(rng() % 3);  // items need not be the footprints' indices
+      fps[i].lo = rng() % 40;
+      fps[i].hi = fps[i].lo + rng() % 12;  // may be empty
+      fps[i].part_lo = rng() % 8;
+      fps[i].part_hi = fps[i].part_lo + 1 + rng() % 4;
+    }
+    for (LiveIntervals& l : live)
+      for (int k = int(rng() % 4); k > 0; --k) {
+        uint64_t lo = rng() % 80;
+        l.add(lo, lo + rng() % 10);
+      }
+    std::map<std::pair<uint32_t, uint32_t>, uint64_t> expected;
+    for (auto [i, j] : intersectingPairs(fps))
+      if (fps[i].item != fps[j].item)
+        if (std::optional<CommonStep> cs = firstCommonStep(live[fps[i].item], live[fps[j].item]))
+          expected[{i, j}] = cs->step;
+    std::map<std::pair<uint32_t, uint32_t>, uint64_t> got;
+    for (const LiveOverlap& o : liveOverlaps(fps, live)) {
+      if (fps[o.first].item == fps[o.second].item) continue;  // one item under two footprints: not a real input
+      EXPECT_LT(o.first, o.second);
+      EXPECT_TRUE(got.emplace(std::make_pair(o.first, o.second), o.when.step).second) << "pair reported twice";
+      EXPECT_TRUE(o.when.a.lo <= o.when.step && o.when.step <= o.when.a.hi);
+      EXPECT_TRUE(o.when.b.lo <= o.when.step && o.when.step <= o.when.b.hi);
+    }
+    EXPECT_EQ(got, expected) << "round " << round;
   }
 }
 

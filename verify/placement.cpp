@@ -7,6 +7,7 @@
 #include "verify/dynamic_liveness.h"
 #include "verify/footprint.h"
 #include "verify/live_intervals.h"
+#include "verify/live_overlaps.h"
 #include "verify/loop_nest.h"
 #include "verify/placement_rules.h"
 #include "verify/step_sites.h"
@@ -64,11 +65,9 @@ Conflict orient(uint32_t a, uint32_t b, const CommonStep& cs) {
 
 void addConflicts(const std::vector<Footprint>& fps, const std::vector<LiveIntervals>& live, bool registers,
                   Space space, std::vector<Conflict>& out) {
-  for (auto [i, j] : intersectingPairs(fps)) {
-    uint32_t a = fps[i].item, b = fps[j].item;
-    std::optional<CommonStep> cs = firstCommonStep(live[a], live[b]);
-    if (!cs) continue;
-    Conflict c = orient(a, b, *cs);
+  for (const LiveOverlap& o : liveOverlaps(fps, live)) {
+    const uint32_t i = o.first, j = o.second;
+    Conflict c = orient(fps[i].item, fps[j].item, o.when);
     c.registers = registers;
     c.space = space;
     c.region = intersection(fps[i], fps[j]);
