@@ -27,14 +27,18 @@ uint64_t tensorSeed(uint64_t seed, const std::string& name) {
 
 std::vector<std::vector<uint8_t>> makeInputs(const Program& p, uint64_t seed) {
   std::vector<std::vector<uint8_t>> out(p.tensors.size());
-  for (size_t t = 0; t < p.tensors.size(); ++t) {
-    const Tensor& tensor = p.tensors[t];
-    if (!tensor.input || tensor.space != Space::Dram) continue;
-    uint64_t state = tensorSeed(seed, tensor.name);
-    uint64_t n = uint64_t(tensor.partitions) * tensor.elements;
-    uint32_t size = dtypeSize(tensor.dtype);
-    std::vector<uint8_t>& bytes = out[t];
-    bytes.resize(n * size);
+  for (size_t t = 0; t < p.tensors.size(); ++t) out[t] = inputBytes(p.tensors[t], seed);
+  return out;
+}
+
+std::vector<uint8_t> inputBytes(const Tensor& tensor, uint64_t seed) {
+  std::vector<uint8_t> bytes;
+  if (!tensor.input || tensor.space != Space::Dram) return bytes;
+  uint64_t state = tensorSeed(seed, tensor.name);
+  uint64_t n = uint64_t(tensor.partitions) * tensor.elements;
+  uint32_t size = dtypeSize(tensor.dtype);
+  bytes.resize(n * size);
+  {
     for (uint64_t e = 0; e < n; ++e) {
       uint64_t r = nextRandom(state);
       uint8_t* dst = bytes.data() + e * size;
@@ -55,7 +59,7 @@ std::vector<std::vector<uint8_t>> makeInputs(const Program& p, uint64_t seed) {
       }
     }
   }
-  return out;
+  return bytes;
 }
 
 }  // namespace allocsim

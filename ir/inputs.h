@@ -16,5 +16,7 @@ namespace allocsim {
 // platform (splitmix64 as in gen/choices.h SeededChoices, seeded from seed and the tensor's name, so one tensor's
 // data does not depend on the others). The caller bounds the tensors' sizes.
 std::vector<std::vector<uint8_t>> makeInputs(const Program& p, uint64_t seed);
+// The same bytes for one tensor (empty unless it is a DRAM input).
+std::vector<uint8_t> inputBytes(const Tensor& tensor, uint64_t seed);
 
 }  // namespace allocsim

@@ -2,11 +2,13 @@
 
 #include <algorithm>
 #include <memory>
+#include <span>
 #include <string>
 
 #include "ir/hash.h"
 #include "ir/inputs.h"
 #include "ir/kernels.h"
+#include "ir/release_schedule.h"
 #include "ir/view.h"
 
 namespace allocsim {
@@ -41,21 +43,38 @@ class Executor {
   }
 
   InterpResult run() {
-    loadInputs();
-    runBody(p_.body, nullptr);
+    if (!o_.release_dead) {
+      loadInputs();
+      runBody(p_.body, nullptr);
+    } else {
+      // Inputs of their own (unplaced DRAM: nothing else shares their bytes) are loaded just before the first
+      // statement that names them, the rest before the run.
+      const ReleaseSchedule schedule(p_);
+      for (TensorId t = 0; t < p_.tensors.size(); ++t)
+        if (!schedule.loadsLate(t)) loadInput(t);
+      for (size_t i = 0; i < p_.body.size(); ++i) {
+        for (TensorId t : schedule.before(i)) loadInput(t);
+        runBody(std::span(p_.body).subspan(i, 1), nullptr);
+        for (TensorId t : schedule.after(i)) {
+          s_.release(t);
+          if (o_.observer) o_.observer->onRelease(t);
+        }
+      }
+    }
     storeOutputs();
     return std::move(result_);
   }
 
 
   void loadInputs() {
-    std::vector<std::vector<uint8_t>> inputs = makeInputs(p_, o_.input_seed);
-    for (TensorId t = 0; t < inputs.size(); ++t) {
-      if (inputs[t].empty()) continue;
-      uint64_t bpp = p_.tensors[t].bytesPerPartition();
-      for (uint32_t q = 0; q < p_.tensors[t].partitions; ++q)
-        std::copy_n(inputs[t].data() + q * bpp, bpp, s_.row(t, q));
-    }
+    for (TensorId t = 0; t < p_.tensors.size(); ++t) loadInput(t);
+  }
+  void loadInput(TensorId t) {
+    const std::vector<uint8_t> input = inputBytes(p_.tensors[t], o_.input_seed);
+    if (input.empty()) return;
+    const uint64_t bpp = p_.tensors[t].bytesPerPartition();
+    for (uint32_t q = 0; q < p_.tensors[t].partitions; ++q) std::copy_n(input.data() + q * bpp, bpp, s_.row(t, q));
+    if (o_.observer) o_.observer->onInput(t);
   }
 
   void storeOutputs() {
@@ -75,7 +94,7 @@ class Executor {
       throw InputError(inst.loc, "execution did not finish within " + std::to_string(o_.max_steps) + " steps");
   }
 
-  void runBody(const std::vector<Instruction>& body, const LoopPosition* loop) {
+  void runBody(std::span<const Instruction> body, const LoopPosition* loop) {
     for (const Instruction& inst : body) {
       if (inst.op == Op::Loop) {
         runLoop(inst);

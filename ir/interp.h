@@ -40,6 +40,12 @@ class ExecObserver {
   // Called after each executed instruction (and for a loop, at the start of each iteration, with the loop
   // instruction) with the step number that instruction took (1-based, see "Steps").
   virtual void onExecute(const Instruction& inst, uint64_t step, const ExecAccess& access) = 0;
+  // With InterpOptions::release_dead: tensor t is dead for the rest of the run (ir/release_schedule.h), so
+  // bookkeeping about it may be dropped.
+  virtual void onRelease(TensorId) {}
+  // Input tensor t was just loaded into the storage: before the run, or with release_dead (for an input of its own
+  // storage) just before the first top-level statement that names it.
+  virtual void onInput(TensorId) {}
 };
 
 struct InterpOptions {
@@ -49,6 +55,10 @@ struct InterpOptions {
   uint64_t max_storage_bytes = uint64_t(1) << 32;
   ExecObserver* observer = nullptr;  // not owned
   bool record_reads = true;          // fill InterpResult::reads
+  // Release each tensor (Storage::release, ExecObserver::onRelease) after the last top-level statement that names
+  // it (ir/release_schedule.h), so memory follows the tensors in use rather than the program's length. Off by
+  // default: a caller that inspects the storage after the run sees only the outputs once released.
+  bool release_dead = false;
 };
 
 struct OperandRead {

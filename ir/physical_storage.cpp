@@ -39,6 +39,8 @@ void PhysicalStorage::Region::allocate(size_t n, uint64_t seed, uint64_t stream)
   poisoned_.assign((n + kChunk - 1) / kChunk, false);
 }
 
+void PhysicalStorage::Region::free() { allocate(size_, seed_, stream_); }
+
 void PhysicalStorage::Region::ensurePoisoned(size_t first, size_t n) {
   if (n == 0) return;
   for (size_t c = first / kChunk; c <= (first + n - 1) / kChunk && c < poisoned_.size(); ++c) {
@@ -112,6 +114,12 @@ uint8_t* PhysicalStorage::row(TensorId t, uint32_t partition) {
     m.ready[partition] = 1;
   }
   return m.region->data() + at;
+}
+
+void PhysicalStorage::release(TensorId t) {
+  if (t >= rows_.size() || t >= own_.size() || rows_[t].region != &own_[t]) return;
+  own_[t].free();
+  std::fill(rows_[t].ready.begin(), rows_[t].ready.end(), 0);
 }
 
 uint64_t PhysicalStorage::readReg(RegId r) {

@@ -31,6 +31,7 @@ class PhysicalStorage : public Storage {
   uint8_t* row(TensorId t, uint32_t partition) override;
   uint64_t readReg(RegId r) override;
   void writeReg(RegId r, uint64_t v) override;
+  void release(TensorId t) override;  // frees an unplaced DRAM tensor's own region (placed storage is shared)
 
   const MachineLayout& layout() const { return layout_; }
   // "SBUF p3 byte 260": where byte `byte_in_row` of partition `partition` of tensor t lives.
@@ -50,6 +51,7 @@ class PhysicalStorage : public Storage {
     uint8_t* data() { return data_.get(); }
     size_t size() const { return size_; }
     void ensurePoisoned(size_t first, size_t n);
+    void free();  // back to never touched: the next use poisons again
 
    private:
     static constexpr size_t kChunk = 4096;

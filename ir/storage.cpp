@@ -20,6 +20,10 @@ uint8_t* PrivateStorage::row(TensorId t, uint32_t partition) {
   return b.bytes.data() + partition * b.row_bytes;
 }
 
+void PrivateStorage::release(TensorId t) {
+  if (t < buffers_.size()) std::vector<uint8_t>().swap(buffers_[t].bytes);
+}
+
 uint64_t PrivateStorage::readReg(RegId r) { return regs_.at(r); }
 
 void PrivateStorage::writeReg(RegId r, uint64_t v) { regs_.at(r) = v & masks_.at(r); }

@@ -16,6 +16,9 @@ class Storage {
   virtual uint8_t* row(TensorId t, uint32_t partition) = 0;  // the bytes of one partition of t (bytesPerPartition long)
   virtual uint64_t readReg(RegId r) = 0;                       // value truncated to the register width
   virtual void writeReg(RegId r, uint64_t v) = 0;
+  // Tensor t is dead for the rest of the run (ir/release_schedule.h): storage of its own may be freed. Storage
+  // shared with other tensors (the machine's) is kept. Touching t again gives fresh storage.
+  virtual void release(TensorId) {}
 };
 
 // One zero-initialised buffer per tensor, allocated on first touch; one value per virtual register.
@@ -26,6 +29,7 @@ class PrivateStorage : public Storage {
   uint8_t* row(TensorId t, uint32_t partition) override;
   uint64_t readReg(RegId r) override;
   void writeReg(RegId r, uint64_t v) override;
+  void release(TensorId t) override;
 
  private:
   struct Buffer {

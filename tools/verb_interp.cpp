@@ -46,6 +46,7 @@ int runInterp(const Args& args) {
   if (!program) return kExitBadInput;
   InterpOptions opts;
   opts.input_seed = seed;
+  opts.release_dead = true;  // only outputs are reported: memory follows the tensors in use
   InterpResult result;
   try {
     result = interpret(*program, opts);

@@ -37,6 +37,14 @@ class LivenessWalk : public ExecObserver {
     for (RegId r : access.reg_writes) writeReg(r, step);
   }
 
+  // Tensor t is dead (ir/release_schedule.h): its per-element stamps are no longer needed (outputs, whose
+  // stamps finish() reads, are never released).
+  void onRelease(TensorId t) override {
+    if (t >= last_write_.size() || last_write_[t].empty()) return;
+    tracked_bytes_ -= last_write_[t].size() * sizeof(uint32_t);
+    std::vector<uint32_t>().swap(last_write_[t]);
+  }
+
   DynamicLiveness finish(uint64_t steps) {
     out_.steps = steps;
     nest_.leaveAll([&](const Instruction& loop) { leaveLoop(loop, steps); });
@@ -135,6 +143,7 @@ DynamicLiveness computeDynamicLiveness(const Program& program, const LivenessOpt
   io.max_steps = std::min(opts.max_steps, kMaxTrackedSteps);
   io.observer = &walk;
   io.record_reads = false;
+  io.release_dead = true;
   InterpResult run = interpret(p, io);
   return walk.finish(run.steps);
 }

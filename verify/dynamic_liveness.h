@@ -18,7 +18,8 @@ namespace allocsim {
 struct LivenessOptions {
   uint64_t input_seed = 1;
   uint64_t max_steps = 50'000'000;
-  // Bound on the per-element bookkeeping (4 bytes per element of every touched tensor).
+  // Bound on the per-element bookkeeping (4 bytes per element of every tensor in use: a tensor's is dropped after
+  // the last top-level statement that names it, ir/release_schedule.h).
   uint64_t max_tracking_bytes = uint64_t(1) << 30;
   // Track only tensors with a placement (the others cannot overlap anything); the rest get empty live sets.
   bool placed_only = false;

@@ -77,6 +77,7 @@ class Checker {
       : a_(allocated), opts_(opts), ref_(reference(allocated, opts.original)), layout_(allocated) {
     io_.input_seed = opts.input_seed;
     io_.max_steps = opts.max_steps;
+    io_.release_dead = true;  // memory for the tensors in use; the replays that explain a finding look only at those
     phys_ = [this] { return std::make_unique<PhysicalStorage>(a_, opts_.poison_seed); };
     priv_ = [this] { return std::make_unique<PrivateStorage>(ref_.program); };
   }

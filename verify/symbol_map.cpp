@@ -24,6 +24,11 @@ void SymbolMap::read(uint64_t region, uint64_t unit, uint64_t n, Symbol* out) {
   }
 }
 
+void SymbolMap::erase(uint64_t region, uint64_t n) {
+  if (last_ && last_key_.region == region) last_ = nullptr;
+  for (uint64_t page = 0; page << kPageBits < n; ++page) pages_.erase(Key{region, page});
+}
+
 void SymbolMap::write(uint64_t region, uint64_t unit, uint64_t n, const Symbol* symbols) {
   for (uint64_t k = 0; k < n;) {
     const Span s = span(region, unit + k, n - k, true);

@@ -44,6 +44,8 @@ class SymbolMap {
   void read(uint64_t region, uint64_t unit, uint64_t n, Symbol* out);
   // Writes symbols[0, n) to units [unit, unit + n).
   void write(uint64_t region, uint64_t unit, uint64_t n, const Symbol* symbols);
+  // Forgets units [0, n) of region (they read as kNoSymbol again) and frees their pages.
+  void erase(uint64_t region, uint64_t n);
 
  private:
   static constexpr unsigned kPageBits = 9;

@@ -67,9 +67,12 @@ std::string readLabel(const Instruction& inst, size_t index, size_t count) {
 class Walk final : public ExecObserver {
  public:
   Walk(const Program& p, const ReferenceProgram& ref, const PhysicalLayout& layout)
-      : p_(p), ref_(ref), layout_(layout), width_(ref.program.tensors.size(), 0) {
+      : p_(p), ref_(ref), layout_(layout), width_(ref.program.tensors.size(), 0), holders_(width_.size(), 0) {
     for (TensorId t = 0; t < p.tensors.size(); ++t)
-      if (ref.tensor[t] != kNone) width_[ref.tensor[t]] = std::max<uint64_t>(width_[ref.tensor[t]], p.tensors[t].elements);
+      if (ref.tensor[t] != kNone) {
+        width_[ref.tensor[t]] = std::max<uint64_t>(width_[ref.tensor[t]], p.tensors[t].elements);
+        ++holders_[ref.tensor[t]];
+      }
   }
 
   // Turns this walk into the describing one: no checks; stops before `stop_step`; records the creation of
@@ -83,18 +86,29 @@ class Walk final : public ExecObserver {
     watch_unit_ = unit;
   }
 
-  void loadInputs() {
+  // The interpreter loaded input t (before the run, or — of its own storage — just before the statement that
+  // first names it): every element gets a fresh original symbol, "the input load".
+  void onInput(TensorId t) override {
+    const Tensor& tensor = p_.tensors[t];
     current_ = nullptr;
-    step_ = 0;
-    for (TensorId t = 0; t < p_.tensors.size(); ++t) {
-      const Tensor& tensor = p_.tensors[t];
-      if (!tensor.input) continue;
-      const bool original = tensor.origin == Origin::Source;
-      for (uint64_t q = 0; q < tensor.partitions; ++q)
-        forEachRun(t, q, 0, tensor.elements, [&](uint64_t e, uint64_t n, const RowLocation& row) {
-          writeFreshRun(t, q, e, n, row, original);
-        });
-    }
+    const bool original = tensor.origin == Origin::Source;
+    for (uint64_t q = 0; q < tensor.partitions; ++q)
+      forEachRun(t, q, 0, tensor.elements, [&](uint64_t e, uint64_t n, const RowLocation& row) {
+        writeFreshRun(t, q, e, n, row, original);
+      });
+  }
+
+  // Tensor t is dead (ir/release_schedule.h): its logical symbols, its storage of its own, and — once every
+  // allocated tensor standing for it is dead — its reference tensor's symbols are dropped, so the maps hold the
+  // tensors in use, not every tensor the run has seen.
+  void onRelease(TensorId t) override {
+    const Tensor& tensor = p_.tensors[t];
+    const uint64_t elements = uint64_t(tensor.partitions) * tensor.elements;
+    logical_.erase(t, elements);
+    const RowLocation row = layout_.row(t, 0);
+    if (row.region == regionId(RegionKind::PrivateTensor, t)) physical_.erase(row.region, elements * row.units);
+    const TensorId r = ref_.tensor[t];
+    if (r != kNone && --holders_[r] == 0) reference_.erase(r, uint64_t(ref_.program.tensors[r].partitions) * width_[r]);
   }
 
   void onExecute(const Instruction& inst, uint64_t step, const ExecAccess& access) override {
@@ -332,6 +346,7 @@ class Walk final : public ExecObserver {
   const ReferenceProgram& ref_;
   const PhysicalLayout& layout_;
   std::vector<uint64_t> width_;  // by reference tensor: the row width of its R region
+  std::vector<uint32_t> holders_;  // by reference tensor: allocated tensors standing for it not yet released
   SymbolMap logical_, physical_, reference_;
   Symbol original_count_ = 0, inserted_count_ = 0;
   const Instruction* current_ = nullptr;
@@ -351,7 +366,7 @@ std::optional<uint64_t> run(const Program& p, Walk& walk, const SymbolicOptions&
   io.max_steps = opts.max_steps;
   io.observer = &walk;
   io.record_reads = false;
-  walk.loadInputs();
+  io.release_dead = true;
   try {
     return interpret(p, io).steps;
   } catch (const StopWalk&) {

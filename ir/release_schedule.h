@@ -1,0 +1,41 @@
+// When a tensor's storage can be let go during a run: after the last top-level statement that names it. A run
+// that keeps every tensor's bytes (or an oracle's per-element bookkeeping) until the end needs memory for the
+// whole program's data, which grows with its length; released at its last mention, it needs the data of the
+// tensors in use (issue 12 item 1: memory bounded by the machine plus the live items, not by the program).
+// Whole top-level statements keep this static and safe: a loop names the same tensors on every iteration, so a
+// tensor named anywhere inside a top-level loop is released only once that loop has finished.
+// Outputs are never released (they are read after the run), nor are tensors no statement names.
+#pragma once
+
+#include <cstddef>
+#include <vector>
+
+#include "ir/program.h"
+
+namespace allocsim {
+
+class ReleaseSchedule {
+ public:
+  ReleaseSchedule() = default;
+  explicit ReleaseSchedule(const Program& p);
+  // The tensors whose last mention is top-level statement `statement` (an index into Program::body).
+  const std::vector<TensorId>& after(size_t statement) const {
+    static const std::vector<TensorId> kNoTensors;
+    return statement < after_.size() ? after_[statement] : kNoTensors;
+  }
+  bool releases(TensorId t) const { return t < released_.size() && released_[t]; }
+  // The inputs of their own (unplaced DRAM: nothing else shares their bytes) first named by statement
+  // `statement`: a run may load them just before it instead of before the run.
+  const std::vector<TensorId>& before(size_t statement) const {
+    static const std::vector<TensorId> kNoTensors;
+    return statement < before_.size() ? before_[statement] : kNoTensors;
+  }
+  bool loadsLate(TensorId t) const { return t < late_.size() && late_[t]; }
+
+ private:
+  std::vector<std::vector<TensorId>> after_, before_;
+  std::vector<bool> late_;
+  std::vector<bool> released_;
+};
+
+}  // namespace allocsim
