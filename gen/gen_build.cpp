@@ -88,12 +88,10 @@ TensorId Generator::addTensor(Space space, uint32_t parts, uint32_t elems, DType
 RegId Generator::newRegister(uint32_t width) {
   uint32_t scope = scopes_.empty() ? 0 : scopes_.back().id;
   // Reusing a dead register gives one register several live ranges, which register allocators must handle.
-  std::vector<RegId> dead;
-  for (RegId r = 0; r < rs_.size(); ++r)
-    if (!rs_[r].defined && prog_.registers[r].width == width) dead.push_back(r);
+  const RegSet& dead = dead_[width == 64 ? 1 : 0];
   RegId id;
-  if (!dead.empty() && yes(40)) {
-    id = dead[c_.below(dead.size())];
+  if (dead.size() > 0 && yes(40)) {
+    id = dead.kth(uint32_t(c_.below(dead.size())));
   } else {
     Register reg;
     reg.name = numbered(width == 64 ? "x" : "r", prog_.registers.size());
@@ -105,7 +103,18 @@ RegId Generator::newRegister(uint32_t width) {
   rs_[id] = RegState{};
   rs_[id].defined = true;
   rs_[id].scope = scope;
+  if (!scopes_.empty()) scopes_.back().regs.push_back(id);
+  syncReg(id);
   return id;
+}
+
+void Generator::syncReg(RegId r) {
+  const RegState& s = rs_[r];
+  const bool wide = prog_.registers[r].width == 64;
+  defined_[wide].set(r, s.defined);
+  dead_[wide].set(r, !s.defined);
+  topLevel_[wide].set(r, s.defined && !s.readOnly && s.scope == 0);
+  indexable_.set(r, s.defined && s.known && !wide);
 }
 
 // Only the fields an opcode uses survive, so a generated program equals its printed-and-parsed form.
@@ -218,9 +227,9 @@ uint64_t Generator::trips() const {
   return n;
 }
 
-bool Generator::budgetLeft() const {
-  return statements_ < statementLimit_ && work_ < workLimit_ && dramBytes_ < prog_.arch.dram_limit / 4;
-}
+bool Generator::dramBudgetLeft() const { return dramBytes_ < prog_.arch.dram_limit / 4; }
+
+bool Generator::budgetLeft() const { return statements_ < statementLimit_ && work_ < workLimit_ && dramBudgetLeft(); }
 
 void Generator::charge(uint64_t bytes) { work_ += bytes * trips(); }
 

@@ -22,6 +22,8 @@ Scope& Generator::openLoop(int64_t lo, int64_t hi, int64_t step) {
   st.readOnly = true;
   st.known = true;
   st.value.terms = {{var, 1}};
+  s.regs.push_back(var);
+  syncReg(var);
   scopes_.push_back(s);
   bodies_.emplace_back();
   return scopes_.back();
@@ -35,6 +37,7 @@ void Generator::closeLoop() {
     li.op = Op::Li;
     li.rd = newRegister(32);
     rs_[li.rd].known = true;
+    syncReg(li.rd);
     emit(std::move(li));
   }
   Instruction loop;
@@ -45,9 +48,13 @@ void Generator::closeLoop() {
   loop.step = s.step;
   loop.body = std::move(bodies_.back());
   bodies_.pop_back();
+  const std::vector<RegId> regs = std::move(scopes_.back().regs);  // with the li above
   scopes_.pop_back();
-  for (RegState& r : rs_)
-    if (r.scope == s.id) r = RegState{};
+  for (RegId r : regs)
+    if (rs_[r].scope == s.id) {
+      rs_[r] = RegState{};
+      syncReg(r);
+    }
   emit(std::move(loop));
 }
 
@@ -146,6 +153,7 @@ void Generator::cover(uint32_t parts, uint32_t elems, const std::function<void(c
           add.rd = newRegister(32);
           rs_[add.rd].known = true;
           rs_[add.rd].value.terms = {{a, 1}, {b, 1}};
+          syncReg(add.rd);
           emit(add);
           g.off = regIndex(add.rd, 1, 0);
         } else {
@@ -170,6 +178,7 @@ void Generator::cover(uint32_t parts, uint32_t elems, const std::function<void(c
               mov.rd = newRegister(32);
               rs_[mov.rd].known = true;
               rs_[mov.rd].value.terms = {{mov.rs, 1}};
+              syncReg(mov.rd);
               emit(mov);
               g.off = regIndex(mov.rd, e0, 0);
             }

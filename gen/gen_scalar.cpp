@@ -26,6 +26,11 @@ Affine plus(const Affine& a, const Affine& b) {
 }  // namespace
 
 std::optional<RegId> Generator::readableReg(uint32_t width, bool knownOnly) {
+  if (!knownOnly) {
+    const RegSet& defined = defined_[width == 64 ? 1 : 0];
+    if (defined.size() == 0) return std::nullopt;
+    return defined.kth(uint32_t(c_.below(defined.size())));
+  }
   std::vector<RegId> cands;
   for (RegId r = 0; r < rs_.size(); ++r)
     if (rs_[r].defined && prog_.registers[r].width == width && (!knownOnly || rs_[r].known)) cands.push_back(r);
@@ -38,15 +43,22 @@ void Generator::scalarStatement() {
   // A destination: a register written in this scope before (so every iteration redefines it the same
   // way), or a new one.
   auto dest = [&](uint32_t width) -> RegId {
-    std::vector<RegId> own;
-    for (RegId r = 0; r < rs_.size(); ++r)
+    if (scope == 0) {  // the top level's registers accumulate: drawn from the index
+      const RegSet& top = topLevel_[width == 64 ? 1 : 0];
+      if (top.size() > 0 && yes(25)) return top.kth(uint32_t(c_.below(top.size())));
+      return newRegister(width);
+    }
+    std::vector<RegId> own;  // a loop's own registers, in id order
+    for (RegId r : scopes_.back().regs)
       if (rs_[r].defined && !rs_[r].readOnly && rs_[r].scope == scope && prog_.registers[r].width == width)
         own.push_back(r);
+    std::sort(own.begin(), own.end());
+    own.erase(std::unique(own.begin(), own.end()), own.end());
     if (!own.empty() && yes(25)) return own[c_.below(own.size())];
     return newRegister(width);
   };
   // The tracked value after a write: known only if it stays a small non-negative 32-bit number.
-  auto setValue = [&](RegId rd, bool known, const Affine& v) {
+  auto trackValue = [&](RegId rd, bool known, const Affine& v) {
     RegState& s = rs_[rd];
     s.defined = true;
     s.known = false;
@@ -59,6 +71,10 @@ void Generator::scalarStatement() {
       s.known = false;
       s.value = Affine{};
     }
+  };
+  auto setValue = [&](RegId rd, bool known, const Affine& v) {
+    trackValue(rd, known, v);
+    syncReg(rd);
   };
 
   const uint64_t n = 1 + upTo(3);

@@ -27,17 +27,15 @@ bool Generator::regRange(RegId r, int64_t& lo, int64_t& hi) const {
 }
 
 std::optional<Index> Generator::chooseIndex(uint64_t limit, uint64_t preferredScale) {
-  std::vector<std::pair<RegId, std::pair<int64_t, int64_t>>> candidates;
-  for (RegId r = 0; r < rs_.size(); ++r) {
-    int64_t lo, hi;
-    if (regRange(r, lo, hi)) candidates.push_back({r, {lo, hi}});
-  }
-  if (candidates.empty() || limit > uint64_t(kMaxIndexValue)) return std::nullopt;
+  // The candidates are the registers regRange accepts, in id order: the defined 32-bit registers with a known
+  // value (indexable_), all of which are in range — a value is tracked as known only while its range fits
+  // (scalarStatement's setValue; loop variables and their sums and copies by construction).
+  if (indexable_.size() == 0 || limit > uint64_t(kMaxIndexValue)) return std::nullopt;
   // Prefer the innermost loop's variable: that is what tiles a tensor.
-  size_t pick = candidates.size() - 1;
-  if (yes(40)) pick = c_.below(candidates.size());
-  auto [reg, range] = candidates[pick];
-  auto [vlo, vhi] = range;
+  RegId reg = indexable_.last();
+  if (yes(40)) reg = indexable_.kth(uint32_t(c_.below(indexable_.size())));
+  int64_t vlo = 0, vhi = 0;
+  if (!regRange(reg, vlo, vhi)) return std::nullopt;  // not reached (see above); never an out-of-range index
   const int64_t lim = int64_t(limit);
   int64_t scale;
   if (vhi == vlo) {

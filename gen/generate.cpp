@@ -42,6 +42,7 @@ Program Generator::run() {
     if (i > 0 && c_.below(2 * uint64_t(size)) == 0) break;  // choice 0: stop adding
     statement();
   }
+  dramBudgetReached_ = !dramBudgetLeft();
   flush();
   bool anyOutput = std::any_of(prog_.tensors.begin(), prog_.tensors.end(), [](const Tensor& t) { return t.output; });
   if (!anyOutput) {
@@ -58,6 +59,13 @@ Program Generator::run() {
 Program generateProgram(Choices& choices, const GenOptions& opts) {
   gen::Generator g(choices, opts);
   return g.run();
+}
+
+Program generateProgram(Choices& choices, const GenOptions& opts, bool& dram_budget_reached) {
+  gen::Generator g(choices, opts);
+  Program p = g.run();
+  dram_budget_reached = g.dramBudgetReached();
+  return p;
 }
 
 }  // namespace allocsim

@@ -24,4 +24,8 @@ struct GenOptions {
 // Always returns a well-formed program; deterministic in the choices; terminates for any choice stream.
 Program generateProgram(Choices& choices, const GenOptions& opts);
 
+// The same, and whether adding statements stopped because the DRAM tensors reached a quarter of the machine's
+// dram-limit (the generator's DRAM budget): then a larger `size` gives the same program.
+Program generateProgram(Choices& choices, const GenOptions& opts, bool& dram_budget_reached);
+
 }  // namespace allocsim

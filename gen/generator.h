@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "gen/generate.h"
+#include "gen/reg_set.h"
 
 namespace allocsim::gen {
 
@@ -43,6 +44,7 @@ struct Scope {
   int64_t lo = 0, hi = 0, step = 1;
   uint64_t trips = 1;
   int64_t last() const { return lo + int64_t(trips - 1) * step; }
+  std::vector<RegId> regs;  // registers given this scope (closeLoop resets those that still have it)
 };
 
 // The geometry of a view relative to a rectangle's origin: which partitions and elements one instruction
@@ -96,6 +98,8 @@ class Generator {
   uint32_t depth() const { return uint32_t(scopes_.size()); }
   uint64_t trips() const;  // product of the enclosing loops' trip counts
   bool budgetLeft() const;
+  bool dramBudgetLeft() const;
+  bool dramBudgetReached() const { return dramBudgetReached_; }
   void charge(uint64_t bytes);  // interpretation work, so big machines get bounded programs
 
   // --- the statement menu (generate.cpp)
@@ -156,6 +160,11 @@ class Generator {
   Program prog_;
   std::vector<TensorState> ts_;
   std::vector<RegState> rs_;
+  // rs_ indexed for the draws (gen/reg_set.h), by width (0: 32 bits, 1: 64): defined; not defined (reusable);
+  // defined at top level and writable; and 32-bit registers with a known value (chooseIndex). syncReg(r) after
+  // every change of rs_[r].
+  RegSet defined_[2], dead_[2], topLevel_[2], indexable_;
+  void syncReg(RegId r);
   std::vector<Scope> scopes_;
   std::vector<std::vector<Instruction>> bodies_;  // bodies_[0] = program body, then one per open loop
   uint32_t nextScopeId_ = 1;
@@ -168,6 +177,7 @@ class Generator {
   uint32_t poolSlots_ = 2;      // roughly how many tensors share the target
   uint64_t work_ = 0, workLimit_ = 0;
   uint64_t dramBytes_ = 0;
+  bool dramBudgetReached_ = false;  // when the statement loop ended
   uint32_t statements_ = 0, statementLimit_ = 0;
   uint32_t counters_[4] = {};  // name counters: inputs, outputs, sbuf, psum
 };

@@ -21,7 +21,9 @@ static const char kGenHelp[] =
     "options give the same program.\n"
     "\n"
     "  --seed S       seed (required)\n"
-    "  --size N       rough number of top-level statements (default 20, at most 100000)\n"
+    "  --size N       rough number of top-level statements (default 20, at most 100000); the program's DRAM\n"
+    "                 tensors may use a quarter of --dram-limit (the tiny preset's 16 MiB holds about 1,000\n"
+    "                 statements; 17179869184, the largest, all 100000): a --size that does not fit is an error\n"
     "  --pressure P   peak live SBUF/PSUM demand in percent of capacity (default 100; >100 forces spills)\n"
     "  --dma-patterns P  percent of statements that are DMA patterns for the DMA optimization (abutting\n"
     "                 reads, repeated reads, a sub-range read, a dead store; default 0)\n"
@@ -74,7 +76,14 @@ int runGen(const Args& args) {
   if (json) throw UsageError("gen: --json goes with --stats (a program prints as program text)");
   if (!seed) throw UsageError("gen needs --seed S");
   SeededChoices choices(*seed);
-  writeOutput(out, printProgram(generateProgram(choices, opts)));
+  bool dram_bound = false;
+  Program p = generateProgram(choices, opts, dram_bound);
+  if (dram_bound)  // a larger --size would give this same program: say so rather than print it as if honoured
+    throw UsageError("--size " + std::to_string(opts.size) + " is more than the " + opts.arch.name +
+                     " machine's DRAM allows: the generator stops adding statements when its DRAM tensors reach a "
+                     "quarter of dram-limit (" + std::to_string(opts.arch.dram_limit) +
+                     " bytes); raise it with --dram-limit N (at most 17179869184) or lower --size");
+  writeOutput(out, printProgram(p));
   return kExitOk;
 }
 

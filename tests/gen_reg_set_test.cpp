@@ -1,0 +1,57 @@
+// gen/reg_set.h against a std::set model, and the generator's DRAM budget (gen --size beyond it is an error).
+#include "gen/reg_set.h"
+
+#include <gtest/gtest.h>
+
+#include <iterator>
+#include <random>
+#include <set>
+
+#include "gen/choices.h"
+#include "gen/generate.h"
+
+namespace allocsim::gen {
+namespace {
+
+TEST(RegSet, KthAndSizeAgreeWithAnOrderedSet) {
+  std::mt19937_64 rng(5);
+  RegSet s;
+  std::set<RegId> model;
+  for (int op = 0; op < 20000; ++op) {
+    const RegId r = RegId(rng() % (op < 10000 ? 100 : 3000));  // growth past the first capacity too
+    const bool member = rng() % 3 != 0;
+    s.set(r, member);
+    if (member) model.insert(r);
+    else model.erase(r);
+    ASSERT_EQ(s.size(), model.size());
+    ASSERT_EQ(s.contains(r), member);
+    if (!model.empty() && op % 7 == 0) {
+      const uint32_t k = uint32_t(rng() % model.size());
+      ASSERT_EQ(s.kth(k), *std::next(model.begin(), k));
+      ASSERT_EQ(s.last(), *model.rbegin());
+    }
+  }
+}
+
+}  // namespace
+}  // namespace allocsim::gen
+
+namespace allocsim {
+namespace {
+
+TEST(GenDramBudget, ReachedOnlyWhenTheSizeDoesNotFit) {
+  GenOptions o;
+  o.arch = *archPreset("tiny");
+  o.size = 20;
+  bool reached = true;
+  SeededChoices a(1);
+  generateProgram(a, o, reached);
+  EXPECT_FALSE(reached);
+  o.size = 5000;  // tiny's 16 MiB dram-limit holds about 1,000 statements (a quarter of it is the budget)
+  SeededChoices b(1);
+  generateProgram(b, o, reached);
+  EXPECT_TRUE(reached);
+}
+
+}  // namespace
+}  // namespace allocsim
