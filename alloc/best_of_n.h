@@ -1,13 +1,14 @@
 // Seed 000's best-of-N, as both colorers run it (PSUM and SBUF share one Chaitin–Briggs skeleton, seed 003):
 // each round tries n heuristics and keeps the selection with the lowest score. Strictly lower: among equal
-// scores the earlier heuristic wins, which keeps the choice deterministic.
+// scores the earlier heuristic wins, which keeps the choice deterministic. A selection that places every node
+// beats one that leaves some unplaced whatever their scores (a failed node's spill cost may round to 0 cycles).
 #pragma once
 
 #include <utility>
 
 namespace allocsim {
 
-template <class Heuristic, class Selection>  // Selection has a `double score`
+template <class Heuristic, class Selection>  // Selection has a `double score` and a container `failed`
 struct BestOfN {
   Heuristic heuristic{};
   Selection selection{};
@@ -16,13 +17,17 @@ struct BestOfN {
   void restart() { have_ = false; }
 
   void offer(Heuristic h, Selection s) {
-    if (have_ && !(s.score < selection.score)) return;
+    if (have_ && !better(s, selection)) return;
     heuristic = h;
     selection = std::move(s);
     have_ = true;
   }
 
  private:
+  static bool better(const Selection& a, const Selection& b) {
+    if (a.failed.empty() != b.failed.empty()) return a.failed.empty();
+    return a.score < b.score;
+  }
   bool have_ = false;
 };
 

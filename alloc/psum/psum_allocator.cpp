@@ -23,6 +23,16 @@ namespace {
 
 std::string num(double v) { return formatReportNumber(v, 2); }
 
+// A heuristic's colour order, through simplify or plain (psum_simplify.h plainPsumStack).
+struct PsumVariant {
+  PsumHeuristic heuristic = PsumHeuristic::TensorOrder;
+  bool plain = false;
+};
+
+std::string variantName(const PsumVariant& v) {
+  return std::string(psumHeuristicName(v.heuristic)) + (v.plain ? " (plain order)" : "");
+}
+
 // A pinned PSUM placement must lie inside PSUM (the well-formedness rule, repeated so that an unchecked program
 // cannot make select read outside its bitmap).
 void requirePinnedInBounds(const Program& p) {
@@ -52,7 +62,7 @@ PsumResult allocatePsum(const Program& input, const PsumOptions& o) {
   for (const Tensor& t : p.tensors) source_psum += t.space == Space::Psum && t.origin == Origin::Source;
   uint32_t next_id = 0, spilled = 0, rounds = 0, saves = 0, reloads = 0;
   double spill_cycles = 0;
-  BestOfN<PsumHeuristic, PsumSelection> best;
+  BestOfN<PsumVariant, PsumSelection> best;
   for (;;) {
     if (rounds > source_psum) throw std::logic_error("PSUM spill fixpoint did not converge");
     ++rounds;
@@ -71,23 +81,25 @@ PsumResult allocatePsum(const Program& input, const PsumOptions& o) {
     findPsumCosts(p, g);
 
     best.restart();
-    for (uint32_t h = 0; h < n_heuristics; ++h) {
-      const PsumHeuristic heuristic = PsumHeuristic(h);
-      PsumWorklistSizes sizes;
-      std::vector<uint32_t> stack = simplifyPsum(g, psum_banks, heuristic, &sizes);
-      PsumSelection sel = selectPsum(p, g, stack);
-      if (o.verbosity >= 1) r.line("best-of-n loop, heuristic = " + std::string(psumHeuristicName(heuristic)));
-      if (o.verbosity >= 2) reportWorklistSizes(r, sizes);
-      if (o.verbosity >= 1) {
-        for (uint32_t i : sel.failed) {
-          const PsumNode& node = g.nodes[i];
-          r.line(p.tensors[node.tensor].name + " cannot allocate " + std::to_string(node.banks) + " banks");
+    for (uint32_t h = 0; h < n_heuristics; ++h)
+      for (bool plain : {false, true}) {  // the plain order uses the banks a capacity leaves, see plainPsumStack
+        const PsumVariant v{PsumHeuristic(h), plain};
+        PsumWorklistSizes sizes;
+        std::vector<uint32_t> stack =
+            plain ? plainPsumStack(g, v.heuristic) : simplifyPsum(g, psum_banks, v.heuristic, &sizes);
+        PsumSelection sel = selectPsum(p, g, stack);
+        if (o.verbosity >= 1) r.line("best-of-n loop, heuristic = " + variantName(v));
+        if (o.verbosity >= 2 && !plain) reportWorklistSizes(r, sizes);
+        if (o.verbosity >= 1) {
+          for (uint32_t i : sel.failed) {
+            const PsumNode& node = g.nodes[i];
+            r.line(p.tensors[node.tensor].name + " cannot allocate " + std::to_string(node.banks) + " banks");
+          }
+          r.line(colorerScoreLine("PSUM", sel.score));
         }
-        r.line(colorerScoreLine("PSUM", sel.score));
+        best.offer(v, std::move(sel));
       }
-      best.offer(heuristic, std::move(sel));
-    }
-    if (o.verbosity >= 1) r.line(colorerBestHeuristicLine("PSUM", psumHeuristicName(best.heuristic)));
+    if (o.verbosity >= 1) r.line(colorerBestHeuristicLine("PSUM", variantName(best.heuristic)));
 
     if (best.selection.failed.empty()) {
       for (uint32_t i = 0; i < g.nodes.size(); ++i) {
@@ -130,7 +142,7 @@ PsumResult allocatePsum(const Program& input, const PsumOptions& o) {
   }
 
   const double utilization = 100.0 * double(best.selection.banks_used) / double(psum_banks ? psum_banks : 1);
-  reportColorerSummary(r, ColorerSummary{"PSUM", "psum", best.selection.score, psumHeuristicName(best.heuristic),
+  reportColorerSummary(r, ColorerSummary{"PSUM", "psum", best.selection.score, variantName(best.heuristic),
                                          spill_cycles, spilled, utilization, rounds, o.verbosity >= 1,
                                          {{"spill_saves", int64_t(saves)},
                                           {"spill_reloads", int64_t(reloads)},

@@ -1,5 +1,7 @@
 #include "alloc/psum/psum_simplify.h"
 
+#include <algorithm>
+
 #include "alloc/psum/psum_costs.h"
 
 namespace allocsim {
@@ -57,6 +59,14 @@ std::vector<uint32_t> simplifyPsum(const PsumGraph& g, uint32_t psum_banks, Psum
       if (free[j] >= 0) list[j] = List::Lo;  // neighbor push to low
     }
   }
+  return stack;
+}
+
+std::vector<uint32_t> plainPsumStack(const PsumGraph& g, PsumHeuristic h) {
+  std::vector<uint32_t> stack;
+  for (uint32_t i = 0; i < g.nodes.size(); ++i)
+    if (!g.nodes[i].pinned) stack.push_back(i);
+  std::sort(stack.begin(), stack.end(), [&](uint32_t a, uint32_t b) { return psumBefore(g, h, a, b); });
   return stack;
 }
 

@@ -25,6 +25,12 @@ using PsumWorklistSizes = WorklistSizes;  // alloc/worklist_sizes.h
 std::vector<uint32_t> simplifyPsum(const PsumGraph& g, uint32_t psum_banks, PsumHeuristic h,
                                    PsumWorklistSizes* sizes = nullptr);
 
+// The stack without simplify: every node that is not pinned, pushed in heuristic h's order, so that select
+// colours them in the reverse of it, as simplify does when every node is lo (unlimited banks). First fit puts a
+// node on the bank it would take with unlimited banks whenever that one lies within PSUM, so in this order a PSUM
+// of at least the banks used with unlimited room never spills (issue 10: colorers that use the room they have).
+std::vector<uint32_t> plainPsumStack(const PsumGraph& g, PsumHeuristic h);
+
 // The remaining-bank budget of node i with all its neighbours present (the value 003 tests against 0).
 int64_t psumFreeBanks(const PsumGraph& g, uint32_t psum_banks, uint32_t i);
 

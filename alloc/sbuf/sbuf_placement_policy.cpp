@@ -1,6 +1,7 @@
 #include "alloc/sbuf/sbuf_placement_policy.h"
 
 #include <algorithm>
+#include <cstdint>
 
 namespace allocsim {
 
@@ -18,6 +19,7 @@ namespace {
 struct Gap {
   uint64_t offset = 0;  // aligned start
   uint64_t room = 0;    // free bytes from offset to the next obstacle (or the end of the partition)
+  bool tail = false;    // no obstacle after it: the room runs to the end of the partition
 };
 
 uint64_t alignUp(uint64_t x, uint64_t a) { return (x + a - 1) / a * a; }
@@ -36,7 +38,7 @@ std::vector<Gap> gapsOf(const Arch& arch, uint64_t base, uint32_t partitions, ui
   uint64_t at = 0;
   for (const auto& [start, end] : used) {
     const uint64_t from = alignUp(at, align);
-    if (start > from && start - from >= bytes) gaps.push_back({from, start - from});
+    if (start > from && start - from >= bytes) gaps.push_back({from, start - from, start == arch.sbuf_bytes});
     at = std::max(at, end);
     if (at >= arch.sbuf_bytes) break;
   }
@@ -63,12 +65,16 @@ std::optional<Placement> placeSbufRect(const Arch& arch, SbufPolicy policy, uint
       best = pl;
       continue;
     }
-    for (const Gap& g : gaps)
-      if (!best || g.room < best_room) {
+    for (const Gap& g : gaps) {
+      // The room after the last obstacle counts as unlimited: it is taken only when no gap between obstacles
+      // holds the rectangle, so the choice does not depend on the capacity (sbuf_simplify.h plainSbufStack).
+      const uint64_t room = g.tail ? UINT64_MAX : g.room;
+      if (!best || room < best_room) {
         pl.offset = g.offset;
         best = pl;
-        best_room = g.room;
+        best_room = room;
       }
+    }
   }
   return best;
 }

@@ -19,7 +19,8 @@ enum class SbufPolicy : uint8_t {
   FirstFit,   // lowest band, then lowest offset (alloc/first_fit.h firstFitSbuf): 000's lower-left corner
   BestFit,    // the tightest free gap: the smallest free byte run, from the aligned start to the next obstacle
               // in the band, that holds the rectangle (BestFitMemoryManager's size index); ties: lowest band,
-              // then lowest offset
+              // then lowest offset. The run after a band's last obstacle counts as unlimited (a last resort), so
+              // the position is the one the policy picks with unlimited room whenever that one is within SBUF
   UpperLeft,  // highest band that has room, lowest offset in it: 000's upper-left corner, which keeps short
               // tensors out of the bands that full-height ones need
 };

@@ -67,4 +67,15 @@ std::vector<uint32_t> simplifySbuf(const Arch& arch, const SbufGraph& g, SbufOrd
   return stack;
 }
 
+std::vector<uint32_t> plainSbufStack(const SbufGraph& g, SbufOrder order) {
+  const std::vector<uint32_t> rank = sbufColourRanks(g, order);
+  std::vector<uint32_t> by_rank(rank.size());
+  for (uint32_t i = 0; i < rank.size(); ++i) by_rank[rank[i]] = i;
+  std::vector<uint32_t> stack;
+  stack.reserve(by_rank.size());
+  for (auto it = by_rank.rbegin(); it != by_rank.rend(); ++it)  // pushed last = popped, so coloured, first
+    if (!g.nodes[*it].fixed) stack.push_back(*it);
+  return stack;
+}
+
 }  // namespace allocsim

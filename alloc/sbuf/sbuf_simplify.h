@@ -24,4 +24,12 @@ using SbufWorklistSizes = WorklistSizes;  // alloc/worklist_sizes.h
 std::vector<uint32_t> simplifySbuf(const Arch& arch, const SbufGraph& g, SbufOrder order,
                                    SbufWorklistSizes* sizes = nullptr);
 
+// The stack without simplify: every node that is not fixed, so that select colours them in the heuristic's plain
+// colour order (rank 0 first). With unlimited room every node is lo and simplify returns exactly this stack; under
+// a capacity simplify reorders the hi nodes. Select's placement policies place a node where they would place it
+// with unlimited room whenever that position lies within the capacity (sbuf_placement_policy.h), so, coloured in
+// this order, a capacity at or above the height reached with unlimited room is never short: the colorer uses the
+// room it has (issue 10).
+std::vector<uint32_t> plainSbufStack(const SbufGraph& g, SbufOrder order);
+
 }  // namespace allocsim

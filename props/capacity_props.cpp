@@ -1,0 +1,144 @@
+// Colorers that use the room they have (issue 10, item 3), through the optlevel driver on generated programs under
+// pressure on the tiny machine:
+//   - monotonic capacity: a coloring level given at least the SBUF bytes per partition (or the PSUM banks) it
+//     reaches with unlimited room never spills there;
+//   - more effort never does worse: O3 (12 SBUF heuristics) spills no more SBUF bytes than O2 (6) and, on equal
+//     spill bytes, occupies no more SBUF; O3 refuses only if O2 refuses. (Both run PSUM with the same 4
+//     heuristics, so the SBUF colorer sees the same program; O1 runs 1 PSUM heuristic, so its SBUF input differs.)
+// "Unlimited room" is the largest SBUF the arch accepts, 2^24 bytes per partition: thousands of times the tiny
+// machine's 4096, so every node passes the degree test and nothing spills.
+#include <gtest/gtest.h>
+#include <rapidcheck/gtest.h>
+
+#include <algorithm>
+#include <string>
+
+#include "alloc/alloc_error.h"
+#include "alloc/driver.h"
+#include "ir/print.h"
+#include "props/rc_program.h"
+
+namespace allocsim {
+namespace {
+
+constexpr uint32_t kUnlimitedSbufBytes = uint32_t(1) << 24;  // ir/arch.cpp's bound on sbuf-bytes
+constexpr uint32_t kUnlimitedPsumBanks = 64;                 // ir/arch.cpp's bound on psum-banks
+
+// The tiny machine with 64 SP registers: the REG colorer, which runs last at every level, then always fits (its
+// 4-register refusals are props/reg_props.cpp's subject, not these).
+rc::Gen<Program> genPressuredProgram() {
+  Arch arch = *archPreset("tiny");
+  arch.sp_registers = 64;
+  return genProgramOn(arch, 30);
+}
+
+int genColoringLevel() { return *rc::gen::element(1, 2, 3, 6); }
+
+const AllocReport& stepReport(const DriverResult& r, const std::string& step) {
+  for (const AllocReport& rep : r.reports)
+    if (const ReportField* f = rep.find("allocator"); f && f->value == step) return rep;
+  RC_FAIL("no " + step + " step in the report");
+}
+
+int64_t field(const AllocReport& rep, const std::string& key) {
+  const ReportField* f = rep.find(key);
+  if (!f) RC_FAIL("report has no field " + key);
+  return std::stoll(f->value);
+}
+
+DriverResult allocateAt(const Program& p, int level) {
+  DriverOptions o;
+  o.optlevel = level;
+  return allocate(p, o);
+}
+
+// The highest byte any SBUF tensor reaches in any partition (offset + bytes per partition).
+uint32_t sbufHeight(const Program& p) {
+  uint64_t h = 0;
+  for (const Tensor& t : p.tensors)
+    if (t.space == Space::Sbuf && t.placement) h = std::max(h, t.placement->offset + t.bytesPerPartition());
+  return uint32_t(h);
+}
+
+// The highest PSUM bank any PSUM tensor reaches, plus one.
+uint32_t psumHeight(const Program& p) {
+  uint64_t h = 0;
+  for (const Tensor& t : p.tensors)
+    if (t.space == Space::Psum && t.placement)
+      h = std::max<uint64_t>(h, t.placement->bank + (t.bytesPerPartition() + p.arch.psum_bank_bytes - 1) /
+                                                        p.arch.psum_bank_bytes);
+  return uint32_t(h);
+}
+
+RC_GTEST_PROP(ColoringCapacity, NeverSpillsSbufAtTheHeightReachedWithUnlimitedRoom, ()) {
+  Program p = *genPressuredProgram();
+  const int level = genColoringLevel();
+  p.arch.sbuf_bytes = kUnlimitedSbufBytes;
+  DriverResult unlimited;
+  try {
+    unlimited = allocateAt(p, level);
+  } catch (const AllocError& e) {  // PSUM's own refusals: the SBUF has all the room there is
+    RC_ASSERT(std::string(e.what()).find("PSUM") != std::string::npos);
+    RC_DISCARD("PSUM cannot allocate");
+  }
+  RC_ASSERT(field(stepReport(unlimited, "sbuf"), "sbuf.tensors_spilled") == 0);
+  const uint32_t height = sbufHeight(unlimited.program);
+  const uint32_t align = p.arch.sbuf_align;
+  const uint32_t slack = *rc::gen::inRange<uint32_t>(0, 3) * align;
+  p.arch.sbuf_bytes = std::max((height + align - 1) / align * align, align) + slack;
+  RC_TAG(p.arch.sbuf_bytes < 4096 ? "below the tiny capacity" : "at or above the tiny capacity");
+  DriverResult r;
+  try {
+    r = allocateAt(p, level);
+  } catch (const AllocError& e) {
+    RC_FAIL("-O" + std::to_string(level) + " refuses at sbuf-bytes " + std::to_string(p.arch.sbuf_bytes) +
+            ", at or above the height " + std::to_string(height) + " it reaches with unlimited room: " + e.what());
+  }
+  RC_ASSERT(field(stepReport(r, "sbuf"), "sbuf.tensors_spilled") == 0);
+  RC_ASSERT(sbufHeight(r.program) <= p.arch.sbuf_bytes);
+}
+
+RC_GTEST_PROP(ColoringCapacity, NeverSpillsPsumAtTheBanksReachedWithUnlimitedBanks, ()) {
+  Program p = *genPressuredProgram();
+  const int level = genColoringLevel();
+  p.arch.psum_banks = kUnlimitedPsumBanks;
+  p.arch.sbuf_bytes = kUnlimitedSbufBytes;  // so that SBUF never refuses what PSUM leaves it
+  DriverResult unlimited = allocateAt(p, level);
+  RC_ASSERT(field(stepReport(unlimited, "psum"), "psum.tensors_spilled") == 0);
+  const uint32_t banks = std::max(psumHeight(unlimited.program), 1u);
+  RC_TAG(banks <= 4 ? "within the tiny machine's 4 banks" : "more banks than the tiny machine");
+  p.arch.psum_banks = banks;
+  DriverResult r;
+  try {
+    r = allocateAt(p, level);
+  } catch (const AllocError& e) {
+    RC_FAIL("-O" + std::to_string(level) + " refuses at " + std::to_string(banks) + " PSUM banks: " + e.what());
+  }
+  RC_ASSERT(field(stepReport(r, "psum"), "psum.tensors_spilled") == 0);
+}
+
+RC_GTEST_PROP(ColoringCapacity, O3NeverSpillsMoreNorOccupiesMoreThanO2, ()) {
+  const Program p = *genPressuredProgram();
+  const int lower = 2, higher = 3;
+  DriverResult a;
+  try {
+    a = allocateAt(p, lower);
+  } catch (const AllocError&) {
+    RC_DISCARD("the lower level refuses");  // the higher one may still find an allocation
+  }
+  DriverResult b;
+  try {
+    b = allocateAt(p, higher);
+  } catch (const AllocError& e) {
+    RC_FAIL("-O" + std::to_string(higher) + " refuses what -O" + std::to_string(lower) + " allocates: " + e.what());
+  }
+  const AllocReport &sa = stepReport(a, "sbuf"), &sb = stepReport(b, "sbuf");
+  const int64_t bytes_a = field(sa, "sbuf.spill_bytes"), bytes_b = field(sb, "sbuf.spill_bytes");
+  RC_TAG(bytes_a > 0 ? "spills" : "fits");
+  RC_TAG(bytes_b < bytes_a ? "higher level spills less" : "same spill bytes");
+  RC_ASSERT(bytes_b <= bytes_a);
+  if (bytes_b == bytes_a) RC_ASSERT(field(sb, "sbuf.footprint_bytes") <= field(sa, "sbuf.footprint_bytes"));
+}
+
+}  // namespace
+}  // namespace allocsim
