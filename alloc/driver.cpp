@@ -62,6 +62,7 @@ void runPsum(Program& p, const Effort& e, int verbosity, std::vector<AllocReport
 void runSbuf(Program& p, const Effort& e, int verbosity, std::vector<AllocReport>& reports) {
   SbufOptions so;
   so.heuristics = e.sbuf_heuristics;
+  so.packing = e.sbuf_packing;
   so.verbosity = verbosity;
   SbufResult r = allocateSbuf(p, so);
   p = std::move(r.program);
@@ -224,9 +225,9 @@ void runExact(Program& p, int optlevel, double time_limit_s, int verbosity, std:
 
 Effort effortFor(int optlevel) {
   switch (optlevel) {
-    case 1: return {1, 1};
-    case 3: return {4, 12};
-    default: return {4, 6};
+    case 1: return {1, 1, false};
+    case 3: return {4, 12, true};
+    default: return {4, 6, true};
   }
 }
 

@@ -63,6 +63,7 @@ struct DriverResult {
 struct Effort {
   uint32_t psum_heuristics = 4;
   uint32_t sbuf_heuristics = 4;
+  bool sbuf_packing = true;  // the exact search's packing as one more SBUF candidate (alloc/sbuf/sbuf_packing.h)
 };
 Effort effortFor(int optlevel);
 

@@ -467,6 +467,7 @@ ExactResult solveExact(const ExactProblem& original, const ExactSearchOptions& o
       if (out == Outcome::NotFound) return finish(ExactStatus::NoFit, best, "search " + heuristics[h]);
       if (out == Outcome::Timeout) return finish(ExactStatus::Unknown, best, best_name);
     }
+    if (o.node_budget && search.nodes() >= o.node_budget) return finish(ExactStatus::Unknown, best, best_name);
   }
 }
 

@@ -40,6 +40,9 @@ const char* exactStatusName(ExactStatus s);
 struct ExactSearchOptions {
   double time_limit_s = 10;
   bool greedy_first = true;  // try first fit before searching (off: measure the search alone)
+  // Stop with Unknown once a round of the preorders has used this many nodes in all (0: no budget). Unlike the
+  // time limit it makes the answer depend on the problem only (the SBUF colorer's packing, sbuf_packing.h).
+  uint64_t node_budget = 0;
 };
 
 struct ExactResult {

@@ -1,6 +1,7 @@
 #include "alloc/psum/psum_simplify.h"
 
 #include <algorithm>
+#include <set>
 
 #include "alloc/psum/psum_costs.h"
 
@@ -19,44 +20,55 @@ std::vector<uint32_t> simplifyPsum(const PsumGraph& g, uint32_t psum_banks, Psum
   std::vector<int64_t> free(n);
   std::vector<uint32_t> degree(n);
   std::vector<List> list(n, List::Removed);
-  uint32_t left = 0;
+  // Hi choice: lowest cost/degree (degree counted among the nodes still present), ties by the heuristic. Each
+  // worklist is an ordered set, hi keyed by the metric as last filed, so a pick is O(log N) rather than a scan of
+  // every node, and simplify is O((N + E) log N).
+  std::vector<double> metric(n, 0);
+  auto before = [&](uint32_t a, uint32_t b) { return psumBefore(g, h, a, b); };
+  auto cheaper = [&](uint32_t a, uint32_t b) {
+    if (metric[a] != metric[b]) return metric[a] < metric[b];
+    return psumBefore(g, h, a, b);
+  };
+  std::set<uint32_t, decltype(before)> lo(before), inf(before);
+  std::set<uint32_t, decltype(cheaper)> hi(cheaper);
+  auto file = [&](uint32_t i, List l) {
+    list[i] = l;
+    if (l == List::Hi) {
+      metric[i] = g.nodes[i].cost / double(degree[i] ? degree[i] : 1);
+      hi.insert(i);
+    } else {
+      (l == List::Lo ? lo : inf).insert(i);
+    }
+  };
+  auto unfile = [&](uint32_t i) {
+    if (list[i] == List::Hi) hi.erase(i);
+    else if (list[i] != List::Removed) (list[i] == List::Lo ? lo : inf).erase(i);
+    list[i] = List::Removed;
+  };
   PsumWorklistSizes counts;
   for (uint32_t i = 0; i < n; ++i) {
     if (g.nodes[i].pinned) continue;
     free[i] = psumFreeBanks(g, psum_banks, i);
     degree[i] = uint32_t(g.neighbours[i].size());
-    list[i] = free[i] >= 0 ? List::Lo : isInfiniteCost(g.nodes[i].cost) ? List::Inf : List::Hi;
-    ++(list[i] == List::Lo ? counts.lo : list[i] == List::Hi ? counts.hi : counts.inf);
-    ++left;
+    const List l = free[i] >= 0 ? List::Lo : isInfiniteCost(g.nodes[i].cost) ? List::Inf : List::Hi;
+    ++(l == List::Lo ? counts.lo : l == List::Hi ? counts.hi : counts.inf);
+    file(i, l);
   }
   if (sizes) *sizes = counts;
 
-  // Hi choice: lowest cost/degree (degree counted among the nodes still present), ties by the heuristic.
-  auto cheaper = [&](uint32_t a, uint32_t b) {
-    double ka = g.nodes[a].cost / double(degree[a] ? degree[a] : 1);
-    double kb = g.nodes[b].cost / double(degree[b] ? degree[b] : 1);
-    if (ka != kb) return ka < kb;
-    return psumBefore(g, h, a, b);
-  };
   std::vector<uint32_t> stack;
-  stack.reserve(left);
-  while (left > 0) {
-    uint32_t pick = kNone;
-    for (List want : {List::Lo, List::Hi, List::Inf}) {
-      for (uint32_t i = 0; i < n; ++i) {
-        if (list[i] != want) continue;
-        if (pick == kNone || (want == List::Hi ? cheaper(i, pick) : psumBefore(g, h, i, pick))) pick = i;
-      }
-      if (pick != kNone) break;
-    }
+  stack.reserve(lo.size() + hi.size() + inf.size());
+  while (!lo.empty() || !hi.empty() || !inf.empty()) {
+    const uint32_t pick = !lo.empty() ? *lo.begin() : !hi.empty() ? *hi.begin() : *inf.begin();
+    unfile(pick);
     stack.push_back(pick);
-    list[pick] = List::Removed;
-    --left;
     for (uint32_t j : g.neighbours[pick]) {
       if (list[j] == List::Removed) continue;
+      const List was = list[j];
+      unfile(j);
       free[j] += g.nodes[pick].banks;
       --degree[j];
-      if (free[j] >= 0) list[j] = List::Lo;  // neighbor push to low
+      file(j, free[j] >= 0 ? List::Lo : was);  // neighbor push to low
     }
   }
   return stack;

@@ -13,7 +13,9 @@
 #include "alloc/sbuf/sbuf_costs.h"
 #include "alloc/sbuf/sbuf_heuristic.h"
 #include "alloc/sbuf/sbuf_interference.h"
+#include "alloc/sbuf/sbuf_footprint.h"
 #include "alloc/sbuf/sbuf_live_ranges.h"
+#include "alloc/sbuf/sbuf_packing.h"
 #include "alloc/sbuf/sbuf_select.h"
 #include "alloc/sbuf/sbuf_simplify.h"
 #include "alloc/sbuf/sbuf_spill.h"
@@ -94,6 +96,7 @@ namespace {
 // its rounds spilled. `error` is set instead when nothing could help this heuristic.
 struct SbufRun {
   SbufHeuristic heuristic;
+  bool packed = false;  // the exact search's packing (sbuf_packing.h), not a heuristic's fixpoint
   bool plain = false;  // the final round's selection came from the plain order (no simplify)
   Program program;
   AllocReport log;     // the per-round lines (verbosity >= 1)
@@ -102,10 +105,41 @@ struct SbufRun {
   double spill_cycles = 0;
   uint64_t spill_bytes = 0;  // bytes of the SBUF tensors spilled to DRAM slots or rehomed to DRAM
   std::optional<AllocError> error;
+  bool abandoned = false;  // stopped once it had spilled more than a finished run: it cannot win
 };
 
 std::string runName(const SbufHeuristic& h, bool plain) {
   return sbufHeuristicName(h) + (plain ? " (plain order)" : "");
+}
+
+std::string runName(const SbufRun& run) { return run.packed ? "exact packing" : runName(run.heuristic, run.plain); }
+
+// The packing as a finished run that spills nothing, or nullopt (sbuf_packing.h).
+std::optional<SbufRun> packingRun(const Program& input, const SbufGraph& g, int verbosity) {
+  std::optional<std::vector<Placement>> at = packSbuf(input, g);
+  if (!at) {
+    return std::nullopt;
+  }
+  SbufRun run;
+  run.packed = true;
+  run.program = input;
+  run.rounds = 1;
+  SbufSelection& sel = run.selection;
+  sel.at.assign(g.nodes.size(), std::nullopt);
+  std::vector<SbufRect> used;
+  for (uint32_t i = 0; i < g.nodes.size(); ++i) {
+    sel.at[i] = (*at)[i];
+    if (!g.nodes[i].fixed) run.program.tensors[g.nodes[i].tensor].placement = (*at)[i];
+    if (!g.nodes[i].range.empty())
+      used.push_back({(*at)[i].partition, g.nodes[i].partitions, (*at)[i].offset, g.nodes[i].bytes});
+  }
+  sel.footprint = sbufFootprintBytes(input.arch, used);
+  sel.score = double(sel.footprint) / (double(sbufCapacity(input.arch)) + 1);
+  if (verbosity >= 1) {
+    run.log.line("exact packing: height within the capacity, " + std::to_string(sel.footprint) + " bytes");
+    run.log.line(colorerScoreLine("SB", sel.score));
+  }
+  return run;
 }
 
 // The graph of one round, costs included. The liveness holds pointers into the program it was computed from.
@@ -145,8 +179,9 @@ BestOfN<bool, SbufSelection> selectRound(const Program& p, const SbufGraph& g, c
   return best;
 }
 
+// `bound`: the spill bytes of the best finished run so far; this one stops as soon as it has spilled more.
 SbufRun runHeuristic(const Program& input, const std::vector<bool>& input_local, const SbufRoundGraph& first,
-                     const SbufHeuristic& h, uint32_t spillable, int verbosity) {
+                     const SbufHeuristic& h, uint32_t spillable, uint64_t bound, int verbosity) {
   SbufRun run;
   run.heuristic = h;
   run.program = input;
@@ -189,6 +224,13 @@ SbufRun runHeuristic(const Program& input, const std::vector<bool>& input_local,
       for (TensorId t : to_spill) run.log.line("spill " + p.tensors[t].name + " to DRAM");
       for (TensorId t : to_rehome) run.log.line("rehome " + p.tensors[t].name + " to DRAM");
     }
+    if (run.spill_bytes > bound) {  // rewriting the program for more rounds would be wasted
+      if (verbosity >= 1)
+        run.log.line("abandoned: " + std::to_string(run.spill_bytes) + " bytes spilled, a finished run spilled " +
+                     std::to_string(bound));
+      run.abandoned = true;
+      return run;
+    }
     SbufSpillStats st;
     try {
       st = insertSbufSpillCode(p, to_spill, to_rehome, next_id, local);
@@ -205,7 +247,10 @@ SbufRun runHeuristic(const Program& input, const std::vector<bool>& input_local,
 }
 
 // The run that spills fewer bytes, then occupies less SBUF, then costs fewer spill cycles; the earlier on ties.
+// An abandoned run never wins (it spilled more than a finished one); a run that hit an AllocError loses to any
+// other.
 bool betterRun(const SbufRun& a, const SbufRun& b) {
+  if (a.abandoned || b.abandoned) return !a.abandoned && b.abandoned;
   if (a.error || b.error) return !a.error && b.error;
   if (a.spill_bytes != b.spill_bytes) return a.spill_bytes < b.spill_bytes;
   if (a.selection.footprint != b.selection.footprint) return a.selection.footprint < b.selection.footprint;
@@ -238,19 +283,30 @@ SbufResult allocateSbuf(const Program& input, const SbufOptions& o) {
   // Best-of-N over whole spill fixpoints, not round by round: a heuristic that spills less in the first round can
   // leave reloads that spill more later (minimalloc's B spilled 14% more bytes at O3 than at O2 when O3 kept the
   // best of each round). Compared on the end result, a level that tries more heuristics never does worse.
+  // Runs stop once they spill more than the best finished one (runHeuristic's bound), which leaves the choice as
+  // it would be with every run finished: spilled bytes only grow.
   std::optional<SbufRun> best;
   for (uint32_t k = 0; k < n_heuristics; ++k) {
-    SbufRun run = runHeuristic(base, local, first, sbufHeuristic(k), spillable, o.verbosity);
+    const uint64_t bound = best && !best->error && !best->abandoned ? best->spill_bytes : UINT64_MAX;
+    SbufRun run = runHeuristic(base, local, first, sbufHeuristic(k), spillable, bound, o.verbosity);
     if (o.verbosity >= 1) r.append(run.log);
     if (!best || betterRun(run, *best)) best = std::move(run);
   }
+  if (o.packing) {  // last: on equal spill bytes and footprint a heuristic's run is kept
+    std::optional<SbufRun> packed = packingRun(base, g, o.verbosity);
+    if (o.verbosity >= 1) {
+      if (packed) r.append(packed->log);
+      else r.line("exact packing: none within the capacity");
+    }
+    if (packed && betterRun(*packed, *best)) best = std::move(packed);
+  }
   if (best->error) throw *best->error;
   SbufRun& w = *best;
-  if (o.verbosity >= 1) r.line("best heuristic's fixpoint: " + sbufHeuristicName(w.heuristic));
+  if (o.verbosity >= 1) r.line("best heuristic's fixpoint: " + runName(w));
 
   const SbufSelection& sel = w.selection;
   const double utilization = 100.0 * double(sel.footprint) / double(std::max<uint64_t>(sbufCapacity(base.arch), 1));
-  reportColorerSummary(r, ColorerSummary{"SB", "sbuf", sel.score, runName(w.heuristic, w.plain), w.spill_cycles,
+  reportColorerSummary(r, ColorerSummary{"SB", "sbuf", sel.score, runName(w), w.spill_cycles,
                                          w.spilled, utilization, w.rounds, o.verbosity >= 1,
                                          {{"spill_stores", int64_t(w.stores)},
                                           {"spill_reloads", int64_t(w.reloads)},

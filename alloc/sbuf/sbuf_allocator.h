@@ -2,13 +2,18 @@
 // rectangles (partition x byte). It runs after the PSUM colorer, whose placements it leaves as they are. One
 // round:
 //   liveness (sbuf_live_ranges.h) -> build (sbuf_interference.h) -> find_costs (sbuf_costs.h)
-//   -> for each heuristic (sbuf_heuristic.h: colour order x placement policy):
-//        simplify (sbuf_simplify.h, geometric degree test sbuf_degree.h), select (sbuf_select.h)
-// keeping the selection with the lowest score. If nothing failed, its placements are committed. Otherwise the
-// failed spillable nodes are spilled to DRAM (sbuf_spill.h) — or, if every failed node is un-spillable, for each
-// the cheapest spillable neighbour — and the next round runs on the rewritten program: a fixpoint. Every round
-// spills at least one tensor that was spillable, and nothing spilling makes is spillable, so the rounds are
-// bounded. When a failed node has no spillable neighbour, nothing can help: AllocError naming it and the demand.
+//   -> for the heuristic (sbuf_heuristic.h: colour order x placement policy), in its two colour orders:
+//        simplify (sbuf_simplify.h, geometric degree test sbuf_degree.h), select (sbuf_select.h);
+//        the plain order (sbuf_simplify.h plainSbufStack), select
+// keeping the selection that places everything, else the lower score. If nothing failed, its placements are
+// committed. Otherwise the failed spillable nodes are spilled to DRAM (sbuf_spill.h) — or, if every failed node is
+// un-spillable, for each the cheapest spillable neighbour — and the next round runs on the rewritten program: a
+// fixpoint. Every round spills at least one tensor that was spillable, and nothing spilling makes is spillable, so
+// the rounds are bounded. Best-of-N runs each heuristic's whole fixpoint and keeps the one that spills the fewest
+// bytes, then occupies the least SBUF (so more heuristics never do worse); a run stops as soon as it has spilled
+// more than a finished one. With `packing`, the exact search's packing (sbuf_packing.h) is one more candidate,
+// taken when its height fits. When every run met a failed node with no spillable neighbour, nothing can help:
+// AllocError naming it and the demand.
 //
 // Which SBUF tensors are this colorer's: those without a placement (spill slots a PSUM pass inserted among them).
 // SBUF tensors that already have one (pinned, or placed by an earlier pass) keep it and are obstacles while live.
@@ -24,6 +29,7 @@ namespace allocsim {
 
 struct SbufOptions {
   uint32_t heuristics = 12;  // best-of-N: how many of sbuf_heuristic.h's heuristics to try (clamped to 1..12)
+  bool packing = true;       // also the exact search's packing (sbuf_packing.h) as a candidate
   // 0: the summary lines; 1: also per round and per heuristic (banners, scores, " cannot allocate ", spills);
   // 2: also simplify's worklist sizes.
   int verbosity = 0;

@@ -1,0 +1,112 @@
+// How the coloring levels grow with the number of tensors under capacity pressure (issue 10 item 3: "O2 under
+// pressure no worse than N^1.3 from 1,000 to 100,000 buffers"). The workload is minimalloc's problem
+// (ir/minimalloc_import.h) generated at scale: N buffers with lifetimes spread over a horizon that grows with N, so
+// that about kLiveAtOnce buffers are live at any time whatever N is (as in a long kernel, not a denser one), sizes
+// 4..16384 bytes; the capacity is 3/4 of the max live bytes, so every size spills. BM_ColoringUnderPressure
+// allocates it at -O<level> (the whole pipeline: PSUM, SBUF, DMA optimization, REG) and reports the time, the
+// tensors spilled, spill bytes and spill rounds per run; the closing lines
+// print the growth exponent between successive sizes and over the whole range (least squares of log time on
+// log N).
+//
+// Usage: build/bench/colorer_scaling [--benchmark_filter=...]     (one run per size: Iterations(1))
+#include <benchmark/benchmark.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <random>
+#include <string>
+
+#include "alloc/driver.h"
+#include "ir/minimalloc_import.h"
+
+namespace allocsim {
+namespace {
+
+constexpr int64_t kLiveAtOnce = 40;  // mean buffers live at a time
+
+MinimallocProblem pressuredProblem(int64_t n, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  const int64_t horizon = n * 8;  // mean lifetime kLiveAtOnce * 8 ticks -> about kLiveAtOnce live at once
+  std::uniform_int_distribution<int64_t> start(0, horizon - 1), life(1, 2 * kLiveAtOnce * 8), words(1, 4096);
+  MinimallocProblem p;
+  for (int64_t i = 0; i < n; ++i) {
+    MinimallocBuffer b;
+    b.id = std::to_string(i);
+    b.lower = start(rng);
+    b.upper = b.lower + life(rng);
+    b.size = 4 * words(rng);
+    p.buffers.push_back(b);
+  }
+  return p;
+}
+
+std::map<std::pair<int, int64_t>, double>& seconds() {
+  static std::map<std::pair<int, int64_t>, double> s;
+  return s;
+}
+
+void BM_ColoringUnderPressure(benchmark::State& state) {
+  const int level = int(state.range(0));
+  const int64_t n = state.range(1);
+  const MinimallocProblem mp = pressuredProblem(n, 20261201);
+  const uint64_t capacity = maxLiveBytes(mp) * 3 / 4;
+  // The importer's `li tick` fillers (16 per event, for the exact search's lifetime widths) dropped: what remains is
+  // a definition and a last use per buffer, 2N instructions, so the figure is the colorer's, not the fillers'.
+  Program p = importMinimalloc(mp, capacity);
+  std::erase_if(p.body, [](const Instruction& i) { return i.op == Op::Li; });
+  p.registers.clear();
+  p.renumber();
+  DriverOptions o;
+  o.optlevel = level;
+  for (auto _ : state) {
+    const auto t0 = std::chrono::steady_clock::now();
+    DriverResult r = allocate(p, o);
+    seconds()[{level, n}] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    for (const AllocReport& rep : r.reports) {
+      if (const ReportField* f = rep.find("sbuf.tensors_spilled")) state.counters["spilled"] = std::stod(f->value);
+      if (const ReportField* f = rep.find("sbuf.spill_bytes")) state.counters["spill_bytes"] = std::stod(f->value);
+      if (const ReportField* f = rep.find("sbuf.rounds")) state.counters["rounds"] = std::stod(f->value);
+    }
+  }
+  state.counters["buffers"] = double(n);
+}
+
+BENCHMARK(BM_ColoringUnderPressure)
+    ->ArgsProduct({{2}, {1000, 3000, 10000, 30000, 100000}})
+    ->ArgNames({"O", "buffers"})
+    ->Iterations(1)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+
+void printExponents() {
+  std::map<int, std::vector<std::pair<double, double>>> by_level;  // level -> (log n, log seconds)
+  for (const auto& [key, s] : seconds()) by_level[key.first].push_back({std::log(double(key.second)), std::log(s)});
+  for (const auto& [level, pts] : by_level) {
+    if (pts.size() < 2) continue;
+    std::printf("O%d growth exponent (time ~ N^k):", level);
+    for (size_t i = 1; i < pts.size(); ++i)
+      std::printf(" %.0f->%.0f: %.2f", std::exp(pts[i - 1].first), std::exp(pts[i].first),
+                  (pts[i].second - pts[i - 1].second) / (pts[i].first - pts[i - 1].first));
+    double mx = 0, my = 0;
+    for (const auto& [x, y] : pts) mx += x, my += y;
+    mx /= double(pts.size()), my /= double(pts.size());
+    double sxy = 0, sxx = 0;
+    for (const auto& [x, y] : pts) sxy += (x - mx) * (y - my), sxx += (x - mx) * (x - mx);
+    std::printf("; least squares over %.0f..%.0f: %.2f\n", std::exp(pts.front().first), std::exp(pts.back().first),
+                sxy / sxx);
+  }
+}
+
+}  // namespace
+}  // namespace allocsim
+
+int main(int argc, char** argv) {
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  allocsim::printExponents();
+  return 0;
+}
