@@ -4,7 +4,8 @@
 #   lower bound  max live bytes: no placement fits in less
 #   exact        --allocator exact --time-limit $TIME_LIMIT (default 60): fits?, height / lower bound, wall seconds
 #   O1 O2 O3     the coloring levels at the capacity: spill bytes (0 = fits) and wall seconds; with unlimited room
-#                (sbuf-bytes 16 MiB): height / lower bound
+#                (sbuf-bytes 16 MiB): height / lower bound; and the spill bytes at a capacity of exactly that height
+#                (0: the level stops spilling at or below the height it reaches unconstrained)
 #   O8           the linear-scan allocator (alloc/lsa/), the same three figures
 #   LEVELS="1 2 3 8" chooses the allocator columns; EXACT=0 skips the exact search (its column reads "skipped")
 #   minimalloc   wall seconds of MINIMALLOC=path/to/minimalloc (built from google/minimalloc) run in the same
@@ -32,7 +33,7 @@ spill_bytes() {  # inserted DRAM spill slots: [p, e] dtype !spill
 LEVELS=${LEVELS:-1 2 3 8}
 head="| bench | buffers | lower bound | minimalloc s | exact: fits, height/LB, s"
 rule="|---|---|---|---|---"
-for O in $LEVELS; do head="$head | O$O: spill bytes, s, height/LB unlimited"; rule="$rule|---"; done
+for O in $LEVELS; do head="$head | O$O: spill bytes, s, height/LB unlimited, spill bytes at that height"; rule="$rule|---"; done
 echo "$head |"
 echo "$rule|"
 for f in bench/minimalloc/[A-K].1048576.csv; do
@@ -64,7 +65,14 @@ for f in bench/minimalloc/[A-K].1048576.csv; do
     "$BIN" alloc "$TMP/big.txt" -O$O -o "$TMP/cb.txt" 2>/dev/null || true
     [ -f "$TMP/cb.txt" ] && hb=$(height "$TMP/cb.txt" "$f" 16777216) || hb=invalid
     [ "$hb" = invalid ] && hu=invalid || hu=$(ratio "$hb" "$lb")
-    cols="$cols | $sb, $t, $hu"
+    sh="-"
+    if [ "$hb" != invalid ]; then
+      rm -f "$TMP/ch.txt"
+      "$BIN" import minimalloc "$f" --capacity "$hb" -o "$TMP/h.txt"
+      "$BIN" alloc "$TMP/h.txt" -O$O -o "$TMP/ch.txt" 2>/dev/null || true
+      [ -f "$TMP/ch.txt" ] && sh=$(spill_bytes "$TMP/ch.txt") || sh="refused"
+    fi
+    cols="$cols | $sb, $t, $hu, $sh"
   done
   echo "| $b | $n | $lb | $mm | $ex$cols |"
 done

@@ -1,7 +1,9 @@
 #include "alloc/sbuf/sbuf_simplify.h"
 
-#include <set>
+#include <functional>
+#include <queue>
 #include <tuple>
+#include <utility>
 
 #include "alloc/sbuf/sbuf_degree.h"
 #include "alloc/spill_cost.h"
@@ -15,11 +17,31 @@ std::vector<uint32_t> simplifySbuf(const Arch& arch, const SbufGraph& g, SbufOrd
   std::vector<int64_t> k(n, 0);
   std::vector<uint32_t> degree(n, 0);
   std::vector<List> list(n, List::Removed);
-  // Worklists keyed by colour rank; lo and inf are drained from the highest rank (coloured last).
-  std::set<std::pair<uint32_t, uint32_t>> lo, hi, inf;
+  auto metric = [&](uint32_t i) {
+    const double area = double(g.nodes[i].area() ? g.nodes[i].area() : 1);
+    return g.nodes[i].cost / (area * double(degree[i] ? degree[i] : 1));
+  };
+  // The worklists are binary heaps with lazy deletion, so that simplify is O(E + N log N) (no scan of the hi set
+  // per pick, no reordering per edge):
+  //   lo, inf: (rank, node), highest rank first (coloured last); a node leaves inf only for lo, so an inf entry
+  //            whose node is no longer inf is skipped;
+  //   hi:      (metric, ~rank, node), lowest metric first, ties the later in colour order. A node's metric only
+  //            grows (its degree only falls), so its entry holds a lower bound of it: an entry popped with a stale
+  //            metric is pushed again with the current one, and an entry popped with the current metric is the true
+  //            minimum — the pick the scan of every hi node made.
+  using Ranked = std::pair<uint32_t, uint32_t>;
+  using Metered = std::tuple<double, uint32_t, uint32_t>;
+  std::priority_queue<Ranked> lo, inf;
+  std::priority_queue<Metered, std::vector<Metered>, std::greater<Metered>> hi;
+  uint32_t hi_count = 0;
   auto file = [&](uint32_t i, List l) {
     list[i] = l;
-    (l == List::Lo ? lo : l == List::Hi ? hi : inf).insert({rank[i], i});
+    if (l == List::Lo) lo.push({rank[i], i});
+    else if (l == List::Inf) inf.push({rank[i], i});
+    else {
+      hi.push({metric(i), ~rank[i], i});
+      ++hi_count;
+    }
   };
   SbufWorklistSizes counts;
   for (uint32_t i = 0; i < n; ++i) {
@@ -32,47 +54,41 @@ std::vector<uint32_t> simplifySbuf(const Arch& arch, const SbufGraph& g, SbufOrd
   }
   if (sizes) *sizes = counts;
 
-  auto metric = [&](uint32_t i) {
-    const double area = double(g.nodes[i].area() ? g.nodes[i].area() : 1);
-    return g.nodes[i].cost / (area * double(degree[i] ? degree[i] : 1));
-  };
-  // hi ordered by the spill metric (lowest first; ties: the later in colour order first), kept current as
-  // neighbours leave, so a pick is O(log N) instead of a scan of every hi node: O((N + E) log N) per simplify.
-  std::set<std::tuple<double, uint32_t, uint32_t>> hi_by_metric;  // (metric, ~rank, node)
-  std::vector<double> filed_metric(n, 0);
-  auto fileHi = [&](uint32_t i) {
-    filed_metric[i] = metric(i);
-    hi_by_metric.insert({filed_metric[i], ~rank[i], i});
-  };
-  auto unfileHi = [&](uint32_t i) { hi_by_metric.erase({filed_metric[i], ~rank[i], i}); };
-  for (const auto& [r, i] : hi) fileHi(i);
   std::vector<uint32_t> stack;
-  stack.reserve(lo.size() + hi.size() + inf.size());
-  while (!lo.empty() || !hi.empty() || !inf.empty()) {
-    uint32_t pick;
+  stack.reserve(counts.lo + counts.hi + counts.inf);
+  for (;;) {
+    uint32_t pick = kNone;
     if (!lo.empty()) {
-      pick = std::prev(lo.end())->second;
-      lo.erase(std::prev(lo.end()));
-    } else if (!hi.empty()) {
-      pick = std::get<2>(*hi_by_metric.begin());
-      hi_by_metric.erase(hi_by_metric.begin());
-      hi.erase({rank[pick], pick});
+      pick = lo.top().second;
+      lo.pop();
+    } else if (hi_count > 0) {
+      while (pick == kNone) {
+        const auto [m, r, i] = hi.top();
+        hi.pop();
+        if (list[i] != List::Hi) continue;  // promoted to lo since
+        if (const double now = metric(i); now != m) {
+          hi.push({now, r, i});
+          continue;
+        }
+        pick = i;
+      }
+      --hi_count;
     } else {
-      pick = std::prev(inf.end())->second;
-      inf.erase(std::prev(inf.end()));
+      while (!inf.empty() && pick == kNone) {
+        if (list[inf.top().second] == List::Inf) pick = inf.top().second;
+        inf.pop();
+      }
+      if (pick == kNone) break;
     }
     stack.push_back(pick);
     list[pick] = List::Removed;
     for (uint32_t j : g.neighbours[pick]) {
       if (list[j] == List::Removed) continue;
       k[j] += int64_t(sbufImpact(arch, g.nodes[j], g.nodes[pick]));
-      if (list[j] == List::Hi) unfileHi(j);
       --degree[j];
       if (k[j] > 0 && list[j] != List::Lo) {  // neighbor push to low
-        (list[j] == List::Hi ? hi : inf).erase({rank[j], j});
+        if (list[j] == List::Hi) --hi_count;
         file(j, List::Lo);
-      } else if (list[j] == List::Hi) {
-        fileHi(j);  // its metric rose with its degree's fall
       }
     }
   }
