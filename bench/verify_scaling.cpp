@@ -51,6 +51,7 @@ void BM_Interp(benchmark::State& state) {
   measure(state, [](const Program& p) {
     InterpOptions o;
     o.record_reads = false;
+    o.release_dead = true;  // as `allocsim interp` runs it
     return interpret(p, o).steps;
   });
 }

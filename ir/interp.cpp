@@ -59,6 +59,8 @@ class Executor {
           s_.release(t);
           if (o_.observer) o_.observer->onRelease(t);
         }
+        if (o_.observer)
+          for (TensorId t : schedule.finalAfter(i)) o_.observer->onOutputFinal(t);
       }
     }
     storeOutputs();
@@ -86,6 +88,7 @@ class Executor {
       std::vector<uint8_t>& out = result_.outputs[t];
       out.resize(tensor.partitions * bpp);
       for (uint32_t q = 0; q < tensor.partitions; ++q) std::copy_n(s_.row(t, q), bpp, out.data() + q * bpp);
+      if (o_.release_dead) s_.release(t);  // copied: the storage's bytes are not needed twice
     }
   }
 

@@ -43,6 +43,8 @@ class ExecObserver {
   // With InterpOptions::release_dead: tensor t is dead for the rest of the run (ir/release_schedule.h), so
   // bookkeeping about it may be dropped.
   virtual void onRelease(TensorId) {}
+  // With release_dead: output t will not be written again (its last top-level statement has run).
+  virtual void onOutputFinal(TensorId) {}
   // Input tensor t was just loaded into the storage: before the run, or with release_dead (for an input of its own
   // storage) just before the first top-level statement that names it.
   virtual void onInput(TensorId) {}

@@ -3,7 +3,7 @@
 namespace allocsim {
 
 ReleaseSchedule::ReleaseSchedule(const Program& p)
-    : after_(p.body.size()), before_(p.body.size()), late_(p.tensors.size(), false), released_(p.tensors.size(), false) {
+    : after_(p.body.size()), before_(p.body.size()), final_(p.body.size()), late_(p.tensors.size(), false), released_(p.tensors.size(), false) {
   std::vector<size_t> first(p.tensors.size(), SIZE_MAX), last(p.tensors.size(), SIZE_MAX);
   for (size_t s = 0; s < p.body.size(); ++s) {
     auto note = [&](const AccessPattern& ap) {
@@ -27,7 +27,11 @@ ReleaseSchedule::ReleaseSchedule(const Program& p)
     late_[t] = true;
   }
   for (TensorId t = 0; t < last.size(); ++t) {
-    if (last[t] == SIZE_MAX || p.tensors[t].output) continue;
+    if (last[t] == SIZE_MAX) continue;
+    if (p.tensors[t].output) {
+      final_[last[t]].push_back(t);
+      continue;
+    }
     after_[last[t]].push_back(t);
     released_[t] = true;
   }

@@ -24,6 +24,12 @@ class ReleaseSchedule {
     return statement < after_.size() ? after_[statement] : kNoTensors;
   }
   bool releases(TensorId t) const { return t < released_.size() && released_[t]; }
+  // The outputs whose last mention is statement `statement`: their values are final from then on (a checker may
+  // judge them there and drop its bookkeeping; the storage keeps them for the end of the run).
+  const std::vector<TensorId>& finalAfter(size_t statement) const {
+    static const std::vector<TensorId> kNoTensors;
+    return statement < final_.size() ? final_[statement] : kNoTensors;
+  }
   // The inputs of their own (unplaced DRAM: nothing else shares their bytes) first named by statement
   // `statement`: a run may load them just before it instead of before the run.
   const std::vector<TensorId>& before(size_t statement) const {
@@ -33,7 +39,7 @@ class ReleaseSchedule {
   bool loadsLate(TensorId t) const { return t < late_.size() && late_[t]; }
 
  private:
-  std::vector<std::vector<TensorId>> after_, before_;
+  std::vector<std::vector<TensorId>> after_, before_, final_;
   std::vector<bool> late_;
   std::vector<bool> released_;
 };

@@ -270,6 +270,30 @@ TEST(Symbolic, OutputClobberedAfterItsLastWrite) {
   EXPECT_EQ(fs[0].notes[2], "location: DRAM bytes 0..3, last written by the inserted `dma a_Spill1, a !spill` (9:1) at step 3");
 }
 
+// Outputs of their own storage are judged when they become final (their last statement) and their symbols
+// dropped; the report is still the end of the run's: reads first, then the outputs in declaration order. Here P
+// becomes final first and both are wrong, yet O, declared first, is the one reported.
+TEST(Symbolic, OutputsJudgedEarlyAreReportedInDeclarationOrder) {
+  auto fs = check(kHeader +
+                  "dram P [8, 16] f32 output\n"
+                  "sbuf a [8, 16] f32 @p0+0\n"
+                  "sbuf b [8, 16] f32 @p0+64\n"
+                  "sbuf b_Copy1 [8, 16] f32 @p0+128 !copy(b)\n"
+                  "\n"
+                  "dma a, A\n"
+                  "dma O, a\n"
+                  "memset b, 1\n"
+                  "dma P, b\n"
+                  "copy b_Copy1, b !copy\n"
+                  "dma P, b_Copy1 !copy\n"  // P final here: holds b's value, the reference's is the dma's copy
+                  "dma O, b_Copy1 !copy\n"  // O final here
+                  "tt a, a, a, add\n");
+  expectFinding(fs, "wrong-value", 3,
+                "at the end of the run, output 'O' element [0, 0], which holds a value of 'b', not the value the "
+                "reference program reads");
+  EXPECT_EQ(fs[0].step, 8u);  // the end of the run (8 steps), not where O became final
+}
+
 TEST(Symbolic, UnplacedTensorsAndRegistersAreReported) {
   auto fs = checkSymbolic(parseProgram(kHeader +
                                        "sbuf a [8, 16] f32\n"

@@ -45,20 +45,34 @@ class LivenessWalk : public ExecObserver {
     std::vector<uint32_t>().swap(last_write_[t]);
   }
 
+  // Output t is written no more: the earliest of its elements' last writes is known now, and its stamps can go.
+  void onOutputFinal(TensorId t) override {
+    if (t >= last_write_.size() || last_write_[t].empty()) return;
+    final_write_.resize(p_.tensors.size(), 0);
+    final_write_[t] = earliestStamp(last_write_[t]);
+    onRelease(t);
+  }
+
   DynamicLiveness finish(uint64_t steps) {
     out_.steps = steps;
     nest_.leaveAll([&](const Instruction& loop) { leaveLoop(loop, steps); });
     for (TensorId t = 0; t < p_.tensors.size(); ++t) {
-      if (!p_.tensors[t].output || last_write_[t].empty()) continue;
-      uint32_t earliest = 0;
-      for (uint32_t w : last_write_[t])
-        if (w != 0 && (earliest == 0 || w < earliest)) earliest = w;
+      if (!p_.tensors[t].output) continue;
+      const uint32_t earliest = !last_write_[t].empty() ? earliestStamp(last_write_[t])
+                                : t < final_write_.size() ? final_write_[t] : 0;
       if (earliest != 0) out_.tensors[t].add(earliest - 1, steps);
     }
     return std::move(out_);
   }
 
  private:
+  static uint32_t earliestStamp(const std::vector<uint32_t>& stamps) {  // 0: nothing written
+    uint32_t earliest = 0;
+    for (uint32_t w : stamps)
+      if (w != 0 && (earliest == 0 || w < earliest)) earliest = w;
+    return earliest;
+  }
+
   // The loop tests (reads) its register when it ends and leaves the exit value in it.
   void leaveLoop(const Instruction& loop, uint64_t last_step) {
     if (loop.rd >= p_.registers.size()) return;
@@ -128,6 +142,7 @@ class LivenessWalk : public ExecObserver {
   DynamicLiveness out_;
   std::vector<std::vector<uint32_t>> last_write_;  // by tensor, row-major elements: step + 1, 0 = never; lazy
   std::vector<uint64_t> reg_last_write_;           // step + 1, 0 = never
+  std::vector<uint32_t> final_write_;              // by output made final early: earliestStamp of its stamps
   std::vector<bool> tracked_;                      // by tensor
   uint64_t tracked_bytes_ = 0;
 };

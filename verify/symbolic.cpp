@@ -14,8 +14,11 @@ namespace allocsim {
 namespace {
 
 constexpr Symbol kInsertedBit = uint64_t(1) << 63;
-// Logical and reference regions: a tensor's id, or a register's id with this bit.
+// Logical and reference regions: a tensor's id, or this one for all registers, lane k of register r at unit
+// laneUnit(r, k) (one region, not one per register: a page per register would make memory grow with the
+// program's registers by a page each).
 constexpr uint64_t kRegisterRegion = uint64_t(1) << 40;
+constexpr uint64_t laneUnit(RegId r, uint32_t k) { return 2 * uint64_t(r) + k; }
 constexpr uint64_t kNoStep = UINT64_MAX;
 
 // Thrown by the observer to end the interpretation early (a finding, or the describing walk's last step).
@@ -130,17 +133,37 @@ class Walk final : public ExecObserver {
     }
   }
 
+  // Output t is written no more (ir/release_schedule.h). When it has storage of its own (unplaced DRAM) nothing
+  // else can change its bytes either: it is judged now, as the end of the run would judge it, and its symbols are
+  // dropped. (A placed output is judged at the end: a later write to bytes it shares is a clobber.) The first
+  // failing element is kept for checkOutputs, which reports the outputs in declaration order after every read has
+  // been checked (the walk does not stop here).
+  void onOutputFinal(TensorId t) override {
+    if (layout_.row(t, 0).region != regionId(RegionKind::PrivateTensor, t)) return;
+    if (!describing_ && !mismatch) {
+      const Instruction* inst = current_;
+      checkOutput(t);
+      current_ = inst;
+      if (mismatch) {
+        if (!early_output_ || t < early_output_->place.id) early_output_ = mismatch;
+        mismatch.reset();
+      }
+    }
+    judged_.resize(p_.tensors.size(), false);
+    judged_[t] = true;
+    onRelease(t);
+  }
+
   // The end of the run: the outputs must hold what the program means.
   void checkOutputs(uint64_t step) {
-    current_ = nullptr;
     step_ = step;
     for (TensorId t = 0; t < p_.tensors.size() && !mismatch; ++t) {
-      const Tensor& tensor = p_.tensors[t];
-      if (!tensor.output) continue;
-      for (uint64_t q = 0; q < tensor.partitions && !mismatch; ++q) {
-        const RowLocation row = layout_.row(t, q);
-        for (uint64_t e = 0; e < tensor.elements && !mismatch; ++e)
-          checkElement(t, q, e, row, "output", tensor.origin == Origin::Source);
+      if (!p_.tensors[t].output) continue;
+      if (t >= judged_.size() || !judged_[t]) {
+        checkOutput(t);
+      } else if (early_output_ && early_output_->place.id == t) {
+        mismatch = early_output_;
+        mismatch->step = step;
       }
     }
   }
@@ -150,6 +173,16 @@ class Walk final : public ExecObserver {
   Event last_write;            // describing: of the watched unit
 
  private:
+  void checkOutput(TensorId t) {
+    current_ = nullptr;
+    const Tensor& tensor = p_.tensors[t];
+    for (uint64_t q = 0; q < tensor.partitions && !mismatch; ++q) {
+      const RowLocation row = layout_.row(t, q);
+      for (uint64_t e = 0; e < tensor.elements && !mismatch; ++e)
+        checkElement(t, q, e, row, "output", tensor.origin == Origin::Source);
+    }
+  }
+
   Symbol fresh(bool original) { return original ? ++original_count_ : kInsertedBit | ++inserted_count_; }
 
   // --- checks ---
@@ -203,14 +236,14 @@ class Walk final : public ExecObserver {
     const RowLocation lanes = layout_.lanes(r);
     for (uint32_t k = 0; k < p_.registers[r].lanes() && !mismatch; ++k) {
       const Place place{true, r, 0, k};
-      const Symbol expected = logical_.get(kRegisterRegion | r, k);
+      const Symbol expected = logical_.get(kRegisterRegion, laneUnit(r, k));
       const Symbol found = physical_.get(lanes.region, lanes.unit(k));
       if (expected != kNoSymbol && found != expected)
         return fail(false, "", place, expected, found, lanes.region, lanes.unit(k));
       // The reference map is keyed by the reference register: a spill stand-in is read as the register it copies.
       const RegId ref = ref_.registers[r];
       if (!original || ref == kNone) continue;
-      const Symbol reference = reference_.get(kRegisterRegion | ref, k);
+      const Symbol reference = reference_.get(kRegisterRegion, laneUnit(ref, k));
       if (reference != expected) return fail(true, "", place, reference, expected, 0, 0);
     }
   }
@@ -240,7 +273,7 @@ class Walk final : public ExecObserver {
       case Op::RegStore:
       case Op::Mov:
         for (uint32_t k = 0; k < p_.registers[inst.rs].lanes(); ++k)
-          moved_.push_back(logical_.get(kRegisterRegion | inst.rs, k));
+          moved_.push_back(logical_.get(kRegisterRegion, laneUnit(inst.rs, k)));
         break;
       default: {
         const TensorId t = a.reads[0].tensor;
@@ -322,9 +355,9 @@ class Walk final : public ExecObserver {
   }
 
   void writeLane(RegId r, uint32_t k, const RowLocation& lanes, Symbol s, bool original) {
-    logical_.set(kRegisterRegion | r, k, s);
+    logical_.set(kRegisterRegion, laneUnit(r, k), s);
     const RegId ref = ref_.registers[r];
-    if (original && ref != kNone) reference_.set(kRegisterRegion | ref, k, s);
+    if (original && ref != kNone) reference_.set(kRegisterRegion, laneUnit(ref, k), s);
     writePhysical(lanes, k, s);
     if (describing_) noteCreated(s, Place{true, r, 0, k});
   }
@@ -347,6 +380,8 @@ class Walk final : public ExecObserver {
   const PhysicalLayout& layout_;
   std::vector<uint64_t> width_;  // by reference tensor: the row width of its R region
   std::vector<uint32_t> holders_;  // by reference tensor: allocated tensors standing for it not yet released
+  std::vector<bool> judged_;              // by tensor: an output checked when it became final
+  std::optional<Mismatch> early_output_;  // the first such output (lowest id) with a failing element
   SymbolMap logical_, physical_, reference_;
   Symbol original_count_ = 0, inserted_count_ = 0;
   const Instruction* current_ = nullptr;
