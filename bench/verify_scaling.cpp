@@ -5,7 +5,7 @@
 //   BM_Gen/S           generateProgram at --size S on the tiny machine (its DRAM limit raised)
 // N is the allocated program's instruction count: copies of one small allocated program
 // (bench/repeated_program.h). After the runs, each family's growth exponent (the slope of log time over log N,
-// least squares) and each verifier's time as a multiple of the interpreter's at the same N are printed.
+// least squares, on CPU time) and each verifier's time as a multiple of the interpreter's at the same N are printed.
 //
 //   verify_scaling --write N OUT   writes the N-instruction program (for /usr/bin/time -v on the command line;
 //                                  bench/verify_scaling.sh)
@@ -92,8 +92,10 @@ class ExponentReporter : public benchmark::ConsoleReporter {
   void ReportRuns(const std::vector<Run>& runs) override {
     for (const Run& r : runs) {
       if (r.run_type != Run::RT_Iteration || r.complexity_n <= 0) continue;
+      // CPU time: the machine is shared, and wall time counts other jobs' turns. Family "BM_X" of "allocsim::BM_X/N".
       const std::string name = r.benchmark_name();
-      times_[name.substr(0, name.find('/'))].push_back({double(r.complexity_n), r.GetAdjustedRealTime()});
+      const size_t from = name.find("BM_");
+      times_[name.substr(from, name.find('/') - from)].push_back({double(r.complexity_n), r.GetAdjustedCPUTime()});
     }
     ConsoleReporter::ReportRuns(runs);
   }
@@ -106,7 +108,7 @@ class ExponentReporter : public benchmark::ConsoleReporter {
         sx += x, sy += y, sxx += x * x, sxy += x * y;
       }
       const double k = double(points.size());
-      std::printf("%-16s time grows as N^%.2f (%zu sizes, %.0f..%.0f)\n", family.c_str(),
+      std::printf("%-16s CPU time grows as N^%.2f (%zu sizes, %.0f..%.0f)\n", family.c_str(),
                   (k * sxy - sx * sy) / (k * sxx - sx * sx), points.size(), points.front().first, points.back().first);
     }
     auto interp = times_.find("BM_Interp");
@@ -116,7 +118,7 @@ class ExponentReporter : public benchmark::ConsoleReporter {
       if (it == times_.end()) continue;
       for (auto [n, t] : it->second)
         for (auto [m, base] : interp->second)
-          if (m == n) std::printf("%-16s N=%.0f: %.1fx the interpreter's time\n", family, n, t / base);
+          if (m == n) std::printf("%-16s N=%.0f: %.1fx the interpreter's CPU time\n", family, n, t / base);
     }
   }
 

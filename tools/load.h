@@ -9,7 +9,7 @@
 
 namespace allocsim::cli {
 
-// The whole file ("-" = standard input). Throws UsageError when it cannot be read or is over 64 MiB.
+// The whole file ("-" = standard input). Throws UsageError when it cannot be read or is over 512 MiB.
 std::string readSource(const std::string& path);
 
 // Parses and, when `check` is set, runs the well-formedness checker. On bad input prints the
