@@ -8,6 +8,7 @@ cd "$(dirname "$0")/.."
 seconds=${1:-60}
 bdir=${2:-build-fuzz}
 parallel=${FUZZ_PARALLEL:-2}
+. fuzz/options.sh  # max_len and timeout per target: fuzz/TARGET.options
 
 if [ -f "$bdir/CMakeCache.txt" ]; then ninja -C "$bdir"; else bash ci/fuzz_build.sh "$bdir"; fi
 
@@ -25,8 +26,9 @@ smoke() {
   for d in corpus/kernels corpus/regressions; do [ -d "$d" ] && seeds+=("$d"); done
   local status=0
   if ! ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-      "$bdir/fuzz/$name" "$work" "${seeds[@]}" "${dict[@]}" -max_total_time="$seconds" -timeout=10 \
-      -rss_limit_mb=2048 -max_len=8192 -seed=1 -artifact_prefix="$work/" -print_final_stats=1 >"$work/log" 2>&1; then
+      "$bdir/fuzz/$name" "$work" "${seeds[@]}" "${dict[@]}" -max_total_time="$seconds" -seed=1 \
+      -timeout="$(fuzz_option "$target" timeout 10)" -max_len="$(fuzz_option "$target" max_len 4096)" \
+      -rss_limit_mb=2048 -artifact_prefix="$work/" -print_final_stats=1 >"$work/log" 2>&1; then
     status=1
   fi
   {
@@ -37,7 +39,7 @@ smoke() {
         [ -f "$crash" ] && { echo "-- input $crash:"; head -c 2000 "$crash"; echo; }
       done
     else
-      grep -E "stat::number_of_executed_units|stat::peak_rss_mb" "$work/log" || true
+      grep -E "stat::number_of_executed_units|stat::average_exec_per_sec|stat::peak_rss_mb" "$work/log" || true
     fi
   } >"$work.report"
   cat "$work.report"

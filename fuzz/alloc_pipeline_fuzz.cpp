@@ -20,7 +20,8 @@
 using namespace allocsim;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  fuzz::FuzzProgram in = fuzz::decodeProgram(data, size, {});
+  static const Arch arch = fuzz::fuzzArch({});
+  fuzz::FuzzProgram in = fuzz::decodeProgram(data, size, arch);
   Program allocated;
   try {
     allocated = ALLOCSIM_FUZZ_ALLOCATOR(in.program);

@@ -22,7 +22,8 @@ std::string traffic(const DmaTraffic& t) { return dmaTrafficLine("", t); }
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // the real tiny machine
-  fuzz::FuzzProgram in = fuzz::decodeProgram(data, size, {}, /*max_dma_patterns=*/60);
+  static const Arch arch = fuzz::fuzzArch({});
+  fuzz::FuzzProgram in = fuzz::decodeProgram(data, size, arch, /*max_dma_patterns=*/60);
   static const int kLevels[] = {1, 2, 3, 6, 7};
   DriverOptions o;
   o.optlevel = kLevels[in.knob % 5];

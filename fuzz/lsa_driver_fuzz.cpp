@@ -10,7 +10,8 @@ using namespace allocsim;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // The real tiny machine, its 4 SP registers included (the REG colorer spills registers).
-  fuzz::FuzzProgram in = fuzz::decodeProgram(data, size, {});
+  static const Arch arch = fuzz::fuzzArch({});
+  fuzz::FuzzProgram in = fuzz::decodeProgram(data, size, arch);
   DriverOptions o;
   o.optlevel = in.knob % 2 ? 8 : 6;
   if (o.optlevel == 6) o.allocator = "lsa";

@@ -24,7 +24,8 @@ Program placeRestKeepingPsum(const Program& psumPlaced) {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  fuzz::FuzzProgram in = fuzz::decodeProgram(data, size, {{"sp-registers", "64"}, {"sbuf-bytes", "16384"}});
+  static const Arch arch = fuzz::fuzzArch({{"sp-registers", "64"}, {"sbuf-bytes", "16384"}});
+  fuzz::FuzzProgram in = fuzz::decodeProgram(data, size, arch);
   PsumResult first;
   try {
     first = allocatePsum(in.program);

@@ -11,7 +11,8 @@
 using namespace allocsim;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  fuzz::FuzzProgram in = fuzz::decodeProgram(data, size, {{"sbuf-bytes", "16384"}, {"psum-banks", "8"}});
+  static const Arch arch = fuzz::fuzzArch({{"sbuf-bytes", "16384"}, {"psum-banks", "8"}});
+  fuzz::FuzzProgram in = fuzz::decodeProgram(data, size, arch);
   static const uint32_t kRegisters[] = {4, 4, 3, 2};
   in.program.arch.sp_registers = kRegisters[in.knob % 4];
   DriverOptions o;

@@ -1,34 +1,61 @@
 #!/usr/bin/env bash
-# Runs a libFuzzer campaign on one target with ASan+UBSan, merging what it finds into the committed corpus.
-# Usage: bash fuzz/run_campaign.sh TARGET [SECONDS] [JOBS]    e.g. bash fuzz/run_campaign.sh parse_check 600
-# Crashes are written to fuzz/findings/TARGET/; keep each fixed one as a regression test.
+# Runs a libFuzzer campaign on one target with ASan+UBSan, spread over JOBS processes (-jobs=JOBS -workers=JOBS,
+# each job fuzzing for SECONDS from the shared corpus), merges what it finds into the committed corpus and prints
+# the executions: per job, in total and per second.
+# Usage: bash fuzz/run_campaign.sh TARGET [SECONDS] [JOBS]    e.g. bash fuzz/run_campaign.sh lsa_driver 1200 2
+# max_len and timeout come from fuzz/TARGET.options (the file ClusterFuzzLite reads too). Crashes are written to
+# fuzz/findings/TARGET/ (not committed); keep each fixed one as a regression test. The jobs' logs stay in
+# fuzz/findings/TARGET/logs/. On a shared machine run it niced: `nice -n 10 bash fuzz/run_campaign.sh ...`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-target=${1:?target name, e.g. parse_check}
+. fuzz/options.sh
+target=${1:?target name, e.g. lsa_driver}
 seconds=${2:-600}
 jobs=${3:-1}
 
 [ -f build-fuzz/CMakeCache.txt ] || bash ci/fuzz_build.sh build-fuzz
 ninja -C build-fuzz "${target}_fuzz"
 
-corpus=fuzz/corpus/$target
-findings=fuzz/findings/$target
+root=$PWD
+corpus=$root/fuzz/corpus/$target
+findings=$root/fuzz/findings/$target
+logs=$findings/logs
 work=$(mktemp -d)
-mkdir -p "$corpus" "$findings"
+mkdir -p "$corpus" "$logs"
+rm -f "$logs"/*.log
+touch "$logs/started"  # crash files newer than this are this campaign's
 dict=()
-[ -f "fuzz/$target.dict" ] && dict=(-dict="fuzz/$target.dict")
-parallel=()  # -jobs makes libFuzzer write fuzz-N.log files in the working directory; only when asked
-[ "$jobs" -gt 1 ] && parallel=(-jobs="$jobs" -workers="$jobs")
+[ -f "fuzz/$target.dict" ] && dict=(-dict="$root/fuzz/$target.dict")
 seeds=()
-[ -d corpus/kernels ] && seeds+=(corpus/kernels)
-[ -d corpus/regressions ] && seeds+=(corpus/regressions)
+[ -d corpus/kernels ] && seeds+=("$root/corpus/kernels")
+[ -d corpus/regressions ] && seeds+=("$root/corpus/regressions")
+max_len=$(fuzz_option "$target" max_len 4096)
+timeout=$(fuzz_option "$target" timeout 10)
 
-ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-  "build-fuzz/fuzz/${target}_fuzz" "$work" "$corpus" "${seeds[@]}" "${dict[@]}" \
-  -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=8192 "${parallel[@]}" \
-  -artifact_prefix="$findings/" -print_final_stats=1 2>&1 | tee "$findings/last_run.log" | grep -E "^#|stat::|ERROR|SUMMARY" | tail -20
+# -jobs writes fuzz-N.log into the working directory: run from the log directory.
+start=$SECONDS
+status=0
+(cd "$logs" && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+  "$root/build-fuzz/fuzz/${target}_fuzz" "$work" "$corpus" "${seeds[@]}" "${dict[@]}" \
+  -max_total_time="$seconds" -timeout="$timeout" -rss_limit_mb=2048 -max_len="$max_len" \
+  -jobs="$jobs" -workers="$jobs" -artifact_prefix="$findings/" -print_final_stats=1 >"$logs/main.log" 2>&1) || status=$?
+elapsed=$(( SECONDS - start ))
 
 # Keep only inputs that add coverage.
 "build-fuzz/fuzz/${target}_fuzz" -merge=1 "$corpus" "$work" >/dev/null 2>&1 || true
 rm -rf "$work"
-echo "corpus: $(ls "$corpus" | wc -l) files in $corpus; findings in $findings"
+
+total=0
+for log in "$logs"/fuzz-*.log; do
+  [ -f "$log" ] || continue
+  n=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
+  echo "  $(basename "$log"): ${n:-?} executions; $(grep -E '^#[0-9]+' "$log" | tail -n 1)"
+  total=$(( total + ${n:-0} ))
+done
+echo "campaign $target: $total executions in ${elapsed} s over $jobs job(s) ($(( total / (elapsed > 0 ? elapsed : 1) )) per second)"
+echo "corpus: $(ls "$corpus" | wc -l) files in fuzz/corpus/$target; findings in fuzz/findings/$target"
+new=$(find "$findings" -maxdepth 1 -type f \( -name 'crash-*' -o -name 'timeout-*' -o -name 'oom-*' \) -newer "$logs/started" | wc -l)
+if [ "$status" -ne 0 ] || [ "$new" -gt 0 ]; then
+  echo "FINDING: see $logs and the crash-/timeout-/oom- files in $findings"
+  exit 1
+fi

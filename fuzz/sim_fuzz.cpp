@@ -32,7 +32,8 @@ std::string statsLine(const sim::SimStats& s) {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  fuzz::FuzzProgram in = fuzz::decodeProgram(data, size, {});
+  static const Arch arch = fuzz::fuzzArch({});
+  fuzz::FuzzProgram in = fuzz::decodeProgram(data, size, arch);
   Program allocated;
   try {
     allocated = placeGreedy(in.program);
