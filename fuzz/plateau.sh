@@ -21,8 +21,9 @@ dict=()
 log=$findings/plateau.log
 status=0
 t0=${EPOCHREALTIME/./}  # microseconds (bash 5), no process per line
+# /usr/bin/time: the process's CPU seconds, so executions per CPU second can be told from a busy machine's wall clock.
 { ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-    "build-fuzz/fuzz/${target}_fuzz" "$work" "${dict[@]}" -max_total_time="$seconds" \
+    /usr/bin/time -f "cpu_seconds %U %S" -o "$findings/plateau.cpu" "build-fuzz/fuzz/${target}_fuzz" "$work" "${dict[@]}" -max_total_time="$seconds" \
     -timeout="$(fuzz_option "$target" timeout 10)" -max_len="$(fuzz_option "$target" max_len 4096)" \
     -rss_limit_mb=2048 -artifact_prefix="$findings/" -print_final_stats=1 2>&1 || status=$?; } |
   while IFS= read -r line; do
@@ -41,6 +42,9 @@ echo "== $target: coverage over time ($seconds s, one process, empty corpus)"
 for mark in 10 30 60 120 300 600 1200; do [ "$mark" -lt "$seconds" ] && row "$mark"; done
 row "$seconds"
 grep -E "^[0-9.]+ stat::(number_of_executed_units|average_exec_per_sec|peak_rss_mb)" "$log" | cut -d' ' -f2- || true
+units=$(sed -n 's/^[0-9.]* stat::number_of_executed_units: *//p' "$log")
+awk -v n="${units:-0}" '$1 == "cpu_seconds" { c = $2 + $3; if (c > 0) printf "cpu seconds: %.1f; executions per cpu second: %.0f\n", c, n / c }' \
+  "$findings/plateau.cpu"
 
 "build-fuzz/fuzz/${target}_fuzz" -merge=1 "fuzz/corpus/$target" "$work" >/dev/null 2>&1 || true
 rm -rf "$work"
