@@ -10,6 +10,7 @@ Tensor spillSlotOf(const Tensor& original, TensorId of, Space space) {
   slot.space = space;
   slot.partitions = original.partitions;
   slot.elements = original.elements;
+  slot.tiles = original.tiles;  // so that a tile view retargeted to the slot still prints as one
   slot.dtype = original.dtype;
   slot.origin = Origin::Spill;
   slot.copy_of = of;

@@ -79,6 +79,9 @@ TensorId Generator::addTensor(Space space, uint32_t parts, uint32_t elems, DType
   t.partitions = parts;
   t.elements = elems;
   t.dtype = dt;
+  // Some SBUF/PSUM tensors are tile arrays (docs/format.md "Tile arrays"): same bytes, 2 or 4 tiles along
+  // the free axis, so that views may name a tile.
+  if (space != Space::Dram && elems % 2 == 0 && yes(15)) t.tiles = (elems % 4 == 0 && yes(50)) ? 4 : 2;
   if (space == Space::Dram) dramBytes_ += t.totalBytes();
   prog_.tensors.push_back(std::move(t));
   ts_.emplace_back();

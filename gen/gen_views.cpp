@@ -31,6 +31,27 @@ std::optional<Index> Generator::chooseIndex(uint64_t limit, uint64_t preferredSc
   // value (indexable_), all of which are in range — a value is tracked as known only while its range fits
   // (scalarStatement's setValue; loop variables and their sums and copies by construction).
   if (indexable_.size() == 0 || limit > uint64_t(kMaxIndexValue)) return std::nullopt;
+  if (indexable_.size() >= 2 && yes(20)) {
+    // An index affine in two registers (e.g. an outer tile index and an inner chunk index): the innermost
+    // candidate and one other, scales chosen so that the sum stays in [0, limit] over both ranges.
+    const RegId first = indexable_.last(), second = indexable_.kth(uint32_t(c_.below(indexable_.size() - 1)));
+    Index idx;
+    int64_t left = int64_t(limit), lowSum = 0;
+    for (RegId reg : {second, first}) {
+      int64_t lo = 0, hi = 0;
+      if (!regRange(reg, lo, hi)) return std::nullopt;  // not reached (see above)
+      int64_t width = hi - lo;
+      int64_t maxScale = width == 0 ? 4 : left / width;
+      if (maxScale < 1) return std::nullopt;
+      int64_t scale = int64_t(between(1, uint64_t(std::min<int64_t>(maxScale, 1 << 20))));
+      idx.addTerm(reg, scale);
+      left -= scale * width;
+      lowSum += scale * lo;
+    }
+    // value = c + sum scale * reg, reg in [lo, hi]: c in [-lowSum, -lowSum + left] keeps it in [0, limit].
+    idx.constant = -lowSum + int64_t(yes(30) ? upTo(uint64_t(left)) : 0);
+    return idx;
+  }
   // Prefer the innermost loop's variable: that is what tiles a tensor.
   RegId reg = indexable_.last();
   if (yes(40)) reg = indexable_.kth(uint32_t(c_.below(indexable_.size())));
@@ -73,6 +94,19 @@ std::optional<AccessPattern> Generator::chooseView(TensorId t, uint32_t parts, u
     if (depth() > 0 && yes(40)) idx = chooseIndex(T.partitions - parts, parts);
     if (idx) ap.partition = *idx;
     else ap.partition.constant = int64_t(upTo(T.partitions - parts));
+  }
+  if (T.tiles > 1 && elems <= T.tileElements() && yes(60)) {
+    // A view inside one tile: q{TILE}[..., OFFSET:elems], the tile constant or register-indexed.
+    const uint64_t e = T.tileElements();
+    std::optional<Index> tile;
+    if (depth() > 0 && yes(60)) tile = chooseIndex(T.tiles - 1, 1);
+    if (!tile) tile = Index::constantIndex(int64_t(upTo(T.tiles - 1)));
+    ap.count = uint32_t(elems);
+    ap.offset = Index::constantIndex(int64_t(upTo(e - elems)));
+    for (const IndexTerm& term : tile->terms) ap.offset.addTerm(term.reg, term.scale * int64_t(e));
+    ap.offset.constant += tile->constant * int64_t(e);
+    ap.tile = std::move(tile);
+    return ap;
   }
   uint64_t span = elems;
   ap.count = uint32_t(elems);

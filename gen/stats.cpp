@@ -235,6 +235,7 @@ std::vector<ShapeFeature> measureShape(const Program& p) {
   count("64-bit registers", regs64);
 
   uint64_t groups = 0, kGroups = 0, accumulating = 0, regViews = 0, dramPartViews = 0, dim2Views = 0;
+  uint64_t multiRegViews = 0, tileViews = 0, regTileViews = 0;
   uint64_t ops[uint32_t(Op::Loop) + 1] = {};
   forEachInstruction(p.body, [&](const Instruction& i) {
     ++ops[uint32_t(i.op)];
@@ -245,6 +246,9 @@ std::vector<ShapeFeature> measureShape(const Program& p) {
     }
     forEachView(i, [&](const AccessPattern& ap) {
       regViews += ap.hasRegister();
+      multiRegViews += ap.partition.terms.size() > 1 || ap.offset.terms.size() > 1;
+      tileViews += ap.tile.has_value();
+      regTileViews += ap.tile && !ap.tile->isConstant();
       dim2Views += ap.hasSecondDim();
       if (ap.tensor < p.tensors.size() && p.tensors[ap.tensor].space == Space::Dram) {
         bool whole = ap.partition.isConstant() && ap.partition.constant == 0 &&
@@ -260,14 +264,19 @@ std::vector<ShapeFeature> measureShape(const Program& p) {
   count("register-indexed views", regViews);
   count("partition-indexed DRAM views", dramPartViews);
   count("second-dimension views", dim2Views);
+  count("multi-register index views", multiRegViews);
+  count("tile views q{t}", tileViews);
+  count("register-indexed tile views", regTileViews);
 
-  uint64_t partial = 0;
+  uint64_t partial = 0, tileArrays = 0;
   uint64_t dtypes[uint32_t(DType::U16) + 1] = {};
   for (const Tensor& t : p.tensors) {
     ++dtypes[uint32_t(t.dtype)];
+    tileArrays += t.tiles > 1;
     partial += t.space != Space::Dram && t.partitions < p.arch.sbuf_partitions;
   }
   count("partial-partition tensors", partial);
+  count("tile arrays", tileArrays);
   for (uint32_t op = 0; op <= uint32_t(Op::Loop); ++op) count(std::string("op ") + opName(Op(op)), ops[op]);
   for (uint32_t t = 0; t <= uint32_t(DType::U16); ++t)
     count(std::string("dtype ") + dtypeName(DType(t)) + " tensors", dtypes[t]);

@@ -291,7 +291,13 @@ class InstrRules {
   void constantBounds() {
     for (const AccessPattern* ap : views()) {
       if (ap->hasRegister()) continue;
-      if (viewAt(p_, *ap, ap->partition.constant, ap->offset.constant)) continue;
+      if (viewAt(p_, *ap, ap->partition.constant, ap->offset.constant)) {
+        if (!ap->tile || !ap->tile->isConstant()) continue;
+        std::string problem = tileProblem(p_, *ap, ap->partition.constant, ap->tile->constant, ap->offset.constant);
+        if (problem.empty()) continue;
+        fail(ap->loc, problem);
+        return;
+      }
       fail(ap->loc, sliceText(p_, *ap, ap->partition.constant, ap->offset.constant) + " is out of bounds of tensor " +
                         name(*ap) + " " + shapeText(tensor(*ap).partitions, tensor(*ap).elements));
       return;

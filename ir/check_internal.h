@@ -72,6 +72,9 @@ std::optional<View> viewAt(const Program& p, const AccessPattern& ap, Int p0, In
 // "A[0:8, 64:32]" or "A[0:8, 0:4, 8:3]": the view as the text format writes it, starts evaluated.
 std::string sliceText(const Program& p, const AccessPattern& ap, Int p0, Int off);
 std::string shapeText(uint64_t partitions, uint64_t elements);  // "[8, 64]"
+// A view of one tile (ap.tile set, evaluated to `tile`; `off` is the evaluated row offset): "" when the view lies
+// inside that tile, else the message ("q{4}[0:8, 0:16] is outside tile array 'q' [4] [8, 16] ...").
+std::string tileProblem(const Program& p, const AccessPattern& ap, Int p0, Int tile, Int off);
 std::string quoted(const std::string& name);                    // "'A'"
 // The PSUM banks holding the first and last element of a matmul destination with element offset off.
 std::pair<uint64_t, uint64_t> bankSpan(const Program& p, const AccessPattern& ap, uint64_t off);

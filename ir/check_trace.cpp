@@ -177,6 +177,14 @@ class Tracer {
         return sliceText(p_, ap, p0, off) + " is out of bounds of tensor " + quoted(t.name) + " " +
                shapeText(t.partitions, t.elements) + registerValues(ap);
       });
+    Int tile;
+    if (v && ap.tile && evalIndex(*ap.tile, ap, tile)) {
+      std::string problem = tileProblem(p_, ap, p0, tile, off);
+      if (!problem.empty()) {
+        report(ap.loc, [&] { return problem + registerValues(ap); });
+        return std::nullopt;
+      }
+    }
     return v;
   }
 

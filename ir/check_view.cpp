@@ -45,6 +45,19 @@ std::string sliceText(const Program& p, const AccessPattern& ap, Int p0, Int off
   return s + "]";
 }
 
+std::string tileProblem(const Program& p, const AccessPattern& ap, Int p0, Int tile, Int off) {
+  const Tensor& t = p.tensors[ap.tensor];
+  const Int e = t.tileElements();
+  const Int extent = ap.count2 <= 1 ? Int(ap.count) : Int(ap.count2 - 1) * ap.step2 + ap.count;
+  const Int in = off - tile * e;
+  if (tile >= 0 && tile < Int(t.tiles) && in >= 0 && in + extent <= e) return "";
+  std::string s = t.name + "{" + intText(tile) + "}[" + intText(p0) + ":" + std::to_string(ap.partitions) + ", " +
+                  intText(in) + ":" + std::to_string(ap.count);
+  if (ap.count2 != 1) s += ", " + std::to_string(ap.step2) + ":" + std::to_string(ap.count2);
+  return s + "] is outside tile array " + quoted(t.name) + " [" + std::to_string(t.tiles) + "] " +
+         shapeText(t.partitions, t.tileElements()) + ": a tile view stays inside one tile";
+}
+
 std::string shapeText(uint64_t partitions, uint64_t elements) {
   // Appended piece by piece: GCC 12 warns falsely (-Wrestrict) about "[" + std::string.
   std::string s = "[";

@@ -167,10 +167,25 @@ void Parser::tensorDeclaration(Space space) {
   t.space = space;
   t.loc = name.loc;
   expect('[', "expected '[' after the tensor name");
-  t.partitions = shapeDimension("partition count");
+  uint32_t first = shapeDimension("partition count");
+  uint32_t tiles = 1;
+  if (lex_.peek().is(']')) {  // a tile array: [TILES] [PARTITIONS, ELEMENTS]
+    lex_.next();
+    tiles = first;
+    expect('[', "expected '[' after the tile count");
+    first = shapeDimension("partition count");
+  }
+  t.partitions = first;
   comma("partition count");
-  t.elements = shapeDimension("element count");
+  SourceLoc elementsLoc = lex_.peek().loc;
+  uint32_t elements = shapeDimension("element count");
   expect(']', "expected ']' after the element count");
+  // The tiles lie side by side along the free axis: the tensor is [PARTITIONS, TILES * ELEMENTS].
+  if (uint64_t(tiles) * elements > UINT32_MAX)
+    failAt(elementsLoc, "tile array " + quoted(t.name) + " has " + std::to_string(uint64_t(tiles) * elements) +
+                            " elements per partition in all; at most 4294967295");
+  t.tiles = tiles;
+  t.elements = tiles * elements;
   Token dtype = lex_.next();
   std::optional<DType> dt = dtype.kind == TokKind::Name ? parseDType(dtype.text) : std::nullopt;
   if (!dt) {

@@ -84,26 +84,47 @@ RegId Parser::reg(const char* what) {
   return registerRef(t);
 }
 
-// NAME | NAME[PSLICE, FSLICE] | NAME[PSLICE, FSLICE, STEP:COUNT2]
+// NAME | NAME[PSLICE, FSLICE] | NAME[PSLICE, FSLICE, STEP:COUNT2], each optionally with a tile: NAME{TILE}...
 AccessPattern Parser::accessPattern(const char* what) {
   Token name = lex_.next();
   if (name.kind != TokKind::Name) failAt(name.loc, std::string("expected a tensor for the ") + what);
   TensorId id = tensorRef(name);
   AccessPattern ap = wholeTensor(prog_, id);
   ap.loc = name.loc;
-  if (!lex_.peek().is('[')) return ap;
-  lex_.next();
   const Tensor& t = prog_.tensors[id];
-  slice(ap.partition, ap.partitions, t.partitions, "partition start", "partition count");
-  comma("partition slice");
-  slice(ap.offset, ap.count, t.elements, "free offset", "free count");
-  if (lex_.peek().is(',')) {
+  std::optional<Index> tile;
+  if (lex_.peek().is('{')) {
     lex_.next();
-    ap.step2 = count("second-dimension step");
-    expect(':', "expected ':' after the second-dimension step");
-    ap.count2 = count("second-dimension count");
+    tile = index("tile index");
+    expect('}', "expected '}' after the tile index");
+    ap.count = t.tileElements();
   }
-  expect(']', "expected ']' to close the access pattern");
+  if (lex_.peek().is('[')) {
+    lex_.next();
+    slice(ap.partition, ap.partitions, t.partitions, "partition start", "partition count");
+    comma("partition slice");
+    slice(ap.offset, ap.count, tile ? t.tileElements() : t.elements, "free offset", "free count");
+    if (lex_.peek().is(',')) {
+      lex_.next();
+      ap.step2 = count("second-dimension step");
+      expect(':', "expected ':' after the second-dimension step");
+      ap.count2 = count("second-dimension count");
+    }
+    expect(']', "expected ']' to close the access pattern");
+  }
+  if (tile) {
+    // The offset in the whole row: the offset inside the tile + tile * tileElements().
+    const int64_t e = t.tileElements();
+    for (const IndexTerm& term : tile->terms) {
+      int64_t scale;
+      if (__builtin_mul_overflow(term.scale, e, &scale) || !ap.offset.addTerm(term.reg, scale))
+        failAt(ap.loc, "tile index of " + quoted(t.name) + " out of range");
+    }
+    int64_t c;
+    if (__builtin_mul_overflow(tile->constant, e, &c) || __builtin_add_overflow(ap.offset.constant, c, &ap.offset.constant))
+      failAt(ap.loc, "tile index of " + quoted(t.name) + " out of range");
+    ap.tile = std::move(tile);
+  }
   return ap;
 }
 

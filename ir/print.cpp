@@ -59,8 +59,9 @@ std::string printPlacement(const Tensor& t) {
 }
 
 std::string printTensor(const Program& p, const Tensor& t) {
-  std::string out = std::string(spaceName(t.space)) + " " + t.name + " [" + std::to_string(t.partitions) + ", " +
-                    std::to_string(t.elements) + "] " + dtypeName(t.dtype);
+  std::string out = std::string(spaceName(t.space)) + " " + t.name + " ";
+  if (t.tiles > 1) out += concat({"[", std::to_string(t.tiles), "] "});
+  out += concat({"[", std::to_string(t.partitions), ", ", std::to_string(t.tileElements()), "] ", dtypeName(t.dtype)});
   if (t.input) out += " input";
   if (t.output) out += " output";
   if (t.pinned) out += " pinned";
@@ -162,7 +163,13 @@ std::string printAccessPattern(const Program& p, const AccessPattern& ap) {
   const Tensor& t = p.tensors[ap.tensor];
   bool second = ap.count2 != 1 || ap.step2 != 0;
   std::string ps = printSlice(p, ap.partition, ap.partitions, t.partitions);
-  std::string fs = printSlice(p, ap.offset, ap.count, t.elements);
+  std::string fs;
+  if (ap.tile) {
+    name += "{" + printIndex(p, *ap.tile) + "}";
+    fs = printSlice(p, offsetInTile(ap, t), ap.count, t.tileElements());
+  } else {
+    fs = printSlice(p, ap.offset, ap.count, t.elements);
+  }
   if (ps == ":" && fs == ":" && !second) return name;
   std::string out = name + "[" + ps + ", " + fs;
   if (second) out += ", " + std::to_string(ap.step2) + ":" + std::to_string(ap.count2);

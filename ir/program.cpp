@@ -170,6 +170,26 @@ uint32_t Program::renumber() {
   return next;
 }
 
+Index offsetInTile(const AccessPattern& ap, const Tensor& t) {
+  if (!ap.tile) return ap.offset;
+  const uint64_t e = t.tileElements();
+  Index in = ap.offset;
+  // Wrapping arithmetic: the parser built ap.offset by the exact opposite sum, so no term really wraps.
+  in.constant = int64_t(uint64_t(in.constant) - uint64_t(ap.tile->constant) * e);
+  for (const IndexTerm& term : ap.tile->terms) {
+    auto it = std::find_if(in.terms.begin(), in.terms.end(), [&](const IndexTerm& x) { return x.reg == term.reg; });
+    int64_t left = int64_t(uint64_t(it == in.terms.end() ? 0 : it->scale) - uint64_t(term.scale) * e);
+    if (it == in.terms.end()) {
+      if (left != 0) in.addTerm(term.reg, left);
+    } else if (left == 0) {
+      in.terms.erase(it);
+    } else {
+      it->scale = left;
+    }
+  }
+  return in;
+}
+
 AccessPattern wholeTensor(const Program& p, TensorId t) {
   AccessPattern ap;
   ap.tensor = t;

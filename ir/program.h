@@ -40,7 +40,10 @@ struct Tensor {
   std::string name;
   Space space = Space::Sbuf;
   uint32_t partitions = 0;  // shape [partitions, elements]
-  uint32_t elements = 0;
+  uint32_t elements = 0;     // per partition, all tiles together
+  // A tile array (docs/format.md "Tile arrays"): `tiles` tiles of [partitions, elements / tiles], side by side
+  // along the free axis; tile k is elements [k * tileElements(), (k + 1) * tileElements()). 1 for a plain tensor.
+  uint32_t tiles = 1;
   DType dtype = DType::U32;
   bool input = false;   // DRAM only: filled before the program runs
   bool output = false;  // DRAM only: compared after the program runs
@@ -52,6 +55,7 @@ struct Tensor {
   std::optional<Placement> placement;
   SourceLoc loc;
 
+  uint32_t tileElements() const { return tiles > 1 ? elements / tiles : elements; }
   uint64_t bytesPerPartition() const { return uint64_t(elements) * dtypeSize(dtype); }
   uint64_t totalBytes() const { return bytesPerPartition() * partitions; }
   bool operator==(const Tensor&) const = default;
@@ -110,6 +114,10 @@ struct AccessPattern {
   uint32_t count = 0;
   uint32_t step2 = 0;
   uint32_t count2 = 1;
+  // Set for a view of one tile, `q{i}[...]`: the tile it stays inside. `offset` is still the offset in the whole
+  // row (tile * tileElements() + the offset written inside the tile), so every pass that reads offsets needs
+  // nothing else; the tile is for the printer and for the checker's "stays inside its tile" rule.
+  std::optional<Index> tile;
   SourceLoc loc;
 
   uint64_t elementsPerPartition() const { return uint64_t(count) * count2; }
@@ -211,6 +219,10 @@ struct Program {
   uint32_t renumber();
   bool operator==(const Program&) const = default;
 };
+
+// The offset of a tile view (ap.tile set) inside its tile: ap.offset - tile * tileElements(), without the terms
+// that cancel (docs/format.md "Tile arrays").
+Index offsetInTile(const AccessPattern& ap, const Tensor& t);
 
 // The whole-tensor view of `t`.
 AccessPattern wholeTensor(const Program& p, TensorId t);

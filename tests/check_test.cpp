@@ -89,6 +89,19 @@ TEST(Check, EveryCorpusKernelIsWellFormed) {
   EXPECT_GT(kernels, 0);
 }
 
+TEST(Check, TileViewsStayInsideTheirTile) {
+  const std::string tiles = "sbuf q [4] [8, 16] f32\nsbuf t [8, 64] f32\n";
+  auto text = [&](const std::string& body) { return std::string("arch tiny\n") + tiles + "reg n\n" + body; };
+  EXPECT_EQ(dump(check(text("memset q, 0.0\nloop n = 0, 4, 1 {\n  copy t[:, n*16:16], q{n}\n}\n"))), "");
+  EXPECT_TRUE(only(text("memset q, 0.0\nloop n = 0, 5, 1 {\n  copy t[:, 0:16], q{n}\n}\n"), 7, 20,
+                   "q{4}[0:8, 0:16] is outside tile array 'q' [4] [8, 16]: a tile view stays inside one tile (n = 4)"));
+  EXPECT_TRUE(only(text("memset q, 0.0\ncopy t[:, 0:2], q{1}[:, 15:2]\n"), 6, 17,
+                   "q{1}[0:8, 15:2] is outside tile array 'q' [4] [8, 16]"));
+  // Two registers in one index: the checker evaluates every term.
+  EXPECT_TRUE(only(text("reg m\nli m, 1\nli n, 3\nmemset t[:, m*16+n*16:1], 0.0\n"), 8, 8,
+                    "t[0:8, 64:1] is out of bounds of tensor 't' [8, 64] (m = 1, n = 3)"));
+}
+
 TEST(Check, KLoopAccumulationWithStartAtFirstAndStopAtLastIsWellFormed) {
   EXPECT_EQ(dump(check(program({
                 "loop n = 0, 4, 1 {",

@@ -140,6 +140,28 @@ TEST(Print, AccessPatterns) {
   EXPECT_EQ(printAccessPattern(p, wholeTensor(p, 1)), "B");
 }
 
+TEST(Print, MultiRegisterIndexesAndTileViews) {
+  const std::string decls = "arch tiny\nsbuf q [4] [8, 16] f32\nsbuf a [8, 64] f32\nreg i\nreg j\n";
+  auto ap = [&](const std::string& text) {
+    Program q = parseProgram(decls + "reg_load i, " + text + "\n");
+    return printAccessPattern(q, q.body[0].a);
+  };
+  EXPECT_EQ(ap("a[:, j*2+i*16+1:1]"), "a[:, i*16+j*2+1:1]");  // terms in register declaration order
+  EXPECT_EQ(ap("a[j-i:1, :]"), "a[i*-1+j:1, :]");
+  EXPECT_EQ(ap("q{i}[0:1, 0:1]"), "q{i}[0:1, 0:1]");
+  EXPECT_EQ(ap("q{i+j*2}[0:1, 3:1]"), "q{i+j*2}[0:1, 3:1]");
+  EXPECT_EQ(ap("q{i}[0:1, i*0+j:1]"), "q{i}[0:1, j:1]");  // i*0 cancels against nothing left: dropped
+  EXPECT_EQ(ap("q{1}[0:1, 15:1]"), "q{1}[0:1, 15:1]");
+  // The row offset is the tile's start plus the offset inside it.
+  Program q = parseProgram(decls + "reg_load i, q{i+2}[0:1, j+3:1]\n");
+  Index row = Index::affine(0, 16, 35);
+  row.terms.push_back({1, 1});
+  EXPECT_EQ(q.body[0].a.offset, row);
+  EXPECT_EQ(q.tensors[0].elements, 64u);
+  EXPECT_EQ(q.tensors[0].tiles, 4u);
+  expectRoundTrip(decls + "\nloop i = 0, 4, 1 {\n  memset q{i}, 0.0\n  copy a[:, i*16:16], q{i}\n}\n", "tiles");
+}
+
 TEST(Print, Immediates) {
   auto f = [](double v) { return printImmediate(Immediate{true, 0, v}); };
   auto i = [](int64_t v) { return printImmediate(Immediate{false, v, 0}); };
