@@ -15,7 +15,8 @@ void forEachReference(std::vector<Instruction>& body, FT&& onTensor, FR&& onRegi
   auto view = [&](AccessPattern& ap) {
     if (ap.tensor == kNone) return;
     onTensor(ap.tensor);
-    for (Index* ix : {&ap.partition, &ap.offset}) {
+    for (Index* ix : {&ap.partition, &ap.offset, ap.tile ? &*ap.tile : nullptr}) {
+      if (!ix) continue;
       for (IndexTerm& t : ix->terms) onRegister(t.reg);
       ix->normalize();  // a renumbering may change the terms' register order
     }

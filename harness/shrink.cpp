@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <functional>
+#include <map>
 #include <optional>
 
 #include "harness/program_ids.h"
@@ -70,8 +71,11 @@ std::optional<Program> reshaped(const Program& p, TensorId t, uint32_t partition
   std::vector<AccessPattern*> views;
   std::function<void(std::vector<Instruction>&)> walk = [&](std::vector<Instruction>& body) {
     for (Instruction& i : body) {
-      for (AccessPattern* ap : {&i.dst, &i.a, &i.b, &i.scalar.ap})
-        if (ap->tensor == t && isWhole(old, *ap)) views.push_back(ap);
+      for (AccessPattern* ap : {&i.dst, &i.a, &i.b, &i.scalar.ap}) {
+        if (ap->tensor != t) continue;
+        ap->tile.reset();  // a reshaped tile array is a plain tensor; its tile views keep their row offsets
+        if (isWhole(old, *ap)) views.push_back(ap);
+      }
       if (i.op == Op::Loop) walk(i.body);
     }
   };
@@ -82,6 +86,7 @@ std::optional<Program> reshaped(const Program& p, TensorId t, uint32_t partition
   }
   c.tensors[t].partitions = partitions;
   c.tensors[t].elements = elements;
+  c.tensors[t].tiles = 1;
   return c;
 }
 
@@ -99,6 +104,7 @@ class Shrinker {
       progress |= tryCandidate(dropUnused());
       progress |= tryCandidate(everyMatmulItsOwnGroup());
       progress |= eachCandidate([&](size_t k) { return withoutRegisterTerms(k); }, best_.registers.size());
+      progress |= eachCandidate([&](size_t k) { return registerFolded(k); }, best_.registers.size());
       progress |= eachCandidate([&](size_t k) { return dropOneDeclaration(k); }, best_.tensors.size() + best_.registers.size());
       progress |= eachCandidate([&](size_t k) { return outputCandidate(k); }, best_.tensors.size());
       progress |= eachCandidate([&](size_t k) { return shapeCandidate(k); }, best_.tensors.size() * 4);
@@ -218,7 +224,55 @@ class Shrinker {
     };
     std::function<void(std::vector<Instruction>&)> walk = [&](std::vector<Instruction>& body) {
       for (Instruction& i : body) {
-        for (AccessPattern* ap : {&i.dst, &i.a, &i.b, &i.scalar.ap}) index(ap->partition), index(ap->offset);
+        for (AccessPattern* ap : {&i.dst, &i.a, &i.b, &i.scalar.ap}) {
+          index(ap->partition), index(ap->offset);
+          if (ap->tile) index(*ap->tile);  // the offset holds the tile's terms too: both lose r
+        }
+        if (i.op == Op::Loop) walk(i.body);
+      }
+    };
+    walk(c.body);
+    if (!changed) return std::nullopt;
+    return c;
+  }
+
+  // Views that index with register `r` use the value r gets at its first top-level write instead (an `li`, or a
+  // `mov` from a register whose value is known there): an address computed as `r*2-98` with r = 49 becomes 0,
+  // where dropping the term (withoutRegisterTerms) would leave -98. The instructions computing r can then go.
+  std::optional<Program> registerFolded(size_t r) {
+    std::map<RegId, int64_t> known;
+    std::optional<int64_t> value;
+    for (const Instruction& i : best_.body) {
+      if (i.op == Op::Loop) break;  // values after a loop are not followed
+      std::optional<int64_t> v;
+      if (i.op == Op::Li && !i.imm.is_float) v = i.imm.i;
+      if (i.op == Op::Mov && known.count(i.rs)) v = known[i.rs];
+      if (i.rd == kNone || (i.op != Op::Li && i.op != Op::Mov && i.op != Op::Addi && i.op != Op::Add &&
+                            i.op != Op::RegLoad))
+        continue;
+      if (i.rd == RegId(r)) {
+        value = v;
+        break;
+      }
+      if (v) known[i.rd] = *v;
+      else known.erase(i.rd);
+    }
+    if (!value) return std::nullopt;
+    Program c = best_;
+    bool changed = false;
+    auto index = [&](Index& ix) {
+      auto it = std::find_if(ix.terms.begin(), ix.terms.end(), [&](const IndexTerm& t) { return t.reg == RegId(r); });
+      if (it == ix.terms.end()) return;
+      ix.constant = int64_t(uint64_t(ix.constant) + uint64_t(it->scale) * uint64_t(*value));  // wraps: still checked
+      ix.terms.erase(it);
+      changed = true;
+    };
+    std::function<void(std::vector<Instruction>&)> walk = [&](std::vector<Instruction>& body) {
+      for (Instruction& i : body) {
+        for (AccessPattern* ap : {&i.dst, &i.a, &i.b, &i.scalar.ap}) {
+          index(ap->partition), index(ap->offset);
+          if (ap->tile) index(*ap->tile);
+        }
         if (i.op == Op::Loop) walk(i.body);
       }
     };

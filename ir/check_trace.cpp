@@ -170,6 +170,16 @@ class Tracer {
   std::optional<View> evalView(const AccessPattern& ap) {
     Int p0, off;
     if (!evalIndex(ap.partition, ap, p0) || !evalIndex(ap.offset, ap, off)) return std::nullopt;
+    // A tile view is checked against its tile first: the more specific message (it also covers a tile past the
+    // last one, which is out of the tensor's bounds too).
+    Int tile;
+    if (ap.tile && evalIndex(*ap.tile, ap, tile)) {
+      std::string problem = tileProblem(p_, ap, p0, tile, off);
+      if (!problem.empty()) {
+        report(ap.loc, [&] { return problem + registerValues(ap); });
+        return std::nullopt;
+      }
+    }
     std::optional<View> v = viewAt(p_, ap, p0, off);
     if (!v)
       report(ap.loc, [&] {
@@ -177,14 +187,6 @@ class Tracer {
         return sliceText(p_, ap, p0, off) + " is out of bounds of tensor " + quoted(t.name) + " " +
                shapeText(t.partitions, t.elements) + registerValues(ap);
       });
-    Int tile;
-    if (v && ap.tile && evalIndex(*ap.tile, ap, tile)) {
-      std::string problem = tileProblem(p_, ap, p0, tile, off);
-      if (!problem.empty()) {
-        report(ap.loc, [&] { return problem + registerValues(ap); });
-        return std::nullopt;
-      }
-    }
     return v;
   }
 

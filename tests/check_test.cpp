@@ -99,7 +99,7 @@ TEST(Check, TileViewsStayInsideTheirTile) {
                    "q{1}[0:8, 15:2] is outside tile array 'q' [4] [8, 16]"));
   // Two registers in one index: the checker evaluates every term.
   EXPECT_TRUE(only(text("reg m\nli m, 1\nli n, 3\nmemset t[:, m*16+n*16:1], 0.0\n"), 8, 8,
-                    "t[0:8, 64:1] is out of bounds of tensor 't' [8, 64] (m = 1, n = 3)"));
+                    "t[0:8, 64:1] is out of bounds of tensor 't' [8, 64] (n = 3, m = 1)"));
 }
 
 TEST(Check, KLoopAccumulationWithStartAtFirstAndStopAtLastIsWellFormed) {

@@ -86,7 +86,8 @@ class Builder {
   void mapView(const Instruction& inst, AccessPattern& ap) const {
     if (ap.tensor == kNone) return;
     ap.tensor = tensor(inst, ap.tensor);
-    for (Index* ix : {&ap.partition, &ap.offset}) {
+    for (Index* ix : {&ap.partition, &ap.offset, ap.tile ? &*ap.tile : nullptr}) {
+      if (!ix) continue;
       for (IndexTerm& t : ix->terms) t.reg = reg(inst, t.reg);
       ix->normalize();
     }

@@ -68,6 +68,10 @@ class Coalescer {
         merged_ += uint32_t(tracker.members(i).size() - 1);
         inst.dst.count = uint32_t(width[i]);
         inst.a.count = uint32_t(width[i]);
+        // The merged run may cross tiles of a tile array: view the whole row (same elements, docs/format.md
+        // "Tile arrays").
+        inst.dst.tile.reset();
+        inst.a.tile.reset();
         inst.origin = Origin::Coalesced;
       }
       out.push_back(std::move(inst));
