@@ -5,15 +5,19 @@ namespace {
 
 void viewSlots(AccessPattern& ap, std::vector<RegId*>& out) {
   if (ap.tensor == kNone) return;
-  for (Index* ix : {&ap.partition, &ap.offset})
-    for (IndexTerm& t : ix->terms)
-      if (t.reg != kNone) out.push_back(&t.reg);
+  // A tile view's tile index names the registers its offset already holds (docs/format.md "Tile arrays"); they
+  // are renamed with the offset's so the view still prints and checks as its tile.
+  for (Index* ix : {&ap.partition, &ap.offset, ap.tile ? &*ap.tile : nullptr})
+    if (ix)
+      for (IndexTerm& t : ix->terms)
+        if (t.reg != kNone) out.push_back(&t.reg);
 }
 
 void normalizeView(AccessPattern& ap) {
   if (ap.tensor == kNone) return;
   ap.partition.normalize();
   ap.offset.normalize();
+  if (ap.tile) ap.tile->normalize();
 }
 
 }  // namespace
