@@ -16,6 +16,7 @@ double aluMag(AluOp op, double a, double b) {
     case AluOp::Add:
     case AluOp::Sub: return a + b;
     case AluOp::Mul: return a * b;
+    case AluOp::Div: return HUGE_VAL;  // a divisor may be close to 0
     default: return std::max(a, b);
   }
 }
@@ -26,6 +27,9 @@ double actMag(ActFunc f, double a) {
     case ActFunc::Exp: return std::exp(std::min(a, 1000.0));
     case ActFunc::Tanh:
     case ActFunc::Sigmoid: return 1;
+    case ActFunc::Sqrt: return std::sqrt(a);
+    case ActFunc::Rsqrt:
+    case ActFunc::Reciprocal: return HUGE_VAL;  // of a value close to 0
     default: return a;
   }
 }
@@ -103,14 +107,18 @@ void Generator::elementwiseStatement() {
   ActFunc func = ActFunc::Identity;
   if (op == Op::Act) {
     static const ActFunc kInt[] = {ActFunc::Identity, ActFunc::Relu, ActFunc::Neg, ActFunc::Abs, ActFunc::Square};
-    static const ActFunc kFloat[] = {ActFunc::Identity, ActFunc::Relu, ActFunc::Neg,  ActFunc::Abs,
-                                     ActFunc::Square,   ActFunc::Exp,  ActFunc::Tanh, ActFunc::Sigmoid};
-    func = fl ? kFloat[c_.below(8)] : kInt[c_.below(5)];
+    static const ActFunc kFloat[] = {ActFunc::Identity, ActFunc::Relu,    ActFunc::Neg,  ActFunc::Abs,
+                                     ActFunc::Square,   ActFunc::Exp,     ActFunc::Tanh, ActFunc::Sigmoid,
+                                     ActFunc::Silu,     ActFunc::Gelu,    ActFunc::Sqrt, ActFunc::Rsqrt,
+                                     ActFunc::Reciprocal};
+    func = fl ? kFloat[c_.below(std::size(kFloat))] : kInt[c_.below(5)];
     if (func == ActFunc::Exp && magOf(a) > 20) func = ActFunc::Tanh;
   }
   AluOp alu = AluOp::Add;
   if (op == Op::TT || op == Op::TS) {
-    alu = AluOp(c_.below(fl ? 5 : 10));
+    // add sub mul max min (any type), the integer-only and or xor shl shr, div (any type).
+    alu = AluOp(c_.below(fl ? 6 : 11));
+    if (fl && alu == AluOp::And) alu = AluOp::Div;
     if (fl && alu == AluOp::Mul && magOf(a) > 1e6) alu = AluOp::Max;
   }
 

@@ -237,8 +237,12 @@ std::vector<ShapeFeature> measureShape(const Program& p) {
   uint64_t groups = 0, kGroups = 0, accumulating = 0, regViews = 0, dramPartViews = 0, dim2Views = 0;
   uint64_t multiRegViews = 0, tileViews = 0, regTileViews = 0;
   uint64_t ops[uint32_t(Op::Loop) + 1] = {};
+  uint64_t funcs[uint32_t(ActFunc::Reciprocal) + 1] = {};
+  uint64_t divides = 0;
   forEachInstruction(p.body, [&](const Instruction& i) {
     ++ops[uint32_t(i.op)];
+    if (i.op == Op::Act) ++funcs[uint32_t(i.func)];
+    divides += (i.op == Op::TT || i.op == Op::TS) && i.alu == AluOp::Div;
     if (i.op == Op::Matmul) {
       groups += i.start != When::Never;
       kGroups += i.start == When::First || i.stop == When::Last;
@@ -278,6 +282,9 @@ std::vector<ShapeFeature> measureShape(const Program& p) {
   count("partial-partition tensors", partial);
   count("tile arrays", tileArrays);
   for (uint32_t op = 0; op <= uint32_t(Op::Loop); ++op) count(std::string("op ") + opName(Op(op)), ops[op]);
+  for (uint32_t fn = 0; fn <= uint32_t(ActFunc::Reciprocal); ++fn)
+    count(std::string("act ") + actName(ActFunc(fn)), funcs[fn]);
+  count("div (tt, ts)", divides);
   for (uint32_t t = 0; t <= uint32_t(DType::U16); ++t)
     count(std::string("dtype ") + dtypeName(DType(t)) + " tensors", dtypes[t]);
 

@@ -195,7 +195,7 @@ class InstrRules {
         return true;
       case Op::TS: return scalarOp();
       case Op::Reduce:
-        if (in_.alu == AluOp::Sub || in_.alu == AluOp::Shl || in_.alu == AluOp::Shr)
+        if (in_.alu == AluOp::Sub || in_.alu == AluOp::Shl || in_.alu == AluOp::Shr || in_.alu == AluOp::Div)
           return fail(std::string("reduce cannot use ") + aluName(in_.alu) + "; it reduces with add mul max min and or xor");
         if (dst.partitions != in_.a.partitions || dst.elementsPerPartition() != 1)
           return fail(dst.loc, "reduce destination " + name(dst) + " view " + viewShape(dst) + " must be " +

@@ -19,6 +19,7 @@ void withAlu(AluOp op, F&& f) {
     case AluOp::Xor: return f(std::integral_constant<AluOp, AluOp::Xor>{});
     case AluOp::Shl: return f(std::integral_constant<AluOp, AluOp::Shl>{});
     case AluOp::Shr: return f(std::integral_constant<AluOp, AluOp::Shr>{});
+    case AluOp::Div: return f(std::integral_constant<AluOp, AluOp::Div>{});
   }
 }
 
@@ -33,6 +34,11 @@ void withAct(ActFunc fn, F&& f) {
     case ActFunc::Exp: return f(std::integral_constant<ActFunc, ActFunc::Exp>{});
     case ActFunc::Tanh: return f(std::integral_constant<ActFunc, ActFunc::Tanh>{});
     case ActFunc::Sigmoid: return f(std::integral_constant<ActFunc, ActFunc::Sigmoid>{});
+    case ActFunc::Silu: return f(std::integral_constant<ActFunc, ActFunc::Silu>{});
+    case ActFunc::Gelu: return f(std::integral_constant<ActFunc, ActFunc::Gelu>{});
+    case ActFunc::Sqrt: return f(std::integral_constant<ActFunc, ActFunc::Sqrt>{});
+    case ActFunc::Rsqrt: return f(std::integral_constant<ActFunc, ActFunc::Rsqrt>{});
+    case ActFunc::Reciprocal: return f(std::integral_constant<ActFunc, ActFunc::Reciprocal>{});
   }
 }
 

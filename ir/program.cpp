@@ -121,7 +121,7 @@ Engine engineOf(Op op) {
   }
 }
 
-static const char* const kAluNames[] = {"add", "sub", "mul", "max", "min", "and", "or", "xor", "shl", "shr"};
+static const char* const kAluNames[] = {"add", "sub", "mul", "max", "min", "and", "or", "xor", "shl", "shr", "div"};
 
 const char* aluName(AluOp a) { return kAluNames[size_t(a)]; }
 
@@ -131,9 +131,10 @@ std::optional<AluOp> parseAlu(const std::string& s) {
   return std::nullopt;
 }
 
-bool aluIsIntegerOnly(AluOp a) { return a >= AluOp::And; }
+bool aluIsIntegerOnly(AluOp a) { return a >= AluOp::And && a <= AluOp::Shr; }
 
-static const char* const kActNames[] = {"identity", "relu", "neg", "abs", "square", "exp", "tanh", "sigmoid"};
+static const char* const kActNames[] = {"identity", "relu", "neg",  "abs",  "square", "exp",       "tanh",
+                                        "sigmoid",  "silu", "gelu", "sqrt", "rsqrt",  "reciprocal"};
 
 const char* actName(ActFunc f) { return kActNames[size_t(f)]; }
 

@@ -166,15 +166,16 @@ enum class Engine : uint8_t { PE, ACT, DVE, POOL, SP, DMA };
 const char* engineName(Engine e);
 Engine engineOf(Op op);
 
-enum class AluOp : uint8_t { Add, Sub, Mul, Max, Min, And, Or, Xor, Shl, Shr };
+// Div was added after the integer-only group so that older numberings (fuzz inputs) keep their meaning.
+enum class AluOp : uint8_t { Add, Sub, Mul, Max, Min, And, Or, Xor, Shl, Shr, Div };
 const char* aluName(AluOp a);
 std::optional<AluOp> parseAlu(const std::string& s);
 bool aluIsIntegerOnly(AluOp a);  // and, or, xor, shl, shr
 
-enum class ActFunc : uint8_t { Identity, Relu, Neg, Abs, Square, Exp, Tanh, Sigmoid };
+enum class ActFunc : uint8_t { Identity, Relu, Neg, Abs, Square, Exp, Tanh, Sigmoid, Silu, Gelu, Sqrt, Rsqrt, Reciprocal };
 const char* actName(ActFunc f);
 std::optional<ActFunc> parseAct(const std::string& s);
-bool actIsFloatOnly(ActFunc f);  // exp, tanh, sigmoid
+bool actIsFloatOnly(ActFunc f);  // exp tanh sigmoid silu gelu sqrt rsqrt reciprocal
 
 // When a matmul's start (zero the accumulator) or stop (close the group) flag holds: always, never,
 // or only on the first / last iteration of the innermost enclosing loop ("start@first", "stop@last"),

@@ -85,7 +85,7 @@ float tanhF32(float x) {
     double e = expm1Double(2.0 * a);
     return e / (e + 2.0);
   }();
-  return toF32(x < 0 ? -t : t);
+  return toF32(std::signbit(x) ? -t : t);  // tanh(-0) = -0
 }
 
 float sigmoidF32(float x) {

@@ -22,7 +22,7 @@ float reciprocalF32(float x);  // 1 / x in f32
 // The double-precision kernels behind them, exposed for their tests.
 double expDouble(double x);
 double expm1Double(double x);
-double erfDouble(double x);   // |x| < 4: its Taylor series; beyond, 1 - erfc(|x|) with erfc's asymptotic series
+double erfDouble(double x);   // |x| < 2: its Taylor series; beyond, from erfc's continued fraction
 double erfcDouble(double x);  // 1 - erf(x), accurate where erf(x) is close to -1 or 1
 
 }  // namespace allocsim

@@ -16,6 +16,7 @@
 
 #include "ir/dtype.h"
 #include "ir/program.h"
+#include "ir/transcendental.h"
 
 namespace allocsim {
 
@@ -178,11 +179,14 @@ inline float aluF32(AluOp op, float a, float b) {
     case AluOp::Mul: return canonicalNaN(a * b);
     case AluOp::Max: return maxF32(a, b);
     case AluOp::Min: return minF32(a, b);
+    case AluOp::Div: return canonicalNaN(a / b);
     default: return quietNaN();
   }
 }
 
-// Integer class: wraps mod 2^32; max/min/shr follow the class's signedness; shifts take b mod 32.
+// Integer class: wraps mod 2^32; max/min/shr/div follow the class's signedness; shifts take b mod 32. div
+// truncates toward zero; by zero it gives all ones (-1 signed), and the one overflow, INT32_MIN / -1, gives
+// INT32_MIN (the RISC-V M rules: defined for every input, docs/format.md "Semantics").
 inline uint32_t aluInt(AluOp op, uint32_t a, uint32_t b, NumClass c) {
   bool s = c == NumClass::Signed;
   switch (op) {
@@ -196,15 +200,22 @@ inline uint32_t aluInt(AluOp op, uint32_t a, uint32_t b, NumClass c) {
     case AluOp::Xor: return a ^ b;
     case AluOp::Shl: return a << (b & 31u);
     case AluOp::Shr: return s ? uint32_t(int32_t(a) >> (b & 31u)) : a >> (b & 31u);
+    case AluOp::Div:
+      if (b == 0) return ~0u;
+      if (!s) return a / b;
+      if (a == 0x80000000u && b == ~0u) return a;
+      return uint32_t(int32_t(a) / int32_t(b));
   }
   return 0;
 }
 
 // ---- activation functions ------------------------------------------------------------------------------------
-// The class an activation computes in: exp/tanh/sigmoid always in Float, the rest in the source's class.
+// The class an activation computes in: the float-only functions (exp tanh sigmoid silu gelu sqrt rsqrt
+// reciprocal) always in Float, the rest in the source's class.
 inline NumClass actClass(ActFunc f, DType src) { return actIsFloatOnly(f) ? NumClass::Float : classOf(src); }
 
-// relu(x) = x > 0 ? x : +0 (NaN stays NaN); sigmoid(x) = 1 / (1 + exp(-x)), one f32 operation at a time. Identity keeps the bits.
+// relu(x) = x > 0 ? x : +0 (NaN stays NaN). The transcendental functions come from ir/transcendental.h, the one
+// implementation every executor uses (never the host's libm). Identity keeps the bits.
 inline float actF32(ActFunc f, float x) {
   switch (f) {
     case ActFunc::Identity: return x;
@@ -212,19 +223,20 @@ inline float actF32(ActFunc f, float x) {
     case ActFunc::Neg: return canonicalNaN(-x);
     case ActFunc::Abs: return canonicalNaN(std::fabs(x));
     case ActFunc::Square: return canonicalNaN(x * x);
-    case ActFunc::Exp: return canonicalNaN(std::exp(x));
-    case ActFunc::Tanh: return canonicalNaN(std::tanh(x));
-    case ActFunc::Sigmoid: {
-      float e = std::exp(-x);
-      float d = 1.0f + e;
-      return canonicalNaN(1.0f / d);
-    }
+    case ActFunc::Exp: return expF32(x);
+    case ActFunc::Tanh: return tanhF32(x);
+    case ActFunc::Sigmoid: return sigmoidF32(x);
+    case ActFunc::Silu: return siluF32(x);
+    case ActFunc::Gelu: return geluF32(x);
+    case ActFunc::Sqrt: return sqrtF32(x);
+    case ActFunc::Rsqrt: return rsqrtF32(x);
+    case ActFunc::Reciprocal: return reciprocalF32(x);
   }
   return x;
 }
 
-// Integer class: neg/abs/square wrap; relu and abs are the identity on unsigned values. exp/tanh/sigmoid
-// never compute here (actClass); they are the identity.
+// Integer class: neg/abs/square wrap; relu and abs are the identity on unsigned values. The float-only
+// functions never compute here (actClass); they are the identity.
 inline uint32_t actInt(ActFunc f, uint32_t x, NumClass c) {
   bool s = c == NumClass::Signed;
   switch (f) {

@@ -139,7 +139,9 @@ TEST(GenStats, GeneratorReachesEveryShapeOverAFewHundredSeeds) {
                            "K-loop groups (start@first / stop@last)", "register-indexed views",
                            "partition-indexed DRAM views", "partial-partition tensors", "second-dimension views",
                            "SBUF peak live bytes > capacity", "op reg_load", "op reg_store", "op reduce",
-                           "dtype bf16 tensors"})
+                           "dtype bf16 tensors", "tile arrays", "tile views q{t}", "register-indexed tile views",
+                           "multi-register index views", "act exp", "act silu", "act gelu", "act sqrt", "act rsqrt",
+                           "act reciprocal", "div (tt, ts)"})
     EXPECT_GT(tally.containing(name), 0u) << name << "\n" << tally.table();
 }
 

@@ -207,15 +207,19 @@ TEST(Interp, TensorScalarOperands) {
 }
 
 TEST(Interp, ActivationFunctions) {
-  for (const char* fn : {"identity", "relu", "neg", "abs", "square", "exp", "tanh", "sigmoid"}) {
+  // The transcendental functions' values are checked against libm in tests/transcendental_test.cpp; here, that
+  // the interpreter computes each through ir/transcendental.h.
+  for (const char* fn : {"identity", "relu", "neg", "abs", "square", "exp", "tanh", "sigmoid", "silu", "gelu", "sqrt",
+                         "rsqrt", "reciprocal"}) {
     Ran t(kAB + "dma a, A\nact c, a, " + fn + "\ndma C, c\n");
     auto A = t.in<float>("A"), C = t.out<float>("C");
     std::string f = fn;
     for (size_t i = 0; i < A.size(); ++i) {
       float x = A[i];
       float want = f == "identity" ? x : f == "relu" ? (x > 0 ? x : 0.0f) : f == "neg" ? -x : f == "abs" ? std::fabs(x)
-                 : f == "square" ? x * x : f == "exp" ? std::exp(x) : f == "tanh" ? std::tanh(x)
-                 : 1.0f / (1.0f + std::exp(-x));
+                 : f == "square" ? x * x : f == "exp" ? expF32(x) : f == "tanh" ? tanhF32(x)
+                 : f == "sigmoid" ? sigmoidF32(x) : f == "silu" ? siluF32(x) : f == "gelu" ? geluF32(x)
+                 : f == "sqrt" ? sqrtF32(x) : f == "rsqrt" ? rsqrtF32(x) : reciprocalF32(x);
       ASSERT_EQ(bits(C[i]), bits(want)) << fn << " " << x;
     }
   }
