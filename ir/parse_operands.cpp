@@ -264,9 +264,19 @@ ScalarOperand Parser::scalar() {
   return s;
 }
 
+namespace {
+// "a, b, c or d": every name of an enum, from its name function, so a new operation shows up in the message.
+template <typename E>
+std::string namesList(uint8_t count, const char* (*name)(E)) {
+  std::string out;
+  for (uint8_t i = 0; i < count; ++i) out += std::string(i == 0 ? "" : i + 1 == count ? " or " : ", ") + name(E(i));
+  return out;
+}
+}  // namespace
+
 AluOp Parser::alu() {
   Token t = lex_.next();
-  const std::string known = "add, sub, mul, max, min, and, or, xor, shl or shr)";
+  const std::string known = namesList<AluOp>(uint8_t(AluOp::Div) + 1, aluName) + ")";
   std::optional<AluOp> a = t.kind == TokKind::Name ? parseAlu(std::string(t.text)) : std::nullopt;
   if (!a) {
     if (t.kind == TokKind::Name) failAt(t.loc, "unknown ALU operation " + quoted(t.text) + " (expected " + known);
@@ -277,7 +287,7 @@ AluOp Parser::alu() {
 
 ActFunc Parser::actFunc() {
   Token t = lex_.next();
-  const std::string known = "identity, relu, neg, abs, square, exp, tanh or sigmoid)";
+  const std::string known = namesList<ActFunc>(uint8_t(ActFunc::Reciprocal) + 1, actName) + ")";
   std::optional<ActFunc> f = t.kind == TokKind::Name ? parseAct(std::string(t.text)) : std::nullopt;
   if (!f) {
     if (t.kind == TokKind::Name) failAt(t.loc, "unknown activation function " + quoted(t.text) + " (expected " + known);

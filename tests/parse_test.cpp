@@ -363,10 +363,10 @@ TEST(ParseError, Index) {
 }
 
 TEST(ParseError, UnknownFunctionOrAluOp) {
-  EXPECT_EQ(errorOf(kDecls + "act a, b, gelu"),
-            "5:11: unknown activation function 'gelu' (expected identity, relu, neg, abs, square, exp, tanh or sigmoid)");
-  EXPECT_EQ(errorOf(kDecls + "tt a, a, b, div"),
-            "5:13: unknown ALU operation 'div' (expected add, sub, mul, max, min, and, or, xor, shl or shr)");
+  EXPECT_EQ(errorOf(kDecls + "act a, b, erf"),
+            "5:11: unknown activation function 'erf' (expected identity, relu, neg, abs, square, exp, tanh, sigmoid, silu, gelu, sqrt, rsqrt or reciprocal)");
+  EXPECT_EQ(errorOf(kDecls + "tt a, a, b, pow"),
+            "5:13: unknown ALU operation 'pow' (expected add, sub, mul, max, min, and, or, xor, shl, shr or div)");
 }
 
 TEST(ParseError, Immediate) {

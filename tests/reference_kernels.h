@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "ir/dtype.h"
+#include "ir/transcendental.h"
 
 namespace allocsim::reference {
 
@@ -134,7 +135,7 @@ inline AttentionResult attention(const Matrix& qT, const Matrix& kT, const Matri
     for (uint32_t k = 1; k < sk; ++k) m = max2(m, s[k]);
     for (uint32_t k = 0; k < sk; ++k) {
       float shifted = s[k] - m;
-      p[k] = std::exp(shifted);
+      p[k] = expF32(shifted);  // the machine's exp (ir/transcendental: within 1 ulp of libm, tested there)
     }
     float l = p[0];
     for (uint32_t k = 1; k < sk; ++k) l = l + p[k];
