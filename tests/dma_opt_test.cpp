@@ -6,6 +6,7 @@
 #include <string>
 
 #include "alloc/dma_opt/dma_optimization.h"
+#include "alloc/driver.h"
 #include "alloc/dma_opt/dma_traffic.h"
 #include "alloc/dma_opt/merge_tracker.h"
 #include "alloc/optlevel.h"
@@ -406,6 +407,38 @@ TEST(DmaOptimizationCli, LevelOptionAndFigures) {
   ASSERT_EQ(off.exit_code, 0) << off.out;
   EXPECT_NE(off.out.find("dma_optimization_sb: off (--gca-dma-optlevel -1)"), std::string::npos) << off.out;
   EXPECT_EQ(off.out.find("Pre GCA"), std::string::npos) << off.out;
+}
+
+}  // namespace
+}  // namespace allocsim
+
+namespace allocsim {
+namespace {
+
+// The pass reaches its fixed point: optimizing its own output again removes nothing. Here the dead-store
+// removal of the first round leaves a reload redundant (found by RegColorer.DeterministicAndReproducedAtO7:
+// O7 on an O2 output removed that reload, so O7 did not reproduce its input).
+TEST(DmaOptimization, OptimizingTheOutputAgainRemovesNothing) {
+  const Program p = parseProgram(
+      "arch tiny sbuf-bytes=8192 psum-banks=8\n"
+      "sbuf t0 [1, 2048] u32\nsbuf t1 [1, 2048] u32\nsbuf t2 [1, 1] u32\n"
+      "dram out0 [1, 2048] u32 output\ndram out1 [1, 2048] u32 output\ndram out2 [1, 1] u32 output\n"
+      "reg r0\n"
+      "loop r0 = 0, 1, 1 {\n"
+      "  memset t0, 0\n"
+      "  tt t1, t0[:, 0:1024, 1024:2], t0, add\n"
+      "  memset t2, 0\n"
+      "}\n"
+      "dma out0, t0\ndma out1, t1\ndma out2, t2\n");
+  DriverOptions o;
+  o.optlevel = 2;
+  const Program once = allocate(p, o).program;
+  DmaOptOptions again;
+  again.level = 1;
+  const DmaOptResult twice = optimizeDmas(once, again);
+  EXPECT_EQ(printProgram(twice.program), printProgram(once));
+  o.optlevel = 7;
+  EXPECT_EQ(printProgram(allocate(once, o).program), printProgram(once));
 }
 
 }  // namespace
