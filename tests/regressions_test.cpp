@@ -1,17 +1,20 @@
 // Replays corpus/regressions/: every failing case the property suites (props/) or a fuzz campaign found,
 // saved as a text program. Each must parse and be well-formed; an unallocated one is placed by placeGreedy and
 // placeNoReuse (whichever fit) and every allocation must pass all three oracles; an allocated one is verified
-// as it is.
+// as it is. A file named after the optlevel its property found it at ("reg_O3_finding") is also allocated by
+// the driver at that level, and that allocation must pass them too.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <regex>
 #include <string>
 #include <vector>
 
 #include "alloc/alloc_error.h"
+#include "alloc/driver.h"
 #include "alloc/greedy_placer.h"
 #include "alloc/no_reuse.h"
 #include "ir/check.h"
@@ -58,6 +61,15 @@ int replay(const fs::path& path) {
         allocations.emplace_back(name, place(p));
       } catch (const AllocError&) {
       }
+    }
+  }
+  std::smatch level;
+  if (!isAllocated(p) && std::regex_search(file, level, std::regex("_O([0-9])_"))) {
+    DriverOptions o;
+    o.optlevel = std::stoi(level[1]);
+    try {
+      allocations.emplace_back("-O" + level[1].str(), allocate(p, o).program);
+    } catch (const AllocError&) {
     }
   }
   for (const auto& [name, allocated] : allocations) {
