@@ -264,6 +264,7 @@ void Generator::loadStatement() {
 
 void Generator::flush() {
   while (!psumPool_.empty()) evacuatePsum(0);
+  while (!overBroad_.empty()) readOverBroad(0);
   while (!pool_.empty()) {
     TensorId t = pool_.front();
     pool_.erase(pool_.begin());

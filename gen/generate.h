@@ -17,7 +17,7 @@ struct GenOptions {
   uint32_t size = 20;       // rough number of top-level statements
   uint32_t pressure = 100;  // percent: peak simultaneously-live SBUF (and PSUM) demand relative to capacity; >100 forces spills
   // percent of statements that are DMA patterns (gen/gen_dma_patterns.cpp: abutting reads, repeated reads, a
-  // sub-range read, a dead store); 0 draws no decision for it, so programs are those of earlier versions
+  // tensor written whole and read later over a sub-range only, a dead store); 0 draws no decision for it, so programs are those of earlier versions
   uint32_t dma_patterns = 0;
 };
 

@@ -147,6 +147,7 @@ class Generator {
 
   // --- DMA patterns (gen_dma_patterns.cpp): GenOptions::dma_patterns
   void dmaPatternStatement();
+  void readOverBroad(size_t index);  // the one sub-range read of overBroad_[index], into a new pool tensor
 
   // --- matmul (gen_matmul.cpp)
   void matmulStatement();
@@ -170,6 +171,9 @@ class Generator {
   uint32_t nextScopeId_ = 1;
   std::vector<TensorId> pool_;      // full SBUF tensors that may still be read (the live set)
   std::vector<TensorId> psumPool_;  // closed PSUM tensors not yet evacuated
+  // Written whole and to be read once, later, over a sub-range only (never in pool_, which is read whole when
+  // retired): counted in poolBytes_ while they wait.
+  std::vector<TensorId> overBroad_;
   uint64_t poolBytes_ = 0;
   uint32_t openPsumBanks_ = 0;  // banks of PSUM tensors with groups still open
   uint64_t sbufTarget_ = 0;     // pressure% of SBUF capacity, bytes

@@ -217,6 +217,42 @@ void dmaPatterns(const Program& p, const std::vector<Instruction>& body, DmaPatt
   }
 }
 
+// Over-broad tensors: on-chip tensors written whole somewhere and read, but only ever through constant views whose
+// hull is a strict part of the tensor. Spilled, such a tensor is saved whole and reloaded over the hull only: the
+// save is what partial_DMA_access shrinks.
+uint64_t overBroadTensors(const Program& p) {
+  struct Use {
+    bool whole_write = false, read = false, wide = false;  // wide: a read that makes the used range all of it
+    uint64_t row_lo = UINT64_MAX, row_hi = 0, lo = UINT64_MAX, hi = 0;
+  };
+  std::vector<Use> use(p.tensors.size());
+  forEachInstruction(p.body, [&](const Instruction& i) {
+    if (i.op == Op::Loop) return;
+    if (writesWhole(p, i)) use[i.dst.tensor].whole_write = true;
+    for (const AccessPattern* r : sourceViews(i)) {
+      if (r->tensor >= p.tensors.size()) continue;
+      Use& u = use[r->tensor];
+      u.read = true;
+      if (!constantRun(*r) || r->partition.constant < 0 || r->offset.constant < 0) {
+        u.wide = true;
+        continue;
+      }
+      u.row_lo = std::min<uint64_t>(u.row_lo, uint64_t(r->partition.constant));
+      u.row_hi = std::max<uint64_t>(u.row_hi, uint64_t(r->partition.constant) + r->partitions);
+      u.lo = std::min<uint64_t>(u.lo, uint64_t(r->offset.constant));
+      u.hi = std::max<uint64_t>(u.hi, uint64_t(r->offset.constant) + r->count);
+    }
+  });
+  uint64_t n = 0;
+  for (TensorId t = 0; t < p.tensors.size(); ++t) {
+    const Use& u = use[t];
+    const Tensor& T = p.tensors[t];
+    n += T.space != Space::Dram && u.whole_write && u.read && !u.wide &&
+         (u.row_hi - u.row_lo < T.partitions || u.hi - u.lo < T.elements);
+  }
+  return n;
+}
+
 }  // namespace
 
 std::vector<ShapeFeature> measureShape(const Program& p) {
@@ -294,6 +330,7 @@ std::vector<ShapeFeature> measureShape(const Program& p) {
   count("DMA pattern: the same view read twice in a row", dp.repeated);
   count("DMA pattern: on-chip sub-range reads", dp.sub_range);
   count("DMA pattern: dead stores (overwritten whole before a read)", dp.dead_stores);
+  count("DMA pattern: over-broad tensors (written whole, only ever read over a sub-range)", overBroadTensors(p));
 
   PeakDemand d = peakDemand(p);
   flag("SBUF peak live bytes > capacity", d.sbuf_bytes > uint64_t(p.arch.sbuf_partitions) * p.arch.sbuf_bytes);

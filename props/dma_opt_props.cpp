@@ -21,8 +21,9 @@
 namespace allocsim {
 namespace {
 
-// Under pressure, and (two draws in three) with the generator's DMA patterns (gen --dma-patterns: abutting,
-// repeated and sub-range reads, dead stores), so the spilled programs give every worker something to do.
+// Under pressure, and (two draws in three) with the generator's DMA patterns (gen --dma-patterns: abutting and
+// repeated reads, tensors read later over a sub-range only, dead stores), so the spilled programs give every
+// worker something to do.
 rc::Gen<Program> genPressuredProgram() {
   return rc::gen::exec([] {
     GenOptions opts;

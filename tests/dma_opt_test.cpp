@@ -280,7 +280,8 @@ TEST(DmaOptimization, AGapPreventsCoalescing) {
   expectCorrect(r);
 }
 
-// Partial-DMA: the whole-tile reload is read only over rows 2..5 and elements 4..11, so it shrinks to that.
+// Partial-DMA: the whole-tile reload is read only over rows 2..5 and elements 4..11, so it shrinks to that; then
+// the whole save is read only over that range by the narrowed reload, so the next round shrinks it too.
 TEST(DmaOptimization, AnOverBroadReloadShrinksToTheUsedRange) {
   const std::string text = std::string(kHeader) +
                            "sbuf w [4, 8] f32 @p0+256\n"
@@ -292,10 +293,38 @@ TEST(DmaOptimization, AnOverBroadReloadShrinksToTheUsedRange) {
                            "dma W, w\n"
                            "dma Y, x\n";
   Optimized r = optimize(text);
+  EXPECT_EQ(r.result.stats.partial, 2u);
+  const std::string after = printProgram(r.after);
+  EXPECT_NE(after.find("dma x_S[2:4, 4:8], x[2:4, 4:8] !partial"), std::string::npos) << after;
+  EXPECT_NE(after.find("dma x_R3[2:4, 4:8], x_S[2:4, 4:8] !partial"), std::string::npos) << after;
+  EXPECT_EQ(measureDmaTraffic(r.after).bytes, measureDmaTraffic(r.before).bytes - 2 * (8 * 16 - 4 * 8) * 4);
+  expectCorrect(r);
+}
+
+// Partial-DMA on the shape the spill writers leave (alloc/spill_dma.h): x saved whole after its writer, reloaded
+// once per instruction over exactly the view read: rows 2..5 x elements 4..11 and row 1 x elements 8..15. The
+// slot is read over the hull, rows 1..5 x elements 4..15, so the save shrinks to x_S[1:5, 4:12] (5 x 12 of 8 x 16
+// f32 elements) and the reloads, already exact, stay.
+TEST(DmaOptimization, AnOverBroadSaveShrinksToWhatItsReloadsRead) {
+  const std::string text = std::string(kHeader) +
+                           "sbuf w [8, 8] f32 @p0+256\n"
+                           "dram W [8, 8] f32 output\n"
+                           "dma x, X\n"
+                           "dma x_S, x !spill\n"
+                           "memset w, 0\n"
+                           "dma x_R3[2:4, 4:8], x_S[2:4, 4:8] !reload\n"
+                           "act w[2:4, :], x_R3[2:4, 4:8], relu\n"
+                           "dma x_R1[1:1, 8:8], x_S[1:1, 8:8] !reload\n"
+                           "act w[1:1, :], x_R1[1:1, 8:8], relu\n"
+                           "dma W, w\n"
+                           "dma Y, x\n";
+  Optimized r = optimize(text);
   EXPECT_EQ(r.result.stats.partial, 1u);
-  EXPECT_NE(printProgram(r.after).find("dma x_R3[2:4, 4:8], x_S[2:4, 4:8] !partial"), std::string::npos)
-      << printProgram(r.after);
-  EXPECT_EQ(measureDmaTraffic(r.after).bytes, measureDmaTraffic(r.before).bytes - (8 * 16 - 4 * 8) * 4);
+  const std::string after = printProgram(r.after);
+  EXPECT_NE(after.find("dma x_S[1:5, 4:12], x[1:5, 4:12] !partial"), std::string::npos) << after;
+  EXPECT_NE(after.find("dma x_R3[2:4, 4:8], x_S[2:4, 4:8] !reload"), std::string::npos) << after;
+  EXPECT_NE(after.find("dma x_R1[1:1, 8:8], x_S[1:1, 8:8] !reload"), std::string::npos) << after;
+  EXPECT_EQ(measureDmaTraffic(r.after).bytes, measureDmaTraffic(r.before).bytes - (8 * 16 - 5 * 12) * 4);
   expectCorrect(r);
 }
 

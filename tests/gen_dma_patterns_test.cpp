@@ -1,5 +1,5 @@
-// The generator's DMA-pattern knob (GenOptions::dma_patterns, gen/gen_dma_patterns.cpp) and the four pattern
-// counts of `gen --stats` (gen/stats.h): counted by hand on a small program, and present in generated programs
+// The generator's DMA-pattern knob (GenOptions::dma_patterns, gen/gen_dma_patterns.cpp) and the five pattern
+// counts of `gen --stats` (gen/stats.h): counted by hand on small programs, and present in generated programs
 // only when the knob asks for them.
 #include <gtest/gtest.h>
 
@@ -23,6 +23,7 @@ const char* kAbut = "DMA pattern: abutting reads of one tensor";
 const char* kRepeat = "DMA pattern: the same view read twice in a row";
 const char* kSub = "DMA pattern: on-chip sub-range reads";
 const char* kDead = "DMA pattern: dead stores (overwritten whole before a read)";
+const char* kOver = "DMA pattern: over-broad tensors (written whole, only ever read over a sub-range)";
 
 TEST(GenDmaPatterns, StatsCountEachPatternByHand) {
   Program p = parseProgram(
@@ -40,6 +41,30 @@ TEST(GenDmaPatterns, StatsCountEachPatternByHand) {
   EXPECT_EQ(feature(p, kSub), 3u);
   EXPECT_EQ(feature(p, kRepeat), 1u);
   EXPECT_EQ(feature(p, kDead), 2u);  // memset then tt; tt then copy (copy does not read y)
+  EXPECT_EQ(feature(p, kOver), 0u);  // x's reads cover it; y is read whole
+}
+
+TEST(GenDmaPatterns, OverBroadCountsTensorsWrittenWholeAndOnlyReadOverASubRange) {
+  Program p = parseProgram(
+      "arch tiny\n"
+      "dram X [8, 16] f32 input\n"
+      "dram Y [8, 8] f32 output\n"
+      "sbuf w [8, 16] f32\n"   // over-broad: read over rows 2..7, elements 4..15 only
+      "sbuf v [8, 16] f32\n"   // read over a sub-range, but never written whole
+      "sbuf u [8, 16] f32\n"   // written whole, one read register-indexed: its used range is all of it
+      "sbuf y [8, 8] f32\n"
+      "reg r0\n"
+      "dma w, X\n"
+      "copy y[2:4, :], w[2:4, 8:8]\n"
+      "copy y[3:5, :], w[3:5, 4:8]\n"
+      "dma v[:, 0:8], X[:, 0:8]\n"
+      "copy y, v[:, 0:8]\n"
+      "dma u, X\n"
+      "li r0, 8\n"
+      "copy y, u[:, r0:8]\n"
+      "dma Y, y\n");
+  ASSERT_TRUE(checkProgram(p).empty());
+  EXPECT_EQ(feature(p, kOver), 1u);
 }
 
 TEST(GenDmaPatterns, TheKnobMakesEveryPatternAndZeroKeepsThePrograms) {
@@ -54,7 +79,7 @@ TEST(GenDmaPatterns, TheKnobMakesEveryPatternAndZeroKeepsThePrograms) {
     ASSERT_TRUE(checkProgram(p).empty()) << seed;
     with.add(p);
   }
-  for (const char* name : {kAbut, kRepeat, kSub, kDead}) EXPECT_GE(with.containing(name), 20u) << name;
+  for (const char* name : {kAbut, kRepeat, kSub, kDead, kOver}) EXPECT_GE(with.containing(name), 20u) << name;
   ShapeTally without;
   for (uint64_t seed = 0; seed < 200; ++seed) {
     GenOptions o;
@@ -65,6 +90,7 @@ TEST(GenDmaPatterns, TheKnobMakesEveryPatternAndZeroKeepsThePrograms) {
   }
   EXPECT_LT(without.containing(kAbut), with.containing(kAbut));
   EXPECT_LT(without.containing(kDead), with.containing(kDead));
+  EXPECT_LT(without.containing(kOver), with.containing(kOver));
 }
 
 }  // namespace

@@ -63,7 +63,7 @@ class Shrinker {
     if (!isOptimizable(p_, d, instance_) || !isPlainRun(d.dst) || !isPlainRun(d.a)) return;
     if (d.dst.count2 != 1 || d.a.count2 != 1 || d.dst.partitions != d.a.partitions || d.dst.count != d.a.count) return;
     const Tensor& r = p_.tensors[d.dst.tensor];
-    if (r.origin == Origin::Source || r.pinned || r.origin == Origin::Spill) return;  // a stand-in, not a slot
+    if (r.origin == Origin::Source || r.pinned) return;  // a stand-in or a spill slot only
     Hull h;
     collectReads(p_.body, &d, d.dst.tensor, h);
     if (h.all || h.empty()) return;  // an unread load is dead_store's
