@@ -1,9 +1,7 @@
-// The DMA optimization (alloc/dma_opt/) checked by the three oracles against the original program:
-//  - on every corpus kernel (and register kernel) at O2, the spilling _tiny ones also at O7 (PSUM placed
-//    upstream), with --gca-dma-optlevel 2 (the driver tests cover the default level 1 at every coloring
-//    optlevel), never moving more DMA traffic than level 0 (the allocators' DMAs as inserted);
+// The DMA optimization (alloc/dma_opt/) checked by the three oracles against the original program (the corpus:
+// tests/dma_opt_corpus_test.cpp):
 //  - on generated programs made to contain its patterns (gen --dma-patterns: abutting reads, repeated reads,
-//    sub-range reads, dead stores; gen/gen_dma_patterns.cpp) on the tiny machine under pressure, so the SBUF
+//    tensors read later over a sub-range only, dead stores; gen/gen_dma_patterns.cpp) on the tiny machine under pressure, so the SBUF
 //    colorer spills and reloads them: over a fixed set of seeds every worker the patterns reach must fire at least
 //    once (a pattern that never reaches its worker would make the other checks vacuous), partial-DMA included:
 //    an over-broad tensor (written whole, read later over a sub-range only) is saved whole when spilled and
@@ -17,13 +15,10 @@
 #include "alloc/alloc_error.h"
 #include "alloc/dma_opt/dma_optimization.h"
 #include "alloc/driver.h"
-#include "alloc/psum/psum_allocator.h"
 #include "gen/choices.h"
 #include "gen/generate.h"
 #include "ir/check.h"
-#include "ir/parse.h"
 #include "ir/print.h"
-#include "tests/placed_program_checks.h"
 #include "verify/verify.h"
 
 namespace allocsim {
@@ -58,42 +53,6 @@ void optimizeAndCheck(const Program& original, const Program& allocated, int lev
   EXPECT_LE(after.instructions, before.instructions) << where;
   EXPECT_LE(after.descriptors, before.descriptors) << where;
   EXPECT_LE(after.bytes, before.bytes) << where;
-}
-
-DriverResult allocateAt(const Program& p, int optlevel, int dma_level) {
-  DriverOptions o;
-  o.optlevel = optlevel;
-  o.gca_dma_optlevel = dma_level;
-  // O7 runs no PSUM coloring pass (alloc/driver.h): its PSUM placements come with the input.
-  return allocate(optlevel == 7 ? allocatePsum(p, PsumOptions{}).program : p, o);
-}
-
-TEST(DmaOptCorpus, EveryKernelAtLevelTwoPassesAllThreeOraclesAndMovesNoMoreThanLevelZero) {
-  size_t checked = 0;
-  std::vector<std::pair<std::string, std::string>> kernels = testing_placed::corpusKernels();
-  for (const char* name : {"register_pressure", "register_pressure_tiny"})
-    kernels.push_back({name, testing_placed::readFile(std::string(ALLOCSIM_SOURCE_DIR) + "/corpus/register_kernels/" +
-                                                      name + ".nki.txt")});
-  for (const auto& [file, text] : kernels) {
-    const Program p = parseProgram(text);
-    for (int optlevel : {2, 7}) {
-      // O7 only where it spills (test time)
-      if (optlevel == 7 && !file.ends_with("_tiny.nki.txt") && !file.ends_with("_tiny")) continue;
-      const std::string what = file + " -O" + std::to_string(optlevel);
-      const DriverResult none = allocateAt(p, optlevel, 0), opt = allocateAt(p, optlevel, 2);
-      VerifyOptions vo;
-      vo.original = &p;
-      vo.poison_seed = 11;
-      const VerifyReport v = verifyAllocated(opt.program, vo);
-      for (const Finding& f : v.findings) ADD_FAILURE() << what << ": " << f.format(what);
-      const DmaTraffic before = measureDmaTraffic(none.program), after = measureDmaTraffic(opt.program);
-      EXPECT_LE(after.instructions, before.instructions) << what;
-      EXPECT_LE(after.descriptors, before.descriptors) << what;
-      EXPECT_LE(after.bytes, before.bytes) << what;
-      ++checked;
-    }
-  }
-  EXPECT_EQ(checked, kernels.size() + kernels.size() / 2);  // every kernel has a _tiny twin
 }
 
 TEST(DmaOptGenerated, EveryWorkerFiresOnThePatternsAndEveryResultPassesTheOracles) {
