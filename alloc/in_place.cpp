@@ -11,6 +11,7 @@
 #include "alloc/operand_effects.h"
 #include "alloc/sbuf/sbuf_live_ranges.h"
 #include "alloc/psum/psum_bank_model.h"
+#include "alloc/reg/reg_live_pieces.h"
 
 namespace allocsim {
 
@@ -139,7 +140,7 @@ class Checker {
 
   // Re-places the items in order of their first live position; an item conflicts with an earlier one of the same
   // kind that is still live when it starts (its range then interferes, as earlier items start no later).
-  void replace(std::vector<Item>& items) const {
+  void replace(std::vector<Item>& items, const CopyContacts& contacts) const {
     std::stable_sort(items.begin(), items.end(), [](const Item& a, const Item& b) {
       auto key = [](const Item& i) { return i.live.empty() ? uint64_t(UINT64_MAX) : uint64_t(i.live.first); };
       return key(a) < key(b);
@@ -148,12 +149,15 @@ class Checker {
     for (const Item& it : items) {
       if (it.live.empty()) continue;  // never live: occupies nothing at any position
       std::erase_if(active, [&](const Item* u) { return u->live.last < it.live.first; });
-      for (const Item* u : active)
-        if (u->kind == it.kind && overlap(*u, it) && interferes(u->live, it.live))
-          fail(it, where(it) + " overlaps " + describe(*u) + " " + where(*u) +
-                       " while both are live (linear positions " + std::to_string(it.live.first) + ".." +
-                       std::to_string(it.live.last) + " and " + std::to_string(u->live.first) + ".." +
-                       std::to_string(u->live.last) + ")");
+      for (const Item* u : active) {
+        if (u->kind != it.kind || !overlap(*u, it) || !interferes(u->live, it.live)) continue;
+        if (it.kind == Item::Kind::Reg &&
+            (u->index == it.index || (u->lo1 == it.lo1 && contacts.onlyAtCopy(u->index, it.index))))
+          continue;  // two pieces of one register; a coalesced copy (alloc/reg/reg_live_pieces.h)
+        fail(it, where(it) + " overlaps " + describe(*u) + " " + where(*u) + " while both are live (linear positions " +
+                     std::to_string(it.live.first) + ".." + std::to_string(it.live.last) + " and " +
+                     std::to_string(u->live.first) + ".." + std::to_string(u->live.last) + ")");
+      }
       active.push_back(&it);
     }
   }
@@ -195,6 +199,7 @@ std::vector<bool> sbufStandIns(const Program& p, const LinearOrder& order) {
 void checkInPlace(const Program& allocated, const InPlaceOptions& opts) {
   const Checker c(allocated);
   const Liveness live = sbufLiveness(allocated, sbufStandIns(allocated, linearize(allocated)));
+  const std::vector<std::vector<LiveRange>> pieces = registerLivePieces(allocated, live);
   std::vector<Item> items;
   for (TensorId t = 0; t < allocated.tensors.size(); ++t) {
     const Tensor& x = allocated.tensors[t];
@@ -218,9 +223,10 @@ void checkInPlace(const Program& allocated, const InPlaceOptions& opts) {
       }
       continue;
     }
-    items.push_back(c.registerItem(r, live.registers[r]));
+    if (pieces[r].empty()) items.push_back(c.registerItem(r, LiveRange{}));  // never live: bounds only
+    for (const LiveRange& piece : pieces[r]) items.push_back(c.registerItem(r, piece));
   }
-  c.replace(items);
+  c.replace(items, CopyContacts(allocated, live));
 }
 
 }  // namespace allocsim

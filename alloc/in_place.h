@@ -11,7 +11,9 @@
 // own (alloc/liveness.h `interferes`, the allocators' own rule; the SBUF colorer's spill stand-ins — `!reload`
 // SBUF tensors first written (not read) and mentioned in one loop body only — live from first to last mention,
 // as that colorer assumes: alloc/sbuf/sbuf_live_ranges.h). DRAM tensors take part when they have a placement
-// (spill slots): byte ranges within dram_limit.
+// (spill slots): byte ranges within dram_limit. Registers follow the REG colorer's two rules
+// (alloc/reg/reg_live_pieces.h): a spilled loop register is live at the two ends of its body only, and a `mov`
+// whose source's range ends where its destination's begins lets the two share lanes.
 #pragma once
 
 #include "ir/program.h"

@@ -72,10 +72,11 @@ std::string spillTable(const std::string& source_dir) {
       "The REG colorer (`alloc/reg/`) at O2, per kernel. *max-live*: the most SP register lanes live at one\n"
       "position of the input (`alloc/liveness.h`; a 64-bit register counts two lanes; over the input's registers,\n"
       "before the SSA split, so an over-approximation of what must be live). *unavoidable*: the lanes some\n"
-      "instruction needs at once, its own registers plus the loop registers around it, which cannot spill\n"
-      "(`verify/register_demand.h`): above the machine's lanes no allocation exists. *excess*: max-live minus the\n"
+      "instruction names at once (`verify/register_demand.h`; everything else, loop registers included, can wait in\n"
+      "memory): above the machine's lanes no allocation exists. *excess*: max-live minus the\n"
       "machine's lanes; with no excess no register needs to spill. *spilled*: registers the colorer spilled, with\n"
-      "the reg_store / reg_load instructions it inserted and their cycles (`Spilling from REG cost about N cycles`).\n\n"
+      "the reg_store / reg_load instructions it inserted and their cycles (`Spilling from REG cost about N cycles`);\n"
+      "a spilled loop register counts one.\n\n"
       "| kernel | lanes | max-live | unavoidable | excess | spilled | stores / reloads | spill cycles | lanes used |\n"
       "|---|---:|---:|---:|---:|---:|---:|---:|---:|\n";
   for (const auto& [name, p] : kernels(source_dir)) {

@@ -249,8 +249,11 @@ class InstrRules {
     return true;
   }
 
-  // A register that an enclosing loop counts with must keep the loop's value for the whole body.
+  // A register that an enclosing loop counts with must keep the loop's value for the whole body. The one writer
+  // allowed is a reload (`reg_load ... !reload`, the REG colorer's spilled loop register, alloc/reg/reg_spill.h)
+  // that gives it back the value it holds: the abstract run (check_trace.cpp) checks the value.
   bool notALoopRegister() {
+    if (in_.op == Op::RegLoad && in_.origin == Origin::Reload) return true;
     RegId written = in_.rd;
     uint32_t depth = 0;
     for (uint32_t l = nodes_[node_].loop; l != kNone && depth < kMaxLoopDepth; l = nodes_[l].loop, ++depth) {

@@ -126,6 +126,12 @@ class Tracer {
     report(loc, [&] { return "register " + quoted(p_.registers[r].name) + " is read before it is written"; });
     return nullptr;
   }
+  // The innermost enclosing loop that counts with r, if any.
+  const LoopFrame* controllingLoop(RegId r) const {
+    for (auto it = loops_.rbegin(); it != loops_.rend(); ++it)
+      if (nodes_[it->node].inst->rd == r) return &*it;
+    return nullptr;
+  }
   void setReg(RegId r, uint64_t value, bool unknown = false) { regs_[r] = RegState{value & mask(r), true, unknown}; }
 
   // " (n = 3, k = 0)": the registers of the view, then the enclosing loops' registers.
@@ -373,6 +379,15 @@ class Tracer {
           readCheck(*v, in.a);
           if (auto k = known_.load(*v)) out = RegState{k->bits, true, k->unknown};
         }
+        if (stopped_) return;
+        if (const LoopFrame* l = controllingLoop(in.rd); l && (out.unknown || out.value != regs_[in.rd].value))
+          report(in.a.loc, [&] {
+            const Instruction& loop = *nodes_[l->node].inst;
+            return "register " + quoted(p_.registers[in.rd].name) + " is written inside the loop it controls (loop at " +
+                   std::to_string(loop.loc.line) + ":" + std::to_string(loop.loc.col) +
+                   "): a reload may give it back only the value it holds (" + std::to_string(regs_[in.rd].value) +
+                   "), and " + tensorName(in.a.tensor) + " does not hold that value here";
+          });
         return setReg(in.rd, out.value, out.unknown);
       }
       case Op::RegStore: {

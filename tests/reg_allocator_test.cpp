@@ -130,8 +130,10 @@ TEST(RegAllocator, SpillCodeStoresAfterEachDefAndReloadsBeforeEachUse) {
   EXPECT_NE(text.find(" !reload("), std::string::npos);
 }
 
-// A loop register is live across its loop and cannot spill. Three nested loops and two values read in the
-// innermost body need 5 lanes on a 4-register machine: the values spill and are reloaded there, every iteration.
+// Three nested loops and two values read in the innermost body need 5 lanes on a 4-register machine. Spill
+// costs (reg_costs.h, x10 per loop level): x and y are each read at depth 3 (cost 1001 with their def), the loop
+// register i costs the store at the start and the reload at the end of its body, at depth 1 (cost 20), and it
+// is live with everything, so it is the one to spill: 2 spill instructions, each executed twice.
 constexpr const char* kNest =
     "arch tiny\n"
     "dram A [1, 16] u32 input\n"
@@ -151,7 +153,7 @@ constexpr const char* kNest =
     "}\n"
     "dma O, s\n";
 
-TEST(RegAllocator, InductionRegistersStayAndTheValuesUsedInTheNestSpill) {
+TEST(RegAllocator, TheOutermostLoopRegisterSpillsWhenThatIsCheapest) {
   const Program original = parseProgram(kNest);
   Program five = original;  // the original of a five-lane allocation is on the five-lane machine too
   five.arch.sp_registers = 5;
@@ -162,27 +164,56 @@ TEST(RegAllocator, InductionRegistersStayAndTheValuesUsedInTheNestSpill) {
 
   p = original;
   AllocReport r = allocateRegisters(p);
-  // One value spills first; its reload still meets the other value and the three loop registers (5 lanes), so
-  // the other spills in the next round.
-  EXPECT_EQ(field(r, "reg.spilled"), 2);
-  EXPECT_EQ(field(r, "reg.rounds"), 3);
-  EXPECT_EQ(field(r, "reg.spill_stores"), 2);
-  EXPECT_EQ(field(r, "reg.spill_reloads"), 2);
-  // Each store runs once, each reload in the innermost body 2 x 2 x 2 times.
-  EXPECT_EQ(field(r, "reg.spill_cycles"), (2 + 2 * 8) * 641);
-  for (const char* name : {"i", "j", "k"}) {
-    const Register& loop_reg = p.registers[p.findRegister(name)];
-    EXPECT_EQ(loop_reg.origin, Origin::Source);
-    EXPECT_TRUE(loop_reg.phys) << name;
-  }
+  EXPECT_EQ(field(r, "reg.spilled"), 1);
+  EXPECT_EQ(field(r, "reg.spilled_loop_registers"), 1);
+  EXPECT_EQ(field(r, "reg.rounds"), 2);
+  EXPECT_EQ(field(r, "reg.spill_stores"), 1);
+  EXPECT_EQ(field(r, "reg.spill_reloads"), 1);
+  // The store and the reload run once per iteration of i: 2 x 2 executions of 641 cycles (cost_table.h).
+  EXPECT_EQ(field(r, "reg.spill_cycles"), 4 * 641);
+  const Instruction& loop_i = p.body[p.body.size() - 2];
+  ASSERT_EQ(loop_i.op, Op::Loop);
+  EXPECT_EQ(p.registers[loop_i.rd].name, "i");
+  EXPECT_EQ(loop_i.body.front().op, Op::RegStore);
+  EXPECT_EQ(loop_i.body.back().op, Op::RegLoad);
+  EXPECT_EQ(loop_i.body.back().rd, loop_i.rd);
   EXPECT_TRUE(checkProgram(p).empty());
   expectOraclesPass(original, p, "three-deep nest");
 }
 
-// Five nested loops on four registers: the loop registers alone need five lanes, nothing can spill, so the
-// seed's FATAL is a clean AllocError. Six lanes fit everything without a spill.
+// One instruction that names five registers (four index terms and the scalar) on four lanes: whatever spills, its
+// registers (or their reload stand-ins) are live at once, so the seed's FATAL is a clean AllocError. Five lanes
+// fit. Five nested loops around a one-register instruction, by contrast, allocate on four lanes: the loop
+// registers spill inside their bodies.
 TEST(RegAllocator, SeedFatalOnlyWhenNoSpillCanHelp) {
   const std::string text =
+      "arch tiny\n"
+      "dram A [1, 16] u32 input\n"
+      "dram O [1, 16] u32 output\n"
+      "sbuf s [1, 16] u32 @p0+0\n"
+      "reg a\nreg b\nreg c\nreg d\nreg x\n"
+      "li a, 0\nli b, 0\nli c, 1\nli d, 0\nli x, 3\n"
+      "dma s, A\n"
+      "ts s[0:1, a+b+c+d:8], s[0:1, 8:8], x, add\n"
+      "dma O, s\n";
+  Program p = parseProgram(text);
+  ASSERT_TRUE(checkProgram(p).empty());
+  try {
+    allocateRegisters(p);
+    ADD_FAILURE() << "allocated an instruction naming five registers on four lanes";
+  } catch (const AllocError& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("cannot allocate registers since spilling candidates are not enough: ", 0),
+              0u)
+        << e.what();
+  }
+  Program q = parseProgram(text);
+  q.arch.sp_registers = 5;
+  const Program original = q;
+  AllocReport r = allocateRegisters(q);
+  EXPECT_EQ(field(r, "reg.spilled"), 0);
+  expectOraclesPass(original, q, "five registers, five lanes");
+
+  const Program nest = parseProgram(
       "arch tiny\n"
       "dram A [1, 16] u32 input\n"
       "dram O [1, 16] u32 output\n"
@@ -193,23 +224,12 @@ TEST(RegAllocator, SeedFatalOnlyWhenNoSpillCanHelp) {
       "loop i = 0, 1, 1 {\n loop j = 0, 1, 1 {\n loop k = 0, 1, 1 {\n loop l = 0, 2, 1 {\n loop m = 0, 1, 1 {\n"
       "  ts s[0:1, l*8:8], s[0:1, l*8:8], x, add\n"
       "}\n}\n}\n}\n}\n"
-      "dma O, s\n";
-  Program p = parseProgram(text);
-  ASSERT_TRUE(checkProgram(p).empty());
-  try {
-    allocateRegisters(p);
-    ADD_FAILURE() << "allocated five live loop registers on four lanes";
-  } catch (const AllocError& e) {
-    EXPECT_EQ(std::string(e.what()).rfind("cannot allocate registers since spilling candidates are not enough: ", 0),
-              0u)
-        << e.what();
-  }
-  Program q = parseProgram(text);
-  q.arch.sp_registers = 6;
-  const Program original = q;
-  AllocReport r = allocateRegisters(q);
-  EXPECT_EQ(field(r, "reg.spilled"), 0);
-  expectOraclesPass(original, q, "five-deep nest, six lanes");
+      "dma O, s\n");
+  Program n = nest;
+  AllocReport rn = allocateRegisters(n);
+  EXPECT_GE(field(rn, "reg.spilled_loop_registers"), 1);
+  EXPECT_TRUE(checkProgram(n).empty());
+  expectOraclesPass(nest, n, "five-deep nest, four lanes");
 }
 
 TEST(RegAllocator, SixtyFourBitRegistersTakeTwoAdjacentLanes) {

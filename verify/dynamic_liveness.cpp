@@ -35,6 +35,7 @@ class LivenessWalk : public ExecObserver {
     for (RegId r : access.reg_reads) readReg(r, step);
     for (const ResolvedView& v : access.writes) writeView(v, step);
     for (RegId r : access.reg_writes) writeReg(r, step);
+    if (inst.op == Op::Mov && sameLanes(inst.rd, inst.rs)) out_.copies.push_back({step, inst.rd, inst.rs});
   }
 
   // Tensor t is dead (ir/release_schedule.h): its per-element stamps are no longer needed (outputs, whose
@@ -71,6 +72,13 @@ class LivenessWalk : public ExecObserver {
     for (uint32_t w : stamps)
       if (w != 0 && (earliest == 0 || w < earliest)) earliest = w;
     return earliest;
+  }
+
+  bool sameLanes(RegId a, RegId b) const {
+    if (a == b || a >= p_.registers.size() || b >= p_.registers.size()) return false;
+    const Register& x = p_.registers[a];
+    const Register& y = p_.registers[b];
+    return x.phys && y.phys && *x.phys == *y.phys && x.lanes() == y.lanes();
   }
 
   // The loop tests (reads) its register when it ends and leaves the exit value in it.

@@ -5,6 +5,10 @@
 // written at step 0; outputs stay live from their writes to the end. Registers likewise, per register; a loop
 // reads its register at each further iteration and at its end (the hardware steps and tests it), so a loop
 // register is live throughout its loop.
+//
+// Coalesced copies: a `mov R, S` whose R sits on exactly S's lanes stores the value already there (the REG
+// colorer's copy coalescing, alloc/reg/reg_coalesce.h). Its steps are listed, so that the placement oracle does not
+// count S's last read and R's write at that step as an overlap (verify/placement.cpp).
 #pragma once
 
 #include <cstdint>
@@ -25,10 +29,16 @@ struct LivenessOptions {
   bool placed_only = false;
 };
 
+struct RegisterCopy {
+  uint64_t step = 0;
+  RegId dst = kNone, src = kNone;  // a `mov dst, src` with dst placed on exactly src's lanes
+};
+
 struct DynamicLiveness {
   std::vector<LiveIntervals> tensors;    // by TensorId
   std::vector<LiveIntervals> registers;  // by RegId
   uint64_t steps = 0;                    // steps the run took; outputs are live up to here
+  std::vector<RegisterCopy> copies;      // in step order
 };
 
 // Throws InputError when the program cannot run (ir/interp.h) or needs more bookkeeping than allowed.

@@ -37,4 +37,21 @@ std::optional<CommonStep> firstCommonStep(const LiveIntervals& a, const LiveInte
   return std::nullopt;
 }
 
+std::vector<StepInterval> commonSteps(const LiveIntervals& a, const LiveIntervals& b) {
+  const std::vector<StepInterval>& x = a.intervals();
+  const std::vector<StepInterval>& y = b.intervals();
+  std::vector<StepInterval> out;
+  size_t i = 0, j = 0;
+  while (i < x.size() && j < y.size()) {
+    uint64_t lo = std::max(x[i].lo, y[j].lo);
+    uint64_t hi = std::min(x[i].hi, y[j].hi);
+    if (lo <= hi) out.push_back({lo, hi});
+    if (x[i].hi < y[j].hi)
+      ++i;
+    else
+      ++j;
+  }
+  return out;
+}
+
 }  // namespace allocsim

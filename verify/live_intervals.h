@@ -32,5 +32,7 @@ struct CommonStep {
 };
 // Linear in the two lists; nullopt when they share no step.
 std::optional<CommonStep> firstCommonStep(const LiveIntervals& a, const LiveIntervals& b);
+// Every step both live sets share, as disjoint closed intervals in order. Linear in the two lists.
+std::vector<StepInterval> commonSteps(const LiveIntervals& a, const LiveIntervals& b);
 
 }  // namespace allocsim

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <map>
 #include <string>
 
 #include "verify/dynamic_liveness.h"
@@ -63,10 +64,46 @@ Conflict orient(uint32_t a, uint32_t b, const CommonStep& cs) {
   return c;
 }
 
+// The coalesced copies between two registers (DynamicLiveness::copies), by unordered pair: (step, destination),
+// in step order.
+using CopySteps = std::map<std::pair<RegId, RegId>, std::vector<std::pair<uint64_t, RegId>>>;
+
+CopySteps copyStepsByPair(const DynamicLiveness& live) {
+  CopySteps out;
+  for (const RegisterCopy& c : live.copies)
+    out[{std::min(c.dst, c.src), std::max(c.dst, c.src)}].push_back({c.step, c.dst});
+  return out;
+}
+
+// The interval of `live` that contains step t (which it must).
+const StepInterval& intervalAt(const LiveIntervals& live, uint64_t t) {
+  const std::vector<StepInterval>& list = live.intervals();
+  return *std::partition_point(list.begin(), list.end(), [&](const StepInterval& iv) { return iv.hi < t; });
+}
+
+// Registers on the same lanes whose live sets meet only at the steps of `mov`s from one to the other, where the
+// source's value ends and the destination's begins: the copy writes the value its source already holds there,
+// and nothing reads the source afterwards, so nothing is clobbered (copy coalescing, alloc/reg/). Any other
+// common step (the source read after the copy, either written while the other is live) is an overlap.
+bool onlyCoalescedCopies(const CopySteps& copies, RegId a, RegId b, const std::vector<LiveIntervals>& live) {
+  auto it = copies.find({std::min(a, b), std::max(a, b)});
+  if (it == copies.end()) return false;
+  const auto& steps = it->second;
+  for (const StepInterval& iv : commonSteps(live[a], live[b])) {
+    if (iv.lo != iv.hi) return false;
+    auto c = std::lower_bound(steps.begin(), steps.end(), std::make_pair(iv.lo, RegId(0)));
+    if (c == steps.end() || c->first != iv.lo) return false;
+    const RegId dst = c->second, src = dst == a ? b : a;
+    if (intervalAt(live[src], iv.lo).hi != iv.lo || intervalAt(live[dst], iv.lo).lo != iv.lo) return false;
+  }
+  return true;
+}
+
 void addConflicts(const std::vector<Footprint>& fps, const std::vector<LiveIntervals>& live, bool registers,
-                  Space space, std::vector<Conflict>& out) {
+                  Space space, std::vector<Conflict>& out, const CopySteps* copies = nullptr) {
   for (const LiveOverlap& o : liveOverlaps(fps, live)) {
     const uint32_t i = o.first, j = o.second;
+    if (copies && onlyCoalescedCopies(*copies, fps[i].item, fps[j].item, live)) continue;
     Conflict c = orient(fps[i].item, fps[j].item, o.when);
     c.registers = registers;
     c.space = space;
@@ -93,7 +130,8 @@ std::vector<Conflict> findConflicts(const Program& p, const DynamicLiveness& liv
       f.hi = f.lo + p.registers[r].lanes();
       lanes.push_back(f);
     }
-  addConflicts(lanes, live.registers, true, Space::Sbuf, out);
+  const CopySteps copies = copyStepsByPair(live);
+  addConflicts(lanes, live.registers, true, Space::Sbuf, out, &copies);
   return out;
 }
 

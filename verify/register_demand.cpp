@@ -46,10 +46,10 @@ class Walk {
 
   void walk(const std::vector<Instruction>& body, std::vector<RegId>& around) {
     for (const Instruction& inst : body) {
-      std::vector<RegId> named = around;
+      std::vector<RegId> named;
       if (inst.op == Op::Loop) {
         if (inst.rd < p_.registers.size()) named.push_back(inst.rd);
-        out_.unavoidable_lanes = std::max(out_.unavoidable_lanes, lanes(named));
+        note(named, around);
         const bool pushed = inst.rd < p_.registers.size();
         if (pushed) around.push_back(inst.rd);
         walk(inst.body, around);
@@ -63,8 +63,15 @@ class Walk {
         if (std::find(around.begin(), around.end(), r) == around.end()) out_.confined = false;
       }
       std::erase_if(named, [&](RegId r) { return r >= p_.registers.size(); });
-      out_.unavoidable_lanes = std::max(out_.unavoidable_lanes, lanes(named));
+      note(named, around);
     }
+  }
+
+  void note(const std::vector<RegId>& named, const std::vector<RegId>& around) {
+    out_.unavoidable_lanes = std::max(out_.unavoidable_lanes, lanes(named));
+    std::vector<RegId> nest = named;
+    nest.insert(nest.end(), around.begin(), around.end());
+    out_.nest_lanes = std::max(out_.nest_lanes, lanes(nest));
   }
 
   const Program& p_;

@@ -7,9 +7,11 @@
 #include "alloc/cost_table.h"
 #include "alloc/first_fit_placer.h"
 #include "alloc/liveness.h"
+#include "alloc/reg/reg_coalesce.h"
 #include "alloc/reg/reg_color.h"
 #include "alloc/reg/reg_costs.h"
 #include "alloc/reg/reg_interference.h"
+#include "alloc/reg/reg_live_pieces.h"
 #include "alloc/reg/reg_spill.h"
 #include "alloc/reg/reg_ssa.h"
 
@@ -53,7 +55,7 @@ std::vector<RegId> chooseSpills(const Program& p, const RegGraph& g, const RegCo
                        "cannot allocate registers since spilling candidates are not enough: " +
                            describeRegister(p, r) +
                            " cannot spill and no register live with it can spill either (loop "
-                           "registers, kept placements, spill stand-ins); the machine has " +
+                           "registers spilled already, kept placements, spill stand-ins); the machine has " +
                            std::to_string(p.arch.sp_registers) + " SP registers");
     if (!helped) chosen[*cheapest] = true;
   }
@@ -61,6 +63,44 @@ std::vector<RegId> chooseSpills(const Program& p, const RegGraph& g, const RegCo
   for (RegId r = 0; r < chosen.size(); ++r)
     if (chosen[r]) out.push_back(r);
   return out;
+}
+
+// Colors the groups of coalesced copies (alloc/reg/reg_coalesce.h) as one node each, then pushes each node's
+// color to its registers (the seed's propagate_coalesced_ssa_allocation). The coloring is returned by register.
+RegColoring colorCoalesced(const Program& p, const Liveness& live, const RegGroups& groups, const RegCosts& costs,
+                           const std::vector<bool>& kept, uint32_t R) {
+  const size_t n = p.registers.size();
+  RegCosts node_costs;
+  node_costs.cost.assign(groups.nodes, 0);
+  node_costs.spillable.assign(groups.nodes, true);
+  node_costs.loop_register.assign(groups.nodes, false);
+  RegColorInput in;
+  in.graph = &groups.graph;
+  in.costs = &node_costs;
+  in.registers = R;
+  in.lanes.assign(groups.nodes, 1);
+  in.start.assign(groups.nodes, UINT32_MAX);
+  in.precolored.assign(groups.nodes, std::nullopt);
+  std::vector<std::vector<RegId>> members(groups.nodes);
+  for (RegId r = 0; r < n; ++r) {
+    const uint32_t v = groups.node[r];
+    members[v].push_back(r);
+    node_costs.cost[v] += costs.cost[r];
+    node_costs.spillable[v] = node_costs.spillable[v] && costs.spillable[r];
+    node_costs.loop_register[v] = node_costs.loop_register[v] || costs.loop_register[r];
+    in.lanes[v] = p.registers[r].lanes();
+    in.start[v] = std::min(in.start[v], live.registers[r].empty() ? 0 : live.registers[r].first);
+    if (kept[r]) in.precolored[v] = p.registers[r].phys;  // a kept register is never coalesced: its own node
+  }
+  const RegColoring nc = colorRegisters(in);
+  RegColoring c;
+  c.color.assign(n, std::nullopt);
+  for (RegId r = 0; r < n; ++r) c.color[r] = nc.color[groups.node[r]];
+  for (uint32_t v : nc.uncolored) c.uncolored.insert(c.uncolored.end(), members[v].begin(), members[v].end());
+  c.score = nc.score;
+  c.lanes_used = nc.lanes_used;
+  c.optimistic = nc.optimistic;
+  return c;
 }
 
 }  // namespace
@@ -76,23 +116,17 @@ AllocReport allocateRegisters(Program& p, const RegOptions& o) {
   uint32_t next_id = 0;
   const uint32_t values = splitRegisterValues(p, kept, next_id);
   rep.set("reg.ssa_split", int64_t(values));
-  uint64_t spilled_total = 0, stores = 0, reloads = 0;
+  uint64_t spilled_total = 0, stores = 0, reloads = 0, loops_spilled = 0;
+  std::vector<bool> loop_spilled;
   RegColoring final_coloring;
   for (uint32_t round = 1;; ++round) {
     kept.resize(p.registers.size(), false);
+    loop_spilled.resize(p.registers.size(), false);
     const Liveness live = computeLiveness(p);
-    const RegGraph g = buildRegisterInterference(live.registers);
-    const RegCosts costs = findRegisterCosts(p, kept);
-    RegColorInput in;
-    in.graph = &g;
-    in.costs = &costs;
-    in.registers = R;
-    for (RegId r = 0; r < p.registers.size(); ++r) {
-      in.lanes.push_back(p.registers[r].lanes());
-      in.start.push_back(live.registers[r].empty() ? 0 : live.registers[r].first);
-      in.precolored.push_back(kept[r] ? p.registers[r].phys : std::nullopt);
-    }
-    RegColoring c = colorRegisters(in);
+    const RegGraph g = buildRegisterInterference(registerLivePieces(p, live));
+    const RegCosts costs = findRegisterCosts(p, kept, loop_spilled);
+    const RegGroups groups = coalesceCopies(p, live, g, kept, R);
+    RegColoring c = colorCoalesced(p, live, groups, costs, kept, R);
     rep.line("REG GCA interation nums = " + std::to_string(round));
     rep.line("REG score = " + formatReportNumber(c.score, 3) + " (lower is better)");
     if (c.uncolored.empty()) {
@@ -100,6 +134,7 @@ AllocReport allocateRegisters(Program& p, const RegOptions& o) {
       rep.set("reg.rounds", int64_t(round));
       rep.set("reg.score", c.score);
       rep.set("reg.edges", int64_t(g.edges));
+      rep.set("reg.coalesced_copies", int64_t(groups.coalesced));
       final_coloring = std::move(c);
       break;
     }
@@ -111,6 +146,11 @@ AllocReport allocateRegisters(Program& p, const RegOptions& o) {
                " uncolored, spilling " + names);
     }
     spilled_total += spill.size();
+    for (RegId r : spill)
+      if (costs.loop_register[r]) {
+        loop_spilled[r] = true;
+        ++loops_spilled;
+      }
     const RegSpillStats s = insertRegisterSpills(p, spill, next_id);
     stores += s.stores;
     reloads += s.reloads;
@@ -123,6 +163,7 @@ AllocReport allocateRegisters(Program& p, const RegOptions& o) {
   rep.set("reg.method", std::string("coloring"));
   rep.set("reg.registers", int64_t(p.registers.size()));
   rep.set("reg.spilled", int64_t(spilled_total));
+  rep.set("reg.spilled_loop_registers", int64_t(loops_spilled));
   rep.set("reg.spill_stores", int64_t(stores));
   rep.set("reg.spill_reloads", int64_t(reloads));
   rep.set("reg.spill_cycles", int64_t(cycles));

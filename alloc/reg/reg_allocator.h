@@ -3,27 +3,30 @@
 // (alloc/driver.h). The cycle, per round ("REG GCA interation nums = <round>", the seed's spelling):
 //
 //   live_range   alloc/liveness.h over the current program (loop-extended: a loop register is live across its loop)
-//   build        alloc/reg/reg_interference.h
-//   find_costs   alloc/reg/reg_costs.h (lanes per def and use, x10 per loop level; loop registers, stand-ins and
-//                kept registers cannot spill)
+//   build        alloc/reg/reg_interference.h (a spilled loop register is live at the two ends of its body only)
+//   coalesce     alloc/reg/reg_coalesce.h (conservative SSA-copy coalescing; the seed runs it before build, here
+//                it reads the graph build made)
+//   find_costs   alloc/reg/reg_costs.h (lanes per def and use, x10 per loop level; stand-ins, kept registers and
+//                loop registers already spilled cannot spill)
 //   simplify / select   alloc/reg/reg_color.h, one coloring and its score ("REG score = <s> (lower is better)")
 //   insert_spill_code   alloc/reg/reg_spill.h when select leaves registers uncolored
 //
 // Representatives, once before the rounds: alloc/reg/reg_ssa.h splits a register that holds unrelated values (a
 // loop register reused by several loops) into one register per value web (SSA values coalesced where one read
-// may see several defs). Copies (`mov`) between different registers are not coalesced: the placement oracle's
-// closed intervals (docs/verification.md) count the copy's read and write as simultaneous, so a coalesced copy
-// would be reported as an overlap.
+// may see several defs). Each round then coalesces copies (alloc/reg/reg_coalesce.h): registers joined by a `mov`
+// whose ranges meet only at that copy are colored as one node and get one color (reported as
+// reg.coalesced_copies).
 //
 // Spill choice after select: every uncolored spillable register spills; an uncolored register that cannot spill
-// (a loop register, a stand-in) makes its cheapest spillable neighbour spill. When an uncolored register has no
+// (a stand-in, a loop register spilled already) makes its cheapest spillable neighbour spill. When an uncolored register has no
 // spillable neighbour, no spill can make room for it, and the seed's FATAL is raised as an AllocError (exit 3):
 // "cannot allocate registers since spilling candidates are not enough". Every round spills at least one source
 // register, so the fixpoint ends.
 //
 // Report: "Number of registers spilled = <N>", "Spilling from REG cost about <N> cycles" (each executed
 // reg_store / reg_load priced as a DMA of its bytes between DRAM and the SP engine, alloc/cost_table.h),
-// "<pct>% REG utilization after allocation" (lanes used / lanes).
+// "<pct>% REG utilization after allocation" (lanes used / lanes). Fields: reg.spilled counts loop registers too
+// (reg.spilled_loop_registers of them).
 #pragma once
 
 #include <vector>

@@ -8,12 +8,20 @@
 namespace allocsim {
 namespace {
 
-void walk(const Program& p, const std::vector<Instruction>& body, uint32_t depth, RegCosts& c) {
-  const double weight = std::pow(kLoopWeight, double(std::min(depth, kMaxWeightedDepth)));
+double weightAt(uint32_t depth) { return std::pow(kLoopWeight, double(std::min(depth, kMaxWeightedDepth))); }
+
+void walk(const Program& p, const std::vector<Instruction>& body, uint32_t depth, RegCosts& c,
+          std::vector<uint32_t>& loops) {
+  const double weight = weightAt(depth);
   for (const Instruction& inst : body) {
     if (inst.op == Op::Loop) {
-      if (inst.rd < p.registers.size()) c.loop_register[inst.rd] = true;
-      walk(p, inst.body, depth + 1, c);
+      if (inst.rd < p.registers.size()) {
+        c.loop_register[inst.rd] = true;
+        ++loops[inst.rd];
+        // Spilled, its body starts with a store and ends with a reload of it, every iteration.
+        c.cost[inst.rd] += 2 * weightAt(depth + 1) * p.registers[inst.rd].lanes();
+      }
+      walk(p, inst.body, depth + 1, c, loops);
       continue;
     }
     Instruction copy = inst;  // registerSlots hands out mutable slots; costs only read them
@@ -27,19 +35,22 @@ void walk(const Program& p, const std::vector<Instruction>& body, uint32_t depth
   }
 }
 
+bool flagged(const std::vector<bool>& v, RegId r) { return r < v.size() && v[r]; }
+
 }  // namespace
 
-RegCosts findRegisterCosts(const Program& p, const std::vector<bool>& kept) {
+RegCosts findRegisterCosts(const Program& p, const std::vector<bool>& kept, const std::vector<bool>& loop_spilled) {
   RegCosts c;
   c.cost.assign(p.registers.size(), 0);
   c.spillable.assign(p.registers.size(), true);
   c.loop_register.assign(p.registers.size(), false);
-  walk(p, p.body, 0, c);
+  std::vector<uint32_t> loops(p.registers.size(), 0);
+  walk(p, p.body, 0, c, loops);
   for (RegId r = 0; r < p.registers.size(); ++r) {
-    const bool is_kept = r < kept.size() && kept[r];
     // A value web of the SSA split (Origin::Copy) is a source register's value like any other: it spills.
     const bool value = p.registers[r].origin == Origin::Source || p.registers[r].origin == Origin::Copy;
-    if (c.loop_register[r] || !value || is_kept) c.spillable[r] = false;
+    const bool loop_done = c.loop_register[r] && (loops[r] > 1 || flagged(loop_spilled, r));
+    if (!value || flagged(kept, r) || loop_done) c.spillable[r] = false;
   }
   return c;
 }

@@ -4,10 +4,17 @@
 // use, and an access in a loop body runs once per iteration. (The seed counts defs; we count uses too, because
 // each use is where a reload lands.)
 //
+// Loop induction registers spill too. The seed's REG colorer runs after lower_branch has turned loops into
+// sequencer instructions, where the induction variable is an ordinary register with defs (the init and the
+// increment) and uses (the compare, the body's reads), so it spills like any other. Here the loop is one
+// instruction, so a spilled loop register keeps its lane where the sequencer steps and tests it (the loop's header
+// and end) and frees it inside the body: stored at the body's start, reloaded before each use in the body, and
+// reloaded into itself at the body's end (alloc/reg/reg_spill.h). Its cost adds that store and that reload, once
+// per iteration. It spills once: afterwards its range is the two ends of its body.
+//
 // Registers that cannot spill have infinite cost:
-// - loop induction registers: the sequencer steps and tests them in place on every iteration (an induction
-//   variable is live across its loop), and the loop's own register may not be written inside the body, so no
-//   reload could feed it;
+// - a loop register already spilled, or one that several loops step (the SSA split gives each loop its own
+//   register unless the placement is kept);
 // - registers inserted by an earlier spill round (the stand-ins): their ranges are already one def or one use
 //   long, so spilling them again frees nothing;
 // - registers whose placement is kept (O7's fixed assignment).
@@ -29,7 +36,8 @@ struct RegCosts {
   std::vector<bool> loop_register; // by RegId: some loop steps it
 };
 
-// `kept[r]` (may be shorter than the register list) marks registers whose placement is fixed.
-RegCosts findRegisterCosts(const Program& p, const std::vector<bool>& kept);
+// `kept[r]` (may be shorter than the register list) marks registers whose placement is fixed; `loop_spilled[r]`
+// (likewise) loop registers an earlier round spilled.
+RegCosts findRegisterCosts(const Program& p, const std::vector<bool>& kept, const std::vector<bool>& loop_spilled);
 
 }  // namespace allocsim

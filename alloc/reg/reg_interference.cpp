@@ -6,24 +6,41 @@
 namespace allocsim {
 
 RegGraph buildRegisterInterference(const std::vector<LiveRange>& ranges) {
+  std::vector<std::vector<LiveRange>> pieces(ranges.size());
+  for (RegId r = 0; r < ranges.size(); ++r) pieces[r] = {ranges[r]};
+  return buildRegisterInterference(pieces);
+}
+
+RegGraph buildRegisterInterference(const std::vector<std::vector<LiveRange>>& pieces) {
   RegGraph g;
-  g.adj.resize(ranges.size());
-  // Sweep in order of range start: each register meets the earlier-starting ones still live at its start.
-  std::vector<RegId> order;
-  for (RegId r = 0; r < ranges.size(); ++r)
-    if (!ranges[r].empty()) order.push_back(r);
-  std::stable_sort(order.begin(), order.end(), [&](RegId a, RegId b) { return ranges[a].first < ranges[b].first; });
-  std::vector<RegId> active;
-  for (RegId r : order) {
-    std::erase_if(active, [&](RegId u) { return ranges[u].last < ranges[r].first; });
-    for (RegId u : active) {
-      g.adj[r].push_back(u);
-      g.adj[u].push_back(r);
-      ++g.edges;
-    }
-    active.push_back(r);
+  g.adj.resize(pieces.size());
+  // Sweep the pieces in order of their start: each meets the earlier-starting ones still live at its start.
+  struct Piece {
+    RegId reg;
+    LiveRange range;
+  };
+  std::vector<Piece> order;
+  for (RegId r = 0; r < pieces.size(); ++r)
+    for (const LiveRange& x : pieces[r])
+      if (!x.empty()) order.push_back({r, x});
+  std::stable_sort(order.begin(), order.end(),
+                   [](const Piece& a, const Piece& b) { return a.range.first < b.range.first; });
+  std::vector<Piece> active;
+  for (const Piece& x : order) {
+    std::erase_if(active, [&](const Piece& u) { return u.range.last < x.range.first; });
+    for (const Piece& u : active)
+      if (u.reg != x.reg) {
+        g.adj[x.reg].push_back(u.reg);
+        g.adj[u.reg].push_back(x.reg);
+      }
+    active.push_back(x);
   }
-  for (auto& a : g.adj) std::sort(a.begin(), a.end());
+  for (auto& a : g.adj) {
+    std::sort(a.begin(), a.end());
+    a.erase(std::unique(a.begin(), a.end()), a.end());
+    g.edges += a.size();
+  }
+  g.edges /= 2;
   return g;
 }
 

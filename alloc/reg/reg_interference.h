@@ -2,7 +2,8 @@
 // interfere when their live ranges share a position of the linear order (alloc/liveness.h: loop-extended, so a
 // loop register is live over its whole loop and a value carried around a back edge over the whole body; ranges
 // are inclusive, so a register read and another written by one instruction interfere, as the placement oracle
-// requires).
+// requires). A register may be live over several pieces: a spilled loop register is live at the two ends of its
+// body only (alloc/reg/reg_spill.h).
 #pragma once
 
 #include <vector>
@@ -18,5 +19,7 @@ struct RegGraph {
 };
 
 RegGraph buildRegisterInterference(const std::vector<LiveRange>& ranges);
+// By RegId, the pieces of each register's live range (disjoint, any order).
+RegGraph buildRegisterInterference(const std::vector<std::vector<LiveRange>>& pieces);
 
 }  // namespace allocsim

@@ -14,6 +14,9 @@ class SpillWriter {
     for (const Tensor& t : p.tensors) names_.insert(t.name);
     for (const Register& r : p.registers) names_.insert(r.name);
     slot_.assign(p.registers.size(), kNone);
+    loop_.assign(p.registers.size(), false);
+    inside_.assign(p.registers.size(), false);
+    markLoops(p.body);
     for (RegId r : spilled) slot_[r] = addSlot(r);
   }
 
@@ -65,14 +68,63 @@ class SpillWriter {
     return ap;
   }
 
-  bool spilled(RegId r) const { return r < slot_.size() && slot_[r] != kNone; }
+  void markLoops(const std::vector<Instruction>& body) {
+    for (const Instruction& inst : body)
+      if (inst.op == Op::Loop) {
+        if (inst.rd < loop_.size()) loop_[inst.rd] = true;
+        markLoops(inst.body);
+      }
+  }
+
+  // A spilled loop register is spilled inside its loop's body only; elsewhere it keeps its lane.
+  bool spilled(RegId r) const { return r < slot_.size() && slot_[r] != kNone && (!loop_[r] || inside_[r]); }
+
+  Instruction storeOf(RegId value, RegId reg, SourceLoc loc) {  // reg_store slot(value), reg
+    Instruction store;
+    store.op = Op::RegStore;
+    store.origin = Origin::Spill;
+    store.loc = loc;
+    store.rs = reg;
+    store.dst = slotView(value);
+    ++stats_.stores;
+    return store;
+  }
+
+  Instruction loadOf(RegId value, RegId reg, SourceLoc loc) {  // reg_load reg, slot(value)
+    Instruction load;
+    load.op = Op::RegLoad;
+    load.origin = Origin::Reload;
+    load.loc = loc;
+    load.rd = reg;
+    load.a = slotView(value);
+    ++stats_.reloads;
+    return load;
+  }
+
+  // The body of a loop whose register r spills: it starts by storing r (the value the sequencer just set), reads
+  // it through reloads, and ends by reloading r itself, so that the sequencer finds its value where it steps and
+  // tests it. The checker accepts that reload because it gives r back the value it holds (ir/check_trace.cpp).
+  std::vector<Instruction> spilledLoopBody(RegId r, std::vector<Instruction> body, SourceLoc loc) {
+    inside_[r] = true;
+    std::vector<Instruction> inner = rewrite(std::move(body));
+    inside_[r] = false;
+    std::vector<Instruction> out;
+    out.reserve(inner.size() + 2);
+    out.push_back(storeOf(r, r, loc));
+    for (Instruction& i : inner) out.push_back(std::move(i));
+    out.push_back(loadOf(r, r, loc));
+    return out;
+  }
 
   std::vector<Instruction> rewrite(std::vector<Instruction> body) {
     std::vector<Instruction> out;
     out.reserve(body.size());
     for (Instruction& inst : body) {
-      if (inst.op == Op::Loop) {  // a loop register never spills (reg_costs.h)
-        inst.body = rewrite(std::move(inst.body));
+      if (inst.op == Op::Loop) {
+        if (inst.rd < slot_.size() && slot_[inst.rd] != kNone)
+          inst.body = spilledLoopBody(inst.rd, std::move(inst.body), inst.loc);
+        else
+          inst.body = rewrite(std::move(inst.body));
         out.push_back(std::move(inst));
         continue;
       }
@@ -87,14 +139,7 @@ class SpillWriter {
         if (stand_in == kNone) {
           stand_in = addStandIn(*slot, Origin::Reload);
           reloaded.push_back({*slot, stand_in});
-          Instruction load;
-          load.op = Op::RegLoad;
-          load.origin = Origin::Reload;
-          load.loc = inst.loc;
-          load.rd = stand_in;
-          load.a = slotView(*slot);
-          out.push_back(std::move(load));
-          ++stats_.reloads;
+          out.push_back(loadOf(*slot, stand_in, inst.loc));
         }
         *slot = stand_in;
       }
@@ -107,16 +152,7 @@ class SpillWriter {
       normalizeRegisterTerms(inst);
       const SourceLoc loc = inst.loc;
       out.push_back(std::move(inst));
-      if (stored != kNone) {
-        Instruction store;
-        store.op = Op::RegStore;
-        store.origin = Origin::Spill;
-        store.loc = loc;
-        store.rs = stored;
-        store.dst = slotView(written);
-        out.push_back(std::move(store));
-        ++stats_.stores;
-      }
+      if (stored != kNone) out.push_back(storeOf(written, stored, loc));
     }
     return out;
   }
@@ -125,6 +161,8 @@ class SpillWriter {
   uint32_t& next_id_;
   std::unordered_set<std::string> names_;
   std::vector<TensorId> slot_;  // by RegId
+  std::vector<bool> loop_;      // by RegId: some loop steps it
+  std::vector<bool> inside_;    // by RegId: the rewrite is inside that spilled loop register's body
   RegSpillStats stats_;
 };
 

@@ -6,6 +6,9 @@
 //     `reg_store slot, <stand-in> !spill` follows it at once;
 //   - at every use: `reg_load <stand-in>, slot !reload` comes right before the instruction, which reads a fresh
 //     `reg <r>_Reload<k> !reload(r)` instead (one per instruction, however often it reads r).
+// A spilled loop register (alloc/reg/reg_costs.h) spills inside its loop's body only: the body starts with
+// `reg_store slot, <r> !spill`, its reads of r are reloads into stand-ins as above, and it ends with
+// `reg_load <r>, slot !reload`, which gives r back its value before the sequencer steps and tests it.
 // The seed threads a bir::sync::Wait between the SP engine's access and the spill store / reload; here the store
 // and the load sit next to the access in SP program order, and the simulator's scoreboard orders them by the
 // register and slot bytes they share (RAW / WAR), which is what the waits do. The stand-ins name r
@@ -24,7 +27,7 @@ struct RegSpillStats {
   uint64_t reloads = 0;  // reg_load instructions inserted
 };
 
-// Rewrites `p` for the registers in `spilled` (source registers that no loop steps). `next_id` numbers the new
+// Rewrites `p` for the registers in `spilled`. `next_id` numbers the new
 // names across rounds.
 RegSpillStats insertRegisterSpills(Program& p, const std::vector<RegId>& spilled, uint32_t& next_id);
 

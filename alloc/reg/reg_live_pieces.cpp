@@ -1,0 +1,56 @@
+#include "alloc/reg/reg_live_pieces.h"
+
+#include <algorithm>
+#include <unordered_map>
+
+namespace allocsim {
+
+std::vector<std::vector<LiveRange>> registerLivePieces(const Program& p, const Liveness& live) {
+  std::vector<std::vector<LiveRange>> pieces(p.registers.size());
+  for (RegId r = 0; r < p.registers.size(); ++r)
+    if (!live.registers[r].empty()) pieces[r] = {live.registers[r]};
+  std::unordered_map<const Instruction*, uint32_t> pos_of;
+  for (uint32_t pos = 0; pos < live.order.positions.size(); ++pos)
+    if (live.order.positions[pos].kind == LinearPosition::Kind::Instruction) pos_of[live.order.positions[pos].inst] = pos;
+  for (const LinearLoop& L : live.order.loops) {
+    const RegId r = L.inst->rd;
+    const std::vector<Instruction>& body = L.inst->body;
+    if (r >= p.registers.size() || body.size() < 2) continue;
+    const Instruction& store = body.front();
+    const Instruction& reload = body.back();
+    if (store.op != Op::RegStore || store.origin != Origin::Spill || store.rs != r) continue;
+    if (reload.op != Op::RegLoad || reload.origin != Origin::Reload || reload.rd != r) continue;
+    if (reload.a.tensor != store.dst.tensor) continue;
+    const LiveRange hull = live.registers[r];
+    auto s = pos_of.find(&store), e = pos_of.find(&reload);
+    if (hull.empty() || s == pos_of.end() || e == pos_of.end()) continue;
+    if (hull.first > s->second || e->second > hull.last || s->second >= e->second) continue;
+    pieces[r] = {LiveRange{hull.first, s->second}, LiveRange{e->second, hull.last}};
+  }
+  return pieces;
+}
+
+CopyContacts::CopyContacts(const Program& p, const Liveness& live) : p_(p), live_(live) {
+  for (uint32_t pos = 0; pos < live.order.positions.size(); ++pos) {
+    const LinearPosition& at = live.order.positions[pos];
+    if (at.kind == LinearPosition::Kind::Instruction && at.executes && at.inst->op == Op::Mov)
+      copy_at_[pos] = {at.inst->rd, at.inst->rs};
+  }
+}
+
+bool CopyContacts::onlyAtCopy(RegId x, RegId y) const {
+  const size_t n = p_.registers.size();
+  if (x >= n || y >= n || x == y || p_.registers[x].lanes() != p_.registers[y].lanes()) return false;
+  const LiveRange& rx = live_.registers[x];
+  const LiveRange& ry = live_.registers[y];
+  if (!interferes(rx, ry)) return false;
+  const uint32_t at = std::max(rx.first, ry.first);
+  if (at != std::min(rx.last, ry.last)) return false;
+  auto it = copy_at_.find(at);
+  if (it == copy_at_.end()) return false;
+  const Copy& c = it->second;
+  if (!((c.dst == x && c.src == y) || (c.dst == y && c.src == x))) return false;
+  return live_.registers[c.src].last == at && live_.registers[c.dst].first == at;
+}
+
+}  // namespace allocsim
