@@ -208,7 +208,7 @@ void Core::finishRecord(uint32_t slot) {
 
 void Core::sequencerThread() {
   for (;;) {
-    wait(job_start_);
+    wait(sequencer_start_);
     if (bare_) {
       ensureQueues(uint32_t(bare_->size() > kFirstQueueTrack ? bare_->size() - kFirstQueueTrack : 0));
       serveBare(kSequencerTrack);
@@ -228,8 +228,16 @@ void Core::sequencerThread() {
   }
 }
 
+void Core::startJob() {
+  // Delta notifications trigger in the order they were made, and a triggered thread runs in trigger order.
+  sequencer_start_.notify(sc_core::SC_ZERO_TIME);
+  for (sc_core::sc_event& e : engine_start_) e.notify(sc_core::SC_ZERO_TIME);
+  for (sc_core::sc_event& e : queue_start_) e.notify(sc_core::SC_ZERO_TIME);
+}
+
 void Core::ensureQueues(uint32_t n) {
   while (rings_.size() < n) rings_.emplace_back();
+  while (queue_start_.size() < n) queue_start_.emplace_back();
   while (queue_threads_ < n) {
     const uint32_t q = queue_threads_++;
     sc_core::sc_spawn_options o;
@@ -399,7 +407,7 @@ void Core::dispatch(const Instruction& inst, const LoopPos* loop) {
 
 void Core::engineThread(uint32_t e) {
   for (;;) {
-    wait(job_start_);
+    wait(engine_start_[e]);
     if (bare_) serveBare(e);
     else serveEngine(e);
   }
@@ -470,7 +478,7 @@ void Core::queueThread(uint32_t q, bool joined_running) {
       if (bare_) serveBare(kFirstQueueTrack + q);
       else serveQueue(q);
     }
-    wait(job_start_);
+    wait(queue_start_[q]);
     serve = true;
   }
 }
@@ -482,7 +490,7 @@ void Core::serveBare(uint32_t track) {
 
 uint64_t Core::runBare(const std::vector<std::vector<uint64_t>>& tracks) {
   bare_ = &tracks;
-  job_start_.notify(sc_core::SC_ZERO_TIME);
+  startJob();
   sc_core::sc_start();
   bare_ = nullptr;
   uint64_t n = 0;
@@ -559,7 +567,7 @@ SimResult Core::run(const Program& p, const SimOptions& opts) {
   }
 
   base_ps_ = sc_core::sc_time_stamp().value();
-  job_start_.notify(sc_core::SC_ZERO_TIME);
+  startJob();
   sc_core::sc_start();
   if (!error_ && (!dispatch_done_ || !dma_issue_done_ || free_.size() != records_.size()))
     error_ = std::make_exception_ptr(std::logic_error("simulator: the model stopped with instructions in flight"));

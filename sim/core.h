@@ -125,7 +125,14 @@ class Core : public sc_core::sc_module {
   void ensureQueues(uint32_t n);
   void slice(uint32_t track, uint64_t start, uint64_t end, const Instruction* inst);
 
-  sc_core::sc_event job_start_;
+  // Each thread waits for a job on an event of its own, and startJob() notifies them in one fixed order
+  // (sequencer, engines, queues). One shared event would wake them in the reverse of the order in which they
+  // finished the previous job; same-cycle ties (two queues booking the fabric, two engines finishing) are broken by
+  // run order, so a program's cycles would depend on what the process simulated before it.
+  sc_core::sc_event sequencer_start_;
+  sc_core::sc_event engine_start_[kEngines];
+  std::deque<sc_core::sc_event> queue_start_;  // one per queue thread
+  void startJob();
   // the current job
   const Program* p_ = nullptr;
   const std::vector<std::vector<uint64_t>>* bare_ = nullptr;
