@@ -116,6 +116,40 @@ TEST(DmaOptimization, LevelTwoTurnsAResidentReloadIntoAnOnChipCopy) {
   expectCorrect(r);
 }
 
+// transform_load never copies from a tile whose rectangle meets the destination's (dma_opt_fuzz found it:
+// corpus/regressions/dma_opt_copy_onto_resident.nki.txt). x_R1 [128, 192) holds x when x_R2[:, 8:8] is reloaded
+// into x_R2 [96, 160): the views are apart (160..191 and 128..159), but a copy from x_R1 would keep x_R1 live where
+// x_R2 is written, and the two rectangles share bytes 128..159. The only other resident copy, x_R0, was
+// overwritten by the memset of y (bytes 32..63) before either reload: both reloads stay DMAs.
+TEST(DmaOptimization, NoOnChipCopyFromATileThatOverlapsTheDestination) {
+  const std::string text =
+      "arch tiny\n"
+      "dram X [8, 16] f32 input\n"
+      "dram Y [8, 8] f32 output\n"
+      "dram Z [8, 8] f32 output\n"
+      "sbuf x [8, 16] f32 @p0+256\n"
+      "sbuf y [8, 8] f32 @p0+32\n"
+      "sbuf z [8, 8] f32 @p0+64\n"
+      "dram x_S [8, 16] f32 !spill(x)\n"
+      "sbuf x_R0 [8, 16] f32 @p0+0 !reload(x)\n"
+      "sbuf x_R1 [8, 16] f32 @p0+128 !reload(x)\n"
+      "sbuf x_R2 [8, 16] f32 @p0+96 !reload(x)\n"
+      "dma x_R0, X\n"
+      "dma x_S, x_R0 !spill\n"
+      "memset y, 0\n"
+      "dma x_R1, x_S !reload\n"
+      "tt y, x_R1[:, 0:8], x_R1[:, 8:8], add\n"
+      "dma x_R2[:, 8:8], x_S[:, 8:8] !reload\n"
+      "act z, x_R2[:, 8:8], relu\n"
+      "dma Y, y\n"
+      "dma Z, z\n";
+  Optimized r = optimize(text, DmaOptInstance::Sb, 2);
+  EXPECT_EQ(r.result.stats.copies, 0u) << printProgram(r.after);
+  EXPECT_NE(printProgram(r.after).find("dma x_R2[:, 8:8], x_S[:, 8:8] !reload"), std::string::npos)
+      << printProgram(r.after);
+  expectCorrect(r);
+}
+
 // The cost model refuses a copy that would move more than 512 bytes per partition: [8, 160] f32 is 640.
 TEST(DmaOptimization, CostModelKeepsAWideReload) {
   const std::string text =

@@ -158,6 +158,12 @@ class Sweep {
     const Space from = p_.tensors[resident.tensor].space, to = p_.tensors[y.dst.tensor].space;
     if (kind_ != RedundancyKind::Loads || to != Space::Sbuf || from == Space::Dram || overlaps(res_area, dst))
       return false;
+    // The copy reads `resident` where Y wrote its destination, so both tensors are live there; the placement
+    // check counts liveness per tensor over its whole rectangle, so their rectangles must not meet (the views
+    // apart is not enough: dma_opt_fuzz, corpus/regressions/dma_opt_copy_onto_resident.nki.txt).
+    if (resident.tensor != y.dst.tensor &&
+        overlaps(areaOf(p_, wholeTensor(p_, resident.tensor)), areaOf(p_, wholeTensor(p_, y.dst.tensor))))
+      return false;
     if (!gapClear(body, i, j, resident.tensor, y.dst.tensor)) return false;
     const uint64_t ring_decrease = y.dst.partitions;  // one descriptor per partition row
     const uint64_t bytes = uint64_t(y.dst.count) * dtypeSize(p_.tensors[y.dst.tensor].dtype);
