@@ -2,7 +2,8 @@
 // well-formed tiny program (SBUF 4x, PSUM banks 2x, so memory rarely ends a case) -> allocate at O0 (no reuse:
 // REG does all the interesting work) or O2 (chosen by the input) with 2, 3 or 4 SP registers -> well-formedness +
 // the three oracles. The REG FATAL is a legal outcome only when the allocator-independent bound
-// (verify/register_demand.h) says nothing fits; any other AllocError must be about memory.
+// (verify/register_demand.h: some instruction names more lanes than the machine has; loop registers can spill)
+// says nothing fits; any other AllocError must be about memory.
 #include "alloc/alloc_error.h"
 #include "alloc/driver.h"
 #include "fuzz/fuzz_program.h"
@@ -25,7 +26,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (what.rfind("cannot allocate registers since spilling candidates are not enough", 0) != 0) return 0;
     const RegisterDemand d = registerDemand(in.program);
     if (d.confined && d.unavoidable_lanes <= in.program.arch.sp_registers)
-      fuzz::reportBug("reg_colorer", "REG refused a program whose every instruction fits with its loops", in.program,
+      fuzz::reportBug("reg_colorer", "REG refused a program whose every instruction's registers fit", in.program,
                       nullptr, what + "\n(bound " + std::to_string(d.unavoidable_lanes) + " lanes)");
     return 0;
   }

@@ -18,10 +18,10 @@
 // reg.coalesced_copies).
 //
 // Spill choice after select: every uncolored spillable register spills; an uncolored register that cannot spill
-// (a stand-in, a loop register spilled already) makes its cheapest spillable neighbour spill. When an uncolored register has no
-// spillable neighbour, no spill can make room for it, and the seed's FATAL is raised as an AllocError (exit 3):
-// "cannot allocate registers since spilling candidates are not enough". Every round spills at least one source
-// register, so the fixpoint ends.
+// (a stand-in, a loop register spilled already) makes its cheapest spillable neighbour spill. When an uncolored
+// register has no spillable neighbour, no spill can make room for it, and the seed's FATAL is raised as an
+// AllocError (exit 3): "cannot allocate registers since spilling candidates are not enough". Every round spills at
+// least one source register, or a loop register for the only time, so the fixpoint ends.
 //
 // Report: "Number of registers spilled = <N>", "Spilling from REG cost about <N> cycles" (each executed
 // reg_store / reg_load priced as a DMA of its bytes between DRAM and the SP engine, alloc/cost_table.h),
