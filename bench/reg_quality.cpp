@@ -100,7 +100,8 @@ std::string spillTable(const std::string& source_dir) {
 }
 
 std::string generatedTable() {
-  uint64_t fits = 0, allocated = 0, spilled = 0, impossible = 0, other = 0;
+  uint64_t fits = 0, allocated = 0, spilled = 0, impossible = 0, other = 0, loop_spilled = 0, coalesced = 0,
+           nest_bound = 0;
   std::map<int, std::pair<uint64_t, uint64_t>> by_level;  // level -> (allocated, fits)
   for (uint64_t seed = 0; seed < kSeeds; ++seed) {
     SeededChoices c(seed);
@@ -123,6 +124,9 @@ std::string generatedTable() {
         ++allocated;
         ++by_level[level].first;
         spilled += field(r, "reg.spilled") > 0;
+        loop_spilled += field(r, "reg.spilled_loop_registers") > 0;
+        coalesced += field(r, "reg.coalesced_copies") > 0;
+        nest_bound += d.nest_lanes > p.arch.sp_registers;
       } catch (const AllocError&) {
         (d.unavoidable_lanes > p.arch.sp_registers ? impossible : other) += 1;
       }
@@ -146,7 +150,10 @@ std::string generatedTable() {
     out += "| -O" + std::to_string(level) + " | " + std::to_string(af.first) + " / " + std::to_string(af.second) +
            " |\n";
   out += "\nIn all: " + std::to_string(allocated) + " of " + std::to_string(fits) + " cases allocate (" +
-         pct(allocated, fits) + "; " + std::to_string(spilled) + " with register spills); refused: " +
+         pct(allocated, fits) + "; " + std::to_string(spilled) + " with register spills, " +
+         std::to_string(loop_spilled) + " of them spilling a loop register, " + std::to_string(coalesced) +
+         " with coalesced copies; " + std::to_string(nest_bound) +
+         " need more lanes than the machine has if loop registers cannot spill); refused: " +
          std::to_string(impossible) + " impossible, " + std::to_string(other) +
          " other.\nAmong the cases not proved impossible: " + std::to_string(allocated) + " of " +
          std::to_string(fits - impossible) + " (" + pct(allocated, fits - impossible) + ").\n";
