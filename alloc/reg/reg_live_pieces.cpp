@@ -1,7 +1,6 @@
 #include "alloc/reg/reg_live_pieces.h"
 
 #include <algorithm>
-#include <unordered_map>
 
 namespace allocsim {
 
@@ -9,9 +8,6 @@ std::vector<std::vector<LiveRange>> registerLivePieces(const Program& p, const L
   std::vector<std::vector<LiveRange>> pieces(p.registers.size());
   for (RegId r = 0; r < p.registers.size(); ++r)
     if (!live.registers[r].empty()) pieces[r] = {live.registers[r]};
-  std::unordered_map<const Instruction*, uint32_t> pos_of;
-  for (uint32_t pos = 0; pos < live.order.positions.size(); ++pos)
-    if (live.order.positions[pos].kind == LinearPosition::Kind::Instruction) pos_of[live.order.positions[pos].inst] = pos;
   for (const LinearLoop& L : live.order.loops) {
     const RegId r = L.inst->rd;
     const std::vector<Instruction>& body = L.inst->body;
@@ -21,11 +17,12 @@ std::vector<std::vector<LiveRange>> registerLivePieces(const Program& p, const L
     if (store.op != Op::RegStore || store.origin != Origin::Spill || store.rs != r) continue;
     if (reload.op != Op::RegLoad || reload.origin != Origin::Reload || reload.rd != r) continue;
     if (reload.a.tensor != store.dst.tensor) continue;
+    // The body's first position follows the header; its last precedes the loop end.
+    const uint32_t s = L.header + 1, e = L.end - 1;
+    if (live.order.positions[s].inst != &store || live.order.positions[e].inst != &reload) continue;
     const LiveRange hull = live.registers[r];
-    auto s = pos_of.find(&store), e = pos_of.find(&reload);
-    if (hull.empty() || s == pos_of.end() || e == pos_of.end()) continue;
-    if (hull.first > s->second || e->second > hull.last || s->second >= e->second) continue;
-    pieces[r] = {LiveRange{hull.first, s->second}, LiveRange{e->second, hull.last}};
+    if (hull.empty() || hull.first > s || e > hull.last || s >= e) continue;
+    pieces[r] = {LiveRange{hull.first, s}, LiveRange{e, hull.last}};
   }
   return pieces;
 }
