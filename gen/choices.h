@@ -14,6 +14,8 @@ class Choices {
   virtual ~Choices() = default;
   // A value in [0, n); n == 0 is treated as 1 (returns 0).
   virtual uint64_t below(uint64_t n) = 0;
+  // No decisions left: every later choice is 0 (a fuzzer's input ran out). A generator ends the program then.
+  virtual bool exhausted() const { return false; }
 
   uint64_t range(uint64_t lo, uint64_t hi) { return lo + below(hi - lo + 1); }  // [lo, hi]
   bool chance(uint32_t percent) { return below(100) < percent; }
@@ -38,7 +40,7 @@ class ByteChoices : public Choices {
  public:
   ByteChoices(const uint8_t* data, size_t size) : data_(data), size_(size) {}
   uint64_t below(uint64_t n) override;
-  bool exhausted() const { return pos_ >= size_; }
+  bool exhausted() const override { return pos_ >= size_; }
 
  private:
   const uint8_t* data_;

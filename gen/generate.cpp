@@ -10,6 +10,8 @@
 namespace allocsim {
 namespace gen {
 
+constexpr uint32_t kLongProgram = 200;  // see run()
+
 void Generator::statement() {
   if (!budgetLeft()) return;
   if (opts_.dma_patterns > 0 && yes(opts_.dma_patterns)) return dmaPatternStatement();
@@ -38,11 +40,20 @@ Program Generator::run() {
   // Interpretation work (bytes touched, loops multiplied out) in units of SBUF capacity.
   workLimit_ = capacity * (8 + 2 * uint64_t(size));
 
-  for (uint32_t i = 0; i < size && budgetLeft(); ++i) {
-    if (i > 0 && c_.below(2 * uint64_t(size)) == 0) break;  // choice 0: stop adding
+  uint32_t i = 0;
+  for (; i < size && budgetLeft(); ++i) {
+    // Choice 0 stops adding: small sizes draw their length (properties and fuzzers see short programs), and a
+    // fuzzer's short input stays a short program. From kLongProgram statements on, the stop is ignored before half
+    // of `size` (the draw is made either way, so the choice stream is the same): `--size N` then gives at least N/2
+    // top-level statements unless a budget ends the program first (a stop drawn at statement 787 gave `gen --seed
+    // 1` the same program for every --size from 1,000 to 20,000).
+    if (i > 0 && c_.below(2 * uint64_t(size)) == 0 && (size < kLongProgram || 2 * uint64_t(i) >= size || c_.exhausted()))
+      break;
     statement();
   }
-  dramBudgetReached_ = !dramBudgetLeft();
+  outcome_.top_level_statements = i;
+  outcome_.dram_budget_reached = !dramBudgetLeft();
+  outcome_.work_budget_reached = statements_ >= statementLimit_ || work_ >= workLimit_;
   flush();
   bool anyOutput = std::any_of(prog_.tensors.begin(), prog_.tensors.end(), [](const Tensor& t) { return t.output; });
   if (!anyOutput) {
@@ -61,10 +72,10 @@ Program generateProgram(Choices& choices, const GenOptions& opts) {
   return g.run();
 }
 
-Program generateProgram(Choices& choices, const GenOptions& opts, bool& dram_budget_reached) {
+Program generateProgram(Choices& choices, const GenOptions& opts, GenOutcome& outcome) {
   gen::Generator g(choices, opts);
   Program p = g.run();
-  dram_budget_reached = g.dramBudgetReached();
+  outcome = g.outcome();
   return p;
 }
 

@@ -14,7 +14,7 @@ namespace allocsim {
 
 struct GenOptions {
   Arch arch;                // usually archPreset("tiny") or ("gen2")
-  uint32_t size = 20;       // rough number of top-level statements
+  uint32_t size = 20;       // top-level statements: 1 to size, drawn; from 200 on, size/2 to size (see run())
   uint32_t pressure = 100;  // percent: peak simultaneously-live SBUF (and PSUM) demand relative to capacity; >100 forces spills
   // percent of statements that are DMA patterns (gen/gen_dma_patterns.cpp: abutting reads, repeated reads, a
   // tensor written whole and read later over a sub-range only, a dead store); 0 draws no decision for it, so programs are those of earlier versions
@@ -24,8 +24,16 @@ struct GenOptions {
 // Always returns a well-formed program; deterministic in the choices; terminates for any choice stream.
 Program generateProgram(Choices& choices, const GenOptions& opts);
 
-// The same, and whether adding statements stopped because the DRAM tensors reached a quarter of the machine's
-// dram-limit (the generator's DRAM budget): then a larger `size` gives the same program.
-Program generateProgram(Choices& choices, const GenOptions& opts, bool& dram_budget_reached);
+// How the statement loop ended.
+struct GenOutcome {
+  uint32_t top_level_statements = 0;  // statements drawn at top level (each may hold loops and many instructions)
+  // Adding stopped because the DRAM tensors reached a quarter of the machine's dram-limit (the DRAM budget): then a
+  // larger `size` gives the same program.
+  bool dram_budget_reached = false;
+  bool work_budget_reached = false;  // the interpretation-work or statement budget, which grow with `size`
+};
+
+// The same, and how the statement loop ended.
+Program generateProgram(Choices& choices, const GenOptions& opts, GenOutcome& outcome);
 
 }  // namespace allocsim

@@ -99,7 +99,7 @@ class Generator {
   uint64_t trips() const;  // product of the enclosing loops' trip counts
   bool budgetLeft() const;
   bool dramBudgetLeft() const;
-  bool dramBudgetReached() const { return dramBudgetReached_; }
+  const GenOutcome& outcome() const { return outcome_; }
   void charge(uint64_t bytes);  // interpretation work, so big machines get bounded programs
 
   // --- the statement menu (generate.cpp)
@@ -181,7 +181,7 @@ class Generator {
   uint32_t poolSlots_ = 2;      // roughly how many tensors share the target
   uint64_t work_ = 0, workLimit_ = 0;
   uint64_t dramBytes_ = 0;
-  bool dramBudgetReached_ = false;  // when the statement loop ended
+  GenOutcome outcome_;  // how the statement loop ended
   uint32_t statements_ = 0, statementLimit_ = 0;
   uint32_t counters_[4] = {};  // name counters: inputs, outputs, sbuf, psum
 };

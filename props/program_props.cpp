@@ -40,9 +40,10 @@ RC_GTEST_PROP(GeneratedPrograms, AreWellFormedAndRoundTrip, ()) {
 // What shrinking converges to, all-zero decisions, is a small well-formed program at any size.
 RC_GTEST_PROP(GeneratedPrograms, AllZeroDecisionsGiveASmallWellFormedProgram, ()) {
   const uint32_t size = *rc::gen::inRange<uint32_t>(1, 41);
-  class Zeros : public Choices {
+  class Zeros : public Choices {  // an empty decision list, as ListChoices is once it runs out
    public:
     uint64_t below(uint64_t) override { return 0; }
+    bool exhausted() const override { return true; }
   } zeros;
   const Program p = generateProgram(zeros, GenOptions{*archPreset("tiny"), size, 100});
   RC_ASSERT(checkProgram(p).empty());

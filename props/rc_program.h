@@ -30,6 +30,7 @@ class ListChoices : public Choices {
  public:
   explicit ListChoices(const std::vector<uint64_t>& draws) : draws_(draws) {}
   uint64_t below(uint64_t n) override;
+  bool exhausted() const override { return pos_ >= draws_.size(); }
 
  private:
   const std::vector<uint64_t>& draws_;

@@ -43,14 +43,17 @@ TEST(GenDramBudget, ReachedOnlyWhenTheSizeDoesNotFit) {
   GenOptions o;
   o.arch = *archPreset("tiny");
   o.size = 20;
-  bool reached = true;
+  GenOutcome outcome;
+  outcome.dram_budget_reached = true;
   SeededChoices a(1);
-  generateProgram(a, o, reached);
-  EXPECT_FALSE(reached);
+  generateProgram(a, o, outcome);
+  EXPECT_FALSE(outcome.dram_budget_reached);
   o.size = 5000;  // tiny's 16 MiB dram-limit holds about 1,000 statements (a quarter of it is the budget)
-  SeededChoices b(2);  // (seed 1 stops growing before the budget: 10,888 lines at --size 1,000 to 20,000)
-  generateProgram(b, o, reached);
-  EXPECT_TRUE(reached);
+  for (uint64_t seed : {1, 2}) {  // seed 1 once stopped at statement 787 whatever the size, short of the budget
+    SeededChoices b(seed);
+    generateProgram(b, o, outcome);
+    EXPECT_TRUE(outcome.dram_budget_reached) << "seed " << seed;
+  }
 }
 
 }  // namespace

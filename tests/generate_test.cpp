@@ -97,6 +97,24 @@ TEST(Generate, ExhaustedBytesGiveTheSmallestProgram) {
             "dma out0, t0\n");
 }
 
+// From 200 on, --size N gives at least N / 2 top-level statements unless a budget ends the program: a random stop
+// drawn at statement 787 used to end `gen --seed 1` there for every --size from 1,000 to 20,000 (the same program,
+// no error). A stop is drawn for each statement after the first at 1 in 2 N: 1 program in 5 stopped below half.
+TEST(Generate, LongSizesGiveAtLeastHalfAsManyTopLevelStatements) {
+  uint32_t below_half = 0, at_least_half = 0;
+  for (uint64_t seed = 1; seed <= 40; ++seed) {
+    SeededChoices c(seed);
+    GenOutcome outcome;
+    generateProgram(c, GenOptions{*archPreset("tiny"), 200, 50}, outcome);
+    ASSERT_FALSE(outcome.dram_budget_reached);
+    EXPECT_LE(outcome.top_level_statements, 200u);
+    if (outcome.top_level_statements >= 100) ++at_least_half;
+    else if (!outcome.work_budget_reached) ++below_half;
+  }
+  EXPECT_EQ(below_half, 0u);
+  EXPECT_GE(at_least_half, 20u);  // the budget ends some programs early (loops multiply the work), not most
+}
+
 TEST(Generate, RandomBytesGiveWellFormedPrograms) {
   SeededChoices bytes(99);
   for (int i = 0; i < 500; ++i) {

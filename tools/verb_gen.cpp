@@ -21,7 +21,8 @@ static const char kGenHelp[] =
     "options give the same program.\n"
     "\n"
     "  --seed S       seed (required)\n"
-    "  --size N       rough number of top-level statements (default 20, at most 100000); the program's DRAM\n"
+    "  --size N       top-level statements: 1 to N, drawn; from N = 200 on, N/2 to N unless the interpretation-\n"
+    "                 work budget (which grows with N) ends the program first (default 20, at most 100000); DRAM\n"
     "                 tensors may use a quarter of --dram-limit (the tiny preset's 16 MiB holds about 1,000\n"
     "                 statements; 17179869184, the largest, all 100000): a --size that does not fit is an error\n"
     "  --pressure P   peak live SBUF/PSUM demand in percent of capacity (default 100; >100 forces spills)\n"
@@ -77,9 +78,9 @@ int runGen(const Args& args) {
   if (json) throw UsageError("gen: --json goes with --stats (a program prints as program text)");
   if (!seed) throw UsageError("gen needs --seed S");
   SeededChoices choices(*seed);
-  bool dram_bound = false;
-  Program p = generateProgram(choices, opts, dram_bound);
-  if (dram_bound)  // a larger --size would give this same program: say so rather than print it as if honoured
+  GenOutcome outcome;
+  Program p = generateProgram(choices, opts, outcome);
+  if (outcome.dram_budget_reached)  // a larger --size would give this same program: say so rather than print it as if honoured
     throw UsageError("--size " + std::to_string(opts.size) + " is more than the " + opts.arch.name +
                      " machine's DRAM allows: the generator stops adding statements when its DRAM tensors reach a "
                      "quarter of dram-limit (" + std::to_string(opts.arch.dram_limit) +
