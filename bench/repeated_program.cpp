@@ -21,8 +21,9 @@ RegId shiftedReg(RegId r, const Shift& s) { return r == kNone ? r : r + s.regist
 
 void shiftView(AccessPattern& ap, const Shift& s) {
   ap.tensor = shifted(ap.tensor, s);
-  for (Index* ix : {&ap.partition, &ap.offset})
-    for (IndexTerm& t : ix->terms) t.reg = shiftedReg(t.reg, s);  // same order: every id moves by the same amount
+  for (Index* ix : {&ap.partition, &ap.offset, ap.tile ? &*ap.tile : nullptr})  // the tile: `q{i}[...]`
+    if (ix)
+      for (IndexTerm& t : ix->terms) t.reg = shiftedReg(t.reg, s);  // same order: every id moves by the same amount
 }
 
 void shiftBody(std::vector<Instruction>& body, const Shift& s) {
