@@ -13,6 +13,7 @@
 #include "ir/parse.h"
 #include "ir/print.h"
 #include "tests/placed_program_checks.h"
+#include "tests/verify_checks.h"
 #include "verify/verify.h"
 
 namespace allocsim {
@@ -205,21 +206,13 @@ TEST(Driver, SameInputGivesByteIdenticalOutput) {
     }
 }
 
-void expectOraclesPass(const Program& original, const Program& allocated, const std::string& what) {
-  VerifyOptions vo;
-  vo.original = &original;
-  vo.poison_seed = 7;
-  VerifyReport r = verifyAllocated(allocated, vo);
-  for (const Finding& f : r.findings) ADD_FAILURE() << what << ": " << f.format(what);
-}
-
 TEST(Driver, Gen2CorpusKernelsPassAllThreeOraclesAtEveryOptlevel) {
   size_t checked = 0;
   for (const auto& [file, text] : testing_placed::corpusKernels()) {
     if (testing_placed::isTinyKernel(file)) continue;
     Program p = parseProgram(text);
     for (int level : {0, 1, 2, 3, 6, 7}) {
-      expectOraclesPass(p, run(level == 7 ? psumFixed(p) : p, level).program, file + " -O" + std::to_string(level));
+      expectOraclesPass(p, run(level == 7 ? psumFixed(p) : p, level).program, file + " -O" + std::to_string(level), 7);
       ++checked;
     }
   }
@@ -245,7 +238,7 @@ TEST(Driver, TinyCorpusKernelsSpillAtEveryColoringLevelAndPassAllThreeOracles) {
       bool spilled = false;
       for (const Tensor& t : r.program.tensors) spilled |= t.origin != Origin::Source;
       EXPECT_TRUE(spilled) << what;
-      expectOraclesPass(p, r.program, what);
+      expectOraclesPass(p, r.program, what, 7);
       ++passed;
     }
   }
@@ -279,7 +272,7 @@ TEST(Driver, OptlevelSevenReproducesPlacementsPinnedFromAnEarlierRun) {
     DriverResult o7 = run(fixed, 7);
     EXPECT_EQ(printProgram(o7.program), printProgram(fixed)) << file;
     EXPECT_EQ(printProgram(run(o2.program, 7).program), printProgram(o2.program)) << file << " (placed, unpinned)";
-    expectOraclesPass(p, o7.program, file + " -O7");
+    expectOraclesPass(p, o7.program, file + " -O7", 7);
     ++checked;
   }
   EXPECT_EQ(checked, 16u);
@@ -309,7 +302,7 @@ TEST(Driver, OptlevelSevenColorsWhatTheInputLeftUnplacedAroundTheFixedPart) {
     EXPECT_EQ(r.program.tensors[i].pinned, partial.tensors[i].pinned) << "pinned flags are restored";
   }
   EXPECT_EQ(r.program.registers[0].phys, 9u);
-  expectOraclesPass(p, r.program, "attention_block -O7 (half fixed)");
+  expectOraclesPass(p, r.program, "attention_block -O7 (half fixed)", 7);
 }
 
 // Seed 000: O7 has no PSUM coloring pass, and a coloring that cannot fit is "Allocation failed for ...".

@@ -10,6 +10,7 @@
 #include "ir/parse.h"
 #include "tests/placed_program_checks.h"
 #include "verify/minimalloc_rules.h"
+#include "tests/verify_checks.h"
 #include "verify/verify.h"
 
 namespace allocsim {
@@ -30,14 +31,6 @@ std::string refusal(const Program& p) {
     return e.what();
   }
   return "fits";
-}
-
-void expectOraclesPass(const Program& original, const Program& allocated, const std::string& what) {
-  VerifyOptions vo;
-  vo.original = &original;
-  vo.poison_seed = 11;
-  VerifyReport r = verifyAllocated(allocated, vo);
-  for (const Finding& f : r.findings) ADD_FAILURE() << what << ": " << f.format(what);
 }
 
 MinimallocProblem benchmark(const std::string& name) {
@@ -75,7 +68,7 @@ TEST(ExactAllocator, PartitionBandsAreSearchedAndGeometryCanProveNoFit) {
   const Placement &pa = *r.program.tensors[0].placement, &pb = *r.program.tensors[1].placement;
   EXPECT_NE(pa.partition, pb.partition);
   EXPECT_EQ(pa.offset + pb.offset, 0u);
-  expectOraclesPass(p, r.program, "bands");
+  expectOraclesPass(p, r.program, "bands", 11);
   // Two 5-partition tensors may only start at partition 0 (4 + 5 > 8): they must stack, 2 x 2400 > 4096 bytes,
   // although their area (2 x 5 x 2400 = 24000 <= 8 x 4096) passes the bound. The search proves it.
   const std::string msg = refusal(parseProgram(
@@ -112,7 +105,7 @@ TEST(ExactAllocator, PsumBanksAndPinnedPlacements) {
   const uint32_t b2 = q.tensors[2].placement->bank, b1 = q.tensors[3].placement->bank;
   EXPECT_LE(b2 + 2, 4u);
   EXPECT_TRUE(b1 + 1 <= b2 || b2 + 2 <= b1);  // acc1 and acc2 are live together
-  expectOraclesPass(p, q, "psum+pinned");
+  expectOraclesPass(p, q, "psum+pinned", 11);
 }
 
 TEST(ExactAllocator, OptlevelSevenCompletesTheGivenPlacements) {
@@ -139,7 +132,7 @@ TEST(ExactAllocator, CorpusKernelsPassAllThreeOraclesOrAreProvedImpossible) {
     try {
       DriverResult r = exact(p);
       for (const Tensor& t : r.program.tensors) EXPECT_EQ(t.origin, Origin::Source) << file;  // never spills
-      if (testing_placed::isTinyKernel(file)) expectOraclesPass(p, r.program, file);
+      if (testing_placed::isTinyKernel(file)) expectOraclesPass(p, r.program, file, 11);
       else EXPECT_NO_THROW(checkInPlace(r.program)) << file;
       ++placed;
     } catch (const AllocError& e) {

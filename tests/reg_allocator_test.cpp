@@ -20,29 +20,16 @@
 #include "ir/interp.h"
 #include "ir/parse.h"
 #include "ir/print.h"
+#include "tests/verify_checks.h"
 #include "verify/verify.h"
 
 namespace allocsim {
 namespace {
 
-void expectOraclesPass(const Program& original, const Program& allocated, const std::string& what) {
-  VerifyOptions vo;
-  vo.original = &original;
-  vo.poison_seed = 11;
-  VerifyReport r = verifyAllocated(allocated, vo);
-  for (const Finding& f : r.findings) ADD_FAILURE() << what << ": " << f.format(what);
-  for (const OracleRun& o : r.oracles) EXPECT_TRUE(o.ran) << what;
-}
-
 bool hasLine(const AllocReport& r, const std::string& prefix) {
   for (const std::string& l : r.lines)
     if (l.rfind(prefix, 0) == 0) return true;
   return false;
-}
-
-int64_t field(const AllocReport& r, const std::string& key) {
-  const ReportField* f = r.find(key);
-  return f ? std::stoll(f->value) : -1;
 }
 
 // Six registers live at once on a 4-register machine: the peak is 6 lanes, so at least two must spill.
@@ -59,13 +46,13 @@ TEST(RegAllocator, SpillsWhatDoesNotFitAndPassesAllThreeOracles) {
   Program p = original;
   AllocReport r = allocateRegisters(p);
   EXPECT_TRUE(checkProgram(p).empty());
-  expectOraclesPass(original, p, "six live");
-  EXPECT_GE(field(r, "reg.spilled"), 2);
-  EXPECT_LE(field(r, "reg.spilled"), 6);
+  expectOraclesPass(original, p, "six live", 11);
+  EXPECT_GE(reportField(r, "reg.spilled"), 2);
+  EXPECT_LE(reportField(r, "reg.spilled"), 6);
   EXPECT_TRUE(hasLine(r, "REG GCA interation nums = 1"));
   EXPECT_TRUE(hasLine(r, "REG GCA interation nums = 2"));
   EXPECT_TRUE(hasLine(r, "REG score = "));
-  EXPECT_TRUE(hasLine(r, "Number of registers spilled = " + std::to_string(field(r, "reg.spilled"))));
+  EXPECT_TRUE(hasLine(r, "Number of registers spilled = " + std::to_string(reportField(r, "reg.spilled"))));
   EXPECT_TRUE(hasLine(r, "Spilling from REG cost about "));
   EXPECT_TRUE(hasLine(r, "100% REG utilization after allocation"));
   for (const Register& x : p.registers) {
@@ -74,9 +61,9 @@ TEST(RegAllocator, SpillsWhatDoesNotFitAndPassesAllThreeOracles) {
   }
   // Spill cost: one store per spilled def and one reload per use, each a 4-byte DMA priced by cost_table.h
   // (640 fixed + 1 cycle), nothing in loops.
-  EXPECT_EQ(field(r, "reg.spill_cycles"), (field(r, "reg.spill_stores") + field(r, "reg.spill_reloads")) * 641);
-  EXPECT_EQ(field(r, "reg.spill_stores"), field(r, "reg.spilled"));
-  EXPECT_EQ(field(r, "reg.spill_reloads"), field(r, "reg.spilled"));
+  EXPECT_EQ(reportField(r, "reg.spill_cycles"), (reportField(r, "reg.spill_stores") + reportField(r, "reg.spill_reloads")) * 641);
+  EXPECT_EQ(reportField(r, "reg.spill_stores"), reportField(r, "reg.spilled"));
+  EXPECT_EQ(reportField(r, "reg.spill_reloads"), reportField(r, "reg.spilled"));
 }
 
 TEST(RegAllocator, NoPressureMeansNoSpillAndOneRound) {
@@ -84,12 +71,12 @@ TEST(RegAllocator, NoPressureMeansNoSpillAndOneRound) {
   p.arch.sp_registers = 6;
   const Program original = p;
   AllocReport r = allocateRegisters(p);
-  EXPECT_EQ(field(r, "reg.spilled"), 0);
-  EXPECT_EQ(field(r, "reg.rounds"), 1);
+  EXPECT_EQ(reportField(r, "reg.spilled"), 0);
+  EXPECT_EQ(reportField(r, "reg.rounds"), 1);
   EXPECT_EQ(p.registers.size(), original.registers.size());
   EXPECT_TRUE(hasLine(r, "Number of registers spilled = 0"));
   EXPECT_TRUE(hasLine(r, "Spilling from REG cost about 0 cycles"));
-  expectOraclesPass(original, p, "no pressure");
+  expectOraclesPass(original, p, "no pressure", 11);
 }
 
 // Store right after each def, reload right before each use (the order the seed's waits enforce), and the
@@ -159,18 +146,18 @@ TEST(RegAllocator, TheOutermostLoopRegisterSpillsWhenThatIsCheapest) {
   five.arch.sp_registers = 5;
   Program p = five;
   AllocReport roomy = allocateRegisters(p);
-  EXPECT_EQ(field(roomy, "reg.spilled"), 0);
-  expectOraclesPass(five, p, "three-deep nest, five lanes");
+  EXPECT_EQ(reportField(roomy, "reg.spilled"), 0);
+  expectOraclesPass(five, p, "three-deep nest, five lanes", 11);
 
   p = original;
   AllocReport r = allocateRegisters(p);
-  EXPECT_EQ(field(r, "reg.spilled"), 1);
-  EXPECT_EQ(field(r, "reg.spilled_loop_registers"), 1);
-  EXPECT_EQ(field(r, "reg.rounds"), 2);
-  EXPECT_EQ(field(r, "reg.spill_stores"), 1);
-  EXPECT_EQ(field(r, "reg.spill_reloads"), 1);
+  EXPECT_EQ(reportField(r, "reg.spilled"), 1);
+  EXPECT_EQ(reportField(r, "reg.spilled_loop_registers"), 1);
+  EXPECT_EQ(reportField(r, "reg.rounds"), 2);
+  EXPECT_EQ(reportField(r, "reg.spill_stores"), 1);
+  EXPECT_EQ(reportField(r, "reg.spill_reloads"), 1);
   // The store and the reload run once per iteration of i: 2 x 2 executions of 641 cycles (cost_table.h).
-  EXPECT_EQ(field(r, "reg.spill_cycles"), 4 * 641);
+  EXPECT_EQ(reportField(r, "reg.spill_cycles"), 4 * 641);
   const Instruction& loop_i = p.body[p.body.size() - 2];
   ASSERT_EQ(loop_i.op, Op::Loop);
   EXPECT_EQ(p.registers[loop_i.rd].name, "i");
@@ -178,7 +165,7 @@ TEST(RegAllocator, TheOutermostLoopRegisterSpillsWhenThatIsCheapest) {
   EXPECT_EQ(loop_i.body.back().op, Op::RegLoad);
   EXPECT_EQ(loop_i.body.back().rd, loop_i.rd);
   EXPECT_TRUE(checkProgram(p).empty());
-  expectOraclesPass(original, p, "three-deep nest");
+  expectOraclesPass(original, p, "three-deep nest", 11);
 }
 
 // One instruction that names five registers (four index terms and the scalar) on four lanes: whatever spills, its
@@ -210,8 +197,8 @@ TEST(RegAllocator, SeedFatalOnlyWhenNoSpillCanHelp) {
   q.arch.sp_registers = 5;
   const Program original = q;
   AllocReport r = allocateRegisters(q);
-  EXPECT_EQ(field(r, "reg.spilled"), 0);
-  expectOraclesPass(original, q, "five registers, five lanes");
+  EXPECT_EQ(reportField(r, "reg.spilled"), 0);
+  expectOraclesPass(original, q, "five registers, five lanes", 11);
 
   const Program nest = parseProgram(
       "arch tiny\n"
@@ -227,9 +214,9 @@ TEST(RegAllocator, SeedFatalOnlyWhenNoSpillCanHelp) {
       "dma O, s\n");
   Program n = nest;
   AllocReport rn = allocateRegisters(n);
-  EXPECT_GE(field(rn, "reg.spilled_loop_registers"), 1);
+  EXPECT_GE(reportField(rn, "reg.spilled_loop_registers"), 1);
   EXPECT_TRUE(checkProgram(n).empty());
-  expectOraclesPass(nest, n, "five-deep nest, four lanes");
+  expectOraclesPass(nest, n, "five-deep nest, four lanes", 11);
 }
 
 TEST(RegAllocator, SixtyFourBitRegistersTakeTwoAdjacentLanes) {
@@ -245,8 +232,8 @@ TEST(RegAllocator, SixtyFourBitRegistersTakeTwoAdjacentLanes) {
     ASSERT_TRUE(x.phys) << x.name;
     EXPECT_LE(*x.phys + x.lanes(), p.arch.sp_registers) << x.name;
   }
-  EXPECT_GE(field(r, "reg.spilled"), 1);  // 6 lanes live on 4
-  expectOraclesPass(original, p, "64-bit");
+  EXPECT_GE(reportField(r, "reg.spilled"), 1);  // 6 lanes live on 4
+  expectOraclesPass(original, p, "64-bit", 11);
   // One lane cannot hold a 64-bit value, whatever spills: the FATAL.
   Program one = original;
   one.arch.sp_registers = 1;
@@ -262,7 +249,7 @@ TEST(RegAllocator, KeptPlacementsAreObstaclesAndStay) {
   o.keep[p.findRegister("c")] = true;
   allocateRegisters(p, o);
   EXPECT_EQ(p.registers[p.findRegister("c")].phys, 0u);
-  expectOraclesPass(original, p, "kept c");
+  expectOraclesPass(original, p, "kept c", 11);
 }
 
 // The colorer alone: select never gives interfering nodes overlapping lanes, and the degree test is safe for
@@ -330,8 +317,8 @@ TEST(RegAllocator, RegisterPressureKernelsAllocateAtEveryLevelAndPassAllThreeOra
       DriverResult r = allocate(input, opts);
       const AllocReport& reg = r.reports.at(level == 7 ? r.reports.size() - 2 : r.reports.size() - 1);
       ASSERT_EQ(reg.find("allocator")->value, "reg");
-      EXPECT_EQ(field(reg, "reg.spilled"), tiny ? 3 : 0) << name << " -O" << level;
-      expectOraclesPass(p, r.program, std::string(name) + " -O" + std::to_string(level));
+      EXPECT_EQ(reportField(reg, "reg.spilled"), tiny ? 3 : 0) << name << " -O" << level;
+      expectOraclesPass(p, r.program, std::string(name) + " -O" + std::to_string(level), 11);
     }
   }
 }

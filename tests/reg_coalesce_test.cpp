@@ -12,24 +12,11 @@
 #include "ir/check.h"
 #include "ir/parse.h"
 #include "verify/placement.h"
+#include "tests/verify_checks.h"
 #include "verify/verify.h"
 
 namespace allocsim {
 namespace {
-
-void expectOraclesPass(const Program& original, const Program& allocated, const std::string& what) {
-  VerifyOptions vo;
-  vo.original = &original;
-  vo.poison_seed = 5;
-  VerifyReport r = verifyAllocated(allocated, vo);
-  for (const Finding& f : r.findings) ADD_FAILURE() << what << ": " << f.format(what);
-  for (const OracleRun& o : r.oracles) EXPECT_TRUE(o.ran) << what;
-}
-
-int64_t field(const AllocReport& r, const std::string& key) {
-  const ReportField* f = r.find(key);
-  return f ? std::stoll(f->value) : -1;
-}
 
 // x, y, z are live from their `li` to the end. The value 7 moves a -> b -> c, each source dying at its copy.
 // Counting a copy's source and destination as both live at the copy (the closed intervals of liveness.h), the
@@ -50,16 +37,16 @@ TEST(RegCoalesce, CopiesWhoseSourceDiesCostNoRegister) {
   const Program original = parseProgram(kCopyChain);
   Program p = original;
   const AllocReport r = allocateRegisters(p);
-  EXPECT_EQ(field(r, "reg.spilled"), 0);
-  EXPECT_EQ(field(r, "reg.rounds"), 1);
-  EXPECT_EQ(field(r, "reg.coalesced_copies"), 2);
-  EXPECT_EQ(field(r, "reg.lanes_used"), 4);
+  EXPECT_EQ(reportField(r, "reg.spilled"), 0);
+  EXPECT_EQ(reportField(r, "reg.rounds"), 1);
+  EXPECT_EQ(reportField(r, "reg.coalesced_copies"), 2);
+  EXPECT_EQ(reportField(r, "reg.lanes_used"), 4);
   const Register& a = p.registers[p.findRegister("a")];
   EXPECT_EQ(a.phys, p.registers[p.findRegister("b")].phys);
   EXPECT_EQ(a.phys, p.registers[p.findRegister("c")].phys);
   for (const char* other : {"x", "y", "z"}) EXPECT_NE(a.phys, p.registers[p.findRegister(other)].phys) << other;
   EXPECT_TRUE(checkProgram(p).empty());
-  expectOraclesPass(original, p, "copy chain");
+  expectOraclesPass(original, p, "copy chain", 5);
 }
 
 // The same chain, but a is read again after `mov b, a`: a and b hold one value after the copy, yet a is live past
@@ -77,9 +64,9 @@ TEST(RegCoalesce, ASourceLiveAfterItsCopyIsNotCoalesced) {
       "reg_store O[0:1, 0:1], x\nreg_store O[0:1, 1:1], y\nreg_store O[0:1, 2:1], z\nreg_store O[0:1, 3:1], b\n");
   Program p = original;
   const AllocReport r = allocateRegisters(p);
-  EXPECT_EQ(field(r, "reg.coalesced_copies"), 0);
-  EXPECT_GE(field(r, "reg.spilled"), 1);
-  expectOraclesPass(original, p, "source live after the copy");
+  EXPECT_EQ(reportField(r, "reg.coalesced_copies"), 0);
+  EXPECT_GE(reportField(r, "reg.spilled"), 1);
+  expectOraclesPass(original, p, "source live after the copy", 5);
 }
 
 Program placed(const std::string& body, uint32_t a_lane, uint32_t b_lane) {
@@ -139,10 +126,10 @@ TEST(RegCoalesce, CopiesInALoopAreCoalescedEveryIteration) {
   Program p = original;
   const AllocReport r = allocateRegisters(p);
   // i, x, y live over the loop; a -> b needs a fifth lane at the copy unless coalesced.
-  EXPECT_EQ(field(r, "reg.spilled"), 0);
-  EXPECT_EQ(field(r, "reg.coalesced_copies"), 1);
+  EXPECT_EQ(reportField(r, "reg.spilled"), 0);
+  EXPECT_EQ(reportField(r, "reg.coalesced_copies"), 1);
   EXPECT_EQ(p.registers[p.findRegister("a")].phys, p.registers[p.findRegister("b")].phys);
-  expectOraclesPass(original, p, "copy in a loop");
+  expectOraclesPass(original, p, "copy in a loop", 5);
 }
 
 // O7 takes an allocation as a fixed assignment and re-places it (alloc/in_place.h): coalesced copies must pass
