@@ -66,6 +66,7 @@ class CoverageWalk {
   IterationCoverage run(const LinearOrder& order, int32_t loop) {
     std::vector<const Instruction*> chain;
     for (int32_t l = loop; l >= 0; l = order.loops[size_t(l)].parent) chain.insert(chain.begin(), order.loops[size_t(l)].inst);
+    findInvariance(*chain.back());
     outer(chain, 0);
     return verdict_;
   }
@@ -82,6 +83,42 @@ class CoverageWalk {
     return true;
   }
 
+  // Which iterations can differ. Every iteration of the tested loop starts with nothing written, so its verdict
+  // depends only on where t's views land and on the first / last flags (start@first, stop@last). When no view of t
+  // in the body names the tested loop's register or a register the body writes (other than inner loops' own,
+  // which restart from constants every iteration), every iteration but the first and the last is the second one
+  // again: walking those three decides the loop. An enclosing loop whose register no view of t names runs the tested
+  // loop the same way on every iteration (its flags are not the tested body's): one iteration decides it. Exact,
+  // and the walk no longer grows with trip counts where the views do not move (a 200-trip loop around a generated
+  // body took 52 s to allocate at -O2, 7 s at 20 trips).
+  void findInvariance(const Instruction& tested) {
+    named_.assign(regs_.size(), false);
+    std::vector<bool> written(regs_.size(), false);
+    collect(tested.body, written);
+    tested_invariant_ = !names(tested.rd);
+    for (RegId r = 0; r < regs_.size(); ++r)
+      if (named_[r] && written[r]) tested_invariant_ = false;
+  }
+  void collect(const std::vector<Instruction>& b, std::vector<bool>& written) {
+    for (const Instruction& inst : b) {
+      if (inst.op == Op::Loop) {
+        collect(inst.body, written);
+        continue;
+      }
+      if (inst.rd < written.size()) written[inst.rd] = true;
+      const OperandViews v = operandViews(inst);
+      std::vector<const AccessPattern*> mine;
+      for (const AccessPattern* ap : v.reads)
+        if (ap->tensor == t_) mine.push_back(ap);
+      if (v.write && v.write->tensor == t_) mine.push_back(v.write);
+      for (const AccessPattern* ap : mine)
+        for (const Index* ix : {&ap->partition, &ap->offset})
+          for (const IndexTerm& term : ix->terms)
+            if (term.reg < named_.size()) named_[term.reg] = true;
+    }
+  }
+  bool names(RegId r) const { return r < named_.size() && named_[r]; }
+
   // Runs the loops of `chain` from `i` on; the last one is the loop under test, whose every iteration starts
   // with nothing written.
   void outer(const std::vector<const Instruction*>& chain, size_t i) {
@@ -89,7 +126,9 @@ class CoverageWalk {
     bool tested = i + 1 == chain.size();
     // Code of the enclosing bodies outside the tested loop is not walked: what it leaves in registers is unknown.
     if (tested) forgetAllBut(chain);
-    iterate(l, [&] {
+    const Sampling sampling = tested ? (tested_invariant_ ? Sampling::FirstSecondLast : Sampling::All)
+                                     : (names(l.rd) ? Sampling::All : Sampling::First);
+    iterate(l, sampling, [&] {
       if (tested) {
         if (!spend(bits_.words())) return;
         bits_.clear();
@@ -100,21 +139,27 @@ class CoverageWalk {
     });
   }
 
+  enum class Sampling : uint8_t { All, FirstSecondLast, First };
+
   // Binds l's register to each of its values in turn (the checker keeps loop registers unwritten inside their
-  // loops) and calls f, then leaves the exit value, as ir/interp.h does.
+  // loops) and calls f, then leaves the exit value, as ir/interp.h does. A sampling other than All visits only
+  // those iterations (see findInvariance).
   template <typename F>
-  void iterate(const Instruction& l, F&& f) {
+  void iterate(const Instruction& l, Sampling sampling, F&& f) {
     if (l.step <= 0) return;
     __int128 v = l.lo;
+    const __int128 last = l.hi > l.lo ? l.lo + (__int128(l.hi) - l.lo - 1) / l.step * l.step : l.lo;
     // Every iteration costs a unit, so that empty bodies and loops that never reach the tested one still end
     // within the budget.
     for (; v < l.hi && !done() && spend(1); v += l.step) {
+      if (sampling == Sampling::First && v != l.lo) break;
+      if (sampling == Sampling::FirstSecondLast && v == l.lo + 2 * __int128(l.step) && last > v) v = last;
       bind(l.rd, uint64_t(int64_t(v)));
       flags_.push_back({v == l.lo, v + l.step >= l.hi});
       f();
       flags_.pop_back();
     }
-    bind(l.rd, uint64_t(int64_t(v)));
+    bind(l.rd, uint64_t(int64_t(l.hi > l.lo ? last + l.step : l.lo)));  // the exit value, however many were visited
   }
 
   void forgetAllBut(const std::vector<const Instruction*>& chain) {
@@ -134,7 +179,7 @@ class CoverageWalk {
   void body(const std::vector<Instruction>& b) {
     for (const Instruction& inst : b) {
       if (done() || !spend(1)) return;
-      if (inst.op == Op::Loop) iterate(inst, [&] { body(inst.body); });
+      if (inst.op == Op::Loop) iterate(inst, Sampling::All, [&] { body(inst.body); });
       else instruction(inst);
     }
   }
@@ -245,6 +290,8 @@ class CoverageWalk {
   std::vector<std::optional<uint64_t>> regs_;  // by RegId: the value, when the walk knows it
   std::vector<Flags> flags_;                   // the enclosing loops' first / last iteration, innermost last
   IterationCoverage verdict_ = IterationCoverage::Covered;
+  std::vector<bool> named_;         // by RegId: an index term of a view of t in the tested body
+  bool tested_invariant_ = false;  // see findInvariance
 };
 
 }  // namespace

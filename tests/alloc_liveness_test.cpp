@@ -419,6 +419,44 @@ TEST(Liveness, HugeLoopsAroundTheQuestionEndWithinTheBudget) {
   EXPECT_EQ(l.live.stats.undecidable, 1u);
 }
 
+TEST(Liveness, HugeTripCountsAreDecidedWhereTheViewsDoNotMove) {
+  // b's views name no register: every iteration but the first and the last repeats the second, so the walk visits
+  // three of the 2^31 and decides (before, it ran out of budget and kept b live over the whole loop).
+  Live l(std::string(kDecls) +
+         "dma a, A\n"                            // 11
+         "loop i = 0, 2147483648, 1 {\n"         // 12
+         "  copy b, a\n"                         // 13
+         "  copy c, b\n"                         // 14
+         "}\n"
+         "dma O, c\n");                          // 16
+  EXPECT_EQ(l.tensor("b"), range(l.pos(13), l.pos(14)));
+  EXPECT_EQ(l.live.stats.undecidable, 0u);
+}
+
+TEST(Liveness, SampledIterationsStillSeeAnAccumulationThatOnlyTheFirstStarts) {
+  // start@first in a loop of its own: only iteration 0 starts the group, every later one reads acc before writing
+  // it. The views do not move, so the walk samples iterations 0, 1 and 999: iteration 1 is the carried one.
+  Live l(
+      "arch tiny\n"
+      "dram L [8, 8] bf16 input\n"
+      "dram R [8, 64] bf16 input\n"
+      "dram O [8, 64] f32 output\n"
+      "sbuf lt [8, 8] bf16\n"
+      "sbuf rt [8, 64] bf16\n"
+      "psum acc [8, 64] f32\n"
+      "sbuf res [8, 64] f32\n"
+      "reg k\n"
+      "dma lt, L\n"                                       // 10
+      "dma rt, R\n"                                       // 11
+      "loop k = 0, 1000, 1 {\n"                           // 12
+      "  matmul acc, lt, rt, start@first, stop@last\n"    // 13
+      "  copy res, acc\n"                                 // 14
+      "}\n"
+      "dma O, res\n");                                    // 16
+  EXPECT_EQ(l.tensor("acc"), range(l.pos(12), l.end(12)));  // carried: live around the back edge
+  EXPECT_EQ(l.live.stats.undecidable, 0u);
+}
+
 TEST(Interferes, InclusiveOverlapOfNonEmptyRanges) {
   EXPECT_TRUE(interferes(range(1, 5), range(5, 9)));
   EXPECT_TRUE(interferes(range(5, 9), range(1, 5)));
