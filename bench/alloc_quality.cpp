@@ -30,12 +30,12 @@
 #include "alloc/driver.h"
 #include "alloc/greedy_placer.h"
 #include "alloc/liveness.h"
-#include "alloc/psum/psum_bank_model.h"
 #include "bench/reg_quality.h"
 #include "gen/choices.h"
 #include "gen/generate.h"
 #include "ir/parse.h"
 #include "verify/liveness_precision.h"
+#include "verify/memory_bounds.h"
 
 namespace allocsim {
 namespace {
@@ -63,39 +63,6 @@ Program allocateBy(Path path, const Program& p) {
   return allocate(p, o).program;
 }
 
-struct Bounds {
-  uint64_t sbuf_bytes = 0;  // max-live bound, bytes per partition
-  uint64_t psum_banks = 0;  // most banks live at one position
-};
-
-Bounds lowerBounds(const Program& p) {
-  const Liveness live = computeLiveness(p);
-  const size_t n = live.order.positions.size();
-  std::vector<int64_t> area(n + 1, 0), banks(n + 1, 0);
-  Bounds b;
-  for (TensorId t = 0; t < p.tensors.size(); ++t) {
-    const Tensor& x = p.tensors[t];
-    const LiveRange& r = live.tensors[t];
-    if (r.empty() || x.space == Space::Dram) continue;
-    const int64_t size = x.space == Space::Sbuf ? int64_t(x.partitions * x.bytesPerPartition())
-                                                : int64_t(psumBanksOf(p.arch, x));
-    auto& delta = x.space == Space::Sbuf ? area : banks;
-    delta[r.first] += size;
-    delta[size_t(r.last) + 1] -= size;
-    if (x.space == Space::Sbuf) b.sbuf_bytes = std::max(b.sbuf_bytes, x.bytesPerPartition());
-  }
-  int64_t a = 0, k = 0, peak_area = 0;
-  for (size_t i = 0; i < n; ++i) {
-    a += area[i];
-    k += banks[i];
-    peak_area = std::max(peak_area, a);
-    b.psum_banks = std::max(b.psum_banks, uint64_t(k));
-  }
-  const uint64_t parts = std::max<uint64_t>(1, p.arch.sbuf_partitions);
-  b.sbuf_bytes = std::max(b.sbuf_bytes, (uint64_t(peak_area) + parts - 1) / parts);
-  return b;
-}
-
 struct Figures {
   bool ok = false;
   std::string error;
@@ -105,7 +72,7 @@ struct Figures {
 
 Figures measure(Path path, const Program& input) {
   Figures f;
-  const Bounds b = lowerBounds(input);
+  const MemoryBounds b = maxLiveBounds(input);
   f.sbuf_bound = b.sbuf_bytes;
   f.psum_demand = b.psum_banks;
   Program out;
@@ -116,18 +83,10 @@ Figures measure(Path path, const Program& input) {
     return f;
   }
   f.ok = true;
-  const Liveness live = computeLiveness(out);
-  std::vector<bool> bank_used(out.arch.psum_banks, false);
-  for (TensorId t = 0; t < out.tensors.size(); ++t) {
-    const Tensor& x = out.tensors[t];
-    if (x.origin == Origin::Spill) f.spill_bytes += x.totalBytes();
-    if (!x.placement || live.tensors[t].empty()) continue;
-    if (x.space == Space::Sbuf) f.sbuf_peak = std::max(f.sbuf_peak, x.placement->offset + x.bytesPerPartition());
-    if (x.space == Space::Psum)
-      for (uint64_t k = x.placement->bank; k < x.placement->bank + psumBanksOf(out.arch, x) && k < bank_used.size(); ++k)
-        bank_used[k] = true;
-  }
-  f.psum_banks = uint64_t(std::count(bank_used.begin(), bank_used.end(), true));
+  const MemoryUse u = memoryUse(out);
+  f.sbuf_peak = u.sbuf_peak;
+  f.psum_banks = u.psum_banks;
+  f.spill_bytes = u.spill_bytes;
   return f;
 }
 

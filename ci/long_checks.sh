@@ -16,7 +16,10 @@ ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:ha
   ctest --test-dir build-asan --output-on-failure -j "$(nproc)"
 
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DALLOCSIM_WERROR=ON >/dev/null
-ninja -C build allocsim_props allocsim first_fit first_fit_half_open
+ninja -C build allocsim_props allocsim allocsim_tests first_fit first_fit_half_open
+
+echo "== NKI sample kernels: the gen2 files at every coloring level too (ctest runs them at -O2)"
+ALLOCSIM_NKI_SAMPLES_ALL_LEVELS=1 build/allocsim_tests --gtest_filter='*NkiSample*'
 
 echo "== no false alarm: $programs generated programs"
 ALLOCSIM_NO_FALSE_ALARM_PROGRAMS=$programs build/props/allocsim_props --gtest_filter='NoFalseAlarm.*'
