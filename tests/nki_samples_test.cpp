@@ -32,6 +32,7 @@ const std::string kDir = std::string(ALLOCSIM_SOURCE_DIR) + "/corpus/nki_samples
 // Every kernel of the directory, each as <name>.nki.txt and <name>_tiny.nki.txt (README.md has a row for each).
 const std::vector<std::string> kKernels = {
     "matmul_basic", "matmul_tiled", "matmul_hoist_load", "matmul_block_free", "matmul_fully_optimized",
+    "transpose2d",  "average_pool2d", "softmax",       "rmsnorm",           "layernorm_v1",
 };
 
 std::string readFile(const std::string& path) {
