@@ -2,8 +2,8 @@
 # Writes docs/quality.md, every table from this one run: the allocation-quality benchmark (bench/alloc_quality.cpp:
 # corpus kernels and generated programs per level, linear scan against coloring, liveness precision, REG spills
 # against the register lower bounds, generated programs on the real tiny register file), minimalloc's benchmarks
-# (bench/minimalloc_report.sh: exact, O1-O3 and O8), the colorers' growth under pressure (bench/colorer_scaling.cpp)
-# and the DMA optimization table (bench/dma_report.sh).
+# (bench/minimalloc_report.sh: exact, O1-O3 and O8), the colorers' growth under pressure (bench/colorer_scaling.cpp),
+# the DMA optimization table (bench/dma_report.sh) and the NKI sample kernels (bench/nki_samples_report.sh).
 # Usage: bash bench/quality_report.sh [BUILD_DIR]   (default build-bench; needs libbenchmark-dev)
 #        TIME_LIMIT=S   the exact search's limit per minimalloc benchmark (default 20 s)
 #        MINIMALLOC=path/to/minimalloc adds minimalloc's own times, measured in the same run
@@ -51,4 +51,6 @@ TEXT
 } >> docs/quality.md
 # The DMA optimization table (bench/dma_report.sh: DMA traffic and simulated cycles at --gca-dma-optlevel 0/1/2).
 { echo; echo "## DMA optimization"; echo; bash bench/dma_report.sh "$BUILD"; } >> docs/quality.md
+# The NKI sample kernels (bench/nki_samples_report.sh: corpus/nki_samples/ per coloring level).
+bash bench/nki_samples_report.sh "$BUILD" >/dev/null
 echo "wrote docs/quality.md"

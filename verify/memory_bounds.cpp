@@ -43,7 +43,9 @@ MemoryUse memoryUse(const Program& out) {
   for (TensorId t = 0; t < out.tensors.size(); ++t) {
     const Tensor& x = out.tensors[t];
     if (x.origin == Origin::Spill) u.spill_bytes += x.totalBytes();
-    if (x.origin == Origin::Spill || x.origin == Origin::Reload) ++u.spilled_tensors;
+    // A tensor's spill slot or reload names the tensor (alloc/copy_tensor.h); a register's slot names nothing.
+    if ((x.origin == Origin::Spill || x.origin == Origin::Reload) && x.copy_of != kNone) ++u.spilled_tensors;
+    if (x.origin == Origin::Spill && x.copy_of == kNone) ++u.register_slots;
     if (!x.placement || live.tensors[t].empty()) continue;
     if (x.space == Space::Sbuf) u.sbuf_peak = std::max(u.sbuf_peak, x.placement->offset + x.bytesPerPartition());
     if (x.space == Space::Psum)

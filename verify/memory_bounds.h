@@ -22,8 +22,10 @@ MemoryBounds maxLiveBounds(const Program& input);
 struct MemoryUse {
   uint64_t sbuf_peak = 0;         // the highest byte an SBUF placement of a live tensor reaches in a partition
   uint64_t psum_banks = 0;        // distinct banks holding a live PSUM tensor
-  uint64_t spill_bytes = 0;       // total bytes of the inserted spill slots (tensors of origin spill)
-  uint64_t spilled_tensors = 0;   // inserted tensors of origin spill or reload (any space): 0 = nothing spilled
+  uint64_t spill_bytes = 0;       // total bytes of the inserted spill slots (tensors of origin spill), registers' too
+  uint64_t spilled_tensors = 0;   // inserted tensors of origin spill or reload holding a tensor's value (SBUF spilled
+                                  // to DRAM, PSUM to SBUF): 0 = no tensor spilled
+  uint64_t register_slots = 0;    // spill slots of registers (alloc/reg/reg_spill.h): DRAM words, no SBUF
 };
 
 // `allocated` must carry placements (an allocator's output).
