@@ -11,6 +11,8 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
+#include <map>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -20,7 +22,10 @@
 #include "alloc/alloc_error.h"
 #include "alloc/driver.h"
 #include "ir/check.h"
+#include "ir/inputs.h"
+#include "ir/interp.h"
 #include "ir/parse.h"
+#include "tests/nki_reference_kernels.h"
 #include "tests/sim_checks.h"
 #include "tests/verify_checks.h"
 #include "verify/memory_bounds.h"
@@ -102,6 +107,125 @@ INSTANTIATE_TEST_SUITE_P(Kernels, NkiSample, ::testing::ValuesIn(kernelFiles()),
                          [](const ::testing::TestParamInfo<std::string>& i) {
                            std::string n = i.param.substr(0, i.param.size() - 8);
                            return n;
+                         });
+
+// Independent references (tests/nki_reference_kernels.h): the interpreter's outputs equal, bit for bit, the plain C++
+// math of the tutorial in the kernel's evaluation order, for two input seeds. The gen2 block_free and
+// fully_optimized products (268M multiply-adds each, ~1 s in the -O1 test build) are left to their tiny versions,
+// which have the same loop nest and evaluation order.
+using reference::Matrix;
+
+struct ReferenceRun {
+  Program p;
+  std::vector<std::vector<uint8_t>> inputs;
+  const Tensor& tensor(const std::string& name) const { return p.tensors.at(p.findTensor(name)); }
+  const std::vector<uint8_t>& bytes(const std::string& name) const { return inputs.at(p.findTensor(name)); }
+  Matrix input(const std::string& name) const {
+    const Tensor& t = tensor(name);
+    return reference::decode(bytes(name), t.partitions, t.elements, t.dtype);
+  }
+  std::vector<uint8_t> encode(const std::string& name, const Matrix& m) const {
+    return reference::encode(m, tensor(name).dtype);
+  }
+};
+
+using Expected = std::map<std::string, std::vector<uint8_t>>;
+using ReferenceFn = std::function<Expected(const ReferenceRun&)>;
+
+Expected matmulRef(const ReferenceRun& r) {
+  return {{"result", r.encode("result", reference::matmulTransposedA(r.input("lhsT"), r.input("rhs")))}};
+}
+ReferenceFn fullyOptimizedRef(uint32_t k_block) {
+  return [=](const ReferenceRun& r) {
+    return Expected{{"result", r.encode("result", nki_reference::blockedMatmulBf16Accumulate(
+                                                      r.input("lhsT"), r.input("rhs"), k_block))}};
+  };
+}
+Expected softmaxRef(const ReferenceRun& r) {
+  return {{"out_tensor", r.encode("out_tensor", nki_reference::softmax(r.input("a_tensor")))}};
+}
+Expected rmsnormRef(const ReferenceRun& r) {
+  return {{"out_tensor", r.encode("out_tensor", nki_reference::rmsnorm(r.input("a_tensor"), r.input("g_tensor")))}};
+}
+Expected layernormRef(const ReferenceRun& r) {
+  const Matrix y = nki_reference::layernormV1(r.input("input_tensor"), r.input("gamma_vector"),
+                                              r.input("beta_vector"), float(1e-05));
+  return {{"output_tensor", r.encode("output_tensor", y)}};
+}
+ReferenceFn averagePoolRef(uint32_t side) {
+  return [=](const ReferenceRun& r) {
+    return Expected{
+        {"out_tensor", r.encode("out_tensor", nki_reference::averagePool2x2(r.input("in_tensor"), side, side))}};
+  };
+}
+ReferenceFn transposeRef(uint32_t x, uint32_t y) {
+  return [=](const ReferenceRun& r) {
+    return Expected{{"out_tensor", nki_reference::transpose2dU16(r.bytes("in_tensor"),
+                                                                 r.tensor("in_tensor").partitions, x, y)}};
+  };
+}
+
+struct ReferenceCase {
+  std::string file;
+  ReferenceFn reference;
+};
+void PrintTo(const ReferenceCase& c, std::ostream* os) { *os << c.file; }
+
+const std::vector<ReferenceCase>& referenceCases() {
+  static const std::vector<ReferenceCase> cases = {
+      {"matmul_basic.nki.txt", matmulRef},
+      {"matmul_basic_tiny.nki.txt", matmulRef},
+      {"matmul_tiled.nki.txt", matmulRef},
+      {"matmul_tiled_tiny.nki.txt", matmulRef},
+      {"matmul_hoist_load.nki.txt", matmulRef},
+      {"matmul_hoist_load_tiny.nki.txt", matmulRef},
+      {"matmul_block_free_tiny.nki.txt", matmulRef},
+      {"matmul_fully_optimized_tiny.nki.txt", fullyOptimizedRef(16)},  // BLOCK_K = 2 tiles of 8
+      {"softmax.nki.txt", softmaxRef},
+      {"softmax_tiny.nki.txt", softmaxRef},
+      {"rmsnorm.nki.txt", rmsnormRef},
+      {"rmsnorm_tiny.nki.txt", rmsnormRef},
+      {"layernorm_v1.nki.txt", layernormRef},
+      {"layernorm_v1_tiny.nki.txt", layernormRef},
+      {"average_pool2d.nki.txt", averagePoolRef(32)},
+      {"average_pool2d_tiny.nki.txt", averagePoolRef(16)},
+      {"transpose2d.nki.txt", transposeRef(16, 32)},
+      {"transpose2d_tiny.nki.txt", transposeRef(4, 8)},
+  };
+  return cases;
+}
+
+class NkiSampleReference : public ::testing::TestWithParam<ReferenceCase> {};
+
+TEST_P(NkiSampleReference, InterpreterMatchesThePlainMathBitForBit) {
+  const ReferenceCase& c = GetParam();
+  {
+    for (uint64_t seed : {uint64_t(1), uint64_t(0x5eed)}) {
+      ReferenceRun run{parseProgram(readFile(kDir + c.file)), {}};
+      run.inputs = makeInputs(run.p, seed);
+      const InterpResult result = interpret(run.p, InterpOptions{seed});
+      const Expected want = c.reference(run);
+      size_t outputs = 0;
+      for (TensorId id = 0; id < run.p.tensors.size(); ++id) {
+        const Tensor& t = run.p.tensors[id];
+        if (!t.output) continue;
+        ++outputs;
+        ASSERT_TRUE(want.count(t.name)) << c.file << ": no reference for " << t.name;
+        const std::vector<uint8_t>& got = result.outputs.at(id);
+        const std::vector<uint8_t>& exp = want.at(t.name);
+        ASSERT_EQ(got.size(), exp.size()) << c.file;
+        const size_t first = size_t(std::mismatch(got.begin(), got.end(), exp.begin()).first - got.begin());
+        EXPECT_EQ(first, got.size()) << c.file << " seed " << seed << ": " << t.name << " differs first at byte "
+                                     << first << " (element " << first / dtypeSize(t.dtype) << ")";
+      }
+      EXPECT_EQ(outputs, want.size()) << c.file;
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Kernels, NkiSampleReference, ::testing::ValuesIn(referenceCases()),
+                         [](const ::testing::TestParamInfo<ReferenceCase>& i) {
+                           return i.param.file.substr(0, i.param.file.size() - 8);
                          });
 
 }  // namespace
