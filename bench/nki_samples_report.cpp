@@ -78,9 +78,11 @@ std::string section() {
       "  tiny machine's 4 SP registers against 5 or 6 loop registers), not tensors: no SBUF or PSUM tensor spilled.\n"
       "- **cycles**: simulated cycles of the allocated program (`sim/`, default timing table).\n"
       "- **liveness precision**: static max-live (`alloc/liveness.h`) over the dynamic max-live the interpreter\n"
-      "  observes, SBUF bytes per partition and PSUM banks (one figure per file: it does not depend on the level).\n\n"
-      "| kernel | level | SBUF peak / bound (B) | PSUM banks / demand | spill B | cycles | liveness SBUF static / dynamic | liveness PSUM static / dynamic |\n"
-      "|---|---|---:|---:|---:|---:|---:|---:|\n";
+      "  observes, SBUF bytes per partition and PSUM banks (one figure per file: it does not depend on the level);\n"
+      "  *back edges*: the (tensor, loop) questions of the back-edge rule decided per iteration / loop-carried /\n"
+      "  undecidable (kept live over the loop).\n\n"
+      "| kernel | level | SBUF peak / bound (B) | PSUM banks / demand | spill B | cycles | liveness SBUF static / dynamic | liveness PSUM static / dynamic | back edges |\n"
+      "|---|---|---:|---:|---:|---:|---:|---:|---|\n";
   int rows = 0, within = 0, spilled = 0, refused = 0, o1_over = 0;
   double worst = 0;
   std::string worst_at;
@@ -91,6 +93,9 @@ std::string section() {
     const Program p = parseProgram(ss.str());
     const MemoryBounds b = maxLiveBounds(p);
     const LivenessPrecision lp = livenessPrecision(p);
+    const LivenessStats st = computeLiveness(p).stats;
+    const std::string back_edges = std::to_string(st.per_iteration) + " / " + std::to_string(st.carried) + " / " +
+                                   std::to_string(st.undecidable);
     const std::string name = path.filename().string().substr(0, path.filename().string().size() - 8);
     const std::string live_sbuf = std::to_string(lp.static_sbuf_bytes) + " / " +
                                   std::to_string(lp.dynamic_sbuf_bytes) + " = " +
@@ -104,7 +109,7 @@ std::string section() {
       out += "| " + name + " | O" + std::to_string(level) + " | ";
       if (!f.ok) {
         ++refused;
-        out += "*refused*: " + f.error.substr(0, 80) + " | | | | | |\n";
+        out += "*refused*: " + f.error.substr(0, 80) + " | | | | | | |\n";
         continue;
       }
       const double r = b.sbuf_bytes ? double(f.use.sbuf_peak) / double(b.sbuf_bytes) : 1.0;
@@ -118,8 +123,8 @@ std::string section() {
       }
       out += ratio(f.use.sbuf_peak, b.sbuf_bytes) + " (" + std::to_string(f.use.sbuf_peak) + ") | " +
              std::to_string(f.use.psum_banks) + " / " + std::to_string(b.psum_banks) + " | " +
-             std::to_string(f.use.spill_bytes) + (f.use.spill_bytes && !f.use.spilled_tensors ? " (r)" : "") + " | " + std::to_string(f.cycles) + " | " + live_sbuf + " | " +
-             live_psum + " |\n";
+             std::to_string(f.use.spill_bytes) + (f.use.spill_bytes && !f.use.spilled_tensors ? " (r)" : "") + " | " +
+             std::to_string(f.cycles) + " | " + live_sbuf + " | " + live_psum + " | " + back_edges + " |\n";
     }
   }
   char summary[512];
