@@ -82,6 +82,61 @@ inline Matrix layernormV1(const Matrix& x, const Matrix& gamma, const Matrix& be
   return out;
 }
 
+// layernorm_v2 per row: per chunk of `chunk` elements its sum and its sum of squares (folds); the row's sum and sum
+// of squares fold those over the chunks; mean = sum / N, var = sumsq / N - mean*mean, scale = rsqrt(var + eps);
+// out = ((x - mean) * scale) * gamma + beta.
+inline Matrix layernormV2(const Matrix& x, const Matrix& gamma, const Matrix& beta, float eps, uint32_t chunk) {
+  Matrix out(x.rows, x.cols);
+  const float n = float(double(x.cols));
+  for (uint32_t r = 0; r < x.rows; ++r) {
+    float sum = 0, sumsq = 0;
+    for (uint32_t c0 = 0; c0 < x.cols; c0 += chunk) {
+      float s = x.at(r, c0), q = x.at(r, c0) * x.at(r, c0);
+      for (uint32_t c = c0 + 1; c < c0 + chunk; ++c) s = s + x.at(r, c), q = q + x.at(r, c) * x.at(r, c);
+      sum = c0 == 0 ? s : sum + s;
+      sumsq = c0 == 0 ? q : sumsq + q;
+    }
+    const float mean = sum / n;
+    const float var = sumsq / n - mean * mean;
+    const float scale = rsqrtF32(var + eps);
+    for (uint32_t c = 0; c < x.cols; ++c) out.at(r, c) = ((x.at(r, c) - mean) * scale) * gamma.at(0, c) + beta.at(0, c);
+  }
+  return out;
+}
+
+// rotary on row tiles: out = x * cos; out[:, :D/2] += (-1 * x[:, D/2:]) * sin[:, :D/2]; out[:, D/2:] += x[:, :D/2] *
+// sin[:, D/2:]. x has heads*seq rows (row h*seq + s), cos and sin seq rows.
+inline Matrix rotary(const Matrix& x, const Matrix& cos, const Matrix& sin) {
+  Matrix out(x.rows, x.cols);
+  const uint32_t half = x.cols / 2;
+  for (uint32_t r = 0; r < x.rows; ++r) {
+    const uint32_t s = r % cos.rows;
+    for (uint32_t c = 0; c < x.cols; ++c) {
+      float v = x.at(r, c) * cos.at(s, c);
+      if (c < half) v = v + (x.at(r, c + half) * -1.0f) * sin.at(s, c);
+      else v = v + x.at(r, c - half) * sin.at(s, c);
+      out.at(r, c) = v;
+    }
+  }
+  return out;
+}
+
+// attention_fwd_v2 with q, k, v [d, seq]: s = q^T k (k ascending from +0); per row m = max (fold), e = exp(s - m),
+// sum (fold), recip = 1/sum, p = e * recip; out[i][j] = sum over t ascending of p[i][t] * v[j][t]. The PE transposes
+// by identity are exact for finite data without -0 (reference_kernels.h), and p >= 0.
+inline Matrix attentionFwdV2(const Matrix& q, const Matrix& k, const Matrix& v) {
+  const Matrix s = reference::matmulTransposedA(q, k);
+  Matrix p(s.rows, s.cols);
+  for (uint32_t i = 0; i < s.rows; ++i) {
+    float m = s.at(i, 0);
+    for (uint32_t t = 1; t < s.cols; ++t) m = reference::max2(m, s.at(i, t));
+    for (uint32_t t = 0; t < s.cols; ++t) p.at(i, t) = expF32(s.at(i, t) - m);
+    const float recip = reciprocalF32(rowSum(p, i));
+    for (uint32_t t = 0; t < s.cols; ++t) p.at(i, t) = p.at(i, t) * recip;
+  }
+  return reference::matmulTransposedA(reference::transpose(p), reference::transpose(v));
+}
+
 // 2x2/stride-2 average pooling of one h x w image per row: ((x[2i][2j] + x[2i][2j+1]) + (x[2i+1][2j] +
 // x[2i+1][2j+1])) / 4 in f32 (horizontal pairs first, then vertical).
 inline Matrix averagePool2x2(const Matrix& x, uint32_t h, uint32_t w) {

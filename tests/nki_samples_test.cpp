@@ -167,6 +167,25 @@ Expected layernormRef(const ReferenceRun& r) {
                                               r.input("beta_vector"), float(1e-05));
   return {{"output_tensor", r.encode("output_tensor", y)}};
 }
+ReferenceFn layernormV2Ref(uint32_t chunk) {
+  return [=](const ReferenceRun& r) {
+    const Matrix y = nki_reference::layernormV2(r.input("input_tensor"), r.input("gamma_vector"),
+                                                r.input("beta_vector"), float(1e-05), chunk);
+    return Expected{{"output_tensor", r.encode("output_tensor", y)}};
+  };
+}
+Expected rotaryRef(const ReferenceRun& r) {
+  // rope_out holds q's rows, then k's (B = 1).
+  const Matrix cos = r.input("cos"), sin = r.input("sin");
+  const Matrix q = nki_reference::rotary(r.input("q"), cos, sin), k = nki_reference::rotary(r.input("k"), cos, sin);
+  Matrix both(q.rows + k.rows, q.cols);
+  std::copy(q.v.begin(), q.v.end(), both.v.begin());
+  std::copy(k.v.begin(), k.v.end(), both.v.begin() + q.v.size());
+  return {{"rope_out", r.encode("rope_out", both)}};
+}
+Expected attentionFwdV2Ref(const ReferenceRun& r) {
+  return {{"kernel_out", r.encode("kernel_out", nki_reference::attentionFwdV2(r.input("q"), r.input("k"), r.input("v")))}};
+}
 ReferenceFn averagePoolRef(uint32_t side) {
   return [=](const ReferenceRun& r) {
     return Expected{
@@ -202,6 +221,12 @@ const std::vector<ReferenceCase>& referenceCases() {
       {"rmsnorm_tiny.nki.txt", rmsnormRef},
       {"layernorm_v1.nki.txt", layernormRef},
       {"layernorm_v1_tiny.nki.txt", layernormRef},
+      {"layernorm_v2.nki.txt", layernormV2Ref(512)},
+      {"layernorm_v2_tiny.nki.txt", layernormV2Ref(64)},
+      {"rotary.nki.txt", rotaryRef},
+      {"rotary_tiny.nki.txt", rotaryRef},
+      {"attention_fwd_v2.nki.txt", attentionFwdV2Ref},
+      {"attention_fwd_v2_tiny.nki.txt", attentionFwdV2Ref},
       {"average_pool2d.nki.txt", averagePoolRef(32)},
       {"average_pool2d_tiny.nki.txt", averagePoolRef(16)},
       {"transpose2d.nki.txt", transposeRef(16, 32)},
