@@ -6,6 +6,8 @@
 #include <mutex>
 #include <thread>
 
+#include "alloc/greedy_placer.h"
+
 namespace allocsim {
 namespace {
 
@@ -17,6 +19,17 @@ uint64_t mix(uint64_t x) {
 }
 
 constexpr size_t kKeptFailures = 200;
+
+// Whether a placement without spills exists, as far as the greedy placer finds one (it may miss some: the count it
+// feeds is a lower bound).
+bool placeableWithoutSpills(const Program& p) {
+  try {
+    placeGreedy(p);
+    return true;
+  } catch (const std::exception&) {
+    return false;
+  }
+}
 
 using Clock = std::chrono::steady_clock;
 
@@ -74,7 +87,9 @@ CampaignResult runCampaign(Subject& subject, const CampaignOptions& opts) {
       else break;
       input.seeds.simulate = opts.simulate;
       CaseOutcome outcome = subject.run(input.program, input.seeds);
+      const bool refused_placeable = outcome.status == CaseStatus::Refused && placeableWithoutSpills(input.program);
       std::lock_guard<std::mutex> lock(mu);
+      result.refused_placeable += refused_placeable;
       CampaignProgress& t = result.totals;
       ++t.cases;
       result.allocator_seconds += outcome.seconds;

@@ -73,6 +73,9 @@ struct CampaignResult {
   double allocator_seconds = 0;         // summed over the cases
   uint64_t simulated = 0;               // outputs that ran on the simulator and agreed with the interpreter
   uint64_t simulated_cycles = 0;        // their simulated cycles, summed
+  // Refusals of inputs that allocsim's greedy placer (alloc/greedy_placer.h) places without a spill: the allocator
+  // gave up where a placement exists. Not a failure (an allocator may be simple), but what a refusal count hides.
+  uint64_t refused_placeable = 0;
 };
 
 // The input of generated case `index` (deterministic in options and index).

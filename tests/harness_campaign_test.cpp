@@ -139,6 +139,32 @@ TEST(HarnessCampaign, ExceptionsFailAndRefusalsAreOnlyCounted) {
   EXPECT_EQ(q.totals.failed, 0u);
 }
 
+// A refusal is counted as placeable when a placement without spills exists: one input that obviously fits the tiny
+// machine and one that obviously cannot (two tensors of 3,000 bytes per partition live together in 4,096).
+TEST(HarnessCampaign, RefusalsOfInputsThatFitAreCounted) {
+  CaseInput fits, too_big;
+  fits.source = "fits";
+  fits.program = parseProgram(
+      "arch tiny\ndram x [8, 16] f32 input\nsbuf a [8, 16] f32\ndram y [8, 16] f32 output\ndma a, x\ndma y, a\n");
+  too_big.source = "too big";
+  too_big.program = parseProgram(
+      "arch tiny\ndram x [8, 750] f32 input\nsbuf a [8, 750] f32\nsbuf b [8, 750] f32\n"
+      "dram y [8, 750] f32 output\ndma a, x\ncopy b, a\ntt b, b, a, add\ndma y, b\n");
+  Refuses n;
+  InProcessSubject sn(n, "refuses");
+  CampaignOptions o = smallCampaign(1);
+  o.corpus = {fits, too_big};
+  CampaignResult r = runCampaign(sn, o);
+  EXPECT_EQ(r.totals.refused, 3u);
+  bool generated_fits = true;
+  try {
+    Greedy().allocate(generatedCase(o, 0).program);
+  } catch (const AllocatorRefusal&) {
+    generated_fits = false;
+  }
+  EXPECT_EQ(r.refused_placeable, 1u + generated_fits);
+}
+
 TEST(HarnessCampaign, AFlakyAllocatorIsReportedAndNotShrunk) {
   Flaky a;
   InProcessSubject s(a, "flaky");

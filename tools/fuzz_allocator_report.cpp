@@ -51,6 +51,9 @@ std::string fuzzReportText(const CampaignResult& r, const FuzzReportContext& c) 
     s += "fuzz-allocator: " + std::to_string(r.simulated) + " outputs simulated, agreeing with the interpreter: " +
          std::to_string(r.simulated_cycles) + " cycles in total, " +
          std::to_string(r.simulated_cycles / r.simulated) + " per output\n";
+  if (t.refused > 0)
+    s += "fuzz-allocator: " + std::to_string(r.refused_placeable) + " of the " + std::to_string(t.refused) +
+         " refused cases fit without a spill (allocsim's greedy placer places them)\n";
   if (t.cases > 0 && t.refused == t.cases)
     s += "fuzz-allocator: note: the allocator refused every case (exit code 3): nothing was checked\n";
   if (t.failed == 0) return s;
@@ -83,6 +86,7 @@ std::string fuzzReportJson(const CampaignResult& r, const FuzzReportContext& c) 
   std::string s = "{\"command\": " + jsonString(c.command) + ", \"seed\": " + std::to_string(o.seed) +
                   ", \"arch\": " + jsonString(o.gen.arch.name) + ",\n \"cases\": " + std::to_string(t.cases) +
                   ", \"passed\": " + std::to_string(t.passed) + ", \"refused\": " + std::to_string(t.refused) +
+                  ", \"refused_placeable\": " + std::to_string(r.refused_placeable) +
                   ", \"failed\": " + std::to_string(t.failed) + ", \"flaky\": " + std::to_string(r.flaky) +
                   ", \"seconds\": " + fixed(t.seconds, 3) + ", \"cases_per_second\": " + fixed(rate(t), 1) +
                   ", \"allocator_seconds\": " + fixed(r.allocator_seconds, 3) + ", \"simulated\": " +
