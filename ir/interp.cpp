@@ -18,6 +18,14 @@ std::string shapeText(const ResolvedView& v) {
   return "[" + std::to_string(v.partitions) + ", " + std::to_string(v.perPartition()) + "]";
 }
 
+// Scratch buffers only grow: a resize to a smaller size and back would zero-fill the difference again on every
+// instruction (it was the interpreter's and the simulator's largest single cost). Returns room for n elements.
+template <typename T>
+T* grow(std::vector<T>& buf, size_t n) {
+  if (buf.size() < n) buf.resize(n);
+  return buf.data();
+}
+
 // Values of one operand in its computation class: floats or integers, never both.
 struct ClassBuffer {
   std::vector<float> f;
@@ -169,26 +177,21 @@ class Executor {
   }
   // The bytes of a source view, hashed.
   const uint8_t* read(const ResolvedView& v, std::vector<uint8_t>& buf, OperandHasher& h) {
-    buf.resize(v.bytes());
-    gatherView(s_, v, buf.data());
-    h.bytes(buf.data(), buf.size());
-    return buf.data();
+    uint8_t* bytes = grow(buf, v.bytes());
+    gatherView(s_, v, bytes);
+    h.bytes(bytes, v.bytes());
+    return bytes;
   }
   static void decode(const ResolvedView& v, const uint8_t* bytes, NumClass c, ClassBuffer& out) {
-    if (c == NumClass::Float) {
-      out.f.resize(v.elements());
-      decodeF32(v.dtype, bytes, v.elements(), out.f.data());
-    } else {
-      out.i.resize(v.elements());
-      decodeInt(v.dtype, bytes, v.elements(), c, out.i.data());
-    }
+    if (c == NumClass::Float) decodeF32(v.dtype, bytes, v.elements(), grow(out.f, v.elements()));
+    else decodeInt(v.dtype, bytes, v.elements(), c, grow(out.i, v.elements()));
   }
   // Converts `in` (elements of class c) to dst's dtype and writes them.
   void write(const ResolvedView& dst, NumClass c, const ClassBuffer& in) {
-    out_bytes_.resize(dst.bytes());
-    if (c == NumClass::Float) encodeF32(dst.dtype, in.f.data(), dst.elements(), out_bytes_.data());
-    else encodeInt(dst.dtype, in.i.data(), dst.elements(), c, out_bytes_.data());
-    put(dst, out_bytes_.data());
+    uint8_t* out = grow(out_bytes_, dst.bytes());
+    if (c == NumClass::Float) encodeF32(dst.dtype, in.f.data(), dst.elements(), out);
+    else encodeInt(dst.dtype, in.i.data(), dst.elements(), c, out);
+    put(dst, out);
   }
   static void requireShape(const ResolvedView& v, const AccessPattern& ap, uint64_t partitions, uint64_t perPartition,
                            const char* what) {
@@ -251,10 +254,10 @@ class Executor {
   void elementwise(const ResolvedView& dst, NumClass c, const ResolvedView& a, const uint8_t* a_bytes,
                    const ResolvedView* b, const uint8_t* b_bytes, F&& f) {
     for (ClassBuffer* buf : {&a_, &b_, &out_}) {
-      buf->f.resize(c == NumClass::Float ? kBlock : 0);
-      buf->i.resize(c == NumClass::Float ? 0 : kBlock);
+      if (c == NumClass::Float) grow(buf->f, kBlock);
+      else grow(buf->i, kBlock);
     }
-    out_bytes_.resize(dst.bytes());
+    grow(out_bytes_, dst.bytes());
     const size_t n = dst.elements();
     for (size_t first = 0; first < n; first += kBlock) {
       const size_t len = std::min(kBlock, n - first);
@@ -345,8 +348,8 @@ class Executor {
     NumClass c = aluClass(inst.alu, src.dtype);
     decode(src, read(src, a_bytes_, h), c, a_);
     size_t per = src.perPartition();
-    out_.f.resize(c == NumClass::Float ? dst.partitions : 0);
-    out_.i.resize(c == NumClass::Float ? 0 : dst.partitions);
+    if (c == NumClass::Float) grow(out_.f, dst.partitions);
+    else grow(out_.i, dst.partitions);
     for (size_t q = 0; q < dst.partitions; ++q) {
       if (c == NumClass::Float) out_.f[q] = reduceF32(inst.alu, a_.f.data() + q * per, per);
       else out_.i[q] = reduceInt(inst.alu, a_.i.data() + q * per, per, c);
@@ -360,9 +363,9 @@ class Executor {
     uint8_t elem[4];
     if (c == NumClass::Float) storeF32(dst.dtype, elem, immToF32(inst.imm));
     else storeInt(dst.dtype, elem, immToInt(inst.imm, c), c);
-    out_bytes_.resize(dst.bytes());
-    for (size_t e = 0; e < dst.elements(); ++e) std::memcpy(out_bytes_.data() + e * dst.elem_size, elem, dst.elem_size);
-    put(dst, out_bytes_.data());
+    uint8_t* out = grow(out_bytes_, dst.bytes());
+    for (size_t e = 0; e < dst.elements(); ++e) std::memcpy(out + e * dst.elem_size, elem, dst.elem_size);
+    put(dst, out);
   }
 
   static bool holds(When w, const LoopPosition* loop) {
@@ -386,8 +389,8 @@ class Executor {
     decode(stat, read(stat, a_bytes_, h), c, a_);
     decode(mov, read(mov, b_bytes_, h), c, b_);
     if (holds(inst.start, loop)) {
-      out_.f.assign(c == NumClass::Float ? acc.elements() : 0, 0.0f);
-      out_.i.assign(c == NumClass::Float ? 0 : acc.elements(), 0u);
+      if (c == NumClass::Float) std::fill_n(grow(out_.f, acc.elements()), acc.elements(), 0.0f);
+      else std::fill_n(grow(out_.i, acc.elements()), acc.elements(), 0u);
     } else {
       decode(acc, read(acc, out_bytes_, h), c, out_);
     }
@@ -470,6 +473,11 @@ uint64_t InstructionStepper::begin(const Instruction& inst, bool first, bool las
   out.clear();
   Executor::LoopPosition pos{first, last};
   return impl_->executor.stepOne(inst, &pos, &out);
+}
+
+uint64_t InstructionStepper::step(const Instruction& inst, bool first, bool last) {
+  Executor::LoopPosition pos{first, last};
+  return impl_->executor.stepOne(inst, &pos, nullptr);
 }
 
 void PendingWrites::commit(Storage& s) const {

@@ -115,6 +115,8 @@ class InstructionStepper {
   InstructionStepper& operator=(const InstructionStepper&) = delete;
   // first / last: the iteration of the innermost enclosing loop (both true outside loops), for start@first etc.
   uint64_t begin(const Instruction& inst, bool first, bool last, PendingWrites& out);
+  // The same with the writes applied at once, as interpret() does (reads all sources, then writes).
+  uint64_t step(const Instruction& inst, bool first, bool last);
 
  private:
   struct Impl;
