@@ -1,6 +1,7 @@
 #include "sim/scoreboard.h"
 
 #include <algorithm>
+#include <stdexcept>
 
 namespace allocsim::sim {
 
@@ -25,6 +26,7 @@ void orderDependences(std::vector<Dependence>& deps) {
 void Scoreboard::reset(DropDependency drop) {
   for (Resource& r : resources_) r.reads.clear(), r.writes.clear(), r.reads_purged_at = 0;
   live_seq_.assign(live_seq_.size(), 0);
+  lane_writer_.clear();
   drop_ = drop;
 }
 
@@ -56,9 +58,32 @@ void Scoreboard::sweep(std::vector<Entry>& list) {
   }
 }
 
+void Scoreboard::accessRegisters(const Footprint& fp, bool write, uint32_t slot, uint64_t seq,
+                                 const Instruction* inst, bool record, std::vector<Dependence>& deps) {
+  const uint64_t lo = fp.byte_lo / 4, hi = (fp.byte_hi + 3) / 4;
+  if (hi > lane_writer_.size()) lane_writer_.resize(hi, Entry{0, 0, 0, 0, 0, 0, 0, nullptr});
+  const uint8_t engine = uint8_t(engineOf(inst->op));
+  const DepKind kind = write ? DepKind::WAW : DepKind::RAW;
+  const bool dropped = uint8_t(kind) + 1 == uint8_t(drop_);
+  for (uint64_t lane = lo; lane < hi; ++lane) {
+    const Entry& w = lane_writer_[lane];
+    // A recorded access leaves out its own in-order engine, as access() does.
+    if (w.seq != 0 && live(w) && w.seq != seq && !(record && w.engine == engine) && !dropped)
+      deps.push_back({w.slot, w.seq, kind, w.inst});
+  }
+  if (!record) return;
+  if (!write || engine != uint8_t(Engine::SP))
+    throw std::logic_error("the scoreboard records register writes of SP instructions only");
+  if (slot >= live_seq_.size()) live_seq_.resize(slot + 1, 0);
+  live_seq_[slot] = seq;
+  for (uint64_t lane = lo; lane < hi; ++lane)
+    lane_writer_[lane] = Entry{fp.byte_lo, fp.byte_hi, fp.row_lo, fp.row_hi, slot, engine, seq, inst};
+}
+
 void Scoreboard::access(const Footprint& fp, bool write, uint32_t slot, uint64_t seq, const Instruction* inst,
                         bool record, std::vector<Dependence>& deps) {
   if (fp.empty()) return;
+  if (fp.resource == Footprint::kRegisters) return accessRegisters(fp, write, slot, seq, inst, record, deps);
   if (fp.resource >= resources_.size()) resources_.resize(fp.resource + 1);
   Resource& r = resources_[fp.resource];
   const uint8_t engine = uint8_t(engineOf(inst->op));
@@ -89,6 +114,7 @@ size_t Scoreboard::size() {
     sweep(r.reads), sweep(r.writes);
     n += r.reads.size() + r.writes.size();
   }
+  for (const Entry& w : lane_writer_) n += w.seq != 0 && live(w);
   return n;
 }
 

@@ -74,8 +74,14 @@ class Scoreboard {
   void scan(std::vector<Entry>& list, const Footprint& fp, uint64_t seq, uint8_t in_order, DepKind kind,
             std::vector<Dependence>& deps);
   void sweep(std::vector<Entry>& list);
+  // Registers (Footprint::kRegisters) are written only by SP instructions, which end in program order, and read
+  // only at dispatch (never recorded): the youngest recorded writer of a lane is the one every later access of it
+  // waits for (the older ones end first), so a lane keeps just that writer instead of a list to search.
+  void accessRegisters(const Footprint& fp, bool write, uint32_t slot, uint64_t seq, const Instruction* inst,
+                       bool record, std::vector<Dependence>& deps);
 
   std::vector<Resource> resources_;  // by Footprint::resource
+  std::vector<Entry> lane_writer_;    // by register lane: its youngest recorded writer (seq 0: none)
   std::vector<uint64_t> live_seq_;   // by pool slot: the dispatch number of the instruction holding entries, or 0
   DropDependency drop_;
 };
