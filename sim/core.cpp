@@ -106,6 +106,32 @@ const Dependence* Core::waitForAll(const std::vector<Dependence>& deps) {
   return last;
 }
 
+uint64_t Core::endOfAll(const std::vector<Dependence>& deps, uint64_t from, const Dependence*& binding) {
+  binding = nullptr;
+  uint64_t end = from;
+  for (const Dependence& d : deps) {
+    for (;;) {
+      Record& producer = records_[d.slot];
+      if (producer.seq != d.seq || producer.done) break;  // ended, at or before now
+      if (producer.end_known) {
+        if (producer.end_cycle > from && producer.end_cycle >= end) end = producer.end_cycle, binding = &d;
+        break;
+      }
+      waitEvent(producer.known_ev);
+    }
+  }
+  return std::max(end, now());
+}
+
+void Core::takeHead(Fifo& fifo, uint64_t start) {
+  fifo.taken = records_[fifo.slots.front()].inst;
+  fifo.taken_start = start;
+  fifo.slots.pop_front();
+  const uint64_t t = now();
+  if (start > t) fifo.popped.notify(sc_time::from_value((start - t) * kPsPerCycle));
+  else fifo.popped.notify();
+}
+
 void Core::waitDeps(const std::vector<Dependence>& deps, const Instruction* consumer) {
   const uint64_t t0 = now();
   if (const Dependence* last = waitForAll(deps))
@@ -144,7 +170,7 @@ void Core::fail(std::exception_ptr e) {
 }
 
 void Core::wakeEveryone() {
-  for (Record& r : records_) r.started_ev.notify(), r.done_ev.notify();
+  for (Record& r : records_) r.started_ev.notify(), r.done_ev.notify(), r.known_ev.notify();
   for (Fifo& f : engine_fifo_) f.pushed.notify(), f.popped.notify();
   for (Fifo& f : rings_) f.pushed.notify(), f.popped.notify();
 }
@@ -169,7 +195,7 @@ uint32_t Core::takeRecord() {
 void Core::freeRecord(uint32_t slot) {
   Record& r = records_[slot];
   r.seq = 0;
-  r.started = r.done = r.streams_over_itself = false;
+  r.started = r.done = r.streams_over_itself = r.end_known = false;
   r.deps.clear();
   r.regs.clear();
   free_.push_back(slot);
@@ -187,6 +213,15 @@ void Core::startRecord(uint32_t slot) {
   } else {
     hash = stepper_->begin(*r.inst, r.first, r.last, r.writes);
   }
+  snap_->snapshot = nullptr;
+  if (o_->record_reads) result_.exec.reads[r.read_index].hash = hash;
+}
+
+void Core::executeRecord(uint32_t slot) {
+  Record& r = records_[slot];
+  r.writes.clear();
+  snap_->snapshot = &r.regs;
+  const uint64_t hash = stepper_->step(*r.inst, r.first, r.last);
   snap_->snapshot = nullptr;
   if (o_->record_reads) result_.exec.reads[r.read_index].hash = hash;
 }
@@ -380,8 +415,9 @@ void Core::dispatch(const Instruction& inst, const LoopPos* loop) {
   const uint32_t e = uint32_t(engineOf(inst.op));
   Fifo& fifo = engine_fifo_[e];
   // A full queue stalls the sequencer until the engine takes the oldest instruction in it (the stall's producer).
-  while (fifo.slots.size() >= o_->timing.engine_queue_depth)
-    sequencerWaitEvent(fifo.popped, StallCause::EngineBusy, records_[fifo.slots.front()].inst, &inst);
+  while (fifo.slots.size() + fifo.heldByTaken(now()) >= o_->timing.engine_queue_depth)
+    sequencerWaitEvent(fifo.popped, StallCause::EngineBusy,
+                       fifo.heldByTaken(now()) ? fifo.taken : records_[fifo.slots.front()].inst, &inst);
   const uint32_t slot = takeRecord();
   Record& rec = records_[slot];
   rec.inst = &inst;
@@ -421,14 +457,38 @@ void Core::serveEngine(uint32_t e) {
       if (fifo.slots.empty() || abort_) break;
       const uint32_t slot = fifo.slots.front();
       Record& r = records_[slot];
+      EngineStats& stats = result_.stats.engines[e];
+      if (!vcd_ && e != uint32_t(Engine::DMA) && r.latency > 0) {
+        // One wait for the whole instruction when its producers' ends are decided (the usual case): it starts
+        // when the last of them ends, reads its operands and writes its results at its end. Reading at the end
+        // gives the values it would read at the start: its producers wrote before the start (RAW) and every later
+        // writer of its sources waits for its end (WAR). A VCD needs the engine's busy signal to rise at the start,
+        // and a zero-latency instruction would end in the same cycle as a producer: both take the path below.
+        const uint64_t from = std::max(now(), r.dispatch_cycle);
+        const Dependence* binding = nullptr;
+        const uint64_t start = endOfAll(r.deps, from, binding);
+        if (binding) result_.stats.addStall(StallCause(binding->kind), binding->producer, r.inst, start - from);
+        takeHead(fifo, start);
+        ++stats.instructions;
+        r.end_cycle = start + r.latency;
+        r.end_known = true;
+        r.known_ev.notify();
+        waitCycles(r.end_cycle - now());
+        waitForAll(r.deps);  // already ended (they end by the start); never waits
+        if (r.streams_over_itself) startRecord(slot);
+        else executeRecord(slot);
+        finishRecord(slot);
+        stats.busy_cycles += r.latency;
+        slice(e, start, now(), r.inst);
+        freeRecord(slot);
+        continue;
+      }
       if (r.dispatch_cycle > now()) waitCycles(r.dispatch_cycle - now());  // queued ahead of model time
       // The issuer holds a transfer from here until it is on a ring (DMA_issue in the VCD: high while it waits
       // for a dependence or a ring slot; issuing itself takes no time).
       if (e == uint32_t(Engine::DMA)) busy_[e] = true;
       waitDeps(r.deps, r.inst);
-      fifo.slots.pop_front();
-      fifo.popped.notify();
-      EngineStats& stats = result_.stats.engines[e];
+      takeHead(fifo, now());
       ++stats.instructions;
       if (e == uint32_t(Engine::DMA)) {
         const uint32_t q = uint32_t(dma_issued_++ % p_->arch.dma_queues);
@@ -451,6 +511,9 @@ void Core::serveEngine(uint32_t e) {
       }
       const uint64_t t0 = now();
       busy_[e] = true;
+      r.end_cycle = t0 + r.latency;
+      r.end_known = true;
+      r.known_ev.notify();
       startRecord(slot);
       waitCycles(r.latency);
       finishRecord(slot);
@@ -510,6 +573,9 @@ void Core::serveQueue(uint32_t q) {
       Record& r = records_[slot];
       const uint64_t earliest = std::max(now(), r.issue_cycle + uint64_t(o_->timing.dma_fixed));
       const uint64_t window = fabric_.reserve(now(), earliest, r.latency);
+      r.end_cycle = window + r.latency;
+      r.end_known = true;
+      r.known_ev.notify();
       // Read now, not when the window opens: the same values, because the producers of the sources finished
       // before the issue (RAW) and every later writer of them waits for the transfer's end (WAR). One wait less.
       startRecord(slot);
@@ -552,7 +618,7 @@ SimResult Core::run(const Program& p, const SimOptions& opts) {
   error_ = nullptr;
   free_.clear();
   for (uint32_t i = uint32_t(records_.size()); i-- > 0;) freeRecord(i);  // a failed job may have left some taken
-  for (Fifo& f : engine_fifo_) f.slots.clear();
+  for (Fifo& f : engine_fifo_) f.slots.clear(), f.taken = nullptr, f.taken_start = 0;
   for (Fifo& f : rings_) f.slots.clear();
   std::fill(std::begin(busy_), std::end(busy_), false);
   std::fill(std::begin(ring_used_), std::end(ring_used_), 0u);

@@ -64,12 +64,21 @@ class Core : public sc_core::sc_module {
     PendingWrites writes;
     bool streams_over_itself = false;  // destination over a source at an offset: executed chunk by chunk
     bool started = false, done = false;
-    sc_core::sc_event started_ev, done_ev;
+    // When it will end, once that is decided (a compute instruction when its engine takes it, a transfer when its
+    // queue books the fabric): a consumer that knows every producer's end waits once, not once per producer.
+    bool end_known = false;
+    uint64_t end_cycle = 0;
+    sc_core::sc_event started_ev, done_ev, known_ev;
   };
   // A bounded FIFO between two threads.
   struct Fifo {
     std::deque<uint32_t> slots;
     sc_core::sc_event pushed, popped;
+    // An engine takes its next instruction as soon as it is free and decides when it starts; until that cycle the
+    // instruction still counts as queued (the sequencer sees the queue as the engine would leave it at the start).
+    uint64_t taken_start = 0;
+    const Instruction* taken = nullptr;
+    bool heldByTaken(uint64_t now) const { return taken && taken_start > now; }
   };
   // The registers an instruction's operands read, as the sequencer captured them.
   class SnapshotStorage : public Storage {
@@ -110,6 +119,12 @@ class Core : public sc_core::sc_module {
   // Waits until every dependence is met; returns the last one it had to wait for (null: none), which the whole
   // stall is attributed to: the one that bound, without which the instruction would have started earlier.
   const Dependence* waitForAll(const std::vector<Dependence>& deps);
+  // The cycle at which every dependence has ended, at least `from`, waiting only for producers whose end is not
+  // decided yet; `binding` is the one ending last (of several ending together, the youngest), null when none ends
+  // after `from`.
+  uint64_t endOfAll(const std::vector<Dependence>& deps, uint64_t from, const Dependence*& binding);
+  // Takes the engine queue's head, starting at `start`: the sequencer sees its slot free from then on.
+  void takeHead(Fifo& fifo, uint64_t start);
   void waitDeps(const std::vector<Dependence>& deps, const Instruction* consumer);
   // The sequencer runs ahead of model time (see sequencer_cycle_): these are its waits.
   void advanceSequencer(uint64_t cycles);
@@ -119,6 +134,7 @@ class Core : public sc_core::sc_module {
   uint32_t takeRecord();
   void freeRecord(uint32_t slot);
   void startRecord(uint32_t slot);   // reads the operands
+  void executeRecord(uint32_t slot);  // reads the operands and writes the results at once (not streamed)
   void finishRecord(uint32_t slot);  // writes the results, releases the sources (WAR waits for this)
   void fail(std::exception_ptr e);
   void wakeEveryone();
