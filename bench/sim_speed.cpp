@@ -19,6 +19,7 @@
 #include "alloc/driver.h"
 #include "gen/choices.h"
 #include "gen/generate.h"
+#include "ir/interp.h"
 #include "sim/bare.h"
 #include "sim/simulate.h"
 
@@ -89,6 +90,17 @@ void BM_BareModel(benchmark::State& state) {
   state.counters["instr_per_s"] = benchmark::Counter(double(n), benchmark::Counter::kIsRate);
 }
 
+// The reference interpreter alone on the same program: what executing the data costs without any timing model.
+void BM_Interpreter(benchmark::State& state) {
+  InterpOptions o;
+  o.record_reads = false;
+  const Program& p = program();
+  uint64_t n = 0;
+  for (auto _ : state) n += interpret(p, o).steps;
+  state.SetItemsProcessed(int64_t(n));
+  state.counters["instr_per_s"] = benchmark::Counter(double(n), benchmark::Counter::kIsRate);
+}
+
 long peakRssKiB() {
   rusage u{};
   getrusage(RUSAGE_SELF, &u);
@@ -130,9 +142,35 @@ class RatioReporter : public benchmark::ConsoleReporter {
 // per CPU second of the whole process (the main thread's own CPU time would be nearly zero).
 BENCHMARK(allocsim::BM_FullModel)->Unit(benchmark::kMillisecond)->MeasureProcessCPUTime();
 BENCHMARK(allocsim::BM_BareModel)->Unit(benchmark::kMillisecond)->MeasureProcessCPUTime();
+BENCHMARK(allocsim::BM_Interpreter)->Unit(benchmark::kMillisecond)->MeasureProcessCPUTime();
 BENCHMARK(allocsim::BM_MillionInstructions)->Unit(benchmark::kMillisecond)->Iterations(1);
 
 int main(int argc, char** argv) {
+  // `sim_speed --profile full|bare|interp N`: N runs of one model and nothing else, for a profiler
+  // (valgrind --tool=cachegrind, perf): the difference between two N is the cost of the runs alone.
+  if (argc == 4 && std::string(argv[1]) == "--profile") {
+    const std::string what = argv[2];
+    const long n = std::stol(argv[3]);
+    const allocsim::Program& p = allocsim::program();
+    allocsim::sim::SimOptions o;
+    o.record_reads = false;
+    o.prevalidate = false;
+    allocsim::sim::Trace trace;
+    allocsim::sim::SimOptions traced;
+    traced.trace = &trace;
+    if (what == "bare") allocsim::sim::simulate(p, traced);
+    const auto tracks = allocsim::sim::bareTracks(trace);
+    allocsim::InterpOptions io;
+    io.record_reads = false;
+    uint64_t steps = 0;
+    for (long i = 0; i < n; ++i) {
+      if (what == "full") steps += allocsim::sim::simulate(p, o).exec.steps;
+      else if (what == "bare") steps += allocsim::sim::simulateBare(tracks);
+      else steps += allocsim::interpret(p, io).steps;
+    }
+    std::printf("%s: %ld runs, %llu steps\n", what.c_str(), n, (unsigned long long)steps);
+    return 0;
+  }
   benchmark::Initialize(&argc, argv);
   allocsim::RatioReporter reporter;
   benchmark::RunSpecifiedBenchmarks(&reporter);
