@@ -84,9 +84,9 @@ void Generator::elementwiseStatement() {
   const TensorId a = srcs[c_.below(srcs.size())];
   const DType adt = prog_.tensors[a].dtype;
   const bool fl = isFloat(adt);
-  // dma here moves SBUF (or PSUM) data to SBUF without conversion.
+  // dma here moves SBUF (or PSUM) data to SBUF, converting between f32 and bf16 now and then.
   const Op op = std::array<Op, 5>{Op::Copy, Op::Act, Op::TT, Op::TS, Op::Dma}[weighted({6, 6, 8, 8, 3})];
-  DType dstType = op == Op::Copy ? anyDType() : adt;
+  DType dstType = op == Op::Copy ? anyDType() : op == Op::Dma && fl && yes(40) ? otherFloat(adt) : adt;
 
   // The operation's shape: a sub-view of a (or all of it).
   uint32_t parts;

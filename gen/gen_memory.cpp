@@ -224,7 +224,9 @@ TensorId Generator::loadInput(uint32_t parts, uint32_t elems, DType dt, const st
   // The input may be bigger than the tensor (a sub-rectangle is loaded); DRAM rows are not limited to P.
   uint32_t extraParts = yes(20) ? uint32_t(upTo(parts)) : 0;
   uint32_t extraElems = yes(20) ? uint32_t(upTo(elems)) : 0;
-  TensorId in = addTensor(Space::Dram, parts + extraParts, elems + extraElems, dt, "in");
+  // A float tile may load from an input of the other float type: a converting DMA (f32 <-> bf16).
+  const DType inType = isFloat(dt) && yes(25) ? otherFloat(dt) : dt;
+  TensorId in = addTensor(Space::Dram, parts + extraParts, elems + extraElems, inType, "in");
   prog_.tensors[in].input = true;
   ts_[in].full = true;
   Rect src{in, uint32_t(upTo(extraParts)), parts, uint32_t(upTo(extraElems)), elems};

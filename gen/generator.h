@@ -72,6 +72,7 @@ constexpr uint32_t kMaxLoopDepth = 3;  // loops nest at most this deep
 Immediate intImm(int64_t v);
 Immediate floatImm(double v);
 Index regIndex(RegId r, int64_t scale, int64_t constant = 0);
+inline DType otherFloat(DType t) { return t == DType::F32 ? DType::BF16 : DType::F32; }  // a converting DMA's pair
 std::vector<uint32_t> divisorsIn(uint64_t n, uint32_t lo, uint32_t hi);  // divisors of n in [lo, hi]
 
 class Generator {

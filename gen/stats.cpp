@@ -274,8 +274,9 @@ std::vector<ShapeFeature> measureShape(const Program& p) {
   uint64_t multiRegViews = 0, tileViews = 0, regTileViews = 0;
   uint64_t ops[uint32_t(Op::Loop) + 1] = {};
   uint64_t funcs[uint32_t(ActFunc::Reciprocal) + 1] = {};
-  uint64_t divides = 0;
+  uint64_t divides = 0, convertingDmas = 0;
   forEachInstruction(p.body, [&](const Instruction& i) {
+    convertingDmas += isConvertingDma(p, i);
     ++ops[uint32_t(i.op)];
     if (i.op == Op::Act) ++funcs[uint32_t(i.func)];
     divides += (i.op == Op::TT || i.op == Op::TS) && i.alu == AluOp::Div;
@@ -321,6 +322,7 @@ std::vector<ShapeFeature> measureShape(const Program& p) {
   for (uint32_t fn = 0; fn <= uint32_t(ActFunc::Reciprocal); ++fn)
     count(std::string("act ") + actName(ActFunc(fn)), funcs[fn]);
   count("div (tt, ts)", divides);
+  count("converting dma (f32 <-> bf16)", convertingDmas);
   for (uint32_t t = 0; t <= uint32_t(DType::U16); ++t)
     count(std::string("dtype ") + dtypeName(DType(t)) + " tensors", dtypes[t]);
 

@@ -131,9 +131,11 @@ class InstrRules {
     if (tensor(dst).space == Space::Dram && tensor(src).space == Space::Dram)
       return fail("dma cannot copy DRAM to DRAM (" + name(src) + " to " + name(dst) + "); stage it through SBUF");
     if (!shapesMatch(dst, src, "source")) return false;
-    if (tensor(dst).dtype != tensor(src).dtype)
+    // A converting DMA (f32 <-> bf16) is the one pair allowed: docs/format.md "Instructions".
+    if (tensor(dst).dtype != tensor(src).dtype && !isConvertingDmaPair(tensor(dst).dtype, tensor(src).dtype))
       return fail("dma dtypes differ: destination " + name(dst) + " is " + dtypeName(tensor(dst).dtype) +
-                  ", source " + name(src) + " is " + dtypeName(tensor(src).dtype));
+                  ", source " + name(src) + " is " + dtypeName(tensor(src).dtype) +
+                  "; only f32 <-> bf16 converts");
     return destination(dst);
   }
 

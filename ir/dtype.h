@@ -13,6 +13,12 @@ inline uint32_t dtypeSize(DType t) { return (t == DType::BF16 || t == DType::U16
 inline bool isFloat(DType t) { return t == DType::F32 || t == DType::BF16; }
 inline bool isSigned(DType t) { return t == DType::I32; }
 
+// The dtype pair a DMA may convert between (docs/format.md "Instructions"): f32 -> bf16 rounds to nearest even,
+// bf16 -> f32 is exact. Equal dtypes copy bytes; every other pair is an error.
+inline bool isConvertingDmaPair(DType a, DType b) {
+  return (a == DType::F32 && b == DType::BF16) || (a == DType::BF16 && b == DType::F32);
+}
+
 inline const char* dtypeName(DType t) {
   switch (t) {
     case DType::U32: return "u32";

@@ -236,9 +236,16 @@ class Executor {
     ResolvedView dst = resolve(inst.dst, h, Role::Write);
     ResolvedView src = resolve(inst.a, h);
     requireSameShape(src, inst.a, dst);
-    if (src.elem_size != dst.elem_size)
+    if (src.dtype == dst.dtype) return put(dst, read(src, a_bytes_, h));
+    if (!isConvertingDmaPair(dst.dtype, src.dtype))
       throw InputError(inst.a.loc, std::string("dma between ") + dtypeName(src.dtype) + " and " + dtypeName(dst.dtype));
-    put(dst, read(src, a_bytes_, h));
+    // A converting DMA (f32 <-> bf16): the values pass through f32, so bf16 -> f32 is exact and f32 -> bf16 rounds
+    // to nearest even, a NaN keeping its sign and top payload bits with the quiet bit set (ir/values.h f32ToBf16).
+    // No arithmetic happens: a NaN is not made canonical.
+    const uint8_t* bytes = read(src, a_bytes_, h);
+    out_bytes_.resize(dst.bytes());
+    convertF32Bf16(src.dtype, bytes, dst.elements(), out_bytes_.data());
+    put(dst, out_bytes_.data());
   }
 
   // Decodes len elements of `v` starting at element `first` of its gathered bytes into `out`.

@@ -207,4 +207,9 @@ bool isFullAccess(const Program& p, const AccessPattern& ap) {
 
 bool isContiguous(const AccessPattern& ap) { return ap.count2 == 1 || ap.step2 == ap.count; }
 
+bool isConvertingDma(const Program& p, const Instruction& inst) {
+  if (inst.op != Op::Dma || inst.dst.tensor >= p.tensors.size() || inst.a.tensor >= p.tensors.size()) return false;
+  return p.tensors[inst.dst.tensor].dtype != p.tensors[inst.a.tensor].dtype;
+}
+
 }  // namespace allocsim

@@ -231,6 +231,10 @@ bool isFullAccess(const Program& p, const AccessPattern& ap);
 // True when the view covers one byte range per partition with no gaps (no register term needed).
 bool isContiguous(const AccessPattern& ap);
 
+// A dma whose two sides have different dtypes (f32 <-> bf16): it converts values, it does not copy bytes, so no
+// pass may treat it as a byte move (symbolic value flow, DMA optimization). False for unknown tensors.
+bool isConvertingDma(const Program& p, const Instruction& inst);
+
 // Calls f(inst) on every instruction, loop bodies included, in program order.
 template <typename F>
 void forEachInstruction(const std::vector<Instruction>& body, F&& f) {

@@ -50,11 +50,30 @@ inline float bf16ToF32(uint16_t b) { return bitsF32(uint32_t(b) << 16); }
 
 // Round to nearest, ties to even; overflow gives infinity; a NaN stays a NaN with the quiet bit set (sign and
 // the top payload bits kept).
-inline uint16_t f32ToBf16(float f) {
-  uint32_t u = f32Bits(f);
+inline uint16_t f32BitsToBf16(uint32_t u) {
   if ((u & 0x7fffffffu) > 0x7f800000u) return uint16_t((u >> 16) | 0x0040u);
   u += 0x7fffu + ((u >> 16) & 1u);  // cannot wrap: the largest non-NaN pattern is 0xff800000
   return uint16_t(u >> 16);
+}
+inline uint16_t f32ToBf16(float f) { return f32BitsToBf16(f32Bits(f)); }
+
+// A converting DMA's elements (docs/format.md "Instructions"): n elements of `from` (f32 or bf16) to the other
+// type, on bit patterns only, so a NaN's payload is never touched by the host's float unit: bf16 -> f32 appends
+// 16 zero bits (exact), f32 -> bf16 is f32ToBf16.
+inline void convertF32Bf16(DType from, const uint8_t* in, size_t n, uint8_t* out) {
+  for (size_t e = 0; e < n; ++e) {
+    if (from == DType::BF16) {
+      uint16_t b;
+      std::memcpy(&b, in + 2 * e, 2);
+      const uint32_t u = uint32_t(b) << 16;
+      std::memcpy(out + 4 * e, &u, 4);
+    } else {
+      uint32_t u;
+      std::memcpy(&u, in + 4 * e, 4);
+      const uint16_t b = f32BitsToBf16(u);
+      std::memcpy(out + 2 * e, &b, 2);
+    }
+  }
 }
 
 // An integer rounded once (to nearest even) to bf16; going through f32 would round twice.

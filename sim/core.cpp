@@ -1,6 +1,7 @@
 #include "sim/core.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
@@ -361,9 +362,11 @@ void Core::enterOperands(const Instruction& inst, uint32_t slot, Record& rec) {
       ResolvedView d = view(inst.dst), a = view(inst.a);
       read(a);
       write(d);
-      rec.bytes = a.bytes();
+      // A converting DMA moves the wider side's bytes (sim/timing/default.txt "dma.convert-fixed").
+      rec.bytes = std::max(a.bytes(), d.bytes());
       rec.descriptors = dmaDescriptors(d, a, p_->tensors[d.tensor].space, p_->tensors[a.tensor].space);
       rec.latency = dmaTransferCycles(t, rec.bytes, rec.descriptors);
+      if (d.dtype != a.dtype) rec.latency += uint64_t(std::ceil(t.dma_convert_fixed));
       return;
     }
     case Op::Matmul: {

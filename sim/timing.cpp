@@ -32,6 +32,7 @@ const Key kKeys[] = {
     {"dma.fixed", &TimingTable::dma_fixed, 0, 1e7},
     {"dma.per-descriptor", &TimingTable::dma_per_descriptor, 0, 1e6},
     {"dma.bytes-per-cycle", &TimingTable::dma_bytes_per_cycle, 0.001, 1e6},
+    {"dma.convert-fixed", &TimingTable::dma_convert_fixed, 0, 1e6},
 };
 
 uint64_t cycles(double c) { return std::max<uint64_t>(1, uint64_t(std::ceil(c))); }

@@ -21,6 +21,7 @@ struct TimingTable {
   double pool_fixed = 0, pool_per_element = 0;
   double sp_scalar = 0, sp_memory = 0, sp_loop_iteration = 0;
   double dma_fixed = 0, dma_per_descriptor = 0, dma_bytes_per_cycle = 0;
+  double dma_convert_fixed = 0;  // added to a converting (f32 <-> bf16) DMA's transfer
 
   // The compiled-in default table (sim/timing/default.txt).
   static const TimingTable& defaults();

@@ -257,7 +257,9 @@ class Walk final : public ExecObserver {
 
   static bool isMove(const Instruction& inst, const ExecAccess& a) {
     switch (inst.op) {
-      case Op::Dma: return a.reads.size() == 1 && a.writes.size() == 1;
+      // A converting DMA (f32 <-> bf16) writes new values, like a converting copy.
+      case Op::Dma:
+        return a.reads.size() == 1 && a.writes.size() == 1 && a.reads[0].dtype == a.writes[0].dtype;
       case Op::Copy:
         return a.reads.size() == 1 && a.writes.size() == 1 && a.reads[0].dtype == a.writes[0].dtype;
       case Op::RegLoad: return a.reads.size() == 1 && a.reg_writes.size() == 1;

@@ -9,6 +9,8 @@ const char* dmaOptInstanceName(DmaOptInstance i) {
 bool isOptimizable(const Program& p, const Instruction& inst, DmaOptInstance instance) {
   if (inst.op != Op::Dma || inst.origin == Origin::Source) return false;
   if (inst.dst.tensor >= p.tensors.size() || inst.a.tensor >= p.tensors.size()) return false;
+  // A converting DMA computes new values: no forwarding, merging or narrowing may treat it as a byte copy.
+  if (isConvertingDma(p, inst)) return false;
   const Space d = p.tensors[inst.dst.tensor].space, s = p.tensors[inst.a.tensor].space;
   const bool psum = d == Space::Psum || s == Space::Psum;
   const bool sbuf = d == Space::Sbuf || s == Space::Sbuf;
