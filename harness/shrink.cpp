@@ -237,8 +237,9 @@ class Shrinker {
   }
 
   // Views that index with register `r` use the value r gets at its first top-level write instead (an `li`, or a
-  // `mov` from a register whose value is known there): an address computed as `r*2-98` with r = 49 becomes 0,
-  // where dropping the term (withoutRegisterTerms) would leave -98. The instructions computing r can then go.
+  // `mov`, `addi` or `add` from registers whose values are known there): an address computed as `r*2-98` with
+  // r = 49 becomes 0, where dropping the term (withoutRegisterTerms) would leave -98. The instructions computing r
+  // can then go.
   std::optional<Program> registerFolded(size_t r) {
     std::map<RegId, int64_t> known;
     std::optional<int64_t> value;
@@ -247,6 +248,13 @@ class Shrinker {
       std::optional<int64_t> v;
       if (i.op == Op::Li && !i.imm.is_float) v = i.imm.i;
       if (i.op == Op::Mov && known.count(i.rs)) v = known[i.rs];
+      // add / addi of known values, wrapped at the destination's width as the register would hold it.
+      const uint64_t mask = i.rd < best_.registers.size() && best_.registers[i.rd].width == 64 ? ~uint64_t(0)
+                                                                                               : 0xffffffffu;
+      if (i.op == Op::Addi && known.count(i.rs) && !i.imm.is_float)
+        v = int64_t((uint64_t(known[i.rs]) + uint64_t(i.imm.i)) & mask);
+      if (i.op == Op::Add && known.count(i.rs) && known.count(i.rt))
+        v = int64_t((uint64_t(known[i.rs]) + uint64_t(known[i.rt])) & mask);
       if (i.rd == kNone || (i.op != Op::Li && i.op != Op::Mov && i.op != Op::Addi && i.op != Op::Add &&
                             i.op != Op::RegLoad))
         continue;
