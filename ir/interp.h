@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "ir/program.h"
+#include "ir/progress.h"
 #include "ir/storage.h"
 #include "ir/view.h"
 
@@ -61,6 +62,8 @@ struct InterpOptions {
   // it (ir/release_schedule.h), so memory follows the tensors in use rather than the program's length. Off by
   // default: a caller that inspects the storage after the run sees only the outputs once released.
   bool release_dead = false;
+  const ProgressFn* progress = nullptr;  // called every kProgressSteps steps (not owned)
+  const char* progress_phase = "interpreting";
 };
 
 struct OperandRead {

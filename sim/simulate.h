@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "ir/interp.h"
+#include "ir/progress.h"
 #include "ir/program.h"
 #include "sim/scoreboard.h"
 #include "sim/stats.h"
@@ -57,6 +58,7 @@ struct SimOptions {
   // QuickThreads and reports false positives afterwards). With the full scoreboard a program the interpreter
   // completes cannot fail in the simulator. Off only for runs known to be valid (the benchmark).
   bool prevalidate = true;
+  const ProgressFn* progress = nullptr;  // called every kProgressSteps steps, from the simulation's thread
 };
 
 struct SimResult {

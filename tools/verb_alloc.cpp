@@ -6,6 +6,7 @@
 #include "alloc/driver.h"
 #include "ir/check.h"
 #include "ir/print.h"
+#include "tools/progress_line.h"
 #include "tools/alloc_output.h"
 #include "tools/args.h"
 #include "tools/load.h"
@@ -22,7 +23,7 @@ static const char kAllocHelp[] =
     "                      [--time-limit S]\n"
     "                      [--loops-in-backend] [--smt-allocation] [--gca-dma-optlevel L]\n"
     "                      [--arch NAME] [--KEY VALUE]\n"
-    "                      [-o OUT] [-v] [--json] [--verify [--seed S] [--poison-seed S]]\n"
+    "                      [-o OUT] [-v] [--json] [--verify [--seed S] [--poison-seed S] [--quiet]]\n"
     "\n"
     "Allocates PROGRAM (SBUF, PSUM and SP registers) and prints the allocated program: placements\n"
     "@pP+B / @bankN / @rN and the inserted spill and reload instructions (docs/format.md).\n"
@@ -55,6 +56,7 @@ static const char kAllocHelp[] =
     "  -v                   print the allocators' report lines to standard error (-v -v: more)\n"
     "  --json               print the reports as JSON on standard output (the program only with -o)\n"
     "  --verify             run the equivalence, symbolic and placement oracles on the result\n"
+    "  --quiet              no progress line for --verify (shown on a terminal once it takes a second)\n"
     "                       (report on standard error, or in the JSON); --seed S: input data,\n"
     "                       --poison-seed S: poison pattern (default: new each run, printed)\n"
     "\n"
@@ -66,7 +68,7 @@ namespace {
 struct AllocArgs {
   std::string in, out;
   DriverOptions driver;
-  bool json = false, verify = false, arch_given = false, help = false;
+  bool json = false, verify = false, arch_given = false, help = false, quiet = false;
   int verbose = 0;
   VerifyOptions verify_opts;
 };
@@ -117,6 +119,7 @@ AllocArgs parseAllocArgs(const Args& raw, Arch& arch) {
     else if (r.flag("-v")) ++a.verbose;
     else if (r.flag("--json")) a.json = true;
     else if (r.flag("--verify")) a.verify = true;
+    else if (r.flag("--quiet")) a.quiet = true;
     else if (auto v = r.value("--seed")) a.verify_opts.input_seed = ArgReader::toUint("--seed", *v, UINT64_MAX);
     else if (auto v = r.value("--poison-seed"))
       a.verify_opts.poison_seed = ArgReader::toUint("--poison-seed", *v, UINT64_MAX);
@@ -194,9 +197,13 @@ int runAlloc(const Args& args) {
     // an allocator that writes, say, a spill DMA into an open accumulation group has a bug even if the data
     // comes out right.
     OutputVerdict out;
+    ProgressLine progress("alloc --verify", ProgressLine::wanted(a.quiet));
+    a.verify_opts.progress = progress.fn();
     try {
       out = verifyAllocatorOutput(input, result.program, a.verify_opts);
+      progress.erase();
     } catch (const InputError& e) {
+      progress.erase();
       std::fputs(e.format(display).c_str(), stderr);
       return kExitBadInput;
     }

@@ -26,7 +26,7 @@ static const char kFuzzAllocatorHelp[] =
     "usage: allocsim fuzz-allocator [--runs N | --time S] [--jobs J] [--seed S] [--arch A] [--KEY VALUE]\n"
     "                               [--size N] [--pressure P] [--corpus DIR] [--no-kernels] [--out DIR]\n"
     "                               [--timeout S] [--max-failures N] [--no-shrink] [--shrink-time S] [--no-sim]\n"
-    "                               [--json] -- CMD ARGS...\n"
+    "                               [--json] [--quiet] -- CMD ARGS...\n"
     "\n"
     "Runs the allocator CMD on generated programs (and first on the corpus kernels of the arch and the programs\n"
     "in --corpus DIR), and checks every result: it parses, is well-formed, implements the input (the program\n"
@@ -57,6 +57,7 @@ static const char kFuzzAllocatorHelp[] =
     "  --shrink-time S   seconds to spend shrinking each failure kind (default 120)\n"
     "  --no-sim          skip the simulator check (faster; the oracles still run)\n"
     "  --json            print the summary as JSON\n"
+    "  --quiet           no progress line (shown only when standard error is a terminal)\n"
     "\n"
     "Progress goes to standard error when it is a terminal; the summary to standard output.\n"
     "exit codes: 0 every case passed or was refused, 1 a failure, 2 bad input or usage\n";
@@ -136,7 +137,7 @@ int runFuzzAllocator(const Args& all) {
   opts.gen.arch = *archPreset("tiny");
   std::vector<std::string> corpus_dirs;
   std::string out_dir = "allocsim-failures";
-  bool json = false, kernels = true, runs_given = false;
+  bool json = false, kernels = true, runs_given = false, quiet = false;
   ProcessOptions process;
   while (!r.done()) {
     if (r.flag("--help") || r.flag("-h")) {
@@ -159,6 +160,7 @@ int runFuzzAllocator(const Args& all) {
     else if (r.flag("--no-sim")) opts.simulate = false;
     else if (auto v = r.value("--shrink-time")) opts.shrink_opts.max_seconds = toSeconds("--shrink-time", *v);
     else if (r.flag("--json")) json = true;
+    else if (r.flag("--quiet")) quiet = true;
     else if (r.archOption(opts.gen.arch)) {
     } else r.unknown();
   }
@@ -173,7 +175,7 @@ int runFuzzAllocator(const Args& all) {
 
   ExternalCommandSubject subject(command, process);
   const std::string cmd = commandText(command);
-  const bool tty = isatty(2);
+  const bool tty = isatty(2) && !quiet;
   if (tty)
     opts.progress = [](const CampaignProgress& p) {
       std::fprintf(stderr, "\r%s%s", fuzzProgressLine(p).c_str(), p.done ? "\n" : "   ");

@@ -5,6 +5,7 @@
 
 #include "ir/hash.h"
 #include "ir/interp.h"
+#include "tools/progress_line.h"
 #include "tools/args.h"
 #include "tools/load.h"
 #include "tools/output_dump.h"
@@ -13,7 +14,7 @@
 namespace allocsim::cli {
 
 static const char kInterpHelp[] =
-    "usage: allocsim interp PROGRAM [--seed S] [--dump] [--json]\n"
+    "usage: allocsim interp PROGRAM [--seed S] [--dump] [--json] [--quiet]\n"
     "\n"
     "Checks PROGRAM and runs it on the reference interpreter (every tensor in its own storage, bit-exact\n"
     "semantics of docs/format.md). Input tensors are filled from --seed. Prints, per output tensor, its\n"
@@ -22,6 +23,7 @@ static const char kInterpHelp[] =
     "  --seed S     seed of the input data (default 1)\n"
     "  --dump       print every output value\n"
     "  --json       print the result as JSON\n"
+    "  --quiet      no progress line (shown on a terminal once a run takes a second)\n"
     "\n"
     "exit codes: 0 ok, 2 bad input\n";
 
@@ -29,7 +31,7 @@ int runInterp(const Args& args) {
   ArgReader r(args);
   std::string in;
   uint64_t seed = 1;
-  bool dump = false, json = false;
+  bool dump = false, json = false, quiet = false;
   while (!r.done()) {
     if (r.flag("--help") || r.flag("-h")) {
       std::fputs(kInterpHelp, stdout);
@@ -38,6 +40,7 @@ int runInterp(const Args& args) {
     if (auto v = r.value("--seed")) seed = ArgReader::toUint("--seed", *v, UINT64_MAX);
     else if (r.flag("--dump")) dump = true;
     else if (r.flag("--json")) json = true;
+    else if (r.flag("--quiet")) quiet = true;
     else if (auto p = r.positional(); p && in.empty()) in = *p;
     else r.unknown();
   }
@@ -48,9 +51,13 @@ int runInterp(const Args& args) {
   opts.input_seed = seed;
   opts.release_dead = true;  // only outputs are reported: memory follows the tensors in use
   InterpResult result;
+  ProgressLine progress("interp", ProgressLine::wanted(quiet));
+  opts.progress = progress.fn();
   try {
     result = interpret(*program, opts);
+    progress.erase();
   } catch (const InputError& e) {
+    progress.erase();
     std::fputs(e.format(in == "-" ? "<stdin>" : in).c_str(), stderr);
     return kExitBadInput;
   }

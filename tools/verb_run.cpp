@@ -13,6 +13,7 @@
 #include "ir/interp.h"
 #include "ir/physical_storage.h"
 #include "sim/simulate.h"
+#include "tools/progress_line.h"
 #include "tools/args.h"
 #include "tools/load.h"
 #include "tools/sim_report.h"
@@ -24,7 +25,7 @@ namespace allocsim::cli {
 
 static const char kRunHelp[] =
     "usage: allocsim run PROGRAM [-O N] [--compare O0,O2,...] [--timing FILE] [--seed S] [--poison-seed S]\n"
-    "                    [--top N] [--json] [--arch NAME] [--KEY VALUE]\n"
+    "                    [--top N] [--json] [--quiet] [--arch NAME] [--KEY VALUE]\n"
     "\n"
     "Allocates PROGRAM at -O N (default 2; a program whose tensors and registers are all placed is simulated\n"
     "as given unless -O is named), simulates it on the SystemC model of the core and prints total cycles,\n"
@@ -42,6 +43,7 @@ static const char kRunHelp[] =
     "  --poison-seed S     poison pattern of the physical storage (default 1)\n"
     "  --top N             stall pairs to list (default 5)\n"
     "  --json              print the statistics and the check as JSON\n"
+    "  --quiet             no progress line (shown on a terminal once a run takes a second)\n"
     "  --arch NAME, --KEY VALUE   machine preset or override (ir/arch.h)\n"
     "\n"
     "exit codes: 0 ok, 1 a check failed (the first bad instruction is named), 2 bad input or usage,\n"
@@ -53,7 +55,7 @@ struct RunArgs {
   std::string in, timing_file;
   std::vector<int> levels;  // --compare
   int optlevel = 2;
-  bool optlevel_given = false, json = false, arch_given = false, help = false;
+  bool optlevel_given = false, json = false, arch_given = false, help = false, quiet = false;
   uint64_t seed = 1, poison_seed = 1;
   size_t top = 5;
 };
@@ -93,6 +95,7 @@ RunArgs parseRunArgs(const Args& raw, Arch& arch) {
     else if (auto v = r.value("--poison-seed")) a.poison_seed = ArgReader::toUint("--poison-seed", *v, UINT64_MAX);
     else if (auto v = r.value("--top")) a.top = ArgReader::toUint("--top", *v, 1000);
     else if (r.flag("--json")) a.json = true;
+    else if (r.flag("--quiet")) a.quiet = true;
     else if (r.archOption(arch)) a.arch_given = true;
     else if (auto p = r.positional(); p && a.in.empty()) a.in = *p;
     else r.unknown();
@@ -138,11 +141,16 @@ LevelRun simulateAllocated(Program allocated, const RunArgs& a, const sim::Timin
   so.input_seed = a.seed;
   so.poison_seed = a.poison_seed;
   so.timing = timing;
+  ProgressLine progress("run", ProgressLine::wanted(a.quiet));
+  so.progress = progress.fn();
   run.sim = sim::simulate(run.allocated, so);
   PhysicalStorage storage(run.allocated, a.poison_seed);
   InterpOptions io;
   io.input_seed = a.seed;
+  io.progress = progress.fn();
+  io.progress_phase = "checking against the interpreter";
   InterpResult ref = interpret(run.allocated, storage, io);
+  progress.erase();
   run.hashes = ref.reads.size();
   if (auto d = simulatorDisagreement(run.allocated, run.sim.exec, ref)) {
     run.failure = display + ": [simulator] " + *d + "\n";

@@ -2,6 +2,7 @@
 #include <cstdio>
 #include <string>
 
+#include "tools/progress_line.h"
 #include "tools/allocation_svg.h"
 #include "tools/args.h"
 #include "tools/load.h"
@@ -12,7 +13,7 @@
 namespace allocsim::cli {
 
 static const char kVerifyHelp[] =
-    "usage: allocsim verify ALLOCATED [--original PROG] [--seed S] [--poison-seed S] [--json] [--all] [--svg MAP.svg]\n"
+    "usage: allocsim verify ALLOCATED [--original PROG] [--seed S] [--poison-seed S] [--json] [--all] [--svg MAP.svg] [--quiet]\n"
     "\n"
     "Checks an allocated program (placements @pP+B, @bankN, @rN and inserted !spill / !reload / !copy\n"
     "instructions; docs/verification.md) with three oracles:\n"
@@ -28,6 +29,7 @@ static const char kVerifyHelp[] =
     "  --seed S          seed of the input data (default 1)\n"
     "  --poison-seed S   seed of the poison pattern (default: a new one each run, printed)\n"
     "  --json            print the report as JSON (every finding)\n"
+    "  --quiet           no progress line (shown on a terminal once a run takes a second)\n"
     "  --all             print every group of findings (default: the first 20; a group is one oracle's findings\n"
     "                    of one kind about the same tensors or instruction, shown as its first and a count)\n"
     "  --svg MAP.svg     also draw the allocation (allocsim show) with the first finding in red\n"
@@ -38,7 +40,7 @@ int runVerify(const Args& args) {
   ArgReader r(args);
   std::string in, original, svg;
   VerifyOptions opts;
-  bool json = false, all_groups = false;
+  bool json = false, all_groups = false, quiet = false;
   while (!r.done()) {
     if (r.flag("--help") || r.flag("-h")) {
       std::fputs(kVerifyHelp, stdout);
@@ -49,6 +51,7 @@ int runVerify(const Args& args) {
     else if (auto v = r.value("--poison-seed")) opts.poison_seed = ArgReader::toUint("--poison-seed", *v, UINT64_MAX);
     else if (r.flag("--json")) json = true;
     else if (r.flag("--all")) all_groups = true;
+    else if (r.flag("--quiet")) quiet = true;
     else if (auto v = r.value("--svg")) svg = *v;
     else if (auto p = r.positional(); p && in.empty()) in = *p;
     else r.unknown();
@@ -65,9 +68,13 @@ int runVerify(const Args& args) {
   }
   const std::string display = in == "-" ? "<stdin>" : in;
   VerifyReport report;
+  ProgressLine progress("verify", ProgressLine::wanted(quiet));
+  opts.progress = progress.fn();
   try {
     report = verifyAllocated(*program, opts);
+    progress.erase();
   } catch (const InputError& e) {
+    progress.erase();
     std::fputs(e.format(display).c_str(), stderr);
     return kExitBadInput;
   }

@@ -167,6 +167,8 @@ DynamicLiveness computeDynamicLiveness(const Program& program, const LivenessOpt
   io.observer = &walk;
   io.record_reads = false;
   io.release_dead = true;
+  io.progress = opts.progress;
+  io.progress_phase = opts.progress_phase;
   InterpResult run = interpret(p, io);
   return walk.finish(run.steps);
 }

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "ir/progress.h"
 #include "ir/program.h"
 #include "verify/live_intervals.h"
 
@@ -27,6 +28,8 @@ struct LivenessOptions {
   uint64_t max_tracking_bytes = uint64_t(1) << 30;
   // Track only tensors with a placement (the others cannot overlap anything); the rest get empty live sets.
   bool placed_only = false;
+  const ProgressFn* progress = nullptr;  // ir/progress.h
+  const char* progress_phase = "dynamic liveness";
 };
 
 struct RegisterCopy {

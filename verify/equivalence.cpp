@@ -83,9 +83,12 @@ class Checker {
   }
 
   std::vector<Finding> run() {
+    io_.progress = opts_.progress;
+    io_.progress_phase = "equivalence oracle: the reference";
     expected_ = interpret(ref_.program, io_);  // an InputError here: the program cannot run at all
     std::unique_ptr<Storage> storage = phys_();
     InterpResult found;
+    io_.progress_phase = "equivalence oracle: the allocated program";
     try {
       found = interpret(a_, *storage, io_);
     } catch (const InputError& e) {

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "ir/progress.h"
 #include "verify/finding.h"
 
 namespace allocsim {
@@ -19,6 +20,7 @@ struct EquivalenceOptions {
   // The unallocated input, when known: the recovered program must match it (verify/original_match.h; a
   // mismatch is the one finding) and the reference run executes it instead of the recovered program.
   const Program* original = nullptr;
+  const ProgressFn* progress = nullptr;  // ir/progress.h
 };
 
 // Empty = equivalent; otherwise one finding (kind "original-mismatch", "operand-mismatch", "output-mismatch", "trace-mismatch" or

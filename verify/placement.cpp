@@ -223,6 +223,8 @@ std::vector<Finding> checkPlacement(const Program& allocated, const PlacementOpt
   LivenessOptions lo;
   lo.max_steps = opts.max_steps;
   lo.placed_only = true;
+  lo.progress = opts.progress;
+  lo.progress_phase = "placement oracle";
   DynamicLiveness live = computeDynamicLiveness(p, lo);
   std::vector<Conflict> conflicts = findConflicts(p, live);
   if (conflicts.empty()) return out;

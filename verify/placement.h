@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "ir/progress.h"
 #include "ir/program.h"
 #include "verify/finding.h"
 
@@ -14,6 +15,7 @@ namespace allocsim {
 struct PlacementOptions {
   const Program* original = nullptr;  // when given, pinned tensors must keep the original's placement
   uint64_t max_steps = 50'000'000;
+  const ProgressFn* progress = nullptr;  // ir/progress.h
 };
 
 // Empty = placements are legal and no two simultaneously live items overlap. Static findings (kinds

@@ -404,6 +404,8 @@ std::optional<uint64_t> run(const Program& p, Walk& walk, const SymbolicOptions&
   io.observer = &walk;
   io.record_reads = false;
   io.release_dead = true;
+  io.progress = opts.progress;
+  io.progress_phase = "symbolic oracle";
   try {
     return interpret(p, io).steps;
   } catch (const StopWalk&) {

@@ -61,6 +61,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "ir/progress.h"
 #include "ir/program.h"
 #include "verify/finding.h"
 
@@ -68,6 +69,7 @@ namespace allocsim {
 
 struct SymbolicOptions {
   uint64_t max_steps = 50'000'000;
+  const ProgressFn* progress = nullptr;  // ir/progress.h
 };
 
 // Empty = every read found the value it expects. Unplaced SBUF/PSUM tensors and registers are reported

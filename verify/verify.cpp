@@ -46,11 +46,11 @@ VerifyReport verifyAllocated(const Program& allocated, const VerifyOptions& opts
   report.poison_seed = opts.poison_seed ? opts.poison_seed : clockPoisonSeed();
   report.against_original = opts.original != nullptr;
   timed(report, Oracle::Equivalence, [&] {
-    return checkEquivalence(allocated, EquivalenceOptions{opts.input_seed, report.poison_seed, opts.max_steps, opts.original});
+    return checkEquivalence(allocated, EquivalenceOptions{opts.input_seed, report.poison_seed, opts.max_steps, opts.original, opts.progress});
   });
-  timed(report, Oracle::Symbolic, [&] { return checkSymbolic(allocated, SymbolicOptions{opts.max_steps}); });
+  timed(report, Oracle::Symbolic, [&] { return checkSymbolic(allocated, SymbolicOptions{opts.max_steps, opts.progress}); });
   timed(report, Oracle::Placement,
-        [&] { return checkPlacement(allocated, PlacementOptions{opts.original, opts.max_steps}); });
+        [&] { return checkPlacement(allocated, PlacementOptions{opts.original, opts.max_steps, opts.progress}); });
   return report;
 }
 

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "ir/progress.h"
 #include "ir/program.h"
 #include "verify/finding.h"
 
@@ -19,6 +20,7 @@ struct VerifyOptions {
   // Without it the reference is recovered from the allocated program alone (VerifyReport::reference says so).
   const Program* original = nullptr;
   uint64_t max_steps = 50'000'000;
+  const ProgressFn* progress = nullptr;  // each oracle's run, as ir/progress.h says
 };
 
 struct OracleRun {

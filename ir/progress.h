@@ -1,0 +1,15 @@
+// Progress of a long run (issue 12 item 4), for a front end to show: the executors call it every kProgressSteps
+// steps with what they are doing and how far they are. Nothing here prints; tools/progress_line.h does.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+
+namespace allocsim {
+
+// `phase`: what runs ("interpreting", "simulating", "equivalence oracle: allocated", ...); `done`: its steps so far.
+using ProgressFn = std::function<void(const char* phase, uint64_t done)>;
+
+inline constexpr uint64_t kProgressSteps = uint64_t(1) << 16;
+
+}  // namespace allocsim

@@ -1,0 +1,115 @@
+// Progress of long runs (issue 12 item 4): the executors report every kProgressSteps steps with what they do, and
+// the command line's progress line shows it only after a second, at most five times a second, and erases itself.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "ir/interp.h"
+#include "ir/parse.h"
+#include "sim/simulate.h"
+#include "tests/cli_run.h"
+#include "tools/progress_line.h"
+#include "verify/verify.h"
+
+namespace allocsim {
+namespace {
+
+// 150,000 loop iterations of one addi: 300,001 steps (each iteration is a step, as its body instruction is).
+const char kLongProgram[] =
+    "arch tiny\n"
+    "reg i\nreg x\n"
+    "dram out [1, 1] u32 output\n"
+    "sbuf t [1, 1] u32 @p0+0\n"
+    "li x, 0\n"
+    "loop i = 0, 150000, 1 {\n"
+    "  addi x, x, 3\n"
+    "}\n"
+    "memset t, 7\n"
+    "dma out, t\n";
+
+struct Seen {
+  std::vector<std::pair<std::string, uint64_t>> calls;
+  ProgressFn fn = [this](const char* phase, uint64_t done) { calls.emplace_back(phase, done); };
+};
+
+TEST(Progress, TheInterpreterReportsEveryBlockOfSteps) {
+  Program p = parseProgram(kLongProgram);
+  Seen seen;
+  InterpOptions o;
+  o.progress = &seen.fn;
+  InterpResult r = interpret(p, o);
+  ASSERT_EQ(r.steps, 1u + 2u * 150000u + 2u);
+  ASSERT_EQ(seen.calls.size(), r.steps / kProgressSteps);  // 4: at 65,536, 131,072, 196,608 and 262,144 steps
+  for (size_t i = 0; i < seen.calls.size(); ++i) {
+    EXPECT_EQ(seen.calls[i].first, "interpreting");
+    EXPECT_EQ(seen.calls[i].second, (i + 1) * kProgressSteps);
+  }
+}
+
+TEST(Progress, VerifyNamesEachOracleAndTheSimulatorReportsToo) {
+  Program p = parseProgram(kLongProgram);
+  for (Register& r : p.registers) r.phys = uint32_t(&r - p.registers.data());
+  Seen seen;
+  VerifyOptions vo;
+  vo.progress = &seen.fn;
+  vo.poison_seed = 1;
+  VerifyReport report = verifyAllocated(p, vo);
+  EXPECT_TRUE(report.ok());
+  std::vector<std::string> phases;
+  for (const auto& [phase, done] : seen.calls)
+    if (phases.empty() || phases.back() != phase) phases.push_back(phase);
+  EXPECT_EQ(phases, (std::vector<std::string>{"equivalence oracle: the reference",
+                                                "equivalence oracle: the allocated program", "symbolic oracle",
+                                                "placement oracle"}));
+  Seen sim_seen;
+  sim::SimOptions so;
+  so.progress = &sim_seen.fn;
+  sim::SimResult s = sim::simulate(p, so);
+  EXPECT_EQ(sim_seen.calls.size(), s.exec.steps / kProgressSteps);
+  for (const auto& [phase, done] : sim_seen.calls) EXPECT_EQ(phase, "simulating");
+}
+
+TEST(Progress, TheLineWaitsASecondThenAFifthAndErasesItself) {
+  std::FILE* f = std::tmpfile();
+  ASSERT_NE(f, nullptr);
+  double now = 0;
+  {
+    cli::ProgressLine line("verify", true, f, [&] { return now; });
+    ASSERT_NE(line.fn(), nullptr);
+    now = 0.9;
+    line.report("symbolic oracle", 65536);  // not yet: under a second
+    now = 1.0;
+    line.report("symbolic oracle", 1234567);
+    now = 1.1;
+    line.report("symbolic oracle", 1300000);  // too soon after the last
+    now = 1.25;
+    line.report("placement oracle", 65536);
+  }  // erased here
+  std::rewind(f);
+  std::string text;
+  char buf[512];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) text.append(buf, n);
+  std::fclose(f);
+  EXPECT_EQ(text,
+            "\r\033[Kallocsim verify: symbolic oracle: 1,234,567 steps (1.0 s)"
+            "\r\033[Kallocsim verify: placement oracle: 65,536 steps (1.2 s)"
+            "\r\033[K");
+  cli::ProgressLine off("verify", false);
+  EXPECT_EQ(off.fn(), nullptr);
+}
+
+// Not a terminal here, so no line either way: what is checked is that every verb with a long run takes --quiet.
+TEST(Progress, LongRunningVerbsTakeQuiet) {
+  EXPECT_EQ(allocsim("verify corpus/allocated/spill_reload.nki.txt --quiet", "2>&1 >/dev/null").exit_code, 0);
+  EXPECT_EQ(allocsim("interp corpus/kernels/looped_add_tiny.nki.txt --quiet").exit_code, 0);
+  EXPECT_EQ(allocsim("run corpus/kernels/looped_add_tiny.nki.txt --quiet").exit_code, 0);
+  CliRun alloc = allocsim("alloc corpus/kernels/looped_add_tiny.nki.txt -O2 --verify --quiet", "2>&1 >/dev/null");
+  EXPECT_EQ(alloc.exit_code, 0) << alloc.out;
+  EXPECT_EQ(allocsim("fuzz-allocator --runs 1 --no-kernels --quiet -- /bin/false", "2>&1 >/dev/null").exit_code, 1);
+}
+
+}  // namespace
+}  // namespace allocsim
