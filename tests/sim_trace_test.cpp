@@ -140,6 +140,25 @@ TEST(SimTrace, StandardOutputIsTheReportOnly) {
   EXPECT_NE(r.out.find("I703"), std::string::npos) << r.out;  // still shown, on standard error
 }
 
+// With a VCD the engines wait for an instruction's start and then its latency (so *_busy rises at the start);
+// without one they wait once, to the end (sim/core.h). Both must give the same cycles and stalls.
+TEST(SimTrace, AVcdDoesNotChangeTheCycles) {
+  for (const char* kernel : {kKernel, "corpus/kernels/attention_block_tiny.nki.txt",
+                             "corpus/kernels/transpose_identity_tiny.nki.txt"}) {
+    const std::string vcd_path = testing::TempDir() + "sim_trace_same_cycles.vcd";
+    CliRun traced = allocsim(std::string("trace ") + kernel + " -O2 --vcd " + vcd_path, "2>/dev/null");
+    CliRun plain = allocsim(std::string("run ") + kernel + " -O2", "2>/dev/null");
+    ASSERT_EQ(traced.exit_code, 0) << traced.out;
+    ASSERT_EQ(plain.exit_code, 0) << plain.out;
+    auto cyclesLine = [](const std::string& out) {
+      const size_t at = out.find("cycles: ");
+      return at == std::string::npos ? std::string() : out.substr(at, out.find('\n', at) - at);
+    };
+    EXPECT_FALSE(cyclesLine(plain.out).empty()) << plain.out;
+    EXPECT_EQ(cyclesLine(traced.out), cyclesLine(plain.out)) << kernel;
+  }
+}
+
 TEST(SimTrace, NeedsAnOutput) {
   EXPECT_EQ(allocsim(std::string("trace ") + kKernel).exit_code, 2);
 }
