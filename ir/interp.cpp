@@ -1,6 +1,7 @@
 #include "ir/interp.h"
 
 #include <algorithm>
+#include <new>
 #include <memory>
 #include <span>
 #include <string>
@@ -113,15 +114,33 @@ class Executor {
         continue;
       }
       step(inst);
-      OperandHasher h;
-      access_ = {};
-      execute(inst, loop, h);
-      if (o_.record_reads) result_.reads.push_back({inst.id, h.digest()});
-      if (o_.observer) {
-        access_.operand_hash = h.digest();
-        o_.observer->onExecute(inst, result_.steps, access_);
+      try {
+        OperandHasher h;
+        access_ = {};
+        execute(inst, loop, h);
+        if (o_.record_reads) result_.reads.push_back({inst.id, h.digest()});
+        if (o_.observer) {
+          access_.operand_hash = h.digest();
+          o_.observer->onExecute(inst, result_.steps, access_);
+        }
+      } catch (const std::bad_alloc&) {
+        throw outOfMemory(inst);
       }
     }
+  }
+
+  // What ran out of memory (issue 12 item 5): the step, the instruction (its location) and the tensors it names.
+  InputError outOfMemory(const Instruction& inst) const {
+    std::string tensors;
+    for (const AccessPattern* ap : {&inst.dst, &inst.a, &inst.b, &inst.scalar.ap}) {
+      if (ap->tensor >= p_.tensors.size()) continue;
+      const std::string name = "'" + p_.tensors[ap->tensor].name + "'";
+      if (tensors.find(name) != std::string::npos) continue;
+      tensors += (tensors.empty() ? "" : ", ") + name;
+    }
+    return InputError(inst.loc, "out of memory at step " + std::to_string(result_.steps) + ", executing " +
+                                    opName(inst.op) + (tensors.empty() ? "" : " on " + tensors) +
+                                    ": the tensors in use need more memory than this machine can give");
   }
 
   void runLoop(const Instruction& inst) {

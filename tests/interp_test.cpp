@@ -594,3 +594,46 @@ TEST(InterpRobustness, MutatedProgramsRunOrRaiseInputError) {
 
 }  // namespace
 }  // namespace allocsim
+
+namespace allocsim {
+namespace {
+
+// Storage that cannot give memory for one tensor: the run must stop with a located input error naming the step and
+// the tensors of the instruction, not a bare "out of memory" (issue 12 item 5).
+class NoRoomFor : public PrivateStorage {
+ public:
+  NoRoomFor(const Program& p, TensorId t) : PrivateStorage(p), t_(t) {}
+  uint8_t* row(TensorId t, uint32_t partition) override {
+    if (t == t_) throw std::bad_alloc();
+    return PrivateStorage::row(t, partition);
+  }
+
+ private:
+  TensorId t_;
+};
+
+TEST(Interp, OutOfMemoryNamesTheStepInstructionAndTensors) {
+  Program p = parseProgram(
+      "arch tiny\n"
+      "dram x [8, 16] f32 input\n"
+      "sbuf a [8, 16] f32\n"
+      "sbuf big [8, 16] f32\n"
+      "dram y [8, 16] f32 output\n"
+      "dma a, x\n"
+      "act big, a, exp\n"
+      "dma y, big\n");
+  NoRoomFor storage(p, p.findTensor("big"));
+  try {
+    interpret(p, storage, InterpOptions{});
+    FAIL() << "expected an input error";
+  } catch (const InputError& e) {
+    ASSERT_EQ(e.diagnostics().size(), 1u);
+    EXPECT_EQ(e.diagnostics()[0].loc.line, 7u);  // the act
+    EXPECT_EQ(e.diagnostics()[0].message,
+              "out of memory at step 2, executing act on 'big', 'a': the tensors in use need more memory than this "
+              "machine can give");
+  }
+}
+
+}  // namespace
+}  // namespace allocsim
