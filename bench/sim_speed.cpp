@@ -7,12 +7,15 @@
 //   BM_MillionInstructions   a 1,000,000-instruction run (operand hashes not kept), with the process's peak RSS
 //                            before and after: memory is bounded by the machine, not by the program's length.
 //
-// The program: `allocsim gen` (seeded) on the tiny machine, wrapped in a loop so one run executes many
-// instructions, allocated at -O2.
+// The program: bench/data/sim_speed.nki.txt, a generated program (`allocsim gen`, seeded, tiny machine) wrapped
+// in a loop of 200 iterations and allocated at -O2, kept as a file so that the figures of two commits are measured
+// on the same program (generating it anew followed every change of the generator and the allocators).
+// `sim_speed --print-generated` writes it again from today's generator and allocator.
 #include <benchmark/benchmark.h>
 #include <sys/resource.h>
 
 #include <cstdio>
+#include <stdexcept>
 #include <string>
 
 #include "alloc/alloc_error.h"
@@ -20,6 +23,8 @@
 #include "gen/choices.h"
 #include "gen/generate.h"
 #include "ir/interp.h"
+#include "ir/parse.h"
+#include "ir/print.h"
 #include "sim/bare.h"
 #include "sim/simulate.h"
 
@@ -60,8 +65,26 @@ Program benchProgram(uint32_t iterations) {
   }
 }
 
+// The committed program with its outer loop (the one benchProgram wraps around the body) run `iterations` times.
+Program withIterations(Program p, uint32_t iterations) {
+  if (p.body.size() != 1 || p.body[0].op != Op::Loop) throw std::runtime_error("sim_speed: the program is not one loop");
+  p.body[0].hi = iterations;
+  return p;
+}
+
 const Program& program() {
-  static const Program p = benchProgram(200);
+  static const Program p = [] {
+    const std::string path = std::string(ALLOCSIM_SOURCE_DIR) + "/bench/data/sim_speed.nki.txt";
+    std::FILE* f = std::fopen(path.c_str(), "rb");
+    if (!f) throw std::runtime_error("sim_speed: cannot read " + path);
+    std::string text;
+    char buf[65536];
+    for (size_t n; (n = std::fread(buf, 1, sizeof buf, f)) > 0;) text.append(buf, n);
+    std::fclose(f);
+    Program q = parseProgram(text);
+    sim::simulate(q);  // checked once (the timed runs skip the interpreter's pre-check)
+    return q;
+  }();
   return p;
 }
 
@@ -110,7 +133,7 @@ long peakRssKiB() {
 void BM_MillionInstructions(benchmark::State& state) {
   const Program& small = program();
   uint64_t per_iteration = sim::simulate(small).exec.steps / 200;
-  static const Program big = benchProgram(uint32_t(1'000'000 / per_iteration + 1));
+  static const Program big = withIterations(small, uint32_t(1'000'000 / per_iteration + 1));
   sim::SimOptions o;
   o.record_reads = false;
   o.prevalidate = false;
@@ -148,6 +171,10 @@ BENCHMARK(allocsim::BM_MillionInstructions)->Unit(benchmark::kMillisecond)->Iter
 int main(int argc, char** argv) {
   // `sim_speed --profile full|bare|interp N`: N runs of one model and nothing else, for a profiler
   // (valgrind --tool=cachegrind, perf): the difference between two N is the cost of the runs alone.
+  if (argc == 2 && std::string(argv[1]) == "--print-generated") {
+    std::fputs(allocsim::printProgram(allocsim::benchProgram(200)).c_str(), stdout);
+    return 0;
+  }
   if (argc == 4 && std::string(argv[1]) == "--profile") {
     const std::string what = argv[2];
     const long n = std::stol(argv[3]);
