@@ -107,8 +107,9 @@ TEST_P(NkiSample, AllocatesAtEveryColoringLevelPassesTheOraclesAndSimulates) {
     }
     expectOraclesPass(source, r.program, what, uint64_t(level) + 3);
     expectSimulatorMatchesInterpreter(r.program, uint64_t(level) + 11);
-    // O1 runs one SBUF heuristic and no packing (alloc/driver.cpp effortFor): on the tiny attention kernels, whose
-    // [P,1] statistics tiles fragment SBUF, it reaches 1.2x the bound (docs/quality.md, "NKI sample kernels").
+    // O1 runs one SBUF heuristic and no packing (alloc/driver.cpp effortFor): on attention_fwd_v2 and sd_attention
+    // (gen2 and tiny), whose [P,1] statistics tiles fragment SBUF, it reaches 1.17x to 1.25x the bound
+    // (docs/quality.md, "NKI sample kernels").
     // The 1.05x requirement holds at the levels that sweep heuristics and pack: O2, O3 and O6.
     const MemoryUse use = memoryUse(r.program);
     if (use.spilled_tensors == 0 && level != 1) {
