@@ -13,10 +13,16 @@ namespace allocsim {
 
 class OperandHasher {
  public:
-  void u64(uint64_t v) { state_ = step(state_, v); }
+  // An off hasher takes nothing in (its digest stays the empty one): for runs whose digests nobody reads, which
+  // would otherwise hash every byte they touch for nothing.
+  explicit OperandHasher(bool on = true) : on_(on) {}
+  void u64(uint64_t v) {
+    if (on_) state_ = step(state_, v);
+  }
   // The bytes and their length; a tail shorter than 8 bytes is zero-padded (the length tells it apart). Four
   // lanes hash interleaved words so that the multiplies overlap; they are folded into the state in order.
   void bytes(const uint8_t* p, size_t n) {
+    if (!on_) return;
     u64(n);
     size_t i = 0;
     if (n >= 32) {
@@ -57,6 +63,7 @@ class OperandHasher {
     h = (h ^ w) * 0x9e3779b97f4a7c15ULL;
     return h ^ (h >> 29);
   }
+  bool on_;
   uint64_t state_ = 0x6a09e667f3bcc908ULL;
 };
 

@@ -43,9 +43,9 @@ class Executor {
   };
 
   // One instruction, with its writes kept in `defer` when given (InstructionStepper), applied otherwise.
-  uint64_t stepOne(const Instruction& inst, const LoopPosition* loop, PendingWrites* defer) {
+  uint64_t stepOne(const Instruction& inst, const LoopPosition* loop, PendingWrites* defer, bool hash) {
     defer_ = defer;
-    OperandHasher h;
+    OperandHasher h(hash);
     execute(inst, loop, h);
     defer_ = nullptr;
     return h.digest();
@@ -115,7 +115,7 @@ class Executor {
       }
       step(inst);
       try {
-        OperandHasher h;
+        OperandHasher h(o_.record_reads || o_.observer);  // nobody reads the digest otherwise
         access_ = {};
         execute(inst, loop, h);
         if (o_.record_reads) result_.reads.push_back({inst.id, h.digest()});
@@ -496,15 +496,15 @@ InstructionStepper::InstructionStepper(const Program& p, Storage& s, uint64_t ma
     : impl_(std::make_unique<Impl>(p, s, max_view_bytes)) {}
 InstructionStepper::~InstructionStepper() = default;
 
-uint64_t InstructionStepper::begin(const Instruction& inst, bool first, bool last, PendingWrites& out) {
+uint64_t InstructionStepper::begin(const Instruction& inst, bool first, bool last, PendingWrites& out, bool hash) {
   out.clear();
   Executor::LoopPosition pos{first, last};
-  return impl_->executor.stepOne(inst, &pos, &out);
+  return impl_->executor.stepOne(inst, &pos, &out, hash);
 }
 
-uint64_t InstructionStepper::step(const Instruction& inst, bool first, bool last) {
+uint64_t InstructionStepper::step(const Instruction& inst, bool first, bool last, bool hash) {
   Executor::LoopPosition pos{first, last};
-  return impl_->executor.stepOne(inst, &pos, nullptr);
+  return impl_->executor.stepOne(inst, &pos, nullptr, hash);
 }
 
 void PendingWrites::commit(Storage& s) const {

@@ -117,9 +117,10 @@ class InstructionStepper {
   InstructionStepper(const InstructionStepper&) = delete;
   InstructionStepper& operator=(const InstructionStepper&) = delete;
   // first / last: the iteration of the innermost enclosing loop (both true outside loops), for start@first etc.
-  uint64_t begin(const Instruction& inst, bool first, bool last, PendingWrites& out);
+  // hash: compute the operand hash (false: the result is the empty digest, for a caller that does not read it).
+  uint64_t begin(const Instruction& inst, bool first, bool last, PendingWrites& out, bool hash = true);
   // The same with the writes applied at once, as interpret() does (reads all sources, then writes).
-  uint64_t step(const Instruction& inst, bool first, bool last);
+  uint64_t step(const Instruction& inst, bool first, bool last, bool hash = true);
 
  private:
   struct Impl;

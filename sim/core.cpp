@@ -212,7 +212,7 @@ void Core::startRecord(uint32_t slot) {
                              differs);
     result_.stats.addSelfOverlap(r.inst, differs);
   } else {
-    hash = stepper_->begin(*r.inst, r.first, r.last, r.writes);
+    hash = stepper_->begin(*r.inst, r.first, r.last, r.writes, o_->record_reads);
   }
   snap_->snapshot = nullptr;
   if (o_->record_reads) result_.exec.reads[r.read_index].hash = hash;
@@ -222,7 +222,7 @@ void Core::executeRecord(uint32_t slot) {
   Record& r = records_[slot];
   r.writes.clear();
   snap_->snapshot = &r.regs;
-  const uint64_t hash = stepper_->step(*r.inst, r.first, r.last);
+  const uint64_t hash = stepper_->step(*r.inst, r.first, r.last, o_->record_reads);
   snap_->snapshot = nullptr;
   if (o_->record_reads) result_.exec.reads[r.read_index].hash = hash;
 }
@@ -348,7 +348,7 @@ void Core::readRegistersAtDispatch(const Instruction& inst, Record& rec) {
 }
 
 void Core::enterOperands(const Instruction& inst, uint32_t slot, Record& rec) {
-  OperandHasher unused;  // the hash is taken when the engine reads (startRecord)
+  OperandHasher unused(false);  // the hash is taken when the engine reads (startRecord)
   auto view = [&](const AccessPattern& ap) { return resolveView(*p_, *phys_, ap, max_view_bytes_, unused); };
   auto enter = [&](const Footprint& fp, bool write) { board_.access(fp, write, slot, rec.seq, &inst, true, rec.deps); };
   auto read = [&](const ResolvedView& v) { enter(viewFootprint(*layout_, v), false); };
