@@ -54,7 +54,6 @@ OperandEffects operandEffects(const Program& p, const Instruction& inst) {
   switch (inst.op) {
     case Op::Dma:
     case Op::Copy:
-    case Op::Act:
     case Op::Reduce:
       c.replace(inst.dst, [&] { c.read(inst.a); });
       break;
@@ -64,11 +63,14 @@ OperandEffects operandEffects(const Program& p, const Instruction& inst) {
         c.read(inst.b);
       });
       break;
+    case Op::Act:  // its scale and bias, when given, are operands like ts's scalar
     case Op::TS:
       c.replace(inst.dst, [&] {
         c.read(inst.a);
-        if (inst.scalar.kind == ScalarOperand::Kind::Tensor) c.read(inst.scalar.ap);
-        if (inst.scalar.kind == ScalarOperand::Kind::Reg) c.readReg(inst.scalar.reg);
+        for (const ScalarOperand* s : scalarOperands(inst)) {
+          if (s->kind == ScalarOperand::Kind::Tensor) c.read(s->ap);
+          if (s->kind == ScalarOperand::Kind::Reg) c.readReg(s->reg);
+        }
       });
       break;
     case Op::Memset:
@@ -120,7 +122,6 @@ OperandViews operandViews(const Instruction& inst) {
   switch (inst.op) {
     case Op::Dma:
     case Op::Copy:
-    case Op::Act:
     case Op::Reduce:
       v.reads = {&inst.a};
       v.write = &inst.dst;
@@ -129,9 +130,11 @@ OperandViews operandViews(const Instruction& inst) {
       v.reads = {&inst.a, &inst.b};
       v.write = &inst.dst;
       break;
+    case Op::Act:
     case Op::TS:
       v.reads = {&inst.a};
-      if (inst.scalar.kind == ScalarOperand::Kind::Tensor) v.reads.push_back(&inst.scalar.ap);
+      for (const ScalarOperand* s : scalarOperands(inst))
+        if (s->kind == ScalarOperand::Kind::Tensor) v.reads.push_back(&s->ap);
       v.write = &inst.dst;
       break;
     case Op::Memset:

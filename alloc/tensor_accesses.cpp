@@ -10,6 +10,8 @@ const AccessPattern& operandOf(const Instruction& inst, Operand o) {
     case Operand::A: return inst.a;
     case Operand::B: return inst.b;
     case Operand::Scalar: return inst.scalar.ap;
+    case Operand::Scale: return inst.scale.ap;
+    case Operand::Bias: return inst.bias.ap;
   }
   return inst.dst;
 }
@@ -27,10 +29,14 @@ std::vector<TensorAccess> tensorAccesses(const Program& p, const Instruction& in
   switch (inst.op) {
     case Op::Dma:
     case Op::Copy:
-    case Op::Act:
     case Op::Reduce:
     case Op::RegLoad:
       add(Operand::A, true, false);
+      break;
+    case Op::Act:
+      add(Operand::A, true, false);
+      if (inst.scale.kind == ScalarOperand::Kind::Tensor) add(Operand::Scale, true, false);
+      if (inst.bias.kind == ScalarOperand::Kind::Tensor) add(Operand::Bias, true, false);
       break;
     case Op::TT:
     case Op::Matmul:

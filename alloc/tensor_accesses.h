@@ -11,7 +11,7 @@
 
 namespace allocsim {
 
-enum class Operand : uint8_t { Dst, A, B, Scalar };
+enum class Operand : uint8_t { Dst, A, B, Scalar, Scale, Bias };  // Scale, Bias: act's (docs/format.md)
 
 struct TensorAccess {
   Operand operand = Operand::Dst;

@@ -51,8 +51,10 @@ class Intervals {
           for (const IndexTerm& t : ix->terms) reg(t.reg);
       };
       view(inst.dst), view(inst.a), view(inst.b);
-      if (inst.op == Op::TS && inst.scalar.kind == ScalarOperand::Kind::Tensor) view(inst.scalar.ap);
-      if (inst.op == Op::TS && inst.scalar.kind == ScalarOperand::Kind::Reg) reg(inst.scalar.reg);
+      for (const ScalarOperand* sc : scalarOperands(inst)) {  // ts's scalar, act's scale and bias
+        if (sc->kind == ScalarOperand::Kind::Tensor) view(sc->ap);
+        if (sc->kind == ScalarOperand::Kind::Reg) reg(sc->reg);
+      }
       reg(inst.rd), reg(inst.rs), reg(inst.rt);
       if (inst.op == Op::Loop) walk(inst.body, index, lf, ll);
     }

@@ -120,6 +120,16 @@ void Generator::syncReg(RegId r) {
   indexable_.set(r, s.defined && s.known && !wide);
 }
 
+// A scalar operand with only the fields its kind uses, as the parser makes it.
+static ScalarOperand canonicalScalar(const ScalarOperand& in) {
+  ScalarOperand out;
+  out.kind = in.kind;
+  if (in.kind == ScalarOperand::Kind::Imm) out.imm = in.imm;
+  if (in.kind == ScalarOperand::Kind::Reg) out.reg = in.reg;
+  if (in.kind == ScalarOperand::Kind::Tensor) out.ap = in.ap;
+  return out;
+}
+
 // Only the fields an opcode uses survive, so a generated program equals its printed-and-parsed form.
 static Instruction canonical(Instruction in) {
   Instruction out;
@@ -139,6 +149,8 @@ static Instruction canonical(Instruction in) {
       out.dst = in.dst;
       out.a = in.a;
       out.func = in.func;
+      out.scale = canonicalScalar(in.scale);
+      out.bias = canonicalScalar(in.bias);
       break;
     case Op::TT:
       out.b = in.b;
@@ -152,10 +164,7 @@ static Instruction canonical(Instruction in) {
       out.dst = in.dst;
       out.a = in.a;
       out.alu = in.alu;
-      out.scalar.kind = in.scalar.kind;
-      if (in.scalar.kind == ScalarOperand::Kind::Imm) out.scalar.imm = in.scalar.imm;
-      if (in.scalar.kind == ScalarOperand::Kind::Reg) out.scalar.reg = in.scalar.reg;
-      if (in.scalar.kind == ScalarOperand::Kind::Tensor) out.scalar.ap = in.scalar.ap;
+      out.scalar = canonicalScalar(in.scalar);
       break;
     case Op::Memset:
       out.dst = in.dst;

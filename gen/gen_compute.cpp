@@ -112,8 +112,27 @@ void Generator::elementwiseStatement() {
                                      ActFunc::Silu,     ActFunc::Gelu,    ActFunc::Sqrt, ActFunc::Rsqrt,
                                      ActFunc::Reciprocal};
     func = fl ? kFloat[c_.below(std::size(kFloat))] : kInt[c_.below(5)];
-    if (func == ActFunc::Exp && magOf(a) > 20) func = ActFunc::Tanh;
   }
+  // act with scale and bias (func(x * scale + bias), float sources only): an immediate scale, a bias that is a
+  // [P, 1] column (made below, like ts's scalar column) or an immediate.
+  ScalarOperand scale = ScalarOperand::absent(), bias = ScalarOperand::absent();
+  bool biasColumn = false;
+  double actIn = op == Op::Act ? magOf(a) : 0;  // |x * scale + bias|, bounded
+  if (op == Op::Act && fl && yes(35)) {
+    if (yes(70)) {
+      static const double kScales[] = {0.5, -1.0, 2.0, 0.125, 1.5, -0.25};
+      scale.kind = ScalarOperand::Kind::Imm;
+      scale.imm = floatImm(kScales[c_.below(std::size(kScales))]);
+      actIn *= std::fabs(scale.imm.f);
+    }
+    if (scale.kind == ScalarOperand::Kind::None || yes(60)) {
+      biasColumn = yes(60);
+      bias.kind = ScalarOperand::Kind::Imm;
+      bias.imm = floatImm(0.75);
+      actIn += 0.75;  // a bias column is filled below with values of at most this size
+    }
+  }
+  if (func == ActFunc::Exp && actIn > 20) func = ActFunc::Tanh;
   AluOp alu = AluOp::Add;
   if (op == Op::TT || op == Op::TS) {
     // add sub mul max min (any type), the integer-only and or xor shl shr, div (any type).
@@ -152,6 +171,12 @@ void Generator::elementwiseStatement() {
   ScalarOperand scalar;
   double smag = 1;
   std::optional<AccessPattern> column;
+  if (biasColumn) {
+    column = scalarColumn(adt, parts, {a});
+    // Only a column whose values are known small (a memset, or a reduction of a small tensor) keeps the bound.
+    if (column && magOf(column->tensor) <= 0.75) bias.kind = ScalarOperand::Kind::Tensor;
+    else column.reset();
+  }
   if (op == Op::TS) {
     const bool shift = alu == AluOp::Shl || alu == AluOp::Shr;
     std::optional<RegId> reg = readableReg(32, false);
@@ -208,17 +233,21 @@ void Generator::elementwiseStatement() {
     rb = rd;
     vb = vd;
   }
-  if (column && column->tensor == d) {
-    scalar.kind = ScalarOperand::Kind::Imm;
-    scalar.imm = fl ? floatImm(1.0) : intImm(1);
+  // A column operand that became the destination, or that cannot follow the pieces, turns into an immediate.
+  // (act's bias keeps the immediate it was given; ts's scalar gets 1 here and keeps 0 in the piece-by-piece case.)
+  auto dropColumn = [&](bool one) {
+    if (op == Op::Act) bias.kind = ScalarOperand::Kind::Imm;
+    else scalar.kind = ScalarOperand::Kind::Imm;
+    if (one && op != Op::Act) scalar.imm = fl ? floatImm(1.0) : intImm(1);
     column.reset();
-  }
+  };
+  if (column && column->tensor == d) dropColumn(true);
 
   double mag = 0;
   switch (op) {
     case Op::Copy:
     case Op::Dma: mag = magOf(a); break;
-    case Op::Act: mag = actMag(func, magOf(a)); break;
+    case Op::Act: mag = actMag(func, actIn); break;
     case Op::TT: mag = aluMag(alu, magOf(a), magOf(b)); break;
     default: mag = aluMag(alu, magOf(a), smag);
   }
@@ -238,6 +267,9 @@ void Generator::elementwiseStatement() {
     i.func = func;
     i.alu = alu;
     i.scalar = scalar;
+    i.scale = scale;
+    i.bias = bias;
+    AccessPattern& columnView = op == Op::Act ? i.bias.ap : i.scalar.ap;
     if (column) {
       if (g) {
         // The column follows the piece's partitions.
@@ -247,10 +279,10 @@ void Generator::elementwiseStatement() {
         cg.count2 = 1;
         cg.step2 = 0;
         Rect rc{column->tensor, uint32_t(column->partition.constant), parts, uint32_t(column->offset.constant), 1};
-        if (column->partition.isConstant() && column->offset.isConstant()) i.scalar.ap = view(rc, cg);
-        else i.scalar.ap = *column;
+        if (column->partition.isConstant() && column->offset.isConstant()) columnView = view(rc, cg);
+        else columnView = *column;
       } else {
-        i.scalar.ap = *column;
+        columnView = *column;
       }
     }
     charge(uint64_t(dst.partitions) * dst.elementsPerPartition() * 4 * (second ? 3 : 2));
@@ -259,10 +291,7 @@ void Generator::elementwiseStatement() {
 
   if (pieces) {
     // A register-indexed column cannot follow the pieces: use it only for a whole-rectangle cover.
-    if (column && !(column->partition.isConstant() && column->offset.isConstant())) {
-      scalar.kind = ScalarOperand::Kind::Imm;
-      column.reset();
-    }
+    if (column && !(column->partition.isConstant() && column->offset.isConstant())) dropColumn(false);
     cover(parts, uint32_t(elems), [&](const Geo& g) {
       AccessPattern sb = b == kNone ? AccessPattern{} : view(rb, g);
       build(view(rd, g), view(ra, g), b == kNone ? nullptr : &sb, &g);

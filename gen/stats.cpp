@@ -14,14 +14,15 @@ void forEachView(const Instruction& i, const std::function<void(const AccessPatt
   switch (i.op) {
     case Op::Dma:
     case Op::Copy:
-    case Op::Act:
     case Op::Reduce: f(i.dst); f(i.a); return;
     case Op::Matmul:
     case Op::TT: f(i.dst); f(i.a); f(i.b); return;
+    case Op::Act:
     case Op::TS:
       f(i.dst);
       f(i.a);
-      if (i.scalar.kind == ScalarOperand::Kind::Tensor) f(i.scalar.ap);
+      for (const ScalarOperand* sc : scalarOperands(i))
+        if (sc->kind == ScalarOperand::Kind::Tensor) f(sc->ap);
       return;
     case Op::Memset:
     case Op::RegStore: f(i.dst); return;
@@ -34,7 +35,8 @@ void forEachView(const Instruction& i, const std::function<void(const AccessPatt
 void forEachRegister(const Instruction& i, const std::function<void(RegId)>& f) {
   for (RegId r : {i.rd, i.rs, i.rt})
     if (r != kNone) f(r);
-  if (i.op == Op::TS && i.scalar.kind == ScalarOperand::Kind::Reg) f(i.scalar.reg);
+  for (const ScalarOperand* sc : scalarOperands(i))
+    if (sc->kind == ScalarOperand::Kind::Reg) f(sc->reg);
   forEachView(i, [&](const AccessPattern& ap) {
     for (const Index* ix : {&ap.partition, &ap.offset})
       for (const IndexTerm& t : ix->terms) f(t.reg);
@@ -168,11 +170,13 @@ bool sameView(AccessPattern a, const AccessPattern& b) {
 std::vector<const AccessPattern*> sourceViews(const Instruction& i) {
   std::vector<const AccessPattern*> out;
   switch (i.op) {
-    case Op::Dma: case Op::Copy: case Op::Act: case Op::Reduce: case Op::RegLoad: out = {&i.a}; break;
+    case Op::Dma: case Op::Copy: case Op::Reduce: case Op::RegLoad: out = {&i.a}; break;
     case Op::TT: out = {&i.a, &i.b}; break;
+    case Op::Act:
     case Op::TS:
       out = {&i.a};
-      if (i.scalar.kind == ScalarOperand::Kind::Tensor) out.push_back(&i.scalar.ap);
+      for (const ScalarOperand* sc : scalarOperands(i))
+        if (sc->kind == ScalarOperand::Kind::Tensor) out.push_back(&sc->ap);
       break;
     case Op::Matmul: out = {&i.a, &i.b}; break;
     default: break;
@@ -274,9 +278,10 @@ std::vector<ShapeFeature> measureShape(const Program& p) {
   uint64_t multiRegViews = 0, tileViews = 0, regTileViews = 0;
   uint64_t ops[uint32_t(Op::Loop) + 1] = {};
   uint64_t funcs[uint32_t(ActFunc::Reciprocal) + 1] = {};
-  uint64_t divides = 0, convertingDmas = 0;
+  uint64_t divides = 0, convertingDmas = 0, actScaleBias = 0;
   forEachInstruction(p.body, [&](const Instruction& i) {
     convertingDmas += isConvertingDma(p, i);
+    actScaleBias += hasScaleOrBias(i);
     ++ops[uint32_t(i.op)];
     if (i.op == Op::Act) ++funcs[uint32_t(i.func)];
     divides += (i.op == Op::TT || i.op == Op::TS) && i.alu == AluOp::Div;
@@ -323,6 +328,7 @@ std::vector<ShapeFeature> measureShape(const Program& p) {
     count(std::string("act ") + actName(ActFunc(fn)), funcs[fn]);
   count("div (tt, ts)", divides);
   count("converting dma (f32 <-> bf16)", convertingDmas);
+  count("scale or bias on act", actScaleBias);
   for (uint32_t t = 0; t <= uint32_t(DType::U16); ++t)
     count(std::string("dtype ") + dtypeName(DType(t)) + " tensors", dtypes[t]);
 

@@ -25,8 +25,10 @@ void forEachReference(std::vector<Instruction>& body, FT&& onTensor, FR&& onRegi
     view(i.dst);
     view(i.a);
     view(i.b);
-    if (i.op == Op::TS && i.scalar.kind == ScalarOperand::Kind::Tensor) view(i.scalar.ap);
-    if (i.op == Op::TS && i.scalar.kind == ScalarOperand::Kind::Reg && i.scalar.reg != kNone) onRegister(i.scalar.reg);
+    for (ScalarOperand* sc : scalarOperands(i)) {  // ts's scalar, act's scale and bias
+      if (sc->kind == ScalarOperand::Kind::Tensor) view(sc->ap);
+      if (sc->kind == ScalarOperand::Kind::Reg && sc->reg != kNone) onRegister(sc->reg);
+    }
     for (RegId* r : {&i.rd, &i.rs, &i.rt})
       if (*r != kNone) onRegister(*r);
     if (i.op == Op::Loop) forEachReference(i.body, onTensor, onRegister);

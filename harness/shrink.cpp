@@ -71,7 +71,7 @@ std::optional<Program> reshaped(const Program& p, TensorId t, uint32_t partition
   std::vector<AccessPattern*> views;
   std::function<void(std::vector<Instruction>&)> walk = [&](std::vector<Instruction>& body) {
     for (Instruction& i : body) {
-      for (AccessPattern* ap : {&i.dst, &i.a, &i.b, &i.scalar.ap}) {
+      for (AccessPattern* ap : {&i.dst, &i.a, &i.b, &i.scalar.ap, &i.scale.ap, &i.bias.ap}) {
         if (ap->tensor != t) continue;
         ap->tile.reset();  // a reshaped tile array is a plain tensor; its tile views keep their row offsets
         if (isWhole(old, *ap)) views.push_back(ap);
@@ -224,7 +224,7 @@ class Shrinker {
     };
     std::function<void(std::vector<Instruction>&)> walk = [&](std::vector<Instruction>& body) {
       for (Instruction& i : body) {
-        for (AccessPattern* ap : {&i.dst, &i.a, &i.b, &i.scalar.ap}) {
+        for (AccessPattern* ap : {&i.dst, &i.a, &i.b, &i.scalar.ap, &i.scale.ap, &i.bias.ap}) {
           index(ap->partition), index(ap->offset);
           if (ap->tile) index(*ap->tile);  // the offset holds the tile's terms too: both lose r
         }
@@ -277,7 +277,7 @@ class Shrinker {
     };
     std::function<void(std::vector<Instruction>&)> walk = [&](std::vector<Instruction>& body) {
       for (Instruction& i : body) {
-        for (AccessPattern* ap : {&i.dst, &i.a, &i.b, &i.scalar.ap}) {
+        for (AccessPattern* ap : {&i.dst, &i.a, &i.b, &i.scalar.ap, &i.scale.ap, &i.bias.ap}) {
           index(ap->partition), index(ap->offset);
           if (ap->tile) index(*ap->tile);
         }
@@ -361,6 +361,10 @@ class Shrinker {
           return changed;
         }
         case 1:
+          if (hasScaleOrBias(i)) {  // act without its scale and bias first, then with the identity
+            i.scale.kind = i.bias.kind = ScalarOperand::Kind::None;
+            return true;
+          }
           if (i.op != Op::Act || i.func == ActFunc::Identity) return false;
           i.func = ActFunc::Identity;
           return true;

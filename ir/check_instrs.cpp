@@ -58,13 +58,16 @@ class InstrRules {
     switch (in_.op) {
       case Op::Dma:
       case Op::Copy:
-      case Op::Act:
       case Op::Reduce: return {&in_.dst, &in_.a};
       case Op::Matmul:
       case Op::TT: return {&in_.dst, &in_.a, &in_.b};
-      case Op::TS:
-        if (in_.scalar.kind == ScalarOperand::Kind::Tensor) return {&in_.dst, &in_.a, &in_.scalar.ap};
-        return {&in_.dst, &in_.a};
+      case Op::Act:
+      case Op::TS: {
+        std::vector<const AccessPattern*> out{&in_.dst, &in_.a};
+        for (const ScalarOperand* s : scalarOperands(in_))
+          if (s->kind == ScalarOperand::Kind::Tensor) out.push_back(&s->ap);
+        return out;
+      }
       case Op::Memset:
       case Op::RegStore: return {&in_.dst};
       case Op::RegLoad: return {&in_.a};
@@ -81,9 +84,13 @@ class InstrRules {
       case Op::Mov: return {in_.rd, in_.rs};
       case Op::Add: return {in_.rd, in_.rs, in_.rt};
       case Op::RegStore: return {in_.rs};
-      case Op::TS:
-        if (in_.scalar.kind == ScalarOperand::Kind::Reg) return {in_.scalar.reg};
-        return {};
+      case Op::Act:
+      case Op::TS: {
+        std::vector<RegId> out;
+        for (const ScalarOperand* s : scalarOperands(in_))
+          if (s->kind == ScalarOperand::Kind::Reg) out.push_back(s->reg);
+        return out;
+      }
       default: return {};
     }
   }
@@ -186,7 +193,7 @@ class InstrRules {
         if (actIsFloatOnly(in_.func) && !isFloat(tensor(in_.a).dtype))
           return fail(in_.a.loc, std::string("act ") + actName(in_.func) + " needs a float source; " + name(in_.a) +
                                      " is " + dtypeName(tensor(in_.a).dtype));
-        return true;
+        return actScaleBias();
       case Op::TT:
         if (!shapesMatch(dst, in_.a, "first source") || !shapesMatch(dst, in_.b, "second source")) return false;
         if (isFloat(tensor(in_.a).dtype) != isFloat(tensor(in_.b).dtype))
@@ -222,6 +229,26 @@ class InstrRules {
         return fail(std::string("ts ") + aluName(in_.alu) + " needs integer operands; the immediate is a float");
     }
     if (s.kind == ScalarOperand::Kind::Imm) return integerImmediate(s.imm, in_.a) && integerImmediate(s.imm, dst);
+    return true;
+  }
+
+  // act's scale and bias (docs/format.md "Activation with scale and bias"): f32 arithmetic, so a float source; a
+  // tensor scale or bias is a [pc, 1] float view; an immediate may be an integer (it converts to f32).
+  bool actScaleBias() {
+    if (!hasScaleOrBias(in_)) return true;
+    if (!isFloat(tensor(in_.a).dtype))
+      return fail(in_.a.loc, "act scale and bias compute in f32 and need a float source; " + name(in_.a) + " is " +
+                                 dtypeName(tensor(in_.a).dtype));
+    for (const ScalarOperand* s : scalarOperands(in_)) {
+      const char* what = s == &in_.scale ? "scale" : "bias";
+      if (s->kind != ScalarOperand::Kind::Tensor) continue;
+      if (s->ap.partitions != in_.dst.partitions || s->ap.elementsPerPartition() != 1)
+        return fail(s->ap.loc, std::string("act ") + what + " " + name(s->ap) + " view " + viewShape(s->ap) +
+                                   " must be " + shapeText(in_.dst.partitions, 1) + " (one value per partition)");
+      if (!isFloat(tensor(s->ap).dtype))
+        return fail(s->ap.loc, std::string("act ") + what + " " + name(s->ap) + " must be f32 or bf16, not " +
+                                   dtypeName(tensor(s->ap).dtype));
+    }
     return true;
   }
 

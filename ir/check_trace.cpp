@@ -340,14 +340,15 @@ class Tracer {
 
   void dataOp() {
     const Instruction& in = inst();
-    const AccessPattern* sources[2] = {nullptr, nullptr};
-    if (in.op != Op::Memset) sources[0] = &in.a;
-    if (in.op == Op::TT) sources[1] = &in.b;
-    if (in.op == Op::TS && in.scalar.kind == ScalarOperand::Kind::Tensor) sources[1] = &in.scalar.ap;
-    if (in.op == Op::TS && in.scalar.kind == ScalarOperand::Kind::Reg) readReg(in.scalar.reg, in.loc);
+    std::vector<const AccessPattern*> sources;
+    if (in.op != Op::Memset) sources.push_back(&in.a);
+    if (in.op == Op::TT) sources.push_back(&in.b);
+    for (const ScalarOperand* sc : scalarOperands(in)) {
+      if (sc->kind == ScalarOperand::Kind::Tensor) sources.push_back(&sc->ap);
+      if (sc->kind == ScalarOperand::Kind::Reg) readReg(sc->reg, in.loc);
+    }
     for (const AccessPattern* src : sources)
-      if (src)
-        if (std::optional<View> v = evalView(*src); v && !stopped_) readCheck(*v, *src);
+      if (std::optional<View> v = evalView(*src); v && !stopped_) readCheck(*v, *src);
     if (stopped_) return;
     if (std::optional<View> d = evalView(in.dst)) write(*d, in.dst);
   }

@@ -303,10 +303,60 @@ class Executor {
     ResolvedView dst = resolve(inst.dst, h, Role::Write);
     ResolvedView src = resolve(inst.a, h);
     requireSameShape(src, inst.a, dst);
+    if (hasScaleOrBias(inst)) return actScaleBias(inst, f, dst, src, h);
     NumClass c = actClass(f, src.dtype);
     elementwise(dst, c, src, read(src, a_bytes_, h), nullptr, nullptr, [&](size_t, size_t len) {
       if (c == NumClass::Float) actF32(f, a_.f.data(), len, out_.f.data());
       else actInt(f, a_.i.data(), len, c, out_.i.data());
+    });
+  }
+
+  // One f32 per partition of a scalar operand (ts's scalar, act's scale and bias): a [P, 1] view's values, or one
+  // register's / immediate's repeated. Reads (and hashes) the operand.
+  void scalarValues(const Instruction& inst, const ScalarOperand& sc, size_t parts, NumClass c, ClassBuffer& out,
+                    OperandHasher& h) {
+    out.f.assign(c == NumClass::Float ? parts : 0, 0.0f);
+    out.i.assign(c == NumClass::Float ? 0 : parts, 0u);
+    if (sc.kind == ScalarOperand::Kind::Tensor) {
+      ResolvedView s = resolve(sc.ap, h);
+      requireShape(s, sc.ap, parts, 1, "scalar");
+      const uint8_t* bytes = read(s, b_bytes_, h);
+      decodeBlock(s, bytes, 0, parts, c, out);
+      return;
+    }
+    float f = 0;
+    uint32_t i = 0;
+    if (sc.kind == ScalarOperand::Kind::Reg) {
+      uint32_t low = uint32_t(readReg(inst, sc.reg, h));  // float class: the low 32 bits are an f32
+      f = bitsF32(low);
+      i = low;
+    } else {
+      f = immToF32(sc.imm);
+      i = immToInt(sc.imm, c);
+      h.u64(c == NumClass::Float ? f32Bits(f) : i);
+    }
+    std::fill(out.f.begin(), out.f.end(), f);
+    std::fill(out.i.begin(), out.i.end(), i);
+  }
+
+  // act with scale and/or bias (docs/format.md "Activation with scale and bias"): func(x * scale + bias) in f32,
+  // one rounded operation at a time: x * scale, then + bias, then func. The checker requires a float source.
+  void actScaleBias(const Instruction& inst, ActFunc f, const ResolvedView& dst, const ResolvedView& src,
+                    OperandHasher& h) {
+    const size_t parts = dst.partitions;
+    const bool scaled = inst.scale.kind != ScalarOperand::Kind::None;
+    const bool biased = inst.bias.kind != ScalarOperand::Kind::None;
+    if (scaled) scalarValues(inst, inst.scale, parts, NumClass::Float, scalars_, h);
+    if (biased) scalarValues(inst, inst.bias, parts, NumClass::Float, bias_, h);
+    const size_t per = dst.perPartition();
+    elementwise(dst, NumClass::Float, src, read(src, a_bytes_, h), nullptr, nullptr, [&](size_t first, size_t len) {
+      for (size_t i = 0; i < len; ++i) {
+        const size_t q = (first + i) / per;
+        float x = a_.f[i];
+        if (scaled) x = aluF32(AluOp::Mul, x, scalars_.f[q]);
+        if (biased) x = aluF32(AluOp::Add, x, bias_.f[q]);
+        out_.f[i] = actF32(f, x);
+      }
     });
   }
 
@@ -332,29 +382,7 @@ class Executor {
     requireSameShape(a, inst.a, dst);
     NumClass c = aluClass(inst.alu, a.dtype);
     // One scalar per partition (a single one repeated for an immediate or a register).
-    const size_t parts = dst.partitions;
-    scalars_.f.assign(c == NumClass::Float ? parts : 0, 0.0f);
-    scalars_.i.assign(c == NumClass::Float ? 0 : parts, 0u);
-    if (sc.kind == ScalarOperand::Kind::Tensor) {
-      ResolvedView s = resolve(sc.ap, h);
-      requireShape(s, sc.ap, parts, 1, "scalar");
-      const uint8_t* bytes = read(s, b_bytes_, h);
-      decodeBlock(s, bytes, 0, parts, c, scalars_);
-    } else {
-      float f = 0;
-      uint32_t i = 0;
-      if (sc.kind == ScalarOperand::Kind::Reg) {
-        uint32_t low = uint32_t(readReg(inst, sc.reg, h));  // float class: the low 32 bits are an f32
-        f = bitsF32(low);
-        i = low;
-      } else {
-        f = immToF32(sc.imm);
-        i = immToInt(sc.imm, c);
-        h.u64(c == NumClass::Float ? f32Bits(f) : i);
-      }
-      std::fill(scalars_.f.begin(), scalars_.f.end(), f);
-      std::fill(scalars_.i.begin(), scalars_.i.end(), i);
-    }
+    scalarValues(inst, sc, dst.partitions, c, scalars_, h);
     const size_t per = dst.perPartition();
     elementwise(dst, c, a, read(a, a_bytes_, h), nullptr, nullptr, [&](size_t first, size_t len) {
       // The block may span partitions: one run per partition.
@@ -462,7 +490,7 @@ class Executor {
   // Scratch buffers, reused by every instruction.
   static constexpr size_t kBlock = 2048;
   std::vector<uint8_t> a_bytes_, b_bytes_, out_bytes_;
-  ClassBuffer a_, b_, out_, scalars_;
+  ClassBuffer a_, b_, out_, scalars_, bias_;
   ExecAccess access_;  // what the current instruction touched (filled only with an observer)
   PendingWrites* defer_ = nullptr;
 };

@@ -333,6 +333,7 @@ void Parser::operands(Instruction& in) {
       in.a = accessPattern("source");
       comma("source");
       in.func = actFunc();
+      actScaleBias(in);
       return;
     case Op::TT:
       in.dst = accessPattern("destination");
@@ -407,6 +408,25 @@ void Parser::operands(Instruction& in) {
       comma("upper bound");
       in.step = signedInt("step");
       return;
+  }
+}
+
+// act's [, scale=S] [, bias=B], in that order, each an immediate, a register or a [P, 1] view (docs/format.md
+// "Activation with scale and bias").
+void Parser::actScaleBias(Instruction& in) {
+  bool seen_bias = false;
+  while (lex_.peek().is(',')) {
+    lex_.next();
+    Token key = lex_.next();
+    if (seen_bias) failAt(key.loc, "nothing may follow act's bias");
+    const bool have_scale = in.scale.kind != ScalarOperand::Kind::None;
+    const bool is_scale = !have_scale && key.isName("scale");
+    if (!is_scale && !key.isName("bias"))
+      failAt(key.loc, have_scale ? "expected bias=B after act's scale"
+                                 : "expected scale=S or bias=B after the activation function");
+    expect('=', std::string("expected '=' after ") + (is_scale ? "scale" : "bias"));
+    (is_scale ? in.scale : in.bias) = scalar();
+    seen_bias = !is_scale;
   }
 }
 

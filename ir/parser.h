@@ -32,6 +32,7 @@ class Parser {
   void registerDeclaration();
   void instruction(const Token& opcode, Op op);
   void operands(Instruction& inst);
+  void actScaleBias(Instruction& in);
   void matmulFlags(Instruction& inst);
   void closeLoop(const Token& brace);
   Origin originSuffix();

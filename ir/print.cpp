@@ -102,6 +102,7 @@ std::string printScalar(const Program& p, const ScalarOperand& s) {
     case ScalarOperand::Kind::Imm: return printImmediate(s.imm);
     case ScalarOperand::Kind::Reg: return registerName(p, s.reg);
     case ScalarOperand::Kind::Tensor: return printAccessPattern(p, s.ap);
+    case ScalarOperand::Kind::None: return "";
   }
   return "?";
 }
@@ -115,7 +116,12 @@ std::string operands(const Program& p, const Instruction& in) {
     case Op::Matmul:
       return ap(in.dst) + ", " + ap(in.a) + ", " + ap(in.b) + matmulFlag("start", in.start) +
              matmulFlag("stop", in.stop);
-    case Op::Act: return ap(in.dst) + ", " + ap(in.a) + ", " + actName(in.func);
+    case Op::Act: {
+      std::string out = ap(in.dst) + ", " + ap(in.a) + ", " + actName(in.func);
+      if (in.scale.kind != ScalarOperand::Kind::None) out += ", scale=" + printScalar(p, in.scale);
+      if (in.bias.kind != ScalarOperand::Kind::None) out += ", bias=" + printScalar(p, in.bias);
+      return out;
+    }
     case Op::TT: return ap(in.dst) + ", " + ap(in.a) + ", " + ap(in.b) + ", " + aluName(in.alu);
     case Op::TS: return ap(in.dst) + ", " + ap(in.a) + ", " + printScalar(p, in.scalar) + ", " + aluName(in.alu);
     case Op::Reduce: return ap(in.dst) + ", " + ap(in.a) + ", " + aluName(in.alu);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <utility>
 
 namespace allocsim {
 
@@ -206,6 +207,23 @@ bool isFullAccess(const Program& p, const AccessPattern& ap) {
 }
 
 bool isContiguous(const AccessPattern& ap) { return ap.count2 == 1 || ap.step2 == ap.count; }
+
+std::vector<const ScalarOperand*> scalarOperands(const Instruction& inst) {
+  std::vector<const ScalarOperand*> out;
+  if (inst.op == Op::TS) out.push_back(&inst.scalar);
+  if (inst.op == Op::Act)
+    for (const ScalarOperand* s : {&inst.scale, &inst.bias})
+      if (s->kind != ScalarOperand::Kind::None) out.push_back(s);
+  return out;
+}
+std::vector<ScalarOperand*> scalarOperands(Instruction& inst) {
+  std::vector<ScalarOperand*> out;
+  for (const ScalarOperand* s : scalarOperands(std::as_const(inst))) out.push_back(const_cast<ScalarOperand*>(s));
+  return out;
+}
+bool hasScaleOrBias(const Instruction& inst) {
+  return inst.op == Op::Act && (inst.scale.kind != ScalarOperand::Kind::None || inst.bias.kind != ScalarOperand::Kind::None);
+}
 
 bool isConvertingDma(const Program& p, const Instruction& inst) {
   if (inst.op != Op::Dma || inst.dst.tensor >= p.tensors.size() || inst.a.tensor >= p.tensors.size()) return false;

@@ -134,12 +134,18 @@ struct Immediate {
   bool operator==(const Immediate& o) const;  // floats compare by bits, so NaN == NaN
 };
 
-// The scalar operand of `ts`: an immediate, a register, or a [P, 1] per-partition tensor.
+// The scalar operand of `ts`, and act's scale and bias: an immediate, a register, or a [P, 1] per-partition tensor.
+// None: an optional operand that was not given (act without scale or bias); it reads nothing.
 struct ScalarOperand {
-  enum class Kind : uint8_t { Imm, Reg, Tensor } kind = Kind::Imm;
+  enum class Kind : uint8_t { Imm, Reg, Tensor, None } kind = Kind::Imm;
   Immediate imm;
   RegId reg = kNone;
   AccessPattern ap;
+  static ScalarOperand absent() {
+    ScalarOperand s;
+    s.kind = Kind::None;
+    return s;
+  }
   bool operator==(const ScalarOperand&) const = default;
 };
 
@@ -192,6 +198,9 @@ struct Instruction {
   AccessPattern a;    // dma src, matmul stationary, copy/act/tt/ts/reduce source, reg_load source
   AccessPattern b;    // matmul moving, tt second source
   ScalarOperand scalar;  // ts
+  // act only: func(x * scale + bias), docs/format.md "Activation with scale and bias"; None when not written.
+  ScalarOperand scale = ScalarOperand::absent();
+  ScalarOperand bias = ScalarOperand::absent();
   AluOp alu = AluOp::Add;
   ActFunc func = ActFunc::Identity;
   When start = When::Never;
@@ -224,6 +233,13 @@ struct Program {
 // The offset of a tile view (ap.tile set) inside its tile: ap.offset - tile * tileElements(), without the terms
 // that cancel (docs/format.md "Tile arrays").
 Index offsetInTile(const AccessPattern& ap, const Tensor& t);
+
+// The scalar operands an instruction reads, in operand order: ts's scalar; act's scale, then its bias, when given.
+// Every pass that lists an instruction's operands goes through these, so a scalar is an operand like any other.
+std::vector<const ScalarOperand*> scalarOperands(const Instruction& inst);
+std::vector<ScalarOperand*> scalarOperands(Instruction& inst);
+// act with a scale or a bias.
+bool hasScaleOrBias(const Instruction& inst);
 
 // The whole-tensor view of `t`.
 AccessPattern wholeTensor(const Program& p, TensorId t);

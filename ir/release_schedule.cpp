@@ -15,7 +15,8 @@ ReleaseSchedule::ReleaseSchedule(const Program& p)
       note(i.dst);
       note(i.a);
       note(i.b);
-      if (i.scalar.kind == ScalarOperand::Kind::Tensor) note(i.scalar.ap);
+      for (const ScalarOperand* sc : scalarOperands(i))
+        if (sc->kind == ScalarOperand::Kind::Tensor) note(sc->ap);
     };
     visit(p.body[s]);
     if (p.body[s].op == Op::Loop) forEachInstruction(p.body[s].body, visit);

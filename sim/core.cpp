@@ -325,18 +325,20 @@ void Core::runLoop(const Instruction& inst) {
 void Core::readRegistersAtDispatch(const Instruction& inst, Record& rec) {
   // Address terms, the ts scalar register and scalar sources: read now, once every SP instruction that writes
   // one of them has finished (a RAW stall of the sequencer).
-  // 4 views x 2 indices x kMaxIndexTerms terms + the scalar register and two scalar sources.
-  RegId regs[4 * 2 * kMaxIndexTerms + 3];
+  // 6 views x 2 indices x kMaxIndexTerms terms + the scalar registers (ts's; act's scale and bias) and two scalar
+  // sources.
+  RegId regs[6 * 2 * kMaxIndexTerms + 5];
   size_t n = 0;
   auto add = [&](RegId r) {
     if (r == kNone) return;
     if (r >= p_->registers.size()) throw InputError(inst.loc, std::string(opName(inst.op)) + " names no register");
     regs[n++] = r;
   };
-  for (const AccessPattern* ap : {&inst.dst, &inst.a, &inst.b, &inst.scalar.ap})
+  for (const AccessPattern* ap : {&inst.dst, &inst.a, &inst.b, &inst.scalar.ap, &inst.scale.ap, &inst.bias.ap})
     for (const Index* index : {&ap->partition, &ap->offset})
       for (const IndexTerm& term : index->terms) add(term.reg);
-  if (inst.op == Op::TS && inst.scalar.kind == ScalarOperand::Kind::Reg) add(inst.scalar.reg);
+  for (const ScalarOperand* sc : scalarOperands(inst))
+    if (sc->kind == ScalarOperand::Kind::Reg) add(sc->reg);
   if (inst.op == Op::Addi || inst.op == Op::Add || inst.op == Op::Mov || inst.op == Op::RegStore) add(inst.rs);
   if (inst.op == Op::Add) add(inst.rt);
   std::vector<Dependence>& deps = rec.deps;  // scratch until the operands are entered
@@ -392,7 +394,8 @@ void Core::enterOperands(const Instruction& inst, uint32_t slot, Record& rec) {
       };
       source(a);
       if (inst.op == Op::TT) source(view(inst.b));
-      if (inst.op == Op::TS && inst.scalar.kind == ScalarOperand::Kind::Tensor) source(view(inst.scalar.ap));
+      for (const ScalarOperand* sc : scalarOperands(inst))
+        if (sc->kind == ScalarOperand::Kind::Tensor) source(view(sc->ap));
       write(d);
       rec.latency = computeCycles(t, inst, &d, &a, nullptr);
       return;

@@ -141,7 +141,8 @@ TEST(GenStats, GeneratorReachesEveryShapeOverAFewHundredSeeds) {
                            "SBUF peak live bytes > capacity", "op reg_load", "op reg_store", "op reduce",
                            "dtype bf16 tensors", "tile arrays", "tile views q{t}", "register-indexed tile views",
                            "multi-register index views", "act exp", "act silu", "act gelu", "act sqrt", "act rsqrt",
-                           "act reciprocal", "div (tt, ts)", "converting dma (f32 <-> bf16)"})
+                           "act reciprocal", "div (tt, ts)", "converting dma (f32 <-> bf16)",
+                           "scale or bias on act"})
     EXPECT_GT(tally.containing(name), 0u) << name << "\n" << tally.table();
 }
 

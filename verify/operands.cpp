@@ -29,10 +29,18 @@ std::vector<RegisterOperand> registerOperands(const Program& p, const Instructio
   switch (inst.op) {
     case Op::Dma:
     case Op::Copy:
-    case Op::Act:
     case Op::Reduce:
       view("destination", inst.dst);
       view("source", inst.a);
+      break;
+    case Op::Act:  // the interpreter reads the scale, then the bias (ir/interp.cpp)
+      view("destination", inst.dst);
+      view("source", inst.a);
+      for (const ScalarOperand* sc : scalarOperands(inst)) {
+        const char* role = sc == &inst.scale ? "scale" : "bias";
+        if (sc->kind == ScalarOperand::Kind::Tensor) view(role, sc->ap);
+        if (sc->kind == ScalarOperand::Kind::Reg) out.push_back({sc->reg, role});
+      }
       break;
     case Op::Matmul:
       view("destination", inst.dst);
@@ -73,9 +81,13 @@ std::vector<std::string> readOperandNames(const Program& p, const Instruction& i
   switch (inst.op) {
     case Op::Dma:
     case Op::Copy:
-    case Op::Act:
     case Op::Reduce:
     case Op::RegLoad: out.push_back(named(p, "source", inst.a)); break;
+    case Op::Act:
+      out.push_back(named(p, "source", inst.a));
+      for (const ScalarOperand* sc : scalarOperands(inst))
+        if (sc->kind == ScalarOperand::Kind::Tensor) out.push_back(named(p, sc == &inst.scale ? "scale" : "bias", sc->ap));
+      break;
     case Op::Matmul:
       if (reads > 2) out.push_back(named(p, "accumulator", inst.dst));
       out.push_back(named(p, "stationary", inst.a));

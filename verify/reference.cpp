@@ -105,9 +105,9 @@ class Builder {
       }
       Instruction copy = inst;
       for (AccessPattern* ap : {&copy.dst, &copy.a, &copy.b}) mapView(inst, *ap);
-      if (copy.op == Op::TS) {
-        if (copy.scalar.kind == ScalarOperand::Kind::Tensor) mapView(inst, copy.scalar.ap);
-        if (copy.scalar.kind == ScalarOperand::Kind::Reg) copy.scalar.reg = reg(inst, copy.scalar.reg);
+      for (ScalarOperand* sc : scalarOperands(copy)) {  // ts's scalar, act's scale and bias
+        if (sc->kind == ScalarOperand::Kind::Tensor) mapView(inst, sc->ap);
+        if (sc->kind == ScalarOperand::Kind::Reg) sc->reg = reg(inst, sc->reg);
       }
       copy.rd = reg(inst, copy.rd);
       copy.rs = reg(inst, copy.rs);

@@ -80,7 +80,6 @@ void collect(const Program& p, const Instruction& inst, InstAreas& out) {
       return;
     case Op::Dma:
     case Op::Copy:
-    case Op::Act:
     case Op::Reduce:
       read(inst.a);
       write(inst.dst);
@@ -90,9 +89,11 @@ void collect(const Program& p, const Instruction& inst, InstAreas& out) {
       read(inst.b);
       write(inst.dst);
       return;
+    case Op::Act:
     case Op::TS:
       read(inst.a);
-      if (inst.scalar.kind == ScalarOperand::Kind::Tensor) read(inst.scalar.ap);
+      for (const ScalarOperand* sc : scalarOperands(inst))
+        if (sc->kind == ScalarOperand::Kind::Tensor) read(sc->ap);
       write(inst.dst);
       return;
     case Op::Matmul:

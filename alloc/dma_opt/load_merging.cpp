@@ -142,7 +142,8 @@ class Sweep {
       check(inst.dst);
       check(inst.a);
       check(inst.b);
-      if (inst.scalar.kind == ScalarOperand::Kind::Tensor) check(inst.scalar.ap);
+      for (const ScalarOperand* sc : scalarOperands(inst))
+        if (sc->kind == ScalarOperand::Kind::Tensor) check(sc->ap);
     };
     for (size_t k = i + 1; k < j && clear; ++k) {
       visit(body[k]);

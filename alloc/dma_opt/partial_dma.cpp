@@ -34,11 +34,13 @@ void collectReads(const std::vector<Instruction>& body, const Instruction* skip,
       if (ap.tensor == t) h.add(ap);
     };
     switch (i.op) {
-      case Op::Dma: case Op::Copy: case Op::Act: case Op::Reduce: case Op::RegLoad: read(i.a); break;
+      case Op::Dma: case Op::Copy: case Op::Reduce: case Op::RegLoad: read(i.a); break;
       case Op::TT: read(i.a); read(i.b); break;
+      case Op::Act:
       case Op::TS:
         read(i.a);
-        if (i.scalar.kind == ScalarOperand::Kind::Tensor) read(i.scalar.ap);
+        for (const ScalarOperand* sc : scalarOperands(i))
+          if (sc->kind == ScalarOperand::Kind::Tensor) read(sc->ap);
         break;
       case Op::Matmul: read(i.a); read(i.b); read(i.dst); break;
       default: break;

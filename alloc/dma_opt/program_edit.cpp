@@ -11,7 +11,8 @@ void forEachView(std::vector<Instruction>& body, F&& f) {
     f(i.dst);
     f(i.a);
     f(i.b);
-    if (i.scalar.kind == ScalarOperand::Kind::Tensor) f(i.scalar.ap);
+    for (ScalarOperand* sc : scalarOperands(i))
+      if (sc->kind == ScalarOperand::Kind::Tensor) f(sc->ap);
     if (i.op == Op::Loop) forEachView(i.body, f);
   }
 }

@@ -25,9 +25,9 @@ void normalizeView(AccessPattern& ap) {
 RegisterSlots registerSlots(Instruction& inst) {
   RegisterSlots s;
   for (AccessPattern* ap : {&inst.dst, &inst.a, &inst.b}) viewSlots(*ap, s.reads);
-  if (inst.op == Op::TS) {
-    if (inst.scalar.kind == ScalarOperand::Kind::Tensor) viewSlots(inst.scalar.ap, s.reads);
-    if (inst.scalar.kind == ScalarOperand::Kind::Reg && inst.scalar.reg != kNone) s.reads.push_back(&inst.scalar.reg);
+  for (ScalarOperand* sc : scalarOperands(inst)) {  // ts's scalar, act's scale and bias
+    if (sc->kind == ScalarOperand::Kind::Tensor) viewSlots(sc->ap, s.reads);
+    if (sc->kind == ScalarOperand::Kind::Reg && sc->reg != kNone) s.reads.push_back(&sc->reg);
   }
   for (RegId* r : {&inst.rs, &inst.rt})
     if (*r != kNone) s.reads.push_back(r);
@@ -37,7 +37,8 @@ RegisterSlots registerSlots(Instruction& inst) {
 
 void normalizeRegisterTerms(Instruction& inst) {
   for (AccessPattern* ap : {&inst.dst, &inst.a, &inst.b}) normalizeView(*ap);
-  if (inst.op == Op::TS && inst.scalar.kind == ScalarOperand::Kind::Tensor) normalizeView(inst.scalar.ap);
+  for (ScalarOperand* sc : scalarOperands(inst))
+    if (sc->kind == ScalarOperand::Kind::Tensor) normalizeView(sc->ap);
 }
 
 }  // namespace allocsim
