@@ -108,7 +108,10 @@ TEST(Progress, LongRunningVerbsTakeQuiet) {
   EXPECT_EQ(allocsim("run corpus/kernels/looped_add_tiny.nki.txt --quiet").exit_code, 0);
   CliRun alloc = allocsim("alloc corpus/kernels/looped_add_tiny.nki.txt -O2 --verify --quiet", "2>&1 >/dev/null");
   EXPECT_EQ(alloc.exit_code, 0) << alloc.out;
-  EXPECT_EQ(allocsim("fuzz-allocator --runs 1 --no-kernels --quiet -- /bin/false", "2>&1 >/dev/null").exit_code, 1);
+  const std::string out = testing::TempDir() + "progress_quiet_failures";
+  EXPECT_EQ(allocsim("fuzz-allocator --runs 1 --no-kernels --quiet --out " + out + " -- /bin/false", "2>&1 >/dev/null")
+                .exit_code,
+            1);
 }
 
 }  // namespace
