@@ -15,6 +15,7 @@
 #include "alloc/psum/psum_allocator.h"
 #include "alloc/reg/reg_allocator.h"
 #include "alloc/sbuf/sbuf_allocator.h"
+#include "alloc/sbuf/sbuf_heuristic.h"
 
 namespace allocsim {
 namespace {
@@ -226,8 +227,8 @@ void runExact(Program& p, int optlevel, double time_limit_s, int verbosity, std:
 Effort effortFor(int optlevel) {
   switch (optlevel) {
     case 1: return {1, 1, false};
-    case 3: return {4, 12, true};
-    default: return {4, 6, true};
+    case 3: return {4, kSbufHeuristicCount, true};
+    default: return {4, 7, true};  // sbuf_heuristic.h: the sweep's first seven
   }
 }
 

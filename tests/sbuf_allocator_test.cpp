@@ -192,6 +192,7 @@ TEST(SbufPlacementPolicy, FirstFitBestFitAndUpperLeftChooseDifferentFreePosition
   EXPECT_EQ(at(SbufPolicy::BestFit, 8, 1100), "p0+0");     // only the wider run holds it
   EXPECT_EQ(at(SbufPolicy::UpperLeft, 4, 100), "p4+0");
   EXPECT_EQ(at(SbufPolicy::FirstFit, 4, 100), "p0+0");
+  EXPECT_EQ(at(SbufPolicy::LowestOffset, 4, 100), "p0+0");
   EXPECT_EQ(at(SbufPolicy::FirstFit, 8, 1537), "none");
   EXPECT_EQ(at(SbufPolicy::BestFit, 8, 1537), "none");
   EXPECT_EQ(at(SbufPolicy::UpperLeft, 8, 1537), "none");
@@ -201,8 +202,25 @@ TEST(SbufPlacementPolicy, FirstFitBestFitAndUpperLeftChooseDifferentFreePosition
   EXPECT_EQ(placeSbufRect(tiny, SbufPolicy::BestFit, 1, 6, odd)->offset, 12u);
   EXPECT_EQ(placeSbufRect(tiny, SbufPolicy::BestFit, 1, 6, odd)->partition, 0u);
   EXPECT_EQ(placeSbufRect(tiny, SbufPolicy::UpperLeft, 1, 6, odd)->partition, 0u);  // band 4 is full
-  EXPECT_EQ(sbufHeuristicName(sbufHeuristic(0)), "earliest-start/first-fit");
-  EXPECT_EQ(sbufHeuristicName(sbufHeuristic(kSbufHeuristicCount - 1)), "tensor-order/upper-left");
+  EXPECT_EQ(sbufHeuristicName(sbufHeuristic(0)), "largest-first/lowest-offset");
+  EXPECT_EQ(sbufHeuristicName(sbufHeuristic(1)), "earliest-start/first-fit");
+  EXPECT_EQ(sbufHeuristicName(sbufHeuristic(kSbufHeuristicCount - 1)), "tensor-order/lowest-offset");
+}
+
+TEST(SbufPlacementPolicy, LowestOffsetGoesBesideANeighbourWhereFirstFitStacksAboveIt) {
+  const Arch tiny = *archPreset("tiny");  // 8 partitions, bands of 4
+  // Band 0 (partitions 0..3) holds bytes [0, 64); band 4 is empty.
+  const std::vector<SbufRect> taken = {{0, 4, 0, 64}};
+  auto at = [&](SbufPolicy pol, uint32_t parts, uint64_t bytes) {
+    std::optional<Placement> pl = placeSbufRect(tiny, pol, parts, bytes, taken);
+    return pl ? "p" + std::to_string(pl->partition) + "+" + std::to_string(pl->offset) : std::string("none");
+  };
+  EXPECT_EQ(at(SbufPolicy::FirstFit, 4, 32), "p0+64");     // lowest band first: above the neighbour
+  EXPECT_EQ(at(SbufPolicy::LowestOffset, 4, 32), "p4+0");  // lowest offset first: beside it, peak stays 64
+  EXPECT_EQ(at(SbufPolicy::LowestOffset, 8, 32), "p0+64");  // full height: no band is free at 0
+  // Equal offsets: the lowest band.
+  const std::vector<SbufRect> both = {{0, 4, 0, 64}, {4, 4, 0, 64}};
+  EXPECT_EQ(placeSbufRect(tiny, SbufPolicy::LowestOffset, 4, 32, both)->partition, 0u);
 }
 
 // --- costs -----------------------------------------------------------------------------------------------------
@@ -411,7 +429,7 @@ TEST(SbufAllocator, ReportLinesWhenEverythingFits) {
                                 "a capacity of 32768 bytes; the line above is the seed's ratio capacity / demand = "
                                 "800%, i.e. demand is 12.5% of capacity",
                                 "SB score = 0.12 (lower is better)",
-                                "best SB heuristic = earliest-start/first-fit",
+                                "best SB heuristic = largest-first/lowest-offset",
                                 "spilling from SB cost about 0 cycles",
                                 "number of tensors spilled from SB = 0",
                                 "12.5% SB utilization after allocation",
@@ -422,7 +440,7 @@ TEST(SbufAllocator, ReportLinesWhenEverythingFits) {
   EXPECT_EQ(r.program.tensors[p.findTensor("b")].placement, (Placement{0, 256, 0}));
   EXPECT_EQ(intField(r.report, "sbuf.footprint_bytes"), 4096);
   EXPECT_EQ(intField(r.report, "sbuf.rounds"), 1);
-  EXPECT_EQ(reportToJson(r.report).find("\"sbuf.best_heuristic\": \"earliest-start/first-fit\"") != std::string::npos, true);
+  EXPECT_EQ(reportToJson(r.report).find("\"sbuf.best_heuristic\": \"largest-first/lowest-offset\"") != std::string::npos, true);
 }
 
 TEST(SbufAllocator, VerboseReportHasTheBannersAndEveryHeuristic) {
@@ -432,6 +450,7 @@ TEST(SbufAllocator, VerboseReportHasTheBannersAndEveryHeuristic) {
   EXPECT_EQ(r.report.lines.front(), " allocating SB");
   EXPECT_TRUE(hasLine(r.report, "best-of-n loop, heuristic = largest-first/best-fit"));
   EXPECT_TRUE(hasLine(r.report, "best-of-n loop, heuristic = tensor-order/upper-left"));
+  EXPECT_TRUE(hasLine(r.report, "best-of-n loop, heuristic = tensor-order/lowest-offset"));
   EXPECT_TRUE(hasLine(r.report, "            lo = 0"));
   EXPECT_TRUE(hasLine(r.report, "insert spill 1, insert reload 1"));
 }

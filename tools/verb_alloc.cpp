@@ -31,7 +31,7 @@ static const char kAllocHelp[] =
     "  -O N, --optlevel N   which allocator runs (the seed's selection map; default 2):\n"
     "                         0      no reuse: every tensor in storage of its own\n"
     "                         1 2 3  PSUM colorer, then SBUF colorer with PSUM frozen; best-of-n\n"
-    "                                heuristics PSUM 1 / 4 / 4, SBUF 1 / 6 / 12\n"
+    "                                heuristics PSUM 1 / 4 / 4, SBUF 1 / 7 / 16\n"
     "                         6      coloring with loops (= 2 here: every colorer sees the loops)\n"
     "                         7      fixed assignment: placements in PROGRAM are kept (PSUM must be\n"
     "                                placed: no PSUM pass), unplaced SBUF colored around them, then\n"

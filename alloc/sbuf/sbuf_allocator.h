@@ -23,12 +23,13 @@
 #include <cstdint>
 
 #include "alloc/report.h"
+#include "alloc/sbuf/sbuf_heuristic.h"
 #include "ir/program.h"
 
 namespace allocsim {
 
 struct SbufOptions {
-  uint32_t heuristics = 12;  // best-of-N: how many of sbuf_heuristic.h's heuristics to try (clamped to 1..12)
+  uint32_t heuristics = kSbufHeuristicCount;  // best-of-N: how many of sbuf_heuristic.h's sweep to try (clamped to 1..16)
   bool packing = true;       // also the exact search's packing (sbuf_packing.h) as a candidate
   // 0: the summary lines; 1: also per round and per heuristic (banners, scores, " cannot allocate ", spills);
   // 2: also simplify's worklist sizes.

@@ -16,10 +16,31 @@ const char* sbufOrderName(SbufOrder o) {
   return "?";
 }
 
-SbufHeuristic sbufHeuristic(uint32_t k) {
-  k %= kSbufHeuristicCount;
-  return {SbufOrder(k / kSbufPolicyCount), SbufPolicy(k % kSbufPolicyCount)};
-}
+namespace {
+
+constexpr SbufHeuristic kSweep[] = {
+    {SbufOrder::LargestFirst, SbufPolicy::LowestOffset},
+    {SbufOrder::EarliestStart, SbufPolicy::FirstFit},
+    {SbufOrder::EarliestStart, SbufPolicy::BestFit},
+    {SbufOrder::EarliestStart, SbufPolicy::UpperLeft},
+    {SbufOrder::LargestFirst, SbufPolicy::FirstFit},
+    {SbufOrder::LargestFirst, SbufPolicy::BestFit},
+    {SbufOrder::LargestFirst, SbufPolicy::UpperLeft},
+    {SbufOrder::LatestStart, SbufPolicy::FirstFit},
+    {SbufOrder::LatestStart, SbufPolicy::BestFit},
+    {SbufOrder::LatestStart, SbufPolicy::UpperLeft},
+    {SbufOrder::TensorOrder, SbufPolicy::FirstFit},
+    {SbufOrder::TensorOrder, SbufPolicy::BestFit},
+    {SbufOrder::TensorOrder, SbufPolicy::UpperLeft},
+    {SbufOrder::EarliestStart, SbufPolicy::LowestOffset},
+    {SbufOrder::LatestStart, SbufPolicy::LowestOffset},
+    {SbufOrder::TensorOrder, SbufPolicy::LowestOffset},
+};
+static_assert(sizeof(kSweep) / sizeof(kSweep[0]) == kSbufHeuristicCount, "every order x policy pair once");
+
+}  // namespace
+
+SbufHeuristic sbufHeuristic(uint32_t k) { return kSweep[k % kSbufHeuristicCount]; }
 
 std::string sbufHeuristicName(const SbufHeuristic& h) {
   return std::string(sbufOrderName(h.order)) + "/" + sbufPolicyName(h.policy);

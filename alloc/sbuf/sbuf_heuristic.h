@@ -31,7 +31,12 @@ struct SbufHeuristic {
 };
 inline constexpr uint32_t kSbufHeuristicCount = kSbufOrderCount * kSbufPolicyCount;
 
-// Heuristic k of the sweep, k < kSbufHeuristicCount: orders outer, policies inner.
+// Heuristic k of the sweep, k < kSbufHeuristicCount (every order x policy pair once). A level tries a prefix
+// (alloc/driver.h effortFor), so the order is a ranking: first largest-first/lowest-offset, the single
+// heuristic of O1 (at or within 1.01x of the per-iteration max-live bound on every corpus/nki_samples kernel,
+// where earliest-start/first-fit reached 1.25x); then the first three orders x the first three policies, as
+// the sweep had them before lowest-offset existed (O2 tries seven, a superset of what it tried then); then
+// the rest.
 SbufHeuristic sbufHeuristic(uint32_t k);
 // "earliest-start/first-fit".
 std::string sbufHeuristicName(const SbufHeuristic& h);

@@ -10,6 +10,7 @@ const char* sbufPolicyName(SbufPolicy p) {
     case SbufPolicy::FirstFit: return "first-fit";
     case SbufPolicy::BestFit: return "best-fit";
     case SbufPolicy::UpperLeft: return "upper-left";
+    case SbufPolicy::LowestOffset: return "lowest-offset";
   }
   return "?";
 }
@@ -60,6 +61,13 @@ std::optional<Placement> placeSbufRect(const Arch& arch, SbufPolicy policy, uint
     if (gaps.empty()) continue;
     Placement pl;
     pl.partition = uint32_t(base);
+    if (policy == SbufPolicy::LowestOffset) {  // a later band wins only with a lower offset
+      if (!best || gaps.front().offset < best->offset) {
+        pl.offset = gaps.front().offset;
+        best = pl;
+      }
+      continue;
+    }
     if (policy == SbufPolicy::UpperLeft) {  // later bands replace earlier ones
       pl.offset = gaps.front().offset;
       best = pl;

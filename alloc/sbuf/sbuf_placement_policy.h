@@ -23,8 +23,11 @@ enum class SbufPolicy : uint8_t {
               // the position is the one the policy picks with unlimited room whenever that one is within SBUF
   UpperLeft,  // highest band that has room, lowest offset in it: 000's upper-left corner, which keeps short
               // tensors out of the bands that full-height ones need
+  LowestOffset,  // the lowest free offset over every band, then the lowest band: the peak a placement reaches
+                 // is the highest byte used, so a short tensor goes beside a neighbour in a free band rather
+                 // than above it in the first band (a 2-D "bottom-left" skyline; on one partition, first fit)
 };
-inline constexpr uint32_t kSbufPolicyCount = 3;
+inline constexpr uint32_t kSbufPolicyCount = 4;
 const char* sbufPolicyName(SbufPolicy p);
 
 // A `partitions` x `bytes` rectangle's position under `policy`, overlapping no rectangle of `taken`; nullopt when
