@@ -111,6 +111,7 @@ class CoverageWalk {
       for (const AccessPattern* ap : v.reads)
         if (ap->tensor == t_) mine.push_back(ap);
       if (v.write && v.write->tensor == t_) mine.push_back(v.write);
+      if (v.reduce_write && v.reduce_write->tensor == t_) mine.push_back(v.reduce_write);
       for (const AccessPattern* ap : mine)
         for (const Index* ix : {&ap->partition, &ap->offset})
           for (const IndexTerm& term : ix->terms)
@@ -202,6 +203,7 @@ class CoverageWalk {
       if (v.accumulates && !startHolds(inst.start)) read(*v.write);
       write(*v.write);
     }
+    if (v.reduce_write && v.reduce_write->tensor == t_) write(*v.reduce_write);
     scalar(inst);
   }
 

@@ -63,7 +63,7 @@ OperandEffects operandEffects(const Program& p, const Instruction& inst) {
         c.read(inst.b);
       });
       break;
-    case Op::Act:  // its scale and bias, when given, are operands like ts's scalar
+    case Op::Act:  // its scale and bias, when given, are operands like ts's scalars
     case Op::TS:
       c.replace(inst.dst, [&] {
         c.read(inst.a);
@@ -72,6 +72,8 @@ OperandEffects operandEffects(const Program& p, const Instruction& inst) {
           if (s->kind == ScalarOperand::Kind::Reg) c.readReg(s->reg);
         }
       });
+      // A fused reduction writes its destination R too, a write operand like any other (docs/format.md).
+      if (hasFusedReduce(inst)) c.replace(inst.reduce_dst, [] {});
       break;
     case Op::Memset:
       c.replace(inst.dst, [] {});
@@ -136,6 +138,7 @@ OperandViews operandViews(const Instruction& inst) {
       for (const ScalarOperand* s : scalarOperands(inst))
         if (s->kind == ScalarOperand::Kind::Tensor) v.reads.push_back(&s->ap);
       v.write = &inst.dst;
+      if (hasFusedReduce(inst)) v.reduce_write = &inst.reduce_dst;
       break;
     case Op::Memset:
     case Op::RegStore:

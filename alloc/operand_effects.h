@@ -43,6 +43,8 @@ struct OperandViews {
   std::vector<const AccessPattern*> reads;
   const AccessPattern* write = nullptr;
   bool accumulates = false;  // matmul: also reads *write first, unless start holds
+  // act's or ts's fused reduction destination R (docs/format.md "Fused reduction"): written after `write`.
+  const AccessPattern* reduce_write = nullptr;
 };
 OperandViews operandViews(const Instruction& inst);
 

@@ -12,6 +12,8 @@ const AccessPattern& operandOf(const Instruction& inst, Operand o) {
     case Operand::Scalar: return inst.scalar.ap;
     case Operand::Scale: return inst.scale.ap;
     case Operand::Bias: return inst.bias.ap;
+    case Operand::Scalar2: return inst.scalar2.ap;
+    case Operand::ReduceDst: return inst.reduce_dst;
   }
   return inst.dst;
 }
@@ -46,6 +48,7 @@ std::vector<TensorAccess> tensorAccesses(const Program& p, const Instruction& in
     case Op::TS:
       add(Operand::A, true, false);
       if (inst.scalar.kind == ScalarOperand::Kind::Tensor) add(Operand::Scalar, true, false);
+      if (hasSecondOp(inst) && inst.scalar2.kind == ScalarOperand::Kind::Tensor) add(Operand::Scalar2, true, false);
       break;
     default:
       break;
@@ -67,6 +70,7 @@ std::vector<TensorAccess> tensorAccesses(const Program& p, const Instruction& in
     default:
       break;
   }
+  if (hasFusedReduce(inst)) add(Operand::ReduceDst, false, true);  // a second write operand (docs/format.md)
   return out;
 }
 

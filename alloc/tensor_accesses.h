@@ -11,7 +11,8 @@
 
 namespace allocsim {
 
-enum class Operand : uint8_t { Dst, A, B, Scalar, Scale, Bias };  // Scale, Bias: act's (docs/format.md)
+// Scale, Bias: act's; Scalar2: ts's second scalar; ReduceDst: the fused reduction's destination (docs/format.md).
+enum class Operand : uint8_t { Dst, A, B, Scalar, Scale, Bias, Scalar2, ReduceDst };
 
 struct TensorAccess {
   Operand operand = Operand::Dst;

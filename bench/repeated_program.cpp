@@ -28,9 +28,10 @@ void shiftView(AccessPattern& ap, const Shift& s) {
 
 void shiftBody(std::vector<Instruction>& body, const Shift& s) {
   for (Instruction& inst : body) {
-    for (AccessPattern* ap : {&inst.dst, &inst.a, &inst.b, &inst.scalar.ap, &inst.scale.ap, &inst.bias.ap})
+    for (AccessPattern* ap : {&inst.dst, &inst.a, &inst.b, &inst.scalar.ap, &inst.scalar2.ap, &inst.scale.ap,
+                              &inst.bias.ap, &inst.reduce_dst})
       shiftView(*ap, s);
-    for (ScalarOperand* sc : {&inst.scalar, &inst.scale, &inst.bias}) sc->reg = shiftedReg(sc->reg, s);
+    for (ScalarOperand* sc : {&inst.scalar, &inst.scalar2, &inst.scale, &inst.bias}) sc->reg = shiftedReg(sc->reg, s);
     inst.rd = shiftedReg(inst.rd, s);
     inst.rs = shiftedReg(inst.rs, s);
     inst.rt = shiftedReg(inst.rt, s);

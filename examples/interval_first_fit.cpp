@@ -51,6 +51,7 @@ class Intervals {
           for (const IndexTerm& t : ix->terms) reg(t.reg);
       };
       view(inst.dst), view(inst.a), view(inst.b);
+      if (hasFusedReduce(inst)) view(inst.reduce_dst);  // a second destination (docs/format.md "Fused reduction")
       for (const ScalarOperand* sc : scalarOperands(inst)) {  // ts's scalar, act's scale and bias
         if (sc->kind == ScalarOperand::Kind::Tensor) view(sc->ap);
         if (sc->kind == ScalarOperand::Kind::Reg) reg(sc->reg);

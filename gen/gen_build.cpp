@@ -151,6 +151,7 @@ static Instruction canonical(Instruction in) {
       out.func = in.func;
       out.scale = canonicalScalar(in.scale);
       out.bias = canonicalScalar(in.bias);
+      if (hasFusedReduce(in)) out.reduce_dst = in.reduce_dst, out.reduce_alu = in.reduce_alu;
       break;
     case Op::TT:
       out.b = in.b;
@@ -165,6 +166,8 @@ static Instruction canonical(Instruction in) {
       out.a = in.a;
       out.alu = in.alu;
       out.scalar = canonicalScalar(in.scalar);
+      if (hasSecondOp(in)) out.scalar2 = canonicalScalar(in.scalar2), out.alu2 = in.alu2;
+      if (hasFusedReduce(in)) out.reduce_dst = in.reduce_dst, out.reduce_alu = in.reduce_alu;
       break;
     case Op::Memset:
       out.dst = in.dst;

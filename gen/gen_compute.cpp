@@ -203,6 +203,20 @@ void Generator::elementwiseStatement() {
         }
     }
   }
+  // A two-op ts, (A op s) op2 s2 (docs/format.md "Two-op ts"): the second scalar an immediate of the same kind.
+  ScalarOperand scalar2 = ScalarOperand::absent();
+  AluOp alu2 = AluOp::Add;
+  if (op == Op::TS && yes(30)) {
+    alu2 = AluOp(c_.below(fl ? 6 : 11));
+    if (fl && alu2 == AluOp::And) alu2 = AluOp::Div;
+    scalar2.kind = ScalarOperand::Kind::Imm;
+    if (fl) {
+      static const double kFloats[] = {0.25, -2.0, 1.5, 0.75};
+      scalar2.imm = floatImm(kFloats[c_.below(std::size(kFloats))]);
+    } else {
+      scalar2.imm = intImm(alu2 == AluOp::Shl || alu2 == AluOp::Shr ? int64_t(upTo(7)) : int64_t(upTo(1000)));
+    }
+  }
 
   // Destination (chosen after the sources so that making room never retires them).
   const std::vector<TensorId> keep{a, b, column ? column->tensor : kNone};
@@ -251,6 +265,18 @@ void Generator::elementwiseStatement() {
     case Op::TT: mag = aluMag(alu, magOf(a), magOf(b)); break;
     default: mag = aluMag(alu, magOf(a), smag);
   }
+  if (scalar2.kind != ScalarOperand::Kind::None) mag = aluMag(alu2, mag, std::fabs(scalar2.imm.is_float ? scalar2.imm.f : double(scalar2.imm.i)));
+  // A fused free-axis reduction (docs/format.md "Fused reduction") on a float act or ts over one whole view (not
+  // piece by piece: each piece would reduce only its part): into a fresh [parts, 1] f32 or bf16 column.
+  TensorId reduced = kNone;
+  AluOp reduceAlu = AluOp::Add;
+  if ((op == Op::Act || op == Op::TS) && fl && !pieces && yes(40)) {
+    static const AluOp kReduce[] = {AluOp::Add, AluOp::Max, AluOp::Min};
+    reduceAlu = kReduce[c_.below(3)];
+    std::vector<TensorId> keepAll = keep;
+    keepAll.push_back(d);
+    reduced = newPoolTensor(parts, 1, yes(25) ? DType::BF16 : DType::F32, keepAll);
+  }
   const bool inPlace = d == a || d == b;
   if (inPlace && trips() > 1 && func == ActFunc::Exp) {
     func = ActFunc::Tanh;  // exp of exp of ... overflows
@@ -267,8 +293,14 @@ void Generator::elementwiseStatement() {
     i.func = func;
     i.alu = alu;
     i.scalar = scalar;
+    i.scalar2 = scalar2;
+    i.alu2 = alu2;
     i.scale = scale;
     i.bias = bias;
+    if (reduced != kNone) {
+      i.reduce_dst = whole(reduced);
+      i.reduce_alu = reduceAlu;
+    }
     AccessPattern& columnView = op == Op::Act ? i.bias.ap : i.scalar.ap;
     if (column) {
       if (g) {
@@ -302,6 +334,10 @@ void Generator::elementwiseStatement() {
   const bool bounded = op == Op::Act && boundedAct(func);
   noteWrite(d, bounded ? 1.0 : mag, inPlace && !bounded);
   if (fresh) addToPool(d);
+  if (reduced != kNone) {
+    noteWrite(reduced, reduceAlu == AluOp::Add ? mag * double(elems) : mag, false);
+    addToPool(reduced);
+  }
 }
 
 void Generator::reduceStatement() {

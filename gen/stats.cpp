@@ -23,6 +23,7 @@ void forEachView(const Instruction& i, const std::function<void(const AccessPatt
       f(i.a);
       for (const ScalarOperand* sc : scalarOperands(i))
         if (sc->kind == ScalarOperand::Kind::Tensor) f(sc->ap);
+      if (hasFusedReduce(i)) f(i.reduce_dst);
       return;
     case Op::Memset:
     case Op::RegStore: f(i.dst); return;
@@ -278,10 +279,12 @@ std::vector<ShapeFeature> measureShape(const Program& p) {
   uint64_t multiRegViews = 0, tileViews = 0, regTileViews = 0;
   uint64_t ops[uint32_t(Op::Loop) + 1] = {};
   uint64_t funcs[uint32_t(ActFunc::Reciprocal) + 1] = {};
-  uint64_t divides = 0, convertingDmas = 0, actScaleBias = 0;
+  uint64_t divides = 0, convertingDmas = 0, actScaleBias = 0, twoOpTs = 0, fusedReduces = 0;
   forEachInstruction(p.body, [&](const Instruction& i) {
     convertingDmas += isConvertingDma(p, i);
     actScaleBias += hasScaleOrBias(i);
+    twoOpTs += hasSecondOp(i);
+    fusedReduces += hasFusedReduce(i);
     ++ops[uint32_t(i.op)];
     if (i.op == Op::Act) ++funcs[uint32_t(i.func)];
     divides += (i.op == Op::TT || i.op == Op::TS) && i.alu == AluOp::Div;
@@ -329,6 +332,8 @@ std::vector<ShapeFeature> measureShape(const Program& p) {
   count("div (tt, ts)", divides);
   count("converting dma (f32 <-> bf16)", convertingDmas);
   count("scale or bias on act", actScaleBias);
+  count("two-op ts", twoOpTs);
+  count("fused reduction (act, ts)", fusedReduces);
   for (uint32_t t = 0; t <= uint32_t(DType::U16); ++t)
     count(std::string("dtype ") + dtypeName(DType(t)) + " tensors", dtypes[t]);
 

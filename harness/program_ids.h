@@ -25,6 +25,7 @@ void forEachReference(std::vector<Instruction>& body, FT&& onTensor, FR&& onRegi
     view(i.dst);
     view(i.a);
     view(i.b);
+    if (hasFusedReduce(i)) view(i.reduce_dst);
     for (ScalarOperand* sc : scalarOperands(i)) {  // ts's scalar, act's scale and bias
       if (sc->kind == ScalarOperand::Kind::Tensor) view(sc->ap);
       if (sc->kind == ScalarOperand::Kind::Reg && sc->reg != kNone) onRegister(sc->reg);

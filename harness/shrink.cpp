@@ -71,7 +71,7 @@ std::optional<Program> reshaped(const Program& p, TensorId t, uint32_t partition
   std::vector<AccessPattern*> views;
   std::function<void(std::vector<Instruction>&)> walk = [&](std::vector<Instruction>& body) {
     for (Instruction& i : body) {
-      for (AccessPattern* ap : {&i.dst, &i.a, &i.b, &i.scalar.ap, &i.scale.ap, &i.bias.ap}) {
+      for (AccessPattern* ap : {&i.dst, &i.a, &i.b, &i.scalar.ap, &i.scalar2.ap, &i.scale.ap, &i.bias.ap, &i.reduce_dst}) {
         if (ap->tensor != t) continue;
         ap->tile.reset();  // a reshaped tile array is a plain tensor; its tile views keep their row offsets
         if (isWhole(old, *ap)) views.push_back(ap);
@@ -224,7 +224,7 @@ class Shrinker {
     };
     std::function<void(std::vector<Instruction>&)> walk = [&](std::vector<Instruction>& body) {
       for (Instruction& i : body) {
-        for (AccessPattern* ap : {&i.dst, &i.a, &i.b, &i.scalar.ap, &i.scale.ap, &i.bias.ap}) {
+        for (AccessPattern* ap : {&i.dst, &i.a, &i.b, &i.scalar.ap, &i.scalar2.ap, &i.scale.ap, &i.bias.ap, &i.reduce_dst}) {
           index(ap->partition), index(ap->offset);
           if (ap->tile) index(*ap->tile);  // the offset holds the tile's terms too: both lose r
         }
@@ -277,7 +277,7 @@ class Shrinker {
     };
     std::function<void(std::vector<Instruction>&)> walk = [&](std::vector<Instruction>& body) {
       for (Instruction& i : body) {
-        for (AccessPattern* ap : {&i.dst, &i.a, &i.b, &i.scalar.ap, &i.scale.ap, &i.bias.ap}) {
+        for (AccessPattern* ap : {&i.dst, &i.a, &i.b, &i.scalar.ap, &i.scalar2.ap, &i.scale.ap, &i.bias.ap, &i.reduce_dst}) {
           index(ap->partition), index(ap->offset);
           if (ap->tile) index(*ap->tile);
         }
@@ -342,7 +342,7 @@ class Shrinker {
     }
   }
 
-  // Per instruction: immediates to 0, activation to identity, ALU op to add, a matmul made its own accumulation
+  // Per instruction: immediates to 0, no fused reduction, no second ts op, activation to identity, ALU op to add, a matmul made its own accumulation
   // group, or the whole instruction replaced by a memset of its destination view or of the whole destination
   // tensor (which cuts it loose from its sources and register terms, so their writers can go too).
   static constexpr size_t kSimplifications = 6;
@@ -361,6 +361,17 @@ class Shrinker {
           return changed;
         }
         case 1:
+          // Without a fused reduction, then ts without its second op (docs/format.md "Fused reduction", "Two-op ts").
+          if (hasFusedReduce(i)) {
+            i.reduce_dst = AccessPattern{};
+            i.reduce_alu = AluOp::Add;
+            return true;
+          }
+          if (hasSecondOp(i)) {
+            i.scalar2 = ScalarOperand::absent();
+            i.alu2 = AluOp::Add;
+            return true;
+          }
           if (hasScaleOrBias(i)) {  // act without its scale and bias first, then with the identity
             i.scale.kind = i.bias.kind = ScalarOperand::Kind::None;
             return true;

@@ -66,6 +66,7 @@ class InstrRules {
         std::vector<const AccessPattern*> out{&in_.dst, &in_.a};
         for (const ScalarOperand* s : scalarOperands(in_))
           if (s->kind == ScalarOperand::Kind::Tensor) out.push_back(&s->ap);
+        if (hasFusedReduce(in_)) out.push_back(&in_.reduce_dst);
         return out;
       }
       case Op::Memset:
@@ -122,9 +123,10 @@ class InstrRules {
     return fail(ap.loc, "destination view of " + name(ap) + " overlaps itself: second-dimension step " +
                             std::to_string(ap.step2) + " is less than its count " + std::to_string(ap.count));
   }
-  bool integerOperand(const AccessPattern& ap) {
+  bool integerOperand(const AccessPattern& ap) { return integerOperand(ap, in_.alu); }
+  bool integerOperand(const AccessPattern& ap, AluOp alu) {
     if (!isFloat(tensor(ap).dtype)) return true;
-    return fail(ap.loc, std::string(op()) + " " + aluName(in_.alu) + " needs integer operands; " + name(ap) + " is " +
+    return fail(ap.loc, std::string(op()) + " " + aluName(alu) + " needs integer operands; " + name(ap) + " is " +
                             dtypeName(tensor(ap).dtype));
   }
   bool integerImmediate(const Immediate& imm, const AccessPattern& ap) {
@@ -193,7 +195,7 @@ class InstrRules {
         if (actIsFloatOnly(in_.func) && !isFloat(tensor(in_.a).dtype))
           return fail(in_.a.loc, std::string("act ") + actName(in_.func) + " needs a float source; " + name(in_.a) +
                                      " is " + dtypeName(tensor(in_.a).dtype));
-        return actScaleBias();
+        return actScaleBias() && fusedReduce();
       case Op::TT:
         if (!shapesMatch(dst, in_.a, "first source") || !shapesMatch(dst, in_.b, "second source")) return false;
         if (isFloat(tensor(in_.a).dtype) != isFloat(tensor(in_.b).dtype))
@@ -202,7 +204,7 @@ class InstrRules {
                                      dtypeName(tensor(in_.b).dtype));
         if (aluIsIntegerOnly(in_.alu)) return integerOperand(in_.a) && integerOperand(in_.b);
         return true;
-      case Op::TS: return scalarOp();
+      case Op::TS: return scalarOp() && fusedReduce();
       case Op::Reduce:
         if (in_.alu == AluOp::Sub || in_.alu == AluOp::Shl || in_.alu == AluOp::Shr || in_.alu == AluOp::Div)
           return fail(std::string("reduce cannot use ") + aluName(in_.alu) + "; it reduces with add mul max min and or xor");
@@ -217,18 +219,43 @@ class InstrRules {
 
   bool scalarOp() {
     const AccessPattern& dst = in_.dst;
-    const ScalarOperand& s = in_.scalar;
     if (!shapesMatch(dst, in_.a, "source")) return false;
+    if (!scalarOperation(in_.scalar, in_.alu, "scalar")) return false;
+    return !hasSecondOp(in_) || scalarOperation(in_.scalar2, in_.alu2, "second scalar");
+  }
+
+  // One `op scalar` of ts (its first, or its second: docs/format.md "Two-op ts"): the rules of a one-op ts.
+  bool scalarOperation(const ScalarOperand& s, AluOp alu, const char* role) {
+    const AccessPattern& dst = in_.dst;
     if (s.kind == ScalarOperand::Kind::Tensor && (s.ap.partitions != dst.partitions || s.ap.elementsPerPartition() != 1))
-      return fail(s.ap.loc, "ts scalar " + name(s.ap) + " view " + viewShape(s.ap) + " must be " +
+      return fail(s.ap.loc, std::string("ts ") + role + " " + name(s.ap) + " view " + viewShape(s.ap) + " must be " +
                                 shapeText(dst.partitions, 1) + " (one value per partition)");
-    if (aluIsIntegerOnly(in_.alu)) {
-      if (!integerOperand(in_.a)) return false;
-      if (s.kind == ScalarOperand::Kind::Tensor && !integerOperand(s.ap)) return false;
+    if (aluIsIntegerOnly(alu)) {
+      if (!integerOperand(in_.a, alu)) return false;
+      if (s.kind == ScalarOperand::Kind::Tensor && !integerOperand(s.ap, alu)) return false;
       if (s.kind == ScalarOperand::Kind::Imm && s.imm.is_float)
-        return fail(std::string("ts ") + aluName(in_.alu) + " needs integer operands; the immediate is a float");
+        return fail(std::string("ts ") + aluName(alu) + " needs integer operands; the immediate is a float");
     }
     if (s.kind == ScalarOperand::Kind::Imm) return integerImmediate(s.imm, in_.a) && integerImmediate(s.imm, dst);
+    return true;
+  }
+
+  // act's and ts's fused reduction (docs/format.md "Fused reduction"): add, max or min, folded in f32, so a float
+  // source; the destination R is a [pc, 1] float view (that it overlaps neither DST nor a source is checked on
+  // every execution, check_trace.cpp).
+  bool fusedReduce() {
+    if (!hasFusedReduce(in_)) return true;
+    const AccessPattern& r = in_.reduce_dst;
+    if (in_.reduce_alu != AluOp::Add && in_.reduce_alu != AluOp::Max && in_.reduce_alu != AluOp::Min)
+      return fail(r.loc, std::string("a fused reduction takes add, max or min, not ") + aluName(in_.reduce_alu));
+    if (!isFloat(tensor(in_.a).dtype))
+      return fail(in_.a.loc, std::string(op()) + " with a fused reduction computes in f32 and needs a float source; " +
+                                 name(in_.a) + " is " + dtypeName(tensor(in_.a).dtype));
+    if (r.partitions != in_.dst.partitions || r.elementsPerPartition() != 1)
+      return fail(r.loc, "reduction destination " + name(r) + " view " + viewShape(r) + " must be " +
+                             shapeText(in_.dst.partitions, 1) + " (one value per partition)");
+    if (!isFloat(tensor(r).dtype))
+      return fail(r.loc, "reduction destination " + name(r) + " must be f32 or bf16, not " + dtypeName(tensor(r).dtype));
     return true;
   }
 

@@ -350,7 +350,33 @@ class Tracer {
     for (const AccessPattern* src : sources)
       if (std::optional<View> v = evalView(*src); v && !stopped_) readCheck(*v, *src);
     if (stopped_) return;
-    if (std::optional<View> d = evalView(in.dst)) write(*d, in.dst);
+    std::optional<View> d = evalView(in.dst);
+    if (d) write(*d, in.dst);
+    if (hasFusedReduce(in) && !stopped_) fusedReduce(in, d, sources);
+  }
+
+  // The fused reduction's destination R (docs/format.md "Fused reduction"): a second write, which may overlap
+  // neither DST nor a source (the engine reads every source and writes DST while it folds into R).
+  void fusedReduce(const Instruction& in, const std::optional<View>& d, const std::vector<const AccessPattern*>& sources) {
+    std::optional<View> r = evalView(in.reduce_dst);
+    if (!r || stopped_) return;
+    auto overlaps = [&](const View& v) {
+      if (v.tensor != r->tensor || r->p0 + r->np <= v.p0 || v.p0 + v.np <= r->p0) return false;
+      return v.containsElement(r->off);  // R is [pc, 1]: one element per partition
+    };
+    std::vector<std::pair<const AccessPattern*, const char*>> others;
+    if (d) others.push_back({&in.dst, "destination"});
+    for (const AccessPattern* src : sources) others.push_back({src, "source"});
+    for (const auto& [ap, role] : others) {
+      std::optional<View> v = ap == &in.dst ? d : evalView(*ap);
+      if (!v || stopped_ || !overlaps(*v)) continue;
+      report(in.reduce_dst.loc, [&] {
+        return "reduction destination " + sliceText(p_, in.reduce_dst, r->p0, r->off) + " overlaps the " + role +
+               " " + tensorName(v->tensor) + "; it must be a tensor range of its own" + registerValues(in.reduce_dst);
+      });
+      break;
+    }
+    write(*r, in.reduce_dst);
   }
 
   void scalarOp() {

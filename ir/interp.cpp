@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <new>
+#include <optional>
 #include <memory>
 #include <span>
 #include <string>
@@ -132,7 +133,8 @@ class Executor {
   // What ran out of memory (issue 12 item 5): the step, the instruction (its location) and the tensors it names.
   InputError outOfMemory(const Instruction& inst) const {
     std::string tensors;
-    for (const AccessPattern* ap : {&inst.dst, &inst.a, &inst.b, &inst.scalar.ap}) {
+    for (const AccessPattern* ap : {&inst.dst, &inst.a, &inst.b, &inst.scalar.ap, &inst.scalar2.ap, &inst.scale.ap,
+                                    &inst.bias.ap, &inst.reduce_dst}) {
       if (ap->tensor >= p_.tensors.size()) continue;
       const std::string name = "'" + p_.tensors[ap->tensor].name + "'";
       if (tensors.find(name) != std::string::npos) continue;
@@ -303,7 +305,7 @@ class Executor {
     ResolvedView dst = resolve(inst.dst, h, Role::Write);
     ResolvedView src = resolve(inst.a, h);
     requireSameShape(src, inst.a, dst);
-    if (hasScaleOrBias(inst)) return actScaleBias(inst, f, dst, src, h);
+    if (hasScaleOrBias(inst) || hasFusedReduce(inst)) return actScaleBias(inst, f, dst, src, h);
     NumClass c = actClass(f, src.dtype);
     elementwise(dst, c, src, read(src, a_bytes_, h), nullptr, nullptr, [&](size_t, size_t len) {
       if (c == NumClass::Float) actF32(f, a_.f.data(), len, out_.f.data());
@@ -311,7 +313,7 @@ class Executor {
     });
   }
 
-  // One f32 per partition of a scalar operand (ts's scalar, act's scale and bias): a [P, 1] view's values, or one
+  // One f32 per partition of a scalar operand (ts's scalars, act's scale and bias): a [P, 1] view's values, or one
   // register's / immediate's repeated. Reads (and hashes) the operand.
   void scalarValues(const Instruction& inst, const ScalarOperand& sc, size_t parts, NumClass c, ClassBuffer& out,
                     OperandHasher& h) {
@@ -340,7 +342,8 @@ class Executor {
   }
 
   // act with scale and/or bias (docs/format.md "Activation with scale and bias"): func(x * scale + bias) in f32,
-  // one rounded operation at a time: x * scale, then + bias, then func. The checker requires a float source.
+  // one rounded operation at a time: x * scale, then + bias, then func. The checker requires a float source (also
+  // for a fused reduction, which comes this way with or without a scale and a bias).
   void actScaleBias(const Instruction& inst, ActFunc f, const ResolvedView& dst, const ResolvedView& src,
                     OperandHasher& h) {
     const size_t parts = dst.partitions;
@@ -348,6 +351,7 @@ class Executor {
     const bool biased = inst.bias.kind != ScalarOperand::Kind::None;
     if (scaled) scalarValues(inst, inst.scale, parts, NumClass::Float, scalars_, h);
     if (biased) scalarValues(inst, inst.bias, parts, NumClass::Float, bias_, h);
+    std::optional<ResolvedView> folded = foldTarget(inst, parts, h);
     const size_t per = dst.perPartition();
     elementwise(dst, NumClass::Float, src, read(src, a_bytes_, h), nullptr, nullptr, [&](size_t first, size_t len) {
       for (size_t i = 0; i < len; ++i) {
@@ -357,7 +361,27 @@ class Executor {
         if (biased) x = aluF32(AluOp::Add, x, bias_.f[q]);
         out_.f[i] = actF32(f, x);
       }
+      if (folded) foldBlock(inst, first, len, per);
     });
+    if (folded) write(*folded, NumClass::Float, folded_);
+  }
+
+  // The fused reduction's destination R of act and ts (docs/format.md "Fused reduction"), resolved before anything
+  // is written; nullopt without a reduction.
+  std::optional<ResolvedView> foldTarget(const Instruction& inst, size_t parts, OperandHasher& h) {
+    if (!hasFusedReduce(inst)) return std::nullopt;
+    ResolvedView r = resolve(inst.reduce_dst, h, Role::Write);
+    requireShape(r, inst.reduce_dst, parts, 1, "reduction destination");
+    grow(folded_.f, parts);
+    return r;
+  }
+  // Folds a block of f32 results (out_, elements [first, first + len)) into folded_: each partition's values as
+  // computed, before DST's conversion, left from its element 0 with reduce_alu, every step rounded to f32.
+  void foldBlock(const Instruction& inst, size_t first, size_t len, size_t per) {
+    for (size_t i = 0; i < len; ++i) {
+      const size_t e = first + i, q = e / per;
+      folded_.f[q] = e % per == 0 ? out_.f[i] : aluF32(inst.reduce_alu, folded_.f[q], out_.f[i]);
+    }
   }
 
   void tt(const Instruction& inst, OperandHasher& h) {
@@ -375,25 +399,36 @@ class Executor {
     });
   }
 
+  // ts: (A op s) and, with a second operation, ((A op s) op2 s2) (docs/format.md "Two-op ts"): both in the class of
+  // the first op, each rounded as a one-op ts rounds (f32, or 32-bit integers), the result converted to DST once.
   void ts(const Instruction& inst, OperandHasher& h) {
-    const ScalarOperand& sc = inst.scalar;
     ResolvedView dst = resolve(inst.dst, h, Role::Write);
     ResolvedView a = resolve(inst.a, h);
     requireSameShape(a, inst.a, dst);
     NumClass c = aluClass(inst.alu, a.dtype);
     // One scalar per partition (a single one repeated for an immediate or a register).
-    scalarValues(inst, sc, dst.partitions, c, scalars_, h);
+    scalarValues(inst, inst.scalar, dst.partitions, c, scalars_, h);
+    const bool second = hasSecondOp(inst);
+    if (second) scalarValues(inst, inst.scalar2, dst.partitions, c, bias_, h);
+    std::optional<ResolvedView> folded = foldTarget(inst, dst.partitions, h);
     const size_t per = dst.perPartition();
     elementwise(dst, c, a, read(a, a_bytes_, h), nullptr, nullptr, [&](size_t first, size_t len) {
       // The block may span partitions: one run per partition.
       for (size_t i = 0; i < len;) {
         size_t q = (first + i) / per;
         size_t end = std::min(len, (q + 1) * per - first);
-        if (c == NumClass::Float) aluF32(inst.alu, a_.f.data() + i, scalars_.f[q], end - i, out_.f.data() + i);
-        else aluInt(inst.alu, a_.i.data() + i, scalars_.i[q], end - i, c, out_.i.data() + i);
+        if (c == NumClass::Float) {
+          aluF32(inst.alu, a_.f.data() + i, scalars_.f[q], end - i, out_.f.data() + i);
+          if (second) aluF32(inst.alu2, out_.f.data() + i, bias_.f[q], end - i, out_.f.data() + i);
+        } else {
+          aluInt(inst.alu, a_.i.data() + i, scalars_.i[q], end - i, c, out_.i.data() + i);
+          if (second) aluInt(inst.alu2, out_.i.data() + i, bias_.i[q], end - i, c, out_.i.data() + i);
+        }
         i = end;
       }
+      if (folded) foldBlock(inst, first, len, per);
     });
+    if (folded) write(*folded, NumClass::Float, folded_);
   }
 
   void reduce(const Instruction& inst, OperandHasher& h) {
@@ -490,7 +525,7 @@ class Executor {
   // Scratch buffers, reused by every instruction.
   static constexpr size_t kBlock = 2048;
   std::vector<uint8_t> a_bytes_, b_bytes_, out_bytes_;
-  ClassBuffer a_, b_, out_, scalars_, bias_;
+  ClassBuffer a_, b_, out_, scalars_, bias_, folded_;  // bias_: act's bias, ts's second scalar
   ExecAccess access_;  // what the current instruction touched (filled only with an observer)
   PendingWrites* defer_ = nullptr;
 };

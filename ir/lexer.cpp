@@ -14,7 +14,7 @@ bool isHexDigit(char c) { return isDigit(c) || (c >= 'a' && c <= 'f') || (c >= '
 bool isPunct(char c) {
   switch (c) {
     case ',': case '[': case ']': case ':': case '*': case '+': case '-':
-    case '@': case '!': case '{': case '}': case '=': case '(': case ')':
+    case '@': case '!': case '{': case '}': case '=': case '(': case ')': case '>':
       return true;
     default:
       return false;

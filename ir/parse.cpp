@@ -352,6 +352,7 @@ void Parser::operands(Instruction& in) {
       in.scalar = scalar();
       comma("scalar");
       in.alu = alu();
+      tsOptions(in);
       return;
     case Op::Reduce:
       in.dst = accessPattern("destination");
@@ -411,23 +412,59 @@ void Parser::operands(Instruction& in) {
   }
 }
 
-// act's [, scale=S] [, bias=B], in that order, each an immediate, a register or a [P, 1] view (docs/format.md
-// "Activation with scale and bias").
+// act's [, scale=S] [, bias=B] [, reduce=OP -> R], in that order, the scale and bias each an immediate, a register
+// or a [P, 1] view (docs/format.md "Activation with scale and bias", "Fused reduction").
 void Parser::actScaleBias(Instruction& in) {
   bool seen_bias = false;
   while (lex_.peek().is(',')) {
     lex_.next();
     Token key = lex_.next();
-    if (seen_bias) failAt(key.loc, "nothing may follow act's bias");
+    if (key.isName("reduce")) {
+      fusedReduce(in);
+      return;
+    }
+    if (seen_bias) failAt(key.loc, "only reduce=OP -> R may follow act's bias");
     const bool have_scale = in.scale.kind != ScalarOperand::Kind::None;
     const bool is_scale = !have_scale && key.isName("scale");
     if (!is_scale && !key.isName("bias"))
-      failAt(key.loc, have_scale ? "expected bias=B after act's scale"
-                                 : "expected scale=S or bias=B after the activation function");
+      failAt(key.loc, have_scale ? "expected bias=B or reduce=OP -> R after act's scale"
+                                 : "expected scale=S, bias=B or reduce=OP -> R after the activation function");
     expect('=', std::string("expected '=' after ") + (is_scale ? "scale" : "bias"));
     (is_scale ? in.scale : in.bias) = scalar();
     seen_bias = !is_scale;
   }
+}
+
+// ts's [, SCALAR2, OP2] [, reduce=OP -> R] after its first op (docs/format.md "Two-op ts", "Fused reduction").
+// `reduce` is an opcode, so it never names a tensor or register: it tells the two apart.
+void Parser::tsOptions(Instruction& in) {
+  if (!lex_.peek().is(',')) return;
+  lex_.next();
+  if (lex_.peek().isName("reduce")) {
+    lex_.next();
+    return fusedReduce(in);
+  }
+  in.scalar2 = scalar();
+  comma("second scalar");
+  in.alu2 = alu();
+  if (!lex_.peek().is(',')) return;
+  lex_.next();
+  Token key = lex_.next();
+  if (!key.isName("reduce")) failAt(key.loc, "expected reduce=OP -> R after ts's second operation");
+  fusedReduce(in);
+}
+
+// `reduce` has been read: =OP -> R, nothing after it.
+void Parser::fusedReduce(Instruction& in) {
+  expect('=', "expected '=' after reduce");
+  in.reduce_alu = alu();
+  const Token dash = lex_.next();
+  if (!dash.is('-') || !lex_.peek().is('>') || !dash.touches(lex_.peek()))
+    failAt(dash.loc, "expected '->' and the reduction's [P, 1] destination after reduce=" +
+                         std::string(aluName(in.reduce_alu)));
+  lex_.next();
+  in.reduce_dst = accessPattern("reduction destination");
+  if (lex_.peek().is(',')) failAt(lex_.peek().loc, "nothing may follow the fused reduction's destination");
 }
 
 // [, start|start@first] [, stop|stop@last], in that order.

@@ -33,6 +33,8 @@ class Parser {
   void instruction(const Token& opcode, Op op);
   void operands(Instruction& inst);
   void actScaleBias(Instruction& in);
+  void tsOptions(Instruction& in);
+  void fusedReduce(Instruction& in);
   void matmulFlags(Instruction& inst);
   void closeLoop(const Token& brace);
   Origin originSuffix();

@@ -107,6 +107,12 @@ std::string printScalar(const Program& p, const ScalarOperand& s) {
   return "?";
 }
 
+// act's and ts's optional ", reduce=OP -> R" (docs/format.md "Fused reduction").
+std::string fusedReduce(const Program& p, const Instruction& in) {
+  if (!hasFusedReduce(in)) return "";
+  return std::string(", reduce=") + aluName(in.reduce_alu) + " -> " + printAccessPattern(p, in.reduce_dst);
+}
+
 std::string operands(const Program& p, const Instruction& in) {
   auto ap = [&](const AccessPattern& a) { return printAccessPattern(p, a); };
   auto reg = [&](RegId r) { return registerName(p, r); };
@@ -120,10 +126,14 @@ std::string operands(const Program& p, const Instruction& in) {
       std::string out = ap(in.dst) + ", " + ap(in.a) + ", " + actName(in.func);
       if (in.scale.kind != ScalarOperand::Kind::None) out += ", scale=" + printScalar(p, in.scale);
       if (in.bias.kind != ScalarOperand::Kind::None) out += ", bias=" + printScalar(p, in.bias);
-      return out;
+      return out + fusedReduce(p, in);
     }
     case Op::TT: return ap(in.dst) + ", " + ap(in.a) + ", " + ap(in.b) + ", " + aluName(in.alu);
-    case Op::TS: return ap(in.dst) + ", " + ap(in.a) + ", " + printScalar(p, in.scalar) + ", " + aluName(in.alu);
+    case Op::TS: {
+      std::string out = ap(in.dst) + ", " + ap(in.a) + ", " + printScalar(p, in.scalar) + ", " + aluName(in.alu);
+      if (hasSecondOp(in)) out += ", " + printScalar(p, in.scalar2) + ", " + aluName(in.alu2);
+      return out + fusedReduce(p, in);
+    }
     case Op::Reduce: return ap(in.dst) + ", " + ap(in.a) + ", " + aluName(in.alu);
     case Op::Memset: return ap(in.dst) + ", " + printImmediate(in.imm);
     case Op::Li: return reg(in.rd) + ", " + printImmediate(in.imm);

@@ -211,6 +211,7 @@ bool isContiguous(const AccessPattern& ap) { return ap.count2 == 1 || ap.step2 =
 std::vector<const ScalarOperand*> scalarOperands(const Instruction& inst) {
   std::vector<const ScalarOperand*> out;
   if (inst.op == Op::TS) out.push_back(&inst.scalar);
+  if (hasSecondOp(inst)) out.push_back(&inst.scalar2);
   if (inst.op == Op::Act)
     for (const ScalarOperand* s : {&inst.scale, &inst.bias})
       if (s->kind != ScalarOperand::Kind::None) out.push_back(s);
@@ -223,6 +224,13 @@ std::vector<ScalarOperand*> scalarOperands(Instruction& inst) {
 }
 bool hasScaleOrBias(const Instruction& inst) {
   return inst.op == Op::Act && (inst.scale.kind != ScalarOperand::Kind::None || inst.bias.kind != ScalarOperand::Kind::None);
+}
+
+bool hasSecondOp(const Instruction& inst) {
+  return inst.op == Op::TS && inst.scalar2.kind != ScalarOperand::Kind::None;
+}
+bool hasFusedReduce(const Instruction& inst) {
+  return (inst.op == Op::Act || inst.op == Op::TS) && inst.reduce_dst.tensor != kNone;
 }
 
 bool isConvertingDma(const Program& p, const Instruction& inst) {

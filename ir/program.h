@@ -201,6 +201,14 @@ struct Instruction {
   // act only: func(x * scale + bias), docs/format.md "Activation with scale and bias"; None when not written.
   ScalarOperand scale = ScalarOperand::absent();
   ScalarOperand bias = ScalarOperand::absent();
+  // ts only: the optional second operation, (A alu scalar) alu2 scalar2 (docs/format.md "Two-op ts"); scalar2 is
+  // None when not written.
+  ScalarOperand scalar2 = ScalarOperand::absent();
+  AluOp alu2 = AluOp::Add;
+  // act and ts: the optional fused free-axis reduction of the result into a [P, 1] view (docs/format.md "Fused
+  // reduction"), a second destination; reduce_dst.tensor is kNone when not written.
+  AccessPattern reduce_dst;
+  AluOp reduce_alu = AluOp::Add;
   AluOp alu = AluOp::Add;
   ActFunc func = ActFunc::Identity;
   When start = When::Never;
@@ -234,12 +242,17 @@ struct Program {
 // that cancel (docs/format.md "Tile arrays").
 Index offsetInTile(const AccessPattern& ap, const Tensor& t);
 
-// The scalar operands an instruction reads, in operand order: ts's scalar; act's scale, then its bias, when given.
+// The scalar operands an instruction reads, in operand order: ts's scalar, then its second op's scalar when given;
+// act's scale, then its bias, when given.
 // Every pass that lists an instruction's operands goes through these, so a scalar is an operand like any other.
 std::vector<const ScalarOperand*> scalarOperands(const Instruction& inst);
 std::vector<ScalarOperand*> scalarOperands(Instruction& inst);
 // act with a scale or a bias.
 bool hasScaleOrBias(const Instruction& inst);
+// ts with a second operation (docs/format.md "Two-op ts").
+bool hasSecondOp(const Instruction& inst);
+// act or ts with a fused free-axis reduction into reduce_dst (docs/format.md "Fused reduction").
+bool hasFusedReduce(const Instruction& inst);
 
 // The whole-tensor view of `t`.
 AccessPattern wholeTensor(const Program& p, TensorId t);

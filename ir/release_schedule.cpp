@@ -17,6 +17,7 @@ ReleaseSchedule::ReleaseSchedule(const Program& p)
       note(i.b);
       for (const ScalarOperand* sc : scalarOperands(i))
         if (sc->kind == ScalarOperand::Kind::Tensor) note(sc->ap);
+      if (hasFusedReduce(i)) note(i.reduce_dst);
     };
     visit(p.body[s]);
     if (p.body[s].op == Op::Loop) forEachInstruction(p.body[s].body, visit);

@@ -325,16 +325,17 @@ void Core::runLoop(const Instruction& inst) {
 void Core::readRegistersAtDispatch(const Instruction& inst, Record& rec) {
   // Address terms, the ts scalar register and scalar sources: read now, once every SP instruction that writes
   // one of them has finished (a RAW stall of the sequencer).
-  // 6 views x 2 indices x kMaxIndexTerms terms + the scalar registers (ts's; act's scale and bias) and two scalar
-  // sources.
-  RegId regs[6 * 2 * kMaxIndexTerms + 5];
+  // 8 views x 2 indices x kMaxIndexTerms terms + the scalar registers (ts's two; act's scale and bias) and two
+  // scalar sources.
+  RegId regs[8 * 2 * kMaxIndexTerms + 6];
   size_t n = 0;
   auto add = [&](RegId r) {
     if (r == kNone) return;
     if (r >= p_->registers.size()) throw InputError(inst.loc, std::string(opName(inst.op)) + " names no register");
     regs[n++] = r;
   };
-  for (const AccessPattern* ap : {&inst.dst, &inst.a, &inst.b, &inst.scalar.ap, &inst.scale.ap, &inst.bias.ap})
+  for (const AccessPattern* ap : {&inst.dst, &inst.a, &inst.b, &inst.scalar.ap, &inst.scalar2.ap, &inst.scale.ap,
+                                  &inst.bias.ap, &inst.reduce_dst})
     for (const Index* index : {&ap->partition, &ap->offset})
       for (const IndexTerm& term : index->terms) add(term.reg);
   for (const ScalarOperand* sc : scalarOperands(inst))
@@ -397,6 +398,7 @@ void Core::enterOperands(const Instruction& inst, uint32_t slot, Record& rec) {
       for (const ScalarOperand* sc : scalarOperands(inst))
         if (sc->kind == ScalarOperand::Kind::Tensor) source(view(sc->ap));
       write(d);
+      if (hasFusedReduce(inst)) write(view(inst.reduce_dst));  // the same engine pass writes R (docs/format.md)
       rec.latency = computeCycles(t, inst, &d, &a, nullptr);
       return;
     }

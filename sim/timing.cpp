@@ -33,6 +33,8 @@ const Key kKeys[] = {
     {"dma.per-descriptor", &TimingTable::dma_per_descriptor, 0, 1e6},
     {"dma.bytes-per-cycle", &TimingTable::dma_bytes_per_cycle, 0.001, 1e6},
     {"dma.convert-fixed", &TimingTable::dma_convert_fixed, 0, 1e6},
+    {"dve.second-op-per-element", &TimingTable::dve_second_op_per_element, 0, 1e6},
+    {"fused-reduce.fixed", &TimingTable::fused_reduce_fixed, 0, 1e6},
 };
 
 uint64_t cycles(double c) { return std::max<uint64_t>(1, uint64_t(std::ceil(c))); }
@@ -98,10 +100,13 @@ uint64_t computeCycles(const TimingTable& t, const Instruction& inst, const Reso
   auto per = [](const ResolvedView* v) { return v ? double(v->perPartition()) : 0.0; };
   switch (inst.op) {
     case Op::Matmul: return cycles(t.pe_fixed + t.pe_per_column * per(b));
-    case Op::Copy:
-    case Op::Act: return cycles(t.act_fixed + t.act_per_element * per(dst));
-    case Op::TT:
+    case Op::Copy: return cycles(t.act_fixed + t.act_per_element * per(dst));
+    case Op::Act:
+      return cycles(t.act_fixed + t.act_per_element * per(dst) + (hasFusedReduce(inst) ? t.fused_reduce_fixed : 0));
     case Op::TS:
+      return cycles(t.dve_fixed + (t.dve_per_element + (hasSecondOp(inst) ? t.dve_second_op_per_element : 0)) * per(a) +
+                    (hasFusedReduce(inst) ? t.fused_reduce_fixed : 0));
+    case Op::TT:
     case Op::Reduce: return cycles(t.dve_fixed + t.dve_per_element * per(a));
     case Op::Memset: return cycles(t.pool_fixed + t.pool_per_element * per(dst));
     case Op::RegLoad:

@@ -22,6 +22,8 @@ struct TimingTable {
   double sp_scalar = 0, sp_memory = 0, sp_loop_iteration = 0;
   double dma_fixed = 0, dma_per_descriptor = 0, dma_bytes_per_cycle = 0;
   double dma_convert_fixed = 0;  // added to a converting (f32 <-> bf16) DMA's transfer
+  double dve_second_op_per_element = 0;  // added per element per partition to a two-op ts
+  double fused_reduce_fixed = 0;         // added to an act or ts with a fused reduction
 
   // The compiled-in default table (sim/timing/default.txt).
   static const TimingTable& defaults();

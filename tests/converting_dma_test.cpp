@@ -142,28 +142,13 @@ TEST(ConvertingDma, DmaOptimizationLeavesItAlone) {
 // Generated tiny programs (seeds 1-100): those with a converting DMA allocate at O2, pass all three oracles
 // against the original, and the simulator gives the interpreter's bits.
 TEST(ConvertingDma, GeneratedProgramsAllocateVerifyAndSimulate) {
-  uint32_t with = 0, verified = 0;
-  for (uint64_t seed = 1; seed <= 100; ++seed) {
-    SeededChoices c(seed);
-    const Program p = generateProgram(c, GenOptions{*archPreset("tiny"), 12, 80});
-    uint32_t converting = 0;
-    forEachInstruction(p.body, [&](const Instruction& i) { converting += isConvertingDma(p, i); });
-    if (converting == 0) continue;
-    ++with;
-    DriverOptions o;
-    o.optlevel = 2;
-    DriverResult r;
-    try {
-      r = allocate(p, o);
-    } catch (const AllocError&) {
-      continue;  // refusals are the allocators' business (bench/reg_quality counts them)
-    }
-    expectOraclesPass(p, r.program, "seed " + std::to_string(seed), seed);
-    expectSimulatorMatchesInterpreter(r.program, seed);
-    ++verified;
-  }
-  EXPECT_GE(with, 20u);
-  EXPECT_GE(verified, 15u);
+  const GeneratedChecks r = checkGeneratedPrograms(12, [](const Program& p) {
+    uint32_t n = 0;
+    forEachInstruction(p.body, [&](const Instruction& i) { n += isConvertingDma(p, i); });
+    return n;
+  });
+  EXPECT_GE(r.with, 20u);
+  EXPECT_GE(r.verified, 15u);
 }
 
 }  // namespace

@@ -214,9 +214,10 @@ TEST(Print, ApiBuiltProgramRoundTrips) {
   r.width = 64;
   r.phys = 7;
   p.registers.push_back(r);
+  const AccessPattern all = wholeTensor(p, 0);
   Instruction memset;
   memset.op = Op::Memset;
-  memset.dst = wholeTensor(p, 0);
+  memset.dst = all;
   memset.imm = Immediate{true, 0, -1.25};
   memset.origin = Origin::Partial;
   Instruction loop;

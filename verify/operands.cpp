@@ -33,7 +33,7 @@ std::vector<RegisterOperand> registerOperands(const Program& p, const Instructio
       view("destination", inst.dst);
       view("source", inst.a);
       break;
-    case Op::Act:  // the interpreter reads the scale, then the bias (ir/interp.cpp)
+    case Op::Act:  // the interpreter reads the scale, then the bias, then resolves R (ir/interp.cpp)
       view("destination", inst.dst);
       view("source", inst.a);
       for (const ScalarOperand* sc : scalarOperands(inst)) {
@@ -41,6 +41,7 @@ std::vector<RegisterOperand> registerOperands(const Program& p, const Instructio
         if (sc->kind == ScalarOperand::Kind::Tensor) view(role, sc->ap);
         if (sc->kind == ScalarOperand::Kind::Reg) out.push_back({sc->reg, role});
       }
+      if (hasFusedReduce(inst)) view("reduction destination", inst.reduce_dst);
       break;
     case Op::Matmul:
       view("destination", inst.dst);
@@ -55,8 +56,12 @@ std::vector<RegisterOperand> registerOperands(const Program& p, const Instructio
     case Op::TS:
       view("destination", inst.dst);
       view("source", inst.a);
-      if (inst.scalar.kind == ScalarOperand::Kind::Tensor) view("scalar", inst.scalar.ap);
-      if (inst.scalar.kind == ScalarOperand::Kind::Reg) out.push_back({inst.scalar.reg, "scalar"});
+      for (const ScalarOperand* sc : scalarOperands(inst)) {  // the scalar, then the second op's (ir/interp.cpp)
+        const char* role = sc == &inst.scalar ? "scalar" : "second scalar";
+        if (sc->kind == ScalarOperand::Kind::Tensor) view(role, sc->ap);
+        if (sc->kind == ScalarOperand::Kind::Reg) out.push_back({sc->reg, role});
+      }
+      if (hasFusedReduce(inst)) view("reduction destination", inst.reduce_dst);
       break;
     case Op::Memset: view("destination", inst.dst); break;
     case Op::RegLoad: view("source", inst.a); break;
@@ -99,7 +104,9 @@ std::vector<std::string> readOperandNames(const Program& p, const Instruction& i
       break;
     case Op::TS:
       out.push_back(named(p, "source", inst.a));
-      if (inst.scalar.kind == ScalarOperand::Kind::Tensor) out.push_back(named(p, "scalar", inst.scalar.ap));
+      for (const ScalarOperand* sc : scalarOperands(inst))
+        if (sc->kind == ScalarOperand::Kind::Tensor)
+          out.push_back(named(p, sc == &inst.scalar ? "scalar" : "second scalar", sc->ap));
       break;
     default: break;
   }

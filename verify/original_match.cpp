@@ -27,7 +27,8 @@ Shape shapeOf(const Instruction& i) {
   s.inst.id = 0;
   s.inst.origin = Origin::Source;
   s.inst.body.clear();
-  for (AccessPattern* ap : {&s.inst.dst, &s.inst.a, &s.inst.b, &s.inst.scalar.ap, &s.inst.scale.ap, &s.inst.bias.ap})
+  for (AccessPattern* ap : {&s.inst.dst, &s.inst.a, &s.inst.b, &s.inst.scalar.ap, &s.inst.scalar2.ap, &s.inst.scale.ap,
+                            &s.inst.bias.ap, &s.inst.reduce_dst})
     clearLoc(*ap);
   return s;
 }

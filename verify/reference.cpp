@@ -105,6 +105,7 @@ class Builder {
       }
       Instruction copy = inst;
       for (AccessPattern* ap : {&copy.dst, &copy.a, &copy.b}) mapView(inst, *ap);
+      if (hasFusedReduce(copy)) mapView(inst, copy.reduce_dst);
       for (ScalarOperand* sc : scalarOperands(copy)) {  // ts's scalar, act's scale and bias
         if (sc->kind == ScalarOperand::Kind::Tensor) mapView(inst, sc->ap);
         if (sc->kind == ScalarOperand::Kind::Reg) sc->reg = reg(inst, sc->reg);

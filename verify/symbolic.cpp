@@ -62,7 +62,13 @@ std::string readLabel(const Instruction& inst, size_t index, size_t count) {
       return "operand";
     }
     case Op::TT: return index == 0 ? "first source" : "second source";
-    case Op::TS: return index == 0 ? "source" : "scalar";
+    case Op::TS: {  // the source, then the scalar and the second op's scalar when they are views
+      if (index == 0) return "source";
+      size_t k = 0;
+      for (const ScalarOperand* sc : scalarOperands(inst))
+        if (sc->kind == ScalarOperand::Kind::Tensor && ++k == index) return sc == &inst.scalar ? "scalar" : "second scalar";
+      return "source";
+    }
     case Op::Act: {  // its tensor reads: the source, then the scale and the bias when they are views
       if (index == 0) return "source";
       size_t k = 0;

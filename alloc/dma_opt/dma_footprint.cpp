@@ -95,6 +95,7 @@ void collect(const Program& p, const Instruction& inst, InstAreas& out) {
       for (const ScalarOperand* sc : scalarOperands(inst))
         if (sc->kind == ScalarOperand::Kind::Tensor) read(sc->ap);
       write(inst.dst);
+      if (hasFusedReduce(inst)) write(inst.reduce_dst);
       return;
     case Op::Matmul:
       read(inst.a);

@@ -25,6 +25,7 @@ void normalizeView(AccessPattern& ap) {
 RegisterSlots registerSlots(Instruction& inst) {
   RegisterSlots s;
   for (AccessPattern* ap : {&inst.dst, &inst.a, &inst.b}) viewSlots(*ap, s.reads);
+  if (hasFusedReduce(inst)) viewSlots(inst.reduce_dst, s.reads);
   for (ScalarOperand* sc : scalarOperands(inst)) {  // ts's scalar, act's scale and bias
     if (sc->kind == ScalarOperand::Kind::Tensor) viewSlots(sc->ap, s.reads);
     if (sc->kind == ScalarOperand::Kind::Reg && sc->reg != kNone) s.reads.push_back(&sc->reg);
@@ -37,6 +38,7 @@ RegisterSlots registerSlots(Instruction& inst) {
 
 void normalizeRegisterTerms(Instruction& inst) {
   for (AccessPattern* ap : {&inst.dst, &inst.a, &inst.b}) normalizeView(*ap);
+  if (hasFusedReduce(inst)) normalizeView(inst.reduce_dst);
   for (ScalarOperand* sc : scalarOperands(inst))
     if (sc->kind == ScalarOperand::Kind::Tensor) normalizeView(sc->ap);
 }
