@@ -16,6 +16,21 @@
 namespace allocsim {
 namespace {
 
+// `n` copies of the `size`-byte element `elem`: a constant-size copy per element, which the compiler inlines (a
+// memcpy of a run-time size is a libc call per element: 18% of the interpreter's profile on bench/sim_speed).
+void fillElements(uint8_t* out, size_t n, const uint8_t* elem, size_t size) {
+  switch (size) {
+    case 4:
+      for (size_t e = 0; e < n; ++e) std::memcpy(out + 4 * e, elem, 4);
+      return;
+    case 2:
+      for (size_t e = 0; e < n; ++e) std::memcpy(out + 2 * e, elem, 2);
+      return;
+    default:
+      for (size_t e = 0; e < n; ++e) std::memcpy(out + e * size, elem, size);
+  }
+}
+
 std::string shapeText(const ResolvedView& v) {
   return "[" + std::to_string(v.partitions) + ", " + std::to_string(v.perPartition()) + "]";
 }
@@ -454,7 +469,7 @@ class Executor {
     if (c == NumClass::Float) storeF32(dst.dtype, elem, immToF32(inst.imm));
     else storeInt(dst.dtype, elem, immToInt(inst.imm, c), c);
     uint8_t* out = grow(out_bytes_, dst.bytes());
-    for (size_t e = 0; e < dst.elements(); ++e) std::memcpy(out + e * dst.elem_size, elem, dst.elem_size);
+    fillElements(out, dst.elements(), elem, dst.elem_size);
     put(dst, out);
   }
 
