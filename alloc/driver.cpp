@@ -49,10 +49,11 @@ bool hasUnplaced(const Program& p, Space s) {
   return false;
 }
 
-void runPsum(Program& p, const Effort& e, int verbosity, std::vector<AllocReport>& reports) {
+void runPsum(Program& p, const Effort& e, const DriverOptions& o, std::vector<AllocReport>& reports) {
   PsumOptions po;
   po.heuristics = e.psum_heuristics;
-  po.verbosity = verbosity;
+  po.verbosity = o.verbosity;
+  po.progress = o.progress;
   PsumResult r = allocatePsum(p, po);
   p = std::move(r.program);
   reports.push_back(named("psum", r.report));
@@ -60,11 +61,12 @@ void runPsum(Program& p, const Effort& e, int verbosity, std::vector<AllocReport
 
 // SBUF after PSUM (seed 003: PSUM is colored first and frozen): the SBUF colorer keeps every placement it is given
 // (PSUM's, and at O7 the input's), and places the SBUF tensors that have none, spill slots included.
-void runSbuf(Program& p, const Effort& e, int verbosity, std::vector<AllocReport>& reports) {
+void runSbuf(Program& p, const Effort& e, const DriverOptions& o, std::vector<AllocReport>& reports) {
   SbufOptions so;
   so.heuristics = e.sbuf_heuristics;
   so.packing = e.sbuf_packing;
-  so.verbosity = verbosity;
+  so.verbosity = o.verbosity;
+  so.progress = o.progress;
   SbufResult r = allocateSbuf(p, so);
   p = std::move(r.program);
   reports.push_back(named("sbuf", r.report));
@@ -118,9 +120,9 @@ void dropUnpinnedPlacements(Program& p) {
 void runColoring(Program& p, const Effort& e, const DriverOptions& o, std::vector<AllocReport>& reports) {
   const int verbosity = o.verbosity;
   dropUnpinnedPlacements(p);
-  runPsum(p, e, verbosity, reports);
+  runPsum(p, e, o, reports);
   runDmaOpt(p, DmaOptInstance::Psum, o, reports);
-  runSbuf(p, e, verbosity, reports);
+  runSbuf(p, e, o, reports);
   runDmaOpt(p, DmaOptInstance::Sb, o, reports);
   runReg(p, {}, verbosity, reports);
 }
@@ -128,11 +130,12 @@ void runColoring(Program& p, const Effort& e, const DriverOptions& o, std::vecto
 // O8, and O6 with --allocator lsa (seed 000: "selected by --allocator=lsa on the opt6 path or forced as the sole
 // SBUF/PSUM allocator at optlevel 8"): the linear scan from scratch, PSUM then SB; run_with_loops on the O6 path.
 // At O8 the DRAM spill slots then get addresses of their own (alloc/lsa/dram_spill_slots.h).
-void runLinearScan(Program& p, int optlevel, int verbosity, std::vector<AllocReport>& reports) {
+void runLinearScan(Program& p, int optlevel, const DriverOptions& o, std::vector<AllocReport>& reports) {
   dropUnpinnedPlacements(p);
   LsaOptions lo;
   lo.loop_aware = optlevel == 6;
-  lo.verbosity = verbosity;
+  lo.verbosity = o.verbosity;
+  lo.progress = o.progress;
   LsaResult r = allocateLinearScan(p, lo);
   p = std::move(r.program);
   if (optlevel == 8) {  // the opt8 pipeline's coloring_allocator_dram_debug
@@ -141,7 +144,7 @@ void runLinearScan(Program& p, int optlevel, int verbosity, std::vector<AllocRep
     r.report.set("lsa.dram_slots_placed", int64_t(slots));
   }
   reports.push_back(named("lsa", r.report));
-  runReg(p, {}, verbosity, reports);
+  runReg(p, {}, o.verbosity, reports);
 }
 
 // O7 has no PSUM coloring pass (seed 000, "The distinctive opt7 trait"): its PSUM placements come with the fixed
@@ -180,7 +183,7 @@ void runFixedAssignment(Program& p, const Effort& e, const DriverOptions& o, std
   const bool sbuf_pass = hasUnplaced(p, Space::Sbuf);
   if (sbuf_pass) {
     try {
-      runSbuf(p, e, verbosity, reports);
+      runSbuf(p, e, o, reports);
     } catch (const AllocError& err) {
       throw AllocError(err.loc(), std::string("Allocation failed for SB around the fixed placements (optlevel 7): ") +
                                       err.what());
@@ -205,9 +208,10 @@ void runFixedAssignment(Program& p, const Effort& e, const DriverOptions& o, std
 }
 
 // --allocator exact: the search places PSUM and SBUF (at optlevel 7 completing the input's placements), then REG.
-void runExact(Program& p, int optlevel, double time_limit_s, int verbosity, std::vector<AllocReport>& reports) {
+void runExact(Program& p, int optlevel, const DriverOptions& o, std::vector<AllocReport>& reports) {
   ExactAllocOptions eo;
-  eo.time_limit_s = time_limit_s;
+  eo.time_limit_s = o.time_limit_s;
+  eo.progress = o.progress;
   eo.keep_placements = optlevel == 7;
   std::vector<bool> keep_regs(p.registers.size());
   for (size_t i = 0; i < p.registers.size(); ++i) keep_regs[i] = eo.keep_placements && p.registers[i].phys;
@@ -219,7 +223,7 @@ void runExact(Program& p, int optlevel, double time_limit_s, int verbosity, std:
   ExactAllocResult r = allocateExact(p, eo);
   p = std::move(r.program);
   reports.push_back(named("exact", r.report));
-  runReg(p, keep_regs, verbosity, reports);
+  runReg(p, keep_regs, o.verbosity, reports);
 }
 
 }  // namespace
@@ -236,7 +240,7 @@ DriverResult allocate(const Program& input, const DriverOptions& o) {
   if (o.allocator == "exact") {
     const int level = o.smt_allocation ? 7 : o.optlevel;
     DriverResult result{input, {level, level == 7 ? AllocPath::FixedAssignment : AllocPath::Coloring}, {}, {}};
-    runExact(result.program, result.selection.optlevel, o.time_limit_s, o.verbosity, result.reports);
+    runExact(result.program, result.selection.optlevel, o, result.reports);
     return result;
   }
   SelectionInput in;
@@ -260,7 +264,7 @@ DriverResult allocate(const Program& input, const DriverOptions& o) {
     case AllocPath::Coloring:
     case AllocPath::ColoringWithLoops: runColoring(p, e, o, result.reports); break;
     case AllocPath::FixedAssignment: runFixedAssignment(p, e, o, result.reports); break;
-    case AllocPath::LinearScan: runLinearScan(p, s.optlevel, o.verbosity, result.reports); break;
+    case AllocPath::LinearScan: runLinearScan(p, s.optlevel, o, result.reports); break;
   }
   result.liveness = livenessReport(computeLiveness(input).stats);
   return result;

@@ -120,7 +120,7 @@ class Executor {
   void step(const Instruction& inst) {
     if (++result_.steps > o_.max_steps)
       throw InputError(inst.loc, "execution did not finish within " + std::to_string(o_.max_steps) + " steps");
-    if (o_.progress && result_.steps % kProgressSteps == 0) (*o_.progress)(o_.progress_phase, result_.steps);
+    if (o_.progress && result_.steps % kProgressSteps == 0) (*o_.progress)(o_.progress_phase, result_.steps, "steps");
   }
 
   void runBody(std::span<const Instruction> body, const LoopPosition* loop) {

@@ -285,7 +285,7 @@ void Core::ensureQueues(uint32_t n) {
 void Core::countStep(const Instruction& inst) {
   if (++result_.exec.steps > o_->max_steps)
     throw InputError(inst.loc, "execution did not finish within " + std::to_string(o_->max_steps) + " steps");
-  if (o_->progress && result_.exec.steps % kProgressSteps == 0) (*o_->progress)("simulating", result_.exec.steps);
+  if (o_->progress && result_.exec.steps % kProgressSteps == 0) (*o_->progress)("simulating", result_.exec.steps, "steps");
 }
 
 void Core::runBody(const std::vector<Instruction>& body, const LoopPos* loop) {

@@ -1,15 +1,21 @@
-// Progress of long runs (issue 12 item 4): the executors report every kProgressSteps steps with what they do, and
-// the command line's progress line shows it only after a second, at most five times a second, and erases itself.
+// Progress of long runs (issue 12 item 4): the executors report every kProgressSteps steps with what they do, the
+// allocators each spill round, scan or block of search nodes, and the command line's progress line shows it only
+// after a second, at most five times a second, and erases itself.
 #include <gtest/gtest.h>
 
 #include <cstdio>
 #include <string>
 #include <vector>
 
+#include "alloc/driver.h"
+#include "alloc/exact/exact_search.h"
+#include "alloc/sbuf/sbuf_heuristic.h"
 #include "ir/interp.h"
+#include "ir/minimalloc_csv.h"
 #include "ir/parse.h"
 #include "sim/simulate.h"
 #include "tests/cli_run.h"
+#include "tests/placed_program_checks.h"
 #include "tools/progress_line.h"
 #include "verify/verify.h"
 
@@ -31,8 +37,36 @@ const char kLongProgram[] =
 
 struct Seen {
   std::vector<std::pair<std::string, uint64_t>> calls;
-  ProgressFn fn = [this](const char* phase, uint64_t done) { calls.emplace_back(phase, done); };
+  std::vector<std::string> units;
+  ProgressFn fn = [this](const char* phase, uint64_t done, const char* unit) {
+    calls.emplace_back(phase, done);
+    units.emplace_back(unit);
+  };
+  bool has(const std::string& phase, uint64_t done) const {
+    for (const auto& c : calls)
+      if (c.first == phase && c.second == done) return true;
+    return false;
+  }
 };
+
+// a (3 KiB per partition) is live from its load to its last add, b (2 KiB) in between: on the tiny machine's 4 KiB
+// partitions they do not fit together, so the colorers spill a around b (a second round at least).
+const char kPressure[] =
+    "arch tiny\n"
+    "dram X [8, 768] f32 input\n"
+    "dram Y [8, 512] f32 output\n"
+    "dram Z [8, 768] f32 output\n"
+    "sbuf a [8, 768] f32\n"
+    "sbuf b [8, 512] f32\n"
+    "psum acc [8, 8] f32\n"
+    "dma a, X\n"
+    "dma b, X[:, 0:512]\n"
+    "memset acc, 0\n"
+    "copy b[:, 0:8], acc\n"
+    "tt b, b, b, add\n"
+    "dma Y, b\n"
+    "tt a, a, a, add\n"
+    "dma Z, a\n";
 
 TEST(Progress, TheInterpreterReportsEveryBlockOfSteps) {
   Program p = parseProgram(kLongProgram);
@@ -71,6 +105,60 @@ TEST(Progress, VerifyNamesEachOracleAndTheSimulatorReportsToo) {
   for (const auto& [phase, done] : sim_seen.calls) EXPECT_EQ(phase, "simulating");
 }
 
+TEST(Progress, TheAllocatorsReportTheirSpillRoundsScansAndSearchNodes) {
+  const Program p = parseProgram(kPressure);
+  Seen colored;
+  DriverOptions o2;
+  o2.progress = &colored.fn;
+  allocate(p, o2);
+  // Every heuristic of O2's sweep starts its spill fixpoint with round 1 and names itself; the first one spills
+  // (a and b cannot share a 4 KiB partition), so it has a round 2.
+  const uint32_t n = effortFor(2).sbuf_heuristics;
+  for (uint32_t k = 0; k < n; ++k)
+    EXPECT_TRUE(colored.has("SBUF colorer, heuristic " + std::to_string(k + 1) + " of " + std::to_string(n) + " (" +
+                                sbufHeuristicName(sbufHeuristic(k)) + ")",
+                            1))
+        << k;
+  EXPECT_TRUE(colored.has("SBUF colorer, heuristic 1 of " + std::to_string(n) + " (" +
+                              sbufHeuristicName(sbufHeuristic(0)) + ")",
+                          2));
+  EXPECT_TRUE(colored.has("PSUM colorer", 1));
+  for (const std::string& unit : colored.units) EXPECT_EQ(unit, "spill rounds");
+
+  Seen scanned;
+  DriverOptions o8;
+  o8.optlevel = 8;
+  o8.progress = &scanned.fn;
+  allocate(p, o8);
+  EXPECT_TRUE(scanned.has("linear scan, PSUM", 1));
+  EXPECT_TRUE(scanned.has("linear scan, SBUF", 1));
+  EXPECT_TRUE(scanned.has("linear scan, SBUF", 2));  // rescanned after a spill
+  for (const std::string& unit : scanned.units) EXPECT_EQ(unit, "scans");
+
+  // minimalloc's benchmark I at its capacity: first fit does not fit it, so the search runs (its nodes are reported
+  // every 256), and stops after the first round of preorders that passes 300 nodes in all.
+  const MinimallocProblem bench =
+      parseMinimallocCsv(testing_placed::readFile(std::string(ALLOCSIM_SOURCE_DIR) + "/bench/minimalloc/I.1048576.csv"));
+  ExactProblem hard;
+  hard.capacity = 1048576;
+  for (const MinimallocBuffer& b : bench.buffers) {
+    ExactItem it;
+    it.size = uint64_t(b.size);
+    it.first = uint32_t(b.lower);
+    it.last = uint32_t(b.upper - 1);
+    hard.items.push_back(it);
+  }
+  Seen searched;
+  ExactSearchOptions eo;
+  eo.progress = &searched.fn;
+  eo.node_budget = 300;
+  solveExact(hard, eo);
+  ASSERT_FALSE(searched.calls.empty());
+  EXPECT_EQ(searched.calls[0].second, 256u);
+  EXPECT_EQ(searched.units[0], "nodes");
+  EXPECT_EQ(searched.calls[0].first.rfind("exact search, preorder ", 0), 0u) << searched.calls[0].first;
+}
+
 TEST(Progress, TheLineWaitsASecondThenAFifthAndErasesItself) {
   std::FILE* f = std::tmpfile();
   ASSERT_NE(f, nullptr);
@@ -79,13 +167,13 @@ TEST(Progress, TheLineWaitsASecondThenAFifthAndErasesItself) {
     cli::ProgressLine line("verify", true, f, [&] { return now; });
     ASSERT_NE(line.fn(), nullptr);
     now = 0.9;
-    line.report("symbolic oracle", 65536);  // not yet: under a second
+    line.report("symbolic oracle", 65536, "steps");  // not yet: under a second
     now = 1.0;
-    line.report("symbolic oracle", 1234567);
+    line.report("symbolic oracle", 1234567, "steps");
     now = 1.1;
-    line.report("symbolic oracle", 1300000);  // too soon after the last
+    line.report("symbolic oracle", 1300000, "steps");  // too soon after the last
     now = 1.25;
-    line.report("placement oracle", 65536);
+    line.report("placement oracle", 65536, "steps");
   }  // erased here
   std::rewind(f);
   std::string text;

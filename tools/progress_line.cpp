@@ -24,12 +24,12 @@ std::string grouped(uint64_t v) {
 ProgressLine::ProgressLine(std::string verb, bool enabled, std::FILE* out, Clock clock)
     : verb_(std::move(verb)), enabled_(enabled), out_(out), clock_(clock ? std::move(clock) : Clock(steadySeconds)) {
   start_ = clock_();
-  fn_ = [this](const char* phase, uint64_t done) { report(phase, done); };
+  fn_ = [this](const char* phase, uint64_t done, const char* unit) { report(phase, done, unit); };
 }
 
 ProgressLine::~ProgressLine() { erase(); }
 
-void ProgressLine::report(const char* phase, uint64_t done) {
+void ProgressLine::report(const char* phase, uint64_t done, const char* unit) {
   if (!enabled_) return;
   const double now = clock_();
   if (now - start_ < kFirstAfterSeconds || (last_ >= 0 && now - last_ < kEverySeconds)) return;
@@ -37,7 +37,7 @@ void ProgressLine::report(const char* phase, uint64_t done) {
   char secs[32];
   std::snprintf(secs, sizeof secs, "%.1f", now - start_);
   // "\r\033[K": back to the line's start and clear it (a terminal is the only place this is written).
-  std::fprintf(out_, "\r\033[Kallocsim %s: %s: %s steps (%s s)", verb_.c_str(), phase, grouped(done).c_str(), secs);
+  std::fprintf(out_, "\r\033[Kallocsim %s: %s: %s %s (%s s)", verb_.c_str(), phase, grouped(done).c_str(), unit, secs);
   std::fflush(out_);
   shown_ = true;
 }

@@ -24,7 +24,7 @@ class ProgressLine {
 
   // What the executors call (ir/progress.h), or null when disabled.
   const ProgressFn* fn() const { return enabled_ ? &fn_ : nullptr; }
-  void report(const char* phase, uint64_t done);
+  void report(const char* phase, uint64_t done, const char* unit);
   void erase();  // removes the line, if one is shown (the destructor does it too)
 
   // Whether a verb shows progress: standard error is a terminal and --quiet was not given.

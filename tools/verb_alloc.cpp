@@ -23,7 +23,7 @@ static const char kAllocHelp[] =
     "                      [--time-limit S]\n"
     "                      [--loops-in-backend] [--smt-allocation] [--gca-dma-optlevel L]\n"
     "                      [--arch NAME] [--KEY VALUE]\n"
-    "                      [-o OUT] [-v] [--json] [--verify [--seed S] [--poison-seed S] [--quiet]]\n"
+    "                      [-o OUT] [-v] [--json] [--verify [--seed S] [--poison-seed S]] [--quiet]\n"
     "\n"
     "Allocates PROGRAM (SBUF, PSUM and SP registers) and prints the allocated program: placements\n"
     "@pP+B / @bankN / @rN and the inserted spill and reload instructions (docs/format.md).\n"
@@ -56,9 +56,10 @@ static const char kAllocHelp[] =
     "  -v                   print the allocators' report lines to standard error (-v -v: more)\n"
     "  --json               print the reports as JSON on standard output (the program only with -o)\n"
     "  --verify             run the equivalence, symbolic and placement oracles on the result\n"
-    "  --quiet              no progress line for --verify (shown on a terminal once it takes a second)\n"
     "                       (report on standard error, or in the JSON); --seed S: input data,\n"
     "                       --poison-seed S: poison pattern (default: new each run, printed)\n"
+    "  --quiet              no progress line (the allocators' spill rounds, scans or search nodes, and\n"
+    "                       --verify's oracles; shown on a terminal once a run takes a second)\n"
     "\n"
     "exit codes: 0 ok, 1 --verify found a bug, 2 bad input or usage (including option combinations the\n"
     "selection map rejects), 3 allocation impossible (the allocator's diagnostic)\n";
@@ -174,16 +175,24 @@ int runAlloc(const Args& args) {
   }
 
   DriverResult result;
-  try {
-    result = allocate(input, a.driver);
-  } catch (const OptionError& e) {
-    throw UsageError(e.what());
-  } catch (const AllocError& e) {
-    std::fputs((e.format(display) + "\n").c_str(), stderr);
-    return kExitAllocImpossible;
-  } catch (const InputError& e) {
-    std::fputs(e.format(display).c_str(), stderr);
-    return kExitBadInput;
+  {
+    // Erased before anything else is written to standard error (the destructor does it on every path).
+    ProgressLine progress("alloc", ProgressLine::wanted(a.quiet));
+    a.driver.progress = progress.fn();
+    try {
+      result = allocate(input, a.driver);
+    } catch (const OptionError& e) {
+      throw UsageError(e.what());
+    } catch (const AllocError& e) {
+      progress.erase();
+      std::fputs((e.format(display) + "\n").c_str(), stderr);
+      return kExitAllocImpossible;
+    } catch (const InputError& e) {
+      progress.erase();
+      std::fputs(e.format(display).c_str(), stderr);
+      return kExitBadInput;
+    }
+    a.driver.progress = nullptr;
   }
   if (a.verbose > 0) {
     std::fputs(driverReportText(result).c_str(), stderr);

@@ -62,6 +62,8 @@ void place(Program& p, const Liveness& live, Space space, const ExactAllocOption
   SpaceProblem sp = build(p, live, space, o.keep_placements);
   ExactSearchOptions so;
   so.time_limit_s = o.time_limit_s;
+  so.progress = o.progress;
+  so.progress_phase = std::string("exact search, ") + name;
   ExactResult r = solveExact(sp.problem, so);
   const std::string shape = sbuf && sp.problem.rows > 1 ? " (" + std::to_string(sp.problem.rows) + " partitions x bytes)" : "";
   const std::string what = std::to_string(sp.problem.items.size()) + " live " + name + " tensors" + shape;

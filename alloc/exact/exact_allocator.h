@@ -13,12 +13,14 @@
 
 #include "alloc/report.h"
 #include "ir/program.h"
+#include "ir/progress.h"
 
 namespace allocsim {
 
 struct ExactAllocOptions {
   double time_limit_s = 10;  // per space (PSUM, SBUF)
   bool keep_placements = false;
+  const ProgressFn* progress = nullptr;  // the search's nodes (ir/progress.h)
 };
 
 struct ExactAllocResult {

@@ -153,6 +153,10 @@ class Search {
 
   const std::vector<PreorderKeys>& keys() const { return keys_; }
   uint64_t nodes() const { return nodes_; }
+  void setProgress(const ProgressFn* progress, std::string phase) {
+    progress_ = progress;
+    progress_phase_ = std::move(phase);
+  }
   const std::vector<ExactPlacement>& solution() const { return solution_; }
 
   Outcome run(const std::string& letters, uint64_t node_limit) {
@@ -340,7 +344,10 @@ class Search {
   Outcome node(uint64_t cur, uint32_t last_rank, uint32_t lo, uint32_t hi, const std::vector<uint32_t>& items) {
     if (nodes_left_ == 0) return Outcome::Aborted;
     --nodes_left_;
-    if ((++nodes_ & 255) == 0 && Clock::now() > deadline_) return Outcome::Timeout;
+    if ((++nodes_ & 255) == 0) {
+      if (Clock::now() > deadline_) return Outcome::Timeout;
+      reportProgress(progress_, progress_phase_.c_str(), nodes_, "nodes");
+    }
     const size_t base = cands_.size();
     uint64_t min_height = UINT64_MAX;
     bool any = false;
@@ -411,6 +418,8 @@ class Search {
   std::vector<uint32_t> stamp_, touched_, cuts_;
   uint32_t epoch_ = 0;
   uint64_t nodes_left_ = 0, nodes_ = 0;
+  const ProgressFn* progress_ = nullptr;
+  std::string progress_phase_;
 };
 
 }  // namespace
@@ -461,6 +470,8 @@ ExactResult solveExact(const ExactProblem& original, const ExactSearchOptions& o
   for (uint64_t limit = p.items.size(); ; ) {
     limit *= 2;
     for (size_t h = 0; h < heuristics.size(); ++h) {
+      search.setProgress(o.progress, o.progress_phase + ", preorder " + heuristics[h] + ", node limit " +
+                                         std::to_string(limit));
       const Outcome out = search.run(heuristics[h], limit);
       r.nodes = search.nodes();
       if (out == Outcome::Found) return finish(ExactStatus::Fit, search.solution(), "search " + heuristics[h]);

@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "alloc/exact/exact_problem.h"
+#include "ir/progress.h"
 
 namespace allocsim {
 
@@ -43,6 +44,8 @@ struct ExactSearchOptions {
   // Stop with Unknown once a round of the preorders has used this many nodes in all (0: no budget). Unlike the
   // time limit it makes the answer depend on the problem only (the SBUF colorer's packing, sbuf_packing.h).
   uint64_t node_budget = 0;
+  const ProgressFn* progress = nullptr;  // every 256 nodes, when the clock is read (ir/progress.h)
+  std::string progress_phase = "exact search";
 };
 
 struct ExactResult {

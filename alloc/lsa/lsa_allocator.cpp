@@ -45,8 +45,8 @@ std::string requestText(Space s, const MemoryBlock& req) {
 
 class SpacePass {
  public:
-  SpacePass(Program& p, Space s, LsaSpillState& st, AllocReport& r, int verbosity)
-      : p_(p), s_(s), st_(st), r_(r), verbosity_(verbosity) {}
+  SpacePass(Program& p, Space s, LsaSpillState& st, AllocReport& r, int verbosity, const ProgressFn* progress)
+      : p_(p), s_(s), st_(st), r_(r), verbosity_(verbosity), progress_(progress) {}
 
   PassTotals run() {
     PassTotals totals;
@@ -54,6 +54,7 @@ class SpacePass {
     for (const Tensor& t : p_.tensors) bound += t.space == s_ && !t.placement;
     for (;;) {
       if (++totals.rounds > bound) throw std::logic_error("linear scan: the spill rescans did not converge");
+      reportProgress(progress_, s_ == Space::Psum ? "linear scan, PSUM" : "linear scan, SBUF", totals.rounds, "scans");
       if (scanOnce(totals)) break;
       ++totals.spilled;
     }
@@ -155,6 +156,7 @@ class SpacePass {
   LsaSpillState& st_;
   AllocReport& r_;
   int verbosity_;
+  const ProgressFn* progress_;
 };
 
 void requirePsumTensorsFit(const Program& p) {
@@ -199,7 +201,7 @@ LsaResult allocateLinearScan(const Program& input, const LsaOptions& o) {
   LsaSpillState st;
   for (Space s : {Space::Psum, Space::Sbuf}) {
     r.line(std::string(" allocating ") + memoryTypeName(s));
-    const PassTotals t = SpacePass(p, s, st, r, o.verbosity).run();
+    const PassTotals t = SpacePass(p, s, st, r, o.verbosity, o.progress).run();
     reportPass(r, s, t, p.arch);
   }
   r.set("lsa.spill_stores", int64_t(st.stores));

@@ -30,6 +30,7 @@
 
 #include "alloc/report.h"
 #include "ir/program.h"
+#include "ir/progress.h"
 
 namespace allocsim {
 
@@ -37,6 +38,7 @@ struct LsaOptions {
   bool loop_aware = false;  // run_with_loops (O6 --allocator lsa) or run (O8)
   // 0: banners, spills and the summary; 1: also the failure listings; 2: also every expiry.
   int verbosity = 0;
+  const ProgressFn* progress = nullptr;  // each scan (ir/progress.h)
 };
 
 struct LsaResult {

@@ -66,6 +66,7 @@ PsumResult allocatePsum(const Program& input, const PsumOptions& o) {
   for (;;) {
     if (rounds > source_psum) throw std::logic_error("PSUM spill fixpoint did not converge");
     ++rounds;
+    reportProgress(o.progress, "PSUM colorer", rounds, "spill rounds");
     if (o.verbosity >= 1) r.line("spill round " + std::to_string(rounds));
     const Liveness live = computeLiveness(p);
     PsumGraph g = buildPsumGraph(p, live);

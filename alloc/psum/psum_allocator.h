@@ -14,6 +14,7 @@
 
 #include "alloc/report.h"
 #include "ir/program.h"
+#include "ir/progress.h"
 
 namespace allocsim {
 
@@ -22,6 +23,7 @@ struct PsumOptions {
   // 0: the summary lines; 1: also per round and per heuristic (banners, scores, " cannot allocate ");
   // 2: also simplify's worklist sizes.
   int verbosity = 0;
+  const ProgressFn* progress = nullptr;  // each spill round (ir/progress.h)
 };
 
 struct PsumResult {

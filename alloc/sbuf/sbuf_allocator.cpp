@@ -180,8 +180,10 @@ BestOfN<bool, SbufSelection> selectRound(const Program& p, const SbufGraph& g, c
 }
 
 // `bound`: the spill bytes of the best finished run so far; this one stops as soon as it has spilled more.
+// `progress`: told of each spill round, as `phase`.
 SbufRun runHeuristic(const Program& input, const std::vector<bool>& input_local, const SbufRoundGraph& first,
-                     const SbufHeuristic& h, uint32_t spillable, uint64_t bound, int verbosity) {
+                     const SbufHeuristic& h, uint32_t spillable, uint64_t bound, int verbosity,
+                     const ProgressFn* progress, const std::string& phase) {
   SbufRun run;
   run.heuristic = h;
   run.program = input;
@@ -192,6 +194,7 @@ SbufRun runHeuristic(const Program& input, const std::vector<bool>& input_local,
   for (;;) {
     if (run.rounds > spillable) throw std::logic_error("SBUF spill fixpoint did not converge");
     ++run.rounds;
+    reportProgress(progress, phase.c_str(), run.rounds, "spill rounds");
     if (verbosity >= 1) run.log.line("spill round " + std::to_string(run.rounds));
     std::optional<SbufRoundGraph> later;
     if (run.rounds > 1) later = roundGraph(p, local);
@@ -288,7 +291,9 @@ SbufResult allocateSbuf(const Program& input, const SbufOptions& o) {
   std::optional<SbufRun> best;
   for (uint32_t k = 0; k < n_heuristics; ++k) {
     const uint64_t bound = best && !best->error && !best->abandoned ? best->spill_bytes : UINT64_MAX;
-    SbufRun run = runHeuristic(base, local, first, sbufHeuristic(k), spillable, bound, o.verbosity);
+    const std::string phase = "SBUF colorer, heuristic " + std::to_string(k + 1) + " of " +
+                              std::to_string(n_heuristics) + " (" + sbufHeuristicName(sbufHeuristic(k)) + ")";
+    SbufRun run = runHeuristic(base, local, first, sbufHeuristic(k), spillable, bound, o.verbosity, o.progress, phase);
     if (o.verbosity >= 1) r.append(run.log);
     if (!best || betterRun(run, *best)) best = std::move(run);
   }

@@ -25,6 +25,7 @@
 #include "alloc/report.h"
 #include "alloc/sbuf/sbuf_heuristic.h"
 #include "ir/program.h"
+#include "ir/progress.h"
 
 namespace allocsim {
 
@@ -34,6 +35,7 @@ struct SbufOptions {
   // 0: the summary lines; 1: also per round and per heuristic (banners, scores, " cannot allocate ", spills);
   // 2: also simplify's worklist sizes.
   int verbosity = 0;
+  const ProgressFn* progress = nullptr;  // each spill round of each heuristic (ir/progress.h)
 };
 
 struct SbufResult {
