@@ -17,6 +17,8 @@ const std::vector<Verb>& verbs() {
       {"trace", "simulate and write the engine and DMA queue timelines (--vcd FILE, --perfetto FILE)", runTrace},
       {"import", "write the program of a minimalloc problem (import minimalloc FILE.csv)", runImport},
       {"export", "write an allocated imported program as minimalloc's solution CSV, checked by its rules", runExport},
+      {"solve", "place a minimalloc problem by the exact search, on its own times (solve minimalloc FILE.csv)",
+       runSolve},
       {"demo", "allocate, verify and run a bundled kernel end to end: start here", runDemo},
   };
   return table;

@@ -19,5 +19,6 @@ int runRun(const Args& args);
 int runTrace(const Args& args);
 int runImport(const Args& args);
 int runExport(const Args& args);
+int runSolve(const Args& args);
 
 }  // namespace allocsim::cli

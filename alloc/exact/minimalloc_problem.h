@@ -1,0 +1,22 @@
+// A minimalloc problem (ir/minimalloc_csv.h) as the exact search's problem, on the CSV's own times: buffer i is live
+// over [lower, upper), i.e. positions lower .. upper - 1, so the preorders' widths are minimalloc's widths. An
+// imported program (ir/minimalloc_import.h) measures lifetimes in instructions instead, which keeps which buffers
+// overlap but not minimalloc's widths: equal widths there come apart by the events in between, and the order the
+// width-led preorders search in changes (docs/quality.md, minimalloc's benchmarks).
+#pragma once
+
+#include <cstdint>
+
+#include "alloc/exact/exact_problem.h"
+#include "ir/minimalloc_csv.h"
+
+namespace allocsim {
+
+// One 1-D item per buffer (size = its bytes, alignment 1), in the CSV's order. Throws InputError at a buffer whose
+// interval ends past 2^32 (the search's positions are 32-bit).
+ExactProblem exactProblemOf(const MinimallocProblem& p, uint64_t capacity);
+
+// `p` with each buffer's offset set from `placements` (in the order of exactProblemOf's items).
+MinimallocProblem withOffsets(const MinimallocProblem& p, const std::vector<ExactPlacement>& placements);
+
+}  // namespace allocsim
