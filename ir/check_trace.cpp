@@ -367,7 +367,9 @@ class Tracer {
     std::vector<std::pair<const AccessPattern*, const char*>> others;
     if (d) others.push_back({&in.dst, "destination"});
     for (const AccessPattern* src : sources) others.push_back({src, "source"});
-    for (const auto& [ap, role] : others) {
+    for (const auto& other : others) {  // not a structured binding: clang 14 cannot capture those in the lambda
+      const AccessPattern* ap = other.first;
+      const char* role = other.second;
       std::optional<View> v = ap == &in.dst ? d : evalView(*ap);
       if (!v || stopped_ || !overlaps(*v)) continue;
       report(in.reduce_dst.loc, [&] {
