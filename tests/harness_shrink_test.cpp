@@ -43,6 +43,29 @@ TEST(HarnessShrink, KeepsThePredicateAndWellFormednessAndRemovesTheRest) {
   EXPECT_EQ(tried, 3u);
 }
 
+// "contains a ts": the fused reduction and the second op are not needed, so the shrinker drops both (a one-op ts
+// without a reduction is what remains), and the result stays well-formed.
+TEST(HarnessShrink, DropsAFusedReductionAndASecondTsOp) {
+  const Program p = parseProgram(R"(arch tiny
+sbuf x [4, 8] f32
+sbuf c [4, 1] f32
+sbuf y [4, 8] f32
+sbuf r [4, 1] f32
+memset x, 1.5
+memset c, 2.0
+ts y, x, 2.0, mul, c, add, reduce=max -> r
+act y, y, exp, reduce=add -> r
+)");
+  ASSERT_TRUE(checkProgram(p).empty());
+  const ShrinkResult r = shrinkProgram(p, [&](const Program& c) { return hasOp(c, Op::TS); });
+  EXPECT_TRUE(hasOp(r.program, Op::TS));
+  EXPECT_TRUE(checkProgram(r.program).empty());
+  forEachInstruction(r.program.body, [&](const Instruction& i) {
+    EXPECT_FALSE(hasFusedReduce(i)) << printProgram(r.program);
+    EXPECT_FALSE(hasSecondOp(i)) << printProgram(r.program);
+  });
+}
+
 TEST(HarnessShrink, UnwrapsLoopsAndCutsTripCounts) {
   Program p = parseProgram(R"(arch tiny
 dram X [8, 256] u32 input
