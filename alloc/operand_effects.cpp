@@ -78,6 +78,12 @@ OperandEffects operandEffects(const Program& p, const Instruction& inst) {
     case Op::Memset:
       c.replace(inst.dst, [] {});
       break;
+    case Op::Select:  // every element of the view is written: the source's where the mask keeps it, the fill elsewhere
+      c.replace(inst.dst, [&] {
+        c.read(inst.a);
+        c.reg(inst.mask.c);
+      });
+      break;
     case Op::Matmul: {
       c.read(inst.a);
       c.read(inst.b);
@@ -125,6 +131,7 @@ OperandViews operandViews(const Instruction& inst) {
     case Op::Dma:
     case Op::Copy:
     case Op::Reduce:
+    case Op::Select:
       v.reads = {&inst.a};
       v.write = &inst.dst;
       break;

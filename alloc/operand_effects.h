@@ -26,7 +26,7 @@ struct OperandEffects {
   // A matmul that may accumulate reads its destination too, except a full-view start@first one (WholeOnFirst).
   std::vector<TensorId> tensor_reads;
   std::vector<TensorWrite> tensor_writes;
-  std::vector<RegId> reg_reads;   // address terms, scalar operands, rs / rt
+  std::vector<RegId> reg_reads;   // address terms, affine_select's offset c, scalar operands, rs / rt
   std::vector<RegId> reg_writes;  // rd; every register write replaces the whole register
 };
 

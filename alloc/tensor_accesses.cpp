@@ -32,6 +32,7 @@ std::vector<TensorAccess> tensorAccesses(const Program& p, const Instruction& in
     case Op::Dma:
     case Op::Copy:
     case Op::Reduce:
+    case Op::Select:
     case Op::RegLoad:
       add(Operand::A, true, false);
       break;
@@ -61,6 +62,7 @@ std::vector<TensorAccess> tensorAccesses(const Program& p, const Instruction& in
     case Op::TT:
     case Op::TS:
     case Op::Memset:
+    case Op::Select:
     case Op::RegStore:
       add(Operand::Dst, false, true);
       break;

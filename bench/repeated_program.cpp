@@ -32,6 +32,7 @@ void shiftBody(std::vector<Instruction>& body, const Shift& s) {
                               &inst.bias.ap, &inst.reduce_dst})
       shiftView(*ap, s);
     for (ScalarOperand* sc : {&inst.scalar, &inst.scalar2, &inst.scale, &inst.bias}) sc->reg = shiftedReg(sc->reg, s);
+    for (IndexTerm& t : inst.mask.c.terms) t.reg = shiftedReg(t.reg, s);  // affine_select's offset c
     inst.rd = shiftedReg(inst.rd, s);
     inst.rs = shiftedReg(inst.rs, s);
     inst.rt = shiftedReg(inst.rt, s);

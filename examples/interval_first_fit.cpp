@@ -56,6 +56,7 @@ class Intervals {
         if (sc->kind == ScalarOperand::Kind::Tensor) view(sc->ap);
         if (sc->kind == ScalarOperand::Kind::Reg) reg(sc->reg);
       }
+      for (const IndexTerm& t : inst.mask.c.terms) reg(t.reg);  // affine_select's offset c
       reg(inst.rd), reg(inst.rs), reg(inst.rt);
       if (inst.op == Op::Loop) walk(inst.body, index, lf, ll);
     }

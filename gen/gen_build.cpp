@@ -173,6 +173,12 @@ static Instruction canonical(Instruction in) {
       out.dst = in.dst;
       out.imm = in.imm;
       break;
+    case Op::Select:
+      out.dst = in.dst;
+      out.a = in.a;
+      out.mask = in.mask;
+      out.imm = in.imm;
+      break;
     case Op::Li:
       out.rd = in.rd;
       out.imm = in.imm;

@@ -1,4 +1,4 @@
-// Compute statements: copy / act / tt / ts / on-chip dma (immediate, register or [P,1] tensor scalar) and reduce, on whole
+// Compute statements: copy / affine_select / act / tt / ts / on-chip dma (immediate, register or [P,1] tensor scalar) and reduce, on whole
 // tensors, sub-views (partial, register-indexed, second dimension) or piece by piece through a cover plan.
 #include <algorithm>
 #include <array>
@@ -85,8 +85,11 @@ void Generator::elementwiseStatement() {
   const DType adt = prog_.tensors[a].dtype;
   const bool fl = isFloat(adt);
   // dma here moves SBUF (or PSUM) data to SBUF, converting between f32 and bf16 now and then.
-  const Op op = std::array<Op, 5>{Op::Copy, Op::Act, Op::TT, Op::TS, Op::Dma}[weighted({6, 6, 8, 8, 3})];
-  DType dstType = op == Op::Copy ? anyDType() : op == Op::Dma && fl && yes(40) ? otherFloat(adt) : adt;
+  Op op = std::array<Op, 5>{Op::Copy, Op::Act, Op::TT, Op::TS, Op::Dma}[weighted({6, 6, 8, 8, 3})];
+  // affine_select is a copy with a mask (docs/format.md "Affine select"): it takes some of copy's draws, so programs
+  // without copies keep their choice streams.
+  if (op == Op::Copy && yes(35)) op = Op::Select;
+  DType dstType = op == Op::Copy || op == Op::Select ? anyDType() : op == Op::Dma && fl && yes(40) ? otherFloat(adt) : adt;
 
   // The operation's shape: a sub-view of a (or all of it).
   uint32_t parts;
@@ -133,6 +136,28 @@ void Generator::elementwiseStatement() {
     }
   }
   if (func == ActFunc::Exp && actIn > 20) func = ActFunc::Tanh;
+  // affine_select's mask: small coefficients (causal, anti-causal, diagonal and band masks on the view's p and e), an
+  // offset c that is a constant or uses a register; a fill representable in the destination's dtype.
+  SelectMask mask;
+  Immediate fill;
+  double fillMag = 0;
+  if (op == Op::Select) {
+    static const int64_t kP[] = {1, -1, 0, 2}, kE[] = {-1, 1, 0};
+    mask.p_scale = kP[c_.below(std::size(kP))];
+    mask.e_scale = kE[c_.below(std::size(kE))];
+    mask.cmp = CmpOp(c_.below(uint64_t(CmpOp::Lt) + 1));
+    mask.c = Index::constantIndex(int64_t(upTo(8)) - 4);
+    if (std::optional<RegId> r = yes(40) ? readableReg(32, false) : std::nullopt) mask.c.addTerm(*r, yes(50) ? 1 : -2);
+    if (isFloat(dstType)) {
+      // The most negative finite value of the dtype (NKI's nki.fp32.min) is one of them.
+      const double lowest = dstType == DType::BF16 ? -3.3895313892515355e38 : -3.4028234663852886e38;
+      const double kFills[] = {-9984.0, -HUGE_VAL, 0.0, lowest, HUGE_VAL, NAN, 1.5};
+      fill = floatImm(kFills[c_.below(std::size(kFills))]);
+      fillMag = std::isfinite(fill.f) ? std::fabs(fill.f) : HUGE_VAL;
+    } else {
+      fill = intImm(dstType == DType::I32 && yes(30) ? -1 : int64_t(upTo(100)));
+    }
+  }
   AluOp alu = AluOp::Add;
   if (op == Op::TT || op == Op::TS) {
     // add sub mul max min (any type), the integer-only and or xor shl shr, div (any type).
@@ -261,6 +286,7 @@ void Generator::elementwiseStatement() {
   switch (op) {
     case Op::Copy:
     case Op::Dma: mag = magOf(a); break;
+    case Op::Select: mag = std::max(magOf(a), fillMag); break;
     case Op::Act: mag = actMag(func, actIn); break;
     case Op::TT: mag = aluMag(alu, magOf(a), magOf(b)); break;
     default: mag = aluMag(alu, magOf(a), smag);
@@ -300,6 +326,10 @@ void Generator::elementwiseStatement() {
     if (reduced != kNone) {
       i.reduce_dst = whole(reduced);
       i.reduce_alu = reduceAlu;
+    }
+    if (op == Op::Select) {
+      i.mask = mask;
+      i.imm = fill;
     }
     AccessPattern& columnView = op == Op::Act ? i.bias.ap : i.scalar.ap;
     if (column) {

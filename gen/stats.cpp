@@ -14,7 +14,8 @@ void forEachView(const Instruction& i, const std::function<void(const AccessPatt
   switch (i.op) {
     case Op::Dma:
     case Op::Copy:
-    case Op::Reduce: f(i.dst); f(i.a); return;
+    case Op::Reduce:
+    case Op::Select: f(i.dst); f(i.a); return;
     case Op::Matmul:
     case Op::TT: f(i.dst); f(i.a); f(i.b); return;
     case Op::Act:
@@ -42,6 +43,7 @@ void forEachRegister(const Instruction& i, const std::function<void(RegId)>& f) 
     for (const Index* ix : {&ap.partition, &ap.offset})
       for (const IndexTerm& t : ix->terms) f(t.reg);
   });
+  for (const IndexTerm& t : i.mask.c.terms) f(t.reg);  // affine_select's offset c
 }
 
 uint32_t maxDepth(const std::vector<Instruction>& body) {
@@ -171,7 +173,7 @@ bool sameView(AccessPattern a, const AccessPattern& b) {
 std::vector<const AccessPattern*> sourceViews(const Instruction& i) {
   std::vector<const AccessPattern*> out;
   switch (i.op) {
-    case Op::Dma: case Op::Copy: case Op::Reduce: case Op::RegLoad: out = {&i.a}; break;
+    case Op::Dma: case Op::Copy: case Op::Reduce: case Op::Select: case Op::RegLoad: out = {&i.a}; break;
     case Op::TT: out = {&i.a, &i.b}; break;
     case Op::Act:
     case Op::TS:
@@ -277,14 +279,15 @@ std::vector<ShapeFeature> measureShape(const Program& p) {
 
   uint64_t groups = 0, kGroups = 0, accumulating = 0, regViews = 0, dramPartViews = 0, dim2Views = 0;
   uint64_t multiRegViews = 0, tileViews = 0, regTileViews = 0;
-  uint64_t ops[uint32_t(Op::Loop) + 1] = {};
+  uint64_t ops[uint32_t(kLastOp) + 1] = {};
   uint64_t funcs[uint32_t(ActFunc::Reciprocal) + 1] = {};
-  uint64_t divides = 0, convertingDmas = 0, actScaleBias = 0, twoOpTs = 0, fusedReduces = 0;
+  uint64_t divides = 0, convertingDmas = 0, actScaleBias = 0, twoOpTs = 0, fusedReduces = 0, selectRegOffsets = 0;
   forEachInstruction(p.body, [&](const Instruction& i) {
     convertingDmas += isConvertingDma(p, i);
     actScaleBias += hasScaleOrBias(i);
     twoOpTs += hasSecondOp(i);
     fusedReduces += hasFusedReduce(i);
+    selectRegOffsets += i.op == Op::Select && !i.mask.c.isConstant();
     ++ops[uint32_t(i.op)];
     if (i.op == Op::Act) ++funcs[uint32_t(i.func)];
     divides += (i.op == Op::TT || i.op == Op::TS) && i.alu == AluOp::Div;
@@ -326,7 +329,7 @@ std::vector<ShapeFeature> measureShape(const Program& p) {
   }
   count("partial-partition tensors", partial);
   count("tile arrays", tileArrays);
-  for (uint32_t op = 0; op <= uint32_t(Op::Loop); ++op) count(std::string("op ") + opName(Op(op)), ops[op]);
+  for (uint32_t op = 0; op <= uint32_t(kLastOp); ++op) count(std::string("op ") + opName(Op(op)), ops[op]);
   for (uint32_t fn = 0; fn <= uint32_t(ActFunc::Reciprocal); ++fn)
     count(std::string("act ") + actName(ActFunc(fn)), funcs[fn]);
   count("div (tt, ts)", divides);
@@ -334,6 +337,7 @@ std::vector<ShapeFeature> measureShape(const Program& p) {
   count("scale or bias on act", actScaleBias);
   count("two-op ts", twoOpTs);
   count("fused reduction (act, ts)", fusedReduces);
+  count("affine_select with a register offset c", selectRegOffsets);
   for (uint32_t t = 0; t <= uint32_t(DType::U16); ++t)
     count(std::string("dtype ") + dtypeName(DType(t)) + " tensors", dtypes[t]);
 

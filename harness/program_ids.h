@@ -9,7 +9,8 @@
 
 namespace allocsim {
 
-// Every tensor and register reference in `body` (views, register terms of views, ts scalars, rd / rs / rt).
+// Every tensor and register reference in `body` (views, register terms of views and of affine_select's offset c,
+// ts scalars, rd / rs / rt).
 template <typename FT, typename FR>
 void forEachReference(std::vector<Instruction>& body, FT&& onTensor, FR&& onRegister) {
   auto view = [&](AccessPattern& ap) {
@@ -30,6 +31,8 @@ void forEachReference(std::vector<Instruction>& body, FT&& onTensor, FR&& onRegi
       if (sc->kind == ScalarOperand::Kind::Tensor) view(sc->ap);
       if (sc->kind == ScalarOperand::Kind::Reg && sc->reg != kNone) onRegister(sc->reg);
     }
+    for (IndexTerm& t : i.mask.c.terms) onRegister(t.reg);  // affine_select's offset c
+    i.mask.c.normalize();
     for (RegId* r : {&i.rd, &i.rs, &i.rt})
       if (*r != kNone) onRegister(*r);
     if (i.op == Op::Loop) forEachReference(i.body, onTensor, onRegister);

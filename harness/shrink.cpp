@@ -211,7 +211,7 @@ class Shrinker {
     return c;
   }
 
-  // Views that index with register `r` use their constant part alone (r's value as if 0): the instructions
+  // Views (and affine_select offsets) that index with register `r` use their constant part alone (r's value as if 0): the instructions
   // computing r can then go.
   std::optional<Program> withoutRegisterTerms(size_t r) {
     Program c = best_;
@@ -228,6 +228,7 @@ class Shrinker {
           index(ap->partition), index(ap->offset);
           if (ap->tile) index(*ap->tile);  // the offset holds the tile's terms too: both lose r
         }
+        index(i.mask.c);  // affine_select's offset c
         if (i.op == Op::Loop) walk(i.body);
       }
     };
@@ -281,6 +282,7 @@ class Shrinker {
           index(ap->partition), index(ap->offset);
           if (ap->tile) index(*ap->tile);
         }
+        index(i.mask.c);  // affine_select's offset c
         if (i.op == Op::Loop) walk(i.body);
       }
     };
@@ -342,9 +344,10 @@ class Shrinker {
     }
   }
 
-  // Per instruction: immediates to 0, no fused reduction, no second ts op, activation to identity, ALU op to add, a matmul made its own accumulation
-  // group, or the whole instruction replaced by a memset of its destination view or of the whole destination
-  // tensor (which cuts it loose from its sources and register terms, so their writers can go too).
+  // Per instruction: immediates to 0, affine_select to copy, no fused reduction, no second ts op, activation to
+  // identity, ALU op to add, a matmul made its own accumulation group, or the whole instruction replaced by a memset
+  // of its destination view or of the whole destination tensor (which cuts it loose from its sources and register
+  // terms, so their writers can go too).
   static constexpr size_t kSimplifications = 6;
   std::optional<Program> simplerInstruction(size_t k) {
     const size_t target = k / kSimplifications, how = k % kSimplifications;
@@ -355,12 +358,22 @@ class Shrinker {
         case 0: {
           Immediate zero;
           bool changed = false;
-          if ((i.op == Op::Memset || i.op == Op::Li || i.op == Op::Addi) && !(i.imm == zero)) i.imm = zero, changed = true;
+          if ((i.op == Op::Memset || i.op == Op::Select || i.op == Op::Li || i.op == Op::Addi) && !(i.imm == zero))
+            i.imm = zero, changed = true;
           if (i.op == Op::TS && i.scalar.kind == ScalarOperand::Kind::Imm && !(i.scalar.imm == zero))
             i.scalar.imm = zero, changed = true;
           return changed;
         }
         case 1:
+          if (i.op == Op::Select) {  // affine_select without its mask: a copy (the same conversion of every element)
+            Instruction c;
+            c.op = Op::Copy;
+            c.loc = i.loc;
+            c.dst = i.dst;
+            c.a = i.a;
+            i = std::move(c);
+            return true;
+          }
           // Without a fused reduction, then ts without its second op (docs/format.md "Fused reduction", "Two-op ts").
           if (hasFusedReduce(i)) {
             i.reduce_dst = AccessPattern{};
@@ -390,7 +403,7 @@ class Shrinker {
           return true;
         default: {
           const bool writes = i.op == Op::Dma || i.op == Op::Copy || i.op == Op::Act || i.op == Op::TT ||
-                              i.op == Op::TS || i.op == Op::Reduce || i.op == Op::Matmul ||
+                              i.op == Op::TS || i.op == Op::Reduce || i.op == Op::Matmul || i.op == Op::Select ||
                               (how == 5 && i.op == Op::Memset);
           if (!writes || i.dst.tensor == kNone || p.tensors[i.dst.tensor].space == Space::Dram) return false;
           Instruction m;

@@ -2,7 +2,12 @@
 // dtypes, matmul geometry, register views, loop bounds. Everything that depends on register values is
 // left to the abstract execution (check_trace.cpp), except that constant views are bounds-checked here so
 // that instructions in loops that never run are still checked.
+#include <climits>
+#include <cmath>
+
 #include "ir/check_internal.h"
+#include "ir/print.h"
+#include "ir/values.h"
 
 namespace allocsim::check {
 namespace {
@@ -58,7 +63,8 @@ class InstrRules {
     switch (in_.op) {
       case Op::Dma:
       case Op::Copy:
-      case Op::Reduce: return {&in_.dst, &in_.a};
+      case Op::Reduce:
+      case Op::Select: return {&in_.dst, &in_.a};
       case Op::Matmul:
       case Op::TT: return {&in_.dst, &in_.a, &in_.b};
       case Op::Act:
@@ -85,6 +91,11 @@ class InstrRules {
       case Op::Mov: return {in_.rd, in_.rs};
       case Op::Add: return {in_.rd, in_.rs, in_.rt};
       case Op::RegStore: return {in_.rs};
+      case Op::Select: {  // the registers of the mask's offset c, read like address terms
+        std::vector<RegId> out;
+        for (const IndexTerm& t : in_.mask.c.terms) out.push_back(t.reg);
+        return out;
+      }
       case Op::Act:
       case Op::TS: {
         std::vector<RegId> out;
@@ -213,6 +224,7 @@ class InstrRules {
                                    shapeText(in_.a.partitions, 1) + " (one value per source partition)");
         return !aluIsIntegerOnly(in_.alu) || integerOperand(in_.a);
       case Op::Memset: return integerImmediate(in_.imm, dst);
+      case Op::Select: return shapesMatch(dst, in_.a, "source") && selectFill();
       default: return true;
     }
   }
@@ -279,6 +291,34 @@ class InstrRules {
     return true;
   }
 
+  // affine_select's fill value (docs/format.md "Affine select") must be representable in the destination's dtype: an
+  // integer in its range for an integer destination; for a float one, an integer or float that rounds to a finite
+  // value of that dtype, or inf, -inf, nan.
+  bool selectFill() {
+    const Immediate& f = in_.imm;
+    const DType dt = tensor(in_.dst).dtype;
+    const std::string fill = "affine_select fill " + printImmediate(f);
+    if (!isFloat(dt)) {
+      if (f.is_float)
+        return fail(fill + " is a float; destination " + name(in_.dst) + " is " + dtypeName(dt) +
+                    " (an integer fill is needed)");
+      const int64_t lo = dt == DType::I32 ? INT32_MIN : 0;
+      const int64_t hi = dt == DType::I32 ? INT32_MAX : dt == DType::U16 ? UINT16_MAX : int64_t(UINT32_MAX);
+      if (f.i < lo || f.i > hi)
+        return fail(fill + " is out of range of " + dtypeName(dt) + " (" + std::to_string(lo) + " to " +
+                    std::to_string(hi) + "), the dtype of destination " + name(in_.dst));
+      return true;
+    }
+    // Converted as the interpreter converts it (ir/values.h: to f32, then to bf16 for a bf16 destination).
+    if (f.is_float && (std::isnan(f.f) || std::isinf(f.f))) return true;
+    uint8_t bytes[4];
+    storeF32(dt, bytes, immToF32(f));
+    if (std::isinf(loadF32(dt, bytes)))
+      return fail(fill + " is beyond the largest finite " + dtypeName(dt) + " of destination " + name(in_.dst) +
+                  "; write inf or -inf for an infinite fill");
+    return true;
+  }
+
   bool registerView(const AccessPattern& ap, RegId r) {
     const Tensor& t = tensor(ap);
     if (t.space == Space::Psum)
@@ -332,7 +372,8 @@ class InstrRules {
       case Op::TT:
       case Op::TS:
       case Op::Reduce:
-      case Op::Memset: return elementwise();
+      case Op::Memset:
+      case Op::Select: return elementwise();
       case Op::Li:
       case Op::Addi:
         if (in_.imm.is_float) return fail(std::string(op()) + " needs an integer immediate");

@@ -347,6 +347,8 @@ class Tracer {
       if (sc->kind == ScalarOperand::Kind::Tensor) sources.push_back(&sc->ap);
       if (sc->kind == ScalarOperand::Kind::Reg) readReg(sc->reg, in.loc);
     }
+    // affine_select's offset c: its registers are read (their values only decide which elements are kept).
+    for (const IndexTerm& t : in.mask.c.terms) readReg(t.reg, in.loc);
     for (const AccessPattern* src : sources)
       if (std::optional<View> v = evalView(*src); v && !stopped_) readCheck(*v, *src);
     if (stopped_) return;
@@ -443,7 +445,8 @@ class Tracer {
       case Op::TT:
       case Op::TS:
       case Op::Reduce:
-      case Op::Memset: dataOp(); break;
+      case Op::Memset:
+      case Op::Select: dataOp(); break;
       default: scalarOp(); break;
     }
   }

@@ -250,6 +250,7 @@ class Executor {
       case Op::TS: return ts(inst, h);
       case Op::Reduce: return reduce(inst, h);
       case Op::Memset: return memset(inst, h);
+      case Op::Select: return select(inst, h);
       case Op::Li: writeReg(inst, inst.rd, immToRegister(inst.imm)); return;
       case Op::Addi: {
         uint64_t v = readReg(inst, inst.rs, h) + immToRegister(inst.imm);
@@ -470,6 +471,40 @@ class Executor {
     else storeInt(dst.dtype, elem, immToInt(inst.imm, c), c);
     uint8_t* out = grow(out_bytes_, dst.bytes());
     fillElements(out, dst.elements(), elem, dst.elem_size);
+    put(dst, out);
+  }
+
+  // affine_select (docs/format.md "Affine select"): the source converted as copy converts it where the mask keeps
+  // the element, the fill (converted as memset converts it) elsewhere. p and e count within the destination view.
+  void select(const Instruction& inst, OperandHasher& h) {
+    ResolvedView dst = resolve(inst.dst, h, Role::Write);
+    ResolvedView src = resolve(inst.a, h);
+    requireSameShape(src, inst.a, dst);
+    const __int128 c = evaluateIndex(p_, s_, inst.mask.c, inst.loc, h);
+    if (o_.observer)
+      for (const IndexTerm& t : inst.mask.c.terms) access_.reg_reads.push_back(t.reg);
+    uint8_t fill[4];
+    NumClass fc = classOf(dst.dtype);
+    if (fc == NumClass::Float) storeF32(dst.dtype, fill, immToF32(inst.imm));
+    else storeInt(dst.dtype, fill, immToInt(inst.imm, fc), fc);
+    // The kept values: copy's conversion, computed for every element (the fill then overwrites the others).
+    NumClass cc = classOf(src.dtype);
+    const uint8_t* src_bytes = read(src, a_bytes_, h);
+    uint8_t* out = grow(out_bytes_, dst.bytes());
+    const size_t per = dst.perPartition();
+    for (size_t first = 0; first < dst.elements(); first += kBlock) {
+      const size_t len = std::min<size_t>(kBlock, dst.elements() - first);
+      if (cc == NumClass::Float) {
+        decodeF32(src.dtype, src_bytes + first * src.elem_size, len, grow(a_.f, kBlock));
+        encodeF32(dst.dtype, a_.f.data(), len, out + first * dst.elem_size);
+      } else {
+        decodeInt(src.dtype, src_bytes + first * src.elem_size, len, cc, grow(a_.i, kBlock));
+        encodeInt(dst.dtype, a_.i.data(), len, cc, out + first * dst.elem_size);
+      }
+    }
+    for (size_t q = 0; q < dst.partitions; ++q)
+      for (size_t e = 0; e < per; ++e)
+        if (!selectKeeps(inst.mask, q, e, c)) std::memcpy(out + (q * per + e) * dst.elem_size, fill, dst.elem_size);
     put(dst, out);
   }
 

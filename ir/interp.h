@@ -30,7 +30,7 @@ namespace allocsim {
 struct ExecAccess {
   std::vector<ResolvedView> reads;   // in operand order; a matmul without start also reads its accumulator
   std::vector<ResolvedView> writes;
-  std::vector<RegId> reg_reads;      // address terms and scalar sources
+  std::vector<RegId> reg_reads;      // address terms, affine_select's offset c, and scalar sources
   std::vector<RegId> reg_writes;     // a loop writes its register at each iteration
   uint64_t operand_hash = 0;         // the instruction's OperandRead::hash (0 for a loop iteration)
 };
@@ -79,9 +79,10 @@ struct InterpResult {
 };
 
 // What an instruction's operand hash covers, in this order: the register values of its access patterns' address
-// terms (dst first, then sources in operand order; partition before offset); the register sources of scalar
-// instructions (rs, rt); a ts scalar (its register value, its converted immediate, or its view's bytes); the
-// bytes of each source view; for a matmul without start, the accumulator's bytes last.
+// terms (dst first, then sources in operand order; partition before offset); affine_select's offset c (its value,
+// when it has registers); the register sources of scalar instructions (rs, rt); a ts scalar (its register value,
+// its converted immediate, or its view's bytes); the bytes of each source view; for a matmul without start, the
+// accumulator's bytes last.
 InterpResult interpret(const Program& p, const InterpOptions& opts = {});                 // PrivateStorage
 InterpResult interpret(const Program& p, Storage& storage, const InterpOptions& opts);  // loads inputs first
 

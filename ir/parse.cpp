@@ -9,7 +9,7 @@ namespace allocsim {
 namespace {
 
 std::optional<Op> opcode(std::string_view word) {
-  for (int i = 0; i <= int(Op::Loop); ++i)
+  for (int i = 0; i <= int(kLastOp); ++i)
     if (word == opName(Op(i))) return Op(i);
   return std::nullopt;
 }
@@ -400,6 +400,14 @@ void Parser::operands(Instruction& in) {
       comma("destination");
       in.rs = reg("source");
       return;
+    case Op::Select:
+      in.dst = accessPattern("destination");
+      comma("destination");
+      in.a = accessPattern("source");
+      comma("source");
+      selectMask(in.mask);
+      in.imm = immediate("fill value");
+      return;
     case Op::Loop:
       in.rd = reg("loop register");
       expect('=', "expected '=' after the loop register");
@@ -465,6 +473,46 @@ void Parser::fusedReduce(Instruction& in) {
   lex_.next();
   in.reduce_dst = accessPattern("reduction destination");
   if (lex_.peek().is(',')) failAt(lex_.peek().loc, "nothing may follow the fused reduction's destination");
+}
+
+// affine_select's `p=A, e=B, c=C, CMP,` (docs/format.md "Affine select"): A and B integers, C an index (affine in
+// registers), CMP one of ge gt eq ne le lt; each part is required, in this order.
+void Parser::selectMask(SelectMask& m) {
+  auto key = [&](const char* name) {
+    Token t = lex_.next();
+    if (!t.isName(name))
+      failAt(t.loc, std::string("expected ") + name + "=... (affine_select takes p=A, e=B, c=C, then the comparison)");
+    expect('=', std::string("expected '=' after ") + name);
+  };
+  key("p");
+  m.p_scale = coefficient("partition coefficient");
+  comma("partition coefficient");
+  key("e");
+  m.e_scale = coefficient("element coefficient");
+  comma("element coefficient");
+  key("c");
+  m.c = index("offset c");
+  comma("offset c");
+  Token t = lex_.next();
+  std::optional<CmpOp> c = t.kind == TokKind::Name ? parseCmp(std::string(t.text)) : std::nullopt;
+  if (!c) failAt(t.loc, "expected a comparison with 0 (ge, gt, eq, ne, le or lt)");
+  m.cmp = *c;
+  comma("comparison");
+}
+
+// An integer coefficient: a float is named as such, since a mask's coefficients are integers.
+int64_t Parser::coefficient(const char* what) {
+  SourceLoc at = lex_.peek().loc;
+  const bool negative = lex_.peek().is('-');
+  if (negative) lex_.next();
+  const Token& t = lex_.peek();
+  if (t.kind == TokKind::Float || t.isName("inf") || t.isName("nan"))
+    failAt(at, std::string("the ") + what + " must be an integer, not " + (negative ? "-" : "") + std::string(t.text));
+  Token n = lex_.next();
+  if (n.kind != TokKind::Int) failAt(n.loc, std::string("expected the ") + what + " (an integer)");
+  const uint64_t limit = negative ? uint64_t(1) << 63 : uint64_t(INT64_MAX);
+  if (n.magnitude > limit) failAt(at, "integer " + quoted((negative ? "-" : "") + std::string(n.text)) + " is out of range");
+  return negative ? int64_t(0 - n.magnitude) : int64_t(n.magnitude);  // -2^63 wraps to itself
 }
 
 // [, start|start@first] [, stop|stop@last], in that order.

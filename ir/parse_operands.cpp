@@ -39,7 +39,7 @@ std::string locText(SourceLoc loc) { return std::to_string(loc.line) + ":" + std
 bool isReservedWord(std::string_view word) {
   for (const char* w : kReservedWords)
     if (word == w) return true;
-  for (int i = 0; i <= int(Op::Loop); ++i)
+  for (int i = 0; i <= int(kLastOp); ++i)
     if (word == opName(Op(i))) return true;
   return false;
 }

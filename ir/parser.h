@@ -36,6 +36,8 @@ class Parser {
   void tsOptions(Instruction& in);
   void fusedReduce(Instruction& in);
   void matmulFlags(Instruction& inst);
+  void selectMask(SelectMask& m);
+  int64_t coefficient(const char* what);
   void closeLoop(const Token& brace);
   Origin originSuffix();
   void endStatement(const char* what);

@@ -136,6 +136,10 @@ std::string operands(const Program& p, const Instruction& in) {
     }
     case Op::Reduce: return ap(in.dst) + ", " + ap(in.a) + ", " + aluName(in.alu);
     case Op::Memset: return ap(in.dst) + ", " + printImmediate(in.imm);
+    case Op::Select:
+      return ap(in.dst) + ", " + ap(in.a) + ", p=" + std::to_string(in.mask.p_scale) +
+             ", e=" + std::to_string(in.mask.e_scale) + ", c=" + printIndex(p, in.mask.c) + ", " + cmpName(in.mask.cmp) +
+             ", " + printImmediate(in.imm);
     case Op::Li: return reg(in.rd) + ", " + printImmediate(in.imm);
     case Op::Addi: return reg(in.rd) + ", " + reg(in.rs) + ", " + printImmediate(in.imm);
     case Op::Add: return reg(in.rd) + ", " + reg(in.rs) + ", " + reg(in.rt);

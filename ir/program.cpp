@@ -92,6 +92,7 @@ const char* opName(Op op) {
     case Op::RegLoad: return "reg_load";
     case Op::RegStore: return "reg_store";
     case Op::Loop: return "loop";
+    case Op::Select: return "affine_select";
   }
   return "?";
 }
@@ -117,9 +118,37 @@ Engine engineOf(Op op) {
     case Op::TT:
     case Op::TS:
     case Op::Reduce: return Engine::DVE;
-    case Op::Memset: return Engine::POOL;
+    case Op::Memset:
+    case Op::Select: return Engine::POOL;  // NKI's affine_select runs on GpSimd
     default: return Engine::SP;
   }
+}
+
+static const char* const kCmpNames[] = {"ge", "gt", "eq", "ne", "le", "lt"};
+
+const char* cmpName(CmpOp c) { return kCmpNames[size_t(c)]; }
+
+std::optional<CmpOp> parseCmp(const std::string& s) {
+  for (size_t i = 0; i < std::size(kCmpNames); ++i)
+    if (s == kCmpNames[i]) return CmpOp(i);
+  return std::nullopt;
+}
+
+bool selectKeeps(const SelectMask& m, uint64_t p, uint64_t e, __int128 c) {
+  // Each product is below 2^127 in magnitude (|scale| <= 2^63, p < 2^32, e < 2^64) and c within +-2^100 (ir/view.cpp).
+  // Only the element term can exceed 2^102, and when it does it decides the sign: clamping it there keeps the sign.
+  const __int128 limit = __int128(1) << 102;
+  auto clamp = [&](__int128 v) { return v > limit ? limit : v < -limit ? -limit : v; };
+  const __int128 v = clamp(__int128(m.p_scale) * __int128(p)) + clamp(__int128(m.e_scale) * __int128(e)) + c;
+  switch (m.cmp) {
+    case CmpOp::Ge: return v >= 0;
+    case CmpOp::Gt: return v > 0;
+    case CmpOp::Eq: return v == 0;
+    case CmpOp::Ne: return v != 0;
+    case CmpOp::Le: return v <= 0;
+    case CmpOp::Lt: return v < 0;
+  }
+  return false;
 }
 
 static const char* const kAluNames[] = {"add", "sub", "mul", "max", "min", "and", "or", "xor", "shl", "shr", "div"};

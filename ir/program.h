@@ -165,7 +165,9 @@ enum class Op : uint8_t {
   RegLoad,   // reg_load rd, ap
   RegStore,  // reg_store ap, rs
   Loop,      // loop r = lo, hi, step { body }
+  Select,    // affine_select dst, src, p=A, e=B, c=C, cmp, fill   (after Loop: older numberings keep their meaning)
 };
+constexpr Op kLastOp = Op::Select;  // every Op is in [0, kLastOp]
 const char* opName(Op op);
 
 enum class Engine : uint8_t { PE, ACT, DVE, POOL, SP, DMA };
@@ -183,6 +185,25 @@ const char* actName(ActFunc f);
 std::optional<ActFunc> parseAct(const std::string& s);
 bool actIsFloatOnly(ActFunc f);  // exp tanh sigmoid silu gelu sqrt rsqrt reciprocal
 
+// affine_select's comparison with 0 (docs/format.md "Affine select"): NKI's cmp_op greater_equal, greater, equal,
+// not_equal, less_equal, less.
+enum class CmpOp : uint8_t { Ge, Gt, Eq, Ne, Le, Lt };
+const char* cmpName(CmpOp c);
+std::optional<CmpOp> parseCmp(const std::string& s);
+
+// affine_select's predicate: `p_scale * p + e_scale * e + c  CMP  0`, p the partition and e the element index within
+// the destination view (NKI's channel_multiplier, pattern step and offset). `c` is an index like a view's offset, so
+// it may use loop registers (a tile's row or column offset); its registers are read like address terms.
+struct SelectMask {
+  int64_t p_scale = 0;
+  int64_t e_scale = 0;
+  Index c;
+  CmpOp cmp = CmpOp::Ge;
+  bool operator==(const SelectMask&) const = default;
+};
+// Whether element (p, e) is kept (takes the source's value) for the evaluated offset c, in exact 128-bit arithmetic.
+bool selectKeeps(const SelectMask& m, uint64_t p, uint64_t e, __int128 c);
+
 // When a matmul's start (zero the accumulator) or stop (close the group) flag holds: always, never,
 // or only on the first / last iteration of the innermost enclosing loop ("start@first", "stop@last"),
 // which is how a K-loop accumulation is written without unrolling it.
@@ -194,8 +215,8 @@ struct Instruction {
   SourceLoc loc;
   uint32_t id = 0;  // position in a preorder walk of the program (Program::renumber); not printed
 
-  AccessPattern dst;  // dma/matmul/copy/act/tt/ts/reduce/memset/reg_store
-  AccessPattern a;    // dma src, matmul stationary, copy/act/tt/ts/reduce source, reg_load source
+  AccessPattern dst;  // dma/matmul/copy/act/tt/ts/reduce/memset/affine_select/reg_store
+  AccessPattern a;    // dma src, matmul stationary, copy/act/tt/ts/reduce/affine_select source, reg_load source
   AccessPattern b;    // matmul moving, tt second source
   ScalarOperand scalar;  // ts
   // act only: func(x * scale + bias), docs/format.md "Activation with scale and bias"; None when not written.
@@ -209,11 +230,12 @@ struct Instruction {
   // reduction"), a second destination; reduce_dst.tensor is kNone when not written.
   AccessPattern reduce_dst;
   AluOp reduce_alu = AluOp::Add;
+  SelectMask mask;  // affine_select only; its fill value is `imm`
   AluOp alu = AluOp::Add;
   ActFunc func = ActFunc::Identity;
   When start = When::Never;
   When stop = When::Never;
-  Immediate imm;  // memset value, li / addi immediate
+  Immediate imm;  // memset value, affine_select fill value, li / addi immediate
 
   RegId rd = kNone;  // li/addi/add/mov/reg_load destination; loop induction register
   RegId rs = kNone;  // addi/add/mov source, reg_store source

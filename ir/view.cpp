@@ -20,10 +20,10 @@ __int128 clampIndex(__int128 v) {
 
 // Hashes the index's value, not its registers one by one: an allocation may rename registers (SSA webs), which
 // re-sorts the terms, or merge two that hold one value, and the operand is the same as long as the value is.
-__int128 evalIndex(const Program& p, Storage& s, const Index& idx, const AccessPattern& ap, OperandHasher& h) {
+__int128 evalIndex(const Program& p, Storage& s, const Index& idx, SourceLoc loc, const char* what, OperandHasher& h) {
   __int128 sum = idx.constant;
   for (const IndexTerm& t : idx.terms) {
-    if (t.reg >= p.registers.size()) throw InputError(ap.loc, "access pattern uses an undeclared register");
+    if (t.reg >= p.registers.size()) throw InputError(loc, std::string(what) + " uses an undeclared register");
     uint64_t r = s.readReg(t.reg);
     sum = clampIndex(sum + clampIndex(__int128(t.scale) * __int128(r)));
   }
@@ -36,12 +36,16 @@ __int128 evalIndex(const Program& p, Storage& s, const Index& idx, const AccessP
 
 }  // namespace
 
+__int128 evaluateIndex(const Program& p, Storage& s, const Index& idx, SourceLoc loc, OperandHasher& h) {
+  return evalIndex(p, s, idx, loc, "index", h);
+}
+
 ResolvedView resolveView(const Program& p, Storage& s, const AccessPattern& ap, uint64_t max_bytes,
                          OperandHasher& h) {
   if (ap.tensor >= p.tensors.size()) throw InputError(ap.loc, "access pattern names no tensor");
   const Tensor& t = p.tensors[ap.tensor];
-  __int128 part = evalIndex(p, s, ap.partition, ap, h);
-  __int128 off = evalIndex(p, s, ap.offset, ap, h);
+  __int128 part = evalIndex(p, s, ap.partition, ap.loc, "access pattern", h);
+  __int128 off = evalIndex(p, s, ap.offset, ap.loc, "access pattern", h);
 
   if (part < 0 || part + ap.partitions > t.partitions)
     throw InputError(ap.loc, "partitions [" + str(part) + ", " + str(part + ap.partitions) + ") of '" + t.name + "'" +

@@ -32,6 +32,11 @@ struct ResolvedView {
 ResolvedView resolveView(const Program& p, Storage& s, const AccessPattern& ap, uint64_t max_bytes,
                          OperandHasher& h);
 
+// The value of an index outside a view (affine_select's offset c): its registers read from `s`, the sum exact within
+// +-2^100 and clamped beyond, as a view's indexes are; the value (not each register) is fed to `h` when the index
+// has registers. Throws InputError at `loc` for an undeclared register.
+__int128 evaluateIndex(const Program& p, Storage& s, const Index& idx, SourceLoc loc, OperandHasher& h);
+
 void gatherView(Storage& s, const ResolvedView& v, uint8_t* out);       // v.bytes() bytes
 void scatterView(Storage& s, const ResolvedView& v, const uint8_t* in);  // later elements win where v overlaps itself
 

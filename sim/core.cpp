@@ -325,9 +325,9 @@ void Core::runLoop(const Instruction& inst) {
 void Core::readRegistersAtDispatch(const Instruction& inst, Record& rec) {
   // Address terms, the ts scalar register and scalar sources: read now, once every SP instruction that writes
   // one of them has finished (a RAW stall of the sequencer).
-  // 8 views x 2 indices x kMaxIndexTerms terms + the scalar registers (ts's two; act's scale and bias) and two
-  // scalar sources.
-  RegId regs[8 * 2 * kMaxIndexTerms + 6];
+  // 8 views x 2 indices x kMaxIndexTerms terms + affine_select's offset c + the scalar registers (ts's two; act's
+  // scale and bias) and two scalar sources.
+  RegId regs[8 * 2 * kMaxIndexTerms + kMaxIndexTerms + 6];
   size_t n = 0;
   auto add = [&](RegId r) {
     if (r == kNone) return;
@@ -338,6 +338,7 @@ void Core::readRegistersAtDispatch(const Instruction& inst, Record& rec) {
                                   &inst.bias.ap, &inst.reduce_dst})
     for (const Index* index : {&ap->partition, &ap->offset})
       for (const IndexTerm& term : index->terms) add(term.reg);
+  for (const IndexTerm& term : inst.mask.c.terms) add(term.reg);  // empty but for affine_select
   for (const ScalarOperand* sc : scalarOperands(inst))
     if (sc->kind == ScalarOperand::Kind::Reg) add(sc->reg);
   if (inst.op == Op::Addi || inst.op == Op::Add || inst.op == Op::Mov || inst.op == Op::RegStore) add(inst.rs);
@@ -406,6 +407,13 @@ void Core::enterOperands(const Instruction& inst, uint32_t slot, Record& rec) {
       ResolvedView d = view(inst.dst);
       write(d);
       rec.latency = computeCycles(t, inst, &d, nullptr, nullptr);
+      return;
+    }
+    case Op::Select: {  // POOL does not stream (sim/stream.h): it reads at its start and writes at its end
+      ResolvedView d = view(inst.dst), a = view(inst.a);
+      read(a);
+      write(d);
+      rec.latency = computeCycles(t, inst, &d, &a, nullptr);
       return;
     }
     case Op::RegLoad: read(view(inst.a)), writeReg(inst.rd); break;

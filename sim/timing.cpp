@@ -26,6 +26,8 @@ const Key kKeys[] = {
     {"dve.per-element", &TimingTable::dve_per_element, 0, 1e6},
     {"pool.fixed", &TimingTable::pool_fixed, 0, 1e6},
     {"pool.per-element", &TimingTable::pool_per_element, 0, 1e6},
+    {"pool.select-fixed", &TimingTable::pool_select_fixed, 0, 1e6},
+    {"pool.select-per-element", &TimingTable::pool_select_per_element, 0, 1e6},
     {"sp.scalar", &TimingTable::sp_scalar, 0, 1e6},
     {"sp.memory", &TimingTable::sp_memory, 0, 1e6},
     {"sp.loop-iteration", &TimingTable::sp_loop_iteration, 0, 1e6},
@@ -109,6 +111,7 @@ uint64_t computeCycles(const TimingTable& t, const Instruction& inst, const Reso
     case Op::TT:
     case Op::Reduce: return cycles(t.dve_fixed + t.dve_per_element * per(a));
     case Op::Memset: return cycles(t.pool_fixed + t.pool_per_element * per(dst));
+    case Op::Select: return cycles(t.pool_select_fixed + t.pool_select_per_element * per(dst));
     case Op::RegLoad:
     case Op::RegStore: return cycles(t.sp_memory);
     case Op::Loop: return cycles(t.sp_loop_iteration);

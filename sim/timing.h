@@ -19,6 +19,7 @@ struct TimingTable {
   double act_fixed = 0, act_per_element = 0;
   double dve_fixed = 0, dve_per_element = 0;
   double pool_fixed = 0, pool_per_element = 0;
+  double pool_select_fixed = 0, pool_select_per_element = 0;  // affine_select on POOL
   double sp_scalar = 0, sp_memory = 0, sp_loop_iteration = 0;
   double dma_fixed = 0, dma_per_descriptor = 0, dma_bytes_per_cycle = 0;
   double dma_convert_fixed = 0;  // added to a converting (f32 <-> bf16) DMA's transfer

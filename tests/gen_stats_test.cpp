@@ -142,7 +142,7 @@ TEST(GenStats, GeneratorReachesEveryShapeOverAFewHundredSeeds) {
                            "dtype bf16 tensors", "tile arrays", "tile views q{t}", "register-indexed tile views",
                            "multi-register index views", "act exp", "act silu", "act gelu", "act sqrt", "act rsqrt",
                            "act reciprocal", "div (tt, ts)", "converting dma (f32 <-> bf16)",
-                           "scale or bias on act"})
+                           "scale or bias on act", "op affine_select", "affine_select with a register offset c"})
     EXPECT_GT(tally.containing(name), 0u) << name << "\n" << tally.table();
 }
 

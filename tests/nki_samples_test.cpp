@@ -41,7 +41,7 @@ const std::vector<std::string> kKernels = {
     "matmul_basic", "matmul_tiled", "matmul_hoist_load", "matmul_block_free", "matmul_fully_optimized",
     "transpose2d",  "average_pool2d", "softmax",       "rmsnorm",           "layernorm_v1",
     "layernorm_v2", "rotary",         "attention_fwd_v2", "sd_attention",     "mamba_v2",
-    "attention_fwd_v4",
+    "attention_fwd_v4", "sd_attention_causal",
 };
 
 std::string readFile(const std::string& path) {
@@ -53,7 +53,8 @@ std::string readFile(const std::string& path) {
 
 // gen2 files too slow for a ctest case even at -O2 (attention_fwd_v4: 1.2G multiply-adds over the three runs, ~2 s):
 // checked only with ALLOCSIM_NKI_SAMPLES_ALL_LEVELS=1 (ci/long_checks.sh); their tiny versions run in ctest.
-const std::set<std::string> kLongOnly = {"attention_fwd_v4.nki.txt"};
+// sd_attention_causal does sd_attention's work with one instruction changed: its gen2 file runs there too, not in ctest.
+const std::set<std::string> kLongOnly = {"attention_fwd_v4.nki.txt", "sd_attention_causal.nki.txt"};
 
 bool allLevels() { return std::getenv("ALLOCSIM_NKI_SAMPLES_ALL_LEVELS") != nullptr; }
 

@@ -64,6 +64,15 @@ std::vector<RegisterOperand> registerOperands(const Program& p, const Instructio
       if (hasFusedReduce(inst)) view("reduction destination", inst.reduce_dst);
       break;
     case Op::Memset: view("destination", inst.dst); break;
+    case Op::Select: {  // the mask's offset c after the views, as the interpreter reads it
+      view("destination", inst.dst);
+      view("source", inst.a);
+      std::vector<RegId> regs;
+      for (const IndexTerm& t : inst.mask.c.terms) regs.push_back(t.reg);
+      std::stable_sort(regs.begin(), regs.end(), [&](RegId x, RegId y) { return key(x) < key(y); });
+      for (RegId r : regs) out.push_back({r, "mask offset c"});
+      break;
+    }
     case Op::RegLoad: view("source", inst.a); break;
     case Op::RegStore:
       view("destination", inst.dst);
@@ -87,6 +96,7 @@ std::vector<std::string> readOperandNames(const Program& p, const Instruction& i
     case Op::Dma:
     case Op::Copy:
     case Op::Reduce:
+    case Op::Select:
     case Op::RegLoad: out.push_back(named(p, "source", inst.a)); break;
     case Op::Act:
       out.push_back(named(p, "source", inst.a));

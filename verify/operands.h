@@ -16,7 +16,7 @@ struct RegisterOperand {
 };
 
 // Address-term registers of the views (destination first, then sources in operand order; partition before
-// offset), then the scalar sources (rs, rt, a ts register scalar). An index's terms come in register-id order,
+// offset), then affine_select's offset c, then the scalar sources (rs, rt, a ts register scalar). An index's terms come in register-id order,
 // or, given `term_order` (indexed by RegId, e.g. ReferenceProgram::registers), in the order of the ids it maps
 // them to: an allocated instruction's terms then pair up by position with its reference instruction's even when
 // renaming re-sorted them.

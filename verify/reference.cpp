@@ -110,6 +110,8 @@ class Builder {
         if (sc->kind == ScalarOperand::Kind::Tensor) mapView(inst, sc->ap);
         if (sc->kind == ScalarOperand::Kind::Reg) sc->reg = reg(inst, sc->reg);
       }
+      for (IndexTerm& t : copy.mask.c.terms) t.reg = reg(inst, t.reg);  // affine_select's offset c
+      copy.mask.c.normalize();
       copy.rd = reg(inst, copy.rd);
       copy.rs = reg(inst, copy.rs);
       copy.rt = reg(inst, copy.rt);

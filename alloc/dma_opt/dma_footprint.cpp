@@ -81,6 +81,7 @@ void collect(const Program& p, const Instruction& inst, InstAreas& out) {
     case Op::Dma:
     case Op::Copy:
     case Op::Reduce:
+    case Op::Select:
       read(inst.a);
       write(inst.dst);
       return;

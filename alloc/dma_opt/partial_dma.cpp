@@ -40,7 +40,7 @@ struct ReadIndex {
         if (ap.tensor < by_tensor.size()) by_tensor[ap.tensor].push_back({&i, &ap});
       };
       switch (i.op) {
-        case Op::Dma: case Op::Copy: case Op::Reduce: case Op::RegLoad: read(i.a); break;
+        case Op::Dma: case Op::Copy: case Op::Reduce: case Op::Select: case Op::RegLoad: read(i.a); break;
         case Op::TT: read(i.a); read(i.b); break;
         case Op::Act:
         case Op::TS:

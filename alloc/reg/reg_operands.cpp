@@ -30,6 +30,8 @@ RegisterSlots registerSlots(Instruction& inst) {
     if (sc->kind == ScalarOperand::Kind::Tensor) viewSlots(sc->ap, s.reads);
     if (sc->kind == ScalarOperand::Kind::Reg && sc->reg != kNone) s.reads.push_back(&sc->reg);
   }
+  for (IndexTerm& t : inst.mask.c.terms)  // affine_select's offset c: read like an address term
+    if (t.reg != kNone) s.reads.push_back(&t.reg);
   for (RegId* r : {&inst.rs, &inst.rt})
     if (*r != kNone) s.reads.push_back(r);
   if (inst.rd != kNone) s.write = &inst.rd;
@@ -41,6 +43,7 @@ void normalizeRegisterTerms(Instruction& inst) {
   if (hasFusedReduce(inst)) normalizeView(inst.reduce_dst);
   for (ScalarOperand* sc : scalarOperands(inst))
     if (sc->kind == ScalarOperand::Kind::Tensor) normalizeView(sc->ap);
+  inst.mask.c.normalize();
 }
 
 }  // namespace allocsim

@@ -1,8 +1,8 @@
 // Where an instruction names registers, as mutable slots: the REG spill writer (alloc/reg/reg_spill.h) renames a
 // spilled register to its stand-in at exactly these places. Reads: the register terms of every index of every view
-// (dst, a, b, the scalar view), a register scalar, rs and rt; the write: rd. A loop's rd is both and is never
-// renamed (the sequencer steps it in place; a spilled loop register is spilled inside its body only,
-// alloc/reg/reg_spill.h), so loops are left to the caller.
+// (dst, a, b, the scalar view) and of affine_select's offset c, a register scalar, rs and rt; the write: rd. A loop's
+// rd is both and is never renamed (the sequencer steps it in place; a spilled loop register is spilled inside its
+// body only, alloc/reg/reg_spill.h), so loops are left to the caller.
 #pragma once
 
 #include <vector>
