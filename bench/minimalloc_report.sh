@@ -4,8 +4,8 @@
 #   lower bound  max live bytes: no placement fits in less
 #   exact        --allocator exact --time-limit $TIME_LIMIT (default 60): fits?, height / lower bound, wall seconds
 #   solve        the same search on the CSV's own times (allocsim solve minimalloc, alloc/exact/minimalloc_problem.h):
-#                fits?, wall seconds. The imported program measures lifetimes in instructions, whose widths differ
-#                from minimalloc's (equal widths come apart), so the two searches go in different orders
+#                fits?, wall seconds. The imported program's widths on the exact allocator's canonical timeline are
+#                the CSV's scaled (alloc/exact/canonical_timeline.h): both search in the same order
 #   O1 O2 O3     the coloring levels at the capacity: spill bytes (0 = fits) and wall seconds; with unlimited room
 #                (sbuf-bytes 16 MiB): height / lower bound; and the spill bytes at a capacity of exactly that height
 #                (0: the level stops spilling at or below the height it reaches unconstrained)

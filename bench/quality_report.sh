@@ -27,9 +27,9 @@ the benchmark's capacity of 1,048,576 bytes. Lower bound = max live bytes. Every
 minimalloc's own rules (\`allocsim export minimalloc\`, verify/minimalloc_rules.h). Columns
 (\`bench/minimalloc_report.sh\`): minimalloc's wall seconds when \`MINIMALLOC=path\` is given (\`-\` otherwise);
 exact = \`--allocator exact --time-limit $TL\`: fits?, height / lower bound, wall seconds; solve = the same search on the CSV's own
-times (\`allocsim solve minimalloc\`): fits?, wall seconds (the imported program measures lifetimes in instructions,
-whose widths are not minimalloc's: equal widths come apart, and the width-led preorders search in another
-order); then the coloring levels
+times (\`allocsim solve minimalloc\`): fits?, wall seconds (the imported program's lifetimes on the exact allocator's
+canonical timeline are the CSV's widths scaled, so both search in the same order, node for node: the difference
+is the program's parsing and liveness); then the coloring levels
 O1-O3 and O8 (linear scan with the best-fit manager, \`alloc/lsa/\`): spill bytes at the capacity (0 = fits), wall
 seconds, height / lower bound with unlimited room (sbuf-bytes 16 MiB), and spill bytes at a capacity of exactly
 that height (0: the level stops spilling at or below the height it reaches unconstrained). Wall seconds on a shared

@@ -1,13 +1,32 @@
 #include "ir/minimalloc_import.h"
 
 #include <algorithm>
-#include <tuple>
+#include <numeric>
 
 namespace allocsim {
 namespace {
 
 const char kPrefix[] = "buf_";
-constexpr uint32_t kTimeFill = 16;
+// The program's size budget in time units: at least this many, and this many per buffer (see timeUnits).
+constexpr uint64_t kMinTimeUnits = 4096;
+constexpr uint64_t kTimeUnitsPerBuffer = 32;
+
+// The unit of each distinct time (ascending, non-empty): (t - first) / gcd of the differences when that fits in the
+// budget, so the units are the times exactly, up to scale; else its rank plus its share of the budget, which keeps
+// the order and roughly the spacing. Strictly increasing either way.
+std::vector<uint64_t> timeUnits(const std::vector<int64_t>& times, size_t buffers) {
+  const uint64_t budget = std::max<uint64_t>(kMinTimeUnits, kTimeUnitsPerBuffer * buffers);
+  uint64_t g = 0;
+  for (int64_t t : times) g = std::gcd(g, uint64_t(t - times.front()));
+  const uint64_t span = uint64_t(times.back() - times.front());
+  const bool exact = g == 0 || span / g <= budget;
+  std::vector<uint64_t> units;
+  for (size_t k = 0; k < times.size(); ++k) {
+    const uint64_t d = uint64_t(times[k] - times.front());
+    units.push_back(exact ? (g ? d / g : 0) : k + uint64_t(double(d) / double(span) * double(budget)));
+  }
+  return units;
+}
 
 Instruction onWholeTensor(Op op, const Program& p, TensorId t) {
   Instruction i;
@@ -60,30 +79,43 @@ Program importMinimalloc(const MinimallocProblem& mp, uint64_t capacity) {
     t.elements = uint32_t(elements);
     p.tensors.push_back(t);
   }
-  // (time, 0 = last use / 1 = definition, buffer): ends before starts at the same time.
-  std::vector<std::tuple<int64_t, int, TensorId>> events;
-  for (TensorId i = 0; i < mp.buffers.size(); ++i) {
-    events.push_back({mp.buffers[i].lower, 1, i});
-    events.push_back({mp.buffers[i].upper, 0, i});
-  }
-  std::sort(events.begin(), events.end());
-  // Program order is the time axis every allocator measures lifetimes on: fillers (`li tick, 0`, a scalar op that
-  // touches no tensor) keep the positions roughly proportional to the problem's times, kTimeFill per event in all.
+  // Program order is the time axis every allocator measures lifetimes on. Each time unit is two slots: the last
+  // uses of the buffers that end there, then the definitions of those that start there; an empty slot holds one
+  // filler (`li tick, 0`, a scalar op that touches no tensor), so the slots keep the times' spacing (see the header).
   Register tick;
   tick.name = "tick";
   p.registers.push_back(tick);
-  const double span = double(std::get<0>(events.back())) + 1;
-  const double per_time = double(kTimeFill) * double(events.size()) / span;
-  for (size_t k = 0; k < events.size(); ++k) {
-    auto [time, kind, t] = events[k];
-    const size_t target = k + size_t(double(time) * per_time);
-    while (p.body.size() < target) {
-      Instruction li;
-      li.op = Op::Li;
-      li.rd = 0;
-      p.body.push_back(li);
+  std::vector<int64_t> times;
+  for (const MinimallocBuffer& b : mp.buffers) {
+    times.push_back(b.lower);
+    times.push_back(b.upper);
+  }
+  std::sort(times.begin(), times.end());
+  times.erase(std::unique(times.begin(), times.end()), times.end());
+  const std::vector<uint64_t> units = times.empty() ? std::vector<uint64_t>{} : timeUnits(times, mp.buffers.size());
+  std::vector<std::vector<TensorId>> ends(times.size()), starts(times.size());
+  auto rank = [&](int64_t t) { return size_t(std::lower_bound(times.begin(), times.end(), t) - times.begin()); };
+  for (TensorId i = 0; i < mp.buffers.size(); ++i) {
+    starts[rank(mp.buffers[i].lower)].push_back(i);
+    ends[rank(mp.buffers[i].upper)].push_back(i);
+  }
+  auto filler = [&p] {
+    Instruction li;
+    li.op = Op::Li;
+    li.rd = 0;
+    p.body.push_back(li);
+  };
+  for (uint64_t u = 0, k = 0; k < times.size(); ++u) {
+    if (units[k] != u) {  // a unit with no event: two empty slots
+      filler();
+      filler();
+      continue;
     }
-    p.body.push_back(onWholeTensor(kind == 1 ? Op::Memset : Op::TS, p, t));
+    for (const auto& [slot, op] : {std::pair{&ends[k], Op::TS}, std::pair{&starts[k], Op::Memset}}) {
+      if (slot->empty()) filler();
+      for (TensorId t : *slot) p.body.push_back(onWholeTensor(op, p, t));
+    }
+    ++k;
   }
   p.renumber();
   return p;

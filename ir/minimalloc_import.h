@@ -4,13 +4,15 @@
 //
 // The program: arch gen2 with one SBUF partition of `capacity` bytes, byte alignment 1 and partition quantum 1,
 // one SBUF tensor `buf_<id>` [1, size / element] per buffer (u32 when size is a multiple of 4, else u16 when
-// even; an odd size has no dtype and is rejected). The times are compressed to their ranks (only their order
-// matters for overlap). At each time, first the buffers that end there are used for the last time (`ts b, b, 1,
-// add`: a read and a write, alloc/liveness.h's last position), then the buffers that start there are defined
-// (`memset b, 0`). So two buffers are live at a common position exactly when their half-open intervals overlap,
-// and intervals that only touch ([l, t) and [t, u)) do not interfere. Between events, `li tick, 0` fillers keep
-// instruction positions roughly proportional to the times (16 per event in all), so lifetimes measured in
-// instructions keep their relative widths (the exact search's preorders use them).
+// even; an odd size has no dtype and is rejected). Program order is the time axis: each time unit (the gcd of the
+// differences between the times) is two slots, first the last uses of the buffers that end then (`ts b, b, 1, add`:
+// a read and a write, alloc/liveness.h's last position), then the definitions of those that start then
+// (`memset b, 0`); an empty slot holds one filler, `li tick, 0`. So two buffers are live at a common position
+// exactly when their half-open intervals overlap, intervals that only touch ([l, t) and [t, u)) do not interfere,
+// and once each run of last uses and each run of definitions counts as one position (the exact allocator's
+// canonical timeline, alloc/exact/canonical_timeline.h) a buffer lives over exactly 2 (upper - lower) / unit
+// positions: its width in the CSV, scaled. When that would take more than max(4096, 32 x buffers) units, the times
+// keep their order and roughly their spacing within that many units instead.
 #pragma once
 
 #include <cstdint>

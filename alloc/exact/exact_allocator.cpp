@@ -1,6 +1,7 @@
 #include "alloc/exact/exact_allocator.h"
 
 #include "alloc/alloc_error.h"
+#include "alloc/exact/canonical_timeline.h"
 #include "alloc/exact/exact_search.h"
 #include "alloc/liveness.h"
 
@@ -49,6 +50,7 @@ SpaceProblem build(const Program& p, const Liveness& live, Space space, bool kee
     sp.problem.rows = 1;
     for (ExactItem& it : sp.problem.items) it.rows = 1;
   }
+  canonicalizeTimeline(sp.problem.items);
   return sp;
 }
 
@@ -104,6 +106,10 @@ void place(Program& p, const Liveness& live, Space space, const ExactAllocOption
 }
 
 }  // namespace
+
+ExactProblem exactProblemOfSpace(const Program& p, Space space, bool keep_placements) {
+  return build(p, computeLiveness(p), space, keep_placements).problem;
+}
 
 ExactAllocResult allocateExact(const Program& input, const ExactAllocOptions& o) {
   ExactAllocResult result{input, {}};

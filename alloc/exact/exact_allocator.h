@@ -9,8 +9,12 @@
 // the 1-D one of minimalloc. PSUM: a tensor takes ceil(bytes per partition / bank bytes) whole banks; 1-D over
 // banks. Pinned tensors keep their placement; with `keep_placements` (optlevel 7: "complete the placement exactly")
 // every placement the input gives is kept the same way and the search places the rest.
+//
+// Lifetimes are measured on the canonical timeline (canonical_timeline.h): a run of instructions that only end live
+// ranges, or only start them, counts as one position, so buffers that end or start together have the same ends.
 #pragma once
 
+#include "alloc/exact/exact_problem.h"
 #include "alloc/report.h"
 #include "ir/program.h"
 #include "ir/progress.h"
@@ -27,6 +31,10 @@ struct ExactAllocResult {
   Program program;
   AllocReport report;
 };
+
+// The problem allocateExact searches for one space (Space::Sbuf or Space::Psum) of `p`: one item per tensor of that
+// space that executed code mentions, in tensor order.
+ExactProblem exactProblemOfSpace(const Program& p, Space space, bool keep_placements = false);
 
 // Throws AllocError when a space cannot be placed (see above).
 ExactAllocResult allocateExact(const Program& p, const ExactAllocOptions& o);

@@ -1,8 +1,8 @@
 // A minimalloc problem (ir/minimalloc_csv.h) as the exact search's problem, on the CSV's own times: buffer i is live
-// over [lower, upper), i.e. positions lower .. upper - 1, so the preorders' widths are minimalloc's widths. An
-// imported program (ir/minimalloc_import.h) measures lifetimes in instructions instead, which keeps which buffers
-// overlap but not minimalloc's widths: equal widths there come apart by the events in between, and the order the
-// width-led preorders search in changes (docs/quality.md, minimalloc's benchmarks).
+// over [lower, upper), i.e. positions lower .. upper - 1, so the preorders' widths are minimalloc's widths. The
+// same problem imported as a program (ir/minimalloc_import.h) and allocated with `--allocator exact` gives the
+// search these widths scaled by one factor (on the canonical timeline, alloc/exact/canonical_timeline.h), so the
+// two paths search in the same order (tests/canonical_timeline_test.cpp).
 #pragma once
 
 #include <cstdint>
