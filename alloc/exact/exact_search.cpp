@@ -206,9 +206,15 @@ class Search {
   // 1-D: the lowest offset an unplaced item of section s can still take (UINT64_MAX: none left). Recomputed only
   // when the item that held the minimum moved up or was placed.
   void recomputeLowest(uint32_t s) {
+    // Offsets only grow and items only leave, so the minimum cannot fall below lowest_[s]: an unplaced item still
+    // there ends the scan.
     uint64_t low = UINT64_MAX;
     for (uint32_t j : section_items_[s])
-      if (!placed_[j]) low = std::min(low, minoff_[start_base_[j]]);
+      if (!placed_[j]) {
+        const uint64_t m = minoff_[start_base_[j]];
+        if (m == lowest_[s]) return;
+        low = std::min(low, m);
+      }
     if (low != lowest_[s]) {
       sec_log_.push_back({uint32_t(2 * sections_ + s), lowest_[s]});
       lowest_[s] = low;
@@ -348,36 +354,39 @@ class Search {
       if (Clock::now() > deadline_) return Outcome::Timeout;
       reportProgress(progress_, progress_phase_.c_str(), nodes_, "nodes");
     }
-    const size_t base = cands_.size();
+    // First the lowest top any unplaced item can reach: a candidate at or above it is dominated (see the header), so
+    // only the ones below it are collected and sorted.
     uint64_t min_height = UINT64_MAX;
     bool any = false;
     for (uint32_t i : items) {
       if (placed_[i]) continue;
       any = true;
-      const uint32_t r = rank_[i];
       const ExactItem& it = p_.items[i];
       uint64_t lowest_top = UINT64_MAX;
-      for (uint32_t k = 0; k < it.starts.size(); ++k) {
-        const uint64_t off = minoff_[start_base_[i] + k];
-        lowest_top = std::min(lowest_top, off + it.size);
-        if (off + it.size > p_.capacity) continue;
-        if (off < cur || (off == cur && r < last_rank)) continue;
-        cands_.push_back({off, r, i, k});
-      }
-      if (lowest_top > p_.capacity) {  // offsets only grow: this item can no longer be placed
-        cands_.resize(base);
-        return Outcome::NotFound;
-      }
+      for (uint32_t k = 0; k < it.starts.size(); ++k)
+        lowest_top = std::min(lowest_top, minoff_[start_base_[i] + k] + it.size);
+      if (lowest_top > p_.capacity) return Outcome::NotFound;  // offsets only grow: this item can no longer be placed
       if (!it.fixed_offset) min_height = std::min(min_height, lowest_top);
     }
     if (!any) return Outcome::Found;
+    const size_t base = cands_.size();
+    for (uint32_t i : items) {
+      if (placed_[i]) continue;
+      const uint32_t r = rank_[i];
+      const ExactItem& it = p_.items[i];
+      for (uint32_t k = 0; k < it.starts.size(); ++k) {
+        const uint64_t off = minoff_[start_base_[i] + k];
+        if (off >= min_height || off + it.size > p_.capacity) continue;
+        if (off < cur || (off == cur && r < last_rank)) continue;
+        cands_.push_back({off, r, i, k});
+      }
+    }
     std::sort(cands_.begin() + long(base), cands_.end(), [](const Cand& a, const Cand& b) {
       return a.off != b.off ? a.off < b.off : a.rank != b.rank ? a.rank < b.rank : a.k < b.k;
     });
     Outcome result = Outcome::NotFound;
     for (size_t c = base; c < cands_.size(); ++c) {
       const Cand cand = cands_[c];
-      if (cand.off >= min_height) break;  // dominance
       const uint32_t i = cand.item;
       const size_t minoff_mark = minoff_log_.size(), sec_mark = sec_log_.size();
       bool hatless = false;
