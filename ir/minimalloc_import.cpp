@@ -8,7 +8,7 @@ namespace {
 
 const char kPrefix[] = "buf_";
 // The program's size budget in time units: at least this many, and this many per buffer (see timeUnits).
-constexpr uint64_t kMinTimeUnits = 4096;
+constexpr uint64_t kMinTimeUnits = 1024;
 constexpr uint64_t kTimeUnitsPerBuffer = 32;
 
 // The unit of each distinct time (ascending, non-empty): (t - first) / gcd of the differences when that fits in the

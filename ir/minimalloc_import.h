@@ -11,7 +11,7 @@
 // exactly when their half-open intervals overlap, intervals that only touch ([l, t) and [t, u)) do not interfere,
 // and once each run of last uses and each run of definitions counts as one position (the exact allocator's
 // canonical timeline, alloc/exact/canonical_timeline.h) a buffer lives over exactly 2 (upper - lower) / unit
-// positions: its width in the CSV, scaled. When that would take more than max(4096, 32 x buffers) units, the times
+// positions: its width in the CSV, scaled. When that would take more than max(1024, 32 x buffers) units, the times
 // keep their order and roughly their spacing within that many units instead.
 #pragma once
 

@@ -93,6 +93,22 @@ TEST(MinimallocImport, EveryBenchmarkGivesTheIntervalsExactly) {
   }
 }
 
+TEST(MinimallocImport, TimesTooSpreadToKeepExactlyKeepTheirOrder) {
+  // gcd 1 over a span of 10^9: more units than the budget of max(1024, 32 x buffers), so the times keep their order
+  // and roughly their spacing in that many units; interference is still exactly the intervals'.
+  const MinimallocProblem mp = parseMinimallocCsv(
+      "id,lower,upper,size\na,0,1000000007,4\nb,1,5,4\nc,5,1000000007,4\nd,3,999999999,4\ne,1000000000,1000000007,4\n");
+  const Program p = importMinimalloc(mp, 64);
+  EXPECT_NO_THROW(requireWellFormed(p));
+  EXPECT_LE(p.body.size(), 2 * (1024 + 7) + 10);  // 7 distinct times: 1031 units of two slots, 10 events
+  const Liveness live = computeLiveness(p);
+  for (size_t i = 0; i < mp.buffers.size(); ++i)
+    for (size_t j = 0; j < mp.buffers.size(); ++j) {
+      const MinimallocBuffer &a = mp.buffers[i], &b = mp.buffers[j];
+      EXPECT_EQ(interferes(live.tensors[i], live.tensors[j]), a.lower < b.upper && b.lower < a.upper) << a.id << b.id;
+    }
+}
+
 TEST(MinimallocImport, ArchAndDtypes) {
   const Program p = importMinimalloc(parseMinimallocCsv("id,lower,upper,size\na,0,5,4\nb,1,9,6\n"), 64);
   EXPECT_EQ(p.arch.sbuf_partitions, 1u);
