@@ -37,6 +37,23 @@ TensorId addCopyTensor(Program& p, Tensor copy, const char* suffix, uint32_t& ne
   return TensorId(p.tensors.size() - 1);
 }
 
+TakenNames::TakenNames(const Program& p) {
+  names_.reserve(p.tensors.size() + p.registers.size());
+  for (const Tensor& t : p.tensors) names_.insert(t.name);
+  for (const Register& r : p.registers) names_.insert(r.name);
+}
+
+TensorId addCopyTensor(Program& p, Tensor copy, const char* suffix, uint32_t& next_id, TakenNames& taken) {
+  const std::string base = p.tensors[copy.copy_of].name + suffix;
+  std::string name;
+  do name = base + std::to_string(next_id++);
+  while (taken.contains(name));
+  taken.add(name);
+  copy.name = std::move(name);
+  p.tensors.push_back(std::move(copy));
+  return TensorId(p.tensors.size() - 1);
+}
+
 SourceLoc declarationLoc(const Program& p, TensorId t) {
   const Tensor& x = p.tensors[t];
   if (!x.loc.known() && x.copy_of < p.tensors.size()) return p.tensors[x.copy_of].loc;

@@ -51,7 +51,7 @@ std::string minimallocBufferId(const std::string& tensor_name) {
   return tensor_name.substr(n);
 }
 
-Program importMinimalloc(const MinimallocProblem& mp, uint64_t capacity) {
+Program importMinimalloc(const MinimallocProblem& mp, uint64_t capacity, bool fillers) {
   Program p;
   p.arch = *archPreset("gen2");
   // The one-partition machine of the problem (see the header). validateArch bounds the capacity.
@@ -82,9 +82,11 @@ Program importMinimalloc(const MinimallocProblem& mp, uint64_t capacity) {
   // Program order is the time axis every allocator measures lifetimes on. Each time unit is two slots: the last
   // uses of the buffers that end there, then the definitions of those that start there; an empty slot holds one
   // filler (`li tick, 0`, a scalar op that touches no tensor), so the slots keep the times' spacing (see the header).
-  Register tick;
-  tick.name = "tick";
-  p.registers.push_back(tick);
+  if (fillers) {
+    Register tick;
+    tick.name = "tick";
+    p.registers.push_back(tick);
+  }
   std::vector<int64_t> times;
   for (const MinimallocBuffer& b : mp.buffers) {
     times.push_back(b.lower);
@@ -99,7 +101,8 @@ Program importMinimalloc(const MinimallocProblem& mp, uint64_t capacity) {
     starts[rank(mp.buffers[i].lower)].push_back(i);
     ends[rank(mp.buffers[i].upper)].push_back(i);
   }
-  auto filler = [&p] {
+  auto filler = [&p, fillers] {
+    if (!fillers) return;
     Instruction li;
     li.op = Op::Li;
     li.rd = 0;

@@ -22,8 +22,10 @@
 
 namespace allocsim {
 
-// Throws InputError at the buffer's line for a size no dtype can express (odd).
-Program importMinimalloc(const MinimallocProblem& p, uint64_t capacity);
+// Throws InputError at the buffer's line for a size no dtype can express (odd). Without `fillers`, no `li tick`
+// and no `tick` register: a definition and a last use per buffer, in the same order, 2N instructions (the colorers'
+// scaling bench, where the fillers would be most of a program of up to 64N instructions).
+Program importMinimalloc(const MinimallocProblem& p, uint64_t capacity, bool fillers = true);
 
 // The tensor name of a buffer, and back ("" when `name` is not an imported buffer's).
 std::string minimallocTensorName(const std::string& id);

@@ -98,6 +98,10 @@ struct SbufRun {
   SbufHeuristic heuristic;
   bool packed = false;  // the exact search's packing (sbuf_packing.h), not a heuristic's fixpoint
   bool plain = false;  // the final round's selection came from the plain order (no simplify)
+  // The program it ends with, placed, once it has spilled; until then `program` is empty and the run stands for
+  // the input with its selection's placements, made only for the run that wins (placedInput): a copy of the whole
+  // program per heuristic was most of the SBUF colorer's time on large programs.
+  bool rewritten = false;
   Program program;
   AllocReport log;     // the per-round lines (verbosity >= 1)
   SbufSelection selection;
@@ -122,14 +126,12 @@ std::optional<SbufRun> packingRun(const Program& input, const SbufGraph& g, int 
   }
   SbufRun run;
   run.packed = true;
-  run.program = input;
   run.rounds = 1;
   SbufSelection& sel = run.selection;
   sel.at.assign(g.nodes.size(), std::nullopt);
   std::vector<SbufRect> used;
   for (uint32_t i = 0; i < g.nodes.size(); ++i) {
     sel.at[i] = (*at)[i];
-    if (!g.nodes[i].fixed) run.program.tensors[g.nodes[i].tensor].placement = (*at)[i];
     if (!g.nodes[i].range.empty())
       used.push_back({(*at)[i].partition, g.nodes[i].partitions, (*at)[i].offset, g.nodes[i].bytes});
   }
@@ -140,6 +142,12 @@ std::optional<SbufRun> packingRun(const Program& input, const SbufGraph& g, int 
     run.log.line(colorerScoreLine("SB", sel.score));
   }
   return run;
+}
+
+// `p` with the placements of `sel`, a selection without failures on p's graph `g`.
+void place(Program& p, const SbufGraph& g, const SbufSelection& sel) {
+  for (uint32_t i = 0; i < g.nodes.size(); ++i)
+    if (!g.nodes[i].fixed) p.tensors[g.nodes[i].tensor].placement = sel.at[i];
 }
 
 // The graph of one round, costs included. The liveness holds pointers into the program it was computed from.
@@ -186,8 +194,7 @@ SbufRun runHeuristic(const Program& input, const std::vector<bool>& input_local,
                      const ProgressFn* progress, const std::string& phase) {
   SbufRun run;
   run.heuristic = h;
-  run.program = input;
-  Program& p = run.program;
+  const Program* cur = &input;  // this round's program: the input until the first spill, then run.program
   std::vector<bool> local = input_local;
   uint32_t next_id = 0;
   if (verbosity >= 1) run.log.line("heuristic " + sbufHeuristicName(h) + ": its spill fixpoint");
@@ -197,17 +204,17 @@ SbufRun runHeuristic(const Program& input, const std::vector<bool>& input_local,
     reportProgress(progress, phase.c_str(), run.rounds, "spill rounds");
     if (verbosity >= 1) run.log.line("spill round " + std::to_string(run.rounds));
     std::optional<SbufRoundGraph> later;
-    if (run.rounds > 1) later = roundGraph(p, local);
+    if (run.rounds > 1) later = roundGraph(*cur, local);
     const SbufRoundGraph& rg = later ? *later : first;
     const SbufGraph& g = rg.g;
+    const Program& p = *cur;
     BestOfN<bool, SbufSelection> best = selectRound(p, g, h, verbosity, run.log);
     run.plain = best.heuristic;
     run.selection = std::move(best.selection);
     if (verbosity >= 1) run.log.line(colorerBestHeuristicLine("SB", runName(h, run.plain)));
 
     if (run.selection.failed.empty()) {
-      for (uint32_t i = 0; i < g.nodes.size(); ++i)
-        if (!g.nodes[i].fixed) p.tensors[g.nodes[i].tensor].placement = run.selection.at[i];
+      if (run.rewritten) place(run.program, g, run.selection);
       return run;
     }
 
@@ -236,7 +243,10 @@ SbufRun runHeuristic(const Program& input, const std::vector<bool>& input_local,
     }
     SbufSpillStats st;
     try {
-      st = insertSbufSpillCode(p, to_spill, to_rehome, next_id, local);
+      st = run.rewritten ? insertSbufSpillCode(run.program, to_spill, to_rehome, next_id, local)
+                         : insertSbufSpillCode(input, run.program, to_spill, to_rehome, next_id, local);
+      run.rewritten = true;
+      cur = &run.program;
     } catch (const AllocError& e) {  // the spill slots exceed dram-limit
       run.error = e;
       return run;
@@ -307,6 +317,10 @@ SbufResult allocateSbuf(const Program& input, const SbufOptions& o) {
   }
   if (best->error) throw *best->error;
   SbufRun& w = *best;
+  if (!w.rewritten) {  // the input, placed by the run's selection on the first round's graph
+    w.program = base;
+    place(w.program, g, w.selection);
+  }
   if (o.verbosity >= 1) r.line("best heuristic's fixpoint: " + runName(w));
 
   const SbufSelection& sel = w.selection;

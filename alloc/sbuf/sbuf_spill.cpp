@@ -15,37 +15,68 @@ namespace {
 
 class SpillWriter {
  public:
-  SpillWriter(Program& p, uint32_t& next_id, std::vector<bool>& local) : p_(p), next_id_(next_id), local_(local) {}
+  SpillWriter(Program& p, uint32_t& next_id, std::vector<bool>& local)
+      : p_(p), next_id_(next_id), local_(local), taken_(p) {}
 
   void addSlot(TensorId t) {
     const Tensor& orig = p_.tensors[t];
-    const TensorId s = addCopyTensor(p_, spillSlotOf(orig, t, Space::Dram), "_Spill", next_id_);
+    const TensorId s = addCopyTensor(p_, spillSlotOf(orig, t, Space::Dram), "_Spill", next_id_, taken_);
     slot_of_.resize(p_.tensors.size(), kNone);
     slot_of_[t] = s;
   }
 
-  void rewrite(std::vector<Instruction>& body) {
-    std::vector<Instruction> out;
-    out.reserve(body.size());
-    for (Instruction& inst : body) {
-      if (inst.op == Op::Loop) {
-        rewrite(inst.body);
-        out.push_back(std::move(inst));
+  // `out` = `in` with the spill code. The instructions that change (and each loop, its body rewritten) are made
+  // first, in program order, which mints the stand-ins in the order it always did; then `out` is filled, allocated
+  // once at its final size. Growing it moved every instruction again, and rewriting in place after copying the
+  // program copied it twice (an Instruction is ~1.5 KB: most of the SBUF colorer's time at 1,000-30,000 buffers
+  // under pressure was these moves and the page faults of the vectors they filled).
+  void rewrite(const std::vector<Instruction>& in, std::vector<Instruction>& out) {
+    struct Edit {
+      size_t at;
+      Instruction inst;
+      std::vector<Instruction> before, after;
+    };
+    std::vector<Edit> edits;
+    size_t extra = 0;
+    for (size_t k = 0; k < in.size(); ++k) {
+      if (in[k].op == Op::Loop) {
+        Edit e{k, in[k], {}, {}};
+        e.inst.body.clear();
+        rewrite(in[k].body, e.inst.body);
+        edits.push_back(std::move(e));
         continue;
       }
-      std::vector<Instruction> before, after;
-      rewriteOperands(inst, before, after);
-      for (Instruction& i : before) out.push_back(std::move(i));
-      out.push_back(std::move(inst));
-      for (Instruction& i : after) out.push_back(std::move(i));
+      if (!touchesSpilled(in[k])) continue;
+      Edit e{k, in[k], {}, {}};
+      rewriteOperands(e.inst, e.before, e.after);
+      extra += e.before.size() + e.after.size();
+      edits.push_back(std::move(e));
     }
-    body = std::move(out);
+    out.clear();
+    out.reserve(in.size() + extra);
+    auto e = edits.begin();
+    for (size_t k = 0; k < in.size(); ++k) {
+      if (e == edits.end() || e->at != k) {
+        out.push_back(in[k]);
+        continue;
+      }
+      for (Instruction& i : e->before) out.push_back(std::move(i));
+      out.push_back(std::move(e->inst));
+      for (Instruction& i : e->after) out.push_back(std::move(i));
+      ++e;
+    }
   }
 
   SbufSpillStats stats;
 
  private:
   bool spilled(TensorId t) const { return t < slot_of_.size() && slot_of_[t] != kNone; }
+
+  bool touchesSpilled(const Instruction& inst) const {
+    for (const SbufAccess& a : sbufAccesses(p_, inst))
+      if (spilled(operandOf(inst, a.operand).tensor)) return true;
+    return false;
+  }
 
   void rewriteOperands(Instruction& inst, std::vector<Instruction>& before, std::vector<Instruction>& after) {
     InstructionStandIns here;
@@ -69,7 +100,7 @@ class SpillWriter {
   }
 
   TensorId makeStandIn(TensorId t) {
-    const TensorId id = addCopyTensor(p_, reloadStandInOf(p_, t), "_Reload", next_id_);
+    const TensorId id = addCopyTensor(p_, reloadStandInOf(p_, t), "_Reload", next_id_, taken_);
     local_.resize(p_.tensors.size(), false);
     local_[id] = true;
     return id;
@@ -79,6 +110,7 @@ class SpillWriter {
   uint32_t& next_id_;
   std::vector<bool>& local_;
   std::vector<TensorId> slot_of_;  // by TensorId: its spill slot, kNone when not spilled
+  TakenNames taken_;
 };
 
 void requireDramRoom(const Program& p, const std::vector<TensorId>& moved) {
@@ -94,8 +126,11 @@ void requireDramRoom(const Program& p, const std::vector<TensorId>& moved) {
 
 }  // namespace
 
-SbufSpillStats insertSbufSpillCode(Program& p, const std::vector<TensorId>& spilled,
+SbufSpillStats insertSbufSpillCode(const Program& from, Program& p, const std::vector<TensorId>& spilled,
                                    const std::vector<TensorId>& rehomed, uint32_t& next_id, std::vector<bool>& local) {
+  p.arch = from.arch;  // every part of the program but its body, which the writer rewrites from `from`'s
+  p.tensors = from.tensors;
+  p.registers = from.registers;
   std::vector<TensorId> moved;
   for (TensorId t : rehomed) {
     if (t >= p.tensors.size() || p.tensors[t].space != Space::Sbuf) throw std::logic_error("SBUF rehome of a non-SBUF tensor");
@@ -109,11 +144,17 @@ SbufSpillStats insertSbufSpillCode(Program& p, const std::vector<TensorId>& spil
     w.addSlot(t);
     moved.push_back(t);
   }
-  w.rewrite(p.body);
+  w.rewrite(from.body, p.body);
   local.resize(p.tensors.size(), false);
   p.renumber();
   if (!moved.empty()) requireDramRoom(p, moved);
   return w.stats;
+}
+
+SbufSpillStats insertSbufSpillCode(Program& p, const std::vector<TensorId>& spilled,
+                                   const std::vector<TensorId>& rehomed, uint32_t& next_id, std::vector<bool>& local) {
+  const Program from = std::move(p);
+  return insertSbufSpillCode(from, p, spilled, rehomed, next_id, local);
 }
 
 }  // namespace allocsim

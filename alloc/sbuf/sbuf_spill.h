@@ -38,5 +38,9 @@ struct SbufSpillStats {
 // stand-ins. Renumbers the program. Throws AllocError when the DRAM tensors would exceed dram-limit.
 SbufSpillStats insertSbufSpillCode(Program& p, const std::vector<TensorId>& spilled,
                                    const std::vector<TensorId>& rehomed, uint32_t& next_id, std::vector<bool>& local);
+// The same, writing the rewritten copy of `from` into `p` (whatever `p` held is replaced; `p` must not be `from`):
+// one pass over the program where a copy and then the rewrite in place made two.
+SbufSpillStats insertSbufSpillCode(const Program& from, Program& p, const std::vector<TensorId>& spilled,
+                                   const std::vector<TensorId>& rehomed, uint32_t& next_id, std::vector<bool>& local);
 
 }  // namespace allocsim
