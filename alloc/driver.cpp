@@ -65,6 +65,7 @@ void runSbuf(Program& p, const Effort& e, const DriverOptions& o, std::vector<Al
   SbufOptions so;
   so.heuristics = e.sbuf_heuristics;
   so.packing = e.sbuf_packing;
+  so.unlimited_room = o.sbuf_unlimited_room;
   so.verbosity = o.verbosity;
   so.progress = o.progress;
   SbufResult r = allocateSbuf(p, so);

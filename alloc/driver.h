@@ -49,6 +49,7 @@ struct DriverOptions {
   bool smt_allocation = false;
   int verbosity = 0;  // passed to the allocators: 0 summary lines, 1 per round / heuristic, 2 more
   int gca_dma_optlevel = 1;  // -1 off, 0 analysis only, 1 default, 2 also on-chip copies (dma_optimization.h)
+  bool sbuf_unlimited_room = false;  // the SBUF colorer colours as with unlimited room (SbufOptions::unlimited_room)
   const ProgressFn* progress = nullptr;  // the allocators' rounds, scans and search nodes (ir/progress.h)
 };
 

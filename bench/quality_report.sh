@@ -31,8 +31,9 @@ times (\`allocsim solve minimalloc\`): fits?, wall seconds (the imported program
 canonical timeline are the CSV's widths scaled, so both search in the same order, node for node: the difference
 is the program's parsing and liveness); then the coloring levels
 O1-O3 and O8 (linear scan with the best-fit manager, \`alloc/lsa/\`): spill bytes at the capacity (0 = fits), wall
-seconds, height / lower bound with unlimited room (sbuf-bytes 16 MiB), and spill bytes at a capacity of exactly
-that height (0: the level stops spilling at or below the height it reaches unconstrained). Wall seconds on a shared
+seconds, height / lower bound with unlimited room (sbuf-bytes 16 MiB; the colorers with \`--unlimited-room\`, each
+heuristic in its plain colour order, as 16 MiB alone is not unlimited for B), and spill bytes at a capacity of
+exactly that height (0: the level stops spilling at or below the height it reaches unconstrained). Wall seconds on a shared
 machine: compare them within a row only.
 
 TEXT
@@ -48,7 +49,7 @@ pipeline; CPU seconds of one run per size, and the growth exponent of the time b
 
 TEXT
   echo '```'
-  "$BUILD/bench/colorer_scaling" --benchmark_filter='buffers:(1000|3000|10000)/' --benchmark_counters_tabular=true \
+  "$BUILD/bench/colorer_scaling" --benchmark_counters_tabular=true \
     2>/dev/null | grep -E '^BM_|^O[0-9] growth|^Benchmark'
   echo '```'
 } >> docs/quality.md

@@ -21,7 +21,7 @@ namespace allocsim::cli {
 static const char kAllocHelp[] =
     "usage: allocsim alloc PROGRAM [-O N | --optlevel N] [--allocator coloring|lsa|exact] [--cores N]\n"
     "                      [--time-limit S]\n"
-    "                      [--loops-in-backend] [--smt-allocation] [--gca-dma-optlevel L]\n"
+    "                      [--loops-in-backend] [--smt-allocation] [--gca-dma-optlevel L] [--unlimited-room]\n"
     "                      [--arch NAME] [--KEY VALUE]\n"
     "                      [-o OUT] [-v] [--json] [--verify [--seed S] [--poison-seed S]] [--quiet]\n"
     "\n"
@@ -50,6 +50,10 @@ static const char kAllocHelp[] =
     "  --gca-dma-optlevel L the DMA optimization after the allocators (not at -O0): -1 off, 0 DMA figures\n"
     "                       only (Pre GCA / Post GCA), 1 remove redundant and dead spill DMAs, coalesce,\n"
     "                       narrow (default), 2 also turn resident reloads into on-chip copies\n"
+    "  --unlimited-room     the SBUF colorer colours as with unlimited room (each heuristic in its plain\n"
+    "                       order, no capacity-dependent simplify order); with --sbuf-bytes 16777216, the\n"
+    "                       height a coloring level reaches unconstrained: at a capacity at or above it the\n"
+    "                       level never spills SBUF\n"
     "  --arch NAME          allocate for a preset (gen2, gen1, tiny) instead of PROGRAM's arch line;\n"
     "  --KEY VALUE          override one field, e.g. --psum-banks 2, --sbuf-bytes 2048\n"
     "  -o OUT               write the allocated program to OUT instead of standard output\n"
@@ -115,6 +119,7 @@ AllocArgs parseAllocArgs(const Args& raw, Arch& arch) {
     else if (auto v = r.value("--cores")) a.driver.cores = int(ArgReader::toUint("--cores", *v, 1000000));
     else if (r.flag("--loops-in-backend")) a.driver.loops_in_backend = true;
     else if (r.flag("--smt-allocation")) a.driver.smt_allocation = true;
+    else if (r.flag("--unlimited-room")) a.driver.sbuf_unlimited_room = true;
     else if (auto v = r.value("--gca-dma-optlevel")) a.driver.gca_dma_optlevel = parseGcaDmaOptlevel(*v);
     else if (auto v = r.value("-o")) a.out = *v;
     else if (r.flag("-v")) ++a.verbose;

@@ -167,10 +167,11 @@ SbufRoundGraph roundGraph(const Program& p, const std::vector<bool>& local) {
 // plain one is what uses the room a capacity leaves: it colours exactly as with unlimited room, so whatever fits
 // there below the capacity fits here too. BestOfN keeps a selection without failures over any with, then the
 // lower score; the simplify order on ties.
-BestOfN<bool, SbufSelection> selectRound(const Program& p, const SbufGraph& g, const SbufHeuristic& h, int verbosity,
-                                         AllocReport& log) {
+BestOfN<bool, SbufSelection> selectRound(const Program& p, const SbufGraph& g, const SbufHeuristic& h,
+                                         bool unlimited_room, int verbosity, AllocReport& log) {
   BestOfN<bool, SbufSelection> best;
   for (bool plain : {false, true}) {
+    if (unlimited_room && !plain) continue;  // with unlimited room simplify's stack is the plain one
     SbufWorklistSizes sizes;
     const std::vector<uint32_t> stack = plain ? plainSbufStack(g, h.order) : simplifySbuf(p.arch, g, h.order, &sizes);
     SbufSelection sel = selectSbuf(p, g, stack, h.policy);
@@ -188,10 +189,11 @@ BestOfN<bool, SbufSelection> selectRound(const Program& p, const SbufGraph& g, c
 }
 
 // `bound`: the spill bytes of the best finished run so far; this one stops as soon as it has spilled more.
-// `progress`: told of each spill round, as `phase`.
+// `o.progress`: told of each spill round, as `phase`.
 SbufRun runHeuristic(const Program& input, const std::vector<bool>& input_local, const SbufRoundGraph& first,
-                     const SbufHeuristic& h, uint32_t spillable, uint64_t bound, int verbosity,
-                     const ProgressFn* progress, const std::string& phase) {
+                     const SbufHeuristic& h, uint32_t spillable, uint64_t bound, const SbufOptions& o,
+                     const std::string& phase) {
+  const int verbosity = o.verbosity;
   SbufRun run;
   run.heuristic = h;
   const Program* cur = &input;  // this round's program: the input until the first spill, then run.program
@@ -201,14 +203,14 @@ SbufRun runHeuristic(const Program& input, const std::vector<bool>& input_local,
   for (;;) {
     if (run.rounds > spillable) throw std::logic_error("SBUF spill fixpoint did not converge");
     ++run.rounds;
-    reportProgress(progress, phase.c_str(), run.rounds, "spill rounds");
+    reportProgress(o.progress, phase.c_str(), run.rounds, "spill rounds");
     if (verbosity >= 1) run.log.line("spill round " + std::to_string(run.rounds));
     std::optional<SbufRoundGraph> later;
     if (run.rounds > 1) later = roundGraph(*cur, local);
     const SbufRoundGraph& rg = later ? *later : first;
     const SbufGraph& g = rg.g;
     const Program& p = *cur;
-    BestOfN<bool, SbufSelection> best = selectRound(p, g, h, verbosity, run.log);
+    BestOfN<bool, SbufSelection> best = selectRound(p, g, h, o.unlimited_room, verbosity, run.log);
     run.plain = best.heuristic;
     run.selection = std::move(best.selection);
     if (verbosity >= 1) run.log.line(colorerBestHeuristicLine("SB", runName(h, run.plain)));
@@ -303,7 +305,7 @@ SbufResult allocateSbuf(const Program& input, const SbufOptions& o) {
     const uint64_t bound = best && !best->error && !best->abandoned ? best->spill_bytes : UINT64_MAX;
     const std::string phase = "SBUF colorer, heuristic " + std::to_string(k + 1) + " of " +
                               std::to_string(n_heuristics) + " (" + sbufHeuristicName(sbufHeuristic(k)) + ")";
-    SbufRun run = runHeuristic(base, local, first, sbufHeuristic(k), spillable, bound, o.verbosity, o.progress, phase);
+    SbufRun run = runHeuristic(base, local, first, sbufHeuristic(k), spillable, bound, o, phase);
     if (o.verbosity >= 1) r.append(run.log);
     if (!best || betterRun(run, *best)) best = std::move(run);
   }

@@ -32,6 +32,14 @@ namespace allocsim {
 struct SbufOptions {
   uint32_t heuristics = kSbufHeuristicCount;  // best-of-N: how many of sbuf_heuristic.h's sweep to try (clamped to 1..16)
   bool packing = true;       // also the exact search's packing (sbuf_packing.h) as a candidate
+  // Colour as with unlimited room: every node passes simplify's degree test, so each heuristic colours in its
+  // plain order (sbuf_simplify.h plainSbufStack) and simplify's capacity-dependent order is not tried. With the
+  // largest SBUF the arch accepts this is the height a level reaches unconstrained; the arch's 2^24 bytes alone are
+  // not (minimalloc's B: the degree test still fails there, simplify reorders and may reach a lower height that the
+  // same level does not reach again at that height as the capacity). At a capacity at or above the height reached
+  // so, the same level never spills: each heuristic's plain order is a candidate at every capacity and places
+  // every node as it does here (sbuf_placement_policy.h), and the packing does not depend on the capacity.
+  bool unlimited_room = false;
   // 0: the summary lines; 1: also per round and per heuristic (banners, scores, " cannot allocate ", spills);
   // 2: also simplify's worklist sizes.
   int verbosity = 0;
