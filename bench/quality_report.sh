@@ -45,7 +45,8 @@ TEXT
   echo
   cat <<'TEXT'
 `bench/colorer_scaling`: N buffers with about 40 live at a time, capacity 3/4 of the max live bytes, the whole -O2
-pipeline; CPU seconds of one run per size, and the growth exponent of the time between successive sizes.
+pipeline; process CPU seconds of one run per size, the growth exponent of the time between successive sizes, and
+the least-squares exponent over 1,000..100,000.
 
 TEXT
   echo '```'
