@@ -1,6 +1,8 @@
 #include "ir/transcendental.h"
 
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <limits>
 
 #include "ir/values.h"
@@ -21,26 +23,44 @@ constexpr double kInvSqrt2 = 7.07106781186547524401e-01;
 
 float toF32(double d) { return canonicalNaN(float(d)); }
 
+// 1/n!, n = 0..20, each the double nearest: the Taylor coefficients of e^r (a multiplication and an addition per
+// term where dividing by n cost a division per term, the interpreter's and simulator's hottest loop in act).
+constexpr double kInvFactorial[21] = {
+    1.0, 1.0, 1.0 / 2, 1.0 / 6, 1.0 / 24, 1.0 / 120, 1.0 / 720, 1.0 / 5040, 1.0 / 40320, 1.0 / 362880,
+    1.0 / 3628800, 1.0 / 39916800, 1.0 / 479001600, 1.0 / 6227020800.0, 1.0 / 87178291200.0,
+    1.0 / 1307674368000.0, 1.0 / 20922789888000.0, 1.0 / 355687428096000.0, 1.0 / 6402373705728000.0,
+    1.0 / 121645100408832000.0, 1.0 / 2432902008176640000.0};
+
+// p * 2^k: by the exponent's bits when the result is normal (exact, as ldexp), else by ldexp.
+double scaleByPowerOfTwo(double p, int k) {
+  if (k < -1021 || k > 1022) return std::ldexp(p, k);
+  const uint64_t bits = uint64_t(k + 1023) << 52;
+  double s;
+  std::memcpy(&s, &bits, sizeof s);
+  return p * s;
+}
+
 }  // namespace
 
-// e^x = 2^k * e^r with r = x - k ln2, |r| <= ln2/2; e^r by its Taylor series to r^17/17! (< 2^-60 relative).
+// e^x = 2^k * e^r with r = x - k ln2, |r| <= ln2/2; e^r by its Taylor series to r^17/17! (< 2^-60 relative),
+// evaluated by Horner's rule.
 double expDouble(double x) {
   if (x != x) return x;
   if (x > 709.8) return kInf;
   if (x < -745.2) return 0.0;
   double k = std::floor(x * kInvLn2 + 0.5);
   double r = (x - k * kLn2Hi) - k * kLn2Lo;
-  double p = 1.0;
-  for (int n = 17; n >= 1; --n) p = 1.0 + p * r / n;
-  return std::ldexp(p, int(k));
+  double p = kInvFactorial[17];
+  for (int n = 16; n >= 0; --n) p = p * r + kInvFactorial[n];
+  return scaleByPowerOfTwo(p, int(k));
 }
 
 // Near 0 its own series (x + x^2/2! + ... + x^20/20!), which e^x - 1 would lose to cancellation.
 double expm1Double(double x) {
   if (x != x) return x;
   if (std::fabs(x) >= 0.5) return expDouble(x) - 1.0;
-  double p = 1.0;
-  for (int n = 20; n >= 2; --n) p = 1.0 + p * x / n;
+  double p = kInvFactorial[20];  // p = sum of x^(n-1) / n!, n = 1..20
+  for (int n = 19; n >= 1; --n) p = p * x + kInvFactorial[n];
   return x * p;
 }
 
