@@ -237,8 +237,8 @@ bool isFullAccess(const Program& p, const AccessPattern& ap) {
 
 bool isContiguous(const AccessPattern& ap) { return ap.count2 == 1 || ap.step2 == ap.count; }
 
-std::vector<const ScalarOperand*> scalarOperands(const Instruction& inst) {
-  std::vector<const ScalarOperand*> out;
+ScalarOperandList<const ScalarOperand*> scalarOperands(const Instruction& inst) {
+  ScalarOperandList<const ScalarOperand*> out;
   if (inst.op == Op::TS) out.push_back(&inst.scalar);
   if (hasSecondOp(inst)) out.push_back(&inst.scalar2);
   if (inst.op == Op::Act)
@@ -246,8 +246,8 @@ std::vector<const ScalarOperand*> scalarOperands(const Instruction& inst) {
       if (s->kind != ScalarOperand::Kind::None) out.push_back(s);
   return out;
 }
-std::vector<ScalarOperand*> scalarOperands(Instruction& inst) {
-  std::vector<ScalarOperand*> out;
+ScalarOperandList<ScalarOperand*> scalarOperands(Instruction& inst) {
+  ScalarOperandList<ScalarOperand*> out;
   for (const ScalarOperand* s : scalarOperands(std::as_const(inst))) out.push_back(const_cast<ScalarOperand*>(s));
   return out;
 }

@@ -267,8 +267,26 @@ Index offsetInTile(const AccessPattern& ap, const Tensor& t);
 // The scalar operands an instruction reads, in operand order: ts's scalar, then its second op's scalar when given;
 // act's scale, then its bias, when given.
 // Every pass that lists an instruction's operands goes through these, so a scalar is an operand like any other.
-std::vector<const ScalarOperand*> scalarOperands(const Instruction& inst);
-std::vector<ScalarOperand*> scalarOperands(Instruction& inst);
+// At most two (ts: scalar, scalar2; act: scale, bias), kept inline: the simulator and interpreter ask for every
+// instruction they run, and a heap list cost an allocation each time.
+template <class T>
+class ScalarOperandList {
+ public:
+  void push_back(T s) { items_[n_++] = s; }
+  T* begin() { return items_; }
+  T* end() { return items_ + n_; }
+  const T* begin() const { return items_; }
+  const T* end() const { return items_ + n_; }
+  size_t size() const { return n_; }
+  bool empty() const { return n_ == 0; }
+  T operator[](size_t i) const { return items_[i]; }
+
+ private:
+  T items_[2] = {};
+  size_t n_ = 0;
+};
+ScalarOperandList<const ScalarOperand*> scalarOperands(const Instruction& inst);
+ScalarOperandList<ScalarOperand*> scalarOperands(Instruction& inst);
 // act with a scale or a bias.
 bool hasScaleOrBias(const Instruction& inst);
 // ts with a second operation (docs/format.md "Two-op ts").
