@@ -88,9 +88,11 @@ void Core::waitCycles(uint64_t n) {
   if (abort_) throw Aborted{};
 }
 
-void Core::waitEvent(sc_event& e) {
+void Core::waitEvent(Event& e) {
   if (abort_) throw Aborted{};
-  wait(e);
+  ++e.waiting;
+  wait(e.ev);
+  --e.waiting;
   if (abort_) throw Aborted{};
 }
 
@@ -129,8 +131,9 @@ void Core::takeHead(Fifo& fifo, uint64_t start) {
   fifo.taken_start = start;
   fifo.slots.pop_front();
   const uint64_t t = now();
-  if (start > t) fifo.popped.notify(sc_time::from_value((start - t) * kPsPerCycle));
-  else fifo.popped.notify();
+  // Timed: the sequencer may start waiting for the slot before `start` (it sees the slot held until then).
+  if (start > t) fifo.popped.ev.notify(sc_time::from_value((start - t) * kPsPerCycle));
+  else fifo.popped.notifyWaiters();
 }
 
 void Core::waitDeps(const std::vector<Dependence>& deps, const Instruction* consumer) {
@@ -147,7 +150,7 @@ void Core::advanceSequencer(uint64_t cycles) {
   busy_[kEngines] = false;
 }
 
-void Core::sequencerWaitEvent(sc_event& e, StallCause cause, const Instruction* producer,
+void Core::sequencerWaitEvent(Event& e, StallCause cause, const Instruction* producer,
                               const Instruction* consumer) {
   waitEvent(e);
   const uint64_t t = now();
@@ -171,9 +174,9 @@ void Core::fail(std::exception_ptr e) {
 }
 
 void Core::wakeEveryone() {
-  for (Record& r : records_) r.started_ev.notify(), r.done_ev.notify(), r.known_ev.notify();
-  for (Fifo& f : engine_fifo_) f.pushed.notify(), f.popped.notify();
-  for (Fifo& f : rings_) f.pushed.notify(), f.popped.notify();
+  for (Record& r : records_) r.started_ev.ev.notify(), r.done_ev.ev.notify(), r.known_ev.ev.notify();
+  for (Fifo& f : engine_fifo_) f.pushed.ev.notify(), f.popped.ev.notify();
+  for (Fifo& f : rings_) f.pushed.ev.notify(), f.popped.ev.notify();
 }
 
 void Core::slice(uint32_t track, uint64_t start, uint64_t end, const Instruction* inst) {
@@ -234,9 +237,9 @@ void Core::finishRecord(uint32_t slot) {
   // them waits for the end (WAR), although the values were taken at the start.
   board_.retire(slot);
   r.started = true;
-  r.started_ev.notify();
+  r.started_ev.notifyWaiters();
   r.done = true;
-  r.done_ev.notify();
+  r.done_ev.notifyWaiters();
   last_cycle_ = std::max(last_cycle_, now());
 }
 
@@ -260,7 +263,7 @@ void Core::sequencerThread() {
       fail(std::current_exception());
     }
     dispatch_done_ = true;
-    for (Fifo& f : engine_fifo_) f.pushed.notify();
+    for (Fifo& f : engine_fifo_) f.pushed.notifyWaiters();
   }
 }
 
@@ -322,39 +325,53 @@ void Core::runLoop(const Instruction& inst) {
   setRegister(uint64_t(int64_t(v)));
 }
 
-void Core::readRegistersAtDispatch(const Instruction& inst, Record& rec) {
-  // Address terms, the ts scalar register and scalar sources: read now, once every SP instruction that writes
-  // one of them has finished (a RAW stall of the sequencer).
-  // 8 views x 2 indices x kMaxIndexTerms terms + affine_select's offset c + the scalar registers (ts's two; act's
-  // scale and bias) and two scalar sources.
-  RegId regs[8 * 2 * kMaxIndexTerms + kMaxIndexTerms + 6];
-  size_t n = 0;
+const Core::Plan& Core::planOf(const Instruction& inst) {
+  if (inst.id >= plans_.size()) plans_.resize(size_t(inst.id) + 1);
+  Plan& plan = plans_[inst.id];
+  if (plan.inst == &inst) return plan;
+  plan = Plan{};
+  // Address terms, the ts scalar register and scalar sources (8 views x 2 indices x kMaxIndexTerms terms +
+  // affine_select's offset c + the scalar registers (ts's two; act's scale and bias) and two scalar sources).
   auto add = [&](RegId r) {
     if (r == kNone) return;
     if (r >= p_->registers.size()) throw InputError(inst.loc, std::string(opName(inst.op)) + " names no register");
-    regs[n++] = r;
+    plan.regs.push_back(r);
   };
+  bool register_terms = false;
   for (const AccessPattern* ap : {&inst.dst, &inst.a, &inst.b, &inst.scalar.ap, &inst.scalar2.ap, &inst.scale.ap,
                                   &inst.bias.ap, &inst.reduce_dst})
     for (const Index* index : {&ap->partition, &ap->offset})
-      for (const IndexTerm& term : index->terms) add(term.reg);
+      for (const IndexTerm& term : index->terms) add(term.reg), register_terms = true;
   for (const IndexTerm& term : inst.mask.c.terms) add(term.reg);  // empty but for affine_select
   for (const ScalarOperand* sc : scalarOperands(inst))
     if (sc->kind == ScalarOperand::Kind::Reg) add(sc->reg);
   if (inst.op == Op::Addi || inst.op == Op::Add || inst.op == Op::Mov || inst.op == Op::RegStore) add(inst.rs);
   if (inst.op == Op::Add) add(inst.rt);
-  std::vector<Dependence>& deps = rec.deps;  // scratch until the operands are entered
-  deps.clear();
-  for (size_t i = 0; i < n; ++i) board_.access(registerFootprint(*layout_, regs[i]), false, 0, 0, &inst, false, deps);
-  sequencerWaitDeps(deps, &inst);
-  deps.clear();
-  for (size_t i = 0; i < n; ++i) rec.regs.emplace_back(regs[i], phys_->readReg(regs[i]));
+  if (!register_terms) {
+    plan.operands = resolveOperands(inst);  // throws as dispatch would, at the first execution
+    plan.static_operands = true;
+  }
+  plan.inst = &inst;
+  return plan;
 }
 
-void Core::enterOperands(const Instruction& inst, uint32_t slot, Record& rec) {
+void Core::readRegistersAtDispatch(const Plan& plan, const Instruction& inst, Record& rec) {
+  // Read now, once every SP instruction that writes one of them has finished (a RAW stall of the sequencer).
+  std::vector<Dependence>& deps = rec.deps;  // scratch until the operands are entered
+  deps.clear();
+  for (RegId r : plan.regs) board_.access(registerFootprint(*layout_, r), false, 0, 0, &inst, false, deps);
+  sequencerWaitDeps(deps, &inst);
+  deps.clear();
+  for (RegId r : plan.regs) rec.regs.emplace_back(r, phys_->readReg(r));
+}
+
+Core::Operands Core::resolveOperands(const Instruction& inst) {
+  Operands out;
   OperandHasher unused(false);  // the hash is taken when the engine reads (startRecord)
   auto view = [&](const AccessPattern& ap) { return resolveView(*p_, *phys_, ap, max_view_bytes_, unused); };
-  auto enter = [&](const Footprint& fp, bool write) { board_.access(fp, write, slot, rec.seq, &inst, true, rec.deps); };
+  auto enter = [&](const Footprint& fp, bool write, bool accumulate = false) {
+    out.access[out.n++] = {fp, write, accumulate};
+  };
   auto read = [&](const ResolvedView& v) { enter(viewFootprint(*layout_, v), false); };
   auto write = [&](const ResolvedView& v) { enter(viewFootprint(*layout_, v), true); };
   auto writeReg = [&](RegId r) {
@@ -368,20 +385,20 @@ void Core::enterOperands(const Instruction& inst, uint32_t slot, Record& rec) {
       read(a);
       write(d);
       // A converting DMA moves the wider side's bytes (sim/timing/default.txt "dma.convert-fixed").
-      rec.bytes = std::max(a.bytes(), d.bytes());
-      rec.descriptors = dmaDescriptors(d, a, p_->tensors[d.tensor].space, p_->tensors[a.tensor].space);
-      rec.latency = dmaTransferCycles(t, rec.bytes, rec.descriptors);
-      if (d.dtype != a.dtype) rec.latency += uint64_t(std::ceil(t.dma_convert_fixed));
-      return;
+      out.bytes = std::max(a.bytes(), d.bytes());
+      out.descriptors = dmaDescriptors(d, a, p_->tensors[d.tensor].space, p_->tensors[a.tensor].space);
+      out.latency = dmaTransferCycles(t, out.bytes, out.descriptors);
+      if (d.dtype != a.dtype) out.latency += uint64_t(std::ceil(t.dma_convert_fixed));
+      return out;
     }
     case Op::Matmul: {
       ResolvedView d = view(inst.dst), a = view(inst.a), b = view(inst.b);
       read(a);
       read(b);
-      if (!holds(inst.start, rec.first, rec.last)) read(d);
+      enter(viewFootprint(*layout_, d), false, true);  // accumulating into d reads it
       write(d);
-      rec.latency = computeCycles(t, inst, &d, &a, &b);
-      return;
+      out.latency = computeCycles(t, inst, &d, &a, &b);
+      return out;
     }
     case Op::Copy:
     case Op::Act:
@@ -392,7 +409,7 @@ void Core::enterOperands(const Instruction& inst, uint32_t slot, Record& rec) {
       const bool streams = inst.op != Op::Reduce;  // sim/stream.h
       auto source = [&](const ResolvedView& v) {
         read(v);
-        rec.streams_over_itself |= streams && overlapsAtAnOffset(*layout_, d, v);
+        out.streams_over_itself |= streams && overlapsAtAnOffset(*layout_, d, v);
       };
       source(a);
       if (inst.op == Op::TT) source(view(inst.b));
@@ -400,21 +417,21 @@ void Core::enterOperands(const Instruction& inst, uint32_t slot, Record& rec) {
         if (sc->kind == ScalarOperand::Kind::Tensor) source(view(sc->ap));
       write(d);
       if (hasFusedReduce(inst)) write(view(inst.reduce_dst));  // the same engine pass writes R (docs/format.md)
-      rec.latency = computeCycles(t, inst, &d, &a, nullptr);
-      return;
+      out.latency = computeCycles(t, inst, &d, &a, nullptr);
+      return out;
     }
     case Op::Memset: {
       ResolvedView d = view(inst.dst);
       write(d);
-      rec.latency = computeCycles(t, inst, &d, nullptr, nullptr);
-      return;
+      out.latency = computeCycles(t, inst, &d, nullptr, nullptr);
+      return out;
     }
     case Op::Select: {  // POOL does not stream (sim/stream.h): it reads at its start and writes at its end
       ResolvedView d = view(inst.dst), a = view(inst.a);
       read(a);
       write(d);
-      rec.latency = computeCycles(t, inst, &d, &a, nullptr);
-      return;
+      out.latency = computeCycles(t, inst, &d, &a, nullptr);
+      return out;
     }
     case Op::RegLoad: read(view(inst.a)), writeReg(inst.rd); break;
     case Op::RegStore: write(view(inst.dst)); break;
@@ -424,7 +441,23 @@ void Core::enterOperands(const Instruction& inst, uint32_t slot, Record& rec) {
     case Op::Mov: writeReg(inst.rd); break;
     case Op::Loop: break;
   }
-  rec.latency = computeCycles(t, inst, nullptr, nullptr, nullptr);
+  out.latency = computeCycles(t, inst, nullptr, nullptr, nullptr);
+  return out;
+}
+
+void Core::enterOperands(const Plan& plan, const Instruction& inst, uint32_t slot, Record& rec) {
+  const Operands resolved = plan.static_operands ? Operands{} : resolveOperands(inst);
+  const Operands& ops = plan.static_operands ? plan.operands : resolved;
+  const bool starts_sum = holds(inst.start, rec.first, rec.last);
+  for (uint32_t i = 0; i < ops.n; ++i) {
+    const Operands::Access& a = ops.access[i];
+    if (a.accumulate && starts_sum) continue;
+    board_.access(a.fp, a.write, slot, rec.seq, &inst, true, rec.deps);
+  }
+  rec.latency = ops.latency;
+  rec.bytes = ops.bytes;
+  rec.descriptors = ops.descriptors;
+  rec.streams_over_itself = ops.streams_over_itself;
 }
 
 void Core::dispatch(const Instruction& inst, const LoopPos* loop) {
@@ -440,8 +473,9 @@ void Core::dispatch(const Instruction& inst, const LoopPos* loop) {
   rec.inst = &inst;
   rec.first = !loop || loop->first;
   rec.last = !loop || loop->last;
-  readRegistersAtDispatch(inst, rec);
-  enterOperands(inst, slot, rec);
+  const Plan& plan = planOf(inst);
+  readRegistersAtDispatch(plan, inst, rec);
+  enterOperands(plan, inst, slot, rec);
   orderDependences(rec.deps);
   if (o_->record_reads) {
     rec.read_index = result_.exec.reads.size();
@@ -452,8 +486,12 @@ void Core::dispatch(const Instruction& inst, const LoopPos* loop) {
   fifo.slots.push_back(slot);
   // The engine wakes when the instruction is queued, on the sequencer's clock (an earlier pending wake-up stays).
   const uint64_t t = now();
-  if (sequencer_cycle_ > t) fifo.pushed.notify(sc_time::from_value((sequencer_cycle_ - t) * kPsPerCycle));
-  else fifo.pushed.notify();
+  // Only an engine waiting now needs waking: one that is not has an instruction to finish first, at or after this
+  // one's dispatch cycle, and then finds this one queued.
+  if (fifo.pushed.waiting) {
+    if (sequencer_cycle_ > t) fifo.pushed.ev.notify(sc_time::from_value((sequencer_cycle_ - t) * kPsPerCycle));
+    else fifo.pushed.ev.notify();
+  }
 }
 
 // ---- engines ----------------------------------------------------------------------------------------------------
@@ -489,7 +527,7 @@ void Core::serveEngine(uint32_t e) {
         ++stats.instructions;
         r.end_cycle = start + r.latency;
         r.end_known = true;
-        r.known_ev.notify();
+        r.known_ev.notifyWaiters();
         waitCycles(r.end_cycle - now());
         waitForAll(r.deps);  // already ended (they end by the start); never waits
         if (r.streams_over_itself) startRecord(slot);
@@ -520,7 +558,7 @@ void Core::serveEngine(uint32_t e) {
         busy_[e] = false;
         ring.slots.push_back(slot);
         ring_used_[q % 256] = uint32_t(ring.slots.size());
-        ring.pushed.notify();
+        ring.pushed.notifyWaiters();
         QueueStats& qs = result_.stats.queues[q];
         qs.peak_occupancy = std::max<uint32_t>(qs.peak_occupancy, uint32_t(ring.slots.size()));
         if (o_->trace) o_->trace->ring_occupancy.push_back({q, now(), uint32_t(ring.slots.size())});
@@ -530,7 +568,7 @@ void Core::serveEngine(uint32_t e) {
       busy_[e] = true;
       r.end_cycle = t0 + r.latency;
       r.end_known = true;
-      r.known_ev.notify();
+      r.known_ev.notifyWaiters();
       startRecord(slot);
       waitCycles(r.latency);
       finishRecord(slot);
@@ -545,7 +583,7 @@ void Core::serveEngine(uint32_t e) {
   }
   if (e == uint32_t(Engine::DMA)) {
     dma_issue_done_ = true;
-    for (Fifo& ring : rings_) ring.pushed.notify();
+    for (Fifo& ring : rings_) ring.pushed.notifyWaiters();
   }
 }
 
@@ -592,7 +630,7 @@ void Core::serveQueue(uint32_t q) {
       const uint64_t window = fabric_.reserve(now(), earliest, r.latency);
       r.end_cycle = window + r.latency;
       r.end_known = true;
-      r.known_ev.notify();
+      r.known_ev.notifyWaiters();
       // Read now, not when the window opens: the same values, because the producers of the sources finished
       // before the issue (RAW) and every later writer of them waits for the transfer's end (WAR). One wait less.
       startRecord(slot);
@@ -605,7 +643,7 @@ void Core::serveQueue(uint32_t q) {
       slice(kFirstQueueTrack + q, window, now(), r.inst);
       ring.slots.pop_front();
       ring_used_[q % 256] = uint32_t(ring.slots.size());
-      ring.popped.notify();
+      ring.popped.notifyWaiters();
       if (o_->trace) o_->trace->ring_occupancy.push_back({q, now(), uint32_t(ring.slots.size())});
       freeRecord(slot);
     }
@@ -628,6 +666,7 @@ SimResult Core::run(const Program& p, const SimOptions& opts) {
   stepper_ = std::make_unique<InstructionStepper>(p, *snap_, max_view_bytes_);
   board_.reset(opts.drop);
   fabric_.clear();
+  plans_.clear();  // keyed by address: another program's instructions may sit where this one's were
   result_ = SimResult{};
   result_.stats.queues.resize(p.arch.dma_queues);
   seq_ = dma_issued_ = last_cycle_ = 0;

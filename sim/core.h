@@ -30,6 +30,7 @@
 #include "ir/interp.h"
 #include "ir/physical_storage.h"
 #include "sim/calendar.h"
+#include "sim/footprint.h"
 #include "sim/scoreboard.h"
 #include "sim/simulate.h"
 
@@ -48,6 +49,18 @@ class Core : public sc_core::sc_module {
 
  private:
   struct Aborted {};  // unwinds a thread when another one failed
+
+  // An event with a count of the threads waiting on it. An immediate notification reaches only threads waiting at
+  // that moment, so one nobody waits for is skipped: the same behaviour without the kernel's work (most of an
+  // instruction's notifications have no waiter). A timed notification stays pending and may wake a thread that
+  // starts waiting later; it is skipped only where no thread can (see the callers).
+  struct Event {
+    sc_core::sc_event ev;
+    uint32_t waiting = 0;
+    void notifyWaiters() {
+      if (waiting) ev.notify();
+    }
+  };
 
   // An instruction between dispatch and completion; pooled, so its events are made once.
   struct Record {
@@ -68,12 +81,12 @@ class Core : public sc_core::sc_module {
     // queue books the fabric): a consumer that knows every producer's end waits once, not once per producer.
     bool end_known = false;
     uint64_t end_cycle = 0;
-    sc_core::sc_event started_ev, done_ev, known_ev;
+    Event started_ev, done_ev, known_ev;
   };
   // A bounded FIFO between two threads.
   struct Fifo {
     std::deque<uint32_t> slots;
-    sc_core::sc_event pushed, popped;
+    Event pushed, popped;
     // An engine takes its next instruction as soon as it is free and decides when it starts; until that cycle the
     // instruction still counts as queued (the sequencer sees the queue as the engine would leave it at the start).
     uint64_t taken_start = 0;
@@ -95,6 +108,29 @@ class Core : public sc_core::sc_module {
   struct LoopPos {
     bool first, last;
   };
+  // What dispatch enters for an instruction: its operands' footprints in entry order and its cost. Where no view
+  // has a register term this does not change from one execution to the next, and the plan keeps it.
+  struct Operands {
+    struct Access {
+      Footprint fp;
+      bool write;
+      bool accumulate;  // matmul's read of its destination: not entered when it starts a sum (start@...)
+    };
+    Access access[8];
+    uint32_t n = 0;
+    uint64_t latency = 0, bytes = 0, descriptors = 0;
+    bool streams_over_itself = false;
+  };
+  // Per instruction (by Instruction::id, checked against its address), computed at its first dispatch in a job:
+  // the registers it reads at dispatch, and its operands when they are the same every time.
+  struct Plan {
+    const Instruction* inst = nullptr;
+    std::vector<RegId> regs;
+    bool static_operands = false;
+    Operands operands;
+  };
+  std::vector<Plan> plans_;
+  const Plan& planOf(const Instruction& inst);
 
   // threads
   void sequencerThread();
@@ -109,13 +145,14 @@ class Core : public sc_core::sc_module {
   void runLoop(const Instruction& inst);
   void dispatch(const Instruction& inst, const LoopPos* loop);
   void countStep(const Instruction& inst);
-  void readRegistersAtDispatch(const Instruction& inst, Record& rec);
-  void enterOperands(const Instruction& inst, uint32_t slot, Record& rec);
+  void readRegistersAtDispatch(const Plan& plan, const Instruction& inst, Record& rec);
+  Operands resolveOperands(const Instruction& inst);
+  void enterOperands(const Plan& plan, const Instruction& inst, uint32_t slot, Record& rec);
 
   // shared
   uint64_t now() const;
   void waitCycles(uint64_t n);
-  void waitEvent(sc_core::sc_event& e);  // throws Aborted when the job failed meanwhile
+  void waitEvent(Event& e);  // throws Aborted when the job failed meanwhile
   // Waits until every dependence is met; returns the last one it had to wait for (null: none), which the whole
   // stall is attributed to: the one that bound, without which the instruction would have started earlier.
   const Dependence* waitForAll(const std::vector<Dependence>& deps);
@@ -129,7 +166,7 @@ class Core : public sc_core::sc_module {
   // The sequencer runs ahead of model time (see sequencer_cycle_): these are its waits.
   void advanceSequencer(uint64_t cycles);
   void sequencerWaitDeps(const std::vector<Dependence>& deps, const Instruction* consumer);
-  void sequencerWaitEvent(sc_core::sc_event& e, StallCause cause, const Instruction* producer,
+  void sequencerWaitEvent(Event& e, StallCause cause, const Instruction* producer,
                           const Instruction* consumer);
   uint32_t takeRecord();
   void freeRecord(uint32_t slot);
