@@ -59,11 +59,18 @@ class Executor {
   };
 
   // One instruction, with its writes kept in `defer` when given (InstructionStepper), applied otherwise.
-  uint64_t stepOne(const Instruction& inst, const LoopPosition* loop, PendingWrites* defer, bool hash) {
+  uint64_t stepOne(const Instruction& inst, const LoopPosition* loop, PendingWrites* defer, bool hash,
+                   const KnownViews* known) {
     defer_ = defer;
+    known_ = known;
     OperandHasher h(hash);
-    execute(inst, loop, h);
-    defer_ = nullptr;
+    try {
+      execute(inst, loop, h);
+    } catch (...) {
+      defer_ = nullptr, known_ = nullptr;
+      throw;
+    }
+    defer_ = nullptr, known_ = nullptr;
     return h.digest();
   }
 
@@ -196,7 +203,12 @@ class Executor {
 
   enum class Role { Read, Write, ReadWrite };
   ResolvedView resolve(const AccessPattern& ap, OperandHasher& h, Role role = Role::Read) {
-    ResolvedView v = resolveView(p_, s_, ap, max_view_bytes_, h);
+    const ResolvedView* known = known_ ? known_->find(ap) : nullptr;
+    ResolvedView v = known ? *known : resolveView(p_, s_, ap, max_view_bytes_, h);
+    if (known) {  // hashed as resolveView hashes an index with registers: its value, in 128 bits (>= 0 here)
+      if (!ap.partition.terms.empty()) h.u64(v.partition), h.u64(0);
+      if (!ap.offset.terms.empty()) h.u64(v.offset), h.u64(0);
+    }
     if (o_.observer) {
       for (const Index* ix : {&ap.partition, &ap.offset})
         for (const IndexTerm& t : ix->terms) access_.reg_reads.push_back(t.reg);
@@ -578,6 +590,7 @@ class Executor {
   ClassBuffer a_, b_, out_, scalars_, bias_, folded_;  // bias_: act's bias, ts's second scalar
   ExecAccess access_;  // what the current instruction touched (filled only with an observer)
   PendingWrites* defer_ = nullptr;
+  const KnownViews* known_ = nullptr;
 };
 
 // Every tensor's size, checked against the limit before anything is allocated; returns the largest.
@@ -609,15 +622,16 @@ InstructionStepper::InstructionStepper(const Program& p, Storage& s, uint64_t ma
     : impl_(std::make_unique<Impl>(p, s, max_view_bytes)) {}
 InstructionStepper::~InstructionStepper() = default;
 
-uint64_t InstructionStepper::begin(const Instruction& inst, bool first, bool last, PendingWrites& out, bool hash) {
+uint64_t InstructionStepper::begin(const Instruction& inst, bool first, bool last, PendingWrites& out, bool hash,
+                                   const KnownViews* known) {
   out.clear();
   Executor::LoopPosition pos{first, last};
-  return impl_->executor.stepOne(inst, &pos, &out, hash);
+  return impl_->executor.stepOne(inst, &pos, &out, hash, known);
 }
 
-uint64_t InstructionStepper::step(const Instruction& inst, bool first, bool last, bool hash) {
+uint64_t InstructionStepper::step(const Instruction& inst, bool first, bool last, bool hash, const KnownViews* known) {
   Executor::LoopPosition pos{first, last};
-  return impl_->executor.stepOne(inst, &pos, nullptr, hash);
+  return impl_->executor.stepOne(inst, &pos, nullptr, hash, known);
 }
 
 void PendingWrites::commit(Storage& s) const {

@@ -110,6 +110,25 @@ struct PendingWrites {
   void commit(Storage& s) const;  // in the order the interpreter would have written them
 };
 
+// Views a caller has already resolved for this execution of an instruction (the simulator's dispatch must, to
+// find the footprints), keyed by the access pattern: the stepper takes them instead of resolving them again.
+// A view given here must be what resolveView gives for that pattern on the same registers (its checks passed).
+struct KnownViews {
+  static constexpr uint32_t kMax = 8;
+  const AccessPattern* ap[kMax] = {};
+  ResolvedView view[kMax];
+  uint32_t n = 0;
+  void clear() { n = 0; }
+  void add(const AccessPattern& a, const ResolvedView& v) {
+    if (n < kMax) ap[n] = &a, view[n++] = v;
+  }
+  const ResolvedView* find(const AccessPattern& a) const {
+    for (uint32_t i = 0; i < n; ++i)
+      if (ap[i] == &a) return &view[i];
+    return nullptr;
+  }
+};
+
 class InstructionStepper {
  public:
   // max_view_bytes: largestTensorBytes(p) (the bound interpret() uses).
@@ -119,9 +138,10 @@ class InstructionStepper {
   InstructionStepper& operator=(const InstructionStepper&) = delete;
   // first / last: the iteration of the innermost enclosing loop (both true outside loops), for start@first etc.
   // hash: compute the operand hash (false: the result is the empty digest, for a caller that does not read it).
-  uint64_t begin(const Instruction& inst, bool first, bool last, PendingWrites& out, bool hash = true);
+  uint64_t begin(const Instruction& inst, bool first, bool last, PendingWrites& out, bool hash = true,
+                 const KnownViews* known = nullptr);
   // The same with the writes applied at once, as interpret() does (reads all sources, then writes).
-  uint64_t step(const Instruction& inst, bool first, bool last, bool hash = true);
+  uint64_t step(const Instruction& inst, bool first, bool last, bool hash = true, const KnownViews* known = nullptr);
 
  private:
   struct Impl;

@@ -116,6 +116,20 @@ uint8_t* PhysicalStorage::row(TensorId t, uint32_t partition) {
   return m.region->data() + at;
 }
 
+void PhysicalStorage::rows(TensorId t, uint32_t first, uint32_t n, uint8_t** out) {
+  if (t >= rows_.size() || first > rows_[t].ready.size() || n > rows_[t].ready.size() - first)
+    throw std::out_of_range("PhysicalStorage::rows: no such tensor partition");
+  RowMap& m = rows_[t];
+  for (uint32_t i = 0; i < n; ++i) {
+    const size_t at = m.first + size_t(first + i) * m.stride;
+    if (!m.ready[first + i]) {
+      m.region->ensurePoisoned(at, m.row_bytes);
+      m.ready[first + i] = 1;
+    }
+    out[i] = m.region->data() + at;
+  }
+}
+
 void PhysicalStorage::release(TensorId t) {
   if (t >= rows_.size() || t >= own_.size() || rows_[t].region != &own_[t]) return;
   own_[t].free();

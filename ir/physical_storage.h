@@ -29,6 +29,7 @@ class PhysicalStorage : public Storage {
   PhysicalStorage& operator=(const PhysicalStorage&) = delete;
 
   uint8_t* row(TensorId t, uint32_t partition) override;
+  void rows(TensorId t, uint32_t first, uint32_t n, uint8_t** out) override;
   uint64_t readReg(RegId r) override;
   void writeReg(RegId r, uint64_t v) override;
   void release(TensorId t) override;  // frees an unplaced DRAM tensor's own region (placed storage is shared)

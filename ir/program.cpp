@@ -109,21 +109,6 @@ const char* engineName(Engine e) {
   return "?";
 }
 
-Engine engineOf(Op op) {
-  switch (op) {
-    case Op::Dma: return Engine::DMA;
-    case Op::Matmul: return Engine::PE;
-    case Op::Copy:
-    case Op::Act: return Engine::ACT;
-    case Op::TT:
-    case Op::TS:
-    case Op::Reduce: return Engine::DVE;
-    case Op::Memset:
-    case Op::Select: return Engine::POOL;  // NKI's affine_select runs on GpSimd
-    default: return Engine::SP;
-  }
-}
-
 static const char* const kCmpNames[] = {"ge", "gt", "eq", "ne", "le", "lt"};
 
 const char* cmpName(CmpOp c) { return kCmpNames[size_t(c)]; }

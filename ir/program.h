@@ -172,7 +172,20 @@ const char* opName(Op op);
 
 enum class Engine : uint8_t { PE, ACT, DVE, POOL, SP, DMA };
 const char* engineName(Engine e);
-Engine engineOf(Op op);
+inline Engine engineOf(Op op) {  // inline: the simulator asks several times per instruction
+  switch (op) {
+    case Op::Dma: return Engine::DMA;
+    case Op::Matmul: return Engine::PE;
+    case Op::Copy:
+    case Op::Act: return Engine::ACT;
+    case Op::TT:
+    case Op::TS:
+    case Op::Reduce: return Engine::DVE;
+    case Op::Memset:
+    case Op::Select: return Engine::POOL;  // NKI's affine_select runs on GpSimd
+    default: return Engine::SP;
+  }
+}
 
 // Div was added after the integer-only group so that older numberings (fuzz inputs) keep their meaning.
 enum class AluOp : uint8_t { Add, Sub, Mul, Max, Min, And, Or, Xor, Shl, Shr, Div };

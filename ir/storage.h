@@ -14,6 +14,10 @@ class Storage {
  public:
   virtual ~Storage() = default;
   virtual uint8_t* row(TensorId t, uint32_t partition) = 0;  // the bytes of one partition of t (bytesPerPartition long)
+  // out[i] = row(t, first + i) for i < n: one call per view and not per partition (gatherView, scatterView).
+  virtual void rows(TensorId t, uint32_t first, uint32_t n, uint8_t** out) {
+    for (uint32_t i = 0; i < n; ++i) out[i] = row(t, first + i);
+  }
   virtual uint64_t readReg(RegId r) = 0;                       // value truncated to the register width
   virtual void writeReg(RegId r, uint64_t v) = 0;
   // Tensor t is dead for the rest of the run (ir/release_schedule.h): storage of its own may be freed. Storage

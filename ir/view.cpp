@@ -1,5 +1,6 @@
 #include "ir/view.h"
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 
@@ -74,21 +75,34 @@ ResolvedView resolveView(const Program& p, Storage& s, const AccessPattern& ap, 
   return v;
 }
 
+// Partitions are fetched from the storage a batch at a time (Storage::rows).
+constexpr uint32_t kRowBatch = 32;
+
 void gatherView(Storage& s, const ResolvedView& v, uint8_t* out) {
   const size_t run = size_t(v.count) * v.elem_size;
   if (run == 0) return;
-  for (uint32_t p = 0; p < v.partitions; ++p) {
-    const uint8_t* row = s.row(v.tensor, v.partition + p) + v.offset * v.elem_size;
-    for (uint32_t j = 0; j < v.count2; ++j, out += run) std::memcpy(out, row + size_t(j) * v.step2 * v.elem_size, run);
+  uint8_t* rows[kRowBatch];
+  for (uint32_t p0 = 0; p0 < v.partitions; p0 += kRowBatch) {
+    const uint32_t n = std::min(kRowBatch, v.partitions - p0);
+    s.rows(v.tensor, v.partition + p0, n, rows);
+    for (uint32_t p = 0; p < n; ++p) {
+      const uint8_t* row = rows[p] + v.offset * v.elem_size;
+      for (uint32_t j = 0; j < v.count2; ++j, out += run) std::memcpy(out, row + size_t(j) * v.step2 * v.elem_size, run);
+    }
   }
 }
 
 void scatterView(Storage& s, const ResolvedView& v, const uint8_t* in) {
   const size_t run = size_t(v.count) * v.elem_size;
   if (run == 0) return;
-  for (uint32_t p = 0; p < v.partitions; ++p) {
-    uint8_t* row = s.row(v.tensor, v.partition + p) + v.offset * v.elem_size;
-    for (uint32_t j = 0; j < v.count2; ++j, in += run) std::memmove(row + size_t(j) * v.step2 * v.elem_size, in, run);
+  uint8_t* rows[kRowBatch];
+  for (uint32_t p0 = 0; p0 < v.partitions; p0 += kRowBatch) {
+    const uint32_t n = std::min(kRowBatch, v.partitions - p0);
+    s.rows(v.tensor, v.partition + p0, n, rows);
+    for (uint32_t p = 0; p < n; ++p) {
+      uint8_t* row = rows[p] + v.offset * v.elem_size;
+      for (uint32_t j = 0; j < v.count2; ++j, in += run) std::memmove(row + size_t(j) * v.step2 * v.elem_size, in, run);
+    }
   }
 }
 

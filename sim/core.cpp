@@ -215,7 +215,7 @@ void Core::startRecord(uint32_t slot) {
                              differs);
     result_.stats.addSelfOverlap(r.inst, differs);
   } else {
-    hash = stepper_->begin(*r.inst, r.first, r.last, r.writes, o_->record_reads);
+    hash = stepper_->begin(*r.inst, r.first, r.last, r.writes, o_->record_reads, &r.operands->views);
   }
   snap_->snapshot = nullptr;
   if (o_->record_reads) result_.exec.reads[r.read_index].hash = hash;
@@ -225,7 +225,7 @@ void Core::executeRecord(uint32_t slot) {
   Record& r = records_[slot];
   r.writes.clear();
   snap_->snapshot = &r.regs;
-  const uint64_t hash = stepper_->step(*r.inst, r.first, r.last, o_->record_reads);
+  const uint64_t hash = stepper_->step(*r.inst, r.first, r.last, o_->record_reads, &r.operands->views);
   snap_->snapshot = nullptr;
   if (o_->record_reads) result_.exec.reads[r.read_index].hash = hash;
 }
@@ -348,7 +348,7 @@ const Core::Plan& Core::planOf(const Instruction& inst) {
   if (inst.op == Op::Addi || inst.op == Op::Add || inst.op == Op::Mov || inst.op == Op::RegStore) add(inst.rs);
   if (inst.op == Op::Add) add(inst.rt);
   if (!register_terms) {
-    plan.operands = resolveOperands(inst);  // throws as dispatch would, at the first execution
+    resolveOperands(inst, plan.operands);  // throws as dispatch would, at the first execution
     plan.static_operands = true;
   }
   plan.inst = &inst;
@@ -365,10 +365,17 @@ void Core::readRegistersAtDispatch(const Plan& plan, const Instruction& inst, Re
   for (RegId r : plan.regs) rec.regs.emplace_back(r, phys_->readReg(r));
 }
 
-Core::Operands Core::resolveOperands(const Instruction& inst) {
-  Operands out;
+void Core::resolveOperands(const Instruction& inst, Operands& out) {
+  out.n = 0;
+  out.latency = out.bytes = out.descriptors = 0;
+  out.streams_over_itself = false;
+  out.views.clear();
   OperandHasher unused(false);  // the hash is taken when the engine reads (startRecord)
-  auto view = [&](const AccessPattern& ap) { return resolveView(*p_, *phys_, ap, max_view_bytes_, unused); };
+  auto view = [&](const AccessPattern& ap) {
+    ResolvedView v = resolveView(*p_, *phys_, ap, max_view_bytes_, unused);
+    out.views.add(ap, v);
+    return v;
+  };
   auto enter = [&](const Footprint& fp, bool write, bool accumulate = false) {
     out.access[out.n++] = {fp, write, accumulate};
   };
@@ -389,7 +396,7 @@ Core::Operands Core::resolveOperands(const Instruction& inst) {
       out.descriptors = dmaDescriptors(d, a, p_->tensors[d.tensor].space, p_->tensors[a.tensor].space);
       out.latency = dmaTransferCycles(t, out.bytes, out.descriptors);
       if (d.dtype != a.dtype) out.latency += uint64_t(std::ceil(t.dma_convert_fixed));
-      return out;
+      return;
     }
     case Op::Matmul: {
       ResolvedView d = view(inst.dst), a = view(inst.a), b = view(inst.b);
@@ -398,7 +405,7 @@ Core::Operands Core::resolveOperands(const Instruction& inst) {
       enter(viewFootprint(*layout_, d), false, true);  // accumulating into d reads it
       write(d);
       out.latency = computeCycles(t, inst, &d, &a, &b);
-      return out;
+      return;
     }
     case Op::Copy:
     case Op::Act:
@@ -418,20 +425,20 @@ Core::Operands Core::resolveOperands(const Instruction& inst) {
       write(d);
       if (hasFusedReduce(inst)) write(view(inst.reduce_dst));  // the same engine pass writes R (docs/format.md)
       out.latency = computeCycles(t, inst, &d, &a, nullptr);
-      return out;
+      return;
     }
     case Op::Memset: {
       ResolvedView d = view(inst.dst);
       write(d);
       out.latency = computeCycles(t, inst, &d, nullptr, nullptr);
-      return out;
+      return;
     }
     case Op::Select: {  // POOL does not stream (sim/stream.h): it reads at its start and writes at its end
       ResolvedView d = view(inst.dst), a = view(inst.a);
       read(a);
       write(d);
       out.latency = computeCycles(t, inst, &d, &a, nullptr);
-      return out;
+      return;
     }
     case Op::RegLoad: read(view(inst.a)), writeReg(inst.rd); break;
     case Op::RegStore: write(view(inst.dst)); break;
@@ -442,12 +449,13 @@ Core::Operands Core::resolveOperands(const Instruction& inst) {
     case Op::Loop: break;
   }
   out.latency = computeCycles(t, inst, nullptr, nullptr, nullptr);
-  return out;
+  return;
 }
 
 void Core::enterOperands(const Plan& plan, const Instruction& inst, uint32_t slot, Record& rec) {
-  const Operands resolved = plan.static_operands ? Operands{} : resolveOperands(inst);
-  const Operands& ops = plan.static_operands ? plan.operands : resolved;
+  if (!plan.static_operands) resolveOperands(inst, rec.own_operands);
+  rec.operands = plan.static_operands ? &plan.operands : &rec.own_operands;
+  const Operands& ops = *rec.operands;
   const bool starts_sum = holds(inst.start, rec.first, rec.last);
   for (uint32_t i = 0; i < ops.n; ++i) {
     const Operands::Access& a = ops.access[i];

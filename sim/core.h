@@ -50,6 +50,20 @@ class Core : public sc_core::sc_module {
  private:
   struct Aborted {};  // unwinds a thread when another one failed
 
+  // What dispatch enters for an instruction: its operands' footprints in entry order and its cost. Where no view
+  // has a register term this does not change from one execution to the next, and the plan keeps it.
+  struct Operands {
+    struct Access {
+      Footprint fp;
+      bool write;
+      bool accumulate;  // matmul's read of its destination: not entered when it starts a sum (start@...)
+    };
+    Access access[8];
+    uint32_t n = 0;
+    uint64_t latency = 0, bytes = 0, descriptors = 0;
+    bool streams_over_itself = false;
+    KnownViews views;  // what the engine's stepper reads and writes, resolved here once
+  };
   // An event with a count of the threads waiting on it. An immediate notification reaches only threads waiting at
   // that moment, so one nobody waits for is skipped: the same behaviour without the kernel's work (most of an
   // instruction's notifications have no waiter). A timed notification stays pending and may wake a thread that
@@ -76,6 +90,9 @@ class Core : public sc_core::sc_module {
     std::vector<std::pair<RegId, uint64_t>> regs;  // register values read at dispatch
     PendingWrites writes;
     bool streams_over_itself = false;  // destination over a source at an offset: executed chunk by chunk
+    // Its operands as dispatch resolved them: its plan's when they never change, else `own_operands`.
+    const Operands* operands = nullptr;
+    Operands own_operands;
     bool started = false, done = false;
     // When it will end, once that is decided (a compute instruction when its engine takes it, a transfer when its
     // queue books the fabric): a consumer that knows every producer's end waits once, not once per producer.
@@ -98,6 +115,7 @@ class Core : public sc_core::sc_module {
    public:
     explicit SnapshotStorage(PhysicalStorage& phys) : phys_(phys) {}
     uint8_t* row(TensorId t, uint32_t partition) override { return phys_.row(t, partition); }
+    void rows(TensorId t, uint32_t first, uint32_t n, uint8_t** out) override { phys_.rows(t, first, n, out); }
     uint64_t readReg(RegId r) override;
     void writeReg(RegId r, uint64_t v) override { phys_.writeReg(r, v); }
     const std::vector<std::pair<RegId, uint64_t>>* snapshot = nullptr;
@@ -108,19 +126,6 @@ class Core : public sc_core::sc_module {
   struct LoopPos {
     bool first, last;
   };
-  // What dispatch enters for an instruction: its operands' footprints in entry order and its cost. Where no view
-  // has a register term this does not change from one execution to the next, and the plan keeps it.
-  struct Operands {
-    struct Access {
-      Footprint fp;
-      bool write;
-      bool accumulate;  // matmul's read of its destination: not entered when it starts a sum (start@...)
-    };
-    Access access[8];
-    uint32_t n = 0;
-    uint64_t latency = 0, bytes = 0, descriptors = 0;
-    bool streams_over_itself = false;
-  };
   // Per instruction (by Instruction::id, checked against its address), computed at its first dispatch in a job:
   // the registers it reads at dispatch, and its operands when they are the same every time.
   struct Plan {
@@ -129,7 +134,7 @@ class Core : public sc_core::sc_module {
     bool static_operands = false;
     Operands operands;
   };
-  std::vector<Plan> plans_;
+  std::deque<Plan> plans_;  // a deque: records point into it while it grows
   const Plan& planOf(const Instruction& inst);
 
   // threads
@@ -146,7 +151,7 @@ class Core : public sc_core::sc_module {
   void dispatch(const Instruction& inst, const LoopPos* loop);
   void countStep(const Instruction& inst);
   void readRegistersAtDispatch(const Plan& plan, const Instruction& inst, Record& rec);
-  Operands resolveOperands(const Instruction& inst);
+  void resolveOperands(const Instruction& inst, Operands& out);
   void enterOperands(const Plan& plan, const Instruction& inst, uint32_t slot, Record& rec);
 
   // shared
