@@ -536,8 +536,7 @@ void Core::serveEngine(uint32_t e) {
         r.end_cycle = start + r.latency;
         r.end_known = true;
         r.known_ev.notifyWaiters();
-        waitCycles(r.end_cycle - now());
-        waitForAll(r.deps);  // already ended (they end by the start); never waits
+        waitCycles(r.end_cycle - now());  // every dependence has ended by the start
         if (r.streams_over_itself) startRecord(slot);
         else executeRecord(slot);
         finishRecord(slot);
@@ -639,10 +638,11 @@ void Core::serveQueue(uint32_t q) {
       r.end_cycle = window + r.latency;
       r.end_known = true;
       r.known_ev.notifyWaiters();
-      // Read now, not when the window opens: the same values, because the producers of the sources finished
-      // before the issue (RAW) and every later writer of them waits for the transfer's end (WAR). One wait less.
-      startRecord(slot);
+      // Read and written at the end, as the engines' instructions are: the values it would read when its window
+      // opens, because the producers of the sources finished before the issue (RAW) and every later writer of them
+      // waits for the transfer's end (WAR); nothing reads or writes its destination before the end (RAW, WAW).
       waitCycles(window + r.latency - now());
+      executeRecord(slot);
       finishRecord(slot);
       stats.bytes += r.bytes;
       stats.descriptors += r.descriptors;
