@@ -81,7 +81,10 @@ void Core::closeVcd() {
 
 // ---- time and waiting -----------------------------------------------------------------------------------------
 
-uint64_t Core::now() const { return sc_core::sc_time_stamp().value() / kPsPerCycle - base_ps_ / kPsPerCycle; }
+// The kernel's clock read inline (sc_time_stamp() is a library call, and the model asks several times an instruction).
+uint64_t Core::now() const {
+  return sc_core::sc_get_curr_simcontext()->time_stamp().value() / kPsPerCycle - base_ps_ / kPsPerCycle;
+}
 
 void Core::waitCycles(uint64_t n) {
   if (n) wait(sc_time::from_value(n * kPsPerCycle));
