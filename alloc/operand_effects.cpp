@@ -143,7 +143,7 @@ OperandViews operandViews(const Instruction& inst) {
     case Op::TS:
       v.reads = {&inst.a};
       for (const ScalarOperand* s : scalarOperands(inst))
-        if (s->kind == ScalarOperand::Kind::Tensor) v.reads.push_back(&s->ap);
+        if (s->kind == ScalarOperand::Kind::Tensor) v.reads.push_back(&s->ap.get());
       v.write = &inst.dst;
       if (hasFusedReduce(inst)) v.reduce_write = &inst.reduce_dst;
       break;

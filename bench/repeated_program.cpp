@@ -28,9 +28,9 @@ void shiftView(AccessPattern& ap, const Shift& s) {
 
 void shiftBody(std::vector<Instruction>& body, const Shift& s) {
   for (Instruction& inst : body) {
-    for (AccessPattern* ap : {&inst.dst, &inst.a, &inst.b, &inst.scalar.ap, &inst.scalar2.ap, &inst.scale.ap,
-                              &inst.bias.ap, &inst.reduce_dst})
-      shiftView(*ap, s);
+    for (AccessPattern* ap : {&inst.dst, &inst.a, &inst.b, inst.scalar.ap.ifStored(), inst.scalar2.ap.ifStored(), inst.scale.ap.ifStored(),
+                              inst.bias.ap.ifStored(), &inst.reduce_dst})
+      if (ap) shiftView(*ap, s);  // null: an operand left at its default, which names nothing
     for (ScalarOperand* sc : {&inst.scalar, &inst.scalar2, &inst.scale, &inst.bias}) sc->reg = shiftedReg(sc->reg, s);
     for (IndexTerm& t : inst.mask.c.terms) t.reg = shiftedReg(t.reg, s);  // affine_select's offset c
     inst.rd = shiftedReg(inst.rd, s);

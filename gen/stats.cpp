@@ -179,7 +179,7 @@ std::vector<const AccessPattern*> sourceViews(const Instruction& i) {
     case Op::TS:
       out = {&i.a};
       for (const ScalarOperand* sc : scalarOperands(i))
-        if (sc->kind == ScalarOperand::Kind::Tensor) out.push_back(&sc->ap);
+        if (sc->kind == ScalarOperand::Kind::Tensor) out.push_back(&sc->ap.get());
       break;
     case Op::Matmul: out = {&i.a, &i.b}; break;
     default: break;

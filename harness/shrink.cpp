@@ -71,8 +71,8 @@ std::optional<Program> reshaped(const Program& p, TensorId t, uint32_t partition
   std::vector<AccessPattern*> views;
   std::function<void(std::vector<Instruction>&)> walk = [&](std::vector<Instruction>& body) {
     for (Instruction& i : body) {
-      for (AccessPattern* ap : {&i.dst, &i.a, &i.b, &i.scalar.ap, &i.scalar2.ap, &i.scale.ap, &i.bias.ap, &i.reduce_dst}) {
-        if (ap->tensor != t) continue;
+      for (AccessPattern* ap : {&i.dst, &i.a, &i.b, i.scalar.ap.ifStored(), i.scalar2.ap.ifStored(), i.scale.ap.ifStored(), i.bias.ap.ifStored(), &i.reduce_dst}) {
+        if (!ap || ap->tensor != t) continue;
         ap->tile.reset();  // a reshaped tile array is a plain tensor; its tile views keep their row offsets
         if (isWhole(old, *ap)) views.push_back(ap);
       }
@@ -224,7 +224,8 @@ class Shrinker {
     };
     std::function<void(std::vector<Instruction>&)> walk = [&](std::vector<Instruction>& body) {
       for (Instruction& i : body) {
-        for (AccessPattern* ap : {&i.dst, &i.a, &i.b, &i.scalar.ap, &i.scalar2.ap, &i.scale.ap, &i.bias.ap, &i.reduce_dst}) {
+        for (AccessPattern* ap : {&i.dst, &i.a, &i.b, i.scalar.ap.ifStored(), i.scalar2.ap.ifStored(), i.scale.ap.ifStored(), i.bias.ap.ifStored(), &i.reduce_dst}) {
+          if (!ap) continue;  // an operand left at its default has no terms
           index(ap->partition), index(ap->offset);
           if (ap->tile) index(*ap->tile);  // the offset holds the tile's terms too: both lose r
         }
@@ -278,7 +279,8 @@ class Shrinker {
     };
     std::function<void(std::vector<Instruction>&)> walk = [&](std::vector<Instruction>& body) {
       for (Instruction& i : body) {
-        for (AccessPattern* ap : {&i.dst, &i.a, &i.b, &i.scalar.ap, &i.scalar2.ap, &i.scale.ap, &i.bias.ap, &i.reduce_dst}) {
+        for (AccessPattern* ap : {&i.dst, &i.a, &i.b, i.scalar.ap.ifStored(), i.scalar2.ap.ifStored(), i.scale.ap.ifStored(), i.bias.ap.ifStored(), &i.reduce_dst}) {
+          if (!ap) continue;  // an operand left at its default has no terms
           index(ap->partition), index(ap->offset);
           if (ap->tile) index(*ap->tile);
         }

@@ -71,7 +71,7 @@ class InstrRules {
       case Op::TS: {
         std::vector<const AccessPattern*> out{&in_.dst, &in_.a};
         for (const ScalarOperand* s : scalarOperands(in_))
-          if (s->kind == ScalarOperand::Kind::Tensor) out.push_back(&s->ap);
+          if (s->kind == ScalarOperand::Kind::Tensor) out.push_back(&s->ap.get());
         if (hasFusedReduce(in_)) out.push_back(&in_.reduce_dst);
         return out;
       }
@@ -239,8 +239,8 @@ class InstrRules {
   // One `op scalar` of ts (its first, or its second: docs/format.md "Two-op ts"): the rules of a one-op ts.
   bool scalarOperation(const ScalarOperand& s, AluOp alu, const char* role) {
     const AccessPattern& dst = in_.dst;
-    if (s.kind == ScalarOperand::Kind::Tensor && (s.ap.partitions != dst.partitions || s.ap.elementsPerPartition() != 1))
-      return fail(s.ap.loc, std::string("ts ") + role + " " + name(s.ap) + " view " + viewShape(s.ap) + " must be " +
+    if (s.kind == ScalarOperand::Kind::Tensor && (s.ap->partitions != dst.partitions || s.ap->elementsPerPartition() != 1))
+      return fail(s.ap->loc, std::string("ts ") + role + " " + name(s.ap) + " view " + viewShape(s.ap) + " must be " +
                                 shapeText(dst.partitions, 1) + " (one value per partition)");
     if (aluIsIntegerOnly(alu)) {
       if (!integerOperand(in_.a, alu)) return false;
@@ -281,11 +281,11 @@ class InstrRules {
     for (const ScalarOperand* s : scalarOperands(in_)) {
       const char* what = s == &in_.scale ? "scale" : "bias";
       if (s->kind != ScalarOperand::Kind::Tensor) continue;
-      if (s->ap.partitions != in_.dst.partitions || s->ap.elementsPerPartition() != 1)
-        return fail(s->ap.loc, std::string("act ") + what + " " + name(s->ap) + " view " + viewShape(s->ap) +
+      if (s->ap->partitions != in_.dst.partitions || s->ap->elementsPerPartition() != 1)
+        return fail(s->ap->loc, std::string("act ") + what + " " + name(s->ap) + " view " + viewShape(s->ap) +
                                    " must be " + shapeText(in_.dst.partitions, 1) + " (one value per partition)");
       if (!isFloat(tensor(s->ap).dtype))
-        return fail(s->ap.loc, std::string("act ") + what + " " + name(s->ap) + " must be f32 or bf16, not " +
+        return fail(s->ap->loc, std::string("act ") + what + " " + name(s->ap) + " must be f32 or bf16, not " +
                                    dtypeName(tensor(s->ap).dtype));
     }
     return true;

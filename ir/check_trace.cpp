@@ -344,7 +344,7 @@ class Tracer {
     if (in.op != Op::Memset) sources.push_back(&in.a);
     if (in.op == Op::TT) sources.push_back(&in.b);
     for (const ScalarOperand* sc : scalarOperands(in)) {
-      if (sc->kind == ScalarOperand::Kind::Tensor) sources.push_back(&sc->ap);
+      if (sc->kind == ScalarOperand::Kind::Tensor) sources.push_back(&sc->ap.get());
       if (sc->kind == ScalarOperand::Kind::Reg) readReg(sc->reg, in.loc);
     }
     // affine_select's offset c: its registers are read (their values only decide which elements are kept).

@@ -155,8 +155,8 @@ class Executor {
   // What ran out of memory (issue 12 item 5): the step, the instruction (its location) and the tensors it names.
   InputError outOfMemory(const Instruction& inst) const {
     std::string tensors;
-    for (const AccessPattern* ap : {&inst.dst, &inst.a, &inst.b, &inst.scalar.ap, &inst.scalar2.ap, &inst.scale.ap,
-                                    &inst.bias.ap, &inst.reduce_dst}) {
+    for (const AccessPattern* ap : {&inst.dst, &inst.a, &inst.b, &inst.scalar.ap.get(), &inst.scalar2.ap.get(), &inst.scale.ap.get(),
+                                    &inst.bias.ap.get(), &inst.reduce_dst}) {
       if (ap->tensor >= p_.tensors.size()) continue;
       const std::string name = "'" + p_.tensors[ap->tensor].name + "'";
       if (tensors.find(name) != std::string::npos) continue;

@@ -78,6 +78,9 @@ Program Parser::parse() {
   if (!open_loops_.empty())
     failAt(lex_.peek().loc, "expected '}' to close the loop at " + locText(open_loops_.back().loc));
   prog_.renumber();
+  prog_.body.shrink_to_fit();
+  prog_.tensors.shrink_to_fit();
+  prog_.registers.shrink_to_fit();
   return std::move(prog_);
 }
 
@@ -542,6 +545,7 @@ void Parser::closeLoop(const Token& brace) {
   if (open_loops_.empty()) failAt(brace.loc, "unmatched '}'");
   Instruction loop = std::move(open_loops_.back());
   open_loops_.pop_back();
+  loop.body.shrink_to_fit();  // a body grew by doubling: keep no spare capacity in a program held for a whole run
   currentBody().push_back(std::move(loop));
 }
 

@@ -45,7 +45,7 @@ bool Index::addTerm(RegId r, int64_t scale) {
 }
 
 void Index::normalize() {
-  std::vector<IndexTerm> old;
+  CompactVector<IndexTerm> old;
   old.swap(terms);
   for (const IndexTerm& t : old) {
     // Renaming never merges two terms in practice; if it does, a wrapping sum keeps this total.

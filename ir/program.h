@@ -9,8 +9,10 @@
 #include <vector>
 
 #include "ir/arch.h"
+#include "ir/compact_vector.h"
 #include "ir/diag.h"
 #include "ir/dtype.h"
+#include "ir/heap_box.h"
 
 namespace allocsim {
 
@@ -87,7 +89,7 @@ struct IndexTerm {
 // same way. A term whose scale is 0 is kept: the register is still read (it must be written before).
 constexpr size_t kMaxIndexTerms = 4;  // per index; keeps evaluation in 128-bit arithmetic (see ir/view.cpp)
 struct Index {
-  std::vector<IndexTerm> terms;
+  CompactVector<IndexTerm> terms;  // one pointer: most indexes have no terms (ir/compact_vector.h)
   int64_t constant = 0;
 
   bool isConstant() const { return terms.empty(); }
@@ -106,19 +108,21 @@ struct Index {
 //   offset + j * step2 + i   for j in [0, count2), i in [0, count)
 // (count2 == 1 and step2 == 0 when there is no second dimension). The view's shape is
 // [partitions, count * count2].
+// (The 32-bit fields come first so that they pack: an instruction has eight views.)
 struct AccessPattern {
   TensorId tensor = kNone;
-  Index partition;
   uint32_t partitions = 0;
-  Index offset;
   uint32_t count = 0;
   uint32_t step2 = 0;
   uint32_t count2 = 1;
+  SourceLoc loc;
+  Index partition;
+  Index offset;
   // Set for a view of one tile, `q{i}[...]`: the tile it stays inside. `offset` is still the offset in the whole
   // row (tile * tileElements() + the offset written inside the tile), so every pass that reads offsets needs
   // nothing else; the tile is for the printer and for the checker's "stays inside its tile" rule.
-  std::optional<Index> tile;
-  SourceLoc loc;
+  // On the heap: few views name a tile, and every instruction has eight views (ir/heap_box.h).
+  HeapOptional<Index> tile;
 
   uint64_t elementsPerPartition() const { return uint64_t(count) * count2; }
   bool hasSecondDim() const { return count2 != 1; }
@@ -138,9 +142,10 @@ struct Immediate {
 // None: an optional operand that was not given (act without scale or bias); it reads nothing.
 struct ScalarOperand {
   enum class Kind : uint8_t { Imm, Reg, Tensor, None } kind = Kind::Imm;
-  Immediate imm;
   RegId reg = kNone;
-  AccessPattern ap;
+  Immediate imm;
+  // On the heap (ir/heap_box.h): an instruction has four scalar operands and most are not tensors.
+  HeapValue<AccessPattern> ap;
   static ScalarOperand absent() {
     ScalarOperand s;
     s.kind = Kind::None;

@@ -341,8 +341,8 @@ const Core::Plan& Core::planOf(const Instruction& inst) {
     plan.regs.push_back(r);
   };
   bool register_terms = false;
-  for (const AccessPattern* ap : {&inst.dst, &inst.a, &inst.b, &inst.scalar.ap, &inst.scalar2.ap, &inst.scale.ap,
-                                  &inst.bias.ap, &inst.reduce_dst})
+  for (const AccessPattern* ap : {&inst.dst, &inst.a, &inst.b, &inst.scalar.ap.get(), &inst.scalar2.ap.get(), &inst.scale.ap.get(),
+                                  &inst.bias.ap.get(), &inst.reduce_dst})
     for (const Index* index : {&ap->partition, &ap->offset})
       for (const IndexTerm& term : index->terms) add(term.reg), register_terms = true;
   for (const IndexTerm& term : inst.mask.c.terms) add(term.reg);  // empty but for affine_select

@@ -152,7 +152,7 @@ std::pair<double, double> peakDemand(const Program& p) {
   std::vector<int64_t> first(n, -1), last(n, -1);
   int64_t at = 0;
   forEachInstruction(p.body, [&](const Instruction& i) {
-    for (const AccessPattern* ap : {&i.dst, &i.a, &i.b, &i.scalar.ap}) {
+    for (const AccessPattern* ap : {&i.dst, &i.a, &i.b, &i.scalar.ap.get()}) {
       if (ap->tensor == kNone) continue;
       if (first[ap->tensor] < 0) first[ap->tensor] = at;
       last[ap->tensor] = at;
@@ -216,7 +216,7 @@ TEST(Generate, EveryFeatureIsReachedOften) {
         if (i.op == Op::Matmul && i.start == When::Never) f.insert("matmul accumulates");
         if (i.op == Op::TS) f.insert("ts scalar kind " + std::to_string(int(i.scalar.kind)));
         if (i.op == Op::Copy && p.tensors[i.a.tensor].space == Space::Psum) f.insert("psum to sbuf copy");
-        for (const AccessPattern* ap : {&i.dst, &i.a, &i.b, &i.scalar.ap}) {
+        for (const AccessPattern* ap : {&i.dst, &i.a, &i.b, &i.scalar.ap.get()}) {
           if (ap->tensor == kNone) continue;
           if (!ap->offset.isConstant()) f.insert("register-indexed offset");
           if (!ap->partition.isConstant() && p.tensors[ap->tensor].space == Space::Dram)

@@ -556,7 +556,7 @@ TEST(InterpRobustness, MutatedProgramsRunOrRaiseInputError) {
     std::function<void(std::vector<Instruction>&)> collect = [&](std::vector<Instruction>& body) {
       for (Instruction& i : body) {
         insts.push_back(&i);
-        for (AccessPattern* ap : {&i.dst, &i.a, &i.b, &i.scalar.ap})
+        for (AccessPattern* ap : {&i.dst, &i.a, &i.b, &i.scalar.ap.mut()})
           if (ap->tensor != kNone) aps.push_back(ap);
         collect(i.body);
       }

@@ -27,9 +27,9 @@ Shape shapeOf(const Instruction& i) {
   s.inst.id = 0;
   s.inst.origin = Origin::Source;
   s.inst.body.clear();
-  for (AccessPattern* ap : {&s.inst.dst, &s.inst.a, &s.inst.b, &s.inst.scalar.ap, &s.inst.scalar2.ap, &s.inst.scale.ap,
-                            &s.inst.bias.ap, &s.inst.reduce_dst})
-    clearLoc(*ap);
+  for (AccessPattern* ap : {&s.inst.dst, &s.inst.a, &s.inst.b, s.inst.scalar.ap.ifStored(), s.inst.scalar2.ap.ifStored(), s.inst.scale.ap.ifStored(),
+                            s.inst.bias.ap.ifStored(), &s.inst.reduce_dst})
+    if (ap) clearLoc(*ap);  // null: an operand left at its default, which has no locations
   return s;
 }
 

@@ -95,6 +95,7 @@ class Builder {
 
   std::vector<Instruction> mapBody(const std::vector<Instruction>& body, bool insideInserted) {
     std::vector<Instruction> out;
+    out.reserve(size_t(std::count_if(body.begin(), body.end(), [](const Instruction& i) { return i.origin == Origin::Source; })));
     for (const Instruction& inst : body) {
       bool inserted = inst.origin != Origin::Source;
       if (!inserted && insideInserted)
