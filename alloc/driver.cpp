@@ -231,7 +231,7 @@ void runExact(Program& p, int optlevel, const DriverOptions& o, std::vector<Allo
 
 Effort effortFor(int optlevel) {
   switch (optlevel) {
-    case 1: return {1, 1, false};
+    case 1: return {1, 1, true};
     case 3: return {4, kSbufHeuristicCount, true};
     default: return {4, 7, true};  // sbuf_heuristic.h: the sweep's first seven
   }

@@ -6,7 +6,8 @@
 //   O1-3   PSUM colorer (seed 003) first, its placements frozen, then the SBUF colorer (alloc/sbuf/). Unpinned
 //          placements in the input are dropped first. The levels differ in effort only: best-of-n heuristics
 //          PSUM 1 / 4 / 4 (the PSUM colorer has 4), SBUF 1 / 7 / 16 (of its 16: 4 orders x 4 placement policies,
-//          ranked in alloc/sbuf/sbuf_heuristic.h)
+//          ranked in alloc/sbuf/sbuf_heuristic.h), each with the packing candidate (alloc/sbuf/sbuf_packing.h;
+//          without it one heuristic reached 1.29-1.41x the lower bound on minimalloc's benchmarks)
 //   O6     coloring with loops. allocsim keeps loops (there is no unroller), so every colorer already runs on
 //          the loop-extended linear order of alloc/liveness.h (003's _with_loop delta): O6 is O2's pipeline
 //   O7     fixed assignment in the seed's order: placements given by the input (pinned or not) are checked in

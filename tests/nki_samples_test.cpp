@@ -108,7 +108,7 @@ TEST_P(NkiSample, AllocatesAtEveryColoringLevelPassesTheOraclesAndSimulates) {
     }
     expectOraclesPass(source, r.program, what, uint64_t(level) + 3);
     expectSimulatorMatchesInterpreter(r.program, uint64_t(level) + 11);
-    // At O1 too, which runs one SBUF heuristic and no packing: its heuristic (largest-first/lowest-offset,
+    // At O1 too, which runs one SBUF heuristic (and the packing candidate): its heuristic (largest-first/lowest-offset,
     // alloc/sbuf/sbuf_heuristic.h) puts the [P, 1] statistics tiles of attention_fwd_v2 and sd_attention beside
     // one another, where earliest-start/first-fit stacked them and reached 1.17x to 1.25x the bound.
     const MemoryUse use = memoryUse(r.program);
