@@ -149,6 +149,9 @@ class RatioReporter : public benchmark::ConsoleReporter {
  public:
   void ReportRuns(const std::vector<Run>& runs) override {
     for (const Run& r : runs) {
+      // With --benchmark_repetitions the median stands for the repetitions (the mean, stddev and cv rows are not
+      // rates: cv is a percentage).
+      if (r.run_type == Run::RT_Aggregate && r.aggregate_name != "median") continue;
       auto it = r.counters.find("instr_per_s");
       if (it == r.counters.end()) continue;
       if (r.benchmark_name().find("BM_FullModel") != std::string::npos) g_full = it->second;
