@@ -31,17 +31,22 @@ void fillPoison(uint64_t seed, uint64_t stream, uint64_t first, uint8_t* bytes, 
   }
 }
 
+// The bytes are allocated at first use (ensurePoisoned): a long program has a DRAM tensor of its own for every
+// input, output and spill slot, most of them not in use at any one time.
 void PhysicalStorage::Region::allocate(size_t n, uint64_t seed, uint64_t stream) {
-  data_ = std::make_unique_for_overwrite<uint8_t[]>(n);
+  data_.reset();
   size_ = n;
   seed_ = seed;
   stream_ = stream;
   poisoned_.assign((n + kChunk - 1) / kChunk, false);
 }
 
+// The bytes themselves go (a released tensor's region used to be replaced at once by a fresh one of the same size,
+// so every released DRAM tensor's memory stayed allocated until the end of the run).
 void PhysicalStorage::Region::free() { allocate(size_, seed_, stream_); }
 
 void PhysicalStorage::Region::ensurePoisoned(size_t first, size_t n) {
+  if (!data_) data_ = std::make_unique_for_overwrite<uint8_t[]>(size_);
   if (n == 0) return;
   for (size_t c = first / kChunk; c <= (first + n - 1) / kChunk && c < poisoned_.size(); ++c) {
     if (poisoned_[c]) continue;

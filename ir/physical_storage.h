@@ -44,15 +44,15 @@ class PhysicalStorage : public Storage {
   uint32_t lane(uint32_t index) const { return lanes_.at(index); }
 
  private:
-  // A byte array poisoned chunk by chunk on first use (left uninitialised until then, so untouched pages are
-  // never mapped).
+  // A byte array allocated at its first use and poisoned chunk by chunk on first use (left uninitialised until
+  // then, so untouched pages are never mapped).
   class Region {
    public:
     void allocate(size_t n, uint64_t seed, uint64_t stream);
     uint8_t* data() { return data_.get(); }
     size_t size() const { return size_; }
     void ensurePoisoned(size_t first, size_t n);
-    void free();  // back to never touched: the next use poisons again
+    void free();  // back to never touched: the memory goes, the next use allocates and poisons again
 
    private:
     static constexpr size_t kChunk = 4096;
