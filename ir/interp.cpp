@@ -132,16 +132,18 @@ class Executor {
 
   void runBody(std::span<const Instruction> body, const LoopPosition* loop) {
     for (const Instruction& inst : body) {
+      if (o_.source_only && inst.origin != Origin::Source) continue;
       if (inst.op == Op::Loop) {
         runLoop(inst);
         continue;
       }
       step(inst);
       try {
-        OperandHasher h(o_.record_reads || o_.observer);  // nobody reads the digest otherwise
+        OperandHasher h(o_.record_reads || o_.observer || o_.read_sink);  // nobody reads the digest otherwise
         access_ = {};
         execute(inst, loop, h);
         if (o_.record_reads) result_.reads.push_back({inst.id, h.digest()});
+        if (o_.read_sink) o_.read_sink->onRead({inst.id, h.digest()});
         if (o_.observer) {
           access_.operand_hash = h.digest();
           o_.observer->onExecute(inst, result_.steps, access_);
@@ -598,6 +600,7 @@ uint64_t checkSizes(const Program& p, const InterpOptions& opts) {
   unsigned __int128 total = 0;
   uint64_t largest = 0;
   for (const Tensor& t : p.tensors) {
+    if (opts.source_only && t.origin != Origin::Source) continue;  // read as the tensors they hold
     unsigned __int128 bytes = (unsigned __int128)t.partitions * t.elements * dtypeSize(t.dtype);
     total += bytes;
     if (total > opts.max_storage_bytes)

@@ -51,6 +51,8 @@ class ExecObserver {
   virtual void onInput(TensorId) {}
 };
 
+class OperandReadSink;
+
 struct InterpOptions {
   uint64_t input_seed = 1;
   uint64_t max_steps = 50'000'000;
@@ -58,10 +60,18 @@ struct InterpOptions {
   uint64_t max_storage_bytes = uint64_t(1) << 32;
   ExecObserver* observer = nullptr;  // not owned
   bool record_reads = true;          // fill InterpResult::reads
+  // Receives every OperandRead as it is made (with or without record_reads): a caller that only compares the reads
+  // with another run's need not hold them all (the equivalence oracle). Not owned.
+  OperandReadSink* read_sink = nullptr;
   // Release each tensor (Storage::release, ExecObserver::onRelease) after the last top-level statement that names
   // it (ir/release_schedule.h), so memory follows the tensors in use rather than the program's length. Off by
   // default: a caller that inspects the storage after the run sees only the outputs once released.
   bool release_dead = false;
+  // Run only the instructions an allocator did not insert (origin Source; an inserted loop is skipped whole), and
+  // size the storage by the source tensors: the unallocated program an allocated one stands for, on a storage that
+  // reads each inserted tensor and register as the one it holds (verify/reference_storage.h). The equivalence oracle's
+  // reference run, without a second copy of the program's instructions.
+  bool source_only = false;
   const ProgressFn* progress = nullptr;  // called every kProgressSteps steps (not owned)
   const char* progress_phase = "interpreting";
 };
@@ -70,6 +80,12 @@ struct OperandRead {
   uint32_t inst_id;  // Instruction::id
   uint64_t hash;     // ir/hash.h digest, in operand order, of every value read: index values, scalars, views
   bool operator==(const OperandRead&) const = default;
+};
+
+class OperandReadSink {
+ public:
+  virtual ~OperandReadSink() = default;
+  virtual void onRead(const OperandRead& read) = 0;
 };
 
 struct InterpResult {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <deque>
 #include <memory>
 #include <optional>
 #include <string>
@@ -14,6 +15,7 @@
 #include "verify/operands.h"
 #include "verify/original_match.h"
 #include "verify/reference.h"
+#include "verify/reference_storage.h"
 #include "verify/step_capture.h"
 
 namespace allocsim {
@@ -60,10 +62,12 @@ std::optional<ElementDiff> firstDifference(const uint8_t* found, const uint8_t* 
 // The reference: the program recovered from the allocated one, or — when the original is given and matches it
 // (matchOriginal) — the original itself, so that the run compared against is the user's program, not a
 // reconstruction. The two have the same declarations and instructions in the same order, so the recovered
-// program's tensor and instruction maps hold for the original too.
+// program's tensor and instruction maps hold for the original too. The recovered program's run is made on the
+// allocated program's own original instructions when it can be (runsOnAllocatedInstructions): then it has its
+// declarations and maps but no copy of the instructions.
 ReferenceProgram reference(const Program& allocated, const Program* original) {
-  ReferenceProgram ref = referenceProgram(allocated);
-  if (!original) return ref;
+  ReferenceProgram ref = referenceProgram(allocated, ReferenceBody::None);
+  if (!original) return runsOnAllocatedInstructions(allocated, ref) ? ref : referenceProgram(allocated);
   ref.program = *original;
   for (Tensor& t : ref.program.tensors) t.placement.reset();
   for (Register& r : ref.program.registers) r.phys.reset();
@@ -75,26 +79,46 @@ class Checker {
  public:
   Checker(const Program& allocated, const EquivalenceOptions& opts)
       : a_(allocated), opts_(opts), ref_(reference(allocated, opts.original)), layout_(allocated) {
+    on_allocated_ = !opts.original && runsOnAllocatedInstructions(a_, ref_);
     io_.input_seed = opts.input_seed;
     io_.max_steps = opts.max_steps;
     io_.release_dead = true;  // memory for the tensors in use; the replays that explain a finding look only at those
+    io_ref_ = io_;
+    io_ref_.source_only = on_allocated_;
     phys_ = [this] { return std::make_unique<PhysicalStorage>(a_, opts_.poison_seed); };
-    priv_ = [this] { return std::make_unique<PrivateStorage>(ref_.program); };
+    priv_ = [this]() -> std::unique_ptr<Storage> {
+      if (on_allocated_) return std::make_unique<ReferenceStorage>(a_, ref_);
+      return std::make_unique<PrivateStorage>(ref_.program);
+    };
   }
 
   std::vector<Finding> run() {
     io_.progress = opts_.progress;
     io_.progress_phase = "equivalence oracle: the reference";
-    expected_ = interpret(ref_.program, io_);  // an InputError here: the program cannot run at all
+    // The reference's reads are kept (in a deque: no doubling as they grow); the allocated run's are compared with
+    // them as they come instead of being kept too.
+    io_ref_.progress = io_.progress;
+    io_ref_.progress_phase = io_.progress_phase;
+    Keep keep(*this);
+    InterpOptions ref_run = io_ref_;
+    ref_run.record_reads = false;
+    ref_run.read_sink = &keep;
+    std::unique_ptr<Storage> ref_storage = priv_();
+    expected_ = interpret(referenceRun(), *ref_storage, ref_run);  // an InputError here: the program cannot run at all
+    ref_storage.reset();
     std::unique_ptr<Storage> storage = phys_();
     InterpResult found;
+    Compare compare(*this);
     io_.progress_phase = "equivalence oracle: the allocated program";
+    InterpOptions alloc_run = io_;
+    alloc_run.record_reads = false;
+    alloc_run.read_sink = &compare;
     try {
-      found = interpret(a_, *storage, io_);
+      found = interpret(a_, *storage, alloc_run);
     } catch (const InputError& e) {
       return {runtimeFailure(e)};
     }
-    if (std::optional<Divergence> d = firstDivergence(found)) return {divergence(*d, "")};
+    if (std::optional<Divergence> d = compare.end()) return {divergence(*d, "")};
     if (std::optional<Finding> f = outputMismatch(found)) return {*f};
     return {};
   }
@@ -104,18 +128,61 @@ class Checker {
     return alloc_id < ref_.instruction.size() ? ref_.instruction[alloc_id] : kNone;
   }
 
-  std::optional<Divergence> firstDivergence(const InterpResult& found) const {
-    uint64_t r = 0;
-    for (uint64_t i = 0; i < found.reads.size(); ++i) {
-      uint32_t id = referenceId(found.reads[i].inst_id);
-      if (id == kNone) continue;  // an inserted instruction: nothing to compare it with
-      if (r >= expected_.reads.size() || expected_.reads[r].inst_id != id) return Divergence{i, r, true};
-      if (expected_.reads[r].hash != found.reads[i].hash) return Divergence{i, r, false};
-      ++r;
-    }
-    if (r < expected_.reads.size()) return Divergence{found.reads.size(), r, true};
-    return std::nullopt;
+  // The program the reference run interprets: the allocated one (its original instructions only, on ReferenceStorage)
+  // or the recovered or original program.
+  const Program& referenceRun() const { return on_allocated_ ? a_ : ref_.program; }
+  // The reference's id of an instruction the reference run executed.
+  uint32_t referenceRunId(uint32_t id) const { return on_allocated_ ? referenceId(id) : id; }
+  // The `ordinal`-th executed non-loop instruction of the reference run.
+  std::optional<StepCapture> captureReference(uint64_t ordinal) const {
+    return captureExecution(referenceRun(), priv_, io_ref_, ordinal, on_allocated_ ? &ref_.registers : nullptr);
   }
+  std::string referenceText(const Instruction& inst) const {
+    if (!on_allocated_) return instructionText(ref_.program, inst);
+    return instructionText(ref_.program, referenceInstruction(a_, ref_, inst));
+  }
+
+  // Keeps the reference run's reads, by the reference's instruction ids.
+  class Keep : public OperandReadSink {
+   public:
+    explicit Keep(Checker& c) : c_(c) {}
+    void onRead(const OperandRead& read) override { c_.expected_reads_.push_back({c_.referenceRunId(read.inst_id), read.hash}); }
+
+   private:
+    Checker& c_;
+  };
+
+  // Where the allocated run's reads (every executed non-loop instruction, inserted ones included) first part from
+  // the reference's, compared as they come; the first difference is kept and the run goes on, so that a later
+  // failure of the physical run is still reported as one (runtimeFailure).
+  class Compare : public OperandReadSink {
+   public:
+    explicit Compare(const Checker& c) : c_(c) {}
+    void onRead(const OperandRead& read) override {
+      const uint64_t index = reads_++;
+      if (divergence_) return;
+      const uint32_t id = c_.referenceId(read.inst_id);
+      if (id == kNone) return;  // an inserted instruction: nothing to compare it with
+      const std::deque<OperandRead>& want = c_.expected_reads_;
+      if (originals_ >= want.size() || want[originals_].inst_id != id)
+        divergence_ = Divergence{index, originals_, true};
+      else if (want[originals_].hash != read.hash)
+        divergence_ = Divergence{index, originals_, false};
+      else
+        ++originals_;
+    }
+    // After the run: the first difference, or the reference's reads the run did not reach.
+    std::optional<Divergence> end() const {
+      if (divergence_) return divergence_;
+      if (originals_ < c_.expected_reads_.size()) return Divergence{reads_, originals_, true};
+      return std::nullopt;
+    }
+
+   private:
+    const Checker& c_;
+    uint64_t reads_ = 0, originals_ = 0;
+    std::optional<Divergence> divergence_;
+  };
 
   // ---- naming things ----
 
@@ -169,7 +236,7 @@ class Checker {
 
   Finding divergence(const Divergence& d, const std::string& later) const {
     std::optional<StepCapture> got = captureExecution(a_, phys_, io_, d.alloc_read, &ref_.registers);
-    std::optional<StepCapture> want = captureExecution(ref_.program, priv_, io_, d.ref_read);
+    std::optional<StepCapture> want = captureReference(d.ref_read);
     Finding f = d.trace || !got || !want ? traceMismatch(got, want) : operandMismatch(*got, *want);
     if (!later.empty()) f.notes.push_back(later);
     f.notes.push_back(seedsNote());
@@ -178,7 +245,7 @@ class Checker {
 
   Finding traceMismatch(const std::optional<StepCapture>& got, const std::optional<StepCapture>& want) const {
     Finding f = finding("trace-mismatch", got ? got->inst : nullptr, got ? got->step : 0);
-    std::string theirs = want ? instructionText(ref_.program, *want->inst) : "nothing (it has ended)";
+    std::string theirs = want ? referenceText(*want->inst) : "nothing (it has ended)";
     f.message = got ? "the physical run executes " + instructionText(a_, *got->inst) + " where the reference executes " + theirs
                     : "the physical run ends where the reference executes " + theirs;
     return f;
@@ -277,7 +344,7 @@ class Checker {
       TensorId rt = ref_.tensor.at(t);
       if (!tensor.output || tensor.origin != Origin::Source || rt == kNone) continue;
       const std::vector<uint8_t>& got = found.outputs.at(t);
-      const std::vector<uint8_t>& want = expected_.outputs.at(rt);
+      const std::vector<uint8_t>& want = expected_.outputs.at(on_allocated_ ? t : rt);  // by the run's TensorId
       const uint32_t size = dtypeSize(tensor.dtype);
       std::optional<ElementDiff> diff =
           firstDifference(got.data(), want.data(), std::min(got.size(), want.size()), size);
@@ -313,7 +380,7 @@ class Checker {
       const uint64_t index = reads++;
       uint32_t id = c_.referenceId(inst.id);
       if (id == kNone) return;
-      const std::vector<OperandRead>& want = c_.expected_.reads;
+      const std::deque<OperandRead>& want = c_.expected_reads_;
       if (originals >= want.size() || want[originals].inst_id != id || want[originals].hash != access.operand_hash) {
         divergence = Divergence{index, originals, originals >= want.size() || want[originals].inst_id != id};
         throw Stop{};
@@ -362,8 +429,8 @@ class Checker {
   // out-of-range access.
   void explainFailingRegisters(Finding& f, const Instruction& inst, uint64_t step, uint64_t ordinal) const {
     if (referenceId(inst.id) == kNone) return;
-    std::optional<StepCapture> want = captureExecution(ref_.program, priv_, io_, ordinal);
-    if (!want || want->inst->id != referenceId(inst.id)) return;
+    std::optional<StepCapture> want = captureReference(ordinal);
+    if (!want || referenceRunId(want->inst->id) != referenceId(inst.id)) return;
     std::unique_ptr<Storage> before = stateBefore(a_, phys_, io_, step);
     std::vector<RegisterOperand> regs = registerOperands(a_, inst, &ref_.registers);
     for (size_t k = 0; k < regs.size() && k < want->registers.size(); ++k) {
@@ -387,10 +454,13 @@ class Checker {
   const Program& a_;
   EquivalenceOptions opts_;
   ReferenceProgram ref_;
+  bool on_allocated_ = false;  // the reference runs on a_'s original instructions (ReferenceStorage), not on a copy
   MachineLayout layout_;
   InterpOptions io_;
+  InterpOptions io_ref_;  // io_ for the reference run
   StorageFactory phys_, priv_;
-  InterpResult expected_;
+  InterpResult expected_;                  // the reference run's outputs (its reads are in expected_reads_)
+  std::deque<OperandRead> expected_reads_;  // one per executed non-loop instruction of the reference run
 };
 
 }  // namespace

@@ -5,9 +5,71 @@
 namespace allocsim {
 namespace {
 
+// The names of an original instruction of the allocated program mapped to the reference's: each inserted tensor or
+// register read as the one it holds.
+class NameMap {
+ public:
+  NameMap(const Program& a, const std::vector<TensorId>& tensors, const std::vector<RegId>& registers)
+      : a_(a), tensor_(tensors), reg_(registers) {}
+
+  TensorId tensor(const Instruction& inst, TensorId t) const {
+    if (t == kNone) return t;
+    if (t >= tensor_.size() || tensor_[t] == kNone)
+      throw InputError(inst.loc, "original instruction names the inserted tensor '" + a_.tensors[t].name +
+                                     "', which says no tensor it copies (write !origin(name))");
+    return tensor_[t];
+  }
+  RegId reg(const Instruction& inst, RegId r) const {
+    if (r == kNone) return r;
+    if (r >= reg_.size() || reg_[r] == kNone)
+      throw InputError(inst.loc, "original instruction uses the inserted register '" + a_.registers[r].name +
+                                     "', which says no register it copies (write !origin(name))");
+    return reg_[r];
+  }
+  void mapView(const Instruction& inst, AccessPattern& ap) const {
+    if (ap.tensor == kNone) return;
+    ap.tensor = tensor(inst, ap.tensor);
+    for (Index* ix : {&ap.partition, &ap.offset, ap.tile ? &*ap.tile : nullptr}) {
+      if (!ix) continue;
+      for (IndexTerm& t : ix->terms) t.reg = reg(inst, t.reg);
+      ix->normalize();
+    }
+  }
+  // Maps the names of `copy`, a copy of `inst` (its body, for a loop, is the caller's business).
+  void mapNames(const Instruction& inst, Instruction& copy) const {
+    for (AccessPattern* ap : {&copy.dst, &copy.a, &copy.b}) mapView(inst, *ap);
+    if (hasFusedReduce(copy)) mapView(inst, copy.reduce_dst);
+    for (ScalarOperand* sc : scalarOperands(copy)) {  // ts's scalar, act's scale and bias
+      if (sc->kind == ScalarOperand::Kind::Tensor) mapView(inst, sc->ap);
+      if (sc->kind == ScalarOperand::Kind::Reg) sc->reg = reg(inst, sc->reg);
+    }
+    for (IndexTerm& t : copy.mask.c.terms) t.reg = reg(inst, t.reg);  // affine_select's offset c
+    copy.mask.c.normalize();
+    copy.rd = reg(inst, copy.rd);
+    copy.rs = reg(inst, copy.rs);
+    copy.rt = reg(inst, copy.rt);
+  }
+  // The checks of mapNames without a copy of the instruction (a loop's would copy its whole body).
+  void check(const Instruction& inst) const {
+    if (inst.op != Op::Loop) {
+      Instruction copy = inst;
+      mapNames(inst, copy);
+      return;
+    }
+    reg(inst, inst.rd);
+    reg(inst, inst.rs);
+    reg(inst, inst.rt);
+  }
+
+ private:
+  const Program& a_;
+  const std::vector<TensorId>& tensor_;
+  const std::vector<RegId>& reg_;
+};
+
 class Builder {
  public:
-  explicit Builder(const Program& a) : a_(a) {}
+  Builder(const Program& a, ReferenceBody body) : a_(a), body_(body), names_(a, out_.tensor, reg_) {}
 
   ReferenceProgram build() {
     out_.program.arch = a_.arch;
@@ -69,33 +131,10 @@ class Builder {
     out_.registers = reg_;
   }
 
-  TensorId tensor(const Instruction& inst, TensorId t) const {
-    if (t == kNone) return t;
-    if (t >= out_.tensor.size() || out_.tensor[t] == kNone)
-      throw InputError(inst.loc, "original instruction names the inserted tensor '" + a_.tensors[t].name +
-                                     "', which says no tensor it copies (write !origin(name))");
-    return out_.tensor[t];
-  }
-  RegId reg(const Instruction& inst, RegId r) const {
-    if (r == kNone) return r;
-    if (r >= reg_.size() || reg_[r] == kNone)
-      throw InputError(inst.loc, "original instruction uses the inserted register '" + a_.registers[r].name +
-                                     "', which says no register it copies (write !origin(name))");
-    return reg_[r];
-  }
-  void mapView(const Instruction& inst, AccessPattern& ap) const {
-    if (ap.tensor == kNone) return;
-    ap.tensor = tensor(inst, ap.tensor);
-    for (Index* ix : {&ap.partition, &ap.offset, ap.tile ? &*ap.tile : nullptr}) {
-      if (!ix) continue;
-      for (IndexTerm& t : ix->terms) t.reg = reg(inst, t.reg);
-      ix->normalize();
-    }
-  }
-
   std::vector<Instruction> mapBody(const std::vector<Instruction>& body, bool insideInserted) {
     std::vector<Instruction> out;
-    out.reserve(size_t(std::count_if(body.begin(), body.end(), [](const Instruction& i) { return i.origin == Origin::Source; })));
+    if (body_ == ReferenceBody::Copy)
+      out.reserve(size_t(std::count_if(body.begin(), body.end(), [](const Instruction& i) { return i.origin == Origin::Source; })));
     for (const Instruction& inst : body) {
       bool inserted = inst.origin != Origin::Source;
       if (!inserted && insideInserted)
@@ -104,18 +143,13 @@ class Builder {
         if (inst.op == Op::Loop) mapBody(inst.body, true);  // only to reject original instructions inside
         continue;
       }
-      Instruction copy = inst;
-      for (AccessPattern* ap : {&copy.dst, &copy.a, &copy.b}) mapView(inst, *ap);
-      if (hasFusedReduce(copy)) mapView(inst, copy.reduce_dst);
-      for (ScalarOperand* sc : scalarOperands(copy)) {  // ts's scalar, act's scale and bias
-        if (sc->kind == ScalarOperand::Kind::Tensor) mapView(inst, sc->ap);
-        if (sc->kind == ScalarOperand::Kind::Reg) sc->reg = reg(inst, sc->reg);
+      if (body_ == ReferenceBody::None) {
+        names_.check(inst);
+        if (inst.op == Op::Loop) mapBody(inst.body, false);
+        continue;
       }
-      for (IndexTerm& t : copy.mask.c.terms) t.reg = reg(inst, t.reg);  // affine_select's offset c
-      copy.mask.c.normalize();
-      copy.rd = reg(inst, copy.rd);
-      copy.rs = reg(inst, copy.rs);
-      copy.rt = reg(inst, copy.rt);
+      Instruction copy = inst;
+      names_.mapNames(inst, copy);
       if (copy.op == Op::Loop) copy.body = mapBody(inst.body, false);
       out.push_back(std::move(copy));
     }
@@ -134,13 +168,42 @@ class Builder {
   }
 
   const Program& a_;
+  const ReferenceBody body_;
   ReferenceProgram out_;
   std::vector<RegId> reg_;
+  const NameMap names_;
 };
 
 }  // namespace
 
-ReferenceProgram referenceProgram(const Program& allocated) { return Builder(allocated).build(); }
+ReferenceProgram referenceProgram(const Program& allocated, ReferenceBody body) { return Builder(allocated, body).build(); }
+
+bool runsOnAllocatedInstructions(const Program& allocated, const ReferenceProgram& ref) {
+  for (TensorId t = 0; t < allocated.tensors.size(); ++t) {
+    const Tensor& a = allocated.tensors[t];
+    if (a.origin == Origin::Source) continue;
+    if (a.input || a.output) return false;  // the run would load or store it on its own
+    if (t >= ref.tensor.size() || ref.tensor[t] == kNone) continue;  // only inserted instructions name it
+    const Tensor& r = ref.program.tensors.at(ref.tensor[t]);
+    if (a.partitions != r.partitions || a.elements != r.elements || a.tiles != r.tiles ||
+        a.dtype != r.dtype)
+      return false;
+  }
+  for (RegId i = 0; i < allocated.registers.size(); ++i) {
+    const Register& a = allocated.registers[i];
+    if (a.origin == Origin::Source || i >= ref.registers.size() || ref.registers[i] == kNone) continue;
+    if (a.width != ref.program.registers.at(ref.registers[i]).width) return false;
+  }
+  return true;
+}
+
+Instruction referenceInstruction(const Program& allocated, const ReferenceProgram& ref, const Instruction& inst) {
+  Instruction copy = inst;
+  copy.body.clear();
+  NameMap(allocated, ref.tensor, ref.registers).mapNames(inst, copy);
+  copy.id = inst.id < ref.instruction.size() ? ref.instruction[inst.id] : kNone;
+  return copy;
+}
 
 bool isAllocated(const Program& p) {
   for (const Tensor& t : p.tensors)

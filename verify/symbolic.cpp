@@ -538,7 +538,7 @@ void reportUnplaced(const Program& p, std::vector<Finding>& out) {
 }  // namespace
 
 std::vector<Finding> checkSymbolic(const Program& allocated, const SymbolicOptions& opts) {
-  const ReferenceProgram ref = referenceProgram(allocated);
+  const ReferenceProgram ref = referenceProgram(allocated, ReferenceBody::None);  // the maps and declarations only
   const PhysicalLayout layout(allocated);
   std::vector<Finding> findings;
   reportUnplaced(allocated, findings);
