@@ -20,10 +20,11 @@
 namespace allocsim {
 namespace {
 
-AllocReport named(const std::string& allocator, const AllocReport& body) {
+// The pass's report moved in after its "allocator" field (not copied: reports are built on every allocation).
+AllocReport named(const std::string& allocator, AllocReport&& body) {
   AllocReport r;
   r.set("allocator", allocator);
-  r.append(body);
+  r.append(std::move(body));
   return r;
 }
 
@@ -56,7 +57,7 @@ void runPsum(Program& p, const Effort& e, const DriverOptions& o, std::vector<Al
   po.progress = o.progress;
   PsumResult r = allocatePsum(p, po);
   p = std::move(r.program);
-  reports.push_back(named("psum", r.report));
+  reports.push_back(named("psum", std::move(r.report)));
 }
 
 // SBUF after PSUM (seed 003: PSUM is colored first and frozen): the SBUF colorer keeps every placement it is given
@@ -70,7 +71,7 @@ void runSbuf(Program& p, const Effort& e, const DriverOptions& o, std::vector<Al
   so.progress = o.progress;
   SbufResult r = allocateSbuf(p, so);
   p = std::move(r.program);
-  reports.push_back(named("sbuf", r.report));
+  reports.push_back(named("sbuf", std::move(r.report)));
 }
 
 // DMAOptimization after an allocator (seed 000): its report carries its own "allocator" field (the instance name).
@@ -108,7 +109,7 @@ void runNoReuse(Program& p, std::vector<AllocReport>& reports) {
          " PSUM tensors, each in storage of its own");
   r.set("no_reuse.sbuf_tensors", int64_t(sbuf));
   r.set("no_reuse.psum_tensors", int64_t(psum));
-  reports.push_back(named("no-reuse", r));
+  reports.push_back(named("no-reuse", std::move(r)));
 }
 
 // A coloring level allocates from scratch: placements in the input that are not pinned are dropped (the SBUF
@@ -144,7 +145,7 @@ void runLinearScan(Program& p, int optlevel, const DriverOptions& o, std::vector
     r.report.line("DRAM spill slots placed without reuse (O8): " + std::to_string(slots));
     r.report.set("lsa.dram_slots_placed", int64_t(slots));
   }
-  reports.push_back(named("lsa", r.report));
+  reports.push_back(named("lsa", std::move(r.report)));
   runReg(p, {}, o.verbosity, reports);
 }
 
@@ -205,7 +206,7 @@ void runFixedAssignment(Program& p, const Effort& e, const DriverOptions& o, std
   r.set("in_place.fixed_tensors", int64_t(fixed_tensors));
   r.set("in_place.fixed_registers", int64_t(fixed_regs));
   r.set("in_place.checked", int64_t(checked));
-  reports.push_back(named("in-place", r));
+  reports.push_back(named("in-place", std::move(r)));
 }
 
 // --allocator exact: the search places PSUM and SBUF (at optlevel 7 completing the input's placements), then REG.
@@ -223,7 +224,7 @@ void runExact(Program& p, int optlevel, const DriverOptions& o, std::vector<Allo
   }
   ExactAllocResult r = allocateExact(p, eo);
   p = std::move(r.program);
-  reports.push_back(named("exact", r.report));
+  reports.push_back(named("exact", std::move(r.report)));
   runReg(p, keep_regs, o.verbosity, reports);
 }
 

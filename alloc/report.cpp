@@ -2,16 +2,22 @@
 
 #include <cmath>
 #include <cstdio>
+#include <iterator>
+#include <utility>
 
 namespace allocsim {
 namespace {
 
-void put(std::vector<ReportField>& fields, ReportField f) {
+constexpr size_t kFieldsPerPass = 24;
+
+void put(std::vector<ReportField>& fields, ReportField&& f) {
   for (ReportField& g : fields)
     if (g.key == f.key) {
       g = std::move(f);
       return;
     }
+  // One allocation for a pass's figures (15-20 each) instead of a growth step every power of two.
+  if (fields.empty()) fields.reserve(kFieldsPerPass);
   fields.push_back(std::move(f));
 }
 
@@ -34,14 +40,14 @@ std::string jsonString(const std::string& s) {
 
 }  // namespace
 
-void AllocReport::set(const std::string& key, int64_t value) {
-  put(fields, {ReportField::Kind::Integer, key, std::to_string(value)});
+void AllocReport::set(std::string key, int64_t value) {
+  put(fields, {ReportField::Kind::Integer, std::move(key), std::to_string(value)});
 }
-void AllocReport::set(const std::string& key, double value) {
-  put(fields, {ReportField::Kind::Number, key, formatReportNumber(value, 6)});
+void AllocReport::set(std::string key, double value) {
+  put(fields, {ReportField::Kind::Number, std::move(key), formatReportNumber(value, 6)});
 }
-void AllocReport::set(const std::string& key, const std::string& value) {
-  put(fields, {ReportField::Kind::Text, key, value});
+void AllocReport::set(std::string key, std::string value) {
+  put(fields, {ReportField::Kind::Text, std::move(key), std::move(value)});
 }
 
 const ReportField* AllocReport::find(const std::string& key) const {
@@ -52,7 +58,15 @@ const ReportField* AllocReport::find(const std::string& key) const {
 
 void AllocReport::append(const AllocReport& other) {
   lines.insert(lines.end(), other.lines.begin(), other.lines.end());
-  for (const ReportField& f : other.fields) put(fields, f);
+  for (const ReportField& f : other.fields) put(fields, ReportField(f));
+}
+
+void AllocReport::append(AllocReport&& other) {
+  if (lines.empty()) lines = std::move(other.lines);
+  else lines.insert(lines.end(), std::make_move_iterator(other.lines.begin()), std::make_move_iterator(other.lines.end()));
+  for (ReportField& f : other.fields) put(fields, std::move(f));
+  other.lines.clear();
+  other.fields.clear();
 }
 
 std::string formatReportNumber(double value, int decimals) {

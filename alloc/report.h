@@ -22,12 +22,16 @@ struct AllocReport {
 
   void line(std::string text) { lines.push_back(std::move(text)); }
   // Setting a key that exists replaces its value in place, so a figure updated per round keeps its position.
-  void set(const std::string& key, int64_t value);
-  void set(const std::string& key, double value);
-  void set(const std::string& key, const std::string& value);
+  // Key and value are taken by value and moved in: every allocation builds a report, and a copy of each key
+  // (most are longer than a short string's inline room) was a heap allocation per figure (docs/fuzzing.md).
+  void set(std::string key, int64_t value);
+  void set(std::string key, double value);
+  void set(std::string key, std::string value);
   const ReportField* find(const std::string& key) const;
-  // Appends another report's lines and fields (a pipeline of allocators builds one report).
+  // Appends another report's lines and fields (a pipeline of allocators builds one report); the rvalue form
+  // moves them instead of copying.
   void append(const AllocReport& other);
+  void append(AllocReport&& other);
   bool operator==(const AllocReport&) const = default;
 };
 

@@ -1,9 +1,9 @@
 // Fuzz target for the REG colorer (alloc/reg/, seed 000 "REG_Allocator") on the real tiny register file: bytes ->
-// well-formed tiny program (SBUF 4x, PSUM banks 2x, so memory rarely ends a case) -> allocate at O0 (no reuse:
-// REG does all the interesting work) or O2 (chosen by the input) with 2, 3 or 4 SP registers -> well-formedness +
-// the three oracles. The REG FATAL is a legal outcome only when the allocator-independent bound
-// (verify/register_demand.h: some instruction names more lanes than the machine has; loop registers can spill)
-// says nothing fits; any other AllocError must be about memory.
+// well-formed tiny program (SBUF 3x, PSUM banks 2x, so memory rarely ends a case; 3x and not 4x: see
+// fuzz/psum_colorer_fuzz.cpp) -> allocate at O0 (no reuse: REG does all the interesting work) or O2 (chosen by the
+// input) with 2, 3 or 4 SP registers -> well-formedness + the three oracles. The REG FATAL is a legal outcome only
+// when the allocator-independent bound (verify/register_demand.h: some instruction names more lanes than the machine
+// has; loop registers can spill) says nothing fits; any other AllocError must be about memory.
 #include "alloc/alloc_error.h"
 #include "alloc/driver.h"
 #include "fuzz/fuzz_program.h"
@@ -12,7 +12,7 @@
 using namespace allocsim;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  static const Arch arch = fuzz::fuzzArch({{"sbuf-bytes", "16384"}, {"psum-banks", "8"}});
+  static const Arch arch = fuzz::fuzzArch({{"sbuf-bytes", "12288"}, {"psum-banks", "8"}});
   fuzz::FuzzProgram in = fuzz::decodeProgram(data, size, arch);
   static const uint32_t kRegisters[] = {4, 4, 3, 2};
   in.program.arch.sp_registers = kRegisters[in.knob % 4];
