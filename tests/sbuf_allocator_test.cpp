@@ -583,6 +583,34 @@ TEST(SbufAllocator, OperandsOfOneInstructionBeyondSbufAreACleanAllocError) {
   }
 }
 
+// Within capacity (8 x 1024 + 4 x 4096 = 24,576 of 32,768 bytes) but never placeable together: b fills every byte
+// of its 4 partitions and a needs all 8. The error names the pair instead of only "no free rectangle".
+TEST(SbufAllocator, TwoOperandsThatCanNeverShareSbufAreNamed) {
+  const Program p = parseProgram(
+      "arch tiny\n"
+      "dram A [8, 256] f32 input\n"
+      "dram B [4, 1024] f32 input\n"
+      "dram Y [4, 1024] f32 output\n"
+      "sbuf a [8, 256] f32\n"
+      "sbuf b [4, 1024] f32\n"
+      "\n"
+      "dma a, A\n"
+      "dma b, B\n"
+      "dma b[0:4, 0:256], a[0:4, 0:256]\n"
+      "dma Y, b\n");
+  ASSERT_TRUE(checkProgram(p).empty());
+  const std::string msg = allocErrorOf(p);
+  EXPECT_EQ(msg.rfind("SBUF cannot hold sbuf tensor '", 0), 0u) << msg;
+  EXPECT_NE(msg.find("and no placement holds both: "), std::string::npos) << msg;
+  // Whichever of the two (or their stand-ins) failed, the other one is named, with the shared-partition arithmetic.
+  const bool a_failed = msg.find("partitions always share one, which would need 1024 + 4096 bytes of 4096") !=
+                        std::string::npos;
+  const bool b_failed = msg.find("partitions always share one, which would need 4096 + 1024 bytes of 4096") !=
+                        std::string::npos;
+  EXPECT_TRUE(a_failed || b_failed) << msg;
+  EXPECT_EQ(msg.find("no free rectangle"), std::string::npos) << msg;
+}
+
 TEST(SbufAllocator, TensorLargerThanSbufIsAnInputError) {
   Program p = parseProgram("arch tiny\nsbuf x [8, 2048] f32\n");
   try {

@@ -67,7 +67,30 @@ AllocError nothingCanHelp(const Program& p, const Liveness& live, const SbufGrap
                     " bytes (partitions x bytes per partition); SBUF has " + std::to_string(capacity) + " (" +
                     std::to_string(p.arch.sbuf_partitions) + " partitions x " + std::to_string(p.arch.sbuf_bytes) +
                     " bytes)";
-  if (peak <= capacity) msg += ", but no free rectangle of its shape is left among them";
+  if (peak <= capacity) {
+    // Within capacity, yet no rectangle: name a tensor it can never share SBUF with, when there is one (a band of
+    // more than half the partitions meets any other such band; on the partitions they share, both byte ranges must
+    // fit one partition).
+    const SbufNode* clash = nullptr;
+    for (uint32_t j : g.neighbours[f]) {
+      const SbufNode& o = g.nodes[j];
+      if (node.fixed || o.fixed || !interferes(o.range, node.range)) continue;
+      if (uint64_t(node.partitions) + o.partitions > p.arch.sbuf_partitions &&
+          node.bytes + o.bytes > p.arch.sbuf_bytes) {
+        clash = &o;
+        break;
+      }
+    }
+    if (clash)
+      msg += ", but it is live with " + describeTensor(p, clash->tensor) + " (" + std::to_string(clash->partitions) +
+             " partitions x " + std::to_string(clash->bytes) + " bytes) and no placement holds both: " +
+             "bands of " + std::to_string(node.partitions) + " and " + std::to_string(clash->partitions) +
+             " of the " + std::to_string(p.arch.sbuf_partitions) + " partitions always share one, which would need " +
+             std::to_string(node.bytes) + " + " + std::to_string(clash->bytes) + " bytes of " +
+             std::to_string(p.arch.sbuf_bytes);
+    else
+      msg += ", but no free rectangle of its shape is left among them";
+  }
   return AllocError(declarationLoc(p, node.tensor), msg);
 }
 
