@@ -80,7 +80,7 @@ void runDmaOpt(Program& p, DmaOptInstance instance, const DriverOptions& o, std:
   dmo.instance = instance;
   dmo.level = o.gca_dma_optlevel;
   dmo.verbosity = o.verbosity;
-  DmaOptResult r = optimizeDmas(p, dmo);
+  DmaOptResult r = optimizeDmas(std::move(p), dmo);
   p = std::move(r.program);
   reports.push_back(std::move(r.report));
 }

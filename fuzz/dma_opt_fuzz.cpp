@@ -46,7 +46,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     DmaOptOptions dmo;
     dmo.instance = instance;
     dmo.level = dma_level;
-    p = optimizeDmas(p, dmo).program;
+    p = optimizeDmas(std::move(p), dmo).program;
   }
   fuzz::requireCorrect("dma_opt", in.program, p, in.poison_seed);
   if (!(referenceProgram(p).program == referenceProgram(base.program).program))

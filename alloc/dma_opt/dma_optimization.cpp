@@ -1,6 +1,7 @@
 #include "alloc/dma_opt/dma_optimization.h"
 
 #include <string>
+#include <utility>
 
 #include "alloc/dma_opt/dead_store.h"
 #include "alloc/dma_opt/dma_coalescing.h"
@@ -27,7 +28,7 @@ void setTraffic(AllocReport& r, const std::string& prefix, const DmaTraffic& t) 
 
 class Pass {
  public:
-  Pass(const Program& p, const DmaOptOptions& o) : o_(o) { result_.program = p; }
+  Pass(Program&& p, const DmaOptOptions& o) : o_(o) { result_.program = std::move(p); }
 
   DmaOptResult run() {
     Program& p = result_.program;
@@ -129,10 +130,12 @@ class Pass {
 
 bool hasDma(const Program& p) { return anyDma(p.body); }
 
-DmaOptResult optimizeDmas(const Program& p, const DmaOptOptions& o) {
+DmaOptResult optimizeDmas(const Program& p, const DmaOptOptions& o) { return optimizeDmas(Program(p), o); }
+
+DmaOptResult optimizeDmas(Program&& p, const DmaOptOptions& o) {
   if (o.level < -1 || o.level > 2)
     throw OptionError("--gca-dma-optlevel " + std::to_string(o.level) + " is not a level (expected -1, 0, 1 or 2)");
-  return Pass(p, o).run();
+  return Pass(std::move(p), o).run();
 }
 
 }  // namespace allocsim

@@ -60,8 +60,10 @@ struct DmaOptResult {
   AllocReport report;  // its fields start with "allocator": the instance name
 };
 
-// Throws OptionError (alloc/optlevel.h) for a level outside -1..2.
+// Throws OptionError (alloc/optlevel.h) for a level outside -1..2 (before taking the program). The rvalue form
+// works on the program it is given instead of a copy (the driver runs two instances per allocation).
 DmaOptResult optimizeDmas(const Program& p, const DmaOptOptions& o);
+DmaOptResult optimizeDmas(Program&& p, const DmaOptOptions& o);
 
 // True when the program has a dma instruction (skip_pass is its negation).
 bool hasDma(const Program& p);

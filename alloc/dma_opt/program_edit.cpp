@@ -44,6 +44,7 @@ uint32_t removeUnusedInsertedTensors(Program& p) {
   }
   std::vector<TensorId> remap(n, kNone);
   std::vector<Tensor> kept;
+  kept.reserve(n);
   for (TensorId t = 0; t < n; ++t) {
     if (!used[t]) continue;
     remap[t] = TensorId(kept.size());
