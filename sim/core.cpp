@@ -130,10 +130,9 @@ uint64_t Core::endOfAll(const std::vector<Dependence>& deps, uint64_t from, cons
 }
 
 void Core::takeHead(Fifo& fifo, uint64_t start) {
-  fifo.taken = records_[fifo.slots.front()].inst;
-  fifo.taken_start = start;
-  fifo.slots.pop_front();
   const uint64_t t = now();
+  if (start > t) fifo.held.push_back({start, records_[fifo.slots.front()].inst});
+  fifo.slots.pop_front();
   // Timed: the sequencer may start waiting for the slot before `start` (it sees the slot held until then).
   if (start > t) fifo.popped.ev.notify(sc_time::from_value((start - t) * kPsPerCycle));
   else fifo.popped.notifyWaiters();
@@ -160,6 +159,20 @@ void Core::sequencerWaitEvent(Event& e, StallCause cause, const Instruction* pro
   if (t <= sequencer_cycle_) return;  // it happened before the sequencer's clock got there: no stall
   result_.stats.addStall(cause, producer, consumer, t - sequencer_cycle_);
   sequencer_cycle_ = t;
+}
+
+void Core::sequencerWaitUntil(uint64_t cycle, StallCause cause, const Instruction* producer,
+                              const Instruction* consumer) {
+  waitCycles(cycle > now() ? cycle - now() : 0);
+  const uint64_t t = now();
+  if (t <= sequencer_cycle_) return;
+  result_.stats.addStall(cause, producer, consumer, t - sequencer_cycle_);
+  sequencer_cycle_ = t;
+}
+
+void Core::waitUntilDone(const std::vector<Dependence>& deps) {
+  for (const Dependence& d : deps)
+    while (records_[d.slot].seq == d.seq && !records_[d.slot].done) waitEvent(records_[d.slot].done_ev);
 }
 
 void Core::sequencerWaitDeps(const std::vector<Dependence>& deps, const Instruction* consumer) {
@@ -279,6 +292,7 @@ void Core::startJob() {
 
 void Core::ensureQueues(uint32_t n) {
   while (rings_.size() < n) rings_.emplace_back();
+  while (issued_.size() < n) issued_.emplace_back();
   while (queue_start_.size() < n) queue_start_.emplace_back();
   while (queue_threads_ < n) {
     const uint32_t q = queue_threads_++;
@@ -475,10 +489,14 @@ void Core::dispatch(const Instruction& inst, const LoopPos* loop) {
   countStep(inst);
   const uint32_t e = uint32_t(engineOf(inst.op));
   Fifo& fifo = engine_fifo_[e];
-  // A full queue stalls the sequencer until the engine takes the oldest instruction in it (the stall's producer).
-  while (fifo.slots.size() + fifo.heldByTaken(now()) >= o_->timing.engine_queue_depth)
-    sequencerWaitEvent(fifo.popped, StallCause::EngineBusy,
-                       fifo.heldByTaken(now()) ? fifo.taken : records_[fifo.slots.front()].inst, &inst);
+  // A full queue stalls the sequencer until the engine takes the oldest instruction in it (the stall's producer):
+  // when that one is taken already, at its start; else when the engine takes it.
+  while (fifo.slots.size() + fifo.heldAt(now()) >= o_->timing.engine_queue_depth) {
+    if (!fifo.held.empty())
+      sequencerWaitUntil(fifo.held.front().start, StallCause::EngineBusy, fifo.held.front().inst, &inst);
+    else
+      sequencerWaitEvent(fifo.popped, StallCause::EngineBusy, records_[fifo.slots.front()].inst, &inst);
+  }
   const uint32_t slot = takeRecord();
   Record& rec = records_[slot];
   rec.inst = &inst;
@@ -511,6 +529,7 @@ void Core::engineThread(uint32_t e) {
   for (;;) {
     wait(engine_start_[e]);
     if (bare_) serveBare(e);
+    else if (e == uint32_t(Engine::DMA)) serveIssuer();
     else serveEngine(e);
   }
 }
@@ -524,7 +543,7 @@ void Core::serveEngine(uint32_t e) {
       const uint32_t slot = fifo.slots.front();
       Record& r = records_[slot];
       EngineStats& stats = result_.stats.engines[e];
-      if (!vcd_ && e != uint32_t(Engine::DMA) && r.latency > 0) {
+      if (!vcd_ && r.latency > 0) {
         // One wait for the whole instruction when its producers' ends are decided (the usual case): it starts
         // when the last of them ends, reads its operands and writes its results at its end. Reading at the end
         // gives the values it would read at the start: its producers wrote before the start (RAW) and every later
@@ -549,31 +568,9 @@ void Core::serveEngine(uint32_t e) {
         continue;
       }
       if (r.dispatch_cycle > now()) waitCycles(r.dispatch_cycle - now());  // queued ahead of model time
-      // The issuer holds a transfer from here until it is on a ring (DMA_issue in the VCD: high while it waits
-      // for a dependence or a ring slot; issuing itself takes no time).
-      if (e == uint32_t(Engine::DMA)) busy_[e] = true;
       waitDeps(r.deps, r.inst);
       takeHead(fifo, now());
       ++stats.instructions;
-      if (e == uint32_t(Engine::DMA)) {
-        const uint32_t q = uint32_t(dma_issued_++ % p_->arch.dma_queues);
-        Fifo& ring = rings_[q];
-        while (ring.slots.size() >= p_->arch.dma_ring_slots) {
-          const uint64_t t0 = now();
-          const Instruction* oldest = records_[ring.slots.front()].inst;
-          waitEvent(ring.popped);
-          result_.stats.addStall(StallCause::RingFull, oldest, r.inst, now() - t0);
-        }
-        r.issue_cycle = now();
-        busy_[e] = false;
-        ring.slots.push_back(slot);
-        ring_used_[q % 256] = uint32_t(ring.slots.size());
-        ring.pushed.notifyWaiters();
-        QueueStats& qs = result_.stats.queues[q];
-        qs.peak_occupancy = std::max<uint32_t>(qs.peak_occupancy, uint32_t(ring.slots.size()));
-        if (o_->trace) o_->trace->ring_occupancy.push_back({q, now(), uint32_t(ring.slots.size())});
-        continue;
-      }
       const uint64_t t0 = now();
       busy_[e] = true;
       r.end_cycle = t0 + r.latency;
@@ -591,10 +588,85 @@ void Core::serveEngine(uint32_t e) {
   } catch (...) {
     fail(std::current_exception());
   }
-  if (e == uint32_t(Engine::DMA)) {
-    dma_issue_done_ = true;
-    for (Fifo& ring : rings_) ring.pushed.notifyWaiters();
+}
+
+// The DMA issuer takes dma instructions in program order and puts each on the next queue's ring, round robin. It
+// issues a transfer when its dependences have ended (a DMA's are real: transfers end out of order on the queues) and
+// its ring has a free slot, and books the shared fabric for it then: the first window of its length that starts
+// at least dma.fixed cycles after the issue and no earlier than the end of the transfer before it on its queue
+// (a ring is served in order). So every transfer's end is decided when it is issued.
+//
+// Everything the issuer decides on is a cycle decided before (its producers' ends, the ends of the transfers on
+// the ring), so it runs ahead of model time on its own clock, as the sequencer does, and waits only for a producer
+// whose end is not decided yet or for the sequencer to queue the next transfer. It never touches data: the queue
+// thread moves a transfer's bytes at its end. Requests reach the fabric in issue order, which is model-time order
+// (the issuer is in order), so the calendar grants them as a fabric that takes requests first come, first served
+// would, whatever order the host runs threads in. A ring slot freed in a cycle is free for a transfer issued in
+// that cycle. With a VCD the issuer waits in model time, so DMA_issue is high from a transfer's dispatch until its
+// issue and the ring counters change when the rings do.
+void Core::serveIssuer() {
+  const uint32_t e = uint32_t(Engine::DMA);
+  Fifo& fifo = engine_fifo_[e];
+  EngineStats& stats = result_.stats.engines[e];
+  const uint64_t fixed = uint64_t(o_->timing.dma_fixed);
+  const uint32_t ring_slots = p_->arch.dma_ring_slots;
+  uint64_t clock = now();
+  try {
+    for (;;) {
+      while (fifo.slots.empty() && !dispatch_done_) waitEvent(fifo.pushed);
+      if (fifo.slots.empty() || abort_) break;
+      const uint32_t slot = fifo.slots.front();
+      Record& r = records_[slot];
+      const uint64_t from = std::max({clock, r.dispatch_cycle, now()});
+      if (vcd_) {
+        waitCycles(from - now());
+        busy_[e] = true;
+      }
+      const Dependence* binding = nullptr;
+      const uint64_t ready = endOfAll(r.deps, from, binding);
+      if (binding) result_.stats.addStall(StallCause(binding->kind), binding->producer, r.inst, ready - from);
+      takeHead(fifo, ready);
+      ++stats.instructions;
+      const uint32_t q = uint32_t(dma_issued_++ % p_->arch.dma_queues);
+      std::deque<RingEntry>& ring = issued_[q];
+      while (!ring.empty() && ring.front().end <= ready) ring.pop_front();
+      uint64_t issue = ready;
+      if (ring.size() >= ring_slots) {  // full: the oldest transfer's end frees a slot
+        issue = ring.front().end;
+        result_.stats.addStall(StallCause::RingFull, ring.front().inst, r.inst, issue - ready);
+        while (!ring.empty() && ring.front().end <= issue) ring.pop_front();
+      }
+      const uint64_t earliest = std::max(issue + fixed, ring.empty() ? 0 : ring.back().end);
+      const uint64_t window = fabric_.reserve(issue, earliest, r.latency);
+      r.issue_cycle = issue;
+      r.end_cycle = window + r.latency;
+      r.end_known = true;
+      r.known_ev.notifyWaiters();
+      ring.push_back({r.end_cycle, r.inst});
+      clock = issue;
+      QueueStats& qs = result_.stats.queues[q];
+      qs.peak_occupancy = std::max<uint32_t>(qs.peak_occupancy, uint32_t(ring.size()));
+      if (o_->trace) ring_changes_.push_back({issue, q, +1});
+      if (vcd_) {
+        waitCycles(issue - now());
+        busy_[e] = false;
+        ring_used_[q % 256] = uint32_t(ring.size());
+      }
+      Fifo& queue = rings_[q];
+      queue.slots.push_back(slot);
+      // A waiting queue thread has nothing else to do until this transfer's end: wake it then.
+      if (queue.pushed.waiting) {
+        const uint64_t t = now();
+        if (r.end_cycle > t) queue.pushed.ev.notify(sc_time::from_value((r.end_cycle - t) * kPsPerCycle));
+        else queue.pushed.ev.notify();
+      }
+    }
+  } catch (const Aborted&) {
+  } catch (...) {
+    fail(std::current_exception());
   }
+  dma_issue_done_ = true;
+  for (Fifo& ring : rings_) ring.pushed.notifyWaiters();
 }
 
 // ---- DMA queues -------------------------------------------------------------------------------------------------
@@ -636,32 +708,44 @@ void Core::serveQueue(uint32_t q) {
       if (ring.slots.empty() || abort_) break;
       const uint32_t slot = ring.slots.front();
       Record& r = records_[slot];
-      const uint64_t earliest = std::max(now(), r.issue_cycle + uint64_t(o_->timing.dma_fixed));
-      const uint64_t window = fabric_.reserve(now(), earliest, r.latency);
-      r.end_cycle = window + r.latency;
-      r.end_known = true;
-      r.known_ev.notifyWaiters();
-      // Read and written at the end, as the engines' instructions are: the values it would read when its window
-      // opens, because the producers of the sources finished before the issue (RAW) and every later writer of them
-      // waits for the transfer's end (WAR); nothing reads or writes its destination before the end (RAW, WAW).
-      waitCycles(window + r.latency - now());
+      // The issuer decided the transfer's window when it issued it (serveIssuer). Its bytes move at its end: the
+      // values it would read when its window opens, because its producers ended by the issue (RAW) and every later
+      // writer of its sources waits for the transfer's end (WAR); nothing reads or writes its destination before
+      // the end (RAW, WAW). A producer ending in this very cycle may not have run yet: it is waited for.
+      if (r.end_cycle > now()) waitCycles(r.end_cycle - now());
+      waitUntilDone(r.deps);
       executeRecord(slot);
       finishRecord(slot);
       stats.bytes += r.bytes;
       stats.descriptors += r.descriptors;
       stats.busy_cycles += r.latency;
       ++stats.transfers;
-      slice(kFirstQueueTrack + q, window, now(), r.inst);
+      slice(kFirstQueueTrack + q, r.end_cycle - r.latency, now(), r.inst);
       ring.slots.pop_front();
-      ring_used_[q % 256] = uint32_t(ring.slots.size());
-      ring.popped.notifyWaiters();
-      if (o_->trace) o_->trace->ring_occupancy.push_back({q, now(), uint32_t(ring.slots.size())});
+      if (vcd_) ring_used_[q % 256] = uint32_t(ring.slots.size());
+      if (o_->trace) ring_changes_.push_back({now(), q, -1});
       freeRecord(slot);
     }
   } catch (const Aborted&) {
   } catch (...) {
     fail(std::current_exception());
   }
+}
+
+// The ring changes in time order, a slot freed in a cycle before one taken in it (as the issuer counts them), with
+// the occupancy after each change.
+void Core::traceRingOccupancy() {
+  std::sort(ring_changes_.begin(), ring_changes_.end(), [](const RingChange& a, const RingChange& b) {
+    if (a.cycle != b.cycle) return a.cycle < b.cycle;
+    if (a.delta != b.delta) return a.delta < b.delta;
+    return a.queue < b.queue;
+  });
+  std::vector<uint32_t> used(p_->arch.dma_queues, 0);
+  for (const RingChange& c : ring_changes_) {
+    used[c.queue] = uint32_t(int64_t(used[c.queue]) + c.delta);
+    o_->trace->ring_occupancy.push_back({c.queue, c.cycle, used[c.queue]});
+  }
+  ring_changes_.clear();
 }
 
 // ---- one job ----------------------------------------------------------------------------------------------------
@@ -685,8 +769,10 @@ SimResult Core::run(const Program& p, const SimOptions& opts) {
   error_ = nullptr;
   free_.clear();
   for (uint32_t i = uint32_t(records_.size()); i-- > 0;) freeRecord(i);  // a failed job may have left some taken
-  for (Fifo& f : engine_fifo_) f.slots.clear(), f.taken = nullptr, f.taken_start = 0;
+  for (Fifo& f : engine_fifo_) f.slots.clear(), f.held.clear();
   for (Fifo& f : rings_) f.slots.clear();
+  for (auto& ring : issued_) ring.clear();
+  ring_changes_.clear();
   std::fill(std::begin(busy_), std::end(busy_), false);
   std::fill(std::begin(ring_used_), std::end(ring_used_), 0u);
 
@@ -724,6 +810,7 @@ SimResult Core::run(const Program& p, const SimOptions& opts) {
   }
   phys_.reset();
   result_.stats.cycles = last_cycle_;
+  if (o_->trace) traceRingOccupancy();
   return std::move(result_);
 }
 

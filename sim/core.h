@@ -104,11 +104,25 @@ class Core : public sc_core::sc_module {
   struct Fifo {
     std::deque<uint32_t> slots;
     Event pushed, popped;
-    // An engine takes its next instruction as soon as it is free and decides when it starts; until that cycle the
-    // instruction still counts as queued (the sequencer sees the queue as the engine would leave it at the start).
-    uint64_t taken_start = 0;
-    const Instruction* taken = nullptr;
-    bool heldByTaken(uint64_t now) const { return taken && taken_start > now; }
+    // An engine takes an instruction as soon as it may and decides when it starts; until that cycle the instruction
+    // still counts as queued (the sequencer sees the queue as the engine would leave it at the start). A compute
+    // engine holds at most one such instruction; the DMA issuer, which runs ahead of model time, may hold several,
+    // leaving in order.
+    struct Held {
+      uint64_t start;
+      const Instruction* inst;
+    };
+    std::deque<Held> held;
+    // Instructions taken but still counted as queued at `now` (drops the ones that have left).
+    uint32_t heldAt(uint64_t now) {
+      while (!held.empty() && held.front().start <= now) held.pop_front();
+      return uint32_t(held.size());
+    }
+  };
+  // The DMA issuer's view of a ring: the transfers on it, oldest first, with the cycle each frees its slot.
+  struct RingEntry {
+    uint64_t end;
+    const Instruction* inst;
   };
   // The registers an instruction's operands read, as the sequencer captured them.
   class SnapshotStorage : public Storage {
@@ -142,6 +156,7 @@ class Core : public sc_core::sc_module {
   void engineThread(uint32_t engine);
   void queueThread(uint32_t q, bool joined_running);
   void serveEngine(uint32_t engine);
+  void serveIssuer();
   void serveQueue(uint32_t q);
   void serveBare(uint32_t track);
 
@@ -173,6 +188,9 @@ class Core : public sc_core::sc_module {
   void sequencerWaitDeps(const std::vector<Dependence>& deps, const Instruction* consumer);
   void sequencerWaitEvent(Event& e, StallCause cause, const Instruction* producer,
                           const Instruction* consumer);
+  void sequencerWaitUntil(uint64_t cycle, StallCause cause, const Instruction* producer, const Instruction* consumer);
+  // Waits for every producer that has not finished yet (only one ending in this very cycle can be left).
+  void waitUntilDone(const std::vector<Dependence>& deps);
   uint32_t takeRecord();
   void freeRecord(uint32_t slot);
   void startRecord(uint32_t slot);   // reads the operands
@@ -181,6 +199,7 @@ class Core : public sc_core::sc_module {
   void fail(std::exception_ptr e);
   void wakeEveryone();
   void ensureQueues(uint32_t n);
+  void traceRingOccupancy();
   void slice(uint32_t track, uint64_t start, uint64_t end, const Instruction* inst);
 
   // Each thread waits for a job on an event of its own, and startJob() notifies them in one fixed order
@@ -222,6 +241,14 @@ class Core : public sc_core::sc_module {
   std::vector<uint32_t> free_;
   Fifo engine_fifo_[kEngines];
   std::deque<Fifo> rings_;
+  std::deque<std::deque<RingEntry>> issued_;  // per ring, as the issuer sees it (see serveIssuer)
+  // Ring occupancy changes for the trace: (cycle, queue, +1 issued / -1 ended), put in time order at the end.
+  struct RingChange {
+    uint64_t cycle;
+    uint32_t queue;
+    int32_t delta;
+  };
+  std::vector<RingChange> ring_changes_;
   uint32_t queue_threads_ = 0;
 
   // What the VCD samples (plain variables, traced by address): engines busy, the sequencer busy, ring slots used.
