@@ -10,9 +10,9 @@
 //   InstructionStepper), waits its latency from the timing table, then writes its results. It streams its
 //   sources for the whole latency, so a later writer of them (WAR) waits for its end.
 // - The DMA engine issues dma instructions in program order onto the queues, round robin; each queue is a ring of
-//   dma-ring-slots descriptor chains (a full ring stalls the issuer). A queue thread serves its ring in order:
-//   after the fixed latency from issue it books the shared DMA fabric on a reservation calendar, reads the source
-//   when its window opens and writes the destination when it closes.
+//   dma-ring-slots descriptor chains (a full ring stalls the issuer). At the issue it books the shared DMA fabric
+//   on a reservation calendar: a window at least the fixed latency after the issue, after the transfer ahead on
+//   the queue (serveIssuer). A queue thread serves its ring in order, moving each transfer's bytes at its end.
 // Memories (SBUF partitions, PSUM banks, DRAM, the register file) are passive: PhysicalStorage, poisoned.
 // Model time advances only by waits on latencies and events; nothing wakes per clock edge.
 #pragma once
@@ -94,8 +94,8 @@ class Core : public sc_core::sc_module {
     const Operands* operands = nullptr;
     Operands own_operands;
     bool started = false, done = false;
-    // When it will end, once that is decided (a compute instruction when its engine takes it, a transfer when its
-    // queue books the fabric): a consumer that knows every producer's end waits once, not once per producer.
+    // When it will end, once that is decided (a compute instruction when its engine takes it, a transfer when the
+    // issuer issues it): a consumer that knows every producer's end waits once, not once per producer.
     bool end_known = false;
     uint64_t end_cycle = 0;
     Event started_ev, done_ev, known_ev;
