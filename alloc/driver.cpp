@@ -268,7 +268,7 @@ DriverResult allocate(const Program& input, const DriverOptions& o) {
     case AllocPath::FixedAssignment: runFixedAssignment(p, e, o, result.reports); break;
     case AllocPath::LinearScan: runLinearScan(p, s.optlevel, o, result.reports); break;
   }
-  result.liveness = livenessReport(computeLiveness(input).stats);
+  if (reportsOn()) result.liveness = livenessReport(computeLiveness(input).stats);  // a report only
   return result;
 }
 

@@ -10,6 +10,8 @@ namespace {
 
 constexpr size_t kFieldsPerPass = 24;
 
+thread_local bool reports_off = false;
+
 void put(std::vector<ReportField>& fields, ReportField&& f) {
   for (ReportField& g : fields)
     if (g.key == f.key) {
@@ -40,13 +42,20 @@ std::string jsonString(const std::string& s) {
 
 }  // namespace
 
+bool reportsOn() { return !reports_off; }
+ReportsOff::ReportsOff(bool off) : saved_(reports_off) { reports_off = saved_ || off; }
+ReportsOff::~ReportsOff() { reports_off = saved_; }
+
 void AllocReport::set(std::string key, int64_t value) {
+  if (!reportsOn()) return;
   put(fields, {ReportField::Kind::Integer, std::move(key), std::to_string(value)});
 }
 void AllocReport::set(std::string key, double value) {
+  if (!reportsOn()) return;
   put(fields, {ReportField::Kind::Number, std::move(key), formatReportNumber(value, 6)});
 }
 void AllocReport::set(std::string key, std::string value) {
+  if (!reportsOn()) return;
   put(fields, {ReportField::Kind::Text, std::move(key), std::move(value)});
 }
 
@@ -57,11 +66,13 @@ const ReportField* AllocReport::find(const std::string& key) const {
 }
 
 void AllocReport::append(const AllocReport& other) {
+  if (!reportsOn()) return;
   lines.insert(lines.end(), other.lines.begin(), other.lines.end());
   for (const ReportField& f : other.fields) put(fields, ReportField(f));
 }
 
 void AllocReport::append(AllocReport&& other) {
+  if (!reportsOn()) return;
   if (lines.empty()) lines = std::move(other.lines);
   else lines.insert(lines.end(), std::make_move_iterator(other.lines.begin()), std::make_move_iterator(other.lines.end()));
   for (ReportField& f : other.fields) put(fields, std::move(f));

@@ -9,6 +9,7 @@
 #include <string>
 #include <utility>
 
+#include "alloc/report.h"
 #include "gen/choices.h"
 #include "gen/generate.h"
 #include "ir/arch.h"
@@ -32,6 +33,11 @@ struct FuzzLimits {
   // The symbolic oracle runs on one input in this many (requireCorrect): on these small programs it costs more than
   // equivalence and placement together, and equivalence already compares every operand of every instruction.
   uint64_t symbolic_every = 4;
+  // The allocators' reports (their lines and figures, which no oracle reads) are built on one input in this many
+  // (alloc/report.h ReportsOff; chosen by a hash of the poison seed, FuzzProgram::reports), so that
+  // their code still runs under the sanitizers on fuzzed programs: building them on every input was about 12 % of
+  // coloring_driver's CPU time (docs/fuzzing.md). The allocations do not depend on it.
+  uint64_t reports_every = 4;
 };
 inline constexpr FuzzLimits kFuzzLimits{};
 
@@ -47,6 +53,10 @@ struct FuzzProgram {
   Program program;
   uint64_t poison_seed = 1;
   uint64_t knob = 0;  // one more decision for the target (e.g. which optlevel)
+  // Whether this input's allocations build their reports (kFuzzLimits.reports_every); a target that reads no
+  // report holds a ReportsOff(!reports) while it allocates. From a hash of the poison seed: the seed's low bits are
+  // often the same (a short input's seed is 1, mutations write zeros), which would build them on most inputs.
+  bool reports() const { return ((poison_seed * 0x9e3779b97f4a7c15ULL) >> 32) % kFuzzLimits.reports_every == 0; }
 };
 
 // A program on `arch` (fuzzArch); size (at most kFuzzLimits.max_statements) and pressure from the input, and the

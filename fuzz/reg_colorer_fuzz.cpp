@@ -14,6 +14,7 @@ using namespace allocsim;
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static const Arch arch = fuzz::fuzzArch({{"sbuf-bytes", "12288"}, {"psum-banks", "8"}});
   fuzz::FuzzProgram in = fuzz::decodeProgram(data, size, arch);
+  const ReportsOff quiet(!in.reports());  // no report is read here (fuzz/fuzz_program.h)
   static const uint32_t kRegisters[] = {4, 4, 3, 2};
   in.program.arch.sp_registers = kRegisters[in.knob % 4];
   DriverOptions o;

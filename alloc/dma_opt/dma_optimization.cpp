@@ -49,7 +49,7 @@ class Pass {
     s.ran = true;
     r.set("dma.ran", std::string("yes"));
     s.pre = measureDmaTraffic(p);
-    r.line(dmaTrafficLine("Pre GCA", s.pre));
+    if (reportsOn()) r.line(dmaTrafficLine("Pre GCA", s.pre));
     // The sub-passes in the seed's order, repeated while one removes something: a removed dead store can leave a
     // reload redundant, which a second allocation of the output (O7) would otherwise remove, so that O7 did not
     // reproduce its input.
@@ -61,11 +61,13 @@ class Pass {
     if (o_.instance == DmaOptInstance::Psum && o_.level >= 1) {
       fixpoint(p, s);
       s.psum_spill_removed = removedSoFar(s);
-      r.line("[psum spill optimization]: removed " + std::to_string(s.psum_spill_removed));
+      if (reportsOn()) r.line("[psum spill optimization]: removed " + std::to_string(s.psum_spill_removed));
     }
     s.post = measureDmaTraffic(p);
-    r.line(dmaTrafficLine("Post GCA", s.post));
-    summarize(r, s);
+    if (reportsOn()) {
+      r.line(dmaTrafficLine("Post GCA", s.post));
+      summarize(r, s);
+    }
     return std::move(result_);
   }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <deque>
 #include <numeric>
 #include <tuple>
 
@@ -58,10 +59,12 @@ struct PreorderKeys {
   uint64_t runs = 0, run_area = 0;  // the width and area in normalized positions (runs of starts and ends)
 };
 
-std::vector<uint32_t> preorder(const std::vector<PreorderKeys>& keys, const std::string& letters) {
-  std::vector<uint32_t> order(keys.size());
+void preorder(const std::vector<PreorderKeys>& keys, const std::string& letters, std::vector<uint32_t>& order) {
+  order.resize(keys.size());
   std::iota(order.begin(), order.end(), 0u);
-  std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+  // The comparison is a total order (ties end on the index), so std::sort gives stable_sort's order without its
+  // temporary buffer (a heap allocation per call).
+  std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
     for (char c : letters) {
       uint64_t x = 0, y = 0;
       if (c == 'W') x = keys[a].width, y = keys[b].width;
@@ -74,6 +77,11 @@ std::vector<uint32_t> preorder(const std::vector<PreorderKeys>& keys, const std:
     }
     return a < b;
   });
+}
+
+std::vector<uint32_t> preorder(const std::vector<PreorderKeys>& keys, const std::string& letters) {
+  std::vector<uint32_t> order;
+  preorder(keys, letters, order);
   return order;
 }
 
@@ -105,8 +113,7 @@ enum class Outcome : uint8_t { Found, NotFound, Aborted, Timeout };
 class Search {
  public:
   // `widths`: each item's live span in the caller's positions (the preorders' W), before normalization.
-  Search(const ExactProblem& p, const std::vector<uint64_t>& widths, Clock::time_point deadline)
-      : p_(p), deadline_(deadline) {
+  Search(const ExactProblem& p, const std::vector<uint64_t>& widths) : p_(p) {
     const uint32_t n = uint32_t(p.items.size());
     // Sections: one per distinct first position; an item covers the sections whose position it is live at.
     for (const ExactItem& it : p.items) section_pos_.push_back(it.first);
@@ -153,6 +160,11 @@ class Search {
 
   const std::vector<PreorderKeys>& keys() const { return keys_; }
   uint64_t nodes() const { return nodes_; }
+  // A new solve: its deadline, and its node count from 0 (the capacity is p_'s, set by the owner).
+  void restart(Clock::time_point deadline) {
+    deadline_ = deadline;
+    nodes_ = 0;
+  }
   void setProgress(const ProgressFn* progress, std::string phase) {
     progress_ = progress;
     progress_phase_ = std::move(phase);
@@ -162,7 +174,7 @@ class Search {
   Outcome run(const std::string& letters, uint64_t node_limit) {
     const uint32_t n = uint32_t(p_.items.size());
     letters_ = letters;
-    order_ = preorder(keys_, letters);
+    preorder(keys_, letters, order_);
     rank_.assign(n, 0);
     for (uint32_t r = 0; r < n; ++r) rank_[order_[r]] = r;
     placed_.assign(n, 0);
@@ -318,13 +330,19 @@ class Search {
     uint32_t start = lo;
     for (uint32_t b = lo; b < hi; ++b) {
       if (b + 1 < hi && cuts_[b] != 0) continue;
-      std::vector<uint32_t> sub;
+      // This depth's scratch: `part` is the items of the nodes below, so each depth of parts has its own.
+      if (depth_ == parts_.size()) parts_.emplace_back();
+      PartScratch& scratch = parts_[depth_];
+      std::vector<uint32_t>& sub = scratch.sub;
+      sub.clear();
       for (uint32_t i : items)
         if (!placed_[i] && sec_lo_[i] <= b && start < sec_hi_[i]) sub.push_back(i);
       if (!sub.empty()) {
         // The part's own preorder, as minimalloc's SubSolve does: T is the largest remaining total of its sections.
-        std::vector<PreorderKeys> keys(sub.size());
-        std::vector<uint32_t> saved(sub.size());
+        std::vector<PreorderKeys>& keys = scratch.keys;
+        std::vector<uint32_t>& saved = scratch.saved;
+        keys.resize(sub.size());
+        saved.resize(sub.size());
         for (size_t x = 0; x < sub.size(); ++x) {
           const uint32_t i = sub[x];
           keys[x] = keys_[i];
@@ -333,12 +351,17 @@ class Search {
             keys[x].total = std::max(keys[x].total, total_[s]);
           saved[x] = rank_[i];
         }
-        std::vector<uint32_t> order = preorder(keys, letters_), part(sub.size());
+        std::vector<uint32_t>& order = scratch.order;
+        std::vector<uint32_t>& part = scratch.part;
+        preorder(keys, letters_, order);
+        part.resize(sub.size());
         for (size_t x = 0; x < order.size(); ++x) {
           part[x] = sub[order[x]];
           rank_[part[x]] = uint32_t(x);
         }
+        ++depth_;
         const Outcome o = node(0, 0, start, b + 1, part);
+        --depth_;
         for (size_t x = 0; x < sub.size(); ++x) rank_[sub[x]] = saved[x];
         if (o != Outcome::Found) return o;
       }
@@ -426,6 +449,13 @@ class Search {
   std::vector<Cand> cands_;
   std::vector<uint32_t> stamp_, touched_, cuts_;
   uint32_t epoch_ = 0;
+  // solveParts' vectors, one set per depth of nested parts (a deque: a deeper one added keeps these in place).
+  struct PartScratch {
+    std::vector<uint32_t> sub, saved, order, part;
+    std::vector<PreorderKeys> keys;
+  };
+  std::deque<PartScratch> parts_;
+  size_t depth_ = 0;
   uint64_t nodes_left_ = 0, nodes_ = 0;
   const ProgressFn* progress_ = nullptr;
   std::string progress_phase_;
@@ -442,53 +472,83 @@ const char* exactStatusName(ExactStatus s) {
   return "?";
 }
 
-ExactResult solveExact(const ExactProblem& original, const ExactSearchOptions& o) {
-  const ExactProblem p = normalized(original);
+// What does not depend on the capacity is built once per problem: the normalized problem, the search's tables and
+// the first-fit placements (sbuf_packing.h asks for a ladder of capacities on one problem).
+struct ExactSolver::State {
+  explicit State(const ExactProblem& original) : p(normalized(original)), lower_bound(exactLowerBound(p)),
+                                                 search(p, widthsOf(original)) {
+    // Best first fit over the preorders and plain size order: a fit at once when one is easy, else the fallback.
+    for (const char* h : {"Z", "WAT", "TAW", "TWA"}) {
+      std::vector<ExactPlacement> pl = firstFit(p, preorder(search.keys(), h));
+      if (best.empty() || exactHeight(p, pl) < exactHeight(p, best)) {
+        best = pl;
+        best_name = std::string("first fit (") + h + ")";
+      }
+    }
+    best_height = exactHeight(p, best);
+  }
+  static std::vector<uint64_t> widthsOf(const ExactProblem& original) {
+    std::vector<uint64_t> widths;
+    widths.reserve(original.items.size());
+    for (const ExactItem& it : original.items) widths.push_back(uint64_t(it.last - it.first) + 1);
+    return widths;
+  }
+
+  ExactProblem p;  // normalized; its capacity is the current solve's
+  uint64_t lower_bound;
+  Search search;   // holds a reference to p
+  std::vector<ExactPlacement> best;
+  std::string best_name;
+  uint64_t best_height = 0;
+};
+
+ExactSolver::ExactSolver(const ExactProblem& p) : state_(std::make_unique<State>(p)) {}
+ExactSolver::~ExactSolver() = default;
+
+ExactResult ExactSolver::solve(uint64_t capacity, const ExactSearchOptions& o) {
+  State& st = *state_;
+  const ExactProblem& p = st.p;
+  st.p.capacity = capacity;
   const auto t0 = Clock::now();
   const auto deadline = t0 + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(o.time_limit_s));
   ExactResult r;
-  r.lower_bound = exactLowerBound(p);
-  auto finish = [&](ExactStatus s, std::vector<ExactPlacement> pl, std::string method) {
+  r.lower_bound = st.lower_bound;
+  auto finish = [&](ExactStatus s, const std::vector<ExactPlacement>& pl, std::string method) {
     r.status = s;
-    r.placements = std::move(pl);
+    r.placements = pl;
     r.height = exactHeight(p, r.placements);
     r.method = std::move(method);
     r.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
     return r;
   };
-  std::vector<uint64_t> widths;
-  for (const ExactItem& it : original.items) widths.push_back(uint64_t(it.last - it.first) + 1);
-  Search search(p, widths, deadline);
-  // Best first fit over the preorders and plain size order: a fit at once when one is easy, else the fallback.
-  std::vector<ExactPlacement> best;
-  std::string best_name;
-  for (const char* h : {"Z", "WAT", "TAW", "TWA"}) {
-    std::vector<ExactPlacement> pl = firstFit(p, preorder(search.keys(), h));
-    if (best.empty() || exactHeight(p, pl) < exactHeight(p, best)) {
-      best = pl;
-      best_name = std::string("first fit (") + h + ")";
-    }
-  }
-  if (!best.empty() && exactHeight(p, best) <= p.capacity && exactViolation(p, best).empty() && o.greedy_first)
+  Search& search = st.search;
+  search.restart(deadline);
+  const std::vector<ExactPlacement>& best = st.best;
+  const std::string& best_name = st.best_name;
+  if (!best.empty() && st.best_height <= p.capacity && exactViolation(p, best).empty() && o.greedy_first)
     return finish(ExactStatus::Fit, best, best_name);
   if (p.items.empty()) return finish(ExactStatus::Fit, {}, "nothing to place");
   if (r.lower_bound > p.capacity) return finish(ExactStatus::NoFit, best, "lower bound");
   // minimalloc's three preorders, with widths in the caller's positions, then the same with widths in runs of the
   // normalized positions (R, B): which one leads the search quickly to a fit varies from problem to problem.
-  const std::vector<std::string> heuristics = {"WAT", "TAW", "TWA", "RBT", "TBR", "TRB"};
+  static const char* const heuristics[] = {"WAT", "TAW", "TWA", "RBT", "TBR", "TRB"};
   for (uint64_t limit = p.items.size(); ; ) {
     limit *= 2;
-    for (size_t h = 0; h < heuristics.size(); ++h) {
-      search.setProgress(o.progress, o.progress_phase + ", preorder " + heuristics[h] + ", node limit " +
-                                         std::to_string(limit));
-      const Outcome out = search.run(heuristics[h], limit);
+    for (const char* h : heuristics) {
+      // The phase's text only when a progress line can print it.
+      search.setProgress(o.progress, o.progress ? o.progress_phase + ", preorder " + h + ", node limit " +
+                                                      std::to_string(limit)
+                                                : std::string());
+      const Outcome out = search.run(h, limit);
       r.nodes = search.nodes();
-      if (out == Outcome::Found) return finish(ExactStatus::Fit, search.solution(), "search " + heuristics[h]);
-      if (out == Outcome::NotFound) return finish(ExactStatus::NoFit, best, "search " + heuristics[h]);
+      if (out == Outcome::Found) return finish(ExactStatus::Fit, search.solution(), std::string("search ") + h);
+      if (out == Outcome::NotFound) return finish(ExactStatus::NoFit, best, std::string("search ") + h);
       if (out == Outcome::Timeout) return finish(ExactStatus::Unknown, best, best_name);
     }
     if (o.node_budget && search.nodes() >= o.node_budget) return finish(ExactStatus::Unknown, best, best_name);
   }
 }
+
+ExactResult solveExact(const ExactProblem& p, const ExactSearchOptions& o) { return ExactSolver(p).solve(p.capacity, o); }
 
 }  // namespace allocsim

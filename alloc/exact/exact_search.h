@@ -23,6 +23,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -59,5 +60,21 @@ struct ExactResult {
 };
 
 ExactResult solveExact(const ExactProblem& p, const ExactSearchOptions& o = {});
+
+// One problem solved at several capacities (p.capacity is ignored): solve(c, o) returns what solveExact would for
+// p at capacity c, and what does not depend on the capacity (the normalized problem, the search's tables, the
+// first-fit placements) is built once. The SBUF colorer's packing ladder (sbuf_packing.h) asks up to ten capacities.
+class ExactSolver {
+ public:
+  explicit ExactSolver(const ExactProblem& p);
+  ~ExactSolver();
+  ExactSolver(const ExactSolver&) = delete;
+  ExactSolver& operator=(const ExactSolver&) = delete;
+  ExactResult solve(uint64_t capacity, const ExactSearchOptions& o = {});
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
 
 }  // namespace allocsim

@@ -70,7 +70,7 @@ PsumResult allocatePsum(const Program& input, const PsumOptions& o) {
     if (o.verbosity >= 1) r.line("spill round " + std::to_string(rounds));
     const Liveness live = computeLiveness(p);
     PsumGraph g = buildPsumGraph(p, live);
-    if (rounds == 1) {
+    if (rounds == 1 && reportsOn()) {
       const double demand = psumDemandPercent(p.arch, g);
       r.line(num(demand) + "% PSUM demand before spilling");
       r.line(colorerDemandPlainLine("PSUM", "banks", g.total_demand, g.max_concurrent, psum_banks));
@@ -142,6 +142,7 @@ PsumResult allocatePsum(const Program& input, const PsumOptions& o) {
     }
   }
 
+  if (!reportsOn()) return result;
   const double utilization = 100.0 * double(best.selection.banks_used) / double(psum_banks ? psum_banks : 1);
   reportColorerSummary(r, ColorerSummary{"PSUM", "psum", best.selection.score, variantName(best.heuristic),
                                          spill_cycles, spilled, utilization, rounds, o.verbosity >= 1,

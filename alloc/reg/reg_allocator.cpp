@@ -127,8 +127,10 @@ AllocReport allocateRegisters(Program& p, const RegOptions& o) {
     const RegCosts costs = findRegisterCosts(p, kept, loop_spilled);
     const RegGroups groups = coalesceCopies(p, live, g, kept, R);
     RegColoring c = colorCoalesced(p, live, groups, costs, kept, R);
-    rep.line("REG GCA interation nums = " + std::to_string(round));
-    rep.line("REG score = " + formatReportNumber(c.score, 3) + " (lower is better)");
+    if (reportsOn()) {
+      rep.line("REG GCA interation nums = " + std::to_string(round));
+      rep.line("REG score = " + formatReportNumber(c.score, 3) + " (lower is better)");
+    }
     if (c.uncolored.empty()) {
       for (RegId r = 0; r < p.registers.size(); ++r) p.registers[r].phys = c.color[r];
       rep.set("reg.rounds", int64_t(round));
@@ -155,6 +157,7 @@ AllocReport allocateRegisters(Program& p, const RegOptions& o) {
     stores += s.stores;
     reloads += s.reloads;
   }
+  if (!reportsOn()) return rep;
   const uint64_t cycles = spillCycles(p, p.body, 1);
   const double utilization = R == 0 ? 0 : 100.0 * final_coloring.lanes_used / R;
   rep.line("Number of registers spilled = " + std::to_string(spilled_total));

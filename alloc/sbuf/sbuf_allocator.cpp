@@ -310,13 +310,15 @@ SbufResult allocateSbuf(const Program& input, const SbufOptions& o) {
   const std::vector<bool> local(base.tensors.size(), false);
   const SbufRoundGraph first = roundGraph(base, local);
   const SbufGraph& g = first.g;
-  const double demand = sbufDemandPercent(base.arch, g);
-  r.line(num(demand) + "% SB demand before allocation");
-  r.line(colorerDemandPlainLine("SB", "bytes", g.total_demand, g.max_live, sbufCapacity(base.arch)));
-  r.set("sbuf.demand_before_allocation_pct", demand);
-  r.set("sbuf.capacity_bytes", int64_t(sbufCapacity(base.arch)));
-  r.set("sbuf.demand_bytes", int64_t(g.total_demand));
-  r.set("sbuf.max_live_bytes", int64_t(g.max_live));
+  if (reportsOn()) {
+    const double demand = sbufDemandPercent(base.arch, g);
+    r.line(num(demand) + "% SB demand before allocation");
+    r.line(colorerDemandPlainLine("SB", "bytes", g.total_demand, g.max_live, sbufCapacity(base.arch)));
+    r.set("sbuf.demand_before_allocation_pct", demand);
+    r.set("sbuf.capacity_bytes", int64_t(sbufCapacity(base.arch)));
+    r.set("sbuf.demand_bytes", int64_t(g.total_demand));
+    r.set("sbuf.max_live_bytes", int64_t(g.max_live));
+  }
 
   // Best-of-N over whole spill fixpoints, not round by round: a heuristic that spills less in the first round can
   // leave reloads that spill more later (minimalloc's B spilled 14% more bytes at O3 than at O2 when O3 kept the
@@ -326,8 +328,10 @@ SbufResult allocateSbuf(const Program& input, const SbufOptions& o) {
   std::optional<SbufRun> best;
   for (uint32_t k = 0; k < n_heuristics; ++k) {
     const uint64_t bound = best && !best->error && !best->abandoned ? best->spill_bytes : UINT64_MAX;
-    const std::string phase = "SBUF colorer, heuristic " + std::to_string(k + 1) + " of " +
-                              std::to_string(n_heuristics) + " (" + sbufHeuristicName(sbufHeuristic(k)) + ")";
+    const std::string phase = !o.progress ? std::string()  // the progress line's, built only when one is printed
+                                          : "SBUF colorer, heuristic " + std::to_string(k + 1) + " of " +
+                                                std::to_string(n_heuristics) + " (" +
+                                                sbufHeuristicName(sbufHeuristic(k)) + ")";
     SbufRun run = runHeuristic(base, local, first, sbufHeuristic(k), spillable, bound, o, phase);
     if (o.verbosity >= 1) r.append(run.log);
     if (!best || betterRun(run, *best)) best = std::move(run);
@@ -348,6 +352,7 @@ SbufResult allocateSbuf(const Program& input, const SbufOptions& o) {
   }
   if (o.verbosity >= 1) r.line("best heuristic's fixpoint: " + runName(w));
 
+  if (!reportsOn()) return SbufResult{std::move(w.program), std::move(r)};
   const SbufSelection& sel = w.selection;
   const double utilization = 100.0 * double(sel.footprint) / double(std::max<uint64_t>(sbufCapacity(base.arch), 1));
   reportColorerSummary(r, ColorerSummary{"SB", "sbuf", sel.score, runName(w), w.spill_cycles,

@@ -40,9 +40,9 @@ std::optional<std::vector<Placement>> packSbuf(const Program& p, const SbufGraph
   ExactSearchOptions so;
   so.time_limit_s = 1e9;  // the node budget decides, not the clock
   so.node_budget = limits.nodes_per_tensor * problem.items.size();
+  ExactSolver solver(problem);  // the ladder's targets share everything but the capacity
   for (double factor : limits.targets) {
-    problem.capacity = uint64_t(std::ceil(double(lower) * factor));
-    ExactResult r = solveExact(problem, so);
+    ExactResult r = solver.solve(uint64_t(std::ceil(double(lower) * factor)), so);
     if (r.status != ExactStatus::Fit) continue;  // proved impossible or not found within the budget: next target
     if (r.height > a.sbuf_bytes) return std::nullopt;
     std::vector<Placement> at(g.nodes.size());  // never-live nodes: the corner, they meet nobody
