@@ -175,9 +175,10 @@ std::vector<bool> sbufStandIns(const Program& p, const LinearOrder& order) {
   std::vector<bool> local(n, false), seen(n, false);
   std::vector<int32_t> loop(n, -1);
   for (TensorId t = 0; t < n; ++t) local[t] = p.tensors[t].space == Space::Sbuf && p.tensors[t].origin == Origin::Reload;
+  OperandEffects e;  // reused from one instruction to the next
   for (const LinearPosition& at : order.positions) {
     if (!at.executes || at.kind != LinearPosition::Kind::Instruction) continue;
-    const OperandEffects e = operandEffects(p, *at.inst);
+    operandEffects(p, *at.inst, e);
     auto mention = [&](TensorId t, bool write) {
       if (t >= n || !local[t]) return;
       if (!seen[t]) {

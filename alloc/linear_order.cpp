@@ -20,8 +20,33 @@ std::vector<int32_t> LinearOrder::nest(uint32_t pos) const {
   return chain;
 }
 
+namespace {
+
+// Instructions and loops of a body, nested ones included (iteratively, as linearize).
+void countBody(const std::vector<Instruction>& body, size_t& instructions, size_t& loops) {
+  std::vector<const std::vector<Instruction>*> todo{&body};
+  while (!todo.empty()) {
+    const std::vector<Instruction>* b = todo.back();
+    todo.pop_back();
+    instructions += b->size();
+    for (const Instruction& inst : *b)
+      if (inst.op == Op::Loop) {
+        ++loops;
+        todo.push_back(&inst.body);
+      }
+  }
+}
+
+}  // namespace
+
 LinearOrder linearize(const Program& p) {
   LinearOrder order;
+  // Sized once: every allocator computes the order at least once per round, and growing it one position at a time
+  // was a heap allocation per doubling (each one an ASan stack trace in the fuzz targets, docs/fuzzing.md).
+  size_t instructions = 0, loops = 0;
+  countBody(p.body, instructions, loops);
+  order.positions.reserve(instructions + loops + 2);  // a loop: its header (an instruction) and its end
+  order.loops.reserve(loops);
   order.positions.push_back({LinearPosition::Kind::Start, nullptr, -1, true});
   struct Frame {
     const std::vector<Instruction>* body;

@@ -88,6 +88,7 @@ Liveness computeLiveness(const Program& p) {
   std::vector<Mentions> tensors(p.tensors.size()), regs(p.registers.size());
   for (TensorId t = 0; t < p.tensors.size(); ++t)
     if (p.tensors[t].input) tensors[t].write(order.start(), WriteCover::Whole);
+  OperandEffects e;  // reused: its vectors keep their room from one instruction to the next
   for (uint32_t pos = 0; pos < order.positions.size(); ++pos) {
     const LinearPosition& at = order.positions[pos];
     if (!at.executes || at.inst == nullptr) continue;
@@ -95,7 +96,7 @@ Liveness computeLiveness(const Program& p) {
       if (at.inst->rd < regs.size()) regs[at.inst->rd].write(pos, WriteCover::Whole);
       continue;
     }
-    OperandEffects e = operandEffects(p, *at.inst);
+    operandEffects(p, *at.inst, e);
     for (RegId r : e.reg_reads) regs[r].read(pos);
     for (TensorId t : e.tensor_reads) tensors[t].read(pos);
     for (const TensorWrite& w : e.tensor_writes) tensors[w.tensor].write(pos, w.cover);

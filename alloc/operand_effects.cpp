@@ -50,6 +50,15 @@ class Collector {
 
 OperandEffects operandEffects(const Program& p, const Instruction& inst) {
   OperandEffects e;
+  operandEffects(p, inst, e);
+  return e;
+}
+
+void operandEffects(const Program& p, const Instruction& inst, OperandEffects& e) {
+  e.tensor_reads.clear();
+  e.tensor_writes.clear();
+  e.reg_reads.clear();
+  e.reg_writes.clear();
   Collector c(p, e);
   switch (inst.op) {
     case Op::Dma:
@@ -122,7 +131,6 @@ OperandEffects operandEffects(const Program& p, const Instruction& inst) {
     case Op::Loop:
       break;
   }
-  return e;
 }
 
 OperandViews operandViews(const Instruction& inst) {

@@ -34,6 +34,9 @@ struct OperandEffects {
 // end) is the caller's: it has two positions. Tensor and register ids out of range are left out, so a
 // malformed program gives fewer mentions, never undefined behaviour.
 OperandEffects operandEffects(const Program& p, const Instruction& inst);
+// The same into `out` (cleared first): a walk over every instruction reuses one OperandEffects, instead of four
+// vectors allocated per instruction (computeLiveness runs once per allocator round).
+void operandEffects(const Program& p, const Instruction& inst, OperandEffects& out);
 
 // The tensor views a non-loop instruction accesses, for walks that evaluate views per execution
 // (alloc/iteration_coverage.h). Lists the same operands as operandEffects: sources in operand order, then the

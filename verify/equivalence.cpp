@@ -23,6 +23,18 @@ namespace {
 
 std::string quoted(const std::string& s) { return "'" + s + "'"; }
 
+// No placement, no register placement, instruction ids in preorder: the program as reference() would copy it.
+bool isPlainProgram(const Program& p) {
+  for (const Tensor& t : p.tensors)
+    if (t.placement) return false;
+  for (const Register& r : p.registers)
+    if (r.phys) return false;
+  uint32_t next = 0;
+  bool numbered = true;
+  forEachInstruction(p.body, [&](const Instruction& i) { numbered = numbered && i.id == next++; });
+  return numbered;
+}
+
 // Where two runs' operand-hash sequences first part: the positions in the allocated and reference reads.
 struct Divergence {
   uint64_t alloc_read = 0;  // index into the allocated run's reads (every executed non-loop instruction)
@@ -65,9 +77,16 @@ std::optional<ElementDiff> firstDifference(const uint8_t* found, const uint8_t* 
 // program's tensor and instruction maps hold for the original too. The recovered program's run is made on the
 // allocated program's own original instructions when it can be (runsOnAllocatedInstructions): then it has its
 // declarations and maps but no copy of the instructions.
-ReferenceProgram reference(const Program& allocated, const Program* original) {
-  ReferenceProgram ref = referenceProgram(allocated, ReferenceBody::None);
-  if (!original) return runsOnAllocatedInstructions(allocated, ref) ? ref : referenceProgram(allocated);
+// With the original, `recovered` is referenceProgram(allocated) already made for matchOriginal (its maps are the
+// ones needed; its copy of the instructions is dropped).
+ReferenceProgram reference(const Program& allocated, const Program* original, ReferenceProgram* recovered) {
+  if (!original) {
+    ReferenceProgram ref = referenceProgram(allocated, ReferenceBody::None);
+    return runsOnAllocatedInstructions(allocated, ref) ? ref : referenceProgram(allocated);
+  }
+  ReferenceProgram ref = recovered ? std::move(*recovered) : referenceProgram(allocated, ReferenceBody::None);
+  ref.program = Program{};
+  if (isPlainProgram(*original)) return ref;  // the reference run reads the original itself (Checker::refProgram)
   ref.program = *original;
   for (Tensor& t : ref.program.tensors) t.placement.reset();
   for (Register& r : ref.program.registers) r.phys.reset();
@@ -77,8 +96,11 @@ ReferenceProgram reference(const Program& allocated, const Program* original) {
 
 class Checker {
  public:
-  Checker(const Program& allocated, const EquivalenceOptions& opts)
-      : a_(allocated), opts_(opts), ref_(reference(allocated, opts.original)), layout_(allocated) {
+  Checker(const Program& allocated, const EquivalenceOptions& opts, ReferenceProgram* recovered = nullptr)
+      : a_(allocated), opts_(opts), ref_(reference(allocated, opts.original, recovered)), layout_(allocated) {
+    // A plain original (no placements, ids in preorder) is what its copy with placements dropped and renumbered
+    // would be: the reference run reads it where it is instead of a copy of it.
+    if (opts.original && isPlainProgram(*opts.original)) ref_program_ = opts.original;
     on_allocated_ = !opts.original && runsOnAllocatedInstructions(a_, ref_);
     io_.input_seed = opts.input_seed;
     io_.max_steps = opts.max_steps;
@@ -88,7 +110,7 @@ class Checker {
     phys_ = [this] { return std::make_unique<PhysicalStorage>(a_, opts_.poison_seed); };
     priv_ = [this]() -> std::unique_ptr<Storage> {
       if (on_allocated_) return std::make_unique<ReferenceStorage>(a_, ref_);
-      return std::make_unique<PrivateStorage>(ref_.program);
+      return std::make_unique<PrivateStorage>(refProgram());
     };
   }
 
@@ -130,7 +152,9 @@ class Checker {
 
   // The program the reference run interprets: the allocated one (its original instructions only, on ReferenceStorage)
   // or the recovered or original program.
-  const Program& referenceRun() const { return on_allocated_ ? a_ : ref_.program; }
+  const Program& referenceRun() const { return on_allocated_ ? a_ : refProgram(); }
+  // The reference program's declarations and (unless the run is on a_'s instructions) instructions.
+  const Program& refProgram() const { return ref_program_ ? *ref_program_ : ref_.program; }
   // The reference's id of an instruction the reference run executed.
   uint32_t referenceRunId(uint32_t id) const { return on_allocated_ ? referenceId(id) : id; }
   // The `ordinal`-th executed non-loop instruction of the reference run.
@@ -138,8 +162,8 @@ class Checker {
     return captureExecution(referenceRun(), priv_, io_ref_, ordinal, on_allocated_ ? &ref_.registers : nullptr);
   }
   std::string referenceText(const Instruction& inst) const {
-    if (!on_allocated_) return instructionText(ref_.program, inst);
-    return instructionText(ref_.program, referenceInstruction(a_, ref_, inst));
+    if (!on_allocated_) return instructionText(refProgram(), inst);
+    return instructionText(refProgram(), referenceInstruction(a_, ref_, inst));
   }
 
   // Keeps the reference run's reads, by the reference's instruction ids.
@@ -195,7 +219,7 @@ class Checker {
     if (tensor.origin != Origin::Source) {
       TensorId src = ref_.tensor.at(t);
       s += std::string(" (inserted by ") + originName(tensor.origin);
-      if (src != kNone) s += ", holds " + quoted(ref_.program.tensors.at(src).name);
+      if (src != kNone) s += ", holds " + quoted(refProgram().tensors.at(src).name);
       s += ")";
     }
     return s;
@@ -454,6 +478,7 @@ class Checker {
   const Program& a_;
   EquivalenceOptions opts_;
   ReferenceProgram ref_;
+  const Program* ref_program_ = nullptr;  // the original itself, when it is plain; else ref_.program
   bool on_allocated_ = false;  // the reference runs on a_'s original instructions (ReferenceStorage), not on a copy
   MachineLayout layout_;
   InterpOptions io_;
@@ -467,8 +492,10 @@ class Checker {
 
 std::vector<Finding> checkEquivalence(const Program& allocated, const EquivalenceOptions& opts) {
   if (opts.original) {
-    std::vector<Finding> differ = matchOriginal(allocated, referenceProgram(allocated), *opts.original);
+    ReferenceProgram recovered = referenceProgram(allocated);
+    std::vector<Finding> differ = matchOriginal(allocated, recovered, *opts.original);
     if (!differ.empty()) return differ;  // the runs could not be paired instruction by instruction
+    return Checker(allocated, opts, &recovered).run();  // its maps, made once
   }
   return Checker(allocated, opts).run();
 }

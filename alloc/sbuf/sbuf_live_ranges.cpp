@@ -24,10 +24,11 @@ Liveness sbufLiveness(const Program& p, const std::vector<bool>& local) {
     }
   if (!any) return live;
   const LinearOrder& order = live.order;
+  OperandEffects e;  // reused from one instruction to the next
   for (uint32_t pos = 0; pos < order.positions.size(); ++pos) {
     const LinearPosition& at = order.positions[pos];
     if (!at.executes || at.kind != LinearPosition::Kind::Instruction) continue;
-    OperandEffects e = operandEffects(p, *at.inst);
+    operandEffects(p, *at.inst, e);
     auto mention = [&](TensorId t) {
       if (t >= local.size() || !local[t]) return;
       LiveRange& r = live.tensors[t];

@@ -25,17 +25,18 @@ struct Gap {
 
 uint64_t alignUp(uint64_t x, uint64_t a) { return (x + a - 1) / a * a; }
 
-// The free gaps of band [base, base + partitions) that hold `bytes`, in offset order.
-std::vector<Gap> gapsOf(const Arch& arch, uint64_t base, uint32_t partitions, uint64_t bytes,
-                        const std::vector<SbufRect>& taken) {
+// The free gaps of band [base, base + partitions) that hold `bytes`, in offset order, into `gaps`; `used` is
+// scratch. Both are the caller's, reused over the bands (two heap allocations per band and node before).
+void gapsOf(const Arch& arch, uint64_t base, uint32_t partitions, uint64_t bytes, const std::vector<SbufRect>& taken,
+            std::vector<std::pair<uint64_t, uint64_t>>& used, std::vector<Gap>& gaps) {
   const uint64_t align = std::max<uint32_t>(arch.sbuf_align, 1);
-  std::vector<std::pair<uint64_t, uint64_t>> used;  // [start, end)
+  used.clear();  // [start, end)
   for (const SbufRect& r : taken)
     if (r.partitions > 0 && r.bytes > 0 && r.partition < base + partitions && base < uint64_t(r.partition) + r.partitions)
       used.push_back({r.offset, r.offset + r.bytes});
   std::sort(used.begin(), used.end());
   used.push_back({arch.sbuf_bytes, arch.sbuf_bytes});  // the end of the partition closes the last gap
-  std::vector<Gap> gaps;
+  gaps.clear();
   uint64_t at = 0;
   for (const auto& [start, end] : used) {
     const uint64_t from = alignUp(at, align);
@@ -43,7 +44,6 @@ std::vector<Gap> gapsOf(const Arch& arch, uint64_t base, uint32_t partitions, ui
     at = std::max(at, end);
     if (at >= arch.sbuf_bytes) break;
   }
-  return gaps;
 }
 
 }  // namespace
@@ -56,8 +56,10 @@ std::optional<Placement> placeSbufRect(const Arch& arch, SbufPolicy policy, uint
   const uint64_t quantum = std::max<uint32_t>(arch.sbuf_partition_quantum, 1);
   std::optional<Placement> best;
   uint64_t best_room = 0;
+  std::vector<std::pair<uint64_t, uint64_t>> used;
+  std::vector<Gap> gaps;
   for (uint64_t base = 0; base + partitions <= arch.sbuf_partitions; base += quantum) {
-    std::vector<Gap> gaps = gapsOf(arch, base, partitions, bytes, taken);
+    gapsOf(arch, base, partitions, bytes, taken, used, gaps);
     if (gaps.empty()) continue;
     Placement pl;
     pl.partition = uint32_t(base);

@@ -29,6 +29,7 @@ SbufSelection selectSbuf(const Program& p, const SbufGraph& g, const std::vector
   }
 
   std::vector<SbufRect> used;
+  used.reserve(n);
   for (uint32_t i = 0; i < n; ++i)
     if (s.at[i] && !g.nodes[i].range.empty())
       used.push_back({s.at[i]->partition, g.nodes[i].partitions, s.at[i]->offset, g.nodes[i].bytes});
