@@ -55,7 +55,7 @@ void runPsum(Program& p, const Effort& e, const DriverOptions& o, std::vector<Al
   po.heuristics = e.psum_heuristics;
   po.verbosity = o.verbosity;
   po.progress = o.progress;
-  PsumResult r = allocatePsum(p, po);
+  PsumResult r = allocatePsum(std::move(p), po);  // p is given up and replaced by the result
   p = std::move(r.program);
   reports.push_back(named("psum", std::move(r.report)));
 }
@@ -69,7 +69,7 @@ void runSbuf(Program& p, const Effort& e, const DriverOptions& o, std::vector<Al
   so.unlimited_room = o.sbuf_unlimited_room;
   so.verbosity = o.verbosity;
   so.progress = o.progress;
-  SbufResult r = allocateSbuf(p, so);
+  SbufResult r = allocateSbuf(std::move(p), so);  // p is given up and replaced by the result
   p = std::move(r.program);
   reports.push_back(named("sbuf", std::move(r.report)));
 }

@@ -8,6 +8,8 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+#include <span>
 #include <vector>
 
 #include "ir/program.h"
@@ -19,27 +21,28 @@ class ReleaseSchedule {
   ReleaseSchedule() = default;
   explicit ReleaseSchedule(const Program& p);
   // The tensors whose last mention is top-level statement `statement` (an index into Program::body).
-  const std::vector<TensorId>& after(size_t statement) const {
-    static const std::vector<TensorId> kNoTensors;
-    return statement < after_.size() ? after_[statement] : kNoTensors;
-  }
+  std::span<const TensorId> after(size_t statement) const { return after_.of(statement); }
   bool releases(TensorId t) const { return t < released_.size() && released_[t]; }
   // The outputs whose last mention is statement `statement`: their values are final from then on (a checker may
   // judge them there and drop its bookkeeping; the storage keeps them for the end of the run).
-  const std::vector<TensorId>& finalAfter(size_t statement) const {
-    static const std::vector<TensorId> kNoTensors;
-    return statement < final_.size() ? final_[statement] : kNoTensors;
-  }
+  std::span<const TensorId> finalAfter(size_t statement) const { return final_.of(statement); }
   // The inputs of their own (unplaced DRAM: nothing else shares their bytes) first named by statement
   // `statement`: a run may load them just before it instead of before the run.
-  const std::vector<TensorId>& before(size_t statement) const {
-    static const std::vector<TensorId> kNoTensors;
-    return statement < before_.size() ? before_[statement] : kNoTensors;
-  }
+  std::span<const TensorId> before(size_t statement) const { return before_.of(statement); }
   bool loadsLate(TensorId t) const { return t < late_.size() && late_[t]; }
 
  private:
-  std::vector<std::vector<TensorId>> after_, before_, final_;
+  // One list per statement, all in one array (statement s's are [start[s], start[s + 1])): every run of the
+  // interpreter builds a schedule, and a vector per statement was most of its heap allocations (docs/fuzzing.md).
+  struct Lists {
+    std::vector<uint32_t> start;
+    std::vector<TensorId> items;
+    std::span<const TensorId> of(size_t s) const {
+      if (s + 1 >= start.size()) return {};
+      return {items.data() + start[s], items.data() + start[s + 1]};
+    }
+  };
+  Lists after_, before_, final_;
   std::vector<bool> late_;
   std::vector<bool> released_;
 };

@@ -15,6 +15,8 @@
 namespace allocsim {
 namespace {
 
+std::vector<TensorId> listOf(std::span<const TensorId> s) { return {s.begin(), s.end()}; }
+
 TEST(ReleaseSchedule, LastTopLevelMentionNeverOutputsLoopsAsAWhole) {
   Program p = parseProgram(
       "arch tiny\n"
@@ -30,11 +32,11 @@ TEST(ReleaseSchedule, LastTopLevelMentionNeverOutputsLoopsAsAWhole) {
       "dma O, b\n");                   // 2
   const TensorId A = p.findTensor("A"), O = p.findTensor("O"), a = p.findTensor("a"), b = p.findTensor("b");
   ReleaseSchedule s(p);
-  EXPECT_EQ(s.after(0), std::vector<TensorId>{A});
-  EXPECT_EQ(s.after(1), std::vector<TensorId>{a});  // read inside the loop: released after the whole loop
-  EXPECT_EQ(s.after(2), std::vector<TensorId>{b});
+  EXPECT_EQ(listOf(s.after(0)), std::vector<TensorId>{A});
+  EXPECT_EQ(listOf(s.after(1)), std::vector<TensorId>{a});  // read inside the loop: released after the whole loop
+  EXPECT_EQ(listOf(s.after(2)), std::vector<TensorId>{b});
   EXPECT_FALSE(s.releases(O));
-  EXPECT_EQ(s.before(0), std::vector<TensorId>{A});
+  EXPECT_EQ(listOf(s.before(0)), std::vector<TensorId>{A});
   EXPECT_TRUE(s.loadsLate(A));
   EXPECT_FALSE(s.loadsLate(a));
 }

@@ -1,5 +1,6 @@
 #include "alloc/dma_opt/program_edit.h"
 
+#include <algorithm>
 #include <vector>
 
 namespace allocsim {
@@ -42,6 +43,8 @@ uint32_t removeUnusedInsertedTensors(Program& p) {
     for (TensorId c = p.tensors[t].copy_of, hops = 0; c < n && hops <= n && !used[c]; c = p.tensors[c].copy_of, ++hops)
       used[c] = true;
   }
+  // Usually every tensor is still used: then nothing moves (the pass runs twice per round of the DMA optimization).
+  if (std::find(used.begin(), used.end(), false) == used.end()) return 0;
   std::vector<TensorId> remap(n, kNone);
   std::vector<Tensor> kept;
   kept.reserve(n);

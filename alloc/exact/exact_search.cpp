@@ -23,6 +23,8 @@ std::vector<ExactPlacement> firstFit(const ExactProblem& p, const std::vector<ui
   std::vector<ExactPlacement> pl(n);
   std::vector<uint32_t> placed;
   std::vector<std::pair<uint64_t, uint64_t>> busy;
+  placed.reserve(n);
+  busy.reserve(n);
   for (uint32_t i = 0; i < n; ++i)
     if (p.items[i].fixed_offset) {
       pl[i] = {p.items[i].starts[0], *p.items[i].fixed_offset};
@@ -91,6 +93,7 @@ std::vector<uint32_t> preorder(const std::vector<PreorderKeys>& keys, const std:
 ExactProblem normalized(const ExactProblem& p) {
   ExactProblem q = p;
   std::vector<std::tuple<uint32_t, int, uint32_t>> events;  // (position, 0 = start / 1 = end, item)
+  events.reserve(2 * p.items.size());
   for (uint32_t i = 0; i < p.items.size(); ++i) {
     events.push_back({p.items[i].first, 0, i});
     events.push_back({p.items[i].last, 1, i});

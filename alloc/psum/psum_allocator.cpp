@@ -48,8 +48,10 @@ void requirePinnedInBounds(const Program& p) {
 
 }  // namespace
 
-PsumResult allocatePsum(const Program& input, const PsumOptions& o) {
-  PsumResult result{input, {}};
+PsumResult allocatePsum(const Program& input, const PsumOptions& o) { return allocatePsum(Program(input), o); }
+
+PsumResult allocatePsum(Program&& input, const PsumOptions& o) {
+  PsumResult result{std::move(input), {}};
   Program& p = result.program;
   AllocReport& r = result.report;
   const uint32_t n_heuristics = std::clamp<uint32_t>(o.heuristics, 1, kPsumHeuristicCount);

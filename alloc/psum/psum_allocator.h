@@ -34,5 +34,7 @@ struct PsumResult {
 // Throws AllocError (capacity guard, "too many reloads required") and InputError (a pinned PSUM placement out of
 // bounds). Deterministic: the same input gives the same program and report.
 PsumResult allocatePsum(const Program& p, const PsumOptions& o = {});
+// The same on a program the caller gives up (the driver's): it is moved in, not copied.
+PsumResult allocatePsum(Program&& p, const PsumOptions& o = {});
 
 }  // namespace allocsim

@@ -297,8 +297,10 @@ bool betterRun(const SbufRun& a, const SbufRun& b) {
 
 }  // namespace
 
-SbufResult allocateSbuf(const Program& input, const SbufOptions& o) {
-  Program base = input;
+SbufResult allocateSbuf(const Program& input, const SbufOptions& o) { return allocateSbuf(Program(input), o); }
+
+SbufResult allocateSbuf(Program&& input, const SbufOptions& o) {
+  Program base = std::move(input);
   requireSbufTensorsFit(base);
   base.renumber();
   const uint32_t n_heuristics = std::clamp<uint32_t>(o.heuristics, 1, kSbufHeuristicCount);
@@ -346,15 +348,17 @@ SbufResult allocateSbuf(const Program& input, const SbufOptions& o) {
   }
   if (best->error) throw *best->error;
   SbufRun& w = *best;
+  const uint64_t capacity = sbufCapacity(base.arch);
   if (!w.rewritten) {  // the input, placed by the run's selection on the first round's graph
-    w.program = base;
+    // Nothing reads base after this (the graph's liveness points into its instructions, which the move keeps).
+    w.program = std::move(base);
     place(w.program, g, w.selection);
   }
   if (o.verbosity >= 1) r.line("best heuristic's fixpoint: " + runName(w));
 
   if (!reportsOn()) return SbufResult{std::move(w.program), std::move(r)};
   const SbufSelection& sel = w.selection;
-  const double utilization = 100.0 * double(sel.footprint) / double(std::max<uint64_t>(sbufCapacity(base.arch), 1));
+  const double utilization = 100.0 * double(sel.footprint) / double(std::max<uint64_t>(capacity, 1));
   reportColorerSummary(r, ColorerSummary{"SB", "sbuf", sel.score, runName(w), w.spill_cycles,
                                          w.spilled, utilization, w.rounds, o.verbosity >= 1,
                                          {{"spill_stores", int64_t(w.stores)},
@@ -362,7 +366,7 @@ SbufResult allocateSbuf(const Program& input, const SbufOptions& o) {
                                           {"spill_bytes", int64_t(w.spill_bytes)},
                                           {"footprint_bytes", int64_t(sel.footprint)}},
                                          std::to_string(sel.footprint) + " of " +
-                                             std::to_string(sbufCapacity(base.arch)) +
+                                             std::to_string(capacity) +
                                              " bytes: each partition's high-water mark (largest offset + size), "
                                              "summed over the partitions"});
   return SbufResult{std::move(w.program), std::move(r)};

@@ -55,6 +55,8 @@ struct SbufResult {
 // tensor that cannot fit SBUF at all (the well-formedness rules of docs/format.md, repeated so that an unchecked
 // program gets the same message). Deterministic: the same input gives the same program and report.
 SbufResult allocateSbuf(const Program& p, const SbufOptions& o = {});
+// The same on a program the caller gives up (the driver's): it is moved in, not copied.
+SbufResult allocateSbuf(Program&& p, const SbufOptions& o = {});
 
 // docs/format.md's blocking declaration rules for SBUF tensors (shape >= 1, partitions and bytes per partition
 // within SBUF) as InputErrors with the checker's messages: shared with the linear-scan allocator, for programs

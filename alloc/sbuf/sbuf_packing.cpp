@@ -13,6 +13,8 @@ std::optional<std::vector<Placement>> packSbuf(const Program& p, const SbufGraph
   ExactProblem problem;
   problem.rows = a.sbuf_partitions;
   std::vector<uint32_t> node_of_item;
+  problem.items.reserve(g.nodes.size());
+  node_of_item.reserve(g.nodes.size());
   for (uint32_t i = 0; i < g.nodes.size(); ++i) {
     const SbufNode& n = g.nodes[i];
     if (n.range.empty()) continue;
@@ -28,10 +30,11 @@ std::optional<std::vector<Placement>> packSbuf(const Program& p, const SbufGraph
       it.fixed_offset = at.offset;
     } else {
       it.starts.clear();
+      it.starts.reserve(a.sbuf_partitions / quantum + 1);
       for (uint32_t s = 0; s + it.rows <= a.sbuf_partitions; s += quantum) it.starts.push_back(s);
       if (it.starts.empty()) return std::nullopt;  // taller than SBUF: requireSbufTensorsFit reports it
     }
-    problem.items.push_back(it);
+    problem.items.push_back(std::move(it));
     node_of_item.push_back(i);
   }
   if (problem.items.empty() || problem.items.size() > limits.max_tensors) return std::nullopt;
