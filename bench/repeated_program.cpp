@@ -2,6 +2,7 @@
 
 #include <exception>
 #include <string>
+#include <utility>
 
 #include "alloc/driver.h"
 #include "gen/choices.h"
@@ -72,7 +73,7 @@ uint64_t instructionCount(const Program& p) {
   return n;
 }
 
-Program smallAllocatedProgram(uint64_t seed) {
+Program smallAllocatedProgram(uint64_t seed, Program* original) {
   for (;; ++seed) {
     GenOptions o;
     o.arch = *archPreset("tiny");
@@ -86,18 +87,27 @@ Program smallAllocatedProgram(uint64_t seed) {
       Program allocated = allocate(p, d).program;
       VerifyOptions v;
       v.poison_seed = 1;
-      if (verifyAllocated(allocated, v).ok()) return allocated;
+      if (verifyAllocated(allocated, v).ok()) {
+        if (original) *original = std::move(p);
+        return allocated;
+      }
     } catch (const std::exception&) {
       // this seed does not allocate on the tiny machine: try the next
     }
   }
 }
 
-Program scaledAllocatedProgram(uint64_t instructions) {
-  static const Program base = smallAllocatedProgram();
+Program scaledAllocatedProgram(uint64_t instructions, Program* original) {
+  static Program base_original;
+  static const Program base = smallAllocatedProgram(1, &base_original);
   const uint64_t per_copy = instructionCount(base);
-  Program p = repeatProgram(base, uint32_t(std::max<uint64_t>(1, (instructions + per_copy / 2) / per_copy)));
+  const uint32_t copies = uint32_t(std::max<uint64_t>(1, (instructions + per_copy / 2) / per_copy));
+  Program p = repeatProgram(base, copies);
   p.arch.dram_limit = uint64_t(1) << 34;  // the copies' inputs and outputs together; the largest limit there is
+  if (original) {
+    *original = repeatProgram(base_original, copies);
+    original->arch.dram_limit = p.arch.dram_limit;
+  }
   return p;
 }
 

@@ -17,10 +17,11 @@ Program repeatProgram(const Program& p, uint32_t copies);
 uint64_t instructionCount(const Program& p);
 
 // A generated program on the tiny machine, allocated at -O2, whose three oracles pass; the first seed from
-// `seed` that gives one. The base of the scaling family.
-Program smallAllocatedProgram(uint64_t seed = 1);
+// `seed` that gives one. The base of the scaling family. With `original`, also the generated program it allocates.
+Program smallAllocatedProgram(uint64_t seed = 1, Program* original = nullptr);
 
-// A program of about `instructions` instructions (at least one copy): copies of smallAllocatedProgram().
-Program scaledAllocatedProgram(uint64_t instructions);
+// A program of about `instructions` instructions (at least one copy): copies of smallAllocatedProgram(). With
+// `original`, also the same number of copies of the unallocated program (what `verify --original` takes).
+Program scaledAllocatedProgram(uint64_t instructions, Program* original = nullptr);
 
 }  // namespace allocsim

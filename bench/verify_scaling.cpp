@@ -7,8 +7,9 @@
 // (bench/repeated_program.h). After the runs, each family's growth exponent (the slope of log time over log N,
 // least squares, on CPU time) and each verifier's time as a multiple of the interpreter's at the same N are printed.
 //
-//   verify_scaling --write N OUT   writes the N-instruction program (for /usr/bin/time -v on the command line;
-//                                  bench/verify_scaling.sh)
+//   verify_scaling --write N OUT [ORIGINAL]   writes the N-instruction program (for /usr/bin/time -v on the command
+//                                  line; bench/verify_scaling.sh), and with ORIGINAL the unallocated program it
+//                                  stands for (for `verify OUT --original ORIGINAL`)
 #include <benchmark/benchmark.h>
 
 #include <cmath>
@@ -138,8 +139,11 @@ BENCHMARK(allocsim::BM_Verify) SIZES;
 BENCHMARK(allocsim::BM_Gen)->RangeMultiplier(10)->Range(100, 10000)->Unit(benchmark::kMillisecond);
 
 int main(int argc, char** argv) {
-  if (argc == 4 && std::strcmp(argv[1], "--write") == 0) {
-    std::ofstream(argv[3]) << allocsim::printProgram(allocsim::scaledAllocatedProgram(std::stoull(argv[2])));
+  if ((argc == 4 || argc == 5) && std::strcmp(argv[1], "--write") == 0) {
+    allocsim::Program original;
+    std::ofstream(argv[3]) << allocsim::printProgram(
+        allocsim::scaledAllocatedProgram(std::stoull(argv[2]), argc == 5 ? &original : nullptr));
+    if (argc == 5) std::ofstream(argv[4]) << allocsim::printProgram(original);
     return 0;
   }
   benchmark::Initialize(&argc, argv);

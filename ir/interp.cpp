@@ -93,6 +93,9 @@ class Executor {
         }
         if (o_.observer)
           for (TensorId t : schedule.finalAfter(i)) o_.observer->onOutputFinal(t);
+        if (o_.output_sink)
+          for (TensorId t : schedule.finalAfter(i))
+            if (!p_.tensors[t].placement) storeOutput(t);  // its own storage: nothing else writes its bytes any more
       }
     }
     storeOutputs();
@@ -113,15 +116,23 @@ class Executor {
 
   void storeOutputs() {
     result_.outputs.resize(p_.tensors.size());
-    for (TensorId t = 0; t < p_.tensors.size(); ++t) {
-      const Tensor& tensor = p_.tensors[t];
-      if (!tensor.output) continue;
-      uint64_t bpp = tensor.bytesPerPartition();
-      std::vector<uint8_t>& out = result_.outputs[t];
-      out.resize(tensor.partitions * bpp);
-      for (uint32_t q = 0; q < tensor.partitions; ++q) std::copy_n(s_.row(t, q), bpp, out.data() + q * bpp);
-      if (o_.release_dead) s_.release(t);  // copied: the storage's bytes are not needed twice
+    for (TensorId t = 0; t < p_.tensors.size(); ++t)
+      if (p_.tensors[t].output && !(t < stored_.size() && stored_[t])) storeOutput(t);
+  }
+  // Output t's bytes into InterpResult::outputs or the output sink (once).
+  void storeOutput(TensorId t) {
+    const Tensor& tensor = p_.tensors[t];
+    if (o_.output_sink) {
+      if (stored_.empty()) stored_.assign(p_.tensors.size(), false);
+      stored_[t] = true;
     }
+    uint64_t bpp = tensor.bytesPerPartition();
+    std::vector<uint8_t> bytes;
+    std::vector<uint8_t>& out = o_.output_sink ? bytes : result_.outputs[t];
+    out.resize(tensor.partitions * bpp);
+    for (uint32_t q = 0; q < tensor.partitions; ++q) std::copy_n(s_.row(t, q), bpp, out.data() + q * bpp);
+    if (o_.release_dead) s_.release(t);  // copied: the storage's bytes are not needed twice
+    if (o_.output_sink) o_.output_sink->onOutput(t, std::move(bytes));
   }
 
   void step(const Instruction& inst) {
@@ -586,6 +597,7 @@ class Executor {
   const InterpOptions& o_;
   const uint64_t max_view_bytes_;
   InterpResult result_;
+  std::vector<bool> stored_;  // with an output sink: the outputs already given to it
   // Scratch buffers, reused by every instruction.
   static constexpr size_t kBlock = 2048;
   std::vector<uint8_t> a_bytes_, b_bytes_, out_bytes_;

@@ -52,6 +52,7 @@ class ExecObserver {
 };
 
 class OperandReadSink;
+class OutputSink;
 
 struct InterpOptions {
   uint64_t input_seed = 1;
@@ -63,6 +64,11 @@ struct InterpOptions {
   // Receives every OperandRead as it is made (with or without record_reads): a caller that only compares the reads
   // with another run's need not hold them all (the equivalence oracle). Not owned.
   OperandReadSink* read_sink = nullptr;
+  // Receives each output's bytes, one output at a time, instead of InterpResult::outputs (then left empty): a caller
+  // that only compares them with another run's need not hold them all (the equivalence oracle). With release_dead an
+  // output of its own storage (unplaced) is delivered and released as soon as it is final (after its last top-level
+  // statement, ExecObserver::onOutputFinal), the others at the end of the run. Not owned.
+  OutputSink* output_sink = nullptr;
   // Release each tensor (Storage::release, ExecObserver::onRelease) after the last top-level statement that names
   // it (ir/release_schedule.h), so memory follows the tensors in use rather than the program's length. Off by
   // default: a caller that inspects the storage after the run sees only the outputs once released.
@@ -86,6 +92,14 @@ class OperandReadSink {
  public:
   virtual ~OperandReadSink() = default;
   virtual void onRead(const OperandRead& read) = 0;
+};
+
+class OutputSink {
+ public:
+  virtual ~OutputSink() = default;
+  // Output t's row-major bytes (InterpResult::outputs[t] without an output sink), once per output; in TensorId order
+  // at the end of the run, and before that (release_dead) each output of its own storage once it is final.
+  virtual void onOutput(TensorId t, std::vector<uint8_t>&& bytes) = 0;
 };
 
 struct InterpResult {

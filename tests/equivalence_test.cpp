@@ -278,6 +278,35 @@ TEST(Equivalence, ASpillSlotOverAnOutputIsAnOutputMismatchNamingTheSpill) {
       << dump(fs);
 }
 
+// Two outputs of their own storage overwritten by inserted DMAs after their last original write: the allocated run
+// gives C1 its bytes (it is final first) before C0, and the finding is still about the first output by declaration.
+const std::string kInsertedWritesOverOutputs = R"(arch tiny
+dram A [8, 16] u32 input
+dram B [8, 16] u32 input
+dram C0 [8, 16] u32 output
+dram C1 [8, 16] u32 output
+sbuf x [8, 16] u32 @p0+0
+sbuf y [8, 16] u32 @p0+64
+
+dma x, A
+dma y, B
+dma C0, x
+dma C1, x
+dma C1, y !spill
+dma C0, y !spill
+)";
+
+TEST(Equivalence, OutputsComparedAsTheyBecomeFinalReportTheFirstDeclaredMismatch) {
+  std::vector<Finding> fs = check(kInsertedWritesOverOutputs);
+  ASSERT_EQ(fs.size(), 1u) << dump(fs);
+  EXPECT_EQ(fs[0].kind, "output-mismatch");
+  EXPECT_EQ(fs[0].message.rfind("output 'C0' element [0, 0] = ", 0), 0u) << fs[0].message;
+  EXPECT_EQ(fs[0].loc.line, 14u) << dump(fs);  // the inserted DMA that last wrote C0
+  // Without the inserted writes both outputs agree.
+  EXPECT_EQ(dump(check(replaced(replaced(kInsertedWritesOverOutputs, "dma C1, y !spill\n", ""), "dma C0, y !spill\n", ""))),
+            "");
+}
+
 TEST(Equivalence, ProgramsThatCannotRunThrow) {
   EXPECT_THROW(check("arch tiny\nsbuf a [8, 4] u32\nmemset a, 1\n"), InputError);  // no placement
   // The reference itself fails: out of range on every run.

@@ -4,6 +4,7 @@
 // (verify/allocator_output.h): an ill-formed output or one that does not recover to the input is never ok.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 
 #include "alloc/driver.h"
@@ -144,6 +145,39 @@ TEST(OriginalMatch, ADroppedInstructionOrAChangedLoopIsAFinding) {
   Program loop = allocated(orig);
   firstOf(loop.body, Op::Loop)->hi = 1;
   EXPECT_EQ(verifyWith(loop, &orig).findings.front().kind, "original-mismatch");
+}
+
+// The recovered side is read off the allocated program's original instructions (no copy of them): a loop's body
+// length counts its original instructions only, so an allocation that inserts into a loop still matches, and one
+// more original instruction in the loop is named with both lengths.
+TEST(OriginalMatch, ALoopWithAnotherOriginalInstructionIsAFindingWithBothBodyLengths) {
+  const Program orig = parseProgram(kOriginal);
+  Program alloc = allocated(orig);
+  Instruction* loop = firstOf(alloc.body, Op::Loop);
+  ASSERT_NE(loop, nullptr);
+  Instruction inserted = *firstOf(loop->body, Op::TT);
+  inserted.origin = Origin::Copy;  // an inserted instruction in the loop body: not part of the recovered program
+  loop->body.push_back(inserted);
+  alloc.renumber();
+  EXPECT_TRUE(matchOriginal(alloc, referenceProgram(alloc, ReferenceBody::None), orig).empty());
+  Instruction twice = *firstOf(loop->body, Op::TT);
+  loop->body.push_back(twice);
+  alloc.renumber();
+  const std::vector<Finding> fs = matchOriginal(alloc, referenceProgram(alloc, ReferenceBody::None), orig);
+  ASSERT_EQ(fs.size(), 1u);
+  EXPECT_EQ(fs[0].kind, "original-mismatch");
+  EXPECT_EQ(fs[0].loc.line, 10u) << fs[0].message;  // the allocated program's loop (its line in the original)
+  EXPECT_NE(fs[0].message.find("instruction #3 of the recovered program is `loop i = 0, 2, 1 {` where the original "
+                               "has `loop i = 0, 2, 1 {` (original line 10:1)"),
+            std::string::npos)
+      << fs[0].message;
+  EXPECT_NE(std::find(fs[0].notes.begin(), fs[0].notes.end(), "the loops' bodies differ in length: 2 and 1"),
+            fs[0].notes.end());
+  // The same finding from a recovered program with its copy of the instructions.
+  const std::vector<Finding> copied = matchOriginal(alloc, referenceProgram(alloc), orig);
+  ASSERT_EQ(copied.size(), 1u);
+  EXPECT_EQ(copied[0].message, fs[0].message);
+  EXPECT_EQ(copied[0].notes, fs[0].notes);
 }
 
 TEST(OriginalMatch, AnUnrelatedKernelIsAFinding) {

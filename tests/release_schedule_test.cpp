@@ -5,7 +5,9 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
 #include <set>
+#include <vector>
 
 #include "gen/choices.h"
 #include "gen/generate.h"
@@ -75,6 +77,49 @@ TEST(ReleaseSchedule, ReleasingRunsAgreeWithKeepingRuns) {
     released += int(watch.released.size());
   }
   EXPECT_GT(released, 40);  // the programs do release tensors: the comparison is not vacuous
+}
+
+// Records what an output sink receives and the step count when it does.
+class OutputLog : public OutputSink, public ExecObserver {
+ public:
+  void onExecute(const Instruction& inst, uint64_t, const ExecAccess&) override { steps += inst.op != Op::Loop; }
+  void onOutput(TensorId t, std::vector<uint8_t>&& bytes) override {
+    at_step[t] = steps;
+    outputs[t] = std::move(bytes);
+  }
+  uint64_t steps = 0;
+  std::map<TensorId, uint64_t> at_step;
+  std::map<TensorId, std::vector<uint8_t>> outputs;
+};
+
+TEST(ReleaseSchedule, AnOutputSinkGetsAnOutputOfItsOwnWhenItIsFinalAndAPlacedOneAtTheEnd) {
+  const Program p = parseProgram(
+      "arch tiny\n"
+      "dram A [8, 16] u32 input\n"
+      "dram O [8, 16] u32 output\n"        // its own storage: final after statement 1
+      "dram P [8, 16] u32 output @4096\n"  // placed: bytes other tensors may share, judged at the end
+      "sbuf a [8, 16] u32 @p0+0\n"
+      "dma a, A\n"
+      "dma O, a\n"
+      "dma P, a\n"
+      "memset a, 3\n"
+      "memset a, 4\n");
+  const TensorId O = p.findTensor("O"), P = p.findTensor("P");
+  const InterpResult want = interpret(p, InterpOptions{});
+  InterpOptions o;
+  o.release_dead = true;
+  OutputLog log;
+  o.observer = &log;
+  o.output_sink = &log;
+  const InterpResult got = interpret(p, o);
+  EXPECT_EQ(log.at_step.size(), 2u);
+  EXPECT_EQ(log.at_step[O], 2u);  // right after `dma O, a`
+  EXPECT_EQ(log.at_step[P], 5u);  // after the last statement
+  EXPECT_EQ(log.outputs[O], want.outputs[O]);
+  EXPECT_EQ(log.outputs[P], want.outputs[P]);
+  EXPECT_FALSE(log.outputs[O].empty());
+  EXPECT_TRUE(got.outputs[O].empty());  // given to the sink, not kept
+  EXPECT_EQ(got.steps, want.steps);
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 #include "verify/original_match.h"
 
+#include <optional>
 #include <string>
 
 #include "ir/print.h"
@@ -110,19 +111,33 @@ std::vector<Finding> matchOriginal(const Program& allocated, const ReferenceProg
                          std::to_string(i) + " is " + text(a) + " where the original has " + text(b),
                      {})};
   }
-  // Instructions, in preorder with each loop's body length.
-  std::vector<const Instruction*> mine = preorder(r), theirs = preorder(original);
-  // The allocated instruction each recovered one came from (recovered.instruction maps the other way).
-  std::vector<const Instruction*> source(mine.size(), nullptr);
-  forEachInstruction(allocated.body, [&](const Instruction& i) {
-    if (i.id < recovered.instruction.size() && recovered.instruction[i.id] < source.size())
-      source[recovered.instruction[i.id]] = &i;
-  });
+  // Instructions, in preorder with each loop's body length. The recovered side is read off the allocated program's
+  // original instructions (names mapped as the recovered program has them, referenceInstruction): `recovered` may
+  // hold no copy of the instructions (ReferenceBody::None), which a million-instruction program cannot afford twice.
+  struct Mine {
+    const Instruction* source;  // the allocated instruction
+    size_t body = 0;            // for a loop: its original instructions (the recovered loop's body length)
+  };
+  std::vector<Mine> mine;
+  auto walk = [&](auto&& self, const std::vector<Instruction>& body) -> size_t {
+    size_t originals = 0;
+    for (const Instruction& i : body) {
+      if (i.origin != Origin::Source) continue;  // an inserted loop holds only inserted instructions (referenceProgram)
+      ++originals;
+      const size_t at = mine.size();
+      mine.push_back({&i, 0});
+      if (i.op == Op::Loop) mine[at].body = self(self, i.body);
+    }
+    return originals;
+  };
+  walk(walk, allocated.body);
+  std::vector<const Instruction*> theirs = preorder(original);
   for (size_t k = 0; k < std::max(mine.size(), theirs.size()); ++k) {
-    const Instruction* a = k < mine.size() ? mine[k] : nullptr;
+    std::optional<Instruction> a;
+    if (k < mine.size()) a = referenceInstruction(allocated, recovered, *mine[k].source);
     const Instruction* b = k < theirs.size() ? theirs[k] : nullptr;
-    if (a && b && shapeOf(*a) == shapeOf(*b)) continue;
-    const Instruction* where = a && source[k] ? source[k] : nullptr;
+    if (a && b && Shape{shapeOf(*a).inst, mine[k].body} == shapeOf(*b)) continue;
+    const Instruction* where = a ? mine[k].source : nullptr;
     std::string mine_text = a ? "`" + printInstruction(r, *a) + "`" : "the end of the program";
     std::string theirs_text =
         b ? "`" + printInstruction(original, *b) + "` (original " + at(b->loc) + ")" : "the end of the program";
@@ -131,8 +146,8 @@ std::vector<Finding> matchOriginal(const Program& allocated, const ReferenceProg
     std::vector<std::string> notes = {
         "the recovered program is the allocated one without its inserted (!spill / !reload / !copy) items; it has " +
         std::to_string(mine.size()) + " instructions, the original " + std::to_string(theirs.size())};
-    if (a && b && a->op == Op::Loop && b->op == Op::Loop && shapeOf(*a).body != shapeOf(*b).body)
-      notes.push_back("the loops' bodies differ in length: " + std::to_string(a->body.size()) + " and " +
+    if (a && b && a->op == Op::Loop && b->op == Op::Loop && mine[k].body != b->body.size())
+      notes.push_back("the loops' bodies differ in length: " + std::to_string(mine[k].body) + " and " +
                       std::to_string(b->body.size()));
     if (!where && !allocated.body.empty()) {
       // Past the recovered program's end: point at the allocated program's last instruction.
