@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Configures and builds the clang libFuzzer tree with ASan+UBSan: every fuzz/<name>_fuzz.cpp as a libFuzzer
-# binary plus a replay binary per target (a ctest that runs the committed corpus). No unit tests unless
-# ALLOCSIM_TESTS=ON is given (ci/long_checks.sh does). -O1 -gline-tables-only: what OSS-Fuzz builds with, and
-# half the compile time of -O2 -g.
+# binary, which also replays the committed corpus as a ctest (fuzz_replay_<name>: `<name>_fuzz FILES...`).
+# No unit tests unless ALLOCSIM_TESTS=ON is given (ci/long_checks.sh does); without them `all` is the fuzz targets
+# and the libraries they link (not tools/ or harness/). -O1 -gline-tables-only: what OSS-Fuzz builds with, and half
+# the compile time of -O2 -g.
 # Usage: bash ci/fuzz_build.sh [BUILD_DIR] [extra cmake arguments...]     (default build-fuzz)
 set -euo pipefail
 cd "$(dirname "$0")/.."

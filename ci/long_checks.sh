@@ -3,7 +3,8 @@
 #   0. the whole unit, property and replay suite under clang ASan+UBSan (build-asan; CI runs only the replays);
 #   1. no false alarm on 10,000 generated programs placed by placeGreedy and placeNoReuse (all three oracles);
 #   2. a RapidCheck campaign over every property with a fresh seed (printed; reproduce with RC_PARAMS=seed=...);
-#   3. fuzz-allocator: the correct example allocator over PROGRAMS cases, the buggy one found within 60 s.
+#   3. fuzz-allocator: the correct example allocator over PROGRAMS cases, the buggy one found within 60 s;
+#   and the bench/ programs (CI does not build them) built in build/ with -DALLOCSIM_BENCH=ON, each started once.
 # Usage: bash ci/long_checks.sh [PROGRAMS] [PROPERTY_CASES]      (defaults 10000 and 10000)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -17,6 +18,15 @@ ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:ha
 
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DALLOCSIM_WERROR=ON >/dev/null
 ninja -C build allocsim_props allocsim allocsim_tests first_fit first_fit_half_open
+
+echo "== benchmarks (CI's build leaves bench/ out): built with -DALLOCSIM_BENCH=ON, each started once"
+cmake -S . -B build -DALLOCSIM_BENCH=ON >/dev/null
+ninja -C build alloc_quality sim_speed verify_scaling colorer_scaling nki_samples_report
+for b in alloc_quality sim_speed verify_scaling colorer_scaling; do build/bench/$b --benchmark_list_tests >/dev/null; done
+bench_tmp=$(mktemp -d)
+build/bench/verify_scaling --write 10000 "$bench_tmp/p.nki.txt" "$bench_tmp/original.nki.txt"
+build/allocsim verify "$bench_tmp/p.nki.txt" --original "$bench_tmp/original.nki.txt" --quiet
+rm -rf "$bench_tmp"
 
 echo "== NKI sample kernels: the gen2 files at every coloring level too (ctest runs them at -O2)"
 ALLOCSIM_NKI_SAMPLES_ALL_LEVELS=1 build/allocsim_tests --gtest_filter='*NkiSample*'

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Runs the tests CI runs: the whole Release suite (unit tests, properties with a fixed seed and count, corpus,
-# fuzz-corpus replays; gcc, -Werror), then a clang ASan+UBSan libFuzzer build in build-fuzz: every fuzz target
-# replays its committed corpus under the sanitizers and gets a bounded smoke run.
+# fuzz-corpus replays; gcc, -Werror; bench/ is not built: ALLOCSIM_BENCH is off unless asked), then a clang
+# ASan+UBSan libFuzzer build in build-fuzz (the fuzz targets and the libraries they link): every fuzz target replays
+# its committed corpus under the sanitizers (the libFuzzer binary itself, given every file) and gets a bounded smoke
+# run.
 # Usage: bash ci/test.sh  (after ci/install.sh)
 # The whole unit and property suite under ASan+UBSan is `bash ci/long_checks.sh` (step 1): on CI's 2 cores a
 # second full build of the tests plus their sanitized run takes longer than CI's 15-minute budget.
