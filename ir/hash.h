@@ -46,6 +46,65 @@ class OperandHasher {
       u64(w);
     }
   }
+  // bytes() over a buffer given in pieces: feed the n bytes in order, in any number of pieces, then finish(); the
+  // state is what bytes(all n, n) leaves. For a copy that hashes its source where it lies (no gathered buffer).
+  class Stream {
+   public:
+    Stream(OperandHasher& h, size_t n) : h_(h), on_(h.on_) {
+      if (!on_) return;
+      h_.u64(n);
+      wide_ = n >= 32;
+      l_[0] = h_.state_, l_[1] = h_.state_ ^ 0x243f6a8885a308d3ULL, l_[2] = h_.state_ ^ 0x13198a2e03707344ULL,
+      l_[3] = h_.state_ ^ 0xa4093822299f31d0ULL;
+      wide_left_ = n / 32;
+    }
+    void feed(const uint8_t* p, size_t n) {
+      if (!on_) return;
+      while (n) {
+        if (!used_ && wide_left_ && n >= 32) {  // a whole block in place
+          block(p);
+          p += 32, n -= 32;
+          continue;
+        }
+        const size_t k = n < 32 - used_ ? n : 32 - used_;
+        std::memcpy(pending_ + used_, p, k);
+        used_ += k, p += k, n -= k;
+        if (used_ == 32 && wide_left_) block(pending_), used_ = 0;  // (the tail after the blocks is < 32 bytes)
+      }
+    }
+    void finish() {
+      if (!on_) return;
+      if (wide_) {
+        h_.state_ = l_[0];
+        h_.u64(l_[1]);
+        h_.u64(l_[2]);
+        h_.u64(l_[3]);
+      }
+      size_t i = 0;
+      for (; i + 8 <= used_; i += 8) h_.u64(word(pending_ + i));
+      if (i < used_) {
+        uint64_t w = 0;
+        std::memcpy(&w, pending_ + i, used_ - i);
+        h_.u64(w);
+      }
+    }
+
+   private:
+    void block(const uint8_t* p) {
+      l_[0] = step(l_[0], word(p));
+      l_[1] = step(l_[1], word(p + 8));
+      l_[2] = step(l_[2], word(p + 16));
+      l_[3] = step(l_[3], word(p + 24));
+      --wide_left_;
+    }
+    OperandHasher& h_;
+    bool on_, wide_ = false;
+    uint64_t l_[4] = {};
+    size_t wide_left_ = 0;
+    uint8_t pending_[32];
+    size_t used_ = 0;
+  };
+
   uint64_t digest() const {  // splitmix64's finalizer
     uint64_t z = state_;
     z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;

@@ -299,7 +299,10 @@ class Executor {
     ResolvedView dst = resolve(inst.dst, h, Role::Write);
     ResolvedView src = resolve(inst.a, h);
     requireSameShape(src, inst.a, dst);
-    if (src.dtype == dst.dtype) return put(dst, read(src, a_bytes_, h));
+    if (src.dtype == dst.dtype) {
+      if (!defer_ && copyView(s_, src, dst, h)) return;  // the same bytes and hash without a buffer between
+      return put(dst, read(src, a_bytes_, h));
+    }
     if (!isConvertingDmaPair(dst.dtype, src.dtype))
       throw InputError(inst.a.loc, std::string("dma between ") + dtypeName(src.dtype) + " and " + dtypeName(dst.dtype));
     // A converting DMA (f32 <-> bf16): the values pass through f32, so bf16 -> f32 is exact and f32 -> bf16 rounds

@@ -79,6 +79,7 @@ PhysicalStorage::PhysicalStorage(const Program& p, uint64_t seed, uint64_t max_b
     const Tensor& t = p.tensors[id];
     RowMap& m = rows_[id];
     m.ready.assign(t.partitions, 0);
+    m.unready = t.partitions;
     m.row_bytes = t.bytesPerPartition();
     PhysicalByte first = layout_.locate(id, 0, 0);
     switch (first.region) {
@@ -109,50 +110,58 @@ PhysicalStorage::PhysicalStorage(const Program& p, uint64_t seed, uint64_t max_b
   for (const Register& r : p.registers) masks_.push_back(registerMask(r.width));
 }
 
+void PhysicalStorage::makeReady(RowMap& m, uint32_t partition) {
+  if (m.ready[partition]) return;
+  m.region->ensurePoisoned(m.first + partition * m.stride, m.row_bytes);
+  m.ready[partition] = 1;
+  --m.unready;
+}
+
 uint8_t* PhysicalStorage::row(TensorId t, uint32_t partition) {
   if (t >= rows_.size() || partition >= rows_[t].ready.size())
     throw std::out_of_range("PhysicalStorage::row: no such tensor partition");
   RowMap& m = rows_[t];
-  const size_t at = m.first + partition * m.stride;
-  if (!m.ready[partition]) {
-    m.region->ensurePoisoned(at, m.row_bytes);
-    m.ready[partition] = 1;
-  }
-  return m.region->data() + at;
+  if (m.unready) makeReady(m, partition);
+  return m.region->data() + m.first + partition * m.stride;
 }
 
 void PhysicalStorage::rows(TensorId t, uint32_t first, uint32_t n, uint8_t** out) {
+  uint64_t stride;
+  uint8_t* base = rowRange(t, first, n, stride);
+  for (uint32_t i = 0; i < n; ++i) out[i] = base + i * stride;
+}
+
+uint8_t* PhysicalStorage::rowRange(TensorId t, uint32_t first, uint32_t n, uint64_t& stride) {
   if (t >= rows_.size() || first > rows_[t].ready.size() || n > rows_[t].ready.size() - first)
     throw std::out_of_range("PhysicalStorage::rows: no such tensor partition");
   RowMap& m = rows_[t];
-  for (uint32_t i = 0; i < n; ++i) {
-    const size_t at = m.first + size_t(first + i) * m.stride;
-    if (!m.ready[first + i]) {
-      m.region->ensurePoisoned(at, m.row_bytes);
-      m.ready[first + i] = 1;
-    }
-    out[i] = m.region->data() + at;
-  }
+  if (m.unready)
+    for (uint32_t i = 0; i < n; ++i) makeReady(m, first + i);
+  stride = m.stride;
+  return m.region->data() + m.first + size_t(first) * m.stride;
 }
 
 void PhysicalStorage::release(TensorId t) {
   if (t >= rows_.size() || t >= own_.size() || rows_[t].region != &own_[t]) return;
   own_[t].free();
   std::fill(rows_[t].ready.begin(), rows_[t].ready.end(), 0);
+  rows_[t].unready = uint32_t(rows_[t].ready.size());
 }
 
 uint64_t PhysicalStorage::readReg(RegId r) {
-  uint32_t lane = layout_.firstLane(r);
-  uint64_t v = lanes_.at(lane);
-  if (layout_.lanes(r) == 2) v |= uint64_t(lanes_.at(lane + 1)) << 32;
-  return v & masks_.at(r);
+  if (r >= masks_.size()) throw std::out_of_range("PhysicalStorage::readReg: no such register");
+  const uint32_t lane = layout_.firstLane(r);  // within lanes_: the layout placed every register in the file
+  uint64_t v = lanes_[lane];
+  if (layout_.lanes(r) == 2) v |= uint64_t(lanes_[lane + 1]) << 32;
+  return v & masks_[r];
 }
 
 void PhysicalStorage::writeReg(RegId r, uint64_t v) {
-  uint32_t lane = layout_.firstLane(r);
-  v &= masks_.at(r);
-  lanes_.at(lane) = uint32_t(v);
-  if (layout_.lanes(r) == 2) lanes_.at(lane + 1) = uint32_t(v >> 32);
+  if (r >= masks_.size()) throw std::out_of_range("PhysicalStorage::writeReg: no such register");
+  const uint32_t lane = layout_.firstLane(r);
+  v &= masks_[r];
+  lanes_[lane] = uint32_t(v);
+  if (layout_.lanes(r) == 2) lanes_[lane + 1] = uint32_t(v >> 32);
 }
 
 uint8_t PhysicalStorage::byteAt(const PhysicalByte& b) {

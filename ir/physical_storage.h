@@ -30,6 +30,7 @@ class PhysicalStorage : public Storage {
 
   uint8_t* row(TensorId t, uint32_t partition) override;
   void rows(TensorId t, uint32_t first, uint32_t n, uint8_t** out) override;
+  uint8_t* rowRange(TensorId t, uint32_t first, uint32_t n, uint64_t& stride) override;
   uint64_t readReg(RegId r) override;
   void writeReg(RegId r, uint64_t v) override;
   void release(TensorId t) override;  // frees an unplaced DRAM tensor's own region (placed storage is shared)
@@ -67,7 +68,9 @@ class PhysicalStorage : public Storage {
     uint64_t stride = 0;      // bytes from one partition to the next
     uint64_t row_bytes = 0;
     std::vector<uint8_t> ready;  // per partition: its bytes are poisoned
+    uint32_t unready = 0;        // partitions not ready yet (0: no need to look at `ready`)
   };
+  void makeReady(RowMap& m, uint32_t partition);
   MachineLayout layout_;
   Region sbuf_, psum_, dram_;
   std::vector<Region> own_;  // by TensorId; used by unplaced DRAM tensors

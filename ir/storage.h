@@ -18,6 +18,9 @@ class Storage {
   virtual void rows(TensorId t, uint32_t first, uint32_t n, uint8_t** out) {
     for (uint32_t i = 0; i < n; ++i) out[i] = row(t, first + i);
   }
+  // Where rows(t, first, n) are equally spaced: row `first`, with row first + i at `stride` * i bytes from it
+  // (ready to use, as rows() gives them). Null where the storage keeps them otherwise: callers use rows().
+  virtual uint8_t* rowRange(TensorId /*t*/, uint32_t /*first*/, uint32_t /*n*/, uint64_t& /*stride*/) { return nullptr; }
   virtual uint64_t readReg(RegId r) = 0;                       // value truncated to the register width
   virtual void writeReg(RegId r, uint64_t v) = 0;
   // Tensor t is dead for the rest of the run (ir/release_schedule.h): storage of its own may be freed. Storage

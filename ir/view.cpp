@@ -75,35 +75,93 @@ ResolvedView resolveView(const Program& p, Storage& s, const AccessPattern& ap, 
   return v;
 }
 
-// Partitions are fetched from the storage a batch at a time (Storage::rows).
+namespace {
+
+// Copies a run of n bytes between a view's row and a buffer (never overlapping). Runs are short (a tensor row of
+// a few dozen bytes is typical), where a libc memcpy call costs more than the bytes: fixed-size copies inline.
+inline void copyRun(uint8_t* d, const uint8_t* s, size_t n) {
+  if (n >= 16 && n <= 32) {
+    std::memcpy(d, s, 16);
+    std::memcpy(d + n - 16, s + n - 16, 16);
+  } else if (n >= 8 && n < 16) {
+    std::memcpy(d, s, 8);
+    std::memcpy(d + n - 8, s + n - 8, 8);
+  } else if (n == 4) {
+    std::memcpy(d, s, 4);
+  } else {
+    std::memcpy(d, s, n);
+  }
+}
+
+// Partitions are fetched from the storage a batch at a time (Storage::rows) where they are not equally spaced.
 constexpr uint32_t kRowBatch = 32;
 
-void gatherView(Storage& s, const ResolvedView& v, uint8_t* out) {
-  const size_t run = size_t(v.count) * v.elem_size;
-  if (run == 0) return;
+// Calls f(row, j) for each run of the view in view order: partition, then j; `row` points at the view's first
+// element in that partition.
+template <typename F>
+void forEachRun(Storage& s, const ResolvedView& v, F&& f) {
+  const size_t first = v.offset * v.elem_size;
+  uint64_t stride = 0;
+  if (uint8_t* base = s.rowRange(v.tensor, v.partition, v.partitions, stride)) {
+    for (uint32_t p = 0; p < v.partitions; ++p) f(base + p * stride + first);
+    return;
+  }
   uint8_t* rows[kRowBatch];
   for (uint32_t p0 = 0; p0 < v.partitions; p0 += kRowBatch) {
     const uint32_t n = std::min(kRowBatch, v.partitions - p0);
     s.rows(v.tensor, v.partition + p0, n, rows);
-    for (uint32_t p = 0; p < n; ++p) {
-      const uint8_t* row = rows[p] + v.offset * v.elem_size;
-      for (uint32_t j = 0; j < v.count2; ++j, out += run) std::memcpy(out, row + size_t(j) * v.step2 * v.elem_size, run);
-    }
+    for (uint32_t p = 0; p < n; ++p) f(rows[p] + first);
   }
+}
+
+}  // namespace
+
+void gatherView(Storage& s, const ResolvedView& v, uint8_t* out) {
+  const size_t run = size_t(v.count) * v.elem_size;
+  if (run == 0) return;
+  const size_t step = size_t(v.step2) * v.elem_size;
+  forEachRun(s, v, [&](const uint8_t* row) {
+    for (uint32_t j = 0; j < v.count2; ++j, out += run) copyRun(out, row + j * step, run);
+  });
 }
 
 void scatterView(Storage& s, const ResolvedView& v, const uint8_t* in) {
   const size_t run = size_t(v.count) * v.elem_size;
   if (run == 0) return;
-  uint8_t* rows[kRowBatch];
-  for (uint32_t p0 = 0; p0 < v.partitions; p0 += kRowBatch) {
-    const uint32_t n = std::min(kRowBatch, v.partitions - p0);
-    s.rows(v.tensor, v.partition + p0, n, rows);
-    for (uint32_t p = 0; p < n; ++p) {
-      uint8_t* row = rows[p] + v.offset * v.elem_size;
-      for (uint32_t j = 0; j < v.count2; ++j, in += run) std::memmove(row + size_t(j) * v.step2 * v.elem_size, in, run);
+  const size_t step = size_t(v.step2) * v.elem_size;
+  forEachRun(s, v, [&](uint8_t* row) {
+    for (uint32_t j = 0; j < v.count2; ++j, in += run) copyRun(row + j * step, in, run);
+  });
+}
+
+bool copyView(Storage& s, const ResolvedView& src, const ResolvedView& dst, OperandHasher& h) {
+  const size_t run = size_t(src.count) * src.elem_size;
+  if (run == 0 || src.partitions == 0 || src.count != dst.count || src.count2 != dst.count2 ||
+      src.partitions != dst.partitions || src.elem_size != dst.elem_size)
+    return false;
+  uint64_t src_stride = 0, dst_stride = 0;
+  const uint8_t* src_base = s.rowRange(src.tensor, src.partition, src.partitions, src_stride);
+  if (!src_base) return false;
+  uint8_t* dst_base = s.rowRange(dst.tensor, dst.partition, dst.partitions, dst_stride);
+  if (!dst_base) return false;
+  src_base += src.offset * src.elem_size;
+  dst_base += dst.offset * dst.elem_size;
+  const size_t src_step = size_t(src.step2) * src.elem_size, dst_step = size_t(dst.step2) * dst.elem_size;
+  // The bytes each view spans, first to last partition: disjoint, or the copy would read what it wrote.
+  const uintptr_t s0 = uintptr_t(src_base), s1 = s0 + (src.partitions - 1) * src_stride + (src.count2 - 1) * src_step + run;
+  const uintptr_t d0 = uintptr_t(dst_base), d1 = d0 + (dst.partitions - 1) * dst_stride + (dst.count2 - 1) * dst_step + run;
+  if (s0 < d1 && d0 < s1) return false;
+  OperandHasher::Stream hash(h, src.bytes());
+  for (uint32_t p = 0; p < src.partitions; ++p) {
+    const uint8_t* from = src_base + p * src_stride;
+    uint8_t* to = dst_base + p * dst_stride;
+    for (uint32_t j = 0; j < src.count2; ++j) {
+      hash.feed(from + j * src_step, run);
+      copyRun(to + j * dst_step, from + j * src_step, run);
     }
   }
+  hash.finish();
+  return true;
 }
 
 }  // namespace allocsim

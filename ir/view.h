@@ -39,5 +39,10 @@ __int128 evaluateIndex(const Program& p, Storage& s, const Index& idx, SourceLoc
 
 void gatherView(Storage& s, const ResolvedView& v, uint8_t* out);       // v.bytes() bytes
 void scatterView(Storage& s, const ResolvedView& v, const uint8_t* in);  // later elements win where v overlaps itself
+// dst = src for two views of the same shape and dtype, without a buffer between them: the source's bytes are hashed
+// into `h` as h.bytes() would hash gatherView's result. Only where the two lie in equally spaced rows with the same
+// runs (count, count2) and their bytes are disjoint; returns false, having done nothing, otherwise (the caller
+// gathers and scatters).
+bool copyView(Storage& s, const ResolvedView& src, const ResolvedView& dst, OperandHasher& h);
 
 }  // namespace allocsim

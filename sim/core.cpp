@@ -45,7 +45,7 @@ uint64_t Core::SnapshotStorage::readReg(RegId r) {
 }
 
 Core::Core(sc_core::sc_module_name name, const std::string& vcd_path, uint32_t queues)
-    : sc_module(name), vcd_path_(vcd_path) {
+    : sc_module(name), context_(sc_core::sc_get_curr_simcontext()), vcd_path_(vcd_path) {
   if (!vcd_path.empty()) {
     vcd_ = sc_core::sc_create_vcd_trace_file((vcd_path + ".partial").c_str());  // SystemC appends ".vcd"
     vcd_->set_time_unit(1, sc_core::SC_NS);  // one cycle
@@ -83,7 +83,7 @@ void Core::closeVcd() {
 
 // The kernel's clock read inline (sc_time_stamp() is a library call, and the model asks several times an instruction).
 uint64_t Core::now() const {
-  return sc_core::sc_get_curr_simcontext()->time_stamp().value() / kPsPerCycle - base_ps_ / kPsPerCycle;
+  return context_->time_stamp().value() / kPsPerCycle - base_ps_ / kPsPerCycle;
 }
 
 void Core::waitCycles(uint64_t n) {
@@ -103,7 +103,7 @@ const Dependence* Core::waitForAll(const std::vector<Dependence>& deps) {
   const Dependence* last = nullptr;
   for (const Dependence& d : deps) {
     for (;;) {
-      Record& producer = records_[d.slot];
+      Record& producer = (*records_[d.slot]);
       if (producer.seq != d.seq || (d.kind == DepKind::WAR ? producer.started : producer.done)) break;
       waitEvent(d.kind == DepKind::WAR ? producer.started_ev : producer.done_ev);
       last = &d;
@@ -117,7 +117,7 @@ uint64_t Core::endOfAll(const std::vector<Dependence>& deps, uint64_t from, cons
   uint64_t end = from;
   for (const Dependence& d : deps) {
     for (;;) {
-      Record& producer = records_[d.slot];
+      Record& producer = (*records_[d.slot]);
       if (producer.seq != d.seq || producer.done) break;  // ended, at or before now
       if (producer.end_known) {
         if (producer.end_cycle > from && producer.end_cycle >= end) end = producer.end_cycle, binding = &d;
@@ -131,7 +131,7 @@ uint64_t Core::endOfAll(const std::vector<Dependence>& deps, uint64_t from, cons
 
 void Core::takeHead(Fifo& fifo, uint64_t start) {
   const uint64_t t = now();
-  if (start > t) fifo.held.push_back({start, records_[fifo.slots.front()].inst});
+  if (start > t) fifo.held.push_back({start, (*records_[fifo.slots.front()]).inst});
   fifo.slots.pop_front();
   // Timed: the sequencer may start waiting for the slot before `start` (it sees the slot held until then).
   if (start > t) fifo.popped.ev.notify(sc_time::from_value((start - t) * kPsPerCycle));
@@ -172,7 +172,7 @@ void Core::sequencerWaitUntil(uint64_t cycle, StallCause cause, const Instructio
 
 void Core::waitUntilDone(const std::vector<Dependence>& deps) {
   for (const Dependence& d : deps)
-    while (records_[d.slot].seq == d.seq && !records_[d.slot].done) waitEvent(records_[d.slot].done_ev);
+    while ((*records_[d.slot]).seq == d.seq && !(*records_[d.slot]).done) waitEvent((*records_[d.slot]).done_ev);
 }
 
 void Core::sequencerWaitDeps(const std::vector<Dependence>& deps, const Instruction* consumer) {
@@ -190,7 +190,7 @@ void Core::fail(std::exception_ptr e) {
 }
 
 void Core::wakeEveryone() {
-  for (Record& r : records_) r.started_ev.ev.notify(), r.done_ev.ev.notify(), r.known_ev.ev.notify();
+  for (auto& r : records_) r->started_ev.ev.notify(), r->done_ev.ev.notify(), r->known_ev.ev.notify();
   for (Fifo& f : engine_fifo_) f.pushed.ev.notify(), f.popped.ev.notify();
   for (Fifo& f : rings_) f.pushed.ev.notify(), f.popped.ev.notify();
 }
@@ -203,17 +203,17 @@ void Core::slice(uint32_t track, uint64_t start, uint64_t end, const Instruction
 
 uint32_t Core::takeRecord() {
   if (free_.empty()) {
-    records_.emplace_back();
+    records_.push_back(std::make_unique<Record>());
     free_.push_back(uint32_t(records_.size() - 1));
   }
   uint32_t slot = free_.back();
   free_.pop_back();
-  records_[slot].seq = ++seq_;
+  (*records_[slot]).seq = ++seq_;
   return slot;
 }
 
 void Core::freeRecord(uint32_t slot) {
-  Record& r = records_[slot];
+  Record& r = (*records_[slot]);
   r.seq = 0;
   r.started = r.done = r.streams_over_itself = r.end_known = false;
   r.deps.clear();
@@ -222,7 +222,7 @@ void Core::freeRecord(uint32_t slot) {
 }
 
 void Core::startRecord(uint32_t slot) {
-  Record& r = records_[slot];
+  Record& r = (*records_[slot]);
   snap_->snapshot = &r.regs;
   uint64_t hash;
   if (r.streams_over_itself) {  // sim/stream.h: only here does streaming change the result
@@ -238,7 +238,7 @@ void Core::startRecord(uint32_t slot) {
 }
 
 void Core::executeRecord(uint32_t slot) {
-  Record& r = records_[slot];
+  Record& r = (*records_[slot]);
   r.writes.clear();
   snap_->snapshot = &r.regs;
   const uint64_t hash = stepper_->step(*r.inst, r.first, r.last, o_->record_reads, &r.operands->views);
@@ -247,7 +247,7 @@ void Core::executeRecord(uint32_t slot) {
 }
 
 void Core::finishRecord(uint32_t slot) {
-  Record& r = records_[slot];
+  Record& r = (*records_[slot]);
   r.writes.commit(*phys_);
   // An engine streams its sources for the whole instruction (a DMA for its whole transfer), so a later writer of
   // them waits for the end (WAR), although the values were taken at the start.
@@ -495,10 +495,10 @@ void Core::dispatch(const Instruction& inst, const LoopPos* loop) {
     if (!fifo.held.empty())
       sequencerWaitUntil(fifo.held.front().start, StallCause::EngineBusy, fifo.held.front().inst, &inst);
     else
-      sequencerWaitEvent(fifo.popped, StallCause::EngineBusy, records_[fifo.slots.front()].inst, &inst);
+      sequencerWaitEvent(fifo.popped, StallCause::EngineBusy, (*records_[fifo.slots.front()]).inst, &inst);
   }
   const uint32_t slot = takeRecord();
-  Record& rec = records_[slot];
+  Record& rec = (*records_[slot]);
   rec.inst = &inst;
   rec.first = !loop || loop->first;
   rec.last = !loop || loop->last;
@@ -541,7 +541,7 @@ void Core::serveEngine(uint32_t e) {
       while (fifo.slots.empty() && !dispatch_done_) waitEvent(fifo.pushed);
       if (fifo.slots.empty() || abort_) break;
       const uint32_t slot = fifo.slots.front();
-      Record& r = records_[slot];
+      Record& r = (*records_[slot]);
       EngineStats& stats = result_.stats.engines[e];
       if (!vcd_ && r.latency > 0) {
         // One wait for the whole instruction when its producers' ends are decided (the usual case): it starts
@@ -616,7 +616,7 @@ void Core::serveIssuer() {
       while (fifo.slots.empty() && !dispatch_done_) waitEvent(fifo.pushed);
       if (fifo.slots.empty() || abort_) break;
       const uint32_t slot = fifo.slots.front();
-      Record& r = records_[slot];
+      Record& r = (*records_[slot]);
       const uint64_t from = std::max({clock, r.dispatch_cycle, now()});
       if (vcd_) {
         waitCycles(from - now());
@@ -707,7 +707,7 @@ void Core::serveQueue(uint32_t q) {
       while (ring.slots.empty() && !dma_issue_done_) waitEvent(ring.pushed);
       if (ring.slots.empty() || abort_) break;
       const uint32_t slot = ring.slots.front();
-      Record& r = records_[slot];
+      Record& r = (*records_[slot]);
       // The issuer decided the transfer's window when it issued it (serveIssuer). Its bytes move at its end: the
       // values it would read when its window opens, because its producers ended by the issue (RAW) and every later
       // writer of its sources waits for the transfer's end (WAR); nothing reads or writes its destination before

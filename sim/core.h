@@ -130,6 +130,9 @@ class Core : public sc_core::sc_module {
     explicit SnapshotStorage(PhysicalStorage& phys) : phys_(phys) {}
     uint8_t* row(TensorId t, uint32_t partition) override { return phys_.row(t, partition); }
     void rows(TensorId t, uint32_t first, uint32_t n, uint8_t** out) override { phys_.rows(t, first, n, out); }
+    uint8_t* rowRange(TensorId t, uint32_t first, uint32_t n, uint64_t& stride) override {
+      return phys_.rowRange(t, first, n, stride);
+    }
     uint64_t readReg(RegId r) override;
     void writeReg(RegId r, uint64_t v) override { phys_.writeReg(r, v); }
     const std::vector<std::pair<RegId, uint64_t>>* snapshot = nullptr;
@@ -211,6 +214,7 @@ class Core : public sc_core::sc_module {
   std::deque<sc_core::sc_event> queue_start_;  // one per queue thread
   void startJob();
   // the current job
+  sc_core::sc_simcontext* const context_;  // the kernel's clock, read inline (now())
   const Program* p_ = nullptr;
   const std::vector<std::vector<uint64_t>>* bare_ = nullptr;
   const SimOptions* o_ = nullptr;
@@ -237,7 +241,7 @@ class Core : public sc_core::sc_module {
   Scoreboard board_;
   ReservationCalendar fabric_;
 
-  std::deque<Record> records_;
+  std::vector<std::unique_ptr<Record>> records_;  // pooled (events cannot move): indexing is one load
   std::vector<uint32_t> free_;
   Fifo engine_fifo_[kEngines];
   std::deque<Fifo> rings_;

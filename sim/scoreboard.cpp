@@ -16,15 +16,21 @@ const char* depKindName(DepKind k) {
 
 void orderDependences(std::vector<Dependence>& deps) {
   if (deps.size() < 2) return;
-  std::sort(deps.begin(), deps.end(), [](const Dependence& a, const Dependence& b) {
-    return a.seq != b.seq ? a.seq < b.seq : a.kind < b.kind;
-  });
+  // Insertion sort: a handful of entries, mostly in order already. Entries with equal keys are equal (one seq is
+  // one instruction), so the order among them does not matter.
+  auto less = [](const Dependence& a, const Dependence& b) { return a.seq != b.seq ? a.seq < b.seq : a.kind < b.kind; };
+  for (size_t i = 1; i < deps.size(); ++i) {
+    const Dependence d = deps[i];
+    size_t j = i;
+    for (; j > 0 && less(d, deps[j - 1]); --j) deps[j] = deps[j - 1];
+    deps[j] = d;
+  }
   deps.erase(std::unique(deps.begin(), deps.end(), [](const Dependence& a, const Dependence& b) { return a.seq == b.seq; }),
              deps.end());
 }
 
 void Scoreboard::reset(DropDependency drop) {
-  for (Resource& r : resources_) r.reads.clear(), r.writes.clear(), r.reads_purged_at = 0;
+  for (Resource& r : resources_) r.reads.clear(), r.writes.clear(), r.reads_swept_at = r.writes_swept_at = 0;
   live_seq_.assign(live_seq_.size(), 0);
   lane_writer_.clear();
   drop_ = drop;
@@ -32,19 +38,23 @@ void Scoreboard::reset(DropDependency drop) {
 
 void Scoreboard::scan(std::vector<Entry>& list, const Footprint& fp, uint64_t seq, uint8_t in_order, DepKind kind,
                       std::vector<Dependence>& deps) {
-  const bool dropped = uint8_t(kind) + 1 == uint8_t(drop_);  // DropDependency::RAW == DepKind::RAW + 1, ...
-  for (size_t i = 0; i < list.size();) {
-    const Entry& e = list[i];
-    if (!live(e)) {
-      list[i] = list.back();
-      list.pop_back();
-      continue;
-    }
-    if (e.seq != seq && e.engine != in_order && e.byte_lo < fp.byte_hi && fp.byte_lo < e.byte_hi && e.row_lo < fp.row_hi &&
-        fp.row_lo < e.row_hi && !dropped)
-      deps.push_back({e.slot, e.seq, kind, e.inst});
-    ++i;
+  if (uint8_t(kind) + 1 == uint8_t(drop_)) return;  // DropDependency::RAW == DepKind::RAW + 1, ...
+  // Overlap first: most entries are elsewhere, and the test needs only the entry itself. Entries of finished
+  // instructions are skipped here and swept out in access() (keepSwept).
+  const uint64_t byte_lo = fp.byte_lo, byte_hi = fp.byte_hi;
+  const uint32_t row_lo = fp.row_lo, row_hi = fp.row_hi;
+  for (const Entry *e = list.data(), *end = e + list.size(); e != end; ++e) {
+    if (e->byte_lo >= byte_hi || byte_lo >= e->byte_hi || e->row_lo >= row_hi || row_lo >= e->row_hi) continue;
+    if (e->seq != seq && e->engine != in_order && live(*e)) deps.push_back({e->slot, e->seq, kind, e->inst});
   }
+}
+
+void Scoreboard::keepSwept(std::vector<Entry>& list, size_t& swept_at) {
+  // Sweep when the list has grown by half since the last sweep (and by a few entries): bounded by the instructions
+  // in flight, at a cost per entry that does not depend on how often the list is searched.
+  if (list.size() < swept_at + swept_at / 2 + 8) return;
+  sweep(list);
+  swept_at = list.size();
 }
 
 void Scoreboard::sweep(std::vector<Entry>& list) {
@@ -89,19 +99,18 @@ void Scoreboard::access(const Footprint& fp, bool write, uint32_t slot, uint64_t
   const uint8_t engine = uint8_t(engineOf(inst->op));
   const uint8_t in_order = record && engine != uint8_t(Engine::DMA) ? engine : kNoEngine;
   scan(r.writes, fp, seq, in_order, write ? DepKind::WAW : DepKind::RAW, deps);
-  if (write) scan(r.reads, fp, seq, in_order, DepKind::WAR, deps), r.reads_purged_at = r.reads.size();
+  if (write) scan(r.reads, fp, seq, in_order, DepKind::WAR, deps);
   if (!record) return;
   if (slot >= live_seq_.size()) live_seq_.resize(slot + 1, 0);
   live_seq_[slot] = seq;
   const Entry e{fp.byte_lo, fp.byte_hi, fp.row_lo, fp.row_hi, slot, engine, seq, inst};
   if (write) {
+    keepSwept(r.writes, r.writes_swept_at);
     r.writes.push_back(e);
-    return;
+  } else {
+    keepSwept(r.reads, r.reads_swept_at);
+    r.reads.push_back(e);
   }
-  // Reads are only searched by writes: sweep them when they have doubled since, so they stay bounded by the
-  // instructions in flight even where nothing writes.
-  if (r.reads.size() >= 2 * r.reads_purged_at + 16) sweep(r.reads), r.reads_purged_at = r.reads.size();
-  r.reads.push_back(e);
 }
 
 void Scoreboard::retire(uint32_t slot) {

@@ -8,7 +8,7 @@
 // It is the simulator's hottest search (every operand of every instruction), so it is organized for it: entries
 // are kept per physical resource (an SBUF access never looks at PSUM, DRAM or register entries) and, within a
 // resource, reads apart from writes (a read only looks at writes). Retiring is O(1): it marks the instruction's
-// pool slot finished, and searches drop the entries of finished instructions as they meet them.
+// pool slot finished; searches skip the entries of finished instructions, and a list is swept of them as it grows.
 #pragma once
 
 #include <cstdint>
@@ -65,15 +65,16 @@ class Scoreboard {
   };
   struct Resource {
     std::vector<Entry> reads, writes;
-    size_t reads_purged_at = 0;  // reads' size after the last sweep (reads are only swept when they pile up)
+    size_t reads_swept_at = 0, writes_swept_at = 0;  // each list's size after its last sweep
   };
   bool live(const Entry& e) const { return e.slot < live_seq_.size() && live_seq_[e.slot] == e.seq; }
-  // Appends the live entries of `list` that overlap `fp` as dependences of kind `kind`; drops finished ones.
+  // Appends the live entries of `list` that overlap `fp` as dependences of kind `kind`.
   // `in_order`: the consumer's engine when its older instructions on that engine can be left out, else kNoEngine.
   static constexpr uint8_t kNoEngine = 0xff;
   void scan(std::vector<Entry>& list, const Footprint& fp, uint64_t seq, uint8_t in_order, DepKind kind,
             std::vector<Dependence>& deps);
-  void sweep(std::vector<Entry>& list);
+  void sweep(std::vector<Entry>& list);  // drops the entries of finished instructions
+  void keepSwept(std::vector<Entry>& list, size_t& swept_at);  // sweeps once the list has grown enough
   // Registers (Footprint::kRegisters) are written only by SP instructions, which end in program order, and read
   // only at dispatch (never recorded): the youngest recorded writer of a lane is the one every later access of it
   // waits for (the older ones end first), so a lane keeps just that writer instead of a list to search.
