@@ -31,10 +31,10 @@ Index regIndex(RegId r, int64_t scale, int64_t constant) {
   return Index::affine(r, scale, constant);
 }
 
-std::vector<uint32_t> divisorsIn(uint64_t n, uint32_t lo, uint32_t hi) {
-  std::vector<uint32_t> out;
-  for (uint32_t d = lo; d <= hi && d <= n; ++d)
-    if (n % d == 0) out.push_back(d);
+Divisors divisorsIn(uint64_t n, uint32_t lo, uint32_t hi) {
+  Divisors out;
+  for (uint32_t d = lo; d <= hi && d <= n && out.n < 64; ++d)
+    if (n % d == 0) out.items[out.n++] = d;
   return out;
 }
 

@@ -74,8 +74,8 @@ void Generator::cover(uint32_t parts, uint32_t elems, const std::function<void(c
   Geo g;
   g.parts = parts;
   g.count = elems;
-  std::vector<uint32_t> elemTiles = divisorsIn(elems, 2, kMaxTrips);
-  std::vector<uint32_t> partTiles = divisorsIn(parts, 2, kMaxTrips);
+  const Divisors elemTiles = divisorsIn(elems, 2, kMaxTrips);
+  const Divisors partTiles = divisorsIn(parts, 2, kMaxTrips);
   // Interleaved halves: elements j*2c + [0, c) and j*2c + c + [0, c) for j < count2, count2 >= 2.
   std::vector<uint32_t> interleave;
   if (elems % 2 == 0)
@@ -139,7 +139,7 @@ void Generator::cover(uint32_t parts, uint32_t elems, const std::function<void(c
         uint32_t k = elemTiles[c_.below(elemTiles.size())];
         uint32_t e0 = elems / k;
         // A third level splits each tile again and adds the two induction variables in a register.
-        std::vector<uint32_t> inner = divisorsIn(k, 2, kMaxTrips);
+        const Divisors inner = divisorsIn(k, 2, kMaxTrips);
         if (depth() + 2 <= kMaxLoopDepth && k >= 4 && !inner.empty() && yes(40)) {
           uint32_t k2 = inner[c_.below(inner.size())];
           openLoop(0, elems, int64_t(k2) * e0);

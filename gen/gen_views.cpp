@@ -111,7 +111,7 @@ std::optional<AccessPattern> Generator::chooseView(TensorId t, uint32_t parts, u
   uint64_t span = elems;
   ap.count = uint32_t(elems);
   if (allowStrided && elems >= 2 && yes(25)) {
-    std::vector<uint32_t> ds = divisorsIn(elems, 2, 16);
+    const Divisors ds = divisorsIn(elems, 2, 16);
     if (!ds.empty()) {
       uint32_t count2 = ds[c_.below(ds.size())];
       uint64_t count = elems / count2;

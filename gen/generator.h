@@ -73,7 +73,18 @@ Immediate intImm(int64_t v);
 Immediate floatImm(double v);
 Index regIndex(RegId r, int64_t scale, int64_t constant = 0);
 inline DType otherFloat(DType t) { return t == DType::F32 ? DType::BF16 : DType::F32; }  // a converting DMA's pair
-std::vector<uint32_t> divisorsIn(uint64_t n, uint32_t lo, uint32_t hi);  // divisors of n in [lo, hi]
+// The divisors of n in [lo, hi] (hi - lo < 64), in increasing order, in place: the generator asks for them on
+// most views and loops it makes, and a vector each time was a heap allocation (docs/fuzzing.md, fourth round).
+struct Divisors {
+  uint32_t items[64] = {};
+  uint32_t n = 0;
+  bool empty() const { return n == 0; }
+  size_t size() const { return n; }
+  uint32_t operator[](size_t i) const { return items[i]; }
+  const uint32_t* begin() const { return items; }
+  const uint32_t* end() const { return items + n; }
+};
+Divisors divisorsIn(uint64_t n, uint32_t lo, uint32_t hi);
 
 class Generator {
  public:

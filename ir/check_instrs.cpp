@@ -4,6 +4,8 @@
 // that instructions in loops that never run are still checked.
 #include <climits>
 #include <cmath>
+#include <cstddef>
+#include <initializer_list>
 
 #include "ir/check_internal.h"
 #include "ir/print.h"
@@ -59,7 +61,23 @@ class InstrRules {
     return true;
   }
 
-  std::vector<const AccessPattern*> views() const {
+  // At most five views (act and ts: destination, source, two scalar tensors, fused reduction) and three registers
+  // (add), in an array: the rules ask for them several times per instruction, and a vector each time was a heap
+  // allocation per instruction of every program checked (docs/fuzzing.md).
+  template <class T, size_t N>
+  struct Few {
+    T items[N] = {};
+    size_t n = 0;
+    Few() = default;
+    Few(std::initializer_list<T> l) {
+      for (T x : l) items[n++] = x;
+    }
+    void push_back(T x) { items[n++] = x; }
+    const T* begin() const { return items; }
+    const T* end() const { return items + n; }
+  };
+
+  Few<const AccessPattern*, 5> views() const {
     switch (in_.op) {
       case Op::Dma:
       case Op::Copy:
@@ -69,7 +87,7 @@ class InstrRules {
       case Op::TT: return {&in_.dst, &in_.a, &in_.b};
       case Op::Act:
       case Op::TS: {
-        std::vector<const AccessPattern*> out{&in_.dst, &in_.a};
+        Few<const AccessPattern*, 5> out{&in_.dst, &in_.a};
         for (const ScalarOperand* s : scalarOperands(in_))
           if (s->kind == ScalarOperand::Kind::Tensor) out.push_back(&s->ap.get());
         if (hasFusedReduce(in_)) out.push_back(&in_.reduce_dst);
@@ -82,36 +100,38 @@ class InstrRules {
     }
   }
 
-  std::vector<RegId> registers() const {
+  // Every register the instruction names outside its views exists (the registers of the mask's offset c of a
+  // select are read like address terms).
+  bool registersExist() {
+    Few<RegId, 3> regs;
     switch (in_.op) {
       case Op::Li:
       case Op::RegLoad:
-      case Op::Loop: return {in_.rd};
+      case Op::Loop: regs = {in_.rd}; break;
       case Op::Addi:
-      case Op::Mov: return {in_.rd, in_.rs};
-      case Op::Add: return {in_.rd, in_.rs, in_.rt};
-      case Op::RegStore: return {in_.rs};
-      case Op::Select: {  // the registers of the mask's offset c, read like address terms
-        std::vector<RegId> out;
-        for (const IndexTerm& t : in_.mask.c.terms) out.push_back(t.reg);
-        return out;
-      }
+      case Op::Mov: regs = {in_.rd, in_.rs}; break;
+      case Op::Add: regs = {in_.rd, in_.rs, in_.rt}; break;
+      case Op::RegStore: regs = {in_.rs}; break;
+      case Op::Select:
+        for (const IndexTerm& t : in_.mask.c.terms)
+          if (!reg(t.reg)) return false;
+        return true;
       case Op::Act:
-      case Op::TS: {
-        std::vector<RegId> out;
+      case Op::TS:
         for (const ScalarOperand* s : scalarOperands(in_))
-          if (s->kind == ScalarOperand::Kind::Reg) out.push_back(s->reg);
-        return out;
-      }
-      default: return {};
+          if (s->kind == ScalarOperand::Kind::Reg) regs.push_back(s->reg);
+        break;
+      default: break;
     }
+    for (RegId r : regs)
+      if (!reg(r)) return false;
+    return true;
   }
 
   bool references() {
     for (const AccessPattern* ap : views())
       if (!view(*ap)) return false;
-    for (RegId r : registers())
-      if (!reg(r)) return false;
+    if (!registersExist()) return false;
     if (nodes_[node_].depth >= kMaxLoopDepth && in_.op == Op::Loop)
       return fail("loops are nested more than " + std::to_string(kMaxLoopDepth) + " deep");
     return true;

@@ -4,6 +4,17 @@
 #include <cstring>
 #include <stdexcept>
 
+#if defined(__SANITIZE_ADDRESS__)
+#define ALLOCSIM_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define ALLOCSIM_ASAN 1
+#endif
+#endif
+#ifdef ALLOCSIM_ASAN
+#include <sanitizer/asan_interface.h>
+#endif
+
 namespace allocsim {
 namespace {
 
@@ -15,6 +26,58 @@ uint64_t mix(uint64_t z) {  // splitmix64's finalizer
 
 // Poison streams: one per memory, so that SBUF and PSUM do not start with the same pattern.
 enum Stream : uint64_t { kSbuf = 1, kPsum, kDram, kRegisters, kOwnDram };
+
+// Byte arrays of storages gone, kept by this thread for the next storage's regions of the same size: the equivalence
+// oracle builds a PhysicalStorage per run, and allocating and freeing its SBUF and PSUM arrays every time (32-96 KiB
+// on the fuzz targets' machines) cost a sanitizer build the shadow updates and quarantine of the whole array per run
+// (docs/fuzzing.md, fourth round). Reuse changes no value: a region's bytes are poisoned from its seed, chunk by
+// chunk, before any of them is handed out (ensurePoisoned). Under AddressSanitizer a kept array is poisoned, so that
+// a pointer into a storage gone is still caught when used. Only arrays of kMinKept..kMaxKept bytes, a few of them.
+class SpareArrays {
+ public:
+  static constexpr size_t kMinKept = 4096, kMaxKept = size_t(1) << 20, kSlots = 4;
+  std::unique_ptr<uint8_t[]> take(size_t n) {
+    for (Slot& s : slots_)
+      if (s.data && s.size == n) {
+        unpoison(s.data.get(), n);
+        return std::move(s.data);
+      }
+    return std::make_unique_for_overwrite<uint8_t[]>(n);
+  }
+  void give(std::unique_ptr<uint8_t[]> data, size_t n) {
+    if (!data || n < kMinKept || n > kMaxKept) return;
+    Slot* slot = nullptr;  // an empty slot, else each in turn
+    for (Slot& s : slots_)
+      if (!s.data && !slot) slot = &s;
+    if (!slot) {
+      slot = &slots_[next_];
+      next_ = (next_ + 1) % kSlots;
+    }
+    poison(data.get(), n);
+    slot->data = std::move(data);  // an older array in the slot is freed
+    slot->size = n;
+  }
+
+ private:
+#ifdef ALLOCSIM_ASAN
+  static void poison(uint8_t* p, size_t n) { __asan_poison_memory_region(p, n); }
+  static void unpoison(uint8_t* p, size_t n) { __asan_unpoison_memory_region(p, n); }
+#else
+  static void poison(uint8_t*, size_t) {}
+  static void unpoison(uint8_t*, size_t) {}
+#endif
+  struct Slot {
+    size_t size = 0;
+    std::unique_ptr<uint8_t[]> data;
+  };
+  Slot slots_[kSlots];
+  size_t next_ = 0;
+};
+
+SpareArrays& spareArrays() {
+  thread_local SpareArrays spare;
+  return spare;
+}
 
 }  // namespace
 
@@ -34,7 +97,7 @@ void fillPoison(uint64_t seed, uint64_t stream, uint64_t first, uint8_t* bytes, 
 // The bytes are allocated at first use (ensurePoisoned): a long program has a DRAM tensor of its own for every
 // input, output and spill slot, most of them not in use at any one time.
 void PhysicalStorage::Region::allocate(size_t n, uint64_t seed, uint64_t stream) {
-  data_.reset();
+  giveBack();
   size_ = n;
   seed_ = seed;
   stream_ = stream;
@@ -45,8 +108,10 @@ void PhysicalStorage::Region::allocate(size_t n, uint64_t seed, uint64_t stream)
 // so every released DRAM tensor's memory stayed allocated until the end of the run).
 void PhysicalStorage::Region::free() { allocate(size_, seed_, stream_); }
 
+void PhysicalStorage::Region::giveBack() { spareArrays().give(std::move(data_), size_); }
+
 void PhysicalStorage::Region::ensurePoisoned(size_t first, size_t n) {
-  if (!data_) data_ = std::make_unique_for_overwrite<uint8_t[]>(size_);
+  if (!data_) data_ = spareArrays().take(size_);
   if (n == 0) return;
   for (size_t c = first / kChunk; c <= (first + n - 1) / kChunk && c < poisoned_.size(); ++c) {
     if (poisoned_[c]) continue;

@@ -49,6 +49,10 @@ class PhysicalStorage : public Storage {
   // then, so untouched pages are never mapped).
   class Region {
    public:
+    Region() = default;
+    Region(Region&&) noexcept = default;
+    Region& operator=(Region&&) noexcept = default;
+    ~Region() { giveBack(); }
     void allocate(size_t n, uint64_t seed, uint64_t stream);
     uint8_t* data() { return data_.get(); }
     size_t size() const { return size_; }
@@ -56,6 +60,7 @@ class PhysicalStorage : public Storage {
     void free();  // back to never touched: the memory goes, the next use allocates and poisons again
 
    private:
+    void giveBack();  // the bytes to this thread's spare arrays (physical_storage.cpp), or freed
     static constexpr size_t kChunk = 4096;
     std::unique_ptr<uint8_t[]> data_;
     size_t size_ = 0;

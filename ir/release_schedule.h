@@ -22,14 +22,14 @@ class ReleaseSchedule {
   explicit ReleaseSchedule(const Program& p);
   // The tensors whose last mention is top-level statement `statement` (an index into Program::body).
   std::span<const TensorId> after(size_t statement) const { return after_.of(statement); }
-  bool releases(TensorId t) const { return t < released_.size() && released_[t]; }
+  bool releases(TensorId t) const { return t < flags_.size() && (flags_[t] & kReleased); }
   // The outputs whose last mention is statement `statement`: their values are final from then on (a checker may
   // judge them there and drop its bookkeeping; the storage keeps them for the end of the run).
   std::span<const TensorId> finalAfter(size_t statement) const { return final_.of(statement); }
   // The inputs of their own (unplaced DRAM: nothing else shares their bytes) first named by statement
   // `statement`: a run may load them just before it instead of before the run.
   std::span<const TensorId> before(size_t statement) const { return before_.of(statement); }
-  bool loadsLate(TensorId t) const { return t < late_.size() && late_[t]; }
+  bool loadsLate(TensorId t) const { return t < flags_.size() && (flags_[t] & kLate); }
 
  private:
   // One list per statement, all in one array (statement s's are [start[s], start[s + 1])): every run of the
@@ -43,8 +43,8 @@ class ReleaseSchedule {
     }
   };
   Lists after_, before_, final_;
-  std::vector<bool> late_;
-  std::vector<bool> released_;
+  static constexpr uint8_t kLate = 1, kReleased = 2;
+  std::vector<uint8_t> flags_;  // by tensor: kLate (loadsLate), kReleased (releases)
 };
 
 }  // namespace allocsim

@@ -49,16 +49,28 @@ class NameMap {
     copy.rs = reg(inst, copy.rs);
     copy.rt = reg(inst, copy.rt);
   }
-  // The checks of mapNames without a copy of the instruction (a loop's would copy its whole body).
+  // The checks of mapNames, in its order, without a copy of the instruction (a loop's would copy its whole body; any
+  // other's cost heap allocations for its views' index terms). A loop's views are not looked at, as before.
   void check(const Instruction& inst) const {
     if (inst.op != Op::Loop) {
-      Instruction copy = inst;
-      mapNames(inst, copy);
-      return;
+      for (const AccessPattern* ap : {&inst.dst, &inst.a, &inst.b}) checkView(inst, *ap);
+      if (hasFusedReduce(inst)) checkView(inst, inst.reduce_dst);
+      for (const ScalarOperand* sc : scalarOperands(inst)) {
+        if (sc->kind == ScalarOperand::Kind::Tensor) checkView(inst, sc->ap.get());
+        if (sc->kind == ScalarOperand::Kind::Reg) reg(inst, sc->reg);
+      }
+      for (const IndexTerm& t : inst.mask.c.terms) reg(inst, t.reg);
     }
     reg(inst, inst.rd);
     reg(inst, inst.rs);
     reg(inst, inst.rt);
+  }
+  void checkView(const Instruction& inst, const AccessPattern& ap) const {
+    if (ap.tensor == kNone) return;
+    tensor(inst, ap.tensor);
+    for (const Index* ix : {&ap.partition, &ap.offset, ap.tile ? &*ap.tile : nullptr})
+      if (ix)
+        for (const IndexTerm& t : ix->terms) reg(inst, t.reg);
   }
 
  private:
@@ -87,6 +99,7 @@ class Builder {
 
  private:
   void mapTensors() {
+    out_.program.tensors.reserve(a_.tensors.size());
     std::vector<TensorId> source(a_.tensors.size(), kNone);
     for (TensorId t = 0; t < a_.tensors.size(); ++t) {
       const Tensor& tensor = a_.tensors[t];
@@ -109,6 +122,7 @@ class Builder {
   }
 
   void mapRegisters() {
+    out_.program.registers.reserve(a_.registers.size());
     std::vector<RegId> source(a_.registers.size(), kNone);
     for (RegId r = 0; r < a_.registers.size(); ++r) {
       if (a_.registers[r].origin != Origin::Source) continue;

@@ -17,6 +17,11 @@ constexpr Symbol kNoSymbol = 0;
 
 class SymbolMap {
  public:
+  SymbolMap() = default;
+  SymbolMap(const SymbolMap&) = delete;
+  SymbolMap& operator=(const SymbolMap&) = delete;
+  ~SymbolMap();  // its pages go to this thread's spare pages (symbol_map.cpp)
+
   Symbol get(uint64_t region, uint64_t unit) {
     const uint64_t page = unit >> kPageBits;
     const Symbol* at = hit(region, page) ? last_ : find(region, page, false);

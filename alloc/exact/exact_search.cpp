@@ -484,7 +484,7 @@ struct ExactSolver::State {
     for (const char* h : {"Z", "WAT", "TAW", "TWA"}) {
       std::vector<ExactPlacement> pl = firstFit(p, preorder(search.keys(), h));
       if (best.empty() || exactHeight(p, pl) < exactHeight(p, best)) {
-        best = pl;
+        best = std::move(pl);
         best_name = std::string("first fit (") + h + ")";
       }
     }

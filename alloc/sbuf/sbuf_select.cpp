@@ -14,6 +14,7 @@ SbufSelection selectSbuf(const Program& p, const SbufGraph& g, const std::vector
     if (g.nodes[i].fixed) s.at[i] = p.tensors[g.nodes[i].tensor].placement;
 
   std::vector<SbufRect> taken;
+  taken.reserve(n);  // a node's placed neighbours: one allocation, not a doubling per node
   for (auto it = stack.rbegin(); it != stack.rend(); ++it) {
     const uint32_t i = *it;
     if (s.at[i]) throw std::logic_error("SBUF select popped an allocated node");

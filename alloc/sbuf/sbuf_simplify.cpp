@@ -31,8 +31,24 @@ std::vector<uint32_t> simplifySbuf(const Arch& arch, const SbufGraph& g, SbufOrd
   //            minimum — the pick the scan of every hi node made.
   using Ranked = std::pair<uint32_t, uint32_t>;
   using Metered = std::tuple<double, uint32_t, uint32_t>;
-  std::priority_queue<Ranked> lo, inf;
-  std::priority_queue<Metered, std::vector<Metered>, std::greater<Metered>> hi;
+  // Each node enters lo at most once; hi holds a node's entry plus stale ones pushed again. The nodes are classified
+  // first so that lo and hi are reserved (one allocation each, none for an empty one) instead of doubling as they
+  // fill; they are then filed in the same order as before.
+  SbufWorklistSizes counts;
+  for (uint32_t i = 0; i < n; ++i) {
+    if (g.nodes[i].fixed) continue;
+    k[i] = sbufFreePlacements(arch, g, i);
+    degree[i] = uint32_t(g.neighbours[i].size());
+    const List l = k[i] > 0 ? List::Lo : isInfiniteCost(g.nodes[i].cost) ? List::Inf : List::Hi;
+    list[i] = l;
+    ++(l == List::Lo ? counts.lo : l == List::Hi ? counts.hi : counts.inf);
+  }
+  std::vector<Ranked> lo_items;
+  std::vector<Metered> hi_items;
+  lo_items.reserve(counts.lo + counts.hi + counts.inf);
+  hi_items.reserve(counts.hi);
+  std::priority_queue<Ranked> lo(std::less<Ranked>(), std::move(lo_items)), inf;
+  std::priority_queue<Metered, std::vector<Metered>, std::greater<Metered>> hi(std::greater<Metered>(), std::move(hi_items));
   uint32_t hi_count = 0;
   auto file = [&](uint32_t i, List l) {
     list[i] = l;
@@ -43,15 +59,8 @@ std::vector<uint32_t> simplifySbuf(const Arch& arch, const SbufGraph& g, SbufOrd
       ++hi_count;
     }
   };
-  SbufWorklistSizes counts;
-  for (uint32_t i = 0; i < n; ++i) {
-    if (g.nodes[i].fixed) continue;
-    k[i] = sbufFreePlacements(arch, g, i);
-    degree[i] = uint32_t(g.neighbours[i].size());
-    const List l = k[i] > 0 ? List::Lo : isInfiniteCost(g.nodes[i].cost) ? List::Inf : List::Hi;
-    file(i, l);
-    ++(l == List::Lo ? counts.lo : l == List::Hi ? counts.hi : counts.inf);
-  }
+  for (uint32_t i = 0; i < n; ++i)
+    if (!g.nodes[i].fixed) file(i, list[i]);
   if (sizes) *sizes = counts;
 
   std::vector<uint32_t> stack;
