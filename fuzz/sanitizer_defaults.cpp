@@ -10,15 +10,17 @@
 //
 // malloc_context_size: the frames ASan records for every allocation and free (default 30), to print where a block
 // was allocated and freed when a bad access is found. Recording them (unwinding, hashing into the stack depot) was
-// 12-16 % of an allocator target's CPU time (perf: StackDepotBase::Put, Unwind), the targets allocating on every
-// step. 10 frames reach from operator new through the container to the allocsim function and its callers; what is
-// caught is unchanged, and the bad access's own stack is printed in full. Rerun a finding with
-// ASAN_OPTIONS=malloc_context_size=30 for deeper allocation stacks.
+// 12-16 % of an allocator target's CPU time at 30 frames (perf: StackDepotBase::Put, Unwind), the targets allocating
+// about a thousand blocks per execution, and still 11.5 % at 10; at 2 it is 2.7 % (no unwinding: the allocator's
+// frame and its caller's; docs/fuzzing.md, fourth round). What is caught is unchanged and the bad access's own stack
+// is printed in full; a report's "allocated by" and "freed by" stacks show two frames. Not fewer: at 0 or 1
+// LeakSanitizer reports no leak at all (it needs the allocation's caller). A finding reproduces from its file: rerun
+// it with ASAN_OPTIONS=malloc_context_size=30 for the whole allocation and free stacks.
 //
 // allocator_release_to_os_interval_ms=-1: ASan's allocator gave its free pages back to the kernel every few seconds
 // (madvise), and the next executions faulted them in again: 749 madvise calls in 3,000 coloring_driver executions
 // (strace -c), 2.4 % of its samples in madvise and more in the page faults after it (perf). Kept, they are reused;
 // the process's RSS stays at its peak (libFuzzer's -rss_limit_mb still bounds it). What is caught is unchanged.
 extern "C" __attribute__((visibility("default"), used)) const char* __asan_default_options() {
-  return "quarantine_size_mb=16:malloc_context_size=10:allocator_release_to_os_interval_ms=-1";
+  return "quarantine_size_mb=16:malloc_context_size=2:allocator_release_to_os_interval_ms=-1";
 }
