@@ -344,8 +344,10 @@ void Core::runLoop(const Instruction& inst) {
 
 const Core::Plan& Core::planOf(const Instruction& inst) {
   if (inst.id >= plans_.size()) plans_.resize(size_t(inst.id) + 1);
-  Plan& plan = plans_[inst.id];
-  if (plan.inst == &inst) return plan;
+  std::unique_ptr<Plan>& slot = plans_[inst.id];
+  if (slot && slot->inst == &inst) return *slot;
+  if (!slot) slot = std::make_unique<Plan>();
+  Plan& plan = *slot;
   plan = Plan{};
   // Address terms, the ts scalar register and scalar sources (8 views x 2 indices x kMaxIndexTerms terms +
   // affine_select's offset c + the scalar registers (ts's two; act's scale and bias) and two scalar sources).

@@ -151,7 +151,7 @@ class Core : public sc_core::sc_module {
     bool static_operands = false;
     Operands operands;
   };
-  std::deque<Plan> plans_;  // a deque: records point into it while it grows
+  std::vector<std::unique_ptr<Plan>> plans_;  // by Instruction::id; records point into the plans while this grows
   const Plan& planOf(const Instruction& inst);
 
   // threads
