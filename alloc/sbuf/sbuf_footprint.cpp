@@ -5,7 +5,9 @@
 namespace allocsim {
 
 uint64_t sbufFootprintBytes(const Arch& arch, const std::vector<SbufRect>& rects) {
-  std::vector<uint64_t> high(arch.sbuf_partitions, 0);
+  // Scratch of this thread: every SBUF selection round measures its footprint (docs/fuzzing.md, fourth round).
+  thread_local std::vector<uint64_t> high;
+  high.assign(arch.sbuf_partitions, 0);
   for (const SbufRect& r : rects) {
     if (r.bytes == 0) continue;
     for (uint64_t q = r.partition; q < uint64_t(r.partition) + r.partitions && q < high.size(); ++q)

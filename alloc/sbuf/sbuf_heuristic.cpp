@@ -60,7 +60,8 @@ std::vector<uint32_t> sbufColourRanks(const SbufGraph& g, SbufOrder o) {
     }
     return std::make_tuple(uint64_t(i), uint64_t(0), i);
   };
-  std::vector<uint32_t> order(n);
+  thread_local std::vector<uint32_t> order;  // scratch of this thread: ranks are made for every heuristic and round
+  order.resize(n);
   std::iota(order.begin(), order.end(), 0u);
   std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return key(a) < key(b); });
   std::vector<uint32_t> rank(n);

@@ -13,8 +13,8 @@ SbufSelection selectSbuf(const Program& p, const SbufGraph& g, const std::vector
   for (uint32_t i = 0; i < n; ++i)
     if (g.nodes[i].fixed) s.at[i] = p.tensors[g.nodes[i].tensor].placement;
 
-  std::vector<SbufRect> taken;
-  taken.reserve(n);  // a node's placed neighbours: one allocation, not a doubling per node
+  // A node's placed neighbours, then every placed node: scratch of this thread, kept over the selection rounds.
+  thread_local std::vector<SbufRect> taken, used;
   for (auto it = stack.rbegin(); it != stack.rend(); ++it) {
     const uint32_t i = *it;
     if (s.at[i]) throw std::logic_error("SBUF select popped an allocated node");
@@ -29,8 +29,7 @@ SbufSelection selectSbuf(const Program& p, const SbufGraph& g, const std::vector
     }
   }
 
-  std::vector<SbufRect> used;
-  used.reserve(n);
+  used.clear();
   for (uint32_t i = 0; i < n; ++i)
     if (s.at[i] && !g.nodes[i].range.empty())
       used.push_back({s.at[i]->partition, g.nodes[i].partitions, s.at[i]->offset, g.nodes[i].bytes});
