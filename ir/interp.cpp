@@ -151,7 +151,7 @@ class Executor {
       step(inst);
       try {
         OperandHasher h(o_.record_reads || o_.observer || o_.read_sink);  // nobody reads the digest otherwise
-        access_ = {};
+        clearAccess();
         execute(inst, loop, h);
         if (o_.record_reads) result_.reads.push_back({inst.id, h.digest()});
         if (o_.read_sink) o_.read_sink->onRead({inst.id, h.digest()});
@@ -188,7 +188,7 @@ class Executor {
       step(inst);
       s_.writeReg(r, uint64_t(int64_t(v)));
       if (o_.observer) {
-        access_ = {};
+        clearAccess();
         access_.reg_writes.push_back(r);
         o_.observer->onExecute(inst, result_.steps, access_);
       }
@@ -606,6 +606,15 @@ class Executor {
   std::vector<uint8_t> a_bytes_, b_bytes_, out_bytes_;
   ClassBuffer a_, b_, out_, scalars_, bias_, folded_;  // bias_: act's bias, ts's second scalar
   ExecAccess access_;  // what the current instruction touched (filled only with an observer)
+  // Empties access_ for the next instruction, keeping its vectors' memory (an observer sees every instruction: a
+  // fresh ExecAccess would allocate its vectors again each time).
+  void clearAccess() {
+    access_.reads.clear();
+    access_.writes.clear();
+    access_.reg_reads.clear();
+    access_.reg_writes.clear();
+    access_.operand_hash = 0;
+  }
   PendingWrites* defer_ = nullptr;
   const KnownViews* known_ = nullptr;
 };
