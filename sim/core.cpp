@@ -99,75 +99,45 @@ void Core::waitEvent(Event& e) {
   if (abort_) throw Aborted{};
 }
 
-const Dependence* Core::waitForAll(const std::vector<Dependence>& deps) {
-  const Dependence* last = nullptr;
-  for (const Dependence& d : deps) {
-    for (;;) {
-      Record& producer = (*records_[d.slot]);
-      if (producer.seq != d.seq || (d.kind == DepKind::WAR ? producer.started : producer.done)) break;
-      waitEvent(d.kind == DepKind::WAR ? producer.started_ev : producer.done_ev);
-      last = &d;
-    }
-  }
-  return last;
+void Core::syncTo(uint64_t cycle) {
+  if (cycle > now()) waitCycles(cycle - now());
+}
+
+void Core::keepQuantum(uint64_t clock) {
+  if (clock > now() + quantum_) waitCycles(clock - now());
 }
 
 uint64_t Core::endOfAll(const std::vector<Dependence>& deps, uint64_t from, const Dependence*& binding) {
   binding = nullptr;
   uint64_t end = from;
   for (const Dependence& d : deps) {
-    for (;;) {
+    uint64_t e = d.end;
+    if (e == Dependence::kEndUnknown) {
       Record& producer = (*records_[d.slot]);
-      if (producer.seq != d.seq || producer.done) break;  // ended, at or before now
-      if (producer.end_known) {
-        if (producer.end_cycle > from && producer.end_cycle >= end) end = producer.end_cycle, binding = &d;
-        break;
-      }
-      waitEvent(producer.known_ev);
+      // A released record ended at or before the sequencer's clock when it was released, and no counted consumer
+      // was left (releaseEnded): it cannot bind.
+      if (producer.seq != d.seq) continue;
+      while (!producer.end_known) waitEvent(producer.known_ev);
+      e = producer.end_cycle;
+      if (d.counted && --producer.consumers == 0 && producer.release_when_unread) freeRecord(d.slot);
     }
+    if (e > from && e >= end) end = e, binding = &d;
   }
-  return std::max(end, now());
+  return end;
 }
 
 void Core::takeHead(Fifo& fifo, uint64_t start) {
-  const uint64_t t = now();
-  if (start > t) fifo.held.push_back({start, (*records_[fifo.slots.front()]).inst});
+  fifo.held.push_back({start, (*records_[fifo.slots.front()]).inst});
   fifo.slots.pop_front();
-  // Timed: the sequencer may start waiting for the slot before `start` (it sees the slot held until then).
-  if (start > t) fifo.popped.ev.notify(sc_time::from_value((start - t) * kPsPerCycle));
-  else fifo.popped.notifyWaiters();
-}
-
-void Core::waitDeps(const std::vector<Dependence>& deps, const Instruction* consumer) {
-  const uint64_t t0 = now();
-  if (const Dependence* last = waitForAll(deps))
-    result_.stats.addStall(StallCause(last->kind), last->producer, consumer, now() - t0);
+  fifo.popped.notifyWaiters();
 }
 
 void Core::advanceSequencer(uint64_t cycles) {
   sequencer_cycle_ += cycles;
   if (!vcd_) return;
   busy_[kEngines] = true;
-  waitCycles(sequencer_cycle_ - now());
+  syncTo(sequencer_cycle_);
   busy_[kEngines] = false;
-}
-
-void Core::sequencerWaitEvent(Event& e, StallCause cause, const Instruction* producer,
-                              const Instruction* consumer) {
-  waitEvent(e);
-  const uint64_t t = now();
-  if (t <= sequencer_cycle_) return;  // it happened before the sequencer's clock got there: no stall
-  result_.stats.addStall(cause, producer, consumer, t - sequencer_cycle_);
-  sequencer_cycle_ = t;
-}
-
-void Core::sequencerWaitUntil(uint64_t cycle, StallCause cause, const Instruction* producer,
-                              const Instruction* consumer) {
-  waitCycles(cycle > now() ? cycle - now() : 0);
-  const uint64_t t = now();
-  if (t <= sequencer_cycle_) return;
-  result_.stats.addStall(cause, producer, consumer, t - sequencer_cycle_);
-  sequencer_cycle_ = t;
 }
 
 void Core::waitUntilDone(const std::vector<Dependence>& deps) {
@@ -175,12 +145,15 @@ void Core::waitUntilDone(const std::vector<Dependence>& deps) {
     while ((*records_[d.slot]).seq == d.seq && !(*records_[d.slot]).done) waitEvent((*records_[d.slot]).done_ev);
 }
 
-void Core::sequencerWaitDeps(const std::vector<Dependence>& deps, const Instruction* consumer) {
-  const Dependence* last = waitForAll(deps);
-  const uint64_t t = now();
-  if (!last || t <= sequencer_cycle_) return;  // all ended before the sequencer's clock got there: no stall
-  result_.stats.addStall(StallCause(last->kind), last->producer, consumer, t - sequencer_cycle_);
-  sequencer_cycle_ = t;
+void Core::sequencerWaitDeps(std::vector<Dependence>& deps, const Instruction* consumer) {
+  if (deps.empty()) return;
+  orderDependences(deps);  // the binding one among several ending together: the youngest, as for the engines
+  waitUntilDone(deps);     // their values first
+  const Dependence* binding = nullptr;
+  const uint64_t end = endOfAll(deps, sequencer_cycle_, binding);
+  if (!binding) return;  // all ended by the sequencer's clock: no stall
+  result_.stats.addStall(StallCause(binding->kind), binding->producer, consumer, end - sequencer_cycle_);
+  sequencer_cycle_ = end;
 }
 
 void Core::fail(std::exception_ptr e) {
@@ -214,8 +187,10 @@ uint32_t Core::takeRecord() {
 
 void Core::freeRecord(uint32_t slot) {
   Record& r = (*records_[slot]);
+  board_.retire(slot);
   r.seq = 0;
-  r.started = r.done = r.streams_over_itself = r.end_known = false;
+  r.started = r.done = r.streams_over_itself = r.end_known = r.release_when_unread = false;
+  r.consumers = 0;
   r.deps.clear();
   r.regs.clear();
   free_.push_back(slot);
@@ -249,14 +224,52 @@ void Core::executeRecord(uint32_t slot) {
 void Core::finishRecord(uint32_t slot) {
   Record& r = (*records_[slot]);
   r.writes.commit(*phys_);
-  // An engine streams its sources for the whole instruction (a DMA for its whole transfer), so a later writer of
-  // them waits for the end (WAR), although the values were taken at the start.
-  board_.retire(slot);
   r.started = true;
   r.started_ev.notifyWaiters();
   r.done = true;
   r.done_ev.notifyWaiters();
-  last_cycle_ = std::max(last_cycle_, now());
+  last_cycle_ = std::max(last_cycle_, r.end_cycle);
+  // It stays on the scoreboard until its end is at or before the sequencer's clock (releaseEnded).
+  finished_.push_back(slot);
+  finished_min_end_ = std::min(finished_min_end_, r.end_cycle);
+}
+
+void Core::releaseEnded() {
+  if (finished_min_end_ > sequencer_cycle_) return;
+  // Every instruction dispatched from now on starts at or after the sequencer's clock: a record ending by then is
+  // no dependence of theirs. Consumers that have not read its end yet keep it (the last one releases it).
+  uint64_t min_end = UINT64_MAX;
+  for (size_t i = 0; i < finished_.size();) {
+    const uint32_t slot = finished_[i];
+    Record& r = (*records_[slot]);
+    if (r.end_cycle <= sequencer_cycle_) {
+      if (r.consumers == 0) {
+        freeRecord(slot);
+      } else {
+        board_.retire(slot);  // no longer a dependence of anything dispatched
+        r.release_when_unread = true;
+      }
+      finished_[i] = finished_.back();
+      finished_.pop_back();
+    } else {
+      min_end = std::min(min_end, r.end_cycle);
+      ++i;
+    }
+  }
+  finished_min_end_ = min_end;
+}
+
+// Decided ends are copied into the dependences; a consumer of an undecided one is counted on its producer.
+void Core::noteProducers(std::vector<Dependence>& deps) {
+  for (Dependence& d : deps) {
+    Record& producer = (*records_[d.slot]);
+    if (producer.end_known) {
+      d.end = producer.end_cycle;
+    } else {
+      d.counted = true;
+      ++producer.consumers;
+    }
+  }
 }
 
 // ---- the SP sequencer -------------------------------------------------------------------------------------------
@@ -355,6 +368,8 @@ const Core::Plan& Core::planOf(const Instruction& inst) {
     if (r == kNone) return;
     if (r >= p_->registers.size()) throw InputError(inst.loc, std::string(opName(inst.op)) + " names no register");
     plan.regs.push_back(r);
+    const uint32_t lane = layout_->firstLane(r);
+    plan.lanes.emplace_back(lane, lane + layout_->lanes(r));
   };
   bool register_terms = false;
   for (const AccessPattern* ap : {&inst.dst, &inst.a, &inst.b, &inst.scalar.ap.get(), &inst.scalar2.ap.get(), &inst.scale.ap.get(),
@@ -378,7 +393,7 @@ void Core::readRegistersAtDispatch(const Plan& plan, const Instruction& inst, Re
   // Read now, once every SP instruction that writes one of them has finished (a RAW stall of the sequencer).
   std::vector<Dependence>& deps = rec.deps;  // scratch until the operands are entered
   deps.clear();
-  for (RegId r : plan.regs) board_.access(registerFootprint(*layout_, r), false, 0, 0, &inst, false, deps);
+  for (const auto& [lo, hi] : plan.lanes) board_.readRegisterLanes(lo, hi, deps);
   sequencerWaitDeps(deps, &inst);
   deps.clear();
   for (RegId r : plan.regs) rec.regs.emplace_back(r, phys_->readReg(r));
@@ -491,14 +506,18 @@ void Core::dispatch(const Instruction& inst, const LoopPos* loop) {
   countStep(inst);
   const uint32_t e = uint32_t(engineOf(inst.op));
   Fifo& fifo = engine_fifo_[e];
-  // A full queue stalls the sequencer until the engine takes the oldest instruction in it (the stall's producer):
-  // when that one is taken already, at its start; else when the engine takes it.
-  while (fifo.slots.size() + fifo.heldAt(now()) >= o_->timing.engine_queue_depth) {
-    if (!fifo.held.empty())
-      sequencerWaitUntil(fifo.held.front().start, StallCause::EngineBusy, fifo.held.front().inst, &inst);
-    else
-      sequencerWaitEvent(fifo.popped, StallCause::EngineBusy, (*records_[fifo.slots.front()]).inst, &inst);
+  // A full queue stalls the sequencer until the engine takes the oldest instruction in it (the stall's producer),
+  // at that instruction's start; when the engine has not decided the start yet, the sequencer waits until it has.
+  while (fifo.slots.size() + fifo.heldAt(sequencer_cycle_) >= o_->timing.engine_queue_depth) {
+    if (fifo.held.empty()) {
+      waitEvent(fifo.popped);
+      continue;
+    }
+    const Fifo::Held& oldest = fifo.held.front();  // starts after the sequencer's clock (heldAt)
+    result_.stats.addStall(StallCause::EngineBusy, oldest.inst, &inst, oldest.start - sequencer_cycle_);
+    sequencer_cycle_ = oldest.start;
   }
+  releaseEnded();
   const uint32_t slot = takeRecord();
   Record& rec = (*records_[slot]);
   rec.inst = &inst;
@@ -508,6 +527,7 @@ void Core::dispatch(const Instruction& inst, const LoopPos* loop) {
   readRegistersAtDispatch(plan, inst, rec);
   enterOperands(plan, inst, slot, rec);
   orderDependences(rec.deps);
+  noteProducers(rec.deps);
   if (o_->record_reads) {
     rec.read_index = result_.exec.reads.size();
     result_.exec.reads.push_back({inst.id, 0});
@@ -515,14 +535,7 @@ void Core::dispatch(const Instruction& inst, const LoopPos* loop) {
   ++result_.stats.instructions;
   rec.dispatch_cycle = sequencer_cycle_;
   fifo.slots.push_back(slot);
-  // The engine wakes when the instruction is queued, on the sequencer's clock (an earlier pending wake-up stays).
-  const uint64_t t = now();
-  // Only an engine waiting now needs waking: one that is not has an instruction to finish first, at or after this
-  // one's dispatch cycle, and then finds this one queued.
-  if (fifo.pushed.waiting) {
-    if (sequencer_cycle_ > t) fifo.pushed.ev.notify(sc_time::from_value((sequencer_cycle_ - t) * kPsPerCycle));
-    else fifo.pushed.ev.notify();
-  }
+  fifo.pushed.notifyWaiters();  // the engine starts it no earlier than its dispatch cycle (serveEngine)
 }
 
 // ---- engines ----------------------------------------------------------------------------------------------------
@@ -538,53 +551,40 @@ void Core::engineThread(uint32_t e) {
 
 void Core::serveEngine(uint32_t e) {
   Fifo& fifo = engine_fifo_[e];
+  EngineStats& stats = result_.stats.engines[e];
+  uint64_t clock = now();  // the engine's own clock: the end of its last instruction
   try {
     for (;;) {
       while (fifo.slots.empty() && !dispatch_done_) waitEvent(fifo.pushed);
       if (fifo.slots.empty() || abort_) break;
       const uint32_t slot = fifo.slots.front();
       Record& r = (*records_[slot]);
-      EngineStats& stats = result_.stats.engines[e];
-      if (!vcd_ && r.latency > 0) {
-        // One wait for the whole instruction when its producers' ends are decided (the usual case): it starts
-        // when the last of them ends, reads its operands and writes its results at its end. Reading at the end
-        // gives the values it would read at the start: its producers wrote before the start (RAW) and every later
-        // writer of its sources waits for its end (WAR). A VCD needs the engine's busy signal to rise at the start,
-        // and a zero-latency instruction would end in the same cycle as a producer: both take the path below.
-        const uint64_t from = std::max(now(), r.dispatch_cycle);
-        const Dependence* binding = nullptr;
-        const uint64_t start = endOfAll(r.deps, from, binding);
-        if (binding) result_.stats.addStall(StallCause(binding->kind), binding->producer, r.inst, start - from);
-        takeHead(fifo, start);
-        ++stats.instructions;
-        r.end_cycle = start + r.latency;
-        r.end_known = true;
-        r.known_ev.notifyWaiters();
-        waitCycles(r.end_cycle - now());  // every dependence has ended by the start
-        if (r.streams_over_itself) startRecord(slot);
-        else executeRecord(slot);
-        finishRecord(slot);
-        stats.busy_cycles += r.latency;
-        slice(e, start, now(), r.inst);
-        freeRecord(slot);
-        continue;
-      }
-      if (r.dispatch_cycle > now()) waitCycles(r.dispatch_cycle - now());  // queued ahead of model time
-      waitDeps(r.deps, r.inst);
-      takeHead(fifo, now());
+      // It starts when the engine is free, it is queued and the last of its producers has ended.
+      const uint64_t from = std::max(clock, r.dispatch_cycle);
+      const Dependence* binding = nullptr;
+      const uint64_t start = endOfAll(r.deps, from, binding);
+      if (binding) result_.stats.addStall(StallCause(binding->kind), binding->producer, r.inst, start - from);
+      takeHead(fifo, start);
       ++stats.instructions;
-      const uint64_t t0 = now();
-      busy_[e] = true;
-      r.end_cycle = t0 + r.latency;
+      r.end_cycle = start + r.latency;
       r.end_known = true;
       r.known_ev.notifyWaiters();
-      startRecord(slot);
-      waitCycles(r.latency);
-      finishRecord(slot);
-      busy_[e] = false;
+      // It reads and writes at once, once its producers have written and its sources' older readers have read
+      // (this is the order of the values; their times are the cycles above).
+      waitUntilDone(r.deps);
+      if (vcd_) {
+        syncTo(start);
+        busy_[e] = true;
+      }
+      clock = r.end_cycle;
+      if (quantum_ == 0) syncTo(clock);  // values move at their cycle (see SimOptions::quantum)
+      if (r.streams_over_itself) startRecord(slot);
+      else executeRecord(slot);
+      if (vcd_) busy_[e] = false;
       stats.busy_cycles += r.latency;
-      slice(e, t0, now(), r.inst);
-      freeRecord(slot);
+      slice(e, start, clock, r.inst);
+      finishRecord(slot);  // the record may be released at the next wait
+      keepQuantum(clock);
     }
   } catch (const Aborted&) {
   } catch (...) {
@@ -619,9 +619,9 @@ void Core::serveIssuer() {
       if (fifo.slots.empty() || abort_) break;
       const uint32_t slot = fifo.slots.front();
       Record& r = (*records_[slot]);
-      const uint64_t from = std::max({clock, r.dispatch_cycle, now()});
+      const uint64_t from = std::max(clock, r.dispatch_cycle);
       if (vcd_) {
-        waitCycles(from - now());
+        syncTo(from);
         busy_[e] = true;
       }
       const Dependence* binding = nullptr;
@@ -650,18 +650,14 @@ void Core::serveIssuer() {
       qs.peak_occupancy = std::max<uint32_t>(qs.peak_occupancy, uint32_t(ring.size()));
       if (o_->trace) ring_changes_.push_back({issue, q, +1});
       if (vcd_) {
-        waitCycles(issue - now());
+        syncTo(issue);
         busy_[e] = false;
         ring_used_[q % 256] = uint32_t(ring.size());
       }
       Fifo& queue = rings_[q];
       queue.slots.push_back(slot);
-      // A waiting queue thread has nothing else to do until this transfer's end: wake it then.
-      if (queue.pushed.waiting) {
-        const uint64_t t = now();
-        if (r.end_cycle > t) queue.pushed.ev.notify(sc_time::from_value((r.end_cycle - t) * kPsPerCycle));
-        else queue.pushed.ev.notify();
-      }
+      queue.pushed.notifyWaiters();
+      keepQuantum(clock);
     }
   } catch (const Aborted&) {
   } catch (...) {
@@ -710,23 +706,23 @@ void Core::serveQueue(uint32_t q) {
       if (ring.slots.empty() || abort_) break;
       const uint32_t slot = ring.slots.front();
       Record& r = (*records_[slot]);
-      // The issuer decided the transfer's window when it issued it (serveIssuer). Its bytes move at its end: the
-      // values it would read when its window opens, because its producers ended by the issue (RAW) and every later
-      // writer of its sources waits for the transfer's end (WAR); nothing reads or writes its destination before
-      // the end (RAW, WAW). A producer ending in this very cycle may not have run yet: it is waited for.
-      if (r.end_cycle > now()) waitCycles(r.end_cycle - now());
+      // The issuer decided the transfer's window when it issued it (serveIssuer). Its bytes move once its producers
+      // have written them and its destination's older readers and writers are done (the order of the values; their
+      // times are the window).
       waitUntilDone(r.deps);
+      if (quantum_ == 0) syncTo(r.end_cycle);
       executeRecord(slot);
-      finishRecord(slot);
       stats.bytes += r.bytes;
       stats.descriptors += r.descriptors;
       stats.busy_cycles += r.latency;
       ++stats.transfers;
-      slice(kFirstQueueTrack + q, r.end_cycle - r.latency, now(), r.inst);
+      const uint64_t end = r.end_cycle;
+      slice(kFirstQueueTrack + q, end - r.latency, end, r.inst);
       ring.slots.pop_front();
       if (vcd_) ring_used_[q % 256] = uint32_t(ring.slots.size());
-      if (o_->trace) ring_changes_.push_back({now(), q, -1});
-      freeRecord(slot);
+      if (o_->trace) ring_changes_.push_back({end, q, -1});
+      finishRecord(slot);  // the record may be released at the next wait
+      keepQuantum(end);
     }
   } catch (const Aborted&) {
   } catch (...) {
@@ -770,6 +766,9 @@ SimResult Core::run(const Program& p, const SimOptions& opts) {
   dispatch_done_ = dma_issue_done_ = abort_ = false;
   error_ = nullptr;
   free_.clear();
+  finished_.clear();
+  finished_min_end_ = UINT64_MAX;
+  quantum_ = vcd_ || opts.drop != DropDependency::None ? 0 : opts.quantum;
   for (uint32_t i = uint32_t(records_.size()); i-- > 0;) freeRecord(i);  // a failed job may have left some taken
   for (Fifo& f : engine_fifo_) f.slots.clear(), f.held.clear();
   for (Fifo& f : rings_) f.slots.clear();
@@ -787,9 +786,13 @@ SimResult Core::run(const Program& p, const SimOptions& opts) {
       std::copy_n(inputs[t].data() + q * bpp, bpp, phys_->row(t, q));
   }
 
+  const size_t first_slice = opts.trace ? opts.trace->slices.size() : 0;
   base_ps_ = sc_core::sc_time_stamp().value();
   startJob();
   sc_core::sc_start();
+  for (uint32_t slot = 0; slot < records_.size(); ++slot)
+    if ((*records_[slot]).seq != 0 && (*records_[slot]).done) freeRecord(slot);
+  finished_.clear();
   if (!error_ && (!dispatch_done_ || !dma_issue_done_ || free_.size() != records_.size()))
     error_ = std::make_exception_ptr(std::logic_error("simulator: the model stopped with instructions in flight"));
   // A failed job may leave time bookings and records behind; the next job starts from a clean state anyway.
@@ -812,7 +815,15 @@ SimResult Core::run(const Program& p, const SimOptions& opts) {
   }
   phys_.reset();
   result_.stats.cycles = last_cycle_;
-  if (o_->trace) traceRingOccupancy();
+  if (o_->trace) {
+    // Units run ahead of each other by different amounts (SimOptions::quantum): slices are put in time order, so
+    // that a trace does not depend on the order the host ran them in. Each track's own slices keep their order.
+    std::stable_sort(o_->trace->slices.begin() + ptrdiff_t(first_slice), o_->trace->slices.end(),
+                     [](const TraceSlice& a, const TraceSlice& b) {
+                       return a.start != b.start ? a.start < b.start : a.track < b.track;
+                     });
+    traceRingOccupancy();
+  }
   return std::move(result_);
 }
 

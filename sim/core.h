@@ -98,6 +98,10 @@ class Core : public sc_core::sc_module {
     // issuer issues it): a consumer that knows every producer's end waits once, not once per producer.
     bool end_known = false;
     uint64_t end_cycle = 0;
+    // Consumers dispatched before its end was decided that have not read it yet (Dependence::counted); a finished
+    // record they keep is released by the last of them.
+    uint32_t consumers = 0;
+    bool release_when_unread = false;
     Event started_ev, done_ev, known_ev;
   };
   // A bounded FIFO between two threads.
@@ -148,6 +152,7 @@ class Core : public sc_core::sc_module {
   struct Plan {
     const Instruction* inst = nullptr;
     std::vector<RegId> regs;
+    std::vector<std::pair<uint32_t, uint32_t>> lanes;  // each register's lanes [lo, hi), for the scoreboard
     bool static_operands = false;
     Operands operands;
   };
@@ -176,26 +181,26 @@ class Core : public sc_core::sc_module {
   uint64_t now() const;
   void waitCycles(uint64_t n);
   void waitEvent(Event& e);  // throws Aborted when the job failed meanwhile
-  // Waits until every dependence is met; returns the last one it had to wait for (null: none), which the whole
-  // stall is attributed to: the one that bound, without which the instruction would have started earlier.
-  const Dependence* waitForAll(const std::vector<Dependence>& deps);
+  void syncTo(uint64_t cycle);  // waits until SystemC time reaches `cycle` (no wait when it has)
+  // The quantum keeper: a unit whose clock is more than a quantum ahead of SystemC time waits for the kernel.
+  void keepQuantum(uint64_t clock);
   // The cycle at which every dependence has ended, at least `from`, waiting only for producers whose end is not
   // decided yet; `binding` is the one ending last (of several ending together, the youngest), null when none ends
   // after `from`.
   uint64_t endOfAll(const std::vector<Dependence>& deps, uint64_t from, const Dependence*& binding);
   // Takes the engine queue's head, starting at `start`: the sequencer sees its slot free from then on.
   void takeHead(Fifo& fifo, uint64_t start);
-  void waitDeps(const std::vector<Dependence>& deps, const Instruction* consumer);
-  // The sequencer runs ahead of model time (see sequencer_cycle_): these are its waits.
   void advanceSequencer(uint64_t cycles);
-  void sequencerWaitDeps(const std::vector<Dependence>& deps, const Instruction* consumer);
-  void sequencerWaitEvent(Event& e, StallCause cause, const Instruction* producer,
-                          const Instruction* consumer);
-  void sequencerWaitUntil(uint64_t cycle, StallCause cause, const Instruction* producer, const Instruction* consumer);
-  // Waits for every producer that has not finished yet (only one ending in this very cycle can be left).
+  // The sequencer's wait for the SP instructions writing registers it reads or sets: their values, then their
+  // ends (a RAW or WAW stall of the sequencer when they end after its clock). Orders `deps`.
+  void sequencerWaitDeps(std::vector<Dependence>& deps, const Instruction* consumer);
+  // Waits until every producer has read and written its values (the order of values, not of time).
   void waitUntilDone(const std::vector<Dependence>& deps);
   uint32_t takeRecord();
   void freeRecord(uint32_t slot);
+  // Releases the finished records whose end no instruction still to start can wait for (see finished_).
+  void releaseEnded();
+  void noteProducers(std::vector<Dependence>& deps);
   void startRecord(uint32_t slot);   // reads the operands
   void executeRecord(uint32_t slot);  // reads the operands and writes the results at once (not streamed)
   void finishRecord(uint32_t slot);  // writes the results, releases the sources (WAR waits for this)
@@ -243,6 +248,12 @@ class Core : public sc_core::sc_module {
 
   std::vector<std::unique_ptr<Record>> records_;  // pooled (events cannot move): indexing is one load
   std::vector<uint32_t> free_;
+  // Finished records (their values written) kept with their entries on the scoreboard until their end is at or
+  // before the sequencer's clock: an instruction dispatched before that end depends on it although its values are
+  // written already.
+  std::vector<uint32_t> finished_;
+  uint64_t finished_min_end_ = UINT64_MAX;
+  uint64_t quantum_ = 0;  // SimOptions::quantum; 0 with a VCD
   Fifo engine_fifo_[kEngines];
   std::deque<Fifo> rings_;
   std::deque<std::deque<RingEntry>> issued_;  // per ring, as the issuer sees it (see serveIssuer)

@@ -45,7 +45,7 @@ void Scoreboard::scan(std::vector<Entry>& list, const Footprint& fp, uint64_t se
   const uint32_t row_lo = fp.row_lo, row_hi = fp.row_hi;
   for (const Entry *e = list.data(), *end = e + list.size(); e != end; ++e) {
     if (e->byte_lo >= byte_hi || byte_lo >= e->byte_hi || e->row_lo >= row_hi || row_lo >= e->row_hi) continue;
-    if (e->seq != seq && e->engine != in_order && live(*e)) deps.push_back({e->slot, e->seq, kind, e->inst});
+    if (e->seq != seq && e->engine != in_order && live(*e)) deps.push_back({e->slot, e->seq, kind, e->inst, Dependence::kEndUnknown, false});
   }
 }
 
@@ -79,7 +79,7 @@ void Scoreboard::accessRegisters(const Footprint& fp, bool write, uint32_t slot,
     const Entry& w = lane_writer_[lane];
     // A recorded access leaves out its own in-order engine, as access() does.
     if (w.seq != 0 && live(w) && w.seq != seq && !(record && w.engine == engine) && !dropped)
-      deps.push_back({w.slot, w.seq, kind, w.inst});
+      deps.push_back({w.slot, w.seq, kind, w.inst, Dependence::kEndUnknown, false});
   }
   if (!record) return;
   if (!write || engine != uint8_t(Engine::SP))

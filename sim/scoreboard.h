@@ -11,6 +11,7 @@
 // pool slot finished; searches skip the entries of finished instructions, and a list is swept of them as it grows.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -31,6 +32,11 @@ struct Dependence {
   uint64_t seq;   // and its dispatch number (a record whose number changed has finished)
   DepKind kind;
   const Instruction* producer;
+  // Filled by the simulator at dispatch: the producer's end when it is decided by then; else `counted`, and the
+  // producer's record stays until this consumer has read it.
+  static constexpr uint64_t kEndUnknown = UINT64_MAX;
+  uint64_t end = kEndUnknown;
+  bool counted = false;
 };
 
 // Puts an instruction's dependences in the order it waits for them, one per older instruction: oldest first, and
@@ -51,6 +57,16 @@ class Scoreboard {
   // ended when it starts); DMA transfers end out of order on their queues and are always kept.
   void access(const Footprint& fp, bool write, uint32_t slot, uint64_t seq, const Instruction* inst, bool record,
               std::vector<Dependence>& deps);
+  // A read of register lanes [lo, hi) at dispatch (not recorded; as access() with the register's footprint): the
+  // live writers it waits for. Inline: the sequencer reads a few registers for most instructions.
+  void readRegisterLanes(uint32_t lo, uint32_t hi, std::vector<Dependence>& deps) {
+    if (drop_ == DropDependency::RAW) return;
+    const uint32_t end = std::min<uint32_t>(hi, uint32_t(lane_writer_.size()));
+    for (uint32_t lane = lo; lane < end; ++lane) {
+      const Entry& w = lane_writer_[lane];
+      if (w.seq != 0 && live(w)) deps.push_back({w.slot, w.seq, DepKind::RAW, w.inst, Dependence::kEndUnknown, false});
+    }
+  }
   void retire(uint32_t slot);  // the instruction in `slot` ended: its accesses happened
   size_t size();               // live entries (drops finished ones first)
 

@@ -58,6 +58,14 @@ struct SimOptions {
   // QuickThreads and reports false positives afterwards). With the full scoreboard a program the interpreter
   // completes cannot fail in the simulator. Off only for runs known to be valid (the benchmark).
   bool prevalidate = true;
+  // Temporal decoupling, as TLM-2.0's quantum keeper: each unit (sequencer, engines, DMA issuer and queues) keeps
+  // its own clock and waits for the SystemC kernel only when it is more than `quantum` cycles ahead of SystemC time
+  // or needs another unit's decision. Every decision is taken on cycles already decided, so results do not depend
+  // on it (a test runs several); it trades host speed for how far SystemC time may trail the model. The order in
+  // which values move is then kept by the dependences alone. 0: every unit waits out every instruction and moves
+  // its values at its end cycle, in model-time order. It is 0 with a VCD (signals change at their cycles) and with
+  // `drop` (a missing dependence then shows as values taken in time order, as hardware would take them).
+  uint64_t quantum = 10'000;
   const ProgressFn* progress = nullptr;  // called every kProgressSteps steps, from the simulation's thread
 };
 
