@@ -1,21 +1,28 @@
 #include "sim/calendar.h"
 
+#include <algorithm>
+
 namespace allocsim::sim {
 
 uint64_t ReservationCalendar::reserve(uint64_t now, uint64_t earliest, uint64_t length) {
-  while (!booked_.empty() && booked_.begin()->second <= now) booked_.erase(booked_.begin());
+  // Windows are disjoint and sorted by start, so by end too: the ended ones are a prefix.
+  while (head_ < booked_.size() && booked_[head_].end <= now) ++head_;
+  if (head_ >= 32 && head_ * 2 >= booked_.size()) {
+    booked_.erase(booked_.begin(), booked_.begin() + ptrdiff_t(head_));
+    head_ = 0;
+  }
   if (length == 0) return earliest;
+  const auto first = booked_.begin() + ptrdiff_t(head_);
+  auto byStart = [](const Window& w, uint64_t t) { return w.start < t; };
   uint64_t start = earliest;
   // The booking that starts before `start` may still cover it.
-  auto it = booked_.upper_bound(start);
-  if (it != booked_.begin()) {
-    auto prev = std::prev(it);
-    if (prev->second > start) start = prev->second;
-  }
+  auto it = std::lower_bound(first, booked_.end(), start + 1, byStart);  // the first starting after `start`
+  if (it != first && std::prev(it)->end > start) start = std::prev(it)->end;
   // Walk forward until the gap before the next booking is long enough.
-  for (it = booked_.lower_bound(start); it != booked_.end() && it->first < start + length; ++it)
-    start = std::max(start, it->second);
-  booked_.emplace(start, start + length);
+  for (it = std::lower_bound(first, booked_.end(), start, byStart); it != booked_.end() && it->start < start + length;
+       ++it)
+    start = std::max(start, it->end);
+  booked_.insert(it, Window{start, start + length});
   return start;
 }
 

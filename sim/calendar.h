@@ -6,7 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <map>
+#include <vector>
 
 namespace allocsim::sim {
 
@@ -15,11 +15,17 @@ class ReservationCalendar {
   // Books the first free window of `length` cycles starting at or after `earliest`; returns its start.
   // `now` is the current time (every booking ending at or before it is dropped first).
   uint64_t reserve(uint64_t now, uint64_t earliest, uint64_t length);
-  void clear() { booked_.clear(); }
-  size_t bookings() const { return booked_.size(); }
+  void clear() { booked_.clear(), head_ = 0; }
+  size_t bookings() const { return booked_.size() - head_; }
 
  private:
-  std::map<uint64_t, uint64_t> booked_;  // start -> end, disjoint
+  struct Window {
+    uint64_t start, end;
+  };
+  // Disjoint windows by start from head_ on (a sorted array: a few dozen windows are booked ahead, and a tree
+  // allocated a node per booking). Windows before head_ have ended; they are dropped in bulk.
+  std::vector<Window> booked_;
+  size_t head_ = 0;
 };
 
 }  // namespace allocsim::sim

@@ -630,7 +630,7 @@ void Core::serveIssuer() {
       takeHead(fifo, ready);
       ++stats.instructions;
       const uint32_t q = uint32_t(dma_issued_++ % p_->arch.dma_queues);
-      std::deque<RingEntry>& ring = issued_[q];
+      RingFifo<RingEntry>& ring = issued_[q];
       while (!ring.empty() && ring.front().end <= ready) ring.pop_front();
       uint64_t issue = ready;
       if (ring.size() >= ring_slots) {  // full: the oldest transfer's end frees a slot

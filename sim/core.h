@@ -31,6 +31,7 @@
 #include "ir/physical_storage.h"
 #include "sim/calendar.h"
 #include "sim/footprint.h"
+#include "sim/ring_fifo.h"
 #include "sim/scoreboard.h"
 #include "sim/simulate.h"
 
@@ -106,7 +107,7 @@ class Core : public sc_core::sc_module {
   };
   // A bounded FIFO between two threads.
   struct Fifo {
-    std::deque<uint32_t> slots;
+    RingFifo<uint32_t> slots;
     Event pushed, popped;
     // An engine takes an instruction as soon as it may and decides when it starts; until that cycle the instruction
     // still counts as queued (the sequencer sees the queue as the engine would leave it at the start). A compute
@@ -116,7 +117,7 @@ class Core : public sc_core::sc_module {
       uint64_t start;
       const Instruction* inst;
     };
-    std::deque<Held> held;
+    RingFifo<Held> held;
     // Instructions taken but still counted as queued at `now` (drops the ones that have left).
     uint32_t heldAt(uint64_t now) {
       while (!held.empty() && held.front().start <= now) held.pop_front();
@@ -256,7 +257,7 @@ class Core : public sc_core::sc_module {
   uint64_t quantum_ = 0;  // SimOptions::quantum; 0 with a VCD
   Fifo engine_fifo_[kEngines];
   std::deque<Fifo> rings_;
-  std::deque<std::deque<RingEntry>> issued_;  // per ring, as the issuer sees it (see serveIssuer)
+  std::deque<RingFifo<RingEntry>> issued_;  // per ring, as the issuer sees it (see serveIssuer)
   // Ring occupancy changes for the trace: (cycle, queue, +1 issued / -1 ended), put in time order at the end.
   struct RingChange {
     uint64_t cycle;
