@@ -91,11 +91,11 @@ void Core::waitCycles(uint64_t n) {
   if (abort_) throw Aborted{};
 }
 
-void Core::waitEvent(Event& e) {
+void Core::waitEvent(sc_event& ev, uint32_t& waiting) {
   if (abort_) throw Aborted{};
-  ++e.waiting;
-  wait(e.ev);
-  --e.waiting;
+  ++waiting;
+  wait(ev);
+  --waiting;
   if (abort_) throw Aborted{};
 }
 
@@ -117,7 +117,7 @@ uint64_t Core::endOfAll(const std::vector<Dependence>& deps, uint64_t from, cons
       // A released record ended at or before the sequencer's clock when it was released, and no counted consumer
       // was left (releaseEnded): it cannot bind.
       if (producer.seq != d.seq) continue;
-      while (!producer.end_known) waitEvent(producer.known_ev);
+      while (!producer.end_known) waitEvent(producer.known_ev, producer.known_waiting);
       e = producer.end_cycle;
       if (d.counted && --producer.consumers == 0 && producer.release_when_unread) freeRecord(d.slot);
     }
@@ -142,7 +142,7 @@ void Core::advanceSequencer(uint64_t cycles) {
 
 void Core::waitUntilDone(const std::vector<Dependence>& deps) {
   for (const Dependence& d : deps)
-    while ((*records_[d.slot]).seq == d.seq && !(*records_[d.slot]).done) waitEvent((*records_[d.slot]).done_ev);
+    for (Record* r = records_[d.slot].get(); r->seq == d.seq && !r->done;) waitEvent(r->done_ev, r->done_waiting);
 }
 
 void Core::sequencerWaitDeps(std::vector<Dependence>& deps, const Instruction* consumer) {
@@ -163,7 +163,7 @@ void Core::fail(std::exception_ptr e) {
 }
 
 void Core::wakeEveryone() {
-  for (auto& r : records_) r->started_ev.ev.notify(), r->done_ev.ev.notify(), r->known_ev.ev.notify();
+  for (auto& r : records_) r->done_ev.notify(), r->known_ev.notify();
   for (Fifo& f : engine_fifo_) f.pushed.ev.notify(), f.popped.ev.notify();
   for (Fifo& f : rings_) f.pushed.ev.notify(), f.popped.ev.notify();
 }
@@ -189,7 +189,7 @@ void Core::freeRecord(uint32_t slot) {
   Record& r = (*records_[slot]);
   board_.retire(slot);
   r.seq = 0;
-  r.started = r.done = r.streams_over_itself = r.end_known = r.release_when_unread = false;
+  r.done = r.streams_over_itself = r.end_known = r.release_when_unread = false;
   r.consumers = 0;
   r.deps.clear();
   r.regs.clear();
@@ -224,10 +224,8 @@ void Core::executeRecord(uint32_t slot) {
 void Core::finishRecord(uint32_t slot) {
   Record& r = (*records_[slot]);
   r.writes.commit(*phys_);
-  r.started = true;
-  r.started_ev.notifyWaiters();
   r.done = true;
-  r.done_ev.notifyWaiters();
+  if (r.done_waiting) r.done_ev.notify();
   last_cycle_ = std::max(last_cycle_, r.end_cycle);
   // It stays on the scoreboard until its end is at or before the sequencer's clock (releaseEnded).
   finished_.push_back(slot);
@@ -568,7 +566,7 @@ void Core::serveEngine(uint32_t e) {
       ++stats.instructions;
       r.end_cycle = start + r.latency;
       r.end_known = true;
-      r.known_ev.notifyWaiters();
+      if (r.known_waiting) r.known_ev.notify();
       // It reads and writes at once, once its producers have written and its sources' older readers have read
       // (this is the order of the values; their times are the cycles above).
       waitUntilDone(r.deps);
@@ -643,7 +641,7 @@ void Core::serveIssuer() {
       r.issue_cycle = issue;
       r.end_cycle = window + r.latency;
       r.end_known = true;
-      r.known_ev.notifyWaiters();
+      if (r.known_waiting) r.known_ev.notify();
       ring.push_back({r.end_cycle, r.inst});
       clock = issue;
       QueueStats& qs = result_.stats.queues[q];

@@ -67,8 +67,7 @@ class Core : public sc_core::sc_module {
   };
   // An event with a count of the threads waiting on it. An immediate notification reaches only threads waiting at
   // that moment, so one nobody waits for is skipped: the same behaviour without the kernel's work (most of an
-  // instruction's notifications have no waiter). A timed notification stays pending and may wake a thread that
-  // starts waiting later; it is skipped only where no thread can (see the callers).
+  // instruction's notifications have no waiter). Every notification in the model is immediate.
   struct Event {
     sc_core::sc_event ev;
     uint32_t waiting = 0;
@@ -79,7 +78,18 @@ class Core : public sc_core::sc_module {
 
   // An instruction between dispatch and completion; pooled, so its events are made once.
   struct Record {
+    // What consumers check, first and together (a record is over 1 KiB; a dependence check touches one line).
     uint64_t seq = 0;  // 0 = free
+    // When it will end, once that is decided (a compute instruction when its engine takes it, a transfer when the
+    // issuer issues it): a consumer that knows every producer's end waits once, not once per producer.
+    uint64_t end_cycle = 0;
+    bool end_known = false;
+    bool done = false;  // its values are read and written
+    bool release_when_unread = false;
+    // Consumers dispatched before its end was decided that have not read it yet (Dependence::counted); a finished
+    // record they keep is released by the last of them.
+    uint32_t consumers = 0;
+    uint32_t done_waiting = 0, known_waiting = 0;  // threads waiting on done_ev, known_ev
     const Instruction* inst = nullptr;
     bool first = true, last = true;  // loop position, for start@first / stop@last
     uint64_t read_index = 0;
@@ -94,16 +104,7 @@ class Core : public sc_core::sc_module {
     // Its operands as dispatch resolved them: its plan's when they never change, else `own_operands`.
     const Operands* operands = nullptr;
     Operands own_operands;
-    bool started = false, done = false;
-    // When it will end, once that is decided (a compute instruction when its engine takes it, a transfer when the
-    // issuer issues it): a consumer that knows every producer's end waits once, not once per producer.
-    bool end_known = false;
-    uint64_t end_cycle = 0;
-    // Consumers dispatched before its end was decided that have not read it yet (Dependence::counted); a finished
-    // record they keep is released by the last of them.
-    uint32_t consumers = 0;
-    bool release_when_unread = false;
-    Event started_ev, done_ev, known_ev;
+    sc_core::sc_event done_ev, known_ev;
   };
   // A bounded FIFO between two threads.
   struct Fifo {
@@ -181,7 +182,9 @@ class Core : public sc_core::sc_module {
   // shared
   uint64_t now() const;
   void waitCycles(uint64_t n);
-  void waitEvent(Event& e);  // throws Aborted when the job failed meanwhile
+  // Waits for `ev`, counted in `waiting` (see Event); throws Aborted when the job failed meanwhile.
+  void waitEvent(sc_core::sc_event& ev, uint32_t& waiting);
+  void waitEvent(Event& e) { waitEvent(e.ev, e.waiting); }
   void syncTo(uint64_t cycle);  // waits until SystemC time reaches `cycle` (no wait when it has)
   // The quantum keeper: a unit whose clock is more than a quantum ahead of SystemC time waits for the kernel.
   void keepQuantum(uint64_t clock);
