@@ -484,8 +484,27 @@ void Core::resolveOperands(const Instruction& inst, Operands& out) {
   return;
 }
 
+void Core::resolveWithRegisters(const Instruction& inst, Record& rec) {
+  const size_t n = rec.regs.size();
+  if (n > CachedOperands::kMaxRegs) return resolveOperands(inst, rec.own_operands);
+  uint64_t h = uint64_t(inst.id) * 0x9e3779b97f4a7c15ULL;
+  for (const auto& [reg, v] : rec.regs) h = (h ^ v) * 0x100000001b3ULL;
+  CachedOperands& c = operand_cache_[(h ^ (h >> 29)) & (kOperandCacheEntries - 1)];
+  bool hit = c.inst == &inst && c.n == n;
+  for (size_t i = 0; hit && i < n; ++i) hit = c.regs[i] == rec.regs[i].second;
+  if (hit) {
+    rec.own_operands = c.operands;
+    return;
+  }
+  resolveOperands(inst, rec.own_operands);  // throws as before; nothing is cached then
+  c.inst = &inst;
+  c.n = uint32_t(n);
+  for (size_t i = 0; i < n; ++i) c.regs[i] = rec.regs[i].second;
+  c.operands = rec.own_operands;
+}
+
 void Core::enterOperands(const Plan& plan, const Instruction& inst, uint32_t slot, Record& rec) {
-  if (!plan.static_operands) resolveOperands(inst, rec.own_operands);
+  if (!plan.static_operands) resolveWithRegisters(inst, rec);
   rec.operands = plan.static_operands ? &plan.operands : &rec.own_operands;
   const Operands& ops = *rec.operands;
   const bool starts_sum = holds(inst.start, rec.first, rec.last);
@@ -758,6 +777,8 @@ SimResult Core::run(const Program& p, const SimOptions& opts) {
   board_.reset(opts.drop);
   fabric_.clear();
   plans_.clear();  // keyed by address: another program's instructions may sit where this one's were
+  operand_cache_.resize(kOperandCacheEntries);
+  for (CachedOperands& c : operand_cache_) c.inst = nullptr;  // keyed by address too
   result_ = SimResult{};
   result_.stats.queues.resize(p.arch.dma_queues);
   seq_ = dma_issued_ = last_cycle_ = 0;

@@ -160,6 +160,20 @@ class Core : public sc_core::sc_module {
   };
   std::vector<std::unique_ptr<Plan>> plans_;  // by Instruction::id; records point into the plans while this grows
   const Plan& planOf(const Instruction& inst);
+  // Operands of instructions with register terms, by instruction and the values of the registers it reads at
+  // dispatch (which are all resolveOperands depends on in a job): a loop nest that runs again inside an outer loop
+  // resolves the same addresses again. Direct-mapped, a fixed number of entries (memory does not grow with the
+  // program); a miss resolves and replaces.
+  struct CachedOperands {
+    static constexpr size_t kMaxRegs = 8;
+    const Instruction* inst = nullptr;
+    uint32_t n = 0;
+    uint64_t regs[kMaxRegs] = {};
+    Operands operands;
+  };
+  static constexpr size_t kOperandCacheEntries = 1024;
+  std::vector<CachedOperands> operand_cache_;
+  void resolveWithRegisters(const Instruction& inst, Record& rec);  // into rec.own_operands
 
   // threads
   void sequencerThread();
