@@ -5,16 +5,19 @@
 //   sp.loop-iteration each), reads the registers an instruction names (waiting for an SP instruction still
 //   writing one: a RAW stall), resolves its access patterns to physical footprints, enters them on the
 //   scoreboard and queues the instruction to its engine (a full engine queue stalls it: "engine busy").
-// - PE, ACT, DVE, POOL and SP each execute their queue in program order: an instruction waits for its
-//   dependences (RAW/WAR/WAW, each wait attributed to the pair), reads its operands (the interpreter's code,
-//   InstructionStepper), waits its latency from the timing table, then writes its results. It streams its
-//   sources for the whole latency, so a later writer of them (WAR) waits for its end.
+// - PE, ACT, DVE, POOL and SP each execute their queue in program order on a clock of their own: an instruction
+//   starts at the latest of the engine's clock, its dispatch cycle and its producers' ends (RAW/WAR/WAW, the stall
+//   attributed to the binding pair), reads its operands and writes its results (the interpreter's code,
+//   InstructionStepper) once its producers have, and ends a latency later.
 // - The DMA engine issues dma instructions in program order onto the queues, round robin; each queue is a ring of
 //   dma-ring-slots descriptor chains (a full ring stalls the issuer). At the issue it books the shared DMA fabric
 //   on a reservation calendar: a window at least the fixed latency after the issue, after the transfer ahead on
-//   the queue (serveIssuer). A queue thread serves its ring in order, moving each transfer's bytes at its end.
+//   the queue (serveIssuer). A queue thread serves its ring in order, moving each transfer's bytes.
 // Memories (SBUF partitions, PSUM banks, DRAM, the register file) are passive: PhysicalStorage, poisoned.
-// Model time advances only by waits on latencies and events; nothing wakes per clock edge.
+// Time (temporal decoupling, docs/simulator.md "Time"): every decision is taken on cycles already decided, never on
+// SystemC's clock, so results do not depend on the host's order of the threads; values move in the order the
+// scoreboard's dependences give (done flags and events). A unit waits for the kernel for another unit's decision,
+// or when its clock is more than SimOptions::quantum ahead of SystemC time; nothing wakes per clock edge.
 #pragma once
 
 #define SC_INCLUDE_DYNAMIC_PROCESSES
@@ -111,9 +114,8 @@ class Core : public sc_core::sc_module {
     RingFifo<uint32_t> slots;
     Event pushed, popped;
     // An engine takes an instruction as soon as it may and decides when it starts; until that cycle the instruction
-    // still counts as queued (the sequencer sees the queue as the engine would leave it at the start). A compute
-    // engine holds at most one such instruction; the DMA issuer, which runs ahead of model time, may hold several,
-    // leaving in order.
+    // still counts as queued (the sequencer sees the queue as the engine would leave it at the start, by its own
+    // clock). Engines run ahead, so several may be held, leaving in order.
     struct Held {
       uint64_t start;
       const Instruction* inst;
@@ -250,13 +252,11 @@ class Core : public sc_core::sc_module {
   uint64_t seq_ = 0;
   uint64_t dma_issued_ = 0;
   uint64_t last_cycle_ = 0;
-  // The sequencer's own clock, at or ahead of model time (temporal decoupling, as a TLM quantum keeper does): a
-  // loop iteration advances it without a SystemC wait, and an instruction it queues carries it as its dispatch
-  // cycle. It only waits on an event (a full engine queue, a register still being written), and then catches up
-  // with model time. This is exact, not an approximation: what the sequencer observes early can only change in
-  // its favour by its own clock (a queue slot freed, a register written), and every such change is an event it
-  // waits for when it has not happened yet; the scoreboard it fills early only gains dependences on instructions
-  // that end before the dispatch cycle, which cost nothing. With a VCD it waits out every iteration (SEQ_loop).
+  // The sequencer's own clock (temporal decoupling, as every unit's): a loop iteration advances it, and an
+  // instruction it queues carries it as its dispatch cycle. It waits on an event only for a decision not taken yet
+  // (the start of the oldest instruction in a full engine queue, the values of an SP instruction writing a register
+  // it reads) and then moves its clock to the decided cycle (a stall when that is later). With a VCD it waits out
+  // every iteration (SEQ_loop).
   uint64_t sequencer_cycle_ = 0;
   bool dispatch_done_ = false, dma_issue_done_ = false, abort_ = false;
   std::exception_ptr error_;
