@@ -329,12 +329,13 @@ void Core::runBody(const std::vector<Instruction>& body, const LoopPos* loop) {
 void Core::runLoop(const Instruction& inst) {
   if (inst.rd >= p_->registers.size()) throw InputError(inst.loc, "loop names no register");
   if (inst.step <= 0) throw InputError(inst.loc, "loop step must be positive, got " + std::to_string(inst.step));
-  const Footprint reg = registerFootprint(*layout_, inst.rd);
-  std::vector<Dependence> deps;
+  const uint32_t lane = layout_->firstLane(inst.rd), lanes = layout_->lanes(inst.rd);
   auto setRegister = [&](uint64_t v) {  // after any SP instruction still writing it (WAW)
+    std::vector<Dependence>& deps = loop_deps_;  // scratch: used and emptied before the body runs
     deps.clear();
-    board_.access(reg, true, 0, 0, &inst, false, deps);
+    board_.sequencerRegisterAccess(lane, lane + lanes, DepKind::WAW, deps);
     sequencerWaitDeps(deps, &inst);
+    deps.clear();
     phys_->writeReg(inst.rd, v);
   };
   const uint64_t cost = computeCycles(o_->timing, inst, nullptr, nullptr, nullptr);
@@ -391,7 +392,7 @@ void Core::readRegistersAtDispatch(const Plan& plan, const Instruction& inst, Re
   // Read now, once every SP instruction that writes one of them has finished (a RAW stall of the sequencer).
   std::vector<Dependence>& deps = rec.deps;  // scratch until the operands are entered
   deps.clear();
-  for (const auto& [lo, hi] : plan.lanes) board_.readRegisterLanes(lo, hi, deps);
+  for (const auto& [lo, hi] : plan.lanes) board_.sequencerRegisterAccess(lo, hi, DepKind::RAW, deps);
   sequencerWaitDeps(deps, &inst);
   deps.clear();
   for (RegId r : plan.regs) rec.regs.emplace_back(r, phys_->readReg(r));

@@ -258,6 +258,7 @@ class Core : public sc_core::sc_module {
   // it reads) and then moves its clock to the decided cycle (a stall when that is later). With a VCD it waits out
   // every iteration (SEQ_loop).
   uint64_t sequencer_cycle_ = 0;
+  std::vector<Dependence> loop_deps_;  // runLoop's scratch
   bool dispatch_done_ = false, dma_issue_done_ = false, abort_ = false;
   std::exception_ptr error_;
   SimResult result_;

@@ -57,14 +57,15 @@ class Scoreboard {
   // ended when it starts); DMA transfers end out of order on their queues and are always kept.
   void access(const Footprint& fp, bool write, uint32_t slot, uint64_t seq, const Instruction* inst, bool record,
               std::vector<Dependence>& deps);
-  // A read of register lanes [lo, hi) at dispatch (not recorded; as access() with the register's footprint): the
-  // live writers it waits for. Inline: the sequencer reads a few registers for most instructions.
-  void readRegisterLanes(uint32_t lo, uint32_t hi, std::vector<Dependence>& deps) {
-    if (drop_ == DropDependency::RAW) return;
+  // The sequencer's own read (RAW) or write (WAW: a loop's induction register) of register lanes [lo, hi), not
+  // recorded; as access() with the register's footprint: the live writers it waits for. Inline: the sequencer
+  // reads a few registers for most instructions.
+  void sequencerRegisterAccess(uint32_t lo, uint32_t hi, DepKind kind, std::vector<Dependence>& deps) {
+    if (uint8_t(kind) + 1 == uint8_t(drop_)) return;
     const uint32_t end = std::min<uint32_t>(hi, uint32_t(lane_writer_.size()));
     for (uint32_t lane = lo; lane < end; ++lane) {
       const Entry& w = lane_writer_[lane];
-      if (w.seq != 0 && live(w)) deps.push_back({w.slot, w.seq, DepKind::RAW, w.inst, Dependence::kEndUnknown, false});
+      if (w.seq != 0 && live(w)) deps.push_back({w.slot, w.seq, kind, w.inst, Dependence::kEndUnknown, false});
     }
   }
   void retire(uint32_t slot);  // the instruction in `slot` ended: its accesses happened
