@@ -146,7 +146,11 @@ class SpillWriter {
       RegId stored = kNone, written = kNone;
       if (s.write && spilled(*s.write)) {
         written = *s.write;
-        stored = addStandIn(written, Origin::Spill);
+        // An instruction that reads the register it writes (`addi x, x, 1`) writes into the stand-in it reloaded:
+        // one value's lanes, as in the input; a second stand-in would meet the first at this instruction.
+        for (auto& [r, si] : reloaded)
+          if (r == written) stored = si;
+        if (stored == kNone) stored = addStandIn(written, Origin::Spill);
         *s.write = stored;
       }
       normalizeRegisterTerms(inst);

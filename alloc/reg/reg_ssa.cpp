@@ -98,6 +98,7 @@ class Splitter {
             Instruction copy = *inst;
             copy.body.clear();
             RegisterSlots s = registerSlots(copy);
+            uint32_t read_of_written = UINT32_MAX;  // the web of the written register, when the instruction reads it
             for (uint32_t k = 0; k < s.reads.size(); ++k) {
               const RegId r = *s.reads[k];
               if (r >= n) continue;
@@ -105,9 +106,15 @@ class Splitter {
               if (seen.empty()) continue;  // read before any write: a malformed program; left alone
               for (uint32_t d : seen) uf_.unite(seen.front(), d);
               mentions_.push_back({inst->id, k, r, seen.front()});
+              if (s.write && *s.write == r) read_of_written = seen.front();
             }
             if (s.write && *s.write < n) {
               const uint32_t d = defAt(pos);
+              // An instruction that reads and writes one register (`addi x, x, 1`) keeps the value it writes in the
+              // web of the one it reads: as in the input, the new value takes the old one's lanes. Split apart,
+              // the two values would meet at this instruction (REG's ranges are closed) and need lanes of their
+              // own there, more than the input names (verify/register_demand.h).
+              if (read_of_written != UINT32_MAX) uf_.unite(read_of_written, d);
               state[*s.write] = {d};
               mentions_.push_back({inst->id, kWriteSlot, *s.write, d});
             }
