@@ -49,10 +49,17 @@ struct ClassBuffer {
   std::vector<uint32_t> i;
 };
 
+// Whether a register's value may come from a tensor's (InterpOptions::values).
+bool hasRegLoad(const std::vector<Instruction>& body) {
+  bool found = false;
+  forEachInstruction(body, [&](const Instruction& i) { found = found || i.op == Op::RegLoad; });
+  return found;
+}
+
 class Executor {
  public:
   Executor(const Program& p, Storage& s, const InterpOptions& o, uint64_t max_view_bytes)
-      : p_(p), s_(s), o_(o), max_view_bytes_(max_view_bytes) {}
+      : p_(p), s_(s), o_(o), max_view_bytes_(max_view_bytes), values_(o.values || hasRegLoad(p.body)) {}
 
   struct LoopPosition {
     bool first, last;
@@ -107,6 +114,12 @@ class Executor {
     for (TensorId t = 0; t < p_.tensors.size(); ++t) loadInput(t);
   }
   void loadInput(TensorId t) {
+    if (!values_) {  // what inputBytes would give bytes to (InterpOptions::values)
+      const Tensor& tensor = p_.tensors[t];
+      if (tensor.input && tensor.space == Space::Dram && tensor.partitions > 0 && tensor.elements > 0 && o_.observer)
+        o_.observer->onInput(t);
+      return;
+    }
     const std::vector<uint8_t> input = inputBytes(p_.tensors[t], o_.input_seed);
     if (input.empty()) return;
     const uint64_t bpp = p_.tensors[t].bytesPerPartition();
@@ -126,6 +139,7 @@ class Executor {
       if (stored_.empty()) stored_.assign(p_.tensors.size(), false);
       stored_[t] = true;
     }
+    if (!values_) return;
     uint64_t bpp = tensor.bytesPerPartition();
     std::vector<uint8_t> bytes;
     std::vector<uint8_t>& out = o_.output_sink ? bytes : result_.outputs[t];
@@ -150,13 +164,14 @@ class Executor {
       }
       step(inst);
       try {
-        OperandHasher h(o_.record_reads || o_.observer || o_.read_sink);  // nobody reads the digest otherwise
+        // Nobody reads the digest otherwise; an access-only run reads no value to hash.
+        OperandHasher h(values_ && (o_.record_reads || o_.observer || o_.read_sink));
         clearAccess();
         execute(inst, loop, h);
-        if (o_.record_reads) result_.reads.push_back({inst.id, h.digest()});
-        if (o_.read_sink) o_.read_sink->onRead({inst.id, h.digest()});
+        if (values_ && o_.record_reads) result_.reads.push_back({inst.id, h.digest()});
+        if (values_ && o_.read_sink) o_.read_sink->onRead({inst.id, h.digest()});
         if (o_.observer) {
-          access_.operand_hash = h.digest();
+          access_.operand_hash = values_ ? h.digest() : 0;
           o_.observer->onExecute(inst, result_.steps, access_);
         }
       } catch (const std::bad_alloc&) {
@@ -299,6 +314,7 @@ class Executor {
     ResolvedView dst = resolve(inst.dst, h, Role::Write);
     ResolvedView src = resolve(inst.a, h);
     requireSameShape(src, inst.a, dst);
+    if (!values_ && (src.dtype == dst.dtype || isConvertingDmaPair(dst.dtype, src.dtype))) return;
     if (src.dtype == dst.dtype) {
       if (!defer_ && copyView(s_, src, dst, h)) return;  // the same bytes and hash without a buffer between
       return put(dst, read(src, a_bytes_, h));
@@ -350,6 +366,7 @@ class Executor {
     ResolvedView src = resolve(inst.a, h);
     requireSameShape(src, inst.a, dst);
     if (hasScaleOrBias(inst) || hasFusedReduce(inst)) return actScaleBias(inst, f, dst, src, h);
+    if (!values_) return;
     NumClass c = actClass(f, src.dtype);
     elementwise(dst, c, src, read(src, a_bytes_, h), nullptr, nullptr, [&](size_t, size_t len) {
       if (c == NumClass::Float) actF32(f, a_.f.data(), len, out_.f.data());
@@ -366,6 +383,7 @@ class Executor {
     if (sc.kind == ScalarOperand::Kind::Tensor) {
       ResolvedView s = resolve(sc.ap, h);
       requireShape(s, sc.ap, parts, 1, "scalar");
+      if (!values_) return;
       const uint8_t* bytes = read(s, b_bytes_, h);
       decodeBlock(s, bytes, 0, parts, c, out);
       return;
@@ -396,6 +414,7 @@ class Executor {
     if (scaled) scalarValues(inst, inst.scale, parts, NumClass::Float, scalars_, h);
     if (biased) scalarValues(inst, inst.bias, parts, NumClass::Float, bias_, h);
     std::optional<ResolvedView> folded = foldTarget(inst, parts, h);
+    if (!values_) return;
     const size_t per = dst.perPartition();
     elementwise(dst, NumClass::Float, src, read(src, a_bytes_, h), nullptr, nullptr, [&](size_t first, size_t len) {
       for (size_t i = 0; i < len; ++i) {
@@ -434,6 +453,7 @@ class Executor {
     ResolvedView b = resolve(inst.b, h);
     requireSameShape(a, inst.a, dst);
     requireSameShape(b, inst.b, dst);
+    if (!values_) return;
     NumClass c = aluClass(inst.alu, a.dtype);
     const uint8_t* a_bytes = read(a, a_bytes_, h);
     const uint8_t* b_bytes = read(b, b_bytes_, h);
@@ -455,6 +475,7 @@ class Executor {
     const bool second = hasSecondOp(inst);
     if (second) scalarValues(inst, inst.scalar2, dst.partitions, c, bias_, h);
     std::optional<ResolvedView> folded = foldTarget(inst, dst.partitions, h);
+    if (!values_) return;
     const size_t per = dst.perPartition();
     elementwise(dst, c, a, read(a, a_bytes_, h), nullptr, nullptr, [&](size_t first, size_t len) {
       // The block may span partitions: one run per partition.
@@ -479,6 +500,7 @@ class Executor {
     ResolvedView dst = resolve(inst.dst, h, Role::Write);
     ResolvedView src = resolve(inst.a, h);
     requireShape(dst, inst.dst, src.partitions, 1, "reduce destination");
+    if (!values_) return;
     NumClass c = aluClass(inst.alu, src.dtype);
     decode(src, read(src, a_bytes_, h), c, a_);
     size_t per = src.perPartition();
@@ -493,6 +515,7 @@ class Executor {
 
   void memset(const Instruction& inst, OperandHasher& h) {
     ResolvedView dst = resolve(inst.dst, h, Role::Write);
+    if (!values_) return;
     NumClass c = classOf(dst.dtype);
     uint8_t elem[4];
     if (c == NumClass::Float) storeF32(dst.dtype, elem, immToF32(inst.imm));
@@ -511,6 +534,7 @@ class Executor {
     const __int128 c = evaluateIndex(p_, s_, inst.mask.c, inst.loc, h);
     if (o_.observer)
       for (const IndexTerm& t : inst.mask.c.terms) access_.reg_reads.push_back(t.reg);
+    if (!values_) return;
     uint8_t fill[4];
     NumClass fc = classOf(dst.dtype);
     if (fc == NumClass::Float) storeF32(dst.dtype, fill, immToF32(inst.imm));
@@ -553,6 +577,7 @@ class Executor {
     size_t K = stat.partitions, M = stat.perPartition(), N = mov.perPartition();
     requireShape(mov, inst.b, K, N, "moving");
     requireShape(acc, inst.dst, M, N, "accumulator");
+    if (!values_) return;
     NumClass c = classOf(acc.dtype);
     decode(stat, read(stat, a_bytes_, h), c, a_);
     decode(mov, read(mov, b_bytes_, h), c, b_);
@@ -590,6 +615,7 @@ class Executor {
       throw InputError(inst.dst.loc, "reg_store needs " + std::to_string(lanes) + " element(s) of 4 bytes, the view has " +
                                          std::to_string(dst.elements()) + " of " + std::to_string(dst.elem_size));
     uint64_t v = readReg(inst, rs, h);
+    if (!values_) return;
     uint8_t bytes[8];
     for (uint32_t b = 0; b < 8; ++b) bytes[b] = uint8_t(v >> (8 * b));
     put(dst, bytes);
@@ -599,6 +625,7 @@ class Executor {
   Storage& s_;
   const InterpOptions& o_;
   const uint64_t max_view_bytes_;
+  const bool values_;  // InterpOptions::values, or a reg_load in the program
   InterpResult result_;
   std::vector<bool> stored_;  // with an output sink: the outputs already given to it
   // Scratch buffers, reused by every instruction.

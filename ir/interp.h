@@ -78,6 +78,13 @@ struct InterpOptions {
   // reads each inserted tensor and register as the one it holds (verify/reference_storage.h). The equivalence oracle's
   // reference run, without a second copy of the program's instructions.
   bool source_only = false;
+  // false: an access-only run, for an observer that looks at which views and registers each step touches, not at
+  // the values (the placement oracle's liveness walk, the symbolic oracle's). Views are resolved and checked and
+  // registers computed as in a full run, and the observer sees the same ExecAccess records, but no element is read,
+  // computed or written (no storage row is touched, no input loaded: onInput is still called) and operand_hash is
+  // 0; reads are not recorded (record_reads, read_sink) and outputs not stored. A program with a reg_load is run
+  // with values regardless: a register's value, maybe an index, then comes from a tensor's.
+  bool values = true;
   const ProgressFn* progress = nullptr;  // called every kProgressSteps steps (not owned)
   const char* progress_phase = "interpreting";
 };

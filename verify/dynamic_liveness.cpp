@@ -167,6 +167,7 @@ DynamicLiveness computeDynamicLiveness(const Program& program, const LivenessOpt
   io.observer = &walk;
   io.record_reads = false;
   io.release_dead = true;
+  io.values = false;  // the walk looks at which bytes each step touches, not at their values
   io.progress = opts.progress;
   io.progress_phase = opts.progress_phase;
   InterpResult run = interpret(p, io);

@@ -417,6 +417,7 @@ std::optional<uint64_t> run(const Program& p, Walk& walk, const SymbolicOptions&
   io.observer = &walk;
   io.record_reads = false;
   io.release_dead = true;
+  io.values = false;  // the walk follows symbols through the views each step touches, not the values
   io.progress = opts.progress;
   io.progress_phase = "symbolic oracle";
   try {
