@@ -107,7 +107,7 @@ class CoverageWalk {
       }
       if (inst.rd < written.size()) written[inst.rd] = true;
       const OperandViews v = operandViews(inst);
-      std::vector<const AccessPattern*> mine;
+      InlineList<const AccessPattern*, 5> mine;  // the reads, the write and the reduction's write
       for (const AccessPattern* ap : v.reads)
         if (ap->tensor == t_) mine.push_back(ap);
       if (v.write && v.write->tensor == t_) mine.push_back(v.write);

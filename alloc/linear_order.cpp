@@ -14,10 +14,15 @@ uint64_t loopTrips(const Instruction& loop) {
 
 std::vector<int32_t> LinearOrder::nest(uint32_t pos) const {
   std::vector<int32_t> chain;
-  if (pos >= positions.size()) return chain;
+  nest(pos, chain);
+  return chain;
+}
+
+void LinearOrder::nest(uint32_t pos, std::vector<int32_t>& chain) const {
+  chain.clear();
+  if (pos >= positions.size()) return;
   for (int32_t l = positions[pos].loop; l >= 0; l = loops[size_t(l)].parent) chain.push_back(l);
   std::reverse(chain.begin(), chain.end());
-  return chain;
 }
 
 namespace {

@@ -44,6 +44,8 @@ struct LinearOrder {
   uint32_t end() const { return uint32_t(positions.size() - 1); }
   // The loops whose bodies contain `pos`, outermost first (seed 003's getLoopnest()).
   std::vector<int32_t> nest(uint32_t pos) const;
+  // The same into `chain` (cleared first): a caller asking for many positions keeps one vector's room.
+  void nest(uint32_t pos, std::vector<int32_t>& chain) const;
 };
 
 // Flattens `p.body` (iteratively: any nesting depth is fine).

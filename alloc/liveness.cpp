@@ -59,10 +59,13 @@ bool carriedAround(const Program& p, const LinearOrder& order, const Mentions& m
 }
 
 // `t` is the tensor whose mentions `m` are, kNone for a register.
-LiveRange rangeOf(const Program& p, const LinearOrder& order, const Mentions& m, TensorId t, LivenessStats& stats) {
+// `ld` and `lu` are scratch, kept by the caller for every range (two vectors per tensor otherwise).
+LiveRange rangeOf(const Program& p, const LinearOrder& order, const Mentions& m, TensorId t, LivenessStats& stats,
+                  std::vector<int32_t>& ld, std::vector<int32_t>& lu) {
   if (m.first == kNone) return {};
   LiveRange r{m.first, m.last};
-  std::vector<int32_t> ld = order.nest(m.first), lu = order.nest(m.last);
+  order.nest(m.first, ld);
+  order.nest(m.last, lu);
   size_t common = 0;
   while (common < ld.size() && common < lu.size() && ld[common] == lu[common]) ++common;
   if (ld.size() > common) r.first = order.loops[size_t(ld[common])].header;
@@ -104,10 +107,12 @@ Liveness computeLiveness(const Program& p) {
   }
   for (TensorId t = 0; t < p.tensors.size(); ++t)
     if (p.tensors[t].output) tensors[t].read(order.end());
+  std::vector<int32_t> ld, lu;
   live.tensors.reserve(tensors.size());
-  for (TensorId t = 0; t < tensors.size(); ++t) live.tensors.push_back(rangeOf(p, order, tensors[t], t, live.stats));
+  for (TensorId t = 0; t < tensors.size(); ++t)
+    live.tensors.push_back(rangeOf(p, order, tensors[t], t, live.stats, ld, lu));
   live.registers.reserve(regs.size());
-  for (const Mentions& m : regs) live.registers.push_back(rangeOf(p, order, m, kNone, live.stats));
+  for (const Mentions& m : regs) live.registers.push_back(rangeOf(p, order, m, kNone, live.stats, ld, lu));
   return live;
 }
 

@@ -5,6 +5,7 @@
 
 #include <vector>
 
+#include "ir/inline_list.h"
 #include "ir/program.h"
 
 namespace allocsim {
@@ -43,7 +44,9 @@ void operandEffects(const Program& p, const Instruction& inst, OperandEffects& o
 // destination. A matmul reads its destination (the accumulator) before writing it unless its start flag holds on
 // that execution; `accumulates` says the caller must decide that per execution.
 struct OperandViews {
-  std::vector<const AccessPattern*> reads;
+  // At most three: a source and two scalars (ts, act), or two sources (tt, matmul). Inline: iteration coverage asks
+  // for every instruction of every iteration it walks, and a vector was a heap allocation each time.
+  InlineList<const AccessPattern*, 3> reads;
   const AccessPattern* write = nullptr;
   bool accumulates = false;  // matmul: also reads *write first, unless start holds
   // act's or ts's fused reduction destination R (docs/format.md "Fused reduction"): written after `write`.

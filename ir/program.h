@@ -13,6 +13,7 @@
 #include "ir/diag.h"
 #include "ir/dtype.h"
 #include "ir/heap_box.h"
+#include "ir/inline_list.h"
 
 namespace allocsim {
 
@@ -288,21 +289,7 @@ Index offsetInTile(const AccessPattern& ap, const Tensor& t);
 // At most two (ts: scalar, scalar2; act: scale, bias), kept inline: the simulator and interpreter ask for every
 // instruction they run, and a heap list cost an allocation each time.
 template <class T>
-class ScalarOperandList {
- public:
-  void push_back(T s) { items_[n_++] = s; }
-  T* begin() { return items_; }
-  T* end() { return items_ + n_; }
-  const T* begin() const { return items_; }
-  const T* end() const { return items_ + n_; }
-  size_t size() const { return n_; }
-  bool empty() const { return n_ == 0; }
-  T operator[](size_t i) const { return items_[i]; }
-
- private:
-  T items_[2] = {};
-  size_t n_ = 0;
-};
+using ScalarOperandList = InlineList<T, 2>;
 ScalarOperandList<const ScalarOperand*> scalarOperands(const Instruction& inst);
 ScalarOperandList<ScalarOperand*> scalarOperands(Instruction& inst);
 // act with a scale or a bias.

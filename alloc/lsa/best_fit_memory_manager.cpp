@@ -169,7 +169,10 @@ void BestFitMemoryManager::removeFree(const MemoryBlock& b) {
 // and above `taken` (each spanning the block's full extent in the other dimension); parts contained in another
 // free block are dropped, so the free blocks stay the maximal free rectangles.
 void BestFitMemoryManager::carve(const MemoryBlock& taken) {
-  std::vector<MemoryBlock> hit, parts;
+  std::vector<MemoryBlock>& hit = hit_;
+  std::vector<MemoryBlock>& parts = parts_;
+  hit.clear();
+  parts.clear();
   for (const MemoryBlock& f : by_address_)
     if (f.overlaps(taken)) hit.push_back(f);
   for (const MemoryBlock& f : hit) {
@@ -195,10 +198,10 @@ void BestFitMemoryManager::rebuildFree() {
   by_address_.clear();
   by_size_.clear();
   if (g_.rows > 0 && g_.cols > 0) addFree({0, g_.rows, 0, g_.cols});
-  std::vector<std::pair<uint32_t, MemoryBlock>> owned(by_owner_.begin(), by_owner_.end());
-  std::sort(owned.begin(), owned.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  owned_.assign(by_owner_.begin(), by_owner_.end());
+  std::sort(owned_.begin(), owned_.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   for (const MemoryBlock& b : obstacles_) carve(b);
-  for (const auto& [owner, b] : owned) carve(b);
+  for (const auto& [owner, b] : owned_) carve(b);
 }
 
 void BestFitMemoryManager::sample(const MemoryBlock& placed) {
@@ -207,7 +210,7 @@ void BestFitMemoryManager::sample(const MemoryBlock& placed) {
   uint64_t taken = used_;
   for (const MemoryBlock& b : obstacles_) taken += b.area();
   const uint64_t free_area = window - std::min(window, taken);
-  const uint64_t largest = by_size_.empty() ? 0 : by_size_.rbegin()->area();
+  const uint64_t largest = by_size_.empty() ? 0 : by_size_.back().area();
   const double frag = free_area == 0 ? 0.0 : 1.0 - double(std::min(largest, free_area)) / double(free_area);
   frag_p50_.add(frag);
   frag_p90_.add(frag);

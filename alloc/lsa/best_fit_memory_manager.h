@@ -32,11 +32,11 @@
 #include <array>
 #include <cstdint>
 #include <optional>
-#include <set>
 #include <unordered_map>
 #include <vector>
 
 #include "alloc/lsa/p_square.h"
+#include "alloc/sorted_vector_set.h"
 #include "ir/arch.h"
 #include "ir/program.h"
 
@@ -123,8 +123,10 @@ class BestFitMemoryManager {
 
   BestFitGeometry g_;
   std::array<Corner, 3> corners_{Corner::LowerLeft, Corner::UpperLeft, Corner::Right};
-  std::set<MemoryBlock, AddressLess> by_address_;
-  std::set<MemoryBlock, SizeLess> by_size_;
+  SortedVectorSet<MemoryBlock, AddressLess> by_address_;
+  SortedVectorSet<MemoryBlock, SizeLess> by_size_;
+  std::vector<MemoryBlock> hit_, parts_;                   // carve's scratch
+  std::vector<std::pair<uint32_t, MemoryBlock>> owned_;    // rebuildFree's scratch
   std::unordered_map<uint32_t, MemoryBlock> by_owner_;
   std::vector<MemoryBlock> obstacles_;
   uint64_t used_ = 0, peak_used_ = 0;

@@ -2,6 +2,7 @@
 
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <utility>
 
 #include "alloc/alloc_error.h"
@@ -29,8 +30,16 @@ class SpillWriter {
   // first, in program order, which mints the stand-ins in the order it always did; then `out` is filled, allocated
   // once at its final size. Growing it moved every instruction again, and rewriting in place after copying the
   // program copied it twice (an Instruction is ~1.5 KB: most of the SBUF colorer's time at 1,000-30,000 buffers
-  // under pressure was these moves and the page faults of the vectors they filled).
-  void rewrite(const std::vector<Instruction>& in, std::vector<Instruction>& out) {
+  // under pressure was these moves and the page faults of the vectors they filled). `Body` is a const body, whose
+  // instructions are copied, or a body about to be dropped, whose instructions are moved (each copy allocates its
+  // operands' index terms: the largest heap-allocation site of the linear-scan fuzz target, docs/fuzzing.md).
+  template <class Body>
+  void rewrite(Body& in, std::vector<Instruction>& out) {
+    constexpr bool kMove = !std::is_const_v<Body>;
+    auto take = [](auto& inst) -> Instruction {
+      if constexpr (kMove) return std::move(inst);
+      else return inst;
+    };
     struct Edit {
       size_t at;
       Instruction inst;
@@ -40,14 +49,22 @@ class SpillWriter {
     size_t extra = 0;
     for (size_t k = 0; k < in.size(); ++k) {
       if (in[k].op == Op::Loop) {
-        Edit e{k, in[k], {}, {}};
-        e.inst.body.clear();
-        rewrite(in[k].body, e.inst.body);
+        Edit e{k, {}, {}, {}};
+        if constexpr (kMove) {
+          std::vector<Instruction> body = std::move(in[k].body);
+          e.inst = std::move(in[k]);
+          e.inst.body.clear();
+          rewrite(body, e.inst.body);
+        } else {
+          e.inst = in[k];
+          e.inst.body.clear();
+          rewrite(in[k].body, e.inst.body);
+        }
         edits.push_back(std::move(e));
         continue;
       }
       if (!touchesSpilled(in[k])) continue;
-      Edit e{k, in[k], {}, {}};
+      Edit e{k, take(in[k]), {}, {}};
       rewriteOperands(e.inst, e.before, e.after);
       extra += e.before.size() + e.after.size();
       edits.push_back(std::move(e));
@@ -57,7 +74,7 @@ class SpillWriter {
     auto e = edits.begin();
     for (size_t k = 0; k < in.size(); ++k) {
       if (e == edits.end() || e->at != k) {
-        out.push_back(in[k]);
+        out.push_back(take(in[k]));
         continue;
       }
       for (Instruction& i : e->before) out.push_back(std::move(i));
@@ -124,10 +141,10 @@ void requireDramRoom(const Program& p, const std::vector<TensorId>& moved) {
                                     std::to_string(p.arch.dram_limit));
 }
 
-}  // namespace
-
-SbufSpillStats insertSbufSpillCode(const Program& from, Program& p, const std::vector<TensorId>& spilled,
-                                   const std::vector<TensorId>& rehomed, uint32_t& next_id, std::vector<bool>& local) {
+// `Body`: const std::vector<Instruction> (from's body is copied) or std::vector<Instruction> (moved out of).
+template <class Body>
+SbufSpillStats insertSpillCode(const Program& from, Body& from_body, Program& p, const std::vector<TensorId>& spilled,
+                               const std::vector<TensorId>& rehomed, uint32_t& next_id, std::vector<bool>& local) {
   p.arch = from.arch;  // every part of the program but its body, which the writer rewrites from `from`'s
   p.tensors = from.tensors;
   p.registers = from.registers;
@@ -144,17 +161,24 @@ SbufSpillStats insertSbufSpillCode(const Program& from, Program& p, const std::v
     w.addSlot(t);
     moved.push_back(t);
   }
-  w.rewrite(from.body, p.body);
+  w.rewrite(from_body, p.body);
   local.resize(p.tensors.size(), false);
   p.renumber();
   if (!moved.empty()) requireDramRoom(p, moved);
   return w.stats;
 }
 
+}  // namespace
+
+SbufSpillStats insertSbufSpillCode(const Program& from, Program& p, const std::vector<TensorId>& spilled,
+                                   const std::vector<TensorId>& rehomed, uint32_t& next_id, std::vector<bool>& local) {
+  return insertSpillCode(from, from.body, p, spilled, rehomed, next_id, local);
+}
+
 SbufSpillStats insertSbufSpillCode(Program& p, const std::vector<TensorId>& spilled,
                                    const std::vector<TensorId>& rehomed, uint32_t& next_id, std::vector<bool>& local) {
-  const Program from = std::move(p);
-  return insertSbufSpillCode(from, p, spilled, rehomed, next_id, local);
+  Program from = std::move(p);
+  return insertSpillCode(from, from.body, p, spilled, rehomed, next_id, local);
 }
 
 }  // namespace allocsim
