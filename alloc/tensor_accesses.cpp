@@ -22,8 +22,8 @@ AccessPattern& operandOf(Instruction& inst, Operand o) {
   return const_cast<AccessPattern&>(operandOf(std::as_const(inst), o));  // the same choice, on a mutable inst
 }
 
-std::vector<TensorAccess> tensorAccesses(const Program& p, const Instruction& inst, Space space) {
-  std::vector<TensorAccess> out;
+TensorAccessList tensorAccesses(const Program& p, const Instruction& inst, Space space) {
+  TensorAccessList out;
   auto add = [&](Operand o, bool read, bool write) {
     TensorId t = operandOf(inst, o).tensor;
     if (t < p.tensors.size() && p.tensors[t].space == space) out.push_back({o, read, write});

@@ -5,8 +5,7 @@
 #pragma once
 
 #include <cstdint>
-#include <vector>
-
+#include "ir/inline_list.h"
 #include "ir/program.h"
 
 namespace allocsim {
@@ -21,9 +20,13 @@ struct TensorAccess {
   bool write = false;  // the destination
 };
 
+// At most five operands (act: a, scale, bias, dst, reduce_dst; ts: a, scalar, scalar2, dst, reduce_dst), kept inline:
+// the colorers ask for every instruction in every round, and a heap list cost an allocation each time.
+using TensorAccessList = InlineList<TensorAccess, 5>;
+
 // The operands of `inst` (not a loop) that name a tensor of `p` in `space`, sources first, destination last. An
 // operand naming an unknown tensor is left out.
-std::vector<TensorAccess> tensorAccesses(const Program& p, const Instruction& inst, Space space);
+TensorAccessList tensorAccesses(const Program& p, const Instruction& inst, Space space);
 
 const AccessPattern& operandOf(const Instruction& inst, Operand o);
 AccessPattern& operandOf(Instruction& inst, Operand o);

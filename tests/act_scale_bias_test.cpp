@@ -135,7 +135,7 @@ TEST(ActScaleBias, CheckerErrorsAreLocated) {
 // The bias and scale views are read operands in the allocators' operand lists.
 TEST(ActScaleBias, ScaleAndBiasAreOperands) {
   const Program p = parseProgram(kHead + "memset x, 1.0\nmemset b, 1.0\nact y, x, exp, scale=b, bias=b\n");
-  const std::vector<TensorAccess> acc = tensorAccesses(p, p.body[2], Space::Sbuf);
+  const TensorAccessList acc = tensorAccesses(p, p.body[2], Space::Sbuf);
   ASSERT_EQ(acc.size(), 4u);
   EXPECT_EQ(acc[1].operand, Operand::Scale);
   EXPECT_EQ(acc[2].operand, Operand::Bias);

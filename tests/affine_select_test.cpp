@@ -217,7 +217,7 @@ TEST(AffineSelect, OperandsOfEveryPass) {
   EXPECT_EQ(e.reg_reads, (std::vector<RegId>{p.findRegister("q"), p.findRegister("k")}));
   EXPECT_TRUE(e.reg_writes.empty());
 
-  const std::vector<TensorAccess> acc = tensorAccesses(p, s, Space::Sbuf);
+  const TensorAccessList acc = tensorAccesses(p, s, Space::Sbuf);
   ASSERT_EQ(acc.size(), 2u);
   EXPECT_EQ(acc[0].operand, Operand::A);
   EXPECT_TRUE(acc[0].read);

@@ -188,7 +188,7 @@ TEST(FusedReduce, ReductionDestinationIsAWriteOperand) {
       "arch tiny\nsbuf x [2, 4] f32\nsbuf y [2, 4] f32\nsbuf r [2, 2] f32\nreg n\n\nmemset x, 1.0\nli n, 1\n"
       "act y, x, exp, reduce=add -> r[:, n:1]\n");
   const Instruction& act = p.body[2];
-  const std::vector<TensorAccess> acc = tensorAccesses(p, act, Space::Sbuf);
+  const TensorAccessList acc = tensorAccesses(p, act, Space::Sbuf);
   ASSERT_EQ(acc.size(), 3u);
   EXPECT_EQ(acc[2].operand, Operand::ReduceDst);
   EXPECT_TRUE(acc[2].write);

@@ -9,17 +9,23 @@ using Edges = std::vector<std::vector<uint32_t>>;
 
 LiveRange range(uint32_t first, uint32_t last) { return LiveRange{first, last}; }
 
+Edges lists(const InterferenceEdges& g) {
+  Edges out;
+  for (size_t i = 0; i < g.size(); ++i) out.emplace_back(g[i].begin(), g[i].end());
+  return out;
+}
+
 TEST(InterferenceEdges, RangesThatSharePositionInterfereInclusively) {
   // 0: [0,2]  1: [2,4]  2: [5,5]  3: [3,3]  4: empty  5: [0,9]
   const std::vector<LiveRange> ranges = {range(0, 2), range(2, 4), range(5, 5), range(3, 3), LiveRange{}, range(0, 9)};
   const Edges expected = {{1, 5}, {0, 3, 5}, {5}, {1, 5}, {}, {0, 1, 2, 3}};
-  EXPECT_EQ(interferenceEdges(ranges), expected);
+  EXPECT_EQ(lists(interferenceEdges(ranges)), expected);
 }
 
 TEST(InterferenceEdges, SameStartAndNoRangesGiveNoRepeats) {
-  EXPECT_EQ(interferenceEdges({range(1, 1), range(1, 1), range(1, 1)}), (Edges{{1, 2}, {0, 2}, {0, 1}}));
-  EXPECT_EQ(interferenceEdges({}), Edges{});
-  EXPECT_EQ(interferenceEdges({LiveRange{}, LiveRange{}}), (Edges{{}, {}}));
+  EXPECT_EQ(lists(interferenceEdges({range(1, 1), range(1, 1), range(1, 1)})), (Edges{{1, 2}, {0, 2}, {0, 1}}));
+  EXPECT_EQ(lists(interferenceEdges({})), Edges{});
+  EXPECT_EQ(lists(interferenceEdges({LiveRange{}, LiveRange{}})), (Edges{{}, {}}));
 }
 
 }  // namespace

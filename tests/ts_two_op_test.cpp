@@ -131,7 +131,7 @@ TEST(TwoOpTs, CheckerErrorsAreLocated) {
 TEST(TwoOpTs, SecondScalarIsAnOperand) {
   const Program p = parseProgram(kHead + "memset x, 1.0\nmemset c, 1.0\nts y, x, 2.0, mul, c, add\n");
   const Instruction& ts = p.body[2];
-  const std::vector<TensorAccess> acc = tensorAccesses(p, ts, Space::Sbuf);
+  const TensorAccessList acc = tensorAccesses(p, ts, Space::Sbuf);
   ASSERT_EQ(acc.size(), 3u);
   EXPECT_EQ(acc[1].operand, Operand::Scalar2);
   EXPECT_TRUE(acc[1].read);

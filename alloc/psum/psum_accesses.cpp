@@ -2,7 +2,7 @@
 
 namespace allocsim {
 
-std::vector<PsumAccess> psumAccesses(const Program& p, const Instruction& inst) {
+TensorAccessList psumAccesses(const Program& p, const Instruction& inst) {
   return tensorAccesses(p, inst, Space::Psum);
 }
 

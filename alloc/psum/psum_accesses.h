@@ -3,7 +3,6 @@
 // instructions through this one list.
 #pragma once
 
-#include <vector>
 
 #include "alloc/tensor_accesses.h"
 #include "ir/program.h"
@@ -14,6 +13,6 @@ using PsumAccess = TensorAccess;
 
 // The operands of `inst` (not a loop) that name a PSUM tensor of `p`, sources first, destination last. An
 // operand naming an unknown tensor is left out.
-std::vector<PsumAccess> psumAccesses(const Program& p, const Instruction& inst);
+TensorAccessList psumAccesses(const Program& p, const Instruction& inst);
 
 }  // namespace allocsim

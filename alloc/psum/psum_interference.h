@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "alloc/interference_edges.h"
 #include "alloc/liveness.h"
 #include "ir/program.h"
 
@@ -22,7 +23,7 @@ struct PsumNode {
 
 struct PsumGraph {
   std::vector<PsumNode> nodes;                     // in TensorId order
-  std::vector<std::vector<uint32_t>> neighbours;   // by node, ascending node index, symmetric
+  InterferenceEdges neighbours;   // by node, ascending node index, symmetric
   std::vector<uint32_t> node_of;                   // by TensorId: node index, kNone for non-PSUM tensors
   uint64_t total_demand = 0;    // sum of liveN over the nodes (003's total_bank_demand)
   uint64_t max_concurrent = 0;  // max over positions of the banks of the nodes live there: a lower bound on the

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <numeric>
+#include <stdexcept>
 #include <string>
 #include <unordered_set>
 
@@ -15,15 +16,23 @@ namespace {
 using DefSet = std::vector<uint32_t>;  // sorted def ids
 using State = std::vector<DefSet>;     // by RegId
 
-void mergeInto(DefSet& a, const DefSet& b) {
-  DefSet out;
-  std::set_union(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(out));
-  a = std::move(out);
+// a |= b; whether a grew. Most merges add nothing (a loop's second pass, a register the body does not write): those
+// allocate nothing, and the others reuse `scratch` (the pass runs on every REG round of every allocation).
+bool mergeInto(DefSet& a, const DefSet& b, DefSet& scratch) {
+  if (std::includes(a.begin(), a.end(), b.begin(), b.end())) return false;
+  scratch.clear();
+  std::set_union(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(scratch));
+  a.swap(scratch);
+  return true;
 }
 
-void mergeState(State& a, const State& b) {
-  for (size_t r = 0; r < a.size(); ++r) mergeInto(a[r], b[r]);
+bool mergeState(State& a, const State& b, DefSet& scratch) {
+  bool grew = false;
+  for (size_t r = 0; r < a.size(); ++r) grew |= mergeInto(a[r], b[r], scratch);
+  return grew;
 }
+
+void setOnly(DefSet& s, uint32_t d) { s.assign(1, d); }  // keeps the set's storage
 
 struct UnionFind {
   std::vector<uint32_t> parent;
@@ -72,32 +81,27 @@ class Splitter {
             const int32_t L = loopIndex(order, pos);
             if (inst->rd < n) {
               const uint32_t d = defAt(pos);
-              state[inst->rd] = {d};
+              setOnly(state[inst->rd], d);
               mentions_.push_back({inst->id, kWriteSlot, inst->rd, d});
             }
-            mergeState(state, back[L]);
-            if (inst->rd < n) state[inst->rd] = {defAt(pos)};  // the increment belongs to the loop's def
+            mergeState(state, back[L], scratch_);
+            if (inst->rd < n) setOnly(state[inst->rd], defAt(pos));  // the increment belongs to the loop's def
             break;
           }
           case LinearPosition::Kind::LoopEnd: {
             const int32_t L = loopIndex(order, pos);
-            State merged = back[L];
-            mergeState(merged, state);
-            if (merged != back[L]) {
-              back[L] = std::move(merged);
-              changed = true;
-            }
+            if (mergeState(back[L], state, scratch_)) changed = true;
             if (inst->rd < n) {
               const uint32_t h = defAt(order.loops[L].header);
               for (uint32_t d : state[inst->rd]) uf_.unite(h, d);  // the loop reads its register at the end
-              state[inst->rd] = {h};                               // and leaves the exit value in it
+              setOnly(state[inst->rd], h);                         // and leaves the exit value in it
             }
             break;
           }
           case LinearPosition::Kind::Instruction: {
-            Instruction copy = *inst;
-            copy.body.clear();
-            RegisterSlots s = registerSlots(copy);
+            // Slots are only read here (registerSlots hands out mutable ones, for rename's apply); a non-loop
+            // instruction has no body.
+            RegisterSlots s = registerSlots(const_cast<Instruction&>(*inst));
             uint32_t read_of_written = UINT32_MAX;  // the web of the written register, when the instruction reads it
             for (uint32_t k = 0; k < s.reads.size(); ++k) {
               const RegId r = *s.reads[k];
@@ -115,7 +119,7 @@ class Splitter {
               // the two values would meet at this instruction (REG's ranges are closed) and need lanes of their
               // own there, more than the input names (verify/register_demand.h).
               if (read_of_written != UINT32_MAX) uf_.unite(read_of_written, d);
-              state[*s.write] = {d};
+              setOnly(state[*s.write], d);
               mentions_.push_back({inst->id, kWriteSlot, *s.write, d});
             }
             break;
@@ -148,24 +152,28 @@ class Splitter {
   }
 
   uint32_t rename(uint32_t& next_id) {
+    // Every name of the program, gathered when the first web needs a register of its own (most rounds split none).
     std::unordered_set<std::string> names;
-    for (const Tensor& t : p_.tensors) names.insert(t.name);
-    for (const Register& r : p_.registers) names.insert(r.name);
-    // Webs per register in order of first mention; the first keeps the register.
-    std::map<std::pair<RegId, uint32_t>, RegId> web_reg;  // (register, web root) -> register
-    std::map<RegId, uint32_t> webs_seen;
+    auto gatherNames = [&] {
+      if (!names.empty()) return;
+      for (const Tensor& t : p_.tensors) names.insert(t.name);
+      for (const Register& r : p_.registers) names.insert(r.name);
+    };
+    // Webs per register in order of first mention; the first keeps the register. A web (a union-find root) holds
+    // the defs of one register only: every unite above joins defs of the register being read or written.
+    std::vector<RegId> web_reg(uf_.parent.size(), kNone);  // web root -> register
+    std::vector<uint32_t> webs_seen(p_.registers.size(), 0);
     std::map<std::pair<uint32_t, uint32_t>, RegId> renamed;  // (inst id, slot) -> register
     uint32_t added = 0;
     for (const Mention& m : mentions_) {
       if (!splittable(m.reg)) continue;
       const uint32_t root = uf_.find(m.def);
-      auto key = std::make_pair(m.reg, root);
-      auto it = web_reg.find(key);
-      if (it == web_reg.end()) {
+      if (web_reg[root] == kNone) {
         RegId target = m.reg;
         if (webs_seen[m.reg]++ > 0) {
           Register x;
           const Register& orig = p_.registers[m.reg];
+          gatherNames();
           for (;;) {
             x.name = orig.name + "_Ssa" + std::to_string(next_id++);
             if (names.insert(x.name).second) break;
@@ -178,9 +186,12 @@ class Splitter {
           target = RegId(p_.registers.size() - 1);
           ++added;
         }
-        it = web_reg.emplace(key, target).first;
+        web_reg[root] = target;
       }
-      if (it->second != m.reg) renamed[{m.inst, m.slot}] = it->second;
+      const RegId target = web_reg[root];
+      if (target != m.reg && p_.registers[target].copy_of != m.reg)
+        throw std::logic_error("splitRegisterValues: a web holds two registers");  // see above: cannot happen
+      if (target != m.reg) renamed[{m.inst, m.slot}] = target;
     }
     if (!renamed.empty()) apply(p_.body, renamed);
     return added;
@@ -212,6 +223,7 @@ class Splitter {
   UnionFind uf_;
   std::map<uint32_t, uint32_t> def_of_pos_;
   std::vector<Mention> mentions_;
+  DefSet scratch_;
 };
 
 }  // namespace

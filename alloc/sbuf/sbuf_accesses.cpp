@@ -2,10 +2,12 @@
 
 namespace allocsim {
 
-std::vector<SbufAccess> sbufAccesses(const Program& p, const Instruction& inst) {
-  std::vector<SbufAccess> out = tensorAccesses(p, inst, Space::Sbuf);
-  if (inst.op == Op::Matmul)  // the destination is PSUM's, even in a program that names an SBUF tensor there
-    std::erase_if(out, [](const SbufAccess& a) { return a.operand == Operand::Dst; });
+TensorAccessList sbufAccesses(const Program& p, const Instruction& inst) {
+  const TensorAccessList all = tensorAccesses(p, inst, Space::Sbuf);
+  if (inst.op != Op::Matmul) return all;
+  TensorAccessList out;  // the destination is PSUM's, even in a program that names an SBUF tensor there
+  for (const SbufAccess& a : all)
+    if (a.operand != Operand::Dst) out.push_back(a);
   return out;
 }
 

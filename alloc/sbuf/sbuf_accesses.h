@@ -4,7 +4,6 @@
 #pragma once
 
 #include <cstdint>
-#include <vector>
 
 #include "alloc/tensor_accesses.h"
 #include "ir/program.h"
@@ -15,7 +14,7 @@ using SbufAccess = TensorAccess;  // never `read` and `write` at once: SBUF has 
 
 // The operands of `inst` (not a loop) that name an SBUF tensor of `p`, sources first, destination last; a
 // matmul's destination is left out (it is PSUM's), and so is an operand naming an unknown tensor.
-std::vector<SbufAccess> sbufAccesses(const Program& p, const Instruction& inst);
+TensorAccessList sbufAccesses(const Program& p, const Instruction& inst);
 
 // The view a reload moves for a source view: the view itself, or, when its second dimension overlaps itself
 // (STEP < COUNT), its contiguous hull (every element of which the view covers), so that the reload's destination

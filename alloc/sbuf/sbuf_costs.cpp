@@ -28,17 +28,18 @@ void findSbufCosts(const Program& p, const Liveness& live, const std::vector<boo
     if (!at.executes || at.kind != LinearPosition::Kind::Instruction) continue;
     const Instruction& inst = *at.inst;
     const double runs = executionsOf(order, pos);
-    std::vector<TensorId> touched;
-    std::vector<AccessPattern> reloaded;
-    for (const SbufAccess& a : sbufAccesses(p, inst)) {
+    const TensorAccessList accesses = sbufAccesses(p, inst);
+    InlineList<TensorId, 5> touched;  // at most one per access
+    InlineList<const AccessPattern*, 5> reloaded;
+    for (const SbufAccess& a : accesses) {
       const AccessPattern& ap = operandOf(inst, a.operand);
       Tally& t = tally[ap.tensor];
       if (std::find(touched.begin(), touched.end(), ap.tensor) == touched.end()) {
         touched.push_back(ap.tensor);
         ++t.mention_positions;
       }
-      if (a.read && std::find(reloaded.begin(), reloaded.end(), ap) == reloaded.end()) {
-        reloaded.push_back(ap);
+      if (a.read && std::none_of(reloaded.begin(), reloaded.end(), [&](const AccessPattern* r) { return *r == ap; })) {
+        reloaded.push_back(&ap);
         t.spill_cycles += runs * double(dmaCycles(Space::Dram, Space::Sbuf, viewBytes(p, reloadView(ap))));
       }
       if (a.write) t.spill_cycles += runs * double(dmaCycles(Space::Sbuf, Space::Dram, viewBytes(p, ap)));

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "alloc/interference_edges.h"
 #include "alloc/liveness.h"
 #include "ir/program.h"
 
@@ -26,7 +27,7 @@ struct SbufNode {
 
 struct SbufGraph {
   std::vector<SbufNode> nodes;                    // in TensorId order
-  std::vector<std::vector<uint32_t>> neighbours;  // by node, ascending node index, symmetric
+  InterferenceEdges neighbours;  // by node, ascending node index, symmetric
   std::vector<uint32_t> node_of;                  // by TensorId: node index, kNone for other tensors
   uint64_t total_demand = 0;  // sum of the areas (partitions x bytes) of the nodes with a live range
   uint64_t max_live = 0;      // max over positions of the areas live there: a lower bound on the SBUF bytes any
