@@ -5,7 +5,7 @@
 
 #include <cstdint>
 #include <string>
-#include <unordered_set>
+#include <vector>
 
 #include "ir/program.h"
 
@@ -26,15 +26,21 @@ TensorId addCopyTensor(Program& p, Tensor copy, const char* suffix, uint32_t& ne
 
 // The names of a program's tensors and registers, for a writer that mints many copies: each name is looked up in
 // a hash set instead of a scan of every tensor and register (the scan made the SBUF spill rewrite
-// O(spilled x tensors): 3% of -O2 at 30,000 buffers under pressure, growing with N).
+// O(spilled x tensors): 3% of -O2 at 30,000 buffers under pressure, growing with N). The set holds the names'
+// hashes in one flat open-addressing table (a node per name cost an allocation each, every spill round); a hash
+// that is present is confirmed by a scan of the program, which happens only for a name that is taken (or collides).
+// `p` must outlive it and hold every added name by the next lookup (addCopyTensor adds the tensor at once).
 class TakenNames {
  public:
   explicit TakenNames(const Program& p);
-  bool contains(const std::string& name) const { return names_.count(name) != 0; }
-  void add(const std::string& name) { names_.insert(name); }
+  bool contains(const std::string& name) const;
+  void add(const std::string& name);
 
  private:
-  std::unordered_set<std::string> names_;
+  void insertHash(uint64_t h);
+  const Program& p_;
+  std::vector<uint64_t> slots_;  // power-of-two size, 0 = empty; a hash of 0 is stored as 1
+  size_t used_ = 0;
 };
 
 // The same, with `taken` holding every name of `p` (kept so: the new name is added): the same name as above.

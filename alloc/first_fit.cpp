@@ -40,8 +40,9 @@ std::optional<Placement> firstFitSbuf(const Arch& arch, uint32_t partitions, uin
   uint64_t quantum = std::max<uint32_t>(arch.sbuf_partition_quantum, 1);
   uint64_t align = std::max<uint32_t>(arch.sbuf_align, 1);
   if (partitions == 0 || partitions > arch.sbuf_partitions) return std::nullopt;
+  thread_local std::vector<Span> used;  // scratch: the SBUF colorer's select places every node of every round
   for (uint64_t base = 0; base + partitions <= arch.sbuf_partitions; base += quantum) {
-    std::vector<Span> used;
+    used.clear();
     for (const SbufRect& r : taken)
       if (r.partitions > 0 && r.bytes > 0 && uint64_t(r.partition) < base + partitions &&
           base < uint64_t(r.partition) + r.partitions)

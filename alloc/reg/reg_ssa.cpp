@@ -17,18 +17,19 @@ using DefSet = std::vector<uint32_t>;  // sorted def ids
 using State = std::vector<DefSet>;     // by RegId
 
 // a |= b; whether a grew. Most merges add nothing (a loop's second pass, a register the body does not write): those
-// allocate nothing, and the others reuse `scratch` (the pass runs on every REG round of every allocation).
-bool mergeInto(DefSet& a, const DefSet& b, DefSet& scratch) {
-  if (std::includes(a.begin(), a.end(), b.begin(), b.end())) return false;
-  scratch.clear();
-  std::set_union(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(scratch));
-  a.swap(scratch);
+// allocate nothing, and the others append to `a` in place (the pass runs on every REG round of every allocation).
+bool mergeInto(DefSet& a, const DefSet& b) {
+  const size_t had = a.size();
+  for (uint32_t d : b)
+    if (!std::binary_search(a.begin(), a.begin() + std::ptrdiff_t(had), d)) a.push_back(d);
+  if (a.size() == had) return false;
+  std::sort(a.begin(), a.end());  // both were sorted without repeats, and only new ids were appended
   return true;
 }
 
-bool mergeState(State& a, const State& b, DefSet& scratch) {
+bool mergeState(State& a, const State& b) {
   bool grew = false;
-  for (size_t r = 0; r < a.size(); ++r) grew |= mergeInto(a[r], b[r], scratch);
+  for (size_t r = 0; r < a.size(); ++r) grew |= mergeInto(a[r], b[r]);
   return grew;
 }
 
@@ -84,13 +85,13 @@ class Splitter {
               setOnly(state[inst->rd], d);
               mentions_.push_back({inst->id, kWriteSlot, inst->rd, d});
             }
-            mergeState(state, back[L], scratch_);
+            mergeState(state, back[L]);
             if (inst->rd < n) setOnly(state[inst->rd], defAt(pos));  // the increment belongs to the loop's def
             break;
           }
           case LinearPosition::Kind::LoopEnd: {
             const int32_t L = loopIndex(order, pos);
-            if (mergeState(back[L], state, scratch_)) changed = true;
+            if (mergeState(back[L], state)) changed = true;
             if (inst->rd < n) {
               const uint32_t h = defAt(order.loops[L].header);
               for (uint32_t d : state[inst->rd]) uf_.unite(h, d);  // the loop reads its register at the end
@@ -223,7 +224,6 @@ class Splitter {
   UnionFind uf_;
   std::map<uint32_t, uint32_t> def_of_pos_;
   std::vector<Mention> mentions_;
-  DefSet scratch_;
 };
 
 }  // namespace
