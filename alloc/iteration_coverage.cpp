@@ -1,5 +1,6 @@
 #include "alloc/iteration_coverage.h"
 
+#include <algorithm>
 #include <optional>
 #include <vector>
 
@@ -12,7 +13,11 @@ namespace {
 // One bit per element of a [partitions, elements] tensor: "written by the current iteration".
 class ElementBits {
  public:
-  ElementBits(uint32_t rows, uint64_t elements) : words_((elements + 63) / 64), bits_(size_t(rows) * words_, 0) {}
+  // `storage` is the caller's (kept from one decision to the next, see WalkScratch).
+  ElementBits(std::vector<uint64_t>& storage, uint32_t rows, uint64_t elements)
+      : words_((elements + 63) / 64), bits_(storage) {
+    bits_.assign(size_t(rows) * words_, 0);
+  }
   uint64_t words() const { return bits_.size(); }
   void clear() { std::fill(bits_.begin(), bits_.end(), 0); }
 
@@ -48,7 +53,7 @@ class ElementBits {
   }
 
   uint64_t words_;
-  std::vector<uint64_t> bits_;
+  std::vector<uint64_t>& bits_;
 };
 
 // A view evaluated for one execution: partitions [partition, partition + partitions), per partition the runs
@@ -57,16 +62,71 @@ struct Box {
   uint64_t partition = 0, partitions = 0, offset = 0, count = 0, step2 = 0, count2 = 0;
 };
 
+// The plan of a tested loop's body (see CoverageWalk, "The plan").
+struct Step {
+  enum class Kind : uint8_t { Instruction, Loop, LeftOutLoop } kind;
+  const Instruction* inst;
+  uint64_t units;      // budget units spent on reaching it: the left-out instructions before it, and itself
+  OperandViews views;  // Instruction: its views, computed once
+  uint32_t block = 0;  // Loop: its body's plan (an index into blocks_)
+  uint32_t binds_begin = 0, binds_end = 0;  // LeftOutLoop: the loop registers it leaves (in binds_)
+};
+struct Block {
+  std::vector<Step> steps;
+  uint64_t tail = 0;  // units of the left-out instructions after the last step
+};
+struct Bind {
+  RegId reg;
+  uint64_t value;
+};
+
+struct Flags {
+  bool first, last;
+};
+
+// Every vector a decision uses, kept from one decision to the next (one set per thread): liveness asks for a
+// decision per tensor and enclosing loop on every allocator round, and allocating them per decision was a fifth of
+// the heap allocations of an lsa_driver execution (heaptrack; docs/fuzzing.md, seventh round).
+struct WalkScratch {
+  std::vector<uint64_t> bits;
+  std::vector<std::optional<uint64_t>> regs, keep;
+  std::vector<bool> named, written;
+  std::vector<const Instruction*> chain;
+  std::vector<Flags> flags;
+  std::vector<Block> blocks;  // blocks[0, blocks_used) are this decision's; the rest keep their room
+  size_t blocks_used = 0;
+  std::vector<Bind> binds;
+
+  // A huge tensor's bitmap, or a huge body's plan, is not kept for the next decision.
+  void trim() {
+    constexpr size_t kKeep = size_t(1) << 16;  // elements of any one vector
+    if (bits.capacity() > kKeep) std::vector<uint64_t>().swap(bits);
+    size_t steps = 0;
+    for (const Block& b : blocks) steps += b.steps.capacity();
+    if (steps > kKeep || blocks.size() > kKeep) std::vector<Block>().swap(blocks);
+  }
+};
+
 class CoverageWalk {
  public:
-  CoverageWalk(const Program& p, TensorId t, uint64_t budget)
-      : p_(p), t_(t), budget_(budget), bits_(p.tensors[t].partitions, p.tensors[t].elements),
-        regs_(p.registers.size()) {}
+  CoverageWalk(const Program& p, TensorId t, uint64_t budget, WalkScratch& scratch)
+      : p_(p), t_(t), budget_(budget), bits_(scratch.bits, p.tensors[t].partitions, p.tensors[t].elements),
+        regs_(scratch.regs), keep_(scratch.keep), flags_(scratch.flags), named_(scratch.named),
+        written_(scratch.written), blocks_(scratch.blocks), blocks_used_(scratch.blocks_used), binds_(scratch.binds),
+        chain_(scratch.chain) {
+    regs_.assign(p.registers.size(), std::nullopt);
+    flags_.clear();
+    blocks_used_ = 0;
+    binds_.clear();
+  }
 
   IterationCoverage run(const LinearOrder& order, int32_t loop) {
-    std::vector<const Instruction*> chain;
-    for (int32_t l = loop; l >= 0; l = order.loops[size_t(l)].parent) chain.insert(chain.begin(), order.loops[size_t(l)].inst);
+    std::vector<const Instruction*>& chain = chain_;
+    chain.clear();
+    for (int32_t l = loop; l >= 0; l = order.loops[size_t(l)].parent) chain.push_back(order.loops[size_t(l)].inst);
+    std::reverse(chain.begin(), chain.end());
     findInvariance(*chain.back());
+    root_ = plan(chain.back()->body);
     outer(chain, 0);
     return verdict_;
   }
@@ -93,7 +153,8 @@ class CoverageWalk {
   // body took 52 s to allocate at -O2, 7 s at 20 trips).
   void findInvariance(const Instruction& tested) {
     named_.assign(regs_.size(), false);
-    std::vector<bool> written(regs_.size(), false);
+    std::vector<bool>& written = written_;
+    written.assign(regs_.size(), false);
     collect(tested.body, written);
     tested_invariant_ = !names(tested.rd);
     for (RegId r = 0; r < regs_.size(); ++r)
@@ -133,7 +194,7 @@ class CoverageWalk {
       if (tested) {
         if (!spend(bits_.words())) return;
         bits_.clear();
-        body(l.body);
+        walk(root_);
       } else {
         outer(chain, i + 1);
       }
@@ -160,14 +221,14 @@ class CoverageWalk {
       f();
       flags_.pop_back();
     }
-    bind(l.rd, uint64_t(int64_t(l.hi > l.lo ? last + l.step : l.lo)));  // the exit value, however many were visited
+    bind(l.rd, exitValue(l));  // the exit value, however many were visited
   }
 
   void forgetAllBut(const std::vector<const Instruction*>& chain) {
-    std::vector<std::optional<uint64_t>> keep(regs_.size());
+    keep_.assign(regs_.size(), std::nullopt);
     for (const Instruction* l : chain)
-      if (l->rd < regs_.size()) keep[l->rd] = regs_[l->rd];
-    regs_ = std::move(keep);
+      if (l->rd < regs_.size()) keep_[l->rd] = regs_[l->rd];
+    regs_.swap(keep_);
   }
 
   void bind(RegId r, std::optional<uint64_t> v) {
@@ -177,12 +238,103 @@ class CoverageWalk {
   }
   std::optional<uint64_t> reg(RegId r) const { return r < regs_.size() ? regs_[r] : std::nullopt; }
 
-  void body(const std::vector<Instruction>& b) {
+  // ---- The plan (built once per decision, walked on every visited iteration) ----
+  // Only three kinds of instruction can change what the walk decides: one that mentions t (its views), one that
+  // computes a register (li / addi / add / mov / reg_load: a later view of t may name it), and a loop (it binds its
+  // register). Every other instruction, and every loop whose body holds none of the first two, is left out of the
+  // plan; what the walk spent on them (a budget unit per instruction visited and per iteration) is charged in one
+  // sum where they stood, and a left-out loop still leaves its register (and those of the loops inside it) at the
+  // exit value. The verdict is the same as walking every instruction, budget exhaustion included; the walk's cost
+  // no longer grows with the instructions that do not touch t (operandViews per instruction per iteration was a
+  // third of the linear-scan allocator's time on fuzzed programs: docs/fuzzing.md, seventh round).
+  static uint64_t add(uint64_t a, uint64_t b) { return a > UINT64_MAX - b ? UINT64_MAX : a + b; }
+  static bool computesRegister(Op op) {
+    return op == Op::Li || op == Op::Addi || op == Op::Add || op == Op::Mov || op == Op::RegLoad;
+  }
+  bool mentions(const OperandViews& v) const {
+    for (const AccessPattern* ap : v.reads)
+      if (ap->tensor == t_) return true;
+    return (v.write && v.write->tensor == t_) || (v.reduce_write && v.reduce_write->tensor == t_);
+  }
+  bool needed(const std::vector<Instruction>& b) const {
+    for (const Instruction& inst : b)
+      if (inst.op == Op::Loop ? needed(inst.body) : computesRegister(inst.op) || mentions(operandViews(inst)))
+        return true;
+    return false;
+  }
+
+  // Iterations of a loop with step > 0 (as iterate visits them with Sampling::All), and the value it leaves.
+  static unsigned __int128 trips(const Instruction& l) {
+    return l.hi > l.lo ? (unsigned __int128)((__int128(l.hi) - l.lo - 1) / l.step) + 1 : 0;
+  }
+  static uint64_t exitValue(const Instruction& l) {
+    const __int128 last = l.hi > l.lo ? l.lo + (__int128(l.hi) - l.lo - 1) / l.step * l.step : l.lo;
+    return uint64_t(int64_t(l.hi > l.lo ? last + l.step : l.lo));
+  }
+
+  // What walking a left-out loop would spend: its own unit, and per iteration a unit and its body's.
+  static uint64_t leftOutUnits(const Instruction& l) {
+    if (l.step <= 0) return 1;
+    uint64_t inner = 1;
+    for (const Instruction& x : l.body) inner = add(inner, x.op == Op::Loop ? leftOutUnits(x) : 1);
+    const unsigned __int128 n = trips(l) * inner;  // both below 2^64: no overflow in 128 bits
+    return add(1, n > UINT64_MAX ? UINT64_MAX : uint64_t(n));
+  }
+  // The registers a left-out loop leaves, in the order walking it would bind them (its last iteration's inner
+  // loops, then its own exit value).
+  void leftOutBinds(const Instruction& l) {
+    if (l.step <= 0) return;
+    if (trips(l) > 0)
+      for (const Instruction& x : l.body)
+        if (x.op == Op::Loop) leftOutBinds(x);
+    binds_.push_back({l.rd, exitValue(l)});
+  }
+
+  uint32_t plan(const std::vector<Instruction>& b) {
+    const uint32_t id = uint32_t(blocks_used_++);
+    if (blocks_.size() < blocks_used_) blocks_.emplace_back();
+    blocks_[id].steps.clear();
+    uint64_t pending = 0;
     for (const Instruction& inst : b) {
-      if (done() || !spend(1)) return;
-      if (inst.op == Op::Loop) iterate(inst, Sampling::All, [&] { body(inst.body); });
-      else instruction(inst);
+      Step s{Step::Kind::Instruction, &inst, 0, {}, 0, 0, 0};
+      if (inst.op == Op::Loop && needed(inst.body)) {
+        s.kind = Step::Kind::Loop;
+        s.units = add(pending, 1);
+        s.block = plan(inst.body);
+      } else if (inst.op == Op::Loop) {
+        s.kind = Step::Kind::LeftOutLoop;
+        s.units = add(pending, leftOutUnits(inst));
+        s.binds_begin = uint32_t(binds_.size());
+        leftOutBinds(inst);
+        s.binds_end = uint32_t(binds_.size());
+      } else {
+        s.views = operandViews(inst);
+        if (!computesRegister(inst.op) && !mentions(s.views)) {
+          pending = add(pending, 1);
+          continue;
+        }
+        s.units = add(pending, 1);
+      }
+      pending = 0;
+      blocks_[id].steps.push_back(s);
     }
+    blocks_[id].tail = pending;
+    return id;
+  }
+
+  void walk(uint32_t block) {
+    const Block& b = blocks_[block];
+    for (const Step& s : b.steps) {
+      if (done() || !spend(s.units)) return;
+      switch (s.kind) {
+        case Step::Kind::Instruction: instruction(*s.inst, s.views); break;
+        case Step::Kind::Loop: iterate(*s.inst, Sampling::All, [&] { walk(s.block); }); break;
+        case Step::Kind::LeftOutLoop:
+          for (uint32_t i = s.binds_begin; i < s.binds_end; ++i) bind(binds_[i].reg, binds_[i].value);
+          break;
+      }
+    }
+    if (!done()) spend(b.tail);
   }
 
   bool startHolds(When w) const {
@@ -195,8 +347,7 @@ class CoverageWalk {
     return false;
   }
 
-  void instruction(const Instruction& inst) {
-    const OperandViews v = operandViews(inst);
+  void instruction(const Instruction& inst, const OperandViews& v) {
     for (const AccessPattern* ap : v.reads)
       if (ap->tensor == t_) read(*ap);
     if (v.write && v.write->tensor == t_) {
@@ -281,19 +432,23 @@ class CoverageWalk {
       }
   }
 
-  struct Flags {
-    bool first, last;
-  };
-
   const Program& p_;
   TensorId t_;
   uint64_t budget_;
   ElementBits bits_;
-  std::vector<std::optional<uint64_t>> regs_;  // by RegId: the value, when the walk knows it
-  std::vector<Flags> flags_;                   // the enclosing loops' first / last iteration, innermost last
+  // The rest live in the thread's WalkScratch.
+  std::vector<std::optional<uint64_t>>& regs_;  // by RegId: the value, when the walk knows it
+  std::vector<std::optional<uint64_t>>& keep_;  // forgetAllBut's
+  std::vector<Flags>& flags_;                   // the enclosing loops' first / last iteration, innermost last
   IterationCoverage verdict_ = IterationCoverage::Covered;
-  std::vector<bool> named_;         // by RegId: an index term of a view of t in the tested body
+  std::vector<bool>& named_;    // by RegId: an index term of a view of t in the tested body
+  std::vector<bool>& written_;  // findInvariance's
   bool tested_invariant_ = false;  // see findInvariance
+  std::vector<Block>& blocks_;     // the plan of the tested loop's body (blocks_[root_]) and of the loops in it
+  size_t& blocks_used_;
+  std::vector<Bind>& binds_;
+  std::vector<const Instruction*>& chain_;
+  uint32_t root_ = 0;
 };
 
 }  // namespace
@@ -305,8 +460,10 @@ IterationCoverage iterationCoverage(const Program& p, const LinearOrder& order, 
   // The bitmap itself counts against the budget: a huge tensor is not worth an exact answer.
   uint64_t words = uint64_t(x.partitions) * ((uint64_t(x.elements) + 63) / 64);
   if (words > budget) return IterationCoverage::Undecidable;
-  CoverageWalk walk(p, t, budget);
-  return walk.run(order, loop);
+  static thread_local WalkScratch scratch;
+  IterationCoverage verdict = CoverageWalk(p, t, budget, scratch).run(order, loop);
+  scratch.trim();
+  return verdict;
 }
 
 }  // namespace allocsim
