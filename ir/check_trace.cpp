@@ -6,6 +6,7 @@
 #include "ir/check_internal.h"
 #include "ir/check_known_values.h"
 #include "ir/element_bits.h"
+#include "ir/inline_list.h"
 
 namespace allocsim::check {
 namespace {
@@ -340,7 +341,7 @@ class Tracer {
 
   void dataOp() {
     const Instruction& in = inst();
-    std::vector<const AccessPattern*> sources;
+    Sources sources;  // inline: this runs on every executed step
     if (in.op != Op::Memset) sources.push_back(&in.a);
     if (in.op == Op::TT) sources.push_back(&in.b);
     for (const ScalarOperand* sc : scalarOperands(in)) {
@@ -359,14 +360,17 @@ class Tracer {
 
   // The fused reduction's destination R (docs/format.md "Fused reduction"): a second write, which may overlap
   // neither DST nor a source (the engine reads every source and writes DST while it folds into R).
-  void fusedReduce(const Instruction& in, const std::optional<View>& d, const std::vector<const AccessPattern*>& sources) {
+  // A data operation's tensor sources: a, b (tt) and up to two scalar operands (act's scale and bias, ts's scalars).
+  using Sources = InlineList<const AccessPattern*, 4>;
+
+  void fusedReduce(const Instruction& in, const std::optional<View>& d, const Sources& sources) {
     std::optional<View> r = evalView(in.reduce_dst);
     if (!r || stopped_) return;
     auto overlaps = [&](const View& v) {
       if (v.tensor != r->tensor || r->p0 + r->np <= v.p0 || v.p0 + v.np <= r->p0) return false;
       return v.containsElement(r->off);  // R is [pc, 1]: one element per partition
     };
-    std::vector<std::pair<const AccessPattern*, const char*>> others;
+    InlineList<std::pair<const AccessPattern*, const char*>, 5> others;
     if (d) others.push_back({&in.dst, "destination"});
     for (const AccessPattern* src : sources) others.push_back({src, "source"});
     for (const auto& other : others) {  // not a structured binding: clang 14 cannot capture those in the lambda

@@ -44,7 +44,8 @@ bool LiveRangeManager::mentions(uint32_t pos, TensorId t) const {
   if (pos >= live_.order.positions.size()) return false;
   const LinearPosition& at = live_.order.positions[pos];
   if (at.kind != LinearPosition::Kind::Instruction || !at.inst) return false;
-  const OperandEffects e = operandEffects(p_, *at.inst);
+  static thread_local OperandEffects e;  // asked per active tensor at every spill decision: kept, not reallocated
+  operandEffects(p_, *at.inst, e);
   if (std::find(e.tensor_reads.begin(), e.tensor_reads.end(), t) != e.tensor_reads.end()) return true;
   for (const TensorWrite& w : e.tensor_writes)
     if (w.tensor == t) return true;
@@ -53,10 +54,11 @@ bool LiveRangeManager::mentions(uint32_t pos, TensorId t) const {
 
 uint32_t LiveRangeManager::nextRead(uint32_t pos, TensorId t) const {
   const auto& positions = live_.order.positions;
+  OperandEffects e;  // one for the whole scan: its vectors keep their room
   for (uint32_t q = pos; q < positions.size(); ++q) {
     const LinearPosition& at = positions[q];
     if (at.kind != LinearPosition::Kind::Instruction || !at.inst || !at.executes) continue;
-    const OperandEffects e = operandEffects(p_, *at.inst);
+    operandEffects(p_, *at.inst, e);
     if (std::find(e.tensor_reads.begin(), e.tensor_reads.end(), t) != e.tensor_reads.end()) return q;
   }
   return kNone;
