@@ -65,7 +65,7 @@ void runPsum(Program& p, const Effort& e, const DriverOptions& o, std::vector<Al
 void runSbuf(Program& p, const Effort& e, const DriverOptions& o, std::vector<AllocReport>& reports) {
   SbufOptions so;
   so.heuristics = e.sbuf_heuristics;
-  so.packing = e.sbuf_packing;
+  so.packing = e.sbuf_packing && o.sbuf_packing;
   so.unlimited_room = o.sbuf_unlimited_room;
   so.verbosity = o.verbosity;
   so.progress = o.progress;

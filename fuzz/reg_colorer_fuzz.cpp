@@ -21,6 +21,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // O1: the SBUF colorer's one heuristic, not O2's best of seven (coloring_driver's business): REG sees colored,
   // spilled programs either way, at 1.33x the executions per CPU second (docs/fuzzing.md, fifth round).
   o.optlevel = (in.knob / 4) % 2 == 0 ? 0 : 1;
+  // The SBUF colorer's exact packing candidate (coloring_driver's business too) on one input in four: it was a third
+  // of this target's CPU time, and REG sees colored, spilled programs without it (docs/fuzzing.md, seventh round).
+  o.sbuf_packing = (in.knob / 8) % 4 == 0;
   DriverResult r;
   try {
     r = allocate(in.program, o);

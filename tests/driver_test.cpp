@@ -351,3 +351,37 @@ TEST(Driver, OptlevelSevenRefusesAnInconsistentFixedAssignment) {
 
 }  // namespace
 }  // namespace allocsim
+
+namespace allocsim {
+namespace {
+
+// DriverOptions::sbuf_packing = false takes the exact packing candidate away at every coloring level (the SBUF
+// colorer's -v report then never mentions it); the default keeps it.
+TEST(DriverOptions, SbufPackingOffLeavesTheSearchOut) {
+  const Program p = parseProgram(
+      "arch tiny\n"
+      "dram A [4, 64] f32 input\n"
+      "dram O [4, 64] f32 output\n"
+      "sbuf a [4, 64] f32\n"
+      "sbuf b [4, 64] f32\n"
+      "dma a, A\n"
+      "tt b, a, a, add\n"
+      "dma O, b\n");
+  auto mentionsPacking = [](const DriverResult& r) {
+    for (const AllocReport& rep : r.reports)
+      for (const std::string& l : rep.lines)
+        if (l.find("exact packing") != std::string::npos) return true;
+    return false;
+  };
+  for (int level : {1, 2, 3, 6}) {
+    DriverOptions o;
+    o.optlevel = level;
+    o.verbosity = 1;
+    EXPECT_TRUE(mentionsPacking(allocate(p, o))) << "O" << level;
+    o.sbuf_packing = false;
+    EXPECT_FALSE(mentionsPacking(allocate(p, o))) << "O" << level;
+  }
+}
+
+}  // namespace
+}  // namespace allocsim
