@@ -133,7 +133,11 @@ void Generator::scalarStatement() {
         const uint32_t lanes = width / 32;
         TensorId t;
         if (words.empty()) {
-          t = newPoolTensor(1, 2 + uint32_t(upTo(6)), yes(50) ? DType::I32 : DType::U32, {});
+          // One draw per statement: the order of a call's arguments is the compiler's (docs/format.md's programs
+          // must be the same from gcc and clang builds).
+          const uint32_t elems = 2 + uint32_t(upTo(6));
+          const DType dt = yes(50) ? DType::I32 : DType::U32;
+          t = newPoolTensor(1, elems, dt, {});
           Instruction ms;
           ms.op = Op::Memset;
           ms.dst = whole(t);

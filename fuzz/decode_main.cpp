@@ -1,0 +1,67 @@
+// fuzz_decode: prints the program each fuzz input decodes to (fuzz/fuzz_program.h decodeProgram), so a crash file
+// can be read, allocated and verified with the command line (`fuzz_decode crash-... > p.nki.txt`), and so that two
+// builds can be compared: the bytes are the generator's decisions, and a gcc build must decode every input to the
+// program a clang fuzzer ran (ci/test.sh diffs the two over the committed corpora).
+// Usage: fuzz_decode [--arch KEY=VALUE]... [--dma-patterns N] FILE...
+//   --arch: an override of the tiny machine, as the target sets it (reg_colorer: sbuf-bytes=12288 psum-banks=8);
+//   --dma-patterns: dma_opt's max_dma_patterns (60). Each program is preceded by a line "# FILE".
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <vector>
+
+#include "fuzz/fuzz_program.h"
+
+using namespace allocsim;
+
+int main(int argc, char** argv) {
+  Arch arch = fuzz::fuzzArch({});
+  uint32_t dma_patterns = 0;
+  std::vector<std::string> files;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if ((a == "--arch" || a == "--dma-patterns") && i + 1 == argc) {
+      std::fprintf(stderr, "fuzz_decode: %s needs a value\n", a.c_str());
+      return 2;
+    }
+    if (a == "--arch") {
+      const std::string kv = argv[++i];
+      const size_t eq = kv.find('=');
+      const std::string err =
+          eq == std::string::npos ? "expected KEY=VALUE" : applyArchOverride(arch, kv.substr(0, eq), kv.substr(eq + 1));
+      if (!err.empty()) {
+        std::fprintf(stderr, "fuzz_decode: --arch %s: %s\n", kv.c_str(), err.c_str());
+        return 2;
+      }
+    } else if (a == "--dma-patterns") {
+      char* end = nullptr;
+      const unsigned long n = std::strtoul(argv[++i], &end, 10);
+      if (*end != '\0' || n > 100) {
+        std::fprintf(stderr, "fuzz_decode: --dma-patterns %s: expected a percent, 0 to 100\n", argv[i]);
+        return 2;
+      }
+      dma_patterns = uint32_t(n);
+    } else {
+      files.push_back(a);
+    }
+  }
+  if (files.empty()) {
+    std::fprintf(stderr, "usage: fuzz_decode [--arch KEY=VALUE]... [--dma-patterns N] FILE...\n");
+    return 2;
+  }
+  for (const std::string& f : files) {
+    std::ifstream in(f, std::ios::binary);
+    if (!in) {
+      std::fprintf(stderr, "%s: cannot read the file\n", f.c_str());
+      return 2;
+    }
+    const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const fuzz::FuzzProgram p =
+        fuzz::decodeProgram(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), arch, dma_patterns);
+    std::printf("# %s (poison seed %llu, knob %llu)\n%s", f.c_str(), (unsigned long long)p.poison_seed,
+                (unsigned long long)p.knob, printProgram(p.program).c_str());
+  }
+  return 0;
+}
