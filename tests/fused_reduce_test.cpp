@@ -231,8 +231,10 @@ TEST(FusedReduce, GeneratedProgramsAllocateVerifyAndSimulate) {
     forEachInstruction(p.body, [&](const Instruction& i) { n += hasFusedReduce(i); });
     return n;
   });
-  EXPECT_GE(r.with, 20u);      // 24 at the time of writing
-  EXPECT_GE(r.verified, 15u);  // 19: the other 5 are refused at O2 on tiny
+  // 17 and 17 at the time of writing (24 and 19 in gcc builds before the generator's draws stopped depending on the
+  // compiler's argument order, gen/gen_scalar.cpp).
+  EXPECT_GE(r.with, 14u);
+  EXPECT_GE(r.verified, r.with * 3 / 4);
 }
 
 }  // namespace
