@@ -24,22 +24,24 @@ bash ci/fuzz_build.sh build-fuzz
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   ctest --test-dir build-fuzz --output-on-failure -j "$JOBS" | tee build-fuzz/ctest.log
 stamp
-# The generator must not depend on the compiler (an argument list's evaluation order is the compiler's): every
-# committed fuzz input decodes to the same program in the gcc tree as in the clang tree that fuzzed it, or the gcc
-# replays above ran other programs and a crash file would not reproduce there.
+# The generator and the allocators must not depend on the compiler (an argument list's evaluation order is the
+# compiler's): every committed fuzz input decodes to the same program, and allocates to the same program, in the gcc
+# tree as in the clang tree that fuzzed it, or the gcc replays above ran other programs and a crash file would not
+# reproduce there (fuzz/decode_main.cpp).
 find fuzz/corpus -type f | sort > build-fuzz/decode_inputs.txt
-for opts in "" "--arch sbuf-bytes=12288 --arch psum-banks=8" "--dma-patterns 60"; do
+for opts in "" "--arch sbuf-bytes=12288 --arch psum-banks=8" "--dma-patterns 60" "-O 2" "-O 6 --allocator lsa" \
+  "-O 0 --arch sbuf-bytes=12288 --arch psum-banks=8 --arch sp-registers=2"; do
   # shellcheck disable=SC2086  # opts is split on purpose
   xargs build/fuzz/fuzz_decode $opts < build-fuzz/decode_inputs.txt > build-fuzz/decoded_gcc.txt
   # shellcheck disable=SC2086
   xargs build-fuzz/fuzz/fuzz_decode $opts < build-fuzz/decode_inputs.txt > build-fuzz/decoded_clang.txt
   if ! cmp -s build-fuzz/decoded_gcc.txt build-fuzz/decoded_clang.txt; then
-    echo "FAIL: gcc and clang builds decode fuzz inputs to different programs ($opts):"
+    echo "FAIL: gcc and clang builds decode or allocate fuzz inputs to different programs ($opts):"
     diff build-fuzz/decoded_gcc.txt build-fuzz/decoded_clang.txt | head -n 20
     exit 1
   fi
 done
-echo "generator: $(wc -l < build-fuzz/decode_inputs.txt) fuzz inputs decode to the same programs from gcc and clang"
+echo "generator and allocators: $(wc -l < build-fuzz/decode_inputs.txt) fuzz inputs decode and allocate to the same programs from gcc and clang"
 bash ci/fuzz_smoke.sh "${FUZZ_SECONDS:-5}" build-fuzz  # 5 s a target: CI stays under 15 min (960 s with 10)
 stamp
 

@@ -2,27 +2,44 @@
 // can be read, allocated and verified with the command line (`fuzz_decode crash-... > p.nki.txt`), and so that two
 // builds can be compared: the bytes are the generator's decisions, and a gcc build must decode every input to the
 // program a clang fuzzer ran (ci/test.sh diffs the two over the committed corpora).
-// Usage: fuzz_decode [--arch KEY=VALUE]... [--dma-patterns N] FILE...
+// Usage: fuzz_decode [--arch KEY=VALUE]... [--dma-patterns N] [-O N [--allocator NAME]] FILE...
 //   --arch: an override of the tiny machine, as the target sets it (reg_colorer: sbuf-bytes=12288 psum-banks=8);
-//   --dma-patterns: dma_opt's max_dma_patterns (60). Each program is preceded by a line "# FILE".
+//   --dma-patterns: dma_opt's max_dma_patterns (60);
+//   -O N: also allocate each program through the optlevel driver at level N (--allocator: "lsa", ...) and print the
+//   allocated program, or the allocator's refusal: the allocators must not depend on the compiler either.
+// Each program is preceded by a line "# FILE".
 #include <cstdio>
 #include <cstdlib>
+#include <exception>
 #include <fstream>
 #include <iterator>
 #include <string>
 #include <vector>
 
+#include "alloc/alloc_error.h"
+#include "alloc/driver.h"
 #include "fuzz/fuzz_program.h"
 
 using namespace allocsim;
 
+static const char* const kUsage =
+    "usage: fuzz_decode [--arch KEY=VALUE]... [--dma-patterns N] [-O N [--allocator NAME]] FILE...\n"
+    "  prints the program each fuzz input decodes to (the tiny machine, with the --arch overrides), and with -O its\n"
+    "  allocation through the optlevel driver (or the refusal)\n";
+
 int main(int argc, char** argv) {
   Arch arch = fuzz::fuzzArch({});
   uint32_t dma_patterns = 0;
+  bool allocating = false;
+  DriverOptions alloc_options;
   std::vector<std::string> files;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
-    if ((a == "--arch" || a == "--dma-patterns") && i + 1 == argc) {
+    if (a == "--help" || a == "-h") {
+      std::printf("%s", kUsage);
+      return 0;
+    }
+    if ((a == "--arch" || a == "--dma-patterns" || a == "-O" || a == "--allocator") && i + 1 == argc) {
       std::fprintf(stderr, "fuzz_decode: %s needs a value\n", a.c_str());
       return 2;
     }
@@ -43,12 +60,23 @@ int main(int argc, char** argv) {
         return 2;
       }
       dma_patterns = uint32_t(n);
+    } else if (a == "-O") {
+      char* end = nullptr;
+      const unsigned long n = std::strtoul(argv[++i], &end, 10);
+      if (*end != '\0' || n > 8) {
+        std::fprintf(stderr, "fuzz_decode: -O %s: expected an optlevel, 0 to 8\n", argv[i]);
+        return 2;
+      }
+      allocating = true;
+      alloc_options.optlevel = int(n);
+    } else if (a == "--allocator") {
+      alloc_options.allocator = argv[++i];
     } else {
       files.push_back(a);
     }
   }
   if (files.empty()) {
-    std::fprintf(stderr, "usage: fuzz_decode [--arch KEY=VALUE]... [--dma-patterns N] FILE...\n");
+    std::fprintf(stderr, "%s", kUsage);
     return 2;
   }
   for (const std::string& f : files) {
@@ -62,6 +90,17 @@ int main(int argc, char** argv) {
         fuzz::decodeProgram(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), arch, dma_patterns);
     std::printf("# %s (poison seed %llu, knob %llu)\n%s", f.c_str(), (unsigned long long)p.poison_seed,
                 (unsigned long long)p.knob, printProgram(p.program).c_str());
+    if (!allocating) continue;
+    try {
+      const ReportsOff quiet(true);
+      std::printf("# allocated at -O%d\n%s", alloc_options.optlevel,
+                  printProgram(allocate(p.program, alloc_options).program).c_str());
+    } catch (const AllocError& e) {
+      std::printf("# refused: %s\n", e.what());
+    } catch (const std::exception& e) {  // an option the driver rejects (--allocator bogus)
+      std::fprintf(stderr, "fuzz_decode: %s\n", e.what());
+      return 2;
+    }
   }
   return 0;
 }
