@@ -27,6 +27,18 @@ static const char* const kUsage =
     "  prints the program each fuzz input decodes to (the tiny machine, with the --arch overrides), and with -O its\n"
     "  allocation through the optlevel driver (or the refusal)\n";
 
+// A decimal number from 0 to `max` for option `option`, or a message on stderr and false.
+static bool number(const std::string& option, const char* text, uint32_t max, const char* what, uint32_t& out) {
+  char* end = nullptr;
+  const unsigned long n = std::strtoul(text, &end, 10);
+  if (end == text || *end != '\0' || text[0] == '-' || n > max) {
+    std::fprintf(stderr, "fuzz_decode: %s %s: expected %s, 0 to %u\n", option.c_str(), text, what, max);
+    return false;
+  }
+  out = uint32_t(n);
+  return true;
+}
+
 int main(int argc, char** argv) {
   Arch arch = fuzz::fuzzArch({});
   uint32_t dma_patterns = 0;
@@ -53,22 +65,12 @@ int main(int argc, char** argv) {
         return 2;
       }
     } else if (a == "--dma-patterns") {
-      char* end = nullptr;
-      const unsigned long n = std::strtoul(argv[++i], &end, 10);
-      if (*end != '\0' || n > 100) {
-        std::fprintf(stderr, "fuzz_decode: --dma-patterns %s: expected a percent, 0 to 100\n", argv[i]);
-        return 2;
-      }
-      dma_patterns = uint32_t(n);
+      if (!number(a, argv[++i], 100, "a percent", dma_patterns)) return 2;
     } else if (a == "-O") {
-      char* end = nullptr;
-      const unsigned long n = std::strtoul(argv[++i], &end, 10);
-      if (*end != '\0' || n > 8) {
-        std::fprintf(stderr, "fuzz_decode: -O %s: expected an optlevel, 0 to 8\n", argv[i]);
-        return 2;
-      }
+      uint32_t level = 0;
+      if (!number(a, argv[++i], 8, "an optlevel", level)) return 2;
       allocating = true;
-      alloc_options.optlevel = int(n);
+      alloc_options.optlevel = int(level);
     } else if (a == "--allocator") {
       alloc_options.allocator = argv[++i];
     } else {
