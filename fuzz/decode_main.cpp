@@ -2,11 +2,12 @@
 // can be read, allocated and verified with the command line (`fuzz_decode crash-... > p.nki.txt`), and so that two
 // builds can be compared: the bytes are the generator's decisions, and a gcc build must decode every input to the
 // program a clang fuzzer ran (ci/test.sh diffs the two over the committed corpora).
-// Usage: fuzz_decode [--arch KEY=VALUE]... [--dma-patterns N] [-O N [--allocator NAME]] FILE...
+// Usage: fuzz_decode [--arch KEY=VALUE]... [--dma-patterns N] [-O N [--allocator NAME] [--gca-dma-optlevel L]] FILE...
 //   --arch: an override of the tiny machine, as the target sets it (reg_colorer: sbuf-bytes=12288 psum-banks=8);
 //   --dma-patterns: dma_opt's max_dma_patterns (60);
-//   -O N: also allocate each program through the optlevel driver at level N (--allocator: "lsa", ...) and print the
-//   allocated program, or the allocator's refusal: the allocators must not depend on the compiler either.
+//   -O N: also allocate each program through the optlevel driver at level N (--allocator: "lsa", ...;
+//   --gca-dma-optlevel: the DMA optimization's, 0-2, default 1) and print the allocated program, or the
+//   allocator's refusal: the allocators must not depend on the compiler either.
 // Each program is preceded by a line "# FILE".
 #include <cstdio>
 #include <cstdlib>
@@ -23,7 +24,8 @@
 using namespace allocsim;
 
 static const char* const kUsage =
-    "usage: fuzz_decode [--arch KEY=VALUE]... [--dma-patterns N] [-O N [--allocator NAME]] FILE...\n"
+    "usage: fuzz_decode [--arch KEY=VALUE]... [--dma-patterns N] [-O N [--allocator NAME] [--gca-dma-optlevel L]]\n"
+    "                   FILE...\n"
     "  prints the program each fuzz input decodes to (the tiny machine, with the --arch overrides), and with -O its\n"
     "  allocation through the optlevel driver (or the refusal)\n";
 
@@ -51,7 +53,8 @@ int main(int argc, char** argv) {
       std::printf("%s", kUsage);
       return 0;
     }
-    if ((a == "--arch" || a == "--dma-patterns" || a == "-O" || a == "--allocator") && i + 1 == argc) {
+    if ((a == "--arch" || a == "--dma-patterns" || a == "-O" || a == "--allocator" || a == "--gca-dma-optlevel") &&
+        i + 1 == argc) {
       std::fprintf(stderr, "fuzz_decode: %s needs a value\n", a.c_str());
       return 2;
     }
@@ -71,6 +74,10 @@ int main(int argc, char** argv) {
       if (!number(a, argv[++i], 8, "an optlevel", level)) return 2;
       allocating = true;
       alloc_options.optlevel = int(level);
+    } else if (a == "--gca-dma-optlevel") {
+      uint32_t level = 0;
+      if (!number(a, argv[++i], 2, "a DMA optimization level", level)) return 2;
+      alloc_options.gca_dma_optlevel = int(level);
     } else if (a == "--allocator") {
       alloc_options.allocator = argv[++i];
     } else {

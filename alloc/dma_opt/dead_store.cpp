@@ -82,6 +82,9 @@ enum class Fate : uint8_t { Read, Killed, Unknown };
 // it accumulates, and a loop kills nothing for sure.
 Fate scan(const Program& p, const std::vector<Instruction>& body, size_t from, const Area& x, FactCache& facts) {
   auto fate = [&](size_t k) {
+    // A loop kills nothing for sure (its facts have no `kills`): only whether it reads x, asked without listing
+    // its areas (they are not cached, FactCache::get).
+    if (body[k].op == Op::Loop) return readsAny(p, body[k], x) ? Fate::Read : Fate::Unknown;
     const ScanFacts& f = facts.get(p, body, k);
     if (readsAny(f.areas, x)) return Fate::Read;
     if (f.kills && contains(*f.kills, x)) return Fate::Killed;
@@ -158,7 +161,7 @@ class Remover {
       case Fate::Unknown: break;
     }
     if (top == kNoLoop) return true;  // the end of the program: an inserted tensor is no output
-    if (readsAny(areasOf(p_, p_.body[top]), *x)) return false;
+    if (readsAny(p_, p_.body[top], *x)) return false;
     return scan(p_, p_.body, top + 1, *x, facts_) != Fate::Read;
   }
 

@@ -67,52 +67,41 @@ Area areaOf(const Program& p, const AccessPattern& ap) {
 
 namespace {
 
-void collect(const Program& p, const Instruction& inst, InstAreas& out) {
-  auto read = [&](const AccessPattern& ap) {
-    if (ap.tensor < p.tensors.size()) out.reads.push_back(areaOf(p, ap));
-  };
-  auto write = [&](const AccessPattern& ap) {
-    if (ap.tensor < p.tensors.size()) out.writes.push_back(areaOf(p, ap));
-  };
+// Calls visit(view, is_write) for each view `inst` may read or write (a loop: everything in its body), reads of one
+// instruction before its writes, until visit returns true; returns whether it did. One walk serves both the lists
+// (areasOf) and the yes/no questions, which stop at the first overlap and allocate nothing: untouchedBetween asked
+// areasOf of every instruction between two DMAs, a quarter of reg_colorer's heap allocations (docs/fuzzing.md).
+template <typename Visit>
+bool visitViews(const Program& p, const Instruction& inst, Visit&& visit) {
+  auto read = [&](const AccessPattern& ap) { return ap.tensor < p.tensors.size() && visit(ap, false); };
+  auto write = [&](const AccessPattern& ap) { return ap.tensor < p.tensors.size() && visit(ap, true); };
   switch (inst.op) {
     case Op::Loop:
-      for (const Instruction& b : inst.body) collect(p, b, out);
-      return;
+      for (const Instruction& b : inst.body)
+        if (visitViews(p, b, visit)) return true;
+      return false;
     case Op::Dma:
     case Op::Copy:
     case Op::Reduce:
     case Op::Select:
-      read(inst.a);
-      write(inst.dst);
-      return;
+      return read(inst.a) || write(inst.dst);
     case Op::TT:
-      read(inst.a);
-      read(inst.b);
-      write(inst.dst);
-      return;
+      return read(inst.a) || read(inst.b) || write(inst.dst);
     case Op::Act:
     case Op::TS:
-      read(inst.a);
+      if (read(inst.a)) return true;
       for (const ScalarOperand* sc : scalarOperands(inst))
-        if (sc->kind == ScalarOperand::Kind::Tensor) read(sc->ap);
-      write(inst.dst);
-      if (hasFusedReduce(inst)) write(inst.reduce_dst);
-      return;
+        if (sc->kind == ScalarOperand::Kind::Tensor && read(sc->ap)) return true;
+      return write(inst.dst) || (hasFusedReduce(inst) && write(inst.reduce_dst));
     case Op::Matmul:
-      read(inst.a);
-      read(inst.b);
-      read(inst.dst);  // it may accumulate
-      write(inst.dst);
-      return;
+      return read(inst.a) || read(inst.b) || read(inst.dst) /* it may accumulate */ || write(inst.dst);
     case Op::Memset:
     case Op::RegStore:
-      write(inst.dst);
-      return;
+      return write(inst.dst);
     case Op::RegLoad:
-      read(inst.a);
-      return;
+      return read(inst.a);
     default:
-      return;
+      return false;
   }
 }
 
@@ -120,8 +109,21 @@ void collect(const Program& p, const Instruction& inst, InstAreas& out) {
 
 InstAreas areasOf(const Program& p, const Instruction& inst) {
   InstAreas out;
-  collect(p, inst, out);
+  visitViews(p, inst, [&](const AccessPattern& ap, bool is_write) {
+    (is_write ? out.writes : out.reads).push_back(areaOf(p, ap));
+    return false;
+  });
   return out;
+}
+
+bool writesAny(const Program& p, const Instruction& inst, const Area& x) {
+  return visitViews(p, inst,
+                    [&](const AccessPattern& ap, bool is_write) { return is_write && overlaps(areaOf(p, ap), x); });
+}
+
+bool readsAny(const Program& p, const Instruction& inst, const Area& x) {
+  return visitViews(p, inst,
+                    [&](const AccessPattern& ap, bool is_write) { return !is_write && overlaps(areaOf(p, ap), x); });
 }
 
 bool writesAny(const InstAreas& a, const Area& x) {
@@ -134,7 +136,7 @@ bool readsAny(const InstAreas& a, const Area& x) {
 
 bool untouchedBetween(const Program& p, const std::vector<Instruction>& body, size_t i, size_t j, const Area& x) {
   for (size_t k = i + 1; k < j; ++k)
-    if (writesAny(areasOf(p, body[k]), x)) return false;
+    if (writesAny(p, body[k], x)) return false;
   return true;
 }
 

@@ -44,6 +44,9 @@ InstAreas areasOf(const Program& p, const Instruction& inst);
 
 bool writesAny(const InstAreas& a, const Area& x);
 bool readsAny(const InstAreas& a, const Area& x);
+// The same questions of one instruction, without listing its areas.
+bool writesAny(const Program& p, const Instruction& inst, const Area& x);
+bool readsAny(const Program& p, const Instruction& inst, const Area& x);
 
 // The instructions strictly between positions i and j of one body (loops included whole) write no byte of x.
 bool untouchedBetween(const Program& p, const std::vector<Instruction>& body, size_t i, size_t j, const Area& x);
