@@ -1,8 +1,8 @@
 #include "alloc/reg/reg_spill.h"
 
 #include <string>
-#include <unordered_set>
 
+#include "alloc/copy_tensor.h"
 #include "alloc/reg/reg_operands.h"
 
 namespace allocsim {
@@ -10,9 +10,8 @@ namespace {
 
 class SpillWriter {
  public:
-  SpillWriter(Program& p, const std::vector<RegId>& spilled, uint32_t& next_id) : p_(p), next_id_(next_id) {
-    for (const Tensor& t : p.tensors) names_.insert(t.name);
-    for (const Register& r : p.registers) names_.insert(r.name);
+  SpillWriter(Program& p, const std::vector<RegId>& spilled, uint32_t& next_id)
+      : p_(p), next_id_(next_id), taken_(p) {
     slot_.assign(p.registers.size(), kNone);
     loop_.assign(p.registers.size(), false);
     inside_.assign(p.registers.size(), false);
@@ -27,11 +26,14 @@ class SpillWriter {
   }
 
  private:
+  // A name no tensor or register has; the caller adds it to the program at once (TakenNames confirms a hash hit
+  // there): a set of every name, built per spill round, was a node per name (docs/fuzzing.md, eighth round).
   std::string freshName(const std::string& base, const char* suffix) {
-    for (;;) {
-      std::string name = base + suffix + std::to_string(next_id_++);
-      if (names_.insert(name).second) return name;
-    }
+    std::string name;
+    do name = base + suffix + std::to_string(next_id_++);
+    while (taken_.contains(name));
+    taken_.add(name);
+    return name;
   }
 
   TensorId addSlot(RegId r) {
@@ -163,7 +165,7 @@ class SpillWriter {
 
   Program& p_;
   uint32_t& next_id_;
-  std::unordered_set<std::string> names_;
+  TakenNames taken_;
   std::vector<TensorId> slot_;  // by RegId
   std::vector<bool> loop_;      // by RegId: some loop steps it
   std::vector<bool> inside_;    // by RegId: the rewrite is inside that spilled loop register's body
