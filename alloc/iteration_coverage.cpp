@@ -128,6 +128,8 @@ class CoverageWalk {
     findInvariance(*chain.back());
     root_ = plan(chain.back()->body);
     outer(chain, 0);
+    // A write the walk skipped (unknown address) might have covered the read found uncovered.
+    if (verdict_ == IterationCoverage::Carried && skipped_write_) return IterationCoverage::Undecidable;
     return verdict_;
   }
 
@@ -391,11 +393,12 @@ class CoverageWalk {
     return sum;
   }
 
-  // The view for this execution, or nothing (and the verdict Undecidable) when it cannot be evaluated or lies
-  // outside its tensor.
-  std::optional<Box> box(const AccessPattern& ap) {
+  // The view for this execution, or nothing when it cannot be evaluated (`unknown`: a register the walk does not
+  // know) or lies outside its tensor (the verdict is then Undecidable).
+  std::optional<Box> box(const AccessPattern& ap, bool& unknown) {
     const Tensor& t = p_.tensors[t_];
     auto part = index(ap.partition), off = index(ap.offset);
+    unknown = !part || !off;
     bool empty = ap.count == 0 || ap.count2 == 0 || ap.partitions == 0;
     if (part && off && !empty) {
       __int128 last = *off + __int128(ap.count2 - 1) * ap.step2 + ap.count - 1;
@@ -403,13 +406,30 @@ class CoverageWalk {
         return Box{uint64_t(*part), ap.partitions, uint64_t(*off), ap.count, ap.step2, ap.count2};
     }
     if (part && off && empty) return Box{};
-    verdict_ = IterationCoverage::Undecidable;
+    if (!unknown) verdict_ = IterationCoverage::Undecidable;
     return std::nullopt;
   }
 
+  // Whether every element of t is written by this iteration so far: then a read is covered wherever it lands.
+  bool allWritten() {
+    const Tensor& t = p_.tensors[t_];
+    for (uint32_t q = 0; q < t.partitions; ++q) {
+      bool all = true;
+      if (!spend(bits_.test(q, 0, t.elements, all) + 1)) return false;
+      if (!all) return false;
+    }
+    return true;
+  }
+
   void read(const AccessPattern& ap) {
-    auto b = box(ap);
-    if (!b) return;
+    bool unknown = false;
+    auto b = box(ap, unknown);
+    // A read at an address the walk does not know (a register loaded from memory: e.g. a spilled register's
+    // reload, alloc/reg/reg_spill.h) is decided only when it cannot miss: the whole tensor is written.
+    if (!b) {
+      if (unknown && !allWritten() && !done()) verdict_ = IterationCoverage::Undecidable;
+      return;
+    }
     for (uint64_t q = 0; q < b->partitions; ++q)
       for (uint64_t j = 0; j < b->count2; ++j) {
         bool all = true;
@@ -423,7 +443,11 @@ class CoverageWalk {
   }
 
   void write(const AccessPattern& ap) {
-    auto b = box(ap);
+    bool unknown = false;
+    auto b = box(ap, unknown);
+    // A write at an unknown address can only add coverage: leaving it out keeps a Covered verdict sound, and turns
+    // a Carried one into Undecidable (run).
+    if (!b && unknown) skipped_write_ = true;
     if (!b) return;
     for (uint64_t q = 0; q < b->partitions; ++q)
       for (uint64_t j = 0; j < b->count2; ++j) {
@@ -441,6 +465,7 @@ class CoverageWalk {
   std::vector<std::optional<uint64_t>>& keep_;  // forgetAllBut's
   std::vector<Flags>& flags_;                   // the enclosing loops' first / last iteration, innermost last
   IterationCoverage verdict_ = IterationCoverage::Covered;
+  bool skipped_write_ = false;  // a write of t at an address the walk did not know was left out
   std::vector<bool>& named_;    // by RegId: an index term of a view of t in the tested body
   std::vector<bool>& written_;  // findInvariance's
   bool tested_invariant_ = false;  // see findInvariance
