@@ -96,6 +96,10 @@ struct WalkScratch {
   std::vector<Block> blocks;  // blocks[0, blocks_used) are this decision's; the rest keep their room
   size_t blocks_used = 0;
   std::vector<Bind> binds;
+  std::vector<uint8_t> slot_state;                    // by TensorId: see CoverageWalk::collect
+  std::vector<const AccessPattern*> slot_view;        // by TensorId: a slot's one view
+  std::vector<std::optional<uint64_t>> slot_value;    // by TensorId: what the slot holds, when the walk knows it
+  std::vector<uint32_t> slot_width;                   // by TensorId: the width of the register stored there
 
   // A huge tensor's bitmap, or a huge body's plan, is not kept for the next decision.
   void trim() {
@@ -113,7 +117,8 @@ class CoverageWalk {
       : p_(p), t_(t), budget_(budget), bits_(scratch.bits, p.tensors[t].partitions, p.tensors[t].elements),
         regs_(scratch.regs), keep_(scratch.keep), flags_(scratch.flags), named_(scratch.named),
         written_(scratch.written), blocks_(scratch.blocks), blocks_used_(scratch.blocks_used), binds_(scratch.binds),
-        chain_(scratch.chain) {
+        chain_(scratch.chain), slot_state_(scratch.slot_state), slot_view_(scratch.slot_view),
+        slot_value_(scratch.slot_value), slot_width_(scratch.slot_width) {
     regs_.assign(p.registers.size(), std::nullopt);
     flags_.clear();
     blocks_used_ = 0;
@@ -157,6 +162,10 @@ class CoverageWalk {
     named_.assign(regs_.size(), false);
     std::vector<bool>& written = written_;
     written.assign(regs_.size(), false);
+    slot_state_.assign(p_.tensors.size(), kSlotUnseen);
+    slot_view_.assign(p_.tensors.size(), nullptr);
+    slot_value_.assign(p_.tensors.size(), std::nullopt);
+    slot_width_.assign(p_.tensors.size(), 0);
     collect(tested.body, written);
     tested_invariant_ = !names(tested.rd);
     for (RegId r = 0; r < regs_.size(); ++r)
@@ -170,6 +179,7 @@ class CoverageWalk {
       }
       if (inst.rd < written.size()) written[inst.rd] = true;
       const OperandViews v = operandViews(inst);
+      noteSlots(inst, v);
       InlineList<const AccessPattern*, 5> mine;  // the reads, the write and the reduction's write
       for (const AccessPattern* ap : v.reads)
         if (ap->tensor == t_) mine.push_back(ap);
@@ -182,6 +192,39 @@ class CoverageWalk {
     }
   }
   bool names(RegId r) const { return r < named_.size() && named_[r]; }
+
+  // Register spill slots. The REG colorer spills a register with `reg_store SLOT, r` and reloads it with
+  // `reg_load r', SLOT` (alloc/reg/reg_spill.h); an address computed from r' is as known as r was. A DRAM tensor
+  // (not t) is a slot for this decision when, in the tested body, only reg_store and reg_load name it, all through
+  // one view with constant indexes: the walk then sees every write to it and carries the stored value to the loads
+  // (when the widths agree). Without this, the program after REG had addresses the walk did not know where the
+  // program before REG had none, and liveness on the driver's output was coarser than the colorers' own.
+  static constexpr uint8_t kSlotUnseen = 0, kSlot = 1, kNotSlot = 2;
+  static bool sameView(const AccessPattern& a, const AccessPattern& b) {
+    return a.partition.constant == b.partition.constant && a.offset.constant == b.offset.constant &&
+           a.partitions == b.partitions && a.count == b.count && a.step2 == b.step2 && a.count2 == b.count2;
+  }
+  void noteSlots(const Instruction& inst, const OperandViews& v) {
+    const AccessPattern* slot = inst.op == Op::RegStore ? &inst.dst : inst.op == Op::RegLoad ? &inst.a : nullptr;
+    auto disqualify = [&](const AccessPattern* ap) {
+      if (ap && ap->tensor < slot_state_.size() && ap != slot) slot_state_[ap->tensor] = kNotSlot;
+    };
+    for (const AccessPattern* ap : v.reads) disqualify(ap);
+    disqualify(v.write);
+    disqualify(v.reduce_write);
+    if (!slot || slot->tensor >= slot_state_.size()) return;
+    uint8_t& state = slot_state_[slot->tensor];
+    if (state == kNotSlot) return;
+    const bool constant = slot->partition.isConstant() && slot->offset.isConstant();
+    if (slot->tensor == t_ || p_.tensors[slot->tensor].space != Space::Dram || !constant ||
+        (slot_view_[slot->tensor] && !sameView(*slot_view_[slot->tensor], *slot))) {
+      state = kNotSlot;
+      return;
+    }
+    state = kSlot;
+    slot_view_[slot->tensor] = slot;
+  }
+  bool isSlot(TensorId x) const { return x < slot_state_.size() && slot_state_[x] == kSlot; }
 
   // Runs the loops of `chain` from `i` on; the last one is the loop under test, whose every iteration starts
   // with nothing written.
@@ -227,6 +270,7 @@ class CoverageWalk {
   }
 
   void forgetAllBut(const std::vector<const Instruction*>& chain) {
+    std::fill(slot_value_.begin(), slot_value_.end(), std::nullopt);  // stored outside the walk: unknown
     keep_.assign(regs_.size(), std::nullopt);
     for (const Instruction* l : chain)
       if (l->rd < regs_.size()) keep_[l->rd] = regs_[l->rd];
@@ -258,9 +302,11 @@ class CoverageWalk {
       if (ap->tensor == t_) return true;
     return (v.write && v.write->tensor == t_) || (v.reduce_write && v.reduce_write->tensor == t_);
   }
+  bool storesSlot(const Instruction& inst) const { return inst.op == Op::RegStore && isSlot(inst.dst.tensor); }
   bool needed(const std::vector<Instruction>& b) const {
     for (const Instruction& inst : b)
-      if (inst.op == Op::Loop ? needed(inst.body) : computesRegister(inst.op) || mentions(operandViews(inst)))
+      if (inst.op == Op::Loop ? needed(inst.body)
+                              : computesRegister(inst.op) || storesSlot(inst) || mentions(operandViews(inst)))
         return true;
     return false;
   }
@@ -311,7 +357,7 @@ class CoverageWalk {
         s.binds_end = uint32_t(binds_.size());
       } else {
         s.views = operandViews(inst);
-        if (!computesRegister(inst.op) && !mentions(s.views)) {
+        if (!computesRegister(inst.op) && !storesSlot(inst) && !mentions(s.views)) {
           pending = add(pending, 1);
           continue;
         }
@@ -375,7 +421,18 @@ class CoverageWalk {
         break;
       }
       case Op::Mov: bind(inst.rd, reg(inst.rs)); break;
-      case Op::RegLoad: bind(inst.rd, std::nullopt); break;
+      case Op::RegStore:
+        if (isSlot(inst.dst.tensor) && inst.rs < regs_.size()) {
+          slot_value_[inst.dst.tensor] = reg(inst.rs);
+          slot_width_[inst.dst.tensor] = p_.registers[inst.rs].width;
+        }
+        break;
+      case Op::RegLoad: {
+        const TensorId x = inst.a.tensor;
+        const bool known = isSlot(x) && inst.rd < regs_.size() && slot_width_[x] == p_.registers[inst.rd].width;
+        bind(inst.rd, known ? slot_value_[x] : std::nullopt);
+        break;
+      }
       default: break;
     }
   }
@@ -473,6 +530,10 @@ class CoverageWalk {
   size_t& blocks_used_;
   std::vector<Bind>& binds_;
   std::vector<const Instruction*>& chain_;
+  std::vector<uint8_t>& slot_state_;
+  std::vector<const AccessPattern*>& slot_view_;
+  std::vector<std::optional<uint64_t>>& slot_value_;
+  std::vector<uint32_t>& slot_width_;
   uint32_t root_ = 0;
 };
 

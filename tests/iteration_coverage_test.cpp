@@ -228,5 +228,46 @@ TEST(IterationCoverage, AddressesFromRegistersLoadedFromMemory) {
   }
 }
 
+// A register spilled and reloaded through a DRAM slot (the REG colorer's spill code, alloc/reg/reg_spill.h) keeps
+// its value for the walk when only reg_store and reg_load name the slot in the tested body, through one constant
+// view; a slot anything else writes is not followed.
+TEST(IterationCoverage, FollowsRegistersThroughSpillSlots) {
+  const std::string decls =
+      "arch tiny\n"
+      "dram A [8, 64] u32 input\n"
+      "dram O [8, 64] u32 output\n"
+      "dram S [1, 1] u32\n"
+      "sbuf a [8, 64] u32\n"
+      "sbuf b [8, 64] u32\n"
+      "sbuf c [8, 64] u32\n"
+      "sbuf z [1, 1] u32\n"
+      "reg i\nreg s\n"
+      "dma a, A\n"
+      "memset c, 0\n"
+      "memset z, 5\n";
+  struct Case {
+    const char* what;
+    const char* body;  // the tested loop (the program's first loop), then `dma O, c`
+    IterationCoverage expected;
+  };
+  const Case cases[] = {
+      {"the loop register through a slot", "loop i = 0, 4, 1 {\n  reg_store S, i\n  reg_load s, S\n"
+       "  copy b[:, s*16:16], a[:, 0:16]\n  copy c[:, 0:16], b[:, i*16:16]\n}\n", IterationCoverage::Covered},
+      {"through a slot, read one iteration late", "loop i = 1, 4, 1 {\n  reg_store S, i\n  reg_load s, S\n"
+       "  copy b[:, s*16:16], a[:, 0:16]\n  copy c[:, 0:16], b[:, i*16-16:16]\n}\n", IterationCoverage::Carried},
+      {"a slot a dma also writes", "loop i = 0, 4, 1 {\n  reg_store S, i\n  dma S, z\n  reg_load s, S\n"
+       "  reg_store S, i\n  copy b[:, i*16:16], a[:, 0:16]\n  copy c[0:1, 0:1], b[0:1, s:1]\n}\n",
+       IterationCoverage::Undecidable},
+  };
+  for (const Case& c : cases) {
+    Program p = parseProgram(decls + c.body + "dma O, c\n");
+    p.renumber();
+    const LinearOrder order = linearize(p);
+    EXPECT_EQ(iterationCoverage(p, order, p.findTensor("b"), 0), c.expected) << c.what;
+    Tally tally;
+    EXPECT_EQ(compare(p, tally), "") << c.what;
+  }
+}
+
 }  // namespace
 }  // namespace allocsim
