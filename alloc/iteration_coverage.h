@@ -13,13 +13,15 @@
 // around it, with the loop registers bound to their values, and marks, per element, what the current iteration
 // has written (reads before writes within one instruction, as ir/interp.h; a matmul reads its accumulator unless
 // its start flag holds on this execution — start@first on the first iteration of its innermost loop). It is
-// exact where it answers. A view whose address depends on a register whose value the walk does not know (not a
-// loop register of an enclosing loop, nor computed from such by li/addi/add/mov inside the walk; e.g. a register
-// the REG colorer spilled and reloads) is still decided where that cannot matter: such a write is left out (it
-// could only add coverage; a Carried verdict reached without it becomes Undecidable), and such a read is covered
-// when every element of the tensor is already written by that iteration. It answers Undecidable (the caller then
-// keeps the conservative rule and counts the case) for any other such read, when a view falls outside its tensor
-// (a malformed program), or when the walk would exceed its work budget.
+// exact where it answers. Registers the walk knows: loop registers of the enclosing loops, values computed from
+// them by li/addi/add/mov inside the walk, and such a value stored to a register spill slot and loaded back
+// (reg_store SLOT, r ... reg_load r', SLOT, the REG colorer's spill code: a DRAM tensor that only those two name in
+// the tested body, through one constant view). A view whose address depends on any other register is still
+// decided where that cannot matter: such a write is left out (it could only add coverage; a Carried verdict
+// reached without it becomes Undecidable), and such a read is covered when every element of the tensor is already
+// written by that iteration. It answers Undecidable (the caller then keeps the conservative rule and counts the
+// case) for any other such read, when a view falls outside its tensor (a malformed program), or when the walk would
+// exceed its work budget.
 #pragma once
 
 #include <cstdint>

@@ -10,7 +10,7 @@ PACKAGES=(
   librapidcheck-dev                # property tests
   libbenchmark-dev                 # benchmarks
   libsystemc-dev                   # the cycle-approximate simulator
-  clang libclang-rt-14-dev         # libFuzzer and the sanitizer runtimes
+  clang-19 libclang-rt-19-dev      # libFuzzer and the sanitizer runtimes (ci/fuzz_build.sh says why 19)
 )
 
 missing=()

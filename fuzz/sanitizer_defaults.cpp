@@ -21,8 +21,33 @@
 // (madvise), and the next executions faulted them in again: 749 madvise calls in 3,000 coloring_driver executions
 // (strace -c), 2.4 % of its samples in madvise and more in the page faults after it (perf). Kept, they are reused;
 // the process's RSS stays at its peak (libFuzzer's -rss_limit_mb still bounds it). What is caught is unchanged.
+//
+// detect_stack_use_after_return: on by default since clang 15 (a function's locals live on a "fake stack" in the
+// heap, poisoned when it returns), and kept on: it catches references to a returned function's locals. Off in a
+// binary that runs the SystemC model (ALLOCSIM_RUNS_SYSTEMC, fuzz/CMakeLists.txt): SystemC switches coroutine stacks
+// without telling ASan, and the sim target died on every kernel with a SEGV in sim/simulate.cpp.
+//
+// external_symbolizer_path: the llvm-symbolizer CMake found (ALLOCSIM_LLVM_SYMBOLIZER), so that a finding's stack has
+// function names and lines; clang 19's runtime did not find Debian's /usr/bin/llvm-symbolizer by itself ("invalid
+// path to external symbolizer").
+#define ALLOCSIM_ASAN_COMMON "quarantine_size_mb=16:malloc_context_size=2:allocator_release_to_os_interval_ms=-1"
+#ifdef ALLOCSIM_RUNS_SYSTEMC
+#define ALLOCSIM_ASAN_UAR ":detect_stack_use_after_return=0"
+#else
+#define ALLOCSIM_ASAN_UAR ""
+#endif
+#ifdef ALLOCSIM_LLVM_SYMBOLIZER
+#define ALLOCSIM_ASAN_SYMBOLIZER ":external_symbolizer_path=" ALLOCSIM_LLVM_SYMBOLIZER
+#else
+#define ALLOCSIM_ASAN_SYMBOLIZER ""
+#endif
 extern "C" __attribute__((visibility("default"), used)) const char* __asan_default_options() {
-  return "quarantine_size_mb=16:malloc_context_size=2:allocator_release_to_os_interval_ms=-1";
+  return ALLOCSIM_ASAN_COMMON ALLOCSIM_ASAN_UAR ALLOCSIM_ASAN_SYMBOLIZER;
+}
+
+// UndefinedBehaviorSanitizer's stacks, symbolized the same way.
+extern "C" __attribute__((visibility("default"), used)) const char* __ubsan_default_options() {
+  return "print_stacktrace=1" ALLOCSIM_ASAN_SYMBOLIZER;
 }
 
 // LeakSanitizer's suppressions. The sanitizer runtime itself reads a starting thread's stack bounds with
