@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <initializer_list>
 #include <map>
 #include <string>
 #include <vector>
@@ -127,98 +128,28 @@ TEST(IterationCoverage, AgreesWithTheInterpreterOnGeneratedPrograms) {
   std::printf("covered %zu, carried %zu, undecidable %zu\n", tally.covered, tally.carried, tally.undecidable);
 }
 
-// Programs where the walk must answer (not Undecidable) and agree with the run: registers the tested body computes
-// (li, addi, add, mov) and loops it leaves behind (their exit values), which the walk's plan must keep.
-TEST(IterationCoverage, DecidesAddressesFromRegistersTheBodyComputesAndLoopsItLeaves) {
-  const std::string decls =
-      "arch tiny\n"
-      "dram A [8, 64] u32 input\n"
-      "dram O [8, 64] u32 output\n"
-      "sbuf a [8, 64] u32\n"
-      "sbuf b [8, 64] u32\n"
-      "sbuf c [8, 64] u32\n"
-      "sbuf d [8, 64] u32\n"
-      "reg i\nreg j\nreg k\nreg s\n"
-      "dma a, A\n"
-      "memset c, 0\n";
-  struct Case {
-    const char* what;
-    const char* body;  // the tested loop (the program's first loop), then `dma O, c`
-    bool carried;      // derived by hand from the views
-  };
-  const Case cases[] = {
-      {"li in the body", "loop i = 0, 2, 1 {\n  li s, 16\n  copy b[:, s:16], a[:, 0:16]\n"
-                         "  copy c[:, 0:16], b[:, 16:16]\n}\n", false},
-      {"li in the body, read elsewhere", "loop i = 0, 2, 1 {\n  li s, 16\n  copy b[:, s:16], a[:, 0:16]\n"
-                                        "  copy c[:, 0:16], b[:, 32:16]\n}\n", true},
-      {"mov from the loop register", "loop i = 0, 4, 1 {\n  mov s, i\n  copy b[:, s*16:16], a[:, 0:16]\n"
-                                     "  copy c[:, 0:16], b[:, i*16:16]\n}\n", false},
-      {"add of two loop values", "loop i = 0, 2, 1 {\n  add s, i, i\n  copy b[:, s*8:8], a[:, 0:8]\n"
-                                 "  copy c[:, 0:8], b[:, i*16:8]\n}\n", false},
-      {"add, read one iteration late", "loop i = 0, 2, 1 {\n  add s, i, i\n  copy b[:, s*8:8], a[:, 0:8]\n"
-                                       "  copy c[:, 0:8], b[:, i*8:8]\n}\n", true},
-      // The inner loop touches neither b nor a register: left out, but j = 3 after it (its exit value).
-      {"a loop's exit value", "loop i = 0, 2, 1 {\n  loop j = 0, 3, 1 {\n    tt d, a, a, add\n  }\n"
-                              "  copy b[:, j*16:16], a[:, 0:16]\n  copy c[:, 0:16], b[:, 48:16]\n}\n", false},
-      {"a loop's exit value, read below it", "loop i = 0, 2, 1 {\n  loop j = 0, 3, 1 {\n    tt d, a, a, add\n  }\n"
-                                             "  copy b[:, j*16:16], a[:, 0:16]\n  copy c[:, 0:16], b[:, 32:16]\n}\n",
-       true},
-      // Nested left-out loops: k holds 2 (its exit value on j's last iteration) after them.
-      {"an inner loop's exit value", "loop i = 0, 2, 1 {\n  loop j = 0, 3, 1 {\n    loop k = 0, 2, 1 {\n"
-                                     "      tt d, a, a, add\n    }\n  }\n  copy b[:, k*16:16], a[:, 0:16]\n"
-                                     "  copy c[:, 0:16], b[:, 32:16]\n}\n", false},
-  };
-  for (const Case& c : cases) {
-    Program p = parseProgram(decls + c.body + "dma O, c\n");
-    p.renumber();
-    const LinearOrder order = linearize(p);
-    const IterationCoverage got = iterationCoverage(p, order, p.findTensor("b"), 0);
-    EXPECT_EQ(got, c.carried ? IterationCoverage::Carried : IterationCoverage::Covered) << c.what;
-    Tally tally;
-    EXPECT_EQ(compare(p, tally), "") << c.what;
-  }
+// A hand-derived case: the tested loop (the program's first loop), the verdict for tensor b, derived from the views.
+struct HandCase {
+  const char* what;
+  const char* body;  // after the shared declarations (handDecls) and extra ones; followed by `dma O, c`
+  IterationCoverage expected;
+};
+
+// a, b and c are [8, 64] u32; a holds A and c zeros before the tested loop; `extra` adds declarations (and the
+// instructions that set them up) after those.
+std::string handDecls(const char* extra) {
+  return std::string("arch tiny\n"
+                     "dram A [8, 64] u32 input\n"
+                     "dram O [8, 64] u32 output\n"
+                     "sbuf a [8, 64] u32\n"
+                     "sbuf b [8, 64] u32\n"
+                     "sbuf c [8, 64] u32\n") +
+         extra + "dma a, A\nmemset c, 0\n";
 }
 
-// Addresses from a register the walk cannot know (loaded from memory, as the REG colorer's reloads are): a write
-// there is left out, a read there is decided only when the whole tensor is already written. The REG colorer's
-// spill code made a per-iteration tensor undecidable, hence live over its loop, in the driver's output, and O7's
-// in-place checker then rejected a placement the driver made on the program before REG (coloring_driver finding,
-// docs/fuzzing.md).
-TEST(IterationCoverage, AddressesFromRegistersLoadedFromMemory) {
-  const std::string decls =
-      "arch tiny\n"
-      "dram A [8, 64] u32 input\n"
-      "dram O [8, 64] u32 output\n"
-      "sbuf a [8, 64] u32\n"
-      "sbuf b [8, 64] u32\n"
-      "sbuf c [8, 64] u32\n"
-      "sbuf z [1, 1] u32\n"
-      "reg i\nreg s\n"
-      "dma a, A\n"
-      "memset c, 0\n"
-      "memset z, 5\n";  // s = 5 after `reg_load s, z`: the interpreter knows it, the walk does not
-  struct Case {
-    const char* what;
-    const char* body;            // the tested loop (the program's first loop), then `dma O, c`
-    IterationCoverage expected;  // derived by hand from the views
-  };
-  const Case cases[] = {
-      {"whole tensor written, then read at an unknown address",
-       "loop i = 0, 2, 1 {\n  reg_load s, z\n  copy b[:, 0:32], a[:, 0:32]\n  copy b[:, 32:32], a[:, 32:32]\n"
-       "  reg_store b[0:1, s:1], s\n  reg_load s, b[0:1, s:1]\n  copy c[:, 0:16], b[:, 0:16]\n}\n",
-       IterationCoverage::Covered},
-      {"half written, then read at an unknown address",
-       "loop i = 0, 2, 1 {\n  reg_load s, z\n  copy b[:, 0:32], a[:, 0:32]\n  reg_load s, b[0:1, s:1]\n}\n",
-       IterationCoverage::Undecidable},
-      {"a write at an unknown address, then a read it might cover",
-       "loop i = 0, 2, 1 {\n  reg_load s, z\n  reg_store b[0:1, s:1], s\n  copy c[0:1, 0:1], b[0:1, 5:1]\n}\n",
-       IterationCoverage::Undecidable},
-      {"a write at an unknown address, then covered reads",
-       "loop i = 0, 2, 1 {\n  reg_load s, z\n  reg_store b[0:1, s:1], s\n  copy b[:, 0:16], a[:, 0:16]\n"
-       "  copy c[:, 0:16], b[:, 0:16]\n}\n",
-       IterationCoverage::Covered},
-  };
-  for (const Case& c : cases) {
+// Each case's verdict must be the expected one, and agree with the interpreter (compare).
+void expectVerdicts(const std::string& decls, std::initializer_list<HandCase> cases) {
+  for (const HandCase& c : cases) {
     Program p = parseProgram(decls + c.body + "dma O, c\n");
     p.renumber();
     const LinearOrder order = linearize(p);
@@ -226,47 +157,81 @@ TEST(IterationCoverage, AddressesFromRegistersLoadedFromMemory) {
     Tally tally;
     EXPECT_EQ(compare(p, tally), "") << c.what;
   }
+}
+
+constexpr IterationCoverage kCovered = IterationCoverage::Covered, kCarried = IterationCoverage::Carried,
+                            kUndecidable = IterationCoverage::Undecidable;
+
+// Programs where the walk must answer (not Undecidable) and agree with the run: registers the tested body computes
+// (li, addi, add, mov) and loops it leaves behind (their exit values), which the walk's plan must keep.
+TEST(IterationCoverage, DecidesAddressesFromRegistersTheBodyComputesAndLoopsItLeaves) {
+  expectVerdicts(
+      handDecls("sbuf d [8, 64] u32\nreg i\nreg j\nreg k\nreg s\n"),
+      {
+          {"li in the body", "loop i = 0, 2, 1 {\n  li s, 16\n  copy b[:, s:16], a[:, 0:16]\n"
+                             "  copy c[:, 0:16], b[:, 16:16]\n}\n", kCovered},
+          {"li in the body, read elsewhere", "loop i = 0, 2, 1 {\n  li s, 16\n  copy b[:, s:16], a[:, 0:16]\n"
+                                            "  copy c[:, 0:16], b[:, 32:16]\n}\n", kCarried},
+          {"mov from the loop register", "loop i = 0, 4, 1 {\n  mov s, i\n  copy b[:, s*16:16], a[:, 0:16]\n"
+                                         "  copy c[:, 0:16], b[:, i*16:16]\n}\n", kCovered},
+          {"add of two loop values", "loop i = 0, 2, 1 {\n  add s, i, i\n  copy b[:, s*8:8], a[:, 0:8]\n"
+                                     "  copy c[:, 0:8], b[:, i*16:8]\n}\n", kCovered},
+          {"add, read one iteration late", "loop i = 0, 2, 1 {\n  add s, i, i\n  copy b[:, s*8:8], a[:, 0:8]\n"
+                                           "  copy c[:, 0:8], b[:, i*8:8]\n}\n", kCarried},
+          // The inner loop touches neither b nor a register: left out, but j = 3 after it (its exit value).
+          {"a loop's exit value", "loop i = 0, 2, 1 {\n  loop j = 0, 3, 1 {\n    tt d, a, a, add\n  }\n"
+                                  "  copy b[:, j*16:16], a[:, 0:16]\n  copy c[:, 0:16], b[:, 48:16]\n}\n", kCovered},
+          {"a loop's exit value, read below it", "loop i = 0, 2, 1 {\n  loop j = 0, 3, 1 {\n    tt d, a, a, add\n"
+                                                 "  }\n  copy b[:, j*16:16], a[:, 0:16]\n"
+                                                 "  copy c[:, 0:16], b[:, 32:16]\n}\n", kCarried},
+          // Nested left-out loops: k holds 2 (its exit value on j's last iteration) after them.
+          {"an inner loop's exit value", "loop i = 0, 2, 1 {\n  loop j = 0, 3, 1 {\n    loop k = 0, 2, 1 {\n"
+                                         "      tt d, a, a, add\n    }\n  }\n  copy b[:, k*16:16], a[:, 0:16]\n"
+                                         "  copy c[:, 0:16], b[:, 32:16]\n}\n", kCovered},
+      });
+}
+
+// Addresses from a register the walk cannot know (loaded from memory; s = 5, which the interpreter knows and the
+// walk does not): a write there is left out, a read there is decided only when the whole tensor is already written.
+// The REG colorer's spill code made a per-iteration tensor undecidable, hence live over its loop, in the driver's
+// output, and O7's in-place checker then rejected a placement the driver made on the program before REG
+// (coloring_driver finding, docs/fuzzing.md).
+TEST(IterationCoverage, AddressesFromRegistersLoadedFromMemory) {
+  expectVerdicts(
+      handDecls("sbuf z [1, 1] u32\nreg i\nreg s\nmemset z, 5\n"),
+      {
+          {"whole tensor written, then read at an unknown address",
+           "loop i = 0, 2, 1 {\n  reg_load s, z\n  copy b[:, 0:32], a[:, 0:32]\n  copy b[:, 32:32], a[:, 32:32]\n"
+           "  reg_store b[0:1, s:1], s\n  reg_load s, b[0:1, s:1]\n  copy c[:, 0:16], b[:, 0:16]\n}\n",
+           kCovered},
+          {"half written, then read at an unknown address",
+           "loop i = 0, 2, 1 {\n  reg_load s, z\n  copy b[:, 0:32], a[:, 0:32]\n  reg_load s, b[0:1, s:1]\n}\n",
+           kUndecidable},
+          {"a write at an unknown address, then a read it might cover",
+           "loop i = 0, 2, 1 {\n  reg_load s, z\n  reg_store b[0:1, s:1], s\n  copy c[0:1, 0:1], b[0:1, 5:1]\n}\n",
+           kUndecidable},
+          {"a write at an unknown address, then covered reads",
+           "loop i = 0, 2, 1 {\n  reg_load s, z\n  reg_store b[0:1, s:1], s\n  copy b[:, 0:16], a[:, 0:16]\n"
+           "  copy c[:, 0:16], b[:, 0:16]\n}\n",
+           kCovered},
+      });
 }
 
 // A register spilled and reloaded through a DRAM slot (the REG colorer's spill code, alloc/reg/reg_spill.h) keeps
 // its value for the walk when only reg_store and reg_load name the slot in the tested body, through one constant
 // view; a slot anything else writes is not followed.
 TEST(IterationCoverage, FollowsRegistersThroughSpillSlots) {
-  const std::string decls =
-      "arch tiny\n"
-      "dram A [8, 64] u32 input\n"
-      "dram O [8, 64] u32 output\n"
-      "dram S [1, 1] u32\n"
-      "sbuf a [8, 64] u32\n"
-      "sbuf b [8, 64] u32\n"
-      "sbuf c [8, 64] u32\n"
-      "sbuf z [1, 1] u32\n"
-      "reg i\nreg s\n"
-      "dma a, A\n"
-      "memset c, 0\n"
-      "memset z, 5\n";
-  struct Case {
-    const char* what;
-    const char* body;  // the tested loop (the program's first loop), then `dma O, c`
-    IterationCoverage expected;
-  };
-  const Case cases[] = {
-      {"the loop register through a slot", "loop i = 0, 4, 1 {\n  reg_store S, i\n  reg_load s, S\n"
-       "  copy b[:, s*16:16], a[:, 0:16]\n  copy c[:, 0:16], b[:, i*16:16]\n}\n", IterationCoverage::Covered},
-      {"through a slot, read one iteration late", "loop i = 1, 4, 1 {\n  reg_store S, i\n  reg_load s, S\n"
-       "  copy b[:, s*16:16], a[:, 0:16]\n  copy c[:, 0:16], b[:, i*16-16:16]\n}\n", IterationCoverage::Carried},
-      {"a slot a dma also writes", "loop i = 0, 4, 1 {\n  reg_store S, i\n  dma S, z\n  reg_load s, S\n"
-       "  reg_store S, i\n  copy b[:, i*16:16], a[:, 0:16]\n  copy c[0:1, 0:1], b[0:1, s:1]\n}\n",
-       IterationCoverage::Undecidable},
-  };
-  for (const Case& c : cases) {
-    Program p = parseProgram(decls + c.body + "dma O, c\n");
-    p.renumber();
-    const LinearOrder order = linearize(p);
-    EXPECT_EQ(iterationCoverage(p, order, p.findTensor("b"), 0), c.expected) << c.what;
-    Tally tally;
-    EXPECT_EQ(compare(p, tally), "") << c.what;
-  }
+  expectVerdicts(
+      handDecls("dram S [1, 1] u32\nsbuf z [1, 1] u32\nreg i\nreg s\nmemset z, 5\n"),
+      {
+          {"the loop register through a slot", "loop i = 0, 4, 1 {\n  reg_store S, i\n  reg_load s, S\n"
+           "  copy b[:, s*16:16], a[:, 0:16]\n  copy c[:, 0:16], b[:, i*16:16]\n}\n", kCovered},
+          {"through a slot, read one iteration late", "loop i = 1, 4, 1 {\n  reg_store S, i\n  reg_load s, S\n"
+           "  copy b[:, s*16:16], a[:, 0:16]\n  copy c[:, 0:16], b[:, i*16-16:16]\n}\n", kCarried},
+          {"a slot a dma also writes", "loop i = 0, 4, 1 {\n  reg_store S, i\n  dma S, z\n  reg_load s, S\n"
+           "  reg_store S, i\n  copy b[:, i*16:16], a[:, 0:16]\n  copy c[0:1, 0:1], b[0:1, s:1]\n}\n",
+           kUndecidable},
+      });
 }
 
 }  // namespace
