@@ -69,16 +69,32 @@ TEST(ExactAllocator, PartitionBandsAreSearchedAndGeometryCanProveNoFit) {
   EXPECT_NE(pa.partition, pb.partition);
   EXPECT_EQ(pa.offset + pb.offset, 0u);
   expectOraclesPass(p, r.program, "bands", 11);
-  // Two 5-partition tensors may only start at partition 0 (4 + 5 > 8): they must stack, 2 x 2400 > 4096 bytes,
-  // although their area (2 x 5 x 2400 = 24000 <= 8 x 4096) passes the bound. The search proves it.
-  const std::string msg = refusal(parseProgram(
+  // Two 5-partition tensors may only start at partition 0 (4 + 5 > 8): they must stack, 2 x 2400 > 4096 bytes. Each
+  // holds both 4-partition blocks, which the lower bound counts: 2 x 2 x 2400 / 2 blocks = 4800 bytes.
+  std::string msg = refusal(parseProgram(
       "arch tiny\n"
       "sbuf a [5, 600] u32\n"
       "sbuf b [5, 600] u32\n"
       "memset a, 1\n"
       "memset b, 2\n"
       "tt a, a, b, add\n"));
-  EXPECT_NE(msg.find("exact: no placement of 2 live SBUF tensors (8 partitions x bytes) fits in 4096 bytes (proved by search"),
+  EXPECT_NE(msg.find("exact: no placement of 2 live SBUF tensors (8 partitions x bytes) fits in 4096 bytes (proved by "
+                     "lower bound: lower bound 4800 bytes"),
+            std::string::npos)
+      << msg;
+  // Three 3-partition tensors hold a block each, 3 x 2400 / 2 blocks = 3600 bytes pass the bound; but two of them
+  // share a block and stack, 4800 > 4096 bytes. The search proves it.
+  msg = refusal(parseProgram(
+      "arch tiny\n"
+      "sbuf a [3, 600] u32\n"
+      "sbuf b [3, 600] u32\n"
+      "sbuf c [3, 600] u32\n"
+      "memset a, 1\n"
+      "memset b, 2\n"
+      "memset c, 3\n"
+      "tt a, a, b, add\n"
+      "tt a, a, c, add\n"));
+  EXPECT_NE(msg.find("exact: no placement of 3 live SBUF tensors (8 partitions x bytes) fits in 4096 bytes (proved by search"),
             std::string::npos)
       << msg;
 }

@@ -42,7 +42,8 @@ bool exactConflict(const ExactItem& a, const ExactPlacement& pa, const ExactItem
 std::string exactViolation(const ExactProblem& p, const std::vector<ExactPlacement>& placements);
 
 // The area bound: max over positions of the live size x rows, divided by the row count (rounded up), and at least
-// the largest item. No placement fits in a capacity below it.
+// the largest item; rows counted in whole blocks of the start quantum (the gcd of the allowed starts and the row
+// count), since no two items share a block at one offset. No placement fits in a capacity below it.
 uint64_t exactLowerBound(const ExactProblem& p);
 
 // max offset + size over the items (0 when there are none).
