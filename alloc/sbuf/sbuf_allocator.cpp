@@ -1,6 +1,8 @@
 #include "alloc/sbuf/sbuf_allocator.h"
 
 #include <algorithm>
+#include <map>
+#include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -115,17 +117,47 @@ void requireSbufTensorsFit(const Program& p) {
 
 namespace {
 
-// One heuristic's spill fixpoint (see sbuf_allocator.h): the program it ends with, its final selection, and what
-// its rounds spilled. `error` is set instead when nothing could help this heuristic.
+// The graph of one round, costs included. The liveness holds pointers into the program it was computed from.
+struct SbufRoundGraph {
+  Liveness live;
+  SbufGraph g;
+};
+
+SbufRoundGraph roundGraph(const Program& p, const std::vector<bool>& local) {
+  SbufRoundGraph rg{sbufLiveness(p, local), {}};
+  rg.g = buildSbufGraph(p, rg.live);
+  findSbufCosts(p, rg.live, local, rg.g);
+  return rg;
+}
+
+// The program after a sequence of spill rounds, with its graph: what every heuristic that spills the same tensors in
+// the same rounds works on next. The rewrite and the graph (liveness, above all) were a fifth of the SBUF colorer's
+// time, and most heuristics spill the same first victims (on coloring_driver's corpus, 1,178 of 1,417 first
+// rounds that spilled repeated an earlier heuristic's), so each distinct sequence is rewritten and analysed once.
+// Built in place and never moved: the graph's liveness points into `program`.
+struct SbufSpillState {
+  Program program;
+  std::vector<bool> local;  // the stand-ins (sbuf_spill.h)
+  uint32_t next_id = 0;
+  SbufSpillStats step;      // what the last round inserted
+  SbufRoundGraph graph;
+};
+
+// The spill states of one allocateSbuf call, by the spill rounds that lead to them (each round's spilled and rehomed
+// tensors, in order: insertSbufSpillCode is deterministic in them).
+using SpillHistory = std::vector<std::vector<TensorId>>;
+using SpillStates = std::map<SpillHistory, std::shared_ptr<const SbufSpillState>>;
+
+// One heuristic's spill fixpoint (see sbuf_allocator.h): the spill state it ends with, its final selection, and
+// what its rounds spilled. `error` is set instead when nothing could help this heuristic.
 struct SbufRun {
   SbufHeuristic heuristic;
   bool packed = false;  // the exact search's packing (sbuf_packing.h), not a heuristic's fixpoint
   bool plain = false;  // the final round's selection came from the plain order (no simplify)
-  // The program it ends with, placed, once it has spilled; until then `program` is empty and the run stands for
-  // the input with its selection's placements, made only for the run that wins (placedInput): a copy of the whole
-  // program per heuristic was most of the SBUF colorer's time on large programs.
-  bool rewritten = false;
-  Program program;
+  // The program it ends with, once it has spilled (shared with the other runs that spilled alike); until then null,
+  // and the run stands for the input with its selection's placements, made only for the run that wins: a copy of
+  // the whole program per heuristic was most of the SBUF colorer's time on large programs.
+  std::shared_ptr<const SbufSpillState> state;
   AllocReport log;     // the per-round lines (verbosity >= 1)
   SbufSelection selection;
   uint32_t spilled = 0, rounds = 0, stores = 0, reloads = 0;
@@ -173,19 +205,6 @@ void place(Program& p, const SbufGraph& g, const SbufSelection& sel) {
     if (!g.nodes[i].fixed) p.tensors[g.nodes[i].tensor].placement = sel.at[i];
 }
 
-// The graph of one round, costs included. The liveness holds pointers into the program it was computed from.
-struct SbufRoundGraph {
-  Liveness live;
-  SbufGraph g;
-};
-
-SbufRoundGraph roundGraph(const Program& p, const std::vector<bool>& local) {
-  SbufRoundGraph rg{sbufLiveness(p, local), {}};
-  rg.g = buildSbufGraph(p, rg.live);
-  findSbufCosts(p, rg.live, local, rg.g);
-  return rg;
-}
-
 // Both colour orders of heuristic h on one round's graph: simplify's, then the plain order (sbuf_simplify.h). The
 // plain one is what uses the room a capacity leaves: it colours exactly as with unlimited room, so whatever fits
 // there below the capacity fits here too. BestOfN keeps a selection without failures over any with, then the
@@ -211,37 +230,50 @@ BestOfN<bool, SbufSelection> selectRound(const Program& p, const SbufGraph& g, c
   return best;
 }
 
+// The state after `history`'s rounds, from the one before them (`prev`, or the input when null): looked up in
+// `states`, or made and kept there. Throws AllocError when the spill slots exceed dram-limit.
+std::shared_ptr<const SbufSpillState> spillState(const Program& input, const std::vector<bool>& input_local,
+                                                 const SbufSpillState* prev, const SpillHistory& history,
+                                                 const std::vector<TensorId>& to_spill,
+                                                 const std::vector<TensorId>& to_rehome, SpillStates& states) {
+  auto found = states.find(history);
+  if (found != states.end()) return found->second;
+  auto st = std::make_shared<SbufSpillState>();
+  st->local = prev ? prev->local : input_local;
+  st->next_id = prev ? prev->next_id : 0;
+  st->step = insertSbufSpillCode(prev ? prev->program : input, st->program, to_spill, to_rehome, st->next_id,
+                                 st->local);
+  st->graph = roundGraph(st->program, st->local);
+  states.emplace(history, st);
+  return st;
+}
+
 // `bound`: the spill bytes of the best finished run so far; this one stops as soon as it has spilled more.
 // `o.progress`: told of each spill round, as `phase`.
 SbufRun runHeuristic(const Program& input, const std::vector<bool>& input_local, const SbufRoundGraph& first,
                      const SbufHeuristic& h, uint32_t spillable, uint64_t bound, const SbufOptions& o,
-                     const std::string& phase) {
+                     const std::string& phase, SpillStates& states) {
   const int verbosity = o.verbosity;
   SbufRun run;
   run.heuristic = h;
-  const Program* cur = &input;  // this round's program: the input until the first spill, then run.program
-  std::vector<bool> local = input_local;
-  uint32_t next_id = 0;
+  SpillHistory history;
   if (verbosity >= 1) run.log.line("heuristic " + sbufHeuristicName(h) + ": its spill fixpoint");
   for (;;) {
     if (run.rounds > spillable) throw std::logic_error("SBUF spill fixpoint did not converge");
     ++run.rounds;
     reportProgress(o.progress, phase.c_str(), run.rounds, "spill rounds");
     if (verbosity >= 1) run.log.line("spill round " + std::to_string(run.rounds));
-    std::optional<SbufRoundGraph> later;
-    if (run.rounds > 1) later = roundGraph(*cur, local);
-    const SbufRoundGraph& rg = later ? *later : first;
+    // This round's program and graph: the input's until the first spill.
+    const Program& p = run.state ? run.state->program : input;
+    const SbufRoundGraph& rg = run.state ? run.state->graph : first;
+    const std::vector<bool>& local = run.state ? run.state->local : input_local;
     const SbufGraph& g = rg.g;
-    const Program& p = *cur;
     BestOfN<bool, SbufSelection> best = selectRound(p, g, h, o.unlimited_room, verbosity, run.log);
     run.plain = best.heuristic;
     run.selection = std::move(best.selection);
     if (verbosity >= 1) run.log.line(colorerBestHeuristicLine("SB", runName(h, run.plain)));
 
-    if (run.selection.failed.empty()) {
-      if (run.rewritten) place(run.program, g, run.selection);
-      return run;
-    }
+    if (run.selection.failed.empty()) return run;
 
     const std::vector<uint32_t> victims =
         spillCandidates(g, run.selection.failed, [](const SbufNode& n) { return double(n.area()); });
@@ -266,21 +298,20 @@ SbufRun runHeuristic(const Program& input, const std::vector<bool>& input_local,
       run.abandoned = true;
       return run;
     }
-    SbufSpillStats st;
+    history.push_back(to_spill);
+    history.push_back(to_rehome);
     try {
-      st = run.rewritten ? insertSbufSpillCode(run.program, to_spill, to_rehome, next_id, local)
-                         : insertSbufSpillCode(input, run.program, to_spill, to_rehome, next_id, local);
-      run.rewritten = true;
-      cur = &run.program;
+      run.state = spillState(input, input_local, run.state.get(), history, to_spill, to_rehome, states);
     } catch (const AllocError& e) {  // the spill slots exceed dram-limit
       run.error = e;
       return run;
     }
     run.spilled += uint32_t(victims.size());
-    run.stores += st.stores;
-    run.reloads += st.reloads;
+    run.stores += run.state->step.stores;
+    run.reloads += run.state->step.reloads;
     if (verbosity >= 1)
-      run.log.line("insert spill " + std::to_string(st.stores) + ", insert reload " + std::to_string(st.reloads));
+      run.log.line("insert spill " + std::to_string(run.state->step.stores) + ", insert reload " +
+                   std::to_string(run.state->step.reloads));
   }
 }
 
@@ -341,13 +372,14 @@ SbufResult allocateSbuf(Program&& input, const SbufOptions& o) {
   // Runs stop once they spill more than the best finished one (runHeuristic's bound), which leaves the choice as
   // it would be with every run finished: spilled bytes only grow.
   std::optional<SbufRun> best;
+  SpillStates states;
   for (uint32_t k = 0; k < n_heuristics; ++k) {
     const uint64_t bound = best && !best->error && !best->abandoned ? best->spill_bytes : UINT64_MAX;
     const std::string phase = !o.progress ? std::string()  // the progress line's, built only when one is printed
                                           : "SBUF colorer, heuristic " + std::to_string(k + 1) + " of " +
                                                 std::to_string(n_heuristics) + " (" +
                                                 sbufHeuristicName(sbufHeuristic(k)) + ")";
-    SbufRun run = runHeuristic(base, local, first, sbufHeuristic(k), spillable, bound, o, phase);
+    SbufRun run = runHeuristic(base, local, first, sbufHeuristic(k), spillable, bound, o, phase, states);
     if (o.verbosity >= 1) r.append(run.log);
     if (!best || betterRun(run, *best)) best = std::move(run);
   }
@@ -366,14 +398,13 @@ SbufResult allocateSbuf(Program&& input, const SbufOptions& o) {
   if (best->error) throw *best->error;
   SbufRun& w = *best;
   const uint64_t capacity = sbufCapacity(base.arch);
-  if (!w.rewritten) {  // the input, placed by the run's selection on the first round's graph
-    // Nothing reads base after this (the graph's liveness points into its instructions, which the move keeps).
-    w.program = std::move(base);
-    place(w.program, g, w.selection);
-  }
+  // The winner's program, placed by its selection on its last round's graph: the input's (nothing reads base after
+  // this; the first graph's liveness points into its instructions, which the move keeps) or a copy of its state's.
+  Program placed = w.state ? w.state->program : std::move(base);
+  place(placed, w.state ? w.state->graph.g : g, w.selection);
   if (o.verbosity >= 1) r.line("best heuristic's fixpoint: " + runName(w));
 
-  if (!reportsOn()) return SbufResult{std::move(w.program), std::move(r)};
+  if (!reportsOn()) return SbufResult{std::move(placed), std::move(r)};
   const SbufSelection& sel = w.selection;
   const double utilization = 100.0 * double(sel.footprint) / double(std::max<uint64_t>(capacity, 1));
   reportColorerSummary(r, ColorerSummary{"SB", "sbuf", sel.score, runName(w), w.spill_cycles,
@@ -386,7 +417,7 @@ SbufResult allocateSbuf(Program&& input, const SbufOptions& o) {
                                              std::to_string(capacity) +
                                              " bytes: each partition's high-water mark (largest offset + size), "
                                              "summed over the partitions"});
-  return SbufResult{std::move(w.program), std::move(r)};
+  return SbufResult{std::move(placed), std::move(r)};
 }
 
 }  // namespace allocsim
