@@ -17,6 +17,12 @@ jobs=${3:-1}
 ninja -C build-fuzz "${target}_fuzz"
 
 root=$PWD
+# The campaign runs a copy of the binary: with -jobs libFuzzer starts a new process per job from its own path, so a
+# rebuild of build-fuzz during a long campaign would otherwise switch binaries between jobs.
+bindir=$(mktemp -d)
+bin=$bindir/${target}_fuzz
+cp "build-fuzz/fuzz/${target}_fuzz" "$bin"
+echo "campaign $target: the binary of commit $(git rev-parse --short HEAD 2>/dev/null || echo '?')$(git diff --quiet HEAD -- 2>/dev/null || echo ' with local changes'), ${seconds} s over $jobs job(s)"
 corpus=$root/fuzz/corpus/$target
 findings=$root/fuzz/findings/$target
 logs=$findings/logs
@@ -36,14 +42,14 @@ timeout=$(fuzz_option "$target" timeout 10)
 start=$SECONDS
 status=0
 (cd "$logs" && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-  "$root/build-fuzz/fuzz/${target}_fuzz" "$work" "$corpus" "${seeds[@]}" "${dict[@]}" \
+  "$bin" "$work" "$corpus" "${seeds[@]}" "${dict[@]}" \
   -max_total_time="$seconds" -timeout="$timeout" -rss_limit_mb=2048 -max_len="$max_len" \
   -jobs="$jobs" -workers="$jobs" -artifact_prefix="$findings/" -print_final_stats=1 >"$logs/main.log" 2>&1) || status=$?
 elapsed=$(( SECONDS - start ))
 
 # Keep only inputs that add coverage.
-"build-fuzz/fuzz/${target}_fuzz" -merge=1 "$corpus" "$work" >/dev/null 2>&1 || true
-rm -rf "$work"
+"$bin" -merge=1 "$corpus" "$work" >/dev/null 2>&1 || true
+rm -rf "$work" "$bindir"
 
 total=0
 for log in "$logs"/fuzz-*.log; do
