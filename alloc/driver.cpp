@@ -13,6 +13,7 @@
 #include "alloc/lsa/lsa_allocator.h"
 #include "alloc/no_reuse.h"
 #include "alloc/psum/psum_allocator.h"
+#include "alloc/psum/psum_heuristic.h"
 #include "alloc/reg/reg_allocator.h"
 #include "alloc/sbuf/sbuf_allocator.h"
 #include "alloc/sbuf/sbuf_heuristic.h"
@@ -53,6 +54,7 @@ bool hasUnplaced(const Program& p, Space s) {
 void runPsum(Program& p, const Effort& e, const DriverOptions& o, std::vector<AllocReport>& reports) {
   PsumOptions po;
   po.heuristics = e.psum_heuristics;
+  po.only_heuristic = o.psum_heuristic;
   po.verbosity = o.verbosity;
   po.progress = o.progress;
   PsumResult r = allocatePsum(std::move(p), po);  // p is given up and replaced by the result
@@ -65,6 +67,7 @@ void runPsum(Program& p, const Effort& e, const DriverOptions& o, std::vector<Al
 void runSbuf(Program& p, const Effort& e, const DriverOptions& o, std::vector<AllocReport>& reports) {
   SbufOptions so;
   so.heuristics = e.sbuf_heuristics;
+  so.only_heuristic = o.sbuf_heuristic;
   so.packing = e.sbuf_packing && o.sbuf_packing;
   so.unlimited_room = o.sbuf_unlimited_room;
   so.verbosity = o.verbosity;
@@ -228,6 +231,27 @@ void runExact(Program& p, int optlevel, const DriverOptions& o, std::vector<Allo
   runReg(p, keep_regs, o.verbosity, reports);
 }
 
+// --sbuf-heuristic and --psum-heuristic name a heuristic of a colorer that runs on this path, within its range.
+void requireHeuristicsRun(const DriverOptions& o, AllocPath path) {
+  const bool coloring = path == AllocPath::Coloring || path == AllocPath::ColoringWithLoops;
+  if (o.sbuf_heuristic) {
+    if (!coloring && path != AllocPath::FixedAssignment)
+      throw OptionError("--sbuf-heuristic: the SBUF colorer runs at optlevels 1-3, 6 and 7 with the coloring "
+                        "allocator only");
+    if (*o.sbuf_heuristic >= kSbufHeuristicCount)
+      throw OptionError("--sbuf-heuristic " + std::to_string(*o.sbuf_heuristic) + " is not a heuristic (0-" +
+                        std::to_string(kSbufHeuristicCount - 1) + ")");
+  }
+  if (o.psum_heuristic) {
+    if (!coloring)
+      throw OptionError("--psum-heuristic: the PSUM colorer runs at optlevels 1-3 and 6 with the coloring "
+                        "allocator only (optlevel 7 has no PSUM pass)");
+    if (*o.psum_heuristic >= kPsumHeuristicCount)
+      throw OptionError("--psum-heuristic " + std::to_string(*o.psum_heuristic) + " is not a heuristic (0-" +
+                        std::to_string(kPsumHeuristicCount - 1) + ")");
+  }
+}
+
 }  // namespace
 
 Effort effortFor(int optlevel) {
@@ -240,6 +264,9 @@ Effort effortFor(int optlevel) {
 
 DriverResult allocate(const Program& input, const DriverOptions& o) {
   if (o.allocator == "exact") {
+    if (o.sbuf_heuristic || o.psum_heuristic)
+      throw OptionError("--sbuf-heuristic and --psum-heuristic choose a colorer's heuristic; --allocator exact "
+                        "runs no colorer");
     const int level = o.smt_allocation ? 7 : o.optlevel;
     DriverResult result{input, {level, level == 7 ? AllocPath::FixedAssignment : AllocPath::Coloring}, {}, {}};
     runExact(result.program, result.selection.optlevel, o, result.reports);
@@ -256,6 +283,7 @@ DriverResult allocate(const Program& input, const DriverOptions& o) {
     throw OptionError("--gca-dma-optlevel " + std::to_string(o.gca_dma_optlevel) +
                       " is not a level (expected -1, 0, 1 or 2)");
   const Selection& s = result.selection;
+  requireHeuristicsRun(o, s.path);
   Program& p = result.program;
   const Effort e = effortFor(s.optlevel);
   switch (s.path) {

@@ -30,6 +30,7 @@
 // cannot fit the program: exit code 3, the allocator's diagnostic), InputError (malformed placements: exit 2).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -55,6 +56,11 @@ struct DriverOptions {
   // callers that test what comes after the colorer (fuzz/reg_colorer_fuzz.cpp), where the search was a third of
   // the time.
   bool sbuf_packing = true;
+  // One colorer heuristic alone instead of the level's best-of-n (SbufOptions / PsumOptions::only_heuristic: an
+  // index into alloc/sbuf/sbuf_heuristic.h's sweep, 0-15, or psum_heuristic.h's orders, 0-3). Only where that colorer
+  // runs: the SBUF one at O1-O3, O6 and O7, the PSUM one at O1-O3 and O6; elsewhere an OptionError.
+  std::optional<uint32_t> sbuf_heuristic;
+  std::optional<uint32_t> psum_heuristic;
   const ProgressFn* progress = nullptr;  // the allocators' rounds, scans and search nodes (ir/progress.h)
 };
 

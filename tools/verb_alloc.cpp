@@ -1,9 +1,12 @@
 // allocsim alloc: allocate a program at an optlevel (alloc/driver.h) and print the allocated program.
 #include <cstdio>
+#include <optional>
 #include <string>
 
 #include "alloc/alloc_error.h"
 #include "alloc/driver.h"
+#include "alloc/psum/psum_heuristic.h"
+#include "alloc/sbuf/sbuf_heuristic.h"
 #include "ir/check.h"
 #include "ir/print.h"
 #include "tools/progress_line.h"
@@ -22,6 +25,7 @@ static const char kAllocHelp[] =
     "usage: allocsim alloc PROGRAM [-O N | --optlevel N] [--allocator coloring|lsa|exact] [--cores N]\n"
     "                      [--time-limit S]\n"
     "                      [--loops-in-backend] [--smt-allocation] [--gca-dma-optlevel L] [--unlimited-room]\n"
+    "                      [--sbuf-heuristic H] [--psum-heuristic H]\n"
     "                      [--arch NAME] [--KEY VALUE]\n"
     "                      [-o OUT] [-v] [--json] [--verify [--seed S] [--poison-seed S]] [--quiet]\n"
     "\n"
@@ -54,6 +58,12 @@ static const char kAllocHelp[] =
     "                       order, no capacity-dependent simplify order); with --sbuf-bytes 16777216, the\n"
     "                       height a coloring level reaches unconstrained: at a capacity at or above it the\n"
     "                       level never spills SBUF\n"
+    "  --sbuf-heuristic H   the SBUF colorer runs heuristic H alone (its index in the sweep, 0-15, or its name;\n"
+    "                       -v -v lists them: 0 largest-first/lowest-offset, 1 earliest-start/first-fit, ...),\n"
+    "                       without the packing candidate, instead of the level's best-of-n: what that\n"
+    "                       heuristic makes of PROGRAM when another one wins (-O1-3, -O6, -O7)\n"
+    "  --psum-heuristic H   the PSUM colorer runs order H alone in every round (0 tensor-order,\n"
+    "                       1 earliest-start, 2 fewest-banks, 3 latest-start) (-O1-3, -O6)\n"
     "  --arch NAME          allocate for a preset (gen2, gen1, tiny) instead of PROGRAM's arch line;\n"
     "  --KEY VALUE          override one field, e.g. --psum-banks 2, --sbuf-bytes 2048\n"
     "  -o OUT               write the allocated program to OUT instead of standard output\n"
@@ -101,6 +111,17 @@ int parseGcaDmaOptlevel(const std::string& v) {
   throw UsageError("--gca-dma-optlevel expects -1, 0, 1 or 2, got '" + v + "'");
 }
 
+// --sbuf-heuristic / --psum-heuristic: an index or a name (alloc/sbuf/sbuf_heuristic.h, alloc/psum/psum_heuristic.h).
+uint32_t parseHeuristic(const std::string& option, const std::string& v, uint32_t count,
+                        std::optional<uint32_t> (*byName)(const std::string&)) {
+  if (std::optional<uint32_t> k = byName(v)) return *k;
+  if (!v.empty() && v.find_first_not_of("0123456789") == std::string::npos && v.size() <= 3 &&
+      std::stoul(v) < count)
+    return uint32_t(std::stoul(v));
+  throw UsageError(option + " expects a heuristic's index (0-" + std::to_string(count - 1) + ") or name, got '" + v +
+                   "'");
+}
+
 // Reads every option; architecture options are applied to `arch` (the caller runs this once to validate, and again
 // on the loaded program's arch).
 AllocArgs parseAllocArgs(const Args& raw, Arch& arch) {
@@ -120,6 +141,10 @@ AllocArgs parseAllocArgs(const Args& raw, Arch& arch) {
     else if (r.flag("--loops-in-backend")) a.driver.loops_in_backend = true;
     else if (r.flag("--smt-allocation")) a.driver.smt_allocation = true;
     else if (r.flag("--unlimited-room")) a.driver.sbuf_unlimited_room = true;
+    else if (auto v = r.value("--sbuf-heuristic"))
+      a.driver.sbuf_heuristic = parseHeuristic("--sbuf-heuristic", *v, kSbufHeuristicCount, sbufHeuristicIndex);
+    else if (auto v = r.value("--psum-heuristic"))
+      a.driver.psum_heuristic = parseHeuristic("--psum-heuristic", *v, kPsumHeuristicCount, psumHeuristicIndex);
     else if (auto v = r.value("--gca-dma-optlevel")) a.driver.gca_dma_optlevel = parseGcaDmaOptlevel(*v);
     else if (auto v = r.value("-o")) a.out = *v;
     else if (r.flag("-v")) ++a.verbose;

@@ -54,7 +54,10 @@ PsumResult allocatePsum(Program&& input, const PsumOptions& o) {
   PsumResult result{std::move(input), {}};
   Program& p = result.program;
   AllocReport& r = result.report;
-  const uint32_t n_heuristics = std::clamp<uint32_t>(o.heuristics, 1, kPsumHeuristicCount);
+  if (o.only_heuristic && *o.only_heuristic >= kPsumHeuristicCount)
+    throw std::invalid_argument("PSUM heuristic " + std::to_string(*o.only_heuristic) + " is not one of the four");
+  const uint32_t n_heuristics = o.only_heuristic ? 1 : std::clamp<uint32_t>(o.heuristics, 1, kPsumHeuristicCount);
+  const uint32_t first_heuristic = o.only_heuristic.value_or(0);
   const uint32_t psum_banks = p.arch.psum_banks;
   requirePinnedInBounds(p);
   p.renumber();
@@ -84,7 +87,7 @@ PsumResult allocatePsum(Program&& input, const PsumOptions& o) {
     findPsumCosts(p, g);
 
     best.restart();
-    for (uint32_t h = 0; h < n_heuristics; ++h)
+    for (uint32_t h = first_heuristic; h < first_heuristic + n_heuristics; ++h)
       for (bool plain : {false, true}) {  // the plain order uses the banks a capacity leaves, see plainPsumStack
         const PsumVariant v{PsumHeuristic(h), plain};
         PsumWorklistSizes sizes;

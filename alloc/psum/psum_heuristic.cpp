@@ -14,6 +14,12 @@ const char* psumHeuristicName(PsumHeuristic h) {
   return "?";
 }
 
+std::optional<uint32_t> psumHeuristicIndex(const std::string& name) {
+  for (uint32_t h = 0; h < kPsumHeuristicCount; ++h)
+    if (name == psumHeuristicName(PsumHeuristic(h))) return h;
+  return std::nullopt;
+}
+
 bool psumBefore(const PsumGraph& g, PsumHeuristic h, uint32_t a, uint32_t b) {
   const PsumNode& x = g.nodes[a];
   const PsumNode& y = g.nodes[b];

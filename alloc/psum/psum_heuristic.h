@@ -6,6 +6,8 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
+#include <string>
 
 #include "alloc/psum/psum_interference.h"
 
@@ -20,6 +22,8 @@ enum class PsumHeuristic : uint8_t {
 inline constexpr uint32_t kPsumHeuristicCount = 4;
 
 const char* psumHeuristicName(PsumHeuristic h);
+// The index of the order with this name ("fewest-banks" -> 2), or nullopt.
+std::optional<uint32_t> psumHeuristicIndex(const std::string& name);
 
 // True when node a comes before node b in heuristic h's order.
 bool psumBefore(const PsumGraph& g, PsumHeuristic h, uint32_t a, uint32_t b);

@@ -347,7 +347,11 @@ SbufResult allocateSbuf(Program&& input, const SbufOptions& o) {
   Program base = std::move(input);
   requireSbufTensorsFit(base);
   base.renumber();
-  const uint32_t n_heuristics = std::clamp<uint32_t>(o.heuristics, 1, kSbufHeuristicCount);
+  if (o.only_heuristic && *o.only_heuristic >= kSbufHeuristicCount)
+    throw std::invalid_argument("SBUF heuristic " + std::to_string(*o.only_heuristic) + " is not in the sweep");
+  const uint32_t n_heuristics = o.only_heuristic ? 1 : std::clamp<uint32_t>(o.heuristics, 1, kSbufHeuristicCount);
+  const uint32_t first_heuristic = o.only_heuristic.value_or(0);
+  const bool packing = o.packing && !o.only_heuristic;
   AllocReport r;
   if (o.verbosity >= 1) r.line(" allocating SB");
 
@@ -373,21 +377,21 @@ SbufResult allocateSbuf(Program&& input, const SbufOptions& o) {
   // it would be with every run finished: spilled bytes only grow.
   std::optional<SbufRun> best;
   SpillStates states;
-  for (uint32_t k = 0; k < n_heuristics; ++k) {
+  for (uint32_t k = first_heuristic; k < first_heuristic + n_heuristics; ++k) {
     const uint64_t bound = best && !best->error && !best->abandoned ? best->spill_bytes : UINT64_MAX;
     const std::string phase = !o.progress ? std::string()  // the progress line's, built only when one is printed
-                                          : "SBUF colorer, heuristic " + std::to_string(k + 1) + " of " +
+                                          : "SBUF colorer, heuristic " + std::to_string(k - first_heuristic + 1) + " of " +
                                                 std::to_string(n_heuristics) + " (" +
                                                 sbufHeuristicName(sbufHeuristic(k)) + ")";
     SbufRun run = runHeuristic(base, local, first, sbufHeuristic(k), spillable, bound, o, phase, states);
     if (o.verbosity >= 1) r.append(run.log);
     if (!best || betterRun(run, *best)) best = std::move(run);
   }
-  if (o.packing && packingCannotWin(*best, g)) {
+  if (packing && packingCannotWin(*best, g)) {
     if (o.verbosity >= 1)
       r.line("exact packing: not searched, the best run spills nothing and its footprint is the max-live bound (" +
              std::to_string(g.max_live) + " bytes)");
-  } else if (o.packing) {  // last: on equal spill bytes and footprint a heuristic's run is kept
+  } else if (packing) {  // last: on equal spill bytes and footprint a heuristic's run is kept
     std::optional<SbufRun> packed = packingRun(base, g, o.verbosity);
     if (o.verbosity >= 1) {
       if (packed) r.append(packed->log);

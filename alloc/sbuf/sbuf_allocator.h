@@ -21,6 +21,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 
 #include "alloc/report.h"
 #include "alloc/sbuf/sbuf_heuristic.h"
@@ -32,6 +33,11 @@ namespace allocsim {
 struct SbufOptions {
   uint32_t heuristics = kSbufHeuristicCount;  // best-of-N: how many of sbuf_heuristic.h's sweep to try (clamped to 1..16)
   bool packing = true;       // also the exact search's packing (sbuf_packing.h) as a candidate
+  // One heuristic of the sweep alone (its index in sbuf_heuristic.h, below kSbufHeuristicCount), with no packing
+  // candidate, instead of `heuristics` and `packing`: its own fixpoint is the result. Best-of-N shows only the
+  // winner's result, so a heuristic that loses on a program is neither seen nor checked there; this is how a user
+  // looks at one (`alloc --sbuf-heuristic`) and how fuzz/coloring_driver_fuzz.cpp has the oracles check each.
+  std::optional<uint32_t> only_heuristic;
   // Colour as with unlimited room: every node passes simplify's degree test, so each heuristic colours in its
   // plain order (sbuf_simplify.h plainSbufStack) and simplify's capacity-dependent order is not tried. With the
   // largest SBUF the arch accepts this is the height a level reaches unconstrained; the arch's 2^24 bytes alone are

@@ -46,6 +46,12 @@ std::string sbufHeuristicName(const SbufHeuristic& h) {
   return std::string(sbufOrderName(h.order)) + "/" + sbufPolicyName(h.policy);
 }
 
+std::optional<uint32_t> sbufHeuristicIndex(const std::string& name) {
+  for (uint32_t k = 0; k < kSbufHeuristicCount; ++k)
+    if (sbufHeuristicName(sbufHeuristic(k)) == name) return k;
+  return std::nullopt;
+}
+
 std::vector<uint32_t> sbufColourRanks(const SbufGraph& g, SbufOrder o) {
   const uint32_t n = uint32_t(g.nodes.size());
   // A never-live node sorts last in the start orders: it interferes with nothing, wherever it goes.

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -40,6 +41,8 @@ inline constexpr uint32_t kSbufHeuristicCount = kSbufOrderCount * kSbufPolicyCou
 SbufHeuristic sbufHeuristic(uint32_t k);
 // "earliest-start/first-fit".
 std::string sbufHeuristicName(const SbufHeuristic& h);
+// The sweep index of the heuristic with this name ("largest-first/lowest-offset" -> 0), or nullopt.
+std::optional<uint32_t> sbufHeuristicIndex(const std::string& name);
 
 // rank[i]: node i's position in the colour order (0 = coloured first).
 std::vector<uint32_t> sbufColourRanks(const SbufGraph& g, SbufOrder o);
