@@ -12,7 +12,6 @@
 
 #include "alloc/alloc_error.h"
 #include "alloc/driver.h"
-#include "alloc/psum/psum_heuristic.h"
 #include "alloc/sbuf/sbuf_heuristic.h"
 #include "fuzz/fuzz_program.h"
 
@@ -28,7 +27,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   o.optlevel = kLevels[in.knob % 4];
   if ((in.knob / 4) % 2 == 1) {
     o.sbuf_heuristic = uint32_t(in.knob / 8) % kSbufHeuristicCount;
-    o.psum_heuristic = uint32_t((in.poison_seed * 0x9e3779b97f4a7c15ULL) >> 40) % kPsumHeuristicCount;
+    o.psum_heuristic = in.psumHeuristic();
   }
   // A finding's first line says how the command line reproduces the allocation (no heap block: runs every input).
   char target[96];

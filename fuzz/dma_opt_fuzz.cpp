@@ -38,6 +38,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // colored, spilled programs either way, and the search was an eighth of this target's CPU time (docs/fuzzing.md,
   // seventh round).
   o.sbuf_packing = (in.knob / 20) % 4 == 0;
+  // One SBUF heuristic (and PSUM order) alone on half of the inputs (FuzzProgram::sbufHeuristic): the pass then sees
+  // the spills of all 16, and that allocation is one fixpoint instead of best-of-7 or 16.
+  o.sbuf_heuristic = in.sbufHeuristic();
+  if (o.sbuf_heuristic && o.optlevel != 7) o.psum_heuristic = in.psumHeuristic();  // O7 has no PSUM pass
   Program input;  // O7 runs no PSUM coloring pass (alloc/driver.h): its PSUM placements come with the input
   DriverResult base;
   try {

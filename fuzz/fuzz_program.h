@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <initializer_list>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -57,6 +58,17 @@ struct FuzzProgram {
   // report holds a ReportsOff(!reports) while it allocates. From a hash of the poison seed: the seed's low bits are
   // often the same (a short input's seed is 1, mutations write zeros), which would build them on most inputs.
   bool reports() const { return ((poison_seed * 0x9e3779b97f4a7c15ULL) >> 32) % kFuzzLimits.reports_every == 0; }
+  // The PSUM colorer's order for a target that has the colorers run one heuristic each (DriverOptions::
+  // psum_heuristic), from other bits of the same hash: 0-3.
+  uint32_t psumHeuristic() const { return uint32_t(((poison_seed * 0x9e3779b97f4a7c15ULL) >> 40) % 4); }
+  // The SBUF colorer's heuristic for a target that tests what comes after the colorers (dma_opt, reg_colorer): one
+  // of the 16 (DriverOptions::sbuf_heuristic) on half of the inputs, so that what the target tests sees every
+  // heuristic's spills and placements, not only those of the one that wins best-of-n; nullopt (the level's
+  // best-of-n) on the other half.
+  std::optional<uint32_t> sbufHeuristic() const {
+    const uint32_t k = uint32_t(((poison_seed * 0x9e3779b97f4a7c15ULL) >> 44) % 32);
+    return k < 16 ? std::optional<uint32_t>(k) : std::nullopt;
+  }
 };
 
 // A program on `arch` (fuzzArch); size (at most kFuzzLimits.max_statements) and pressure from the input, and the

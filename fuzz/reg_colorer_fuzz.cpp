@@ -24,6 +24,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // The SBUF colorer's exact packing candidate (coloring_driver's business too) on one input in four: it was a third
   // of this target's CPU time, and REG sees colored, spilled programs without it (docs/fuzzing.md, seventh round).
   o.sbuf_packing = (in.knob / 8) % 4 == 0;
+  // At O1, any of the 16 SBUF heuristics (and 4 PSUM orders) on half of the inputs (FuzzProgram::sbufHeuristic),
+  // not only O1's one: the spills REG sees differ with the heuristic, and the cost is the same.
+  if (o.optlevel == 1 && (o.sbuf_heuristic = in.sbufHeuristic())) o.psum_heuristic = in.psumHeuristic();
   DriverResult r;
   try {
     r = allocate(in.program, o);
