@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <utility>
 
 #include "alloc/alloc_error.h"
 #include "alloc/driver.h"
@@ -135,16 +136,17 @@ TEST(SingleHeuristic, TheCommandLineTakesAnIndexOrAName) {
       allocsim(k + " --sbuf-heuristic largest-first/best-fit --psum-heuristic fewest-banks", "2>/dev/null");
   EXPECT_EQ(by_name.exit_code, 0);
   EXPECT_EQ(by_name.out, by_index.out);
-  CliRun r = allocsim(k + " --sbuf-heuristic 16");
-  EXPECT_EQ(r.exit_code, 2);
-  EXPECT_EQ(r.out, "allocsim alloc: --sbuf-heuristic expects a heuristic's index (0-15) or name, got '16'\n");
-  r = allocsim(k + " --psum-heuristic widest");
-  EXPECT_EQ(r.exit_code, 2);
-  EXPECT_EQ(r.out, "allocsim alloc: --psum-heuristic expects a heuristic's index (0-3) or name, got 'widest'\n");
-  r = allocsim(k + " -O8 --sbuf-heuristic 1");
-  EXPECT_EQ(r.exit_code, 2);
-  EXPECT_EQ(r.out, "allocsim alloc: --sbuf-heuristic: the SBUF colorer runs at optlevels 1-3, 6 and 7 with the "
-                   "coloring allocator only\n");
+  // Refusals, exit code 2 with one line each.
+  const std::pair<const char*, const char*> refused[] = {
+      {" --sbuf-heuristic 16", "--sbuf-heuristic expects a heuristic's index (0-15) or name, got '16'"},
+      {" --psum-heuristic widest", "--psum-heuristic expects a heuristic's index (0-3) or name, got 'widest'"},
+      {" -O8 --sbuf-heuristic 1",
+       "--sbuf-heuristic: the SBUF colorer runs at optlevels 1-3, 6 and 7 with the coloring allocator only"}};
+  for (const auto& [args, message] : refused) {
+    const CliRun r = allocsim(k + args);
+    EXPECT_EQ(r.exit_code, 2) << args;
+    EXPECT_EQ(r.out, std::string("allocsim alloc: ") + message + "\n");
+  }
 }
 
 }  // namespace
