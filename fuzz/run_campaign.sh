@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs a libFuzzer campaign on one target with ASan+UBSan, spread over JOBS processes (-jobs=JOBS -workers=JOBS,
 # each job fuzzing for SECONDS from the shared corpus), merges what it finds into the committed corpus and prints
-# the executions: per job, in total and per second.
+# the executions: per job, in total and per second, and adds a row to the ledger fuzz/campaigns.tsv.
 # Usage: bash fuzz/run_campaign.sh TARGET [SECONDS] [JOBS]    e.g. bash fuzz/run_campaign.sh lsa_driver 1200 2
 # max_len and timeout come from fuzz/TARGET.options (the file ClusterFuzzLite reads too). Crashes are written to
 # fuzz/findings/TARGET/ (not committed); keep each fixed one as a regression test. The jobs' logs stay in
@@ -22,7 +22,8 @@ root=$PWD
 bindir=$(mktemp -d)
 bin=$bindir/${target}_fuzz
 cp "build-fuzz/fuzz/${target}_fuzz" "$bin"
-echo "campaign $target: the binary of commit $(git rev-parse --short HEAD 2>/dev/null || echo '?')$(git diff --quiet HEAD -- 2>/dev/null || echo ' with local changes'), ${seconds} s over $jobs job(s)"
+commit="$(git rev-parse --short HEAD 2>/dev/null || echo '?')$(git diff --quiet HEAD -- 2>/dev/null || echo '+local changes')"
+echo "campaign $target: the binary of commit $commit, ${seconds} s over $jobs job(s)"
 corpus=$root/fuzz/corpus/$target
 findings=$root/fuzz/findings/$target
 logs=$findings/logs
@@ -61,6 +62,15 @@ done
 echo "campaign $target: $total executions in ${elapsed} s over $jobs job(s) ($(( total / (elapsed > 0 ? elapsed : 1) )) per second)"
 echo "corpus: $(ls "$corpus" | wc -l) files in fuzz/corpus/$target; findings in fuzz/findings/$target"
 new=$(find "$findings" -maxdepth 1 -type f \( -name 'crash-*' -o -name 'timeout-*' -o -name 'oom-*' \) -newer "$logs/started" | wc -l)
+
+# One row in the ledger (fuzz/campaigns.tsv; `bash fuzz/campaign_totals.sh` sums it): edges as the first job's log
+# has them when the corpus was loaded and at its end.
+edges_start=$( (grep -m 1 'INITED' "$logs/fuzz-0.log" || true) 2>/dev/null | sed -n 's/.* cov: \([0-9]*\) .*/\1/p')
+edges_end=$( (grep -E '^#[0-9]+' "$logs/fuzz-0.log" || true) 2>/dev/null | tail -n 1 | sed -n 's/.* cov: \([0-9]*\) .*/\1/p')
+printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$(date -u +%F)" "$target" "$commit" "$total" "$elapsed" "$jobs" \
+  "${edges_start:--}" "${edges_end:--}" "$new" "fuzz/run_campaign.sh$([ "$status" -ne 0 ] && echo ", exit status $status")" \
+  >>fuzz/campaigns.tsv
+echo "ledger: a row added to fuzz/campaigns.tsv (bash fuzz/campaign_totals.sh sums it)"
 if [ "$status" -ne 0 ] || [ "$new" -gt 0 ]; then
   echo "FINDING: see $logs and the crash-/timeout-/oom- files in $findings"
   exit 1
