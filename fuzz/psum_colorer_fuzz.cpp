@@ -2,6 +2,8 @@
 // register file are made large, so that only PSUM is under pressure -> allocatePsum -> the rest placed by
 // placeGreedy with the PSUM banks frozen -> well-formedness + the three oracles; the same input allocated twice
 // must give the same bytes. AllocError (e.g. "too many reloads required") is a legal outcome.
+// On half of the inputs the colorer runs one of its four orders alone (PsumOptions::only_heuristic, from the poison
+// seed's hash): best-of-n hands on only the winner, and this way the oracles check what each order makes of a program.
 // SBUF 3x tiny: large enough for the spill slots, and 96 KiB in all, under the 128 KiB above which ASan maps and
 // unmaps every allocation (at 4x, the storage of each execution's equivalence run cost a map, an unmap and their
 // TLB flushes: a fifth of the CPU time; docs/fuzzing.md).
@@ -28,13 +30,15 @@ Program placeRestKeepingPsum(const Program& psumPlaced) {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static const Arch arch = fuzz::fuzzArch({{"sp-registers", "64"}, {"sbuf-bytes", "12288"}});
   fuzz::FuzzProgram in = fuzz::decodeProgram(data, size, arch);
+  PsumOptions o;
+  if ((in.knob & 1) == 1) o.only_heuristic = in.psumHeuristic();
   PsumResult first;
   try {
-    first = allocatePsum(in.program);
+    first = allocatePsum(in.program, o);
   } catch (const AllocError&) {
     return 0;
   }
-  PsumResult again = allocatePsum(in.program);
+  PsumResult again = allocatePsum(in.program, o);
   // Equal programs print the same bytes: only unequal ones are printed to compare.
   if (!(again.program == first.program) && printProgram(again.program) != printProgram(first.program))
     fuzz::reportBug("psum_colorer", "allocation is not deterministic", in.program, &first.program,
