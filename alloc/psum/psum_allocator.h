@@ -23,7 +23,7 @@ struct PsumOptions {
   uint32_t heuristics = 4;  // best-of-n: how many of psum_heuristic.h's orders to try (clamped to 1..4)
   // One order alone (a PsumHeuristic's index, below kPsumHeuristicCount) in every round, in its two variants
   // (simplify's and the plain stack), instead of `heuristics`: for looking at one order (`alloc --psum-heuristic`)
-  // and for having the oracles check each (fuzz/coloring_driver_fuzz.cpp).
+  // and for having the oracles check each (fuzz/coloring_driver_fuzz.cpp, fuzz/psum_colorer_fuzz.cpp).
   std::optional<uint32_t> only_heuristic;
   // 0: the summary lines; 1: also per round and per heuristic (banners, scores, " cannot allocate ");
   // 2: also simplify's worklist sizes.
