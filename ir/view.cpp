@@ -19,12 +19,33 @@ __int128 clampIndex(__int128 v) {
   return v > limit ? limit : v < -limit ? -limit : v;
 }
 
+// resolveView's errors, out of line: the message's string temporaries would otherwise be locals of resolveView, which
+// runs for every operand of every step, and under ASan every call would pay for a stack frame big enough for them.
+[[noreturn, gnu::cold, gnu::noinline]] void throwUndeclaredRegister(SourceLoc loc, const char* what) {
+  throw InputError(loc, std::string(what) + " uses an undeclared register");
+}
+[[noreturn, gnu::cold, gnu::noinline]] void throwPartitionsOutOfRange(const AccessPattern& ap, const Tensor& t,
+                                                                     __int128 part) {
+  throw InputError(ap.loc, "partitions [" + str(part) + ", " + str(part + ap.partitions) + ") of '" + t.name + "'" +
+                               " out of range: it has " + std::to_string(t.partitions));
+}
+[[noreturn, gnu::cold, gnu::noinline]] void throwElementsOutOfRange(const AccessPattern& ap, const Tensor& t,
+                                                                   __int128 off, __int128 last) {
+  throw InputError(ap.loc, "elements [" + str(off) + ", " + str(last + 1) + ") of '" + t.name + "'" +
+                               " out of range: it has " + std::to_string(t.elements) + " per partition");
+}
+[[noreturn, gnu::cold, gnu::noinline]] void throwViewTooLarge(const AccessPattern& ap, __int128 elements,
+                                                             uint64_t max_bytes) {
+  throw InputError(ap.loc, "access pattern names " + str(elements) + " elements, more than the interpreter's limit of " +
+                               std::to_string(max_bytes) + " bytes");
+}
+
 // Hashes the index's value, not its registers one by one: an allocation may rename registers (SSA webs), which
 // re-sorts the terms, or merge two that hold one value, and the operand is the same as long as the value is.
 __int128 evalIndex(const Program& p, Storage& s, const Index& idx, SourceLoc loc, const char* what, OperandHasher& h) {
   __int128 sum = idx.constant;
   for (const IndexTerm& t : idx.terms) {
-    if (t.reg >= p.registers.size()) throw InputError(loc, std::string(what) + " uses an undeclared register");
+    if (t.reg >= p.registers.size()) throwUndeclaredRegister(loc, what);
     uint64_t r = s.readReg(t.reg);
     sum = clampIndex(sum + clampIndex(__int128(t.scale) * __int128(r)));
   }
@@ -48,14 +69,10 @@ ResolvedView resolveView(const Program& p, Storage& s, const AccessPattern& ap, 
   __int128 part = evalIndex(p, s, ap.partition, ap.loc, "access pattern", h);
   __int128 off = evalIndex(p, s, ap.offset, ap.loc, "access pattern", h);
 
-  if (part < 0 || part + ap.partitions > t.partitions)
-    throw InputError(ap.loc, "partitions [" + str(part) + ", " + str(part + ap.partitions) + ") of '" + t.name + "'" +
-                                 " out of range: it has " + std::to_string(t.partitions));
+  if (part < 0 || part + ap.partitions > t.partitions) throwPartitionsOutOfRange(ap, t, part);
   bool empty = ap.count == 0 || ap.count2 == 0 || ap.partitions == 0;
   __int128 last = off + (empty ? 0 : __int128(ap.count2 - 1) * ap.step2 + ap.count - 1);
-  if (off < 0 || (empty ? off > t.elements : last >= t.elements))
-    throw InputError(ap.loc, "elements [" + str(off) + ", " + str(last + 1) + ") of '" + t.name + "'" +
-                                 " out of range: it has " + std::to_string(t.elements) + " per partition");
+  if (off < 0 || (empty ? off > t.elements : last >= t.elements)) throwElementsOutOfRange(ap, t, off, last);
 
   ResolvedView v;
   v.tensor = ap.tensor;
@@ -69,9 +86,7 @@ ResolvedView resolveView(const Program& p, Storage& s, const AccessPattern& ap, 
   v.count2 = ap.count2;
   // partitions <= 2^32 and perPartition < 2^64 can overflow 64 bits: compare in 128.
   if (__int128(v.partitions) * v.perPartition() * v.elem_size > max_bytes)
-    throw InputError(ap.loc, "access pattern names " + str(__int128(v.partitions) * v.perPartition()) +
-                                 " elements, more than the interpreter's limit of " + std::to_string(max_bytes) +
-                                 " bytes");
+    throwViewTooLarge(ap, __int128(v.partitions) * v.perPartition(), max_bytes);
   return v;
 }
 
