@@ -84,12 +84,21 @@ struct Flags {
   bool first, last;
 };
 
+// An enclosing loop of the tested one (see CoverageWalk::outer): what every iteration of it may change (the
+// registers and spill slots its body writes, anywhere in it: forgotten when an iteration starts, since the code
+// after the inner loop is not walked), and whether its first iteration stands for all.
+struct Level {
+  uint32_t regs_begin, regs_end;    // in WalkScratch::forget_regs
+  uint32_t slots_begin, slots_end;  // in WalkScratch::forget_slots
+  bool first_only;
+};
+
 // Every vector a decision uses, kept from one decision to the next (one set per thread): liveness asks for a
 // decision per tensor and enclosing loop on every allocator round, and allocating them per decision was a fifth of
 // the heap allocations of an lsa_driver execution (heaptrack; docs/fuzzing.md, seventh round).
 struct WalkScratch {
   std::vector<uint64_t> bits;
-  std::vector<std::optional<uint64_t>> regs, keep;
+  std::vector<std::optional<uint64_t>> regs;
   std::vector<bool> named, written;
   std::vector<const Instruction*> chain;
   std::vector<Flags> flags;
@@ -100,6 +109,10 @@ struct WalkScratch {
   std::vector<const AccessPattern*> slot_view;        // by TensorId: a slot's one view
   std::vector<std::optional<uint64_t>> slot_value;    // by TensorId: what the slot holds, when the walk knows it
   std::vector<uint32_t> slot_width;                   // by TensorId: the width of the register stored there
+  std::vector<Level> levels;                          // by enclosing loop, outermost first: see CoverageWalk::outer
+  std::vector<RegId> forget_regs;                     // Level::regs_* index this
+  std::vector<TensorId> forget_slots;                 // Level::slots_* index this
+  std::vector<bool> tainted_regs, tainted_slots;      // dependsOn's
 
   // A huge tensor's bitmap, or a huge body's plan, is not kept for the next decision.
   void trim() {
@@ -115,10 +128,12 @@ class CoverageWalk {
  public:
   CoverageWalk(const Program& p, TensorId t, uint64_t budget, WalkScratch& scratch)
       : p_(p), t_(t), budget_(budget), bits_(scratch.bits, p.tensors[t].partitions, p.tensors[t].elements),
-        regs_(scratch.regs), keep_(scratch.keep), flags_(scratch.flags), named_(scratch.named),
+        regs_(scratch.regs), flags_(scratch.flags), named_(scratch.named),
         written_(scratch.written), blocks_(scratch.blocks), blocks_used_(scratch.blocks_used), binds_(scratch.binds),
         chain_(scratch.chain), slot_state_(scratch.slot_state), slot_view_(scratch.slot_view),
-        slot_value_(scratch.slot_value), slot_width_(scratch.slot_width) {
+        slot_value_(scratch.slot_value), slot_width_(scratch.slot_width), levels_(scratch.levels),
+        forget_regs_(scratch.forget_regs), forget_slots_(scratch.forget_slots), tainted_regs_(scratch.tainted_regs),
+        tainted_slots_(scratch.tainted_slots) {
     regs_.assign(p.registers.size(), std::nullopt);
     flags_.clear();
     blocks_used_ = 0;
@@ -130,7 +145,7 @@ class CoverageWalk {
     chain.clear();
     for (int32_t l = loop; l >= 0; l = order.loops[size_t(l)].parent) chain.push_back(order.loops[size_t(l)].inst);
     std::reverse(chain.begin(), chain.end());
-    findInvariance(*chain.back());
+    findInvariance(chain);
     root_ = plan(chain.back()->body);
     outer(chain, 0);
     // A write the walk skipped (unknown address) might have covered the read found uncovered.
@@ -154,11 +169,12 @@ class CoverageWalk {
   // depends only on where t's views land and on the first / last flags (start@first, stop@last). When no view of t
   // in the body names the tested loop's register or a register the body writes (other than inner loops' own,
   // which restart from constants every iteration), every iteration but the first and the last is the second one
-  // again: walking those three decides the loop. An enclosing loop whose register no view of t names runs the tested
-  // loop the same way on every iteration (its flags are not the tested body's): one iteration decides it. Exact,
-  // and the walk no longer grows with trip counts where the views do not move (a 200-trip loop around a generated
-  // body took 52 s to allocate at -O2, 7 s at 20 trips).
-  void findInvariance(const Instruction& tested) {
+  // again: walking those three decides the loop. An enclosing loop on whose register nothing the walk reads depends
+  // (dependsOn) runs the tested loop the same way on every iteration (its flags are not the tested body's): one
+  // iteration decides it. Exact, and the walk no longer grows with trip counts where the views do not move (a
+  // 200-trip loop around a generated body took 52 s to allocate at -O2, 7 s at 20 trips).
+  void findInvariance(const std::vector<const Instruction*>& chain) {
+    const Instruction& tested = *chain.back();
     named_.assign(regs_.size(), false);
     std::vector<bool>& written = written_;
     written.assign(regs_.size(), false);
@@ -166,10 +182,29 @@ class CoverageWalk {
     slot_view_.assign(p_.tensors.size(), nullptr);
     slot_value_.assign(p_.tensors.size(), std::nullopt);
     slot_width_.assign(p_.tensors.size(), 0);
+    collectSlots(chain.front()->body);  // the walk reads slots in the enclosing bodies too (prewalk)
     collect(tested.body, written);
     tested_invariant_ = !names(tested.rd);
     for (RegId r = 0; r < regs_.size(); ++r)
       if (named_[r] && written[r]) tested_invariant_ = false;
+    levels_.clear();
+    forget_regs_.clear();
+    forget_slots_.clear();
+    for (size_t i = 0; i + 1 < chain.size(); ++i) {
+      Level lv{uint32_t(forget_regs_.size()), 0, uint32_t(forget_slots_.size()), 0, false};
+      writtenBy(chain[i]->body);
+      lv.regs_end = uint32_t(forget_regs_.size());
+      lv.slots_end = uint32_t(forget_slots_.size());
+      lv.first_only = !dependsOn(*chain[i]);
+      levels_.push_back(lv);
+    }
+  }
+  void collectSlots(const std::vector<Instruction>& b) {
+    for (const Instruction& inst : b)
+      if (inst.op == Op::Loop)
+        collectSlots(inst.body);
+      else
+        noteSlots(inst, operandViews(inst));
   }
   void collect(const std::vector<Instruction>& b, std::vector<bool>& written) {
     for (const Instruction& inst : b) {
@@ -179,7 +214,6 @@ class CoverageWalk {
       }
       if (inst.rd < written.size()) written[inst.rd] = true;
       const OperandViews v = operandViews(inst);
-      noteSlots(inst, v);
       InlineList<const AccessPattern*, 5> mine;  // the reads, the write and the reduction's write
       for (const AccessPattern* ap : v.reads)
         if (ap->tensor == t_) mine.push_back(ap);
@@ -189,6 +223,49 @@ class CoverageWalk {
         for (const Index* ix : {&ap->partition, &ap->offset})
           for (const IndexTerm& term : ix->terms)
             if (term.reg < named_.size()) named_[term.reg] = true;
+    }
+  }
+  // Appends to forget_regs_ / forget_slots_ every register (loop registers included) and slot that `b` writes.
+  void writtenBy(const std::vector<Instruction>& b) {
+    for (const Instruction& inst : b) {
+      if (inst.op == Op::Loop) writtenBy(inst.body);
+      if ((computesRegister(inst.op) || inst.op == Op::Loop) && inst.rd < regs_.size()) forget_regs_.push_back(inst.rd);
+      if (storesSlot(inst)) forget_slots_.push_back(inst.dst.tensor);
+    }
+  }
+  // Whether a register named by a view of t in the tested body may depend on the value of l's register: a
+  // flow-insensitive closure over l's body of what li / addi / add / mov and the spill slots carry (a superset).
+  bool dependsOn(const Instruction& l) {
+    tainted_regs_.assign(regs_.size(), false);
+    tainted_slots_.assign(p_.tensors.size(), false);
+    if (l.rd >= regs_.size()) return false;
+    tainted_regs_[l.rd] = true;
+    for (bool changed = true; changed && !done();) {
+      changed = false;
+      taint(l.body, changed);
+    }
+    for (RegId r = 0; r < regs_.size(); ++r)
+      if (named_[r] && tainted_regs_[r]) return true;
+    return done();  // out of budget: the verdict is Undecidable anyway
+  }
+  void taint(const std::vector<Instruction>& b, bool& changed) {
+    auto reg = [&](RegId r) { return r < regs_.size() && tainted_regs_[r]; };
+    for (const Instruction& inst : b) {
+      if (!spend(1)) return;
+      bool from = false;
+      switch (inst.op) {
+        case Op::Loop: taint(inst.body, changed); continue;
+        case Op::Addi:
+        case Op::Mov: from = reg(inst.rs); break;
+        case Op::Add: from = reg(inst.rs) || reg(inst.rt); break;
+        case Op::RegLoad: from = isSlot(inst.a.tensor) && tainted_slots_[inst.a.tensor]; break;
+        case Op::RegStore:
+          if (storesSlot(inst) && reg(inst.rs) && !tainted_slots_[inst.dst.tensor])
+            changed = tainted_slots_[inst.dst.tensor] = true;
+          continue;
+        default: continue;
+      }
+      if (from && inst.rd < regs_.size() && !tainted_regs_[inst.rd]) changed = tainted_regs_[inst.rd] = true;
     }
   }
   bool names(RegId r) const { return r < named_.size() && named_[r]; }
@@ -227,23 +304,51 @@ class CoverageWalk {
   bool isSlot(TensorId x) const { return x < slot_state_.size() && slot_state_[x] == kSlot; }
 
   // Runs the loops of `chain` from `i` on; the last one is the loop under test, whose every iteration starts
-  // with nothing written.
+  // with nothing written. An iteration of an enclosing loop starts by forgetting what its body may have left from
+  // the previous one (the walk does not follow the code after the inner loop), then walks the registers and spill
+  // slots its body computes before the inner loop (prewalk): a register the REG colorer spilled there and reloads in
+  // the tested body keeps its value (without this, O7's checker refused a placement the driver made: docs/fuzzing.md,
+  // round 12). Nothing before the outermost loop is walked: what it leaves is unknown.
   void outer(const std::vector<const Instruction*>& chain, size_t i) {
     const Instruction& l = *chain[i];
-    bool tested = i + 1 == chain.size();
-    // Code of the enclosing bodies outside the tested loop is not walked: what it leaves in registers is unknown.
-    if (tested) forgetAllBut(chain);
-    const Sampling sampling = tested ? (tested_invariant_ ? Sampling::FirstSecondLast : Sampling::All)
-                                     : (names(l.rd) ? Sampling::All : Sampling::First);
-    iterate(l, sampling, [&] {
-      if (tested) {
+    if (i + 1 == chain.size()) {
+      iterate(l, tested_invariant_ ? Sampling::FirstSecondLast : Sampling::All, [&] {
         if (!spend(bits_.words())) return;
         bits_.clear();
         walk(root_);
-      } else {
-        outer(chain, i + 1);
-      }
+      });
+      return;
+    }
+    const Level& lv = levels_[i];
+    iterate(l, lv.first_only ? Sampling::First : Sampling::All, [&] {
+      if (!spend(uint64_t(lv.regs_end - lv.regs_begin) + (lv.slots_end - lv.slots_begin))) return;
+      for (uint32_t k = lv.regs_begin; k < lv.regs_end; ++k)
+        if (forget_regs_[k] != l.rd) regs_[forget_regs_[k]] = std::nullopt;
+      for (uint32_t k = lv.slots_begin; k < lv.slots_end; ++k) slot_value_[forget_slots_[k]] = std::nullopt;
+      prewalk(l.body, chain[i + 1]);
+      if (!done()) outer(chain, i + 1);
     });
+  }
+
+  // The instructions of an enclosing body before `inner` (the next loop of the chain): what they compute in
+  // registers and slots (scalar). A loop among them is not walked: what it writes becomes unknown, but its register
+  // holds its exit value.
+  void prewalk(const std::vector<Instruction>& b, const Instruction* inner) {
+    for (const Instruction& inst : b) {
+      if (&inst == inner || done() || !spend(1)) return;
+      if (inst.op != Op::Loop) {
+        scalar(inst);
+        continue;
+      }
+      const size_t regs = forget_regs_.size(), slots = forget_slots_.size();
+      writtenBy(inst.body);
+      if (!spend(forget_regs_.size() - regs + forget_slots_.size() - slots)) return;
+      for (size_t k = regs; k < forget_regs_.size(); ++k) regs_[forget_regs_[k]] = std::nullopt;
+      for (size_t k = slots; k < forget_slots_.size(); ++k) slot_value_[forget_slots_[k]] = std::nullopt;
+      forget_regs_.resize(regs);
+      forget_slots_.resize(slots);
+      bind(inst.rd, inst.step > 0 ? std::optional<uint64_t>(exitValue(inst)) : std::nullopt);
+    }
   }
 
   enum class Sampling : uint8_t { All, FirstSecondLast, First };
@@ -267,14 +372,6 @@ class CoverageWalk {
       flags_.pop_back();
     }
     bind(l.rd, exitValue(l));  // the exit value, however many were visited
-  }
-
-  void forgetAllBut(const std::vector<const Instruction*>& chain) {
-    std::fill(slot_value_.begin(), slot_value_.end(), std::nullopt);  // stored outside the walk: unknown
-    keep_.assign(regs_.size(), std::nullopt);
-    for (const Instruction* l : chain)
-      if (l->rd < regs_.size()) keep_[l->rd] = regs_[l->rd];
-    regs_.swap(keep_);
   }
 
   void bind(RegId r, std::optional<uint64_t> v) {
@@ -519,7 +616,6 @@ class CoverageWalk {
   ElementBits bits_;
   // The rest live in the thread's WalkScratch.
   std::vector<std::optional<uint64_t>>& regs_;  // by RegId: the value, when the walk knows it
-  std::vector<std::optional<uint64_t>>& keep_;  // forgetAllBut's
   std::vector<Flags>& flags_;                   // the enclosing loops' first / last iteration, innermost last
   IterationCoverage verdict_ = IterationCoverage::Covered;
   bool skipped_write_ = false;  // a write of t at an address the walk did not know was left out
@@ -534,6 +630,11 @@ class CoverageWalk {
   std::vector<const AccessPattern*>& slot_view_;
   std::vector<std::optional<uint64_t>>& slot_value_;
   std::vector<uint32_t>& slot_width_;
+  std::vector<Level>& levels_;  // by enclosing loop of the tested one, outermost first
+  std::vector<RegId>& forget_regs_;
+  std::vector<TensorId>& forget_slots_;
+  std::vector<bool>& tainted_regs_;  // dependsOn's
+  std::vector<bool>& tainted_slots_;
   uint32_t root_ = 0;
 };
 

@@ -2,7 +2,7 @@
 // saved as a text program. Each must parse and be well-formed; an unallocated one is placed by placeGreedy and
 // placeNoReuse (whichever fit) and every allocation must pass all three oracles; an allocated one is verified
 // as it is. A file named after the optlevel its property found it at ("reg_O3_finding") is also allocated by
-// the driver at that level, and that allocation must pass them too.
+// the driver at that level, and that allocation must pass them too, and come back unchanged from O7.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -70,6 +70,19 @@ int replay(const fs::path& path) {
     try {
       allocations.emplace_back("-O" + level[1].str(), allocate(p, o).program);
     } catch (const AllocError&) {
+    }
+    // O7 (its DMA optimization off, as coloring_driver_fuzz runs it) must accept the driver's placements and give
+    // them back unchanged.
+    if (!allocations.empty() && allocations.back().first.starts_with("-O")) {
+      DriverOptions fixed;
+      fixed.optlevel = 7;
+      fixed.gca_dma_optlevel = -1;
+      const Program& placed = allocations.back().second;
+      try {
+        EXPECT_EQ(printProgram(allocate(placed, fixed).program), printProgram(placed)) << "O7 changed the placements";
+      } catch (const AllocError& e) {
+        ADD_FAILURE() << "O7 rejects the -O" << level[1] << " placements: " << e.what();
+      }
     }
   }
   for (const auto& [name, allocated] : allocations) {
