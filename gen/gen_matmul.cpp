@@ -12,10 +12,14 @@ void Generator::matmulStatement() {
   const uint32_t P = arch.sbuf_partitions;
   const DType dt = anyDType();
   const DType pdt = isFloat(dt) ? DType::F32 : (yes(50) ? DType::I32 : DType::U32);
-  const uint32_t bankElems = arch.psum_bank_bytes / 4;
+  // The accumulator is evacuated to an SBUF tensor of its shape, which must fit a partition: on a machine whose SBUF
+  // partition is smaller than the PSUM (`--sbuf-bytes 512` on tiny) a 4-bank accumulator made an ill-formed program.
+  const uint32_t sbufElems = std::max<uint32_t>(1, arch.sbuf_bytes / 4);
+  const uint32_t bankElems = std::min(arch.psum_bank_bytes / 4, sbufElems);
   const uint32_t M = yes(60) ? P : uint32_t(between(1, P));
   // Several banks per tensor, up to half the pressure target, so a few tensors reach the target together.
-  const uint32_t maxPieces = std::clamp<uint32_t>(psumTarget_ / 2, 1, arch.psum_banks);
+  const uint32_t maxPieces =
+      std::clamp<uint32_t>(psumTarget_ / 2, 1, std::max<uint32_t>(1, std::min(arch.psum_banks, sbufElems / bankElems)));
   const uint32_t pieces = uint32_t(between(1, maxPieces));
   const uint32_t N = pieces > 1 ? bankElems : uint32_t(between(1, bankElems));
   makePsumRoom(pieces);

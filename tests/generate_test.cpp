@@ -127,6 +127,23 @@ TEST(Generate, RandomBytesGiveWellFormedPrograms) {
   }
 }
 
+// A machine whose SBUF partition holds less than its PSUM (tiny has 4 x 256 PSUM bytes per partition): an accumulator
+// is evacuated to an SBUF tensor of its shape, so it may not span more than a partition holds. The last option of
+// every choice takes the widest accumulator (a 4-bank one needed 1,024 bytes on a 512-byte partition: ill-formed).
+TEST(Generate, SmallSbufPartitionsGetWellFormedPrograms) {
+  for (const char* bytes : {"512", "256", "128"}) {
+    Arch arch = *archPreset("tiny");
+    applyArchOverride(arch, "sbuf-bytes", bytes);
+    MaxChoices last;
+    expectValid(generateProgram(last, GenOptions{arch, 6, 300}), std::string("last choices, sbuf-bytes ") + bytes);
+    for (uint64_t seed = 1; seed <= 40; ++seed) {
+      SeededChoices c(seed);
+      expectValid(generateProgram(c, GenOptions{arch, 8, 250}), "seed " + std::to_string(seed) + ", sbuf-bytes " + bytes);
+      if (HasFatalFailure()) return;
+    }
+  }
+}
+
 TEST(Generate, ShortByteStringsGiveSmallPrograms) {
   // Fewer decisions available, fewer instructions: the fuzzer's small inputs stay small.
   const uint8_t few[] = {7, 3, 200, 1};
