@@ -8,6 +8,37 @@
 #include "ir/values.h"
 
 namespace allocsim {
+
+// See CoverageCache in the header. Slot states are those of CoverageWalk::noteSlots without the tested tensor's
+// exclusion (isSlot applies it), so that they hold for every tensor.
+struct CoverageCache::Data {
+  const Program* program = nullptr;
+  const LinearOrder* order = nullptr;
+  struct Slots {
+    bool done = false;
+    std::vector<uint8_t> state;
+  };
+  struct Enclosing {
+    bool written_done = false, taint_done = false;
+    std::vector<RegId> regs;       // registers its body writes (loop registers included)
+    std::vector<TensorId> slots;   // slots its body stores
+    std::vector<bool> tainted;     // registers that may depend on its register (dependsOn's closure)
+    uint64_t taint_units = 0;      // what computing the closure spent: charged again on every reuse
+  };
+  std::vector<Slots> slots;          // by loop index (of an outermost loop)
+  std::vector<Enclosing> enclosing;  // by loop index
+
+  void reset(const Program& p, const LinearOrder& o) {
+    if (program == &p && order == &o) return;
+    program = &p;
+    order = &o;
+    slots.assign(o.loops.size(), Slots{});
+    enclosing.assign(o.loops.size(), Enclosing{});
+  }
+};
+CoverageCache::CoverageCache() : data_(std::make_unique<Data>()) {}
+CoverageCache::~CoverageCache() = default;
+
 namespace {
 
 // One bit per element of a [partitions, elements] tensor: "written by the current iteration".
@@ -113,6 +144,7 @@ struct WalkScratch {
   std::vector<RegId> forget_regs;                     // Level::regs_* index this
   std::vector<TensorId> forget_slots;                 // Level::slots_* index this
   std::vector<bool> tainted_regs, tainted_slots;      // dependsOn's
+  std::vector<size_t> chain_index;
 
   // A huge tensor's bitmap, or a huge body's plan, is not kept for the next decision.
   void trim() {
@@ -126,14 +158,14 @@ struct WalkScratch {
 
 class CoverageWalk {
  public:
-  CoverageWalk(const Program& p, TensorId t, uint64_t budget, WalkScratch& scratch)
+  CoverageWalk(const Program& p, TensorId t, uint64_t budget, WalkScratch& scratch, CoverageCache::Data& cache)
       : p_(p), t_(t), budget_(budget), bits_(scratch.bits, p.tensors[t].partitions, p.tensors[t].elements),
         regs_(scratch.regs), flags_(scratch.flags), named_(scratch.named),
         written_(scratch.written), blocks_(scratch.blocks), blocks_used_(scratch.blocks_used), binds_(scratch.binds),
         chain_(scratch.chain), slot_state_(scratch.slot_state), slot_view_(scratch.slot_view),
         slot_value_(scratch.slot_value), slot_width_(scratch.slot_width), levels_(scratch.levels),
         forget_regs_(scratch.forget_regs), forget_slots_(scratch.forget_slots), tainted_regs_(scratch.tainted_regs),
-        tainted_slots_(scratch.tainted_slots) {
+        tainted_slots_(scratch.tainted_slots), cache_(cache), chain_index_(scratch.chain_index) {
     regs_.assign(p.registers.size(), std::nullopt);
     flags_.clear();
     blocks_used_ = 0;
@@ -143,8 +175,13 @@ class CoverageWalk {
   IterationCoverage run(const LinearOrder& order, int32_t loop) {
     std::vector<const Instruction*>& chain = chain_;
     chain.clear();
-    for (int32_t l = loop; l >= 0; l = order.loops[size_t(l)].parent) chain.push_back(order.loops[size_t(l)].inst);
+    chain_index_.clear();
+    for (int32_t l = loop; l >= 0; l = order.loops[size_t(l)].parent) {
+      chain.push_back(order.loops[size_t(l)].inst);
+      chain_index_.push_back(size_t(l));
+    }
     std::reverse(chain.begin(), chain.end());
+    std::reverse(chain_index_.begin(), chain_index_.end());
     findInvariance(chain);
     root_ = plan(chain.back()->body);
     outer(chain, 0);
@@ -178,11 +215,19 @@ class CoverageWalk {
     named_.assign(regs_.size(), false);
     std::vector<bool>& written = written_;
     written.assign(regs_.size(), false);
-    slot_state_.assign(p_.tensors.size(), kSlotUnseen);
-    slot_view_.assign(p_.tensors.size(), nullptr);
     slot_value_.assign(p_.tensors.size(), std::nullopt);
     slot_width_.assign(p_.tensors.size(), 0);
-    collectSlots(chain.front()->body);  // the walk reads slots in the enclosing bodies too (prewalk)
+    // The walk reads slots in the enclosing bodies too (prewalk): those of the outermost loop's body, once per cache.
+    CoverageCache::Data::Slots& slots = cache_.slots[chain_index_.front()];
+    if (!slots.done) {
+      slot_state_.assign(p_.tensors.size(), kSlotUnseen);
+      slot_view_.assign(p_.tensors.size(), nullptr);
+      if (namesSlotCandidate(chain.front()->body)) collectSlots(chain.front()->body);
+      slots.state = slot_state_;
+      slots.done = true;
+    } else {
+      slot_state_ = slots.state;
+    }
     collect(tested.body, written);
     tested_invariant_ = !names(tested.rd);
     for (RegId r = 0; r < regs_.size(); ++r)
@@ -192,12 +237,27 @@ class CoverageWalk {
     forget_slots_.clear();
     for (size_t i = 0; i + 1 < chain.size(); ++i) {
       Level lv{uint32_t(forget_regs_.size()), 0, uint32_t(forget_slots_.size()), 0, false};
-      writtenBy(chain[i]->body);
+      CoverageCache::Data::Enclosing& en = cache_.enclosing[chain_index_[i]];
+      if (!en.written_done) {
+        writtenBy(chain[i]->body);
+        en.regs.assign(forget_regs_.begin() + lv.regs_begin, forget_regs_.end());
+        en.slots.assign(forget_slots_.begin() + lv.slots_begin, forget_slots_.end());
+        en.written_done = true;
+      } else {
+        forget_regs_.insert(forget_regs_.end(), en.regs.begin(), en.regs.end());
+        forget_slots_.insert(forget_slots_.end(), en.slots.begin(), en.slots.end());
+      }
       lv.regs_end = uint32_t(forget_regs_.size());
       lv.slots_end = uint32_t(forget_slots_.size());
-      lv.first_only = !dependsOn(*chain[i]);
+      lv.first_only = !dependsOn(*chain[i], en);
       levels_.push_back(lv);
     }
+  }
+  static bool namesSlotCandidate(const std::vector<Instruction>& b) {
+    for (const Instruction& inst : b)
+      if (inst.op == Op::Loop ? namesSlotCandidate(inst.body) : inst.op == Op::RegStore || inst.op == Op::RegLoad)
+        return true;
+    return false;
   }
   void collectSlots(const std::vector<Instruction>& b) {
     for (const Instruction& inst : b)
@@ -230,23 +290,37 @@ class CoverageWalk {
     for (const Instruction& inst : b) {
       if (inst.op == Op::Loop) writtenBy(inst.body);
       if ((computesRegister(inst.op) || inst.op == Op::Loop) && inst.rd < regs_.size()) forget_regs_.push_back(inst.rd);
-      if (storesSlot(inst)) forget_slots_.push_back(inst.dst.tensor);
+      if (inst.op == Op::RegStore && isRawSlot(inst.dst.tensor)) forget_slots_.push_back(inst.dst.tensor);
     }
   }
   // Whether a register named by a view of t in the tested body may depend on the value of l's register: a
   // flow-insensitive closure over l's body of what li / addi / add / mov and the spill slots carry (a superset).
-  bool dependsOn(const Instruction& l) {
-    tainted_regs_.assign(regs_.size(), false);
-    tainted_slots_.assign(p_.tensors.size(), false);
-    if (l.rd >= regs_.size()) return false;
-    tainted_regs_[l.rd] = true;
-    for (bool changed = true; changed && !done();) {
-      changed = false;
-      taint(l.body, changed);
+  // The closure is the same for every tensor (slots as the cache keeps them, the tested tensor included): computed
+  // once per cache, and what it spent is charged again on every reuse, so that the verdict does not depend on it.
+  bool dependsOn(const Instruction& l, CoverageCache::Data::Enclosing& en) {
+    if (names(l.rd)) return true;
+    bool any = false;  // no view of t names a register: nothing to depend on
+    for (RegId r = 0; r < regs_.size() && !any; ++r) any = named_[r];
+    if (!any || l.rd >= regs_.size()) return false;
+    if (en.taint_done) {
+      if (!spend(en.taint_units)) return true;
+    } else {
+      tainted_regs_.assign(regs_.size(), false);
+      tainted_slots_.assign(p_.tensors.size(), false);
+      tainted_regs_[l.rd] = true;
+      const uint64_t before = budget_;
+      for (bool changed = true; changed && !done();) {
+        changed = false;
+        taint(l.body, changed);
+      }
+      if (done()) return true;  // out of budget: the verdict is Undecidable anyway
+      en.tainted = tainted_regs_;
+      en.taint_units = before - budget_;
+      en.taint_done = true;
     }
     for (RegId r = 0; r < regs_.size(); ++r)
-      if (named_[r] && tainted_regs_[r]) return true;
-    return done();  // out of budget: the verdict is Undecidable anyway
+      if (named_[r] && en.tainted[r]) return true;
+    return false;
   }
   void taint(const std::vector<Instruction>& b, bool& changed) {
     auto reg = [&](RegId r) { return r < regs_.size() && tainted_regs_[r]; };
@@ -258,9 +332,9 @@ class CoverageWalk {
         case Op::Addi:
         case Op::Mov: from = reg(inst.rs); break;
         case Op::Add: from = reg(inst.rs) || reg(inst.rt); break;
-        case Op::RegLoad: from = isSlot(inst.a.tensor) && tainted_slots_[inst.a.tensor]; break;
+        case Op::RegLoad: from = isRawSlot(inst.a.tensor) && tainted_slots_[inst.a.tensor]; break;
         case Op::RegStore:
-          if (storesSlot(inst) && reg(inst.rs) && !tainted_slots_[inst.dst.tensor])
+          if (isRawSlot(inst.dst.tensor) && reg(inst.rs) && !tainted_slots_[inst.dst.tensor])
             changed = tainted_slots_[inst.dst.tensor] = true;
           continue;
         default: continue;
@@ -293,7 +367,7 @@ class CoverageWalk {
     uint8_t& state = slot_state_[slot->tensor];
     if (state == kNotSlot) return;
     const bool constant = slot->partition.isConstant() && slot->offset.isConstant();
-    if (slot->tensor == t_ || p_.tensors[slot->tensor].space != Space::Dram || !constant ||
+    if (p_.tensors[slot->tensor].space != Space::Dram || !constant ||
         (slot_view_[slot->tensor] && !sameView(*slot_view_[slot->tensor], *slot))) {
       state = kNotSlot;
       return;
@@ -301,7 +375,9 @@ class CoverageWalk {
     state = kSlot;
     slot_view_[slot->tensor] = slot;
   }
-  bool isSlot(TensorId x) const { return x < slot_state_.size() && slot_state_[x] == kSlot; }
+  // The tested tensor is never a slot for its own decision.
+  bool isRawSlot(TensorId x) const { return x < slot_state_.size() && slot_state_[x] == kSlot; }
+  bool isSlot(TensorId x) const { return x != t_ && isRawSlot(x); }
 
   // Runs the loops of `chain` from `i` on; the last one is the loop under test, whose every iteration starts
   // with nothing written. An iteration of an enclosing loop starts by forgetting what its body may have left from
@@ -635,22 +711,31 @@ class CoverageWalk {
   std::vector<TensorId>& forget_slots_;
   std::vector<bool>& tainted_regs_;  // dependsOn's
   std::vector<bool>& tainted_slots_;
+  CoverageCache::Data& cache_;
+  std::vector<size_t>& chain_index_;  // order.loops indexes of chain_
   uint32_t root_ = 0;
 };
 
 }  // namespace
 
 IterationCoverage iterationCoverage(const Program& p, const LinearOrder& order, TensorId t, int32_t loop,
-                                    uint64_t budget) {
+                                    CoverageCache& cache, uint64_t budget) {
   if (t >= p.tensors.size() || loop < 0 || size_t(loop) >= order.loops.size()) return IterationCoverage::Undecidable;
   const Tensor& x = p.tensors[t];
   // The bitmap itself counts against the budget: a huge tensor is not worth an exact answer.
   uint64_t words = uint64_t(x.partitions) * ((uint64_t(x.elements) + 63) / 64);
   if (words > budget) return IterationCoverage::Undecidable;
   static thread_local WalkScratch scratch;
-  IterationCoverage verdict = CoverageWalk(p, t, budget, scratch).run(order, loop);
+  cache.data_->reset(p, order);
+  IterationCoverage verdict = CoverageWalk(p, t, budget, scratch, *cache.data_).run(order, loop);
   scratch.trim();
   return verdict;
+}
+
+IterationCoverage iterationCoverage(const Program& p, const LinearOrder& order, TensorId t, int32_t loop,
+                                    uint64_t budget) {
+  CoverageCache cache;
+  return iterationCoverage(p, order, t, loop, cache, budget);
 }
 
 }  // namespace allocsim

@@ -25,6 +25,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 
 #include "alloc/linear_order.h"
 #include "ir/program.h"
@@ -40,9 +41,30 @@ enum class IterationCoverage : uint8_t {
 // Work units (bitmap words touched plus instructions visited) one decision may spend before it gives up.
 constexpr uint64_t kCoverageBudget = uint64_t(1) << 24;
 
+// What the walk learns about a program's loops that does not depend on the tensor asked about: the register spill
+// slots of an outermost loop's body, and for a loop around a tested one what its body writes and which registers may
+// depend on its register. Each is a pass over a whole enclosing body; a caller that asks about many tensors of one
+// program and order (computeLiveness) keeps one cache for all its calls, and gets the same answers as without it.
+// The program and the order must not change while the cache is in use.
+class CoverageCache {
+ public:
+  CoverageCache();
+  ~CoverageCache();
+  CoverageCache(const CoverageCache&) = delete;
+  CoverageCache& operator=(const CoverageCache&) = delete;
+  struct Data;  // alloc/iteration_coverage.cpp
+
+ private:
+  friend IterationCoverage iterationCoverage(const Program&, const LinearOrder&, TensorId, int32_t, CoverageCache&,
+                                             uint64_t);
+  std::unique_ptr<Data> data_;
+};
+
 // Decides coverage of tensor `t` for loop `loop` (an index into order.loops). Mentions of `t` outside the loop's
 // body are not looked at: the caller asks only about loops that contain all of them.
 IterationCoverage iterationCoverage(const Program& p, const LinearOrder& order, TensorId t, int32_t loop,
                                     uint64_t budget = kCoverageBudget);
+IterationCoverage iterationCoverage(const Program& p, const LinearOrder& order, TensorId t, int32_t loop,
+                                    CoverageCache& cache, uint64_t budget = kCoverageBudget);
 
 }  // namespace allocsim

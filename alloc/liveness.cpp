@@ -47,10 +47,10 @@ bool killsAcross(const LinearOrder& order, const Mentions& m, int32_t loop) {
 
 // Whether the value must stay live around common loop `loop`'s back edge (rule 3 in liveness.h).
 bool carriedAround(const Program& p, const LinearOrder& order, const Mentions& m, TensorId t, int32_t loop,
-                   LivenessStats& stats) {
+                   LivenessStats& stats, CoverageCache& cache) {
   if (killsAcross(order, m, loop)) return false;  // a whole write first: nothing survives an iteration
   if (t == kNone) return true;                     // a register read before it is written in the loop
-  switch (iterationCoverage(p, order, t, loop)) {
+  switch (iterationCoverage(p, order, t, loop, cache)) {
     case IterationCoverage::Covered: ++stats.per_iteration; return false;
     case IterationCoverage::Carried: ++stats.carried; return true;
     case IterationCoverage::Undecidable: ++stats.undecidable; return true;
@@ -59,9 +59,10 @@ bool carriedAround(const Program& p, const LinearOrder& order, const Mentions& m
 }
 
 // `t` is the tensor whose mentions `m` are, kNone for a register.
-// `ld` and `lu` are scratch, kept by the caller for every range (two vectors per tensor otherwise).
+// `ld` and `lu` are scratch, kept by the caller for every range (two vectors per tensor otherwise); `cache` is what
+// iteration coverage keeps from one tensor's decisions to the next.
 LiveRange rangeOf(const Program& p, const LinearOrder& order, const Mentions& m, TensorId t, LivenessStats& stats,
-                  std::vector<int32_t>& ld, std::vector<int32_t>& lu) {
+                  std::vector<int32_t>& ld, std::vector<int32_t>& lu, CoverageCache& cache) {
   if (m.first == kNone) return {};
   LiveRange r{m.first, m.last};
   order.nest(m.first, ld);
@@ -72,7 +73,7 @@ LiveRange rangeOf(const Program& p, const LinearOrder& order, const Mentions& m,
   if (lu.size() > common) r.last = order.loops[size_t(lu[common])].end;
   for (size_t i = 0; i < common; ++i) {
     const LinearLoop& l = order.loops[size_t(ld[i])];
-    if (carriedAround(p, order, m, t, ld[i], stats)) {
+    if (carriedAround(p, order, m, t, ld[i], stats, cache)) {
       // Outermost first: this extension covers every inner common loop too.
       r.first = std::min(r.first, l.header);
       r.last = std::max(r.last, l.end);
@@ -108,11 +109,12 @@ Liveness computeLiveness(const Program& p) {
   for (TensorId t = 0; t < p.tensors.size(); ++t)
     if (p.tensors[t].output) tensors[t].read(order.end());
   std::vector<int32_t> ld, lu;
+  CoverageCache cache;
   live.tensors.reserve(tensors.size());
   for (TensorId t = 0; t < tensors.size(); ++t)
-    live.tensors.push_back(rangeOf(p, order, tensors[t], t, live.stats, ld, lu));
+    live.tensors.push_back(rangeOf(p, order, tensors[t], t, live.stats, ld, lu, cache));
   live.registers.reserve(regs.size());
-  for (const Mentions& m : regs) live.registers.push_back(rangeOf(p, order, m, kNone, live.stats, ld, lu));
+  for (const Mentions& m : regs) live.registers.push_back(rangeOf(p, order, m, kNone, live.stats, ld, lu, cache));
   return live;
 }
 
