@@ -19,6 +19,7 @@
 #include <string>
 
 #include "alloc/driver.h"
+#include "bench/bench_support.h"
 #include "ir/minimalloc_import.h"
 
 namespace allocsim {
@@ -42,13 +43,6 @@ MinimallocProblem pressuredProblem(int64_t n, uint64_t seed) {
   return p;
 }
 
-// The process's CPU time: the allocation is single-threaded, and on a shared machine wall time measures the load.
-double cpuSeconds() {
-  timespec ts{};
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-  return double(ts.tv_sec) + double(ts.tv_nsec) * 1e-9;
-}
-
 std::map<std::pair<int, int64_t>, double>& seconds() {
   static std::map<std::pair<int, int64_t>, double> s;
   return s;
@@ -66,9 +60,9 @@ void BM_ColoringUnderPressure(benchmark::State& state) {
   DriverOptions o;
   o.optlevel = level;
   for (auto _ : state) {
-    const double t0 = cpuSeconds();
+    const double t0 = bench::cpuSeconds();
     DriverResult r = allocate(p, o);
-    seconds()[{level, n}] = cpuSeconds() - t0;
+    seconds()[{level, n}] = bench::cpuSeconds() - t0;
     for (const AllocReport& rep : r.reports) {
       if (const ReportField* f = rep.find("sbuf.tensors_spilled")) state.counters["spilled"] = std::stod(f->value);
       if (const ReportField* f = rep.find("sbuf.spill_bytes")) state.counters["spill_bytes"] = std::stod(f->value);
@@ -94,13 +88,10 @@ void printExponents() {
     for (size_t i = 1; i < pts.size(); ++i)
       std::printf(" %.0f->%.0f: %.2f", std::exp(pts[i - 1].first), std::exp(pts[i].first),
                   (pts[i].second - pts[i - 1].second) / (pts[i].first - pts[i - 1].first));
-    double mx = 0, my = 0;
-    for (const auto& [x, y] : pts) mx += x, my += y;
-    mx /= double(pts.size()), my /= double(pts.size());
-    double sxy = 0, sxx = 0;
-    for (const auto& [x, y] : pts) sxy += (x - mx) * (y - my), sxx += (x - mx) * (x - mx);
+    std::vector<std::pair<double, double>> size_seconds;
+    for (const auto& [x, y] : pts) size_seconds.push_back({std::exp(x), std::exp(y)});
     std::printf("; least squares over %.0f..%.0f: %.2f\n", std::exp(pts.front().first), std::exp(pts.back().first),
-                sxy / sxx);
+                bench::growthExponent(size_seconds));
   }
 }
 

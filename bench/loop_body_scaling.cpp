@@ -10,14 +10,13 @@
 // Usage: build/bench/loop_body_scaling [--benchmark_filter=...]     (one run per size: Iterations(1))
 #include <benchmark/benchmark.h>
 
-#include <cmath>
 #include <cstdio>
-#include <ctime>
 #include <map>
 #include <utility>
 #include <vector>
 
 #include "alloc/alloc_error.h"
+#include "bench/bench_support.h"
 #include "alloc/driver.h"
 #include "gen/choices.h"
 #include "gen/generate.h"
@@ -27,12 +26,6 @@
 namespace allocsim {
 namespace {
 
-double cpuSeconds() {
-  timespec ts{};
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-  return double(ts.tv_sec) + double(ts.tv_nsec) * 1e-9;
-}
-
 Program generated(int64_t statements) {
   Arch arch = *archPreset("tiny");
   applyArchOverride(arch, "sp-registers", "64");
@@ -41,22 +34,10 @@ Program generated(int64_t statements) {
   return generateProgram(c, GenOptions{arch, uint32_t(statements), 60});
 }
 
-Program wrapped(Program p) {
-  Register r;
-  r.name = "wrap";
-  p.registers.push_back(r);
-  Instruction loop;
-  loop.op = Op::Loop;
-  loop.rd = RegId(p.registers.size() - 1);
-  loop.lo = 0;
-  loop.hi = 2;
-  loop.step = 1;
-  loop.body = std::move(p.body);
-  p.body.clear();
-  p.body.push_back(std::move(loop));
-  p.renumber();
-  requireWellFormed(p);
-  return p;
+Program wrapped(const Program& p) {
+  Program w = bench::wrapInLoop(p, "wrap", 2);
+  requireWellFormed(w);
+  return w;
 }
 
 size_t instructions(const Program& p) {
@@ -78,13 +59,13 @@ void BM_LoopBody(benchmark::State& state) {
   o.optlevel = 2;
   bool refused = false;
   for (auto _ : state) {
-    const double t0 = cpuSeconds();
+    const double t0 = bench::cpuSeconds();
     try {
       allocate(p, o);
     } catch (const AllocError&) {
       refused = true;
     }
-    seconds()[{wrap, instructions(p)}] = cpuSeconds() - t0;
+    seconds()[{wrap, instructions(p)}] = bench::cpuSeconds() - t0;
   }
   state.counters["instructions"] = double(instructions(p));
   state.counters["refused"] = refused ? 1 : 0;
@@ -99,18 +80,13 @@ BENCHMARK(BM_LoopBody)
 
 void printExponents() {
   for (bool wrap : {false, true}) {
-    std::vector<std::pair<double, double>> pts;  // (log instructions, log seconds)
+    std::vector<std::pair<double, double>> pts;  // (instructions, seconds)
     for (const auto& [key, s] : seconds())
-      if (key.first == wrap && s > 0) pts.push_back({std::log(double(key.second)), std::log(s)});
+      if (key.first == wrap && s > 0) pts.push_back({double(key.second), s});
     if (pts.size() < 2) continue;
-    double mx = 0, my = 0;
-    for (const auto& [x, y] : pts) mx += x, my += y;
-    mx /= double(pts.size()), my /= double(pts.size());
-    double sxy = 0, sxx = 0;
-    for (const auto& [x, y] : pts) sxy += (x - mx) * (y - my), sxx += (x - mx) * (x - mx);
     std::printf("%s: CPU time ~ instructions^%.2f (least squares over %.0f..%.0f instructions)\n",
-                wrap ? "wrapped in one loop" : "as generated", sxy / sxx, std::exp(pts.front().first),
-                std::exp(pts.back().first));
+                wrap ? "wrapped in one loop" : "as generated", bench::growthExponent(pts), pts.front().first,
+                pts.back().first);
   }
 }
 

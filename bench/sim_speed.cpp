@@ -22,6 +22,7 @@
 #include "alloc/driver.h"
 #include "gen/choices.h"
 #include "gen/generate.h"
+#include "bench/bench_support.h"
 #include "ir/interp.h"
 #include "ir/parse.h"
 #include "ir/print.h"
@@ -41,19 +42,7 @@ Program benchProgram(uint32_t iterations) {
     o.size = 30;
     o.pressure = 80;
     SeededChoices choices(seed);
-    Program p = generateProgram(choices, o);
-    Register iter;
-    iter.name = "bench_iteration";
-    p.registers.push_back(iter);
-    Instruction loop;
-    loop.op = Op::Loop;
-    loop.rd = RegId(p.registers.size() - 1);
-    loop.lo = 0;
-    loop.hi = iterations;
-    loop.step = 1;
-    loop.body = std::move(p.body);
-    p.body = {std::move(loop)};
-    p.renumber();
+    const Program p = bench::wrapInLoop(generateProgram(choices, o), "bench_iteration", iterations);
     DriverOptions d;
     d.optlevel = 2;
     try {

@@ -1,0 +1,24 @@
+// What several benchmarks share: the process's CPU time (allocation and verification are single-threaded, and on a
+// shared machine wall time measures the load), the least-squares growth exponent of a time in a size, and a
+// program's body wrapped in one loop.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "ir/program.h"
+
+namespace allocsim::bench {
+
+double cpuSeconds();
+
+// k in time ~ size^k, fitted over (size, seconds) points by least squares of log time on log size; 0 with fewer than
+// two points.
+double growthExponent(const std::vector<std::pair<double, double>>& size_seconds);
+
+// `p` with its whole body inside `loop REGISTER = 0, trips, 1 { ... }` (a new register of that name), renumbered.
+Program wrapInLoop(Program p, const std::string& register_name, int64_t trips);
+
+}  // namespace allocsim::bench
