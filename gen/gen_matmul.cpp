@@ -1,6 +1,6 @@
 // Matmul accumulation groups: straight-line groups of several matmuls, K-loops written with start@first /
 // stop@last, groups that open before a loop and close after it, and PSUM tensors of several banks filled
-// one bank-sized piece per group (possibly in a loop over the pieces).
+// one bank-sized piece per group (possibly in a loop over the pieces, or every piece in one K-loop).
 #include <algorithm>
 
 #include "gen/generator.h"
@@ -127,6 +127,19 @@ void Generator::matmulStatement() {
     dst.offset = regIndex(scopes_.back().var, bankElems);
     group(dst);
     closeLoop();
+  } else if (pieces > 1 && depth() < kMaxLoopDepth && yes(30)) {
+    // One K-loop accumulating every piece, their groups interleaved (as a kernel tiles N inside its K loop, the
+    // inner loop unrolled): each piece opens on the first iteration and closes on the last, between the other
+    // pieces' matmuls. The PSUM spill planner has no save point for such a loop (alloc/psum/psum_def_regions.cpp).
+    uint64_t kt = 2 + upTo(yes(70) ? 2 : 6);
+    openLoop(0, int64_t(kt), 1);
+    std::vector<double> pieceMag(pieces, 0.0);
+    for (uint32_t j = 0; j < pieces; ++j) {
+      dst.offset.constant = int64_t(j) * bankElems;
+      matmul(dst, When::First, When::Last, pieceMag[j]);
+    }
+    closeLoop();
+    for (double m : pieceMag) mag = std::max(mag, m);
   } else {
     for (uint32_t j = 0; j < pieces; ++j) {
       dst.offset.constant = int64_t(j) * bankElems;

@@ -228,6 +228,11 @@ TEST(Generate, EveryFeatureIsReachedOften) {
         if (i.op == Op::Loop) {
           f.insert("loop depth " + std::to_string(depth + 1));
           self(self, i.body, depth + 1);
+          // Two accumulation groups of one PSUM tensor open together: its pieces in one K-loop.
+          std::map<TensorId, int> kloop_groups;
+          for (const Instruction& j : i.body)
+            if (j.op == Op::Matmul && j.start == When::First && j.stop == When::Last && ++kloop_groups[j.dst.tensor] == 2)
+              f.insert("K-loop over several pieces");
         }
         if (i.op == Op::Matmul && i.start == When::First && i.stop == When::Last) f.insert("K-loop");
         if (i.op == Op::Matmul && i.start == When::Never) f.insert("matmul accumulates");
@@ -250,7 +255,7 @@ TEST(Generate, EveryFeatureIsReachedOften) {
       "dtype u32", "dtype i32", "dtype f32", "dtype bf16", "dtype u16", "partial-partition tensor", "input", "output",
       "64-bit register", "op dma", "op matmul", "op copy", "op act", "op tt", "op ts", "op reduce", "op memset",
       "op li", "op addi", "op add", "op mov", "op reg_load", "op reg_store", "op loop", "loop depth 1",
-      "loop depth 2", "loop depth 3", "K-loop", "matmul accumulates", "ts scalar kind 0", "ts scalar kind 1",
+      "loop depth 2", "loop depth 3", "K-loop", "K-loop over several pieces", "matmul accumulates", "ts scalar kind 0", "ts scalar kind 1",
       "ts scalar kind 2", "psum to sbuf copy", "register-indexed offset", "partition-indexed dram",
       "second dimension", "partial view"};
   for (const char* feature : features) EXPECT_GE(seen[feature], n / 4) << feature;

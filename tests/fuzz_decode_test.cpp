@@ -1,0 +1,64 @@
+// What the allocator fuzz targets' inputs decode to (fuzz/fuzz_program.h decodeProgram): well-formed programs on
+// the tiny machine, some with pinned placements (gen/pins.h), so that the allocators' paths around fixed tensors are
+// fuzzed; an input that ends with its program has none.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "fuzz/fuzz_program.h"
+#include "gen/choices.h"
+#include "ir/check.h"
+
+namespace allocsim {
+namespace {
+
+TEST(FuzzDecode, SomeInputsPinTensorsInBothSpaces) {
+  const Arch arch = fuzz::fuzzArch({});
+  SeededChoices bytes(20261203);
+  int programs_with_pins = 0, sbuf_pins = 0, psum_pins = 0;
+  const int n = 300;
+  for (int i = 0; i < n; ++i) {
+    std::vector<uint8_t> data(64 + bytes.below(449));
+    for (uint8_t& b : data) b = uint8_t(bytes.below(256));
+    const fuzz::FuzzProgram in = fuzz::decodeProgram(data.data(), data.size(), arch);
+    const std::vector<Diagnostic> diags = checkProgram(in.program);
+    ASSERT_TRUE(diags.empty()) << "input " << i << ": " << formatDiagnostic("decoded", diags[0]) << "\n"
+                               << printProgram(in.program);
+    bool pinned = false;
+    for (const Tensor& t : in.program.tensors) {
+      if (!t.pinned) continue;
+      ASSERT_TRUE(t.placement.has_value()) << "input " << i << ": pinned '" << t.name << "' has no placement";
+      pinned = true;
+      (t.space == Space::Psum ? psum_pins : sbuf_pins) += 1;
+    }
+    programs_with_pins += pinned;
+  }
+  // Half of the inputs with bytes left after their program draw a pin rate; most random inputs have bytes left.
+  EXPECT_GE(programs_with_pins, n / 10);
+  EXPECT_LE(programs_with_pins, n * 3 / 4);
+  EXPECT_GT(sbuf_pins, 0);
+  EXPECT_GT(psum_pins, 0);
+}
+
+TEST(FuzzDecode, AnInputThatEndsWithItsProgramPinsNothing) {
+  const Arch arch = fuzz::fuzzArch({});
+  const fuzz::FuzzProgram empty = fuzz::decodeProgram(nullptr, 0, arch);
+  for (const Tensor& t : empty.program.tensors) EXPECT_FALSE(t.pinned) << t.name;
+  // The same bytes with a zero appended decode to the same program: the pin-rate choice 0 pins nothing.
+  SeededChoices bytes(7);
+  for (int i = 0; i < 50; ++i) {
+    std::vector<uint8_t> data(16 + bytes.below(48));
+    for (uint8_t& b : data) b = uint8_t(bytes.below(256));
+    const fuzz::FuzzProgram a = fuzz::decodeProgram(data.data(), data.size(), arch);
+    bool any_pin = false;
+    for (const Tensor& t : a.program.tensors) any_pin = any_pin || t.pinned;
+    if (any_pin) continue;  // this input's own bytes drew pins
+    data.push_back(0);
+    const fuzz::FuzzProgram b = fuzz::decodeProgram(data.data(), data.size(), arch);
+    EXPECT_EQ(printProgram(a.program), printProgram(b.program)) << "input " << i;
+  }
+}
+
+}  // namespace
+}  // namespace allocsim
