@@ -216,6 +216,7 @@ void runFixedAssignment(Program& p, const Effort& e, const DriverOptions& o, std
 void runExact(Program& p, int optlevel, const DriverOptions& o, std::vector<AllocReport>& reports) {
   ExactAllocOptions eo;
   eo.time_limit_s = o.time_limit_s;
+  eo.node_budget = o.node_budget;
   eo.progress = o.progress;
   eo.keep_placements = optlevel == 7;
   std::vector<bool> keep_regs(p.registers.size());
@@ -272,6 +273,8 @@ DriverResult allocate(const Program& input, const DriverOptions& o) {
     runExact(result.program, result.selection.optlevel, o, result.reports);
     return result;
   }
+  if (o.node_budget)
+    throw OptionError("--node-budget limits the exact allocator's search: it needs --allocator exact");
   SelectionInput in;
   in.optlevel = o.optlevel;
   in.allocator = o.allocator;

@@ -46,6 +46,7 @@ struct DriverOptions {
   std::string allocator;  // "", "coloring", "lsa", "exact" (alloc/exact/exact_allocator.h; any optlevel, 7 keeps
                           // the input's placements and completes them)
   double time_limit_s = 10;  // --allocator exact: per space
+  uint64_t node_budget = 0;  // --allocator exact: per space, 0 = none (ExactAllocOptions::node_budget)
   int cores = 1;
   bool loops_in_backend = false;
   bool smt_allocation = false;

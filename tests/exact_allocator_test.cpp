@@ -159,5 +159,29 @@ TEST(ExactAllocator, CorpusKernelsPassAllThreeOraclesOrAreProvedImpossible) {
   EXPECT_GE(placed, 8u);
 }
 
+// A node budget (`--node-budget`, what the exact_driver fuzz target uses) ends the search the same way on every run,
+// where a time limit depends on the machine; and it belongs to the exact allocator only.
+TEST(ExactAllocator, ANodeBudgetGivesUpTheSameWayEveryRun) {
+  const Program p = importMinimalloc(benchmark("A.1048576.csv"), 1048576);
+  DriverOptions o;
+  o.allocator = "exact";
+  o.node_budget = 1;
+  o.time_limit_s = 1e9;
+  auto refusal = [&] {
+    try {
+      allocate(p, o);
+    } catch (const AllocError& e) {
+      return std::string(e.what());
+    }
+    return std::string("fits");
+  };
+  const std::string first = refusal();
+  EXPECT_NE(first.find("found in the node budget of 1 ("), std::string::npos) << first;
+  EXPECT_NE(first.find("not proved impossible"), std::string::npos) << first;
+  EXPECT_EQ(refusal(), first);
+  o.allocator = "";
+  EXPECT_THROW(allocate(p, o), OptionError);
+}
+
 }  // namespace
 }  // namespace allocsim

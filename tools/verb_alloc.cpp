@@ -23,7 +23,7 @@ namespace allocsim::cli {
 
 static const char kAllocHelp[] =
     "usage: allocsim alloc PROGRAM [-O N | --optlevel N] [--allocator coloring|lsa|exact] [--cores N]\n"
-    "                      [--time-limit S]\n"
+    "                      [--time-limit S] [--node-budget N]\n"
     "                      [--loops-in-backend] [--smt-allocation] [--gca-dma-optlevel L] [--unlimited-room]\n"
     "                      [--sbuf-heuristic H] [--psum-heuristic H]\n"
     "                      [--arch NAME] [--KEY VALUE]\n"
@@ -48,6 +48,8 @@ static const char kAllocHelp[] =
     "                       proves there is none, or reports its best height and the gap to the lower bound\n"
     "                       after --time-limit S seconds per space (default 10); never spills. With -O7 it\n"
     "                       keeps every placement PROGRAM gives and places the rest exactly\n"
+    "  --node-budget N      --allocator exact: also give up after N search nodes per space (0: no budget);\n"
+    "                       unlike the time limit, the outcome then depends on the program only\n"
     "  --cores N            virtual NeuronCores (default 1); -O0, -O8 and lsa are single-core only\n"
     "  --loops-in-backend   optlevel = (optlevel == 2) ? 6 : 8, as the driver does\n"
     "  --smt-allocation     optlevel = 7 (not a solver: the fixed-assignment mode)\n"
@@ -137,6 +139,7 @@ AllocArgs parseAllocArgs(const Args& raw, Arch& arch) {
     else if (auto v = r.value("--optlevel")) a.driver.optlevel = int(ArgReader::toUint("--optlevel", *v, 1000));
     else if (auto v = r.value("--allocator")) a.driver.allocator = *v;
     else if (auto v = r.value("--time-limit")) a.driver.time_limit_s = ArgReader::toSeconds("--time-limit", *v);
+    else if (auto v = r.value("--node-budget")) a.driver.node_budget = ArgReader::toUint("--node-budget", *v, UINT64_MAX);
     else if (auto v = r.value("--cores")) a.driver.cores = int(ArgReader::toUint("--cores", *v, 1000000));
     else if (r.flag("--loops-in-backend")) a.driver.loops_in_backend = true;
     else if (r.flag("--smt-allocation")) a.driver.smt_allocation = true;

@@ -64,6 +64,7 @@ void place(Program& p, const Liveness& live, Space space, const ExactAllocOption
   SpaceProblem sp = build(p, live, space, o.keep_placements);
   ExactSearchOptions so;
   so.time_limit_s = o.time_limit_s;
+  so.node_budget = o.node_budget;
   so.progress = o.progress;
   so.progress_phase = std::string("exact search, ") + name;
   ExactResult r = solveExact(sp.problem, so);
@@ -82,9 +83,12 @@ void place(Program& p, const Liveness& live, Space space, const ExactAllocOption
     throw AllocError(loc, "exact: no placement of " + what + " fits in " + cap + " (proved by " + r.method +
                               ": lower bound " + std::to_string(r.lower_bound) + unit + ", " +
                               std::to_string(r.nodes) + " nodes, " + fmt(r.seconds) + " s)");
+  const std::string limit = o.node_budget && r.nodes >= o.node_budget
+                                ? "the node budget of " + std::to_string(o.node_budget)
+                                : "the time limit of " + fmt(o.time_limit_s) + " s";
   if (r.status == ExactStatus::Unknown)
-    throw AllocError(loc, "exact: no placement of " + what + " within " + cap + " found in the time limit of " +
-                              fmt(o.time_limit_s) + " s (" + std::to_string(r.nodes) +
+    throw AllocError(loc, "exact: no placement of " + what + " within " + cap + " found in " + limit + " (" +
+                              std::to_string(r.nodes) +
                               " nodes; not proved impossible); best height " + std::to_string(r.height) + unit +
                               " by " + r.method + ", " + formatReportNumber(gap, 3) + "x the lower bound " +
                               std::to_string(r.lower_bound));

@@ -23,6 +23,10 @@ namespace allocsim {
 
 struct ExactAllocOptions {
   double time_limit_s = 10;  // per space (PSUM, SBUF)
+  // Per space too: give up (Unknown) once a round of the search has used this many nodes (0: no budget). Unlike the
+  // time limit, it makes the outcome depend on the program only: `--node-budget`, and what the exact_driver fuzz
+  // target uses, so that a finding reproduces from its input.
+  uint64_t node_budget = 0;
   bool keep_placements = false;
   const ProgressFn* progress = nullptr;  // the search's nodes (ir/progress.h)
 };
