@@ -173,11 +173,28 @@ void Generator::evacuatePsum(size_t psumIndex) {
   const Tensor& P = prog_.tensors[ps];
   const uint32_t parts = P.partitions, elems = P.elements;
   const DType pdt = P.dtype;
+  const bool fl = isFloat(pdt);
+  double m = magOf(ps);
+  if (yes(20)) {
+    // The accumulator updated in place by an engine op before it leaves PSUM: a PSUM writer other than a matmul,
+    // whose value a spilled tensor must save right after it (alloc/psum/psum_def_regions.h).
+    cover(parts, elems, [&](const Geo& g) {
+      Instruction i;
+      i.op = Op::TS;
+      i.dst = view(wholeRect(ps), g);
+      i.a = i.dst;
+      i.alu = fl ? AluOp::Mul : AluOp::Shr;
+      i.scalar.imm = fl ? floatImm(0.5) : intImm(1);
+      charge(uint64_t(g.parts) * g.elements() * 4);
+      emit(std::move(i));
+    });
+    if (fl) m *= 0.5;
+    ts_[ps].mag = fl ? m : 0;
+  }
   const size_t how = weighted({6, 3, 2, 2});  // copy, act, dma, ts
   DType dt = how == 0 ? anyDType() : pdt;
   TensorId s = newPoolTensor(parts, elems, dt, {});
-  const bool fl = isFloat(pdt);
-  const ActFunc func = fl ? (magOf(ps) < 20 && yes(30) ? ActFunc::Exp : ActFunc::Tanh) : ActFunc::Relu;
+  const ActFunc func = fl ? (m < 20 && yes(30) ? ActFunc::Exp : ActFunc::Tanh) : ActFunc::Relu;
   cover(parts, elems, [&](const Geo& g) {
     Instruction i;
     i.op = how == 0 ? Op::Copy : how == 1 ? Op::Act : how == 2 ? Op::Dma : Op::TS;
@@ -189,7 +206,6 @@ void Generator::evacuatePsum(size_t psumIndex) {
     charge(uint64_t(g.parts) * g.elements() * 4);
     emit(std::move(i));
   });
-  double m = magOf(ps);
   if (how == 1) m = func == ActFunc::Exp ? std::exp(m) : fl ? 1 : m;
   ts_[s].mag = m;
   addToPool(s);

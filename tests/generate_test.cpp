@@ -238,6 +238,9 @@ TEST(Generate, EveryFeatureIsReachedOften) {
         if (i.op == Op::Matmul && i.start == When::Never) f.insert("matmul accumulates");
         if (i.op == Op::TS) f.insert("ts scalar kind " + std::to_string(int(i.scalar.kind)));
         if (i.op == Op::Copy && p.tensors[i.a.tensor].space == Space::Psum) f.insert("psum to sbuf copy");
+        if (i.op != Op::Matmul && i.op != Op::Loop && i.dst.tensor != kNone &&
+            p.tensors[i.dst.tensor].space == Space::Psum)
+          f.insert("engine op writes psum");
         for (const AccessPattern* ap : {&i.dst, &i.a, &i.b, &i.scalar.ap.get()}) {
           if (ap->tensor == kNone) continue;
           if (!ap->offset.isConstant()) f.insert("register-indexed offset");
@@ -256,7 +259,7 @@ TEST(Generate, EveryFeatureIsReachedOften) {
       "64-bit register", "op dma", "op matmul", "op copy", "op act", "op tt", "op ts", "op reduce", "op memset",
       "op li", "op addi", "op add", "op mov", "op reg_load", "op reg_store", "op loop", "loop depth 1",
       "loop depth 2", "loop depth 3", "K-loop", "K-loop over several pieces", "matmul accumulates", "ts scalar kind 0", "ts scalar kind 1",
-      "ts scalar kind 2", "psum to sbuf copy", "register-indexed offset", "partition-indexed dram",
+      "ts scalar kind 2", "psum to sbuf copy", "engine op writes psum", "register-indexed offset", "partition-indexed dram",
       "second dimension", "partial view"};
   for (const char* feature : features) EXPECT_GE(seen[feature], n / 4) << feature;
 }
