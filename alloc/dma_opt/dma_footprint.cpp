@@ -126,10 +126,6 @@ bool readsAny(const Program& p, const Instruction& inst, const Area& x) {
                     [&](const AccessPattern& ap, bool is_write) { return !is_write && overlaps(areaOf(p, ap), x); });
 }
 
-bool writesAny(const InstAreas& a, const Area& x) {
-  return std::any_of(a.writes.begin(), a.writes.end(), [&](const Area& w) { return overlaps(w, x); });
-}
-
 bool readsAny(const InstAreas& a, const Area& x) {
   return std::any_of(a.reads.begin(), a.reads.end(), [&](const Area& r) { return overlaps(r, x); });
 }

@@ -42,9 +42,8 @@ struct InstAreas {
 };
 InstAreas areasOf(const Program& p, const Instruction& inst);
 
-bool writesAny(const InstAreas& a, const Area& x);
 bool readsAny(const InstAreas& a, const Area& x);
-// The same questions of one instruction, without listing its areas.
+// Whether one instruction writes or reads a byte of x, without listing its areas.
 bool writesAny(const Program& p, const Instruction& inst, const Area& x);
 bool readsAny(const Program& p, const Instruction& inst, const Area& x);
 

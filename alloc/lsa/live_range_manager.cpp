@@ -35,11 +35,6 @@ std::vector<LsaInterval> LiveRangeManager::expireBefore(uint32_t pos) {
   return gone;
 }
 
-void LiveRangeManager::kill(TensorId t) {
-  active_.erase(std::remove_if(active_.begin(), active_.end(), [&](const LsaInterval& iv) { return iv.tensor == t; }),
-                active_.end());
-}
-
 bool LiveRangeManager::mentions(uint32_t pos, TensorId t) const {
   if (pos >= live_.order.positions.size()) return false;
   const LinearPosition& at = live_.order.positions[pos];

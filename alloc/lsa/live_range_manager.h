@@ -46,12 +46,10 @@ class LiveRangeManager {
   LiveRangeManager(const Program& p, const Liveness& live, Space space, const std::vector<bool>& mine);
 
   const std::vector<LsaInterval>& intervals() const { return intervals_; }
-  const std::vector<LsaInterval>& active() const { return active_; }
 
   // Removes and returns the active intervals that end before `pos` (getRemUses == 0), in activation order.
   std::vector<LsaInterval> expireBefore(uint32_t pos);
   void makeLive(const LsaInterval& iv) { active_.push_back(iv); }
-  void kill(TensorId t);
   // The active set in liveSetComparator order; membership relative to the instruction at `pos`.
   std::vector<ActiveEntry> sorted(uint32_t pos) const;
   // Whether the instruction at `pos` of the linear order reads or writes `t`.

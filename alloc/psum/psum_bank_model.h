@@ -18,11 +18,4 @@ uint64_t psumBanksOf(const Arch& arch, const Tensor& t);
 // with the verbatim "<name> is too big for PSUM, requires N banks with PSUM size M".
 void requirePsumFits(const Arch& arch, const Tensor& t);
 
-// The banks of a placed PSUM tensor: [base, base + liveN).
-struct BankSpan {
-  uint32_t base = 0;
-  uint32_t count = 0;
-  bool overlaps(const BankSpan& o) const { return base < o.base + o.count && o.base < base + count; }
-};
-
 }  // namespace allocsim

@@ -5,12 +5,6 @@
 
 namespace allocsim {
 
-RegGraph buildRegisterInterference(const std::vector<LiveRange>& ranges) {
-  std::vector<std::vector<LiveRange>> pieces(ranges.size());
-  for (RegId r = 0; r < ranges.size(); ++r) pieces[r] = {ranges[r]};
-  return buildRegisterInterference(pieces);
-}
-
 RegGraph buildRegisterInterference(const std::vector<std::vector<LiveRange>>& pieces) {
   RegGraph g;
   g.adj.resize(pieces.size());

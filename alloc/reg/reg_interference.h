@@ -18,7 +18,6 @@ struct RegGraph {
   uint64_t edges = 0;
 };
 
-RegGraph buildRegisterInterference(const std::vector<LiveRange>& ranges);
 // By RegId, the pieces of each register's live range (disjoint, any order).
 RegGraph buildRegisterInterference(const std::vector<std::vector<LiveRange>>& pieces);
 
