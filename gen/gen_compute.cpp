@@ -62,7 +62,7 @@ std::optional<AccessPattern> Generator::scalarColumn(DType dt, uint32_t parts, c
     if (prog_.tensors[t].dtype == dt && prog_.tensors[t].partitions >= parts) srcs.push_back(t);
   if (!srcs.empty()) {
     TensorId s = srcs[c_.below(srcs.size())];
-    auto v = chooseView(s, parts, between(1, prog_.tensors[s].elements), true);
+    auto v = chooseView(s, parts, between(1, prog_.tensors[s].elements), true, /*allowSelfOverlap=*/true);
     if (!v) return std::nullopt;
     i.op = Op::Reduce;
     i.a = *v;
@@ -378,7 +378,7 @@ void Generator::reduceStatement() {
   uint32_t parts;
   uint64_t elems;
   chooseSubShape(a, parts, elems);
-  std::optional<AccessPattern> va = chooseView(a, parts, elems, true);
+  std::optional<AccessPattern> va = chooseView(a, parts, elems, true, /*allowSelfOverlap=*/true);
   if (!va) return;
   std::vector<TensorId> cols;
   for (TensorId t : pool_)

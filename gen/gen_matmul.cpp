@@ -40,7 +40,7 @@ void Generator::matmulStatement() {
     switch (weighted({4, cands.empty() ? 0u : 5u, depth() > 0 ? 3u : 0u})) {
       case 1: {
         TensorId t = cands[c_.below(cands.size())];
-        if (auto v = chooseView(t, K, cols, true)) {
+        if (auto v = chooseView(t, K, cols, true, /*allowSelfOverlap=*/true)) {
           m = magOf(t);
           return *v;
         }

@@ -83,7 +83,8 @@ std::optional<Index> Generator::chooseIndex(uint64_t limit, uint64_t preferredSc
   return idx;
 }
 
-std::optional<AccessPattern> Generator::chooseView(TensorId t, uint32_t parts, uint64_t elems, bool allowStrided) {
+std::optional<AccessPattern> Generator::chooseView(TensorId t, uint32_t parts, uint64_t elems, bool allowStrided,
+                                                  bool allowSelfOverlap) {
   const Tensor& T = prog_.tensors[t];
   if (parts == 0 || elems == 0 || parts > T.partitions || elems > T.elements) return std::nullopt;
   AccessPattern ap;
@@ -116,7 +117,12 @@ std::optional<AccessPattern> Generator::chooseView(TensorId t, uint32_t parts, u
       uint32_t count2 = ds[c_.below(ds.size())];
       uint64_t count = elems / count2;
       uint64_t maxStep = (T.elements - count) / (count2 - 1);
-      if (maxStep >= count) {
+      if (allowSelfOverlap && yes(30)) {  // overlapping rows; step 0 reads one row count2 times
+        ap.count = uint32_t(count);
+        ap.count2 = count2;
+        ap.step2 = uint32_t(upTo(count - 1));
+        span = uint64_t(count2 - 1) * ap.step2 + count;
+      } else if (maxStep >= count) {
         ap.count = uint32_t(count);
         ap.count2 = count2;
         ap.step2 = uint32_t(count + upTo(std::min<uint64_t>(maxStep - count, 4 * count)));

@@ -130,7 +130,10 @@ class Generator {
   std::optional<Index> chooseIndex(uint64_t limit, uint64_t preferredScale);
   // A view of `shape` inside tensor t (constant, register-indexed or with a second dimension); nullopt if
   // it does not fit.
-  std::optional<AccessPattern> chooseView(TensorId t, uint32_t parts, uint64_t elems, bool allowStrided);
+  // allowSelfOverlap: a strided view may have STEP < COUNT (rows read again; docs/format.md lets a source overlap
+  // itself, not a destination): only for views that are read and never become a destination.
+  std::optional<AccessPattern> chooseView(TensorId t, uint32_t parts, uint64_t elems, bool allowStrided,
+                                          bool allowSelfOverlap = false);
   // Shape of a view of t: the whole tensor on choice 0.
   void chooseSubShape(TensorId t, uint32_t& parts, uint64_t& elems);
 

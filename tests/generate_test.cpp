@@ -247,6 +247,7 @@ TEST(Generate, EveryFeatureIsReachedOften) {
           if (!ap->partition.isConstant() && p.tensors[ap->tensor].space == Space::Dram)
             f.insert("partition-indexed dram");
           if (ap->hasSecondDim()) f.insert("second dimension");
+          if (ap->hasSecondDim() && ap->step2 < ap->count) f.insert("source view overlaps itself");
           if (!isFullAccess(p, *ap)) f.insert("partial view");
         }
       }
@@ -260,7 +261,7 @@ TEST(Generate, EveryFeatureIsReachedOften) {
       "op li", "op addi", "op add", "op mov", "op reg_load", "op reg_store", "op loop", "loop depth 1",
       "loop depth 2", "loop depth 3", "K-loop", "K-loop over several pieces", "matmul accumulates", "ts scalar kind 0", "ts scalar kind 1",
       "ts scalar kind 2", "psum to sbuf copy", "engine op writes psum", "register-indexed offset", "partition-indexed dram",
-      "second dimension", "partial view"};
+      "second dimension", "source view overlaps itself", "partial view"};
   for (const char* feature : features) EXPECT_GE(seen[feature], n / 4) << feature;
 }
 

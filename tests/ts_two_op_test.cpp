@@ -168,8 +168,10 @@ TEST(TwoOpTs, GeneratedProgramsAllocateVerifyAndSimulate) {
     forEachInstruction(p.body, [&](const Instruction& i) { n += hasSecondOp(i); });
     return n;
   });
-  EXPECT_GE(r.with, 30u);      // 39 at the time of writing
-  EXPECT_GE(r.verified, 25u);  // 34: the other 5 are refused at O2 on tiny
+  // 27 and 24 since the generator also writes PSUM in place, interleaves K-loops and reads overlapping rows
+  // (2026-12-03; 39 and 34 before): each draw those made moved the later ones.
+  EXPECT_GE(r.with, 22u);
+  EXPECT_GE(r.verified, 19u);  // the others are refused at O2 on tiny
 }
 
 }  // namespace
