@@ -92,6 +92,10 @@ inline FuzzProgram decodeProgram(const uint8_t* data, size_t size, const Arch& a
   // last, so that an input whose bytes end with its program decodes as before (a choice of 0 pins nothing).
   static constexpr uint32_t kPinPercent[] = {0, 0, 0, 0, 25, 50, 75, 100};
   if (const uint32_t percent = kPinPercent[choices.below(8)]) pinPlacements(out.program, choices, percent);
+  // DRAM placements after them, for the same reason (the in-place checker's DRAM items, the DMA optimization's and
+  // the oracles' placed DRAM were reached by no fuzz input): an input whose bytes end before this decodes as before.
+  static constexpr uint32_t kDramPercent[] = {0, 0, 50, 100};
+  if (const uint32_t percent = kDramPercent[choices.below(4)]) placeDramTensors(out.program, choices, percent);
   return out;
 }
 

@@ -31,4 +31,23 @@ uint32_t pinPlacements(Program& p, Choices& c, uint32_t percent) {
   return pinned;
 }
 
+uint32_t placeDramTensors(Program& p, Choices& c, uint32_t percent) {
+  uint64_t next = 0;
+  uint32_t placed = 0;
+  for (Tensor& t : p.tensors) {
+    if (t.space != Space::Dram || t.placement) continue;
+    if (c.below(100) < 100 - std::min<uint32_t>(percent, 100)) continue;  // choice 0: not placed
+    const uint64_t size = dtypeSize(t.dtype);
+    const uint64_t at = (next + size - 1) / size * size + size * c.below(3);
+    if (at > p.arch.dram_limit || t.totalBytes() > p.arch.dram_limit - at) continue;
+    Placement pl;
+    pl.offset = at;
+    t.placement = pl;
+    t.pinned = c.below(2) == 1;
+    next = at + t.totalBytes();
+    ++placed;
+  }
+  return placed;
+}
+
 }  // namespace allocsim

@@ -17,4 +17,12 @@ namespace allocsim {
 // impossible to allocate. Returns how many tensors it pinned. The program stays well-formed.
 uint32_t pinPlacements(Program& p, Choices& c, uint32_t percent);
 
+// Gives each unplaced DRAM tensor a byte offset (`@B`) with probability `percent` (a choice of 0 places nothing),
+// and marks about half of those `pinned`. The offsets are stacked from byte 0 in declaration order, each a multiple
+// of the tensor's element size, with a gap of up to two elements drawn before it, and none past dram-limit: placed
+// DRAM tensors never share a byte, so the program is as allocatable as before. Every allocator keeps DRAM
+// placements (only O8 places DRAM spill slots, past every placed tensor), and the oracles then run those tensors on
+// shared DRAM bytes instead of storage of their own. Returns how many tensors it placed.
+uint32_t placeDramTensors(Program& p, Choices& c, uint32_t percent);
+
 }  // namespace allocsim

@@ -150,7 +150,10 @@ RC_GTEST_PROP(Pinned, EveryLevelKeepsPinnedPlacements, ()) {
   // Which tensors to pin: a seeded stream (RapidCheck's small early draws would pin nothing).
   SeededChoices choices(*rc::gen::arbitrary<uint64_t>());
   const uint32_t pinned = pinPlacements(p, choices, 50);
-  RC_PRE(pinned > 0u);
+  // DRAM tensors at given offsets too: no allocator may move them, pinned or not (only spill slots get DRAM
+  // addresses, at O8, past every placed tensor).
+  const uint32_t dram_placed = placeDramTensors(p, choices, 50);
+  RC_PRE(pinned + dram_placed > 0u);
   // Every path: O0 no reuse, O1-O3 coloring, O6 coloring with loops, O7 fixed assignment, O8 linear scan.
   const int level = *rc::gen::element(0, 1, 2, 3, 6, 7, 8);
   DriverOptions o;
@@ -162,12 +165,13 @@ RC_GTEST_PROP(Pinned, EveryLevelKeepsPinnedPlacements, ()) {
     RC_DISCARD("allocation impossible");  // when refusing is wrong: Coloring.NeverRefusesWhatTheGreedyPlacerFits
   }
   for (const Tensor& t : p.tensors) {
-    if (!t.pinned) continue;
+    if (!t.pinned && !(t.space == Space::Dram && t.placement)) continue;
     const TensorId out = r.program.findTensor(t.name);
     RC_ASSERT(out != kNone);
     const Tensor& u = r.program.tensors[out];
-    if (u.placement != t.placement || !u.pinned) {
-      const std::string why = "-O" + std::to_string(level) + " moved pinned tensor '" + t.name + "'";
+    if (u.placement != t.placement || u.pinned != t.pinned) {
+      const std::string why = "-O" + std::to_string(level) + " moved " + (t.pinned ? "pinned" : "placed DRAM") +
+                              " tensor '" + t.name + "'";
       saveRegression("pinned_moved_O" + std::to_string(level), p, why);
       RC_FAIL(why + "\n" + printProgram(r.program));
     }
