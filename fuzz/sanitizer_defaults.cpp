@@ -2,11 +2,16 @@
 // this file into each), so a campaign, CI's replay ctests and ClusterFuzzLite run alike. ASAN_OPTIONS in the
 // environment still overrides them. Without AddressSanitizer nothing calls this function.
 
-// quarantine_size_mb: a freed block stays poisoned (so a use after free is caught) until this many MB were freed
-// after it. ASan's default, 256 MB, makes every execution of an allocator target allocate memory the process has
-// not touched for a while: page faults and cache misses took half the time of an execution (lsa_driver, one
-// process: 217 executions/s with 256 MB, 467 with 16 MB, peak RSS 424 -> 106 MB; docs/fuzzing.md). 16 MB is still
-// hundreds of executions of frees: a block freed by this execution stays poisoned through it.
+// quarantine_size_mb, thread_local_quarantine_size_kb: a freed block stays poisoned (so a use after free is caught)
+// until this many bytes were freed after it (1 MB globally, after 64 KB in the thread's own cache). An allocator
+// target's execution allocates and frees about 360 KB (heaptrack, coloring_driver's corpus of 64-byte inputs: 1,168
+// blocks per execution), so a block freed by an execution stays poisoned through the rest of it and about two more.
+// ASan's default, 256 MB, made every execution allocate memory the process had not touched for a while: page faults
+// and cache misses took half the time of an execution (lsa_driver, one process: 217 executions/s with 256 MB, 467 with
+// 16 MB, peak RSS 424 -> 106 MB). At 16 MB the recycled blocks still came back colder than the 1 MB L2 cache: 88 % of
+// `__asan::Allocator::Allocate`'s samples were the load of the new block's header, and Allocate alone was 13.6 % of
+// coloring_driver's CPU. 1 MB + 64 KB: 1.14x the executions per CPU second of 16 MB (coloring_driver, 10,000 runs
+// from the same corpus and seed, three interleaved pairs; docs/fuzzing.md, fifteenth round).
 //
 // malloc_context_size: the frames ASan records for every allocation and free (default 30), to print where a block
 // was allocated and freed when a bad access is found. Recording them (unwinding, hashing into the stack depot) was
@@ -30,7 +35,7 @@
 // external_symbolizer_path: the llvm-symbolizer CMake found (ALLOCSIM_LLVM_SYMBOLIZER), so that a finding's stack has
 // function names and lines; clang 19's runtime did not find Debian's /usr/bin/llvm-symbolizer by itself ("invalid
 // path to external symbolizer").
-#define ALLOCSIM_ASAN_COMMON "quarantine_size_mb=16:malloc_context_size=2:allocator_release_to_os_interval_ms=-1"
+#define ALLOCSIM_ASAN_COMMON "quarantine_size_mb=1:thread_local_quarantine_size_kb=64:malloc_context_size=2:allocator_release_to_os_interval_ms=-1"
 #ifdef ALLOCSIM_RUNS_SYSTEMC
 #define ALLOCSIM_ASAN_UAR ":detect_stack_use_after_return=0"
 #else
