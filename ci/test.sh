@@ -29,8 +29,8 @@ stamp
 # tree as in the clang tree that fuzzed it, or the gcc replays above ran other programs and a crash file would not
 # reproduce there (fuzz/decode_main.cpp).
 find fuzz/corpus -type f | sort > build-fuzz/decode_inputs.txt
-for opts in "" "--arch sbuf-bytes=12288 --arch psum-banks=8" "--dma-patterns 60" "-O 2" "-O 6 --allocator lsa" \
-  "-O 0 --arch sbuf-bytes=12288 --arch psum-banks=8 --arch sp-registers=2"; do
+for opts in "" "--dma-patterns 60" "-O 1 --machine sp-registers=2" "-O 2" "-O 6 --allocator lsa" \
+  "-O 0 --machine sbuf-bytes=12288 --machine psum-banks=8 --machine sp-registers=2"; do
   # shellcheck disable=SC2086  # opts is split on purpose
   xargs build/fuzz/fuzz_decode $opts < build-fuzz/decode_inputs.txt > build-fuzz/decoded_gcc.txt
   # shellcheck disable=SC2086

@@ -2,8 +2,12 @@
 // can be read, allocated and verified with the command line (`fuzz_decode crash-... > p.nki.txt`), and so that two
 // builds can be compared: the bytes are the generator's decisions, and a gcc build must decode every input to the
 // program a clang fuzzer ran (ci/test.sh diffs the two over the committed corpora).
-// Usage: fuzz_decode [--arch KEY=VALUE]... [--dma-patterns N] [-O N [--allocator NAME] [--gca-dma-optlevel L]] FILE...
-//   --arch: an override of the tiny machine, as the target sets it (reg_colorer: sbuf-bytes=12288 psum-banks=8);
+// Usage: fuzz_decode [--arch KEY=VALUE]... [--machine KEY=VALUE]... [--dma-patterns N]
+//                    [-O N [--allocator NAME] [--gca-dma-optlevel L]] FILE...
+//   --arch: an override of the tiny machine the program is generated for, as the target sets it (psum_colorer:
+//   sp-registers=64 sbuf-bytes=12288);
+//   --machine: an override of the machine the decoded program then runs on (fuzz::runOn; reg_colorer at -O 0:
+//   sbuf-bytes=12288 psum-banks=8);
 //   --dma-patterns: dma_opt's max_dma_patterns (60);
 //   -O N: also allocate each program through the optlevel driver at level N (--allocator: "lsa", ...;
 //   --gca-dma-optlevel: the DMA optimization's, 0-2, default 1) and print the allocated program, or the
@@ -24,10 +28,10 @@
 using namespace allocsim;
 
 static const char* const kUsage =
-    "usage: fuzz_decode [--arch KEY=VALUE]... [--dma-patterns N] [-O N [--allocator NAME] [--gca-dma-optlevel L]]\n"
-    "                   FILE...\n"
-    "  prints the program each fuzz input decodes to (the tiny machine, with the --arch overrides), and with -O its\n"
-    "  allocation through the optlevel driver (or the refusal)\n";
+    "usage: fuzz_decode [--arch KEY=VALUE]... [--machine KEY=VALUE]... [--dma-patterns N]\n"
+    "                   [-O N [--allocator NAME] [--gca-dma-optlevel L]] FILE...\n"
+    "  prints the program each fuzz input decodes to (generated for the tiny machine with the --arch overrides, run\n"
+    "  on it with the --machine overrides), and with -O its allocation through the optlevel driver (or the refusal)\n";
 
 // A decimal number from 0 to `max` for option `option`, or a message on stderr and false.
 static bool number(const std::string& option, const char* text, uint32_t max, const char* what, uint32_t& out) {
@@ -43,6 +47,7 @@ static bool number(const std::string& option, const char* text, uint32_t max, co
 
 int main(int argc, char** argv) {
   Arch arch = fuzz::fuzzArch({});
+  std::vector<std::string> machine_overrides;  // KEY=VALUE, checked as given, applied after decoding
   uint32_t dma_patterns = 0;
   bool allocating = false;
   DriverOptions alloc_options;
@@ -53,20 +58,23 @@ int main(int argc, char** argv) {
       std::printf("%s", kUsage);
       return 0;
     }
-    if ((a == "--arch" || a == "--dma-patterns" || a == "-O" || a == "--allocator" || a == "--gca-dma-optlevel") &&
+    if ((a == "--arch" || a == "--machine" || a == "--dma-patterns" || a == "-O" || a == "--allocator" || a == "--gca-dma-optlevel") &&
         i + 1 == argc) {
       std::fprintf(stderr, "fuzz_decode: %s needs a value\n", a.c_str());
       return 2;
     }
-    if (a == "--arch") {
+    if (a == "--arch" || a == "--machine") {
       const std::string kv = argv[++i];
       const size_t eq = kv.find('=');
-      const std::string err =
-          eq == std::string::npos ? "expected KEY=VALUE" : applyArchOverride(arch, kv.substr(0, eq), kv.substr(eq + 1));
+      Arch checked = arch;  // --machine: checked here, on a copy, so that a bad one is refused before any output
+      const std::string err = eq == std::string::npos
+                                  ? "expected KEY=VALUE"
+                                  : applyArchOverride(a == "--arch" ? arch : checked, kv.substr(0, eq), kv.substr(eq + 1));
       if (!err.empty()) {
-        std::fprintf(stderr, "fuzz_decode: --arch %s: %s\n", kv.c_str(), err.c_str());
+        std::fprintf(stderr, "fuzz_decode: %s %s: %s\n", a.c_str(), kv.c_str(), err.c_str());
         return 2;
       }
+      if (a == "--machine") machine_overrides.push_back(kv);
     } else if (a == "--dma-patterns") {
       if (!number(a, argv[++i], 100, "a percent", dma_patterns)) return 2;
     } else if (a == "-O") {
@@ -95,8 +103,16 @@ int main(int argc, char** argv) {
       return 2;
     }
     const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    const fuzz::FuzzProgram p =
+    fuzz::FuzzProgram p =
         fuzz::decodeProgram(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), arch, dma_patterns);
+    if (!machine_overrides.empty()) {
+      Arch machine = arch;
+      for (const std::string& kv : machine_overrides) {
+        const size_t eq = kv.find('=');
+        applyArchOverride(machine, kv.substr(0, eq), kv.substr(eq + 1));  // checked when read
+      }
+      fuzz::runOn(p, machine);
+    }
     std::printf("# %s (poison seed %llu, knob %llu)\n%s", f.c_str(), (unsigned long long)p.poison_seed,
                 (unsigned long long)p.knob, printProgram(p.program).c_str());
     if (!allocating) continue;

@@ -102,6 +102,12 @@ inline FuzzProgram decodeProgram(const uint8_t* data, size_t size, const Arch& a
   return out;
 }
 
+// Gives a decoded program a machine with more room than the one it was generated for (the same preset with larger
+// memories: every tensor, pin and placement still fits). reg_colorer's O0, which places every tensor apart, runs small
+// programs on a machine where SBUF rarely ends a case: generated for that machine, the tensors were larger, and the
+// oracles' work grows with their elements (docs/fuzzing.md, item 69). `fuzz_decode --machine KEY=VALUE` does the same.
+inline void runOn(FuzzProgram& in, const Arch& machine) { in.program.arch = machine; }
+
 [[noreturn]] inline void reportBug(const char* target, const char* what, const Program& p, const Program* allocated,
                                    const std::string& detail) {
   std::fprintf(stderr, "%s: %s\n--- program\n%s", target, what, printProgram(p).c_str());
