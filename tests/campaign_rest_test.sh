@@ -2,14 +2,10 @@
 # fuzz/campaign_rest.sh --next: picks the target furthest from the goal (the sums derived here by hand), skips targets
 # at the goal, names a target without a row, says nothing when all are done, and refuses bad input with exit code 2.
 # Usage: campaign_rest_test.sh SOURCE_DIR
-set -uo pipefail
 src=${1:?source directory}
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
-tab=$'\t'
+. "$(dirname "$0")/ledger_fixture.sh"
 {
-  echo "date${tab}target${tab}commit${tab}executions${tab}seconds${tab}jobs${tab}edges_start${tab}edges_end${tab}findings${tab}note"
+  ledger_header
   echo "2026-12-01${tab}a${tab}abc${tab}600${tab}10${tab}1${tab}5${tab}7${tab}0${tab}x"
   echo "2026-12-01${tab}b${tab}abc${tab}500${tab}10${tab}1${tab}5${tab}7${tab}0${tab}x"
   echo "2026-12-02${tab}a${tab}abc${tab}300${tab}10${tab}1${tab}5${tab}7${tab}0${tab}x"

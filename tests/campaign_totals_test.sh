@@ -1,16 +1,11 @@
 #!/usr/bin/env bash
 # fuzz/campaign_totals.sh: sums a ledger per target (the sums derived here by hand), reads the committed ledger, and
 # refuses a malformed one with a located message and exit code 2. Usage: campaign_totals_test.sh SOURCE_DIR
-set -uo pipefail
 src=${1:?source directory}
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
-tab=$'\t'
+. "$(dirname "$0")/ledger_fixture.sh"
 
-header="date${tab}target${tab}commit${tab}executions${tab}seconds${tab}jobs${tab}edges_start${tab}edges_end${tab}findings${tab}note"
 {
-  echo "$header"
+  ledger_header
   echo "2026-12-01${tab}a${tab}abc${tab}2500000${tab}10${tab}1${tab}5${tab}7${tab}0${tab}x"
   echo "2026-12-02${tab}b${tab}abc${tab}100${tab}10${tab}1${tab}1${tab}2${tab}-${tab}x"
   echo "2026-12-03${tab}a${tab}def${tab}500000${tab}10${tab}2${tab}7${tab}9${tab}1${tab}x"
