@@ -35,6 +35,9 @@ namespace allocsim::fuzz {
 // the alloc/ lines they reach (docs/fuzzing.md, item 64).
 struct FuzzLimits {
   uint32_t max_statements = 4;  // top-level statements (GenOptions::size); `allocsim gen` defaults to 20
+  // Iterations of a statement (GenOptions::max_nest_trips): loops 3 deep of up to 8 trips gave a few inputs
+  // hundreds of iterations, each walked by every oracle.
+  uint32_t max_nest_trips = 32;
   // The symbolic oracle runs on one input in this many (requireCorrect): on these small programs it costs more than
   // equivalence and placement together, and equivalence already compares every operand of every instruction.
   uint64_t symbolic_every = 4;
@@ -84,6 +87,7 @@ inline FuzzProgram decodeProgram(const uint8_t* data, size_t size, const Arch& a
   opts.arch = arch;
   opts.size = uint32_t(choices.range(1, kFuzzLimits.max_statements));
   opts.pressure = uint32_t(choices.range(25, 300));
+  opts.max_nest_trips = kFuzzLimits.max_nest_trips;
   FuzzProgram out;
   out.poison_seed = 1 + choices.below(UINT64_MAX - 1);  // from the input, so a crash reproduces from its file
   out.knob = choices.below(256);

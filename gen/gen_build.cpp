@@ -1,4 +1,5 @@
 // Decisions and program building: the small helpers every statement uses.
+#include <algorithm>
 #include <cstdio>
 
 #include "gen/generator.h"
@@ -246,6 +247,11 @@ uint64_t Generator::trips() const {
   uint64_t n = 1;
   for (const Scope& s : scopes_) n *= s.trips;
   return n;
+}
+
+uint64_t Generator::tripRoom() const {
+  if (opts_.max_nest_trips == 0) return UINT64_MAX;
+  return std::max<uint64_t>(1, opts_.max_nest_trips / trips());
 }
 
 bool Generator::dramBudgetLeft() const { return dramBytes_ < prog_.arch.dram_limit / 4; }

@@ -1,5 +1,7 @@
 // Loops: opening and closing scopes, the generic loop statement, and cover plans that write a rectangle
 // piece by piece (whole, halves, an interleaved second dimension, loops over tiles and partition groups).
+#include <algorithm>
+
 #include "gen/generator.h"
 
 namespace allocsim::gen {
@@ -60,7 +62,7 @@ void Generator::closeLoop() {
 
 void Generator::loopStatement() {
   if (depth() >= kMaxLoopDepth) return;
-  uint64_t tripCount = 1 + upTo(yes(70) ? 3 : kMaxTrips - 1);
+  const uint64_t tripCount = std::min(1 + upTo(yes(70) ? 3 : kMaxTrips - 1), tripRoom());
   int64_t lo = yes(20) ? int64_t(between(1, 3)) : 0;
   int64_t step = yes(20) ? int64_t(between(2, 3)) : 1;
   int64_t hi = lo + int64_t(tripCount - 1) * step + 1 + int64_t(yes(30) ? upTo(uint64_t(step - 1)) : 0);
@@ -74,8 +76,10 @@ void Generator::cover(uint32_t parts, uint32_t elems, const std::function<void(c
   Geo g;
   g.parts = parts;
   g.count = elems;
-  const Divisors elemTiles = divisorsIn(elems, 2, kMaxTrips);
-  const Divisors partTiles = divisorsIn(parts, 2, kMaxTrips);
+  // Tile counts are trip counts: at most what the nest has room for (GenOptions::max_nest_trips).
+  auto maxTiles = [&] { return uint32_t(std::min<uint64_t>(kMaxTrips, tripRoom())); };
+  const Divisors elemTiles = divisorsIn(elems, 2, maxTiles());
+  const Divisors partTiles = divisorsIn(parts, 2, maxTiles());
   // Interleaved halves: elements j*2c + [0, c) and j*2c + c + [0, c) for j < count2, count2 >= 2.
   std::vector<uint32_t> interleave;
   if (elems % 2 == 0)
@@ -135,8 +139,11 @@ void Generator::cover(uint32_t parts, uint32_t elems, const std::function<void(c
         }
         g.parts = pp;
       }
-      if (elemLoop) {
-        uint32_t k = elemTiles[c_.below(elemTiles.size())];
+      // Inside the partition loop the nest has less room: the element tile counts that still fit. None, and the
+      // piece keeps its whole rows (as kind 5).
+      const Divisors tiles = partLoop ? divisorsIn(elems, 2, maxTiles()) : elemTiles;
+      if (elemLoop && !tiles.empty()) {
+        uint32_t k = tiles[c_.below(tiles.size())];
         uint32_t e0 = elems / k;
         // A third level splits each tile again and adds the two induction variables in a register.
         const Divisors inner = divisorsIn(k, 2, kMaxTrips);

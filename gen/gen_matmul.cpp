@@ -94,7 +94,7 @@ void Generator::matmulStatement() {
     const bool loopOk = depth() < kMaxLoopDepth;
     switch (weighted({5, loopOk ? 5u : 0u, loopOk ? 2u : 0u})) {
       case 1: {  // K-loop: start on the first iteration, stop on the last
-        uint64_t kt = 2 + upTo(yes(70) ? 2 : 6);
+        const uint64_t kt = std::min(2 + upTo(yes(70) ? 2 : 6), tripRoom());  // 1 when capped: starts and stops
         int64_t lo = yes(20) ? 1 : 0;
         openLoop(lo, lo + int64_t(kt), 1);
         uint32_t n = 1 + uint32_t(yes(30));
@@ -105,7 +105,7 @@ void Generator::matmulStatement() {
       }
       case 2: {  // opened before a loop, accumulated in it, closed after it
         matmul(dst, When::Always, When::Never, groupMag);
-        openLoop(0, int64_t(1 + upTo(3)), 1);
+        openLoop(0, int64_t(std::min(1 + upTo(3), tripRoom())), 1);
         matmul(dst, When::Never, When::Never, groupMag);
         closeLoop();
         matmul(dst, When::Never, When::Always, groupMag);
@@ -122,7 +122,7 @@ void Generator::matmulStatement() {
 
   AccessPattern dst = whole(ps);
   dst.count = N;
-  if (pieces > 1 && depth() < kMaxLoopDepth && yes(40)) {
+  if (pieces > 1 && depth() < kMaxLoopDepth && pieces <= tripRoom() && yes(40)) {
     openLoop(0, pieces, 1);
     dst.offset = regIndex(scopes_.back().var, bankElems);
     group(dst);
@@ -131,7 +131,7 @@ void Generator::matmulStatement() {
     // One K-loop accumulating every piece, their groups interleaved (as a kernel tiles N inside its K loop, the
     // inner loop unrolled): each piece opens on the first iteration and closes on the last, between the other
     // pieces' matmuls. The PSUM spill planner has no save point for such a loop (alloc/psum/psum_def_regions.cpp).
-    uint64_t kt = 2 + upTo(yes(70) ? 2 : 6);
+    const uint64_t kt = std::min(2 + upTo(yes(70) ? 2 : 6), tripRoom());
     openLoop(0, int64_t(kt), 1);
     std::vector<double> pieceMag(pieces, 0.0);
     for (uint32_t j = 0; j < pieces; ++j) {

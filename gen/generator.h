@@ -109,6 +109,8 @@ class Generator {
   const Tensor& tensor(TensorId t) const { return prog_.tensors[t]; }
   uint32_t depth() const { return uint32_t(scopes_.size()); }
   uint64_t trips() const;  // product of the enclosing loops' trip counts
+  // The most trips a loop opened here may have under GenOptions::max_nest_trips (at least 1).
+  uint64_t tripRoom() const;
   bool budgetLeft() const;
   bool dramBudgetLeft() const;
   const GenOutcome& outcome() const { return outcome_; }

@@ -161,6 +161,43 @@ TEST(Generate, TerminatesWhenEveryChoiceIsTheLast) {
   }
 }
 
+// The most iterations any instruction of `body` runs: the product of its enclosing loops' trip counts.
+uint64_t mostIterations(const std::vector<Instruction>& body, uint64_t enclosing = 1) {
+  uint64_t most = body.empty() ? 0 : enclosing;
+  for (const Instruction& i : body)
+    if (i.op == Op::Loop) {
+      const uint64_t trips = i.hi > i.lo ? uint64_t((i.hi - i.lo + i.step - 1) / i.step) : 0;
+      most = std::max(most, mostIterations(i.body, enclosing * trips));
+    }
+  return most;
+}
+
+// GenOptions::max_nest_trips bounds every nest, the last option of every choice included (the longest loops), and the
+// programs stay valid. Uncapped, the same choices nest far deeper, so the bound is the cap's doing.
+TEST(Generate, NestTripCapBoundsEveryStatementsIterations) {
+  MaxChoices uncapped;
+  EXPECT_GT(mostIterations(generateProgram(uncapped, GenOptions{*archPreset("tiny"), 20, 300}).body), 32u);
+  for (uint32_t cap : {1u, 4u, 32u}) {
+    GenOptions o{*archPreset("tiny"), 20, 300};
+    o.max_nest_trips = cap;
+    MaxChoices last;
+    Program p = generateProgram(last, o);
+    EXPECT_LE(mostIterations(p.body), cap) << "last choices\n" << printProgram(p);
+    expectValid(p, "last choices, cap " + std::to_string(cap));
+    uint64_t most = 0;
+    for (uint64_t seed = 1; seed <= 150; ++seed) {
+      SeededChoices c(seed);
+      o.pressure = uint32_t(25 + seed % 250);
+      Program q = generateProgram(c, o);
+      EXPECT_LE(mostIterations(q.body), cap) << "seed " << seed << "\n" << printProgram(q);
+      most = std::max(most, mostIterations(q.body));
+      expectValid(q, "seed " + std::to_string(seed) + ", cap " + std::to_string(cap));
+      if (HasFatalFailure()) return;
+    }
+    EXPECT_EQ(most, cap) << "no program reached the cap";
+  }
+}
+
 // Peak demand from a plain liveness walk, independent of the generator's own bookkeeping: a tensor is live
 // from the first instruction (in preorder) that names it to the last one. SBUF in bytes, PSUM in banks, both
 // relative to capacity.
