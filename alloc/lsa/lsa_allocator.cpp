@@ -165,6 +165,7 @@ void requirePsumTensorsFit(const Program& p) {
 }
 
 void reportPass(AllocReport& r, Space s, const PassTotals& t, const Arch& arch) {
+  if (!reportsOn()) return;  // its lines and figures would be dropped: not built (alloc/report.h)
   const std::string k = fieldPrefix(s);
   const BestFitGeometry g = s == Space::Psum ? psumGeometry(arch) : sbufGeometry(arch);
   const double capacity = double(std::max<uint64_t>(uint64_t(g.rows) * g.cols, 1));
