@@ -27,20 +27,21 @@
 // (strace -c), 2.4 % of its samples in madvise and more in the page faults after it (perf). Kept, they are reused;
 // the process's RSS stays at its peak (libFuzzer's -rss_limit_mb still bounds it). What is caught is unchanged.
 //
-// detect_stack_use_after_return: on by default since clang 15 (a function's locals live on a "fake stack" in the
-// heap, poisoned when it returns), and kept on: it catches references to a returned function's locals. Off in a
-// binary that runs the SystemC model (ALLOCSIM_RUNS_SYSTEMC, fuzz/CMakeLists.txt): SystemC switches coroutine stacks
-// without telling ASan, and the sim target died on every kernel with a SEGV in sim/simulate.cpp.
+// detect_stack_use_after_return=0: on by default since clang 15 (a function's locals live on a "fake stack" in the
+// heap, poisoned when it returns, so that a reference to a returned function's locals is caught), it cost 1.2x of an
+// allocator target's CPU time (coloring_driver's 64-byte corpus replayed three times: 3.57 and 3.64 CPU s with it
+// against 2.95 and 3.07 without; dma_opt 2.48 and 2.21 against 2.08 and 2.10; docs/fuzzing.md, seventeenth round):
+// each call of a function with an addressed local takes a frame from the fake stack and poisons its shadow. Off
+// while fuzzing; on again in the replays that CI and a campaign's end run over every corpus input
+// (fuzz/CMakeLists.txt, fuzz/run_campaign.sh: ASAN_OPTIONS in the environment wins), so that each path the
+// campaigns reach is run once with it. Never on in the sim target, which runs the SystemC model: SystemC switches
+// coroutine stacks without telling ASan, and the sim target died on every kernel with a SEGV in sim/simulate.cpp.
 //
 // external_symbolizer_path: the llvm-symbolizer CMake found (ALLOCSIM_LLVM_SYMBOLIZER), so that a finding's stack has
 // function names and lines; clang 19's runtime did not find Debian's /usr/bin/llvm-symbolizer by itself ("invalid
 // path to external symbolizer").
 #define ALLOCSIM_ASAN_COMMON "quarantine_size_mb=1:thread_local_quarantine_size_kb=64:malloc_context_size=2:allocator_release_to_os_interval_ms=-1"
-#ifdef ALLOCSIM_RUNS_SYSTEMC
 #define ALLOCSIM_ASAN_UAR ":detect_stack_use_after_return=0"
-#else
-#define ALLOCSIM_ASAN_UAR ""
-#endif
 #ifdef ALLOCSIM_LLVM_SYMBOLIZER
 #define ALLOCSIM_ASAN_SYMBOLIZER ":external_symbolizer_path=" ALLOCSIM_LLVM_SYMBOLIZER
 #else
