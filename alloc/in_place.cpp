@@ -175,7 +175,7 @@ std::vector<bool> sbufStandIns(const Program& p, const LinearOrder& order) {
   std::vector<bool> local(n, false), seen(n, false);
   std::vector<int32_t> loop(n, -1);
   for (TensorId t = 0; t < n; ++t) local[t] = p.tensors[t].space == Space::Sbuf && p.tensors[t].origin == Origin::Reload;
-  OperandEffects e;  // reused from one instruction to the next
+  thread_local OperandEffects e;  // the thread's, kept from one instruction and one call to the next
   for (const LinearPosition& at : order.positions) {
     if (!at.executes || at.kind != LinearPosition::Kind::Instruction) continue;
     operandEffects(p, *at.inst, e);

@@ -29,7 +29,8 @@ namespace {
 
 // Instructions and loops of a body, nested ones included (iteratively, as linearize).
 void countBody(const std::vector<Instruction>& body, size_t& instructions, size_t& loops) {
-  std::vector<const std::vector<Instruction>*> todo{&body};
+  thread_local std::vector<const std::vector<Instruction>*> todo;  // scratch, as linearize's stack
+  todo.assign(1, &body);
   while (!todo.empty()) {
     const std::vector<Instruction>* b = todo.back();
     todo.pop_back();
@@ -58,7 +59,9 @@ LinearOrder linearize(const Program& p) {
     size_t next;
     int32_t loop;  // the loop whose body this is, -1 for the program
   };
-  std::vector<Frame> stack{{&p.body, 0, -1}};
+  // The thread's scratch: the order is computed several times per allocation (docs/fuzzing.md, nineteenth round).
+  thread_local std::vector<Frame> stack;
+  stack.assign(1, {&p.body, 0, -1});
   while (!stack.empty()) {
     Frame& top = stack.back();
     int32_t loop = top.loop;

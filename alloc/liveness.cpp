@@ -92,7 +92,9 @@ Liveness computeLiveness(const Program& p) {
   std::vector<Mentions> tensors(p.tensors.size()), regs(p.registers.size());
   for (TensorId t = 0; t < p.tensors.size(); ++t)
     if (p.tensors[t].input) tensors[t].write(order.start(), WriteCover::Whole);
-  OperandEffects e;  // reused: its vectors keep their room from one instruction to the next
+  // The thread's: its vectors keep their room from one instruction, and one call, to the next (liveness is computed
+  // several times per allocation: docs/fuzzing.md, nineteenth round).
+  thread_local OperandEffects e;
   for (uint32_t pos = 0; pos < order.positions.size(); ++pos) {
     const LinearPosition& at = order.positions[pos];
     if (!at.executes || at.inst == nullptr) continue;
@@ -108,7 +110,7 @@ Liveness computeLiveness(const Program& p) {
   }
   for (TensorId t = 0; t < p.tensors.size(); ++t)
     if (p.tensors[t].output) tensors[t].read(order.end());
-  std::vector<int32_t> ld, lu;
+  thread_local std::vector<int32_t> ld, lu;  // the thread's, as e
   CoverageCache cache;
   live.tensors.reserve(tensors.size());
   for (TensorId t = 0; t < tensors.size(); ++t)

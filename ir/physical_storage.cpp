@@ -140,11 +140,17 @@ PhysicalStorage::PhysicalStorage(const Program& p, uint64_t seed, uint64_t max_b
 
   own_.resize(p.tensors.size());
   rows_.resize(p.tensors.size());
+  size_t flags = 0;
+  for (const Tensor& t : p.tensors) flags += t.partitions;
+  ready_.assign(flags, 0);
+  flags = 0;
   for (TensorId id = 0; id < p.tensors.size(); ++id) {
     const Tensor& t = p.tensors[id];
     RowMap& m = rows_[id];
-    m.ready.assign(t.partitions, 0);
+    m.ready = flags;
+    m.partitions = t.partitions;
     m.unready = t.partitions;
+    flags += t.partitions;
     m.row_bytes = t.bytesPerPartition();
     PhysicalByte first = layout_.locate(id, 0, 0);
     switch (first.region) {
@@ -172,18 +178,20 @@ PhysicalStorage::PhysicalStorage(const Program& p, uint64_t seed, uint64_t max_b
         break;
     }
   }
+  masks_.reserve(p.registers.size());
   for (const Register& r : p.registers) masks_.push_back(registerMask(r.width));
 }
 
 void PhysicalStorage::makeReady(RowMap& m, uint32_t partition) {
-  if (m.ready[partition]) return;
+  uint8_t& ready = ready_[m.ready + partition];
+  if (ready) return;
   m.region->ensurePoisoned(m.first + partition * m.stride, m.row_bytes);
-  m.ready[partition] = 1;
+  ready = 1;
   --m.unready;
 }
 
 uint8_t* PhysicalStorage::row(TensorId t, uint32_t partition) {
-  if (t >= rows_.size() || partition >= rows_[t].ready.size())
+  if (t >= rows_.size() || partition >= rows_[t].partitions)
     throw std::out_of_range("PhysicalStorage::row: no such tensor partition");
   RowMap& m = rows_[t];
   if (m.unready) makeReady(m, partition);
@@ -197,7 +205,7 @@ void PhysicalStorage::rows(TensorId t, uint32_t first, uint32_t n, uint8_t** out
 }
 
 uint8_t* PhysicalStorage::rowRange(TensorId t, uint32_t first, uint32_t n, uint64_t& stride) {
-  if (t >= rows_.size() || first > rows_[t].ready.size() || n > rows_[t].ready.size() - first)
+  if (t >= rows_.size() || first > rows_[t].partitions || n > rows_[t].partitions - first)
     throw std::out_of_range("PhysicalStorage::rows: no such tensor partition");
   RowMap& m = rows_[t];
   if (m.unready)
@@ -209,8 +217,9 @@ uint8_t* PhysicalStorage::rowRange(TensorId t, uint32_t first, uint32_t n, uint6
 void PhysicalStorage::release(TensorId t) {
   if (t >= rows_.size() || t >= own_.size() || rows_[t].region != &own_[t]) return;
   own_[t].free();
-  std::fill(rows_[t].ready.begin(), rows_[t].ready.end(), 0);
-  rows_[t].unready = uint32_t(rows_[t].ready.size());
+  RowMap& m = rows_[t];
+  std::fill(ready_.begin() + std::ptrdiff_t(m.ready), ready_.begin() + std::ptrdiff_t(m.ready + m.partitions), 0);
+  m.unready = m.partitions;
 }
 
 uint64_t PhysicalStorage::readReg(RegId r) {

@@ -72,8 +72,9 @@ class PhysicalStorage : public Storage {
     size_t first = 0;         // partition 0's first byte in the region
     uint64_t stride = 0;      // bytes from one partition to the next
     uint64_t row_bytes = 0;
-    std::vector<uint8_t> ready;  // per partition: its bytes are poisoned
-    uint32_t unready = 0;        // partitions not ready yet (0: no need to look at `ready`)
+    size_t ready = 0;            // where its partitions' flags begin in ready_ (each: its bytes are poisoned)
+    uint32_t partitions = 0;
+    uint32_t unready = 0;        // partitions not ready yet (0: no need to look at the flags)
   };
   void makeReady(RowMap& m, uint32_t partition);
   MachineLayout layout_;
@@ -81,6 +82,7 @@ class PhysicalStorage : public Storage {
   std::vector<Region> own_;  // by TensorId; used by unplaced DRAM tensors
   std::vector<uint32_t> lanes_;
   std::vector<RowMap> rows_;
+  std::vector<uint8_t> ready_;  // every tensor's per-partition flags, one block (RowMap::ready)
   std::vector<uint64_t> masks_;
 };
 

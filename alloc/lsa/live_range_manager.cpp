@@ -49,7 +49,7 @@ bool LiveRangeManager::mentions(uint32_t pos, TensorId t) const {
 
 uint32_t LiveRangeManager::nextRead(uint32_t pos, TensorId t) const {
   const auto& positions = live_.order.positions;
-  OperandEffects e;  // one for the whole scan: its vectors keep their room
+  thread_local OperandEffects e;  // the thread's: its vectors keep their room over the scan and the next ones
   for (uint32_t q = pos; q < positions.size(); ++q) {
     const LinearPosition& at = positions[q];
     if (at.kind != LinearPosition::Kind::Instruction || !at.inst || !at.executes) continue;

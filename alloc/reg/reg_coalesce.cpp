@@ -20,8 +20,23 @@ struct Copy {
 class Coalescer {
  public:
   Coalescer(const Program& p, const Liveness& live, const RegGraph& g, const std::vector<bool>& kept, uint32_t R)
-      : p_(p), live_(live), R_(R), contacts_(p, live) {
+      : p_(p), live_(live), g_(g), R_(R), contacts_(p, live) {
     const size_t n = p.registers.size();
+    for (uint32_t pos = 0; pos < live.order.positions.size(); ++pos) {
+      const LinearPosition& at = live.order.positions[pos];
+      if (at.kind != LinearPosition::Kind::Instruction || !at.executes || at.inst->op != Op::Mov) continue;
+      const RegId d = at.inst->rd, s = at.inst->rs;
+      if (d >= n || s >= n || d == s || p.registers[d].lanes() != p.registers[s].lanes()) continue;
+      if ((d < kept.size() && kept[d]) || (s < kept.size() && kept[s])) continue;
+      size_t nest = 0;  // the loops around pos
+      for (int32_t l = at.loop; l >= 0; l = live.order.loops[size_t(l)].parent) ++nest;
+      const double depth = double(std::min<size_t>(nest, kMaxWeightedDepth));
+      copies_.push_back({pos, d, s, std::pow(kLoopWeight, depth)});
+    }
+    std::stable_sort(copies_.begin(), copies_.end(), [](const Copy& a, const Copy& b) { return a.weight > b.weight; });
+    // The groups and their interference sets only when there is a copy to merge: without one every register is its
+    // own group (run() then hands on the graph as it is; REG runs on every allocation, most programs copy nothing).
+    if (copies_.empty()) return;
     root_.resize(n);
     members_.resize(n);
     adj_.resize(n);
@@ -30,20 +45,11 @@ class Coalescer {
       members_[r] = {r};
       adj_[r] = std::set<RegId>(g.adj[r].begin(), g.adj[r].end());
     }
-    for (uint32_t pos = 0; pos < live.order.positions.size(); ++pos) {
-      const LinearPosition& at = live.order.positions[pos];
-      if (at.kind != LinearPosition::Kind::Instruction || !at.executes || at.inst->op != Op::Mov) continue;
-      const RegId d = at.inst->rd, s = at.inst->rs;
-      if (d >= n || s >= n || d == s || p.registers[d].lanes() != p.registers[s].lanes()) continue;
-      if ((d < kept.size() && kept[d]) || (s < kept.size() && kept[s])) continue;
-      const double depth = double(std::min<size_t>(live.order.nest(pos).size(), kMaxWeightedDepth));
-      copies_.push_back({pos, d, s, std::pow(kLoopWeight, depth)});
-    }
-    std::stable_sort(copies_.begin(), copies_.end(), [](const Copy& a, const Copy& b) { return a.weight > b.weight; });
   }
 
   RegGroups run() {
     RegGroups out;
+    if (copies_.empty()) return ungrouped();
     for (const Copy& c : copies_) {
       const RegId a = find(c.dst), b = find(c.src);
       if (a == b) {
@@ -73,6 +79,25 @@ class Coalescer {
   }
 
  private:
+  // Every register its own node, with its neighbours in g (sorted, without repeats, as the merging path leaves them).
+  RegGroups ungrouped() const {
+    RegGroups out;
+    const size_t n = p_.registers.size();
+    out.node.resize(n);
+    out.nodes = uint32_t(n);
+    out.graph.adj.resize(n);
+    for (RegId r = 0; r < n; ++r) {
+      out.node[r] = r;
+      std::vector<RegId>& adj = out.graph.adj[r];
+      adj.assign(g_.adj[r].begin(), g_.adj[r].end());
+      std::sort(adj.begin(), adj.end());
+      adj.erase(std::unique(adj.begin(), adj.end()), adj.end());
+      out.graph.edges += adj.size();
+    }
+    out.graph.edges /= 2;
+    return out;
+  }
+
   RegId find(RegId r) const {
     while (root_[r] != r) r = root_[r];
     return r;
@@ -142,6 +167,7 @@ class Coalescer {
 
   const Program& p_;
   const Liveness& live_;
+  const RegGraph& g_;
   const uint32_t R_;
   std::vector<RegId> root_;
   std::vector<std::vector<RegId>> members_;  // by root

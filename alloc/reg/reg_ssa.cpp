@@ -66,6 +66,7 @@ class Splitter {
   uint32_t run(uint32_t& next_id) {
     p_.renumber();
     const LinearOrder order = linearize(p_);
+    def_of_pos_.assign(order.positions.size(), kNoDef);
     // Def ids are assigned on the first pass and reused on later ones (a position's def id is fixed).
     const size_t n = p_.registers.size();
     std::vector<State> back(order.loops.size(), State(n));
@@ -141,11 +142,8 @@ class Splitter {
   }
 
   uint32_t defAt(uint32_t pos) {
-    auto it = def_of_pos_.find(pos);
-    if (it != def_of_pos_.end()) return it->second;
-    const uint32_t d = uf_.add();
-    def_of_pos_.emplace(pos, d);
-    return d;
+    if (def_of_pos_[pos] == kNoDef) def_of_pos_[pos] = uf_.add();
+    return def_of_pos_[pos];
   }
 
   bool splittable(RegId r) const {
@@ -222,7 +220,8 @@ class Splitter {
   Program& p_;
   const std::vector<bool>& kept_;
   UnionFind uf_;
-  std::map<uint32_t, uint32_t> def_of_pos_;
+  static constexpr uint32_t kNoDef = UINT32_MAX;
+  std::vector<uint32_t> def_of_pos_;  // by position: its def id, kNoDef until the first pass reaches it
   std::vector<Mention> mentions_;
 };
 

@@ -6,6 +6,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 
 #include "alloc/alloc_error.h"
 #include "alloc/best_of_n.h"
@@ -205,20 +206,36 @@ void place(Program& p, const SbufGraph& g, const SbufSelection& sel) {
     if (!g.nodes[i].fixed) p.tensors[g.nodes[i].tensor].placement = sel.at[i];
 }
 
+// The colour stacks of one allocateSbuf call, by the graph they were made for, the colour order and whether simplify
+// made them: a stack depends on the graph and the order only, not on the placement policy, and the sweep pairs each
+// order with four policies (sbuf_heuristic.h), so O3 made every stack four times, O2 and O6 two or three. The graphs
+// (the input's and those of the spill states) live as long as the call, so their addresses are keys.
+struct ColourStack {
+  std::vector<uint32_t> stack;
+  SbufWorklistSizes sizes;  // simplify's (verbosity >= 2)
+};
+using ColourStacks = std::map<std::tuple<const SbufGraph*, SbufOrder, bool>, ColourStack>;
+
+const ColourStack& colourStack(const Arch& arch, const SbufGraph& g, SbufOrder order, bool plain,
+                               ColourStacks& stacks) {
+  auto [it, fresh] = stacks.try_emplace({&g, order, plain});
+  if (fresh) it->second.stack = plain ? plainSbufStack(g, order) : simplifySbuf(arch, g, order, &it->second.sizes);
+  return it->second;
+}
+
 // Both colour orders of heuristic h on one round's graph: simplify's, then the plain order (sbuf_simplify.h). The
 // plain one is what uses the room a capacity leaves: it colours exactly as with unlimited room, so whatever fits
 // there below the capacity fits here too. BestOfN keeps a selection without failures over any with, then the
 // lower score; the simplify order on ties.
 BestOfN<bool, SbufSelection> selectRound(const Program& p, const SbufGraph& g, const SbufHeuristic& h,
-                                         bool unlimited_room, int verbosity, AllocReport& log) {
+                                         bool unlimited_room, int verbosity, AllocReport& log, ColourStacks& stacks) {
   BestOfN<bool, SbufSelection> best;
   for (bool plain : {false, true}) {
     if (unlimited_room && !plain) continue;  // with unlimited room simplify's stack is the plain one
-    SbufWorklistSizes sizes;
-    const std::vector<uint32_t> stack = plain ? plainSbufStack(g, h.order) : simplifySbuf(p.arch, g, h.order, &sizes);
-    SbufSelection sel = selectSbuf(p, g, stack, h.policy);
+    const ColourStack& cs = colourStack(p.arch, g, h.order, plain, stacks);
+    SbufSelection sel = selectSbuf(p, g, cs.stack, h.policy);
     if (verbosity >= 1) log.line("best-of-n loop, heuristic = " + runName(h, plain));
-    if (verbosity >= 2 && !plain) reportWorklistSizes(log, sizes);
+    if (verbosity >= 2 && !plain) reportWorklistSizes(log, cs.sizes);
     if (verbosity >= 1) {
       for (uint32_t i : sel.failed)
         log.line(p.tensors[g.nodes[i].tensor].name + " cannot allocate " + std::to_string(g.nodes[i].partitions) +
@@ -252,7 +269,7 @@ std::shared_ptr<const SbufSpillState> spillState(const Program& input, const std
 // `o.progress`: told of each spill round, as `phase`.
 SbufRun runHeuristic(const Program& input, const std::vector<bool>& input_local, const SbufRoundGraph& first,
                      const SbufHeuristic& h, uint32_t spillable, uint64_t bound, const SbufOptions& o,
-                     const std::string& phase, SpillStates& states) {
+                     const std::string& phase, SpillStates& states, ColourStacks& stacks) {
   const int verbosity = o.verbosity;
   SbufRun run;
   run.heuristic = h;
@@ -268,7 +285,7 @@ SbufRun runHeuristic(const Program& input, const std::vector<bool>& input_local,
     const SbufRoundGraph& rg = run.state ? run.state->graph : first;
     const std::vector<bool>& local = run.state ? run.state->local : input_local;
     const SbufGraph& g = rg.g;
-    BestOfN<bool, SbufSelection> best = selectRound(p, g, h, o.unlimited_room, verbosity, run.log);
+    BestOfN<bool, SbufSelection> best = selectRound(p, g, h, o.unlimited_room, verbosity, run.log, stacks);
     run.plain = best.heuristic;
     run.selection = std::move(best.selection);
     if (verbosity >= 1) run.log.line(colorerBestHeuristicLine("SB", runName(h, run.plain)));
@@ -377,13 +394,14 @@ SbufResult allocateSbuf(Program&& input, const SbufOptions& o) {
   // it would be with every run finished: spilled bytes only grow.
   std::optional<SbufRun> best;
   SpillStates states;
+  ColourStacks stacks;
   for (uint32_t k = first_heuristic; k < first_heuristic + n_heuristics; ++k) {
     const uint64_t bound = best && !best->error && !best->abandoned ? best->spill_bytes : UINT64_MAX;
     const std::string phase = !o.progress ? std::string()  // the progress line's, built only when one is printed
                                           : "SBUF colorer, heuristic " + std::to_string(k - first_heuristic + 1) + " of " +
                                                 std::to_string(n_heuristics) + " (" +
                                                 sbufHeuristicName(sbufHeuristic(k)) + ")";
-    SbufRun run = runHeuristic(base, local, first, sbufHeuristic(k), spillable, bound, o, phase, states);
+    SbufRun run = runHeuristic(base, local, first, sbufHeuristic(k), spillable, bound, o, phase, states, stacks);
     if (o.verbosity >= 1) r.append(run.log);
     if (!best || betterRun(run, *best)) best = std::move(run);
   }

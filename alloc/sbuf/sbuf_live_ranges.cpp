@@ -24,7 +24,7 @@ Liveness sbufLiveness(const Program& p, const std::vector<bool>& local) {
     }
   if (!any) return live;
   const LinearOrder& order = live.order;
-  OperandEffects e;  // reused from one instruction to the next
+  thread_local OperandEffects e;  // the thread's, kept from one instruction and one call to the next
   for (uint32_t pos = 0; pos < order.positions.size(); ++pos) {
     const LinearPosition& at = order.positions[pos];
     if (!at.executes || at.kind != LinearPosition::Kind::Instruction) continue;
