@@ -30,7 +30,9 @@ std::vector<uint32_t> orderBy(size_t n, const KeyFn& key) {
   std::iota(order.begin(), order.end(), 0u);
   std::vector<uint64_t> keys(n);
   for (uint32_t i = 0; i < n; ++i) keys[i] = key(i);
-  std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return keys[a] < keys[b]; });
+  // Ties by index: stable_sort's order (order starts as 0, 1, ...) without its buffer.
+  std::sort(order.begin(), order.end(),
+            [&](uint32_t a, uint32_t b) { return keys[a] != keys[b] ? keys[a] < keys[b] : a < b; });
   return order;
 }
 

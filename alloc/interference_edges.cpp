@@ -8,10 +8,13 @@ InterferenceEdges interferenceEdges(const std::vector<LiveRange>& ranges) {
   const uint32_t n = uint32_t(ranges.size());
   // Sweep in order of range start: node i meets exactly the later-starting nodes that start within its range.
   std::vector<uint32_t> by_start;
+  by_start.reserve(n);
   for (uint32_t i = 0; i < n; ++i)
     if (!ranges[i].empty()) by_start.push_back(i);
-  std::stable_sort(by_start.begin(), by_start.end(),
-                   [&](uint32_t a, uint32_t b) { return ranges[a].first < ranges[b].first; });
+  // Ties by index, as they were filed: stable_sort's order without its buffer (a heap block per graph).
+  std::sort(by_start.begin(), by_start.end(), [&](uint32_t a, uint32_t b) {
+    return ranges[a].first != ranges[b].first ? ranges[a].first < ranges[b].first : a < b;
+  });
   // Every edge {i, j} the sweep meets, given to `edge` once.
   auto sweep = [&](auto&& edge) {
     for (size_t x = 0; x < by_start.size(); ++x) {

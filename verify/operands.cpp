@@ -7,6 +7,14 @@
 namespace allocsim {
 namespace {
 
+// A view's few index terms in `key` order, equal keys as they were: an insertion sort (std::stable_sort takes a
+// heap buffer, and this runs for every operand the oracles describe).
+template <class Key>
+void sortStably(std::vector<RegId>& regs, const Key& key) {
+  for (size_t i = 1; i < regs.size(); ++i)
+    for (size_t j = i; j > 0 && key(regs[j]) < key(regs[j - 1]); --j) std::swap(regs[j], regs[j - 1]);
+}
+
 std::string named(const Program& p, const char* role, const AccessPattern& ap) {
   return std::string(role) + " '" + printAccessPattern(p, ap) + "'";
 }
@@ -22,7 +30,7 @@ std::vector<RegisterOperand> registerOperands(const Program& p, const Instructio
     for (const Index* ix : {&ap.partition, &ap.offset}) {
       std::vector<RegId> regs;
       for (const IndexTerm& t : ix->terms) regs.push_back(t.reg);
-      std::stable_sort(regs.begin(), regs.end(), [&](RegId x, RegId y) { return key(x) < key(y); });
+      sortStably(regs, key);
       for (RegId r : regs) out.push_back({r, "address of " + named(p, role, ap)});
     }
   };
@@ -69,7 +77,7 @@ std::vector<RegisterOperand> registerOperands(const Program& p, const Instructio
       view("source", inst.a);
       std::vector<RegId> regs;
       for (const IndexTerm& t : inst.mask.c.terms) regs.push_back(t.reg);
-      std::stable_sort(regs.begin(), regs.end(), [&](RegId x, RegId y) { return key(x) < key(y); });
+      sortStably(regs, key);
       for (RegId r : regs) out.push_back({r, "mask offset c"});
       break;
     }

@@ -25,19 +25,31 @@ struct Hull {
 // Every view an instruction reads, by tensor, with its instruction: one walk of the program instead of one per DMA
 // (the walk per DMA made the pass O(DMAs x instructions): 6% of -O2 at 10,000 buffers under pressure). The views
 // are pointers into the program, so a view an earlier shrink narrowed is seen narrowed, as a fresh walk would.
+// The views each tensor is read through, in program order. Flat (one array, each tensor's reads a slice of it): the
+// pass runs on every allocation, and a vector per tensor was a heap block per tensor read.
 struct ReadIndex {
-  std::vector<std::vector<std::pair<const Instruction*, const AccessPattern*>>> by_tensor;
+  using Read = std::pair<const Instruction*, const AccessPattern*>;
+  std::vector<uint32_t> start;  // by tensor: its reads are reads[start[t], start[t + 1])
+  std::vector<Read> reads;
 
-  explicit ReadIndex(const Program& p) : by_tensor(p.tensors.size()) { add(p.body); }
+  explicit ReadIndex(const Program& p) : start(p.tensors.size() + 1, 0) {
+    forEachRead(p.body, [&](const Instruction&, const AccessPattern& ap) { ++start[ap.tensor + 1]; });
+    for (size_t t = 1; t < start.size(); ++t) start[t] += start[t - 1];
+    reads.resize(start.back());
+    std::vector<uint32_t> next(start.begin(), start.end() - 1);
+    forEachRead(p.body, [&](const Instruction& i, const AccessPattern& ap) { reads[next[ap.tensor]++] = {&i, &ap}; });
+  }
 
-  void add(const std::vector<Instruction>& body) {
+  // Calls f(instruction, view) for every view of a declared tensor that an instruction of `body` reads.
+  template <class F>
+  void forEachRead(const std::vector<Instruction>& body, F&& f) const {
     for (const Instruction& i : body) {
       if (i.op == Op::Loop) {
-        add(i.body);
+        forEachRead(i.body, f);
         continue;
       }
       auto read = [&](const AccessPattern& ap) {
-        if (ap.tensor < by_tensor.size()) by_tensor[ap.tensor].push_back({&i, &ap});
+        if (ap.tensor + size_t(1) < start.size()) f(i, ap);
       };
       switch (i.op) {
         case Op::Dma: case Op::Copy: case Op::Reduce: case Op::Select: case Op::RegLoad: read(i.a); break;
@@ -57,9 +69,9 @@ struct ReadIndex {
   // The hull of the views of `t` read by instructions other than `skip`.
   Hull readsOf(TensorId t, const Instruction* skip) const {
     Hull h;
-    if (t < by_tensor.size())
-      for (const auto& [inst, ap] : by_tensor[t])
-        if (inst != skip) h.add(*ap);
+    if (t + size_t(1) < start.size())
+      for (uint32_t k = start[t]; k < start[t + 1]; ++k)
+        if (reads[k].first != skip) h.add(*reads[k].second);
     return h;
   }
 };

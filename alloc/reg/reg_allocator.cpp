@@ -81,10 +81,8 @@ RegColoring colorCoalesced(const Program& p, const Liveness& live, const RegGrou
   in.lanes.assign(groups.nodes, 1);
   in.start.assign(groups.nodes, UINT32_MAX);
   in.precolored.assign(groups.nodes, std::nullopt);
-  std::vector<std::vector<RegId>> members(groups.nodes);
   for (RegId r = 0; r < n; ++r) {
     const uint32_t v = groups.node[r];
-    members[v].push_back(r);
     node_costs.cost[v] += costs.cost[r];
     node_costs.spillable[v] = node_costs.spillable[v] && costs.spillable[r];
     node_costs.loop_register[v] = node_costs.loop_register[v] || costs.loop_register[r];
@@ -96,7 +94,11 @@ RegColoring colorCoalesced(const Program& p, const Liveness& live, const RegGrou
   RegColoring c;
   c.color.assign(n, std::nullopt);
   for (RegId r = 0; r < n; ++r) c.color[r] = nc.color[groups.node[r]];
-  for (uint32_t v : nc.uncolored) c.uncolored.insert(c.uncolored.end(), members[v].begin(), members[v].end());
+  if (!nc.uncolored.empty()) {  // each uncoloured node's registers, in register order (most rounds colour all)
+    std::vector<std::vector<RegId>> members(groups.nodes);
+    for (RegId r = 0; r < n; ++r) members[groups.node[r]].push_back(r);
+    for (uint32_t v : nc.uncolored) c.uncolored.insert(c.uncolored.end(), members[v].begin(), members[v].end());
+  }
   c.score = nc.score;
   c.lanes_used = nc.lanes_used;
   c.optimistic = nc.optimistic;

@@ -24,9 +24,9 @@ void walk(const Program& p, const std::vector<Instruction>& body, uint32_t depth
       walk(p, inst.body, depth + 1, c, loops);
       continue;
     }
-    Instruction copy = inst;  // registerSlots hands out mutable slots; costs only read them
-    copy.body.clear();
-    RegisterSlots s = registerSlots(copy);
+    // registerSlots hands out mutable slots; costs only read them. Kept: asked for every instruction of every round.
+    thread_local RegisterSlots s;
+    registerSlots(const_cast<Instruction&>(inst), s);
     auto charge = [&](RegId r) {
       if (r < p.registers.size()) c.cost[r] += weight * p.registers[r].lanes();
     };

@@ -12,13 +12,15 @@ RegGraph buildRegisterInterference(const std::vector<std::vector<LiveRange>>& pi
   struct Piece {
     RegId reg;
     LiveRange range;
+    uint32_t seq;  // filing order: ties keep it (stable_sort's order without its buffer)
   };
   std::vector<Piece> order;
   for (RegId r = 0; r < pieces.size(); ++r)
     for (const LiveRange& x : pieces[r])
-      if (!x.empty()) order.push_back({r, x});
-  std::stable_sort(order.begin(), order.end(),
-                   [](const Piece& a, const Piece& b) { return a.range.first < b.range.first; });
+      if (!x.empty()) order.push_back({r, x, uint32_t(order.size())});
+  std::sort(order.begin(), order.end(), [](const Piece& a, const Piece& b) {
+    return a.range.first != b.range.first ? a.range.first < b.range.first : a.seq < b.seq;
+  });
   std::vector<Piece> active;
   for (const Piece& x : order) {
     std::erase_if(active, [&](const Piece& u) { return u.range.last < x.range.first; });

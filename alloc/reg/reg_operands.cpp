@@ -24,6 +24,13 @@ void normalizeView(AccessPattern& ap) {
 
 RegisterSlots registerSlots(Instruction& inst) {
   RegisterSlots s;
+  registerSlots(inst, s);
+  return s;
+}
+
+void registerSlots(Instruction& inst, RegisterSlots& s) {
+  s.reads.clear();
+  s.write = nullptr;
   for (AccessPattern* ap : {&inst.dst, &inst.a, &inst.b}) viewSlots(*ap, s.reads);
   if (hasFusedReduce(inst)) viewSlots(inst.reduce_dst, s.reads);
   for (ScalarOperand* sc : scalarOperands(inst)) {  // ts's scalar, act's scale and bias
@@ -35,7 +42,6 @@ RegisterSlots registerSlots(Instruction& inst) {
   for (RegId* r : {&inst.rs, &inst.rt})
     if (*r != kNone) s.reads.push_back(r);
   if (inst.rd != kNone) s.write = &inst.rd;
-  return s;
 }
 
 void normalizeRegisterTerms(Instruction& inst) {

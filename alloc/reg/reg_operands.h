@@ -18,6 +18,8 @@ struct RegisterSlots {
 
 // The slots of a non-loop instruction; slots holding kNone are left out.
 RegisterSlots registerSlots(Instruction& inst);
+// The same into `out` (its vector keeps its room): for a pass that asks for every instruction.
+void registerSlots(Instruction& inst, RegisterSlots& out);
 // After slots were renamed: an index's terms are kept sorted by register (ir/program.h Index), so re-sort them.
 // Call once all of an instruction's slots are renamed (the slot order changes).
 void normalizeRegisterTerms(Instruction& inst);

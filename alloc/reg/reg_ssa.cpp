@@ -13,27 +13,58 @@
 namespace allocsim {
 namespace {
 
-using DefSet = std::vector<uint32_t>;  // sorted def ids
-using State = std::vector<DefSet>;     // by RegId
+// A sorted set of def ids. Most hold one (a register's last write), without a heap block: the pass runs on every REG
+// allocation, and a vector per register and per loop state was most of its blocks (docs/fuzzing.md, nineteenth
+// round). Invariant: `many_` is empty or holds the whole set (two ids or more); otherwise `has_one_` tells whether
+// `one_` is its only id.
+class DefSet {
+ public:
+  const uint32_t* begin() const { return many_.empty() ? &one_ : many_.data(); }
+  const uint32_t* end() const { return many_.empty() ? &one_ + (has_one_ ? 1 : 0) : many_.data() + many_.size(); }
+  bool empty() const { return !has_one_ && many_.empty(); }
+  uint32_t front() const { return *begin(); }  // the smallest id
+  void clear() {
+    many_.clear();  // keeps its room
+    has_one_ = false;
+  }
+  void setOnly(uint32_t d) {
+    clear();
+    one_ = d;
+    has_one_ = true;
+  }
+  // *this |= b; whether it grew. Most merges add nothing (a loop's second pass, a register the body does not write).
+  bool merge(const DefSet& b) {
+    bool grew = false;
+    for (uint32_t d : b)
+      if (!std::binary_search(begin(), end(), d)) {
+        insert(d);
+        grew = true;
+      }
+    return grew;
+  }
 
-// a |= b; whether a grew. Most merges add nothing (a loop's second pass, a register the body does not write): those
-// allocate nothing, and the others append to `a` in place (the pass runs on every REG round of every allocation).
-bool mergeInto(DefSet& a, const DefSet& b) {
-  const size_t had = a.size();
-  for (uint32_t d : b)
-    if (!std::binary_search(a.begin(), a.begin() + std::ptrdiff_t(had), d)) a.push_back(d);
-  if (a.size() == had) return false;
-  std::sort(a.begin(), a.end());  // both were sorted without repeats, and only new ids were appended
-  return true;
-}
+ private:
+  void insert(uint32_t d) {  // d is not in the set
+    if (empty()) return setOnly(d);
+    if (many_.empty()) {
+      many_ = d < one_ ? std::vector<uint32_t>{d, one_} : std::vector<uint32_t>{one_, d};
+      has_one_ = false;
+      return;
+    }
+    many_.insert(std::upper_bound(many_.begin(), many_.end(), d), d);
+  }
+
+  std::vector<uint32_t> many_;
+  uint32_t one_ = 0;
+  bool has_one_ = false;
+};
+using State = std::vector<DefSet>;  // by RegId
 
 bool mergeState(State& a, const State& b) {
   bool grew = false;
-  for (size_t r = 0; r < a.size(); ++r) grew |= mergeInto(a[r], b[r]);
+  for (size_t r = 0; r < a.size(); ++r) grew |= a[r].merge(b[r]);
   return grew;
 }
-
-void setOnly(DefSet& s, uint32_t d) { s.assign(1, d); }  // keeps the set's storage
 
 struct UnionFind {
   std::vector<uint32_t> parent;
@@ -70,10 +101,12 @@ class Splitter {
     // Def ids are assigned on the first pass and reused on later ones (a position's def id is fixed).
     const size_t n = p_.registers.size();
     std::vector<State> back(order.loops.size(), State(n));
+    State state(n);  // kept over the passes: each starts with every set empty, their room kept
+    RegisterSlots s;  // an instruction's slots, its room kept from one to the next
     for (int pass = 0; pass < 64; ++pass) {
       mentions_.clear();
       bool changed = false;
-      State state(n);
+      for (DefSet& d : state) d.clear();
       for (uint32_t pos = 0; pos < order.positions.size(); ++pos) {
         const LinearPosition& at = order.positions[pos];
         if (!at.executes) continue;
@@ -83,11 +116,11 @@ class Splitter {
             const int32_t L = loopIndex(order, pos);
             if (inst->rd < n) {
               const uint32_t d = defAt(pos);
-              setOnly(state[inst->rd], d);
+              state[inst->rd].setOnly(d);
               mentions_.push_back({inst->id, kWriteSlot, inst->rd, d});
             }
             mergeState(state, back[L]);
-            if (inst->rd < n) setOnly(state[inst->rd], defAt(pos));  // the increment belongs to the loop's def
+            if (inst->rd < n) state[inst->rd].setOnly(defAt(pos));  // the increment belongs to the loop's def
             break;
           }
           case LinearPosition::Kind::LoopEnd: {
@@ -96,14 +129,14 @@ class Splitter {
             if (inst->rd < n) {
               const uint32_t h = defAt(order.loops[L].header);
               for (uint32_t d : state[inst->rd]) uf_.unite(h, d);  // the loop reads its register at the end
-              setOnly(state[inst->rd], h);                         // and leaves the exit value in it
+              state[inst->rd].setOnly(h);                         // and leaves the exit value in it
             }
             break;
           }
           case LinearPosition::Kind::Instruction: {
             // Slots are only read here (registerSlots hands out mutable ones, for rename's apply); a non-loop
             // instruction has no body.
-            RegisterSlots s = registerSlots(const_cast<Instruction&>(*inst));
+            registerSlots(const_cast<Instruction&>(*inst), s);
             uint32_t read_of_written = UINT32_MAX;  // the web of the written register, when the instruction reads it
             for (uint32_t k = 0; k < s.reads.size(); ++k) {
               const RegId r = *s.reads[k];
@@ -121,7 +154,7 @@ class Splitter {
               // the two values would meet at this instruction (REG's ranges are closed) and need lanes of their
               // own there, more than the input names (verify/register_demand.h).
               if (read_of_written != UINT32_MAX) uf_.unite(read_of_written, d);
-              setOnly(state[*s.write], d);
+              state[*s.write].setOnly(d);
               mentions_.push_back({inst->id, kWriteSlot, *s.write, d});
             }
             break;

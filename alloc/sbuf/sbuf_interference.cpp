@@ -16,6 +16,9 @@ double sbufDemandPercent(const Arch& arch, const SbufGraph& g) {
 SbufGraph buildSbufGraph(const Program& p, const Liveness& live) {
   SbufGraph g;
   g.node_of.assign(p.tensors.size(), kNone);
+  // Sized first (here and below): the graph is built every spill round, and each doubling was a heap block.
+  g.nodes.reserve(size_t(std::count_if(p.tensors.begin(), p.tensors.end(),
+                                       [](const Tensor& x) { return x.space == Space::Sbuf; })));
   for (TensorId t = 0; t < p.tensors.size(); ++t) {
     const Tensor& x = p.tensors[t];
     if (x.space != Space::Sbuf) continue;
@@ -29,6 +32,7 @@ SbufGraph buildSbufGraph(const Program& p, const Liveness& live) {
     g.nodes.push_back(n);
   }
   std::vector<LiveRange> ranges;
+  ranges.reserve(g.nodes.size());
   for (const SbufNode& node : g.nodes) ranges.push_back(node.range);
   g.neighbours = interferenceEdges(ranges);
 

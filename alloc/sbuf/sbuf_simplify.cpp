@@ -1,7 +1,7 @@
 #include "alloc/sbuf/sbuf_simplify.h"
 
+#include <algorithm>
 #include <functional>
-#include <queue>
 #include <tuple>
 #include <utility>
 
@@ -9,18 +9,25 @@
 #include "alloc/spill_cost.h"
 
 namespace allocsim {
+namespace {
+
+enum class List : uint8_t { Lo, Hi, Inf, Removed };
+using Ranked = std::pair<uint32_t, uint32_t>;
+using Metered = std::tuple<double, uint32_t, uint32_t>;
+
+struct Scratch {
+  std::vector<int64_t> k;
+  std::vector<uint32_t> degree;
+  std::vector<List> list;
+  std::vector<Ranked> lo, inf;
+  std::vector<Metered> hi;
+};
+
+}  // namespace
 
 std::vector<uint32_t> simplifySbuf(const Arch& arch, const SbufGraph& g, SbufOrder order, SbufWorklistSizes* sizes) {
-  enum class List : uint8_t { Lo, Hi, Inf, Removed };
   const uint32_t n = uint32_t(g.nodes.size());
   const std::vector<uint32_t> rank = sbufColourRanks(g, order);
-  std::vector<int64_t> k(n, 0);
-  std::vector<uint32_t> degree(n, 0);
-  std::vector<List> list(n, List::Removed);
-  auto metric = [&](uint32_t i) {
-    const double area = double(g.nodes[i].area() ? g.nodes[i].area() : 1);
-    return g.nodes[i].cost / (area * double(degree[i] ? degree[i] : 1));
-  };
   // The worklists are binary heaps with lazy deletion, so that simplify is O(E + N log N) (no scan of the hi set
   // per pick, no reordering per edge):
   //   lo, inf: (rank, node), highest rank first (coloured last); a node leaves inf only for lo, so an inf entry
@@ -29,11 +36,23 @@ std::vector<uint32_t> simplifySbuf(const Arch& arch, const SbufGraph& g, SbufOrd
   //            grows (its degree only falls), so its entry holds a lower bound of it: an entry popped with a stale
   //            metric is pushed again with the current one, and an entry popped with the current metric is the true
   //            minimum — the pick the scan of every hi node made.
-  using Ranked = std::pair<uint32_t, uint32_t>;
-  using Metered = std::tuple<double, uint32_t, uint32_t>;
-  // Each node enters lo at most once; hi holds a node's entry plus stale ones pushed again. The nodes are classified
-  // first so that lo and hi are reserved (one allocation each, none for an empty one) instead of doubling as they
-  // fill; they are then filed in the same order as before.
+  // The heaps and the per-node arrays are this thread's scratch, kept from one call to the next (simplify runs for
+  // every heuristic's every round): std::push_heap / pop_heap on them order exactly as std::priority_queue did.
+  thread_local Scratch scratch;
+  Scratch& w = scratch;
+  w.k.assign(n, 0);
+  w.degree.assign(n, 0);
+  w.list.assign(n, List::Removed);
+  w.lo.clear();
+  w.inf.clear();
+  w.hi.clear();
+  std::vector<int64_t>& k = w.k;
+  std::vector<uint32_t>& degree = w.degree;
+  std::vector<List>& list = w.list;
+  auto metric = [&](uint32_t i) {
+    const double area = double(g.nodes[i].area() ? g.nodes[i].area() : 1);
+    return g.nodes[i].cost / (area * double(degree[i] ? degree[i] : 1));
+  };
   SbufWorklistSizes counts;
   for (uint32_t i = 0; i < n; ++i) {
     if (g.nodes[i].fixed) continue;
@@ -43,19 +62,20 @@ std::vector<uint32_t> simplifySbuf(const Arch& arch, const SbufGraph& g, SbufOrd
     list[i] = l;
     ++(l == List::Lo ? counts.lo : l == List::Hi ? counts.hi : counts.inf);
   }
-  std::vector<Ranked> lo_items;
-  std::vector<Metered> hi_items;
-  lo_items.reserve(counts.lo + counts.hi + counts.inf);
-  hi_items.reserve(counts.hi);
-  std::priority_queue<Ranked> lo(std::less<Ranked>(), std::move(lo_items)), inf;
-  std::priority_queue<Metered, std::vector<Metered>, std::greater<Metered>> hi(std::greater<Metered>(), std::move(hi_items));
+  const std::less<Ranked> by_rank;
+  const std::greater<Metered> by_metric;  // a min-heap
   uint32_t hi_count = 0;
   auto file = [&](uint32_t i, List l) {
     list[i] = l;
-    if (l == List::Lo) lo.push({rank[i], i});
-    else if (l == List::Inf) inf.push({rank[i], i});
-    else {
-      hi.push({metric(i), ~rank[i], i});
+    if (l == List::Lo) {
+      w.lo.push_back({rank[i], i});
+      std::push_heap(w.lo.begin(), w.lo.end(), by_rank);
+    } else if (l == List::Inf) {
+      w.inf.push_back({rank[i], i});
+      std::push_heap(w.inf.begin(), w.inf.end(), by_rank);
+    } else {
+      w.hi.push_back({metric(i), ~rank[i], i});
+      std::push_heap(w.hi.begin(), w.hi.end(), by_metric);
       ++hi_count;
     }
   };
@@ -67,25 +87,29 @@ std::vector<uint32_t> simplifySbuf(const Arch& arch, const SbufGraph& g, SbufOrd
   stack.reserve(counts.lo + counts.hi + counts.inf);
   for (;;) {
     uint32_t pick = kNone;
-    if (!lo.empty()) {
-      pick = lo.top().second;
-      lo.pop();
+    if (!w.lo.empty()) {
+      pick = w.lo.front().second;
+      std::pop_heap(w.lo.begin(), w.lo.end(), by_rank);
+      w.lo.pop_back();
     } else if (hi_count > 0) {
       while (pick == kNone) {
-        const auto [m, r, i] = hi.top();
-        hi.pop();
+        const auto [m, r, i] = w.hi.front();
+        std::pop_heap(w.hi.begin(), w.hi.end(), by_metric);
+        w.hi.pop_back();
         if (list[i] != List::Hi) continue;  // promoted to lo since
         if (const double now = metric(i); now != m) {
-          hi.push({now, r, i});
+          w.hi.push_back({now, r, i});
+          std::push_heap(w.hi.begin(), w.hi.end(), by_metric);
           continue;
         }
         pick = i;
       }
       --hi_count;
     } else {
-      while (!inf.empty() && pick == kNone) {
-        if (list[inf.top().second] == List::Inf) pick = inf.top().second;
-        inf.pop();
+      while (!w.inf.empty() && pick == kNone) {
+        if (list[w.inf.front().second] == List::Inf) pick = w.inf.front().second;
+        std::pop_heap(w.inf.begin(), w.inf.end(), by_rank);
+        w.inf.pop_back();
       }
       if (pick == kNone) break;
     }
