@@ -89,7 +89,9 @@ Liveness computeLiveness(const Program& p) {
   Liveness live;
   live.order = linearize(p);
   const LinearOrder& order = live.order;
-  std::vector<Mentions> tensors(p.tensors.size()), regs(p.registers.size());
+  thread_local std::vector<Mentions> tensors, regs;  // the thread's, as e below
+  tensors.assign(p.tensors.size(), Mentions{});
+  regs.assign(p.registers.size(), Mentions{});
   for (TensorId t = 0; t < p.tensors.size(); ++t)
     if (p.tensors[t].input) tensors[t].write(order.start(), WriteCover::Whole);
   // The thread's: its vectors keep their room from one instruction, and one call, to the next (liveness is computed

@@ -45,6 +45,9 @@ void requireOnChipPlacement(const Arch& arch, const Tensor& t) {
 }  // namespace
 
 MachineLayout::MachineLayout(const Program& p) : arch_(p.arch) {
+  tensors_.reserve(p.tensors.size());  // sized once: every oracle run lays out the machine
+  first_lane_.reserve(p.registers.size());
+  lane_count_.reserve(p.registers.size());
   for (const Tensor& t : p.tensors) {
     Footprint f;
     f.space = t.space;

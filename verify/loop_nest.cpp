@@ -35,7 +35,14 @@ const Program& withPreorderIds(const Program& p, Program& scratch) {
   return scratch;
 }
 
-LoopNest::LoopNest(const Program& p) { index(p.body, kNone, 0, by_id_, parent_, depth_); }
+LoopNest::LoopNest(const Program& p) {
+  size_t n = 0;  // sized once: the placement oracle builds a nest per run
+  forEachInstruction(p.body, [&](const Instruction&) { ++n; });
+  by_id_.reserve(n);
+  parent_.reserve(n);
+  depth_.reserve(n);
+  index(p.body, kNone, 0, by_id_, parent_, depth_);
+}
 
 bool LoopNest::encloses(const Instruction& loop, const Instruction& inst) const {
   if (inst.id >= parent_.size() || by_id_[inst.id] != &inst) return false;  // not of this program

@@ -70,26 +70,35 @@ std::vector<RegId> chooseSpills(const Program& p, const RegGraph& g, const RegCo
 RegColoring colorCoalesced(const Program& p, const Liveness& live, const RegGroups& groups, const RegCosts& costs,
                            const std::vector<bool>& kept, uint32_t R) {
   const size_t n = p.registers.size();
+  // Every register its own node (no copy was coalesced, the usual case): the nodes' costs are the registers' and
+  // the coloring is by register already.
+  bool identity = groups.nodes == n;
+  for (RegId r = 0; r < n && identity; ++r) identity = groups.node[r] == r;
   RegCosts node_costs;
-  node_costs.cost.assign(groups.nodes, 0);
-  node_costs.spillable.assign(groups.nodes, true);
-  node_costs.loop_register.assign(groups.nodes, false);
+  if (!identity) {
+    node_costs.cost.assign(groups.nodes, 0);
+    node_costs.spillable.assign(groups.nodes, true);
+    node_costs.loop_register.assign(groups.nodes, false);
+  }
   RegColorInput in;
   in.graph = &groups.graph;
-  in.costs = &node_costs;
+  in.costs = identity ? &costs : &node_costs;
   in.registers = R;
   in.lanes.assign(groups.nodes, 1);
   in.start.assign(groups.nodes, UINT32_MAX);
   in.precolored.assign(groups.nodes, std::nullopt);
   for (RegId r = 0; r < n; ++r) {
     const uint32_t v = groups.node[r];
-    node_costs.cost[v] += costs.cost[r];
-    node_costs.spillable[v] = node_costs.spillable[v] && costs.spillable[r];
-    node_costs.loop_register[v] = node_costs.loop_register[v] || costs.loop_register[r];
+    if (!identity) {
+      node_costs.cost[v] += costs.cost[r];
+      node_costs.spillable[v] = node_costs.spillable[v] && costs.spillable[r];
+      node_costs.loop_register[v] = node_costs.loop_register[v] || costs.loop_register[r];
+    }
     in.lanes[v] = p.registers[r].lanes();
     in.start[v] = std::min(in.start[v], live.registers[r].empty() ? 0 : live.registers[r].first);
     if (kept[r]) in.precolored[v] = p.registers[r].phys;  // a kept register is never coalesced: its own node
   }
+  if (identity) return colorRegisters(in);
   const RegColoring nc = colorRegisters(in);
   RegColoring c;
   c.color.assign(n, std::nullopt);

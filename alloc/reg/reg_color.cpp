@@ -16,7 +16,8 @@ uint64_t blocked(const RegColorInput& in, RegId n, const std::vector<bool>& remo
 
 std::optional<uint32_t> lowestFreeRun(const RegColorInput& in, RegId n,
                                       const std::vector<std::optional<uint32_t>>& color) {
-  std::vector<bool> taken(in.registers, false);
+  thread_local std::vector<bool> taken;  // the thread's: asked for every node of every round
+  taken.assign(in.registers, false);
   for (RegId m : in.graph->adj[n])
     if (color[m])
       for (uint32_t l = *color[m]; l < *color[m] + in.lanes[m] && l < in.registers; ++l) taken[l] = true;
@@ -46,6 +47,7 @@ RegColoring colorRegisters(const RegColorInput& in) {
   }
   // Simplify: the stack of removed nodes.
   std::vector<RegId> stack;
+  stack.reserve(left);
   std::vector<bool> in_stack(n, false);
   auto isCandidate = [&](RegId r) { return !in_stack[r] && !in.precolored[r]; };
   std::vector<uint64_t> blk(n);  // blocked(), kept up to date as nodes are removed
