@@ -20,6 +20,7 @@ bin=${1:?usage: bash bench/fuzz_exec_cost.sh FUZZ_BIN [BASELINE_BIN] [PAIRS] [RE
 base=${2:-}
 pairs=${3:-3}
 reps=${4:-2}
+[ -x /usr/bin/time ] || { echo "fuzz_exec_cost: needs GNU time (apt-get install time)" >&2; exit 2; }
 for b in "$bin" $base; do
   [ -x "$b" ] || { echo "fuzz_exec_cost: $b is not an executable" >&2; exit 2; }
 done
