@@ -12,7 +12,8 @@
 # docs/fuzzing.md item 82 says why only pairs are compared). A replay leaves out libFuzzer's per-execution feature
 # collection (about 6 % of a campaign's samples, item 84). With heaptrack installed and REPLAY_BIN set (a gcc tree's
 # build/fuzz/coloring_driver_fuzz), also the heap blocks per execution, which do not depend on the machine's load
-# (reading the 1,412 files adds a few blocks each).
+# (reading the 1,412 files adds a few blocks each). Both run every execution (ALLOCSIM_FUZZ_RERUN=1): a target
+# skips a case its process already ran (fuzz/seen_programs.h), which would make every replay after the first free.
 # Usage: bash bench/fuzz_exec_cost.sh FUZZ_BIN [BASELINE_BIN] [PAIRS (3)] [REPS (2)]
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -33,7 +34,8 @@ n=${#files[@]}
 execs=$((n * reps))
 
 cpu() {  # CPU seconds of one replay by binary $1
-  /usr/bin/time -o "$tmp/time" -f "%U %S" env ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
+  /usr/bin/time -o "$tmp/time" -f "%U %S" \
+    env ALLOCSIM_FUZZ_RERUN=1 ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
     "$1" -runs="$reps" "${files[@]}" >/dev/null 2>"$tmp/err" || true
   if ! grep -q '^Executed ' "$tmp/err"; then
     echo "fuzz_exec_cost: $1 did not replay the inputs:" >&2
@@ -60,7 +62,7 @@ if [ -n "${REPLAY_BIN:-}" ]; then
     echo "heap blocks: heaptrack is not installed (apt-get install heaptrack)"
   else
     # The directory, not the files: heaptrack records the command line, and 1,412 paths do not fit its buffer.
-    heaptrack -o "$tmp/ht" "$REPLAY_BIN" "$tmp/in" >/dev/null 2>&1 || true
+    ALLOCSIM_FUZZ_RERUN=1 heaptrack -o "$tmp/ht" "$REPLAY_BIN" "$tmp/in" >/dev/null 2>&1 || true
     calls=$(heaptrack_print -f "$tmp"/ht*.zst 2>/dev/null | sed -n 's/^calls to allocation functions: \([0-9]*\).*/\1/p')
     [ -n "$calls" ] || { echo "fuzz_exec_cost: heaptrack recorded nothing for $REPLAY_BIN" >&2; exit 1; }
     echo "heap blocks: $calls in $n executions of $REPLAY_BIN = $(awk -v c="$calls" -v n="$n" 'BEGIN { printf "%.0f", c / n }') per execution"

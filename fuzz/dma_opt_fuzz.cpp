@@ -28,6 +28,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // the real tiny machine
   static const Arch arch = fuzz::fuzzArch({});
   fuzz::FuzzProgram in = fuzz::decodeProgram(data, size, arch, /*max_dma_patterns=*/60);
+  if (fuzz::ranBefore(in)) return 0;  // a repeat of a program this process ran (fuzz/seen_programs.h)
   const ReportsOff quiet(!in.reports());  // no report is read here (fuzz/fuzz_program.h)
   static const int kLevels[] = {1, 2, 3, 6, 7};
   DriverOptions o;

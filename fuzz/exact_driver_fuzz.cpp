@@ -39,6 +39,7 @@ bool greedyFits(Program p) {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static const Arch arch = fuzz::fuzzArch({});
   fuzz::FuzzProgram in = fuzz::decodeProgram(data, size, arch);
+  if (fuzz::ranBefore(in)) return 0;  // a repeat of a program this process ran (fuzz/seen_programs.h)
   const ReportsOff quiet(!in.reports());  // no report is read here (fuzz/fuzz_program.h)
   DriverOptions o;
   o.allocator = "exact";

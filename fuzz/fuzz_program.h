@@ -11,11 +11,13 @@
 #include <utility>
 
 #include "alloc/report.h"
+#include "fuzz/seen_programs.h"
 #include "gen/choices.h"
 #include "gen/generate.h"
 #include "gen/pins.h"
 #include "ir/arch.h"
 #include "ir/check.h"
+#include "ir/hash.h"
 #include "ir/print.h"
 #include "verify/equivalence.h"
 #include "verify/placement.h"
@@ -104,6 +106,19 @@ inline FuzzProgram decodeProgram(const uint8_t* data, size_t size, const Arch& a
   static constexpr uint32_t kDramPercent[] = {0, 0, 50, 100};
   if (const uint32_t percent = kDramPercent[choices.below(4)]) placeDramTensors(out.program, choices, percent);
   return out;
+}
+
+// Whether this process already ran the case `in` is (fuzz/seen_programs.h): its program's text (which round-trips
+// to the same program, docs/format.md), knob and poison seed are all that a target reads of its input, so an input
+// equal to an earlier one in these runs the same case. Every target that decodes with decodeProgram asks right after
+// decoding and returns at once on a repeat.
+inline bool ranBefore(const FuzzProgram& in, SeenPrograms& seen = SeenPrograms::process()) {
+  const std::string text = printProgram(in.program);
+  OperandHasher h;
+  h.bytes(reinterpret_cast<const uint8_t*>(text.data()), text.size());
+  h.u64(in.knob);
+  h.u64(in.poison_seed);
+  return seen.ranBefore(h.digest());
 }
 
 // Gives a decoded program a machine with more room than the one it was generated for (the same preset with larger

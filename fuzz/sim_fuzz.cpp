@@ -34,6 +34,7 @@ std::string statsLine(const sim::SimStats& s) {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static const Arch arch = fuzz::fuzzArch({});
   fuzz::FuzzProgram in = fuzz::decodeProgram(data, size, arch);
+  if (fuzz::ranBefore(in)) return 0;  // a repeat of a program this process ran (fuzz/seen_programs.h)
   Program allocated;
   try {
     allocated = placeGreedy(in.program);

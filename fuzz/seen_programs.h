@@ -1,0 +1,81 @@
+// The cases this fuzzing process has already run, by a digest of each (fuzz/fuzz_program.h ranBefore: the decoded
+// program's text, knob and poison seed): an allocator target returns at once on an input that decodes to one of
+// them. About half of what libFuzzer executes is such a repeat: 56.5 % of coloring_driver's 89,340 executions in
+// 150 s from the campaign corpus (inputs of at most 64 bytes; docs/fuzzing.md, twentieth round). Many inputs decode
+// to one program: a mutation of a byte the decoder never reads (past the program's last decision), of one whose
+// value a modulo folds onto the same answer, or of a decision the program does not show (a pressure that gives the
+// same sizes). Running it again checks nothing new and finds no new coverage (its path is the first run's), and it
+// cost a whole execution: allocation and three oracles.
+//
+// A table of 2^21 digests (16 MB), each at a slot chosen by its bits: a digest that lands on a slot held by another
+// replaces it, so the table forgets rather than grows, and a forgotten case is run again (as before this table).
+// Two different cases would have to share all 64 bits to be confused. A crash or a finding reproduces from its file
+// in a fresh process, which has run nothing yet.
+//
+// ALLOCSIM_FUZZ_RERUN=1 in the environment runs every execution (a benchmark that replays each input several times,
+// bench/fuzz_exec_cost.sh, measures what an execution costs, not what a repeat costs). At exit the process says how
+// many executions it skipped, when it skipped any: libFuzzer's exec/s counts them.
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+namespace allocsim::fuzz {
+
+class SeenPrograms {
+ public:
+  // A table of 2^slot_bits digests; `on` false remembers nothing (every case runs).
+  explicit SeenPrograms(bool on, unsigned slot_bits = 21) : on_(on), slot_bits_(slot_bits) {
+    if (on_) slots_.assign(size_t(1) << slot_bits_, 0);
+  }
+  SeenPrograms(const SeenPrograms&) = delete;
+  SeenPrograms& operator=(const SeenPrograms&) = delete;
+
+  // Whether the case with this digest ran before (and is still remembered); remembers it if not.
+  bool ranBefore(uint64_t digest) {
+    ++executions_;
+    if (!on_) return false;
+    if (digest == 0) digest = 1;  // 0 marks an empty slot
+    uint64_t& slot = slots_[(digest * 0x9e3779b97f4a7c15ULL) >> (64 - slot_bits_)];
+    if (slot == digest) {
+      ++skipped_;
+      return true;
+    }
+    slot = digest;
+    return false;
+  }
+  uint64_t executions() const { return executions_; }
+  uint64_t skipped() const { return skipped_; }
+
+  // The process's table, on unless ALLOCSIM_FUZZ_RERUN=1; says at exit how many executions it skipped, if any.
+  static SeenPrograms& process() {
+    static struct Process {
+      SeenPrograms seen{!rerunAll()};
+      ~Process() {
+        if (seen.skipped_ > 0)
+          std::fprintf(stderr,
+                       "allocsim: skipped %llu of %llu executions (%.1f %%): each decoded to a case this process had "
+                       "already run (fuzz/seen_programs.h)\n",
+                       (unsigned long long)seen.skipped_, (unsigned long long)seen.executions_,
+                       100.0 * double(seen.skipped_) / double(seen.executions_));
+      }
+    } process;
+    return process.seen;
+  }
+
+ private:
+  static bool rerunAll() {
+    const char* rerun = std::getenv("ALLOCSIM_FUZZ_RERUN");
+    return rerun && std::strcmp(rerun, "1") == 0;
+  }
+  bool on_;
+  unsigned slot_bits_;
+  std::vector<uint64_t> slots_;
+  uint64_t executions_ = 0;
+  uint64_t skipped_ = 0;
+};
+
+}  // namespace allocsim::fuzz
