@@ -75,6 +75,8 @@ for log in "$logs"/fuzz-*.log; do
   [ -f "$log" ] || continue
   n=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
   echo "  $(basename "$log"): ${n:-?} executions; $(grep -E '^#[0-9]+' "$log" | tail -n 1)"
+  # Executions the target skipped as repeats of a case it had run (fuzz/seen_programs.h); libFuzzer counts them.
+  grep -m 1 '^allocsim: skipped' "$log" | sed 's/^/    /' || true
   total=$(( total + ${n:-0} ))
 done
 echo "campaign $target: $total executions in ${elapsed} s over $jobs job(s) ($(( total / (elapsed > 0 ? elapsed : 1) )) per second)"
