@@ -63,6 +63,7 @@ struct FuzzProgram {
   Program program;
   uint64_t poison_seed = 1;
   uint64_t knob = 0;  // one more decision for the target (e.g. which optlevel)
+  uint64_t input_digest = 0;  // of the input's bytes (ranBefore: the same input twice in a row runs twice)
   // Whether this input's allocations build their reports (kFuzzLimits.reports_every); a target that reads no
   // report holds a ReportsOff(!reports) while it allocates. From a hash of the poison seed: the seed's low bits are
   // often the same (a short input's seed is 1, mutations write zeros), which would build them on most inputs.
@@ -85,12 +86,15 @@ struct FuzzProgram {
 // a decision, so the other targets' inputs decode as before).
 inline FuzzProgram decodeProgram(const uint8_t* data, size_t size, const Arch& arch, uint32_t max_dma_patterns = 0) {
   ByteChoices choices(data, size);
+  FuzzProgram out;
+  OperandHasher bytes;
+  bytes.bytes(data, size);
+  out.input_digest = bytes.digest();
   GenOptions opts;
   opts.arch = arch;
   opts.size = uint32_t(choices.range(1, kFuzzLimits.max_statements));
   opts.pressure = uint32_t(choices.range(25, 300));
   opts.max_nest_trips = kFuzzLimits.max_nest_trips;
-  FuzzProgram out;
   out.poison_seed = 1 + choices.below(UINT64_MAX - 1);  // from the input, so a crash reproduces from its file
   out.knob = choices.below(256);
   if (max_dma_patterns > 0) opts.dma_patterns = uint32_t(choices.below(max_dma_patterns + 1));
@@ -118,7 +122,7 @@ inline bool ranBefore(const FuzzProgram& in, SeenPrograms& seen = SeenPrograms::
   h.bytes(reinterpret_cast<const uint8_t*>(text.data()), text.size());
   h.u64(in.knob);
   h.u64(in.poison_seed);
-  return seen.ranBefore(h.digest());
+  return seen.ranBefore(h.digest(), in.input_digest);
 }
 
 // Gives a decoded program a machine with more room than the one it was generated for (the same preset with larger

@@ -35,13 +35,19 @@ class SeenPrograms {
   SeenPrograms(const SeenPrograms&) = delete;
   SeenPrograms& operator=(const SeenPrograms&) = delete;
 
-  // Whether the case with this digest ran before (and is still remembered); remembers it if not.
-  bool ranBefore(uint64_t digest) {
+  // Whether the case with this digest ran before (and is still remembered); remembers it if not. `input` is a
+  // digest of the input's bytes: an input identical to the one before it always runs. libFuzzer runs an input a
+  // second time when its first run allocated more blocks than it freed (Fuzzer::TryDetectingAMemoryLeak), and checks
+  // for a leak only if the second run does too: skipped, it would never check. (`-runs=N` on files runs each N
+  // times in a row, too.)
+  bool ranBefore(uint64_t digest, uint64_t input) {
     ++executions_;
+    const bool same_input = executions_ > 1 && input == last_input_;
+    last_input_ = input;
     if (!on_) return false;
     if (digest == 0) digest = 1;  // 0 marks an empty slot
     uint64_t& slot = slots_[(digest * 0x9e3779b97f4a7c15ULL) >> (64 - slot_bits_)];
-    if (slot == digest) {
+    if (slot == digest && !same_input) {
       ++skipped_;
       return true;
     }
@@ -75,6 +81,7 @@ class SeenPrograms {
   bool on_;
   unsigned slot_bits_;
   std::vector<uint64_t> slots_;
+  uint64_t last_input_ = 0;
   uint64_t executions_ = 0;
   uint64_t skipped_ = 0;
 };

@@ -1,7 +1,7 @@
 // The allocator fuzz targets skip an input that decodes to a case their process already ran (fuzz/seen_programs.h,
 // fuzz/fuzz_program.h ranBefore). Checked against a plain set of the cases' full text, knob and seed: a skip is
 // allowed only for a case that ran before, and with a table large enough to remember them all, every repeat is
-// skipped.
+// skipped, except an input identical to the one just before it (libFuzzer's leak check reruns an input).
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -49,11 +49,13 @@ TEST(SeenPrograms, SkipsExactlyTheRepeats) {
   fuzz::SeenPrograms seen(true);
   std::set<std::string> ran;
   int repeats = 0;
+  std::vector<uint8_t> previous;
   for (const std::vector<uint8_t>& data : mutatedInputs(20261205, 600)) {
     const fuzz::FuzzProgram in = fuzz::decodeProgram(data.data(), data.size(), arch);
-    const bool repeat = !ran.insert(caseKey(in)).second;
+    const bool repeat = !ran.insert(caseKey(in)).second && data != previous;
     repeats += repeat;
     EXPECT_EQ(fuzz::ranBefore(in, seen), repeat) << printProgram(in.program);
+    previous = data;
   }
   // The mutations must give both kinds, or this test says nothing.
   EXPECT_GT(repeats, 50);
@@ -98,13 +100,38 @@ TEST(SeenPrograms, ASmallTableForgetsButNeverSkipsANewCase) {
   EXPECT_LT(seen.skipped(), uint64_t(repeats));
 }
 
-TEST(SeenPrograms, OffRunsEverything) {
+// 512 random bytes (more than a program of kFuzzLimits.max_statements statements reads), and the same with bytes
+// appended: two inputs of one case.
+struct TwoInputsOfOneCase {
+  fuzz::FuzzProgram first, second;
+};
+TwoInputsOfOneCase twoInputsOfOneCase() {
   const Arch arch = fuzz::fuzzArch({});
+  SeededChoices c(11);
+  std::vector<uint8_t> data = randomBytes(c, 512);
+  TwoInputsOfOneCase out{fuzz::decodeProgram(data.data(), data.size(), arch), {}};
+  data.resize(600, 9);
+  out.second = fuzz::decodeProgram(data.data(), data.size(), arch);
+  return out;
+}
+
+TEST(SeenPrograms, TheSameInputTwiceInARowRunsTwice) {
+  const TwoInputsOfOneCase two = twoInputsOfOneCase();
+  ASSERT_EQ(caseKey(two.first), caseKey(two.second));
+  fuzz::SeenPrograms seen(true);
+  EXPECT_FALSE(fuzz::ranBefore(two.first, seen));
+  EXPECT_FALSE(fuzz::ranBefore(two.first, seen));  // libFuzzer's leak check runs it again
+  EXPECT_TRUE(fuzz::ranBefore(two.second, seen));   // the same case from other bytes
+  EXPECT_TRUE(fuzz::ranBefore(two.first, seen));    // no longer right after itself
+  EXPECT_EQ(seen.skipped(), 2u);
+}
+
+TEST(SeenPrograms, OffRunsEverything) {
+  const TwoInputsOfOneCase two = twoInputsOfOneCase();
   fuzz::SeenPrograms seen(false);
-  const std::vector<uint8_t> data(16, 3);
-  const fuzz::FuzzProgram in = fuzz::decodeProgram(data.data(), data.size(), arch);
-  EXPECT_FALSE(fuzz::ranBefore(in, seen));
-  EXPECT_FALSE(fuzz::ranBefore(in, seen));
+  EXPECT_FALSE(fuzz::ranBefore(two.first, seen));
+  EXPECT_FALSE(fuzz::ranBefore(two.second, seen));
+  EXPECT_FALSE(fuzz::ranBefore(two.first, seen));
   EXPECT_EQ(seen.skipped(), 0u);
 }
 
