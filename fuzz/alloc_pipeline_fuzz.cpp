@@ -23,7 +23,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static const Arch arch = fuzz::fuzzArch({});
   fuzz::FuzzProgram in = fuzz::decodeProgram(data, size, arch);
   if (fuzz::ranBefore(in)) return 0;  // a repeat of a program this process ran (fuzz/seen_programs.h)
-  if (fuzz::checkedBefore("alloc_pipeline", in)) return 0;  // only its poison seed is new (fuzz/known_cases.h)
   Program allocated;
   try {
     allocated = ALLOCSIM_FUZZ_ALLOCATOR(in.program);
@@ -31,10 +30,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     try {
       allocated = placeNoReuse(in.program);
     } catch (const AllocError&) {
-      fuzz::refused(in);
       return 0;  // does not fit the machine without reuse either: nothing to verify
     }
   }
-  fuzz::requireCorrect("alloc_pipeline", in, allocated);
+  fuzz::requireCorrect("alloc_pipeline", in.program, allocated, in.poison_seed);
   return 0;
 }

@@ -37,15 +37,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     std::snprintf(target + std::strlen(target), sizeof target - std::strlen(target),
                   " --sbuf-heuristic %u --psum-heuristic %u", *o.sbuf_heuristic, *o.psum_heuristic);
   std::snprintf(target + std::strlen(target), sizeof target - std::strlen(target), ")");
-  if (fuzz::checkedBefore(target, in)) return 0;  // only its poison seed is new (fuzz/known_cases.h)
   DriverResult r;
   try {
     r = allocate(in.program, o);
   } catch (const AllocError&) {
-    fuzz::refused(in);
     return 0;
   }
-  fuzz::requireCorrect(target, in, r.program);
+  fuzz::requireCorrect(target, in.program, r.program, in.poison_seed);
 
   // O7 re-places what it is given; its DMA optimization is off, because a second run of that pass may still remove
   // a reload the first one left (dma_opt_fuzz checks the pass itself; docs/fuzzing.md, "Findings").

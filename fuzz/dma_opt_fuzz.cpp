@@ -45,16 +45,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // O7 runs no PSUM coloring pass (alloc/driver.h): its PSUM placements come with the input.
   const bool piped = (in.knob / 10) % 2 == 0;  // knob % 5 chose the optlevel, (knob / 5) % 2 the level
   o.gca_dma_optlevel = piped ? dma_level : 0;
-  if (fuzz::checkedBefore("dma_opt", in)) return 0;  // only its poison seed is new (fuzz/known_cases.h)
   DriverResult base;
   try {
     base = allocate(o.optlevel == 7 ? allocatePsum(in.program, PsumOptions{}).program : in.program, o);
   } catch (const AllocError&) {
-    fuzz::refused(in);
     return 0;  // with the pass between the allocators, the SBUF colorer sees other DMAs; it may still not fit
   }
   if (piped) {
-    fuzz::requireCorrect("dma_opt", in, base.program);
+    fuzz::requireCorrect("dma_opt", in.program, base.program, in.poison_seed);
     return 0;
   }
   Program p = base.program;
@@ -64,7 +62,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     dmo.level = dma_level;
     p = optimizeDmas(std::move(p), dmo).program;
   }
-  fuzz::requireCorrect("dma_opt", in, p);
+  fuzz::requireCorrect("dma_opt", in.program, p, in.poison_seed);
   if (!(referenceProgram(p).program == referenceProgram(base.program).program))
     fuzz::reportBug("dma_opt", "the optimized program stands for another program", in.program, &p,
                     printProgram(referenceProgram(p).program));

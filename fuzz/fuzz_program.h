@@ -11,7 +11,6 @@
 #include <utility>
 
 #include "alloc/report.h"
-#include "fuzz/known_cases.h"
 #include "fuzz/seen_programs.h"
 #include "gen/choices.h"
 #include "gen/generate.h"
@@ -65,40 +64,20 @@ struct FuzzProgram {
   uint64_t poison_seed = 1;
   uint64_t knob = 0;  // one more decision for the target (e.g. which optlevel)
   uint64_t input_digest = 0;  // of the input's bytes (ranBefore: the same input twice in a row runs twice)
-  uint64_t program_digest = 0;  // of the decoded program's text (ranBefore, caseKey), before a target changes it
   // Whether this input's allocations build their reports (kFuzzLimits.reports_every); a target that reads no
   // report holds a ReportsOff(!reports) while it allocates. From a hash of the poison seed: the seed's low bits are
   // often the same (a short input's seed is 1, mutations write zeros), which would build them on most inputs.
   bool reports() const { return ((poison_seed * 0x9e3779b97f4a7c15ULL) >> 32) % kFuzzLimits.reports_every == 0; }
   // The PSUM colorer's order for a target that has the colorers run one heuristic each (DriverOptions::
   // psum_heuristic), from other bits of the same hash: 0-3.
-  uint32_t psumHeuristic() const {
-    drawFromSeed(kPsumHeuristic);
-    return uint32_t(((poison_seed * 0x9e3779b97f4a7c15ULL) >> 40) % 4);
-  }
+  uint32_t psumHeuristic() const { return uint32_t(((poison_seed * 0x9e3779b97f4a7c15ULL) >> 40) % 4); }
   // The SBUF colorer's heuristic for a target that tests what comes after the colorers (dma_opt, reg_colorer): one
   // of the 16 (DriverOptions::sbuf_heuristic) on half of the inputs, so that what the target tests sees every
   // heuristic's spills and placements, not only those of the one that wins best-of-n; nullopt (the level's
   // best-of-n) on the other half.
   std::optional<uint32_t> sbufHeuristic() const {
-    drawFromSeed(kSbufHeuristic);
     const uint32_t k = uint32_t(((poison_seed * 0x9e3779b97f4a7c15ULL) >> 44) % 32);
     return k < 16 ? std::optional<uint32_t>(k) : std::nullopt;
-  }
-
-  // The decisions above drawn so far, which caseKey (fuzz/known_cases.h) includes: a case that differs from a known
-  // one only in bits of the seed no decision read allocates alike. A target asks checkedBefore after it has drawn
-  // every decision; one drawn after its key was made would be missing from it, and aborts the target.
-  static constexpr uint32_t kPsumHeuristic = 1, kSbufHeuristic = 2;
-  mutable uint32_t seed_decisions = 0;
-  mutable bool keyed = false;
-  void drawFromSeed(uint32_t decision) const {
-    if (keyed && !(seed_decisions & decision)) {
-      std::fprintf(stderr, "fuzz target bug: a decision drawn from the poison seed after the case key was made "
-                           "(fuzz/fuzz_program.h caseKey)\n");
-      std::abort();
-    }
-    seed_decisions |= decision;
   }
 };
 
@@ -130,11 +109,6 @@ inline FuzzProgram decodeProgram(const uint8_t* data, size_t size, const Arch& a
   // the oracles' placed DRAM were reached by no fuzz input): an input whose bytes end before this decodes as before.
   static constexpr uint32_t kDramPercent[] = {0, 0, 50, 100};
   if (const uint32_t percent = kDramPercent[choices.below(4)]) placeDramTensors(out.program, choices, percent);
-  // The text round-trips to the same program (docs/format.md): equal texts, equal programs.
-  const std::string text = printProgram(out.program);
-  OperandHasher h;
-  h.bytes(reinterpret_cast<const uint8_t*>(text.data()), text.size());
-  out.program_digest = h.digest();
   return out;
 }
 
@@ -143,8 +117,9 @@ inline FuzzProgram decodeProgram(const uint8_t* data, size_t size, const Arch& a
 // equal to an earlier one in these runs the same case. Every target that decodes with decodeProgram asks right after
 // decoding and returns at once on a repeat.
 inline bool ranBefore(const FuzzProgram& in, SeenPrograms& seen = SeenPrograms::process()) {
+  const std::string text = printProgram(in.program);
   OperandHasher h;
-  h.u64(in.program_digest);
+  h.bytes(reinterpret_cast<const uint8_t*>(text.data()), text.size());
   h.u64(in.knob);
   h.u64(in.poison_seed);
   return seen.ranBefore(h.digest(), in.input_digest);
@@ -164,75 +139,19 @@ inline void runOn(FuzzProgram& in, const Arch& machine) { in.program.arch = mach
   std::abort();
 }
 
-// The case `in` is, without its poison seed (fuzz/known_cases.h): the program, the knob, and the decisions the target
-// drew from the seed's bits (FuzzProgram::seed_decisions: psumHeuristic, sbufHeuristic, each only if drawn, so that a
-// target that draws none keys its cases by program and knob). Everything a target decides from its input, other than
-// the poison itself, must be in this key: two inputs with one key must allocate alike. reports() is not: the
-// allocations do not depend on it.
-inline uint64_t caseKey(const FuzzProgram& in) {
-  OperandHasher h;
-  h.u64(in.program_digest);
-  h.u64(in.knob);
-  h.u64(in.seed_decisions);
-  if (in.seed_decisions & FuzzProgram::kPsumHeuristic) h.u64(in.psumHeuristic());
-  if (in.seed_decisions & FuzzProgram::kSbufHeuristic) h.u64(in.sbufHeuristic().value_or(UINT32_MAX));
-  in.keyed = true;
-  return h.digest();
-}
-
-// The oracles' findings on an allocated program whose equivalence oracle is made: equivalence under `poison`, and
-// symbolic when the seed asks for it (one in kFuzzLimits.symbolic_every, chosen by the seed so that a finding
-// reproduces from its file; libFuzzer mutates the seed like any other decision) and `symbolic_ran` is false.
-inline void requireOraclesPass(const char* target, const Program& p, const Program& allocated,
-                               EquivalenceOracle& equivalence, uint64_t poison, bool* symbolic_ran) {
-  const uint64_t max_steps = VerifyOptions{}.max_steps;
-  std::vector<Finding> findings;
-  try {
-    findings = equivalence.check(poison);
-    if (poison % kFuzzLimits.symbolic_every == 0 && !*symbolic_ran) {
-      for (Finding& f : checkSymbolic(allocated, SymbolicOptions{max_steps})) findings.push_back(std::move(f));
-      *symbolic_ran = true;  // it does not depend on the seed: once per allocated program
-    }
-  } catch (const InputError& e) {
-    reportBug(target, "the allocated program cannot run", p, &allocated, e.format("allocated"));
-  }
-  if (!findings.empty()) {
-    std::string detail;
-    for (const Finding& f : findings) detail += f.format("allocated");
-    reportBug(target, "the oracles found a bug", p, &allocated, detail);
-  }
-}
-
-// Whether the case `in` differs from one this process checked in full only in the poison seed
-// (fuzz/known_cases.h): then what the seed changes has been checked here, and the target returns. Every target that
-// checks with requireCorrect asks after ranBefore; one that refuses the case says so with refused(in).
-inline bool checkedBefore(const char* target, const FuzzProgram& in, KnownCases& known = KnownCases::process()) {
-  KnownCase* c = known.find(caseKey(in));
-  if (!c) return false;
-  if (!c->refused) requireOraclesPass(target, c->original, c->allocated, *c->equivalence, in.poison_seed, &c->symbolic_ran);
-  return true;
-}
-
-// The allocator refused the case `in`: a case that differs from it only in the poison seed is refused too, and
-// returns at once (what a target checks of a refusal does not depend on the seed either).
-inline void refused(const FuzzProgram& in, KnownCases& known = KnownCases::process()) {
-  if (KnownCase* c = known.keep(caseKey(in))) c->refused = true;
-}
-
 // The allocated program must be well-formed and pass the oracles against the original (DESIGN.md section 5):
-// equivalence and placement on every input, symbolic on one in kFuzzLimits.symbolic_every (requireOraclesPass).
-// The case is then kept (fuzz/known_cases.h), with the equivalence oracle's reference run, for the inputs that
-// differ from it only in the poison seed. `p` is the program the target allocated: in.program unless the target
-// changed it.
-inline void requireCorrect(const char* target, const FuzzProgram& in, const Program& allocated,
-                           KnownCases& known = KnownCases::process()) {
-  const Program& p = in.program;
+// equivalence and placement on every input, symbolic on one in kFuzzLimits.symbolic_every, chosen by the input's
+// poison seed so that a finding reproduces from its file (libFuzzer mutates that seed like any other decision).
+inline void requireCorrect(const char* target, const Program& p, const Program& allocated, uint64_t poison) {
   std::vector<Diagnostic> diags = checkProgram(allocated);
   if (!diags.empty()) reportBug(target, "the allocated program is not well-formed", p, &allocated,
                                 InputError(diags).format("allocated"));
   const uint64_t max_steps = VerifyOptions{}.max_steps;
   std::vector<Finding> findings;
   try {
+    findings = checkEquivalence(allocated, EquivalenceOptions{1, poison, max_steps, &p});
+    if (poison % kFuzzLimits.symbolic_every == 0)
+      for (Finding& f : checkSymbolic(allocated, SymbolicOptions{max_steps})) findings.push_back(std::move(f));
     for (Finding& f : checkPlacement(allocated, PlacementOptions{&p, max_steps})) findings.push_back(std::move(f));
   } catch (const InputError& e) {
     reportBug(target, "the allocated program cannot run", p, &allocated, e.format("allocated"));
@@ -242,18 +161,6 @@ inline void requireCorrect(const char* target, const FuzzProgram& in, const Prog
     for (const Finding& f : findings) detail += f.format("allocated");
     reportBug(target, "the oracles found a bug", p, &allocated, detail);
   }
-  // The entry's own copies: the oracle refers to the programs it was made for.
-  KnownCase* c = known.keep(caseKey(in));
-  KnownCase scratch;
-  if (!c) c = &scratch;
-  c->original = p;
-  c->allocated = allocated;
-  try {
-    c->equivalence = std::make_unique<EquivalenceOracle>(c->allocated, EquivalenceOptions{1, 0, max_steps, &c->original});
-  } catch (const InputError& e) {
-    reportBug(target, "the allocated program cannot run", p, &allocated, e.format("allocated"));
-  }
-  requireOraclesPass(target, c->original, c->allocated, *c->equivalence, in.poison_seed, &c->symbolic_ran);
 }
 
 }  // namespace allocsim::fuzz

@@ -34,12 +34,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const ReportsOff quiet(!in.reports());  // no report is read here (fuzz/fuzz_program.h)
   PsumOptions o;
   if ((in.knob & 1) == 1) o.only_heuristic = in.psumHeuristic();
-  if (fuzz::checkedBefore("psum_colorer", in)) return 0;  // only its poison seed is new (fuzz/known_cases.h)
   PsumResult first;
   try {
     first = allocatePsum(in.program, o);
   } catch (const AllocError&) {
-    fuzz::refused(in);
     return 0;
   }
   PsumResult again = allocatePsum(in.program, o);
@@ -51,9 +49,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   try {
     placed = placeRestKeepingPsum(first.program);
   } catch (const AllocError&) {
-    fuzz::refused(in);
     return 0;  // the greedy SBUF placer (no spilling) cannot fit the spill slots: not the colorer's fault
   }
-  fuzz::requireCorrect("psum_colorer", in, placed);
+  fuzz::requireCorrect("psum_colorer", in.program, placed, in.poison_seed);
   return 0;
 }

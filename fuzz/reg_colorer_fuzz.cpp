@@ -35,13 +35,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // At O1, any of the 16 SBUF heuristics (and 4 PSUM orders) on half of the inputs (FuzzProgram::sbufHeuristic),
   // not only O1's one: the spills REG sees differ with the heuristic, and the cost is the same.
   if (o.optlevel == 1 && (o.sbuf_heuristic = in.sbufHeuristic())) o.psum_heuristic = in.psumHeuristic();
-  if (fuzz::checkedBefore("reg_colorer", in)) return 0;  // only its poison seed is new (fuzz/known_cases.h)
   DriverResult r;
   try {
     r = allocate(in.program, o);
   } catch (const AllocError& e) {
     const std::string what = e.what();
-    fuzz::refused(in);  // the checks below run once per case: they do not depend on the poison seed
     if (what.rfind("cannot allocate registers since spilling candidates are not enough", 0) != 0) return 0;
     const RegisterDemand d = registerDemand(in.program);
     if (d.confined && d.unavoidable_lanes <= in.program.arch.sp_registers)
@@ -49,6 +47,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                       nullptr, what + "\n(bound " + std::to_string(d.unavoidable_lanes) + " lanes)");
     return 0;
   }
-  fuzz::requireCorrect("reg_colorer", in, r.program);
+  fuzz::requireCorrect("reg_colorer", in.program, r.program, in.poison_seed);
   return 0;
 }

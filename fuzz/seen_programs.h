@@ -74,13 +74,11 @@ class SeenPrograms {
     return process.seen;
   }
 
-  // ALLOCSIM_FUZZ_RERUN=1: every execution runs in full (this table and fuzz/known_cases.h keep nothing).
+ private:
   static bool rerunAll() {
     const char* rerun = std::getenv("ALLOCSIM_FUZZ_RERUN");
     return rerun && std::strcmp(rerun, "1") == 0;
   }
-
- private:
   bool on_;
   unsigned slot_bits_;
   std::vector<uint64_t> slots_;

@@ -98,38 +98,6 @@ TEST(Equivalence, AReloadOntoFreshBytesReadsPoisonThatVariesWithTheSeed) {
       << dump(f0);
 }
 
-// One oracle, its reference run made once, checked under several poison seeds: each check is what checkEquivalence
-// finds with that seed, and a check does not use up the reference (the outputs it compares stay for the next).
-TEST(Equivalence, AnOracleCheckedUnderManySeedsFindsWhatEachSeedsOwnCheckFinds) {
-  const std::string poisoned = replaced(replaced(kSpillReload, "dma a_Reload1, a_spill !reload", "# reload missing"),
-                                        "a_Reload1 [8, 64] u32 @p0+0", "a_Reload1 [8, 64] u32 @p0+1024");
-  // An output written from never-written bytes: the output mismatch's value is the poison too.
-  const std::string bad_output = replaced(replaced(poisoned, "dma C, c", "dma C, a_Reload1"), "tt c, a_Reload1, c, add",
-                                          "tt c, c, c, add");
-  for (const std::string& text : {kSpillReload, poisoned, bad_output}) {
-    const Program p = parseProgram(text);
-    EquivalenceOracle oracle(p, EquivalenceOptions{.input_seed = 3});
-    for (uint64_t seed : {0, 1, 7, 0, 12345}) {
-      SCOPED_TRACE("seed " + std::to_string(seed));
-      EXPECT_EQ(dump(oracle.check(seed)), dump(check(text, {.input_seed = 3, .poison_seed = seed})));
-    }
-  }
-  EXPECT_NE(dump(check(bad_output)), "");
-  const Program good = parseProgram(kSpillReload);
-  const Program original = parseProgram(replaced(kSpillReload, "dma C, c", "dma C, b"));
-  EXPECT_EQ(dump(EquivalenceOracle(good, {}).check(5)), "");
-  EXPECT_NE(dump(EquivalenceOracle(parseProgram(poisoned), {}).check(5)), "");
-  // With the original given, a mismatch with it is the one finding of every check.
-  EquivalenceOracle against(good, EquivalenceOptions{.original = &original});
-  for (int i = 0; i < 2; ++i) {
-    std::vector<Finding> fs = against.check(uint64_t(i));
-    ASSERT_EQ(fs.size(), 1u) << dump(fs);
-    EXPECT_EQ(fs[0].kind, "original-mismatch");
-  }
-  // A program that cannot run throws when the oracle is made, as checkEquivalence does.
-  EXPECT_THROW(EquivalenceOracle(parseProgram("arch tiny\nsbuf a [8, 4] u32\nmemset a, 1\n"), {}), InputError);
-}
-
 const std::string kTwoLive = R"(arch tiny
 dram A [8, 64] u32 input
 dram B [8, 64] u32 input

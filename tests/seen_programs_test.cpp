@@ -22,7 +22,7 @@ std::vector<uint8_t> randomBytes(SeededChoices& c, size_t n) {
   return data;
 }
 
-std::string caseText(const fuzz::FuzzProgram& in) {
+std::string caseKey(const fuzz::FuzzProgram& in) {
   return printProgram(in.program) + "|" + std::to_string(in.knob) + "|" + std::to_string(in.poison_seed);
 }
 
@@ -52,7 +52,7 @@ TEST(SeenPrograms, SkipsExactlyTheRepeats) {
   std::vector<uint8_t> previous;
   for (const std::vector<uint8_t>& data : mutatedInputs(20261205, 600)) {
     const fuzz::FuzzProgram in = fuzz::decodeProgram(data.data(), data.size(), arch);
-    const bool repeat = !ran.insert(caseText(in)).second && data != previous;
+    const bool repeat = !ran.insert(caseKey(in)).second && data != previous;
     repeats += repeat;
     EXPECT_EQ(fuzz::ranBefore(in, seen), repeat) << printProgram(in.program);
     previous = data;
@@ -75,7 +75,7 @@ TEST(SeenPrograms, AByteTheDecoderNeverReadsGivesARepeat) {
     const fuzz::FuzzProgram first = fuzz::decodeProgram(data.data(), data.size(), arch);
     data.back() ^= 0x5a;
     const fuzz::FuzzProgram second = fuzz::decodeProgram(data.data(), data.size(), arch);
-    if (caseText(first) != caseText(second)) continue;  // that byte was read after all
+    if (caseKey(first) != caseKey(second)) continue;  // that byte was read after all
     ++checked;
     EXPECT_FALSE(fuzz::ranBefore(first, seen));
     EXPECT_TRUE(fuzz::ranBefore(second, seen));
@@ -90,7 +90,7 @@ TEST(SeenPrograms, ASmallTableForgetsButNeverSkipsANewCase) {
   int repeats = 0;
   for (const std::vector<uint8_t>& data : mutatedInputs(99, 600)) {
     const fuzz::FuzzProgram in = fuzz::decodeProgram(data.data(), data.size(), arch);
-    const bool repeat = !ran.insert(caseText(in)).second;
+    const bool repeat = !ran.insert(caseKey(in)).second;
     repeats += repeat;
     if (fuzz::ranBefore(in, seen)) {
       EXPECT_TRUE(repeat) << printProgram(in.program);
@@ -117,7 +117,7 @@ TwoInputsOfOneCase twoInputsOfOneCase() {
 
 TEST(SeenPrograms, TheSameInputTwiceInARowRunsTwice) {
   const TwoInputsOfOneCase two = twoInputsOfOneCase();
-  ASSERT_EQ(caseText(two.first), caseText(two.second));
+  ASSERT_EQ(caseKey(two.first), caseKey(two.second));
   fuzz::SeenPrograms seen(true);
   EXPECT_FALSE(fuzz::ranBefore(two.first, seen));
   EXPECT_FALSE(fuzz::ranBefore(two.first, seen));  // libFuzzer's leak check runs it again

@@ -109,9 +109,7 @@ ReferenceProgram reference(const Program& allocated, const Program* original, Re
   return ref;
 }
 
-}  // namespace
-
-class EquivalenceOracle::Checker {
+class Checker {
  public:
   Checker(const Program& allocated, const EquivalenceOptions& opts, ReferenceProgram* recovered = nullptr)
       : a_(allocated), opts_(opts), ref_(reference(allocated, opts.original, recovered)), layout_(allocated) {
@@ -131,27 +129,23 @@ class EquivalenceOracle::Checker {
     };
   }
 
-  // The reference run, once: its reads are kept (in a deque: no doubling as they grow) for every allocated run to be
-  // compared with as it goes, and its outputs. An InputError here: the program cannot run at all.
-  void runReference() {
-    io_ref_.progress = opts_.progress;
-    io_ref_.progress_phase = "equivalence oracle: the reference";
+  std::vector<Finding> run() {
+    io_.progress = opts_.progress;
+    io_.progress_phase = "equivalence oracle: the reference";
+    // The reference's reads are kept (in a deque: no doubling as they grow); the allocated run's are compared with
+    // them as they come instead of being kept too.
+    io_ref_.progress = io_.progress;
+    io_ref_.progress_phase = io_.progress_phase;
     Keep keep(*this);
     InterpOptions ref_run = io_ref_;
     ref_run.record_reads = false;
     ref_run.read_sink = &keep;
     std::unique_ptr<Storage> ref_storage = priv_();
-    expected_ = interpret(referenceRun(), *ref_storage, ref_run);
-  }
-
-  // The allocated program's run on physical storage poisoned from `poison_seed`, compared with the reference's as it
-  // goes; `last`: no run follows, so the reference's outputs are released as they are matched.
-  std::vector<Finding> check(uint64_t poison_seed, bool last) {
-    opts_.poison_seed = poison_seed;  // phys_ and the findings' notes read it
+    expected_ = interpret(referenceRun(), *ref_storage, ref_run);  // an InputError here: the program cannot run at all
+    ref_storage.reset();
     std::unique_ptr<Storage> storage = phys_();
     Compare compare(*this);
-    CompareOutputs outputs(*this, last);
-    io_.progress = opts_.progress;
+    CompareOutputs outputs(*this);
     io_.progress_phase = "equivalence oracle: the allocated program";
     InterpOptions alloc_run = io_;
     alloc_run.record_reads = false;
@@ -406,10 +400,10 @@ class EquivalenceOracle::Checker {
   // others are dropped, and so is the reference's output each one equals.
   class CompareOutputs : public OutputSink {
    public:
-    CompareOutputs(Checker& c, bool release) : c_(c), release_(release) {}
+    explicit CompareOutputs(Checker& c) : c_(c) {}
     void onOutput(TensorId t, std::vector<uint8_t>&& bytes) override {
       if (!c_.outputDifference(t, bytes)) {
-        if (std::vector<uint8_t>* want = c_.expectedOutput(t); want && release_) std::vector<uint8_t>().swap(*want);
+        if (std::vector<uint8_t>* want = c_.expectedOutput(t)) std::vector<uint8_t>().swap(*want);
       } else if (!first || t < first->first) {
         first.emplace(t, std::move(bytes));
       }
@@ -418,7 +412,6 @@ class EquivalenceOracle::Checker {
 
    private:
     Checker& c_;
-    bool release_;  // the reference's output is dropped once matched (no other run will compare with it)
   };
 
   // The finding for output t, whose bytes `got` differ from the reference's.
@@ -540,30 +533,17 @@ class EquivalenceOracle::Checker {
   std::deque<KeptRead> expected_reads_;  // one per executed non-loop instruction of the reference run
 };
 
-EquivalenceOracle::EquivalenceOracle(const Program& allocated, const EquivalenceOptions& opts) {
+}  // namespace
+
+std::vector<Finding> checkEquivalence(const Program& allocated, const EquivalenceOptions& opts) {
   if (opts.original) {
     // Declarations and maps only: matchOriginal reads the recovered instructions off the allocated program.
     ReferenceProgram recovered = referenceProgram(allocated, ReferenceBody::None);
-    mismatch_ = matchOriginal(allocated, recovered, *opts.original);
-    if (!mismatch_.empty()) return;  // the runs could not be paired instruction by instruction
-    checker_ = std::make_unique<Checker>(allocated, opts, &recovered);  // its maps, made once
-  } else {
-    checker_ = std::make_unique<Checker>(allocated, opts);
+    std::vector<Finding> differ = matchOriginal(allocated, recovered, *opts.original);
+    if (!differ.empty()) return differ;  // the runs could not be paired instruction by instruction
+    return Checker(allocated, opts, &recovered).run();  // its maps, made once
   }
-  checker_->runReference();
-}
-
-EquivalenceOracle::~EquivalenceOracle() = default;
-
-std::vector<Finding> EquivalenceOracle::check(uint64_t poison_seed) { return check(poison_seed, false); }
-
-std::vector<Finding> EquivalenceOracle::check(uint64_t poison_seed, bool last) {
-  if (!mismatch_.empty()) return mismatch_;
-  return checker_->check(poison_seed, last);
-}
-
-std::vector<Finding> checkEquivalence(const Program& allocated, const EquivalenceOptions& opts) {
-  return EquivalenceOracle(allocated, opts).check(opts.poison_seed, /*last=*/true);
+  return Checker(allocated, opts).run();
 }
 
 }  // namespace allocsim

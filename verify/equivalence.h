@@ -6,7 +6,6 @@
 #pragma once
 
 #include <cstdint>
-#include <memory>
 #include <vector>
 
 #include "ir/progress.h"
@@ -30,29 +29,5 @@ struct EquivalenceOptions {
 // placement or lies outside the machine. The reference is not checked for well-formedness here (ir/check.h):
 // a program that reads never-written memory compares zeros against poison.
 std::vector<Finding> checkEquivalence(const Program& allocated, const EquivalenceOptions& opts = {});
-
-// The same oracle with its reference side made once, for a caller that runs one allocated program under several
-// poison seeds (the fuzz targets, fuzz/known_cases.h): the reference run, and the match with the original, depend
-// on the programs and the input seed only. The constructor matches the original (when given) and runs the reference,
-// throwing InputError as checkEquivalence does; check(seed) is then checkEquivalence with opts.poison_seed = seed.
-// `allocated` and `*opts.original` must outlive the oracle, unchanged.
-class EquivalenceOracle {
- public:
-  EquivalenceOracle(const Program& allocated, const EquivalenceOptions& opts);
-  ~EquivalenceOracle();
-  EquivalenceOracle(const EquivalenceOracle&) = delete;
-  EquivalenceOracle& operator=(const EquivalenceOracle&) = delete;
-
-  std::vector<Finding> check(uint64_t poison_seed);
-
- private:
-  class Checker;
-  friend std::vector<Finding> checkEquivalence(const Program&, const EquivalenceOptions&);
-  // `last`: no run follows, so the reference's outputs can be dropped as they are matched (checkEquivalence).
-  std::vector<Finding> check(uint64_t poison_seed, bool last);
-
-  std::vector<Finding> mismatch_;  // the original does not match the recovered program: the one finding, every time
-  std::unique_ptr<Checker> checker_;
-};
 
 }  // namespace allocsim
