@@ -77,6 +77,9 @@ for log in "$logs"/fuzz-*.log; do
   echo "  $(basename "$log"): ${n:-?} executions; $(grep -E '^#[0-9]+' "$log" | tail -n 1)"
   # Executions the target skipped as repeats of a case it had run (fuzz/seen_programs.h); libFuzzer counts them.
   grep -m 1 '^allocsim: skipped' "$log" | sed 's/^/    /' || true
+  # Executions of the input just run, again: libFuzzer's leak check after a run that freed fewer blocks than it
+  # allocated (Fuzzer::TryDetectingAMemoryLeak); libFuzzer counts them too.
+  grep -m 1 "^allocsim: [0-9]* executions ran the input just run again" "$log" | sed 's/^/    /' || true
   total=$(( total + ${n:-0} ))
 done
 echo "campaign $target: $total executions in ${elapsed} s over $jobs job(s) ($(( total / (elapsed > 0 ? elapsed : 1) )) per second)"

@@ -14,6 +14,11 @@
 // Two different cases would have to share all 64 bits to be confused. A crash or a finding reproduces from its file
 // in a fresh process, which has run nothing yet.
 //
+// The process also counts the executions of an input identical to the one just before it, which always run: libFuzzer
+// runs an input again when its run allocated more heap blocks than it freed, to look for a leak, and counts that run.
+// A target that keeps state across executions makes such a rerun of every execution that adds to it: a memo of cases
+// that did (reverted, docs/fuzzing.md item 92) turned 29 % of coloring_driver's executions into these reruns.
+//
 // ALLOCSIM_FUZZ_RERUN=1 in the environment runs every execution (a benchmark that replays each input several times,
 // bench/fuzz_exec_cost.sh, measures what an execution costs, not what a repeat costs). At exit the process says how
 // many executions it skipped, when it skipped any: libFuzzer's exec/s counts them.
@@ -45,6 +50,7 @@ class SeenPrograms {
     ++executions_;
     const bool same_input = executions_ > 1 && input == last_input_;
     last_input_ = input;
+    same_input_runs_ += same_input;
     if (!on_) return false;
     if (digest == 0) digest = 1;  // 0 marks an empty slot
     uint64_t& slot = slots_[(digest * 0x9e3779b97f4a7c15ULL) >> (64 - slot_bits_)];
@@ -57,6 +63,7 @@ class SeenPrograms {
   }
   uint64_t executions() const { return executions_; }
   uint64_t skipped() const { return skipped_; }
+  uint64_t sameInputRuns() const { return same_input_runs_; }
 
   // The process's table, on unless ALLOCSIM_FUZZ_RERUN=1; says at exit how many executions it skipped, if any.
   static SeenPrograms& process() {
@@ -69,6 +76,9 @@ class SeenPrograms {
                        "already run (fuzz/seen_programs.h)\n",
                        (unsigned long long)seen.skipped_, (unsigned long long)seen.executions_,
                        100.0 * double(seen.skipped_) / double(seen.executions_));
+        if (seen.same_input_runs_ > 0)
+          std::fprintf(stderr, "allocsim: %llu executions ran the input just run again (libFuzzer's leak check)\n",
+                       (unsigned long long)seen.same_input_runs_);
       }
     } process;
     return process.seen;
@@ -85,6 +95,7 @@ class SeenPrograms {
   uint64_t last_input_ = 0;
   uint64_t executions_ = 0;
   uint64_t skipped_ = 0;
+  uint64_t same_input_runs_ = 0;
 };
 
 }  // namespace allocsim::fuzz

@@ -124,6 +124,7 @@ TEST(SeenPrograms, TheSameInputTwiceInARowRunsTwice) {
   EXPECT_TRUE(fuzz::ranBefore(two.second, seen));   // the same case from other bytes
   EXPECT_TRUE(fuzz::ranBefore(two.first, seen));    // no longer right after itself
   EXPECT_EQ(seen.skipped(), 2u);
+  EXPECT_EQ(seen.sameInputRuns(), 1u);  // the process reports these reruns: libFuzzer counts them as executions
 }
 
 TEST(SeenPrograms, OffRunsEverything) {
