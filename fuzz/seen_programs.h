@@ -3,11 +3,10 @@
 // them. Many inputs decode to one case: a mutation of a byte the decoder never reads (past the program's last
 // decision), of one whose value a modulo folds onto the same answer, or of a decision the program does not show (a
 // pressure that gives the same sizes). Running it again checks nothing new and finds no new coverage (its path is the
-// first run's), and it cost a whole execution: allocation and three oracles. A coloring_driver that ran every input
-// met an earlier case in 56.5 % of its 89,340 executions (150 s from the campaign corpus, inputs of at most 64
-// bytes); one that skips them skipped 24 % of 144,915 in the same time beside it (1.85x the executions per CPU
-// second in that pair; campaigns from the matured corpus: about 1.2x, 21-25 % skipped; docs/fuzzing.md, items
-// 89-91).
+// first run's), and it cost a whole execution: allocation and three oracles. One that skips them skipped 24 % of
+// 144,915 executions in 150 s from the campaign corpus (inputs of at most 64 bytes; 1.85x the executions per CPU
+// second beside one that does not), and 21-25 % in campaigns from the matured corpus (about 1.2x; docs/fuzzing.md,
+// items 89-91; item 89's first count, 56.5 %, was inflated by its own counting: item 92).
 //
 // A table of 2^21 digests (16 MB), each at a slot chosen by its bits: a digest that lands on a slot held by another
 // replaces it, so the table forgets rather than grows, and a forgotten case is run again (as before this table).
