@@ -270,6 +270,21 @@ TEST(Symbolic, OutputClobberedAfterItsLastWrite) {
   EXPECT_EQ(fs[0].notes[2], "location: DRAM bytes 0..3, last written by the inserted `dma a_Spill1, a !spill` (9:1) at step 3");
 }
 
+// Outputs are checked a run of elements at a time; the finding still names the first element that differs, here
+// the one element of O a one-element spill slot shares bytes with (O [8, 16] f32 @0: element [2, 3] at byte 140).
+TEST(Symbolic, AnOutputClobberedInOneElementIsReportedAtThatElement) {
+  auto fs = check(kHeader.substr(0, kHeader.size() - 1) + " @0\n" +  // O @0
+                  "sbuf x [8, 16] f32 @p0+64\n"
+                  "sbuf a [1, 1] f32 @p0+0\n"
+                  "dram a_Spill1 [1, 1] f32 @140 !spill(a)\n"
+                  "\n"
+                  "dma x, A\n"
+                  "dma O, x\n"
+                  "dma a, A[0:1, 0:1]\n"
+                  "dma a_Spill1, a !spill\n");
+  expectFinding(fs, "clobber", 3, "at the end of the run, output 'O' element [2, 3], which 'a' overwrote (clobber)");
+}
+
 // Outputs of their own storage are judged when they become final (their last statement) and their symbols
 // dropped; the report is still the end of the run's: reads first, then the outputs in declaration order. Here P
 // becomes final first and both are wrong, yet O, declared first, is the one reported.
