@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs a libFuzzer campaign on one target with ASan+UBSan, spread over JOBS processes (-jobs=JOBS -workers=JOBS,
 # each job fuzzing for SECONDS from the shared corpus), merges what it finds into the committed corpus and prints
-# the executions: per job, in total and per second, and adds a row to the ledger fuzz/campaigns.tsv.
+# the executions: per job, in total, per second and per CPU second of the jobs, and adds a row to the ledger
+# fuzz/campaigns.tsv.
 # Usage: bash fuzz/run_campaign.sh TARGET [SECONDS] [JOBS]    e.g. bash fuzz/run_campaign.sh lsa_driver 1200 2
 # max_len and timeout come from fuzz/TARGET.options (the file ClusterFuzzLite reads too); FUZZ_TIMEOUT=S overrides the
 # timeout, which is wall-clock seconds: a campaign niced beside builds can be starved long enough to report a
@@ -45,14 +46,29 @@ seeds=()
 max_len=${FUZZ_MAX_LEN:-$(fuzz_option "$target" max_len 4096)}
 timeout=${FUZZ_TIMEOUT:-$(fuzz_option "$target" timeout 10)}
 
+# CPU seconds used by the shell's finished children so far (user + system, bash's `times`): the jobs' CPU is the
+# difference across the run. Executions per CPU second is the rate to quote on a shared machine, where wall-clock
+# seconds include the time other processes had the cores.
+# Sets cpu_seconds. `times` runs in this shell, writing to a file: in a command substitution it would report the
+# subshell's own children.
+cpu_file=$(mktemp)
+children_cpu() {
+  times >"$cpu_file"
+  cpu_seconds=$(awk 'NR == 2 { t = 0; for (i = 1; i <= 2; ++i) { split($i, a, /[ms]/); t += a[1] * 60 + a[2] } printf "%.1f", t }' "$cpu_file")
+}
 # -jobs writes fuzz-N.log into the working directory: run from the log directory.
 start=$SECONDS
+children_cpu
+cpu_start=$cpu_seconds
 status=0
 (cd "$logs" && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
   "$bin" "$work" "$corpus" "${seeds[@]}" "${dict[@]}" \
   -max_total_time="$seconds" -timeout="$timeout" -rss_limit_mb=2048 -max_len="$max_len" \
   -jobs="$jobs" -workers="$jobs" -artifact_prefix="$findings/" -print_final_stats=1 >"$logs/main.log" 2>&1) || status=$?
 elapsed=$(( SECONDS - start ))
+children_cpu
+cpu=$(awk -v a="$cpu_start" -v b="$cpu_seconds" 'BEGIN { printf "%.1f", b - a }')
+rm -f "$cpu_file"
 
 # Keep only inputs that add coverage.
 "$bin" -merge=1 "$corpus" "$work" >/dev/null 2>&1 || true
@@ -82,7 +98,8 @@ for log in "$logs"/fuzz-*.log; do
   grep -m 1 "^allocsim: [0-9]* executions ran the input just run again" "$log" | sed 's/^/    /' || true
   total=$(( total + ${n:-0} ))
 done
-echo "campaign $target: $total executions in ${elapsed} s over $jobs job(s) ($(( total / (elapsed > 0 ? elapsed : 1) )) per second)"
+per_cpu=$(awk -v n="$total" -v c="$cpu" 'BEGIN { printf "%d", (c > 0 ? n / c : 0) }')
+echo "campaign $target: $total executions in ${elapsed} s over $jobs job(s) ($(( total / (elapsed > 0 ? elapsed : 1) )) per second); $cpu CPU s ($per_cpu per CPU s)"
 echo "corpus: $(ls "$corpus" | wc -l) files in fuzz/corpus/$target; findings in fuzz/findings/$target"
 new=$(find "$findings" -maxdepth 1 -type f \( -name 'crash-*' -o -name 'timeout-*' -o -name 'oom-*' \) -newer "$logs/started" | wc -l)
 
@@ -91,7 +108,7 @@ new=$(find "$findings" -maxdepth 1 -type f \( -name 'crash-*' -o -name 'timeout-
 edges_start=$( (grep -m 1 'INITED' "$logs/fuzz-0.log" || true) 2>/dev/null | sed -n 's/.* cov: \([0-9]*\) .*/\1/p')
 edges_end=$( (grep -E '^#[0-9]+' "$logs/fuzz-0.log" || true) 2>/dev/null | tail -n 1 | sed -n 's/.* cov: \([0-9]*\) .*/\1/p')
 printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$(date -u +%F)" "$target" "$commit" "$total" "$elapsed" "$jobs" \
-  "${edges_start:--}" "${edges_end:--}" "$new" "fuzz/run_campaign.sh$([ -n "${FUZZ_MAX_LEN:-}" ] && echo ", max_len $max_len")$([ "$status" -ne 0 ] && echo ", exit status $status")" \
+  "${edges_start:--}" "${edges_end:--}" "$new" "fuzz/run_campaign.sh$([ -n "${FUZZ_MAX_LEN:-}" ] && echo ", max_len $max_len"), $cpu CPU s ($per_cpu executions per CPU s)$([ "$status" -ne 0 ] && echo ", exit status $status")" \
   >>fuzz/campaigns.tsv
 echo "ledger: a row added to fuzz/campaigns.tsv (bash fuzz/campaign_totals.sh sums it)"
 if [ "$status" -ne 0 ] || [ "$new" -gt 0 ]; then
