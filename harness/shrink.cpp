@@ -27,7 +27,7 @@ std::vector<Instruction> without(const std::vector<Instruction>& body, size_t fi
       if (inst.op == Op::Loop) index += countBody(inst.body);
       continue;
     }
-    Instruction copy = inst;
+    Instruction copy = withoutBody(inst);
     if (inst.op == Op::Loop) copy.body = without(inst.body, first, last, index);
     out.push_back(std::move(copy));
   }

@@ -228,7 +228,9 @@ bool selectKeeps(const SelectMask& m, uint64_t p, uint64_t e, __int128 c);
 // which is how a K-loop accumulation is written without unrolling it.
 enum class When : uint8_t { Never, Always, First, Last };
 
-struct Instruction {
+// Everything an instruction says but a loop's body. A pass that needs one instruction's operands without what is
+// nested in it copies this part alone (withoutBody): a copy of a whole loop copies every instruction inside it.
+struct InstructionHead {
   Op op = Op::Copy;
   Origin origin = Origin::Source;
   SourceLoc loc;
@@ -261,10 +263,22 @@ struct Instruction {
   RegId rt = kNone;  // add second source
 
   int64_t lo = 0, hi = 0, step = 1;  // loop bounds: rd = lo, lo+step, ... while < hi
-  std::vector<Instruction> body;
+
+  bool operator==(const InstructionHead&) const = default;
+};
+
+struct Instruction : InstructionHead {
+  std::vector<Instruction> body;  // a loop's
 
   bool operator==(const Instruction&) const = default;
 };
+
+// `i` with an empty body, copied without copying the body.
+inline Instruction withoutBody(const Instruction& i) {
+  Instruction copy;
+  static_cast<InstructionHead&>(copy) = i;
+  return copy;
+}
 
 struct Program {
   Arch arch;

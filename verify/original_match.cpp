@@ -23,11 +23,10 @@ struct Shape {
 void clearLoc(AccessPattern& ap) { ap.loc = {}; }
 
 Shape shapeOf(const Instruction& i) {
-  Shape s{i, i.body.size()};
+  Shape s{withoutBody(i), i.body.size()};
   s.inst.loc = {};
   s.inst.id = 0;
   s.inst.origin = Origin::Source;
-  s.inst.body.clear();
   for (AccessPattern* ap : {&s.inst.dst, &s.inst.a, &s.inst.b, s.inst.scalar.ap.ifStored(), s.inst.scalar2.ap.ifStored(), s.inst.scale.ap.ifStored(),
                             s.inst.bias.ap.ifStored(), &s.inst.reduce_dst})
     if (ap) clearLoc(*ap);  // null: an operand left at its default, which has no locations

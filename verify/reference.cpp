@@ -162,7 +162,7 @@ class Builder {
         if (inst.op == Op::Loop) mapBody(inst.body, false);
         continue;
       }
-      Instruction copy = inst;
+      Instruction copy = withoutBody(inst);
       names_.mapNames(inst, copy);
       if (copy.op == Op::Loop) copy.body = mapBody(inst.body, false);
       out.push_back(std::move(copy));
@@ -212,8 +212,7 @@ bool runsOnAllocatedInstructions(const Program& allocated, const ReferenceProgra
 }
 
 Instruction referenceInstruction(const Program& allocated, const ReferenceProgram& ref, const Instruction& inst) {
-  Instruction copy = inst;
-  copy.body.clear();
+  Instruction copy = withoutBody(inst);
   NameMap(allocated, ref.tensor, ref.registers).mapNames(inst, copy);
   copy.id = inst.id < ref.instruction.size() ? ref.instruction[inst.id] : kNone;
   return copy;

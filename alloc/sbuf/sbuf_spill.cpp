@@ -56,8 +56,7 @@ class SpillWriter {
           e.inst.body.clear();
           rewrite(body, e.inst.body);
         } else {
-          e.inst = in[k];
-          e.inst.body.clear();
+          e.inst = withoutBody(in[k]);
           rewrite(in[k].body, e.inst.body);
         }
         edits.push_back(std::move(e));
