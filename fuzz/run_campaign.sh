@@ -13,6 +13,10 @@
 # it loads them): an execution's cost grows with the program an input decodes to, and inputs of at most 64 bytes
 # run two to three times as many executions per CPU second while reaching 99 % of the alloc/ lines that hours of
 # 512-byte inputs reach (docs/fuzzing.md, fourteenth round). The ledger row says which cap a campaign ran with.
+# FUZZ_CORPUS=DIR fuzzes from DIR and merges into it instead of the committed corpus (DIR is made, and filled from the
+# committed corpus when empty). The merge keeps every input with a feature the others lack, so a long campaign adds
+# hundreds of inputs (a 900-s coloring_driver campaign: 1,385), which CI would then replay; keep such a corpus outside
+# the repository and bring only new edges in: `build-fuzz/fuzz/T_fuzz -merge=1 -use_counters=0 fuzz/corpus/T DIR`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . fuzz/options.sh
@@ -32,6 +36,11 @@ cp "build-fuzz/fuzz/${target}_fuzz" "$bin"
 commit="$(git rev-parse --short HEAD 2>/dev/null || echo '?')$(git diff --quiet HEAD -- 2>/dev/null || echo '+local changes')"
 echo "campaign $target: the binary of commit $commit, ${seconds} s over $jobs job(s)"
 corpus=$root/fuzz/corpus/$target
+if [ -n "${FUZZ_CORPUS:-}" ]; then
+  mkdir -p "$FUZZ_CORPUS"
+  [ -n "$(ls -A "$FUZZ_CORPUS")" ] || cp "$corpus"/* "$FUZZ_CORPUS"/
+  corpus=$(cd "$FUZZ_CORPUS" && pwd)
+fi
 findings=$root/fuzz/findings/$target
 logs=$findings/logs
 work=$(mktemp -d)
@@ -100,7 +109,7 @@ for log in "$logs"/fuzz-*.log; do
 done
 per_cpu=$(awk -v n="$total" -v c="$cpu" 'BEGIN { printf "%d", (c > 0 ? n / c : 0) }')
 echo "campaign $target: $total executions in ${elapsed} s over $jobs job(s) ($(( total / (elapsed > 0 ? elapsed : 1) )) per second); $cpu CPU s ($per_cpu per CPU s)"
-echo "corpus: $(ls "$corpus" | wc -l) files in fuzz/corpus/$target; findings in fuzz/findings/$target"
+echo "corpus: $(ls "$corpus" | wc -l) files in ${FUZZ_CORPUS:-fuzz/corpus/$target}; findings in fuzz/findings/$target"
 new=$(find "$findings" -maxdepth 1 -type f \( -name 'crash-*' -o -name 'timeout-*' -o -name 'oom-*' \) -newer "$logs/started" | wc -l)
 
 # One row in the ledger (fuzz/campaigns.tsv; `bash fuzz/campaign_totals.sh` sums it): edges as the first job's log
