@@ -39,7 +39,7 @@ smoke() {
         [ -f "$crash" ] && { echo "-- input $crash:"; head -c 2000 "$crash"; echo; }
       done
     else
-      grep -E "stat::number_of_executed_units|stat::average_exec_per_sec|stat::peak_rss_mb|^allocsim: skipped|^allocsim: [0-9]* executions ran the input" "$work/log" || true
+      grep -E "stat::number_of_executed_units|stat::average_exec_per_sec|stat::peak_rss_mb|^allocsim: skipped|^allocsim: [0-9]* executions had the input" "$work/log" || true
     fi
   } >"$work.report"
   cat "$work.report"

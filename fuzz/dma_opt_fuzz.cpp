@@ -25,6 +25,7 @@ std::string traffic(const DmaTraffic& t) { return dmaTrafficLine("", t); }
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  const fuzz::ExecutionHeap heap;  // first: it spans the whole execution, as libFuzzer's leak check does
   // the real tiny machine
   static const Arch arch = fuzz::fuzzArch({});
   fuzz::FuzzProgram in = fuzz::decodeProgram(data, size, arch, /*max_dma_patterns=*/60);

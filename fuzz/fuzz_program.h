@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "alloc/report.h"
+#include "fuzz/execution_heap.h"
 #include "fuzz/seen_programs.h"
 #include "gen/choices.h"
 #include "gen/generate.h"
@@ -115,14 +116,16 @@ inline FuzzProgram decodeProgram(const uint8_t* data, size_t size, const Arch& a
 // Whether this process already ran the case `in` is (fuzz/seen_programs.h): its program's text (which round-trips
 // to the same program, docs/format.md), knob and poison seed are all that a target reads of its input, so an input
 // equal to an earlier one in these runs the same case. Every target that decodes with decodeProgram asks right after
-// decoding and returns at once on a repeat.
-inline bool ranBefore(const FuzzProgram& in, SeenPrograms& seen = SeenPrograms::process()) {
+// decoding and returns at once on a repeat; the input just run is a repeat only if that run freed every heap block it
+// allocated (`previous_left_blocks`: fuzz/execution_heap.h, which the target constructs first).
+inline bool ranBefore(const FuzzProgram& in, SeenPrograms& seen = SeenPrograms::process(),
+                      bool previous_left_blocks = ExecutionHeap::previousLeftBlocks()) {
   const std::string text = printProgram(in.program);
   OperandHasher h;
   h.bytes(reinterpret_cast<const uint8_t*>(text.data()), text.size());
   h.u64(in.knob);
   h.u64(in.poison_seed);
-  return seen.ranBefore(h.digest(), in.input_digest);
+  return seen.ranBefore(h.digest(), in.input_digest, previous_left_blocks);
 }
 
 // Gives a decoded program a machine with more room than the one it was generated for (the same preset with larger

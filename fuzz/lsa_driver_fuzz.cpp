@@ -9,6 +9,7 @@
 using namespace allocsim;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  const fuzz::ExecutionHeap heap;  // first: it spans the whole execution, as libFuzzer's leak check does
   // The real tiny machine, its 4 SP registers included (the REG colorer spills registers).
   static const Arch arch = fuzz::fuzzArch({});
   fuzz::FuzzProgram in = fuzz::decodeProgram(data, size, arch);

@@ -13,6 +13,7 @@
 using namespace allocsim;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  const fuzz::ExecutionHeap heap;  // first: it spans the whole execution, as libFuzzer's leak check does
   static const Arch tiny = fuzz::fuzzArch({});
   static const Arch roomy = fuzz::fuzzArch({{"sbuf-bytes", "12288"}, {"psum-banks", "8"}});
   fuzz::FuzzProgram in = fuzz::decodeProgram(data, size, tiny);

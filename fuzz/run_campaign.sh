@@ -102,9 +102,9 @@ for log in "$logs"/fuzz-*.log; do
   echo "  $(basename "$log"): ${n:-?} executions; $(grep -E '^#[0-9]+' "$log" | tail -n 1)"
   # Executions the target skipped as repeats of a case it had run (fuzz/seen_programs.h); libFuzzer counts them.
   grep -m 1 '^allocsim: skipped' "$log" | sed 's/^/    /' || true
-  # Executions of the input just run, again: libFuzzer's leak check after a run that freed fewer blocks than it
-  # allocated (Fuzzer::TryDetectingAMemoryLeak); libFuzzer counts them too.
-  grep -m 1 "^allocsim: [0-9]* executions ran the input just run again" "$log" | sed 's/^/    /' || true
+  # Executions of the input just run: again after a run that left heap blocks (libFuzzer's leak check), skipped
+  # after one that did not (a mutation that changed nothing; fuzz/execution_heap.h). libFuzzer counts both.
+  grep -m 1 "^allocsim: [0-9]* executions had the input just run" "$log" | sed 's/^/    /' || true
   total=$(( total + ${n:-0} ))
 done
 per_cpu=$(awk -v n="$total" -v c="$cpu" 'BEGIN { printf "%d", (c > 0 ? n / c : 0) }')

@@ -13,10 +13,12 @@
 // Two different cases would have to share all 64 bits to be confused. A crash or a finding reproduces from its file
 // in a fresh process, which has run nothing yet.
 //
-// The process also counts the executions of an input identical to the one just before it, which always run: libFuzzer
-// runs an input again when its run allocated more heap blocks than it freed, to look for a leak, and counts that run.
-// A target that keeps state across executions makes such a rerun of every execution that adds to it: a memo of cases
-// that did (reverted, docs/fuzzing.md item 92) turned 29 % of coloring_driver's executions into these reruns.
+// An input identical to the one just before it is run again only when the execution before it left heap blocks
+// (fuzz/execution_heap.h): libFuzzer then reruns the input to look for a leak, and checks for one only if the rerun
+// leaves blocks too, so the rerun must do the work. Otherwise it is a mutation that changed nothing (3-4 % of a
+// campaign's executions) and is skipped like any repeat. The process counts both kinds. A target that kept state
+// across executions would make every execution that adds to it such a rerun: a memo of cases that did (reverted,
+// docs/fuzzing.md item 92) turned 29 % of coloring_driver's executions into reruns.
 //
 // ALLOCSIM_FUZZ_RERUN=1 in the environment runs every execution (a benchmark that replays each input several times,
 // bench/fuzz_exec_cost.sh, measures what an execution costs, not what a repeat costs). At exit the process says how
@@ -41,19 +43,21 @@ class SeenPrograms {
   SeenPrograms& operator=(const SeenPrograms&) = delete;
 
   // Whether the case with this digest ran before (and is still remembered); remembers it if not. `input` is a
-  // digest of the input's bytes: an input identical to the one before it always runs. libFuzzer runs an input a
-  // second time when its first run allocated more blocks than it freed (Fuzzer::TryDetectingAMemoryLeak), and checks
-  // for a leak only if the second run does too: skipped, it would never check. (`-runs=N` on files runs each N
-  // times in a row, too.)
-  bool ranBefore(uint64_t digest, uint64_t input) {
+  // digest of the input's bytes; `previous_left_blocks`, whether the execution before this one allocated more heap
+  // blocks than it freed (ExecutionHeap::previousLeftBlocks). Then an input identical to that execution's always
+  // runs: libFuzzer runs an input a second time after such a run (Fuzzer::TryDetectingAMemoryLeak), and checks for a
+  // leak only if the second run leaves blocks too: skipped, it would never check.
+  bool ranBefore(uint64_t digest, uint64_t input, bool previous_left_blocks = true) {
     ++executions_;
     const bool same_input = executions_ > 1 && input == last_input_;
     last_input_ = input;
-    same_input_runs_ += same_input;
+    const bool leak_rerun = same_input && previous_left_blocks;
+    leak_check_reruns_ += leak_rerun;
+    unchanged_inputs_ += same_input && !previous_left_blocks;
     if (!on_) return false;
     if (digest == 0) digest = 1;  // 0 marks an empty slot
     uint64_t& slot = slots_[(digest * 0x9e3779b97f4a7c15ULL) >> (64 - slot_bits_)];
-    if (slot == digest && !same_input) {
+    if (slot == digest && !leak_rerun) {
       ++skipped_;
       return true;
     }
@@ -62,7 +66,10 @@ class SeenPrograms {
   }
   uint64_t executions() const { return executions_; }
   uint64_t skipped() const { return skipped_; }
-  uint64_t sameInputRuns() const { return same_input_runs_; }
+  // Executions of the input just run: after a run that left heap blocks (always run), and otherwise (skipped when
+  // the table is on).
+  uint64_t leakCheckReruns() const { return leak_check_reruns_; }
+  uint64_t unchangedInputs() const { return unchanged_inputs_; }
 
   // The process's table, on unless ALLOCSIM_FUZZ_RERUN=1; says at exit how many executions it skipped, if any.
   static SeenPrograms& process() {
@@ -75,9 +82,13 @@ class SeenPrograms {
                        "already run (fuzz/seen_programs.h)\n",
                        (unsigned long long)seen.skipped_, (unsigned long long)seen.executions_,
                        100.0 * double(seen.skipped_) / double(seen.executions_));
-        if (seen.same_input_runs_ > 0)
-          std::fprintf(stderr, "allocsim: %llu executions ran the input just run again (libFuzzer's leak check)\n",
-                       (unsigned long long)seen.same_input_runs_);
+        if (seen.leak_check_reruns_ + seen.unchanged_inputs_ > 0)
+          std::fprintf(stderr,
+                       "allocsim: %llu executions had the input just run: %llu after a run that left heap blocks "
+                       "(libFuzzer's leak check; run again), %llu after one that did not (a mutation that changed "
+                       "nothing)\n",
+                       (unsigned long long)(seen.leak_check_reruns_ + seen.unchanged_inputs_),
+                       (unsigned long long)seen.leak_check_reruns_, (unsigned long long)seen.unchanged_inputs_);
       }
     } process;
     return process.seen;
@@ -94,7 +105,8 @@ class SeenPrograms {
   uint64_t last_input_ = 0;
   uint64_t executions_ = 0;
   uint64_t skipped_ = 0;
-  uint64_t same_input_runs_ = 0;
+  uint64_t leak_check_reruns_ = 0;
+  uint64_t unchanged_inputs_ = 0;
 };
 
 }  // namespace allocsim::fuzz

@@ -115,16 +115,38 @@ TwoInputsOfOneCase twoInputsOfOneCase() {
   return out;
 }
 
-TEST(SeenPrograms, TheSameInputTwiceInARowRunsTwice) {
+TEST(SeenPrograms, TheSameInputAfterARunThatLeftBlocksRunsAgain) {
   const TwoInputsOfOneCase two = twoInputsOfOneCase();
   ASSERT_EQ(caseKey(two.first), caseKey(two.second));
   fuzz::SeenPrograms seen(true);
-  EXPECT_FALSE(fuzz::ranBefore(two.first, seen));
-  EXPECT_FALSE(fuzz::ranBefore(two.first, seen));  // libFuzzer's leak check runs it again
-  EXPECT_TRUE(fuzz::ranBefore(two.second, seen));   // the same case from other bytes
-  EXPECT_TRUE(fuzz::ranBefore(two.first, seen));    // no longer right after itself
+  EXPECT_FALSE(fuzz::ranBefore(two.first, seen, true));
+  EXPECT_FALSE(fuzz::ranBefore(two.first, seen, true));  // libFuzzer's leak check runs it again
+  EXPECT_TRUE(fuzz::ranBefore(two.second, seen, true));   // the same case from other bytes
+  EXPECT_TRUE(fuzz::ranBefore(two.first, seen, true));    // no longer right after itself
   EXPECT_EQ(seen.skipped(), 2u);
-  EXPECT_EQ(seen.sameInputRuns(), 1u);  // the process reports these reruns: libFuzzer counts them as executions
+  EXPECT_EQ(seen.leakCheckReruns(), 1u);  // reported by the process: libFuzzer counts them as executions
+  EXPECT_EQ(seen.unchangedInputs(), 0u);
+}
+
+TEST(SeenPrograms, TheSameInputAfterARunThatFreedEverythingIsARepeat) {
+  const TwoInputsOfOneCase two = twoInputsOfOneCase();
+  fuzz::SeenPrograms seen(true);
+  EXPECT_FALSE(fuzz::ranBefore(two.first, seen, false));
+  EXPECT_TRUE(fuzz::ranBefore(two.first, seen, false));  // a mutation that changed nothing: no leak check follows
+  EXPECT_FALSE(fuzz::ranBefore(two.first, seen, true));  // the same again, now after a run that left blocks
+  EXPECT_EQ(seen.skipped(), 1u);
+  EXPECT_EQ(seen.unchangedInputs(), 1u);
+  EXPECT_EQ(seen.leakCheckReruns(), 1u);
+}
+
+// Without a sanitizer allocator (this test binary) nothing counts the heap: every execution is taken to have left
+// blocks, so the input just run always runs again, never a skip that could hide a leak check.
+TEST(SeenPrograms, WithoutHeapCountsTheInputJustRunRunsAgain) {
+  const TwoInputsOfOneCase two = twoInputsOfOneCase();
+  fuzz::SeenPrograms seen(true);
+  EXPECT_FALSE(fuzz::ranBefore(two.first, seen));
+  EXPECT_FALSE(fuzz::ranBefore(two.first, seen));
+  EXPECT_EQ(seen.leakCheckReruns(), 1u);
 }
 
 TEST(SeenPrograms, OffRunsEverything) {
