@@ -721,6 +721,9 @@ class CoverageWalk {
 IterationCoverage iterationCoverage(const Program& p, const LinearOrder& order, TensorId t, int32_t loop,
                                     CoverageCache& cache, uint64_t budget) {
   if (t >= p.tensors.size() || loop < 0 || size_t(loop) >= order.loops.size()) return IterationCoverage::Undecidable;
+  // The walk follows loops only: with an `if` anywhere, which iterations run a body (and which register values reach
+  // the loop) is not its to decide, so it keeps the conservative answer.
+  if (order.has_if) return IterationCoverage::Undecidable;
   const Tensor& x = p.tensors[t];
   // The bitmap itself counts against the budget: a huge tensor is not worth an exact answer.
   uint64_t words = uint64_t(x.partitions) * ((uint64_t(x.elements) + 63) / 64);

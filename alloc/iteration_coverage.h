@@ -20,8 +20,8 @@
 // decided where that cannot matter: such a write is left out (it could only add coverage; a Carried verdict
 // reached without it becomes Undecidable), and such a read is covered when every element of the tensor is already
 // written by that iteration. It answers Undecidable (the caller then keeps the conservative rule and counts the
-// case) for any other such read, when a view falls outside its tensor (a malformed program), or when the walk would
-// exceed its work budget.
+// case) for any other such read, when a view falls outside its tensor (a malformed program), when the walk would
+// exceed its work budget, or when the program has a conditional block (`if`, which the walk does not follow).
 #pragma once
 
 #include <cstdint>

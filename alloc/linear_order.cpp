@@ -35,11 +35,10 @@ void countBody(const std::vector<Instruction>& body, size_t& instructions, size_
     const std::vector<Instruction>* b = todo.back();
     todo.pop_back();
     instructions += b->size();
-    for (const Instruction& inst : *b)
-      if (inst.op == Op::Loop) {
-        ++loops;
-        todo.push_back(&inst.body);
-      }
+    for (const Instruction& inst : *b) {
+      if (inst.op == Op::Loop) ++loops;
+      if (hasBody(inst.op)) todo.push_back(&inst.body);
+    }
   }
 }
 
@@ -53,32 +52,38 @@ LinearOrder linearize(const Program& p) {
   countBody(p.body, instructions, loops);
   order.positions.reserve(instructions + loops + 2);  // a loop: its header (an instruction) and its end
   order.loops.reserve(loops);
-  order.positions.push_back({LinearPosition::Kind::Start, nullptr, -1, true});
+  order.positions.push_back({LinearPosition::Kind::Start, nullptr, -1, true, false});
   struct Frame {
     const std::vector<Instruction>* body;
     size_t next;
-    int32_t loop;  // the loop whose body this is, -1 for the program
+    int32_t loop;      // the innermost loop around this body, -1 for none
+    bool is_if;        // the body of an if (it belongs to the enclosing loop's iteration)
+    bool conditional;  // inside an if's body, at any depth
   };
   // The thread's scratch: the order is computed several times per allocation (docs/fuzzing.md, nineteenth round).
   thread_local std::vector<Frame> stack;
-  stack.assign(1, {&p.body, 0, -1});
+  stack.assign(1, {&p.body, 0, -1, false, false});
   while (!stack.empty()) {
     Frame& top = stack.back();
     int32_t loop = top.loop;
+    const bool conditional = top.conditional;
     bool runs = loop < 0 || order.loops[size_t(loop)].body_runs;
     if (top.next == top.body->size()) {
+      const bool is_if = top.is_if;
       stack.pop_back();
-      if (loop >= 0) {
+      if (loop >= 0 && !is_if) {
         LinearLoop& l = order.loops[size_t(loop)];
         l.end = uint32_t(order.positions.size());
         bool outer_runs = l.parent < 0 || order.loops[size_t(l.parent)].body_runs;
-        order.positions.push_back({LinearPosition::Kind::LoopEnd, l.inst, l.parent, outer_runs});
+        order.positions.push_back(
+            {LinearPosition::Kind::LoopEnd, l.inst, l.parent, outer_runs, stack.empty() ? false : stack.back().conditional});
       }
       continue;
     }
     const Instruction& inst = (*top.body)[top.next++];
     if (inst.op != Op::Loop) {
-      order.positions.push_back({LinearPosition::Kind::Instruction, &inst, loop, runs});
+      order.positions.push_back({LinearPosition::Kind::Instruction, &inst, loop, runs, conditional});
+      if (inst.op == Op::If) order.has_if = true, stack.push_back({&inst.body, 0, loop, true, true});  // `top` is invalid from here on
       continue;
     }
     LinearLoop l;
@@ -88,12 +93,12 @@ LinearOrder linearize(const Program& p) {
     l.depth = loop < 0 ? 1 : order.loops[size_t(loop)].depth + 1;
     l.trips = loopTrips(inst);
     l.body_runs = runs && l.trips > 0;
-    order.positions.push_back({LinearPosition::Kind::LoopHeader, &inst, loop, runs});
+    order.positions.push_back({LinearPosition::Kind::LoopHeader, &inst, loop, runs, conditional});
     int32_t index = int32_t(order.loops.size());
     order.loops.push_back(l);
-    stack.push_back({&inst.body, 0, index});  // `top` is invalid from here on
+    stack.push_back({&inst.body, 0, index, false, conditional});  // `top` is invalid from here on
   }
-  order.positions.push_back({LinearPosition::Kind::End, nullptr, -1, true});
+  order.positions.push_back({LinearPosition::Kind::End, nullptr, -1, true, false});
   return order;
 }
 

@@ -5,7 +5,8 @@
 //   0                 program start (where inputs are defined)
 //   ...               every instruction in preorder; a loop contributes a header position, then its body, then a
 //                     loop-end position (the back edge / exit: where the loop leaves its register at the first
-//                     value >= hi)
+//                     value >= hi); an `if` contributes one instruction position (it reads its condition's
+//                     registers), then its body's positions, marked conditional: they run only where it holds
 //   size() - 1        program end (where outputs are used)
 // A loop's header and end positions belong to the enclosing nest, not to the loop: they run once per entry.
 //
@@ -34,11 +35,15 @@ struct LinearPosition {
   const Instruction* inst = nullptr;  // the instruction (for a loop header / end: the loop)
   int32_t loop = -1;                  // the innermost loop whose body contains this position, -1 if none
   bool executes = true;               // false inside a loop body that never runs
+  // Inside an if's body (at any depth): the instruction may not run on every iteration of its loops, so its writes
+  // never replace a value for certain (liveness, iteration coverage).
+  bool conditional = false;
 };
 
 struct LinearOrder {
   std::vector<LinearPosition> positions;
   std::vector<LinearLoop> loops;  // in preorder of their headers
+  bool has_if = false;            // the program has a conditional block
 
   uint32_t start() const { return 0; }
   uint32_t end() const { return uint32_t(positions.size() - 1); }

@@ -100,15 +100,17 @@ Liveness computeLiveness(const Program& p) {
   for (uint32_t pos = 0; pos < order.positions.size(); ++pos) {
     const LinearPosition& at = order.positions[pos];
     if (!at.executes || at.inst == nullptr) continue;
+    // A write inside an if's body may not run: it never counts as replacing the whole value.
+    const WriteCover whole = at.conditional ? WriteCover::Partial : WriteCover::Whole;
     if (at.kind == LinearPosition::Kind::LoopHeader || at.kind == LinearPosition::Kind::LoopEnd) {
-      if (at.inst->rd < regs.size()) regs[at.inst->rd].write(pos, WriteCover::Whole);
+      if (at.inst->rd < regs.size()) regs[at.inst->rd].write(pos, whole);
       continue;
     }
     operandEffects(p, *at.inst, e);
     for (RegId r : e.reg_reads) regs[r].read(pos);
     for (TensorId t : e.tensor_reads) tensors[t].read(pos);
-    for (const TensorWrite& w : e.tensor_writes) tensors[w.tensor].write(pos, w.cover);
-    for (RegId r : e.reg_writes) regs[r].write(pos, WriteCover::Whole);
+    for (const TensorWrite& w : e.tensor_writes) tensors[w.tensor].write(pos, at.conditional ? WriteCover::Partial : w.cover);
+    for (RegId r : e.reg_writes) regs[r].write(pos, whole);
   }
   for (TensorId t = 0; t < p.tensors.size(); ++t)
     if (p.tensors[t].output) tensors[t].read(order.end());

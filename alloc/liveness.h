@@ -29,6 +29,9 @@
 //    iteration k what iteration k-1 accumulated: carried around the K-loop, per iteration of the loops outside.
 //    Registers are whole values: a register is carried unless its first mention is a write.
 //    Reads within an instruction come before its writes, so `tt a, a, b` is a read first and carries a.
+// Conditional blocks (`if`): their bodies' positions count like any others (reads inside are reads), but a write
+// inside a block may not run, so it never counts as replacing the whole value (it is Partial for rule 3), and
+// iteration coverage keeps the conservative answer in a program that has a block.
 // Only executed code counts: the body of a loop that never runs (lo >= hi) mentions nothing, so a full write
 // in it cannot pass for a kill. A tensor or register never mentioned by executed code has an empty range and
 // interferes with nothing. Registers follow the same rule; a loop writes its register at its header and at

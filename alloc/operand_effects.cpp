@@ -128,6 +128,9 @@ void operandEffects(const Program& p, const Instruction& inst, OperandEffects& e
     case Op::RegStore:
       c.replace(inst.dst, [&] { c.readReg(inst.rs); });
       break;
+    case Op::If:  // the condition's registers; the body's instructions have positions of their own
+      c.reg(inst.mask.c);
+      break;
     case Op::Loop:
       break;
   }
@@ -172,6 +175,7 @@ OperandViews operandViews(const Instruction& inst) {
     case Op::Add:
     case Op::Mov:
     case Op::Loop:
+    case Op::If:
       break;
   }
   return v;

@@ -211,6 +211,11 @@ static Instruction canonical(Instruction in) {
       out.step = in.step;
       out.body = std::move(in.body);
       break;
+    case Op::If:
+      out.mask.c = in.mask.c;
+      out.mask.cmp = in.mask.cmp;
+      out.body = std::move(in.body);
+      break;
   }
   return out;
 }

@@ -72,6 +72,36 @@ void Generator::loopStatement() {
   closeLoop();
 }
 
+void Generator::conditionalStatement() {
+  // The condition: a loop register (plain, %2 or //2) against another loop register or a constant.
+  const Scope& a = scopes_[c_.below(scopes_.size())];
+  const Scope& b = scopes_[c_.below(scopes_.size())];
+  Instruction in;
+  in.op = Op::If;
+  const uint32_t shape = uint32_t(c_.below(3));
+  in.mask.c.addTerm(a.var, 1, shape == 2 ? 2 : 1, shape == 1 ? 2 : 0);
+  if (&a != &b && yes(60)) in.mask.c.addTerm(b.var, -1);
+  else in.mask.c.constant = -int64_t(upTo(uint64_t(std::max<int64_t>(a.lo, a.last()))));
+  in.mask.cmp = CmpOp(c_.below(6));
+  // The body: a memset of a live tensor, whole or a register-indexed part of it.
+  const TensorId t = pool_[c_.below(pool_.size())];
+  const Tensor& T = tensor(t);
+  uint32_t parts, elems64;
+  uint64_t elems;
+  chooseSubShape(t, parts, elems);
+  elems64 = uint32_t(elems);
+  std::optional<AccessPattern> v = chooseView(t, parts, elems64, false);
+  Instruction m;
+  m.op = Op::Memset;
+  m.dst = v ? *v : whole(t);
+  m.imm = isFloat(T.dtype) ? floatImm(1.0) : intImm(1);
+  charge(uint64_t(m.dst.partitions) * m.dst.elementsPerPartition() * dtypeSize(T.dtype));
+  noteWrite(t, 1.0, false);
+  ++statements_;
+  in.body.push_back(std::move(m));
+  emit(std::move(in));
+}
+
 void Generator::cover(uint32_t parts, uint32_t elems, const std::function<void(const Geo&)>& piece) {
   Geo g;
   g.parts = parts;

@@ -57,6 +57,20 @@ std::optional<Index> Generator::chooseIndex(uint64_t limit, uint64_t preferredSc
   if (yes(40)) reg = indexable_.kth(uint32_t(c_.below(indexable_.size())));
   int64_t vlo = 0, vhi = 0;
   if (!regRange(reg, vlo, vhi)) return std::nullopt;  // not reached (see above); never an out-of-range index
+  // GenOptions::conditionals: the register's floor division by 2 or 3, or its remainder modulo 2 to 4 (double
+  // buffering), whose range replaces the register's.
+  uint32_t div = 1, mod = 0;
+  if (opts_.conditionals > 0 && vhi > vlo && yes(opts_.conditionals)) {
+    if (yes(50)) {
+      mod = uint32_t(between(2, 4));
+      vlo = 0;
+      vhi = std::min<int64_t>(vhi, mod - 1);
+    } else {
+      div = uint32_t(between(2, 3));
+      vlo /= div;
+      vhi /= div;
+    }
+  }
   const int64_t lim = int64_t(limit);
   int64_t scale;
   if (vhi == vlo) {
@@ -78,7 +92,8 @@ std::optional<Index> Generator::chooseIndex(uint64_t limit, uint64_t preferredSc
     cmax = lim - scale * vhi;
   }
   if (cmin > cmax) return std::nullopt;
-  Index idx = Index::affine(reg, scale);
+  Index idx;
+  idx.addTerm(reg, scale, div, mod);
   idx.constant = cmin + int64_t(yes(30) ? upTo(uint64_t(cmax - cmin)) : 0);
   return idx;
 }
@@ -104,7 +119,7 @@ std::optional<AccessPattern> Generator::chooseView(TensorId t, uint32_t parts, u
     if (!tile) tile = Index::constantIndex(int64_t(upTo(T.tiles - 1)));
     ap.count = uint32_t(elems);
     ap.offset = Index::constantIndex(int64_t(upTo(e - elems)));
-    for (const IndexTerm& term : tile->terms) ap.offset.addTerm(term.reg, term.scale * int64_t(e));
+    for (const IndexTerm& term : tile->terms) ap.offset.addTerm(term.reg, term.scale * int64_t(e), term.div, term.mod);
     ap.offset.constant += tile->constant * int64_t(e);
     ap.tile = std::move(tile);
     return ap;

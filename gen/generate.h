@@ -19,6 +19,10 @@ struct GenOptions {
   // percent of statements that are DMA patterns (gen/gen_dma_patterns.cpp: abutting reads, repeated reads, a
   // tensor written whole and read later over a sub-range only, a dead store); 0 draws no decision for it, so programs are those of earlier versions
   uint32_t dma_patterns = 0;
+  // Percent of loop-register indexes that take a floor division or a remainder (`i%2*64`, `j//2`), and of statements
+  // inside loops that are conditional blocks on the loop registers (`if i >= j { ... }`, docs/format.md
+  // "Conditional blocks"); 0 draws no decision for either, so programs are those of earlier versions.
+  uint32_t conditionals = 0;
   // At most this many iterations of any statement: the product of a loop nest's trip counts (0: no cap, the
   // generator's own limits only, 3 deep and 8 trips a loop). The fuzz targets cap it (fuzz/fuzz_program.h): every
   // oracle walks every iteration, and the few inputs with hundreds of iterations took a fifth of their CPU time.

@@ -123,6 +123,9 @@ class Generator {
   Scope& openLoop(int64_t lo, int64_t hi, int64_t step);
   void closeLoop();
   void loopStatement();
+  // GenOptions::conditionals: `if COND { memset of a live tensor }` on the enclosing loops' registers. The tensor is
+  // already fully written, so whether the block runs changes its values, never what is readable.
+  void conditionalStatement();
   // Splits a [parts, elems] rectangle into pieces (whole, halves, interleaved second dimension, loops over
   // element tiles / partition groups, nested) and calls piece(g) for each, inside the loops it opens.
   void cover(uint32_t parts, uint32_t elems, const std::function<void(const Geo&)>& piece);

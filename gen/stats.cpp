@@ -48,8 +48,10 @@ void forEachRegister(const Instruction& i, const std::function<void(RegId)>& f) 
 
 uint32_t maxDepth(const std::vector<Instruction>& body) {
   uint32_t d = 0;
-  for (const Instruction& i : body)
+  for (const Instruction& i : body) {
     if (i.op == Op::Loop) d = std::max(d, 1 + maxDepth(i.body));
+    if (i.op == Op::If) d = std::max(d, maxDepth(i.body));
+  }
   return d;
 }
 
@@ -108,6 +110,7 @@ class IntervalWalk {
         walk(i.body);
         loops.push_back(LoopSpan{pos, positions - 1});
       }
+      if (i.op == Op::If) walk(i.body);
     }
   }
 };
@@ -188,14 +191,14 @@ std::vector<const AccessPattern*> sourceViews(const Instruction& i) {
 }
 
 bool writesWhole(const Program& p, const Instruction& i) {
-  return i.op != Op::Loop && i.op != Op::Matmul && i.op != Op::RegStore && i.dst.tensor < p.tensors.size() &&
+  return !hasBody(i.op) && i.op != Op::Matmul && i.op != Op::RegStore && i.dst.tensor < p.tensors.size() &&
          isFullAccess(p, i.dst);
 }
 
 void dmaPatterns(const Program& p, const std::vector<Instruction>& body, DmaPatterns& d) {
   for (size_t k = 0; k < body.size(); ++k) {
     const Instruction& i = body[k];
-    if (i.op == Op::Loop) {
+    if (hasBody(i.op)) {
       dmaPatterns(p, i.body, d);
       continue;
     }
@@ -209,7 +212,7 @@ void dmaPatterns(const Program& p, const std::vector<Instruction>& body, DmaPatt
       if (r->tensor < p.tensors.size() && p.tensors[r->tensor].space != Space::Dram && constantRun(*r) &&
           !isFullAccess(p, *r))
         ++d.sub_range;
-    if (k + 1 < body.size() && body[k + 1].op != Op::Loop) {
+    if (k + 1 < body.size() && !hasBody(body[k + 1].op)) {
       const std::vector<const AccessPattern*> next = sourceViews(body[k + 1]);
       bool shared = false;
       for (const AccessPattern* a : reads)
@@ -234,7 +237,7 @@ uint64_t overBroadTensors(const Program& p) {
   };
   std::vector<Use> use(p.tensors.size());
   forEachInstruction(p.body, [&](const Instruction& i) {
-    if (i.op == Op::Loop) return;
+    if (hasBody(i.op)) return;
     if (writesWhole(p, i)) use[i.dst.tensor].whole_write = true;
     for (const AccessPattern* r : sourceViews(i)) {
       if (r->tensor >= p.tensors.size()) continue;
@@ -278,7 +281,7 @@ std::vector<ShapeFeature> measureShape(const Program& p) {
   count("64-bit registers", regs64);
 
   uint64_t groups = 0, kGroups = 0, accumulating = 0, regViews = 0, dramPartViews = 0, dim2Views = 0;
-  uint64_t multiRegViews = 0, tileViews = 0, regTileViews = 0;
+  uint64_t multiRegViews = 0, tileViews = 0, regTileViews = 0, divModViews = 0, divModConditions = 0;
   uint64_t ops[uint32_t(kLastOp) + 1] = {};
   uint64_t funcs[uint32_t(ActFunc::Reciprocal) + 1] = {};
   uint64_t divides = 0, convertingDmas = 0, actScaleBias = 0, twoOpTs = 0, fusedReduces = 0, selectRegOffsets = 0;
@@ -288,6 +291,7 @@ std::vector<ShapeFeature> measureShape(const Program& p) {
     twoOpTs += hasSecondOp(i);
     fusedReduces += hasFusedReduce(i);
     selectRegOffsets += i.op == Op::Select && !i.mask.c.isConstant();
+    divModConditions += i.op == Op::If && !i.mask.c.isAffine();
     ++ops[uint32_t(i.op)];
     if (i.op == Op::Act) ++funcs[uint32_t(i.func)];
     divides += (i.op == Op::TT || i.op == Op::TS) && i.alu == AluOp::Div;
@@ -299,6 +303,7 @@ std::vector<ShapeFeature> measureShape(const Program& p) {
     forEachView(i, [&](const AccessPattern& ap) {
       regViews += ap.hasRegister();
       multiRegViews += ap.partition.terms.size() > 1 || ap.offset.terms.size() > 1;
+      divModViews += !ap.partition.isAffine() || !ap.offset.isAffine();
       tileViews += ap.tile.has_value();
       regTileViews += ap.tile && !ap.tile->isConstant();
       dim2Views += ap.hasSecondDim();
@@ -319,6 +324,8 @@ std::vector<ShapeFeature> measureShape(const Program& p) {
   count("multi-register index views", multiRegViews);
   count("tile views q{t}", tileViews);
   count("register-indexed tile views", regTileViews);
+  count("views with // or % of a register", divModViews);
+  count("if conditions with // or % of a register", divModConditions);
 
   uint64_t partial = 0, tileArrays = 0;
   uint64_t dtypes[uint32_t(DType::U16) + 1] = {};

@@ -35,7 +35,7 @@ void forEachReference(std::vector<Instruction>& body, FT&& onTensor, FR&& onRegi
     i.mask.c.normalize();
     for (RegId* r : {&i.rd, &i.rs, &i.rt})
       if (*r != kNone) onRegister(*r);
-    if (i.op == Op::Loop) forEachReference(i.body, onTensor, onRegister);
+    if (hasBody(i.op)) forEachReference(i.body, onTensor, onRegister);
   }
 }
 

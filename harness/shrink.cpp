@@ -24,11 +24,11 @@ std::vector<Instruction> without(const std::vector<Instruction>& body, size_t fi
   for (const Instruction& inst : body) {
     const size_t mine = index++;
     if (mine >= first && mine < last) {
-      if (inst.op == Op::Loop) index += countBody(inst.body);
+      if (hasBody(inst.op)) index += countBody(inst.body);
       continue;
     }
     Instruction copy = withoutBody(inst);
-    if (inst.op == Op::Loop) copy.body = without(inst.body, first, last, index);
+    if (hasBody(inst.op)) copy.body = without(inst.body, first, last, index);
     out.push_back(std::move(copy));
   }
   return out;
@@ -42,7 +42,7 @@ bool atIndex(std::vector<Instruction>& body, size_t target, size_t& index, F&& f
       f(body, k);
       return true;
     }
-    if (body[k].op == Op::Loop && atIndex(body[k].body, target, index, f)) return true;
+    if (hasBody(body[k].op) && atIndex(body[k].body, target, index, f)) return true;
   }
   return false;
 }
@@ -76,7 +76,7 @@ std::optional<Program> reshaped(const Program& p, TensorId t, uint32_t partition
         ap->tile.reset();  // a reshaped tile array is a plain tensor; its tile views keep their row offsets
         if (isWhole(old, *ap)) views.push_back(ap);
       }
-      if (i.op == Op::Loop) walk(i.body);
+      if (hasBody(i.op)) walk(i.body);
     }
   };
   walk(c.body);
@@ -204,7 +204,7 @@ class Shrinker {
     std::function<void(std::vector<Instruction>&)> walk = [&](std::vector<Instruction>& body) {
       for (Instruction& i : body) {
         if (i.op == Op::Matmul) i.start = i.stop = When::Always;
-        if (i.op == Op::Loop) walk(i.body);
+        if (hasBody(i.op)) walk(i.body);
       }
     };
     walk(c.body);
@@ -230,7 +230,7 @@ class Shrinker {
           if (ap->tile) index(*ap->tile);  // the offset holds the tile's terms too: both lose r
         }
         index(i.mask.c);  // affine_select's offset c
-        if (i.op == Op::Loop) walk(i.body);
+        if (hasBody(i.op)) walk(i.body);
       }
     };
     walk(c.body);
@@ -246,7 +246,7 @@ class Shrinker {
     std::map<RegId, int64_t> known;
     std::optional<int64_t> value;
     for (const Instruction& i : best_.body) {
-      if (i.op == Op::Loop) break;  // values after a loop are not followed
+      if (hasBody(i.op)) break;  // values after a loop or if are not followed
       std::optional<int64_t> v;
       if (i.op == Op::Li && !i.imm.is_float) v = i.imm.i;
       if (i.op == Op::Mov && known.count(i.rs)) v = known[i.rs];
@@ -285,7 +285,7 @@ class Shrinker {
           if (ap->tile) index(*ap->tile);
         }
         index(i.mask.c);  // affine_select's offset c
-        if (i.op == Op::Loop) walk(i.body);
+        if (hasBody(i.op)) walk(i.body);
       }
     };
     walk(c.body);

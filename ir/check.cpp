@@ -32,21 +32,22 @@ std::vector<Node> flatten(const Program& p) {
   struct Frame {
     const std::vector<Instruction>* body;
     size_t next;
-    uint32_t loop;
+    uint32_t owner;  // the loop or if whose body this is, kNone for the program
+    uint32_t loop;   // the innermost enclosing loop
   };
   std::vector<Node> nodes;
-  std::vector<Frame> stack{{&p.body, 0, kNone}};
+  std::vector<Frame> stack{{&p.body, 0, kNone, kNone}};
   while (!stack.empty()) {
     Frame& top = stack.back();
     if (top.next == top.body->size()) {
-      if (top.loop != kNone) nodes[top.loop].end = uint32_t(nodes.size());
+      if (top.owner != kNone) nodes[top.owner].end = uint32_t(nodes.size());
       stack.pop_back();
       continue;
     }
     const Instruction* inst = &(*top.body)[top.next++];
     uint32_t index = uint32_t(nodes.size());
     nodes.push_back({inst, index + 1, top.loop, uint32_t(stack.size() - 1)});
-    if (inst->op == Op::Loop) stack.push_back({&inst->body, 0, index});
+    if (hasBody(inst->op)) stack.push_back({&inst->body, 0, index, inst->op == Op::Loop ? index : top.loop});
   }
   return nodes;
 }

@@ -113,6 +113,7 @@ class InstrRules {
       case Op::Add: regs = {in_.rd, in_.rs, in_.rt}; break;
       case Op::RegStore: regs = {in_.rs}; break;
       case Op::Select:
+      case Op::If:
         for (const IndexTerm& t : in_.mask.c.terms)
           if (!reg(t.reg)) return false;
         return true;
@@ -132,8 +133,8 @@ class InstrRules {
     for (const AccessPattern* ap : views())
       if (!view(*ap)) return false;
     if (!registersExist()) return false;
-    if (nodes_[node_].depth >= kMaxLoopDepth && in_.op == Op::Loop)
-      return fail("loops are nested more than " + std::to_string(kMaxLoopDepth) + " deep");
+    if (nodes_[node_].depth >= kMaxLoopDepth && hasBody(in_.op))
+      return fail("loops and ifs are nested more than " + std::to_string(kMaxLoopDepth) + " deep");
     return true;
   }
 
@@ -403,6 +404,7 @@ class InstrRules {
       case Op::RegLoad: return registerView(in_.a, in_.rd) && notALoopRegister();
       case Op::RegStore: return registerView(in_.dst, in_.rs) && destination(in_.dst);
       case Op::Loop: return loop() && notALoopRegister();
+      case Op::If: return true;  // its condition's registers exist (references); their values are the run's
     }
     return true;
   }

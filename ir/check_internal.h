@@ -49,8 +49,8 @@ class DiagSink {
 struct Node {
   const Instruction* inst;
   uint32_t end;
-  uint32_t loop;   // innermost enclosing loop node, or kNone
-  uint32_t depth;  // number of enclosing loops
+  uint32_t loop;   // innermost enclosing loop node, or kNone (an if in between is not a loop)
+  uint32_t depth;  // number of enclosing loops and ifs
 };
 std::vector<Node> flatten(const Program& p);
 

@@ -166,7 +166,7 @@ class Tracer {
       }
       // Clamped like ir/view.cpp: exact wherever the result can name an element, never overflowing.
       const Int limit = Int(1) << 100;
-      Int term = Int(t.scale) * Int(r->value);
+      Int term = Int(t.scale) * Int(t.apply(r->value));
       term = term > limit ? limit : term < -limit ? -limit : term;
       out += term;
       out = out > limit ? limit : out < -limit ? -limit : out;
@@ -478,9 +478,49 @@ class Tracer {
     if (!stopped_) setReg(in.rd, uint64_t(v));
   }
 
+  // The body runs when the condition holds. Its registers must be written and their values known (not loaded from
+  // memory), as an address's must: every pass decides statically which iterations run the body. An if with a static
+  // error runs its body once, so that the body is still checked.
+  void execIf(uint32_t node) {
+    if (!countStep(node)) return;
+    cur_ = node;
+    quiet_ = sink_.has(sink_.nodeKey(node));
+    const Instruction& in = *nodes_[node].inst;
+    bool runs = quiet_;
+    if (!quiet_) {
+      Int c = in.mask.c.constant;
+      bool known = true;
+      for (const IndexTerm& t : in.mask.c.terms) {
+        const RegState* r = readReg(t.reg, in.loc);
+        if (!r) {
+          known = false;
+          continue;
+        }
+        if (r->unknown) {
+          report(in.loc, [&] {
+            return "if condition uses register " + quoted(p_.registers[t.reg].name) +
+                   ", whose value was loaded from memory; a condition is on loop registers and values computed from "
+                   "them";
+          });
+          known = false;
+          continue;
+        }
+        const Int limit = Int(1) << 100;  // clamped like ir/view.cpp
+        Int term = Int(t.scale) * Int(t.apply(r->value));
+        c += term > limit ? limit : term < -limit ? -limit : term;
+        c = c > limit ? limit : c < -limit ? -limit : c;
+      }
+      runs = known ? conditionHolds(in.mask.cmp, c) : false;
+    }
+    if (runs) execRange(node + 1, nodes_[node].end);
+  }
+
   void execRange(uint32_t begin, uint32_t end) {
     for (uint32_t i = begin; i < end && !stopped_;) {
-      if (nodes_[i].inst->op == Op::Loop) {
+      if (nodes_[i].inst->op == Op::If) {
+        execIf(i);
+        i = nodes_[i].end;
+      } else if (nodes_[i].inst->op == Op::Loop) {
         execLoop(i);
         i = nodes_[i].end;
       } else {

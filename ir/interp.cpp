@@ -80,6 +80,7 @@ class Executor {
     defer_ = nullptr, known_ = nullptr;
     return h.digest();
   }
+  bool conditionHeld() const { return condition_held_; }
 
   InterpResult run() {
     if (!o_.release_dead) {
@@ -177,6 +178,8 @@ class Executor {
       } catch (const std::bad_alloc&) {
         throw outOfMemory(inst);
       }
+      // An if's body runs in the enclosing loop's iteration: start@first and stop@last keep meaning that loop.
+      if (inst.op == Op::If && condition_held_) runBody(inst.body, loop);
     }
   }
 
@@ -307,6 +310,14 @@ class Executor {
       case Op::RegLoad: return regLoad(inst, h);
       case Op::RegStore: return regStore(inst, h);
       case Op::Loop: return;  // runBody handles loops
+      case Op::If: {
+        // The condition's value is its operand (hashed like affine_select's c); runBody runs the body.
+        const __int128 c = evaluateIndex(p_, s_, inst.mask.c, inst.loc, h);
+        if (o_.observer)
+          for (const IndexTerm& t : inst.mask.c.terms) access_.reg_reads.push_back(t.reg);
+        condition_held_ = conditionHolds(inst.mask.cmp, c);
+        return;
+      }
     }
   }
 
@@ -626,6 +637,7 @@ class Executor {
   const InterpOptions& o_;
   const uint64_t max_view_bytes_;
   const bool values_;  // InterpOptions::values, or a reg_load in the program
+  bool condition_held_ = false;  // the last if executed: whether its condition held
   InterpResult result_;
   std::vector<bool> stored_;  // with an output sink: the outputs already given to it
   // Scratch buffers, reused by every instruction.
@@ -687,6 +699,8 @@ uint64_t InstructionStepper::step(const Instruction& inst, bool first, bool last
   Executor::LoopPosition pos{first, last};
   return impl_->executor.stepOne(inst, &pos, nullptr, hash, known);
 }
+
+bool InstructionStepper::conditionHeld() const { return impl_->executor.conditionHeld(); }
 
 void PendingWrites::commit(Storage& s) const {
   for (size_t i = 0; i < used; ++i) scatterView(s, views[i].view, views[i].bytes.data());

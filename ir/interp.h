@@ -10,7 +10,9 @@
 // - A loop keeps its own counter: the register is set to lo, lo+step, ... at the start of each iteration and to
 //   the first value >= hi when the loop ends; writes to it inside the body do not change the trip count.
 //   start@first / stop@last outside any loop hold (a single execution is both first and last).
-// - Steps: one per executed non-loop instruction and one per loop iteration.
+// - An `if` evaluates its condition (one step, reading its registers like address terms) and runs its body once
+//   when it holds, in the enclosing loop's iteration (start@first / stop@last still name that loop).
+// - Steps: one per executed non-loop instruction (an if included) and one per loop iteration.
 #pragma once
 
 #include <cstdint>
@@ -179,6 +181,8 @@ class InstructionStepper {
                  const KnownViews* known = nullptr);
   // The same with the writes applied at once, as interpret() does (reads all sources, then writes).
   uint64_t step(const Instruction& inst, bool first, bool last, bool hash = true, const KnownViews* known = nullptr);
+  // After stepping an `if` (which only evaluates its condition): whether its body runs.
+  bool conditionHeld() const;
 
  private:
   struct Impl;

@@ -15,6 +15,7 @@ bool isPunct(char c) {
   switch (c) {
     case ',': case '[': case ']': case ':': case '*': case '+': case '-':
     case '@': case '!': case '{': case '}': case '=': case '(': case ')': case '>':
+    case '<': case '%': case '/':
       return true;
     default:
       return false;

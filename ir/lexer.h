@@ -14,7 +14,7 @@ enum class TokKind : uint8_t {
   Name,        // [A-Za-z_][A-Za-z0-9_.]*
   Int,         // decimal or 0x hex, unsigned: a leading '-' is its own token and the parser applies it
   Float,       // digits with '.' and/or an exponent (inf and nan are names; the parser reads them)
-  Punct,       // one of , [ ] : * + - @ ! { } =
+  Punct,       // one of , [ ] : * + - @ ! { } = ( ) > < % /
   EndOfLine,   // '\n' (a comment ends at it; "\r\n" is accepted)
   EndOfInput,
 };

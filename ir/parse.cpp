@@ -76,7 +76,9 @@ Program Parser::parse() {
     seen_statement_ = true;
   }
   if (!open_loops_.empty())
-    failAt(lex_.peek().loc, "expected '}' to close the loop at " + locText(open_loops_.back().loc));
+    failAt(lex_.peek().loc, std::string("expected '}' to close the ") +
+                                (open_loops_.back().op == Op::Loop ? "loop" : "if") + " at " +
+                                locText(open_loops_.back().loc));
   prog_.renumber();
   prog_.body.shrink_to_fit();
   prog_.tensors.shrink_to_fit();
@@ -297,15 +299,16 @@ Origin Parser::originSuffix() {
 }
 
 void Parser::instruction(const Token& opcode, Op op) {
-  if (op == Op::Loop && open_loops_.size() >= kMaxLoopDepth)
-    failAt(opcode.loc, "loops nested deeper than " + std::to_string(kMaxLoopDepth));
+  if (hasBody(op) && open_loops_.size() >= kMaxLoopDepth)
+    failAt(opcode.loc, std::string(op == Op::Loop ? "loops" : "loops and conditional blocks") + " nested deeper than " +
+                           std::to_string(kMaxLoopDepth));
   Instruction inst;
   inst.op = op;
   inst.loc = opcode.loc;
   operands(inst);
   inst.origin = originSuffix();
-  if (op == Op::Loop) {
-    expect('{', "expected '{' to open the loop body");
+  if (hasBody(op)) {
+    expect('{', op == Op::Loop ? "expected '{' to open the loop body" : "expected '{' to open the if body");
     endStatement("'{'");
     open_loops_.push_back(std::move(inst));
     return;
@@ -410,6 +413,9 @@ void Parser::operands(Instruction& in) {
       comma("source");
       selectMask(in.mask);
       in.imm = immediate("fill value");
+      return;
+    case Op::If:
+      condition(in);
       return;
     case Op::Loop:
       in.rd = reg("loop register");
@@ -539,6 +545,40 @@ void Parser::matmulFlags(Instruction& in) {
       slot = isStart ? When::First : When::Last;
     }
   }
+}
+
+// `if LHS CMP RHS`: two indexes and one of >= > == != <= <, kept as LHS - RHS CMP 0 (docs/format.md "Conditional
+// blocks").
+void Parser::condition(Instruction& in) {
+  SourceLoc at = lex_.peek().loc;
+  Index lhs = index("condition's left side");
+  Token c = lex_.next();
+  auto touching = [&](char second) {
+    if (!lex_.peek().is(second) || !c.touches(lex_.peek())) return false;
+    lex_.next();
+    return true;
+  };
+  std::optional<CmpOp> cmp;
+  if (c.is('>')) cmp = touching('=') ? CmpOp::Ge : CmpOp::Gt;
+  else if (c.is('<')) cmp = touching('=') ? CmpOp::Le : CmpOp::Lt;
+  else if (c.is('=') && touching('=')) cmp = CmpOp::Eq;
+  else if (c.is('!') && touching('=')) cmp = CmpOp::Ne;
+  if (!cmp) failAt(c.loc, "expected a comparison (>= > == != <= <) after the condition's left side, got " + describe(c));
+  Index rhs = index("condition's right side");
+  // lhs - rhs, exactly: the terms of both sides merged.
+  Index& d = in.mask.c;
+  d = std::move(lhs);
+  if (__builtin_sub_overflow(d.constant, rhs.constant, &d.constant)) failAt(at, "the condition's constant is out of range");
+  for (const IndexTerm& t : rhs.terms) {
+    int64_t neg;
+    bool known = false;
+    for (const IndexTerm& x : d.terms) known |= x.sameKey(t);
+    if (!known && d.terms.size() == kMaxIndexTerms)
+      failAt(at, "a condition may have at most " + std::to_string(kMaxIndexTerms) + " register terms");
+    if (__builtin_sub_overflow(int64_t(0), t.scale, &neg) || !d.addTerm(t.reg, neg, t.div, t.mod))
+      failAt(at, "the condition's scale is out of range");
+  }
+  in.mask.cmp = *cmp;
 }
 
 void Parser::closeLoop(const Token& brace) {

@@ -117,7 +117,7 @@ AccessPattern Parser::accessPattern(const char* what) {
     const int64_t e = t.tileElements();
     for (const IndexTerm& term : tile->terms) {
       int64_t scale;
-      if (__builtin_mul_overflow(term.scale, e, &scale) || !ap.offset.addTerm(term.reg, scale))
+      if (__builtin_mul_overflow(term.scale, e, &scale) || !ap.offset.addTerm(term.reg, scale, term.div, term.mod))
         failAt(ap.loc, "tile index of " + quoted(t.name) + " out of range");
     }
     int64_t c;
@@ -141,7 +141,8 @@ void Parser::slice(Index& start, uint32_t& n, uint32_t full, const char* startNa
   n = count(countName);
 }
 
-// Terms joined by '+' / '-': integers and register terms (n, n*S, S*n); a register named twice adds up.
+// Terms joined by '+' / '-': integers and register terms (n, n*S, S*n, n//D, n%M, n//D%M*S); a term named twice adds
+// up.
 Index Parser::index(const char* what) {
   Index ix;
   bool negative = false;
@@ -149,20 +150,49 @@ Index Parser::index(const char* what) {
     lex_.next();
     negative = true;
   }
-  indexTerm(ix, negative, what);
+  indexTerm(ix, negative, negative, what);
   for (;;) {
     const Token& op = lex_.peek();
     if (!op.is('+') && !op.is('-')) return ix;
     negative = op.is('-');
     lex_.next();
-    indexTerm(ix, negative, what);
+    indexTerm(ix, negative, false, what);
   }
 }
 
-void Parser::indexTerm(Index& ix, bool negative, const char* what) {
+// After a register: `//D` and then `%M`, each at most once, in that order (Python's left-to-right reading of
+// n//D%M). The divisor and the modulus are integers from 1 to 2^32-1.
+void Parser::divMod(IndexTerm& term, bool unary_minus, SourceLoc at) {
+  if (lex_.peek().is('/')) {
+    Token first = lex_.next();
+    if (!lex_.peek().is('/') || !first.touches(lex_.peek()))
+      failAt(first.loc, "expected '//' (floor division); an index has no '/'");
+    lex_.next();
+    term.div = divisor("divisor");
+  }
+  if (lex_.peek().is('%')) {
+    lex_.next();
+    term.mod = divisor("modulus");
+  }
+  if (lex_.peek().is('/'))
+    failAt(lex_.peek().loc, "write the floor division before the remainder (n//2%4), at most one of each");
+  if (lex_.peek().is('%')) failAt(lex_.peek().loc, "an index term takes at most one remainder");
+  if (unary_minus && !term.isAffine())
+    failAt(at, "a leading '-' before a floor division or remainder is ambiguous (Python reads -n%2 as (-n)%2); "
+               "write the scale last: n%2*-1");
+}
+
+uint32_t Parser::divisor(const char* what) {
   Token t = lex_.next();
-  RegId reg = kNone;
-  int64_t scale = 0;
+  if (t.kind != TokKind::Int) failAt(t.loc, std::string("expected the ") + what + " (an integer from 1 to 4294967295)");
+  if (t.magnitude == 0 || t.magnitude > UINT32_MAX)
+    failAt(t.loc, std::string("the ") + what + " " + std::string(t.text) + " must be from 1 to 4294967295");
+  return uint32_t(t.magnitude);
+}
+
+void Parser::indexTerm(Index& ix, bool negative, bool unary_minus, const char* what) {
+  Token t = lex_.next();
+  IndexTerm term;
   if (t.kind == TokKind::Int) {
     int64_t v = checkedSigned(negative, t, t.loc);
     if (!lex_.peek().is('*')) {
@@ -172,22 +202,27 @@ void Parser::indexTerm(Index& ix, bool negative, const char* what) {
     lex_.next();
     Token r = lex_.next();
     if (r.kind != TokKind::Name) failAt(r.loc, "expected a register after '*'");
-    reg = registerRef(r);
-    scale = v;
+    term.reg = registerRef(r);
+    term.scale = v;
+    if (lex_.peek().is('/') || lex_.peek().is('%'))
+      failAt(lex_.peek().loc, "write the scale last: n%2*128 (Python reads 128*n%2 as (128*n)%2)");
   } else if (t.kind == TokKind::Name) {
-    reg = registerRef(t);
-    scale = 1;
+    term.reg = registerRef(t);
+    term.scale = 1;
+    divMod(term, unary_minus, t.loc);
     if (lex_.peek().is('*')) {
       lex_.next();
-      scale = signedInt("index scale");
+      term.scale = signedInt("index scale");
     }
-    if (negative && __builtin_sub_overflow(int64_t(0), scale, &scale)) failAt(t.loc, "index scale out of range");
+    if (negative && __builtin_sub_overflow(int64_t(0), term.scale, &term.scale)) failAt(t.loc, "index scale out of range");
   } else {
     failAt(t.loc, std::string("expected the ") + what + " (an integer or a register term such as n*512)");
   }
-  if (!ix.uses(reg) && ix.terms.size() == kMaxIndexTerms)
-    failAt(t.loc, "an index may use at most " + std::to_string(kMaxIndexTerms) + " registers");
-  if (!ix.addTerm(reg, scale)) failAt(t.loc, "index scale out of range");
+  bool known = false;
+  for (const IndexTerm& x : ix.terms) known |= x.sameKey(term);
+  if (!known && ix.terms.size() == kMaxIndexTerms)
+    failAt(t.loc, "an index may have at most " + std::to_string(kMaxIndexTerms) + " register terms");
+  if (!ix.addTerm(term.reg, term.scale, term.div, term.mod)) failAt(t.loc, "index scale out of range");
 }
 
 uint32_t Parser::count(const char* what) {

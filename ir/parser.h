@@ -53,7 +53,10 @@ class Parser {
   AccessPattern accessPattern(const char* what);
   void slice(Index& start, uint32_t& count, uint32_t full, const char* startName, const char* countName);
   Index index(const char* what);
-  void indexTerm(Index& ix, bool negative, const char* what);
+  void indexTerm(Index& ix, bool negative, bool unary_minus, const char* what);
+  void divMod(IndexTerm& term, bool unary_minus, SourceLoc at);
+  uint32_t divisor(const char* what);
+  void condition(Instruction& in);
   uint32_t count(const char* what);
   uint32_t shapeDimension(const char* what);
   int64_t signedInt(const char* what);

@@ -24,21 +24,46 @@ std::string registerName(const Program& p, RegId id) {
   return id < p.registers.size() ? p.registers[id].name : concat({"<register ", std::to_string(id), ">"});
 }
 
-// 7, n, n*512, n*512+3, n*-2-1, i*512+j*128+3 (terms in register order, as Index keeps them)
+// One register term: n, n*512, n//4, n%2*128, n//4%2*-1.
+void printTerm(const Program& p, const IndexTerm& t, int64_t scale, std::string& out) {
+  out += registerName(p, t.reg);
+  if (t.div != 1) out += "//" + std::to_string(t.div);
+  if (t.mod != 0) out += "%" + std::to_string(t.mod);
+  if (scale != 1) {
+    out += '*';
+    out += std::to_string(scale);
+  }
+}
+
+// 7, n, n*512, n*512+3, n*-2-1, i*512+j*128+3, i%2*64+j//4 (terms in register order, as Index keeps them)
 std::string printIndex(const Program& p, const Index& ix) {
   if (ix.isConstant()) return std::to_string(ix.constant);
   std::string out;
   for (const IndexTerm& t : ix.terms) {
     if (!out.empty()) out += '+';
-    out += registerName(p, t.reg);
-    if (t.scale != 1) {
-      out += '*';
-      out += std::to_string(t.scale);
-    }
+    printTerm(p, t, t.scale, out);
   }
   if (ix.constant > 0) out += "+";
   if (ix.constant != 0) out += std::to_string(ix.constant);
   return out;
+}
+
+// An if's condition c CMP 0 as LHS CMP RHS: the terms of positive scale (and of scale 0) and a positive constant on
+// the left, the others negated on the right, an empty side as 0: `i >= j`, `i*4+3 < j*8`. The parser reads it back
+// as LHS - RHS, the same c.
+std::string printCondition(const Program& p, const SelectMask& m) {
+  std::string lhs, rhs;
+  for (const IndexTerm& t : m.c.terms) {
+    const bool right = t.scale < 0 && t.scale != INT64_MIN;
+    std::string& side = right ? rhs : lhs;
+    if (!side.empty()) side += '+';
+    printTerm(p, t, right ? -t.scale : t.scale, side);
+  }
+  if (m.c.constant > 0) lhs += (lhs.empty() ? "" : "+") + std::to_string(m.c.constant);
+  if (m.c.constant < 0 && m.c.constant != INT64_MIN) rhs += (rhs.empty() ? "" : "+") + std::to_string(-m.c.constant);
+  if (m.c.constant == INT64_MIN) lhs += std::to_string(m.c.constant);  // cannot be negated; lhs may be empty
+  static const char* const kSymbols[] = {">=", ">", "==", "!=", "<=", "<"};
+  return (lhs.empty() ? "0" : lhs) + " " + kSymbols[size_t(m.cmp)] + " " + (rhs.empty() ? "0" : rhs);
 }
 
 std::string printSlice(const Program& p, const Index& start, uint32_t count, uint32_t full) {
@@ -146,6 +171,7 @@ std::string operands(const Program& p, const Instruction& in) {
     case Op::Mov: return reg(in.rd) + ", " + reg(in.rs);
     case Op::RegLoad: return reg(in.rd) + ", " + ap(in.a);
     case Op::RegStore: return ap(in.dst) + ", " + reg(in.rs);
+    case Op::If: return printCondition(p, in.mask);
     case Op::Loop:
       return reg(in.rd) + " = " + std::to_string(in.lo) + ", " + std::to_string(in.hi) + ", " +
              std::to_string(in.step);
@@ -157,7 +183,7 @@ void printBody(const Program& p, const std::vector<Instruction>& body, int depth
   const std::string indent(size_t(depth) * 2, ' ');
   for (const Instruction& in : body) {
     out += indent + printInstruction(p, in) + "\n";
-    if (in.op != Op::Loop) continue;
+    if (!hasBody(in.op)) continue;
     printBody(p, in.body, depth + 1, out);
     out += indent + "}\n";
   }
@@ -198,7 +224,7 @@ std::string printAccessPattern(const Program& p, const AccessPattern& ap) {
 
 std::string printInstruction(const Program& p, const Instruction& in) {
   std::string out = std::string(opName(in.op)) + " " + operands(p, in) + originSuffix(in.origin);
-  if (in.op == Op::Loop) out += " {";
+  if (hasBody(in.op)) out += " {";
   return out;
 }
 

@@ -31,16 +31,23 @@ bool Index::uses(RegId r) const {
   return false;
 }
 
+bool Index::isAffine() const {
+  for (const IndexTerm& t : terms)
+    if (!t.isAffine()) return false;
+  return true;
+}
+
 int64_t Index::scaleOf(RegId r) const {
   for (const IndexTerm& t : terms)
-    if (t.reg == r) return t.scale;
+    if (t.reg == r && t.isAffine()) return t.scale;
   return 0;
 }
 
-bool Index::addTerm(RegId r, int64_t scale) {
-  auto it = std::lower_bound(terms.begin(), terms.end(), r, [](const IndexTerm& t, RegId x) { return t.reg < x; });
-  if (it != terms.end() && it->reg == r) return !__builtin_add_overflow(it->scale, scale, &it->scale);
-  terms.insert(it, IndexTerm{r, scale});
+bool Index::addTerm(RegId r, int64_t scale, uint32_t div, uint32_t mod) {
+  const IndexTerm key{r, scale, div, mod};
+  auto it = std::lower_bound(terms.begin(), terms.end(), key, [](const IndexTerm& t, const IndexTerm& x) { return t.keyBefore(x); });
+  if (it != terms.end() && it->sameKey(key)) return !__builtin_add_overflow(it->scale, scale, &it->scale);
+  terms.insert(it, key);
   return true;
 }
 
@@ -49,9 +56,9 @@ void Index::normalize() {
   old.swap(terms);
   for (const IndexTerm& t : old) {
     // Renaming never merges two terms in practice; if it does, a wrapping sum keeps this total.
-    if (!addTerm(t.reg, t.scale)) {
+    if (!addTerm(t.reg, t.scale, t.div, t.mod)) {
       for (IndexTerm& m : terms)
-        if (m.reg == t.reg) m.scale = int64_t(uint64_t(m.scale) + uint64_t(t.scale));
+        if (m.sameKey(t)) m.scale = int64_t(uint64_t(m.scale) + uint64_t(t.scale));
     }
   }
 }
@@ -64,7 +71,7 @@ Index Index::constantIndex(int64_t c) {
 
 Index Index::affine(RegId r, int64_t scale, int64_t constant) {
   Index i;
-  i.terms.push_back(IndexTerm{r, scale});
+  i.terms.push_back(IndexTerm{r, scale, 1, 0});
   i.constant = constant;
   return i;
 }
@@ -93,6 +100,7 @@ const char* opName(Op op) {
     case Op::RegStore: return "reg_store";
     case Op::Loop: return "loop";
     case Op::Select: return "affine_select";
+    case Op::If: return "if";
   }
   return "?";
 }
@@ -124,8 +132,11 @@ bool selectKeeps(const SelectMask& m, uint64_t p, uint64_t e, __int128 c) {
   // Only the element term can exceed 2^102, and when it does it decides the sign: clamping it there keeps the sign.
   const __int128 limit = __int128(1) << 102;
   auto clamp = [&](__int128 v) { return v > limit ? limit : v < -limit ? -limit : v; };
-  const __int128 v = clamp(__int128(m.p_scale) * __int128(p)) + clamp(__int128(m.e_scale) * __int128(e)) + c;
-  switch (m.cmp) {
+  return conditionHolds(m.cmp, clamp(__int128(m.p_scale) * __int128(p)) + clamp(__int128(m.e_scale) * __int128(e)) + c);
+}
+
+bool conditionHolds(CmpOp cmp, __int128 v) {
+  switch (cmp) {
     case CmpOp::Ge: return v >= 0;
     case CmpOp::Gt: return v > 0;
     case CmpOp::Eq: return v == 0;
@@ -176,7 +187,7 @@ RegId Program::findRegister(const std::string& name) const {
 static void renumberBody(std::vector<Instruction>& body, uint32_t& next) {
   for (Instruction& i : body) {
     i.id = next++;
-    if (i.op == Op::Loop) renumberBody(i.body, next);
+    if (hasBody(i.op)) renumberBody(i.body, next);
   }
 }
 
@@ -193,10 +204,10 @@ Index offsetInTile(const AccessPattern& ap, const Tensor& t) {
   // Wrapping arithmetic: the parser built ap.offset by the exact opposite sum, so no term really wraps.
   in.constant = int64_t(uint64_t(in.constant) - uint64_t(ap.tile->constant) * e);
   for (const IndexTerm& term : ap.tile->terms) {
-    auto it = std::find_if(in.terms.begin(), in.terms.end(), [&](const IndexTerm& x) { return x.reg == term.reg; });
+    auto it = std::find_if(in.terms.begin(), in.terms.end(), [&](const IndexTerm& x) { return x.sameKey(term); });
     int64_t left = int64_t(uint64_t(it == in.terms.end() ? 0 : it->scale) - uint64_t(term.scale) * e);
     if (it == in.terms.end()) {
-      if (left != 0) in.addTerm(term.reg, left);
+      if (left != 0) in.addTerm(term.reg, left, term.div, term.mod);
     } else if (left == 0) {
       in.terms.erase(it);
     } else {

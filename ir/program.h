@@ -78,26 +78,45 @@ struct Register {
   bool operator==(const Register&) const = default;
 };
 
-// One term of an affine index: scale * (value of register reg, read as unsigned).
+// One term of an index: scale * f(r), r the value of register reg read as unsigned and f(r) = (r // div) % mod:
+// floor division by div (1: none), then the remainder modulo mod (0: none). A plain affine term has div 1, mod 0
+// (docs/format.md "Access patterns").
 struct IndexTerm {
   RegId reg = kNone;
   int64_t scale = 0;
+  uint32_t div = 1;  // >= 1
+  uint32_t mod = 0;  // 0: no remainder; otherwise >= 1
   bool operator==(const IndexTerm&) const = default;
+  bool isAffine() const { return div == 1 && mod == 0; }
+  // f(r): what the term multiplies its scale by.
+  uint64_t apply(uint64_t r) const {
+    r /= div;
+    return mod ? r % mod : r;
+  }
+  // Terms are ordered by register, then div, then mod: the key under which addTerm merges.
+  bool sameKey(const IndexTerm& o) const { return reg == o.reg && div == o.div && mod == o.mod; }
+  bool keyBefore(const IndexTerm& o) const {
+    return reg != o.reg ? reg < o.reg : div != o.div ? div < o.div : mod < o.mod;
+  }
 };
 
-// An index affine in registers: constant + sum of scale * reg (docs/format.md "Access patterns"). Terms are kept
-// sorted by register id, each register once (addTerm merges), so that equal indexes compare equal and print the
-// same way. A term whose scale is 0 is kept: the register is still read (it must be written before).
+// An index in registers: constant + sum of scale * f(reg) (docs/format.md "Access patterns"), f the identity or a
+// floor division and/or remainder (IndexTerm). Terms are kept sorted by (register, div, mod), each key once (addTerm
+// merges), so that equal indexes compare equal and print the same way. A term whose scale is 0 is kept: the register
+// is still read (it must be written before).
 constexpr size_t kMaxIndexTerms = 4;  // per index; keeps evaluation in 128-bit arithmetic (see ir/view.cpp)
 struct Index {
   CompactVector<IndexTerm> terms;  // one pointer: most indexes have no terms (ir/compact_vector.h)
   int64_t constant = 0;
 
   bool isConstant() const { return terms.empty(); }
+  // True when every term is a plain scale * reg (no floor division, no remainder).
+  bool isAffine() const;
   bool uses(RegId r) const;
-  int64_t scaleOf(RegId r) const;  // 0 when r is not a term
-  // Adds scale * r, merging with an existing term of r. False (and no change) if the merged scale overflows.
-  bool addTerm(RegId r, int64_t scale);
+  int64_t scaleOf(RegId r) const;  // the scale of r's plain term (no division or remainder); 0 when there is none
+  // Adds scale * f(r), merging with an existing term of the same key. False (and no change) if the merged scale
+  // overflows.
+  bool addTerm(RegId r, int64_t scale, uint32_t div = 1, uint32_t mod = 0);
   // Re-sorts and merges the terms after their registers were renamed (e.g. by the verifier's reference map).
   void normalize();
   static Index constantIndex(int64_t c);
@@ -172,8 +191,11 @@ enum class Op : uint8_t {
   RegStore,  // reg_store ap, rs
   Loop,      // loop r = lo, hi, step { body }
   Select,    // affine_select dst, src, p=A, e=B, c=C, cmp, fill   (after Loop: older numberings keep their meaning)
+  If,        // if LHS CMP RHS { body }: the body runs once when mask.c CMP 0 holds (mask.c = LHS - RHS)
 };
-constexpr Op kLastOp = Op::Select;  // every Op is in [0, kLastOp]
+constexpr Op kLastOp = Op::If;  // every Op is in [0, kLastOp]
+// Instructions that hold a body: a loop runs it per iteration, an `if` once or not at all.
+inline bool hasBody(Op op) { return op == Op::Loop || op == Op::If; }
 const char* opName(Op op);
 
 enum class Engine : uint8_t { PE, ACT, DVE, POOL, SP, DMA };
@@ -189,6 +211,7 @@ inline Engine engineOf(Op op) {  // inline: the simulator asks several times per
     case Op::Reduce: return Engine::DVE;
     case Op::Memset:
     case Op::Select: return Engine::POOL;  // NKI's affine_select runs on GpSimd
+    // Loop and If: the sequencer's own control flow (docs/format.md "Conditional blocks").
     default: return Engine::SP;
   }
 }
@@ -251,7 +274,9 @@ struct InstructionHead {
   // reduction"), a second destination; reduce_dst.tensor is kNone when not written.
   AccessPattern reduce_dst;
   AluOp reduce_alu = AluOp::Add;
-  SelectMask mask;  // affine_select only; its fill value is `imm`
+  // affine_select: its predicate (fill value `imm`). if: its condition `mask.c CMP 0` (p_scale and e_scale 0), its
+  // registers read like address terms.
+  SelectMask mask;
   AluOp alu = AluOp::Add;
   ActFunc func = ActFunc::Identity;
   When start = When::Never;
@@ -268,7 +293,7 @@ struct InstructionHead {
 };
 
 struct Instruction : InstructionHead {
-  std::vector<Instruction> body;  // a loop's
+  std::vector<Instruction> body;  // a loop's or an if's
 
   bool operator==(const Instruction&) const = default;
 };
@@ -323,13 +348,16 @@ bool isContiguous(const AccessPattern& ap);
 // pass may treat it as a byte move (symbolic value flow, DMA optimization). False for unknown tensors.
 bool isConvertingDma(const Program& p, const Instruction& inst);
 
-// Calls f(inst) on every instruction, loop bodies included, in program order.
+// Calls f(inst) on every instruction, loop and if bodies included, in program order.
 template <typename F>
 void forEachInstruction(const std::vector<Instruction>& body, F&& f) {
   for (const Instruction& i : body) {
     f(i);
-    if (i.op == Op::Loop) forEachInstruction(i.body, f);
+    if (hasBody(i.op)) forEachInstruction(i.body, f);
   }
 }
+
+// Whether an if's condition holds for the evaluated difference c = LHS - RHS.
+bool conditionHolds(CmpOp cmp, __int128 c);
 
 }  // namespace allocsim

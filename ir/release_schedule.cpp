@@ -44,7 +44,7 @@ ReleaseSchedule::ReleaseSchedule(const Program& p) : flags_(p.tensors.size(), 0)
       if (hasFusedReduce(i)) note(i.reduce_dst);
     };
     visit(p.body[s]);
-    if (p.body[s].op == Op::Loop) forEachInstruction(p.body[s].body, visit);
+    if (hasBody(p.body[s].op)) forEachInstruction(p.body[s].body, visit);
   }
   const size_t n = p.body.size();
   fill(n, before_.start, before_.items, [&](auto add) {

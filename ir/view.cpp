@@ -46,7 +46,7 @@ __int128 evalIndex(const Program& p, Storage& s, const Index& idx, SourceLoc loc
   __int128 sum = idx.constant;
   for (const IndexTerm& t : idx.terms) {
     if (t.reg >= p.registers.size()) throwUndeclaredRegister(loc, what);
-    uint64_t r = s.readReg(t.reg);
+    uint64_t r = t.apply(s.readReg(t.reg));
     sum = clampIndex(sum + clampIndex(__int128(t.scale) * __int128(r)));
   }
   if (!idx.terms.empty()) {

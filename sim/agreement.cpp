@@ -22,7 +22,7 @@ std::string instructionById(const Program& p, uint32_t id) {
   forEachInstruction(p.body, [&](const Instruction& i) {
     if (i.id == id && out.empty()) {
       std::string text = printInstruction(p, i);
-      if (i.op == Op::Loop) text = text.substr(0, text.find('{')) + "{...}";
+      if (hasBody(i.op)) text = text.substr(0, text.find('{')) + "{...}";
       while (!text.empty() && (text.back() == ' ' || text.back() == '\n')) text.pop_back();
       out = "line " + std::to_string(i.loc.line) + " `" + text + "`";
     }

@@ -322,8 +322,34 @@ void Core::countStep(const Instruction& inst) {
 void Core::runBody(const std::vector<Instruction>& body, const LoopPos* loop) {
   for (const Instruction& inst : body) {
     if (inst.op == Op::Loop) runLoop(inst);
+    else if (inst.op == Op::If) runIf(inst, loop);
     else dispatch(inst, loop);
   }
+}
+
+// The sequencer decides an if itself, as it runs a loop: it waits for the SP instructions writing the condition's
+// registers (RAW), reads them, spends sp.scalar cycles and runs the body in the enclosing loop's iteration when the
+// condition holds. The condition's value is its operand read (hashed as the interpreter hashes it).
+void Core::runIf(const Instruction& inst, const LoopPos* loop) {
+  countStep(inst);
+  std::vector<Dependence>& deps = loop_deps_;
+  deps.clear();
+  for (const IndexTerm& t : inst.mask.c.terms) {
+    if (t.reg >= p_->registers.size()) throw InputError(inst.loc, "if names no register");
+    const uint32_t lane = layout_->firstLane(t.reg);
+    board_.sequencerRegisterAccess(lane, lane + layout_->lanes(t.reg), DepKind::RAW, deps);
+  }
+  sequencerWaitDeps(deps, &inst);
+  deps.clear();
+  OperandHasher h(o_->record_reads);
+  const bool holds = conditionHolds(inst.mask.cmp, evaluateIndex(*p_, *phys_, inst.mask.c, inst.loc, h));
+  if (o_->record_reads) result_.exec.reads.push_back({inst.id, h.digest()});
+  const uint64_t cost = computeCycles(o_->timing, inst, nullptr, nullptr, nullptr);
+  const uint64_t t0 = sequencer_cycle_;
+  advanceSequencer(cost);
+  result_.stats.sequencer_busy_cycles += cost;
+  slice(kSequencerTrack, t0, sequencer_cycle_, &inst);
+  if (holds) runBody(inst.body, loop);
 }
 
 void Core::runLoop(const Instruction& inst) {
@@ -479,7 +505,8 @@ void Core::resolveOperands(const Instruction& inst, Operands& out) {
     case Op::Addi:
     case Op::Add:
     case Op::Mov: writeReg(inst.rd); break;
-    case Op::Loop: break;
+    case Op::Loop:
+    case Op::If: break;
   }
   out.latency = computeCycles(t, inst, nullptr, nullptr, nullptr);
   return;

@@ -189,6 +189,7 @@ class Core : public sc_core::sc_module {
   // sequencer
   void runBody(const std::vector<Instruction>& body, const LoopPos* loop);
   void runLoop(const Instruction& inst);
+  void runIf(const Instruction& inst, const LoopPos* loop);
   void dispatch(const Instruction& inst, const LoopPos* loop);
   void countStep(const Instruction& inst);
   void readRegistersAtDispatch(const Plan& plan, const Instruction& inst, Record& rec);

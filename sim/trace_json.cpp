@@ -29,7 +29,7 @@ std::string micros(uint64_t cycles, double clock_ghz) {
 
 std::string instructionText(const Program& p, const Instruction& i) {
   std::string text = printInstruction(p, i);
-  if (i.op == Op::Loop) text = text.substr(0, text.find('{')) + "{...}";
+  if (hasBody(i.op)) text = text.substr(0, text.find('{')) + "{...}";
   while (!text.empty() && (text.back() == ' ' || text.back() == '\n')) text.pop_back();
   return text;
 }

@@ -12,7 +12,7 @@
 namespace allocsim::cli {
 
 static const char kGenHelp[] =
-    "usage: allocsim gen --seed S [--size N] [--pressure P] [--dma-patterns P]\n"
+    "usage: allocsim gen --seed S [--size N] [--pressure P] [--dma-patterns P] [--conditionals P]\n"
     "                    [--arch tiny|gen1|gen2] [--KEY VALUE] [-o OUT]\n"
     "       allocsim gen --stats --seeds N [--seed FIRST] [--size N] [--pressure P] [--arch ...] [--json]\n"
     "\n"
@@ -29,6 +29,8 @@ static const char kGenHelp[] =
     "  --dma-patterns P  percent of statements that are DMA patterns for the DMA optimization (abutting\n"
     "                 reads, repeated reads, a tensor read later over a sub-range only, a dead store;\n"
     "                 default 0)\n"
+    "  --conditionals P  percent of loop-register indexes with // or % (i%2*64) and of statements in loops\n"
+    "                 that are `if` blocks on the loop registers (default 0)\n"
     "  --arch NAME    machine preset (default tiny); --KEY VALUE overrides one field, e.g. --psum-banks 2\n"
     "  -o OUT         write to OUT instead of standard output\n"
     "  --stats        instead of a program, print how often each shape appears over --seeds N programs\n"
@@ -57,6 +59,8 @@ int runGen(const Args& args) {
     else if (auto v = r.value("--pressure")) opts.pressure = uint32_t(ArgReader::toUint("--pressure", *v, 1000));
     else if (auto v = r.value("--dma-patterns"))
       opts.dma_patterns = uint32_t(ArgReader::toUint("--dma-patterns", *v, 100));
+    else if (auto v = r.value("--conditionals"))
+      opts.conditionals = uint32_t(ArgReader::toUint("--conditionals", *v, 100));
     else if (auto v = r.value("-o")) out = *v;
     else if (r.flag("--stats")) stats = true;
     else if (r.flag("--json")) json = true;

@@ -6,7 +6,7 @@ namespace {
 bool preorder(const std::vector<Instruction>& body, uint32_t& next) {
   for (const Instruction& i : body) {
     if (i.id != next++) return false;
-    if (i.op == Op::Loop && !preorder(i.body, next)) return false;
+    if (hasBody(i.op) && !preorder(i.body, next)) return false;
   }
   return true;
 }
@@ -18,6 +18,8 @@ void index(const std::vector<Instruction>& body, uint32_t parent, uint32_t depth
     parents.push_back(parent);
     depths.push_back(depth);
     if (i.op == Op::Loop) index(i.body, i.id, depth + 1, by_id, parents, depths);
+    // An if's body belongs to the enclosing loop's iteration: its instructions have that loop as their parent.
+    if (i.op == Op::If) index(i.body, parent, depth, by_id, parents, depths);
   }
 }
 

@@ -222,7 +222,7 @@ std::optional<Mutation> swapRegisters(Program& p, const Below& below) {
 void collectInserted(std::vector<Instruction>& body, std::vector<std::pair<std::vector<Instruction>*, size_t>>& out) {
   for (size_t i = 0; i < body.size(); ++i) {
     if (body[i].origin != Origin::Source) out.emplace_back(&body, i);
-    else if (body[i].op == Op::Loop) collectInserted(body[i].body, out);
+    else if (hasBody(body[i].op)) collectInserted(body[i].body, out);
   }
 }
 

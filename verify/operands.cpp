@@ -81,6 +81,13 @@ std::vector<RegisterOperand> registerOperands(const Program& p, const Instructio
       for (RegId r : regs) out.push_back({r, "mask offset c"});
       break;
     }
+    case Op::If: {
+      std::vector<RegId> regs;
+      for (const IndexTerm& t : inst.mask.c.terms) regs.push_back(t.reg);
+      sortStably(regs, key);
+      for (RegId r : regs) out.push_back({r, "condition"});
+      break;
+    }
     case Op::RegLoad: view("source", inst.a); break;
     case Op::RegStore:
       view("destination", inst.dst);

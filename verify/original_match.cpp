@@ -125,7 +125,7 @@ std::vector<Finding> matchOriginal(const Program& allocated, const ReferenceProg
       ++originals;
       const size_t at = mine.size();
       mine.push_back({&i, 0});
-      if (i.op == Op::Loop) mine[at].body = self(self, i.body);
+      if (hasBody(i.op)) mine[at].body = self(self, i.body);
     }
     return originals;
   };
@@ -145,8 +145,8 @@ std::vector<Finding> matchOriginal(const Program& allocated, const ReferenceProg
     std::vector<std::string> notes = {
         "the recovered program is the allocated one without its inserted (!spill / !reload / !copy) items; it has " +
         std::to_string(mine.size()) + " instructions, the original " + std::to_string(theirs.size())};
-    if (a && b && a->op == Op::Loop && b->op == Op::Loop && mine[k].body != b->body.size())
-      notes.push_back("the loops' bodies differ in length: " + std::to_string(mine[k].body) + " and " +
+    if (a && b && hasBody(a->op) && a->op == b->op && mine[k].body != b->body.size())
+      notes.push_back(std::string(a->op == Op::Loop ? "the loops'" : "the ifs'") + " bodies differ in length: " + std::to_string(mine[k].body) + " and " +
                       std::to_string(b->body.size()));
     if (!where && !allocated.body.empty()) {
       // Past the recovered program's end: point at the allocated program's last instruction.

@@ -152,19 +152,19 @@ class Builder {
     for (const Instruction& inst : body) {
       bool inserted = inst.origin != Origin::Source;
       if (!inserted && insideInserted)
-        throw InputError(inst.loc, "original instruction inside a loop the allocator inserted");
+        throw InputError(inst.loc, "original instruction inside a loop or if the allocator inserted");
       if (inserted) {
-        if (inst.op == Op::Loop) mapBody(inst.body, true);  // only to reject original instructions inside
+        if (hasBody(inst.op)) mapBody(inst.body, true);  // only to reject original instructions inside
         continue;
       }
       if (body_ == ReferenceBody::None) {
         names_.check(inst);
-        if (inst.op == Op::Loop) mapBody(inst.body, false);
+        if (hasBody(inst.op)) mapBody(inst.body, false);
         continue;
       }
       Instruction copy = withoutBody(inst);
       names_.mapNames(inst, copy);
-      if (copy.op == Op::Loop) copy.body = mapBody(inst.body, false);
+      if (hasBody(copy.op)) copy.body = mapBody(inst.body, false);
       out.push_back(std::move(copy));
     }
     return out;
@@ -177,7 +177,7 @@ class Builder {
       if (inst.origin != Origin::Source) continue;
       if (inst.id < out_.instruction.size()) out_.instruction[inst.id] = next;
       ++next;
-      if (inst.op == Op::Loop) assignIds(inst.body, next);
+      if (hasBody(inst.op)) assignIds(inst.body, next);
     }
   }
 

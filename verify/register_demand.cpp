@@ -26,8 +26,8 @@ class Walk {
  private:
   void countLoops(const std::vector<Instruction>& body) {
     for (const Instruction& i : body)
-      if (i.op == Op::Loop) {
-        if (i.rd < p_.registers.size()) {
+      if (hasBody(i.op)) {
+        if (i.op == Op::Loop && i.rd < p_.registers.size()) {
           ++loops_[i.rd];
           owner_[i.rd] = &i;
         }
@@ -56,6 +56,7 @@ class Walk {
         if (pushed) around.pop_back();
         continue;
       }
+      if (inst.op == Op::If) walk(inst.body, around);  // after the condition's registers are noted below
       for (const RegisterOperand& op : registerOperands(p_, inst)) named.push_back(op.reg);
       if (inst.rd < p_.registers.size()) named.push_back(inst.rd);
       for (RegId r : named) {

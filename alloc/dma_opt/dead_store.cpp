@@ -22,7 +22,7 @@ struct ScanFacts {
 class FactCache {
  public:
   const ScanFacts& get(const Program& p, const std::vector<Instruction>& body, size_t k) {
-    if (body[k].op == Op::Loop) {
+    if (hasBody(body[k].op)) {
       loop_ = {areasOf(p, body[k]), std::nullopt};
       return loop_;
     }
@@ -84,7 +84,7 @@ Fate scan(const Program& p, const std::vector<Instruction>& body, size_t from, c
   auto fate = [&](size_t k) {
     // A loop kills nothing for sure (its facts have no `kills`): only whether it reads x, asked without listing
     // its areas (they are not cached, FactCache::get).
-    if (body[k].op == Op::Loop) return readsAny(p, body[k], x) ? Fate::Read : Fate::Unknown;
+    if (hasBody(body[k].op)) return readsAny(p, body[k], x) ? Fate::Read : Fate::Unknown;
     const ScanFacts& f = facts.get(p, body, k);
     if (readsAny(f.areas, x)) return Fate::Read;
     if (f.kills && contains(*f.kills, x)) return Fate::Killed;
@@ -124,7 +124,7 @@ class Remover {
     std::vector<bool> dead;
     if (top == kNoLoop) dead.assign(body.size(), false);
     for (size_t j = 0; j < body.size(); ++j) {
-      if (body[j].op == Op::Loop) {
+      if (hasBody(body[j].op)) {
         visit(body[j].body, top == kNoLoop ? j : top);
         continue;
       }

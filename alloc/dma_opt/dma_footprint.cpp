@@ -77,6 +77,7 @@ bool visitViews(const Program& p, const Instruction& inst, Visit&& visit) {
   auto write = [&](const AccessPattern& ap) { return ap.tensor < p.tensors.size() && visit(ap, true); };
   switch (inst.op) {
     case Op::Loop:
+    case Op::If:  // its condition reads registers only
       for (const Instruction& b : inst.body)
         if (visitViews(p, b, visit)) return true;
       return false;

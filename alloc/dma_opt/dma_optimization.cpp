@@ -15,7 +15,7 @@ namespace {
 
 bool anyDma(const std::vector<Instruction>& body) {
   for (const Instruction& i : body)
-    if (i.op == Op::Dma || (i.op == Op::Loop && anyDma(i.body))) return true;
+    if (i.op == Op::Dma || (hasBody(i.op) && anyDma(i.body))) return true;
   return false;
 }
 

@@ -39,7 +39,7 @@ template <typename F>
 void forEachBody(std::vector<Instruction>& body, F&& f) {
   f(body);
   for (Instruction& i : body)
-    if (i.op == Op::Loop) forEachBody(i.body, f);
+    if (hasBody(i.op)) forEachBody(i.body, f);
 }
 
 }  // namespace allocsim

@@ -22,6 +22,8 @@ void walk(const Program& p, const std::vector<Instruction>& body, uint64_t times
   for (const Instruction& i : body) {
     if (i.op == Op::Loop) {
       walk(p, i.body, mulSat(times, tripCount(i)), t);
+    } else if (i.op == Op::If) {
+      walk(p, i.body, times, t);  // as if the condition always held: an upper bound
     } else if (i.op == Op::Dma) {
       ++t.instructions;
       t.executed = addSat(t.executed, times);

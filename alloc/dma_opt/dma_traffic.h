@@ -2,7 +2,8 @@
 // snapshotted before ("Pre GCA") and after ("Post GCA") the DMA optimization.
 //
 //   instructions   dma statements in the program text
-//   executed       dma instructions executed (loop bodies times their trip counts)
+//   executed       dma instructions executed (loop bodies times their trip counts; an if's body counted as if its
+//                  condition always held: an upper bound)
 //   descriptors    executed descriptors: one per contiguous element run per partition, the larger of the
 //                  source's and the destination's count (a DRAM view covering whole rows still needs one per row
 //                  on the SBUF/PSUM side), so an [8, 64] full-row DMA is 8 descriptors

@@ -50,7 +50,7 @@ class Sweep {
   // True when it renamed a tensor (the caller restarts).
   bool sweep(std::vector<Instruction>& body) {
     for (size_t j = 0; j < body.size(); ++j) {
-      if (body[j].op == Op::Loop) {
+      if (hasBody(body[j].op)) {
         if (sweep(body[j].body)) return true;
         continue;
       }
@@ -148,7 +148,7 @@ class Sweep {
     };
     for (size_t k = i + 1; k < j && clear; ++k) {
       visit(body[k]);
-      if (body[k].op == Op::Loop) forEachInstruction(body[k].body, visit);
+      if (hasBody(body[k].op)) forEachInstruction(body[k].body, visit);
     }
     return clear;
   }

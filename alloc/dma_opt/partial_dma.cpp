@@ -44,7 +44,7 @@ struct ReadIndex {
   template <class F>
   void forEachRead(const std::vector<Instruction>& body, F&& f) const {
     for (const Instruction& i : body) {
-      if (i.op == Op::Loop) {
+      if (hasBody(i.op)) {
         forEachRead(i.body, f);
         continue;
       }

@@ -15,7 +15,7 @@ void forEachView(std::vector<Instruction>& body, F&& f) {
     for (ScalarOperand* sc : scalarOperands(i))
       if (sc->kind == ScalarOperand::Kind::Tensor) f(sc->ap);
     if (hasFusedReduce(i)) f(i.reduce_dst);
-    if (i.op == Op::Loop) forEachView(i.body, f);
+    if (hasBody(i.op)) forEachView(i.body, f);
   }
 }
 

@@ -15,8 +15,8 @@ bool usesRegister(const AccessPattern& v, RegId r) { return v.partition.uses(r) 
 // Whether `inst` (a loop: anywhere in it, its own register included) writes a register `v` is addressed by.
 bool writesViewRegister(const Program& p, const Instruction& inst, const AccessPattern& v) {
   if (!v.hasRegister()) return false;
-  if (inst.op == Op::Loop) {
-    if (usesRegister(v, inst.rd)) return true;
+  if (hasBody(inst.op)) {
+    if (inst.op == Op::Loop && usesRegister(v, inst.rd)) return true;
     for (const Instruction& i : inst.body)
       if (writesViewRegister(p, i, v)) return true;
     return false;
@@ -57,7 +57,7 @@ class Planner {
   }
 
   bool mentions(const Instruction& i) const {
-    if (i.op != Op::Loop) return touches(i);
+    if (!hasBody(i.op)) return touches(i);
     return std::any_of(i.body.begin(), i.body.end(), [&](const Instruction& j) { return mentions(j); });
   }
 
@@ -68,7 +68,7 @@ class Planner {
   // and may not change a register `v` is addressed by.
   bool continuesOnly(const Instruction& i, const AccessPattern& v) {
     if (writesViewRegister(p_, i, v)) return fail(i, "a register addressing the group's view changes inside it");
-    if (i.op == Op::Loop) {
+    if (hasBody(i.op)) {
       for (const Instruction& j : i.body)
         if (!continuesOnly(j, v)) return false;
       return true;
@@ -149,6 +149,10 @@ class Planner {
     for (const Instruction& i : body) {
       if (open && !isGroupMatmul(i)) {
         if (!continuesOnly(i, open->view)) return false;
+        continue;
+      }
+      if (i.op == Op::If) {  // its body may not run: as a loop that is no K-loop
+        if (mentions(i) && !block(i.body, saved)) return false;
         continue;
       }
       if (i.op == Op::Loop) {

@@ -36,8 +36,8 @@ class SpillWriter {
     out.reserve(body.size());
     for (Instruction& inst : body) {
       const uint32_t id = inst.id;
-      if (inst.op == Op::Loop) {
-        const std::vector<PsumSavedElements> outside = saved_;  // a loop body may not run: its saves stay inside
+      if (hasBody(inst.op)) {
+        const std::vector<PsumSavedElements> outside = saved_;  // a loop or if body may not run: its saves stay inside
         rewrite(inst.body);
         saved_ = outside;
         out.push_back(std::move(inst));

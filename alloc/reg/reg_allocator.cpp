@@ -27,6 +27,10 @@ uint64_t spillCycles(const Program& p, const std::vector<Instruction>& body, uin
       cycles += spillCycles(p, inst.body, times * loopTrips(inst));
       continue;
     }
+    if (inst.op == Op::If) {  // as if its condition always held: an upper bound
+      cycles += spillCycles(p, inst.body, times);
+      continue;
+    }
     if (inst.origin == Origin::Spill && inst.op == Op::RegStore && inst.rs < p.registers.size())
       cycles += times * dmaCycles(Space::Sbuf, Space::Dram, 4ull * p.registers[inst.rs].lanes());
     if (inst.origin == Origin::Reload && inst.op == Op::RegLoad && inst.rd < p.registers.size())

@@ -24,6 +24,7 @@ void walk(const Program& p, const std::vector<Instruction>& body, uint32_t depth
       walk(p, inst.body, depth + 1, c, loops);
       continue;
     }
+    if (inst.op == Op::If) walk(p, inst.body, depth, c, loops);  // its condition's reads are counted below
     // registerSlots hands out mutable slots; costs only read them. Kept: asked for every instruction of every round.
     thread_local RegisterSlots s;
     registerSlots(const_cast<Instruction&>(inst), s);

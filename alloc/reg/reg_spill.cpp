@@ -72,8 +72,8 @@ class SpillWriter {
 
   void markLoops(const std::vector<Instruction>& body) {
     for (const Instruction& inst : body)
-      if (inst.op == Op::Loop) {
-        if (inst.rd < loop_.size()) loop_[inst.rd] = true;
+      if (hasBody(inst.op)) {
+        if (inst.op == Op::Loop && inst.rd < loop_.size()) loop_[inst.rd] = true;
         markLoops(inst.body);
       }
   }
@@ -156,6 +156,8 @@ class SpillWriter {
         *s.write = stored;
       }
       normalizeRegisterTerms(inst);
+      // An if's condition was reloaded before it, like any operand; its body is rewritten as a loop's is.
+      if (inst.op == Op::If) inst.body = rewrite(std::move(inst.body));
       const SourceLoc loc = inst.loc;
       out.push_back(std::move(inst));
       if (stored != kNone) out.push_back(storeOf(written, stored, loc));

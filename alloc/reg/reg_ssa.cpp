@@ -129,7 +129,7 @@ class Splitter {
             if (inst->rd < n) {
               const uint32_t h = defAt(order.loops[L].header);
               for (uint32_t d : state[inst->rd]) uf_.unite(h, d);  // the loop reads its register at the end
-              state[inst->rd].setOnly(h);                         // and leaves the exit value in it
+              setDef(state[inst->rd], h, at.conditional);         // and leaves the exit value in it
             }
             break;
           }
@@ -154,7 +154,7 @@ class Splitter {
               // the two values would meet at this instruction (REG's ranges are closed) and need lanes of their
               // own there, more than the input names (verify/register_demand.h).
               if (read_of_written != UINT32_MAX) uf_.unite(read_of_written, d);
-              state[*s.write].setOnly(d);
+              setDef(state[*s.write], d, at.conditional);
               mentions_.push_back({inst->id, kWriteSlot, *s.write, d});
             }
             break;
@@ -168,6 +168,13 @@ class Splitter {
   }
 
  private:
+  // A write inside an if's body may not run: the defs before it still reach what follows, so it joins them.
+  static void setDef(DefSet& reaching, uint32_t d, bool conditional) {
+    if (!conditional) return reaching.setOnly(d);
+    DefSet one;
+    one.setOnly(d);
+    reaching.merge(one);
+  }
   static int32_t loopIndex(const LinearOrder& order, uint32_t pos) {
     for (size_t L = 0; L < order.loops.size(); ++L)
       if (order.loops[L].header == pos || order.loops[L].end == pos) return int32_t(L);
@@ -247,6 +254,7 @@ class Splitter {
         if (it != renamed.end()) *s.write = it->second;
       }
       normalizeRegisterTerms(inst);
+      if (inst.op == Op::If) apply(inst.body, renamed);  // after its condition's registers
     }
   }
 

@@ -48,7 +48,7 @@ class SpillWriter {
     std::vector<Edit> edits;
     size_t extra = 0;
     for (size_t k = 0; k < in.size(); ++k) {
-      if (in[k].op == Op::Loop) {
+      if (hasBody(in[k].op)) {
         Edit e{k, {}, {}, {}};
         if constexpr (kMove) {
           std::vector<Instruction> body = std::move(in[k].body);
