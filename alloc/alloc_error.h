@@ -23,7 +23,7 @@ class AllocError : public std::runtime_error {
   SourceLoc loc_;
 };
 
-// Seed the production allocator's PSUM capacity guard, verbatim: "<name> is too big for PSUM, requires N banks with
+// The production allocator's PSUM capacity guard, verbatim: "<name> is too big for PSUM, requires N banks with
 // PSUM size M".
 std::string psumTooBigMessage(const std::string& name, uint64_t banks, uint64_t psum_banks);
 

@@ -1,4 +1,4 @@
-// Seed the production allocator's best-of-N, as both colorers run it (PSUM and SBUF share one Chaitin–Briggs
+// The production allocator's best-of-N, as both colorers run it (PSUM and SBUF share one Chaitin–Briggs
 // skeleton, as in the production allocator): each round tries n heuristics and keeps the selection with the lowest
 // score. Strictly lower: among equal scores the earlier heuristic wins, which keeps the choice deterministic. A
 // selection that places every node beats one that leaves some unplaced whatever their scores (a failed node's spill

@@ -1,4 +1,4 @@
-// The report lines and fields that the PSUM and SBUF colorers write in the same words (seed the production
+// The report lines and fields that the PSUM and SBUF colorers write in the same words (the production
 // allocator's log lines, naming the memory "PSUM" or "SB"): shared because both run one Chaitin–Briggs skeleton and
 // their reports are read line for line.
 #pragma once

@@ -12,7 +12,7 @@ namespace allocsim {
 // of the same space whose live range interferes with its own; registers likewise over lanes. Pinned tensors keep
 // their placements and are obstacles while they are live; DRAM tensors are left as they are.
 // Throws AllocError naming the first tensor or register that does not fit, with the peak demand over its live
-// range against the capacity (or seed the production allocator's "... is too big for PSUM ...").
+// range against the capacity (or the production allocator's "... is too big for PSUM ...").
 Program placeGreedy(const Program& p);
 
 }  // namespace allocsim

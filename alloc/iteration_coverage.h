@@ -5,7 +5,7 @@
 // when some iteration of L reads an element that the same iteration has not written before the read: that
 // element holds what an earlier iteration (or nothing) left there. When every read of every iteration is covered
 // by earlier writes of the same iteration, the value is per iteration and its live range is [first mention, last
-// mention] inside the body (seed the production allocator's "a loop-carried value is live across the whole loop body"
+// mention] inside the body (the production allocator's "a loop-carried value is live across the whole loop body"
 // applies to the others only).
 //
 // The views are affine in the loop registers (docs/format.md), and the loops have constant bounds, so the

@@ -12,7 +12,7 @@ namespace allocsim {
 // SBUF tensor; PSUM tensors at the lowest free bank range; registers at the lowest free lanes (64-bit: two).
 // Pinned tensors keep their placements; DRAM tensors are left as they are; other placements are replaced.
 // Throws AllocError naming the first tensor or register that does not fit, with the total demand of its space
-// against the capacity, or seed the production allocator's "... is too big for PSUM ..." for a PSUM tensor larger
+// against the capacity, or the production allocator's "... is too big for PSUM ..." for a PSUM tensor larger
 // than PSUM.
 Program placeNoReuse(const Program& p);
 

@@ -1,4 +1,4 @@
-// Where a spilled PSUM tensor's value may leave PSUM (after the production allocator "Accumulation residency is
+// Where a spilled PSUM tensor's value may leave PSUM (as in the production allocator: "Accumulation residency is
 // implicit" and insert_spill_code). A PSUM tensor's value is defined in *def regions*:
 //   - an accumulation group: from the matmul that opens it to the one that closes it. Inside it the accumulator
 //     is RMW-pinned (the +inf cost the production allocator gives it): docs/format.md forbids any other
