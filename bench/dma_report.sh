@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The DMA optimization table of docs/quality.md (alloc/dma_opt/, seed 000 DMAOptimization): for every corpus kernel
-# and a few generated programs made to contain the DMA patterns (allocsim gen --dma-patterns), the O2 allocation
+# The DMA optimization table of docs/quality.md (alloc/dma_opt/, the production allocator's DMAOptimization): for
+# every corpus kernel and a few generated programs made to contain the DMA patterns (allocsim gen --dma-patterns), the O2 allocation
 # at --gca-dma-optlevel 0 (what the allocators inserted, measured, nothing rewritten), 1 (the default) and 2 (also
 # on-chip copies): DMA instructions, descriptors and bytes (the JSON report's dma.post_gca.*, loop trip counts
 # included) and the cycles of the SystemC model (allocsim run on the allocated program). Every allocation is checked

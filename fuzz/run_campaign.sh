@@ -6,13 +6,13 @@
 # Usage: bash fuzz/run_campaign.sh TARGET [SECONDS] [JOBS]    e.g. bash fuzz/run_campaign.sh lsa_driver 1200 2
 # max_len and timeout come from fuzz/TARGET.options (the file ClusterFuzzLite reads too); FUZZ_TIMEOUT=S overrides the
 # timeout, which is wall-clock seconds: a campaign niced beside builds can be starved long enough to report a
-# "timeout" on an input that takes a second alone (docs/fuzzing.md, twelfth round). Crashes are written to
+# "timeout" on an input that takes a second alone. Crashes are written to
 # fuzz/findings/TARGET/ (not committed); keep each fixed one as a regression test. The jobs' logs stay in
 # fuzz/findings/TARGET/logs/. On a shared machine run it niced: `nice -n 10 bash fuzz/run_campaign.sh ...`.
 # FUZZ_MAX_LEN=N caps the input length below the options file's (libFuzzer truncates the corpus's longer inputs as
 # it loads them): an execution's cost grows with the program an input decodes to, and inputs of at most 64 bytes
 # run two to three times as many executions per CPU second while reaching 99 % of the alloc/ lines that hours of
-# 512-byte inputs reach (docs/fuzzing.md, fourteenth round). The ledger row says which cap a campaign ran with.
+# 512-byte inputs reach. The ledger row says which cap a campaign ran with.
 # FUZZ_CORPUS=DIR fuzzes from DIR and merges into it instead of the committed corpus (DIR is made, and filled from the
 # committed corpus when empty). The merge keeps every input with a feature the others lack, so a long campaign adds
 # hundreds of inputs (a 900-s coloring_driver campaign: 1,385), which CI would then replay; keep such a corpus outside
