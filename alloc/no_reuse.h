@@ -1,5 +1,5 @@
-// The O0 placement (the production Selection Map: optlevel 0 runs the minimal pipeline; "O0 is a no-reuse
-// placement"): no two SBUF tensors ever share a byte, no two PSUM tensors a bank, no two registers a lane,
+// The O0 placement (as in the production Selection Map, optlevel 0 runs the minimal pipeline; here it
+// is a no-reuse placement): no two SBUF tensors ever share a byte, no two PSUM tensors a bank, no two registers a lane,
 // whatever their live ranges. Trivially correct when it fits, so it is the oracles' first known-good input.
 #pragma once
 
