@@ -196,6 +196,14 @@ class Aff:
     def __lt__(self, o):
         return self._cmp(o, "lt")
 
+    def __eq__(self, o):
+        return self._cmp(o, "eq")
+
+    def __ne__(self, o):
+        return self._cmp(o, "ne")
+
+    __hash__ = object.__hash__
+
     def __float__(self):
         raise KernelError("a loop index used as a number")
 
@@ -328,6 +336,14 @@ class IExpr:
     def __lt__(self, o):
         return self._cmp(o, "lt")
 
+    def __eq__(self, o):
+        return self._cmp(o, "eq")
+
+    def __ne__(self, o):
+        return self._cmp(o, "ne")
+
+    __hash__ = object.__hash__
+
     def bounds(self):
         """(min, max) over every axis value and every loop register value."""
         lo = hi = Aff.of(self.base).const
@@ -362,7 +378,8 @@ class Pred:
     def always_true(self):
         for p in self._list():
             lo, hi = p.expr.bounds()
-            ok = {"ge": lo >= 0, "gt": lo > 0, "le": hi <= 0, "lt": hi < 0}.get(p.op, False)
+            ok = {"ge": lo >= 0, "gt": lo > 0, "le": hi <= 0, "lt": hi < 0, "eq": lo == hi == 0,
+                  "ne": lo > 0 or hi < 0}.get(p.op, False)
             if not ok:
                 return False
         return True
@@ -552,9 +569,13 @@ class View:
     def __getitem__(self, key):
         if not isinstance(key, tuple):
             key = (key,)
-        if any(k is Ellipsis for k in key):
-            unsupported("... in a tile index")
         nd = len(self.axes)
+        if any(k is Ellipsis for k in key):
+            at = [i for i, k in enumerate(key) if k is Ellipsis]
+            if len(at) > 1:
+                raise KernelError("a tile index has at most one ...")
+            fill = nd - (len(key) - 1)
+            key = key[:at[0]] + (slice(None),) * max(fill, 0) + key[at[0] + 1:]
         if len(key) > nd:
             raise KernelError("index %s has %d indices for a tile of shape %s" % (key, len(key), self.shape))
         key = tuple(key) + (slice(None),) * (nd - len(key))
@@ -867,8 +888,8 @@ class Tracer:
         return t
 
     def temp(self, shape, dtype, space="sbuf", loc=None, name=None):
-        t = self.tensor(shape, dtype, space, loc, name)
-        return t
+        loc = loc or user_location()
+        return self.tensor(shape, dtype, space, loc, name or _source_name(loc) or "tmp_%d" % loc[1])
 
     # -- loops --
 
@@ -1117,7 +1138,7 @@ class Tracer:
         for ins in _walk(self.prelude + self.top):
             for p in ins.parts:
                 v = p[1] if isinstance(p, tuple) else p
-                if isinstance(v, View) and v.tensor.space == "dram" and v.axes[0][0] > 1:
+                if isinstance(v, View) and v.tensor.space == "dram" and len(v.axes) > 1 and v.axes[0][0] > 1:
                     s = v.axes[0][2]
                     prev = strides.setdefault(v.tensor, (s, ins.loc))
                     if prev[0] != s:
@@ -1143,9 +1164,8 @@ class Tracer:
         axes = list(v.axes)
         if t.space == "dram":
             R = rows[t]
-            p0 = axes[0]
-            P = p0[0]
-            free = [(c, fs) for c, ps, fs in axes[1:] if c > 1]
+            P = axes[0][0] if len(axes) > 1 else 1
+            free = [(c, fs) for c, ps, fs in (axes[1:] if len(axes) > 1 else axes) if c > 1]
             C, STEP, C2 = _free_pattern(free, loc)
             base = Aff.of(v.base_f)
             start = Aff(base.const // R)
@@ -1163,8 +1183,8 @@ class Tracer:
             if extent > R:
                 unsupported("a DRAM access that spans rows in its free dimension", loc)
             rows_total = t.F // R
-            ptxt = ":" if (start == 0 and P == rows_total) else "%s:%d" % (aff_text(start, regs), P)
-            ftxt = ":" if (off == 0 and C == R and C2 == 1) else "%s:%d" % (aff_text(off, regs), C)
+            ptxt = ":" if (_zero(start) and P == rows_total) else "%s:%d" % (aff_text(start, regs), P)
+            ftxt = ":" if (_zero(off) and C == R and C2 == 1) else "%s:%d" % (aff_text(off, regs), C)
             if ptxt == ":" and ftxt == ":":
                 return t.name
             return "%s[%s, %s%s]" % (t.name, ptxt, ftxt, ", %d:%d" % (STEP, C2) if C2 > 1 else "")
@@ -1184,8 +1204,8 @@ class Tracer:
             rest = nontrivial
         free = [(c, fs) for c, ps, fs in rest]
         C, STEP, C2 = _free_pattern(free, loc)
-        ptxt = ":" if (v.base_p == 0 and P == t.P) else "%s:%d" % (aff_text(v.base_p, regs), P)
-        ftxt = ":" if (v.base_f == 0 and C == t.F and C2 == 1) else "%s:%d" % (aff_text(v.base_f, regs), C)
+        ptxt = ":" if (_zero(v.base_p) and P == t.P) else "%s:%d" % (aff_text(v.base_p, regs), P)
+        ftxt = ":" if (_zero(v.base_f) and C == t.F and C2 == 1) else "%s:%d" % (aff_text(v.base_f, regs), C)
         if ptxt == ":" and ftxt == ":":
             return t.name
         return "%s[%s, %s%s]" % (t.name, ptxt, ftxt, ", %d:%d" % (STEP, C2) if C2 > 1 else "")
@@ -1218,15 +1238,22 @@ def _free_pattern(free, loc):
                 % ", ".join("%d elements at stride %d" % m for m in merged), loc)
 
 
+def _zero(x):
+    return isinstance(x, int) and x == 0
+
+
 def _whole(v):
     t = v.tensor
-    return v.base_p == 0 and v.base_f == 0 and _prod(a[0] for a in v.axes) == t.P * t.F
+    return _zero(v.base_p) and _zero(v.base_f) and _prod(a[0] for a in v.axes) == t.P * t.F
 
 
 def _flat(v):
     """A tile's [partitions, elements] in the program (the format's view shape)."""
-    s = v.shape
-    return (s[0], _prod(s[1:])) if len(s) > 1 else (1, s[0]) if v.tensor.space == "dram" else (s[0], 1)
+    if v.tensor.space == "dram":
+        s = v.shape
+        return (s[0], _prod(s[1:])) if len(s) > 1 else (1, s[0])
+    P = _prod(a[0] for a in v.axes if a[1] != 0)
+    return P, _prod(a[0] for a in v.axes if a[1] == 0)
 
 
 def _same_shape(a, b, what, loc):
