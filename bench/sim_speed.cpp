@@ -1,4 +1,4 @@
-// The simulator's speed (issue 8 item 7), in one process, on one generated program:
+// The simulator's speed, in one process, on one generated program:
 //   BM_FullModel   the SystemC model of sim/ (scoreboard, data through the interpreter's code, DMA rings, stats)
 //   BM_BareModel   the same threads doing nothing but wait(latency) per instruction (sim/bare.h), on the
 //                  latencies the full model measured: the SystemC kernel's own ceiling for this program
