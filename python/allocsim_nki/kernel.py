@@ -77,6 +77,7 @@ def load_module(path):
     import sys
     if not os.path.exists(path):
         raise KernelError("cannot open: no such file", (path, 0))
+    _t.show_path_as(path)
     name = "_allocsim_kernel_" + re.sub(r"\W", "_", os.path.basename(path)[:-3])
     spec = importlib.util.spec_from_file_location(name, path)
     mod = importlib.util.module_from_spec(spec)

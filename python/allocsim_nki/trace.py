@@ -43,7 +43,19 @@ class KernelError(Exception):
         super().__init__(self.format())
 
     def format(self):
-        return "%s:%d: %s" % (self.loc[0], self.loc[1], self.message)
+        return "%s:%d: %s" % (shown_path(self.loc[0]), self.loc[1], self.message)
+
+
+# The kernel file as the user named it (a relative path stays relative in messages and line notes).
+_SHOWN = {}
+
+
+def show_path_as(path):
+    _SHOWN[os.path.abspath(path)] = path
+
+
+def shown_path(path):
+    return _SHOWN.get(os.path.abspath(path), path) if path and not path.startswith("<") else path
 
 
 def unsupported(what, loc=None):
@@ -1089,7 +1101,7 @@ class Tracer:
                 line = "%s %s [%d, %d] %s" % (t.space, t.name, t.P, t.F, t.dtype.fmt)
                 if t.placement is not None:
                     line += " pinned " + self._placement_text(t)
-            out.append(line + "  # %s:%d" % (t.loc[0], t.loc[1]))
+            out.append(line + "  # %s:%d" % (shown_path(t.loc[0]), t.loc[1]))
         if allocated and len(self.regs) > self.sp_registers:
             raise KernelError("the kernel places its tensors by hand and has %d loops; the %s machine has %d SP "
                               "registers" % (len(self.regs), self.arch, self.sp_registers), self.regs[-1] and
@@ -1112,7 +1124,7 @@ class Tracer:
             if isinstance(item, Loop):
                 r = item.reg
                 out.append("%sloop %s = %d, %d, %d {  # %s:%d" % (ind, r.name, r.start, r.stop, r.step,
-                                                                  item.loc[0], item.loc[1]))
+                                                                  shown_path(item.loc[0]), item.loc[1]))
                 self._render_body(item.body, depth + 1, out, rows)
                 out.append(ind + "}")
                 continue
@@ -1130,7 +1142,7 @@ class Tracer:
                 else:
                     parts.append(_fmt_num(p))
             parts += item.flags
-            out.append("%s%s %s  # %s:%d" % (ind, item.op, ", ".join(parts), item.loc[0], item.loc[1]))
+            out.append("%s%s %s  # %s:%d" % (ind, item.op, ", ".join(parts), shown_path(item.loc[0]), item.loc[1]))
 
     def _dram_rows(self):
         rows = {}
