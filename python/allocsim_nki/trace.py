@@ -737,6 +737,8 @@ class View:
             return self
         if len(shape) == 2 and len(self.shape) == 2 and self.shape[0] == shape[0] and self.shape[1] == 1:
             return View(self.tensor, self.base_p, self.base_f, [self.axes[0], (shape[1], 0, 0)])
+        if has_op("broadcast") and len(shape) == 2 and _flat(self)[0] == 1 and _flat(self)[1] == shape[1]:
+            return partition_broadcast(self, shape[0])
         unsupported("broadcast_to from %s to %s (along partitions the format has no broadcast yet)"
                     % (self.shape, shape))
 
@@ -1325,6 +1327,14 @@ def binary(op, x, y, dtype=None, loc=None, dst=None):
         out = dst if dst is not None else tr.temp(x.shape, _result_dtype(x, y, dtype=dtype), "sbuf", loc)
         ins = tr.emit("tt", out, x, y, op, loc=loc)
         return _made(out, ins)
+    # a [1, N] side with a [P, N] side: broadcast along partitions first (on the PE, into PSUM)
+    if xv and yv and has_op("broadcast") and _flat(x)[1] == _flat(y)[1] and 1 in (_flat(x)[0], _flat(y)[0]) \
+            and _flat(x)[0] != _flat(y)[0]:
+        if _flat(x)[0] == 1:
+            x = partition_broadcast(x, _flat(y)[0], loc)
+        else:
+            y = partition_broadcast(y, _flat(x)[0], loc)
+        return binary(op, x, y, dtype, loc, dst)
     # one side a tile of the full shape, the other a number or a [P, 1] tile
     if xv and (not yv or (_is_col(y) and _flat(y)[0] == _flat(x)[0])):
         full, other, reverse = x, y, False
@@ -1365,6 +1375,13 @@ def act_available(func):
 
 
 FORMAT_EXTRA_ACT = set()
+# Instructions the format gains beyond the ones every version has (transpose, broadcast, iota, tt_scan, bn_stats,
+# bn_aggr); until one is listed here a kernel that needs it is refused at its line.
+FORMAT_EXTRA_OPS = set()
+
+
+def has_op(op):
+    return op in FORMAT_EXTRA_OPS
 
 
 def activation_fn(func, x, dtype=None, bias=None, scale=None, loc=None, dst=None, reduce_op=None, reduce_res=None):
@@ -1431,6 +1448,10 @@ def transpose(x, dtype=None, loc=None, dst=None):
     if not x.dtype.is_float:
         unsupported("a transpose of an integer tile", loc)
     out = dst if dst is not None else tr.temp((F, P), float32, "psum", loc)
+    if has_op("transpose"):
+        if P > 128 or F > 128:
+            raise KernelError("the PE transposes at most 128 x 128; the tile is %s" % (x.shape,), loc)
+        return _made(out, tr.emit("transpose", out, x, loc=loc))
     ident = tr.identity(P, x.dtype, loc)
     return _made(out, tr.matmul_into(out, x, ident, loc, accumulate=False))
 
@@ -1501,17 +1522,8 @@ def select_args(pred, tile_shape, loc):
     """An affine_select predicate over a tile: p=A, e=B, c=C, CMP."""
     if not isinstance(pred, Pred) or pred.op == "and":
         raise KernelError("affine_select needs one comparison of indices (i_p*A + i_f*B + C >= 0)", loc)
-    e = pred.expr._aligned(len(tile_shape))
-    shape = tuple(tile_shape)
-    A = e.terms.get(0, 0)
-    nd = len(shape)
-    B = e.terms.get(nd - 1, 0) if nd > 1 else 0
-    inner = 1
-    for d in range(nd - 1, 0, -1):
-        if e.terms.get(d, 0) != B * inner:
-            unsupported("an affine_select predicate that is not affine in the flattened free index", loc)
-        inner *= shape[d]
-    return A, B, e.base, pred.op
+    A, B, C = flat_free_coefs(pred.expr, tuple(tile_shape), "an affine_select predicate", loc)
+    return A, B, C, pred.op
 
 
 def affine_select(dst, src, A, B, C, cmp, fill, loc):
@@ -1521,3 +1533,57 @@ def affine_select(dst, src, A, B, C, cmp, fill, loc):
     ins = tr.emit("affine_select", dst, src, "p=%d" % A, "e=%d" % B, ("c=", C if isinstance(C, Aff) else int(C)),
                   cmp, float(fill) if dst.dtype.is_float else int(fill), loc=loc)
     return _made(dst, ins)
+
+
+def partition_broadcast(x, M, loc=None):
+    """[1, N] in SBUF -> [M, N] in PSUM (the PE's partition broadcast)."""
+    tr = tracer()
+    loc = loc or user_location()
+    _on_chip(x, "a partition broadcast", loc)
+    if x.tensor.space != "sbuf":
+        unsupported("a partition broadcast of a PSUM tile (copy it to SBUF first)", loc)
+    N = _flat(x)[1]
+    out = tr.temp((M, N), float32 if x.dtype.is_float else int32, "psum", loc)
+    return _made(out, tr.emit("broadcast", out, x, loc=loc))
+
+
+def flat_free_coefs(e, shape, what, loc):
+    """(A, B, C) of an index expression over a tile: A per partition, B per flattened free element, C the base."""
+    e = e._aligned(len(shape))
+    A = e.terms.get(0, 0)
+    nd = len(shape)
+    B = e.terms.get(nd - 1, 0) if nd > 1 else 0
+    inner = 1
+    for d in range(nd - 1, 0, -1):
+        if e.terms.get(d, 0) != B * inner:
+            unsupported("%s that is not affine in the flattened free index" % what, loc)
+        inner *= shape[d]
+    return A, B, e.base
+
+
+def iota(dst, A, B, C, loc):
+    tr = tracer()
+    if not has_op("iota"):
+        unsupported("nisa.iota (the program format has no iota instruction yet)", loc)
+    _on_chip(dst, "iota", loc)
+    return _made(dst, tr.emit("iota", dst, "p=%d" % A, "e=%d" % B, ("c=", C if isinstance(C, Aff) else int(C)),
+                              loc=loc))
+
+
+def tt_scan(dst, a, b, initial, op0, op1, loc):
+    tr = tracer()
+    if not has_op("tt_scan"):
+        unsupported("nisa.tensor_tensor_scan (the program format has no tt_scan instruction yet)", loc)
+    for v in (a, b):
+        _on_chip(v, "tensor_tensor_scan", loc)
+    _same_shape(a, b, "tensor_tensor_scan", loc)
+    _same_shape(dst, a, "tensor_tensor_scan", loc)
+    return _made(dst, tr.emit("tt_scan", dst, a, b, _scalar_operand(initial, loc), op0, op1, loc=loc))
+
+
+def bn(op, dst, data, loc):
+    tr = tracer()
+    if not has_op(op):
+        unsupported("nisa.%s (the program format has no %s instruction yet)" % (op, op), loc)
+    _on_chip(data, "nisa." + op, loc)
+    return _made(dst, tr.emit(op, dst, data, loc=loc))
