@@ -176,14 +176,41 @@ class Aff:
 
     __rmul__ = __mul__
 
+    def _single(self):
+        """(key, coef) of an expression that is one register term and no constant, else None."""
+        if self.const == 0 and len(self.terms) == 1:
+            return next(iter(self.terms.items()))
+        return None
+
     def __floordiv__(self, o):
-        unsupported("floor division of a loop index (the program format has no such index yet)")
+        if not has_op("index_divmod"):
+            unsupported("floor division of a loop index (the program format has no such index yet)")
+        if not isinstance(o, int) or isinstance(o, bool) or o <= 0:
+            unsupported("floor division of a loop index by anything but a positive Python integer")
+        one = self._single()
+        if one is not None and one[1] % o == 0:
+            return Aff(0, {one[0]: one[1] // o})
+        if one is None or one[1] != 1 or (isinstance(one[0], DivMod) and one[0].mod):
+            unsupported("floor division of a loop index expression other than `i // D` or `i // D // D2`")
+        k = one[0]
+        return Aff(0, {DivMod(k.reg, k.div * o, 0) if isinstance(k, DivMod) else DivMod(k, o, 0): 1})
 
     def __mod__(self, o):
-        unsupported("%% of a loop index (the program format has no such index yet)")
+        if not has_op("index_divmod"):
+            unsupported("% of a loop index (the program format has no such index yet)")
+        if not isinstance(o, int) or isinstance(o, bool) or o <= 0:
+            unsupported("% of a loop index by anything but a positive Python integer")
+        one = self._single()
+        if one is None or one[1] != 1 or (isinstance(one[0], DivMod) and one[0].mod):
+            unsupported("% of a loop index expression other than `i % M` or `i // D % M`")
+        k = one[0]
+        return Aff(0, {DivMod(k.reg, k.div, o) if isinstance(k, DivMod) else DivMod(k, 1, o): 1})
 
-    __rfloordiv__ = __floordiv__
-    __rmod__ = __mod__
+    def __rfloordiv__(self, o):
+        unsupported("a number divided by a loop index")
+
+    def __rmod__(self, o):
+        unsupported("a number modulo a loop index")
 
     def __index__(self):
         raise KernelError("loop index used as a Python integer (a list index, a range bound, a shape): the traced "
@@ -221,8 +248,12 @@ class Aff:
 
     def text(self, reg_order):
         parts = []
-        for r in reg_order:
-            c = self.terms.get(r, 0)
+        order = {r: i for i, r in enumerate(reg_order)}
+
+        def rank(k):
+            return (order.get(k.reg, -1), k.div, k.mod) if isinstance(k, DivMod) else (order.get(k, -1), 0, 0)
+        for r in sorted(self.terms, key=rank):
+            c = self.terms[r]
             if c == 0:
                 continue
             parts.append(r.name if c == 1 else "%s*%d" % (r.name, c))
@@ -234,6 +265,31 @@ class Aff:
 
 def aff_text(x, reg_order):
     return Aff.of(x).text(reg_order) if isinstance(x, Aff) else str(x)
+
+
+class DivMod:
+    """`reg // div % mod` (mod 0: none), a register term of an index (the format's `n//D%M`)."""
+
+    def __init__(self, reg, div, mod):
+        self.reg, self.div, self.mod = reg, div, mod
+
+    def __eq__(self, o):
+        return isinstance(o, DivMod) and (o.reg, o.div, o.mod) == (self.reg, self.div, self.mod)
+
+    def __hash__(self):
+        return hash((id(self.reg), self.div, self.mod))
+
+    @property
+    def name(self):
+        return self.reg.name + ("//%d" % self.div if self.div != 1 else "") + ("%%%d" % self.mod if self.mod else "")
+
+    def values_range(self):
+        vals = range(self.reg.start, self.reg.stop, self.reg.step)
+        if len(vals) <= 1 << 16:
+            got = [(v // self.div) % self.mod if self.mod else v // self.div for v in vals] or [0]
+            return min(got), max(got)
+        lo, hi = self.reg.values_range()
+        return (0, self.mod - 1) if self.mod else (lo // self.div, hi // self.div)
 
 
 class LoopReg:
@@ -307,7 +363,7 @@ class IExpr:
         unsupported("floor division of an nl.arange index")
 
     def __mod__(self, o):
-        unsupported("%% of an nl.arange index")
+        unsupported("% of an nl.arange index")
 
     def __getitem__(self, key):
         # arange(n)[:, None] / [None, :]: place the 1-D index in a 2-D shape.
