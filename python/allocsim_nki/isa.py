@@ -179,20 +179,20 @@ def tensor_tensor_scan(data0, data1, initial, op0, op1, reverse0=False, reverse1
     return _t.tt_scan(out, data0, data1, initial, _alu(op0), _alu(op1), loc)
 
 
-def bn_stats(data, dtype=None, mask=None, dst=None, **kw):
-    loc = _loc()
-    _t.check_mask(mask, loc)
-    tr = _t.tracer()
-    out = dst if dst is not None else tr.temp((_t._flat(data)[0], 6), dtype or nl.float32, "sbuf", loc)
-    return _t.bn("bn_stats", out, data, loc)
+def _bn(op, columns):
+    def f(data, dtype=None, mask=None, dst=None, **kw):
+        loc = _loc()
+        _t.check_mask(mask, loc)
+        tr = _t.tracer()
+        out = dst if dst is not None else tr.temp((_t._flat(data)[0], columns), dtype or nl.float32, "sbuf", loc)
+        return _t.bn(op, out, data, loc)
+    f.__name__ = op
+    return f
 
 
-def bn_aggr(data, dtype=None, mask=None, dst=None, **kw):
-    loc = _loc()
-    _t.check_mask(mask, loc)
-    tr = _t.tracer()
-    out = dst if dst is not None else tr.temp((_t._flat(data)[0], 2), dtype or nl.float32, "sbuf", loc)
-    return _t.bn("bn_aggr", out, data, loc)
+bn_stats = _bn("bn_stats", 6)   # per partition (count, mean, m2) of the even and of the odd elements
+bn_aggr = _bn("bn_aggr", 2)     # per partition (mean, variance) from bn_stats tuples
+
 
 for _n in ("tensor_copy_predicated", "tensor_scalar_cumulative", "local_gather", "nc_n_gather", "nc_stream_shuffle",
            "rng", "dropout", "rand2", "exponential", "max8", "nc_find_index8", "nc_match_replace8",
