@@ -544,7 +544,7 @@ ARCHS = {
     "tiny": (8, 256, 4, 4),
 }
 
-RESERVED = set("arch dram sbuf psum reg loop start stop input output pinned inf nan scale bias p e c".split()) | set(
+RESERVED = set("arch dram sbuf psum reg loop start stop input output pinned inf nan".split()) | set(
     "dma matmul copy act tt ts reduce memset affine_select li addi add mov reg_load reg_store iota tt_scan "
     "bn_stats bn_aggr transpose broadcast".split())
 
@@ -1359,12 +1359,13 @@ def _is_col(v):
     return s[1] == 1
 
 
-def _scalar_operand(x, loc):
+def _scalar_operand(x, loc, dtype=float32):
+    """A ts / act scalar: a [P, 1] tile or a number (a float for a float tile, as NKI takes a Python int there)."""
     if isinstance(x, View):
         _on_chip(x, "a scalar operand", loc)
         return x
     if _is_number(x):
-        return x
+        return float(x) if dtype.is_float else x
     raise KernelError("operand %r is neither a number nor a tile" % (x,), loc)
 
 
@@ -1400,7 +1401,7 @@ def binary(op, x, y, dtype=None, loc=None, dst=None):
         unsupported("%s of tiles of shapes %s and %s (broadcast along partitions)"
                     % (op, x.shape if xv else "()", y.shape if yv else "()"), loc)
     out = dst if dst is not None else tr.temp(full.shape, _result_dtype(x, y, dtype=dtype), "sbuf", loc)
-    other = _scalar_operand(other, loc)
+    other = _scalar_operand(other, loc, full.dtype)
     if not full.dtype.is_float and _is_number(other) and isinstance(other, float):
         unsupported("a float operand with an integer tile", loc)
     if reverse and op not in COMMUTATIVE:
@@ -1634,7 +1635,7 @@ def tt_scan(dst, a, b, initial, op0, op1, loc):
         _on_chip(v, "tensor_tensor_scan", loc)
     _same_shape(a, b, "tensor_tensor_scan", loc)
     _same_shape(dst, a, "tensor_tensor_scan", loc)
-    return _made(dst, tr.emit("tt_scan", dst, a, b, _scalar_operand(initial, loc), op0, op1, loc=loc))
+    return _made(dst, tr.emit("tt_scan", dst, a, b, _scalar_operand(initial, loc, a.dtype), op0, op1, loc=loc))
 
 
 def bn(op, dst, data, loc):
