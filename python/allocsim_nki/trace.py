@@ -1098,6 +1098,10 @@ class Tracer:
             if prod.op == "dma" and dst.tensor.space != "dram" and prod.parts[1].dtype != dst.dtype and not (
                     {prod.parts[1].dtype.fmt, dst.dtype.fmt} == {"f32", "bf16"}):
                 ok = False
+            for part in prod.parts[1:]:
+                s = part[1] if isinstance(part, tuple) else part
+                if isinstance(s, View) and s.tensor is dst.tensor and not _same_view(s, dst):
+                    ok = False  # writing one part of a tensor from another part: keep NKI's compute-then-copy
             if ok:
                 prod.parts[0] = dst
                 src_t.dead = True
@@ -1306,6 +1310,11 @@ def _free_pattern(free, loc):
         return merged[1][0], merged[0][1], merged[0][0]
     unsupported("a tile whose free axes (%s) are not one contiguous run repeated at a step"
                 % ", ".join("%d elements at stride %d" % m for m in merged), loc)
+
+
+def _same_view(a, b):
+    return a.tensor is b.tensor and aff_text(a.base_p, []) == aff_text(b.base_p, []) and \
+        aff_text(a.base_f, []) == aff_text(b.base_f, []) and list(a.axes) == list(b.axes)
 
 
 def _zero(x):
