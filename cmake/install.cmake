@@ -1,4 +1,4 @@
-# The installed CMake package (issue 13 item 3): `cmake --install build --prefix P`, then in a user's project
+# The installed CMake package: `cmake --install build --prefix P`, then in a user's project
 #   find_package(allocsim REQUIRED)            # with -DCMAKE_PREFIX_PATH=P
 #   target_link_libraries(my_allocator PRIVATE allocsim::harness)
 # Targets allocsim::ir, ::gen, ::alloc, ::verify, ::sim (SystemC, found through pkg-config), ::harness (each

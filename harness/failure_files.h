@@ -1,8 +1,8 @@
-// The files a failure leaves for its user (issue 13 item 2): in the output directory, NNN.nki.txt is the shrunk
-// input program (run `allocsim verify` or your allocator on it), NNN.original.nki.txt the unshrunk one,
-// NNN.output.nki.txt what the allocator wrote for the shrunk input (when it wrote anything), and NNN.txt the
-// command, the seeds, the finding, the commands that rerun the allocator and the check on these files, and the
-// allocator's output and standard error for the shrunk input.
+// The files a failure leaves for its user: in the output directory, NNN.nki.txt is the shrunk input program (run
+// `allocsim verify` or your allocator on it), NNN.original.nki.txt the unshrunk one, NNN.output.nki.txt what the
+// allocator wrote for the shrunk input (when it wrote anything), and NNN.txt the command, the seeds, the finding,
+// the commands that rerun the allocator and the check on these files, and the allocator's output and standard
+// error for the shrunk input.
 #pragma once
 
 #include <string>

@@ -44,7 +44,7 @@ std::vector<uint8_t> inputBytes(const Tensor& tensor, uint64_t seed) {
       uint8_t* dst = bytes.data() + e * size;
       switch (tensor.dtype) {
         // The low bits (as a little-endian copy of r's first bytes was), each a store of a constant size: a copy
-        // of `size` bytes was a sanitizer memcpy call per element in the fuzz targets (docs/fuzzing.md).
+        // of `size` bytes was a sanitizer memcpy call per element in the fuzz targets.
         case DType::U32:
         case DType::I32: {
           const uint32_t low = uint32_t(r);

@@ -15,7 +15,7 @@
 
 namespace allocsim::cli {
 
-// A million-instruction allocated program prints as about 2.3 million lines, ~80 MiB (issue 12 item 1).
+// A million-instruction allocated program prints as about 2.3 million lines, ~80 MiB.
 constexpr size_t kMaxSourceBytes = size_t(512) << 20;
 
 std::string readSource(const std::string& path) {
