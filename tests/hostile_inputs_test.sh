@@ -90,19 +90,20 @@ printf 'id,lower,upper,size\na,0,10,8\nb,5,x,8\n' >field.64.csv
 printf 'id,lower,upper,size\na,5,5,8\n' >emptylife.64.csv
 printf 'id,lower,upper,size\na,0,99999999999999999999,8\n' >overflow.64.csv
 head -c 2000 /dev/urandom >binary.64.csv
+# file : the message both verbs give, at its location
+csv_cases=(
+  "header:^header\.64\.csv:1:1: no buffers: the file has its header and no rows"
+  "dup:^dup\.64\.csv:3:1: duplicate buffer id 'a'"
+  "field:^field\.64\.csv:3:5: upper 'x' is not an integer"
+  "emptylife:^emptylife\.64\.csv:2:[0-9]+: buffer 'a' lives over \[5, 5\)"
+  "overflow:^overflow\.64\.csv:2:[0-9]+: upper '99999999999999999999' is not an integer"
+  "binary:^binary\.64\.csv:[0-9]+:[0-9]+: "
+)
 for verb in import solve; do
-  run "$verb header-only" 10 "$allocsim" $verb minimalloc header.64.csv
-  expect "$verb header-only" 2 "^header\.64\.csv:1:1: no buffers: the file has its header and no rows"
-  run "$verb duplicate" 10 "$allocsim" $verb minimalloc dup.64.csv
-  expect "$verb duplicate" 2 "^dup\.64\.csv:3:1: duplicate buffer id 'a'"
-  run "$verb bad field" 10 "$allocsim" $verb minimalloc field.64.csv
-  expect "$verb bad field" 2 "^field\.64\.csv:3:5: upper 'x' is not an integer"
-  run "$verb empty lifetime" 10 "$allocsim" $verb minimalloc emptylife.64.csv
-  expect "$verb empty lifetime" 2 "^emptylife\.64\.csv:2:[0-9]+: buffer 'a' lives over \[5, 5\)"
-  run "$verb overflow" 10 "$allocsim" $verb minimalloc overflow.64.csv
-  expect "$verb overflow" 2 "^overflow\.64\.csv:2:[0-9]+: upper '99999999999999999999' is not an integer"
-  run "$verb binary" 10 "$allocsim" $verb minimalloc binary.64.csv
-  expect "$verb binary" 2 "^binary\.64\.csv:[0-9]+:[0-9]+: "
+  for c in "${csv_cases[@]}"; do
+    run "$verb ${c%%:*}" 10 "$allocsim" $verb minimalloc "${c%%:*}.64.csv"
+    expect "$verb ${c%%:*}" 2 "${c#*:}"
+  done
 done
 # Odd sizes: solve places them within 16 bytes (a and b overlap in time: 7 + 8 = 15), import doubles the problem
 # (32 bytes, alignment 2), and the imported program allocates and exports back to a valid solution within 16.
