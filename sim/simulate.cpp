@@ -6,20 +6,19 @@
 #include <stdexcept>
 
 #include "ir/physical_storage.h"
-#include "sim/bare.h"
-#include "sim/core.h"
 #include "sim/kernel_thread.h"
+#include "sim/top.h"
 
 namespace allocsim::sim {
 
 namespace {
 
-// SystemC prints its reports on standard output; allocsim's standard output is its report (and may be JSON), so
-// SystemC's informational messages (e.g. "Info: (I703) tracing timescale unit set" when a VCD is opened) go to
-// standard error instead. Warnings and errors keep SystemC's default actions.
+// SystemC prints its reports on standard output; allocsim's standard output is its report (and may be JSON), and
+// SystemC's informational messages (e.g. "Info: (I703) tracing timescale unit set" when a VCD is opened) say
+// nothing about the user's program, so they are not shown at all. Warnings and errors keep SystemC's default
+// actions.
 void reportHandler(const sc_core::sc_report& r, const sc_core::sc_actions& actions) {
-  if (r.get_severity() == sc_core::SC_INFO && (actions & sc_core::SC_DISPLAY)) {
-    std::fprintf(stderr, "%s\n", sc_core::sc_report_compose_message(r).c_str());
+  if (r.get_severity() == sc_core::SC_INFO) {
     sc_core::sc_report_handler::default_handler(r, actions & ~sc_core::SC_DISPLAY);
     return;
   }
@@ -27,13 +26,13 @@ void reportHandler(const sc_core::sc_report& r, const sc_core::sc_actions& actio
 }
 
 // Elaborated once per process (a SystemC kernel cannot be restarted); every call is a job for the same model.
-Core* theCore = nullptr;
+Top* theCore = nullptr;
 
-Core& core(const std::string& vcd_path, uint32_t queues) {
+Top& core(const std::string& vcd_path, uint32_t queues) {
   if (!theCore) {
     setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 0);  // keep the banner off our standard output
     sc_core::sc_report_handler::set_handler(reportHandler);
-    theCore = new Core("core", vcd_path, queues);  // never destroyed
+    theCore = new Top("core", vcd_path, queues);  // never destroyed
     // Elaborate and run the initialization phase now, so every thread already waits for its first job when the
     // first job's start is notified (a notification made before initialization would be lost).
     sc_core::sc_start(sc_core::SC_ZERO_TIME);
@@ -45,31 +44,18 @@ Core& core(const std::string& vcd_path, uint32_t queues) {
 
 }  // namespace
 
-std::vector<std::vector<uint64_t>> bareTracks(const Trace& t) {
-  std::vector<std::vector<uint64_t>> tracks;
-  for (const TraceSlice& s : t.slices) {
-    if (s.track >= tracks.size()) tracks.resize(s.track + 1);
-    tracks[s.track].push_back(s.end - s.start);
-  }
-  return tracks;
+namespace {
+bool hasRegLoad(const std::vector<Instruction>& body) {
+  for (const Instruction& inst : body)
+    if (inst.op == Op::RegLoad || hasRegLoad(inst.body)) return true;
+  return false;
 }
+}  // namespace
 
-uint64_t simulateBare(const std::vector<std::vector<uint64_t>>& tracks) {
-  uint64_t cycles = 0;
-  std::exception_ptr error;
-  onKernelThread([&] {
-    try {
-      cycles = core("", 0).runBare(tracks);
-    } catch (...) {
-      error = std::current_exception();
-    }
-  });
-  if (error) std::rethrow_exception(error);
-  return cycles;
-}
+bool timingSkipsData(const Program& p) { return !hasRegLoad(p.body); }
 
 SimResult simulate(const Program& allocated, const SimOptions& opts) {
-  if (opts.prevalidate) {
+  if (opts.prevalidate && !opts.timing_only) {
     if (std::string err = validateArch(allocated.arch); !err.empty()) throw InputError(SourceLoc{}, err);
     PhysicalStorage storage(allocated, opts.poison_seed, opts.max_storage_bytes);
     InterpOptions io;
@@ -83,7 +69,7 @@ SimResult simulate(const Program& allocated, const SimOptions& opts) {
   std::exception_ptr error;
   onKernelThread([&] {  // the kernel never runs on the caller's thread (sim/kernel_thread.h)
     try {
-      Core* c = &core(opts.vcd_path, allocated.arch.dma_queues);
+      Top* c = &core(opts.vcd_path, allocated.arch.dma_queues);
       r = c->run(allocated, opts);
       if (!opts.vcd_path.empty()) c->closeVcd();
     } catch (...) {
