@@ -54,6 +54,10 @@ inline void flatten(const Program& p, const std::vector<Instruction>& body, Flat
       f.loops[idx].end = uint32_t(f.at.size()) - 1;
       continue;
     }
+    if (i.op == Op::If) {  // its body as if it ran: whole-tensor liveness over the flattened program
+      flatten(p, i.body, f, loop);
+      continue;
+    }
     std::vector<Mention> ms;
     auto read = [&](const AccessPattern& ap) {
       if (ap.tensor != kNone) ms.push_back({ap.tensor, false, &i});
