@@ -36,11 +36,15 @@ struct GeneratedChecks {
   uint32_t with = 0;      // programs that contain the construct
   uint32_t verified = 0;  // of those, allocated at O2 and checked
 };
-inline GeneratedChecks checkGeneratedPrograms(uint32_t size, const std::function<uint32_t(const Program&)>& count) {
+// `conditionals`: GenOptions::conditionals.
+inline GeneratedChecks checkGeneratedPrograms(uint32_t size, const std::function<uint32_t(const Program&)>& count,
+                                              uint32_t conditionals = 0) {
   GeneratedChecks out;
   for (uint64_t seed = 1; seed <= 100; ++seed) {
     SeededChoices c(seed);
-    const Program p = generateProgram(c, GenOptions{*archPreset("tiny"), size, 80});
+    GenOptions g{*archPreset("tiny"), size, 80};
+    g.conditionals = conditionals;
+    const Program p = generateProgram(c, g);
     if (count(p) == 0) continue;
     ++out.with;
     DriverOptions o;
