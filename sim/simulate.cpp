@@ -44,8 +44,18 @@ Top& core(const std::string& vcd_path, uint32_t queues) {
 
 }  // namespace
 
+namespace {
+bool hasRegLoad(const std::vector<Instruction>& body) {
+  for (const Instruction& inst : body)
+    if (inst.op == Op::RegLoad || hasRegLoad(inst.body)) return true;
+  return false;
+}
+}  // namespace
+
+bool timingSkipsData(const Program& p) { return !hasRegLoad(p.body); }
+
 SimResult simulate(const Program& allocated, const SimOptions& opts) {
-  if (opts.prevalidate) {
+  if (opts.prevalidate && !opts.timing_only) {
     if (std::string err = validateArch(allocated.arch); !err.empty()) throw InputError(SourceLoc{}, err);
     PhysicalStorage storage(allocated, opts.poison_seed, opts.max_storage_bytes);
     InterpOptions io;
