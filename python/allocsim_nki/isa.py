@@ -82,9 +82,9 @@ def tensor_scalar(data, op0, operand0, reverse0=False, op1=None, operand1=None, 
         if rev and a not in _t.COMMUTATIVE:
             _t.unsupported("tensor_scalar with reverse=True for %s" % a, loc)
     out = dst if dst is not None else tr.temp(data.shape, _t._result_dtype(data, dtype=dtype), "sbuf", loc)
-    parts = [out, data, _t._scalar_operand(operand0, loc), a0]
+    parts = [out, data, _t._scalar_operand(operand0, loc, data.dtype), a0]
     if op1 is not None:
-        parts += [_t._scalar_operand(operand1, loc), _alu(op1)]
+        parts += [_t._scalar_operand(operand1, loc, data.dtype), _alu(op1)]
     return _t._made(out, tr.emit("ts", *parts, loc=loc))
 
 

@@ -544,7 +544,7 @@ ARCHS = {
     "tiny": (8, 256, 4, 4),
 }
 
-RESERVED = set("arch dram sbuf psum reg loop start stop input output pinned inf nan scale bias p e c".split()) | set(
+RESERVED = set("arch dram sbuf psum reg loop start stop input output pinned inf nan".split()) | set(
     "dma matmul copy act tt ts reduce memset affine_select li addi add mov reg_load reg_store iota tt_scan "
     "bn_stats bn_aggr transpose broadcast".split())
 
@@ -1098,6 +1098,10 @@ class Tracer:
             if prod.op == "dma" and dst.tensor.space != "dram" and prod.parts[1].dtype != dst.dtype and not (
                     {prod.parts[1].dtype.fmt, dst.dtype.fmt} == {"f32", "bf16"}):
                 ok = False
+            for part in prod.parts[1:]:
+                s = part[1] if isinstance(part, tuple) else part
+                if isinstance(s, View) and s.tensor is dst.tensor and not _same_view(s, dst):
+                    ok = False  # writing one part of a tensor from another part: keep NKI's compute-then-copy
             if ok:
                 prod.parts[0] = dst
                 src_t.dead = True
@@ -1308,6 +1312,11 @@ def _free_pattern(free, loc):
                 % ", ".join("%d elements at stride %d" % m for m in merged), loc)
 
 
+def _same_view(a, b):
+    return a.tensor is b.tensor and aff_text(a.base_p, []) == aff_text(b.base_p, []) and \
+        aff_text(a.base_f, []) == aff_text(b.base_f, []) and list(a.axes) == list(b.axes)
+
+
 def _zero(x):
     return isinstance(x, int) and x == 0
 
@@ -1359,12 +1368,13 @@ def _is_col(v):
     return s[1] == 1
 
 
-def _scalar_operand(x, loc):
+def _scalar_operand(x, loc, dtype=float32):
+    """A ts / act scalar: a [P, 1] tile or a number (a float for a float tile, as NKI takes a Python int there)."""
     if isinstance(x, View):
         _on_chip(x, "a scalar operand", loc)
         return x
     if _is_number(x):
-        return x
+        return float(x) if dtype.is_float else x
     raise KernelError("operand %r is neither a number nor a tile" % (x,), loc)
 
 
@@ -1400,7 +1410,7 @@ def binary(op, x, y, dtype=None, loc=None, dst=None):
         unsupported("%s of tiles of shapes %s and %s (broadcast along partitions)"
                     % (op, x.shape if xv else "()", y.shape if yv else "()"), loc)
     out = dst if dst is not None else tr.temp(full.shape, _result_dtype(x, y, dtype=dtype), "sbuf", loc)
-    other = _scalar_operand(other, loc)
+    other = _scalar_operand(other, loc, full.dtype)
     if not full.dtype.is_float and _is_number(other) and isinstance(other, float):
         unsupported("a float operand with an integer tile", loc)
     if reverse and op not in COMMUTATIVE:
@@ -1634,7 +1644,7 @@ def tt_scan(dst, a, b, initial, op0, op1, loc):
         _on_chip(v, "tensor_tensor_scan", loc)
     _same_shape(a, b, "tensor_tensor_scan", loc)
     _same_shape(dst, a, "tensor_tensor_scan", loc)
-    return _made(dst, tr.emit("tt_scan", dst, a, b, _scalar_operand(initial, loc), op0, op1, loc=loc))
+    return _made(dst, tr.emit("tt_scan", dst, a, b, _scalar_operand(initial, loc, a.dtype), op0, op1, loc=loc))
 
 
 def bn(op, dst, data, loc):
