@@ -58,6 +58,19 @@ done
 run "interp endless" 30 "$allocsim" interp endless.nki.txt
 [ "$rc" -eq 2 ] && echo "$out" | grep -Eq '^endless\.nki\.txt:[0-9]+:[0-9]+: ' || fail "interp endless: exit $rc: $out"
 
+# --- NKI kernels in Python: an empty file, bytes that are no Python, and a module that never ends.
+: >empty.py
+head -c 2000 /dev/urandom >binary.py
+printf 'while True:\n    pass\n' >endless.py
+run "nki empty" 30 "$allocsim" nki empty.py
+expect "nki empty" 2 "^empty\.py:1: no NKI kernels"
+run "nki binary" 30 "$allocsim" nki binary.py
+expect "nki binary" 2 "^binary\.py:[0-9]+: "
+for verb in nki interp; do
+  run "$verb endless.py" 30 "$allocsim" $verb endless.py --trace-time-limit 2
+  expect "$verb endless.py" 2 "^allocsim $verb: endless\.py: the Python tracer did not finish within 2 s and was stopped"
+done
+
 # --- Out of memory is located: the file, the tensor, how much it asks for and how much there is.
 printf 'arch gen2 dram-limit=17179869184\ndram big [128, 4000000] f32 input\ndram out [128, 16] f32 output\nsbuf s [128, 16] f32\n\ndma s, big[:, 0:16]\ndma out, s\n' >bigdram.nki.txt
 run "interp under ulimit" 30 bash -c "ulimit -v 1000000; exec '$allocsim' interp bigdram.nki.txt"
@@ -115,7 +128,16 @@ grep -q '^arch gen2 sbuf-partitions=1 sbuf-bytes=32 sbuf-align=2 ' odd.nki.txt |
 run "alloc imported odd" 20 "$allocsim" alloc odd.nki.txt -O2 -o odd.allocated.nki.txt
 expect "alloc imported odd" 0 ""
 run "export odd" 10 "$allocsim" export minimalloc odd.allocated.nki.txt odd.16.csv -o odd.exported.csv
-expect "export odd" 0 ""
+expect "export odd" 0 "minimalloc rules: valid .*capacity 16\)"
+# Without a capacity in the CSV's name, export takes the program's SBUF, halved back for the doubled problem.
+cp odd.16.csv oddnocap.csv
+run "export odd, capacity from the program" 10 "$allocsim" export minimalloc odd.allocated.nki.txt oddnocap.csv -o /dev/null
+expect "export odd, capacity from the program" 0 "minimalloc rules: valid .*capacity 16\)"
+# export's own hostile inputs: a program that is no program, a CSV that is no problem, each named.
+run "export binary program" 10 "$allocsim" export minimalloc binary.nki.txt odd.16.csv
+expect "export binary program" 2 "^binary\.nki\.txt:[0-9]+:[0-9]+: "
+run "export header-only CSV" 10 "$allocsim" export minimalloc odd.allocated.nki.txt header.64.csv
+expect "export header-only CSV" 2 "^header\.64\.csv:1:1: no buffers"
 # A problem whose search tables would pass the memory allowed is refused before they are built, at the file.
 awk 'BEGIN { print "id,lower,upper,size"; for (i = 0; i < 3000; i++) print i ",0,100,8" }' >wide.100000.csv
 run "solve over --max-memory" 10 "$allocsim" solve minimalloc wide.100000.csv --max-memory 1000000
