@@ -95,7 +95,7 @@ Liveness computeLiveness(const Program& p) {
   for (TensorId t = 0; t < p.tensors.size(); ++t)
     if (p.tensors[t].input) tensors[t].write(order.start(), WriteCover::Whole);
   // The thread's: its vectors keep their room from one instruction, and one call, to the next (liveness is computed
-  // several times per allocation: docs/fuzzing.md, nineteenth round).
+  // several times per allocation).
   thread_local OperandEffects e;
   for (uint32_t pos = 0; pos < order.positions.size(); ++pos) {
     const LinearPosition& at = order.positions[pos];

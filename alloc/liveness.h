@@ -1,16 +1,17 @@
 // Live ranges over the linear order (alloc/linear_order.h), for every tensor and every register.
 //
-// The rule, after seed 003 ("live_range — the bank footprint", "Loop extension is byte-identical to SBUF"):
+// The rule, as the production allocator computes live ranges (the same for PSUM and SBUF), except step 3:
 //
 // 1. Anchors. def = the first position that writes the value (the first writer), use = the last position that
 //    reads it (the last reader). Inputs are defined at program start; outputs are used at program end. An
-//    accumulation group needs nothing special (003: "its def = first-matmul, use = last-reader live range
+//    accumulation group needs nothing special (as the production allocator has it: "its def = first-matmul, use =
+//      last-reader live range
 //    naturally covers the whole accumulation"): it falls out of first writer / last reader.
-//    Our one widening of the seed: use = the last position that reads *or writes* the value, so that a store
+//    Our one widening of the production rule: use = the last position that reads *or writes* the value, so that a store
 //    after the last read (a dead store) still owns its memory when it writes; otherwise it could clobber a
 //    tensor placed there.
-// 2. Loop extension (003, the _with_loop delta). Ld, Lu = the loop nests of def and use; common = their longest
-//    common prefix. A def deeper than common is anchored at the header of the outermost loop that contains it
+// 2. Loop extension (the production allocator's loop variant). Ld, Lu = the loop nests of def and use; common = their
+//    longest common prefix. A def deeper than common is anchored at the header of the outermost loop that contains it
 //    but not the use: the value may be written in any iteration of that loop, so it is live from the loop's
 //    entry. A use deeper than common is anchored at the end of the outermost loop that contains it but not the
 //    def: it reads the value in every iteration, so it is live until the loop exits. Hence a value defined
@@ -18,9 +19,9 @@
 //    from the loop header.
 // 3. Back edges of the common loops: a value is extended over a whole common loop only when it is carried around
 //    that loop's back edge, i.e. when some iteration reads an element that the same iteration has not written
-//    before (issue 7; seed 003's "a loop-carried value is live across the whole loop body"). A value that every
-//    iteration defines before it reads it — column chunks, k-slices, register-indexed tiles written and then read
-//    in one iteration — lives per iteration, from its first to its last mention in the body. Decided by
+//    before (the production allocator keeps every loop-carried value live across the whole loop body). A value
+//    that every iteration defines before it reads it — column chunks, k-slices, register-indexed tiles written and
+//    then read in one iteration — lives per iteration, from its first to its last mention in the body. Decided by
 //    alloc/iteration_coverage.h from the views (exact where it answers), after a quick test: a first mention that
 //    replaces the whole value on every iteration (a full-view write; a start@first matmul counts only for the
 //    loops enclosing its own) carries nothing. Where the views cannot be evaluated (a register the walk does not

@@ -1,4 +1,4 @@
-// The simulator's timing table (DESIGN.md section 4; issue 8 "Timing"): latencies per instruction kind and size,
+// The simulator's timing table: latencies per instruction kind and size,
 // kept as data. The default table is sim/timing/default.txt, compiled into the binary; a file of the same form
 // (`--timing FILE`) replaces the keys it names. Each number's source is written next to it in that file.
 #pragma once
