@@ -81,7 +81,7 @@ void checkAllocatedProgram(const Program& input, const Program& allocated, const
   check.input = &input;
   check.verify.input_seed = seeds.input_seed;
   check.verify.poison_seed = seeds.poison_seed;
-  const Verdict v = checkAllocation(allocated, check);
+  Verdict v = checkAllocation(allocated, check);
   switch (v.defect) {
     case Defect::IllFormed:
       return fail(out, defectName(v.defect), "the output is not well-formed: " + v.diagnostics[0].message,
@@ -97,7 +97,7 @@ void checkAllocatedProgram(const Program& input, const Program& allocated, const
     case Defect::None:
     case Defect::Findings: break;
   }
-  const VerifyReport& report = v.report;
+  VerifyReport& report = v.report;
   if (report.ok()) {
     out.status = CaseStatus::Pass;
     if (seeds.simulate) checkSimulatedRun(allocated, seeds, out);
