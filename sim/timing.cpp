@@ -28,6 +28,15 @@ const Key kKeys[] = {
     {"pool.per-element", &TimingTable::pool_per_element, 0, 1e6},
     {"pool.select-fixed", &TimingTable::pool_select_fixed, 0, 1e6},
     {"pool.select-per-element", &TimingTable::pool_select_per_element, 0, 1e6},
+    {"pool.iota-fixed", &TimingTable::pool_iota_fixed, 0, 1e6},
+    {"pool.iota-per-element", &TimingTable::pool_iota_per_element, 0, 1e6},
+    {"pe.transpose-min-free", &TimingTable::pe_transpose_min_free, 0, 1e6},
+    {"dve.scan-min", &TimingTable::dve_scan_min, 0, 1e6},
+    {"dve.scan-per-element", &TimingTable::dve_scan_per_element, 0, 1e6},
+    {"dve.bn-stats-min", &TimingTable::dve_bn_stats_min, 0, 1e6},
+    {"dve.bn-stats-per-element", &TimingTable::dve_bn_stats_per_element, 0, 1e6},
+    {"dve.bn-aggr-min", &TimingTable::dve_bn_aggr_min, 0, 1e6},
+    {"dve.bn-aggr-per-tuple", &TimingTable::dve_bn_aggr_per_tuple, 0, 1e6},
     {"sp.scalar", &TimingTable::sp_scalar, 0, 1e6},
     {"sp.memory", &TimingTable::sp_memory, 0, 1e6},
     {"sp.loop-iteration", &TimingTable::sp_loop_iteration, 0, 1e6},
@@ -112,6 +121,13 @@ uint64_t computeCycles(const TimingTable& t, const Instruction& inst, const Reso
     case Op::Reduce: return cycles(t.dve_fixed + t.dve_per_element * per(a));
     case Op::Memset: return cycles(t.pool_fixed + t.pool_per_element * per(dst));
     case Op::Select: return cycles(t.pool_select_fixed + t.pool_select_per_element * per(dst));
+    case Op::Iota: return cycles(t.pool_iota_fixed + t.pool_iota_per_element * per(dst));
+    // max(P, min(64, F)) for a source [P, F]
+    case Op::Transpose: return cycles(std::max(a ? double(a->partitions) : 0.0, std::min(t.pe_transpose_min_free, per(a))));
+    case Op::Broadcast: return cycles(t.pe_fixed + t.pe_per_column * per(a));  // a matmul with N = the row's length
+    case Op::TTScan: return cycles(std::max(t.dve_scan_min, t.dve_scan_per_element * per(a)));
+    case Op::BnStats: return cycles(std::max(t.dve_bn_stats_min, t.dve_bn_stats_per_element * per(a)));
+    case Op::BnAggr: return cycles(std::max(t.dve_bn_aggr_min, t.dve_bn_aggr_per_tuple * (per(a) / 3)));
     case Op::RegLoad:
     case Op::RegStore: return cycles(t.sp_memory);
     case Op::Loop: return cycles(t.sp_loop_iteration);

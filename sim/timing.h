@@ -20,6 +20,11 @@ struct TimingTable {
   double dve_fixed = 0, dve_per_element = 0;
   double pool_fixed = 0, pool_per_element = 0;
   double pool_select_fixed = 0, pool_select_per_element = 0;  // affine_select on POOL
+  double pool_iota_fixed = 0, pool_iota_per_element = 0;      // iota on POOL
+  double pe_transpose_min_free = 0;                           // transpose: max(P, min(this, F))
+  double dve_scan_min = 0, dve_scan_per_element = 0;          // tt_scan: max(min, per-element * N)
+  double dve_bn_stats_min = 0, dve_bn_stats_per_element = 0;  // bn_stats: max(min, per-element * N)
+  double dve_bn_aggr_min = 0, dve_bn_aggr_per_tuple = 0;      // bn_aggr: max(min, per-tuple * N / 3)
   double sp_scalar = 0, sp_memory = 0, sp_loop_iteration = 0;
   double dma_fixed = 0, dma_per_descriptor = 0, dma_bytes_per_cycle = 0;
   double dma_convert_fixed = 0;  // added to a converting (f32 <-> bf16) DMA's transfer
