@@ -318,6 +318,10 @@ void Parser::operands(Instruction& in) {
   switch (in.op) {
     case Op::Dma:
     case Op::Copy:
+    case Op::Transpose:
+    case Op::Broadcast:
+    case Op::BnStats:
+    case Op::BnAggr:
       in.dst = accessPattern("destination");
       comma("destination");
       in.a = accessPattern("source");
@@ -415,14 +419,6 @@ void Parser::operands(Instruction& in) {
       in.dst = accessPattern("destination");
       comma("destination");
       selectMask(in.mask, "iota", false);
-      return;
-    case Op::Transpose:
-    case Op::Broadcast:
-    case Op::BnStats:
-    case Op::BnAggr:
-      in.dst = accessPattern("destination");
-      comma("destination");
-      in.a = accessPattern("source");
       return;
     case Op::TTScan:
       in.dst = accessPattern("destination");
