@@ -36,6 +36,15 @@ def main(argv):
         else:
             sys.stderr.write("%s: unknown option '%s'\n" % (path, a))
             return 2
+    # The program goes to standard output: whatever the kernel file prints goes to standard error instead.
+    out, sys.stdout = sys.stdout, sys.stderr
+    try:
+        return _run(verb, path, kernel, specs, arch, out)
+    finally:
+        sys.stdout = out
+
+
+def _run(verb, path, kernel, specs, arch, out):
     try:
         mod = load_module(path)
         ks = kernels(mod)
@@ -43,7 +52,7 @@ def main(argv):
             if not ks:
                 raise KernelError("no NKI kernels (functions decorated with @nki.jit) in this file", (path, 1))
             for name, k in ks.items():
-                sys.stdout.write("%s  # %s:%d\n" % (_describe(name, k), path, k.func.__code__.co_firstlineno))
+                out.write("%s  # %s:%d\n" % (_describe(name, k), path, k.func.__code__.co_firstlineno))
             return 0
         if kernel is None:
             if len(ks) != 1:
@@ -56,7 +65,7 @@ def main(argv):
                               (path, 1))
         args = dict(parse_arg(s) for s in specs)
         text, _ = trace_kernel(ks[kernel], args, arch)
-        sys.stdout.write(text)
+        out.write(text)
         return 0
     except KernelError as e:
         sys.stderr.write(e.format() + "\n")

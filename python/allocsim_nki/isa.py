@@ -82,9 +82,9 @@ def tensor_scalar(data, op0, operand0, reverse0=False, op1=None, operand1=None, 
         if rev and a not in _t.COMMUTATIVE:
             _t.unsupported("tensor_scalar with reverse=True for %s" % a, loc)
     out = dst if dst is not None else tr.temp(data.shape, _t._result_dtype(data, dtype=dtype), "sbuf", loc)
-    parts = [out, data, _t._scalar_operand(operand0, loc), a0]
+    parts = [out, data, _t._scalar_operand(operand0, loc, data.dtype), a0]
     if op1 is not None:
-        parts += [_t._scalar_operand(operand1, loc), _alu(op1)]
+        parts += [_t._scalar_operand(operand1, loc, data.dtype), _alu(op1)]
     return _t._made(out, tr.emit("ts", *parts, loc=loc))
 
 
@@ -120,6 +120,18 @@ def dma_copy(dst, src, mask=None, **kw):
     return _t.tracer().move(dst, src, loc)
 
 
+def _pattern_step(pattern, what, loc):
+    """The step per flattened free element of NKI's [[step, num], ...] pattern (steps must nest: outer = inner*num)."""
+    B, inner = None, 1
+    for step, num in reversed(list(pattern)):
+        if B is None:
+            B = step
+        elif step != B * inner:
+            _t.unsupported("%s that is not affine in the flattened free index" % what, loc)
+        inner *= num
+    return B or 0
+
+
 def affine_select(pred=None, on_true_tile=None, on_false_value=None, mask=None, dtype=None, dst=None, pattern=None,
                   channel_multiplier=0, cmp_op=None, offset=0, **kw):
     loc = _loc()
@@ -129,32 +141,58 @@ def affine_select(pred=None, on_true_tile=None, on_false_value=None, mask=None, 
     _t._on_chip(src, "affine_select", loc)
     if pattern is not None:
         # [[step, num], ...] over the flattened free index
-        B, inner = None, 1
-        for step, num in reversed(list(pattern)):
-            if B is None:
-                B = step
-            elif step != B * inner:
-                _t.unsupported("an affine_select pattern that is not affine in the flattened free index", loc)
-            inner *= num
+        B = _pattern_step(pattern, "an affine_select pattern", loc)
         A, C = channel_multiplier, offset
         cmp = _func_name(cmp_op or nl.equal, "cmp_op")
     else:
         A, B, C, cmp = _t.select_args(pred, src.shape, loc)
     out = dst if dst is not None else tr.temp(src.shape, dtype or src.dtype, "sbuf", loc)
-    return _t.affine_select(out, src, A, B or 0, C, cmp, on_false_value, loc)
+    return _t.affine_select(out, src, A, B, C, cmp, on_false_value, loc)
 
 
-def _pending(name, instr):
-    def f(*a, **k):
-        _t.unsupported("nisa.%s (the program format has no %s instruction yet)" % (name, instr))
-    f.__name__ = name
+def iota(expr=None, dtype=None, mask=None, dst=None, pattern=None, offset=0, channel_multiplier=0, **kw):
+    """nisa.iota(expr over nl.arange, dtype) or the pattern form: `iota DST, p=A, e=B, c=C`."""
+    loc = _loc()
+    _t.check_mask(mask, loc)
+    tr = _t.tracer()
+    if not _t.has_op("iota"):
+        _t.unsupported("nisa.iota (the program format has no iota instruction yet)", loc)
+    if pattern is not None:
+        if dst is None:
+            raise KernelError("the pattern form of nisa.iota writes dst", loc)
+        return _t.iota(dst, channel_multiplier, _pattern_step(pattern, "an iota pattern", loc), offset, loc)
+    e = _t.IExpr.of(expr)
+    shape = e.shape if len(e.shape) >= 2 else (1,) * (2 - len(e.shape)) + e.shape
+    A, B, C = _t.flat_free_coefs(e, shape, "an iota expression", loc)
+    out = dst if dst is not None else tr.temp(shape, dtype or nl.int32, "sbuf", loc)
+    return _t.iota(out, A, B, C, loc)
+
+
+def tensor_tensor_scan(data0, data1, initial, op0, op1, reverse0=False, reverse1=False, dtype=None, mask=None,
+                       dst=None, **kw):
+    loc = _loc()
+    _t.check_mask(mask, loc)
+    if reverse0 or reverse1:
+        _t.unsupported("tensor_tensor_scan with reverse0/reverse1", loc)
+    tr = _t.tracer()
+    out = dst if dst is not None else tr.temp(data0.shape, _t._result_dtype(data0, data1, dtype=dtype), "sbuf", loc)
+    return _t.tt_scan(out, data0, data1, initial, _alu(op0), _alu(op1), loc)
+
+
+def _bn(op, columns):
+    def f(data, dtype=None, mask=None, dst=None, **kw):
+        loc = _loc()
+        _t.check_mask(mask, loc)
+        tr = _t.tracer()
+        out = dst if dst is not None else tr.temp((_t._flat(data)[0], columns), dtype or nl.float32, "sbuf", loc)
+        return _t.bn(op, out, data, loc)
+    f.__name__ = op
     return f
 
 
-iota = _pending("iota", "iota")
-tensor_tensor_scan = _pending("tensor_tensor_scan", "tt_scan")
-bn_stats = _pending("bn_stats", "bn_stats")
-bn_aggr = _pending("bn_aggr", "bn_aggr")
+bn_stats = _bn("bn_stats", 6)   # per partition (count, mean, m2) of the even and of the odd elements
+bn_aggr = _bn("bn_aggr", 2)     # per partition (mean, variance) from bn_stats tuples
+
 
 for _n in ("tensor_copy_predicated", "tensor_scalar_cumulative", "local_gather", "nc_n_gather", "nc_stream_shuffle",
            "rng", "dropout", "rand2", "exponential", "max8", "nc_find_index8", "nc_match_replace8",

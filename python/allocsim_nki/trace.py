@@ -176,14 +176,41 @@ class Aff:
 
     __rmul__ = __mul__
 
+    def _single(self):
+        """(key, coef) of an expression that is one register term and no constant, else None."""
+        if self.const == 0 and len(self.terms) == 1:
+            return next(iter(self.terms.items()))
+        return None
+
     def __floordiv__(self, o):
-        unsupported("floor division of a loop index (the program format has no such index yet)")
+        if not has_op("index_divmod"):
+            unsupported("floor division of a loop index (the program format has no such index yet)")
+        if not isinstance(o, int) or isinstance(o, bool) or o <= 0:
+            unsupported("floor division of a loop index by anything but a positive Python integer")
+        one = self._single()
+        if one is not None and one[1] % o == 0:
+            return Aff(0, {one[0]: one[1] // o})
+        if one is None or one[1] != 1 or (isinstance(one[0], DivMod) and one[0].mod):
+            unsupported("floor division of a loop index expression other than `i // D` or `i // D // D2`")
+        k = one[0]
+        return Aff(0, {DivMod(k.reg, k.div * o, 0) if isinstance(k, DivMod) else DivMod(k, o, 0): 1})
 
     def __mod__(self, o):
-        unsupported("%% of a loop index (the program format has no such index yet)")
+        if not has_op("index_divmod"):
+            unsupported("% of a loop index (the program format has no such index yet)")
+        if not isinstance(o, int) or isinstance(o, bool) or o <= 0:
+            unsupported("% of a loop index by anything but a positive Python integer")
+        one = self._single()
+        if one is None or one[1] != 1 or (isinstance(one[0], DivMod) and one[0].mod):
+            unsupported("% of a loop index expression other than `i % M` or `i // D % M`")
+        k = one[0]
+        return Aff(0, {DivMod(k.reg, k.div, o) if isinstance(k, DivMod) else DivMod(k, 1, o): 1})
 
-    __rfloordiv__ = __floordiv__
-    __rmod__ = __mod__
+    def __rfloordiv__(self, o):
+        unsupported("a number divided by a loop index")
+
+    def __rmod__(self, o):
+        unsupported("a number modulo a loop index")
 
     def __index__(self):
         raise KernelError("loop index used as a Python integer (a list index, a range bound, a shape): the traced "
@@ -221,8 +248,12 @@ class Aff:
 
     def text(self, reg_order):
         parts = []
-        for r in reg_order:
-            c = self.terms.get(r, 0)
+        order = {r: i for i, r in enumerate(reg_order)}
+
+        def rank(k):
+            return (order.get(k.reg, -1), k.div, k.mod) if isinstance(k, DivMod) else (order.get(k, -1), 0, 0)
+        for r in sorted(self.terms, key=rank):
+            c = self.terms[r]
             if c == 0:
                 continue
             parts.append(r.name if c == 1 else "%s*%d" % (r.name, c))
@@ -234,6 +265,31 @@ class Aff:
 
 def aff_text(x, reg_order):
     return Aff.of(x).text(reg_order) if isinstance(x, Aff) else str(x)
+
+
+class DivMod:
+    """`reg // div % mod` (mod 0: none), a register term of an index (the format's `n//D%M`)."""
+
+    def __init__(self, reg, div, mod):
+        self.reg, self.div, self.mod = reg, div, mod
+
+    def __eq__(self, o):
+        return isinstance(o, DivMod) and (o.reg, o.div, o.mod) == (self.reg, self.div, self.mod)
+
+    def __hash__(self):
+        return hash((id(self.reg), self.div, self.mod))
+
+    @property
+    def name(self):
+        return self.reg.name + ("//%d" % self.div if self.div != 1 else "") + ("%%%d" % self.mod if self.mod else "")
+
+    def values_range(self):
+        vals = range(self.reg.start, self.reg.stop, self.reg.step)
+        if len(vals) <= 1 << 16:
+            got = [(v // self.div) % self.mod if self.mod else v // self.div for v in vals] or [0]
+            return min(got), max(got)
+        lo, hi = self.reg.values_range()
+        return (0, self.mod - 1) if self.mod else (lo // self.div, hi // self.div)
 
 
 class LoopReg:
@@ -307,7 +363,7 @@ class IExpr:
         unsupported("floor division of an nl.arange index")
 
     def __mod__(self, o):
-        unsupported("%% of an nl.arange index")
+        unsupported("% of an nl.arange index")
 
     def __getitem__(self, key):
         # arange(n)[:, None] / [None, :]: place the 1-D index in a 2-D shape.
@@ -488,7 +544,7 @@ ARCHS = {
     "tiny": (8, 256, 4, 4),
 }
 
-RESERVED = set("arch dram sbuf psum reg loop start stop input output pinned inf nan scale bias p e c".split()) | set(
+RESERVED = set("arch dram sbuf psum reg loop start stop input output pinned inf nan".split()) | set(
     "dma matmul copy act tt ts reduce memset affine_select li addi add mov reg_load reg_store iota tt_scan "
     "bn_stats bn_aggr transpose broadcast".split())
 
@@ -737,6 +793,8 @@ class View:
             return self
         if len(shape) == 2 and len(self.shape) == 2 and self.shape[0] == shape[0] and self.shape[1] == 1:
             return View(self.tensor, self.base_p, self.base_f, [self.axes[0], (shape[1], 0, 0)])
+        if has_op("broadcast") and len(shape) == 2 and _flat(self)[0] == 1 and _flat(self)[1] == shape[1]:
+            return partition_broadcast(self, shape[0])
         unsupported("broadcast_to from %s to %s (along partitions the format has no broadcast yet)"
                     % (self.shape, shape))
 
@@ -1040,6 +1098,10 @@ class Tracer:
             if prod.op == "dma" and dst.tensor.space != "dram" and prod.parts[1].dtype != dst.dtype and not (
                     {prod.parts[1].dtype.fmt, dst.dtype.fmt} == {"f32", "bf16"}):
                 ok = False
+            for part in prod.parts[1:]:
+                s = part[1] if isinstance(part, tuple) else part
+                if isinstance(s, View) and s.tensor is dst.tensor and not _same_view(s, dst):
+                    ok = False  # writing one part of a tensor from another part: keep NKI's compute-then-copy
             if ok:
                 prod.parts[0] = dst
                 src_t.dead = True
@@ -1250,6 +1312,11 @@ def _free_pattern(free, loc):
                 % ", ".join("%d elements at stride %d" % m for m in merged), loc)
 
 
+def _same_view(a, b):
+    return a.tensor is b.tensor and aff_text(a.base_p, []) == aff_text(b.base_p, []) and \
+        aff_text(a.base_f, []) == aff_text(b.base_f, []) and list(a.axes) == list(b.axes)
+
+
 def _zero(x):
     return isinstance(x, int) and x == 0
 
@@ -1301,12 +1368,13 @@ def _is_col(v):
     return s[1] == 1
 
 
-def _scalar_operand(x, loc):
+def _scalar_operand(x, loc, dtype=float32):
+    """A ts / act scalar: a [P, 1] tile or a number (a float for a float tile, as NKI takes a Python int there)."""
     if isinstance(x, View):
         _on_chip(x, "a scalar operand", loc)
         return x
     if _is_number(x):
-        return x
+        return float(x) if dtype.is_float else x
     raise KernelError("operand %r is neither a number nor a tile" % (x,), loc)
 
 
@@ -1325,6 +1393,14 @@ def binary(op, x, y, dtype=None, loc=None, dst=None):
         out = dst if dst is not None else tr.temp(x.shape, _result_dtype(x, y, dtype=dtype), "sbuf", loc)
         ins = tr.emit("tt", out, x, y, op, loc=loc)
         return _made(out, ins)
+    # a [1, N] side with a [P, N] side: broadcast along partitions first (on the PE, into PSUM)
+    if xv and yv and has_op("broadcast") and _flat(x)[1] == _flat(y)[1] and 1 in (_flat(x)[0], _flat(y)[0]) \
+            and _flat(x)[0] != _flat(y)[0]:
+        if _flat(x)[0] == 1:
+            x = partition_broadcast(x, _flat(y)[0], loc)
+        else:
+            y = partition_broadcast(y, _flat(x)[0], loc)
+        return binary(op, x, y, dtype, loc, dst)
     # one side a tile of the full shape, the other a number or a [P, 1] tile
     if xv and (not yv or (_is_col(y) and _flat(y)[0] == _flat(x)[0])):
         full, other, reverse = x, y, False
@@ -1334,7 +1410,7 @@ def binary(op, x, y, dtype=None, loc=None, dst=None):
         unsupported("%s of tiles of shapes %s and %s (broadcast along partitions)"
                     % (op, x.shape if xv else "()", y.shape if yv else "()"), loc)
     out = dst if dst is not None else tr.temp(full.shape, _result_dtype(x, y, dtype=dtype), "sbuf", loc)
-    other = _scalar_operand(other, loc)
+    other = _scalar_operand(other, loc, full.dtype)
     if not full.dtype.is_float and _is_number(other) and isinstance(other, float):
         unsupported("a float operand with an integer tile", loc)
     if reverse and op not in COMMUTATIVE:
@@ -1365,6 +1441,13 @@ def act_available(func):
 
 
 FORMAT_EXTRA_ACT = set()
+# Instructions the format gains beyond the ones every version has (transpose, broadcast, iota, tt_scan, bn_stats,
+# bn_aggr); until one is listed here a kernel that needs it is refused at its line.
+FORMAT_EXTRA_OPS = set()
+
+
+def has_op(op):
+    return op in FORMAT_EXTRA_OPS
 
 
 def activation_fn(func, x, dtype=None, bias=None, scale=None, loc=None, dst=None, reduce_op=None, reduce_res=None):
@@ -1431,6 +1514,10 @@ def transpose(x, dtype=None, loc=None, dst=None):
     if not x.dtype.is_float:
         unsupported("a transpose of an integer tile", loc)
     out = dst if dst is not None else tr.temp((F, P), float32, "psum", loc)
+    if has_op("transpose"):
+        if P > 128 or F > 128:
+            raise KernelError("the PE transposes at most 128 x 128; the tile is %s" % (x.shape,), loc)
+        return _made(out, tr.emit("transpose", out, x, loc=loc))
     ident = tr.identity(P, x.dtype, loc)
     return _made(out, tr.matmul_into(out, x, ident, loc, accumulate=False))
 
@@ -1501,17 +1588,8 @@ def select_args(pred, tile_shape, loc):
     """An affine_select predicate over a tile: p=A, e=B, c=C, CMP."""
     if not isinstance(pred, Pred) or pred.op == "and":
         raise KernelError("affine_select needs one comparison of indices (i_p*A + i_f*B + C >= 0)", loc)
-    e = pred.expr._aligned(len(tile_shape))
-    shape = tuple(tile_shape)
-    A = e.terms.get(0, 0)
-    nd = len(shape)
-    B = e.terms.get(nd - 1, 0) if nd > 1 else 0
-    inner = 1
-    for d in range(nd - 1, 0, -1):
-        if e.terms.get(d, 0) != B * inner:
-            unsupported("an affine_select predicate that is not affine in the flattened free index", loc)
-        inner *= shape[d]
-    return A, B, e.base, pred.op
+    A, B, C = flat_free_coefs(pred.expr, tuple(tile_shape), "an affine_select predicate", loc)
+    return A, B, C, pred.op
 
 
 def affine_select(dst, src, A, B, C, cmp, fill, loc):
@@ -1521,3 +1599,57 @@ def affine_select(dst, src, A, B, C, cmp, fill, loc):
     ins = tr.emit("affine_select", dst, src, "p=%d" % A, "e=%d" % B, ("c=", C if isinstance(C, Aff) else int(C)),
                   cmp, float(fill) if dst.dtype.is_float else int(fill), loc=loc)
     return _made(dst, ins)
+
+
+def partition_broadcast(x, M, loc=None):
+    """[1, N] in SBUF -> [M, N] in PSUM (the PE's partition broadcast)."""
+    tr = tracer()
+    loc = loc or user_location()
+    _on_chip(x, "a partition broadcast", loc)
+    if x.tensor.space != "sbuf":
+        unsupported("a partition broadcast of a PSUM tile (copy it to SBUF first)", loc)
+    N = _flat(x)[1]
+    out = tr.temp((M, N), float32 if x.dtype.is_float else int32, "psum", loc)
+    return _made(out, tr.emit("broadcast", out, x, loc=loc))
+
+
+def flat_free_coefs(e, shape, what, loc):
+    """(A, B, C) of an index expression over a tile: A per partition, B per flattened free element, C the base."""
+    e = e._aligned(len(shape))
+    A = e.terms.get(0, 0)
+    nd = len(shape)
+    B = e.terms.get(nd - 1, 0) if nd > 1 else 0
+    inner = 1
+    for d in range(nd - 1, 0, -1):
+        if e.terms.get(d, 0) != B * inner:
+            unsupported("%s that is not affine in the flattened free index" % what, loc)
+        inner *= shape[d]
+    return A, B, e.base
+
+
+def iota(dst, A, B, C, loc):
+    tr = tracer()
+    if not has_op("iota"):
+        unsupported("nisa.iota (the program format has no iota instruction yet)", loc)
+    _on_chip(dst, "iota", loc)
+    return _made(dst, tr.emit("iota", dst, "p=%d" % A, "e=%d" % B, ("c=", C if isinstance(C, Aff) else int(C)),
+                              loc=loc))
+
+
+def tt_scan(dst, a, b, initial, op0, op1, loc):
+    tr = tracer()
+    if not has_op("tt_scan"):
+        unsupported("nisa.tensor_tensor_scan (the program format has no tt_scan instruction yet)", loc)
+    for v in (a, b):
+        _on_chip(v, "tensor_tensor_scan", loc)
+    _same_shape(a, b, "tensor_tensor_scan", loc)
+    _same_shape(dst, a, "tensor_tensor_scan", loc)
+    return _made(dst, tr.emit("tt_scan", dst, a, b, _scalar_operand(initial, loc, a.dtype), op0, op1, loc=loc))
+
+
+def bn(op, dst, data, loc):
+    tr = tracer()
+    if not has_op(op):
+        unsupported("nisa.%s (the program format has no %s instruction yet)" % (op, op), loc)
+    _on_chip(data, "nisa." + op, loc)
+    return _made(dst, tr.emit(op, dst, data, loc=loc))

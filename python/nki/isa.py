@@ -56,19 +56,19 @@ def reciprocal(dst, data, **kw):
 
 
 def iota(dst, pattern, offset=0, channel_multiplier=0, **kw):
-    return _i.iota(dst, pattern, offset, channel_multiplier)
+    return _i.iota(dst=dst, pattern=pattern, offset=offset, channel_multiplier=channel_multiplier)
 
 
 def tensor_tensor_scan(dst, data0, data1, initial, op0, op1, reverse0=False, reverse1=False, **kw):
-    return _i.tensor_tensor_scan(dst, data0, data1, initial, op0, op1)
+    return _i.tensor_tensor_scan(data0, data1, initial, op0, op1, reverse0, reverse1, dst=dst)
 
 
 def bn_stats(dst, data, **kw):
-    return _i.bn_stats(dst, data)
+    return _i.bn_stats(data, dst=dst)
 
 
 def bn_aggr(dst, data, **kw):
-    return _i.bn_aggr(dst, data)
+    return _i.bn_aggr(data, dst=dst)
 
 
 def __getattr__(name):

@@ -25,6 +25,7 @@ import attention  # noqa: E402
 import layernorm  # noqa: E402
 import matmul  # noqa: E402
 import matmul_v2  # noqa: E402
+import norms_pool  # noqa: E402
 import placed  # noqa: E402
 import softmax  # noqa: E402
 
@@ -139,6 +140,23 @@ class SoftmaxLayernormTest(unittest.TestCase):
         np.testing.assert_allclose(r.returned, want, rtol=1e-4, atol=1e-4)
         hand = run_hand_translation("layernorm_v1_tiny", {"input_tensor": x, "gamma_vector": g, "beta_vector": b})
         self.assertTrue(same_bits(r.returned, hand["output_tensor"]))
+
+
+    def test_rmsnorm(self):
+        a, g = rand((16, 64), 16, 3.0), rand((1, 64), 17)
+        r = allocsim_nki.simulate(norms_pool.rmsnorm, a, g, arch="tiny")
+        want = a / np.sqrt((a.astype(np.float64) ** 2).mean(axis=1, keepdims=True)) * g
+        np.testing.assert_allclose(r.returned, want, rtol=1e-5, atol=1e-6)
+        hand = run_hand_translation("rmsnorm_tiny", {"a_tensor": a, "g_tensor": g})["out_tensor"]
+        self.assertTrue(same_bits(r.returned, hand))
+
+    def test_average_pool(self):
+        x = bf16(rand((8, 16, 16), 18))
+        r = allocsim_nki.simulate(norms_pool.avgpool2x2, x, arch="tiny", dtypes={"in_tensor": "bfloat16"})
+        want = bf16(x.reshape(8, 8, 2, 8, 2).astype(np.float64).sum(axis=(2, 4)) / 4)
+        np.testing.assert_array_equal(r.returned, want)  # sums of 4 bf16 values are exact in f32
+        hand = run_hand_translation("average_pool2d_tiny", {"in_tensor": x})["out_tensor"]
+        self.assertTrue(same_bits(r.returned.reshape(8, 64), hand))
 
 
 class AttentionTest(unittest.TestCase):
