@@ -14,18 +14,20 @@
 #include "props/rc_program.h"
 #include "props/regression_file.h"
 #include "sim/simulate.h"
+#include "tests/sim_checks.h"
 
 namespace allocsim {
 namespace {
 
-// Timing tables that reorder the engines against each other: DMA latency from 1 cycle to the default, engine
+// Timing tables that reorder the engines against each other: DMA latency from 1 ns to the default, engine
 // queues from 1 to 8 deep, cheap or expensive compute.
 sim::TimingTable genTiming() {
   sim::TimingTable t = sim::TimingTable::defaults();
   t.engine_queue_depth = *rc::gen::inRange<uint32_t>(1, 9);
-  t.dma_fixed = *rc::gen::element<double>(1, 100, 1400);
-  t.dma_bytes_per_cycle = *rc::gen::element<double>(4, 256);
+  t.dma_fixed_ns = *rc::gen::element<double>(1, 100, 1300);
+  t.dma_engine_bytes_per_ns = *rc::gen::element<double>(1, 17, 256);
   t.act_fixed = *rc::gen::element<double>(1, 224);
+  t.dve_clock_ghz = *rc::gen::element<double>(0.5, 1.12, 2.8);
   t.dve_per_element = *rc::gen::element<double>(0, 1, 4);
   t.pe_fixed = *rc::gen::element<double>(1, 64);
   return t;
@@ -85,6 +87,30 @@ RC_GTEST_PROP(Simulator, AgreesWithTheInterpreterOnAllocatedPrograms, ()) {
             printProgram(allocated));
   }
   RC_TAG(s.stats.stall_cycles[0] + s.stats.stall_cycles[1] + s.stats.stall_cycles[2] > 0 ? "stalled" : "no stall");
+}
+
+// A timing-only run has exactly the full run's cycles, busy time, stalls, stall pairs and traces, whatever the
+// timing table (programs with register loads from tensors compute their data, the others skip it).
+RC_GTEST_PROP(Simulator, TimingOnlyHasTheFullRunsTiming, ()) {
+  Arch arch = *archPreset("tiny");
+  arch.sp_registers = *rc::gen::element<uint32_t>(4, 16);
+  const Program p = *genProgramOn(arch);
+  DriverOptions d;
+  d.optlevel = *rc::gen::element(0, 2, 7);
+  Program allocated;
+  try {
+    allocated = allocate(p, d).program;
+    PhysicalStorage storage(allocated, 1);
+    interpret(allocated, storage, InterpOptions{});
+  } catch (const std::exception&) {
+    RC_DISCARD("does not fit or does not run");
+  }
+  sim::SimOptions o;
+  o.poison_seed = 1;
+  o.timing = genTiming();
+  RC_TAG(sim::timingSkipsData(allocated) ? "data skipped" : "data computed (register loads)");
+  const std::string difference = timingOnlyDifference(allocated, o);
+  if (!difference.empty()) RC_FAIL("timing-only differs from the full run: " + difference + "\n" + printProgram(allocated));
 }
 
 }  // namespace

@@ -20,7 +20,7 @@ void DmaIssuer::serve() {
   const uint32_t e = uint32_t(Engine::DMA);
   Fifo& fifo = in_;
   EngineStats& stats = s_.result.stats.engines[e];
-  const uint64_t fixed = uint64_t(s_.o->timing.dma_fixed);
+  const uint64_t fixed = s_.o->timing.dmaFixedCycles();
   const uint32_t queues = s_.p->arch.dma_queues;
   const uint32_t ring_slots = s_.p->arch.dma_ring_slots;
   while (issued_.size() < queues) issued_.emplace_back();
@@ -53,7 +53,7 @@ void DmaIssuer::serve() {
         while (!ring.empty() && ring.front().end <= issue) ring.pop_front();
       }
       const uint64_t earliest = std::max(issue + fixed, ring.empty() ? 0 : ring.back().end);
-      const uint64_t window = s_.fabric.reserve(issue, earliest, r.latency);
+      const uint64_t window = s_.fabric.reserve(issue, earliest, r.fabric);
       r.issue_cycle = issue;
       r.end_cycle = window + r.latency;
       r.end_known = true;

@@ -45,6 +45,7 @@ struct Operands {
   Access access[8];
   uint32_t n = 0;
   uint64_t latency = 0, bytes = 0, descriptors = 0;
+  uint64_t fabric = 0;  // DMA: its share of the core's DMA engines (sim/timing.h DmaCost)
   bool streams_over_itself = false;
   KnownViews views;  // what the engine's stepper reads and writes, resolved here once
 };
@@ -77,7 +78,8 @@ struct Record {
   const Instruction* inst = nullptr;
   bool first = true, last = true;  // loop position, for start@first / stop@last
   uint64_t read_index = 0;
-  uint64_t latency = 0;  // compute cycles; DMA: fabric cycles
+  uint64_t latency = 0;  // compute cycles; DMA: its span on its engines (sim/timing.h DmaCost)
+  uint64_t fabric = 0;   // DMA: the window it books on the fabric
   uint64_t dispatch_cycle = 0;  // when the sequencer queued it (the engine takes it no earlier)
   uint64_t issue_cycle = 0;
   uint64_t bytes = 0, descriptors = 0;
@@ -142,6 +144,7 @@ class Shared {
   uint64_t base_ps = 0;  // sc_time value at the job's start
   uint64_t last_cycle = 0;
   uint64_t quantum = 0;  // SimOptions::quantum; 0 with a VCD
+  bool skip_data = false;  // timing only, and no register depends on tensor data (timingSkipsData)
   bool dispatch_done = false, dma_issue_done = false, abort = false;
   std::exception_ptr error;
   SimResult result;
