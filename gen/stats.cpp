@@ -271,6 +271,25 @@ uint64_t overBroadTensors(const Program& p) {
   return n;
 }
 
+// On-chip tensors that hold more than one value: written whole again, by an instruction that does not read them,
+// after they were read (program order, each loop body once).
+uint64_t recycledTensors(const Program& p) {
+  std::vector<bool> read(p.tensors.size(), false), recycled(p.tensors.size(), false);
+  forEachInstruction(p.body, [&](const Instruction& i) {
+    if (i.op == Op::Loop) return;
+    bool reads_dst = false;
+    for (const AccessPattern* r : sourceViews(i)) reads_dst = reads_dst || r->tensor == i.dst.tensor;
+    const bool whole = writesWhole(p, i) || (i.op == Op::Matmul && i.start == When::Always &&
+                                             i.dst.tensor < p.tensors.size() && isFullAccess(p, i.dst));
+    if (whole && !reads_dst && i.dst.tensor < p.tensors.size() && read[i.dst.tensor] &&
+        p.tensors[i.dst.tensor].space != Space::Dram)
+      recycled[i.dst.tensor] = true;
+    for (const AccessPattern* r : sourceViews(i))
+      if (r->tensor < p.tensors.size()) read[r->tensor] = true;
+  });
+  return uint64_t(std::count(recycled.begin(), recycled.end(), true));
+}
+
 }  // namespace
 
 std::vector<ShapeFeature> measureShape(const Program& p) {
@@ -359,6 +378,8 @@ std::vector<ShapeFeature> measureShape(const Program& p) {
   count("DMA pattern: on-chip sub-range reads", dp.sub_range);
   count("DMA pattern: dead stores (overwritten whole before a read)", dp.dead_stores);
   count("DMA pattern: over-broad tensors (written whole, only ever read over a sub-range)", overBroadTensors(p));
+
+  count("recycled on-chip tensors (written whole again after a read)", recycledTensors(p));
 
   PeakDemand d = peakDemand(p);
   flag("SBUF peak live bytes > capacity", d.sbuf_bytes > uint64_t(p.arch.sbuf_partitions) * p.arch.sbuf_bytes);

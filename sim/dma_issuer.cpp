@@ -4,16 +4,7 @@ namespace allocsim::sim {
 
 DmaIssuer::DmaIssuer(sc_core::sc_module_name name, Shared& shared, Fifo& in, std::deque<Fifo>& rings)
     : sc_module(name), s_(shared), in_(in), rings_(rings) {
-  sc_core::sc_spawn_options o;
-  o.set_stack_size(kUnitStackBytes);
-  sc_core::sc_spawn([this] { thread(); }, "thread", &o);
-}
-
-void DmaIssuer::thread() {
-  for (;;) {
-    wait(start);
-    serve();
-  }
+  spawnUnit("thread", start, [this] { serve(); });
 }
 
 void DmaIssuer::serve() {
@@ -29,9 +20,8 @@ void DmaIssuer::serve() {
   uint64_t clock = s_.now();
   try {
     for (;;) {
-      while (fifo.slots.empty() && !s_.dispatch_done) s_.waitEvent(fifo.pushed);
-      if (fifo.slots.empty() || s_.abort) break;
-      const uint32_t slot = fifo.slots.front();
+      const uint32_t slot = s_.nextSlot(fifo, s_.dispatch_done);
+      if (slot == Shared::kNoSlot) break;
       Record& r = s_.record(slot);
       const uint64_t from = std::max(clock, r.dispatch_cycle);
       if (s_.vcd) {

@@ -34,7 +34,6 @@ class DmaIssuer : public sc_core::sc_module {
     uint64_t end;
     const Instruction* inst;
   };
-  void thread();
   void serve();
   Shared& s_;
   Fifo& in_;

@@ -25,9 +25,7 @@ bool holds(When w, bool first, bool last) {
 Sequencer::Sequencer(sc_core::sc_module_name name, Shared& shared, Fifo* engine_fifos,
                      std::function<void(uint32_t)> ensure_queues)
     : sc_module(name), s_(shared), engine_fifos_(engine_fifos), ensure_queues_(std::move(ensure_queues)) {
-  sc_core::sc_spawn_options o;
-  o.set_stack_size(kUnitStackBytes);
-  sc_core::sc_spawn([this] { thread(); }, "thread", &o);
+  spawnUnit("thread", start, [this] { runJob(); });
 }
 
 void Sequencer::reset() {
@@ -36,21 +34,18 @@ void Sequencer::reset() {
   for (CachedOperands& c : operand_cache_) c.inst = nullptr;  // keyed by address too
 }
 
-void Sequencer::thread() {
-  for (;;) {
-    wait(start);
-    try {
-      ensure_queues_(s_.p->arch.dma_queues);
-      clock_ = s_.now();
-      runBody(s_.p->body, nullptr);
-      s_.last_cycle = std::max(s_.last_cycle, clock_);
-    } catch (const Aborted&) {
-    } catch (...) {
-      s_.fail(std::current_exception());
-    }
-    s_.dispatch_done = true;
-    for (uint32_t e = 0; e < kEngines; ++e) engine_fifos_[e].pushed.notifyWaiters();
+void Sequencer::runJob() {
+  try {
+    ensure_queues_(s_.p->arch.dma_queues);
+    clock_ = s_.now();
+    runBody(s_.p->body, nullptr);
+    s_.last_cycle = std::max(s_.last_cycle, clock_);
+  } catch (const Aborted&) {
+  } catch (...) {
+    s_.fail(std::current_exception());
   }
+  s_.dispatch_done = true;
+  for (uint32_t e = 0; e < kEngines; ++e) engine_fifos_[e].pushed.notifyWaiters();
 }
 
 void Sequencer::advance(uint64_t cycles) {

@@ -20,6 +20,20 @@ uint64_t SnapshotStorage::readReg(RegId r) {
   return phys_.readReg(r);
 }
 
+void spawnUnit(const char* name, sc_core::sc_event& start, std::function<void()> serve, bool serve_first) {
+  sc_core::sc_spawn_options o;
+  o.set_stack_size(kUnitStackBytes);
+  sc_core::sc_spawn(
+      [&start, serve = std::move(serve), serve_first] {
+        if (serve_first) serve();
+        for (;;) {
+          sc_core::wait(start);
+          serve();
+        }
+      },
+      name, &o);
+}
+
 Shared::Shared() : context_(sc_core::sc_get_curr_simcontext()) {}
 
 // ---- time and waiting -----------------------------------------------------------------------------------------

@@ -13,6 +13,7 @@
 #include <systemc>
 
 #include <exception>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -33,6 +34,10 @@ constexpr int kUnitStackBytes = 1 << 20;
 
 // Unwinds a unit's thread when another one failed.
 struct Aborted {};
+
+// Spawns a unit's thread: it waits for `start` (the top notifies it when a job begins) and runs `serve`, job after
+// job; with `serve_first` it serves the job under way before it first waits (a unit made while a job runs).
+void spawnUnit(const char* name, sc_core::sc_event& start, std::function<void()> serve, bool serve_first = false);
 
 // What dispatch enters for an instruction: its operands' footprints in entry order and its cost. Where no view has
 // a register term this does not change from one execution to the next, and the sequencer's plan keeps it.
@@ -197,6 +202,13 @@ class Shared {
   uint64_t endOfAll(const std::vector<Dependence>& deps, uint64_t from, const Dependence*& binding);
   // Waits until every producer has read and written its values (the order of values, not of time).
   void waitUntilDone(const std::vector<Dependence>& deps);
+  // The record at the head of `fifo`, once there is one; kNoSlot when the producer is `done` and the FIFO empty, or
+  // the job failed.
+  static constexpr uint32_t kNoSlot = UINT32_MAX;
+  uint32_t nextSlot(Fifo& fifo, const bool& done) {
+    while (fifo.slots.empty() && !done) waitEvent(fifo.pushed);
+    return fifo.slots.empty() || abort ? kNoSlot : fifo.slots.front();
+  }
   // Takes a FIFO's head, starting at `start`: the producer sees its slot free from then on.
   void takeHead(Fifo& fifo, uint64_t start);
 

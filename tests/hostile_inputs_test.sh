@@ -58,6 +58,19 @@ done
 run "interp endless" 30 "$allocsim" interp endless.nki.txt
 [ "$rc" -eq 2 ] && echo "$out" | grep -Eq '^endless\.nki\.txt:[0-9]+:[0-9]+: ' || fail "interp endless: exit $rc: $out"
 
+# --- NKI kernels in Python: an empty file, bytes that are no Python, and a module that never ends.
+: >empty.py
+head -c 2000 /dev/urandom >binary.py
+printf 'while True:\n    pass\n' >endless.py
+run "nki empty" 30 "$allocsim" nki empty.py
+expect "nki empty" 2 "^empty\.py:1: no NKI kernels"
+run "nki binary" 30 "$allocsim" nki binary.py
+expect "nki binary" 2 "^binary\.py:[0-9]+: "
+for verb in nki interp; do
+  run "$verb endless.py" 30 "$allocsim" $verb endless.py --trace-time-limit 2
+  expect "$verb endless.py" 2 "^allocsim $verb: endless\.py: the Python tracer did not finish within 2 s and was stopped"
+done
+
 # --- Out of memory is located: the file, the tensor, how much it asks for and how much there is.
 printf 'arch gen2 dram-limit=17179869184\ndram big [128, 4000000] f32 input\ndram out [128, 16] f32 output\nsbuf s [128, 16] f32\n\ndma s, big[:, 0:16]\ndma out, s\n' >bigdram.nki.txt
 run "interp under ulimit" 30 bash -c "ulimit -v 1000000; exec '$allocsim' interp bigdram.nki.txt"
