@@ -16,16 +16,28 @@ bool movable(const Tensor& t) {
 }
 
 // The instructions of `body` in the linear order's preorder (alloc/linear_order.h), with their positions: a loop
-// takes a header position, its body, and an end position.
-void collect(std::vector<Instruction>& body, uint32_t& pos, std::vector<std::pair<Instruction*, uint32_t>>& out) {
-  for (Instruction& inst : body) {
-    if (inst.op == Op::Loop) {
-      ++pos;  // header
-      collect(inst.body, pos, out);
-      ++pos;  // end
-    } else {
-      out.push_back({&inst, pos++});
+// takes a header position, its body, and an end position; any other instruction its own position, then the
+// positions of a body it holds. Iterative, as linearize: any nesting depth is fine. The caller checks the result
+// against the order.
+void collect(std::vector<Instruction>& body, std::vector<std::pair<Instruction*, uint32_t>>& out) {
+  struct Frame {
+    std::vector<Instruction>* body;
+    size_t next;
+    bool loop;  // the body of a loop: its end takes a position
+  };
+  uint32_t pos = 1;  // position 0 is the program start
+  std::vector<Frame> stack{{&body, 0, false}};
+  while (!stack.empty()) {
+    Frame& top = stack.back();
+    if (top.next == top.body->size()) {
+      pos += top.loop;  // the loop's end
+      stack.pop_back();
+      continue;
     }
+    Instruction& inst = (*top.body)[top.next++];
+    if (inst.op == Op::Loop) ++pos;  // its header
+    else out.push_back({&inst, pos++});
+    if (!inst.body.empty() || inst.op == Op::Loop) stack.push_back({&inst.body, 0, inst.op == Op::Loop});
   }
 }
 
@@ -40,9 +52,8 @@ ValueSplitStats splitValues(Program& p) {
     if (!starts[t].empty() && movable(p.tensors[t])) split.push_back(t);
   if (split.empty()) return stats;
 
-  uint32_t pos = 1;  // position 0 is the program start
   std::vector<std::pair<Instruction*, uint32_t>> insts;
-  collect(p.body, pos, insts);
+  collect(p.body, insts);
   for (const auto& [inst, at] : insts)  // the walk above is the linear order's: a mismatch would misfile operands
     if (at >= live.order.positions.size() || live.order.positions[at].inst != inst) return stats;
   // Which value each operand of a split tensor belongs to; a tensor whose operand both reads and writes at a value's
