@@ -17,9 +17,10 @@ void Generator::matmulStatement() {
   const uint32_t sbufElems = std::max<uint32_t>(1, arch.sbuf_bytes / 4);
   const uint32_t bankElems = std::min(arch.psum_bank_bytes / 4, sbufElems);
   const uint32_t M = yes(60) ? P : uint32_t(between(1, P));
-  // Several banks per tensor, up to half the pressure target, so a few tensors reach the target together.
-  const uint32_t maxPieces =
-      std::clamp<uint32_t>(psumTarget_ / 2, 1, std::max<uint32_t>(1, std::min(arch.psum_banks, sbufElems / bankElems)));
+  // Several banks per tensor, up to half the pressure target, so a few tensors reach the target together; some
+  // tensors draw from every bank count up to the capacity (the colorers' and the bank arithmetic's edge cases).
+  const uint32_t capacityPieces = std::max<uint32_t>(1, std::min(arch.psum_banks, sbufElems / bankElems));
+  const uint32_t maxPieces = yes(35) ? capacityPieces : std::clamp<uint32_t>(psumTarget_ / 2, 1, capacityPieces);
   const uint32_t pieces = uint32_t(between(1, maxPieces));
   const uint32_t N = pieces > 1 ? bankElems : uint32_t(between(1, bankElems));
   makePsumRoom(pieces);
