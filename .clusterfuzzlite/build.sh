@@ -14,10 +14,18 @@ export CXXFLAGS="${CXXFLAGS//-stdlib=libc++/}"
 cmake -S . -B "$WORK/build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
   -DCMAKE_C_COMPILER="$CC" -DCMAKE_CXX_COMPILER="$CXX" \
   -DCMAKE_C_FLAGS="$CFLAGS" -DCMAKE_CXX_FLAGS="$CXXFLAGS" -DCMAKE_CXX_FLAGS_RELEASE="-DNDEBUG" \
-  -DALLOCSIM_FUZZ=ON -DALLOCSIM_SANITIZE=OFF -DALLOCSIM_TESTS=OFF -DALLOCSIM_BENCH=OFF
+  -DALLOCSIM_FUZZ=ON -DALLOCSIM_SANITIZE=OFF -DALLOCSIM_TESTS=OFF -DALLOCSIM_BENCH=OFF \
+  -DCMAKE_BUILD_RPATH='$ORIGIN/lib'
 targets=()
 for src in fuzz/*_fuzz.cpp; do targets+=("$(basename "$src" .cpp)"); done
 ninja -C "$WORK/build" "${targets[@]}"
+
+# The fuzzers run in the base runner image, which has no SystemC: its shared library travels in $OUT/lib, where the
+# rpath above finds it.
+mkdir -p "$OUT/lib"
+for lib in $(ldd "$WORK/build/fuzz/${targets[0]}" | awk '/libsystemc/ { print $3 }'); do
+  cp -L "$lib" "$OUT/lib/"
+done
 
 for name in "${targets[@]}"; do
   short=${name%_fuzz}
