@@ -8,6 +8,7 @@
 #include <string>
 
 #include "ir/inputs.h"
+#include "ir/plant.h"
 #include "sim/footprint.h"
 #include "sim/stream.h"
 
@@ -578,7 +579,8 @@ void Core::serveEngine(uint32_t e) {
       const uint32_t slot = fifo.slots.front();
       Record& r = (*records_[slot]);
       // It starts when the engine is free, it is queued and the last of its producers has ended.
-      const uint64_t from = std::max(clock, r.dispatch_cycle);
+      const uint64_t from =
+          ALLOCSIM_PLANT("sim_engine_ignores_own_clock") ? r.dispatch_cycle : std::max(clock, r.dispatch_cycle);
       const Dependence* binding = nullptr;
       const uint64_t start = endOfAll(r.deps, from, binding);
       if (binding) result_.stats.addStall(StallCause(binding->kind), binding->producer, r.inst, start - from);
@@ -647,9 +649,10 @@ void Core::serveIssuer() {
       if (binding) result_.stats.addStall(StallCause(binding->kind), binding->producer, r.inst, ready - from);
       takeHead(fifo, ready);
       ++stats.instructions;
-      const uint32_t q = uint32_t(dma_issued_++ % p_->arch.dma_queues);
+      const uint32_t q = uint32_t(dma_issued_++ % (ALLOCSIM_PLANT("sim_dma_one_queue") ? 1 : p_->arch.dma_queues));
       RingFifo<RingEntry>& ring = issued_[q];
-      while (!ring.empty() && ring.front().end <= ready) ring.pop_front();
+      const uint64_t early = ALLOCSIM_PLANT("sim_ring_slot_freed_early") ? 1 : 0;
+      while (!ring.empty() && ring.front().end <= ready + early) ring.pop_front();
       uint64_t issue = ready;
       if (ring.size() >= ring_slots) {  // full: the oldest transfer's end frees a slot
         issue = ring.front().end;

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "ir/diag.h"
+#include "ir/plant.h"
 
 namespace allocsim::sim {
 namespace {
@@ -109,6 +110,8 @@ uint64_t computeCycles(const TimingTable& t, const Instruction& inst, const Reso
       return cycles(t.dve_fixed + (t.dve_per_element + (hasSecondOp(inst) ? t.dve_second_op_per_element : 0)) * per(a) +
                     (hasFusedReduce(inst) ? t.fused_reduce_fixed : 0));
     case Op::TT:
+      if (ALLOCSIM_PLANT("sim_tt_costs_per_destination")) return cycles(t.dve_fixed + t.dve_per_element * per(dst) / 2);
+      return cycles(t.dve_fixed + t.dve_per_element * per(a));
     case Op::Reduce: return cycles(t.dve_fixed + t.dve_per_element * per(a));
     case Op::Memset: return cycles(t.pool_fixed + t.pool_per_element * per(dst));
     case Op::Select: return cycles(t.pool_select_fixed + t.pool_select_per_element * per(dst));
