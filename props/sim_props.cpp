@@ -14,6 +14,7 @@
 #include "props/rc_program.h"
 #include "props/regression_file.h"
 #include "sim/simulate.h"
+#include "sim/timing_invariants.h"
 
 namespace allocsim {
 namespace {
@@ -85,6 +86,34 @@ RC_GTEST_PROP(Simulator, AgreesWithTheInterpreterOnAllocatedPrograms, ()) {
             printProgram(allocated));
   }
   RC_TAG(s.stats.stall_cycles[0] + s.stats.stall_cycles[1] + s.stats.stall_cycles[2] > 0 ? "stalled" : "no stall");
+}
+
+// The timing invariants (sim/timing_invariants.h) on every generated allocated program, under timing tables that
+// reorder the engines: one instruction at a time per engine and per DMA queue, rings within their slots.
+RC_GTEST_PROP(Simulator, KeepsItsTimingInvariants, ()) {
+  Arch arch = *archPreset("tiny");
+  arch.sp_registers = *rc::gen::element<uint32_t>(4, 16);
+  arch.dma_ring_slots = *rc::gen::element<uint32_t>(1, 2, 4);
+  const Program p = *genProgramOn(arch);
+  DriverOptions d;
+  d.optlevel = *rc::gen::element(0, 2, 8);
+  Program allocated;
+  try {
+    allocated = allocate(p, d).program;
+  } catch (const AllocError&) {
+    RC_DISCARD("does not fit");
+  }
+  sim::Trace trace;
+  sim::SimOptions o;
+  o.timing = genTiming();
+  o.trace = &trace;
+  try {
+    sim::simulate(allocated, o);
+  } catch (const InputError&) {
+    RC_DISCARD("does not run");
+  }
+  const std::vector<std::string> broken = sim::timingInvariantViolations(allocated, trace);
+  if (!broken.empty()) RC_FAIL(broken.front() + "\nallocated program:\n" + printProgram(allocated));
 }
 
 }  // namespace
