@@ -1,4 +1,4 @@
-// "Allocation impossible" (DESIGN.md section 7, exit code 3): the program is well-formed but an allocator cannot
+// "Allocation impossible" (exit code 3): the program is well-formed but an allocator cannot
 // place it on the machine. Distinct from InputError (bad input, exit code 2) so that the CLI and the property
 // suites can tell "your program is wrong" from "this allocator cannot fit it".
 #pragma once
@@ -23,7 +23,8 @@ class AllocError : public std::runtime_error {
   SourceLoc loc_;
 };
 
-// Seed 003's PSUM capacity guard, verbatim: "<name> is too big for PSUM, requires N banks with PSUM size M".
+// The production allocator's PSUM capacity guard, verbatim: "<name> is too big for PSUM, requires N banks with
+// PSUM size M".
 std::string psumTooBigMessage(const std::string& name, uint64_t banks, uint64_t psum_banks);
 
 }  // namespace allocsim

@@ -1,7 +1,8 @@
-// Seed 000's best-of-N, as both colorers run it (PSUM and SBUF share one Chaitin–Briggs skeleton, seed 003):
-// each round tries n heuristics and keeps the selection with the lowest score. Strictly lower: among equal
-// scores the earlier heuristic wins, which keeps the choice deterministic. A selection that places every node
-// beats one that leaves some unplaced whatever their scores (a failed node's spill cost may round to 0 cycles).
+// The production allocator's best-of-N, as both colorers run it (PSUM and SBUF share one Chaitin–Briggs
+// skeleton, as in the production allocator): each round tries n heuristics and keeps the selection with the lowest
+// score. Strictly lower: among equal scores the earlier heuristic wins, which keeps the choice deterministic. A
+// selection that places every node beats one that leaves some unplaced whatever their scores (a failed node's spill
+// cost may round to 0 cycles).
 #pragma once
 
 #include <utility>

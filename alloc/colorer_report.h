@@ -1,6 +1,6 @@
-// The report lines and fields that the PSUM and SBUF colorers write in the same words (seed 003's log lines,
-// naming the memory "PSUM" or "SB"): shared because both run one Chaitin–Briggs skeleton and their reports are
-// read line for line.
+// The report lines and fields that the PSUM and SBUF colorers write in the same words (the production
+// allocator's log lines, naming the memory "PSUM" or "SB"): shared because both run one Chaitin–Briggs skeleton and
+// their reports are read line for line.
 #pragma once
 
 #include <cstdint>
@@ -13,8 +13,9 @@
 
 namespace allocsim {
 
-// The plain line beside the seed's "<ratio>% <memory> demand before ..." line, whose ratio is capacity / demand
-// (so 800% means the demand is an eighth of the capacity): what the demand and the capacity are, in `unit`.
+// The plain line beside the production allocator's "<ratio>% <memory> demand before ..." line, whose ratio is
+// capacity / demand (so 800% means the demand is an eighth of the capacity): what the demand and the capacity are, in
+// `unit`.
 std::string colorerDemandPlainLine(const std::string& memory, const std::string& unit, uint64_t demand,
                                    uint64_t max_live, uint64_t capacity);
 

@@ -1,6 +1,7 @@
 // Tensors that spill code inserts as copies of an original tensor: the spill slot that holds its value and the
 // reload stand-in that an instruction uses in its place. Shared by the PSUM and SBUF spill writers, which run
-// one Chaitin–Briggs skeleton (seed 003) and mint the same copies; only the slot's memory differs.
+// one Chaitin–Briggs skeleton (as in the production allocator) and mint the same copies; only the slot's memory
+// differs.
 #pragma once
 
 #include <cstdint>
@@ -25,8 +26,8 @@ Tensor reloadStandInOf(const Program& p, TensorId of);
 TensorId addCopyTensor(Program& p, Tensor copy, const char* suffix, uint32_t& next_id);
 
 // The names of a program's tensors and registers, for a writer that mints many copies: each name is looked up in
-// a hash set instead of a scan of every tensor and register (the scan made the SBUF spill rewrite
-// O(spilled x tensors): 3% of -O2 at 30,000 buffers under pressure, growing with N). The set holds the names'
+// a hash set instead of a scan of every tensor and register (a scan would make the SBUF spill
+// rewrite O(spilled x tensors)). The set holds the names'
 // hashes in one flat open-addressing table (a node per name cost an allocation each, every spill round); a hash
 // that is present is confirmed by a scan of the program, which happens only for a name that is taken (or collides).
 // `p` must outlive it and hold every added name by the next lookup (addCopyTensor adds the tensor at once).

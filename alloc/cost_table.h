@@ -1,5 +1,5 @@
-// The cycle costs the allocators charge for the data movement they insert (DESIGN.md section 1: a DMA costs a
-// fixed latency + bytes / bandwidth). Data, not code: one row per (source space, destination space), so that the
+// The cycle costs the allocators charge for the data movement they insert (a DMA costs a fixed
+// latency + bytes / bandwidth). Data, not code: one row per (source space, destination space), so that the
 // simulator's timing table can replace the figures without touching an allocator. The SBUF colorer prices its
 // DRAM spill stores and reloads here (alloc/sbuf/sbuf_costs.h); PSUM keeps its bank model in
 // alloc/psum/psum_spill_latency.h, whose figures the PSUM <-> SBUF row repeats.

@@ -63,8 +63,9 @@ void runPsum(Program& p, const Effort& e, const DriverOptions& o, std::vector<Al
   reports.push_back(named("psum", std::move(r.report)));
 }
 
-// SBUF after PSUM (seed 003: PSUM is colored first and frozen): the SBUF colorer keeps every placement it is given
-// (PSUM's, and at O7 the input's), and places the SBUF tensors that have none, spill slots included.
+// SBUF after PSUM (as in the production allocator: PSUM is colored first and frozen): the SBUF colorer keeps every
+// placement it is given (PSUM's, and at O7 the input's), and places the SBUF tensors that have none, spill slots
+// included.
 void runSbuf(Program& p, const Effort& e, const DriverOptions& o, std::vector<AllocReport>& reports) {
   SbufOptions so;
   so.heuristics = e.sbuf_heuristics;
@@ -78,7 +79,8 @@ void runSbuf(Program& p, const Effort& e, const DriverOptions& o, std::vector<Al
   reports.push_back(named("sbuf", std::move(r.report)));
 }
 
-// DMAOptimization after an allocator (seed 000): its report carries its own "allocator" field (the instance name).
+// DMAOptimization after an allocator (as in the production allocator): its report carries its own "allocator" field
+// (the instance name).
 void runDmaOpt(Program& p, DmaOptInstance instance, const DriverOptions& o, std::vector<AllocReport>& reports) {
   DmaOptOptions dmo;
   dmo.instance = instance;
@@ -89,7 +91,7 @@ void runDmaOpt(Program& p, DmaOptInstance instance, const DriverOptions& o, std:
   reports.push_back(std::move(r.report));
 }
 
-// REG last, at every optlevel (seed 000: REG_Allocator is optlevel-independent).
+// REG last, at every optlevel (as in the production allocator: REG_Allocator is optlevel-independent).
 void runReg(Program& p, const std::vector<bool>& keep, int verbosity, std::vector<AllocReport>& reports) {
   RegOptions ro;
   ro.keep = keep;
@@ -133,9 +135,9 @@ void runColoring(Program& p, const Effort& e, const DriverOptions& o, std::vecto
   runReg(p, {}, verbosity, reports);
 }
 
-// O8, and O6 with --allocator lsa (seed 000: "selected by --allocator=lsa on the opt6 path or forced as the sole
-// SBUF/PSUM allocator at optlevel 8"): the linear scan from scratch, PSUM then SB; run_with_loops on the O6 path.
-// At O8 the DRAM spill slots then get addresses of their own (alloc/lsa/dram_spill_slots.h).
+// O8, and O6 with --allocator lsa (as in the production allocator: "selected by --allocator=lsa on the opt6 path or
+// forced as the sole SBUF/PSUM allocator at optlevel 8"): the linear scan from scratch, PSUM then SB; run_with_loops
+// on the O6 path. At O8 the DRAM spill slots then get addresses of their own (alloc/lsa/dram_spill_slots.h).
 void runLinearScan(Program& p, int optlevel, const DriverOptions& o, std::vector<AllocReport>& reports) {
   dropUnpinnedPlacements(p);
   LsaOptions lo;
@@ -153,8 +155,9 @@ void runLinearScan(Program& p, int optlevel, const DriverOptions& o, std::vector
   runReg(p, {}, o.verbosity, reports);
 }
 
-// O7 has no PSUM coloring pass (seed 000, "The distinctive opt7 trait"): its PSUM placements come with the fixed
-// assignment. An unplaced PSUM tensor is the seed's coloring overflow, "Allocation failed for ...".
+// O7 has no PSUM coloring pass (the production allocator, "The distinctive opt7 trait"): its PSUM placements come
+// with the fixed assignment. An unplaced PSUM tensor is the production allocator's coloring overflow, "Allocation
+// failed for ...".
 void requirePsumFixed(const Program& p) {
   for (TensorId t = 0; t < p.tensors.size(); ++t)
     if (p.tensors[t].space == Space::Psum && !p.tensors[t].placement)
@@ -165,9 +168,10 @@ void requirePsumFixed(const Program& p) {
                                              "or allocate at optlevel 1-3 or 6");
 }
 
-// The seed's O7 order: the input's placements checked in place, [DMA optimization + address rotation], SB
+// The production O7 order: the input's placements checked in place, [DMA optimization + address rotation], SB
 // coloring of what is not fixed (PSUM and the fixed SBUF part frozen), REG, then the in-place write checker over
-// everything. An SB coloring that cannot fit around the fixed part is the seed's "Allocation failed for ...".
+// everything. An SB coloring that cannot fit around the fixed part is the production allocator's "Allocation failed
+// for ...".
 void runFixedAssignment(Program& p, const Effort& e, const DriverOptions& o, std::vector<AllocReport>& reports) {
   const int verbosity = o.verbosity;
   InPlaceOptions partial;
@@ -181,8 +185,8 @@ void runFixedAssignment(Program& p, const Effort& e, const DriverOptions& o, std
     fixed_regs += keep_regs[i];
   }
   requirePsumFixed(p);
-  // DMA optimization (PSUM, then SB instance) runs here in the seed's O7 order, before SB coloring. It sees the
-  // program's own pinned flags (not the freeze), and may drop inserted tensors.
+  // DMA optimization (PSUM, then SB instance) runs here in the production allocator's O7 order, before SB coloring.
+  // It sees the program's own pinned flags (not the freeze), and may drop inserted tensors.
   runDmaOpt(p, DmaOptInstance::Psum, o, reports);
   runDmaOpt(p, DmaOptInstance::Sb, o, reports);
   std::vector<bool> saved = freeze(p, true, true);

@@ -1,32 +1,33 @@
-// The allocation driver (DESIGN.md section 3): picks the allocator family by the Selection Map (alloc/optlevel.h)
-// and runs it, then the REG step, which runs last at every optlevel (seed 000: REG_Allocator is
+// The allocation driver: picks the allocator family by the Selection Map (alloc/optlevel.h) and runs it, then the
+// REG step, which runs last at every optlevel (as the production allocator does: its REG step is
 // optlevel-independent).
 //
 //   O0     no reuse: every SBUF tensor its own rectangle, every PSUM tensor its own banks (alloc/no_reuse.h)
-//   O1-3   PSUM colorer (seed 003) first, its placements frozen, then the SBUF colorer (alloc/sbuf/). Unpinned
-//          placements in the input are dropped first. The levels differ in effort only: best-of-n heuristics
-//          PSUM 1 / 4 / 4 (the PSUM colorer has 4), SBUF 1 / 7 / 16 (of its 16: 4 orders x 4 placement policies,
-//          ranked in alloc/sbuf/sbuf_heuristic.h), each with the packing candidate (alloc/sbuf/sbuf_packing.h;
-//          without it one heuristic reached 1.29-1.41x the lower bound on minimalloc's benchmarks)
+//   O1-3   PSUM colorer first, its placements frozen, then the SBUF colorer (alloc/sbuf/), as the production
+//          allocator orders them. Unpinned placements in the input are dropped first. The levels differ in effort
+//          only: best-of-n heuristics PSUM 1 / 4 / 4 (the PSUM colorer has 4), SBUF 1 / 7 / 16 (of its 16: 4 orders
+//          x 4 placement policies, ranked in alloc/sbuf/sbuf_heuristic.h), each with the packing candidate
+//          (alloc/sbuf/sbuf_packing.h)
 //   O6     coloring with loops. allocsim keeps loops (there is no unroller), so every colorer already runs on
-//          the loop-extended linear order of alloc/liveness.h (003's _with_loop delta): O6 is O2's pipeline
-//   O7     fixed assignment in the seed's order: placements given by the input (pinned or not) are checked in
-//          place; there is no PSUM coloring pass (an unplaced PSUM tensor fails: "Allocation failed for <name>");
-//          DMA optimization (address rotation not yet); the SBUF colorer places the SBUF
+//          the loop-extended linear order of alloc/liveness.h (the production allocator's loop variant): O6 is
+//          O2's pipeline
+//   O7     fixed assignment in the production allocator's order: placements given by the input (pinned or not)
+//          are checked in place; there is no PSUM coloring pass (an unplaced PSUM tensor fails: "Allocation
+//          failed for <name>"); DMA optimization (address rotation not yet); the SBUF colorer places the SBUF
 //          tensors that are unplaced, around the fixed part (it runs only when there are some); REG; then the
 //          whole result is re-placed by the in-place write checker (alloc/in_place.h)
 //   O8, O6 + --allocator lsa   the linear-scan allocator (alloc/lsa/lsa_allocator.h), PSUM then SB, from scratch
 //          (unpinned placements dropped); the O6 path is run_with_loops ("Linear Scan Allocator(LIW)")
-//   exact  --allocator exact (beyond the seeds): the complete placement search of alloc/exact/, no spilling
+//   exact  --allocator exact (no production counterpart): the complete placement search of alloc/exact/, no
+//          spilling
 //   DMA    DMAOptimization (alloc/dma_opt/dma_optimization.h), --gca-dma-optlevel: at O1-3 and O6 the PSUM instance
 //          right after the PSUM colorer and the SB instance right after the SBUF colorer; at O7 both before the SBUF
-//          pass (O7 has no PSUM pass) (seed 000: "DMA optimization + address rotation run before the SB
-//          coloring"); not at O0 nor on the linear-scan path (the seed's minimal and opt8
-//          pipelines have no dma_optimization)
+//          pass (O7 has no PSUM pass), as the production allocator runs DMA optimization before SB coloring; not at
+//          O0 nor on the linear-scan path (the production minimal and O8 pipelines have no DMA optimization)
 //   REG    the REG colorer (alloc/reg/reg_allocator.h): Chaitin–Briggs over the SP register lanes, spilling
 //          registers to DRAM slots; at O7 registers placed by the input are kept
 //
-// Errors: OptionError (a seed assert or a path that does not exist: exit code 2), AllocError (the allocator
+// Errors: OptionError (a production assert or a path that does not exist: exit code 2), AllocError (the allocator
 // cannot fit the program: exit code 3, the allocator's diagnostic), InputError (malformed placements: exit 2).
 #pragma once
 

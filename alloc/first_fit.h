@@ -1,6 +1,6 @@
-// First-fit search over the machine's placement geometry (DESIGN.md section 1): SBUF rectangles (partition x
-// byte, with the arch's byte alignment and partition start quantum), and 1-D spans for PSUM banks (seed 003:
-// "first-fit the lowest base bank with liveN free banks"; the footprint is alloc/psum/psum_bank_model.h) and
+// First-fit search over the machine's placement geometry: SBUF rectangles (partition x
+// byte, with the arch's byte alignment and partition start quantum), and 1-D spans for PSUM banks (the production
+// allocator: "first-fit the lowest base bank with liveN free banks"; the footprint is alloc/psum/psum_bank_model.h) and
 // register lanes.
 #pragma once
 

@@ -1,5 +1,5 @@
 // A simple reuse-aware placer with no spilling: the first real allocation with reuse the oracles check, and the
-// baseline the coloring allocators (seed 003, 000) are measured against.
+// baseline the coloring allocators (modelled on the production allocator's) are measured against.
 #pragma once
 
 #include "ir/program.h"
@@ -12,7 +12,7 @@ namespace allocsim {
 // of the same space whose live range interferes with its own; registers likewise over lanes. Pinned tensors keep
 // their placements and are obstacles while they are live; DRAM tensors are left as they are.
 // Throws AllocError naming the first tensor or register that does not fit, with the peak demand over its live
-// range against the capacity (or seed 003's "... is too big for PSUM ...").
+// range against the capacity (or the production allocator's "... is too big for PSUM ...").
 Program placeGreedy(const Program& p);
 
 }  // namespace allocsim

@@ -1,4 +1,4 @@
-// The in-place write checker of optlevel 7 (seed 000, "Optlevel-7 SMT allocation — NOT a solver"):
+// The in-place write checker of optlevel 7 (the production allocator, "Optlevel-7 SMT allocation — NOT a solver"):
 // Unroll::check_in_place re-materializes every MemoryLocation at its exact (space, address, bank, partition,
 // pinned) tuple and asserts that the placement succeeds — a self-consistency check of a fixed assignment, not a
 // solver.
@@ -20,7 +20,7 @@
 
 namespace allocsim {
 
-// The seed's assert text; every failure message starts with it.
+// The production assert text; every failure message starts with it.
 extern const char kInPlaceFailure[];  // "smt allocation fails in-place write checker"
 
 struct InPlaceOptions {

@@ -1,6 +1,6 @@
 // The bookkeeping of rewriting one instruction's operands onto reload stand-ins, shared by the PSUM and SBUF spill
-// writers (they run one Chaitin–Briggs skeleton, seed 003, and rewrite operands alike): one stand-in per spilled
-// tensor the instruction touches, and one reload per distinct view it reads.
+// writers (they run one Chaitin–Briggs skeleton, the production allocator, and rewrite operands alike): one stand-in
+// per spilled tensor the instruction touches, and one reload per distinct view it reads.
 #pragma once
 
 #include <algorithm>

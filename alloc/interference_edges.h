@@ -1,6 +1,7 @@
 // The interference edges of a colorer's graph: two nodes interfere when their live ranges share a position.
-// Shared by the PSUM and SBUF colorers, which run one Chaitin–Briggs skeleton (seed 003: "the same time-overlap
-// interference as SBUF"); geometry plays no part in the edge rule, only in their degree tests and selects.
+// Shared by the PSUM and SBUF colorers, which run one Chaitin–Briggs skeleton (as in the production allocator: "the
+// same time-overlap interference as SBUF"); geometry plays no part in the edge rule, only in their degree tests and
+// selects.
 #pragma once
 
 #include <cstddef>

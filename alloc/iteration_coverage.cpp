@@ -125,8 +125,8 @@ struct Level {
 };
 
 // Every vector a decision uses, kept from one decision to the next (one set per thread): liveness asks for a
-// decision per tensor and enclosing loop on every allocator round, and allocating them per decision was a fifth of
-// the heap allocations of an lsa_driver execution (heaptrack; docs/fuzzing.md, seventh round).
+// decision per tensor and enclosing loop on every allocator round, so allocating them per decision would dominate the
+// heap allocations of an allocation.
 struct WalkScratch {
   std::vector<uint64_t> bits;
   std::vector<std::optional<uint64_t>> regs;
@@ -208,8 +208,7 @@ class CoverageWalk {
   // which restart from constants every iteration), every iteration but the first and the last is the second one
   // again: walking those three decides the loop. An enclosing loop on whose register nothing the walk reads depends
   // (dependsOn) runs the tested loop the same way on every iteration (its flags are not the tested body's): one
-  // iteration decides it. Exact, and the walk no longer grows with trip counts where the views do not move (a
-  // 200-trip loop around a generated body took 52 s to allocate at -O2, 7 s at 20 trips).
+  // iteration decides it. Exact, and the walk no longer grows with trip counts where the views do not move.
   void findInvariance(const std::vector<const Instruction*>& chain) {
     const Instruction& tested = *chain.back();
     named_.assign(regs_.size(), false);
@@ -383,8 +382,8 @@ class CoverageWalk {
   // with nothing written. An iteration of an enclosing loop starts by forgetting what its body may have left from
   // the previous one (the walk does not follow the code after the inner loop), then walks the registers and spill
   // slots its body computes before the inner loop (prewalk): a register the REG colorer spilled there and reloads in
-  // the tested body keeps its value (without this, O7's checker refused a placement the driver made: docs/fuzzing.md,
-  // round 12). Nothing before the outermost loop is walked: what it leaves is unknown.
+  // the tested body keeps its value (without this, O7's checker would refuse a placement the driver made). Nothing
+  // before the outermost loop is walked: what it leaves is unknown.
   void outer(const std::vector<const Instruction*>& chain, size_t i) {
     const Instruction& l = *chain[i];
     if (i + 1 == chain.size()) {
@@ -464,8 +463,7 @@ class CoverageWalk {
   // plan; what the walk spent on them (a budget unit per instruction visited and per iteration) is charged in one
   // sum where they stood, and a left-out loop still leaves its register (and those of the loops inside it) at the
   // exit value. The verdict is the same as walking every instruction, budget exhaustion included; the walk's cost
-  // no longer grows with the instructions that do not touch t (operandViews per instruction per iteration was a
-  // third of the linear-scan allocator's time on fuzzed programs: docs/fuzzing.md, seventh round).
+  // no longer grows with the instructions that do not touch t.
   static uint64_t add(uint64_t a, uint64_t b) { return a > UINT64_MAX - b ? UINT64_MAX : a + b; }
   static bool computesRegister(Op op) {
     return op == Op::Li || op == Op::Addi || op == Op::Add || op == Op::Mov || op == Op::RegLoad;

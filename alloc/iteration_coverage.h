@@ -1,12 +1,12 @@
-// Whether a tensor's value is carried around a loop's back edge (issue 7, "liveness that follows the data"),
+// Whether a tensor's value is carried around a loop's back edge ("liveness that follows the data"),
 // decided from its views.
 //
 // A tensor all of whose executed mentions lie in the body of loop L needs to be live across L's back edge only
 // when some iteration of L reads an element that the same iteration has not written before the read: that
 // element holds what an earlier iteration (or nothing) left there. When every read of every iteration is covered
 // by earlier writes of the same iteration, the value is per iteration and its live range is [first mention, last
-// mention] inside the body (seed 003's "a loop-carried value is live across the whole loop body" applies to the
-// others only).
+// mention] inside the body (the production allocator's "a loop-carried value is live across the whole loop body"
+// applies to the others only).
 //
 // The views are affine in the loop registers (docs/format.md), and the loops have constant bounds, so the
 // question is decidable: this walk executes L's body symbolically for every iteration of L and of the loops

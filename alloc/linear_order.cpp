@@ -48,7 +48,7 @@ void countBody(const std::vector<Instruction>& body, size_t& instructions, size_
 LinearOrder linearize(const Program& p) {
   LinearOrder order;
   // Sized once: every allocator computes the order at least once per round, and growing it one position at a time
-  // was a heap allocation per doubling (each one an ASan stack trace in the fuzz targets, docs/fuzzing.md).
+  // was a heap allocation per doubling (each one an ASan stack trace in the fuzz targets).
   size_t instructions = 0, loops = 0;
   countBody(p.body, instructions, loops);
   order.positions.reserve(instructions + loops + 2);  // a loop: its header (an instruction) and its end
@@ -59,7 +59,7 @@ LinearOrder linearize(const Program& p) {
     size_t next;
     int32_t loop;  // the loop whose body this is, -1 for the program
   };
-  // The thread's scratch: the order is computed several times per allocation (docs/fuzzing.md, nineteenth round).
+  // The thread's scratch: the order is computed several times per allocation.
   thread_local std::vector<Frame> stack;
   stack.assign(1, {&p.body, 0, -1});
   while (!stack.empty()) {

@@ -1,5 +1,6 @@
-// The allocators' linear order (seed 003, "Where the PSUM colorer sits": Rep::linearize flattens loops, and the
-// PSUM and SBUF colorers share the one LinearizedFunction so that loop-crossing live ranges stay consistent).
+// The allocators' linear order (the production allocator, "Where the PSUM colorer sits": Rep::linearize flattens
+// loops, and the PSUM and SBUF colorers share the one LinearizedFunction so that loop-crossing live ranges stay
+// consistent).
 //
 // Positions, in order:
 //   0                 program start (where inputs are defined)
@@ -42,7 +43,7 @@ struct LinearOrder {
 
   uint32_t start() const { return 0; }
   uint32_t end() const { return uint32_t(positions.size() - 1); }
-  // The loops whose bodies contain `pos`, outermost first (seed 003's getLoopnest()).
+  // The loops whose bodies contain `pos`, outermost first (the production allocator's getLoopnest()).
   std::vector<int32_t> nest(uint32_t pos) const;
   // The same into `chain` (cleared first): a caller asking for many positions keeps one vector's room.
   void nest(uint32_t pos, std::vector<int32_t>& chain) const;

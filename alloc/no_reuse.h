@@ -1,5 +1,5 @@
-// The O0 placement (000 Selection Map: optlevel 0 runs the minimal pipeline; DESIGN.md: "O0 is a no-reuse
-// placement"): no two SBUF tensors ever share a byte, no two PSUM tensors a bank, no two registers a lane,
+// The O0 placement (as in the production Selection Map, optlevel 0 runs the minimal pipeline; here it
+// is a no-reuse placement): no two SBUF tensors ever share a byte, no two PSUM tensors a bank, no two registers a lane,
 // whatever their live ranges. Trivially correct when it fits, so it is the oracles' first known-good input.
 #pragma once
 
@@ -12,7 +12,8 @@ namespace allocsim {
 // SBUF tensor; PSUM tensors at the lowest free bank range; registers at the lowest free lanes (64-bit: two).
 // Pinned tensors keep their placements; DRAM tensors are left as they are; other placements are replaced.
 // Throws AllocError naming the first tensor or register that does not fit, with the total demand of its space
-// against the capacity, or seed 003's "... is too big for PSUM ..." for a PSUM tensor larger than PSUM.
+// against the capacity, or the production allocator's "... is too big for PSUM ..." for a PSUM tensor larger
+// than PSUM.
 Program placeNoReuse(const Program& p);
 
 }  // namespace allocsim

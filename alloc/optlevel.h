@@ -1,4 +1,4 @@
-// The Selection Map (seed 000, "The Selection Map — which allocator is wired"): walrus_driver's
+// The Selection Map (the production allocator, "The Selection Map — which allocator is wired"): walrus_driver's
 // normalize-then-switch(optlevel) that decides which allocator family handles SBUF and PSUM.
 //
 //   assert(allocator=="" || allocator=="coloring" || allocator=="lsa");
@@ -8,9 +8,10 @@
 //   switch (optlevel): 0 minimal | 1/2/3 coloring | 6 coloring with loops | 7 fixed assignment | 8 linear scan
 //   then, whatever ran, the REG allocator.
 //
-// The seed's asserts are OptionErrors here (exit code 2 at the command line), quoting the assert. The seed reads
-// the two flags in that order (its line numbers put SmtAllocation first, which would turn smt + loops into 8;
-// we follow the pseudocode, so --smt-allocation always means optlevel 7). Choices the seed leaves open:
+// The production asserts are OptionErrors here (exit code 2 at the command line), quoting the assert. The production
+// allocator reads the two flags in that order (its line numbers put SmtAllocation first, which would turn smt + loops
+// into 8; we follow the pseudocode, so --smt-allocation always means optlevel 7). Choices the production allocator
+// leaves open:
 // - optlevels outside 0..8, and 4 and 5 (absent from the switch), are OptionErrors;
 // - --cores must be at least 1;
 // - --allocator lsa is consulted only by the optlevel-6 pipeline (and optlevel 8 always scans); at any other
@@ -22,7 +23,7 @@
 
 namespace allocsim {
 
-// A bad combination of allocation options (a seed assert, or a path that does not exist): usage, not input.
+// A bad combination of allocation options (a production assert, or a path that does not exist): usage, not input.
 class OptionError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;

@@ -1,4 +1,4 @@
-// An allocator's report (DESIGN.md section 3): the text lines the seeds quote ("PSUM score = ...", "% SB demand
+// An allocator's report: the text lines the production allocator prints ("PSUM score = ...", "% SB demand
 // before allocation", ...) in the order they were produced, plus the same figures as (key, value) fields that the
 // CLI prints as JSON with --json. Shared by every allocator (PSUM, SBUF, REG, LSA): it knows no allocator.
 #pragma once
@@ -15,8 +15,7 @@ namespace allocsim {
 // them off for a scope: AllocReport::line / set / append then keep nothing, and the passes skip what they compute
 // only for their report (its lines, figures, and the input's liveness report of the driver). The allocations are
 // the same either way: no pass reads a report. The fuzz targets build the reports on one input in
-// kFuzzLimits.reports_every only (fuzz/fuzz_program.h): building them was about 12 % of coloring_driver's CPU time
-// under ASan (perf, docs/fuzzing.md), a heap allocation per line and figure.
+// kFuzzLimits.reports_every only (fuzz/fuzz_program.h): a report costs a heap allocation per line and figure.
 bool reportsOn();
 class ReportsOff {
  public:
@@ -45,7 +44,7 @@ struct AllocReport {
   }
   // Setting a key that exists replaces its value in place, so a figure updated per round keeps its position.
   // Key and value are taken by value and moved in: every allocation builds a report, and a copy of each key
-  // (most are longer than a short string's inline room) was a heap allocation per figure (docs/fuzzing.md).
+  // (most are longer than a short string's inline room) would be a heap allocation per figure.
   void set(std::string key, int64_t value);
   void set(std::string key, double value);
   void set(std::string key, std::string value);

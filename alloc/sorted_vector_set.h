@@ -1,7 +1,7 @@
 // A set kept as a sorted vector: the same order, uniqueness and iteration as std::set with the same comparator, but
 // its elements in one block that keeps its room. For the small sets a pass edits many times per allocation (the
 // best-fit manager's free blocks): std::set allocated a node per insertion, the largest heap-allocation site of the
-// linear-scan fuzz target (docs/fuzzing.md).
+// linear-scan fuzz target.
 #pragma once
 
 #include <algorithm>

@@ -1,6 +1,6 @@
 // What a colorer spills after a selection that left nodes unplaced. Shared by the PSUM and SBUF colorers, which
-// run one Chaitin–Briggs skeleton (seed 003) and differ here only in what a node's size is (banks for PSUM,
-// partitions x bytes for SBUF).
+// run one Chaitin–Briggs skeleton (as in the production allocator) and differ here only in what a node's size is
+// (banks for PSUM, partitions x bytes for SBUF).
 #pragma once
 
 #include <algorithm>

@@ -1,5 +1,6 @@
 // The DMA instructions spill code inserts (a save to a spill slot, a reload into a stand-in), shared by the PSUM
-// and SBUF spill writers, which run one Chaitin–Briggs skeleton (seed 003) and insert the same copies.
+// and SBUF spill writers, which run one Chaitin–Briggs skeleton (as in the production allocator) and insert the same
+// copies.
 #pragma once
 
 #include <utility>

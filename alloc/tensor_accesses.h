@@ -1,7 +1,7 @@
 // The tensor operands of one instruction: which access patterns read a tensor and which one writes it, sources
 // first, destination last. The PSUM and SBUF colorers' costs and spill code walk instructions through this one
-// list (they run one Chaitin–Briggs skeleton, seed 003), each keeping the operands in its own space
-// (alloc/psum/psum_accesses.h, alloc/sbuf/sbuf_accesses.h).
+// list (they run one Chaitin–Briggs skeleton, as in the production allocator), each keeping the operands in its own
+// space (alloc/psum/psum_accesses.h, alloc/sbuf/sbuf_accesses.h).
 #pragma once
 
 #include <cstdint>

@@ -1,6 +1,6 @@
-// How many nodes simplify's initial classification puts on each worklist (seed 003: lo = colourable now, hi =
-// spillable, inf = un-spillable). One struct for the PSUM and SBUF colorers, which run one Chaitin–Briggs
-// skeleton and report these sizes alike (alloc/colorer_report.h).
+// How many nodes simplify's initial classification puts on each worklist (as in the production allocator: lo =
+// colourable now, hi = spillable, inf = un-spillable). One struct for the PSUM and SBUF colorers, which run one
+// Chaitin–Briggs skeleton and report these sizes alike (alloc/colorer_report.h).
 #pragma once
 
 #include <cstdint>

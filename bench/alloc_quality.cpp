@@ -1,4 +1,4 @@
-// Allocation quality figures (issue 4 item 8): for every corpus kernel and three generated programs, and for each
+// Allocation quality figures: for every corpus kernel and three generated programs, and for each
 // allocator path — O0 (no reuse), greedy (alloc/greedy_placer.h, no spilling) and O2 (the coloring pipeline of
 // alloc/driver.h) and O8 (the linear-scan allocator with the best-fit manager, alloc/lsa/) — how much memory the
 // allocation takes against what any allocation must take, and how long it takes:

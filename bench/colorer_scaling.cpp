@@ -1,5 +1,5 @@
-// How the coloring levels grow with the number of tensors under capacity pressure (issue 10 item 3: "O2 under
-// pressure no worse than N^1.3 from 1,000 to 100,000 buffers"). The workload is minimalloc's problem
+// How the coloring levels grow with the number of tensors under capacity pressure (the goal: O2 under pressure
+// grows no faster than N^1.3 from 1,000 to 100,000 buffers). The workload is minimalloc's problem
 // (ir/minimalloc_import.h) generated at scale: N buffers with lifetimes spread over a horizon that grows with N, so
 // that about kLiveAtOnce buffers are live at any time whatever N is (as in a long kernel, not a denser one), sizes
 // 4..16384 bytes; the capacity is 3/4 of the max live bytes, so every size spills. BM_ColoringUnderPressure

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The DMA optimization table of docs/quality.md (alloc/dma_opt/, seed 000 DMAOptimization): for every corpus kernel
-# and a few generated programs made to contain the DMA patterns (allocsim gen --dma-patterns), the O2 allocation
+# The DMA optimization table of docs/quality.md (alloc/dma_opt/, the production allocator's DMAOptimization): for
+# every corpus kernel and a few generated programs made to contain the DMA patterns (allocsim gen --dma-patterns), the O2 allocation
 # at --gca-dma-optlevel 0 (what the allocators inserted, measured, nothing rewritten), 1 (the default) and 2 (also
 # on-chip copies): DMA instructions, descriptors and bytes (the JSON report's dma.post_gca.*, loop trip counts
 # included) and the cycles of the SystemC model (allocsim run on the allocated program). Every allocation is checked
@@ -98,4 +98,4 @@ echo 'Why the corpus kernels keep their DMAs: the gen2-sized kernels do not spil
 echo 'kernels hold no resident reload, dead save, abutting pair or over-broad save (`tests/dma_opt_corpus_test.cpp`'
 echo 'checks every corpus program at levels -1, 0, 1 and 2 with the three oracles). Partial-DMA narrows a save: a tensor'
 echo 'written whole and read later over a sub-range only is saved whole when spilled and reloaded over that sub-range,'
-echo 'and the save shrinks to what the reloads read. The dma_opt_fuzz campaigns are in [fuzzing.md](fuzzing.md).'
+echo 'and the save shrinks to what the reloads read. The dma_opt fuzz target checks the pass ([fuzzing.md](fuzzing.md)).'

@@ -2,15 +2,15 @@
 # What one execution of an allocator fuzz target costs, on inputs a fuzzing run executed. A corpus keeps the inputs
 # that found coverage (often the largest programs); a run mostly executes short mutations of them, so a corpus replay
 # weighs the costs differently from a campaign. bench/data/coloring_driver_executions.tar.gz holds 1,412 inputs:
-# every 40th input coloring_driver executed in 90 s of fuzzing from the campaign corpus (d451eb0's tree,
-# -max_len=64, -seed=7), saved by a copy of the target that wrote them out (docs/fuzzing.md, item 86).
+# every 40th input coloring_driver executed in 90 s of fuzzing from the campaign corpus (-max_len=64,
+# -seed=7), saved by a copy of the target that wrote them out.
 #
 # Replays them, PAIRS times, through FUZZ_BIN (the ASan+UBSan libFuzzer binary of a fuzz tree, ci/fuzz_build.sh)
 # and, when given, BASELINE_BIN (the same target of another tree), alternating which goes first; libFuzzer runs each
 # file given as an argument REPS times (-runs), without mutation. Prints the CPU seconds (user + sys) of each and
-# executions per CPU second; with a baseline, the ratio of each pair (a shared machine's noise shows as their spread;
-# docs/fuzzing.md item 82 says why only pairs are compared). A replay leaves out libFuzzer's per-execution feature
-# collection (about 6 % of a campaign's samples, item 84). With heaptrack installed and REPLAY_BIN set (a gcc tree's
+# executions per CPU second; with a baseline, the ratio of each pair (a shared machine's noise shows as their spread,
+# which is why only pairs run back to back are compared). A replay leaves out libFuzzer's per-execution feature
+# collection (a small share of a campaign's samples). With heaptrack installed and REPLAY_BIN set (a gcc tree's
 # build/fuzz/coloring_driver_fuzz), also the heap blocks per execution, which do not depend on the machine's load
 # (reading the 1,412 files adds a few blocks each). Both run every execution (ALLOCSIM_FUZZ_RERUN=1): a target
 # skips a case its process already ran (fuzz/seen_programs.h), which would make every replay after the first free.

@@ -1,4 +1,4 @@
-// The "NKI sample kernels" section of docs/quality.md (issue 7 item 3): for every file of corpus/nki_samples/ (the
+// The "NKI sample kernels" section of docs/quality.md: for every file of corpus/nki_samples/ (the
 // aws-neuron/nki-samples tutorials, translated) and each coloring level O1, O2, O3, O6: the SBUF peak over the
 // per-iteration max-live bound and the PSUM banks used over the most live at once (verify/memory_bounds.h), the
 // spill slots inserted, and the simulated cycles of the allocated program (sim/); per file, the liveness precision

@@ -37,8 +37,6 @@ exactly that height (0: the level stops spilling at or below the height it reach
 machine: compare them within a row only.
 
 TEXT
-  echo "Generated on commit $(git rev-parse --short HEAD), load average $(cut -d' ' -f1-3 /proc/loadavg) at the start:"
-  echo
   TIME_LIMIT=$TL LEVELS="1 2 3 8" bash bench/minimalloc_report.sh "$BUILD"
   echo
   echo "### Growth under pressure"

@@ -1,4 +1,4 @@
-// The REG colorer's figures for docs/quality.md (issue 9), deterministic, not timed: register spills against the
+// The REG colorer's figures for docs/quality.md, deterministic, not timed: register spills against the
 // max-live register lower bound per kernel, and how many generated programs on the real tiny preset (4 SP
 // registers) allocate at every level among those whose SBUF and PSUM demand fits.
 #pragma once

@@ -1,6 +1,6 @@
-// The simulator's speed (issue 8 item 7), in one process, on one generated program:
+// The simulator's speed, in one process, on one generated program:
 //   BM_FullModel   the SystemC model of sim/ (scoreboard, data through the interpreter's code, DMA rings, stats)
-//   BM_BareModel   the same threads doing nothing but wait(latency) per instruction (sim/bare.h), on the
+//   BM_BareModel   the same threads doing nothing but wait(latency) per instruction (bench/bare_model.h), on the
 //                  latencies the full model measured: the SystemC kernel's own ceiling for this program
 // Both report simulated instructions per host second ("items_per_second"); the closing line prints the full model
 // as a fraction of the ceiling (the issue asks for >= 30% and >= 1M instructions/s).
@@ -26,7 +26,7 @@
 #include "ir/interp.h"
 #include "ir/parse.h"
 #include "ir/print.h"
-#include "sim/bare.h"
+#include "bench/bare_model.h"
 #include "sim/simulate.h"
 
 namespace allocsim {
@@ -95,9 +95,9 @@ void BM_BareModel(benchmark::State& state) {
   sim::SimOptions o;
   o.trace = &trace;
   sim::simulate(program(), o);
-  const auto tracks = sim::bareTracks(trace);
+  const auto tracks = bench::bareTracks(trace);
   uint64_t n = 0;
-  for (auto _ : state) n += sim::simulateBare(tracks);
+  for (auto _ : state) n += bench::simulateBare(tracks);
   state.SetItemsProcessed(int64_t(n));
   state.counters["instr_per_s"] = benchmark::Counter(double(n), benchmark::Counter::kIsRate);
 }
@@ -178,13 +178,13 @@ int main(int argc, char** argv) {
     allocsim::sim::SimOptions traced;
     traced.trace = &trace;
     if (what == "bare") allocsim::sim::simulate(p, traced);
-    const auto tracks = allocsim::sim::bareTracks(trace);
+    const auto tracks = allocsim::bench::bareTracks(trace);
     allocsim::InterpOptions io;
     io.record_reads = false;
     uint64_t steps = 0;
     for (long i = 0; i < n; ++i) {
       if (what == "full") steps += allocsim::sim::simulate(p, o).exec.steps;
-      else if (what == "bare") steps += allocsim::sim::simulateBare(tracks);
+      else if (what == "bare") steps += allocsim::bench::simulateBare(tracks);
       else steps += allocsim::interpret(p, io).steps;
     }
     std::printf("%s: %ld runs, %llu steps\n", what.c_str(), n, (unsigned long long)steps);

@@ -1,4 +1,4 @@
-// How `allocsim verify` (each oracle and all three) and `allocsim gen` grow with the program (issue 12 item 1),
+// How `allocsim verify` (each oracle and all three) and `allocsim gen` grow with the program,
 // against the reference interpreter on the same programs, in one process:
 //   BM_Interp/N        the interpreter on the allocated program (the baseline)
 //   BM_Equivalence/N, BM_Symbolic/N, BM_Placement/N, BM_Verify/N   the oracles, and verifyAllocated

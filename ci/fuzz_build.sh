@@ -5,8 +5,8 @@
 # and the libraries they link (not tools/ or harness/). -O1 -gline-tables-only: what OSS-Fuzz builds with, and half
 # the compile time of -O2 -g.
 # clang 19 (ci/install.sh installs it): its libFuzzer keeps the entropic schedule's rare features in a bitset; clang
-# 14's searched a list of them for every covered feature of every execution, a quarter of an allocator target's
-# CPU time (docs/fuzzing.md, ninth round). ALLOCSIM_CLANG=clang-NN picks another.
+# 14's searched a list of them for every covered feature of every execution, a large share of an allocator
+# target's CPU time. ALLOCSIM_CLANG=clang-NN picks another.
 # Usage: bash ci/fuzz_build.sh [BUILD_DIR] [extra cmake arguments...]     (default build-fuzz)
 set -euo pipefail
 cd "$(dirname "$0")/.."

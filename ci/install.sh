@@ -11,6 +11,7 @@ PACKAGES=(
   libbenchmark-dev                 # benchmarks
   libsystemc-dev                   # the cycle-approximate simulator
   clang-19 libclang-rt-19-dev      # libFuzzer and the sanitizer runtimes (ci/fuzz_build.sh says why 19)
+  python3 python3-numpy            # the NKI front end (python/) and its tests: numpy holds their data
 )
 
 missing=()

@@ -1,4 +1,4 @@
-# The installed CMake package (issue 13 item 3): `cmake --install build --prefix P`, then in a user's project
+# The installed CMake package: `cmake --install build --prefix P`, then in a user's project
 #   find_package(allocsim REQUIRED)            # with -DCMAKE_PREFIX_PATH=P
 #   target_link_libraries(my_allocator PRIVATE allocsim::harness)
 # Targets allocsim::ir, ::gen, ::alloc, ::verify, ::sim (SystemC, found through pkg-config), ::harness (each
@@ -17,6 +17,9 @@ foreach(lib ${ALLOCSIM_PACKAGE_LIBS})
 endforeach()
 install(TARGETS ${ALLOCSIM_PACKAGE_LIBS} EXPORT allocsimTargets ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
 install(TARGETS allocsim RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+# The NKI tracer: `allocsim nki` finds it at <prefix>/share/allocsim/python (PYTHONPATH for `import allocsim_nki`).
+install(DIRECTORY ${CMAKE_SOURCE_DIR}/python/ DESTINATION ${CMAKE_INSTALL_DATADIR}/allocsim/python
+        PATTERN "__pycache__" EXCLUDE PATTERN "tests" EXCLUDE)
 foreach(dir ir gen alloc verify sim harness)
   install(DIRECTORY ${CMAKE_SOURCE_DIR}/${dir}/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/allocsim/${dir}
           FILES_MATCHING PATTERN "*.h")

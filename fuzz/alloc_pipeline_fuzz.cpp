@@ -1,7 +1,7 @@
-// Fuzz target: bytes -> program generator (tiny machine) -> allocator -> the three oracles (DESIGN.md section
-// 5). The bytes are the generator's decisions (gen/choices.h ByteChoices), so every input is a well-formed
-// program and libFuzzer's mutations explore program shapes. Any finding is an allocator or oracle bug: the
-// program, its allocation and the findings are printed, then the target aborts.
+// Fuzz target: bytes -> program generator (tiny machine) -> allocator -> the three oracles. The bytes are the
+// generator's decisions (gen/choices.h ByteChoices), so every input is a well-formed program and libFuzzer's
+// mutations explore program shapes. Any finding is an allocator or oracle bug: the program, its allocation and the
+// findings are printed, then the target aborts.
 //
 // The allocator is chosen at build time: -DALLOCSIM_FUZZ_ALLOCATOR=<function> (a `Program f(const Program&)`
 // that throws AllocError when it cannot fit) with -DALLOCSIM_FUZZ_ALLOCATOR_HEADER='"alloc/....h"'; the

@@ -5,9 +5,8 @@
 #   report.txt   line, function and region coverage per file of alloc/ (llvm-cov report), then per target
 #   unreached.txt  every alloc/ line no input executed, by file, without the lines that only build report text
 #                  or error messages (a plateau read as "what the generated programs never make")
-# A coverage plateau (docs/fuzzing.md) says that campaigns stop finding edges; this says which ones they never find:
-# the pinned-tensor paths and the PSUM spill planner's refusals were found this way (docs/fuzzing.md, thirteenth
-# round).
+# A coverage plateau says that campaigns stop finding edges; this says which ones they never find:
+# e.g. the pinned-tensor paths and the PSUM spill planner's refusals.
 # Usage: bash fuzz/coverage_report.sh [OUT_DIR] [CORPUS_ROOT]
 #   OUT_DIR      default build-cov/report (the coverage tree is build-cov)
 #   CORPUS_ROOT  a directory holding TARGET/ corpora (default fuzz/corpus, the committed ones; a campaign's

@@ -1,13 +1,13 @@
-// Fuzz target for the DMA optimization (alloc/dma_opt/, seed 000 DMAOptimization): bytes -> well-formed tiny
-// program (0-60 % of its statements DMA patterns, gen/gen_dma_patterns.cpp) -> one of two checks, chosen by the
-// input (so that a finding reproduces from its file), at level 1 or 2 (also chosen by the input):
+// Fuzz target for the DMA optimization (alloc/dma_opt/, the production allocator's DMAOptimization): bytes ->
+// well-formed tiny program (0-60 % of its statements DMA patterns, gen/gen_dma_patterns.cpp) -> one of two checks,
+// chosen by the input (so that a finding reproduces from its file), at level 1 or 2 (also chosen by the input):
 // - the pass alone: allocated at O1, O2, O3, O6 or O7 with --gca-dma-optlevel 0 (the DMAs as the allocators left
 //   them), then both instances on the allocated program. The result must be well-formed, pass the three oracles
 //   against the original, stand for the same program (the recovered reference is unchanged), and never execute
 //   more DMAs, descriptors or bytes than before;
 // - the pass between the allocators: the same level through the driver, whose result must pass the oracles.
 // An input runs one of them, not both: each is an allocation and the oracles, and running the second on every other
-// input took a third of the target's CPU time for the same checks (docs/fuzzing.md, seventeenth round); one bit of
+// input took a third of the target's CPU time for the same checks; one bit of
 // the input away, the other check runs on the same program. AllocError is a legal outcome.
 #include "alloc/alloc_error.h"
 #include "alloc/dma_opt/dma_optimization.h"
@@ -36,8 +36,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   o.optlevel = kLevels[in.knob % 5];
   const int dma_level = 1 + int((in.knob / 5) % 2);
   // The SBUF colorer's exact packing candidate on one input in about three (knob / 20 is 0-12): the pass sees
-  // colored, spilled programs either way, and the search was an eighth of this target's CPU time (docs/fuzzing.md,
-  // seventh round).
+  // colored, spilled programs either way, and the search was an eighth of this target's CPU time.
   o.sbuf_packing = (in.knob / 20) % 4 == 0;
   // One SBUF heuristic (and PSUM order) alone on half of the inputs (FuzzProgram::sbufHeuristic): the pass then sees
   // the spills of all 16, and that allocation is one fixpoint instead of best-of-7 or 16.

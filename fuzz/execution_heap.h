@@ -2,11 +2,11 @@
 // After an execution that allocated more blocks than it freed, libFuzzer runs the same input once more
 // (Fuzzer::TryDetectingAMemoryLeak) and asks LeakSanitizer for a leak only if that run does too; so that run must do
 // the execution's work again, whereas an input identical to the one before it for another reason (a mutation that
-// changed nothing: most of them, docs/fuzzing.md item 94) is a case the process just ran, which SeenPrograms skips.
+// changed nothing) is a case the process just ran, which SeenPrograms skips.
 //
 // Counted by the sanitizer allocator's hooks (__sanitizer_install_malloc_and_free_hooks, the interface libFuzzer counts
 // with), on the thread that runs the target. Without a sanitizer allocator (a gcc replay build) nothing is counted and
-// every execution is taken to have left blocks: the input just run always runs again, as before this file.
+// every execution is taken to have left blocks: the input just run always runs again,.
 // Each target constructs an ExecutionHeap first thing in LLVMFuzzerTestOneInput, so it spans what libFuzzer's count
 // spans: the whole callback, locals' destructors included.
 #pragma once

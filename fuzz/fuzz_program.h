@@ -27,15 +27,15 @@
 
 namespace allocsim::fuzz {
 
-// What keeps one execution short (issue 12: >= 1,000 executions/s per allocator target under ASan+UBSan): every
+// What keeps one execution short (an allocator target should run at least a thousand executions per second under
+// ASan+UBSan): every
 // cost of a case grows with the program, and the three oracles walk every step of it, so the generator's size is
 // capped by construction, and the costliest oracle is sampled. Small programs still reach every allocator path:
 // pressure above 100 % forces spills on the tiny machine with a handful of tensors, and loops (up to 3 deep, 8 trips)
 // and the statements they nest multiply the steps, not the input.
-// docs/fuzzing.md has the executions per second and coverage over time this cap gives. The input's length caps the
-// program too (a choice of 0, once the bytes run out, stops adding): campaigns run with inputs of at most 64 bytes
-// (`FUZZ_MAX_LEN=64 bash fuzz/run_campaign.sh`), 2.3x the executions per CPU second of 512-byte inputs for 98.7 % of
-// the alloc/ lines they reach (docs/fuzzing.md, item 64).
+// The input's length caps the program too (a choice of 0, once the bytes run out, stops adding): campaigns run with
+// inputs of at most 64 bytes (`FUZZ_MAX_LEN=64 bash fuzz/run_campaign.sh`), which run about twice the executions per
+// CPU second of 512-byte inputs and reach nearly all the same alloc/ lines.
 struct FuzzLimits {
   uint32_t max_statements = 4;  // top-level statements (GenOptions::size); `allocsim gen` defaults to 20
   // Iterations of a statement (GenOptions::max_nest_trips): loops 3 deep of up to 8 trips gave a few inputs
@@ -46,8 +46,8 @@ struct FuzzLimits {
   uint64_t symbolic_every = 4;
   // The allocators' reports (their lines and figures, which no oracle reads) are built on one input in this many
   // (alloc/report.h ReportsOff; chosen by a hash of the poison seed, FuzzProgram::reports), so that
-  // their code still runs under the sanitizers on fuzzed programs: building them on every input was about 12 % of
-  // coloring_driver's CPU time (docs/fuzzing.md). The allocations do not depend on it.
+  // their code still runs under the sanitizers on fuzzed programs without costing every input. The allocations do not
+  // depend on it.
   uint64_t reports_every = 4;
 };
 inline constexpr FuzzLimits kFuzzLimits{};
@@ -102,7 +102,7 @@ inline FuzzProgram decodeProgram(const uint8_t* data, size_t size, const Arch& a
   out.program = generateProgram(choices, opts);
   // Pinned placements (gen/pins.h) on about half of the inputs that still have bytes after the program: the
   // allocators' paths around fixed tensors (the colorers' fixed nodes, the linear scan's obstacles, pinned PSUM
-  // banks) were reached by no fuzz input before (a coverage report of the five targets' campaign corpora). Drawn
+  // banks) are otherwise reached by no fuzz input (fuzz/coverage_report.sh shows them). Drawn
   // last, so that an input whose bytes end with its program decodes as before (a choice of 0 pins nothing).
   static constexpr uint32_t kPinPercent[] = {0, 0, 0, 0, 25, 50, 75, 100};
   if (const uint32_t percent = kPinPercent[choices.below(8)]) pinPlacements(out.program, choices, percent);
@@ -131,7 +131,7 @@ inline bool ranBefore(const FuzzProgram& in, SeenPrograms& seen = SeenPrograms::
 // Gives a decoded program a machine with more room than the one it was generated for (the same preset with larger
 // memories: every tensor, pin and placement still fits). reg_colorer's O0, which places every tensor apart, runs small
 // programs on a machine where SBUF rarely ends a case: generated for that machine, the tensors were larger, and the
-// oracles' work grows with their elements (docs/fuzzing.md, item 69). `fuzz_decode --machine KEY=VALUE` does the same.
+// oracles' work grows with their elements. `fuzz_decode --machine KEY=VALUE` does the same.
 inline void runOn(FuzzProgram& in, const Arch& machine) { in.program.arch = machine; }
 
 [[noreturn]] inline void reportBug(const char* target, const char* what, const Program& p, const Program* allocated,
@@ -142,7 +142,7 @@ inline void runOn(FuzzProgram& in, const Arch& machine) { in.program.arch = mach
   std::abort();
 }
 
-// The allocated program must be well-formed and pass the oracles against the original (DESIGN.md section 5):
+// The allocated program must be well-formed and pass the oracles against the original:
 // equivalence and placement on every input, symbolic on one in kFuzzLimits.symbolic_every, chosen by the input's
 // poison seed so that a finding reproduces from its file (libFuzzer mutates that seed like any other decision).
 inline void requireCorrect(const char* target, const Program& p, const Program& allocated, uint64_t poison) {

@@ -2,7 +2,7 @@
 # Coverage over time of one target: a single libFuzzer process (ASan+UBSan build) from an empty corpus for SECONDS,
 # every status line stamped with the elapsed time; prints executions, cov (edges), ft (features) and corpus size at
 # 10 s, 30 s, 1, 2, 5, 10, 20 minutes (those within SECONDS) and at the end, then merges what it found into the
-# committed corpus (so the run is a campaign too). docs/fuzzing.md tabulates the results.
+# committed corpus (so the run is a campaign too). docs/fuzzing.md says how to read the results.
 # Usage: nice -n 10 bash fuzz/plateau.sh TARGET [SECONDS]      (default 600; one process: -jobs is not used)
 #        FUZZ_BIN_DIR=DIR bash fuzz/plateau.sh ...    runs DIR/TARGET_fuzz as it is (default: build-fuzz/fuzz, built first)
 #        PLATEAU_NO_MERGE=1 bash fuzz/plateau.sh ...  measures only: nothing is merged into the committed corpus

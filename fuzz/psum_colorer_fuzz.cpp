@@ -1,12 +1,12 @@
-// Fuzz target for the PSUM colorer (seed 003): bytes -> well-formed program on a tiny machine whose SBUF and
-// register file are made large, so that only PSUM is under pressure -> allocatePsum -> the rest placed by
-// placeGreedy with the PSUM banks frozen -> well-formedness + the three oracles; the same input allocated twice
+// Fuzz target for the PSUM colorer (modelled on the production allocator's): bytes -> well-formed program on a tiny machine
+// whose SBUF and register file are made large, so that only PSUM is under pressure -> allocatePsum -> the rest placed
+// by placeGreedy with the PSUM banks frozen -> well-formedness + the three oracles; the same input allocated twice
 // must give the same bytes. AllocError (e.g. "too many reloads required") is a legal outcome.
 // On half of the inputs the colorer runs one of its four orders alone (PsumOptions::only_heuristic, from the poison
 // seed's hash): best-of-n hands on only the winner, and this way the oracles check what each order makes of a program.
 // SBUF 3x tiny: large enough for the spill slots, and 96 KiB in all, under the 128 KiB above which ASan maps and
 // unmaps every allocation (at 4x, the storage of each execution's equivalence run cost a map, an unmap and their
-// TLB flushes: a fifth of the CPU time; docs/fuzzing.md).
+// TLB flushes: a fifth of the CPU time).
 #include "alloc/alloc_error.h"
 #include "alloc/greedy_placer.h"
 #include "alloc/psum/psum_allocator.h"

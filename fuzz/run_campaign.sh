@@ -1,21 +1,20 @@
 #!/usr/bin/env bash
 # Runs a libFuzzer campaign on one target with ASan+UBSan, spread over JOBS processes (-jobs=JOBS -workers=JOBS,
 # each job fuzzing for SECONDS from the shared corpus), merges what it finds into the committed corpus and prints
-# the executions: per job, in total, per second and per CPU second of the jobs, and adds a row to the ledger
-# fuzz/campaigns.tsv.
+# the executions: per job, in total, per second and per CPU second of the jobs, and the edges at start and end.
 # Usage: bash fuzz/run_campaign.sh TARGET [SECONDS] [JOBS]    e.g. bash fuzz/run_campaign.sh lsa_driver 1200 2
 # max_len and timeout come from fuzz/TARGET.options (the file ClusterFuzzLite reads too); FUZZ_TIMEOUT=S overrides the
 # timeout, which is wall-clock seconds: a campaign niced beside builds can be starved long enough to report a
-# "timeout" on an input that takes a second alone (docs/fuzzing.md, twelfth round). Crashes are written to
+# "timeout" on an input that takes a second alone. Crashes are written to
 # fuzz/findings/TARGET/ (not committed); keep each fixed one as a regression test. The jobs' logs stay in
 # fuzz/findings/TARGET/logs/. On a shared machine run it niced: `nice -n 10 bash fuzz/run_campaign.sh ...`.
 # FUZZ_MAX_LEN=N caps the input length below the options file's (libFuzzer truncates the corpus's longer inputs as
 # it loads them): an execution's cost grows with the program an input decodes to, and inputs of at most 64 bytes
-# run two to three times as many executions per CPU second while reaching 99 % of the alloc/ lines that hours of
-# 512-byte inputs reach (docs/fuzzing.md, fourteenth round). The ledger row says which cap a campaign ran with.
+# run two to three times as many executions per CPU second while reaching nearly all the alloc/ lines that hours of
+# 512-byte inputs reach.
 # FUZZ_CORPUS=DIR fuzzes from DIR and merges into it instead of the committed corpus (DIR is made, and filled from the
 # committed corpus when empty). The merge keeps every input with a feature the others lack, so a long campaign adds
-# hundreds of inputs (a 900-s coloring_driver campaign: 1,385), which CI would then replay; keep such a corpus outside
+# hundreds of inputs, which CI would then replay; keep such a corpus outside
 # the repository and bring only new edges in: `build-fuzz/fuzz/T_fuzz -merge=1 -use_counters=0 fuzz/corpus/T DIR`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -112,14 +111,10 @@ echo "campaign $target: $total executions in ${elapsed} s over $jobs job(s) ($((
 echo "corpus: $(ls "$corpus" | wc -l) files in ${FUZZ_CORPUS:-fuzz/corpus/$target}; findings in fuzz/findings/$target"
 new=$(find "$findings" -maxdepth 1 -type f \( -name 'crash-*' -o -name 'timeout-*' -o -name 'oom-*' \) -newer "$logs/started" | wc -l)
 
-# One row in the ledger (fuzz/campaigns.tsv; `bash fuzz/campaign_totals.sh` sums it): edges as the first job's log
-# has them when the corpus was loaded and at its end.
+# Edges as the first job's log has them when the corpus was loaded and at its end: how much the campaign found.
 edges_start=$( (grep -m 1 'INITED' "$logs/fuzz-0.log" || true) 2>/dev/null | sed -n 's/.* cov: \([0-9]*\) .*/\1/p')
 edges_end=$( (grep -E '^#[0-9]+' "$logs/fuzz-0.log" || true) 2>/dev/null | tail -n 1 | sed -n 's/.* cov: \([0-9]*\) .*/\1/p')
-printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$(date -u +%F)" "$target" "$commit" "$total" "$elapsed" "$jobs" \
-  "${edges_start:--}" "${edges_end:--}" "$new" "fuzz/run_campaign.sh$([ -n "${FUZZ_MAX_LEN:-}" ] && echo ", max_len $max_len"), $cpu CPU s ($per_cpu executions per CPU s)$([ "$status" -ne 0 ] && echo ", exit status $status")" \
-  >>fuzz/campaigns.tsv
-echo "ledger: a row added to fuzz/campaigns.tsv (bash fuzz/campaign_totals.sh sums it)"
+echo "edges: ${edges_start:--} at start, ${edges_end:--} at end; max_len $max_len; $new new finding file(s)"
 if [ "$status" -ne 0 ] || [ "$new" -gt 0 ]; then
   echo "FINDING: see $logs and the crash-/timeout-/oom- files in $findings"
   exit 1

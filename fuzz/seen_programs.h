@@ -3,22 +3,19 @@
 // them. Many inputs decode to one case: a mutation of a byte the decoder never reads (past the program's last
 // decision), of one whose value a modulo folds onto the same answer, or of a decision the program does not show (a
 // pressure that gives the same sizes). Running it again checks nothing new and finds no new coverage (its path is the
-// first run's), and it cost a whole execution: allocation and three oracles. One that skips them skipped 24 % of
-// 144,915 executions in 150 s from the campaign corpus (inputs of at most 64 bytes; 1.85x the executions per CPU
-// second beside one that does not), and 21-25 % in campaigns from the matured corpus (about 1.2x; docs/fuzzing.md,
-// items 89-91; item 89's first count, 56.5 %, was inflated by its own counting: item 92).
+// first run's), and it costs a whole execution: allocation and three oracles. Such repeats are a fifth or more of a
+// campaign's executions, so skipping them buys executions that test something.
 //
 // A table of 2^21 digests (16 MB), each at a slot chosen by its bits: a digest that lands on a slot held by another
-// replaces it, so the table forgets rather than grows, and a forgotten case is run again (as before this table).
+// replaces it, so the table forgets rather than grows, and a forgotten case is run again.
 // Two different cases would have to share all 64 bits to be confused. A crash or a finding reproduces from its file
 // in a fresh process, which has run nothing yet.
 //
 // An input identical to the one just before it is run again only when the execution before it left heap blocks
 // (fuzz/execution_heap.h): libFuzzer then reruns the input to look for a leak, and checks for one only if the rerun
-// leaves blocks too, so the rerun must do the work. Otherwise it is a mutation that changed nothing (3-4 % of an
-// allocator target's executions in a campaign, 22 % of sim's) and is skipped like any repeat. The process counts both kinds. A target that kept state
-// across executions would make every execution that adds to it such a rerun: a memo of cases that did (reverted,
-// docs/fuzzing.md item 92) turned 29 % of coloring_driver's executions into reruns.
+// leaves blocks too, so the rerun must do the work. Otherwise it is a mutation that changed nothing and is
+// skipped like any repeat. The process counts both kinds. A target that kept state across executions would make every
+// execution that adds to it such a rerun, so the targets keep none.
 //
 // ALLOCSIM_FUZZ_RERUN=1 in the environment runs every execution (a benchmark that replays each input several times,
 // bench/fuzz_exec_cost.sh, measures what an execution costs, not what a repeat costs). At exit the process says how

@@ -1,4 +1,4 @@
-// Fuzz target: the SystemC model against the reference interpreter (DESIGN.md sections 4-5, issue 8 item 6).
+// Fuzz target: the SystemC model against the reference interpreter.
 // bytes -> generated program (tiny machine, the bytes are the generator's decisions) -> placeGreedy (placeNoReuse
 // when it does not fit) -> the simulator and the interpreter on the same physical storage with the same seeds:
 // every operand hash, the step count and every DRAM output must be identical. The input also picks the machine's

@@ -1,6 +1,6 @@
 // The DMA-pattern statements (GenOptions::dma_patterns): source shapes that, once the allocators spill, give the
-// DMA optimization (alloc/dma_opt/) something to clean up, each a pattern seed 000's peepholes target:
-//   abutting reads   one instruction reads two abutting halves of a tensor (a spill writer reloads each view
+// DMA optimization (alloc/dma_opt/) something to clean up, each a pattern the production allocator's peepholes
+//   target: abutting reads   one instruction reads two abutting halves of a tensor (a spill writer reloads each view
 //                    separately: abutting reloads, internal_dma_coalescing)
 //   repeated reads   two consecutive instructions read the same tensor (a reload per use: load_merging)
 //   over-broad       a tensor is written whole and read once, statements later, over a sub-range only (a spill

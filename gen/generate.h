@@ -1,4 +1,4 @@
-// The random program generator (DESIGN.md section 5): builds a well-formed program (docs/format.md,
+// The random program generator: builds a well-formed program (docs/format.md,
 // "Well-formedness") from a stream of decisions. Every decision goes through a Choices, so the same
 // generator serves `allocsim gen --seed`, libFuzzer byte strings and RapidCheck shrinking. A choice of 0
 // always means "stop adding / smallest / first option", so an exhausted byte string gives a small program.
@@ -17,7 +17,8 @@ struct GenOptions {
   uint32_t size = 20;       // top-level statements: 1 to size, drawn; from 200 on, size/2 to size (see run())
   uint32_t pressure = 100;  // percent: peak simultaneously-live SBUF (and PSUM) demand relative to capacity; >100 forces spills
   // percent of statements that are DMA patterns (gen/gen_dma_patterns.cpp: abutting reads, repeated reads, a
-  // tensor written whole and read later over a sub-range only, a dead store); 0 draws no decision for it, so programs are those of earlier versions
+  // tensor written whole and read later over a sub-range only, a dead store); 0 draws no decision for it, so programs
+  // are those of earlier versions
   uint32_t dma_patterns = 0;
   // At most this many iterations of any statement: the product of a loop nest's trip counts (0: no cap, the
   // generator's own limits only, 3 deep and 8 trips a loop). The fuzz targets cap it (fuzz/fuzz_program.h): every

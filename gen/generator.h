@@ -74,7 +74,7 @@ Immediate floatImm(double v);
 Index regIndex(RegId r, int64_t scale, int64_t constant = 0);
 inline DType otherFloat(DType t) { return t == DType::F32 ? DType::BF16 : DType::F32; }  // a converting DMA's pair
 // The divisors of n in [lo, hi] (hi - lo < 64), in increasing order, in place: the generator asks for them on
-// most views and loops it makes, and a vector each time was a heap allocation (docs/fuzzing.md, fourth round).
+// most views and loops it makes, and a vector each time was a heap allocation.
 struct Divisors {
   uint32_t items[64] = {};
   uint32_t n = 0;

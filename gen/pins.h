@@ -1,6 +1,5 @@
-// Pinned placements in generated inputs (issue 7: "the generator makes pinned placements in inputs", so that a
-// property can check that every optlevel keeps them). Applied to a generated program (gen/generate.h), drawing
-// from the same Choices after it.
+// Pinned placements in generated inputs (so that a property can check that every optlevel keeps them). Applied to a
+// generated program (gen/generate.h), drawing from the same Choices after it.
 #pragma once
 
 #include <cstdint>

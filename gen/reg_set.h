@@ -1,6 +1,6 @@
 // A set of register ids that keeps them in id order and finds the k-th in O(log n) (a Fenwick tree), so the
-// generator draws "a random defined register" in time independent of how many registers the program has
-// (issue 12 item 1: `gen` linear in --size). Draws give the same register as picking from the ascending list
+// generator draws "a random defined register" in time independent of how many registers the program has (so `gen` stays
+// linear in --size). Draws give the same register as picking from the ascending list
 // of members, so programs are the same as with a scan.
 #pragma once
 

@@ -1,4 +1,4 @@
-// The in-process allocator interface (issue 13 item 3): a user's allocator as a C++ object, program in,
+// The in-process allocator interface: a user's allocator as a C++ object, program in,
 // allocated program out. The harness (harness/campaign.h), the libFuzzer target template
 // (harness/libfuzzer_allocator.h) and the RapidCheck property template (harness/rapidcheck_allocator.h) all
 // drive an Allocator; an allocator that is a separate program is driven through harness/external_command.h

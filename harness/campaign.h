@@ -1,4 +1,4 @@
-// A fuzzing campaign against one allocator (issue 13 items 1 and 2): generated programs (then the bundled kernels
+// A fuzzing campaign against one allocator: generated programs (then the bundled kernels
 // and any corpus programs) go through a Subject, each output is checked, failures are re-run to tell a flaky
 // allocator from a deterministic bug, and one failure per finding kind is shrunk (harness/shrink.h) and written
 // out (harness/failure_files.h). `allocsim fuzz-allocator` and the in-process runner are thin layers over this.

@@ -1,4 +1,4 @@
-// Every check the toolkit has, on one allocator output (issue 13 item 1): the output parses, is well-formed
+// Every check the toolkit has, on one allocator output: the output parses, is well-formed
 // (ir/check.h), implements the input (harness/implements_input.h), and passes the three oracles
 // (verify/verify.h) with the input as the original, and (unless CheckSeeds::simulate is off) runs the same on the
 // simulator, which must agree with the interpreter (harness/simulated_run.h). The first check that fails decides

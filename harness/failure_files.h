@@ -1,4 +1,4 @@
-// The files a failure leaves for its user (issue 13 item 2): in the output directory, NNN.nki.txt is the shrunk
+// The files a failure leaves for its user: in the output directory, NNN.nki.txt is the shrunk
 // input program (run `allocsim verify` or your allocator on it), NNN.original.nki.txt the unshrunk one, and
 // NNN.txt the command, the seeds, the finding and the allocator's output and standard error for the shrunk input.
 #pragma once

@@ -1,4 +1,4 @@
-// The body of a libFuzzer target for an in-process Allocator (issue 13 item 3; the macro is in
+// The body of a libFuzzer target for an in-process Allocator (the macro is in
 // harness/libfuzzer_allocator.h): the fuzzer's bytes are the program generator's decisions (gen/choices.h
 // ByteChoices), the program goes through the allocator and every check of harness/check_output.h, and a failure
 // is shrunk (harness/shrink.h) and printed before the target aborts, so the crash report holds a minimal program.

@@ -1,4 +1,4 @@
-// Does an allocated program implement the input it was given? (issue 13 item 1, "the --original check".) The
+// Does an allocated program implement the input it was given? ("the --original check".) The
 // program recovered from the allocated one (verify/reference.h: inserted items dropped, copies read as the
 // tensor they hold, placements dropped) must be the input, declaration for declaration and instruction for
 // instruction, on the same machine. Without this an allocator could return any well-formed program that

@@ -1,4 +1,4 @@
-// A libFuzzer target for your allocator in one line (issue 13 item 3, README "Fuzz your own allocator"):
+// A libFuzzer target for your allocator in one line (README "Fuzz your own allocator"):
 //
 //   #include "harness/libfuzzer_allocator.h"
 //   #include "my_allocator.h"

@@ -1,4 +1,4 @@
-// What one run of an allocator on one program came to (issue 13 item 1): passed, refused (exit code 3 /
+// What one run of an allocator on one program came to: passed, refused (exit code 3 /
 // AllocatorRefusal: counted, never a failure), or failed with a finding kind. The kind is what shrinking keeps
 // (harness/shrink.h): a smaller program counts only if it fails with the same kind.
 #pragma once

@@ -1,4 +1,4 @@
-// A RapidCheck property for your allocator (issue 13 item 3, README "Fuzz your own allocator"). Header only: it
+// A RapidCheck property for your allocator (README "Fuzz your own allocator"). Header only: it
 // needs <rapidcheck.h> (Debian: librapidcheck-dev), which the allocsim package does not link for you.
 //
 //   #include "harness/rapidcheck_allocator.h"

@@ -1,4 +1,4 @@
-// Delta debugging of a failing program (issue 13 item 2): the smallest program, found greedily, on which the
+// Delta debugging of a failing program: the smallest program, found greedily, on which the
 // allocator still fails with the same kind of finding. Candidates remove instructions (chunks, halving the
 // chunk size down to one, as ddmin does), unwrap loops and cut their trip counts, drop output flags and unused
 // declarations, shrink tensor shapes and simplify constants and operations. Every candidate is kept

@@ -1,4 +1,4 @@
-// The last check on an allocator's output (issue 13 item 1, "the simulator's cycles"): the allocated program runs
+// The last check on an allocator's output ("the simulator's cycles"): the allocated program runs
 // on the SystemC model of the core (sim/simulate.h) and must compute what the reference interpreter computes on
 // the same physical storage — the DRAM outputs, every instruction's operand values and the step count
 // (sim/agreement.h). A program whose meaning depends on timing (a hazard the scoreboard orders one way and the

@@ -6,12 +6,12 @@
 namespace allocsim {
 namespace {
 
-// The preset table. Sources: DESIGN.md section 1; seed 003 "The PSUM bank model" (2048-byte banks,
+// The preset table. Sources: the production allocator's PSUM bank model (2048-byte banks,
 // 4 banks on gen1, 8 on gen2); the 32-partition start quantum is an assumption kept as data.
-// The coalescing budget: seed 000 (tooLargeForCoalescing) names a per-partition byte cap that the per-arch model
-// holds as a constructor immediate and marks its value INFERRED ("not a recoverable JSON value"). We take 2048
-// bytes per partition on gen1/gen2 (what one 512-wide fp32 row moves, a PSUM bank's width) and 256 on tiny (its
-// PSUM bank), as data in this table, overridable with dma-coalesce-bytes=N.
+// The coalescing budget: the production allocator (tooLargeForCoalescing) names a per-partition byte cap that the
+// per-arch model holds as a constructor immediate and marks its value INFERRED ("not a recoverable JSON value"). We
+// take 2048 bytes per partition on gen1/gen2 (what one 512-wide fp32 row moves, a PSUM bank's width) and 256 on tiny
+// (its PSUM bank), as data in this table, overridable with dma-coalesce-bytes=N.
 const std::vector<Arch> kPresets = {
     // name   P    S/partition align quantum banks bank  regs queues slots coalesce dram limit
     {"gen2", 128, 196608, 4, 32, 8, 2048, 64, 16, 64, 2048, uint64_t(1) << 30},

@@ -1,4 +1,4 @@
-// The machine: one record of sizes per preset (DESIGN.md section 1).
+// The machine: one record of sizes per preset.
 // Every size the rest of the code needs comes from an Arch value; nothing else hard-codes one.
 #pragma once
 
@@ -25,8 +25,8 @@ struct Arch {
   // DMA: queues, each a ring of descriptor slots.
   uint32_t dma_queues = 0;
   uint32_t dma_ring_slots = 0;
-  // The per-partition byte budget of one coalesced DMA (seed 000 tooLargeForCoalescing: a byte cap read from the
-  // per-arch model; its numeric value is INFERRED, see ir/arch.cpp).
+  // The per-partition byte budget of one coalesced DMA (the production allocator, tooLargeForCoalescing: a byte cap
+  // read from the per-arch model; its numeric value is INFERRED, see ir/arch.cpp).
   uint32_t dma_coalesce_bytes = 0;
   // DRAM is unbounded on the machine, but a simulator must bound what it allocates:
   // programs whose DRAM tensors (inputs, outputs, spill slots) exceed this are rejected.

@@ -64,7 +64,7 @@ Problem tensorProblem(const Arch& arch, const Tensor& t) {
     if (dtypeSize(t.dtype) != 4)
       return otherProblem("psum tensor " + name + " has dtype " + dtypeName(t.dtype) +
                           "; PSUM holds f32, i32 or u32");
-    if (banksFor(arch, t) > arch.psum_banks)  // the seed's capacity guard, verbatim
+    if (banksFor(arch, t) > arch.psum_banks)  // the production allocator's capacity guard, verbatim
       return sizeProblem(t.name + " is too big for PSUM, requires " + std::to_string(banksFor(arch, t)) +
                          " banks with PSUM size " + std::to_string(arch.psum_banks));
   }

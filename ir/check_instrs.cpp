@@ -63,7 +63,7 @@ class InstrRules {
 
   // At most five views (act and ts: destination, source, two scalar tensors, fused reduction) and three registers
   // (add), in an array: the rules ask for them several times per instruction, and a vector each time was a heap
-  // allocation per instruction of every program checked (docs/fuzzing.md).
+  // allocation per instruction of every program checked.
   template <class T, size_t N>
   struct Few {
     T items[N] = {};

@@ -1,4 +1,4 @@
-// Diagnostics: every rejection of bad input carries a source location (DESIGN.md section 7).
+// Diagnostics: every rejection of bad input carries a source location.
 #pragma once
 
 #include <cstdint>
@@ -38,7 +38,7 @@ class InputError : public std::runtime_error {
   std::vector<Diagnostic> diags_;
 };
 
-// Process exit codes (DESIGN.md section 7).
+// Process exit codes.
 enum ExitCode : int {
   kExitOk = 0,
   kExitVerifyFailed = 1,

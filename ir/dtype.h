@@ -1,4 +1,4 @@
-// Element types (DESIGN.md section 2): four-byte u32 i32 f32, two-byte bf16 u16.
+// Element types: four-byte u32 i32 f32, two-byte bf16 u16.
 #pragma once
 
 #include <cstdint>

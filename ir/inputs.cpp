@@ -23,7 +23,14 @@ uint64_t tensorSeed(uint64_t seed, const std::string& name) {
   return nextRandom(state);
 }
 
+std::map<std::string, std::vector<uint8_t>>& providedInputs() {
+  static std::map<std::string, std::vector<uint8_t>> inputs;
+  return inputs;
+}
+
 }  // namespace
+
+void setProvidedInputs(std::map<std::string, std::vector<uint8_t>> inputs) { providedInputs() = std::move(inputs); }
 
 std::vector<std::vector<uint8_t>> makeInputs(const Program& p, uint64_t seed) {
   std::vector<std::vector<uint8_t>> out(p.tensors.size());
@@ -34,6 +41,11 @@ std::vector<std::vector<uint8_t>> makeInputs(const Program& p, uint64_t seed) {
 std::vector<uint8_t> inputBytes(const Tensor& tensor, uint64_t seed) {
   std::vector<uint8_t> bytes;
   if (!tensor.input || tensor.space != Space::Dram) return bytes;
+  if (!providedInputs().empty()) {
+    auto it = providedInputs().find(tensor.name);
+    if (it != providedInputs().end() && it->second.size() == tensor.bytesPerPartition() * tensor.partitions)
+      return it->second;
+  }
   uint64_t state = tensorSeed(seed, tensor.name);
   uint64_t n = uint64_t(tensor.partitions) * tensor.elements;
   uint32_t size = dtypeSize(tensor.dtype);
@@ -44,7 +56,7 @@ std::vector<uint8_t> inputBytes(const Tensor& tensor, uint64_t seed) {
       uint8_t* dst = bytes.data() + e * size;
       switch (tensor.dtype) {
         // The low bits (as a little-endian copy of r's first bytes was), each a store of a constant size: a copy
-        // of `size` bytes was a sanitizer memcpy call per element in the fuzz targets (docs/fuzzing.md).
+        // of `size` bytes was a sanitizer memcpy call per element in the fuzz targets.
         case DType::U32:
         case DType::I32: {
           const uint32_t low = uint32_t(r);

@@ -3,6 +3,8 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
+#include <string>
 #include <vector>
 
 #include "ir/program.h"
@@ -18,5 +20,11 @@ namespace allocsim {
 std::vector<std::vector<uint8_t>> makeInputs(const Program& p, uint64_t seed);
 // The same bytes for one tensor (empty unless it is a DRAM input).
 std::vector<uint8_t> inputBytes(const Tensor& tensor, uint64_t seed);
+
+// Data given by the user for input tensors, by name (row-major bytes, as inputBytes returns them): from the call on,
+// inputBytes returns these bytes for a DRAM input of that name and exactly that size instead of the seeded data, in
+// every run of the process (the interpreter, the simulator, every oracle), so all runs still load the same bytes.
+// The command line sets it once from `--input NAME=FILE` (tools/provided_inputs.h checks names and sizes first).
+void setProvidedInputs(std::map<std::string, std::vector<uint8_t>> inputs);
 
 }  // namespace allocsim

@@ -180,7 +180,7 @@ class Executor {
     }
   }
 
-  // What ran out of memory (issue 12 item 5): the step, the instruction (its location) and the tensors it names.
+  // What ran out of memory: the step, the instruction (its location) and the tensors it names.
   InputError outOfMemory(const Instruction& inst) const {
     std::string tensors;
     for (const AccessPattern* ap : {&inst.dst, &inst.a, &inst.b, &inst.scalar.ap.get(), &inst.scalar2.ap.get(), &inst.scale.ap.get(),

@@ -1,4 +1,4 @@
-// minimalloc problems as allocsim programs and back (issue 10): the benchmark data becomes programs every
+// minimalloc problems as allocsim programs and back: the benchmark data becomes programs every
 // allocator can run, and an allocated program becomes a minimalloc solution that minimalloc's own rules
 // (verify/minimalloc_rules.h) check independently of allocsim's placement oracle.
 //

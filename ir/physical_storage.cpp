@@ -30,7 +30,7 @@ enum Stream : uint64_t { kSbuf = 1, kPsum, kDram, kRegisters, kOwnDram };
 // Byte arrays of storages gone, kept by this thread for the next storage's regions of the same size: the equivalence
 // oracle builds a PhysicalStorage per run, and allocating and freeing its SBUF and PSUM arrays every time (32-96 KiB
 // on the fuzz targets' machines) cost a sanitizer build the shadow updates and quarantine of the whole array per run
-// (docs/fuzzing.md, fourth round). Reuse changes no value: a region's bytes are poisoned from its seed, chunk by
+//. Reuse changes no value: a region's bytes are poisoned from its seed, chunk by
 // chunk, before any of them is handed out (ensurePoisoned). Under AddressSanitizer a kept array is poisoned, so that
 // a pointer into a storage gone is still caught when used. Only arrays of kMinKept..kMaxKept bytes, a few of them.
 class SpareArrays {

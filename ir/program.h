@@ -1,4 +1,4 @@
-// The program model (DESIGN.md section 2): one type for the input kernel, the allocated program and
+// The program model: one type for the input kernel, the allocated program and
 // every pass between. Allocation adds placements and inserted instructions; nothing else changes shape,
 // so an allocated program is printed, parsed and checked like any other (docs/format.md).
 #pragma once

@@ -1,4 +1,4 @@
-// Progress of a long run (issue 12 item 4), for a front end to show: the executors call it every kProgressSteps
+// Progress of a long run, for a front end to show: the executors call it every kProgressSteps
 // steps with what they are doing and how far they are. Nothing here prints; tools/progress_line.h does.
 #pragma once
 

@@ -7,7 +7,7 @@ namespace {
 // Fills `start` and `items` from (statement, tensor) pairs given in tensor order, so each list keeps that order:
 // counts in start[s + 2], their prefix sums, then each item placed at start[s + 1]++, which leaves start[s] the
 // first of statement s's. No cursor array, and nothing for an empty list: every interpreter run builds three lists,
-// and their vectors were most of its heap allocations (docs/fuzzing.md).
+// and their vectors were most of its heap allocations.
 template <typename Each>
 void fill(size_t statements, std::vector<uint32_t>& start, std::vector<TensorId>& items, Each each) {
   size_t total = 0;

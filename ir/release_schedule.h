@@ -1,7 +1,7 @@
 // When a tensor's storage can be let go during a run: after the last top-level statement that names it. A run
 // that keeps every tensor's bytes (or an oracle's per-element bookkeeping) until the end needs memory for the
 // whole program's data, which grows with its length; released at its last mention, it needs the data of the
-// tensors in use (issue 12 item 1: memory bounded by the machine plus the live items, not by the program).
+// tensors in use (memory bounded by the machine plus the live items, not by the program).
 // Whole top-level statements keep this static and safe: a loop names the same tensors on every iteration, so a
 // tensor named anywhere inside a top-level loop is released only once that loop has finished.
 // Outputs are never released (they are read after the run), nor are tensors no statement names.
@@ -33,7 +33,7 @@ class ReleaseSchedule {
 
  private:
   // One list per statement, all in one array (statement s's are [start[s], start[s + 1])): every run of the
-  // interpreter builds a schedule, and a vector per statement was most of its heap allocations (docs/fuzzing.md).
+  // interpreter builds a schedule, and a vector per statement was most of its heap allocations.
   struct Lists {
     std::vector<uint32_t> start;
     std::vector<TensorId> items;

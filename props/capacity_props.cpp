@@ -1,4 +1,4 @@
-// Colorers that use the room they have (issue 10, item 3), through the optlevel driver on generated programs under
+// Colorers that use the room they have, through the optlevel driver on generated programs under
 // pressure on the tiny machine:
 //   - monotonic capacity: a coloring level given at least the SBUF bytes per partition (or the PSUM banks) it
 //     reaches with unlimited room never spills there;

@@ -1,4 +1,4 @@
-// Properties of the graph-coloring allocators (issue 4) through the optlevel driver: on generated programs
+// Properties of the graph-coloring allocators through the optlevel driver: on generated programs
 // under pressure (spills happen), every allocation at O1/O2/O3/O6 is well-formed and passes all three oracles
 // (no overlap of live items, equivalence, value flow), re-allocating the result at O7 reproduces it, the same
 // input gives byte-identical output, and the capacity guards give their seed diagnostics. A failing case is
@@ -85,7 +85,8 @@ RC_GTEST_PROP(Coloring, AllocationIsDeterministic, ()) {
   RC_ASSERT(run() == run());
 }
 
-// A PSUM tensor wider than the machine's PSUM: the seed 003 guard, verbatim, at every coloring optlevel.
+// A PSUM tensor wider than the machine's PSUM: the production allocator's capacity guard, verbatim, at every coloring
+// optlevel.
 RC_GTEST_PROP(Coloring, PsumCapacityGuardQuotesTheSeed, ()) {
   Arch arch = *archPreset("tiny");
   const uint32_t banks = *rc::gen::inRange<uint32_t>(arch.psum_banks + 1, 4 * arch.psum_banks);

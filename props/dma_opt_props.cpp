@@ -1,5 +1,5 @@
-// Properties of the DMA optimization (alloc/dma_opt/, seed 000 DMAOptimization) on generated programs under
-// pressure and with the generator's DMA patterns (so the allocators insert spill and reload DMAs for it to clean
+// Properties of the DMA optimization (alloc/dma_opt/, the production allocator's DMAOptimization) on generated programs
+// under pressure and with the generator's DMA patterns (so the allocators insert spill and reload DMAs for it to clean
 // up): at every --gca-dma-optlevel the
 // pass never increases the DMA instructions, executions, descriptors or bytes; the optimized program passes all
 // three oracles against the original and stands for the same program; and through the driver every coloring

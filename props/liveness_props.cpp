@@ -1,4 +1,4 @@
-// Properties of the one liveness (alloc/liveness.h) and of what allocators must keep (issue 7):
+// Properties of the one liveness (alloc/liveness.h) and of what allocators must keep:
 // - soundness: on generated programs, the static live range of every tensor and register contains every step at
 //   which the interpreter observes it live (verify/dynamic_liveness.h), mapped to its linear position;
 // - every optlevel keeps the pinned placements of its input (gen/pins.h makes them);

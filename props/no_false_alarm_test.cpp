@@ -1,4 +1,4 @@
-// "No false alarm on 10,000 correct allocated programs from the generator" (issue 3): generated programs,
+// "No false alarm on 10,000 correct allocated programs from the generator": generated programs,
 // several seeds, sizes and pressures, mostly on the tiny machine and some on gen2, each placed by placeGreedy
 // and by placeNoReuse (when they fit), must pass all three oracles. Programs are generated until the requested
 // number has been allocated by at least one placer (programs neither fits are skipped and counted). CI runs a

@@ -1,4 +1,4 @@
-// RapidCheck generators for programs (DESIGN.md section 5, props/): the program generator (gen/generate.h)
+// RapidCheck generators for programs (props/): the program generator (gen/generate.h)
 // driven by RapidCheck, one `inRange` per decision. Because every decision is a separate RapidCheck value,
 // shrinking works choice by choice, and since a choice of 0 always means "stop / smallest / first option",
 // a shrunk counterexample is a small program.

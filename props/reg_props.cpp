@@ -1,6 +1,6 @@
-// Properties of the REG colorer (alloc/reg/, seed 000 "REG_Allocator") on the real tiny machine (4 SP registers):
-// generated programs allocated at O0/O1/O2/O3/O6 are well-formed and pass all three oracles; the colorer refuses
-// ("cannot allocate registers since spilling candidates are not enough") only when an allocator-independent
+// Properties of the REG colorer (alloc/reg/, the production allocator's REG_Allocator) on the real tiny machine (4 SP
+// registers): generated programs allocated at O0/O1/O2/O3/O6 are well-formed and pass all three oracles; the colorer
+// refuses ("cannot allocate registers since spilling candidates are not enough") only when an allocator-independent
 // bound (verify/register_demand.h) says no allocation can exist; the same input gives the same output; and
 // re-allocating the result at O7 keeps every register placement. A failing case is saved to corpus/regressions/.
 #include <gtest/gtest.h>

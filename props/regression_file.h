@@ -1,4 +1,4 @@
-// Failing cases become regressions (DESIGN.md section 5): a property that finds a counterexample writes it
+// Failing cases become regressions: a property that finds a counterexample writes it
 // as a text program to corpus/regressions/<name>.nki.txt, where tests/regressions_test.cpp replays it on
 // every test run. RapidCheck runs the property again on each smaller candidate while shrinking, and the
 // last failing run is the shrunk counterexample, so the file is overwritten each time and ends up minimal.

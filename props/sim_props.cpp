@@ -1,4 +1,4 @@
-// The simulator against the interpreter on generated allocated programs (issue 8 item 6): whatever the timing
+// The simulator against the interpreter on generated allocated programs: whatever the timing
 // table and the poison, the simulated run reads the same operand values at every instruction and leaves the
 // same DRAM outputs as the interpreter running the same allocated program on the same physical storage; a
 // program the interpreter rejects at run time is rejected by the simulator too. CI runs 100 cases with a fixed

@@ -6,9 +6,8 @@
 #include <stdexcept>
 
 #include "ir/physical_storage.h"
-#include "sim/bare.h"
-#include "sim/core.h"
 #include "sim/kernel_thread.h"
+#include "sim/top.h"
 
 namespace allocsim::sim {
 
@@ -27,13 +26,13 @@ void reportHandler(const sc_core::sc_report& r, const sc_core::sc_actions& actio
 }
 
 // Elaborated once per process (a SystemC kernel cannot be restarted); every call is a job for the same model.
-Core* theCore = nullptr;
+Top* theCore = nullptr;
 
-Core& core(const std::string& vcd_path, uint32_t queues) {
+Top& core(const std::string& vcd_path, uint32_t queues) {
   if (!theCore) {
     setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 0);  // keep the banner off our standard output
     sc_core::sc_report_handler::set_handler(reportHandler);
-    theCore = new Core("core", vcd_path, queues);  // never destroyed
+    theCore = new Top("core", vcd_path, queues);  // never destroyed
     // Elaborate and run the initialization phase now, so every thread already waits for its first job when the
     // first job's start is notified (a notification made before initialization would be lost).
     sc_core::sc_start(sc_core::SC_ZERO_TIME);
@@ -44,29 +43,6 @@ Core& core(const std::string& vcd_path, uint32_t queues) {
 }
 
 }  // namespace
-
-std::vector<std::vector<uint64_t>> bareTracks(const Trace& t) {
-  std::vector<std::vector<uint64_t>> tracks;
-  for (const TraceSlice& s : t.slices) {
-    if (s.track >= tracks.size()) tracks.resize(s.track + 1);
-    tracks[s.track].push_back(s.end - s.start);
-  }
-  return tracks;
-}
-
-uint64_t simulateBare(const std::vector<std::vector<uint64_t>>& tracks) {
-  uint64_t cycles = 0;
-  std::exception_ptr error;
-  onKernelThread([&] {
-    try {
-      cycles = core("", 0).runBare(tracks);
-    } catch (...) {
-      error = std::current_exception();
-    }
-  });
-  if (error) std::rethrow_exception(error);
-  return cycles;
-}
 
 SimResult simulate(const Program& allocated, const SimOptions& opts) {
   if (opts.prevalidate) {
@@ -83,7 +59,7 @@ SimResult simulate(const Program& allocated, const SimOptions& opts) {
   std::exception_ptr error;
   onKernelThread([&] {  // the kernel never runs on the caller's thread (sim/kernel_thread.h)
     try {
-      Core* c = &core(opts.vcd_path, allocated.arch.dma_queues);
+      Top* c = &core(opts.vcd_path, allocated.arch.dma_queues);
       r = c->run(allocated, opts);
       if (!opts.vcd_path.empty()) c->closeVcd();
     } catch (...) {

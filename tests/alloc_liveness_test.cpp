@@ -1,5 +1,5 @@
-// The allocators' linear order and live ranges (alloc/linear_order.h, alloc/liveness.h): seed 003's anchors and
-// loop extension on hand-written programs, plus the back-edge rule for values carried within one loop.
+// The allocators' linear order and live ranges (alloc/linear_order.h, alloc/liveness.h): the production allocator's
+// anchors and loop extension on hand-written programs, plus the back-edge rule for values carried within one loop.
 #include "alloc/liveness.h"
 
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// Detection power (issue 3, item 7): the hand-written broken allocations of corpus/broken/. Each file says in its
+// Detection power: the hand-written broken allocations of corpus/broken/. Each file says in its
 // header which oracles must catch it and which line each must name:
 //
 //   # expect: equivalence symbolic placement      (or "none" for a correct allocation)

@@ -1,5 +1,5 @@
 // The exact allocator's canonical timeline (alloc/exact/canonical_timeline.h): worked by hand, interference kept on
-// random problems, and the regression of issue 10: an imported minimalloc problem (ir/minimalloc_import.h) whose
+// random problems, and a regression: an imported minimalloc problem (ir/minimalloc_import.h) whose
 // buffers tie in width gives the exact search the problem the CSV path gives (alloc/exact/minimalloc_problem.h),
 // widths scaled by one factor, so both searches go in the same order.
 #include "alloc/exact/canonical_timeline.h"

@@ -96,8 +96,8 @@ TEST(CliAlloc, AllocationImpossibleExitsWithThreeAndTheAllocatorsDiagnostic) {
   EXPECT_EQ(r.out,
             "corpus/kernels/matmul_blocked_tiny.nki.txt:22:6: psum tensor 'acc4' [8, 64] f32 (1 bank) does not fit "
             "in PSUM without reuse: all psum tensors need 6 banks, PSUM has 4\n");
-  // an arch override shrinks PSUM below one tensor: seed 003's capacity guard, which the well-formedness check
-  // applies already (bad input, exit 2)
+  // an arch override shrinks PSUM below one tensor: the production allocator's capacity guard, which the
+  // well-formedness check applies already (bad input, exit 2)
   const std::string two_banks = tempFile("two_banks.nki.txt",
                                          "arch tiny\n"
                                          "dram A [8, 8] f32 input\n"

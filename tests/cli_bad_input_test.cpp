@@ -1,5 +1,5 @@
-// Every class of bad input gets "file:line:col: message" on stderr and exit code 2 through the command line
-// (DESIGN.md section 7), whichever verb reads the program.
+// Every class of bad input gets "file:line:col: message" on stderr and exit code 2 through the command line,
+// whichever verb reads the program.
 #include <gtest/gtest.h>
 
 #include <filesystem>

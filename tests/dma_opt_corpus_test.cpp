@@ -1,4 +1,4 @@
-// The DMA optimization (alloc/dma_opt/) on every program under corpus/ that an allocator takes (issue 11 item 7):
+// The DMA optimization (alloc/dma_opt/) on every program under corpus/ that an allocator takes:
 // the kernels (corpus/kernels: the real-kernel translations, gen2-sized, and their spilling _tiny twins), the
 // register kernels, the liveness kernels and the regressions, through the driver at O2 at every
 // --gca-dma-optlevel (-1 off, 0 measure only, 1 the default, 2 also on-chip copies), and at O7 (PSUM placed

@@ -1,6 +1,6 @@
-// DMAOptimization (alloc/dma_opt/, seed 000 "DMAOptimization"): each peephole on a small hand-allocated program
-// whose expected rewrite is derived by hand in the comment above it, and every result checked by the three
-// oracles with the original program, and by recovering the program it stands for (which must not change).
+// DMAOptimization (alloc/dma_opt/, the production allocator's DMAOptimization): each peephole on a small
+// hand-allocated program whose expected rewrite is derived by hand in the comment above it, and every result checked
+// by the three oracles with the original program, and by recovering the program it stands for (which must not change).
 #include <gtest/gtest.h>
 
 #include <string>
@@ -284,9 +284,9 @@ TEST(DmaOptimization, AbuttingReloadsCoalesce) {
   expectCorrect(r);
 }
 
-// The per-partition byte budget is the arch model's dma-coalesce-bytes (seed 000 tooLargeForCoalescing): the merge
-// moves 16 f32 = 64 bytes per partition, so a budget of 64 allows it and 63 refuses it; the PSUM bank size is not
-// the budget (a 32-byte bank with a 64-byte budget still merges).
+// The per-partition byte budget is the arch model's dma-coalesce-bytes (the production allocator,
+// tooLargeForCoalescing): the merge moves 16 f32 = 64 bytes per partition, so a budget of 64 allows it and 63 refuses
+// it; the PSUM bank size is not the budget (a 32-byte bank with a 64-byte budget still merges).
 TEST(DmaOptimization, CoalescingRespectsTheArchBudget) {
   auto coalescedWith = [](const std::string& arch_line) {
     std::string text = kAbutting;
@@ -446,7 +446,7 @@ TEST(MergeTracker, JoinsChainsOntoTheirFirstMember) {
 namespace allocsim {
 namespace {
 
-// The CLI: --gca-dma-optlevel takes the seed's four levels only, and the figures reach -v and --json.
+// The CLI: --gca-dma-optlevel takes the production allocator's four levels only, and the figures reach -v and --json.
 TEST(DmaOptimizationCli, LevelOptionAndFigures) {
   const std::string k = "alloc corpus/kernels/matmul_tiled_tiny.nki.txt";
   for (const char* bad : {"3", "-2", "one", ""}) {

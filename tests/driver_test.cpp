@@ -1,6 +1,7 @@
-// The allocation driver (alloc/driver.h) and the Selection Map it follows (alloc/optlevel.h, seed 000): which
-// path every combination of optlevel, allocator, cores and the two remapping flags selects, or which clean error;
-// what each path produces, checked by the three oracles; O7 reproducing placements pinned from an O2 run.
+// The allocation driver (alloc/driver.h) and the Selection Map it follows (alloc/optlevel.h, the production
+// allocator): which path every combination of optlevel, allocator, cores and the two remapping flags selects, or
+// which clean error; what each path produces, checked by the three oracles; O7 reproducing placements pinned from an
+// O2 run.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -155,8 +156,8 @@ std::vector<std::string> stepNames(const DriverResult& r) {
 TEST(Driver, EachPathRunsItsStepsAndRegRunsLast) {
   Program p = corpusKernel("matmul_tiled");
   EXPECT_EQ(stepNames(run(p, 0)), (std::vector<std::string>{"no-reuse", "reg"}));
-  // seed 000: dma_optimization_psum after the PSUM colorer, dma_optimization_sb after the SBUF colorer; at O7
-  // both before SB colouring
+  // the production allocator: dma_optimization_psum after the PSUM colorer, dma_optimization_sb after the SBUF
+  // colorer; at O7 both before SB colouring
   EXPECT_EQ(stepNames(run(p, 2)),
             (std::vector<std::string>{"psum", "dma_optimization_psum", "sbuf", "dma_optimization_sb", "reg"}));
   EXPECT_EQ(stepNames(run(p, 6)),

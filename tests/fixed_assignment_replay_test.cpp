@@ -1,7 +1,7 @@
 // O7 (fixed assignment) given a program the driver allocated at O1, O2, O3 or O6 gives it back unchanged when its DMA
 // optimization is off: the property coloring_driver_fuzz checks on every input. The program is the one that target
 // found with DMA optimization on (corpus/regressions/o7_second_dma_pass.nki.txt): O7's DMA pass then removed a
-// reload the first pass had left redundant, a change of instructions, not of placements (docs/fuzzing.md, "Findings").
+// reload the first pass had left redundant, a change of instructions, not of placements.
 #include <gtest/gtest.h>
 
 #include <string>

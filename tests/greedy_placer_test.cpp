@@ -232,7 +232,7 @@ TEST(Greedy, CorpusKernels) {
        "positions 22..34 of the linear order: tensors live there need up to 6 banks, PSUM has 4"},
       {"matmul_hoisted_tiny.nki.txt",
        // res_row is filled a column chunk per n iteration and stored after the n loop in the same m iteration:
-       // live per m iteration since issue 7 (not over the whole m loop), so it fits; the moving panel does not.
+       // live per m iteration (not over the whole m loop), so it fits; the moving panel does not.
        "16: sbuf tensor 'rhs_tiles' [8, 1792] bf16 does not fit in SBUF (greedy placement, no spilling): no free "
        "8-partition x 3584-byte rectangle at positions 6..11 of the linear order; tensors live there need up to "
        "36352 bytes"},

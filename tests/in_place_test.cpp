@@ -1,6 +1,6 @@
-// The in-place write checker (alloc/in_place.h, seed 000 optlevel 7): accepts what the allocators produce,
-// rejects any placement that cannot be re-placed — with the seed's text, the conflicting pair and their
-// placements, at the declaration.
+// The in-place write checker (alloc/in_place.h, as in the production allocator's optlevel 7): accepts what the allocators
+// produce, rejects any placement that cannot be re-placed — with the production allocator's text, the conflicting
+// pair and their placements, at the declaration.
 #include <gtest/gtest.h>
 
 #include <string>

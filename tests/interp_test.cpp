@@ -599,7 +599,7 @@ namespace allocsim {
 namespace {
 
 // Storage that cannot give memory for one tensor: the run must stop with a located input error naming the step and
-// the tensors of the instruction, not a bare "out of memory" (issue 12 item 5).
+// the tensors of the instruction, not a bare "out of memory".
 class NoRoomFor : public PrivateStorage {
  public:
   NoRoomFor(const Program& p, TensorId t) : PrivateStorage(p), t_(t) {}

@@ -221,7 +221,7 @@ TEST(IterationCoverage, DecidesAddressesFromRegistersTheBodyComputesAndLoopsItLe
 // walk does not): a write there is left out, a read there is decided only when the whole tensor is already written.
 // The REG colorer's spill code made a per-iteration tensor undecidable, hence live over its loop, in the driver's
 // output, and O7's in-place checker then rejected a placement the driver made on the program before REG
-// (coloring_driver finding, docs/fuzzing.md).
+// (coloring_driver finding).
 TEST(IterationCoverage, AddressesFromRegistersLoadedFromMemory) {
   expectVerdicts(
       handDecls("sbuf z [1, 1] u32\nreg i\nreg s\nmemset z, 5\n"),
@@ -281,7 +281,7 @@ void expectInnerVerdicts(const std::string& decls, std::initializer_list<HandCas
 // slot) is known to the walk, and a view that depends on i through a register computed from it is walked for every
 // value of i: walking only i's first iteration answered Covered for "mov from the enclosing register" (i = 1 writes
 // b[1] and reads b[0], which j's iteration has not written). The spilled loop register is the REG colorer's code
-// in the coloring_driver finding of docs/fuzzing.md (round 12): stored before the inner loop, loaded twice in it.
+// in a program coloring_driver_fuzz found: stored before the inner loop, loaded twice in it.
 TEST(IterationCoverage, FollowsWhatTheEnclosingBodyComputes) {
   expectInnerVerdicts(
       handDecls("dram S [1, 1] u32\nreg i\nreg j\nreg s\nreg u\n"),

@@ -1,4 +1,4 @@
-// The liveness acceptance kernels of corpus/liveness/ (issue 7; README there): piecewise-written tensors that the
+// The liveness acceptance kernels of corpus/liveness/ (README there): piecewise-written tensors that the
 // old liveness kept live over whole loops. Each kernel allocates at every coloring level and passes the oracles;
 // O7's in-place checker and `verify --original` accept its hand allocation, which time-shares PSUM banks and SBUF
 // bytes; and the static max-live equals the dynamic max-live the interpreter observes (the independent oracle).

@@ -1,6 +1,6 @@
 // The linear-scan allocator (alloc/lsa/lsa_allocator.h) through the driver: every corpus kernel at O8 and at
-// -O6 --allocator lsa passes all three oracles (the tiny ones only by spilling); the seed's log lines in the
-// situations that produce them; the active-set comparator; determinism; the clean failure when nothing can be
+// -O6 --allocator lsa passes all three oracles (the tiny ones only by spilling); the production allocator's log lines
+// in the situations that produce them; the active-set comparator; determinism; the clean failure when nothing can be
 // spilled.
 #include <gtest/gtest.h>
 
@@ -84,7 +84,7 @@ void expectCorpusPasses(bool tiny_kernels) {
 TEST(LinearScan, Gen2CorpusKernelsPassAllThreeOraclesAtO8AndO6Lsa) { expectCorpusPasses(false); }
 TEST(LinearScan, TinyCorpusKernelsSpillAndPassAllThreeOraclesAtO8AndO6Lsa) { expectCorpusPasses(true); }
 
-// Each spill is logged as the seed does: the failure, the victim, where it comes back.
+// Each spill is logged as the production allocator does: the failure, the victim, where it comes back.
 TEST(LinearScan, ASpillLogsTheFailureTheListingTheVictimAndItsReload) {
   const Program p = parseProgram(testing_placed::readFile(std::string(ALLOCSIM_SOURCE_DIR) +
                                                           "/corpus/kernels/matmul_tiled_tiny.nki.txt"));

@@ -1,4 +1,4 @@
-// The oracles check each other (issue 3, item 7) on mutants (verify/mutate.h) of correct allocations: greedy
+// The oracles check each other on mutants (verify/mutate.h) of correct allocations: greedy
 // placements of generated programs and of the corpus kernels, and the correct siblings of corpus/broken/, which
 // carry spills and reloads.
 //
@@ -287,7 +287,7 @@ TEST(Mutation, CorrectBasesPassAllThreeOracles) {
   }
 }
 
-// Issue 3, item 7: correct allocations of every corpus kernel pass all three oracles. The no-reuse placement (O0)
+// Correct allocations of every corpus kernel pass all three oracles. The no-reuse placement (O0)
 // and the greedy one, each on the kernel's own machine when it fits there, otherwise on a roomier one.
 TEST(Mutation, EveryCorpusKernelPlacedCorrectlyPassesAllThreeOracles) {
   size_t checked = 0;

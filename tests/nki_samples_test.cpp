@@ -1,4 +1,4 @@
-// The NKI sample kernels (corpus/nki_samples/, issue 7 item 3; README there): each kernel of the public
+// The NKI sample kernels (corpus/nki_samples/; README there): each kernel of the public
 // aws-neuron/nki-samples tutorials translated into the format, gen2-sized and tiny. Every file allocates at O1, O2, O3
 // and O6 without refusal; each allocation passes the three oracles against the original (tests/verify_checks.h);
 // the simulator computes what the interpreter computes on the allocated program (tests/sim_checks.h); and where
@@ -53,7 +53,8 @@ std::string readFile(const std::string& path) {
 
 // gen2 files too slow for a ctest case even at -O2 (attention_fwd_v4: 1.2G multiply-adds over the three runs, ~2 s):
 // checked only with ALLOCSIM_NKI_SAMPLES_ALL_LEVELS=1 (ci/long_checks.sh); their tiny versions run in ctest.
-// sd_attention_causal does sd_attention's work with one instruction changed: its gen2 file runs there too, not in ctest.
+// sd_attention_causal does sd_attention's work with one instruction changed: its gen2 file runs there too, not in
+// ctest.
 const std::set<std::string> kLongOnly = {"attention_fwd_v4.nki.txt", "sd_attention_causal.nki.txt"};
 
 bool allLevels() { return std::getenv("ALLOCSIM_NKI_SAMPLES_ALL_LEVELS") != nullptr; }

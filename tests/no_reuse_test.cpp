@@ -114,7 +114,8 @@ TEST(NoReuse, PsumShortageAndTheSeedsCapacityGuard) {
   EXPECT_EQ(message, "psum tensor 'c' [8, 65] f32 (2 banks) does not fit in PSUM without reuse: all psum tensors "
                      "need 5 banks, PSUM has 4");
   EXPECT_EQ(line, 4u);
-  // Seed 003's guard, verbatim (a well-formed program never gets here: ir/check.h rejects it first).
+  // The production allocator's guard, verbatim (a well-formed program never gets here: ir/check.h rejects it
+  // first).
   std::tie(message, line) = failure("arch tiny\npsum big [8, 320] f32\n");
   EXPECT_EQ(message, "big is too big for PSUM, requires 5 banks with PSUM size 4");
   EXPECT_EQ(line, 2u);

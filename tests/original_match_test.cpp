@@ -1,4 +1,4 @@
-// `verify --original` really compares with the original (verify/original_match.h, issue 7): the recovered program
+// `verify --original` really compares with the original (verify/original_match.h): the recovered program
 // must be the original instruction for instruction, the equivalence oracle then runs the original itself, and
 // a mismatch names the first differing instruction of each. And `alloc --verify`'s own-output check
 // (verify/allocator_output.h): an ill-formed output or one that does not recover to the input is never ok.

@@ -1,4 +1,4 @@
-// Progress of long runs (issue 12 item 4): the executors report every kProgressSteps steps with what they do, the
+// Progress of long runs: the executors report every kProgressSteps steps with what they do, the
 // allocators each spill round, scan or block of search nodes, and the command line's progress line shows it only
 // after a second, at most five times a second, and erases itself.
 #include <gtest/gtest.h>

@@ -1,5 +1,5 @@
-// The PSUM colorer of seed 003 (alloc/psum/): bank footprint and capacity guard, interference and the additive
-// degree test, bitmap first fit, accumulation-group costs, TensorCopy spill code, the best-of-n driver and its
+// The PSUM colorer of the production allocator (alloc/psum/): bank footprint and capacity guard, interference and the
+// additive degree test, bitmap first fit, accumulation-group costs, TensorCopy spill code, the best-of-n driver and its
 // report; every corpus kernel allocates, and allocated programs pass the three oracles.
 #include <gtest/gtest.h>
 
@@ -138,7 +138,7 @@ TEST(PsumInterference, TimeOverlapEdgesAndDemand) {
   EXPECT_EQ(neighboursOf(g, 2), (std::vector<uint32_t>{1}));
   EXPECT_EQ(g.total_demand, 4u);
   EXPECT_EQ(g.max_concurrent, 3u);
-  // The seed's ratio: NUM_PSUM_BANKS / total demand = 3 / 4.
+  // The production ratio: NUM_PSUM_BANKS / total demand = 3 / 4.
   EXPECT_DOUBLE_EQ(psumDemandPercent(p.arch, g), 75.0);
 }
 

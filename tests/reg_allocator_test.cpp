@@ -1,6 +1,7 @@
-// The REG colorer (alloc/reg/, seed 000 "REG_Allocator"): colors registers onto the SP lanes, spills what does
-// not fit to DRAM slots (store after each def, reload before each use), reports the seed's lines, and raises
-// the seed's FATAL only when no spill can make room. Every allocation here is checked by the three oracles.
+// The REG colorer (alloc/reg/, the production allocator's REG_Allocator): colors registers onto the SP lanes, spills
+// what does not fit to DRAM slots (store after each def, reload before each use), reports the production allocator's
+// lines, and raises the production allocator's FATAL only when no spill can make room. Every allocation here is
+// checked by the three oracles.
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -112,8 +113,8 @@ TEST(RegAllocator, NoPressureMeansNoSpillAndOneRound) {
   expectOraclesPass(original, p, "no pressure", 11);
 }
 
-// Store right after each def, reload right before each use (the order the seed's waits enforce), and the
-// stand-ins name the register they stand for.
+// Store right after each def, reload right before each use (the order the production allocator's waits enforce), and
+// the stand-ins name the register they stand for.
 TEST(RegAllocator, SpillCodeStoresAfterEachDefAndReloadsBeforeEachUse) {
   Program p = parseProgram(kSixLive);
   allocateRegisters(p);
@@ -202,8 +203,8 @@ TEST(RegAllocator, TheOutermostLoopRegisterSpillsWhenThatIsCheapest) {
 }
 
 // One instruction that names five registers (four index terms and the scalar) on four lanes: whatever spills, its
-// registers (or their reload stand-ins) are live at once, so the seed's FATAL is a clean AllocError. Five lanes
-// fit. Five nested loops around a one-register instruction, by contrast, allocate on four lanes: the loop
+// registers (or their reload stand-ins) are live at once, so the production allocator's FATAL is a clean AllocError.
+// Five lanes fit. Five nested loops around a one-register instruction, by contrast, allocate on four lanes: the loop
 // registers spill inside their bodies.
 TEST(RegAllocator, SeedFatalOnlyWhenNoSpillCanHelp) {
   const std::string text =

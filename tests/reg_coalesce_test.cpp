@@ -1,4 +1,4 @@
-// SSA-copy coalescing in the REG colorer (alloc/reg/reg_coalesce.h, seed 000 REG_Allocator
+// SSA-copy coalescing in the REG colorer (alloc/reg/reg_coalesce.h, the production allocator's REG_Allocator
 // coalesce_ssa_live_range / propagate_coalesced_ssa_allocation) and the placement oracle's rule for a `mov` whose
 // destination sits on its source's lanes (docs/verification.md, oracle 3).
 #include <gtest/gtest.h>
@@ -84,8 +84,8 @@ std::vector<Finding> overlaps(const Program& p) {
 }
 
 // Oracle 3 alone, on hand placements: b on a's lane is fine when a dies at `mov b, a`; it is an overlap when a is
-// read after the copy, when the copy is dead, when the copy is an `addi` (a new value written over a dying source), and when b is
-// written while a is live before the copy. On different lanes nothing overlaps.
+// read after the copy, when the copy is dead, when the copy is an `addi` (a new value written over a dying source),
+// and when b is written while a is live before the copy. On different lanes nothing overlaps.
 TEST(RegCoalesce, PlacementOracleAcceptsASameLaneCopyOnlyWhereTheSourceDies) {
   const std::string dies = "li a, 7\nmov b, a\nreg_store O[0:1, 0:1], b\n";
   EXPECT_TRUE(overlaps(placed(dies, 0, 0)).empty());

@@ -1,8 +1,8 @@
 // The REG colorer on generated programs on the real tiny preset (4 SP registers), at every optlevel that
 // allocates from scratch (O0, O1, O2, O3, O6), among the cases whose SBUF and PSUM demand fits (the same program
 // allocates at that level when the machine has 64 registers): every allocation passes all three oracles; a
-// refusal is the seed's FATAL, and never where the allocator-independent bound (verify/register_demand.h) proves
-// an allocation exists. The figures are printed.
+// refusal is the production allocator's FATAL, and never where the allocator-independent bound
+// (verify/register_demand.h) proves an allocation exists. The figures are printed.
 //
 // Measured on this commit: 104 of 108 cases allocate (96.3%), 28 of them with register spills; each of the 4
 // refusals is proved impossible by the bound (one instruction names more than 4 lanes). Before loop registers

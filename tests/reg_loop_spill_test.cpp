@@ -1,5 +1,5 @@
-// Spilled loop registers (alloc/reg/reg_costs.h, reg_spill.h): in the seed the REG colorer runs after loops are
-// lowered to sequencer instructions, so an induction variable spills like any register. Here a spilled loop
+// Spilled loop registers (alloc/reg/reg_costs.h, reg_spill.h): in the production allocator the REG colorer runs after
+// loops are lowered to sequencer instructions, so an induction variable spills like any register. Here a spilled loop
 // register keeps its lane at its loop's header and end and lives in memory inside the body: stored at the body's
 // start, reloaded where the body reads it, reloaded into itself at the body's end. The checker accepts that last
 // reload only when it gives the register back the value it holds.
@@ -22,10 +22,10 @@ namespace allocsim {
 namespace {
 
 // A 64-bit value read in a three-deep nest on 4 lanes. The innermost store names k and w: 3 lanes. With i and j
-// in registers too it needs 5 (nest_lanes), so before loop registers could spill this was the seed's FATAL; now i
-// or j (or both) live in memory inside their bodies. Which one is the colorer's choice; the count of lanes is not:
-// k's header and the store need k and w's 2 lanes, leaving one lane for i and j, which are both live across k's
-// loop unless spilled, so at least one of them spills.
+// in registers too it needs 5 (nest_lanes), so before loop registers could spill this was the production allocator's
+// FATAL; now i or j (or both) live in memory inside their bodies. Which one is the colorer's choice; the count of
+// lanes is not: k's header and the store need k and w's 2 lanes, leaving one lane for i and j, which are both live
+// across k's loop unless spilled, so at least one of them spills.
 constexpr const char* kWideInNest =
     "arch tiny\n"
     "dram O [1, 4] u32 output\n"

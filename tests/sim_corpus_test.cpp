@@ -1,4 +1,4 @@
-// The simulator computes what the interpreter computes (issue 8 item 6): on every corpus kernel at every optlevel
+// The simulator computes what the interpreter computes: on every corpus kernel at every optlevel
 // the driver accepts, the simulated run of the allocated program has the same DRAM outputs and the same operand
 // hash at every executed instruction as the reference interpreter running that allocated program on physical
 // storage poisoned from the same seed (which verify/equivalence.h in turn compares with the unallocated program).

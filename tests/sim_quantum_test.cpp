@@ -1,4 +1,4 @@
-// Temporal decoupling (SimOptions::quantum, sim/core.h) must not change a result: every unit decides on cycles
+// Temporal decoupling (SimOptions::quantum, sim/shared.h) must not change a result: every unit decides on cycles
 // decided before, never on SystemC time, so a run in which every unit waits out every instruction (quantum 0: the
 // values move at their cycles, in model-time order) and runs in which they run ahead by any amount give the same
 // cycles, busy time, queue figures, stalls with their pairs, trace slices, ring occupancy, outputs and operand

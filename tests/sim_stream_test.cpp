@@ -1,4 +1,4 @@
-// Streaming (issue 8 item 2, sim/stream.h): an engine reads, computes and writes an instruction's elements chunk by
+// Streaming (sim/stream.h): an engine reads, computes and writes an instruction's elements chunk by
 // chunk, so a destination placed over its own source at an offset reads, in a later chunk, what an earlier chunk
 // wrote. The expected values are derived from the inputs and the chunk size of the timing table, not from the
 // simulator; the interpreter (atomic) gives the other result, and the placement oracle flags the allocation.

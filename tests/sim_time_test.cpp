@@ -1,4 +1,4 @@
-// Allocation shows in time (issue 8 item 5): the same kernel, allocated two ways that are both correct, runs at
+// Allocation shows in time: the same kernel, allocated two ways that are both correct, runs at
 // different speeds because of the false dependences one allocation creates, and the simulator names them.
 //   - double buffering: the two input tiles on two addresses let the second load overlap the first tile's work;
 //     on one address the load must wait for the activation still reading it (WAR);

@@ -141,7 +141,7 @@ TEST(SimTrace, StandardOutputIsTheReportOnly) {
 }
 
 // With a VCD the engines wait for an instruction's start and then its latency (so *_busy rises at the start);
-// without one they wait once, to the end (sim/core.h). Both must give the same cycles and stalls.
+// without one they wait once, to the end (sim/engine.h). Both must give the same cycles and stalls.
 TEST(SimTrace, AVcdDoesNotChangeTheCycles) {
   for (const char* kernel : {kKernel, "corpus/kernels/attention_block_tiny.nki.txt",
                              "corpus/kernels/transpose_identity_tiny.nki.txt"}) {

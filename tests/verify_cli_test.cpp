@@ -54,7 +54,7 @@ TEST(VerifyCli, JsonReportCarriesTheSameFindings) {
       << r.out;
 }
 
-// `verify A --original B` compares A's recovered program with B (issue 7): each of these exits 1 naming the
+// `verify A --original B` compares A's recovered program with B: each of these exits 1 naming the
 // first differing instruction, where the recovered-only check (no --original) would pass.
 TEST(VerifyCli, OriginalThatDiffersIsAFinding) {
   const std::string dir = ::testing::TempDir();

@@ -5,6 +5,7 @@
 
 #include "ir/diag.h"
 #include "tools/args.h"
+#include "tools/python_kernel.h"
 
 namespace allocsim::cli {
 
@@ -28,6 +29,9 @@ int run(int argc, char** argv) {
   for (const Verb& v : verbs()) {
     if (verb != v.name) continue;
     try {
+      // The verbs that read a program also read an NKI kernel in Python (tools/python_kernel.h).
+      for (const char* reader : {"fmt", "interp", "verify", "alloc", "run", "trace", "show"})
+        if (verb == reader) takeKernelOptions(args);
       return v.run(args);
     } catch (const UsageError& e) {
       std::fprintf(stderr, "allocsim %s: %s\n", v.name, e.what());

@@ -1,4 +1,4 @@
-// The allocsim command line (DESIGN.md section 7): one verb per file, dispatched from cli.cpp.
+// The allocsim command line: one verb per file, dispatched from cli.cpp.
 #pragma once
 
 #include <string>

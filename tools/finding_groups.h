@@ -1,4 +1,4 @@
-// Findings grouped for a readable report (issue 12 item 5): one bad placement can give thousands of findings (2,000
+// Findings grouped for a readable report: one bad placement can give thousands of findings (2,000
 // tensors on one address: one overlap per pair). Findings of one oracle and kind about the same tensors (an overlap's
 // pair) or the same instruction form a group; a report prints each group's first finding in full and counts the
 // rest, and stops after a number of groups. JSON reports list every finding.

@@ -12,10 +12,11 @@
 #include "ir/check.h"
 #include "ir/parse.h"
 #include "tools/args.h"
+#include "tools/python_kernel.h"
 
 namespace allocsim::cli {
 
-// A million-instruction allocated program prints as about 2.3 million lines, ~80 MiB (issue 12 item 1).
+// A million-instruction allocated program prints as about 2.3 million lines, ~80 MiB.
 constexpr size_t kMaxSourceBytes = size_t(512) << 20;
 
 std::string readSource(const std::string& path) {
@@ -44,7 +45,16 @@ std::string readSource(const std::string& path) {
 
 std::optional<Program> loadProgram(const std::string& path, bool check) {
   std::string display = path == "-" ? "<stdin>" : path;
-  std::string text = readSource(path);
+  const bool python = isPythonKernel(path);
+  std::string text;
+  if (python) {
+    // A kernel in Python: traced into a program first; the tracer reports its own errors at the kernel's lines.
+    std::optional<std::string> traced = traceKernel(path, kernelOptions().arch);
+    if (!traced) return std::nullopt;
+    text = std::move(*traced);
+  } else {
+    text = readSource(path);
+  }
   try {
     Program p = parseProgram(text);
     if (check) requireWellFormed(p);
@@ -52,9 +62,16 @@ std::optional<Program> loadProgram(const std::string& path, bool check) {
     // nothing about the file the user meant to give (an empty or truncated file, the wrong path). The
     // well-formedness checker goes first: its findings about the declarations are more specific.
     if (p.body.empty()) throw InputError(SourceLoc{1, 1}, "empty program: no instructions");
+    checkProvidedInputs(p);
     return p;
   } catch (const InputError& e) {
-    std::fputs(e.format(display).c_str(), stderr);
+    if (!python) {
+      std::fputs(e.format(display).c_str(), stderr);
+      return std::nullopt;
+    }
+    // The traced program notes its kernel line at the end of each instruction: the finding is shown there.
+    for (const Diagnostic& d : e.diagnostics())
+      std::fputs(locateInKernel(text, display + " (traced)", d.loc.line, d.loc.col, d.message).c_str(), stderr);
     return std::nullopt;
   }
 }

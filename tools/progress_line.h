@@ -1,4 +1,4 @@
-// The progress line of a long run (issue 12 item 4): one line on standard error, rewritten in place, shown only
+// The progress line of a long run: one line on standard error, rewritten in place, shown only
 // when standard error is a terminal and the verb was not given --quiet, only once the run has taken a second,
 // at most five times a second, and erased at the end, so that what stays on standard error is the real messages.
 #pragma once

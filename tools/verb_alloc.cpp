@@ -106,7 +106,7 @@ Args expandShortForms(const Args& args) {
   return out;
 }
 
-// --gca-dma-optlevel: the seed's levels -1, 0, 1, 2.
+// --gca-dma-optlevel: the production allocator's levels -1, 0, 1, 2.
 int parseGcaDmaOptlevel(const std::string& v) {
   for (int level = -1; level <= 2; ++level)
     if (v == std::to_string(level)) return level;
@@ -165,7 +165,7 @@ AllocArgs parseAllocArgs(const Args& raw, Arch& arch) {
   return a;
 }
 
-// The liveness precision figure (issue 7): the static max-live against what one interpreted run observes.
+// The liveness precision figure: the static max-live against what one interpreted run observes.
 std::string precisionText(const Program& input) {
   std::string out = "[liveness precision]\n";
   try {
@@ -235,7 +235,7 @@ int runAlloc(const Args& args) {
   int code = kExitOk;
   std::string verify_json;
   if (a.verify) {
-    // The output must be well-formed and recover to the input before any oracle may call it correct (issue 7):
+    // The output must be well-formed and recover to the input before any oracle may call it correct:
     // an allocator that writes, say, a spill DMA into an open accumulation group has a bug even if the data
     // comes out right.
     OutputVerdict out;

@@ -1,5 +1,5 @@
 // allocsim fuzz-allocator: drive anyone's allocator, given as a command line, with generated programs and the
-// corpus; check every output; shrink each kind of failure to a minimal program (issue 13, harness/).
+// corpus; check every output; shrink each kind of failure to a minimal program (harness/).
 #include <unistd.h>
 
 #include <algorithm>

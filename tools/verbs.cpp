@@ -19,6 +19,7 @@ const std::vector<Verb>& verbs() {
       {"export", "write an allocated imported program as minimalloc's solution CSV, checked by its rules", runExport},
       {"solve", "place a minimalloc problem by the exact search, on its own times (solve minimalloc FILE.csv)",
        runSolve},
+      {"nki", "trace an NKI kernel written in Python (KERNEL.py --kernel NAME --arg ...) into a program", runNki},
       {"demo", "allocate, verify and run a bundled kernel end to end: start here", runDemo},
   };
   return table;

@@ -20,5 +20,6 @@ int runTrace(const Args& args);
 int runImport(const Args& args);
 int runExport(const Args& args);
 int runSolve(const Args& args);
+int runNki(const Args& args);
 
 }  // namespace allocsim::cli

@@ -1,4 +1,4 @@
-// What `allocsim alloc --verify` checks on an allocator's own output (issue 7): that it is a well-formed program
+// What `allocsim alloc --verify` checks on an allocator's own output: that it is a well-formed program
 // (ir/check.h — e.g. no spill DMA inside an open accumulation group) and, only then, the three oracles with the
 // input as the original, so that the output must also recover to the input instruction for instruction
 // (verify/original_match.h). "ok" means both held.

@@ -73,7 +73,7 @@ struct ElementDiff {
 std::optional<ElementDiff> firstDifference(const uint8_t* found, const uint8_t* expected, uint64_t bytes,
                                            uint32_t elem_size) {
   // The bytes the loop below compares (whole elements), at once first: they are almost always equal, and a memcmp
-  // per element was a sanitizer interceptor call per element (3.7 % of dma_opt_fuzz's CPU time; docs/fuzzing.md).
+  // per element was a sanitizer interceptor call per element (3.7 % of dma_opt_fuzz's CPU time).
   const uint64_t whole = elem_size == 0 ? 0 : (bytes + elem_size - 1) / elem_size * elem_size;
   if (whole == 0 || std::memcmp(found, expected, whole) == 0) return std::nullopt;
   for (uint64_t e = 0; e * elem_size < bytes; ++e) {

@@ -1,7 +1,7 @@
 // The pairs of items (tensors of one space, or registers) whose physical footprints intersect while both are
 // live, found by one sweep over time instead of testing every pair of intersecting footprints: an allocation
 // reuses the same bytes for thousands of tensors, so intersecting footprints grow as N^2 with the program while
-// the items live at one step stay bounded by the machine (issue 12 item 1). The sweep visits live intervals in
+// the items live at one step stay bounded by the machine. The sweep visits live intervals in
 // order of their first step and compares each with the intervals still open, so it costs
 // O(I log I + I * L) for I intervals and at most L items live at once, and memory O(I).
 #pragma once

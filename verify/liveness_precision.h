@@ -1,7 +1,7 @@
-// How precise the static liveness is (issue 7's precision figure): the most SBUF bytes per partition and PSUM banks
-// live at one point by the allocators' live ranges (alloc/liveness.h, over linear positions) against the same
-// maxima by the dynamic liveness the interpreter observes (verify/dynamic_liveness.h, over steps). A tensor counts
-// whole while it is live in either. Static >= dynamic whenever the static ranges are sound (they contain the
+// How precise the static liveness is (the precision figure of `allocsim alloc -v`): the most SBUF bytes per partition
+// and PSUM banks live at one point by the allocators' live ranges (alloc/liveness.h, over linear positions) against
+// the same maxima by the dynamic liveness the interpreter observes (verify/dynamic_liveness.h, over steps). A tensor
+// counts whole while it is live in either. Static >= dynamic whenever the static ranges are sound (they contain the
 // dynamic ones); static / dynamic = 1 is exact.
 #pragma once
 

@@ -1,4 +1,4 @@
-// `verify --original` (issue 7, docs/verification.md "The reference program"): the program recovered from an
+// `verify --original` (docs/verification.md "The reference program"): the program recovered from an
 // allocated one (verify/reference.h) must be the original instruction for instruction — same declarations of the
 // source tensors and registers, same instructions with the same operands in the same loop structure. Inserted
 // items (spills, reloads, copies) are not part of the recovered program, and an original operand rewritten to an

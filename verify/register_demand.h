@@ -3,8 +3,8 @@
 // (a loop: its own register, which the sequencer steps and tests at the loop's header and end). Spilling to memory
 // can bring every other register down to the instruction that names it, loop registers included (inside its
 // body a loop register can live in memory, reloaded where it is read and given back before the loop steps it:
-// seed 000, REG_Allocator, where loops are lowered to ordinary registers before REG runs), so when this bound fits
-// the machine, a register allocator that spills must not give up.
+// the production allocator, REG_Allocator, where loops are lowered to ordinary registers before REG runs), so when
+// this bound fits the machine, a register allocator that spills must not give up.
 //
 // The bound is exact only when every loop register is mentioned nowhere but in its own loop (its header and its
 // body): then nothing else pins a lane across instructions. `confined` says whether that holds.

@@ -8,8 +8,8 @@ namespace allocsim {
 namespace {
 
 // Pages of maps gone, kept by this thread for the next maps: the symbolic checker makes three maps per run and a
-// page per region it touches, and allocating every page anew was most of its heap allocations (docs/fuzzing.md,
-// fourth round). A page taken is cleared to kNoSymbol, as a new one was; at most kKept are kept.
+// page per region it touches, and allocating every page anew was most of its heap allocations. A page taken is
+// cleared to kNoSymbol, as a new one was; at most kKept are kept.
 class SparePages {
  public:
   static constexpr size_t kKept = 256;  // 1 MiB of pages of 512 symbols

@@ -189,7 +189,7 @@ class Walk final : public ExecObserver {
  private:
   // A run of a row at a time (checkRun: one read of each map per run; a run with a mismatch is checked again element
   // by element, which names the first). Element by element, a hash lookup in each map per element, this was about a
-  // third of the oracle's time on coloring_driver's fuzzed programs (docs/fuzzing.md, item 93).
+  // third of the oracle's time on coloring_driver's fuzzed programs.
   void checkOutput(TensorId t) {
     static const std::string kOutput = "output";
     current_ = nullptr;

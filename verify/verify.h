@@ -1,4 +1,4 @@
-// All three oracles on one allocated program (DESIGN.md section 5, docs/verification.md): what
+// All three oracles on one allocated program (docs/verification.md): what
 // `allocsim verify`, the property suites, the fuzz targets and the regression replay run.
 #pragma once
 

@@ -17,10 +17,9 @@ struct ScanFacts {
 };
 
 // The facts of the non-loop instructions of each body, computed once: a scan per DMA over the rest of its body
-// recomputed them for every instruction each time (O(DMAs x instructions) area computations and allocations, the
-// largest part of the DMA optimization at -O2 on 10,000 buffers under pressure). A body is keyed by its elements'
-// address, which erasing from it or moving its enclosing loop instruction does not change; a loop's facts
-// (everything in its body) are not kept, as erasing in its body changes them.
+// recomputed them for every instruction each time (O(DMAs x instructions) area computations and allocations). A body
+// is keyed by its elements' address, which erasing from it or moving its enclosing loop instruction does not change;
+// a loop's facts (everything in its body) are not kept, as erasing in its body changes them.
 class FactCache {
  public:
   const ScanFacts& get(const Program& p, const std::vector<Instruction>& body, size_t k) {
@@ -48,7 +47,7 @@ class FactCache {
   // a placement, dma_footprint.h: nothing but a view of that tensor touches it), ascending; nullptr when x is in a
   // shared region or `body` is not the top level. The other positions can neither read nor kill x, so scan skips
   // them: a spill slot's last store, read by nothing after it, scanned to the end of the program, O(spills x
-  // instructions) (6% of -O2 at 30,000 buffers under pressure and growing). Built once: the top level is not
+  // instructions). Built once: the top level is not
   // erased from while the Remover runs, and a loop's areas only shrink as dead stores inside it go, so the
   // positions stay a superset of those that matter, and scan asks each one's current facts.
   const std::vector<size_t>* ownPositions(const Program& p, const std::vector<Instruction>& body, const Area& x) {
@@ -120,8 +119,8 @@ class Remover {
   // `top` is the index in p_.body of the outermost loop enclosing `body` (kNoLoop at top level).
   //
   // A dead store at top level is only marked, and the marked ones are erased together at the end: erasing each at
-  // once moved the rest of the body every time (O(removed x instructions), 12% of -O2 at 30,000 buffers under
-  // pressure). The answers are the same: every later question about the top level scans forward from a later
+  // once moved the rest of the body every time (O(removed x
+  // instructions)). The answers are the same: every later question about the top level scans forward from a later
   // position, or reads a later loop, and never sees the marked instruction. Inside a loop a dead store is still
   // erased at once, as the enclosing loop's areas (isDead) must no longer include it.
   void visit(std::vector<Instruction>& body, size_t top) {

@@ -1,6 +1,6 @@
-// Dead-store removal (seed 000: load_merging's dual removeRedundantWrites, and extra_save_removal): drop an
-// inserted DMA whose destination is an inserted tensor (a spill slot, a stand-in) when nothing reads the bytes
-// it writes before they are overwritten or the program ends ("saves never read again").
+// Dead-store removal (as in the production allocator: load_merging's dual removeRedundantWrites, and
+// extra_save_removal): drop an inserted DMA whose destination is an inserted tensor (a spill slot, a stand-in) when
+// nothing reads the bytes it writes before they are overwritten or the program ends ("saves never read again").
 //
 // From the DMA onward in its body: a read of any byte it wrote keeps it; a later instruction of the same body
 // (not a loop, which may run zero times) that overwrites all of them kills it. At the end of a loop body the next

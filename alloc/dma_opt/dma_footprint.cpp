@@ -70,7 +70,7 @@ namespace {
 // Calls visit(view, is_write) for each view `inst` may read or write (a loop: everything in its body), reads of one
 // instruction before its writes, until visit returns true; returns whether it did. One walk serves both the lists
 // (areasOf) and the yes/no questions, which stop at the first overlap and allocate nothing: untouchedBetween asked
-// areasOf of every instruction between two DMAs, a quarter of reg_colorer's heap allocations (docs/fuzzing.md).
+// areasOf of every instruction between two DMAs, a quarter of reg_colorer's heap allocations.
 template <typename Visit>
 bool visitViews(const Program& p, const Instruction& inst, Visit&& visit) {
   auto read = [&](const AccessPattern& ap) { return ap.tensor < p.tensors.size() && visit(ap, false); };

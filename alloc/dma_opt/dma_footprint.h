@@ -1,5 +1,5 @@
 // Where an access pattern lives on the machine, conservatively, for the DMA optimization's "nothing touched these
-// bytes in between" questions (seed 000 DMAOptimization: every peephole works "on real addresses").
+// bytes in between" questions (the production allocator, DMAOptimization: every peephole works "on real addresses").
 //
 // An Area is a rectangle: a row range (SBUF / PSUM partitions) times a byte range within the row, in one region.
 // Placed SBUF and PSUM tensors live in the shared SBUF / PSUM regions (PSUM bytes counted from bank 0, as in

@@ -50,9 +50,9 @@ class Pass {
     r.set("dma.ran", std::string("yes"));
     s.pre = measureDmaTraffic(p);
     if (reportsOn()) r.line(dmaTrafficLine("Pre GCA", s.pre));
-    // The sub-passes in the seed's order, repeated while one removes something: a removed dead store can leave a
-    // reload redundant, which a second allocation of the output (O7) would otherwise remove, so that O7 did not
-    // reproduce its input.
+    // The sub-passes in the production allocator's order, repeated while one removes something: a removed dead store
+    // can leave a reload redundant, which a second allocation of the output (O7) would otherwise remove, so that O7
+    // did not reproduce its input.
     for (int round = 0; o_.level >= 1 && round < 8; ++round) {
       const uint32_t before = removedSoFar(s) + s.partial;
       rewrite(p, s);

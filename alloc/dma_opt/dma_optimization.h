@@ -1,8 +1,10 @@
-// DMAOptimization (seed 000 "DMAOptimization — the post-allocation DMA peepholes"): one pass, two instances,
-// dma_optimization_psum after the PSUM allocator and dma_optimization_sb after the SBUF allocator (at optlevel 7,
-// both before SB colouring; alloc/driver.h). The instance picks the DMAs it owns by memory type (dma_scope.h).
+// DMAOptimization, the production allocator's post-allocation DMA peepholes: one pass, two
+// instances, dma_optimization_psum after the PSUM allocator and dma_optimization_sb after the SBUF allocator (at
+// optlevel 7, both before SB colouring; alloc/driver.h). The instance picks the DMAs it owns by memory type
+// (dma_scope.h).
 //
-// run(), in the seed's worker order; a worker that has nothing to act on in allocsim's program model says why:
+// run(), in the production allocator's worker order; a worker that has nothing to act on in allocsim's program
+// model says why:
 //   skip_pass               no dma instruction at all: nothing runs, not even the analysis (the cheap early-out)
 //   DMA_analysis "Pre GCA"  DMA instructions, descriptors and bytes (dma_traffic.h)
 //   input_dma_coalescing    -- original input loads are the program's own: the verifier maps every original
@@ -20,10 +22,10 @@
 //   re_enable_opt           -- no disabled optimization flags to restore
 //   PSUM_spill_optimization (PSUM instance only) redundant and dead PSUM spill DMAs to a fixpoint, and the line
 //                           "[psum spill optimization]: removed N" counting every PSUM spill DMA the instance removed
-//   DMA_analysis "Post GCA" taken last (the seed takes it before PSUM_spill_optimization), so that Pre -> Post is
-//                           the whole pass's effect
+//   DMA_analysis "Post GCA" taken last (the production allocator takes it before PSUM_spill_optimization), so that
+//                           Pre -> Post is the whole pass's effect
 //
-// --gca-dma-optlevel (seed 000 "Related Knobs": default 1, levels -1, 0, 1, 2). The seed's SB allocator reads it to
+// --gca-dma-optlevel (the production knob: default 1, levels -1, 0, 1, 2). The production SB allocator reads it to
 // decide how many spill/reload DMAs the colorer emits; allocsim's spill writers always emit a reload per use and a
 // save per def, and the level decides how much of that this pass takes back, which is the same observable:
 //   -1  the pass does not run;   0  the analysis only (Pre/Post GCA figures, no rewrite);

@@ -1,5 +1,5 @@
-// Which DMAs an instance of the DMA optimization may rewrite (seed 000: "PSUM vs SB is data-driven, not two
-// classes": one pass, two instances, selected by MemoryType).
+// Which DMAs an instance of the DMA optimization may rewrite (as in the production allocator: "PSUM vs SB is
+// data-driven, not two classes": one pass, two instances, selected by MemoryType).
 //
 //   PSUM instance (dma_optimization_psum)  DMAs with a PSUM operand (is_psum_dma)
 //   SB instance   (dma_optimization_sb)    DMAs with an SBUF operand and no PSUM operand

@@ -1,5 +1,5 @@
-// DMAReport::DMA_analysis (seed 000 DMAOptimization, "Pre/PostGcaDMAAccesses"): the DMA traffic of a program,
-// snapshotted before ("Pre GCA") and after ("Post GCA") the DMA optimization.
+// DMAReport::DMA_analysis (the production allocator, DMAOptimization, "Pre/PostGcaDMAAccesses"): the DMA traffic of a
+// program, snapshotted before ("Pre GCA") and after ("Post GCA") the DMA optimization.
 //
 //   instructions   dma statements in the program text
 //   executed       dma instructions executed (loop bodies times their trip counts)

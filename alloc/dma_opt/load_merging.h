@@ -1,5 +1,5 @@
-// Redundant-DMA removal (seed 000 DMAOptimization "Redundant-removal", load_merging @0x9534e0, and its dual for
-// writes, reload_for_save_optimization): a DMA Y whose data is already where it would put it.
+// Redundant-DMA removal (the production allocator, DMAOptimization "Redundant-removal", load_merging @0x9534e0, and
+// its dual for writes, reload_for_save_optimization): a DMA Y whose data is already where it would put it.
 //
 // Y is redundant after an earlier DMA X of the same body (never across a loop boundary) when, with nothing
 // writing either side of X in between, Y copies a sub-range of one side of X onto the matching sub-range of the

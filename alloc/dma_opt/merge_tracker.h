@@ -1,6 +1,6 @@
-// MemoryMergeTracker (seed 000 internal_dma_coalescing): a union-find over the DMAs of one body. join(a, b) puts
-// b's interval right after a's (find_interval), so a chain of abutting DMAs A, B, C ... ends in one set whose
-// representative is the first DMA; each set becomes one wider DMA.
+// MemoryMergeTracker (the production allocator, internal_dma_coalescing): a union-find over the DMAs of one body.
+// join(a, b) puts b's interval right after a's (find_interval), so a chain of abutting DMAs A, B, C ... ends in one
+// set whose representative is the first DMA; each set becomes one wider DMA.
 #pragma once
 
 #include <cstddef>

@@ -26,7 +26,7 @@ struct Hull {
 };
 
 // Every view an instruction reads, by tensor, with its instruction: one walk of the program instead of one per DMA
-// (the walk per DMA made the pass O(DMAs x instructions): 6% of -O2 at 10,000 buffers under pressure). The views
+// (a walk per DMA would make the pass O(DMAs x instructions)). The views
 // are pointers into the program, so a view an earlier shrink narrowed is seen narrowed, as a fresh walk would.
 // The views each tensor is read through, in program order. Flat (one array, each tensor's reads a slice of it): the
 // pass runs on every allocation, and a vector per tensor was a heap block per tensor read.

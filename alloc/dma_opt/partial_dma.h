@@ -1,5 +1,5 @@
-// Partial-DMA (seed 000 partial_DMA_access @0x95a7f0, get_memory_location_used_range): shrink an over-broad
-// inserted DMA to the sub-range of its destination that is ever read.
+// Partial-DMA (the production allocator, partial_DMA_access @0x95a7f0, get_memory_location_used_range): shrink an
+// over-broad inserted DMA to the sub-range of its destination that is ever read.
 //
 // The used range of a destination tensor R is the hull (rows x elements) of every view of R that any
 // instruction other than the DMA reads; a view with a register term or a second dimension makes it all of R.
@@ -13,9 +13,9 @@
 // reloads, and the save shrinks to the union of what they reload. A reload into a stand-in is handled alike
 // (a hand-written or other allocator's whole-tile reload read over a sub-range).
 //
-// The seed also mints a smaller memloc and re-points the consumers onto it. allocsim's verifier reads an inserted
-// tensor element for element as the tensor it copies (docs/verification.md), so the slot or tile keeps its shape
-// and placement; only the DMA shrinks, and the bytes outside the used range are never written by it nor read.
+// The production allocator also mints a smaller memloc and re-points the consumers onto it. allocsim's verifier reads
+// an inserted tensor element for element as the tensor it copies (docs/verification.md), so the slot or tile keeps
+// its shape and placement; only the DMA shrinks, and the bytes outside the used range are never written by it nor read.
 #pragma once
 
 #include <cstdint>

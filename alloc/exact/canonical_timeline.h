@@ -1,4 +1,4 @@
-// The exact allocator's time axis (issue 10): live ranges measured in program positions, with each run of
+// The exact allocator's time axis: live ranges measured in program positions, with each run of
 // consecutive positions that only end live ranges counted as one position, and each run that only starts them too.
 //
 // Why: the preorders of the exact search (exact_search.h: W width, A area) rank items by how long they live. In a

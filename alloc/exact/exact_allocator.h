@@ -1,4 +1,4 @@
-// The exact allocator (`allocsim alloc --allocator exact --time-limit S`, issue 10): PSUM, then SBUF, each placed by
+// The exact allocator (`allocsim alloc --allocator exact --time-limit S`): PSUM, then SBUF, each placed by
 // the complete search of alloc/exact/exact_search.h over the live ranges of alloc/liveness.h. It never spills:
 // either every tensor gets a placement within the machine, or allocation is impossible (AllocError, exit code 3)
 // with what the search established: "proved" (the search was complete, or the lower bound exceeds the capacity)

@@ -1,4 +1,4 @@
-// The exact placement search (issue 10): a complete branch-and-bound over placements that proves a fit within the
+// The exact placement search: a complete branch-and-bound over placements that proves a fit within the
 // capacity, proves there is none, or stops at the time limit with the best placement it has and its gap to the
 // lower bound.
 //

@@ -1,31 +1,31 @@
-// BestFitMemoryManager (seed 000, "Placement backend — BestFitMemoryManager"): the free-list backend that the
-// linear-scan allocator hands each interval to for a concrete placement. One class, two geometries chosen by
-// the memory type (seed: "One manager class, two geometrically different placement routines"):
-//   SBUF  a 2-D window of partitions (rows) x bytes (columns); a tensor is a rows x bytes rectangle whose base
-//         partition is a multiple of the partition-start quantum and whose byte offset is a multiple of the byte
-//         alignment (DESIGN.md section 1, kept as arch data);
+// BestFitMemoryManager (the production allocator, "Placement backend — BestFitMemoryManager"): the free-list backend
+// that the linear-scan allocator hands each interval to for a concrete placement. One class, two geometries chosen by
+// the memory type, as in the production allocator:
+//   SBUF  a 2-D window of partitions (rows) x bytes (columns); a tensor is a rows x bytes rectangle whose
+//         base partition is a multiple of the partition-start quantum and whose byte offset is a multiple of the byte
+//         alignment (kept as arch data);
 //   PSUM  one row of banks (a bank spans all partitions): a tensor takes ceil(bytes per partition / bank bytes)
 //         consecutive banks at any base bank — bank-addressed, no corner search.
 //
-// The seed's boost::multi_index_container<MemoryBlock> has three indices; so does this one:
-//   by address   the free blocks in (row, column) order (the seed's sequenced index);
+// The production boost::multi_index_container<MemoryBlock> has three indices; so does this one:
+//   by address   the free blocks in (row, column) order (the production allocator's sequenced index);
 //   by size      the free blocks by area, then address: the best-fit key — the smallest block that holds the
 //                request is tried first;
-//   by owner     the allocated block of each owner (the seed's hashed index by MemoryLocation).
+//   by owner     the allocated block of each owner (the production allocator's hashed index by MemoryLocation).
 // Free blocks are the *maximal* free rectangles of the window (they may overlap one another): every free
 // rectangle lies inside one of them, so a request is refused only when no legal position is free at all.
 // Placing a block splits every free block it meets into the (up to four) maximal parts around it; freeing one
 // merges it with its free neighbours — the free blocks are rebuilt from the blocks still owned, which yields
 // exactly the maximal rectangles of the enlarged free space.
 //
-// Inside the chosen block the SB path tries the seed's corners in order: lower-left (lowest partition, lowest
-// byte), upper-left (highest legal partition band, lowest byte), right (lowest partition, highest legal byte).
-// With the machine's rules (round the block's edges up or down to the quantum and alignment) the lower-left
-// corner is legal whenever any position in the block is, so in the seed's order it always wins; the order is
-// data (setCornerOrder) and the model property exercises every order.
+// Inside the chosen block the SB path tries the production allocator's corners in order: lower-left (lowest
+// partition, lowest byte), upper-left (highest legal partition band, lowest byte), right (lowest partition, highest
+// legal byte). With the machine's rules (round the block's edges up or down to the quantum and alignment) the
+// lower-left corner is legal whenever any position in the block is, so in the production allocator's order it always
+// wins; the order is data (setCornerOrder) and the model property exercises every order.
 //
-// Fragmentation statistics (the seed's two p_square accumulators): after every successful allocation, the
-// fragmentation 1 - (largest free block / free area) and the size of the block placed, each streamed into
+// Fragmentation statistics (the production allocator's two p_square accumulators): after every successful allocation,
+// the fragmentation 1 - (largest free block / free area) and the size of the block placed, each streamed into
 // P-square estimators of the median and the 90th percentile (alloc/lsa/p_square.h).
 #pragma once
 

@@ -1,16 +1,16 @@
-// Live_Range_Manager (seed 000, "The active set — Live_Range_Manager and its comparator"): the linear-scan
-// allocator's interval bookkeeping for one memory type. Intervals are the tensors' live ranges over the
+// Live_Range_Manager (the production allocator, "The active set — Live_Range_Manager and its comparator"): the
+// linear-scan allocator's interval bookkeeping for one memory type. Intervals are the tensors' live ranges over the
 // loop-extended linear order (alloc/liveness.h; SBUF spill stand-ins exactly around their instruction,
 // alloc/sbuf/sbuf_live_ranges.h), visited in program order of their start. The active set holds the intervals
 // that own memory; an interval expires — "has no more uses", "erased" — once the scan has passed its last
 // position.
 //
-// liveSetComparator orders the active set, in the seed's priority:
+// liveSetComparator orders the active set, in the production allocator's priority:
 //   1. interval-end weight descending (the interval that lives furthest comes first: the head),
 //   2. tensor name,
 //   3. def/use membership: an interval the current instruction reads or writes comes first,
 //   4. size (bytes, or banks) ascending.
-// (The seed's fourth tie, a memcmp of the name buffer, repeats the second with std::string's ordering; names are
+// (The production fourth tie, a memcmp of the name buffer, repeats the second with std::string's ordering; names are
 // unique here, so the later ties only matter between equal names and never decide.) pickForSpilling takes the
 // head of this order; see alloc/lsa/lsa_allocator.h for which intervals may be picked.
 #pragma once

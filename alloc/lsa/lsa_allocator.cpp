@@ -24,7 +24,7 @@ const char* fieldPrefix(Space s) { return s == Space::Psum ? "lsa.psum." : "lsa.
 
 struct PassTotals {
   uint32_t rounds = 0, spilled = 0;
-  uint64_t footprint = 0;  // the seed's footprint: the live sizes of every interval allocated (last round)
+  uint64_t footprint = 0;  // the production footprint: the live sizes of every interval allocated (last round)
   uint64_t placed = 0;
   FragmentationStats frag;
 };

@@ -1,6 +1,6 @@
-// LinearScanAllocator (seed 000, "LinearScanAllocator — the interval allocator"): the alternative SBUF/PSUM
-// allocator of optlevel 8 and of `-O6 --allocator lsa`. One pass per memory type, PSUM first, then SB (the
-// seed's run_with_loops: init -> alloc -> exit x 2), each scanning its intervals once in program order
+// LinearScanAllocator (the production allocator, "LinearScanAllocator — the interval allocator"): the alternative
+// SBUF/PSUM allocator of optlevel 8 and of `-O6 --allocator lsa`. One pass per memory type, PSUM first, then SB (the
+// production run_with_loops: init -> alloc -> exit x 2), each scanning its intervals once in program order
 // (alloc/lsa/live_range_manager.h):
 //
 //   for each interval in order of its start position:

@@ -1,5 +1,5 @@
-// LinearScanAllocator::spillMemLocSet (seed 000, "Spill — copy-and-shrink + reload"): the victim's value is
-// stored and reloaded at its next use. allocsim writes the spill code with the colorers' writers, so the
+// LinearScanAllocator::spillMemLocSet (the production allocator, "Spill — copy-and-shrink + reload"): the victim's
+// value is stored and reloaded at its next use. allocsim writes the spill code with the colorers' writers, so the
 // verifier reads it like theirs (docs/verification.md: an inserted tensor is read element for element as the
 // tensor it copies):
 //   SBUF  alloc/sbuf/sbuf_spill.h — a DRAM slot `<t>_Spill<id>`, a store after every write and, before every
@@ -7,7 +7,7 @@
 //   PSUM  alloc/psum/psum_spill.h — an SBUF slot `<t>_SpillTensorCopy<id>` saved after each def region (never
 //         inside an open accumulation group) and reloaded into `<t>_ReloadTensorCopy<id>` before each consumer;
 //         the SB pass, which runs after PSUM, places the slot.
-// The seed's copied->setShrinkDim (a reduced footprint) does not carry over: a stand-in must be laid out like
+// The production copied->setShrinkDim (a reduced footprint) does not carry over: a stand-in must be laid out like
 // the tensor it copies for the verifier to map its elements, so the footprint shrinks in time (the stand-ins
 // live next to one instruction each), not in shape.
 #pragma once

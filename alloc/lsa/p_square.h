@@ -1,7 +1,8 @@
 // The P-square streaming quantile estimator (Jain & Chlamtac, CACM 1985): five markers whose heights follow a
-// piecewise-parabolic fit, so a quantile of an unbounded stream is estimated in constant memory. Seed 000's
-// BestFitMemoryManager keeps its fragmentation statistics in two boost p_square_cumulative_distribution<float>
-// accumulators; this is the same algorithm family, one quantile per estimator, without boost.
+// piecewise-parabolic fit, so a quantile of an unbounded stream is estimated in constant memory. Seed the production
+// allocator's BestFitMemoryManager keeps its fragmentation statistics in two boost
+// p_square_cumulative_distribution<float> accumulators; this is the same algorithm family, one quantile per
+// estimator, without boost.
 #pragma once
 
 #include <array>

@@ -1,8 +1,9 @@
-// Where a spilled PSUM tensor's value may leave PSUM (issue 4, after seed 003 "Accumulation residency is
+// Where a spilled PSUM tensor's value may leave PSUM (as in the production allocator: "Accumulation residency is
 // implicit" and insert_spill_code). A PSUM tensor's value is defined in *def regions*:
 //   - an accumulation group: from the matmul that opens it to the one that closes it. Inside it the accumulator
-//     is RMW-pinned (the +inf cost of 003): docs/format.md forbids any other instruction to read or write an
-//     element of an open group, so no spill code may sit there. The save follows the close: after the closing
+//     is RMW-pinned (the +inf cost the production allocator gives it): docs/format.md forbids any other
+//     instruction to read or write an element of an open group, so no spill code may sit there. The save follows the
+//       close: after the closing
 //     matmul, or — for a K-loop group (start@first ... stop@last in one loop) — after that loop;
 //   - any other instruction that writes the tensor (copy, act, memset, ...): the save follows it.
 // A tensor written again later starts a new def region with its own save. Every other read of the tensor is a

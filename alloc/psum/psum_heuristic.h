@@ -1,8 +1,8 @@
-// The best-of-n perturbation (seed 003 G2: what changes between iterations of the best-of-n loop is not pinned;
-// the seed infers a tie-break seed as in SBUF). Ours: each heuristic is a total order on nodes used wherever the
-// colorer must choose among equals — the order in which simplify drains its lo worklist, and the tie-break among
-// hi (and inf) nodes of equal cost/degree. Nodes simplified first are colored last, so each order decides which
-// nodes get the low banks first. All orders end in the node index, so every run is deterministic.
+// The best-of-n perturbation (what changes between iterations of the production allocator's best-of-n loop is not
+// known; it appears to vary a tie-break seed, as in SBUF). Ours: each heuristic is a total order on
+// nodes used wherever the colorer must choose among equals — the order in which simplify drains its lo worklist, and
+// the tie-break among hi (and inf) nodes of equal cost/degree. Nodes simplified first are colored last, so each order
+// decides which nodes get the low banks first. All orders end in the node index, so every run is deterministic.
 #pragma once
 
 #include <cstdint>

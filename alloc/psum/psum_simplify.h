@@ -1,5 +1,5 @@
-// Seed 003 simplify: the Chaitin worklists with PSUM's additive bank test. A node is trivially colorable (lo,
-// SAFE) when
+// As in the production allocator, simplify: the Chaitin worklists with PSUM's additive bank test. A node is trivially
+// colorable (lo, SAFE) when
 //     NUM_PSUM_BANKS - own banks - sum of its neighbours' banks >= 0
 // — whatever banks the neighbours take, a window of its own size is left. Otherwise it is inf (un-spillable,
 // cost +inf) or hi (UNSAFE). Draining: a lo node is pushed and removed, which gives each remaining neighbour its
@@ -28,10 +28,11 @@ std::vector<uint32_t> simplifyPsum(const PsumGraph& g, uint32_t psum_banks, Psum
 // The stack without simplify: every node that is not pinned, pushed in heuristic h's order, so that select
 // colours them in the reverse of it, as simplify does when every node is lo (unlimited banks). First fit puts a
 // node on the bank it would take with unlimited banks whenever that one lies within PSUM, so in this order a PSUM
-// of at least the banks used with unlimited room never spills (issue 10: colorers that use the room they have).
+// of at least the banks used with unlimited room never spills: a colorer uses the room it has.
 std::vector<uint32_t> plainPsumStack(const PsumGraph& g, PsumHeuristic h);
 
-// The remaining-bank budget of node i with all its neighbours present (the value 003 tests against 0).
+// The remaining-bank budget of node i with all its neighbours present (the value the production allocator tests
+// against 0).
 int64_t psumFreeBanks(const PsumGraph& g, uint32_t psum_banks, uint32_t i);
 
 }  // namespace allocsim

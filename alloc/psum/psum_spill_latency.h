@@ -1,6 +1,6 @@
-// The latency data behind PSUM spill costs (seed 003 find_costs: cost += liveN * Latency per store and per load).
-// A PSUM spill is a TensorCopy DMA of the tensor's banks out of PSUM and, before each consumer, back in; one bank
-// moves bank-bytes x partitions bytes. The figures are a model (DESIGN.md: "cost = fixed latency +
+// The latency data behind PSUM spill costs (the production allocator, find_costs: cost += liveN * Latency per store
+// and per load). A PSUM spill is a TensorCopy DMA of the tensor's banks out of PSUM and, before each consumer, back
+// in; one bank moves bank-bytes x partitions bytes. The figures are a model ("cost = fixed latency +
 // bytes/bandwidth"), kept here as data so that the simulator's timing table can replace them.
 #pragma once
 

@@ -66,7 +66,8 @@ std::vector<RegId> chooseSpills(const Program& p, const RegGraph& g, const RegCo
 }
 
 // Colors the groups of coalesced copies (alloc/reg/reg_coalesce.h) as one node each, then pushes each node's
-// color to its registers (the seed's propagate_coalesced_ssa_allocation). The coloring is returned by register.
+// color to its registers (the production allocator's propagate_coalesced_ssa_allocation). The coloring is returned by
+// register.
 RegColoring colorCoalesced(const Program& p, const Liveness& live, const RegGroups& groups, const RegCosts& costs,
                            const std::vector<bool>& kept, uint32_t R) {
   const size_t n = p.registers.size();

@@ -1,11 +1,11 @@
-// The REG colorer (seed 000, "REG_Allocator — the scalar register colorer"): colors the program's registers onto
-// the SP register lanes, spilling to memory until everything colors. It runs last at every optlevel
-// (alloc/driver.h). The cycle, per round ("REG GCA interation nums = <round>", the seed's spelling):
+// The REG colorer (the production allocator, "REG_Allocator — the scalar register colorer"): colors the program's
+// registers onto the SP register lanes, spilling to memory until everything colors. It runs last at every optlevel
+// (alloc/driver.h). The cycle, per round ("REG GCA interation nums = <round>", the production allocator's spelling):
 //
 //   live_range   alloc/liveness.h over the current program (loop-extended: a loop register is live across its loop)
 //   build        alloc/reg/reg_interference.h (a spilled loop register is live at the two ends of its body only)
-//   coalesce     alloc/reg/reg_coalesce.h (conservative SSA-copy coalescing; the seed runs it before build, here
-//                it reads the graph build made)
+//   coalesce     alloc/reg/reg_coalesce.h (conservative SSA-copy coalescing; the production allocator runs it before
+//                build, here it reads the graph build made)
 //   find_costs   alloc/reg/reg_costs.h (lanes per def and use, x10 per loop level; stand-ins, kept registers and
 //                loop registers already spilled cannot spill)
 //   simplify / select   alloc/reg/reg_color.h, one coloring and its score ("REG score = <s> (lower is better)")
@@ -19,9 +19,9 @@
 //
 // Spill choice after select: every uncolored spillable register spills; an uncolored register that cannot spill
 // (a stand-in, a loop register spilled already) makes its cheapest spillable neighbour spill. When an uncolored
-// register has no spillable neighbour, no spill can make room for it, and the seed's FATAL is raised as an
-// AllocError (exit 3): "cannot allocate registers since spilling candidates are not enough". Every round spills at
-// least one source register, or a loop register for the only time, so the fixpoint ends.
+// register has no spillable neighbour, no spill can make room for it, and the production allocator's FATAL is raised
+// as an AllocError (exit 3): "cannot allocate registers since spilling candidates are not enough". Every round spills
+// at least one source register, or a loop register for the only time, so the fixpoint ends.
 //
 // Report: "Number of registers spilled = <N>", "Spilling from REG cost about <N> cycles" (each executed
 // reg_store / reg_load priced as a DMA of its bytes between DRAM and the SP engine, alloc/cost_table.h),

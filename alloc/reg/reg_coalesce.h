@@ -1,6 +1,6 @@
-// coalesce_ssa_live_range of the REG colorer (seed 000, REG_Allocator: "SSA-copy coalescing", and after select
-// propagate_coalesced_ssa_allocation "push color through copies"): registers joined by a `mov R, S` are colored as
-// one node, so the copy costs no register.
+// coalesce_ssa_live_range of the REG colorer (the production allocator, REG_Allocator: "SSA-copy coalescing", and
+// after select propagate_coalesced_ssa_allocation "push color through copies"): registers joined by a `mov R, S` are
+// colored as one node, so the copy costs no register.
 //
 // When two registers may share: their live ranges (alloc/liveness.h, inclusive) meet only at the position of a
 // `mov` from one to the other, where the source's range ends and the destination's begins. The

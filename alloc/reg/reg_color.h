@@ -1,5 +1,5 @@
-// simplify + select of the REG colorer (seed 000, REG_Allocator): a 1-D Chaitin–Briggs colorer over the SP
-// register lanes with ONE scored coloring (no best-of-n sweep: "REG score = ... (lower is better)").
+// simplify + select of the REG colorer (the production allocator, REG_Allocator): a 1-D Chaitin–Briggs colorer over
+// the SP register lanes with ONE scored coloring (no best-of-n sweep: "REG score = ... (lower is better)").
 //
 // A color is a first lane; a 64-bit register takes two adjacent lanes. The degree test is additive over lanes:
 // a node of w lanes among neighbours of w_i lanes always finds a free run when
@@ -8,8 +8,9 @@
 // nodes; when none is left it pushes the spillable node of least cost / degree optimistically (Briggs), and an
 // unspillable one only when nothing else remains: the one whose live range starts last. Live ranges are
 // intervals, and select then colors those unspillable nodes in order of their start, the order in which greedy
-// coloring of an interval graph needs no more colors than the most ranges live at one point. Select pops and gives each node the lowest free run; a node
-// with none stays uncolored. Precolored nodes (kept placements) are never removed and are obstacles throughout.
+// coloring of an interval graph needs no more colors than the most ranges live at one point. Select pops and gives
+// each node the lowest free run; a node with none stays uncolored. Precolored nodes (kept placements) are never
+// removed and are obstacles throughout.
 #pragma once
 
 #include <optional>

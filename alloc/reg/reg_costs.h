@@ -1,10 +1,10 @@
-// find_costs of the REG colorer (seed 000, REG_Allocator: "spill cost += numPhysicalRegs (reg+396) per def").
-// A register's spill cost is the lanes it occupies, counted at every def and every use, each weighted by
+// find_costs of the REG colorer (the production allocator, REG_Allocator: "spill cost += numPhysicalRegs (reg+396)
+// per def"). A register's spill cost is the lanes it occupies, counted at every def and every use, each weighted by
 // kLoopWeight^depth of the loop nest it sits in: spilling inserts a store after each def and a reload before each
-// use, and an access in a loop body runs once per iteration. (The seed counts defs; we count uses too, because
-// each use is where a reload lands.)
+// use, and an access in a loop body runs once per iteration. (The production allocator counts defs; we count uses
+// too, because each use is where a reload lands.)
 //
-// Loop induction registers spill too. The seed's REG colorer runs after lower_branch has turned loops into
+// Loop induction registers spill too. The production REG colorer runs after lower_branch has turned loops into
 // sequencer instructions, where the induction variable is an ordinary register with defs (the init and the
 // increment) and uses (the compare, the body's reads), so it spills like any other. Here the loop is one
 // instruction, so a spilled loop register keeps its lane where the sequencer steps and tests it (the loop's header

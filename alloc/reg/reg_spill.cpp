@@ -29,7 +29,7 @@ class SpillWriter {
 
  private:
   // A name no tensor or register has; the caller adds it to the program at once (TakenNames confirms a hash hit
-  // there): a set of every name, built per spill round, was a node per name (docs/fuzzing.md, eighth round).
+  // there): a set of every name, built per spill round, was a node per name.
   std::string freshName(const std::string& base, const char* suffix) {
     std::string name;
     do name = base + suffix + std::to_string(next_id_++);

@@ -1,4 +1,4 @@
-// insert_spill_code of the REG colorer (seed 000, REG_Allocator: "a register that cannot be colored is
+// insert_spill_code of the REG colorer (the production allocator, REG_Allocator: "a register that cannot be colored is
 // materialized into a MemoryLocation ... and reloaded around each use"). Each spilled register r gets
 //   - a slot: `dram <r>_RegSpill<k> [1, lanes] u32 !spill`, in storage of its own (DRAM, like the SBUF colorer's
 //     spill slots), touched by inserted instructions only;
@@ -9,9 +9,9 @@
 // A spilled loop register (alloc/reg/reg_costs.h) spills inside its loop's body only: the body starts with
 // `reg_store slot, <r> !spill`, its reads of r are reloads into stand-ins as above, and it ends with
 // `reg_load <r>, slot !reload`, which gives r back its value before the sequencer steps and tests it.
-// The seed threads a bir::sync::Wait between the SP engine's access and the spill store / reload; here the store
-// and the load sit next to the access in SP program order, and the simulator's scoreboard orders them by the
-// register and slot bytes they share (RAW / WAR), which is what the waits do. The stand-ins name r
+// The production allocator threads a bir::sync::Wait between the SP engine's access and the spill store / reload;
+// here the store and the load sit next to the access in SP program order, and the simulator's scoreboard orders them
+// by the register and slot bytes they share (RAW / WAR), which is what the waits do. The stand-ins name r
 // (`!spill(r)`, `!reload(r)`), so the oracles read them as r (docs/verification.md).
 #pragma once
 

@@ -15,9 +15,8 @@ namespace allocsim {
 namespace {
 
 // A sorted set of def ids. Most hold one (a register's last write), without a heap block: the pass runs on every REG
-// allocation, and a vector per register and per loop state was most of its blocks (docs/fuzzing.md, nineteenth
-// round). Invariant: `many_` is empty or holds the whole set (two ids or more); otherwise `has_one_` tells whether
-// `one_` is its only id.
+// allocation, and a vector per register and per loop state was most of its blocks. Invariant: `many_` is empty or
+// holds the whole set (two ids or more); otherwise `has_one_` tells whether `one_` is its only id.
 class DefSet {
  public:
   const uint32_t* begin() const { return many_.empty() ? &one_ : many_.data(); }

@@ -1,5 +1,5 @@
-// build_ssa_representative of the REG colorer (seed 000, REG_Allocator: "SSA value-numbering of registers", then
-// coalesce_ssa_live_range merges the SSA values that must share a register back into one live range).
+// build_ssa_representative of the REG colorer (the production allocator, REG_Allocator: "SSA value-numbering of
+// registers", then coalesce_ssa_live_range merges the SSA values that must share a register back into one live range).
 //
 // A register of the input may hold several unrelated values: `loop i` written by two loops, a scratch register
 // reused for another address. Its live range (alloc/liveness.h) is the hull of all of them, which makes it

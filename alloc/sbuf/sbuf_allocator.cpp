@@ -132,9 +132,8 @@ SbufRoundGraph roundGraph(const Program& p, const std::vector<bool>& local) {
 }
 
 // The program after a sequence of spill rounds, with its graph: what every heuristic that spills the same tensors in
-// the same rounds works on next. The rewrite and the graph (liveness, above all) were a fifth of the SBUF colorer's
-// time, and most heuristics spill the same first victims (on coloring_driver's corpus, 1,178 of 1,417 first
-// rounds that spilled repeated an earlier heuristic's), so each distinct sequence is rewritten and analysed once.
+// the same rounds works on next. The rewrite and the graph (liveness, above all) are costly, and most heuristics
+// spill the same first victims, so each distinct sequence is rewritten and analysed once.
 // Built in place and never moved: the graph's liveness points into `program`.
 struct SbufSpillState {
   Program program;
@@ -347,8 +346,8 @@ bool betterRun(const SbufRun& a, const SbufRun& b) {
 // costs no spill cycles either, and its footprint is at most g.max_live. No placement's footprint is below
 // max_live (the tensors live at one position interfere pairwise, so their rectangles are apart, and a partition's
 // high-water mark is at least the bytes placed in it), so the packing could only tie. Not decided when a node is
-// fixed (the input's placements are not the colorer's to keep apart). The search was a third of reg_colorer's
-// CPU time on its fuzzed programs (docs/fuzzing.md, seventh round); the placements are the same without it.
+// fixed (the input's placements are not the colorer's to keep apart). Skipping the search there saves its
+// time; the placements are the same without it.
 bool packingCannotWin(const SbufRun& best, const SbufGraph& g) {
   if (best.error || best.abandoned || best.spill_bytes != 0 || best.spill_cycles != 0) return false;
   for (const SbufNode& n : g.nodes)
@@ -388,9 +387,8 @@ SbufResult allocateSbuf(Program&& input, const SbufOptions& o) {
   }
 
   // Best-of-N over whole spill fixpoints, not round by round: a heuristic that spills less in the first round can
-  // leave reloads that spill more later (minimalloc's B spilled 14% more bytes at O3 than at O2 when O3 kept the
-  // best of each round). Compared on the end result, a level that tries more heuristics never does worse.
-  // Runs stop once they spill more than the best finished one (runHeuristic's bound), which leaves the choice as
+  // leave reloads that spill more later. Compared on the end result, a level that tries more heuristics never does
+  // worse. Runs stop once they spill more than the best finished one (runHeuristic's bound), which leaves the choice as
   // it would be with every run finished: spilled bytes only grow.
   std::optional<SbufRun> best;
   SpillStates states;

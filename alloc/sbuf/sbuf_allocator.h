@@ -1,4 +1,4 @@
-// The SBUF colorer (DESIGN.md section 3; seed 003's contrast sections; 000's best-of-N): Chaitin–Briggs over 2-D
+// The SBUF colorer (the production allocator's contrast sections, and its best-of-N): Chaitin–Briggs over 2-D
 // rectangles (partition x byte). It runs after the PSUM colorer, whose placements it leaves as they are. One
 // round:
 //   liveness (sbuf_live_ranges.h) -> build (sbuf_interference.h) -> find_costs (sbuf_costs.h)

@@ -1,6 +1,6 @@
-// The geometric degree test of the SBUF colorer (seed 003 simplify, contrasted with PSUM's additive bank test:
-// SBUF's K = possible_placements - sum of impact[Hj, Hi] x (span_i + span_j - 1)). Ours, in that spirit, counted
-// in candidate positions on the arch's placement grid:
+// The geometric degree test of the SBUF colorer (the production allocator, simplify, contrasted with PSUM's additive
+// bank test: SBUF's K = possible_placements - sum of impact[Hj, Hi] x (span_i + span_j - 1)). Ours, in that spirit,
+// counted in candidate positions on the arch's placement grid:
 //
 //   rows(i)   = floor((P - h_i) / q) + 1          legal base partitions (multiples of the start quantum q)
 //   cols(i)   = floor((S - w_i) / a) + 1          legal byte offsets (multiples of the alignment a)

@@ -5,7 +5,7 @@
 namespace allocsim {
 
 uint64_t sbufFootprintBytes(const Arch& arch, const std::vector<SbufRect>& rects) {
-  // Scratch of this thread: every SBUF selection round measures its footprint (docs/fuzzing.md, fourth round).
+  // Scratch of this thread: every SBUF selection round measures its footprint.
   thread_local std::vector<uint64_t> high;
   high.assign(arch.sbuf_partitions, 0);
   for (const SbufRect& r : rects) {

@@ -1,5 +1,6 @@
-// The best-of-N sweep of the SBUF colorer (seed 003: SBUF "runs a heuristic sweep and keeps the best of several
-// scored colorings"; 000: "the 2-D best-of-N SBUF colorer"). A heuristic is a colour order x a placement policy.
+// The best-of-N sweep of the SBUF colorer (as in the production allocator: SBUF "runs a heuristic sweep and keeps the
+// best of several scored colorings"; the production allocator: "the 2-D best-of-N SBUF colorer"). A heuristic is a
+// colour order x a placement policy.
 //
 // The colour order is the order in which select should colour nodes when it is free to choose: simplify drains
 // its lo worklist in the reverse order (the stack pops it back), and breaks ties among hi and inf nodes with it.

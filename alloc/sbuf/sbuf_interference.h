@@ -1,5 +1,5 @@
-// The SBUF interference graph (seed 003 build, "same time-overlap interference as SBUF"). Nodes are the SBUF
-// tensors: the ones this colorer places (no placement yet) and the fixed ones (already placed, pinned or not:
+// The SBUF interference graph (the production allocator, build, "same time-overlap interference as SBUF"). Nodes are
+// the SBUF tensors: the ones this colorer places (no placement yet) and the fixed ones (already placed, pinned or not:
 // obstacles that keep their rectangle). Two nodes interfere when their live ranges (sbuf_live_ranges.h) share a
 // position. Geometry plays no part in the edge rule, only in the degree test (sbuf_degree.h) and in select.
 #pragma once
@@ -40,9 +40,9 @@ SbufGraph buildSbufGraph(const Program& p, const Liveness& live);
 // SBUF capacity in bytes (partitions x bytes per partition).
 uint64_t sbufCapacity(const Arch& arch);
 
-// 003's demand metric for SB, computed like PSUM's (NUM_PSUM_BANKS / total_bank_demand): capacity / total
-// demand, as a percentage — below 100 means the tensors together ask for more than SBUF holds. 100 when there is
-// no demand.
+// the production allocator's demand metric for SB, computed like PSUM's (NUM_PSUM_BANKS / total_bank_demand):
+// capacity / total demand, as a percentage — below 100 means the tensors together ask for more than SBUF holds. 100
+// when there is no demand.
 double sbufDemandPercent(const Arch& arch, const SbufGraph& g);
 
 }  // namespace allocsim

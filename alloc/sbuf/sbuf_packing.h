@@ -1,4 +1,5 @@
-// The SBUF colorer's packing candidate (issue 10: heights within 1.15x of the lower bound with unlimited room).
+// The SBUF colorer's packing candidate: with unlimited room, a height within 1.15x of the
+// lower bound.
 // Colour orders with first/best fit reach 1.17-1.41x the lower bound on minimalloc's challenging benchmarks; the
 // exact search (alloc/exact/exact_search.h) with a small node budget finds a placement within 1.15x of it on each
 // of them in about 1,000 nodes. So for graphs of at most kSbufPacking.max_tensors live nodes the colorer also asks

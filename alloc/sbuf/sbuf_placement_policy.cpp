@@ -60,7 +60,7 @@ std::optional<Placement> placeSbufRect(const Arch& arch, SbufPolicy policy, uint
   std::optional<Placement> best;
   uint64_t best_room = 0;
   // Scratch of this thread, kept over calls: the colorer places every node of every round and heuristic, and
-  // growing two vectors per call was the SBUF colorer's largest source of heap allocations (docs/fuzzing.md).
+  // growing two vectors per call was the SBUF colorer's largest source of heap allocations.
   thread_local std::vector<std::pair<uint64_t, uint64_t>> used;
   thread_local std::vector<Gap> gaps;
   for (uint64_t base = 0; base + partitions <= arch.sbuf_partitions; base += quantum) {

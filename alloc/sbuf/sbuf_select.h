@@ -1,7 +1,7 @@
-// Seed 003 select for SBUF: pop the simplify stack and give each node a position, under the heuristic's placement
-// policy (sbuf_placement_policy.h), among the rectangles of its already coloured neighbours (fixed nodes are
-// coloured from the start, at their placement); a node with no free grid position " cannot allocate " and joins
-// the spill set.
+// As in the production allocator, select for SBUF: pop the simplify stack and give each node a position, under the
+// heuristic's placement policy (sbuf_placement_policy.h), among the rectangles of its already coloured neighbours
+// (fixed nodes are coloured from the start, at their placement); a node with no free grid position " cannot allocate
+// " and joins the spill set.
 #pragma once
 
 #include <cstdint>

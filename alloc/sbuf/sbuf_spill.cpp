@@ -29,10 +29,10 @@ class SpillWriter {
   // `out` = `in` with the spill code. The instructions that change (and each loop, its body rewritten) are made
   // first, in program order, which mints the stand-ins in the order it always did; then `out` is filled, allocated
   // once at its final size. Growing it moved every instruction again, and rewriting in place after copying the
-  // program copied it twice (an Instruction is ~1.5 KB: most of the SBUF colorer's time at 1,000-30,000 buffers
-  // under pressure was these moves and the page faults of the vectors they filled). `Body` is a const body, whose
+  // program copied it twice (an Instruction is ~1.5 KB, and under pressure these moves and the page faults of the
+  // vectors they filled dominate the SBUF colorer's time). `Body` is a const body, whose
   // instructions are copied, or a body about to be dropped, whose instructions are moved (each copy allocates its
-  // operands' index terms: the largest heap-allocation site of the linear-scan fuzz target, docs/fuzzing.md).
+  // operands' index terms: the largest heap-allocation site of the linear-scan fuzz target).
   template <class Body>
   void rewrite(Body& in, std::vector<Instruction>& out) {
     constexpr bool kMove = !std::is_const_v<Body>;

@@ -1,5 +1,5 @@
-// SBUF spill code: spill to DRAM (seed 003: "SBUF spills target the DRAM spill space (_Reload / _ReloadStore)";
-// DESIGN.md: a store after the def, a reload before each use). A spilled tensor t gets
+// SBUF spill code: spill to DRAM (as in the production allocator: "SBUF spills target the DRAM spill space (_Reload /
+// _ReloadStore)"; a store after the def, a reload before each use). A spilled tensor t gets
 //
 //   dram <t>_Spill<id>  [same shape] !spill(t)     its home for the rest of the program (the spill slot)
 //   sbuf <t>_Reload<id> [same shape] !reload(t)    one stand-in per instruction that touches t

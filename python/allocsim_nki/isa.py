@@ -1,0 +1,207 @@
+"""nki.isa (nisa) as the tracer implements it, in the form that returns its result (neuronxcc.nki.isa).
+
+`nki.isa` (the newer spelling, destination first) wraps the same functions: see nki/isa.py.
+"""
+
+from . import trace as _t
+from .trace import KernelError
+from . import language as nl
+
+
+def _loc():
+    return _t.user_location()
+
+
+def _func_name(op, what):
+    for attr in ("_act", "_alu", "_cmp"):
+        v = getattr(op, attr, None)
+        if v is not None:
+            return v
+    if isinstance(op, str):
+        return op
+    raise KernelError("%s %r is not an NKI operation" % (what, op))
+
+
+def _alu(op):
+    a = getattr(op, "_alu", None)
+    if a is None:
+        # nl.max / nl.min / nl.sum as a reduction op
+        a = {id(nl.max): "max", id(nl.min): "min", id(nl.sum): "add", id(nl.add): "add"}.get(id(op))
+    if a is None:
+        raise KernelError("%r is not an ALU operation (nl.add, nl.multiply, nl.maximum, ...)" % (op,))
+    return a
+
+
+engine = type("engine", (), {"unknown": None, "tensor": "pe", "vector": "dve", "scalar": "act", "gpsimd": "pool"})
+
+
+def nc_matmul(stationary, moving, is_stationary_onezero=False, is_moving_onezero=False, is_transpose=False,
+              mask=None, dst=None, accumulate=None, **kw):
+    loc = _loc()
+    _t.check_mask(mask, loc)
+    if is_transpose:
+        return nc_transpose(stationary, dst=dst)
+    return _t.matmul(stationary, moving, loc, dst=dst, accumulate=dst is not None and accumulate is not False)
+
+
+def nc_transpose(data, mask=None, dtype=None, engine=None, dst=None, **kw):
+    loc = _loc()
+    _t.check_mask(mask, loc)
+    return _t.transpose(data, loc=loc, dst=dst)
+
+
+def activation(op, data, bias=None, scale=1.0, reduce_op=None, reduce_res=None, reduce_cmd=None, mask=None,
+               dtype=None, dst=None, **kw):
+    loc = _loc()
+    _t.check_mask(mask, loc)
+    red = _alu(reduce_op) if reduce_op is not None else None
+    return _t.activation_fn(_func_name(op, "activation"), data, dtype, bias=bias, scale=scale, loc=loc, dst=dst,
+                            reduce_op=red, reduce_res=reduce_res)
+
+
+def activation_reduce(op, data, reduce_op, reduce_res, bias=None, scale=1.0, mask=None, dtype=None, dst=None, **kw):
+    return activation(op, data, bias, scale, reduce_op, reduce_res, mask=mask, dtype=dtype, dst=dst)
+
+
+def tensor_tensor(data1, data2, op, dtype=None, mask=None, dst=None, **kw):
+    loc = _loc()
+    _t.check_mask(mask, loc)
+    if not (isinstance(data1, _t.View) and isinstance(data2, _t.View) and _t._flat(data1) == _t._flat(data2)):
+        raise KernelError("tensor_tensor takes two tiles of one shape", loc)
+    return _t.binary(_alu(op), data1, data2, dtype, loc, dst=dst)
+
+
+def tensor_scalar(data, op0, operand0, reverse0=False, op1=None, operand1=None, reverse1=False, dtype=None,
+                  mask=None, dst=None, **kw):
+    loc = _loc()
+    _t.check_mask(mask, loc)
+    tr = _t.tracer()
+    _t._on_chip(data, "tensor_scalar", loc)
+    a0 = _alu(op0)
+    for rev, a in ((reverse0, a0), (reverse1, _alu(op1) if op1 is not None else None)):
+        if rev and a not in _t.COMMUTATIVE:
+            _t.unsupported("tensor_scalar with reverse=True for %s" % a, loc)
+    out = dst if dst is not None else tr.temp(data.shape, _t._result_dtype(data, dtype=dtype), "sbuf", loc)
+    parts = [out, data, _t._scalar_operand(operand0, loc, data.dtype), a0]
+    if op1 is not None:
+        parts += [_t._scalar_operand(operand1, loc, data.dtype), _alu(op1)]
+    return _t._made(out, tr.emit("ts", *parts, loc=loc))
+
+
+def tensor_reduce(op, data, axis, mask=None, dtype=None, negate=False, keepdims=False, dst=None, **kw):
+    loc = _loc()
+    _t.check_mask(mask, loc)
+    return _t.reduce_fn(_alu(op), data, axis, dtype, keepdims, negate, loc=loc, dst=dst)
+
+
+def tensor_copy(src, mask=None, dtype=None, engine=None, dst=None, **kw):
+    loc = _loc()
+    _t.check_mask(mask, loc)
+    tr = _t.tracer()
+    _t._on_chip(src, "tensor_copy", loc)
+    out = dst if dst is not None else tr.temp(src.shape, dtype or src.dtype, "sbuf", loc)
+    _t._same_shape(out, src, "tensor_copy", loc)
+    return _t._made(out, tr.emit("copy", out, src, loc=loc))
+
+
+def memset(dst=None, value=0, shape=None, dtype=None, mask=None, **kw):
+    loc = _loc()
+    tr = _t.tracer()
+    if dst is None:
+        dst = tr.temp(shape, dtype, "sbuf", loc)
+    v = float(value) if dst.dtype.is_float else int(value)
+    return _t._made(dst, tr.emit("memset", dst, v, loc=loc))
+
+
+def dma_copy(dst, src, mask=None, **kw):
+    loc = _loc()
+    _t.check_mask(mask, loc)
+    _t._same_shape(dst, src, "dma_copy", loc)
+    return _t.tracer().move(dst, src, loc)
+
+
+def _pattern_step(pattern, what, loc):
+    """The step per flattened free element of NKI's [[step, num], ...] pattern (steps must nest: outer = inner*num)."""
+    B, inner = None, 1
+    for step, num in reversed(list(pattern)):
+        if B is None:
+            B = step
+        elif step != B * inner:
+            _t.unsupported("%s that is not affine in the flattened free index" % what, loc)
+        inner *= num
+    return B or 0
+
+
+def affine_select(pred=None, on_true_tile=None, on_false_value=None, mask=None, dtype=None, dst=None, pattern=None,
+                  channel_multiplier=0, cmp_op=None, offset=0, **kw):
+    loc = _loc()
+    _t.check_mask(mask, loc)
+    tr = _t.tracer()
+    src = on_true_tile
+    _t._on_chip(src, "affine_select", loc)
+    if pattern is not None:
+        # [[step, num], ...] over the flattened free index
+        B = _pattern_step(pattern, "an affine_select pattern", loc)
+        A, C = channel_multiplier, offset
+        cmp = _func_name(cmp_op or nl.equal, "cmp_op")
+    else:
+        A, B, C, cmp = _t.select_args(pred, src.shape, loc)
+    out = dst if dst is not None else tr.temp(src.shape, dtype or src.dtype, "sbuf", loc)
+    return _t.affine_select(out, src, A, B, C, cmp, on_false_value, loc)
+
+
+def iota(expr=None, dtype=None, mask=None, dst=None, pattern=None, offset=0, channel_multiplier=0, **kw):
+    """nisa.iota(expr over nl.arange, dtype) or the pattern form: `iota DST, p=A, e=B, c=C`."""
+    loc = _loc()
+    _t.check_mask(mask, loc)
+    tr = _t.tracer()
+    if not _t.has_op("iota"):
+        _t.unsupported("nisa.iota (the program format has no iota instruction yet)", loc)
+    if pattern is not None:
+        if dst is None:
+            raise KernelError("the pattern form of nisa.iota writes dst", loc)
+        return _t.iota(dst, channel_multiplier, _pattern_step(pattern, "an iota pattern", loc), offset, loc)
+    e = _t.IExpr.of(expr)
+    shape = e.shape if len(e.shape) >= 2 else (1,) * (2 - len(e.shape)) + e.shape
+    A, B, C = _t.flat_free_coefs(e, shape, "an iota expression", loc)
+    out = dst if dst is not None else tr.temp(shape, dtype or nl.int32, "sbuf", loc)
+    return _t.iota(out, A, B, C, loc)
+
+
+def tensor_tensor_scan(data0, data1, initial, op0, op1, reverse0=False, reverse1=False, dtype=None, mask=None,
+                       dst=None, **kw):
+    loc = _loc()
+    _t.check_mask(mask, loc)
+    if reverse0 or reverse1:
+        _t.unsupported("tensor_tensor_scan with reverse0/reverse1", loc)
+    tr = _t.tracer()
+    out = dst if dst is not None else tr.temp(data0.shape, _t._result_dtype(data0, data1, dtype=dtype), "sbuf", loc)
+    return _t.tt_scan(out, data0, data1, initial, _alu(op0), _alu(op1), loc)
+
+
+def _bn(op, columns):
+    def f(data, dtype=None, mask=None, dst=None, **kw):
+        loc = _loc()
+        _t.check_mask(mask, loc)
+        tr = _t.tracer()
+        out = dst if dst is not None else tr.temp((_t._flat(data)[0], columns), dtype or nl.float32, "sbuf", loc)
+        return _t.bn(op, out, data, loc)
+    f.__name__ = op
+    return f
+
+
+bn_stats = _bn("bn_stats", 6)   # per partition (count, mean, m2) of the even and of the odd elements
+bn_aggr = _bn("bn_aggr", 2)     # per partition (mean, variance) from bn_stats tuples
+
+
+for _n in ("tensor_copy_predicated", "tensor_scalar_cumulative", "local_gather", "nc_n_gather", "nc_stream_shuffle",
+           "rng", "dropout", "rand2", "exponential", "max8", "nc_find_index8", "nc_match_replace8",
+           "scalar_tensor_tensor", "tensor_scalar_reduce", "range_select", "select_reduce", "dma_transpose",
+           "tensor_partition_reduce", "activate2", "sequence_bounds", "topk", "nonzero_with_count"):
+    globals()[_n] = (lambda n: (lambda *a, **k: _t.unsupported("nisa.%s" % n)))(_n)
+
+
+def reciprocal(data, dtype=None, mask=None, dst=None, **kw):
+    loc = _loc()
+    _t.check_mask(mask, loc)
+    return _t.activation_fn("reciprocal", data, dtype, loc=loc, dst=dst)

@@ -1,0 +1,164 @@
+"""Kernels: the @nki.jit decorator, the arguments a kernel is traced with, and tracing one into a program."""
+
+import ast
+import inspect
+import os
+import re
+import traceback
+
+from . import trace as _t
+from .trace import KernelError
+
+
+class Kernel:
+    """A function decorated with @nki.jit (or trace, baremetal, benchmark, ...): traced, not run."""
+
+    def __init__(self, func, **options):
+        self.func = func
+        self.options = options
+        self.__name__ = func.__name__
+        self.__doc__ = func.__doc__
+        self.__wrapped__ = func
+
+    def __call__(self, *args, **kwargs):
+        if _t._T is not None:
+            # a kernel called from a kernel being traced: inline it
+            return self.func(*args, **kwargs)
+        raise KernelError("an NKI kernel runs on the device; trace it (allocsim nki) or simulate it "
+                          "(allocsim_nki.simulate(kernel, *arrays))")
+
+    def __getitem__(self, grid):
+        _t.unsupported("an SPMD launch grid kernel[%s] (write the grid as loops)" % (grid,))
+
+    def parameters(self):
+        return list(inspect.signature(self.func).parameters.values())
+
+
+def jit(func=None, **options):
+    if func is None:
+        return lambda f: Kernel(f, **options)
+    return Kernel(func, **options)
+
+
+trace = baremetal = benchmark = profile = simulate_kernel_decorator = jit
+
+
+class TensorArg:
+    """An HBM tensor argument: a shape and a dtype (`1024x512:bfloat16`)."""
+
+    def __init__(self, shape, dtype):
+        self.shape, self.dtype = tuple(shape), _t.as_dtype(dtype, "dtype")
+
+
+_SPEC = re.compile(r"^(\d+(?:x\d+)*):([A-Za-z0-9_]+)$")
+
+
+def parse_arg(spec):
+    """NAME=DIMxDIM...:DTYPE or NAME=PYTHON_LITERAL -> (name, value)."""
+    if "=" not in spec:
+        raise KernelError("--arg expects NAME=VALUE, got '%s'" % spec, ("<command line>", 0))
+    name, value = spec.split("=", 1)
+    m = _SPEC.match(value.strip())
+    if m:
+        try:
+            return name, TensorArg([int(d) for d in m.group(1).split("x")], m.group(2))
+        except KernelError as e:
+            raise KernelError("--arg %s: %s" % (name, e.message), ("<command line>", 0))
+    try:
+        return name, ast.literal_eval(value)
+    except (ValueError, SyntaxError):
+        raise KernelError("--arg %s=%s is neither DIMxDIM...:DTYPE nor a Python literal" % (name, value),
+                          ("<command line>", 0))
+
+
+def load_module(path):
+    """Runs a kernel file as a module; its kernels are its Kernel objects."""
+    import importlib.util
+    import sys
+    if not os.path.exists(path):
+        raise KernelError("cannot open: no such file", (path, 0))
+    _t.show_path_as(path)
+    name = "_allocsim_kernel_" + re.sub(r"\W", "_", os.path.basename(path)[:-3])
+    spec = importlib.util.spec_from_file_location(name, path)
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[name] = mod
+    sys.path.insert(0, os.path.dirname(os.path.abspath(path)))
+    try:
+        spec.loader.exec_module(mod)
+    except KernelError:
+        raise
+    except SyntaxError as e:
+        raise KernelError("syntax error: %s" % e.msg, (e.filename or path, e.lineno or 0))
+    except Exception as e:  # an error of the kernel file itself, at its line
+        raise KernelError("%s: %s" % (type(e).__name__, e), _innermost(e, path))
+    finally:
+        sys.path.remove(os.path.dirname(os.path.abspath(path)))
+    return mod
+
+
+def kernels(mod):
+    return {n: k for n, k in vars(mod).items() if isinstance(k, Kernel) and k.func.__module__ == mod.__name__}
+
+
+def _innermost(exc, path=None):
+    tb = traceback.extract_tb(exc.__traceback__)
+    pkg = _t._package_dirs()
+    for fr in reversed(tb):
+        if not os.path.abspath(fr.filename).startswith(pkg):
+            return (fr.filename, fr.lineno)
+    return (path or "<kernel>", 0)
+
+
+def trace_kernel(kernel, args, arch="gen2", file_for_errors=None):
+    """Traces `kernel` with `args` (name -> TensorArg or Python value): the program text.
+
+    Tensor arguments become HBM tensors named after their parameters: `input` when the kernel reads them, `output`
+    when it writes them; a tensor the kernel returns is an output too.
+    """
+    func = kernel.func if isinstance(kernel, Kernel) else kernel
+    sig = inspect.signature(func)
+    loc = (inspect.getsourcefile(func) or "<kernel>", func.__code__.co_firstlineno)
+    tr = _t.Tracer(arch)
+    values = {}
+    for name, p in sig.parameters.items():
+        if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
+            continue
+        if name in args:
+            v = args[name]
+        elif p.default is not p.empty:
+            v = p.default
+        else:
+            raise KernelError("parameter '%s' of kernel '%s' needs a value (--arg %s=DIMxDIM:DTYPE or "
+                              "--arg %s=VALUE)" % (name, func.__name__, name, name), loc)
+        if isinstance(v, TensorArg):
+            tr.names.add(name)
+            v = _t.Tensor(tr, name, "dram", v.dtype, v.shape, loc, param=True)
+            tr.tensors.append(v)
+        values[name] = v
+    for name in args:
+        if name not in sig.parameters:
+            raise KernelError("kernel '%s' has no parameter '%s'" % (func.__name__, name), loc)
+    prev, _t._T = _t._T, tr
+    try:
+        try:
+            result = func(**values)
+        except KernelError:
+            raise
+        except RecursionError as e:
+            raise KernelError("RecursionError: %s" % e, _innermost(e))
+        except Exception as e:
+            raise KernelError("%s: %s" % (type(e).__name__, e), _innermost(e))
+        outs = result if isinstance(result, (tuple, list)) else ([] if result is None else [result])
+        for o in outs:
+            if not isinstance(o, _t.View) or o.tensor.space != "dram":
+                raise KernelError("kernel '%s' returns %r; a kernel returns HBM tensors" % (func.__name__, o), loc)
+            if not o.tensor.written:
+                raise KernelError("kernel '%s' returns '%s', which it never writes" % (func.__name__, o.tensor.name),
+                                  o.tensor.loc)
+        if not any(t.space == "dram" and t.written for t in tr.tensors):
+            raise KernelError("kernel '%s' writes no HBM tensor: it has no output" % func.__name__, loc)
+        tr.returned = [o.tensor.name for o in outs]
+        text = tr.render()
+    finally:
+        _t._T = prev
+    return text, tr

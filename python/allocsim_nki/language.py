@@ -1,0 +1,350 @@
+"""nki.language (nl) as the tracer implements it: see docs/nki.md for what each call becomes."""
+
+from . import trace as _t
+from .trace import (KernelError, arange, mgrid, ds, par_dim, sbuf, psum, hbm, shared_hbm, private_hbm,  # noqa: F401
+                    float32, bfloat16, int32, uint32, uint16, float16, int8, uint8, int16, float8_e4m3, float8_e5m2,
+                    tfloat32, bool_, View as tile)
+
+fp32 = float32
+
+
+class _TileSize:
+    @property
+    def pmax(self):
+        return _t.ARCHS[_arch()][0]
+
+    @property
+    def psum_fmax(self):
+        return _t.ARCHS[_arch()][1] // 4
+
+    @property
+    def gemm_stationary_fmax(self):
+        return _t.ARCHS[_arch()][0]
+
+    @property
+    def gemm_moving_fmax(self):
+        return _t.ARCHS[_arch()][1] // 4
+
+    @property
+    def psum_partition_dim_max(self):
+        return _t.ARCHS[_arch()][0]
+
+    @property
+    def total_available_sbuf_size(self):
+        return {"gen2": 196608, "gen1": 196608, "tiny": 4096}[_arch()]
+
+
+def _arch():
+    return _t._T.arch if _t._T is not None else "gen2"
+
+
+tile_size = _TileSize()
+
+
+def _loc():
+    return _t.user_location()
+
+
+# ---- tensors ----
+
+def _buffer(buffer, loc):
+    if isinstance(buffer, _t.Buffer):
+        return buffer.space, None
+    if isinstance(buffer, _t.Placement):
+        return buffer.space, buffer
+    raise KernelError("unknown buffer %r" % (buffer,), loc)
+
+
+def _shape(shape, loc):
+    if isinstance(shape, int):
+        shape = (shape,)
+    pdim, dims = 0, []
+    for i, s in enumerate(shape):
+        if isinstance(s, par_dim):
+            pdim = i
+        if isinstance(s, _t.Aff):
+            _t.unsupported("a shape that depends on a loop index", loc)
+        dims.append(int(s))
+    return tuple(dims), pdim
+
+
+def ndarray(shape, dtype, buffer=sbuf, name="", address=None, **kw):
+    loc = _loc()
+    tr = _t.tracer()
+    space, placement = _buffer(buffer, loc)
+    dims, pdim = _shape(shape, loc)
+    if address is not None:
+        if space == "dram":
+            raise KernelError("address= places on-chip tensors only", loc)
+        p, off = address
+        if space == "psum":
+            if off % tr.bank_bytes:
+                raise KernelError("a PSUM address must start a bank (a multiple of %d bytes)" % tr.bank_bytes, loc)
+            placement = _t.Placement("psum", bank=off // tr.bank_bytes)
+        else:
+            placement = _t.Placement("sbuf", partition=int(p), offset=int(off))
+    if placement is not None and placement.rotates and tr.depth > 0:
+        _t.unsupported("a modulo allocation that moves the tile from one loop iteration to the next (a placement "
+                       "of the program is fixed)", loc)
+    if placement is not None:
+        placement = _resolve_placement(placement, dims, pdim, dtype, loc, tr)
+    return tr.tensor(dims, dtype, space, loc, name or None, pdim, placement)
+
+
+def _resolve_placement(pl, dims, pdim, dtype, loc, tr):
+    if pl.func is None:
+        return pl
+    # ncc.sbuf.alloc(func): func(block index, partitions, bytes per partition) -> (partition, byte address)
+    blocks = dims[:pdim]
+    dt = _t.as_dtype(dtype)
+    free = 1
+    for d in dims[pdim + 1:]:
+        free *= d
+    fbytes = free * dt.size
+    first = pl.func(tuple(0 for _ in blocks), dims[pdim], fbytes)
+    n = 1
+    for b in blocks:
+        n *= b
+    import itertools
+    for k, idx in enumerate(itertools.product(*[range(b) for b in blocks])):
+        got = pl.func(tuple(idx), dims[pdim], fbytes)
+        want = (first[0], first[1] + k * fbytes) if pl.space == "sbuf" else (first[0], first[1] + k)
+        if tuple(got) != tuple(want):
+            _t.unsupported("an allocation function that does not place the blocks of '%s' side by side "
+                           "(block %s at %s, expected %s)" % (dims, idx, got, want), loc)
+    if pl.space == "psum":
+        return _t.Placement("psum", bank=int(first[1]))
+    return _t.Placement("sbuf", partition=int(first[0]), offset=int(first[1]))
+
+
+def zeros(shape, dtype, buffer=sbuf, name="", **kw):
+    return full(shape, 0, dtype, buffer, name, _zero=True, **kw)
+
+
+def ones(shape, dtype, buffer=sbuf, name="", **kw):
+    return full(shape, 1, dtype, buffer, name, **kw)
+
+
+def full(shape, fill_value, dtype, buffer=sbuf, name="", _zero=False, **kw):
+    loc = _loc()
+    tr = _t.tracer()
+    t = ndarray(shape, dtype, buffer, name, **kw)
+    if t.space == "dram":
+        _t.unsupported("an HBM tensor filled by the kernel", loc)
+    val = float(fill_value) if t.dtype.is_float else int(fill_value)
+    if t.pdim != 0:
+        _t.unsupported("nl.zeros/full of a tile array (fill each tile)", loc)
+    ins = tr.emit("memset", t, val, loc=loc)
+    if _zero and t.space == "psum":
+        t.zeroed = True
+        t.pending_memset = (ins, tr.body)
+    t.has_data = False
+    return t
+
+
+def zeros_like(x, dtype=None, buffer=None, name=""):
+    return zeros(x.shape, dtype or x.dtype, buffer or _t.Buffer(x.tensor.space, x.tensor.space), name)
+
+
+def empty_like(x, dtype=None, buffer=None, name=""):
+    return ndarray(x.shape, dtype or x.dtype, buffer or _t.Buffer(x.tensor.space, x.tensor.space), name)
+
+
+def shared_constant(*a, **k):
+    _t.unsupported("nl.shared_constant")
+
+
+def shared_identity_matrix(n, dtype=bfloat16, **k):
+    _t.unsupported("nl.shared_identity_matrix (an HBM constant); nl.transpose / nisa.nc_transpose transpose on the PE")
+
+
+# ---- loops ----
+
+def affine_range(start, stop=None, step=1, **kw):
+    if stop is None:
+        start, stop = 0, start
+    return _t.tracer().loop(start, stop, step, "affine_range")
+
+
+def sequential_range(start, stop=None, step=1, **kw):
+    if stop is None:
+        start, stop = 0, start
+    return _t.tracer().loop(start, stop, step, "sequential_range")
+
+
+def static_range(start, stop=None, step=1, **kw):
+    # NKI unrolls a static_range: so does the tracer (the index is a Python integer).
+    if stop is None:
+        start, stop = 0, start
+    return range(start, stop, step)
+
+
+def program_id(axis=0):
+    _t.unsupported("nl.program_id (an SPMD launch grid: write the grid as loops)")
+
+
+def num_programs(axes=0):
+    _t.unsupported("nl.num_programs (an SPMD launch grid: write the grid as loops)")
+
+
+# ---- memory ----
+
+def load(src, dtype=None, mask=None, **kw):
+    return _t.load(src, dtype, mask, _loc())
+
+
+def store(dst, value, mask=None, **kw):
+    _t.store(dst, value, mask, _loc())
+
+
+def load_transpose2d(src, dtype=None, mask=None):
+    _t.unsupported("nl.load_transpose2d (load, then nl.transpose)")
+
+
+def copy(x, dtype=None, mask=None, **kw):
+    loc = _loc()
+    _t.check_mask(mask, loc)
+    tr = _t.tracer()
+    _t._on_chip(x, "nl.copy", loc)
+    out = tr.temp(x.shape, dtype or x.dtype, "sbuf", loc)
+    return _t._made(out, tr.emit("copy", out, x, loc=loc))
+
+
+# ---- elementwise ----
+
+def _binary(op):
+    def f(x, y, dtype=None, mask=None, **kw):
+        loc = _loc()
+        _t.check_mask(mask, loc)
+        return _t.binary(op, x, y, dtype, loc)
+    f.__name__ = op
+    f._alu = op
+    return f
+
+
+add = _binary("add")
+subtract = _binary("sub")
+multiply = _binary("mul")
+divide = _binary("div")
+maximum = _binary("max")
+minimum = _binary("min")
+bitwise_and = _binary("and")
+bitwise_or = _binary("or")
+bitwise_xor = _binary("xor")
+left_shift = _binary("shl")
+right_shift = _binary("shr")
+
+
+def _act(func):
+    def f(x, dtype=None, mask=None, **kw):
+        loc = _loc()
+        _t.check_mask(mask, loc)
+        return _t.activation_fn(func, x, dtype, loc=loc)
+    f.__name__ = func
+    f._act = func
+    return f
+
+
+exp = _act("exp")
+log = _act("log")
+tanh = _act("tanh")
+sigmoid = _act("sigmoid")
+relu = _act("relu")
+gelu = _act("gelu")
+silu = _act("silu")
+sqrt = _act("sqrt")
+rsqrt = _act("rsqrt")
+reciprocal = _act("reciprocal")
+square = _act("square")
+abs = _act("abs")
+negative = _act("neg")
+identity = _act("identity")
+copy._act = "identity"
+
+
+def _unsupported_fn(name):
+    def f(*a, **k):
+        _t.unsupported("nl.%s (the program format has no such operation)" % name)
+    f.__name__ = name
+    return f
+
+
+# Functions the format gains with its newer activation table: refused until the tracer lists them as available.
+for _n in ("sin", "cos", "arctan", "sign", "erf", "softplus", "mish", "gelu_apprx_tanh"):
+    globals()[_n] = _act(_n)
+
+for _n in ("tan", "ceil", "floor", "trunc", "gelu_apprx_sigmoid", "gelu_dx", "silu_dx", "erf_dx", "power", "fmod", "mod",
+           "abs_max", "abs_min", "invert", "logical_and", "logical_or", "logical_xor", "logical_not", "prod",
+           "var", "all", "softmax", "rms_norm", "where", "dropout", "rand", "random_seed", "gather_flattened",
+           "expand_dims", "device_print"):
+    globals()[_n] = _unsupported_fn(_n)
+
+
+def _cmp(op):
+    def f(x=None, y=None, dtype=None, **kw):
+        _t.unsupported("nl.%s as an elementwise operation (it names a comparison in affine_select's cmp_op)" % op)
+    f._cmp = {"greater_equal": "ge", "greater": "gt", "equal": "eq", "not_equal": "ne", "less_equal": "le",
+              "less": "lt"}[op]
+    f.__name__ = op
+    return f
+
+
+greater_equal = _cmp("greater_equal")
+greater = _cmp("greater")
+equal = _cmp("equal")
+not_equal = _cmp("not_equal")
+less_equal = _cmp("less_equal")
+less = _cmp("less")
+
+
+# ---- reductions, matmul, transpose ----
+
+def _reduce(op):
+    def f(x, axis, dtype=None, keepdims=False, mask=None, **kw):
+        loc = _loc()
+        _t.check_mask(mask, loc)
+        return _t.reduce_fn(op, x, axis, dtype, keepdims, loc=loc)
+    return f
+
+
+sum = _reduce("add")
+max = _reduce("max")
+min = _reduce("min")
+
+
+def mean(x, axis, dtype=None, keepdims=False, mask=None, **kw):
+    loc = _loc()
+    _t.check_mask(mask, loc)
+    s = _t.reduce_fn("add", x, axis, dtype or (float32 if not x.dtype.is_float else x.dtype), keepdims, loc=loc)
+    n = 1
+    for d in x.shape[1:]:
+        n *= d
+    return _t.binary("div", s, float(n), loc=loc, dst=s) if s.dtype.is_float else _t.unsupported("an integer mean")
+
+
+def matmul(x, y, transpose_x=False, mask=None, **kw):
+    loc = _loc()
+    _t.check_mask(mask, loc)
+    tr = _t.tracer()
+    if transpose_x:
+        return _t.matmul(x, y, loc)
+    # x is [M, K]: the PE needs it as [K, M]
+    xt_psum = _t.transpose(x, loc=loc)
+    xt = tr.temp(xt_psum.shape, x.dtype, "sbuf", loc, name="x_t")
+    tr.emit("copy", xt, xt_psum, loc=loc)
+    return _t.matmul(xt, y, loc)
+
+
+def transpose(x, dtype=None, mask=None, **kw):
+    loc = _loc()
+    _t.check_mask(mask, loc)
+    return _t.transpose(x, loc=loc)
+
+
+def broadcast_to(x, shape, **kw):
+    return x.broadcast_to(shape)
+
+
+def no_reorder():
+    import contextlib
+    return contextlib.nullcontext()

@@ -1,0 +1,1655 @@
+"""The tracer: runs an NKI kernel once on symbolic tensors and records the program it describes.
+
+A kernel is ordinary Python. Its parameters are HBM tensors (or plain Python values), its loops over
+`affine_range`/`sequential_range` run their body once with a loop register for the index, and every NKI call
+appends instructions of the program format (docs/format.md) to the current loop body. What the format cannot say
+is an error at the kernel's file and line (`KernelError`), never an approximation.
+"""
+
+import os
+import re
+import sys
+
+_PACKAGE_DIRS = None
+
+
+def _package_dirs():
+    global _PACKAGE_DIRS
+    if _PACKAGE_DIRS is None:
+        here = os.path.dirname(os.path.abspath(__file__))
+        root = os.path.dirname(here)
+        _PACKAGE_DIRS = tuple(os.path.join(root, d) + os.sep for d in ("allocsim_nki", "nki", "neuronxcc"))
+    return _PACKAGE_DIRS
+
+
+def user_location():
+    """(file, line) of the innermost frame outside this package: the kernel's line being traced."""
+    f = sys._getframe(1)
+    dirs = _package_dirs()
+    while f is not None:
+        fn = os.path.abspath(f.f_code.co_filename)
+        if not fn.startswith(dirs):
+            return (f.f_code.co_filename, f.f_lineno)
+        f = f.f_back
+    return ("<unknown>", 0)
+
+
+class KernelError(Exception):
+    """Bad or unsupported kernel code, located at the kernel's file and line."""
+
+    def __init__(self, message, loc=None):
+        self.loc = loc or user_location()
+        self.message = message
+        super().__init__(self.format())
+
+    def format(self):
+        return "%s:%d: %s" % (shown_path(self.loc[0]), self.loc[1], self.message)
+
+
+# The kernel file as the user named it (a relative path stays relative in messages and line notes).
+_SHOWN = {}
+
+
+def show_path_as(path):
+    _SHOWN[os.path.abspath(path)] = path
+
+
+def shown_path(path):
+    return _SHOWN.get(os.path.abspath(path), path) if path and not path.startswith("<") else path
+
+
+def unsupported(what, loc=None):
+    raise KernelError("unsupported: " + what, loc)
+
+
+# ---- dtypes ---------------------------------------------------------------------------------------------------
+
+class DType:
+    def __init__(self, name, fmt, size, is_float):
+        self.name, self.fmt, self.size, self.is_float = name, fmt, size, is_float
+
+    def __repr__(self):
+        return self.name
+
+    def __eq__(self, other):
+        return isinstance(other, DType) and other.name == self.name
+
+    def __hash__(self):
+        return hash(self.name)
+
+
+float32 = DType("float32", "f32", 4, True)
+bfloat16 = DType("bfloat16", "bf16", 2, True)
+int32 = DType("int32", "i32", 4, False)
+uint32 = DType("uint32", "u32", 4, False)
+uint16 = DType("uint16", "u16", 2, False)
+# Named so that kernels that mention them load; using one is an error (the format has no such dtype).
+float16 = DType("float16", None, 2, True)
+int8 = DType("int8", None, 1, False)
+uint8 = DType("uint8", None, 1, False)
+int16 = DType("int16", None, 2, False)
+float8_e4m3 = DType("float8_e4m3", None, 1, True)
+float8_e5m2 = DType("float8_e5m2", None, 1, True)
+tfloat32 = DType("tfloat32", None, 4, True)
+bool_ = DType("bool", None, 1, False)
+
+_DTYPES = {d.name: d for d in (float32, bfloat16, int32, uint32, uint16, float16, int8, uint8, int16,
+                                float8_e4m3, float8_e5m2, tfloat32, bool_)}
+_DTYPES.update({"f32": float32, "bf16": bfloat16, "i32": int32, "u32": uint32, "u16": uint16, "fp32": float32,
+                "float": float32})
+
+
+def as_dtype(d, what="dtype"):
+    if d is None:
+        return None
+    if isinstance(d, DType):
+        dt = d
+    else:
+        name = getattr(d, "name", None) if not isinstance(d, str) else d
+        if name is None and isinstance(d, type):
+            name = d.__name__
+        dt = _DTYPES.get(str(name))
+        if dt is None:
+            raise KernelError("unknown %s %r" % (what, d))
+    if dt.fmt is None:
+        unsupported("dtype %s (the program format has f32, bf16, i32, u32 and u16)" % dt.name)
+    return dt
+
+
+# ---- affine index expressions over loop registers -------------------------------------------------------------
+
+class Aff:
+    """const + sum(coef * register): an index that depends on loop registers."""
+
+    __slots__ = ("const", "terms")
+
+    def __init__(self, const=0, terms=None):
+        self.const = const
+        self.terms = dict(terms or {})
+
+    @staticmethod
+    def of(x):
+        if isinstance(x, Aff):
+            return x
+        if isinstance(x, bool):
+            raise KernelError("a boolean is not an index")
+        if isinstance(x, int):
+            return Aff(x)
+        if hasattr(x, "__index__") and not isinstance(x, float):
+            return Aff(int(x.__index__()))
+        raise KernelError("index %r is not an integer or an affine expression of loop indices" % (x,))
+
+    def simplify(self):
+        self.terms = {r: c for r, c in self.terms.items() if c != 0}
+        return self.const if not self.terms else self
+
+    def __add__(self, o):
+        if isinstance(o, IExpr):
+            return o.__radd__(self)
+        o = Aff.of(o)
+        t = dict(self.terms)
+        for r, c in o.terms.items():
+            t[r] = t.get(r, 0) + c
+        return Aff(self.const + o.const, t).simplify()
+
+    __radd__ = __add__
+
+    def __neg__(self):
+        return Aff(-self.const, {r: -c for r, c in self.terms.items()})
+
+    def __sub__(self, o):
+        if isinstance(o, IExpr):
+            return (-o).__radd__(self)
+        return self + (-Aff.of(o))
+
+    def __rsub__(self, o):
+        return (-self) + o
+
+    def __mul__(self, o):
+        if isinstance(o, (Aff, IExpr)) and not isinstance(o, int):
+            if isinstance(o, IExpr):
+                return o.__mul__(self)
+            raise KernelError("a product of two loop indices is not affine")
+        if not isinstance(o, int) or isinstance(o, bool):
+            raise KernelError("a loop index can be multiplied by an integer only, not %r" % (o,))
+        return Aff(self.const * o, {r: c * o for r, c in self.terms.items()}).simplify()
+
+    __rmul__ = __mul__
+
+    def _single(self):
+        """(key, coef) of an expression that is one register term and no constant, else None."""
+        if self.const == 0 and len(self.terms) == 1:
+            return next(iter(self.terms.items()))
+        return None
+
+    def __floordiv__(self, o):
+        if not has_op("index_divmod"):
+            unsupported("floor division of a loop index (the program format has no such index yet)")
+        if not isinstance(o, int) or isinstance(o, bool) or o <= 0:
+            unsupported("floor division of a loop index by anything but a positive Python integer")
+        one = self._single()
+        if one is not None and one[1] % o == 0:
+            return Aff(0, {one[0]: one[1] // o})
+        if one is None or one[1] != 1 or (isinstance(one[0], DivMod) and one[0].mod):
+            unsupported("floor division of a loop index expression other than `i // D` or `i // D // D2`")
+        k = one[0]
+        return Aff(0, {DivMod(k.reg, k.div * o, 0) if isinstance(k, DivMod) else DivMod(k, o, 0): 1})
+
+    def __mod__(self, o):
+        if not has_op("index_divmod"):
+            unsupported("% of a loop index (the program format has no such index yet)")
+        if not isinstance(o, int) or isinstance(o, bool) or o <= 0:
+            unsupported("% of a loop index by anything but a positive Python integer")
+        one = self._single()
+        if one is None or one[1] != 1 or (isinstance(one[0], DivMod) and one[0].mod):
+            unsupported("% of a loop index expression other than `i % M` or `i // D % M`")
+        k = one[0]
+        return Aff(0, {DivMod(k.reg, k.div, o) if isinstance(k, DivMod) else DivMod(k, 1, o): 1})
+
+    def __rfloordiv__(self, o):
+        unsupported("a number divided by a loop index")
+
+    def __rmod__(self, o):
+        unsupported("a number modulo a loop index")
+
+    def __index__(self):
+        raise KernelError("loop index used as a Python integer (a list index, a range bound, a shape): the traced "
+                          "program keeps the loop a loop; index a tile array such as "
+                          "nl.ndarray((n, nl.par_dim(p), f), ...) with it, or use nl.static_range to unroll")
+
+    def __bool__(self):
+        unsupported("Python control flow on a loop index (if/while/and/or on a value that depends on a loop)")
+
+    def _cmp(self, o, op):
+        return Pred(IExpr.of(self) - IExpr.of(o), op)
+
+    def __ge__(self, o):
+        return self._cmp(o, "ge")
+
+    def __gt__(self, o):
+        return self._cmp(o, "gt")
+
+    def __le__(self, o):
+        return self._cmp(o, "le")
+
+    def __lt__(self, o):
+        return self._cmp(o, "lt")
+
+    def __eq__(self, o):
+        return self._cmp(o, "eq")
+
+    def __ne__(self, o):
+        return self._cmp(o, "ne")
+
+    __hash__ = object.__hash__
+
+    def __float__(self):
+        raise KernelError("a loop index used as a number")
+
+    def text(self, reg_order):
+        parts = []
+        order = {r: i for i, r in enumerate(reg_order)}
+
+        def rank(k):
+            return (order.get(k.reg, -1), k.div, k.mod) if isinstance(k, DivMod) else (order.get(k, -1), 0, 0)
+        for r in sorted(self.terms, key=rank):
+            c = self.terms[r]
+            if c == 0:
+                continue
+            parts.append(r.name if c == 1 else "%s*%d" % (r.name, c))
+        s = "+".join(parts)
+        if self.const or not s:
+            s = (s + ("%+d" % self.const)) if s else str(self.const)
+        return s.replace("+-", "-")
+
+
+def aff_text(x, reg_order):
+    return Aff.of(x).text(reg_order) if isinstance(x, Aff) else str(x)
+
+
+class DivMod:
+    """`reg // div % mod` (mod 0: none), a register term of an index (the format's `n//D%M`)."""
+
+    def __init__(self, reg, div, mod):
+        self.reg, self.div, self.mod = reg, div, mod
+
+    def __eq__(self, o):
+        return isinstance(o, DivMod) and (o.reg, o.div, o.mod) == (self.reg, self.div, self.mod)
+
+    def __hash__(self):
+        return hash((id(self.reg), self.div, self.mod))
+
+    @property
+    def name(self):
+        return self.reg.name + ("//%d" % self.div if self.div != 1 else "") + ("%%%d" % self.mod if self.mod else "")
+
+    def values_range(self):
+        vals = range(self.reg.start, self.reg.stop, self.reg.step)
+        if len(vals) <= 1 << 16:
+            got = [(v // self.div) % self.mod if self.mod else v // self.div for v in vals] or [0]
+            return min(got), max(got)
+        lo, hi = self.reg.values_range()
+        return (0, self.mod - 1) if self.mod else (lo // self.div, hi // self.div)
+
+
+class LoopReg:
+    def __init__(self, name, start, stop, step, depth):
+        self.name, self.start, self.stop, self.step, self.depth = name, start, stop, step, depth
+
+    def values_range(self):
+        n = len(range(self.start, self.stop, self.step))
+        return (self.start, self.start + (n - 1) * self.step) if n else (self.start, self.start)
+
+
+# ---- index expressions over nl.arange axes --------------------------------------------------------------------
+
+class IExpr:
+    """An index with tile axes: base (int or Aff) + sum(coef * axis value), over a broadcast shape.
+
+    `terms` maps a dimension of `shape` to its coefficient; each dimension runs 0..shape[d]-1.
+    """
+
+    __array_priority__ = 1000
+
+    def __init__(self, base, terms, shape):
+        self.base, self.terms, self.shape = base, dict(terms), tuple(shape)
+
+    @staticmethod
+    def of(x):
+        if isinstance(x, IExpr):
+            return x
+        return IExpr(Aff.of(x).simplify() if isinstance(x, Aff) else Aff.of(x).const, {}, ())
+
+    def _aligned(self, ndim):
+        pad = ndim - len(self.shape)
+        return IExpr(self.base, {d + pad: c for d, c in self.terms.items()}, (1,) * pad + self.shape)
+
+    def __add__(self, o):
+        o = IExpr.of(o)
+        nd = max(len(self.shape), len(o.shape))
+        a, b = self._aligned(nd), o._aligned(nd)
+        shape = []
+        for x, y in zip(a.shape, b.shape):
+            if x != y and x != 1 and y != 1:
+                raise KernelError("index shapes %s and %s do not broadcast" % (self.shape, o.shape))
+            shape.append(max(x, y))
+        terms = dict(a.terms)
+        for d, c in b.terms.items():
+            terms[d] = terms.get(d, 0) + c
+        base = Aff.of(a.base) + b.base
+        return IExpr(base, {d: c for d, c in terms.items() if c}, shape)
+
+    __radd__ = __add__
+
+    def __neg__(self):
+        return IExpr(-Aff.of(self.base) if isinstance(self.base, Aff) else -self.base,
+                     {d: -c for d, c in self.terms.items()}, self.shape)
+
+    def __sub__(self, o):
+        return self + (-IExpr.of(o))
+
+    def __rsub__(self, o):
+        return (-self) + o
+
+    def __mul__(self, o):
+        if isinstance(o, (IExpr, Aff)) or not isinstance(o, int) or isinstance(o, bool):
+            raise KernelError("an index over nl.arange can be multiplied by an integer only")
+        return IExpr(Aff.of(self.base) * o if isinstance(self.base, Aff) else self.base * o,
+                     {d: c * o for d, c in self.terms.items()}, self.shape)
+
+    __rmul__ = __mul__
+
+    def __floordiv__(self, o):
+        unsupported("floor division of an nl.arange index")
+
+    def __mod__(self, o):
+        unsupported("% of an nl.arange index")
+
+    def __getitem__(self, key):
+        # arange(n)[:, None] / [None, :]: place the 1-D index in a 2-D shape.
+        if not isinstance(key, tuple):
+            key = (key,)
+        if len(self.shape) != 1:
+            raise KernelError("only a one-dimensional nl.arange can be expanded with [:, None] / [None, :]")
+        shape, terms, seen = [], {}, False
+        for k in key:
+            if k is None:
+                shape.append(1)
+            elif isinstance(k, slice) and k == slice(None):
+                if seen:
+                    raise KernelError("an nl.arange expansion names its axis once")
+                seen = True
+                if 0 in self.terms:
+                    terms[len(shape)] = self.terms[0]
+                shape.append(self.shape[0])
+            else:
+                raise KernelError("nl.arange is expanded with [:, None] or [None, :] only")
+        return IExpr(self.base, terms, shape)
+
+    def __bool__(self):
+        unsupported("Python control flow on an nl.arange index")
+
+    def _cmp(self, o, op):
+        return Pred(self - IExpr.of(o), op)
+
+    def __ge__(self, o):
+        return self._cmp(o, "ge")
+
+    def __gt__(self, o):
+        return self._cmp(o, "gt")
+
+    def __le__(self, o):
+        return self._cmp(o, "le")
+
+    def __lt__(self, o):
+        return self._cmp(o, "lt")
+
+    def __eq__(self, o):
+        return self._cmp(o, "eq")
+
+    def __ne__(self, o):
+        return self._cmp(o, "ne")
+
+    __hash__ = object.__hash__
+
+    def bounds(self):
+        """(min, max) over every axis value and every loop register value."""
+        lo = hi = Aff.of(self.base).const
+        for r, c in Aff.of(self.base).terms.items():
+            a, b = r.values_range()
+            lo += min(a * c, b * c)
+            hi += max(a * c, b * c)
+        for d, c in self.terms.items():
+            n = self.shape[d] - 1
+            lo += min(0, n * c)
+            hi += max(0, n * c)
+        return lo, hi
+
+
+class Pred:
+    """`expr CMP 0` (an affine_select predicate or a mask), or a conjunction of them."""
+
+    def __init__(self, expr, op, parts=None):
+        self.expr, self.op, self.parts = expr, op, parts
+
+    def __and__(self, o):
+        return Pred(None, "and", self._list() + o._list())
+
+    __rand__ = __and__
+
+    def _list(self):
+        return self.parts if self.op == "and" else [self]
+
+    def __bool__(self):
+        unsupported("Python control flow on a comparison of indices")
+
+    def always_true(self):
+        for p in self._list():
+            lo, hi = p.expr.bounds()
+            ok = {"ge": lo >= 0, "gt": lo > 0, "le": hi <= 0, "lt": hi < 0, "eq": lo == hi == 0,
+                  "ne": lo > 0 or hi < 0}.get(p.op, False)
+            if not ok:
+                return False
+        return True
+
+
+def arange(start, stop=None, step=1):
+    if stop is None:
+        start, stop = 0, start
+    for v in (start, stop, step):
+        if not isinstance(v, int) or isinstance(v, bool):
+            unsupported("nl.arange with bounds that are not Python integers")
+    n = len(range(start, stop, step))
+    if n <= 0:
+        raise KernelError("nl.arange(%d, %d, %d) is empty" % (start, stop, step))
+    return IExpr(start, {0: step}, (n,))
+
+
+class _MGrid:
+    def __getitem__(self, key):
+        if not isinstance(key, tuple):
+            key = (key,)
+        out = []
+        nd = len(key)
+        for i, s in enumerate(key):
+            if not isinstance(s, slice) or s.stop is None:
+                raise KernelError("nl.mgrid takes slices with a stop: nl.mgrid[0:128, 0:512]")
+            a = arange(s.start or 0, s.stop, s.step or 1)
+            shape = [1] * nd
+            shape[i] = a.shape[0]
+            out.append(IExpr(a.base, {i: a.terms[0]}, shape))
+        return _Grid(out)
+
+
+class _Grid(tuple):
+    def __new__(cls, items):
+        return tuple.__new__(cls, items)
+
+    @property
+    def p(self):
+        return self[0]
+
+    @property
+    def x(self):
+        return self[1]
+
+    @property
+    def y(self):
+        return self[2]
+
+    @property
+    def z(self):
+        return self[3]
+
+
+mgrid = _MGrid()
+
+
+class DSlice:
+    def __init__(self, start, size):
+        if not isinstance(size, int) or isinstance(size, bool) or size <= 0:
+            raise KernelError("nl.ds size must be a positive Python integer")
+        self.start, self.size = start, size
+
+
+def ds(start, size):
+    return DSlice(start, size)
+
+
+class par_dim:
+    """nl.par_dim(n): marks the partition dimension of an on-chip tensor's shape."""
+
+    def __init__(self, n):
+        self.n = n
+
+    def __index__(self):
+        return self.n
+
+    def __int__(self):
+        return self.n
+
+    def __eq__(self, o):
+        return int(o) == self.n if isinstance(o, (int, par_dim)) else NotImplemented
+
+    def __hash__(self):
+        return hash(self.n)
+
+
+# ---- machines -------------------------------------------------------------------------------------------------
+
+ARCHS = {
+    # partitions, PSUM bank bytes, PSUM banks, SP registers (ir/arch.cpp's presets)
+    "gen2": (128, 2048, 8, 64),
+    "gen1": (64, 2048, 4, 64),
+    "tiny": (8, 256, 4, 4),
+}
+
+RESERVED = set("arch dram sbuf psum reg loop start stop input output pinned inf nan".split()) | set(
+    "dma matmul copy act tt ts reduce memset affine_select li addi add mov reg_load reg_store iota tt_scan "
+    "bn_stats bn_aggr transpose broadcast".split())
+
+_T = None  # the tracer of the kernel being traced
+
+
+def tracer():
+    if _T is None:
+        raise KernelError("NKI calls run only inside a kernel being traced (allocsim nki / allocsim_nki.trace)")
+    return _T
+
+
+class Buffer:
+    def __init__(self, space, name):
+        self.space, self.name = space, name
+
+    def __repr__(self):
+        return "nl." + self.name
+
+
+sbuf = Buffer("sbuf", "sbuf")
+psum = Buffer("psum", "psum")
+hbm = Buffer("dram", "hbm")
+shared_hbm = Buffer("dram", "shared_hbm")
+private_hbm = Buffer("dram", "private_hbm")
+
+
+class Placement:
+    """A hand placement (direct allocation): SBUF partition and byte offset, or a PSUM bank."""
+
+    def __init__(self, space, partition=0, offset=0, bank=None, func=None):
+        self.space, self.partition, self.offset, self.bank, self.func = space, partition, offset, bank, func
+        self.rotates = False  # a modulo allocation whose address changes from one loop iteration to the next
+
+
+# ---- tensors and views ----------------------------------------------------------------------------------------
+
+def _prod(xs):
+    n = 1
+    for x in xs:
+        n *= x
+    return n
+
+
+def _add(a, b):
+    if isinstance(a, int) and isinstance(b, int):
+        return a + b
+    r = Aff.of(a) + b
+    return r
+
+
+def _mul(a, k):
+    if isinstance(a, int):
+        return a * k
+    return Aff.of(a) * k
+
+
+class View:
+    """A tile: part of a tensor, its axes each (count, partition stride, free stride).
+
+    For DRAM tensors everything is in the free (linear, row-major element) address.
+    """
+
+    __array_priority__ = 1000
+
+    def __init__(self, tensor, base_p, base_f, axes):
+        self.tensor, self.base_p, self.base_f, self.axes = tensor, base_p, base_f, list(axes)
+
+    @property
+    def shape(self):
+        return tuple(a[0] for a in self.axes)
+
+    @property
+    def dtype(self):
+        return self.tensor.dtype
+
+    @property
+    def buffer(self):
+        return self.tensor.space
+
+    def __len__(self):
+        return self.axes[0][0]
+
+    def __iter__(self):
+        raise KernelError("a tile cannot be iterated in Python")
+
+    def __bool__(self):
+        unsupported("Python control flow on a tile's values")
+
+    def __getitem__(self, key):
+        if not isinstance(key, tuple):
+            key = (key,)
+        nd = len(self.axes)
+        if any(k is Ellipsis for k in key):
+            at = [i for i, k in enumerate(key) if k is Ellipsis]
+            if len(at) > 1:
+                raise KernelError("a tile index has at most one ...")
+            fill = nd - (len(key) - 1)
+            key = key[:at[0]] + (slice(None),) * max(fill, 0) + key[at[0] + 1:]
+        if len(key) > nd:
+            raise KernelError("index %s has %d indices for a tile of shape %s" % (key, len(key), self.shape))
+        key = tuple(key) + (slice(None),) * (nd - len(key))
+        base_p, base_f = self.base_p, self.base_f
+        if any(isinstance(k, IExpr) for k in key):
+            exprs = []
+            for k in key:
+                if isinstance(k, (slice, DSlice)):
+                    if isinstance(k, slice) and k == slice(None):
+                        exprs.append(None)
+                        continue
+                    unsupported("a slice mixed with nl.arange indices in one subscript")
+                exprs.append(IExpr.of(k))
+            # a bare ':' among arange indices: the whole axis, as an arange of its own at the end
+            shape = IExpr(0, {}, ())
+            for e in exprs:
+                if e is not None:
+                    shape = shape + IExpr(0, {}, e.shape)
+            nd_out = len(shape.shape)
+            axes = []
+            full = [d for d, e in enumerate(exprs) if e is None]
+            out_shape = list(shape.shape) + [self.axes[d][0] for d in full]
+            for r in range(len(out_shape)):
+                axes.append([out_shape[r], 0, 0])
+            for d, e in enumerate(exprs):
+                cnt, ps, fs = self.axes[d]
+                if e is None:
+                    r = nd_out + full.index(d)
+                    axes[r][1] += ps
+                    axes[r][2] += fs
+                    continue
+                e = e._aligned(nd_out)
+                lo, hi = e.bounds()
+                if lo < 0 or hi >= cnt:
+                    raise KernelError("index of axis %d runs from %d to %d; the tile's axis has %d elements"
+                                      % (d, lo, hi, cnt))
+                base_p = _add(base_p, _mul(e.base, ps))
+                base_f = _add(base_f, _mul(e.base, fs))
+                for r, c in e.terms.items():
+                    axes[r][1] += c * ps
+                    axes[r][2] += c * fs
+            return View(self.tensor, base_p, base_f, [tuple(a) for a in axes])
+        axes = []
+        for d, k in enumerate(key):
+            cnt, ps, fs = self.axes[d]
+            if isinstance(k, DSlice):
+                k = slice(k.start, _add(k.start, k.size), None)
+            if isinstance(k, slice):
+                step = 1 if k.step is None else k.step
+                if not isinstance(step, int) or step <= 0:
+                    unsupported("a slice step that is not a positive Python integer")
+                start = 0 if k.start is None else k.start
+                stop = cnt if k.stop is None else k.stop
+                n = _add(stop, -Aff.of(start) if isinstance(start, Aff) else -start)
+                if not isinstance(n, int):
+                    raise KernelError("a slice's length must not depend on a loop index (start %s, stop %s)"
+                                      % (aff_text(start, []), aff_text(stop, [])))
+                count = max(0, -(-n // step))
+                if count == 0:
+                    raise KernelError("empty slice of an axis of %d elements" % cnt)
+                lo, hi = IExpr.of(start).bounds()
+                if lo < 0 or hi + (count - 1) * step >= cnt:
+                    raise KernelError("slice runs from %d to %d; the axis has %d elements"
+                                      % (lo, hi + (count - 1) * step, cnt))
+                base_p = _add(base_p, _mul(start, ps))
+                base_f = _add(base_f, _mul(start, fs))
+                axes.append((count, ps * step, fs * step))
+            else:
+                if isinstance(k, float) or isinstance(k, bool) or k is None:
+                    raise KernelError("index %r is not an integer" % (k,))
+                k = k if isinstance(k, Aff) else Aff.of(k).const
+                lo, hi = IExpr.of(k).bounds()
+                if lo < 0 or hi >= cnt:
+                    raise KernelError("index runs from %d to %d; the axis has %d elements" % (lo, hi, cnt))
+                base_p = _add(base_p, _mul(k, ps))
+                base_f = _add(base_f, _mul(k, fs))
+        if not axes:
+            axes = [(1, 0, 0)]
+        return View(self.tensor, base_p, base_f, axes)
+
+    def __setitem__(self, key, value):
+        dst = self[key]
+        if isinstance(value, View) and getattr(value, "_accumulated", False) and value.tensor is self.tensor:
+            value._accumulated = False  # `t[...] += x`: the accumulation is already in the program
+            return
+        tracer().assign(dst, value)
+
+    def __iadd__(self, o):
+        tracer().accumulate(self, o)
+        self._accumulated = True
+        return self
+
+    # elementwise operators (nl.add and friends)
+    def __add__(self, o):
+        return binary("add", self, o)
+
+    def __radd__(self, o):
+        return binary("add", o, self)
+
+    def __sub__(self, o):
+        return binary("sub", self, o)
+
+    def __rsub__(self, o):
+        return binary("sub", o, self)
+
+    def __mul__(self, o):
+        return binary("mul", self, o)
+
+    def __rmul__(self, o):
+        return binary("mul", o, self)
+
+    def __truediv__(self, o):
+        return binary("div", self, o)
+
+    def __rtruediv__(self, o):
+        return binary("div", o, self)
+
+    def __neg__(self):
+        return activation_fn("neg", self)
+
+    def __and__(self, o):
+        return binary("and", self, o)
+
+    def __or__(self, o):
+        return binary("or", self, o)
+
+    def __xor__(self, o):
+        return binary("xor", self, o)
+
+    def __lshift__(self, o):
+        return binary("shl", self, o)
+
+    def __rshift__(self, o):
+        return binary("shr", self, o)
+
+    def _cmp_unsupported(self, o):
+        unsupported("an elementwise comparison of tiles (the program format has no compare instruction)")
+
+    __lt__ = __le__ = __gt__ = __ge__ = _cmp_unsupported
+
+    def __pow__(self, o):
+        unsupported("** on a tile")
+
+    def broadcast_to(self, shape):
+        shape = tuple(int(s) for s in shape)
+        if tuple(self.shape) == shape:
+            return self
+        if len(shape) == 2 and len(self.shape) == 2 and self.shape[0] == shape[0] and self.shape[1] == 1:
+            return View(self.tensor, self.base_p, self.base_f, [self.axes[0], (shape[1], 0, 0)])
+        if has_op("broadcast") and len(shape) == 2 and _flat(self)[0] == 1 and _flat(self)[1] == shape[1]:
+            return partition_broadcast(self, shape[0])
+        unsupported("broadcast_to from %s to %s (along partitions the format has no broadcast yet)"
+                    % (self.shape, shape))
+
+    def reshape(self, shape):
+        unsupported("reshape of a tile")
+
+    @property
+    def T(self):
+        return transpose(self)
+
+
+class Tensor(View):
+    def __init__(self, tr, name, space, dtype, shape, loc, pdim=0, placement=None, param=False, zeroed=False):
+        shape = tuple(int(s) for s in shape)
+        if not shape or any(s <= 0 for s in shape):
+            raise KernelError("tensor shape %s must have positive dimensions" % (shape,), loc)
+        self.name, self.space, self._dtype, self.nki_shape = name, space, dtype, shape
+        self.loc, self.pdim, self.placement, self.param = loc, pdim, placement, param
+        self.read = self.written = False
+        self.producer = None      # the instruction that made this temporary, while nothing has read it
+        self.dead = False         # a temporary whose producer now writes elsewhere: not declared
+        self.decl_depth = tr.depth
+        self.groups = {}          # open matmul accumulation groups: key -> [instructions]
+        self.pending_memset = None
+        self.zeroed = zeroed
+        self.has_data = False
+        if space == "dram":
+            strides, s = [], 1
+            for n in reversed(shape):
+                strides.append(s)
+                s *= n
+            strides.reverse()
+            axes = [(n, 0, st) for n, st in zip(shape, strides)]
+            self.P, self.F = 1, _prod(shape)
+        else:
+            if len(shape) == 1:
+                shape = shape + (1,)
+                self.nki_shape = shape
+            self.P = shape[pdim]
+            free = [d for d in range(len(shape)) if d != pdim]
+            self.F = _prod(shape[d] for d in free)
+            strides, s = {}, 1
+            for d in reversed(free):
+                strides[d] = s
+                s *= shape[d]
+            axes = [(shape[d], 1 if d == pdim else 0, 0 if d == pdim else strides[d]) for d in range(len(shape))]
+            if pdim != 0:
+                # block dimensions first (a tile array): a tile of the array is t[i]; partition axis stays first
+                # among the remaining axes once the block indices are fixed
+                pass
+        View.__init__(self, self, 0, 0, axes)
+
+    @property
+    def dtype(self):
+        return self._dtype
+
+    @property
+    def shape(self):
+        return self.nki_shape
+
+
+# ---- instructions ---------------------------------------------------------------------------------------------
+
+class Instr:
+    def __init__(self, op, parts, loc, loops):
+        self.op, self.parts, self.loc, self.loops = op, list(parts), loc, list(loops)
+        self.flags = []
+
+    @property
+    def depth(self):
+        return len(self.loops)
+
+
+class Loop:
+    def __init__(self, reg, loc, loops):
+        self.reg, self.loc, self.body, self.loops = reg, loc, [], list(loops)
+
+
+def _fmt_num(x):
+    if isinstance(x, bool):
+        raise KernelError("a boolean is not a number here")
+    if isinstance(x, int):
+        return str(x)
+    x = float(x)
+    if x != x:
+        return "nan"
+    if x in (float("inf"), float("-inf")):
+        return "inf" if x > 0 else "-inf"
+    r = repr(x)
+    if "e" in r and "." not in r.split("e")[0]:
+        m, e = r.split("e")
+        r = m + ".0e" + e
+    return r
+
+
+def _is_number(x):
+    return isinstance(x, (int, float)) and not isinstance(x, bool) or type(x).__name__ in (
+        "float32", "float64", "int32", "int64", "uint32")
+
+
+# ---- the tracer -----------------------------------------------------------------------------------------------
+
+import linecache
+
+_NAME_RE = re.compile(r"^\s*([A-Za-z_]\w*)\s*(?:\[[^=]*\])?\s*(?:\+)?=(?!=)")
+_FOR_RE = re.compile(r"^\s*for\s+([A-Za-z_]\w*)\s+in\b")
+
+
+def _source_name(loc, pattern=_NAME_RE):
+    line = linecache.getline(loc[0], loc[1])
+    m = pattern.match(line)
+    return m.group(1) if m else None
+
+
+class Tracer:
+    def __init__(self, arch="gen2"):
+        if arch not in ARCHS:
+            raise KernelError("unknown arch '%s' (gen2, gen1, tiny)" % arch, ("<command line>", 0))
+        self.arch = arch
+        self.partitions, self.bank_bytes, self.banks, self.sp_registers = ARCHS[arch]
+        self.tensors, self.regs, self.names = [], [], set()
+        self.top = []
+        self.prelude = []   # identity matrices, made once at the start
+        self.body = self.top
+        self.loops = []
+        self.idents = {}
+
+    @property
+    def depth(self):
+        return len(self.loops)
+
+    def unique(self, hint):
+        base = re.sub(r"[^A-Za-z0-9_]", "_", hint or "t")
+        if not re.match(r"[A-Za-z_]", base):
+            base = "t_" + base
+        if base in RESERVED:
+            base += "_"
+        name, n = base, 1
+        while name in self.names:
+            name = "%s_%d" % (base, n)
+            n += 1
+        self.names.add(name)
+        return name
+
+    # -- declarations --
+
+    def tensor(self, shape, dtype, space, loc=None, name=None, pdim=0, placement=None, param=False, zeroed=False):
+        loc = loc or user_location()
+        dtype = as_dtype(dtype)
+        if space == "psum" and dtype.size != 4:
+            if dtype == bfloat16:
+                dtype = float32  # PSUM holds 4-byte values: a bf16 PSUM tile accumulates in f32
+            else:
+                unsupported("a PSUM tensor of %s (PSUM holds f32, i32 or u32)" % dtype.name, loc)
+        t = Tensor(self, self.unique(name or _source_name(loc) or space), space, dtype, shape, loc, pdim, placement,
+                   param, zeroed)
+        if space != "dram" and t.P > self.partitions:
+            raise KernelError("%s tensor '%s' has %d partitions; the %s machine has %d"
+                              % (space, t.name, t.P, self.arch, self.partitions), loc)
+        self.tensors.append(t)
+        return t
+
+    def temp(self, shape, dtype, space="sbuf", loc=None, name=None):
+        loc = loc or user_location()
+        return self.tensor(shape, dtype, space, loc, name or _source_name(loc) or "tmp_%d" % loc[1])
+
+    # -- loops --
+
+    def loop(self, start, stop, step, kind):
+        loc = user_location()
+        for v in (start, stop, step):
+            if isinstance(v, (Aff, IExpr)):
+                unsupported("%s with a bound that depends on a loop index" % kind, loc)
+            if not isinstance(v, int) or isinstance(v, bool):
+                raise KernelError("%s bounds must be Python integers, not %r" % (kind, v), loc)
+        if step <= 0:
+            unsupported("%s with a step <= 0" % kind, loc)
+        if len(range(start, stop, step)) == 0:
+            return iter(())
+        return self._loop(start, stop, step, loc)
+
+    def _loop(self, start, stop, step, loc):
+        name = self.unique(_source_name(loc, _FOR_RE) or "i")
+        reg = LoopReg(name, start, stop, step, self.depth + 1)
+        self.regs.append(reg)
+        lp = Loop(reg, loc, self.loops)
+        self.body.append(lp)
+        outer = self.body
+        self.loops.append(lp)
+        self.body = lp.body
+        try:
+            yield Aff(0, {reg: 1})
+        finally:
+            self.loops.pop()
+            self.body = outer
+
+    # -- instructions --
+
+    def emit(self, op, *parts, loc=None):
+        ins = Instr(op, parts, loc or user_location(), self.loops)
+        for p in parts:
+            v = p[1] if isinstance(p, tuple) else p
+            if isinstance(v, View):
+                self.touch(v, write=(p is parts[0] and op not in ("reduce_res",)))
+        self.body.append(ins)
+        return ins
+
+    def touch(self, v, write):
+        t = v.tensor
+        if t.groups:
+            self.close_groups(t, self.loops)
+        if t.pending_memset is not None:
+            t.pending_memset = None
+        if write:
+            t.written = True
+            t.has_data = True
+        else:
+            t.read = True
+            t.producer = None
+
+    def close_groups(self, t, close_loops, at_end=False):
+        base = t.decl_depth if at_end else len(close_loops)
+        for key, group in list(t.groups.items()):
+            first, last = group[0], group[-1]
+            for ins in (first, last):
+                d = ins.depth - base
+                if not at_end and ins.loops[:base] != close_loops[:base]:
+                    unsupported("a matmul accumulation that a read in another loop closes", ins.loc)
+                if d < 0 or d > 1:
+                    unsupported("a matmul accumulation across %d loop levels (the program format's start@first "
+                                "/ stop@last name the innermost loop)" % d, ins.loc)
+            if t.zeroed and base > t.decl_depth:
+                unsupported("accumulating into a PSUM tile made by nl.zeros outside the loop that reads it "
+                            "(the sum would carry over between iterations)", first.loc)
+            first.flags.append("start@first" if first.depth > base else "start")
+            last.flags.append("stop@last" if last.depth > base else "stop")
+        t.groups = {}
+        t.has_data = True
+
+    def finish_groups(self):
+        for t in self.tensors:
+            if t.groups:
+                self.close_groups(t, [], at_end=True)
+
+    def matmul_into(self, dst, stat, mov, loc, accumulate):
+        if dst.tensor.space != "psum":
+            raise KernelError("a matmul writes PSUM; '%s' is in %s" % (dst.tensor.name, dst.tensor.space), loc)
+        self.touch(stat, False)
+        self.touch(mov, False)
+        t = dst.tensor
+        ins = Instr("matmul", [dst, stat, mov], loc, self.loops)
+        key = (aff_text(dst.base_p, self.regs), aff_text(dst.base_f, self.regs), dst.shape)
+        if not accumulate:
+            if t.groups:
+                self.close_groups(t, self.loops)
+            ins.flags = ["start", "stop"]
+            t.written = t.has_data = True
+            self.body.append(ins)
+            return ins
+        if key not in t.groups:
+            if t.pending_memset is not None:
+                ms, body = t.pending_memset
+                if _whole(dst) and ms in body:
+                    body.remove(ms)
+                t.pending_memset = None
+            elif t.has_data and t.zeroed:
+                unsupported("accumulating into a PSUM tile after it was read (the format's accumulation group "
+                            "starts from zero)", loc)
+            t.groups[key] = []
+        t.groups[key].append(ins)
+        t.written = True
+        self.body.append(ins)
+        return ins
+
+    def identity(self, n, dtype, loc):
+        key = (n, dtype.name)
+        if key not in self.idents:
+            t = self.tensor((n, n), dtype, "sbuf", loc, name="identity_%s_%d" % (dtype.fmt, n))
+            body, self.body, loops, self.loops = self.body, self.prelude, self.loops, []
+            self.emit("memset", t, 1.0, loc=loc)
+            self.emit("affine_select", t, t, "p=1", "e=-1", "c=0", "eq", 0.0, loc=loc)
+            self.body, self.loops = body, loops
+            self.idents[key] = t
+        return self.idents[key]
+
+    # -- assignment --
+
+    def assign(self, dst, value, loc=None):
+        loc = loc or user_location()
+        if _is_number(value):
+            return self.emit("memset", dst, value, loc=loc)
+        if not isinstance(value, View):
+            raise KernelError("cannot assign %r to a tile" % (value,), loc)
+        _same_shape(dst, value, "assignment", loc)
+        src_t = value.tensor
+        prod = src_t.producer
+        if prod is not None and self.body and self.body[-1] is prod and _whole(value) and not src_t.param:
+            ok = {"matmul": dst.tensor.space == "psum",
+                  "dma": dst.tensor.space != "dram" or prod.parts[1].tensor.space != "dram"}.get(
+                prod.op, dst.tensor.space != "dram")
+            if prod.op == "dma" and dst.tensor.space != "dram" and prod.parts[1].dtype != dst.dtype and not (
+                    {prod.parts[1].dtype.fmt, dst.dtype.fmt} == {"f32", "bf16"}):
+                ok = False
+            for part in prod.parts[1:]:
+                s = part[1] if isinstance(part, tuple) else part
+                if isinstance(s, View) and s.tensor is dst.tensor and not _same_view(s, dst):
+                    ok = False  # writing one part of a tensor from another part: keep NKI's compute-then-copy
+            if ok:
+                prod.parts[0] = dst
+                src_t.dead = True
+                src_t.producer = None
+                self.touch(dst, True)
+                return prod
+        return self.move(dst, value, loc)
+
+    def move(self, dst, value, loc):
+        ds_, ss = dst.tensor.space, value.tensor.space
+        if ds_ == "dram" or ss == "dram":
+            if ds_ == "dram" and ss == "dram":
+                unsupported("a DRAM to DRAM copy (stage it through SBUF)", loc)
+            if ss == "psum" or (value.dtype != dst.dtype and {value.dtype.fmt, dst.dtype.fmt} != {"f32", "bf16"}):
+                if ss == "dram":
+                    t = self.temp(value.shape, value.dtype, "sbuf", loc, name="staged")
+                    self.emit("dma", t, value, loc=loc)
+                    return self.emit("copy", dst, t, loc=loc)
+                t = self.temp(value.shape, dst.dtype if ss == "psum" and value.dtype.size == dst.dtype.size
+                              else dst.dtype, "sbuf", loc, name="staged")
+                self.emit("copy", t, value, loc=loc)
+                value = t
+            return self.emit("dma", dst, value, loc=loc)
+        return self.emit("copy", dst, value, loc=loc)
+
+    def accumulate(self, dst, value, loc=None):
+        loc = loc or user_location()
+        if isinstance(value, View) and value.tensor.producer is not None and value.tensor.producer.op == "matmul" \
+                and self.body and self.body[-1] is value.tensor.producer and dst.tensor.space == "psum":
+            prod = value.tensor.producer
+            _same_shape(dst, value, "+=", loc)
+            self.body.pop()
+            value.tensor.dead = True
+            value.tensor.producer = None
+            return self.matmul_into(dst, prod.parts[1], prod.parts[2], prod.loc, accumulate=True)
+        res = binary("add", dst, value, loc=loc)
+        return self.assign(dst, res, loc)
+
+    # -- output --
+
+    def render(self):
+        self.finish_groups()
+        dram_rows = self._dram_rows()
+        out = ["arch %s" % self.arch]
+        hand = [t for t in self.tensors if t.space != "dram" and not t.dead]
+        allocated = bool(hand) and all(t.placement is not None for t in hand)
+        self.allocated = allocated
+        for t in self.tensors:
+            if t.dead:
+                continue
+            if t.space == "dram":
+                R = dram_rows[t]
+                line = "dram %s [%d, %d] %s" % (t.name, t.F // R, R, t.dtype.fmt)
+                if t.param and (t.read or not t.written):
+                    line += " input"
+                if t.written:
+                    line += " output"
+            else:
+                line = "%s %s [%d, %d] %s" % (t.space, t.name, t.P, t.F, t.dtype.fmt)
+                if t.placement is not None:
+                    line += " pinned " + self._placement_text(t)
+            out.append(line + "  # %s:%d" % (shown_path(t.loc[0]), t.loc[1]))
+        if allocated and len(self.regs) > self.sp_registers:
+            raise KernelError("the kernel places its tensors by hand and has %d loops; the %s machine has %d SP "
+                              "registers" % (len(self.regs), self.arch, self.sp_registers), self.regs[-1] and
+                              ("<kernel>", 0))
+        for i, r in enumerate(self.regs):
+            out.append("reg %s%s" % (r.name, " @r%d" % i if allocated else ""))
+        out.append("")
+        self._render_body(self.prelude + self.top, 0, out, dram_rows)
+        return "\n".join(out) + "\n"
+
+    def _placement_text(self, t):
+        pl = t.placement
+        if t.space == "psum":
+            return "@bank%d" % pl.bank
+        return "@p%d+%d" % (pl.partition, pl.offset)
+
+    def _render_body(self, body, depth, out, rows):
+        ind = "  " * depth
+        for item in body:
+            if isinstance(item, Loop):
+                r = item.reg
+                out.append("%sloop %s = %d, %d, %d {  # %s:%d" % (ind, r.name, r.start, r.stop, r.step,
+                                                                  shown_path(item.loc[0]), item.loc[1]))
+                self._render_body(item.body, depth + 1, out, rows)
+                out.append(ind + "}")
+                continue
+            parts = []
+            for p in item.parts:
+                if isinstance(p, View):
+                    parts.append(self.view_text(p, rows, item.loc))
+                elif isinstance(p, tuple):
+                    k, v = p
+                    parts.append(k + (self.view_text(v, rows, item.loc) if isinstance(v, View) else
+                                      aff_text(v, self.regs) if isinstance(v, Aff) else
+                                      v if isinstance(v, str) else _fmt_num(v)))
+                elif isinstance(p, str):
+                    parts.append(p)
+                else:
+                    parts.append(_fmt_num(p))
+            parts += item.flags
+            out.append("%s%s %s  # %s:%d" % (ind, item.op, ", ".join(parts), shown_path(item.loc[0]), item.loc[1]))
+
+    def _dram_rows(self):
+        rows = {}
+        strides = {}
+        for ins in _walk(self.prelude + self.top):
+            for p in ins.parts:
+                v = p[1] if isinstance(p, tuple) else p
+                if isinstance(v, View) and v.tensor.space == "dram" and len(v.axes) > 1 and v.axes[0][0] > 1:
+                    s = v.axes[0][2]
+                    prev = strides.setdefault(v.tensor, (s, ins.loc))
+                    if prev[0] != s:
+                        unsupported("DRAM tensor '%s' is accessed with rows of %d elements here and of %d at line "
+                                    "%d (a DRAM tensor of the program has one row length)"
+                                    % (v.tensor.name, s, prev[0], prev[1][1]), ins.loc)
+        for t in self.tensors:
+            if t.space != "dram":
+                continue
+            if t in strides:
+                R = strides[t][0]
+                if R <= 0 or t.F % R:
+                    unsupported("DRAM tensor '%s' accessed with a partition stride of %d elements" % (t.name, R),
+                                strides[t][1])
+            else:
+                R = t.nki_shape[-1]
+            rows[t] = R
+        return rows
+
+    def view_text(self, v, rows, loc):
+        t = v.tensor
+        regs = self.regs
+        axes = list(v.axes)
+        if t.space == "dram":
+            R = rows[t]
+            P = axes[0][0] if len(axes) > 1 else 1
+            free = [(c, fs) for c, ps, fs in (axes[1:] if len(axes) > 1 else axes) if c > 1]
+            C, STEP, C2 = _free_pattern(free, loc)
+            base = Aff.of(v.base_f)
+            start = Aff(base.const // R)
+            off = Aff(base.const % R)
+            for r, c in base.terms.items():
+                if c % R == 0:
+                    start = start + Aff(0, {r: c // R})
+                else:
+                    off = off + Aff(0, {r: c})
+            start, off = Aff.of(start).simplify(), Aff.of(off).simplify()
+            extent = C if C2 == 1 else (C2 - 1) * STEP + C
+            if isinstance(off, int) and off + extent > R:
+                unsupported("a DRAM access of %d elements from element %d of a row of %d (the format's DRAM "
+                            "view stays in its rows)" % (extent, off, R), loc)
+            if extent > R:
+                unsupported("a DRAM access that spans rows in its free dimension", loc)
+            rows_total = t.F // R
+            ptxt = ":" if (_zero(start) and P == rows_total) else "%s:%d" % (aff_text(start, regs), P)
+            ftxt = ":" if (_zero(off) and C == R and C2 == 1) else "%s:%d" % (aff_text(off, regs), C)
+            if ptxt == ":" and ftxt == ":":
+                return t.name
+            return "%s[%s, %s%s]" % (t.name, ptxt, ftxt, ", %d:%d" % (STEP, C2) if C2 > 1 else "")
+        # on chip
+        nontrivial = [a for a in axes if a[0] > 1]
+        part = [a for a in nontrivial if a[1] != 0]
+        if len(part) > 1:
+            unsupported("a tile with two partition axes", loc)
+        if part:
+            if part[0] is not nontrivial[0] or part[0][1] != 1 or part[0][2] != 0:
+                unsupported("a tile whose partition axis is not its first axis (a transposed view; use a transpose)",
+                            loc)
+            P = part[0][0]
+            rest = nontrivial[1:]
+        else:
+            P = 1
+            rest = nontrivial
+        free = [(c, fs) for c, ps, fs in rest]
+        C, STEP, C2 = _free_pattern(free, loc)
+        ptxt = ":" if (_zero(v.base_p) and P == t.P) else "%s:%d" % (aff_text(v.base_p, regs), P)
+        ftxt = ":" if (_zero(v.base_f) and C == t.F and C2 == 1) else "%s:%d" % (aff_text(v.base_f, regs), C)
+        if ptxt == ":" and ftxt == ":":
+            return t.name
+        return "%s[%s, %s%s]" % (t.name, ptxt, ftxt, ", %d:%d" % (STEP, C2) if C2 > 1 else "")
+
+
+def _walk(body):
+    for item in body:
+        if isinstance(item, Loop):
+            yield from _walk(item.body)
+        else:
+            yield item
+
+
+def _free_pattern(free, loc):
+    merged = []
+    for c, s in free:
+        if merged and merged[-1][1] == c * s:
+            pc, ps = merged.pop()
+            merged.append((pc * c, s))
+        else:
+            merged.append((c, s))
+    if not merged:
+        return 1, 0, 1
+    if len(merged) == 1:
+        c, s = merged[0]
+        return (c, 0, 1) if s == 1 else (1, s, c)
+    if len(merged) == 2 and merged[1][1] == 1:
+        return merged[1][0], merged[0][1], merged[0][0]
+    unsupported("a tile whose free axes (%s) are not one contiguous run repeated at a step"
+                % ", ".join("%d elements at stride %d" % m for m in merged), loc)
+
+
+def _same_view(a, b):
+    return a.tensor is b.tensor and aff_text(a.base_p, []) == aff_text(b.base_p, []) and \
+        aff_text(a.base_f, []) == aff_text(b.base_f, []) and list(a.axes) == list(b.axes)
+
+
+def _zero(x):
+    return isinstance(x, int) and x == 0
+
+
+def _whole(v):
+    t = v.tensor
+    return _zero(v.base_p) and _zero(v.base_f) and _prod(a[0] for a in v.axes) == t.P * t.F
+
+
+def _flat(v):
+    """A tile's [partitions, elements] in the program (the format's view shape)."""
+    if v.tensor.space == "dram":
+        s = v.shape
+        return (s[0], _prod(s[1:])) if len(s) > 1 else (1, s[0])
+    P = _prod(a[0] for a in v.axes if a[1] != 0)
+    return P, _prod(a[0] for a in v.axes if a[1] == 0)
+
+
+def _same_shape(a, b, what, loc):
+    if _flat(a) != _flat(b):
+        raise KernelError("%s: shapes %s and %s differ" % (what, a.shape, b.shape), loc)
+
+
+# ---- operations -----------------------------------------------------------------------------------------------
+
+COMMUTATIVE = {"add", "mul", "max", "min", "and", "or", "xor"}
+
+
+def _result_dtype(*xs, dtype=None):
+    if dtype is not None:
+        return as_dtype(dtype)
+    ds = [x.dtype for x in xs if isinstance(x, View)]
+    if any(d == float32 for d in ds):
+        return float32
+    return ds[0]
+
+
+def _on_chip(v, what, loc):
+    if not isinstance(v, View):
+        raise KernelError("%s needs a tile, not %r" % (what, v), loc)
+    if v.tensor.space == "dram":
+        raise KernelError("%s reads '%s' in HBM; load it into SBUF first (nl.load)" % (what, v.tensor.name), loc)
+    return v
+
+
+def _is_col(v):
+    """A [P, 1] tile: one value per partition (a ts scalar, an act bias)."""
+    s = _flat(v)
+    return s[1] == 1
+
+
+def _scalar_operand(x, loc, dtype=float32):
+    """A ts / act scalar: a [P, 1] tile or a number (a float for a float tile, as NKI takes a Python int there)."""
+    if isinstance(x, View):
+        _on_chip(x, "a scalar operand", loc)
+        return x
+    if _is_number(x):
+        return float(x) if dtype.is_float else x
+    raise KernelError("operand %r is neither a number nor a tile" % (x,), loc)
+
+
+def binary(op, x, y, dtype=None, loc=None, dst=None):
+    """x op y elementwise: tt for two tiles, ts for a tile and a number or a [P, 1] tile."""
+    tr = tracer()
+    loc = loc or user_location()
+    xv, yv = isinstance(x, View), isinstance(y, View)
+    if not xv and not yv:
+        raise KernelError("%s of two numbers is Python's, not a tile operation" % op, loc)
+    if xv:
+        _on_chip(x, "nl." + op, loc)
+    if yv:
+        _on_chip(y, "nl." + op, loc)
+    if xv and yv and _flat(x) == _flat(y):
+        out = dst if dst is not None else tr.temp(x.shape, _result_dtype(x, y, dtype=dtype), "sbuf", loc)
+        ins = tr.emit("tt", out, x, y, op, loc=loc)
+        return _made(out, ins)
+    # a [1, N] side with a [P, N] side: broadcast along partitions first (on the PE, into PSUM)
+    if xv and yv and has_op("broadcast") and _flat(x)[1] == _flat(y)[1] and 1 in (_flat(x)[0], _flat(y)[0]) \
+            and _flat(x)[0] != _flat(y)[0]:
+        if _flat(x)[0] == 1:
+            x = partition_broadcast(x, _flat(y)[0], loc)
+        else:
+            y = partition_broadcast(y, _flat(x)[0], loc)
+        return binary(op, x, y, dtype, loc, dst)
+    # one side a tile of the full shape, the other a number or a [P, 1] tile
+    if xv and (not yv or (_is_col(y) and _flat(y)[0] == _flat(x)[0])):
+        full, other, reverse = x, y, False
+    elif yv and (not xv or (_is_col(x) and _flat(x)[0] == _flat(y)[0])):
+        full, other, reverse = y, x, True
+    else:
+        unsupported("%s of tiles of shapes %s and %s (broadcast along partitions)"
+                    % (op, x.shape if xv else "()", y.shape if yv else "()"), loc)
+    out = dst if dst is not None else tr.temp(full.shape, _result_dtype(x, y, dtype=dtype), "sbuf", loc)
+    other = _scalar_operand(other, loc, full.dtype)
+    if not full.dtype.is_float and _is_number(other) and isinstance(other, float):
+        unsupported("a float operand with an integer tile", loc)
+    if reverse and op not in COMMUTATIVE:
+        if op == "sub":
+            # s - x = (x * -1) + s: exact (negation is exact, then one rounded add)
+            ins = tr.emit("ts", out, full, -1.0 if full.dtype.is_float else -1, "mul", other, "add", loc=loc)
+            return _made(out, ins)
+        unsupported("%s with the tile as its second operand (the format's ts computes tile %s scalar)" % (op, op),
+                    loc)
+    ins = tr.emit("ts", out, full, other, op, loc=loc)
+    return _made(out, ins)
+
+
+def _made(out, ins):
+    if out.tensor.producer is None and not out.tensor.read and _whole(out) and ins.parts[0] is out:
+        out.tensor.producer = ins
+    return out
+
+
+ACT_FUNCS = {"identity", "relu", "neg", "abs", "square", "exp", "tanh", "sigmoid", "silu", "gelu", "sqrt", "rsqrt",
+             "reciprocal"}
+# Functions the format gains with the instructions being added; until then a kernel using one is told so.
+PENDING_ACT = {"log"}
+
+
+def act_available(func):
+    return func in ACT_FUNCS or func in FORMAT_EXTRA_ACT
+
+
+FORMAT_EXTRA_ACT = set()
+# Instructions the format gains beyond the ones every version has (transpose, broadcast, iota, tt_scan, bn_stats,
+# bn_aggr); until one is listed here a kernel that needs it is refused at its line.
+FORMAT_EXTRA_OPS = set()
+
+
+def has_op(op):
+    return op in FORMAT_EXTRA_OPS
+
+
+def activation_fn(func, x, dtype=None, bias=None, scale=None, loc=None, dst=None, reduce_op=None, reduce_res=None):
+    tr = tracer()
+    loc = loc or user_location()
+    _on_chip(x, "activation " + func, loc)
+    if not act_available(func):
+        unsupported("activation function %s (the program format has %s)" % (func, ", ".join(sorted(ACT_FUNCS))),
+                    loc)
+    out = dst if dst is not None else tr.temp(x.shape, _result_dtype(x, dtype=dtype), "sbuf", loc)
+    parts = [out, x, func]
+    if scale is not None and not (_is_number(scale) and float(scale) == 1.0):
+        parts.append(("scale=", _scalar_operand(scale, loc)))
+    if bias is not None:
+        parts.append(("bias=", _scalar_operand(bias, loc)))
+    if reduce_op is not None:
+        if reduce_res is None:
+            raise KernelError("reduce_op needs reduce_res", loc)
+        parts.append(("reduce=%s -> " % reduce_op, reduce_res))
+    if (scale is not None or bias is not None or reduce_op is not None) and func in ("identity",) and False:
+        pass
+    if func == "identity" and len(parts) == 3:
+        ins = tr.emit("copy", out, x, loc=loc)
+    else:
+        ins = tr.emit("act", *parts, loc=loc)
+    return _made(out, ins)
+
+
+def _axes_free(x, axis, loc):
+    if axis is None:
+        unsupported("a reduction over every axis (reduce the free axes, then across partitions with a matmul)", loc)
+    axes = axis if isinstance(axis, (list, tuple)) else (axis,)
+    nd = len(x.shape)
+    axes = sorted(a % nd for a in axes)
+    if 0 in axes:
+        unsupported("a reduction along the partition axis", loc)
+    if axes != list(range(1, nd)):
+        unsupported("a reduction over some of the free axes only (axes %s of shape %s)" % (axes, x.shape), loc)
+
+
+def reduce_fn(op, x, axis, dtype=None, keepdims=False, negate=False, loc=None, dst=None):
+    tr = tracer()
+    loc = loc or user_location()
+    _on_chip(x, "a reduction", loc)
+    _axes_free(x, axis, loc)
+    P = _flat(x)[0]
+    out = dst if dst is not None else tr.temp((P, 1), _result_dtype(x, dtype=dtype), "sbuf", loc)
+    ins = tr.emit("reduce", out, x, op, loc=loc)
+    if negate:
+        ins = tr.emit("ts", out, out, -1.0 if out.dtype.is_float else -1, "mul", loc=loc)
+    return _made(out, ins)
+
+
+def transpose(x, dtype=None, loc=None, dst=None):
+    """[P, F] in SBUF -> [F, P] in PSUM on the PE: a matmul by the identity (how the PE transposes)."""
+    tr = tracer()
+    loc = loc or user_location()
+    _on_chip(x, "a transpose", loc)
+    P, F = _flat(x)
+    if len(x.shape) != 2:
+        unsupported("a transpose of a tile of more than two axes", loc)
+    if x.tensor.space != "sbuf":
+        unsupported("a transpose of a PSUM tile (copy it to SBUF first)", loc)
+    if not x.dtype.is_float:
+        unsupported("a transpose of an integer tile", loc)
+    out = dst if dst is not None else tr.temp((F, P), float32, "psum", loc)
+    if has_op("transpose"):
+        if P > 128 or F > 128:
+            raise KernelError("the PE transposes at most 128 x 128; the tile is %s" % (x.shape,), loc)
+        return _made(out, tr.emit("transpose", out, x, loc=loc))
+    ident = tr.identity(P, x.dtype, loc)
+    return _made(out, tr.matmul_into(out, x, ident, loc, accumulate=False))
+
+
+def matmul(stationary, moving, loc=None, dst=None, accumulate=False):
+    """psum[M, N] = stationary[K, M]^T @ moving[K, N]."""
+    tr = tracer()
+    loc = loc or user_location()
+    for v, what in ((stationary, "stationary"), (moving, "moving")):
+        _on_chip(v, "matmul " + what, loc)
+        if v.tensor.space != "sbuf":
+            raise KernelError("matmul %s '%s' must be in SBUF" % (what, v.tensor.name), loc)
+    K, M = _flat(stationary)
+    K2, N = _flat(moving)
+    if K != K2:
+        raise KernelError("matmul contraction sizes differ: stationary %s, moving %s"
+                          % (stationary.shape, moving.shape), loc)
+    if dst is None:
+        out = tr.temp((M, N), float32, "psum", loc)
+        ins = tr.matmul_into(out, stationary, moving, loc, accumulate=False)
+        return _made(out, ins)
+    if _flat(dst) != (M, N):
+        raise KernelError("matmul destination %s must be [%d, %d]" % (dst.shape, M, N), loc)
+    tr.matmul_into(dst, stationary, moving, loc, accumulate=accumulate)
+    return dst
+
+
+def load(src, dtype=None, mask=None, loc=None):
+    tr = tracer()
+    loc = loc or user_location()
+    check_mask(mask, loc)
+    if not isinstance(src, View):
+        raise KernelError("nl.load needs an HBM tensor", loc)
+    if src.tensor.space != "dram":
+        raise KernelError("nl.load reads HBM; '%s' is in %s" % (src.tensor.name, src.tensor.space), loc)
+    dt = as_dtype(dtype) if dtype is not None else src.dtype
+    out = tr.temp(src.shape if len(src.shape) > 1 else (1,) + src.shape, dt, "sbuf", loc)
+    if dt != src.dtype and {dt.fmt, src.dtype.fmt} != {"f32", "bf16"}:
+        staged = tr.temp(out.shape, src.dtype, "sbuf", loc, name="staged")
+        tr.emit("dma", staged, src, loc=loc)
+        return _made(out, tr.emit("copy", out, staged, loc=loc))
+    return _made(out, tr.emit("dma", out, src, loc=loc))
+
+
+def store(dst, value, mask=None, loc=None):
+    tr = tracer()
+    loc = loc or user_location()
+    check_mask(mask, loc)
+    if not isinstance(dst, View) or dst.tensor.space != "dram":
+        raise KernelError("nl.store writes an HBM tensor", loc)
+    if not isinstance(value, View):
+        raise KernelError("nl.store stores a tile, not %r" % (value,), loc)
+    _same_shape(dst, value, "nl.store", loc)
+    return tr.move(dst, value, loc)
+
+
+def check_mask(mask, loc):
+    if mask is None:
+        return
+    if not isinstance(mask, Pred):
+        raise KernelError("a mask is a comparison of indices (i_p < n)", loc)
+    if not mask.always_true():
+        unsupported("a mask that is false for some elements (the program format has no masked instruction; "
+                    "shape the tiles to the data)", loc)
+
+
+def select_args(pred, tile_shape, loc):
+    """An affine_select predicate over a tile: p=A, e=B, c=C, CMP."""
+    if not isinstance(pred, Pred) or pred.op == "and":
+        raise KernelError("affine_select needs one comparison of indices (i_p*A + i_f*B + C >= 0)", loc)
+    A, B, C = flat_free_coefs(pred.expr, tuple(tile_shape), "an affine_select predicate", loc)
+    return A, B, C, pred.op
+
+
+def affine_select(dst, src, A, B, C, cmp, fill, loc):
+    tr = tracer()
+    _on_chip(src, "affine_select", loc)
+    _same_shape(dst, src, "affine_select", loc)
+    ins = tr.emit("affine_select", dst, src, "p=%d" % A, "e=%d" % B, ("c=", C if isinstance(C, Aff) else int(C)),
+                  cmp, float(fill) if dst.dtype.is_float else int(fill), loc=loc)
+    return _made(dst, ins)
+
+
+def partition_broadcast(x, M, loc=None):
+    """[1, N] in SBUF -> [M, N] in PSUM (the PE's partition broadcast)."""
+    tr = tracer()
+    loc = loc or user_location()
+    _on_chip(x, "a partition broadcast", loc)
+    if x.tensor.space != "sbuf":
+        unsupported("a partition broadcast of a PSUM tile (copy it to SBUF first)", loc)
+    N = _flat(x)[1]
+    out = tr.temp((M, N), float32 if x.dtype.is_float else int32, "psum", loc)
+    return _made(out, tr.emit("broadcast", out, x, loc=loc))
+
+
+def flat_free_coefs(e, shape, what, loc):
+    """(A, B, C) of an index expression over a tile: A per partition, B per flattened free element, C the base."""
+    e = e._aligned(len(shape))
+    A = e.terms.get(0, 0)
+    nd = len(shape)
+    B = e.terms.get(nd - 1, 0) if nd > 1 else 0
+    inner = 1
+    for d in range(nd - 1, 0, -1):
+        if e.terms.get(d, 0) != B * inner:
+            unsupported("%s that is not affine in the flattened free index" % what, loc)
+        inner *= shape[d]
+    return A, B, e.base
+
+
+def iota(dst, A, B, C, loc):
+    tr = tracer()
+    if not has_op("iota"):
+        unsupported("nisa.iota (the program format has no iota instruction yet)", loc)
+    _on_chip(dst, "iota", loc)
+    return _made(dst, tr.emit("iota", dst, "p=%d" % A, "e=%d" % B, ("c=", C if isinstance(C, Aff) else int(C)),
+                              loc=loc))
+
+
+def tt_scan(dst, a, b, initial, op0, op1, loc):
+    tr = tracer()
+    if not has_op("tt_scan"):
+        unsupported("nisa.tensor_tensor_scan (the program format has no tt_scan instruction yet)", loc)
+    for v in (a, b):
+        _on_chip(v, "tensor_tensor_scan", loc)
+    _same_shape(a, b, "tensor_tensor_scan", loc)
+    _same_shape(dst, a, "tensor_tensor_scan", loc)
+    return _made(dst, tr.emit("tt_scan", dst, a, b, _scalar_operand(initial, loc, a.dtype), op0, op1, loc=loc))
+
+
+def bn(op, dst, data, loc):
+    tr = tracer()
+    if not has_op(op):
+        unsupported("nisa.%s (the program format has no %s instruction yet)" % (op, op), loc)
+    _on_chip(data, "nisa." + op, loc)
+    return _made(dst, tr.emit(op, dst, data, loc=loc))

@@ -1,0 +1,1 @@
+"""The `neuronxcc` spelling of NKI's packages, as allocsim traces them (python/allocsim_nki)."""

@@ -1,0 +1,8 @@
+"""neuronxcc.nki as allocsim traces it: @nki.jit kernels become programs (python/allocsim_nki)."""
+from allocsim_nki.kernel import jit, trace, baremetal, benchmark, profile  # noqa: F401
+from . import language, isa, compiler  # noqa: F401
+
+
+def simulate_kernel(kernel, *args, **kwargs):
+    import allocsim_nki
+    return allocsim_nki.simulate_kernel(kernel, *args, **kwargs)

@@ -1,0 +1,12 @@
+"""NKI's `nki` package as allocsim traces it (python/allocsim_nki): @nki.jit kernels become programs."""
+from allocsim_nki.kernel import jit, trace, baremetal, benchmark, profile  # noqa: F401
+from . import language, isa  # noqa: F401
+
+
+def simulate_kernel(kernel, *args, **kwargs):
+    """NKI's simulator entry point: here, allocsim's interpreter (allocsim_nki.simulate) -> the outputs."""
+    import allocsim_nki
+    return allocsim_nki.simulate_kernel(kernel, *args, **kwargs)
+
+
+simulate = simulate_kernel

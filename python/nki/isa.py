@@ -1,0 +1,75 @@
+"""nki.isa in its destination-first form: nisa.nc_matmul(dst, stationary, moving), nisa.tensor_copy(dst=, src=)."""
+from allocsim_nki import isa as _i
+from allocsim_nki.isa import engine, KernelError  # noqa: F401
+from allocsim_nki import language as _nl  # noqa: F401
+
+
+def nc_matmul(dst, stationary, moving, is_stationary_onezero=False, is_moving_onezero=False, is_transpose=False,
+              accumulate=None, **kw):
+    return _i.nc_matmul(stationary, moving, is_transpose=is_transpose, dst=dst, accumulate=accumulate)
+
+
+def nc_transpose(dst, data, engine=None, **kw):
+    return _i.nc_transpose(data, dst=dst)
+
+
+def activation(dst, op, data, bias=None, scale=1.0, reduce_op=None, reduce_res=None, reduce_cmd=None, **kw):
+    return _i.activation(op, data, bias, scale, reduce_op, reduce_res, dst=dst)
+
+
+def activation_reduce(dst, op, data, reduce_op, reduce_res, bias=None, scale=1.0, **kw):
+    return _i.activation(op, data, bias, scale, reduce_op, reduce_res, dst=dst)
+
+
+def tensor_tensor(dst, data1, data2, op, engine=None, **kw):
+    return _i.tensor_tensor(data1, data2, op, dst=dst)
+
+
+def tensor_scalar(dst, data, op0, operand0, reverse0=False, op1=None, operand1=None, reverse1=False, engine=None,
+                  **kw):
+    return _i.tensor_scalar(data, op0, operand0, reverse0, op1, operand1, reverse1, dst=dst)
+
+
+def tensor_reduce(dst, op, data, axis, negate=False, keepdims=False, **kw):
+    return _i.tensor_reduce(op, data, axis, negate=negate, keepdims=keepdims, dst=dst)
+
+
+def tensor_copy(dst, src, engine=None, **kw):
+    return _i.tensor_copy(src, dst=dst)
+
+
+def memset(dst, value, engine=None, **kw):
+    return _i.memset(dst, value)
+
+
+def dma_copy(dst, src, **kw):
+    return _i.dma_copy(dst, src)
+
+
+def affine_select(dst, pattern, channel_multiplier, on_true_tile, on_false_value, cmp_op=None, offset=0, **kw):
+    return _i.affine_select(on_true_tile=on_true_tile, on_false_value=on_false_value, dst=dst, pattern=pattern,
+                            channel_multiplier=channel_multiplier, cmp_op=cmp_op or _nl.equal, offset=offset)
+
+
+def reciprocal(dst, data, **kw):
+    return _i.reciprocal(data, dst=dst)
+
+
+def iota(dst, pattern, offset=0, channel_multiplier=0, **kw):
+    return _i.iota(dst=dst, pattern=pattern, offset=offset, channel_multiplier=channel_multiplier)
+
+
+def tensor_tensor_scan(dst, data0, data1, initial, op0, op1, reverse0=False, reverse1=False, **kw):
+    return _i.tensor_tensor_scan(data0, data1, initial, op0, op1, reverse0, reverse1, dst=dst)
+
+
+def bn_stats(dst, data, **kw):
+    return _i.bn_stats(data, dst=dst)
+
+
+def bn_aggr(dst, data, **kw):
+    return _i.bn_aggr(data, dst=dst)
+
+
+def __getattr__(name):
+    return getattr(_i, name)

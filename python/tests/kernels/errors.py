@@ -1,0 +1,63 @@
+"""Kernels that the tracer must refuse, each at the line marked `# refused here`, for allocsim's tests."""
+import neuronxcc.nki as nki
+import neuronxcc.nki.language as nl
+import neuronxcc.nki.isa as nisa
+
+
+@nki.jit
+def uses_iota(a):
+    out = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
+    t = nl.load(a[0:8, :])
+    idx = nisa.iota(nl.arange(8)[None, :], dtype=nl.int32)  # refused here
+    nl.store(out[0:8, :], value=t)
+    return out
+
+
+@nki.jit
+def branches_on_loop_index(a):
+    out = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
+    for i in nl.affine_range(2):
+        t = nl.load(a[i * 8:(i + 1) * 8, :])
+        if i == 0:  # refused here
+            t = nl.exp(t)
+        nl.store(out[i * 8:(i + 1) * 8, :], value=t)
+    return out
+
+
+@nki.jit
+def list_indexed_by_loop(a):
+    out = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
+    tiles = []
+    for i in nl.affine_range(2):
+        tiles.append(nl.load(a[i * 8:(i + 1) * 8, :]))
+    for i in nl.affine_range(2):
+        nl.store(out[i * 8:(i + 1) * 8, :], value=tiles[i])  # refused here
+    return out
+
+
+@nki.jit
+def partial_mask(a):
+    out = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
+    i_p, i_f = nl.mgrid[0:8, 0:64]
+    for i in nl.affine_range(2):
+        t = nl.load(a[i * 8 + i_p, i_f], mask=(i * 8 + i_p < 12))  # refused here
+        nl.store(out[i * 8 + i_p, i_f], value=t)
+    return out
+
+
+@nki.jit
+def reads_unwritten_tile(a):
+    out = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
+    t = nl.ndarray((8, 64), dtype=nl.float32, buffer=nl.sbuf)
+    nl.store(out[0:8, :], value=t)  # refused here
+    nl.store(out[8:16, :], value=t)
+    return out
+
+
+@nki.jit
+def out_of_bounds(a):
+    out = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
+    for i in nl.affine_range(3):
+        t = nl.load(a[i * 8:(i + 1) * 8, :])  # refused here
+        nl.store(out[i * 8:(i + 1) * 8, :], value=t)
+    return out

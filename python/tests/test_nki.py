@@ -1,0 +1,238 @@
+"""The NKI front end end to end: kernels of tests/kernels/ traced, run by the allocsim binary, and compared with
+numpy computations of the same math and, where corpus/nki_samples has the kernel, with its hand translation (the
+same outputs bit for bit at the same inputs).
+
+Run by ctest (nki_python); by hand: ALLOCSIM_BINARY=build/allocsim PYTHONPATH=python python3 -m unittest discover
+-s python/tests
+"""
+
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import unittest
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SRC = os.path.dirname(os.path.dirname(HERE))
+KERNELS = os.path.join(HERE, "kernels")
+sys.path.insert(0, KERNELS)
+
+import allocsim_nki  # noqa: E402
+import attention  # noqa: E402
+import layernorm  # noqa: E402
+import matmul  # noqa: E402
+import matmul_v2  # noqa: E402
+import norms_pool  # noqa: E402
+import placed  # noqa: E402
+import softmax  # noqa: E402
+
+BIN = allocsim_nki.binary()
+
+
+def bf16(x):
+    """x rounded to bf16 (nearest even), as float32: numpy has no bf16."""
+    f = np.ascontiguousarray(x, dtype=np.float32).view(np.uint32).astype(np.uint64)
+    r = ((f + 0x7FFF + ((f >> 16) & 1)) >> 16) << 16
+    return r.astype(np.uint32).view(np.float32)
+
+
+def rand(shape, seed, scale=1.0):
+    return (np.random.RandomState(seed).uniform(-2, 2, size=shape) * scale).astype(np.float32)
+
+
+def run_hand_translation(name, inputs):
+    """Runs corpus/nki_samples/NAME.nki.txt on the interpreter with `inputs` (tensor name -> float32 array, bf16
+    tensors rounded); returns its outputs by name."""
+    path = os.path.join(SRC, "corpus", "nki_samples", name + ".nki.txt")
+    decls = {}
+    with open(path) as f:
+        for line in f:
+            m = re.match(r"\s*dram\s+(\w+)\s+\[(\d+),\s*(\d+)\]\s+(\w+)\s*(.*)", line)
+            if m:
+                decls[m.group(1)] = ((int(m.group(2)), int(m.group(3))), m.group(4), m.group(5))
+    with tempfile.TemporaryDirectory() as d:
+        args = [BIN, "interp", path, "--quiet", "--outputs-dir", d]
+        for n, a in inputs.items():
+            shape, dt, _ = decls[n]
+            assert a.size == shape[0] * shape[1], n
+            if dt == "bf16":
+                b = (np.ascontiguousarray(bf16(a)).view(np.uint32) >> 16).astype(np.uint16).tobytes()
+            else:
+                b = np.ascontiguousarray(a, dtype=np.float32).tobytes()
+            p = os.path.join(d, n + ".in")
+            with open(p, "wb") as f:
+                f.write(b)
+            args += ["--input", "%s=%s" % (n, p)]
+        subprocess.run(args, check=True, stdout=subprocess.DEVNULL)
+        out = {}
+        for n, (shape, dt, flags) in decls.items():
+            if "output" in flags.split():
+                with open(os.path.join(d, n + ".bin"), "rb") as f:
+                    raw = f.read()
+                if dt == "bf16":
+                    out[n] = (np.frombuffer(raw, np.uint16).astype(np.uint32) << 16).view(np.float32).reshape(shape)
+                else:
+                    out[n] = np.frombuffer(raw, np.float32).reshape(shape)
+        return out
+
+
+def same_bits(a, b):
+    return np.array_equal(np.ascontiguousarray(a, np.float32).view(np.uint32),
+                          np.ascontiguousarray(b, np.float32).view(np.uint32))
+
+
+class MatmulTest(unittest.TestCase):
+    def test_basic_matches_numpy_and_hand_translation(self):
+        for arch, (K, M, N) in (("tiny", (8, 4, 64)), ("gen2", (128, 64, 512))):
+            lhsT, rhs = bf16(rand((K, M), 1)), bf16(rand((K, N), 2))
+            r = allocsim_nki.simulate(matmul.matmul_basic, lhsT, rhs, arch=arch,
+                                      dtypes={"lhsT": "bfloat16", "rhs": "bfloat16"})
+            got = r.returned
+            np.testing.assert_allclose(got, bf16(lhsT.T.astype(np.float64) @ rhs), rtol=1e-2, atol=1e-2)
+            hand = run_hand_translation("matmul_basic" + ("_tiny" if arch == "tiny" else ""),
+                                        {"lhsT": lhsT, "rhs": rhs})["result"]
+            self.assertTrue(same_bits(got, hand), arch)
+            self.assertGreater(r.cycles, 0)
+
+    def test_tiled_forms_match_the_hand_translation(self):
+        K, M, N = 16, 16, 128
+        lhsT, rhs = bf16(rand((K, M), 3)), bf16(rand((K, N), 4))
+        hand = run_hand_translation("matmul_tiled_tiny", {"lhsT": lhsT, "rhs": rhs})["result"]
+        for kernel in (matmul.matmul_tiled, matmul_v2.matmul_tiled_dst, matmul_v2.matmul_hoisted):
+            r = allocsim_nki.simulate(kernel, lhsT, rhs, arch="tiny", dtypes={"lhsT": "bfloat16", "rhs": "bfloat16"})
+            self.assertTrue(same_bits(r.returned, hand), kernel.__name__)
+            np.testing.assert_allclose(r.returned, lhsT.T.astype(np.float64) @ rhs, rtol=1e-2, atol=2e-2)
+
+    def test_tiled_program_keeps_its_loops(self):
+        prog = allocsim_nki.program(matmul.matmul_tiled, allocsim_nki.TensorArg((16, 16), "bfloat16"),
+                                    allocsim_nki.TensorArg((16, 128), "bfloat16"), arch="tiny")
+        body = [line.split("#")[0].strip() for line in prog.splitlines()]
+        self.assertEqual(sum(1 for x in body if x.startswith("loop ")), 3)
+        self.assertEqual(sum(1 for x in body if x.startswith("matmul ")), 1)
+        self.assertIn("start@first", prog)
+        self.assertIn("stop@last", prog)
+
+
+class SoftmaxLayernormTest(unittest.TestCase):
+    def test_softmax(self):
+        a = rand((16, 64), 5, 4.0)
+        r = allocsim_nki.simulate(softmax.softmax, a, arch="tiny")
+        e = np.exp(a - a.max(axis=1, keepdims=True))
+        np.testing.assert_allclose(r.returned, e / e.sum(axis=1, keepdims=True), rtol=1e-5, atol=1e-7)
+        hand = run_hand_translation("softmax_tiny", {"a_tensor": a})["out_tensor"]
+        self.assertTrue(same_bits(r.returned, hand))
+
+    def test_softmax_gen2(self):
+        a = rand((256, 128), 6, 4.0)
+        r = allocsim_nki.simulate(softmax.softmax, a)
+        e = np.exp(a - a.max(axis=1, keepdims=True))
+        np.testing.assert_allclose(r.returned, e / e.sum(axis=1, keepdims=True), rtol=1e-5, atol=1e-7)
+
+    def test_layernorm(self):
+        x, g, b = rand((16, 64), 7, 3.0), rand((1, 64), 8), rand((1, 64), 9)
+        r = allocsim_nki.simulate(layernorm.layernorm, x, g, b, arch="tiny")
+        mean = x.mean(axis=1, keepdims=True)
+        var = (x * x).mean(axis=1, keepdims=True) - mean * mean
+        want = (x - mean) / np.sqrt(var + 1e-5) * g + b
+        np.testing.assert_allclose(r.returned, want, rtol=1e-4, atol=1e-4)
+        hand = run_hand_translation("layernorm_v1_tiny", {"input_tensor": x, "gamma_vector": g, "beta_vector": b})
+        self.assertTrue(same_bits(r.returned, hand["output_tensor"]))
+
+
+    def test_rmsnorm(self):
+        a, g = rand((16, 64), 16, 3.0), rand((1, 64), 17)
+        r = allocsim_nki.simulate(norms_pool.rmsnorm, a, g, arch="tiny")
+        want = a / np.sqrt((a.astype(np.float64) ** 2).mean(axis=1, keepdims=True)) * g
+        np.testing.assert_allclose(r.returned, want, rtol=1e-5, atol=1e-6)
+        hand = run_hand_translation("rmsnorm_tiny", {"a_tensor": a, "g_tensor": g})["out_tensor"]
+        self.assertTrue(same_bits(r.returned, hand))
+
+    def test_average_pool(self):
+        x = bf16(rand((8, 16, 16), 18))
+        r = allocsim_nki.simulate(norms_pool.avgpool2x2, x, arch="tiny", dtypes={"in_tensor": "bfloat16"})
+        want = bf16(x.reshape(8, 8, 2, 8, 2).astype(np.float64).sum(axis=(2, 4)) / 4)
+        np.testing.assert_array_equal(r.returned, want)  # sums of 4 bf16 values are exact in f32
+        hand = run_hand_translation("average_pool2d_tiny", {"in_tensor": x})["out_tensor"]
+        self.assertTrue(same_bits(r.returned.reshape(8, 64), hand))
+
+
+class AttentionTest(unittest.TestCase):
+    def test_causal_attention(self):
+        q, k, v = rand((16, 4), 10), rand((16, 4), 11), rand((16, 4), 12)
+        r = allocsim_nki.simulate(attention.causal_attention, q, k, v, arch="tiny")
+        s = q.astype(np.float64) @ k.T
+        s[np.triu_indices(16, 1)] = -9984.0
+        p = np.exp(s - s.max(axis=1, keepdims=True))
+        want = (p / p.sum(axis=1, keepdims=True)) @ v
+        np.testing.assert_allclose(r.returned, want, rtol=1e-5, atol=1e-6)
+        self.assertIn("affine_select", r.program)
+        self.assertTrue(allocsim_nki.verify(attention.causal_attention, q, k, v, arch="tiny").ok)
+
+
+class HandPlacedTest(unittest.TestCase):
+    ARGS = ["--kernel", "placed_add_matmul", "--arg", "aT=8x16:float32", "--arg", "bT=8x16:float32",
+            "--arg", "w=8x32:float32", "--arch", "tiny"]
+
+    def test_values_and_oracles(self):
+        aT, bT, w = rand((8, 16), 13), rand((8, 16), 14), rand((8, 32), 15)
+        r = allocsim_nki.simulate(placed.placed_add_matmul, aT, bT, w, arch="tiny")
+        np.testing.assert_allclose(r.returned, (aT + bT).T.astype(np.float64) @ w, rtol=1e-5, atol=1e-5)
+        v = allocsim_nki.verify(placed.placed_add_matmul, aT, bT, w, arch="tiny")
+        self.assertTrue(v.ok, v.findings)
+
+    def test_comes_out_allocated_and_O7_keeps_it(self):
+        path = os.path.join(KERNELS, "placed.py")
+        prog = subprocess.run([BIN, "nki", path] + self.ARGS, check=True, stdout=subprocess.PIPE, text=True).stdout
+        placements = re.findall(r"^(sbuf|psum) (\w+) \[[^\]]*\] \w+ pinned (@\S+)", prog, re.M)
+        # the kernel's own addresses, read from its source: base_addr=0 and 256, address (0, 288) ... bank 1
+        self.assertEqual(sorted((n, p) for _, n, p in placements),
+                         sorted([("w_sb", "@p0+0"), ("a_sb", "@p0+256"), ("b_sb", "@p0+288"), ("s_sb", "@p0+320"),
+                                 ("res", "@bank1"), ("o_sb", "@p0+512")]))
+        self.assertRegex(prog, r"(?m)^reg m @r0")
+        o7 = subprocess.run([BIN, "alloc", path, "-O7", "--quiet"] + self.ARGS, check=True,
+                            stdout=subprocess.PIPE, text=True).stdout
+        for _, n, p in placements:
+            self.assertRegex(o7, r"(?m)^\w+ %s \[[^\]]*\] \w+ pinned %s$" % (n, re.escape(p)))
+        ok = subprocess.run([BIN, "verify", path, "--quiet"] + self.ARGS, stdout=subprocess.PIPE, text=True)
+        self.assertEqual(ok.returncode, 0, ok.stdout)
+
+
+class CommandLineTest(unittest.TestCase):
+    def test_lists_kernels_with_parameters(self):
+        out = subprocess.run([BIN, "nki", os.path.join(KERNELS, "layernorm.py")], check=True,
+                             stdout=subprocess.PIPE, text=True).stdout
+        self.assertIn("layernorm(input_tensor, gamma_vector, beta_vector, epsilon=1e-05)", out)
+
+    def test_run_takes_a_kernel(self):
+        p = subprocess.run([BIN, "run", os.path.join(KERNELS, "softmax.py"), "--arg", "a_tensor=16x64:float32",
+                            "--arch", "tiny", "--json", "--quiet"], stdout=subprocess.PIPE, text=True)
+        self.assertEqual(p.returncode, 0)
+        self.assertIn('"cycles"', p.stdout)
+
+    def test_refusals_are_located(self):
+        path = os.path.join(KERNELS, "errors.py")
+        with open(path) as f:
+            lines = f.read().splitlines()
+        marked = [i + 1 for i, line in enumerate(lines) if line.rstrip().endswith("# refused here") and
+                  not line.lstrip().startswith('"""')]
+        kernels = re.findall(r"^def (\w+)", "\n".join(lines), re.M)
+        self.assertEqual(len(marked), len(kernels))
+        for kernel, line in zip(kernels, marked):
+            p = subprocess.run([BIN, "nki", path, "--kernel", kernel, "--arg", "a=16x64:float32", "--arch", "tiny"],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            self.assertEqual(p.returncode, 2, kernel)
+            first = p.stderr.splitlines()[0]
+            self.assertTrue(first.startswith("%s:%d: " % (path, line)), (kernel, first))
+
+    def test_unsupported_names_the_construct(self):
+        p = subprocess.run([BIN, "nki", os.path.join(KERNELS, "errors.py"), "--kernel", "uses_iota", "--arg",
+                            "a=16x64:float32", "--arch", "tiny"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           text=True)
+        self.assertIn("unsupported: nisa.iota", p.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()

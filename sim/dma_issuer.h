@@ -1,0 +1,45 @@
+// The DMA issuer (a unit of the core model, sim/top.h): takes dma instructions in program order and puts each on
+// the next queue's ring, round robin. It issues a transfer when its dependences have ended (a DMA's are real:
+// transfers end out of order on the queues) and its ring has a free slot, and books the shared fabric for it then:
+// the first window of its length that starts at least dma.fixed cycles after the issue and no earlier than the end
+// of the transfer before it on its queue (a ring is served in order). So every transfer's end is decided when it is
+// issued.
+//
+// Everything the issuer decides on is a cycle decided before (its producers' ends, the ends of the transfers on
+// the ring), so it runs ahead of model time on its own clock, as the sequencer does, and waits only for a producer
+// whose end is not decided yet or for the sequencer to queue the next transfer. It never touches data: the queue
+// unit moves a transfer's bytes at its end. Requests reach the fabric in issue order, which is model-time order
+// (the issuer is in order), so the calendar grants them as a fabric that takes requests first come, first served
+// would, whatever order the host runs threads in. A ring slot freed in a cycle is free for a transfer issued in
+// that cycle. With a VCD the issuer waits in model time, so DMA_issue is high from a transfer's dispatch until its
+// issue and the ring counters change when the rings do.
+#pragma once
+
+#include <deque>
+
+#include "sim/shared.h"
+
+namespace allocsim::sim {
+
+class DmaIssuer : public sc_core::sc_module {
+ public:
+  // `in`: the DMA engine's instruction queue; `rings`: the queues' rings, grown by the top before a job starts
+  // serving them.
+  DmaIssuer(sc_core::sc_module_name name, Shared& shared, Fifo& in, std::deque<Fifo>& rings);
+  sc_core::sc_event start;  // the top notifies it when a job begins
+
+ private:
+  // The issuer's view of a ring: the transfers on it, oldest first, with the cycle each frees its slot.
+  struct RingEntry {
+    uint64_t end;
+    const Instruction* inst;
+  };
+  void thread();
+  void serve();
+  Shared& s_;
+  Fifo& in_;
+  std::deque<Fifo>& rings_;
+  std::deque<RingFifo<RingEntry>> issued_;  // per ring
+};
+
+}  // namespace allocsim::sim

@@ -1,0 +1,51 @@
+#include "sim/dma_queue.h"
+
+namespace allocsim::sim {
+
+DmaQueue::DmaQueue(const std::string& name, Shared& shared, uint32_t queue, Fifo& ring)
+    : s_(shared), queue_(queue), ring_(ring) {
+  sc_core::sc_spawn_options o;
+  o.set_stack_size(kUnitStackBytes);
+  sc_core::sc_spawn([this] { thread(); }, name.c_str(), &o);
+}
+
+void DmaQueue::thread() {
+  for (;;) {
+    serve();
+    sc_core::wait(start);
+  }
+}
+
+void DmaQueue::serve() {
+  const uint32_t q = queue_;
+  if (q >= s_.p->arch.dma_queues) return;
+  Fifo& ring = ring_;
+  QueueStats& stats = s_.result.stats.queues[q];
+  try {
+    for (;;) {
+      while (ring.slots.empty() && !s_.dma_issue_done) s_.waitEvent(ring.pushed);
+      if (ring.slots.empty() || s_.abort) break;
+      const uint32_t slot = ring.slots.front();
+      Record& r = s_.record(slot);
+      s_.waitUntilDone(r.deps);
+      if (s_.quantum == 0) s_.syncTo(r.end_cycle);
+      s_.executeRecord(slot);
+      stats.bytes += r.bytes;
+      stats.descriptors += r.descriptors;
+      stats.busy_cycles += r.latency;
+      ++stats.transfers;
+      const uint64_t end = r.end_cycle;
+      s_.slice(kFirstQueueTrack + q, end - r.latency, end, r.inst);
+      ring.slots.pop_front();
+      if (s_.vcd) s_.ring_used[q % 256] = uint32_t(ring.slots.size());
+      if (s_.o->trace) s_.ring_changes.push_back({end, q, -1});
+      s_.finishRecord(slot);  // the record may be released at the next wait
+      s_.keepQuantum(end);
+    }
+  } catch (const Aborted&) {
+  } catch (...) {
+    s_.fail(std::current_exception());
+  }
+}
+
+}  // namespace allocsim::sim

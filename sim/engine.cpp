@@ -1,0 +1,66 @@
+#include "sim/engine.h"
+
+#include "ir/plant.h"
+
+namespace allocsim::sim {
+
+Engine::Engine(sc_core::sc_module_name name, Shared& shared, uint32_t engine, Fifo& in)
+    : sc_module(name), s_(shared), engine_(engine), in_(in) {
+  sc_core::sc_spawn_options o;
+  o.set_stack_size(kUnitStackBytes);
+  sc_core::sc_spawn([this] { thread(); }, "thread", &o);
+}
+
+void Engine::thread() {
+  for (;;) {
+    wait(start);
+    serve();
+  }
+}
+
+void Engine::serve() {
+  Fifo& fifo = in_;
+  const uint32_t e = engine_;
+  EngineStats& stats = s_.result.stats.engines[e];
+  uint64_t clock = s_.now();  // the engine's own clock: the end of its last instruction
+  try {
+    for (;;) {
+      while (fifo.slots.empty() && !s_.dispatch_done) s_.waitEvent(fifo.pushed);
+      if (fifo.slots.empty() || s_.abort) break;
+      const uint32_t slot = fifo.slots.front();
+      Record& r = s_.record(slot);
+      // It starts when the engine is free, it is queued and the last of its producers has ended.
+      const uint64_t from =
+          ALLOCSIM_PLANT("sim_engine_ignores_own_clock") ? r.dispatch_cycle : std::max(clock, r.dispatch_cycle);
+      const Dependence* binding = nullptr;
+      const uint64_t start = s_.endOfAll(r.deps, from, binding);
+      if (binding) s_.result.stats.addStall(StallCause(binding->kind), binding->producer, r.inst, start - from);
+      s_.takeHead(fifo, start);
+      ++stats.instructions;
+      r.end_cycle = start + r.latency;
+      r.end_known = true;
+      if (r.known_waiting) r.known_ev.notify();
+      // It reads and writes at once, once its producers have written and its sources' older readers have read
+      // (this is the order of the values; their times are the cycles above).
+      s_.waitUntilDone(r.deps);
+      if (s_.vcd) {
+        s_.syncTo(start);
+        s_.busy[e] = true;
+      }
+      clock = r.end_cycle;
+      if (s_.quantum == 0) s_.syncTo(clock);  // values move at their cycle (see SimOptions::quantum)
+      if (r.streams_over_itself) s_.startRecord(slot);
+      else s_.executeRecord(slot);
+      if (s_.vcd) s_.busy[e] = false;
+      stats.busy_cycles += r.latency;
+      s_.slice(e, start, clock, r.inst);
+      s_.finishRecord(slot);  // the record may be released at the next wait
+      s_.keepQuantum(clock);
+    }
+  } catch (const Aborted&) {
+  } catch (...) {
+    s_.fail(std::current_exception());
+  }
+}
+
+}  // namespace allocsim::sim

@@ -1,0 +1,25 @@
+// A compute engine (PE, ACT, DVE, POOL) or the SP scalar unit: a unit of the core model (sim/top.h). It executes
+// its FIFO in program order on a clock of its own: an instruction starts at the latest of the engine's clock, its
+// dispatch cycle and its producers' ends (RAW/WAR/WAW, the stall attributed to the binding pair), reads its
+// operands and writes its results (the interpreter's code, InstructionStepper) once its producers have, and ends a
+// latency later.
+#pragma once
+
+#include "sim/shared.h"
+
+namespace allocsim::sim {
+
+class Engine : public sc_core::sc_module {
+ public:
+  Engine(sc_core::sc_module_name name, Shared& shared, uint32_t engine, Fifo& in);
+  sc_core::sc_event start;  // the top notifies it when a job begins
+
+ private:
+  void thread();
+  void serve();
+  Shared& s_;
+  const uint32_t engine_;
+  Fifo& in_;
+};
+
+}  // namespace allocsim::sim

@@ -1,0 +1,199 @@
+#include "sim/shared.h"
+
+#include <algorithm>
+
+#include "sim/stream.h"
+
+namespace allocsim::sim {
+
+using sc_core::sc_event;
+using sc_core::sc_time;
+
+namespace {
+constexpr uint64_t kPsPerCycle = 1000;  // model time: one cycle = 1 ns of SystemC time (default 1 ps resolution)
+}  // namespace
+
+uint64_t SnapshotStorage::readReg(RegId r) {
+  if (snapshot)
+    for (const auto& [reg, v] : *snapshot)
+      if (reg == r) return v;
+  return phys_.readReg(r);
+}
+
+Shared::Shared() : context_(sc_core::sc_get_curr_simcontext()) {}
+
+// ---- time and waiting -----------------------------------------------------------------------------------------
+
+// The kernel's clock read inline (sc_time_stamp() is a library call, and the model asks several times an instruction).
+uint64_t Shared::now() const { return context_->time_stamp().value() / kPsPerCycle - base_ps / kPsPerCycle; }
+
+void Shared::waitCycles(uint64_t n) {
+  if (n) sc_core::wait(sc_time::from_value(n * kPsPerCycle));
+  if (abort) throw Aborted{};
+}
+
+void Shared::waitEvent(sc_event& ev, uint32_t& waiting) {
+  if (abort) throw Aborted{};
+  ++waiting;
+  sc_core::wait(ev);
+  --waiting;
+  if (abort) throw Aborted{};
+}
+
+void Shared::syncTo(uint64_t cycle) {
+  if (cycle > now()) waitCycles(cycle - now());
+}
+
+void Shared::keepQuantum(uint64_t clock) {
+  if (clock > now() + quantum) waitCycles(clock - now());
+}
+
+uint64_t Shared::endOfAll(const std::vector<Dependence>& deps, uint64_t from, const Dependence*& binding) {
+  binding = nullptr;
+  uint64_t end = from;
+  for (const Dependence& d : deps) {
+    uint64_t e = d.end;
+    if (e == Dependence::kEndUnknown) {
+      Record& producer = record(d.slot);
+      // A released record ended at or before the sequencer's clock when it was released, and no counted consumer
+      // was left (releaseEnded): it cannot bind.
+      if (producer.seq != d.seq) continue;
+      while (!producer.end_known) waitEvent(producer.known_ev, producer.known_waiting);
+      e = producer.end_cycle;
+      if (d.counted && --producer.consumers == 0 && producer.release_when_unread) freeRecord(d.slot);
+    }
+    if (e > from && e >= end) end = e, binding = &d;
+  }
+  return end;
+}
+
+void Shared::takeHead(Fifo& fifo, uint64_t start) {
+  fifo.held.push_back({start, record(fifo.slots.front()).inst});
+  fifo.slots.pop_front();
+  fifo.popped.notifyWaiters();
+}
+
+void Shared::waitUntilDone(const std::vector<Dependence>& deps) {
+  for (const Dependence& d : deps)
+    for (Record* r = records_[d.slot].get(); r->seq == d.seq && !r->done;) waitEvent(r->done_ev, r->done_waiting);
+}
+
+void Shared::fail(std::exception_ptr e) {
+  if (!error) error = e;
+  abort = true;
+  for (auto& r : records_) r->done_ev.notify(), r->known_ev.notify();
+  for (Fifo* f : fifos) f->pushed.ev.notify(), f->popped.ev.notify();
+}
+
+// ---- records ----------------------------------------------------------------------------------------------------
+
+uint32_t Shared::takeRecord() {
+  if (free_.empty()) {
+    records_.push_back(std::make_unique<Record>());
+    free_.push_back(uint32_t(records_.size() - 1));
+  }
+  uint32_t slot = free_.back();
+  free_.pop_back();
+  record(slot).seq = ++seq_;
+  return slot;
+}
+
+void Shared::freeRecord(uint32_t slot) {
+  Record& r = record(slot);
+  board.retire(slot);
+  r.seq = 0;
+  r.done = r.streams_over_itself = r.end_known = r.release_when_unread = false;
+  r.consumers = 0;
+  r.deps.clear();
+  r.regs.clear();
+  free_.push_back(slot);
+}
+
+void Shared::resetRecords() {
+  seq_ = 0;
+  free_.clear();
+  finished_.clear();
+  finished_min_end_ = UINT64_MAX;
+  for (uint32_t i = uint32_t(records_.size()); i-- > 0;) freeRecord(i);
+}
+
+bool Shared::releaseAll() {
+  for (uint32_t slot = 0; slot < records_.size(); ++slot)
+    if (record(slot).seq != 0 && record(slot).done) freeRecord(slot);
+  finished_.clear();
+  return free_.size() == records_.size();
+}
+
+void Shared::startRecord(uint32_t slot) {
+  Record& r = record(slot);
+  snap->snapshot = &r.regs;
+  uint64_t hash;
+  if (r.streams_over_itself) {  // sim/stream.h: only here does streaming change the result
+    bool differs = false;
+    hash = streamInstruction(*stepper, *snap, *r.inst, r.first, r.last, o->timing.stream_chunk_elements, r.writes,
+                             differs);
+    result.stats.addSelfOverlap(r.inst, differs);
+  } else {
+    hash = stepper->begin(*r.inst, r.first, r.last, r.writes, o->record_reads, &r.operands->views);
+  }
+  snap->snapshot = nullptr;
+  if (o->record_reads) result.exec.reads[r.read_index].hash = hash;
+}
+
+void Shared::executeRecord(uint32_t slot) {
+  Record& r = record(slot);
+  r.writes.clear();
+  snap->snapshot = &r.regs;
+  const uint64_t hash = stepper->step(*r.inst, r.first, r.last, o->record_reads, &r.operands->views);
+  snap->snapshot = nullptr;
+  if (o->record_reads) result.exec.reads[r.read_index].hash = hash;
+}
+
+void Shared::finishRecord(uint32_t slot) {
+  Record& r = record(slot);
+  r.writes.commit(*phys);
+  r.done = true;
+  if (r.done_waiting) r.done_ev.notify();
+  last_cycle = std::max(last_cycle, r.end_cycle);
+  // It stays on the scoreboard until its end is at or before the sequencer's clock (releaseEnded).
+  finished_.push_back(slot);
+  finished_min_end_ = std::min(finished_min_end_, r.end_cycle);
+}
+
+void Shared::releaseEnded(uint64_t sequencer_cycle) {
+  if (finished_min_end_ > sequencer_cycle) return;
+  // Consumers that have not read a record's end yet keep it (the last one releases it).
+  uint64_t min_end = UINT64_MAX;
+  for (size_t i = 0; i < finished_.size();) {
+    const uint32_t slot = finished_[i];
+    Record& r = record(slot);
+    if (r.end_cycle <= sequencer_cycle) {
+      if (r.consumers == 0) {
+        freeRecord(slot);
+      } else {
+        board.retire(slot);  // no longer a dependence of anything dispatched
+        r.release_when_unread = true;
+      }
+      finished_[i] = finished_.back();
+      finished_.pop_back();
+    } else {
+      min_end = std::min(min_end, r.end_cycle);
+      ++i;
+    }
+  }
+  finished_min_end_ = min_end;
+}
+
+void Shared::noteProducers(std::vector<Dependence>& deps) {
+  for (Dependence& d : deps) {
+    Record& producer = record(d.slot);
+    if (producer.end_known) {
+      d.end = producer.end_cycle;
+    } else {
+      d.counted = true;
+      ++producer.consumers;
+    }
+  }
+}
+
+}  // namespace allocsim::sim

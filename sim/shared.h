@@ -1,0 +1,217 @@
+// What the units of the core model (sim/top.h) share during one job: the instruction records between dispatch and
+// completion, the scoreboard, the DMA fabric's reservation calendar, the physical storage and the statistics. The
+// top owns one Shared and hands it to every unit it wires; the units talk through the FIFOs the top connects
+// (Fifo) and through the records' events.
+//
+// Time (temporal decoupling, docs/simulator.md "Time"): every decision is taken on cycles already decided, never on
+// SystemC's clock, so results do not depend on the host's order of the threads; values move in the order the
+// scoreboard's dependences give (done flags and events). A unit waits for the kernel for another unit's decision,
+// or when its clock is more than SimOptions::quantum ahead of SystemC time; nothing wakes per clock edge.
+#pragma once
+
+#define SC_INCLUDE_DYNAMIC_PROCESSES
+#include <systemc>
+
+#include <exception>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "ir/interp.h"
+#include "ir/physical_storage.h"
+#include "sim/calendar.h"
+#include "sim/footprint.h"
+#include "sim/ring_fifo.h"
+#include "sim/scoreboard.h"
+#include "sim/simulate.h"
+
+namespace allocsim::sim {
+
+constexpr uint32_t kSequencerTrack = 6, kFirstQueueTrack = 7;  // TraceSlice::track
+// The interpreter's code and diagnostics run on the units' stacks (also under ASan): larger than the default.
+constexpr int kUnitStackBytes = 1 << 20;
+
+// Unwinds a unit's thread when another one failed.
+struct Aborted {};
+
+// What dispatch enters for an instruction: its operands' footprints in entry order and its cost. Where no view has
+// a register term this does not change from one execution to the next, and the sequencer's plan keeps it.
+struct Operands {
+  struct Access {
+    Footprint fp;
+    bool write;
+    bool accumulate;  // matmul's read of its destination: not entered when it starts a sum (start@...)
+  };
+  Access access[8];
+  uint32_t n = 0;
+  uint64_t latency = 0, bytes = 0, descriptors = 0;
+  bool streams_over_itself = false;
+  KnownViews views;  // what the engine's stepper reads and writes, resolved here once
+};
+
+// An event with a count of the threads waiting on it. An immediate notification reaches only threads waiting at
+// that moment, so one nobody waits for is skipped: the same behaviour without the kernel's work (most of an
+// instruction's notifications have no waiter). Every notification in the model is immediate.
+struct Event {
+  sc_core::sc_event ev;
+  uint32_t waiting = 0;
+  void notifyWaiters() {
+    if (waiting) ev.notify();
+  }
+};
+
+// An instruction between dispatch and completion; pooled, so its events are made once.
+struct Record {
+  // What consumers check, first and together (a record is over 1 KiB; a dependence check touches one line).
+  uint64_t seq = 0;  // 0 = free
+  // When it will end, once that is decided (a compute instruction when its engine takes it, a transfer when the
+  // issuer issues it): a consumer that knows every producer's end waits once, not once per producer.
+  uint64_t end_cycle = 0;
+  bool end_known = false;
+  bool done = false;  // its values are read and written
+  bool release_when_unread = false;
+  // Consumers dispatched before its end was decided that have not read it yet (Dependence::counted); a finished
+  // record they keep is released by the last of them.
+  uint32_t consumers = 0;
+  uint32_t done_waiting = 0, known_waiting = 0;  // threads waiting on done_ev, known_ev
+  const Instruction* inst = nullptr;
+  bool first = true, last = true;  // loop position, for start@first / stop@last
+  uint64_t read_index = 0;
+  uint64_t latency = 0;  // compute cycles; DMA: fabric cycles
+  uint64_t dispatch_cycle = 0;  // when the sequencer queued it (the engine takes it no earlier)
+  uint64_t issue_cycle = 0;
+  uint64_t bytes = 0, descriptors = 0;
+  std::vector<Dependence> deps;
+  std::vector<std::pair<RegId, uint64_t>> regs;  // register values read at dispatch
+  PendingWrites writes;
+  bool streams_over_itself = false;  // destination over a source at an offset: executed chunk by chunk
+  // Its operands as dispatch resolved them: its plan's when they never change, else `own_operands`.
+  const Operands* operands = nullptr;
+  Operands own_operands;
+  sc_core::sc_event done_ev, known_ev;
+};
+
+// A bounded FIFO of records between two units (an engine's instruction queue, a DMA ring).
+struct Fifo {
+  RingFifo<uint32_t> slots;
+  Event pushed, popped;
+  // An engine takes an instruction as soon as it may and decides when it starts; until that cycle the instruction
+  // still counts as queued (the sequencer sees the queue as the engine would leave it at the start, by its own
+  // clock). Engines run ahead, so several may be held, leaving in order.
+  struct Held {
+    uint64_t start;
+    const Instruction* inst;
+  };
+  RingFifo<Held> held;
+  // Instructions taken but still counted as queued at `now` (drops the ones that have left).
+  uint32_t heldAt(uint64_t now) {
+    while (!held.empty() && held.front().start <= now) held.pop_front();
+    return uint32_t(held.size());
+  }
+};
+
+// The registers an instruction's operands read, as the sequencer captured them.
+class SnapshotStorage : public Storage {
+ public:
+  explicit SnapshotStorage(PhysicalStorage& phys) : phys_(phys) {}
+  uint8_t* row(TensorId t, uint32_t partition) override { return phys_.row(t, partition); }
+  void rows(TensorId t, uint32_t first, uint32_t n, uint8_t** out) override { phys_.rows(t, first, n, out); }
+  uint8_t* rowRange(TensorId t, uint32_t first, uint32_t n, uint64_t& stride) override {
+    return phys_.rowRange(t, first, n, stride);
+  }
+  uint64_t readReg(RegId r) override;
+  void writeReg(RegId r, uint64_t v) override { phys_.writeReg(r, v); }
+  const std::vector<std::pair<RegId, uint64_t>>* snapshot = nullptr;
+
+ private:
+  PhysicalStorage& phys_;
+};
+
+class Shared {
+ public:
+  Shared();
+
+  // ---- the current job (set by the top) --------------------------------------------------------------------------
+  const Program* p = nullptr;
+  const SimOptions* o = nullptr;
+  std::unique_ptr<PhysicalStorage> phys;
+  std::unique_ptr<SnapshotStorage> snap;
+  std::unique_ptr<InstructionStepper> stepper;
+  std::optional<MachineLayout> layout;
+  uint64_t max_view_bytes = 0;
+  uint64_t base_ps = 0;  // sc_time value at the job's start
+  uint64_t last_cycle = 0;
+  uint64_t quantum = 0;  // SimOptions::quantum; 0 with a VCD
+  bool dispatch_done = false, dma_issue_done = false, abort = false;
+  std::exception_ptr error;
+  SimResult result;
+  Scoreboard board;
+  ReservationCalendar fabric;
+  // Every FIFO the top wired, woken when a unit fails (their waiters then see `abort`).
+  std::vector<Fifo*> fifos;
+
+  // What the VCD samples (plain variables, traced by address): engines busy, the sequencer busy, ring slots used.
+  sc_core::sc_trace_file* vcd = nullptr;
+  bool busy[kEngines + 1] = {};
+  uint32_t ring_used[256] = {};  // arch dma-queues <= 256 (ir/arch.cpp)
+  // Ring occupancy changes for the trace: (cycle, queue, +1 issued / -1 ended), put in time order at the end.
+  struct RingChange {
+    uint64_t cycle;
+    uint32_t queue;
+    int32_t delta;
+  };
+  std::vector<RingChange> ring_changes;
+
+  // ---- records -----------------------------------------------------------------------------------------------------
+  Record& record(uint32_t slot) { return *records_[slot]; }
+  uint32_t takeRecord();
+  void freeRecord(uint32_t slot);
+  // Frees every record (a failed job may have left some taken) and forgets the finished ones.
+  void resetRecords();
+  // After a job: frees the finished records; false when some are still taken (instructions in flight).
+  bool releaseAll();
+  // Releases the finished records whose end no instruction still to start can wait for: those ending at or before
+  // the sequencer's clock `sequencer_cycle` (every instruction dispatched from then on starts no earlier).
+  void releaseEnded(uint64_t sequencer_cycle);
+  // Decided ends are copied into the dependences; a consumer of an undecided one is counted on its producer.
+  void noteProducers(std::vector<Dependence>& deps);
+  void startRecord(uint32_t slot);    // reads the operands (streamed: sim/stream.h)
+  void executeRecord(uint32_t slot);  // reads the operands and writes the results at once (not streamed)
+  void finishRecord(uint32_t slot);   // writes the results, releases the sources (WAR waits for this)
+
+  // ---- time and waiting (on the calling unit's thread) -----------------------------------------------------------
+  uint64_t now() const;  // model cycles since the job's start
+  void waitCycles(uint64_t n);
+  // Waits for `ev`, counted in `waiting` (see Event); throws Aborted when the job failed meanwhile.
+  void waitEvent(sc_core::sc_event& ev, uint32_t& waiting);
+  void waitEvent(Event& e) { waitEvent(e.ev, e.waiting); }
+  void syncTo(uint64_t cycle);  // waits until SystemC time reaches `cycle` (no wait when it has)
+  // The quantum keeper: a unit whose clock is more than a quantum ahead of SystemC time waits for the kernel.
+  void keepQuantum(uint64_t clock);
+  // The cycle at which every dependence has ended, at least `from`, waiting only for producers whose end is not
+  // decided yet; `binding` is the one ending last (of several ending together, the youngest), null when none ends
+  // after `from`.
+  uint64_t endOfAll(const std::vector<Dependence>& deps, uint64_t from, const Dependence*& binding);
+  // Waits until every producer has read and written its values (the order of values, not of time).
+  void waitUntilDone(const std::vector<Dependence>& deps);
+  // Takes a FIFO's head, starting at `start`: the producer sees its slot free from then on.
+  void takeHead(Fifo& fifo, uint64_t start);
+
+  void fail(std::exception_ptr e);
+  void slice(uint32_t track, uint64_t start, uint64_t end, const Instruction* inst) {
+    if (o->trace) o->trace->slices.push_back({track, start, end, inst});
+  }
+
+ private:
+  sc_core::sc_simcontext* const context_;  // the kernel's clock, read inline (now())
+  uint64_t seq_ = 0;
+  std::vector<std::unique_ptr<Record>> records_;  // pooled (events cannot move): indexing is one load
+  std::vector<uint32_t> free_;
+  // Finished records (their values written) kept with their entries on the scoreboard until their end is at or
+  // before the sequencer's clock: an instruction dispatched before that end depends on it although its values are
+  // written already.
+  std::vector<uint32_t> finished_;
+  uint64_t finished_min_end_ = UINT64_MAX;
+};
+
+}  // namespace allocsim::sim

@@ -1,0 +1,187 @@
+#include "tools/python_kernel.h"
+
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <climits>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <sstream>
+
+#include "ir/inputs.h"
+#include "tools/args.h"
+#include "tools/load.h"
+
+#ifndef ALLOCSIM_PYTHON_SOURCE_DIR
+#define ALLOCSIM_PYTHON_SOURCE_DIR ""
+#endif
+
+namespace allocsim::cli {
+namespace {
+
+KernelOptions& options() {
+  static KernelOptions o;
+  return o;
+}
+
+// "NAME=VALUE" split at the first '='; both parts non-empty.
+std::pair<std::string, std::string> splitAssignment(const std::string& option, const std::string& v) {
+  size_t eq = v.find('=');
+  if (eq == std::string::npos || eq == 0 || eq + 1 == v.size())
+    throw UsageError(option + " expects NAME=VALUE, got '" + v + "'");
+  return {v.substr(0, eq), v.substr(eq + 1)};
+}
+
+}  // namespace
+
+const KernelOptions& kernelOptions() { return options(); }
+
+void takeKernelOptions(Args& args) {
+  KernelOptions& o = options();
+  Args rest;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    auto take = [&](const std::string& name) -> std::optional<std::string> {
+      if (a == name) {
+        if (i + 1 >= args.size()) throw UsageError(name + " needs a value");
+        return args[++i];
+      }
+      if (a.rfind(name + "=", 0) == 0) return a.substr(name.size() + 1);
+      return std::nullopt;
+    };
+    if (auto v = take("--kernel")) o.kernel = *v;
+    else if (auto v = take("--arg")) o.args.push_back(*v);
+    else if (auto v = take("--input")) o.inputs.push_back(splitAssignment("--input", *v));
+    else rest.push_back(a);
+  }
+  // With a kernel in Python, --arch is the tracer's (the tile sizes come from it): the traced program names its
+  // arch, so the verb need not see it.
+  bool python = false;
+  for (const std::string& a : rest) python = python || isPythonKernel(a);
+  args.clear();
+  for (size_t i = 0; i < rest.size(); ++i) {
+    if (python && rest[i] == "--arch" && i + 1 < rest.size()) o.arch = rest[++i];
+    else if (python && rest[i].rfind("--arch=", 0) == 0) o.arch = rest[i].substr(7);
+    else args.push_back(rest[i]);
+  }
+  if (o.inputs.empty()) return;
+  std::map<std::string, std::vector<uint8_t>> data;
+  for (const auto& [name, file] : o.inputs) {
+    if (data.count(name)) throw UsageError("--input " + name + " is given twice");
+    std::string bytes = readSource(file);
+    data[name] = std::vector<uint8_t>(bytes.begin(), bytes.end());
+  }
+  setProvidedInputs(std::move(data));
+}
+
+void checkProvidedInputs(const Program& p) {
+  for (const auto& [name, file] : kernelOptions().inputs) {
+    const Tensor* t = nullptr;
+    for (const Tensor& x : p.tensors)
+      if (x.name == name) t = &x;
+    if (!t || !t->input || t->space != Space::Dram)
+      throw UsageError("--input " + name + ": the program has no DRAM input tensor '" + name + "'");
+    std::error_code ec;
+    uint64_t size = std::filesystem::file_size(file, ec);
+    if (!ec && size != t->totalBytes())
+      throw UsageError("--input " + name + ": '" + file + "' holds " + std::to_string(size) + " bytes; '" + name +
+                       "' [" + std::to_string(t->partitions) + ", " + std::to_string(t->elements) + "] " +
+                       dtypeName(t->dtype) + " needs " + std::to_string(t->totalBytes()));
+  }
+}
+
+bool isPythonKernel(const std::string& path) { return path.size() > 3 && path.compare(path.size() - 3, 3, ".py") == 0; }
+
+std::string pythonPackageDir() {
+  namespace fs = std::filesystem;
+  if (const char* env = std::getenv("ALLOCSIM_PYTHONPATH"); env && *env) return env;
+  std::error_code ec;
+  fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    fs::path installed = exe.parent_path().parent_path() / "share" / "allocsim" / "python";
+    if (fs::exists(installed / "allocsim_nki", ec)) return installed.string();
+  }
+  return ALLOCSIM_PYTHON_SOURCE_DIR;
+}
+
+int runPythonTool(const std::vector<std::string>& args, std::string& out) {
+  std::string dir = pythonPackageDir();
+  if (dir.empty() || !std::filesystem::exists(std::filesystem::path(dir) / "allocsim_nki"))
+    throw UsageError("cannot find the allocsim_nki Python package (set ALLOCSIM_PYTHONPATH to its directory)");
+  int pipefd[2];
+  if (pipe(pipefd) != 0) throw UsageError(std::string("cannot run python3: ") + std::strerror(errno));
+  pid_t pid = fork();
+  if (pid < 0) throw UsageError(std::string("cannot run python3: ") + std::strerror(errno));
+  if (pid == 0) {
+    dup2(pipefd[1], STDOUT_FILENO);
+    close(pipefd[0]);
+    close(pipefd[1]);
+    const char* old = std::getenv("PYTHONPATH");
+    std::string path = dir + (old && *old ? ":" + std::string(old) : "");
+    setenv("PYTHONPATH", path.c_str(), 1);
+    // The package runs this binary for simulate() and verify(); a traced kernel started from here finds it so.
+    std::error_code ec;
+    std::string self = std::filesystem::read_symlink("/proc/self/exe", ec).string();
+    if (!ec) setenv("ALLOCSIM_BINARY", self.c_str(), 0);
+    std::vector<std::string> full = {"python3", "-m", "allocsim_nki.cli"};
+    full.insert(full.end(), args.begin(), args.end());
+    std::vector<char*> argv;
+    for (std::string& s : full) argv.push_back(s.data());
+    argv.push_back(nullptr);
+    execvp("python3", argv.data());
+    std::fprintf(stderr, "cannot run python3: %s\n", std::strerror(errno));
+    _exit(127);
+  }
+  close(pipefd[1]);
+  out.clear();
+  char buf[65536];
+  for (;;) {
+    ssize_t n = read(pipefd[0], buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    out.append(buf, size_t(n));
+  }
+  close(pipefd[0]);
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  return 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+}
+
+std::optional<std::string> traceKernel(const std::string& path, const std::string& arch) {
+  const KernelOptions& o = kernelOptions();
+  std::vector<std::string> args = {"trace", path};
+  if (!o.kernel.empty()) args.insert(args.end(), {"--kernel", o.kernel});
+  for (const std::string& a : o.args) args.insert(args.end(), {"--arg", a});
+  if (!arch.empty()) args.insert(args.end(), {"--arch", arch});
+  std::string out;
+  int rc = runPythonTool(args, out);
+  if (rc == 127) throw UsageError("cannot run python3, which traces " + path);
+  if (rc != 0) return std::nullopt;
+  return out;
+}
+
+std::string locateInKernel(const std::string& traced_text, const std::string& traced_name, uint32_t line,
+                           uint32_t col, const std::string& message) {
+  std::istringstream in(traced_text);
+  std::string text;
+  for (uint32_t i = 0; i < line && std::getline(in, text); ++i) {
+  }
+  size_t note = text.rfind("# ");
+  if (line > 0 && note != std::string::npos) {
+    std::string where = text.substr(note + 2);
+    while (!where.empty() && (where.back() == '\r' || where.back() == ' ')) where.pop_back();
+    size_t colon = where.rfind(':');
+    if (colon != std::string::npos && colon + 1 < where.size() &&
+        where.find_first_not_of("0123456789", colon + 1) == std::string::npos)
+      return where + ": " + message + " (traced program line " + std::to_string(line) + ":" + std::to_string(col) +
+             ")\n";
+  }
+  return traced_name + ":" + std::to_string(line) + ":" + std::to_string(col) + ": " + message + "\n";
+}
+
+}  // namespace allocsim::cli

@@ -1,0 +1,50 @@
+// NKI kernels written in Python as programs: `allocsim nki KERNEL.py` and every verb that reads a program accept a
+// `.py` file, traced by the Python package in python/ (allocsim_nki) into the text of docs/format.md.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ir/program.h"
+#include "tools/cli.h"
+
+namespace allocsim::cli {
+
+// The options that say which kernel of a .py file to trace and with which arguments, and the input data a user
+// gives for a run: `--kernel NAME`, `--arg NAME=SPEC` (repeatable), `--input NAME=FILE` (repeatable).
+struct KernelOptions {
+  std::string kernel;
+  std::vector<std::string> args;
+  std::vector<std::pair<std::string, std::string>> inputs;  // tensor name, file of raw row-major bytes
+  std::string arch;  // --arch with a .py program: the tracer's (tile sizes), taken from the verb's arguments
+};
+
+// Removes the options above from `args` (any verb but `nki`, which reads them itself) into the process-wide
+// options, reads the --input files and hands their bytes to ir/inputs.h. Throws UsageError.
+void takeKernelOptions(Args& args);
+const KernelOptions& kernelOptions();
+
+bool isPythonKernel(const std::string& path);
+
+// The directory that holds the allocsim_nki package: $ALLOCSIM_PYTHONPATH, else <bin>/../share/allocsim/python
+// of an installed tree, else python/ of the source tree this binary was built from.
+std::string pythonPackageDir();
+
+// Runs `python3 -m allocsim_nki.cli ARGS...`; its standard error passes through, its standard output is returned
+// in `out`. Returns the exit code (127 when python3 cannot be run).
+int runPythonTool(const std::vector<std::string>& args, std::string& out);
+
+// Traces `path` with kernelOptions(): the program's text, or nullopt after the tracer's located errors were printed.
+std::optional<std::string> traceKernel(const std::string& path, const std::string& arch = "");
+
+// A diagnostic about line `line` of a traced program, moved to the kernel source line the tracer wrote at the end of
+// that line (`# FILE:LINE`): "FILE:LINE: message (traced program line L:C)". Without such a note, "TRACED:L:C: ...".
+std::string locateInKernel(const std::string& traced_text, const std::string& traced_name, uint32_t line,
+                           uint32_t col, const std::string& message);
+
+// Checks the --input names and sizes against `p`'s DRAM inputs. Throws UsageError.
+void checkProvidedInputs(const Program& p);
+
+}  // namespace allocsim::cli
