@@ -486,17 +486,19 @@ std::vector<ShapeFeature> measureShape(const Program& p) {
   count("DMA pattern: over-broad tensors (written whole, only ever read over a sub-range)", overBroadTensors(p));
 
   uint64_t psumOfBanks[kPsumBankRows + 1] = {};  // [0]: more than kPsumBankRows banks
-  uint64_t psumWhole = 0;
+  uint64_t psumWhole = 0, psumPartLast = 0;
   for (const Tensor& t : p.tensors) {
     if (t.space != Space::Psum) continue;
     uint32_t banks = psumBanksOf(p, t);
     ++psumOfBanks[banks <= kPsumBankRows ? banks : 0];
     psumWhole += banks == p.arch.psum_banks;
+    psumPartLast += banks > 1 && p.arch.psum_bank_bytes > 0 && t.bytesPerPartition() % p.arch.psum_bank_bytes != 0;
   }
   for (uint32_t b = 1; b <= kPsumBankRows; ++b)
     count("PSUM tensors of " + std::to_string(b) + (b == 1 ? " bank" : " banks"), psumOfBanks[b]);
   count("PSUM tensors of more than " + std::to_string(kPsumBankRows) + " banks", psumOfBanks[0]);
   count("PSUM tensors of every bank", psumWhole);
+  count("multi-bank PSUM tensors with a partly used last bank", psumPartLast);
 
   EdgeShapes e = edgeShapes(p);
   count("registers carried around a back edge", e.carried_registers);

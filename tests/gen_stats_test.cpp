@@ -159,7 +159,7 @@ namespace {
 // - v is written over 0:8, then whole, in the second loop's body;
 // - d's first write reads b at b's last use (exact boundary); e's first write reads c, which the next instruction
 //   reads again (one short);
-// - two PSUM tensors of 3 and 4 banks (declared only: the bank counts are the tensors' own).
+// - two PSUM tensors of 3 (the last partly used) and 4 banks (declared only: the bank counts are the tensors' own).
 const char kEdges[] = R"(arch tiny
 dram A [8, 64] f32 input
 dram O [8, 16] f32 output
@@ -173,7 +173,7 @@ sbuf b [8, 16] f32
 sbuf c [8, 16] f32
 sbuf d [8, 16] f32
 sbuf e [8, 16] f32
-psum p3 [8, 192] f32
+psum p3 [8, 180] f32
 psum p4 [8, 256] f32
 reg i
 reg x
@@ -212,9 +212,10 @@ TEST(GenStats, CountsLoopEdgeAndBoundaryShapes) {
   EXPECT_EQ(feature(p, "in place at the exact boundary (first write reads a source at its last use)"), 2u);  // d, c
   EXPECT_EQ(feature(p, "in place one short (the source is read once more after the first write)"), 1u);     // e
   EXPECT_EQ(feature(p, "PSUM tensors of 1 bank"), 0u);
-  EXPECT_EQ(feature(p, "PSUM tensors of 3 banks"), 1u);  // 768 bytes a partition, 256-byte banks
+  EXPECT_EQ(feature(p, "PSUM tensors of 3 banks"), 1u);  // 720 bytes a partition, 256-byte banks
   EXPECT_EQ(feature(p, "PSUM tensors of 4 banks"), 1u);
   EXPECT_EQ(feature(p, "PSUM tensors of every bank"), 1u);  // tiny has 4
+  EXPECT_EQ(feature(p, "multi-bank PSUM tensors with a partly used last bank"), 1u);  // p3: 720 bytes in 3 banks
 }
 
 // The default mix (tiny, default size and pressure) reaches each narrow shape in at least a tenth of its programs.
@@ -232,6 +233,7 @@ TEST(GenStats, DefaultMixReachesTheNarrowShapesInATenthOfPrograms) {
                            "tensors first written in a loop and read after it",
                            "partial then whole write of a tensor in a loop body", "PSUM tensors of 1 bank",
                            "PSUM tensors of 2 banks", "PSUM tensors of 3 banks", "PSUM tensors of 4 banks",
+                           "multi-bank PSUM tensors with a partly used last bank",
                            "in place at the exact boundary (first write reads a source at its last use)",
                            "in place one short (the source is read once more after the first write)"})
     EXPECT_GE(tally.containing(name) * 10, programs) << name << "\n" << tally.table();
