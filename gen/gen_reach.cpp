@@ -48,15 +48,27 @@ void Generator::reachStatement() {
     if (prog_.tensors[pool_[k]].elements >= 2) wide.push_back(k);
   }
   if (any.empty()) return;
+  // A wide live tensor cut into `trips` tiles of `e` elements (trips a divisor of its elements that the nest has room
+  // for); nullopt when there is none.
+  struct Tiled {
+    TensorId t;
+    Tensor T;  // a copy: new tensors move the table
+    uint32_t trips, e;
+  };
+  auto tiled = [&]() -> std::optional<Tiled> {
+    const TensorId t = pool_[wide[c_.below(wide.size())]];
+    const Tensor T = prog_.tensors[t];
+    const Divisors tiles = divisorsIn(T.elements, 2, uint32_t(std::min(kReachTrips, tripRoom())));
+    if (tiles.empty()) return std::nullopt;
+    const uint32_t trips = tiles[c_.below(tiles.size())];
+    return Tiled{t, T, trips, T.elements / trips};
+  };
   switch (weighted({loopOk && !wide.empty() ? 4u : 0u, loopOk && !any.empty() ? 2u : 0u,
                     loopOk && !wide.empty() ? 2u : 0u, loopOk && !wide.empty() ? 2u : 0u, 3})) {
     case 0: {  // a register carried around the back edge: accumulating address or counter
-      const TensorId t = pool_[wide[c_.below(wide.size())]];
-      const Tensor T = prog_.tensors[t];  // a copy: new tensors move the table
-      const Divisors tiles = divisorsIn(T.elements, 2, uint32_t(std::min(kReachTrips, tripRoom())));
-      if (tiles.empty()) return;
-      const uint32_t trips = tiles[c_.below(tiles.size())];
-      const uint32_t e = T.elements / trips;
+      const std::optional<Tiled> cut = tiled();
+      if (!cut) return;
+      const auto& [t, T, trips, e] = *cut;
       const bool counter = yes(50);
       // The accumulator: a [parts, e] tensor zeroed before the loop and summed into in each iteration.
       const TensorId acc = newPoolTensor(T.partitions, e, T.dtype, {t});
@@ -141,12 +153,9 @@ void Generator::reachStatement() {
       return;
     }
     case 2: {  // first written in the loop, a tile per iteration's value, read after the loop (the last one)
-      const TensorId t = pool_[wide[c_.below(wide.size())]];
-      const Tensor T = prog_.tensors[t];  // a copy: new tensors move the table
-      const Divisors tiles = divisorsIn(T.elements, 2, uint32_t(std::min(kReachTrips, tripRoom())));
-      if (tiles.empty()) return;
-      const uint32_t trips = tiles[c_.below(tiles.size())];
-      const uint32_t e = T.elements / trips;
+      const std::optional<Tiled> cut = tiled();
+      if (!cut) return;
+      const auto& [t, T, trips, e] = *cut;
       const TensorId w = newPoolTensor(T.partitions, e, T.dtype, {t});
       Scope& s = openLoop(0, trips, 1);
       AccessPattern tile = whole(t);

@@ -76,24 +76,19 @@ RC_GTEST_PROP(Quality, BestOfNKeepsTheBestCandidateItTried, ()) {
   const Run best = atLevel(p, 2);
   RC_PRE(best.ok);
   const Effort effort = effortFor(2);
-  if (best.number("sbuf.rounds") == 1) {
-    for (uint32_t h = 0; h < effort.sbuf_heuristics; ++h) {
+  // Each of the colorer's n heuristics alone (one of `heuristics`), against the best of them.
+  auto eachAlone = [&](const std::string& key, uint32_t heuristics, std::optional<uint32_t> DriverOptions::*which) {
+    if (!best.has(key + ".rounds") || best.number(key + ".rounds") != 1) return;
+    for (uint32_t h = 0; h < heuristics; ++h) {
       DriverOptions o;
-      o.sbuf_heuristic = h;
+      o.*which = h;
       const Run one = allocateWith(p, o);
-      if (!one.ok || one.number("sbuf.rounds") != 1) continue;
-      RC_ASSERT(best.number("sbuf.score") <= one.number("sbuf.score") + 1e-9);
+      if (!one.ok || one.number(key + ".rounds") != 1) continue;
+      RC_ASSERT(best.number(key + ".score") <= one.number(key + ".score") + 1e-9);
     }
-  }
-  if (best.has("psum.rounds") && best.number("psum.rounds") == 1) {
-    for (uint32_t h = 0; h < effort.psum_heuristics; ++h) {
-      DriverOptions o;
-      o.psum_heuristic = h;
-      const Run one = allocateWith(p, o);
-      if (!one.ok || one.number("psum.rounds") != 1) continue;
-      RC_ASSERT(best.number("psum.score") <= one.number("psum.score") + 1e-9);
-    }
-  }
+  };
+  eachAlone("sbuf", effort.sbuf_heuristics, &DriverOptions::sbuf_heuristic);
+  eachAlone("psum", effort.psum_heuristics, &DriverOptions::psum_heuristic);
 }
 
 RC_GTEST_PROP(Quality, NoPsumSpillWhenTheLiveBanksFit, ()) {

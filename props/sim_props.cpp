@@ -36,18 +36,24 @@ std::string runsText(const InterpResult& r) {
   return std::to_string(r.steps) + " steps, " + std::to_string(r.reads.size()) + " reads";
 }
 
-RC_GTEST_PROP(Simulator, AgreesWithTheInterpreterOnAllocatedPrograms, ()) {
-  Arch arch = *archPreset("tiny");
-  arch.sp_registers = *rc::gen::element<uint32_t>(4, 16);
+// A program generated on `arch`, allocated at a level drawn from `optlevels`; the case is discarded when it does not
+// fit.
+Program genAllocated(const Arch& arch, const rc::Gen<int>& optlevels) {
   const Program p = *genProgramOn(arch);
   DriverOptions d;
-  d.optlevel = *rc::gen::element(0, 2, 7);
-  Program allocated;
+  d.optlevel = *optlevels;
   try {
-    allocated = allocate(p, d).program;
+    return allocate(p, d).program;
   } catch (const AllocError&) {
     RC_DISCARD("does not fit");
   }
+  return Program{};  // not reached: RC_DISCARD throws
+}
+
+RC_GTEST_PROP(Simulator, AgreesWithTheInterpreterOnAllocatedPrograms, ()) {
+  Arch arch = *archPreset("tiny");
+  arch.sp_registers = *rc::gen::element<uint32_t>(4, 16);
+  const Program allocated = genAllocated(arch, rc::gen::element(0, 2, 7));
   const uint64_t poison = *rc::gen::inRange<uint64_t>(1, UINT64_MAX);
   InterpResult ref;
   bool ref_failed = false;
@@ -94,15 +100,7 @@ RC_GTEST_PROP(Simulator, KeepsItsTimingInvariants, ()) {
   Arch arch = *archPreset("tiny");
   arch.sp_registers = *rc::gen::element<uint32_t>(4, 16);
   arch.dma_ring_slots = *rc::gen::element<uint32_t>(1, 2, 4);
-  const Program p = *genProgramOn(arch);
-  DriverOptions d;
-  d.optlevel = *rc::gen::element(0, 2, 8);
-  Program allocated;
-  try {
-    allocated = allocate(p, d).program;
-  } catch (const AllocError&) {
-    RC_DISCARD("does not fit");
-  }
+  const Program allocated = genAllocated(arch, rc::gen::element(0, 2, 8));
   sim::Trace trace;
   sim::SimOptions o;
   o.timing = genTiming();
