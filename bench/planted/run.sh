@@ -47,6 +47,7 @@ bin=$build/allocsim
 props_bin=$build/props/allocsim_props
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+export ALLOCSIM_REGRESSION_DIR=$tmp/regressions  # a planted property failure is not a regression of the source
 kernels=(corpus/kernels/*_tiny.nki.txt)
 
 field() {  # field KEY JSONFILE: a top-level number of fuzz-allocator's summary
