@@ -6,6 +6,7 @@
 #include "alloc/alloc_error.h"
 #include "alloc/first_fit_placer.h"
 #include "alloc/exact/exact_allocator.h"
+#include "alloc/feasibility.h"
 #include "alloc/in_place.h"
 #include "alloc/liveness.h"
 #include "alloc/liveness_report.h"
@@ -275,6 +276,7 @@ DriverResult allocate(const Program& input, const DriverOptions& o) {
                         "runs no colorer");
     const int level = o.smt_allocation ? 7 : o.optlevel;
     DriverResult result{input, {level, level == 7 ? AllocPath::FixedAssignment : AllocPath::Coloring}, {}, {}};
+    requireFeasible(input);
     runExact(result.program, result.selection.optlevel, o, result.reports);
     return result;
   }
@@ -292,6 +294,7 @@ DriverResult allocate(const Program& input, const DriverOptions& o) {
                       " is not a level (expected -1, 0, 1 or 2)");
   const Selection& s = result.selection;
   requireHeuristicsRun(o, s.path);
+  requireFeasible(input);  // what no allocator can do is told before any of them runs
   Program& p = result.program;
   const Effort e = effortFor(s.optlevel);
   switch (s.path) {

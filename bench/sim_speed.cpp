@@ -14,6 +14,7 @@
 #include <benchmark/benchmark.h>
 #include <sys/resource.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <stdexcept>
 #include <string>
@@ -77,7 +78,20 @@ const Program& program() {
   return p;
 }
 
-double g_full = 0, g_bare = 0;
+double g_full = 0, g_bare = 0, g_timing = 0;
+
+// The same program in timing-only mode (SimOptions::timing_only): no tensor data path.
+void BM_TimingOnlyModel(benchmark::State& state) {
+  sim::SimOptions o;
+  o.record_reads = false;
+  o.prevalidate = false;
+  o.timing_only = true;
+  const Program& p = program();
+  uint64_t n = 0;
+  for (auto _ : state) n += sim::simulate(p, o).exec.steps;
+  state.SetItemsProcessed(int64_t(n));
+  state.counters["instr_per_s"] = benchmark::Counter(double(n), benchmark::Counter::kIsRate);
+}
 
 void BM_FullModel(benchmark::State& state) {
   sim::SimOptions o;
@@ -145,6 +159,7 @@ class RatioReporter : public benchmark::ConsoleReporter {
       if (it == r.counters.end()) continue;
       if (r.benchmark_name().find("BM_FullModel") != std::string::npos) g_full = it->second;
       if (r.benchmark_name().find("BM_BareModel") != std::string::npos) g_bare = it->second;
+      if (r.benchmark_name().find("BM_TimingOnlyModel") != std::string::npos) g_timing = it->second;
     }
     ConsoleReporter::ReportRuns(runs);
   }
@@ -157,6 +172,7 @@ class RatioReporter : public benchmark::ConsoleReporter {
 // per CPU second of the whole process (the main thread's own CPU time would be nearly zero).
 BENCHMARK(allocsim::BM_FullModel)->Unit(benchmark::kMillisecond)->MeasureProcessCPUTime();
 BENCHMARK(allocsim::BM_BareModel)->Unit(benchmark::kMillisecond)->MeasureProcessCPUTime();
+BENCHMARK(allocsim::BM_TimingOnlyModel)->Unit(benchmark::kMillisecond)->MeasureProcessCPUTime();
 BENCHMARK(allocsim::BM_Interpreter)->Unit(benchmark::kMillisecond)->MeasureProcessCPUTime();
 BENCHMARK(allocsim::BM_MillionInstructions)->Unit(benchmark::kMillisecond)->Iterations(1);
 
@@ -190,12 +206,51 @@ int main(int argc, char** argv) {
     std::printf("%s: %ld runs, %llu steps\n", what.c_str(), n, (unsigned long long)steps);
     return 0;
   }
+  // `sim_speed --kernel FILE [N]`: FILE allocated at -O2, simulated N times (default 3) in timing-only mode and
+  // on the bare model of its own trace; the best of each, in instructions per second and as a ratio.
+  if ((argc == 3 || argc == 4) && std::string(argv[1]) == "--kernel") {
+    const long n = argc == 4 ? std::stol(argv[3]) : 3;
+    std::FILE* f = std::fopen(argv[2], "rb");
+    if (!f) return 2;
+    std::string text;
+    char buf[65536];
+    for (size_t k; (k = std::fread(buf, 1, sizeof buf, f)) > 0;) text.append(buf, k);
+    std::fclose(f);
+    allocsim::DriverOptions d;
+    d.optlevel = 2;
+    const allocsim::Program p = allocsim::allocate(allocsim::parseProgram(text), d).program;
+    allocsim::sim::Trace trace;
+    allocsim::sim::SimOptions o;
+    o.record_reads = false;
+    o.timing_only = true;
+    o.trace = &trace;
+    const uint64_t steps = allocsim::sim::simulate(p, o).exec.steps;
+    o.trace = nullptr;
+    const auto tracks = allocsim::bench::bareTracks(trace);
+    trace = {};
+    double best_timing = 0, best_bare = 0;
+    for (long i = 0; i < n; ++i) {
+      const double t0 = allocsim::bench::cpuSeconds();
+      allocsim::sim::simulate(p, o);
+      const double t1 = allocsim::bench::cpuSeconds();
+      const uint64_t waits = allocsim::bench::simulateBare(tracks);
+      const double t2 = allocsim::bench::cpuSeconds();
+      best_timing = std::max(best_timing, double(steps) / (t1 - t0));
+      best_bare = std::max(best_bare, double(waits) / (t2 - t1));
+    }
+    std::printf("%s: %llu instructions; timing-only %.2fM instructions/s, bare SystemC ceiling %.2fM waits/s: %.1f%%\n",
+                argv[2], (unsigned long long)steps, best_timing / 1e6, best_bare / 1e6, 100 * best_timing / best_bare);
+    return 0;
+  }
   benchmark::Initialize(&argc, argv);
   allocsim::RatioReporter reporter;
   benchmark::RunSpecifiedBenchmarks(&reporter);
   if (allocsim::g_full > 0 && allocsim::g_bare > 0)
     std::printf("full model: %.2fM instructions/s = %.1f%% of the bare SystemC ceiling (%.2fM/s) on the same program\n",
                 allocsim::g_full / 1e6, 100.0 * allocsim::g_full / allocsim::g_bare, allocsim::g_bare / 1e6);
+  if (allocsim::g_timing > 0 && allocsim::g_bare > 0)
+    std::printf("timing-only model: %.2fM instructions/s = %.1f%% of the bare SystemC ceiling on the same program\n",
+                allocsim::g_timing / 1e6, 100.0 * allocsim::g_timing / allocsim::g_bare);
   benchmark::Shutdown();
   return 0;
 }

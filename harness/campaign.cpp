@@ -75,6 +75,7 @@ CampaignResult runCampaign(Subject& subject, const CampaignOptions& opts) {
   std::atomic<bool> stop{false};
   const auto start = Clock::now();
   const uint64_t corpus_count = opts.corpus.size();
+  double slowest_completed = 0;  // the longest run that did not time out
   auto limitReached = [&] { return opts.seconds > 0 && since(start) >= opts.seconds; };
 
   auto worker = [&] {
@@ -93,6 +94,7 @@ CampaignResult runCampaign(Subject& subject, const CampaignOptions& opts) {
       CampaignProgress& t = result.totals;
       ++t.cases;
       result.allocator_seconds += outcome.seconds;
+      if (outcome.kind != "timeout") slowest_completed = std::max(slowest_completed, outcome.seconds);
       if (outcome.status == CaseStatus::Pass) ++t.passed;
       if (outcome.simulated) {
         ++result.simulated;
@@ -162,9 +164,45 @@ CampaignResult runCampaign(Subject& subject, const CampaignOptions& opts) {
       last = std::move(o);
       return true;
     };
-    rec.shrink = shrinkProgram(rec.input.program, stillFails, opts.shrink_opts);
-    rec.shrunk = true;
-    rec.minimal = rec.shrink.program;
+    // Nothing to shrink when even the smallest program fails this way.
+    const Program smallest = smallestProgram(rec.input.program.arch);
+    if (stillFails(smallest)) {
+      rec.fails_on_every_input = true;
+      rec.minimal = smallest;
+      rec.minimal_outcome = last;
+      rec.instructions_after = instructionCount(smallest);
+      continue;
+    }
+    // A timeout costs its full time per candidate: candidates get a shorter one, raised only when what they
+    // shrank to does not time out under the full one.
+    const double full = subject.timeout();
+    const bool timeout = kind == "timeout" && full > 0;
+    const double first_limit = opts.shrink_timeout > 0    ? opts.shrink_timeout
+                               : slowest_completed > 0 ? std::max(0.1, 4 * slowest_completed)
+                                                       : 0.25;
+    double limit = timeout ? std::min(full, first_limit) : full;
+    const auto shrink_start = std::chrono::steady_clock::now();
+    ShrinkOptions so = opts.shrink_opts;
+    for (;;) {
+      if (timeout) subject.setTimeout(limit);
+      ShrinkResult sr = shrinkProgram(rec.input.program, stillFails, so);
+      if (timeout) subject.setTimeout(full);
+      const bool confirmed = !timeout || limit >= full || stillFails(sr.program);
+      rec.shrink = sr;
+      rec.minimal = sr.program;
+      rec.shrunk = true;
+      const double spent = std::chrono::duration<double>(std::chrono::steady_clock::now() - shrink_start).count();
+      if (confirmed) break;
+      if (spent >= opts.shrink_opts.max_seconds) {  // nothing smaller is known to time out under the full timeout
+        rec.minimal = rec.input.program;
+        last = rec.outcome;
+        break;
+      }
+      limit = std::min(full, limit * 4);
+      so.max_seconds = std::max(1.0, opts.shrink_opts.max_seconds - spent);
+    }
+    rec.shrink.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - shrink_start).count();
+    rec.candidate_timeout = timeout ? limit : 0;
     rec.minimal_outcome = last;
     rec.instructions_after = instructionCount(rec.minimal);
   }

@@ -45,6 +45,10 @@ struct CampaignOptions {
   uint32_t max_failures = 0;      // stop after this many failures (0 = never)
   uint32_t reruns = 2;            // re-runs of a failing case to detect flakiness
   bool shrink = true;
+  // A timeout is shrunk with candidates given this many seconds at first (at most the subject's own timeout);
+  // when the result does not time out under the full timeout, again with four times as long. 0: four times the
+  // slowest run that did not time out (at least 0.1 s; 0.25 s when every run timed out).
+  double shrink_timeout = 0;
   bool simulate = true;  // run each passing output on the simulator too (harness/simulated_run.h)
   ShrinkOptions shrink_opts;
   // Called from the campaign's thread about every 0.2 s and at the end.
@@ -58,6 +62,8 @@ struct FailureRecord {
   std::vector<CaseOutcome> reruns;  // the re-runs' outcomes (differing ones make it flaky)
   bool first_of_kind = false;       // only these are re-run and shrunk
   bool shrunk = false;
+  bool fails_on_every_input = false;  // the smallest program (smallestProgram) fails the same way: not shrunk
+  double candidate_timeout = 0;       // a timeout's shrinking: the seconds its candidates had in the end
   Program minimal;
   CaseOutcome minimal_outcome;
   ShrinkResult shrink;

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <fstream>
 #include <stdexcept>
+#include <utility>
 
 #include "ir/print.h"
 
@@ -39,10 +40,31 @@ std::string regenerateCommand(const CaseInput& c, const Arch& arch) {
   return cmd;
 }
 
-std::string failureReport(const std::string& command, const FailureRecord& f) {
+std::string rerunCommand(const std::string& command, const std::string& base) {
+  const std::string in = base + ".nki.txt", out = base + ".output.nki.txt";
+  std::string cmd = command;
+  const bool uses_in = cmd.find("{in}") != std::string::npos, uses_out = cmd.find("{out}") != std::string::npos;
+  for (auto [what, with] : {std::pair<std::string, std::string>{"{in}", in}, {"{out}", out}})
+    for (size_t at = cmd.find(what); at != std::string::npos; at = cmd.find(what, at + with.size()))
+      cmd.replace(at, what.size(), with);
+  if (!uses_in) cmd += " < " + in;
+  if (!uses_out) cmd += " > " + out;
+  return cmd;
+}
+
+std::string checkCommand(const FailureRecord& f, const std::string& base) {
+  return "allocsim verify " + base + ".output.nki.txt --original " + base + ".nki.txt --seed " +
+         std::to_string(f.input.seeds.input_seed) + " --poison-seed " + std::to_string(f.input.seeds.poison_seed);
+}
+
+std::string failureReport(const std::string& command, const FailureRecord& f, const std::string& base) {
   std::string s;
   s += "command: " + command + "\n";
   s += "finding: " + f.minimal_outcome.kind + ": " + f.minimal_outcome.message + "\n";
+  if (!f.minimal_outcome.placements.empty())
+    s += "the allocator's placements of the tensors involved:\n" + indented(f.minimal_outcome.placements);
+  if (f.fails_on_every_input)
+    s += "fails on every input: even the smallest program (one SBUF element set to 0) fails this way\n";
   if (f.flaky) {
     s += "FLAKY: the same input gave different results:\n";
     s += "    run 1: " + std::string(caseStatusName(f.outcome.status)) + " " + f.outcome.kind + " (exit " +
@@ -54,15 +76,19 @@ std::string failureReport(const std::string& command, const FailureRecord& f) {
   s += "input: " + f.input.source;
   if (f.input.generated) s += " by `" + regenerateCommand(f.input, f.input.program.arch) + "`";
   s += "\nseeds: --seed " + std::to_string(f.input.seeds.input_seed) + " --poison-seed " +
-       std::to_string(f.input.seeds.poison_seed) + " (allocsim verify OUTPUT --original NNN.nki.txt with these)\n";
+       std::to_string(f.input.seeds.poison_seed) + "\n";
+  s += "rerun: " + rerunCommand(command, base) + "\n";
+  if (!f.minimal_outcome.output.empty()) s += "check: " + checkCommand(f, base) + "\n";
   s += "instructions: " + std::to_string(f.instructions_before) + " in the original input, " +
        std::to_string(f.instructions_after) + " after shrinking";
+  if (f.candidate_timeout > 0)
+    s += " (candidates given " + std::to_string(f.candidate_timeout).substr(0, 4) + " s each)";
   if (f.shrunk)
     s += " (" + std::to_string(f.shrink.attempts) + " candidates tried, " + std::to_string(f.shrink.accepted) +
          " kept, " + std::to_string(f.shrink.rejected_ill_formed) + " ill-formed ones skipped)";
   s += "\nall kinds on the shrunk input:";
   for (const std::string& k : f.minimal_outcome.kinds) s += " " + k;
-  s += "\n\n--- input (NNN.nki.txt)\n" + printProgram(f.minimal);
+  s += "\n\n--- input (" + base + ".nki.txt)\n" + printProgram(f.minimal);
   s += "\n--- details\n" + indented(f.minimal_outcome.detail);
   s += "\n--- allocator output\n" + indented(f.minimal_outcome.output);
   s += "\n--- allocator standard error\n" + indented(f.minimal_outcome.log);
@@ -81,10 +107,12 @@ std::vector<std::string> writeFailureFiles(const std::string& dir, const std::st
     if (ec) throw std::runtime_error("cannot create " + dir + ": " + ec.message());
     char name[16];
     std::snprintf(name, sizeof name, "%03d", ++n);
-    const fs::path base = fs::path(dir) / name;
+    // Absolute: the paths go into commands a user copies (harness/failure_files.h).
+    const fs::path base = fs::absolute(fs::path(dir) / name, ec);
     writeText(base.string() + ".nki.txt", printProgram(f.minimal));
     writeText(base.string() + ".original.nki.txt", printProgram(f.input.program));
-    writeText(base.string() + ".txt", failureReport(command, f));
+    if (!f.minimal_outcome.output.empty()) writeText(base.string() + ".output.nki.txt", f.minimal_outcome.output);
+    writeText(base.string() + ".txt", failureReport(command, f, base.string()));
     written[i] = base.string() + ".nki.txt";
   }
   return written;

@@ -15,16 +15,20 @@ const char* caseStatusName(CaseStatus s);
 struct CaseOutcome {
   CaseStatus status = CaseStatus::Pass;
   // For a failure, the primary kind: "crash" (killed by a signal), "exception" (in-process), "exit-code"
-  // (an exit code other than 0 and 3), "timeout", "unparsable" (the output is not a program), "ill-formed"
+  // (an exit code other than 0 and 3), "timeout", "huge-output" (more output than its cap, harness/subject.h),
+  // "no-output" (exit code 0 and nothing written), "unparsable" (the output is not a program), "ill-formed"
   // (the output breaks docs/format.md's well-formedness), "not-the-input" (the program recovered from the
   // output is not the input), "cannot-run" (the oracles reject it as bad input), or "ORACLE:KIND" for an
   // oracle finding ("equivalence:clobber", "symbolic:clobber", "placement:overlap", ...).
   std::string kind;
-  // Every failure kind this run showed (the primary one first): each oracle's finding kinds.
+  // Every failure kind this run showed (the primary one first): each oracle's finding kinds, root first (the
+  // placement oracle's, then the symbolic, then the equivalence oracle's: an overlap explains wrong values).
   std::vector<std::string> kinds;
   std::string message;  // one line
   std::string detail;   // diagnostics or findings, several lines
   std::string output;   // what the allocator printed as its result (the allocated program text)
+  std::vector<uint32_t> involved;  // the tensors (of the output) the first finding is about
+  std::string placements;          // their declarations in the output, one a line: where the allocator put them
   std::string log;      // its standard error, or the refusal / exception message
   int exit_code = 0;    // external commands: the exit code, or -signal when killed
   double seconds = 0;   // time the allocator took

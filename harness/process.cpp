@@ -85,6 +85,7 @@ ProcessResult runProcess(const std::vector<std::string>& argv, const std::string
         p[n] = {fds[k], short(k == 0 ? POLLOUT : POLLIN), 0};
         which[n++] = k;
       }
+    if (r.output_limit) break;
     int ready = poll(p, n, int(left * 1000) + 1);
     if (ready < 0 && errno != EINTR) break;
     for (nfds_t j = 0; ready > 0 && j < n; ++j) {
@@ -100,6 +101,10 @@ ProcessResult runProcess(const std::vector<std::string>& argv, const std::string
         if (got > 0) {
           size_t room = opts.max_output > sinks[k]->size() ? opts.max_output - sinks[k]->size() : 0;
           sinks[k]->append(buf, std::min(size_t(got), room));
+          if (k == 1 && size_t(got) > room) {  // more output than allowed: stop it rather than drain it
+            r.output_limit = true;
+            break;
+          }
         } else if (got == 0 || (errno != EAGAIN && errno != EINTR)) {
           closeFd(fds[k]);
         }
@@ -108,7 +113,7 @@ ProcessResult runProcess(const std::vector<std::string>& argv, const std::string
   }
   for (int& fd : fds) closeFd(fd);
   int status = 0;
-  if (r.timed_out) {
+  if (r.timed_out || r.output_limit) {
     kill(-pid, SIGKILL);
     waitpid(pid, &status, 0);
   } else {

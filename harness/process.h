@@ -13,6 +13,7 @@ struct ProcessResult {
   bool timed_out = false;
   int exit_code = 0;      // when it exited
   int signal = 0;         // when a signal killed it (not counting our own kill on timeout)
+  bool output_limit = false;  // its standard output passed `max_output` bytes: it was killed there
   std::string out, err;   // captured, each cut at `max_output` bytes
   double seconds = 0;
   std::string error;
@@ -20,7 +21,7 @@ struct ProcessResult {
 
 struct ProcessOptions {
   double timeout_seconds = 10;
-  size_t max_output = size_t(64) << 20;
+  size_t max_output = size_t(64) << 20;  // standard output beyond this kills the command (standard error is cut)
 };
 
 ProcessResult runProcess(const std::vector<std::string>& argv, const std::string& input, const ProcessOptions& opts);

@@ -129,6 +129,8 @@ class Shrinker {
   // Runs the predicate on a well-formed candidate; keeps it when it still fails.
   bool tryCandidate(std::optional<Program> c) {
     if (!c || outOfBudget() || *c == best_) return false;
+    // A program without instructions is no input (every verb refuses it): the smallest candidate keeps one.
+    if (c->body.empty()) return false;
     c->renumber();
     CheckOptions co;
     co.max_steps = uint64_t(1) << 22;
@@ -430,6 +432,24 @@ class Shrinker {
 }  // namespace
 
 size_t instructionCount(const Program& p) { return countBody(p.body); }
+
+Program smallestProgram(const Arch& arch) {
+  Program p;
+  p.arch = arch;
+  Tensor t;
+  t.name = "t";
+  t.space = Space::Sbuf;
+  t.partitions = 1;
+  t.elements = 1;
+  t.dtype = DType::F32;
+  p.tensors.push_back(t);
+  Instruction m;
+  m.op = Op::Memset;
+  m.dst = wholeTensor(p, 0);
+  p.body.push_back(m);
+  p.renumber();
+  return p;
+}
 
 ShrinkResult shrinkProgram(const Program& failing, const std::function<bool(const Program&)>& stillFails,
                            const ShrinkOptions& opts) {

@@ -2,7 +2,8 @@
 // allocator still fails with the same kind of finding. Candidates remove instructions (chunks, halving the
 // chunk size down to one, as ddmin does), unwrap loops and cut their trip counts, drop output flags and unused
 // declarations, shrink tensor shapes and simplify constants and operations. Every candidate is kept
-// well-formed (ir/check.h) before the allocator sees it: a shrunk reproducer is a valid input.
+// well-formed (ir/check.h) and keeps at least one instruction before the allocator sees it: a shrunk reproducer is
+// a valid input.
 #pragma once
 
 #include <cstdint>
@@ -32,5 +33,9 @@ ShrinkResult shrinkProgram(const Program& failing, const std::function<bool(cons
 
 // Instructions, a loop counting as one plus its body.
 size_t instructionCount(const Program& p);
+
+// The smallest well-formed program on `arch`: one SBUF element set to 0. An allocator that fails on it fails on
+// every input, and shrinking has nothing to find.
+Program smallestProgram(const Arch& arch);
 
 }  // namespace allocsim

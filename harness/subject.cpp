@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
@@ -45,8 +46,8 @@ void failWith(CaseOutcome& out, const std::string& kind, std::string message) {
 }  // namespace
 
 ExternalCommandSubject::ExternalCommandSubject(std::vector<std::string> argv, ProcessOptions opts,
-                                               std::string scratch_parent)
-    : argv_(std::move(argv)), opts_(opts) {
+                                               std::string scratch_parent, double max_output_multiple)
+    : argv_(std::move(argv)), opts_(opts), max_output_multiple_(max_output_multiple) {
   for (const std::string& a : argv_) {
     uses_in_ = uses_in_ || contains(a, "{in}");
     uses_out_ = uses_out_ || contains(a, "{out}");
@@ -71,6 +72,11 @@ std::string ExternalCommandSubject::describe() const {
   return s;
 }
 
+size_t ExternalCommandSubject::maxOutput(const std::string& input_text) const {
+  const double cap = max_output_multiple_ * double(input_text.size());
+  return std::max<size_t>(size_t(1) << 20, cap >= 1e18 ? size_t(1e18) : size_t(cap));
+}
+
 CaseOutcome ExternalCommandSubject::run(const Program& input, const CheckSeeds& seeds) {
   static std::atomic<uint64_t> counter{0};
   const std::string id = std::to_string(counter++);
@@ -85,17 +91,30 @@ CaseOutcome ExternalCommandSubject::run(const Program& input, const CheckSeeds& 
   }
   std::vector<std::string> argv;
   for (const std::string& a : argv_) argv.push_back(replaceAll(replaceAll(a, "{in}", in.string()), "{out}", out.string()));
-  ProcessResult pr = runProcess(argv, uses_in_ ? "" : text, opts_);
+  ProcessOptions po = opts_;
+  po.max_output = maxOutput(text);
+  ProcessResult pr = runProcess(argv, uses_in_ ? "" : text, po);
   result.seconds = pr.seconds;
   result.log = pr.err;
   bool have_output = true;
-  result.output = uses_out_ ? readFile(out, have_output) : pr.out;
+  // An output file is measured before it is read: a runaway allocator's file must not take our memory.
+  std::error_code size_ec;
+  const uintmax_t file_size = uses_out_ ? fs::file_size(out, size_ec) : 0;
+  const bool huge = pr.output_limit || (uses_out_ && !size_ec && file_size > po.max_output);
+  if (!huge) result.output = uses_out_ ? readFile(out, have_output) : pr.out;
+  const auto blank = [](const std::string& t) { return t.find_first_not_of(" \t\r\n") == std::string::npos; };
   std::error_code ec;
   fs::remove(in, ec);
   fs::remove(out, ec);
   result.exit_code = pr.signal ? -pr.signal : pr.exit_code;
   if (!pr.started) {
     failWith(result, "exit-code", "the command could not be started: " + pr.error);
+  } else if (huge) {
+    failWith(result, "huge-output",
+             "more output than " + std::to_string(po.max_output) + " bytes (" +
+                 std::to_string(uint64_t(max_output_multiple_)) + " times the input's " +
+                 std::to_string(text.size()) + " bytes, --max-output): " +
+                 (pr.output_limit ? "stopped there" : "the output file has " + std::to_string(file_size) + " bytes"));
   } else if (pr.timed_out) {
     std::ostringstream m;
     m << "timeout: no result after " << opts_.timeout_seconds << " s";
@@ -109,7 +128,10 @@ CaseOutcome ExternalCommandSubject::run(const Program& input, const CheckSeeds& 
     failWith(result, "exit-code", "exit code " + std::to_string(pr.exit_code) +
                                       (pr.exit_code == 127 ? " (command not found?)" : ""));
   } else if (!have_output) {
-    failWith(result, "unparsable", "exit code 0 but no output file " + out.string());
+    failWith(result, "no-output", "exit code 0 but no output file " + out.string());
+  } else if (blank(result.output)) {
+    failWith(result, "no-output", std::string("exit code 0 and no output") +
+                                      (uses_out_ ? " (an empty " + out.string() + ")" : " on standard output"));
   } else {
     checkAllocatedText(input, result.output, seeds, result);
   }

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "ir/hash.h"
+#include "ir/memory_available.h"
 #include "ir/inputs.h"
 #include "ir/kernels.h"
 #include "ir/release_schedule.h"
@@ -650,6 +651,7 @@ class Executor {
 uint64_t checkSizes(const Program& p, const InterpOptions& opts) {
   unsigned __int128 total = 0;
   uint64_t largest = 0;
+  const MemoryAvailable available = memoryAvailable();
   for (const Tensor& t : p.tensors) {
     if (opts.source_only && t.origin != Origin::Source) continue;  // read as the tensors they hold
     unsigned __int128 bytes = (unsigned __int128)t.partitions * t.elements * dtypeSize(t.dtype);
@@ -657,6 +659,12 @@ uint64_t checkSizes(const Program& p, const InterpOptions& opts) {
     if (total > opts.max_storage_bytes)
       throw InputError(t.loc, "the program's tensors need more than the interpreter's limit of " +
                                   std::to_string(opts.max_storage_bytes) + " bytes");
+    // Out of memory, told before anything is allocated: which tensor tips it, how much, how much there is.
+    if (total > available.bytes)
+      throw InputError(t.loc, "out of memory: tensor '" + t.name + "' (" + formatBytes(uint64_t(bytes)) +
+                                  ") brings the program's tensors to " + formatBytes(uint64_t(total)) +
+                                  ", and this process can get " + formatBytes(available.bytes) + " more (" +
+                                  available.limited_by + ")");
     largest = std::max(largest, uint64_t(bytes));
   }
   return largest;

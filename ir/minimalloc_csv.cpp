@@ -3,31 +3,31 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
-#include <set>
+#include <string_view>
+#include <unordered_set>
 #include <utility>
 
 namespace allocsim {
 namespace {
 
 struct Field {
-  std::string text;
+  std::string_view text;
   uint32_t col = 1;
 };
 
-std::vector<Field> splitLine(const std::string& line) {
-  std::vector<Field> out;
+// The fields of one line, views into it; blanks around a field are tolerated (spreadsheets write them).
+void splitLine(std::string_view line, std::vector<Field>& out) {
+  out.clear();
   size_t start = 0;
   while (true) {
-    size_t comma = line.find(',', start);
-    std::string f = line.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-    // Blanks around a field are tolerated (spreadsheets write them).
-    size_t b = f.find_first_not_of(" \t"), e = f.find_last_not_of(" \t");
-    out.push_back({b == std::string::npos ? "" : f.substr(b, e - b + 1),
-                   uint32_t(start + (b == std::string::npos ? 0 : b) + 1)});
-    if (comma == std::string::npos) break;
+    const size_t comma = line.find(',', start);
+    const std::string_view f = line.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start);
+    const size_t b = f.find_first_not_of(" \t"), e = f.find_last_not_of(" \t");
+    out.push_back({b == std::string_view::npos ? std::string_view() : f.substr(b, e - b + 1),
+                   uint32_t(start + (b == std::string_view::npos ? 0 : b) + 1)});
+    if (comma == std::string_view::npos) break;
     start = comma + 1;
   }
-  return out;
 }
 
 int64_t toInt(const Field& f, uint32_t line, const char* what) {
@@ -35,11 +35,11 @@ int64_t toInt(const Field& f, uint32_t line, const char* what) {
   const char* end = f.text.data() + f.text.size();
   auto [ptr, ec] = std::from_chars(f.text.data(), end, v);
   if (f.text.empty() || ec != std::errc() || ptr != end)
-    throw InputError({line, f.col}, std::string(what) + " '" + f.text + "' is not an integer (64-bit)");
+    throw InputError({line, f.col}, std::string(what) + " '" + std::string(f.text) + "' is not an integer (64-bit)");
   return v;
 }
 
-bool validId(const std::string& id) {
+bool validId(std::string_view id) {
   if (id.empty()) return false;
   for (char c : id)
     if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.')) return false;
@@ -50,29 +50,34 @@ bool validId(const std::string& id) {
 
 MinimallocProblem parseMinimallocCsv(const std::string& text) {
   MinimallocProblem p;
-  std::set<std::string> ids;
+  const size_t lines = size_t(std::count(text.begin(), text.end(), '\n')) + 1;
+  std::unordered_set<std::string_view> ids;  // views into `text`
+  ids.reserve(lines);
+  p.buffers.reserve(lines);
   bool with_offset = false, header_seen = false;
-  uint32_t line_no = 0;
+  uint32_t line_no = 0, header_line = 0;
   size_t pos = 0;
+  std::vector<Field> f;
   while (pos < text.size()) {
     size_t nl = text.find('\n', pos);
-    std::string line = text.substr(pos, nl == std::string::npos ? std::string::npos : nl - pos);
+    std::string_view line(text.data() + pos, (nl == std::string::npos ? text.size() : nl) - pos);
     pos = nl == std::string::npos ? text.size() : nl + 1;
     ++line_no;
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    if (line.find_first_not_of(" \t") == std::string::npos) continue;
-    std::vector<Field> f = splitLine(line);
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    if (line.find_first_not_of(" \t") == std::string_view::npos) continue;
+    splitLine(line, f);
     if (!header_seen) {
       header_seen = true;
+      header_line = line_no;
       std::vector<std::string> names;
-      for (const Field& x : f) names.push_back(x.text);
+      for (const Field& x : f) names.emplace_back(x.text);
       const std::vector<std::string> base = {"id", "lower", "upper", "size"};
       std::vector<std::string> full = base;
       full.push_back("offset");
       if (names == full) with_offset = true;
       else if (names != base)
         throw InputError({line_no, 1}, "expected the header 'id,lower,upper,size' (or with ',offset'), got '" +
-                                           line + "'");
+                                           std::string(line) + "'");
       continue;
     }
     const size_t want = with_offset ? 5 : 4;
@@ -81,25 +86,30 @@ MinimallocProblem parseMinimallocCsv(const std::string& text) {
                        "expected " + std::to_string(want) + " fields, got " + std::to_string(f.size()));
     MinimallocBuffer b;
     b.loc = {line_no, 1};
-    b.id = f[0].text;
-    if (!validId(b.id))
-      throw InputError({line_no, f[0].col}, "buffer id '" + b.id + "' must be letters, digits, '_' or '.'");
-    if (!ids.insert(b.id).second) throw InputError({line_no, f[0].col}, "duplicate buffer id '" + b.id + "'");
+    const std::string_view id = f[0].text;
+    if (!validId(id))
+      throw InputError({line_no, f[0].col}, "buffer id '" + std::string(id) + "' must be letters, digits, '_' or '.'");
+    if (!ids.insert(id).second) throw InputError({line_no, f[0].col}, "duplicate buffer id '" + std::string(id) + "'");
+    b.id = id;
     b.lower = toInt(f[1], line_no, "lower");
     b.upper = toInt(f[2], line_no, "upper");
     b.size = toInt(f[3], line_no, "size");
-    if (b.lower < 0) throw InputError({line_no, f[1].col}, "lower " + f[1].text + " is negative");
+    if (b.lower < 0) throw InputError({line_no, f[1].col}, "lower " + std::string(f[1].text) + " is negative");
     if (b.upper <= b.lower)
-      throw InputError({line_no, f[2].col}, "buffer '" + b.id + "' lives over [" + f[1].text + ", " + f[2].text +
-                                                "), which is empty: upper must exceed lower");
-    if (b.size <= 0) throw InputError({line_no, f[3].col}, "size " + f[3].text + " must be positive");
+      throw InputError({line_no, f[2].col}, "buffer '" + b.id + "' lives over [" + std::string(f[1].text) + ", " +
+                                                std::string(f[2].text) + "), which is empty: upper must exceed lower");
+    if (b.size <= 0) throw InputError({line_no, f[3].col}, "size " + std::string(f[3].text) + " must be positive");
     if (with_offset) {
       b.offset = toInt(f[4], line_no, "offset");
-      if (*b.offset < 0) throw InputError({line_no, f[4].col}, "offset " + f[4].text + " is negative");
+      if (*b.offset < 0) throw InputError({line_no, f[4].col}, "offset " + std::string(f[4].text) + " is negative");
     }
-    p.buffers.push_back(b);
+    p.buffers.push_back(std::move(b));
   }
   if (!header_seen) throw InputError({1, 1}, "empty file: expected the header 'id,lower,upper,size'");
+  // A problem without buffers has nothing to place: solve would "place" it and import would write a program
+  // without instructions, which no verb accepts. Both refuse it here, alike.
+  if (p.buffers.empty())
+    throw InputError({header_line, 1}, "no buffers: the file has its header and no rows");
   return p;
 }
 

@@ -27,7 +27,7 @@ struct MinimallocProblem {
 };
 
 // Parses the CSV. Throws InputError (file:line:col) on a bad header, a missing or malformed field, a
-// duplicate id, size <= 0, lower < 0 or lower >= upper.
+// duplicate id, size <= 0, lower < 0 or lower >= upper, and on a file with no buffers (a header alone).
 MinimallocProblem parseMinimallocCsv(const std::string& text);
 
 // The CSV, with the offset column when every buffer has an offset.

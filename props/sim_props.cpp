@@ -15,18 +15,20 @@
 #include "props/regression_file.h"
 #include "sim/simulate.h"
 #include "sim/timing_invariants.h"
+#include "tests/sim_checks.h"
 
 namespace allocsim {
 namespace {
 
-// Timing tables that reorder the engines against each other: DMA latency from 1 cycle to the default, engine
+// Timing tables that reorder the engines against each other: DMA latency from 1 ns to the default, engine
 // queues from 1 to 8 deep, cheap or expensive compute.
 sim::TimingTable genTiming() {
   sim::TimingTable t = sim::TimingTable::defaults();
   t.engine_queue_depth = *rc::gen::inRange<uint32_t>(1, 9);
-  t.dma_fixed = *rc::gen::element<double>(1, 100, 1400);
-  t.dma_bytes_per_cycle = *rc::gen::element<double>(4, 256);
+  t.dma_fixed_ns = *rc::gen::element<double>(1, 100, 1300);
+  t.dma_engine_bytes_per_ns = *rc::gen::element<double>(1, 17, 256);
   t.act_fixed = *rc::gen::element<double>(1, 224);
+  t.dve_clock_ghz = *rc::gen::element<double>(0.5, 1.12, 2.8);
   t.dve_per_element = *rc::gen::element<double>(0, 1, 4);
   t.pe_fixed = *rc::gen::element<double>(1, 64);
   return t;
@@ -36,24 +38,24 @@ std::string runsText(const InterpResult& r) {
   return std::to_string(r.steps) + " steps, " + std::to_string(r.reads.size()) + " reads";
 }
 
-// A program generated on `arch`, allocated at a level drawn from `optlevels`; the case is discarded when it does not
-// fit.
-Program genAllocated(const Arch& arch, const rc::Gen<int>& optlevels) {
+// A generated program on the tiny machine (4 to 16 registers), allocated at -O0, -O2 or -O7; discarded when it
+// does not fit.
+Program genAllocatedProgram() {
+  Arch arch = *archPreset("tiny");
+  arch.sp_registers = *rc::gen::element<uint32_t>(4, 16);
   const Program p = *genProgramOn(arch);
   DriverOptions d;
-  d.optlevel = *optlevels;
+  d.optlevel = *rc::gen::element(0, 2, 7);
   try {
     return allocate(p, d).program;
   } catch (const AllocError&) {
     RC_DISCARD("does not fit");
   }
-  return Program{};  // not reached: RC_DISCARD throws
+  return {};
 }
 
 RC_GTEST_PROP(Simulator, AgreesWithTheInterpreterOnAllocatedPrograms, ()) {
-  Arch arch = *archPreset("tiny");
-  arch.sp_registers = *rc::gen::element<uint32_t>(4, 16);
-  const Program allocated = genAllocated(arch, rc::gen::element(0, 2, 7));
+  const Program allocated = genAllocatedProgram();
   const uint64_t poison = *rc::gen::inRange<uint64_t>(1, UINT64_MAX);
   InterpResult ref;
   bool ref_failed = false;
@@ -94,13 +96,30 @@ RC_GTEST_PROP(Simulator, AgreesWithTheInterpreterOnAllocatedPrograms, ()) {
   RC_TAG(s.stats.stall_cycles[0] + s.stats.stall_cycles[1] + s.stats.stall_cycles[2] > 0 ? "stalled" : "no stall");
 }
 
+// A timing-only run has exactly the full run's cycles, busy time, stalls, stall pairs and traces, whatever the
+// timing table (programs with register loads from tensors compute their data, the others skip it).
+RC_GTEST_PROP(Simulator, TimingOnlyHasTheFullRunsTiming, ()) {
+  const Program allocated = genAllocatedProgram();
+  try {
+    PhysicalStorage storage(allocated, 1);
+    interpret(allocated, storage, InterpOptions{});
+  } catch (const InputError&) {
+    RC_DISCARD("does not run");
+  }
+  sim::SimOptions o;
+  o.poison_seed = 1;
+  o.timing = genTiming();
+  RC_TAG(sim::timingSkipsData(allocated) ? "data skipped" : "data computed (register loads)");
+  const std::string difference = timingOnlyDifference(allocated, o);
+  if (!difference.empty()) RC_FAIL("timing-only differs from the full run: " + difference + "\n" + printProgram(allocated));
+}
+
 // The timing invariants (sim/timing_invariants.h) on every generated allocated program, under timing tables that
-// reorder the engines: one instruction at a time per engine and per DMA queue, rings within their slots.
+// reorder the engines and rings of 1, 2 or 4 slots: one instruction at a time per engine and per DMA queue, rings
+// within their slots.
 RC_GTEST_PROP(Simulator, KeepsItsTimingInvariants, ()) {
-  Arch arch = *archPreset("tiny");
-  arch.sp_registers = *rc::gen::element<uint32_t>(4, 16);
-  arch.dma_ring_slots = *rc::gen::element<uint32_t>(1, 2, 4);
-  const Program allocated = genAllocated(arch, rc::gen::element(0, 2, 8));
+  Program allocated = genAllocatedProgram();
+  allocated.arch.dma_ring_slots = *rc::gen::element<uint32_t>(1, 2, 4);  // no placement depends on it
   sim::Trace trace;
   sim::SimOptions o;
   o.timing = genTiming();

@@ -6,23 +6,14 @@ namespace allocsim::sim {
 
 DmaIssuer::DmaIssuer(sc_core::sc_module_name name, Shared& shared, Fifo& in, std::deque<Fifo>& rings)
     : sc_module(name), s_(shared), in_(in), rings_(rings) {
-  sc_core::sc_spawn_options o;
-  o.set_stack_size(kUnitStackBytes);
-  sc_core::sc_spawn([this] { thread(); }, "thread", &o);
-}
-
-void DmaIssuer::thread() {
-  for (;;) {
-    wait(start);
-    serve();
-  }
+  spawnUnit("thread", start, [this] { serve(); });
 }
 
 void DmaIssuer::serve() {
   const uint32_t e = uint32_t(Engine::DMA);
   Fifo& fifo = in_;
   EngineStats& stats = s_.result.stats.engines[e];
-  const uint64_t fixed = uint64_t(s_.o->timing.dma_fixed);
+  const uint64_t fixed = s_.o->timing.dmaFixedCycles();
   const uint32_t queues = s_.p->arch.dma_queues;
   const uint32_t ring_slots = s_.p->arch.dma_ring_slots;
   while (issued_.size() < queues) issued_.emplace_back();
@@ -31,9 +22,8 @@ void DmaIssuer::serve() {
   uint64_t clock = s_.now();
   try {
     for (;;) {
-      while (fifo.slots.empty() && !s_.dispatch_done) s_.waitEvent(fifo.pushed);
-      if (fifo.slots.empty() || s_.abort) break;
-      const uint32_t slot = fifo.slots.front();
+      const uint32_t slot = s_.nextSlot(fifo, s_.dispatch_done);
+      if (slot == Shared::kNoSlot) break;
       Record& r = s_.record(slot);
       const uint64_t from = std::max(clock, r.dispatch_cycle);
       if (s_.vcd) {
@@ -56,7 +46,7 @@ void DmaIssuer::serve() {
         while (!ring.empty() && ring.front().end <= issue) ring.pop_front();
       }
       const uint64_t earliest = std::max(issue + fixed, ring.empty() ? 0 : ring.back().end);
-      const uint64_t window = s_.fabric.reserve(issue, earliest, r.latency);
+      const uint64_t window = s_.fabric.reserve(issue, earliest, r.fabric);
       r.issue_cycle = issue;
       r.end_cycle = window + r.latency;
       r.end_known = true;

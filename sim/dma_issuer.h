@@ -1,9 +1,9 @@
 // The DMA issuer (a unit of the core model, sim/top.h): takes dma instructions in program order and puts each on
 // the next queue's ring, round robin. It issues a transfer when its dependences have ended (a DMA's are real:
 // transfers end out of order on the queues) and its ring has a free slot, and books the shared fabric for it then:
-// the first window of its length that starts at least dma.fixed cycles after the issue and no earlier than the end
-// of the transfer before it on its queue (a ring is served in order). So every transfer's end is decided when it is
-// issued.
+// the first window of its fabric share (sim/timing.h DmaCost) that starts at least dma.fixed-ns after the issue and
+// no earlier than the end of the transfer before it on its queue (a ring is served in order). The transfer ends its
+// span after the window's start. So every transfer's end is decided when it is issued.
 //
 // Everything the issuer decides on is a cycle decided before (its producers' ends, the ends of the transfers on
 // the ring), so it runs ahead of model time on its own clock, as the sequencer does, and waits only for a producer
@@ -34,7 +34,6 @@ class DmaIssuer : public sc_core::sc_module {
     uint64_t end;
     const Instruction* inst;
   };
-  void thread();
   void serve();
   Shared& s_;
   Fifo& in_;

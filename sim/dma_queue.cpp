@@ -4,16 +4,7 @@ namespace allocsim::sim {
 
 DmaQueue::DmaQueue(const std::string& name, Shared& shared, uint32_t queue, Fifo& ring)
     : s_(shared), queue_(queue), ring_(ring) {
-  sc_core::sc_spawn_options o;
-  o.set_stack_size(kUnitStackBytes);
-  sc_core::sc_spawn([this] { thread(); }, name.c_str(), &o);
-}
-
-void DmaQueue::thread() {
-  for (;;) {
-    serve();
-    sc_core::wait(start);
-  }
+  spawnUnit(name.c_str(), start, [this] { serve(); }, true);
 }
 
 void DmaQueue::serve() {
@@ -23,9 +14,8 @@ void DmaQueue::serve() {
   QueueStats& stats = s_.result.stats.queues[q];
   try {
     for (;;) {
-      while (ring.slots.empty() && !s_.dma_issue_done) s_.waitEvent(ring.pushed);
-      if (ring.slots.empty() || s_.abort) break;
-      const uint32_t slot = ring.slots.front();
+      const uint32_t slot = s_.nextSlot(ring, s_.dma_issue_done);
+      if (slot == Shared::kNoSlot) break;
       Record& r = s_.record(slot);
       s_.waitUntilDone(r.deps);
       if (s_.quantum == 0) s_.syncTo(r.end_cycle);

@@ -20,7 +20,6 @@ class DmaQueue {
   sc_core::sc_event start;  // the top notifies it when a job begins
 
  private:
-  void thread();
   void serve();
   Shared& s_;
   const uint32_t queue_;

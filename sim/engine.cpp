@@ -6,16 +6,7 @@ namespace allocsim::sim {
 
 Engine::Engine(sc_core::sc_module_name name, Shared& shared, uint32_t engine, Fifo& in)
     : sc_module(name), s_(shared), engine_(engine), in_(in) {
-  sc_core::sc_spawn_options o;
-  o.set_stack_size(kUnitStackBytes);
-  sc_core::sc_spawn([this] { thread(); }, "thread", &o);
-}
-
-void Engine::thread() {
-  for (;;) {
-    wait(start);
-    serve();
-  }
+  spawnUnit("thread", start, [this] { serve(); });
 }
 
 void Engine::serve() {
@@ -25,9 +16,8 @@ void Engine::serve() {
   uint64_t clock = s_.now();  // the engine's own clock: the end of its last instruction
   try {
     for (;;) {
-      while (fifo.slots.empty() && !s_.dispatch_done) s_.waitEvent(fifo.pushed);
-      if (fifo.slots.empty() || s_.abort) break;
-      const uint32_t slot = fifo.slots.front();
+      const uint32_t slot = s_.nextSlot(fifo, s_.dispatch_done);
+      if (slot == Shared::kNoSlot) break;
       Record& r = s_.record(slot);
       // It starts when the engine is free, it is queued and the last of its producers has ended.
       const uint64_t from =

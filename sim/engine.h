@@ -15,7 +15,6 @@ class Engine : public sc_core::sc_module {
   sc_core::sc_event start;  // the top notifies it when a job begins
 
  private:
-  void thread();
   void serve();
   Shared& s_;
   const uint32_t engine_;

@@ -18,14 +18,18 @@ const char* depKindName(DepKind k) {
 
 void orderDependences(std::vector<Dependence>& deps) {
   if (deps.size() < 2) return;
-  // Insertion sort: a handful of entries, mostly in order already. Entries with equal keys are equal (one seq is
+  // A handful of entries, mostly in order already: insertion sort. Entries with equal keys are equal (one seq is
   // one instruction), so the order among them does not matter.
   auto less = [](const Dependence& a, const Dependence& b) { return a.seq != b.seq ? a.seq < b.seq : a.kind < b.kind; };
-  for (size_t i = 1; i < deps.size(); ++i) {
-    const Dependence d = deps[i];
-    size_t j = i;
-    for (; j > 0 && less(d, deps[j - 1]); --j) deps[j] = deps[j - 1];
-    deps[j] = d;
+  if (deps.size() > 32) {  // deep engine queues: a write may wait for every queued reader of its bytes
+    std::sort(deps.begin(), deps.end(), less);
+  } else {
+    for (size_t i = 1; i < deps.size(); ++i) {
+      const Dependence d = deps[i];
+      size_t j = i;
+      for (; j > 0 && less(d, deps[j - 1]); --j) deps[j] = deps[j - 1];
+      deps[j] = d;
+    }
   }
   deps.erase(std::unique(deps.begin(), deps.end(), [](const Dependence& a, const Dependence& b) { return a.seq == b.seq; }),
              deps.end());

@@ -25,9 +25,7 @@ bool holds(When w, bool first, bool last) {
 Sequencer::Sequencer(sc_core::sc_module_name name, Shared& shared, Fifo* engine_fifos,
                      std::function<void(uint32_t)> ensure_queues)
     : sc_module(name), s_(shared), engine_fifos_(engine_fifos), ensure_queues_(std::move(ensure_queues)) {
-  sc_core::sc_spawn_options o;
-  o.set_stack_size(kUnitStackBytes);
-  sc_core::sc_spawn([this] { thread(); }, "thread", &o);
+  spawnUnit("thread", start, [this] { runJob(); });
 }
 
 void Sequencer::reset() {
@@ -36,21 +34,18 @@ void Sequencer::reset() {
   for (CachedOperands& c : operand_cache_) c.inst = nullptr;  // keyed by address too
 }
 
-void Sequencer::thread() {
-  for (;;) {
-    wait(start);
-    try {
-      ensure_queues_(s_.p->arch.dma_queues);
-      clock_ = s_.now();
-      runBody(s_.p->body, nullptr);
-      s_.last_cycle = std::max(s_.last_cycle, clock_);
-    } catch (const Aborted&) {
-    } catch (...) {
-      s_.fail(std::current_exception());
-    }
-    s_.dispatch_done = true;
-    for (uint32_t e = 0; e < kEngines; ++e) engine_fifos_[e].pushed.notifyWaiters();
+void Sequencer::runJob() {
+  try {
+    ensure_queues_(s_.p->arch.dma_queues);
+    clock_ = s_.now();
+    runBody(s_.p->body, nullptr);
+    s_.last_cycle = std::max(s_.last_cycle, clock_);
+  } catch (const Aborted&) {
+  } catch (...) {
+    s_.fail(std::current_exception());
   }
+  s_.dispatch_done = true;
+  for (uint32_t e = 0; e < kEngines; ++e) engine_fifos_[e].pushed.notifyWaiters();
 }
 
 void Sequencer::advance(uint64_t cycles) {
@@ -161,7 +156,7 @@ void Sequencer::readRegistersAtDispatch(const Plan& plan, const Instruction& ins
 
 void Sequencer::resolveOperands(const Instruction& inst, Operands& out) {
   out.n = 0;
-  out.latency = out.bytes = out.descriptors = 0;
+  out.latency = out.bytes = out.descriptors = out.fabric = 0;
   out.streams_over_itself = false;
   out.views.clear();
   OperandHasher unused(false);  // the hash is taken when the engine reads (startRecord)
@@ -188,7 +183,9 @@ void Sequencer::resolveOperands(const Instruction& inst, Operands& out) {
       // A converting DMA moves the wider side's bytes (sim/timing/default.txt "dma.convert-fixed").
       out.bytes = std::max(a.bytes(), d.bytes());
       out.descriptors = dmaDescriptors(d, a, s_.p->tensors[d.tensor].space, s_.p->tensors[a.tensor].space);
-      out.latency = dmaTransferCycles(t, out.bytes, out.descriptors);
+      const DmaCost cost = dmaTransferCycles(t, out.bytes, out.descriptors);
+      out.latency = cost.span;
+      out.fabric = cost.fabric;
       if (d.dtype != a.dtype) out.latency += uint64_t(std::ceil(t.dma_convert_fixed));
       return;
     }
@@ -213,12 +210,13 @@ void Sequencer::resolveOperands(const Instruction& inst, Operands& out) {
         out.streams_over_itself |= streams && overlapsAtAnOffset(*s_.layout, d, v);
       };
       source(a);
-      if (inst.op == Op::TT) source(view(inst.b));
+      ResolvedView second;
+      if (inst.op == Op::TT) source(second = view(inst.b));
       for (const ScalarOperand* sc : scalarOperands(inst))
         if (sc->kind == ScalarOperand::Kind::Tensor) source(view(sc->ap));
       write(d);
       if (hasFusedReduce(inst)) write(view(inst.reduce_dst));  // the same engine pass writes R (docs/format.md)
-      out.latency = computeCycles(t, inst, &d, &a, nullptr);
+      out.latency = computeCycles(t, inst, &d, &a, inst.op == Op::TT ? &second : nullptr, s_.p);
       return;
     }
     case Op::Memset: {
@@ -276,6 +274,7 @@ void Sequencer::enterOperands(const Plan& plan, const Instruction& inst, uint32_
     s_.board.access(a.fp, a.write, slot, rec.seq, &inst, true, rec.deps);
   }
   rec.latency = ops.latency;
+  rec.fabric = ops.fabric;
   rec.bytes = ops.bytes;
   rec.descriptors = ops.descriptors;
   rec.streams_over_itself = ops.streams_over_itself;

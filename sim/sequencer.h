@@ -54,7 +54,7 @@ class Sequencer : public sc_core::sc_module {
   };
   static constexpr size_t kOperandCacheEntries = 1024;
 
-  void thread();
+  void runJob();
   void runBody(const std::vector<Instruction>& body, const LoopPos* loop);
   void runLoop(const Instruction& inst);
   void dispatch(const Instruction& inst, const LoopPos* loop);

@@ -13,6 +13,7 @@
 #include <systemc>
 
 #include <exception>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -34,6 +35,10 @@ constexpr int kUnitStackBytes = 1 << 20;
 // Unwinds a unit's thread when another one failed.
 struct Aborted {};
 
+// Spawns a unit's thread: it waits for `start` (the top notifies it when a job begins) and runs `serve`, job after
+// job; with `serve_first` it serves the job under way before it first waits (a unit made while a job runs).
+void spawnUnit(const char* name, sc_core::sc_event& start, std::function<void()> serve, bool serve_first = false);
+
 // What dispatch enters for an instruction: its operands' footprints in entry order and its cost. Where no view has
 // a register term this does not change from one execution to the next, and the sequencer's plan keeps it.
 struct Operands {
@@ -45,6 +50,7 @@ struct Operands {
   Access access[8];
   uint32_t n = 0;
   uint64_t latency = 0, bytes = 0, descriptors = 0;
+  uint64_t fabric = 0;  // DMA: its share of the core's DMA engines (sim/timing.h DmaCost)
   bool streams_over_itself = false;
   KnownViews views;  // what the engine's stepper reads and writes, resolved here once
 };
@@ -77,7 +83,8 @@ struct Record {
   const Instruction* inst = nullptr;
   bool first = true, last = true;  // loop position, for start@first / stop@last
   uint64_t read_index = 0;
-  uint64_t latency = 0;  // compute cycles; DMA: fabric cycles
+  uint64_t latency = 0;  // compute cycles; DMA: its span on its engines (sim/timing.h DmaCost)
+  uint64_t fabric = 0;   // DMA: the window it books on the fabric
   uint64_t dispatch_cycle = 0;  // when the sequencer queued it (the engine takes it no earlier)
   uint64_t issue_cycle = 0;
   uint64_t bytes = 0, descriptors = 0;
@@ -142,6 +149,7 @@ class Shared {
   uint64_t base_ps = 0;  // sc_time value at the job's start
   uint64_t last_cycle = 0;
   uint64_t quantum = 0;  // SimOptions::quantum; 0 with a VCD
+  bool skip_data = false;  // timing only, and no register depends on tensor data (timingSkipsData)
   bool dispatch_done = false, dma_issue_done = false, abort = false;
   std::exception_ptr error;
   SimResult result;
@@ -194,6 +202,13 @@ class Shared {
   uint64_t endOfAll(const std::vector<Dependence>& deps, uint64_t from, const Dependence*& binding);
   // Waits until every producer has read and written its values (the order of values, not of time).
   void waitUntilDone(const std::vector<Dependence>& deps);
+  // The record at the head of `fifo`, once there is one; kNoSlot when the producer is `done` and the FIFO empty, or
+  // the job failed.
+  static constexpr uint32_t kNoSlot = UINT32_MAX;
+  uint32_t nextSlot(Fifo& fifo, const bool& done) {
+    while (fifo.slots.empty() && !done) waitEvent(fifo.pushed);
+    return fifo.slots.empty() || abort ? kNoSlot : fifo.slots.front();
+  }
   // Takes a FIFO's head, starting at `start`: the producer sees its slot free from then on.
   void takeHead(Fifo& fifo, uint64_t start);
 

@@ -13,12 +13,12 @@ namespace allocsim::sim {
 
 namespace {
 
-// SystemC prints its reports on standard output; allocsim's standard output is its report (and may be JSON), so
-// SystemC's informational messages (e.g. "Info: (I703) tracing timescale unit set" when a VCD is opened) go to
-// standard error instead. Warnings and errors keep SystemC's default actions.
+// SystemC prints its reports on standard output; allocsim's standard output is its report (and may be JSON), and
+// SystemC's informational messages (e.g. "Info: (I703) tracing timescale unit set" when a VCD is opened) say
+// nothing about the user's program, so they are not shown at all. Warnings and errors keep SystemC's default
+// actions.
 void reportHandler(const sc_core::sc_report& r, const sc_core::sc_actions& actions) {
-  if (r.get_severity() == sc_core::SC_INFO && (actions & sc_core::SC_DISPLAY)) {
-    std::fprintf(stderr, "%s\n", sc_core::sc_report_compose_message(r).c_str());
+  if (r.get_severity() == sc_core::SC_INFO) {
     sc_core::sc_report_handler::default_handler(r, actions & ~sc_core::SC_DISPLAY);
     return;
   }
@@ -44,8 +44,18 @@ Top& core(const std::string& vcd_path, uint32_t queues) {
 
 }  // namespace
 
+namespace {
+bool hasRegLoad(const std::vector<Instruction>& body) {
+  for (const Instruction& inst : body)
+    if (inst.op == Op::RegLoad || hasRegLoad(inst.body)) return true;
+  return false;
+}
+}  // namespace
+
+bool timingSkipsData(const Program& p) { return !hasRegLoad(p.body); }
+
 SimResult simulate(const Program& allocated, const SimOptions& opts) {
-  if (opts.prevalidate) {
+  if (opts.prevalidate && !opts.timing_only) {
     if (std::string err = validateArch(allocated.arch); !err.empty()) throw InputError(SourceLoc{}, err);
     PhysicalStorage storage(allocated, opts.poison_seed, opts.max_storage_bytes);
     InterpOptions io;

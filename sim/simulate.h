@@ -67,6 +67,13 @@ struct SimOptions {
   // `drop` (a missing dependence then shows as values taken in time order, as hardware would take them).
   uint64_t quantum = 10'000;
   const ProgressFn* progress = nullptr;  // called every kProgressSteps steps, from the simulation's thread
+  // Timing only: compute just what the timing depends on. Registers, addresses, loop trips and every decision of
+  // the model are computed as in a full run, so cycles, busy time, stalls, stall pairs and traces are exactly the
+  // full run's; the tensor data path (inputs, element computation, the interpreter check run first) is skipped.
+  // A program with a register load from a tensor (`reg_load`) computes its tensor data too (a register may then depend
+  // on any of it). Left empty: exec.outputs, exec.reads' hashes (zero), stats.self_overlaps (they compare data).
+  // Bad input is still reported as InputError, raised in the model (SimOptions::prevalidate does not apply).
+  bool timing_only = false;
 };
 
 struct SimResult {
@@ -77,5 +84,8 @@ struct SimResult {
 // Throws InputError when the program cannot run (no placement, bounds, a view outside its tensor, too many steps):
 // the same conditions, with the same messages, as interpret() on PhysicalStorage.
 SimResult simulate(const Program& allocated, const SimOptions& opts = {});
+
+// Whether a timing-only run of `p` skips its tensor data (it has no register load from a tensor).
+bool timingSkipsData(const Program& p);
 
 }  // namespace allocsim::sim

@@ -19,12 +19,22 @@ struct Key {
 // Every key and its range; engine-queue-depth and stream.chunk-elements are integers kept apart.
 const Key kKeys[] = {
     {"clock-ghz", &TimingTable::clock_ghz, 0.001, 100},
+    {"pe.clock-ghz", &TimingTable::pe_clock_ghz, 0.001, 100},
+    {"act.clock-ghz", &TimingTable::act_clock_ghz, 0.001, 100},
+    {"dve.clock-ghz", &TimingTable::dve_clock_ghz, 0.001, 100},
+    {"pool.clock-ghz", &TimingTable::pool_clock_ghz, 0.001, 100},
+    {"sp.clock-ghz", &TimingTable::sp_clock_ghz, 0.001, 100},
     {"pe.fixed", &TimingTable::pe_fixed, 0, 1e6},
     {"pe.per-column", &TimingTable::pe_per_column, 0, 1e6},
+    {"pe.fp32-factor", &TimingTable::pe_fp32_factor, 0, 1e3},
     {"act.fixed", &TimingTable::act_fixed, 0, 1e6},
     {"act.per-element", &TimingTable::act_per_element, 0, 1e6},
     {"dve.fixed", &TimingTable::dve_fixed, 0, 1e6},
     {"dve.per-element", &TimingTable::dve_per_element, 0, 1e6},
+    {"dve.tt-per-element", &TimingTable::dve_tt_per_element, 0, 1e6},
+    {"dve.tt-fast-per-element", &TimingTable::dve_tt_fast_per_element, 0, 1e6},
+    {"dve.reduce-per-element", &TimingTable::dve_reduce_per_element, 0, 1e6},
+    {"dve.reduce-bf16-per-element", &TimingTable::dve_reduce_bf16_per_element, 0, 1e6},
     {"pool.fixed", &TimingTable::pool_fixed, 0, 1e6},
     {"pool.per-element", &TimingTable::pool_per_element, 0, 1e6},
     {"pool.select-fixed", &TimingTable::pool_select_fixed, 0, 1e6},
@@ -32,9 +42,11 @@ const Key kKeys[] = {
     {"sp.scalar", &TimingTable::sp_scalar, 0, 1e6},
     {"sp.memory", &TimingTable::sp_memory, 0, 1e6},
     {"sp.loop-iteration", &TimingTable::sp_loop_iteration, 0, 1e6},
-    {"dma.fixed", &TimingTable::dma_fixed, 0, 1e7},
-    {"dma.per-descriptor", &TimingTable::dma_per_descriptor, 0, 1e6},
-    {"dma.bytes-per-cycle", &TimingTable::dma_bytes_per_cycle, 0.001, 1e6},
+    {"dma.fixed-ns", &TimingTable::dma_fixed_ns, 0, 1e7},
+    {"dma.engines", &TimingTable::dma_engines, 1, 1024},
+    {"dma.engine-bytes-per-ns", &TimingTable::dma_engine_bytes_per_ns, 0.001, 1e6},
+    {"dma.descriptor-overhead-bytes", &TimingTable::dma_descriptor_overhead_bytes, 0, 1e9},
+    {"dma.efficiency", &TimingTable::dma_efficiency, 0.001, 1},
     {"dma.convert-fixed", &TimingTable::dma_convert_fixed, 0, 1e6},
     {"dve.second-op-per-element", &TimingTable::dve_second_op_per_element, 0, 1e6},
     {"fused-reduce.fixed", &TimingTable::fused_reduce_fixed, 0, 1e6},
@@ -98,28 +110,68 @@ void TimingTable::apply(const std::string& text) {
   }
 }
 
+uint64_t TimingTable::toReport(double c, double ghz) const {
+  // A small tolerance: 512 cycles at 2.8 GHz are exactly 256 at 1.4 GHz, whatever the doubles' last bits say.
+  return cycles(c * clock_ghz / ghz - 1e-9);
+}
+
+uint64_t TimingTable::dmaFixedCycles() const { return uint64_t(std::ceil(dma_fixed_ns * clock_ghz - 1e-9)); }
+
+namespace {
+
+bool contiguous(const ResolvedView& v) { return v.count2 <= 1 || v.step2 == v.count; }
+
+// tt runs at one element a cycle when one input is in PSUM and the other in SBUF, or when both are in SBUF, every
+// type is bf16, the operator is add, sub or mul and both inputs have unit stride (NKI tensor_tensor's cost table).
+bool fastTensorTensor(const Instruction& inst, const ResolvedView& d, const ResolvedView& a, const ResolvedView& b,
+                      const Program* p) {
+  auto space = [&](const ResolvedView& v) { return p ? p->tensors[v.tensor].space : Space::Sbuf; };
+  const Space sa = space(a), sb = space(b);
+  if ((sa == Space::Psum) != (sb == Space::Psum)) return true;
+  if (sa != Space::Sbuf || sb != Space::Sbuf) return false;
+  const bool bf16 = d.dtype == DType::BF16 && a.dtype == DType::BF16 && b.dtype == DType::BF16;
+  const bool op = inst.alu == AluOp::Add || inst.alu == AluOp::Sub || inst.alu == AluOp::Mul;
+  return bf16 && op && contiguous(a) && contiguous(b);
+}
+
+}  // namespace
+
 uint64_t computeCycles(const TimingTable& t, const Instruction& inst, const ResolvedView* dst, const ResolvedView* a,
-                       const ResolvedView* b) {
+                       const ResolvedView* b, const Program* p) {
   auto per = [](const ResolvedView* v) { return v ? double(v->perPartition()) : 0.0; };
+  const double fused = hasFusedReduce(inst) ? t.fused_reduce_fixed : 0;
   switch (inst.op) {
-    case Op::Matmul: return cycles(t.pe_fixed + t.pe_per_column * per(b));
-    case Op::Copy: return cycles(t.act_fixed + t.act_per_element * per(dst));
-    case Op::Act:
-      return cycles(t.act_fixed + t.act_per_element * per(dst) + (hasFusedReduce(inst) ? t.fused_reduce_fixed : 0));
-    case Op::TS:
-      return cycles(t.dve_fixed + (t.dve_per_element + (hasSecondOp(inst) ? t.dve_second_op_per_element : 0)) * per(a) +
-                    (hasFusedReduce(inst) ? t.fused_reduce_fixed : 0));
-    case Op::TT:
-      if (ALLOCSIM_PLANT("sim_tt_costs_per_destination")) return cycles(t.dve_fixed + t.dve_per_element * per(dst) / 2);
-      return cycles(t.dve_fixed + t.dve_per_element * per(a));
-    case Op::Reduce: return cycles(t.dve_fixed + t.dve_per_element * per(a));
-    case Op::Memset: return cycles(t.pool_fixed + t.pool_per_element * per(dst));
-    case Op::Select: return cycles(t.pool_select_fixed + t.pool_select_per_element * per(dst));
+    case Op::Matmul: {
+      // max(min(64, N_stationary), N_moving), the stationary's free size being a's elements per partition.
+      const bool fp32 = (a && a->dtype == DType::F32) || (b && b->dtype == DType::F32);
+      const double c = std::max(std::min(t.pe_fixed, per(a)), t.pe_per_column * per(b));
+      return t.toReport(c * (fp32 ? t.pe_fp32_factor : 1), t.pe_clock_ghz);
+    }
+    case Op::Copy: return t.toReport(std::max(t.act_fixed, t.act_per_element * per(dst)), t.act_clock_ghz);
+    case Op::Act: return t.toReport(std::max(t.act_fixed, t.act_per_element * per(dst)) + fused, t.act_clock_ghz);
+    case Op::TS: {
+      const double rate = t.dve_per_element + (hasSecondOp(inst) ? t.dve_second_op_per_element : 0);
+      return t.toReport(std::max(t.dve_fixed, rate * per(a)) + fused, t.dve_clock_ghz);
+    }
+    case Op::TT: {
+      const bool fast = dst && a && b && fastTensorTensor(inst, *dst, *a, *b, p);
+      const double rate = fast ? t.dve_tt_fast_per_element : t.dve_tt_per_element;
+      const double elements = ALLOCSIM_PLANT("sim_tt_costs_per_destination") ? per(dst) / 2 : per(a);
+      return t.toReport(std::max(t.dve_fixed, rate * elements), t.dve_clock_ghz);
+    }
+    case Op::Reduce: {
+      const bool half = dst && a && dst->dtype == DType::BF16 && a->dtype == DType::BF16 &&
+                        (inst.alu == AluOp::Add || inst.alu == AluOp::Max);
+      const double rate = half ? t.dve_reduce_bf16_per_element : t.dve_reduce_per_element;
+      return t.toReport(std::max(t.dve_fixed, rate * per(a)), t.dve_clock_ghz);
+    }
+    case Op::Memset: return t.toReport(t.pool_fixed + t.pool_per_element * per(dst), t.pool_clock_ghz);
+    case Op::Select: return t.toReport(t.pool_select_fixed + t.pool_select_per_element * per(dst), t.pool_clock_ghz);
     case Op::RegLoad:
-    case Op::RegStore: return cycles(t.sp_memory);
-    case Op::Loop: return cycles(t.sp_loop_iteration);
-    case Op::Dma: return cycles(t.dma_fixed);
-    default: return cycles(t.sp_scalar);
+    case Op::RegStore: return t.toReport(t.sp_memory, t.sp_clock_ghz);
+    case Op::Loop: return t.toReport(t.sp_loop_iteration, t.sp_clock_ghz);
+    case Op::Dma: return std::max<uint64_t>(1, t.dmaFixedCycles());
+    default: return t.toReport(t.sp_scalar, t.sp_clock_ghz);
   }
 }
 
@@ -133,8 +185,13 @@ uint64_t dmaDescriptors(const ResolvedView& dst, const ResolvedView& src, Space 
   return std::max<uint64_t>(1, src.partitions);
 }
 
-uint64_t dmaTransferCycles(const TimingTable& t, uint64_t bytes, uint64_t descriptors) {
-  return cycles(double(bytes) / t.dma_bytes_per_cycle + t.dma_per_descriptor * double(descriptors));
+DmaCost dmaTransferCycles(const TimingTable& t, uint64_t bytes, uint64_t descriptors) {
+  const double engines = std::min(t.dma_engines, double(std::max<uint64_t>(1, descriptors)));
+  const double engine_bytes = double(bytes) + t.dma_descriptor_overhead_bytes * double(descriptors);
+  const double rate = t.dma_engine_bytes_per_ns * t.dma_efficiency;
+  const double span_ns = engine_bytes / (engines * rate);
+  const double fabric_ns = engine_bytes / (t.dma_engines * rate);
+  return {cycles(span_ns * t.clock_ghz - 1e-9), cycles(fabric_ns * t.clock_ghz - 1e-9)};
 }
 
 }  // namespace allocsim::sim

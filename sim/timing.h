@@ -1,6 +1,6 @@
-// The simulator's timing table (DESIGN.md section 4; issue 8 "Timing"): latencies per instruction kind and size,
-// kept as data. The default table is sim/timing/default.txt, compiled into the binary; a file of the same form
-// (`--timing FILE`) replaces the keys it names. Each number's source is written next to it in that file.
+// The simulator's timing table: clocks and instruction costs, kept as data. The default table is
+// sim/timing/default.txt, compiled into the binary; a file of the same form (`--timing FILE`) replaces the keys it
+// names. Each number's source is written next to it in that file; docs/simulator.md "Timing" states the rules.
 #pragma once
 
 #include <cstdint>
@@ -12,38 +12,51 @@
 namespace allocsim::sim {
 
 struct TimingTable {
-  double clock_ghz = 0;
+  double clock_ghz = 0;  // the reporting clock: cycles in results are cycles of it
+  double pe_clock_ghz = 0, act_clock_ghz = 0, dve_clock_ghz = 0, pool_clock_ghz = 0, sp_clock_ghz = 0;
   uint32_t engine_queue_depth = 0;
   uint32_t stream_chunk_elements = 0;  // see sim/stream.h
-  double pe_fixed = 0, pe_per_column = 0;
+  double pe_fixed = 0, pe_per_column = 0, pe_fp32_factor = 0;
   double act_fixed = 0, act_per_element = 0;
   double dve_fixed = 0, dve_per_element = 0;
+  double dve_tt_per_element = 0, dve_tt_fast_per_element = 0;
+  double dve_reduce_per_element = 0, dve_reduce_bf16_per_element = 0;
   double pool_fixed = 0, pool_per_element = 0;
   double pool_select_fixed = 0, pool_select_per_element = 0;  // affine_select on POOL
   double sp_scalar = 0, sp_memory = 0, sp_loop_iteration = 0;
-  double dma_fixed = 0, dma_per_descriptor = 0, dma_bytes_per_cycle = 0;
-  double dma_convert_fixed = 0;  // added to a converting (f32 <-> bf16) DMA's transfer
+  double dma_fixed_ns = 0, dma_engines = 0, dma_engine_bytes_per_ns = 0, dma_descriptor_overhead_bytes = 0;
+  double dma_efficiency = 0;  // the fraction of the engines' peak bandwidth transfers achieve
+  double dma_convert_fixed = 0;  // added to a converting (f32 <-> bf16) DMA's transfer, reporting cycles
   double dve_second_op_per_element = 0;  // added per element per partition to a two-op ts
-  double fused_reduce_fixed = 0;         // added to an act or ts with a fused reduction
+  double fused_reduce_fixed = 0;         // added to an act or ts with a fused reduction, its engine's cycles
 
   // The compiled-in default table (sim/timing/default.txt).
   static const TimingTable& defaults();
   // Applies "key value" lines of `text` on top of `*this`. Throws InputError (line:col) on an unknown key, a
   // missing or malformed number, or a value out of range.
   void apply(const std::string& text);
+  // Reporting cycles of `cycles` cycles of a clock of `ghz` (rounded up).
+  uint64_t toReport(double cycles, double ghz) const;
+  // The fixed latency of a DMA from its issue to its start, in reporting cycles.
+  uint64_t dmaFixedCycles() const;
 };
 
 // The text of sim/timing/default.txt.
 extern const char kDefaultTimingText[];
 
-// Cycles of one execution of a compute or SP instruction whose operands resolved to these views:
-// dst (or the register-side view), the first source, the second source (matmul moving). Never 0.
+// Reporting cycles of one execution of a compute or SP instruction whose operands resolved to these views:
+// dst (or the register-side view), the first source, the second source (matmul moving, tt's second input). `p`
+// gives the views' memory spaces (tt's cost depends on them); without it both are taken to be in SBUF. Never 0.
 uint64_t computeCycles(const TimingTable& t, const Instruction& inst, const ResolvedView* dst, const ResolvedView* a,
-                       const ResolvedView* b);
+                       const ResolvedView* b, const Program* p = nullptr);
 // A DMA's descriptors: one per contiguous byte run on each partition of its on-chip side (DRAM rows are
-// contiguous). An assumption: real descriptor generation merges and splits by size.
+// contiguous); a DRAM to DRAM copy, one per source partition.
 uint64_t dmaDescriptors(const ResolvedView& dst, const ResolvedView& src, Space dst_space, Space src_space);
-// Cycles a DMA occupies the shared fabric: bytes / bandwidth + per-descriptor cost (the fixed latency is apart).
-uint64_t dmaTransferCycles(const TimingTable& t, uint64_t bytes, uint64_t descriptors);
+// A DMA's cost in reporting cycles, its fixed latency apart: `span`, how long the transfer lasts on the engines it
+// is spread over, and `fabric`, its share of all the core's DMA engines (the time it would take on all of them).
+struct DmaCost {
+  uint64_t span, fabric;
+};
+DmaCost dmaTransferCycles(const TimingTable& t, uint64_t bytes, uint64_t descriptors);
 
 }  // namespace allocsim::sim

@@ -103,6 +103,7 @@ SimResult Top::run(const Program& p, const SimOptions& opts) {
   s.dispatch_done = s.dma_issue_done = s.abort = false;
   s.error = nullptr;
   s.quantum = s.vcd || opts.drop != DropDependency::None ? 0 : opts.quantum;
+  s.skip_data = opts.timing_only && timingSkipsData(p);
   s.resetRecords();
   for (Fifo& f : engine_fifo_) f.slots.clear(), f.held.clear();
   for (Fifo& f : rings_) f.slots.clear();
@@ -110,8 +111,9 @@ SimResult Top::run(const Program& p, const SimOptions& opts) {
   std::fill(std::begin(s.busy), std::end(s.busy), false);
   std::fill(std::begin(s.ring_used), std::end(s.ring_used), 0u);
 
-  // Inputs, as the interpreter loads them.
-  std::vector<std::vector<uint8_t>> inputs = makeInputs(p, opts.input_seed);
+  // Inputs, as the interpreter loads them (nothing reads them when the data path is skipped).
+  std::vector<std::vector<uint8_t>> inputs;
+  if (!s.skip_data) inputs = makeInputs(p, opts.input_seed);
   for (TensorId t = 0; t < inputs.size(); ++t) {
     if (inputs[t].empty()) continue;
     const uint64_t bpp = p.tensors[t].bytesPerPartition();
@@ -138,7 +140,7 @@ SimResult Top::run(const Program& p, const SimOptions& opts) {
   s.result.exec.outputs.resize(p.tensors.size());
   for (TensorId t = 0; t < p.tensors.size(); ++t) {
     const Tensor& tensor = p.tensors[t];
-    if (!tensor.output) continue;
+    if (!tensor.output || opts.timing_only) continue;
     const uint64_t bpp = tensor.bytesPerPartition();
     std::vector<uint8_t>& out = s.result.exec.outputs[t];
     out.resize(tensor.partitions * bpp);

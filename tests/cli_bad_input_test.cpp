@@ -82,11 +82,16 @@ TEST(CliBadInput, UsageErrorsExitWithTwo) {
   EXPECT_EQ(allocsim("gen").exit_code, 2);  // --seed is required
   EXPECT_EQ(allocsim("gen --seed 1 --arch gen9").exit_code, 2);
   EXPECT_EQ(allocsim("gen --seed 1 --psum-banks 0").exit_code, 2);
-  // A --size the machine's DRAM cannot hold is said, not silently shrunk (tiny: 16 MiB, about 1,000 statements).
-  CliRun big = allocsim("gen --seed 2 --size 5000");
+  // A --size the given --dram-limit cannot hold is said, not silently shrunk (16 MiB: about 1,000 statements).
+  CliRun big = allocsim("gen --seed 2 --size 5000 --dram-limit 16777216");
   EXPECT_EQ(big.exit_code, 2);
   EXPECT_NE(big.out.find("--dram-limit"), std::string::npos) << big.out;
   EXPECT_EQ(allocsim("gen --seed 2 --size 5000 --dram-limit 1073741824", "> /dev/null 2>&1").exit_code, 0);
+  // Without --dram-limit the DRAM follows the size: the program names a limit above the preset's 16 MiB.
+  CliRun follows = allocsim("gen --seed 2 --size 5000", "2>&1");
+  EXPECT_EQ(follows.exit_code, 0) << follows.out.substr(0, 300);
+  EXPECT_EQ(follows.out.rfind("arch tiny dram-limit=", 0), 0u) << follows.out.substr(0, 100);
+  EXPECT_GT(std::stoull(follows.out.substr(std::string("arch tiny dram-limit=").size())), 16777216u);
 }
 
 TEST(CliBadInput, StandardInputIsNamedInMessages) {

@@ -117,11 +117,44 @@ TEST(MinimallocImport, ArchAndDtypes) {
   EXPECT_EQ(p.tensors[0].dtype, DType::U32);
   EXPECT_EQ(p.tensors[1].dtype, DType::U16);  // 6 bytes: 3 two-byte elements
   EXPECT_EQ(p.tensors[1].elements, 3u);
+}
+
+// An odd size has no dtype of its own: the whole problem is doubled (sizes, capacity, alignment 2), and an
+// allocation of the doubled problem exports at half its offsets.
+TEST(MinimallocImport, OddSizesDoubleTheProblem) {
+  const MinimallocProblem mp = parseMinimallocCsv("id,lower,upper,size\na,0,5,3\nb,1,9,4\n");
+  Program p = importMinimalloc(mp, 7);
+  EXPECT_NO_THROW(requireWellFormed(p));
+  EXPECT_EQ(p.arch.sbuf_bytes, 14u);
+  EXPECT_EQ(p.arch.sbuf_align, 2u);
+  EXPECT_EQ(p.tensors[0].bytesPerPartition(), 6u);
+  EXPECT_EQ(p.tensors[1].bytesPerPartition(), 8u);
+  p.tensors[0].placement = Placement{0, 8, 0};  // bytes 8..13 of 14: buffer a at 4..6 of 7
+  p.tensors[1].placement = Placement{0, 0, 0};
+  const MinimallocProblem s = exportMinimalloc(p, mp);
+  EXPECT_EQ(s.buffers[0].offset, 4);
+  EXPECT_EQ(s.buffers[1].offset, 0);
+  p.tensors[0].placement = Placement{0, 7, 0};  // odd: no placement of the original problem
+  EXPECT_THROW(exportMinimalloc(p, mp), InputError);
+}
+
+// The text import writes what printing the imported program writes, without building its instructions.
+TEST(MinimallocImport, TextImportIsThePrintedProgram) {
+  for (const char* csv : {"id,lower,upper,size\na,0,5,4\nb,1,9,6\nc,5,6,2\n",
+                          "id,lower,upper,size\na,0,1000000007,4\nb,1,5,3\nc,5,1000000007,4\n",
+                          "id,lower,upper,size\nx,10,20,8\ny,40,50,8\n"}) {
+    const MinimallocProblem mp = parseMinimallocCsv(csv);
+    EXPECT_EQ(importMinimallocText(mp, 64), printProgram(importMinimalloc(mp, 64))) << csv;
+  }
+}
+
+// A header and no rows is no problem to solve or import: refused at the header's line.
+TEST(MinimallocCsv, AHeaderAloneIsRefused) {
   try {
-    importMinimalloc(parseMinimallocCsv("id,lower,upper,size\na,0,5,3\n"), 64);
-    FAIL() << "an odd size has no dtype";
+    parseMinimallocCsv("\nid,lower,upper,size\n\n");
+    FAIL() << "a header alone parsed";
   } catch (const InputError& e) {
-    EXPECT_EQ(e.format("f.csv"), "f.csv:2:1: buffer 'a' has size 3, which is odd; allocsim's smallest element is 2 bytes\n");
+    EXPECT_EQ(e.format("f.csv"), "f.csv:2:1: no buffers: the file has its header and no rows\n");
   }
 }
 

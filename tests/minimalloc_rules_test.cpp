@@ -31,5 +31,24 @@ TEST(MinimallocRules, RejectsOverlapCapacityAndMissingOffsets) {
   EXPECT_EQ(c.violations[0], "buffer 'a' has no offset");
 }
 
+// Above 4,096 buffers the check sweeps instead of comparing every pair: a staircase of 5,000 buffers, buffer i live
+// over [i, i + 3) at offset 8 * (i % 3) (each overlaps the two after it in time, at other bytes), is valid; moving
+// b2500 onto the bytes of b2498 and b2501 (offset 16), both live with it, makes overlaps, and one is found.
+TEST(MinimallocRules, LargeSolutionsAreSweptAndAnOverlapIsFound) {
+  std::string csv = "id,lower,upper,size,offset\n";
+  for (int i = 0; i < 5000; ++i)
+    csv += "b" + std::to_string(i) + "," + std::to_string(i) + "," + std::to_string(i + 3) + ",8," +
+           std::to_string(8 * (i % 3)) + "\n";
+  MinimallocProblem s = parseMinimallocCsv(csv);
+  MinimallocCheck c = checkMinimallocSolution(s, 24);
+  EXPECT_TRUE(c.ok()) << c.violations.front();
+  EXPECT_EQ(c.height, 24u);
+  s.buffers[2500].offset = 16;
+  c = checkMinimallocSolution(s, 24);
+  ASSERT_FALSE(c.ok());
+  EXPECT_NE(c.violations[0].find("'b2500' [16, 24)"), std::string::npos) << c.violations[0];
+  EXPECT_NE(c.violations[0].find("overlap while both live"), std::string::npos) << c.violations[0];
+}
+
 }  // namespace
 }  // namespace allocsim

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <string>
 
 #include "ir/interp.h"
 #include "ir/physical_storage.h"
@@ -35,6 +36,62 @@ inline sim::SimResult expectSimulatorMatchesInterpreter(const Program& allocated
   EXPECT_EQ(firstDisagreement(s.exec, ref), -1);
   EXPECT_GT(s.stats.cycles, 0u);
   return s;
+}
+
+}  // namespace allocsim
+
+namespace allocsim {
+
+// The first timing difference between two runs of the same program ("" when none): cycles, per-engine and
+// per-queue statistics, stall cycles by cause, the stall pairs, and the two traces slice by slice.
+inline std::string timingDifference(const sim::SimResult& a, const sim::Trace& ta, const sim::SimResult& b,
+                                    const sim::Trace& tb) {
+  const sim::SimStats &x = a.stats, &y = b.stats;
+  if (x.cycles != y.cycles) return "cycles " + std::to_string(x.cycles) + " vs " + std::to_string(y.cycles);
+  if (x.instructions != y.instructions || x.loop_iterations != y.loop_iterations ||
+      x.sequencer_busy_cycles != y.sequencer_busy_cycles || a.exec.steps != b.exec.steps)
+    return "instruction or loop counts";
+  for (size_t e = 0; e < sim::kEngines; ++e)
+    if (x.engines[e].busy_cycles != y.engines[e].busy_cycles || x.engines[e].instructions != y.engines[e].instructions)
+      return "engine " + std::to_string(e);
+  if (x.queues.size() != y.queues.size()) return "queue count";
+  for (size_t q = 0; q < x.queues.size(); ++q) {
+    const sim::QueueStats &u = x.queues[q], &v = y.queues[q];
+    if (u.bytes != v.bytes || u.descriptors != v.descriptors || u.transfers != v.transfers ||
+        u.busy_cycles != v.busy_cycles || u.peak_occupancy != v.peak_occupancy)
+      return "queue " + std::to_string(q);
+  }
+  if (x.stall_cycles != y.stall_cycles) return "stall cycles by cause";
+  const auto px = x.topPairs(SIZE_MAX), py = y.topPairs(SIZE_MAX);
+  if (px.size() != py.size()) return "stall pair count";
+  for (size_t i = 0; i < px.size(); ++i)
+    if (px[i].cause != py[i].cause || px[i].producer != py[i].producer || px[i].consumer != py[i].consumer ||
+        px[i].cycles != py[i].cycles)
+      return "stall pair " + std::to_string(i);
+  if (ta.slices.size() != tb.slices.size()) return "trace slice count";
+  for (size_t i = 0; i < ta.slices.size(); ++i) {
+    const sim::TraceSlice &s = ta.slices[i], &t = tb.slices[i];
+    if (s.track != t.track || s.start != t.start || s.end != t.end || s.inst != t.inst)
+      return "trace slice " + std::to_string(i);
+  }
+  if (ta.ring_occupancy.size() != tb.ring_occupancy.size()) return "ring change count";
+  for (size_t i = 0; i < ta.ring_occupancy.size(); ++i) {
+    const sim::TraceCounter &s = ta.ring_occupancy[i], &t = tb.ring_occupancy[i];
+    if (s.queue != t.queue || s.cycle != t.cycle || s.value != t.value) return "ring change " + std::to_string(i);
+  }
+  return "";
+}
+
+// A full run and a timing-only run of `allocated`, both traced; the first timing difference ("" when none).
+inline std::string timingOnlyDifference(const Program& allocated, sim::SimOptions o = {}) {
+  sim::Trace full_trace, fast_trace;
+  o.trace = &full_trace;
+  o.timing_only = false;
+  const sim::SimResult full = sim::simulate(allocated, o);
+  o.trace = &fast_trace;
+  o.timing_only = true;
+  const sim::SimResult fast = sim::simulate(allocated, o);
+  return timingDifference(full, full_trace, fast, fast_trace);
 }
 
 }  // namespace allocsim

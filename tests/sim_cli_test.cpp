@@ -51,7 +51,7 @@ TEST(SimCli, AllocatedFileIsSimulatedAsGiven) {
 }
 
 // A loop-carried dependence: each iteration's load into `a` goes to the other DMA queue (round robin) and must
-// wait for the previous iteration's load into the same bytes (WAW), each a whole transfer (dma.fixed 1400 cycles
+// wait for the previous iteration's load into the same bytes (WAW), each a whole transfer (dma.fixed-ns 1300 ns = 1820 cycles
 // and more). The pair is one instruction and its earlier iteration: named once, as such.
 TEST(SimCli, LoopCarriedStallNamesTheEarlierIteration) {
   const std::string path = testing::TempDir() + "loop_carried.nki.txt";
@@ -64,7 +64,7 @@ TEST(SimCli, LoopCarriedStallNamesTheEarlierIteration) {
   const size_t at = r.out.find(line);
   ASSERT_NE(at, std::string::npos) << r.out;
   const uint64_t cycles = std::stoull(r.out.substr(r.out.rfind('\n', at) + 1));
-  EXPECT_GE(cycles, 3u * 1400) << r.out;  // three iterations wait for a whole earlier transfer each
+  EXPECT_GE(cycles, 3u * 1820) << r.out;  // three iterations wait for a whole earlier transfer each
   EXPECT_EQ(r.out.find("`dma a, X[:, n*128:128]` waited for line 7"), std::string::npos) << r.out;
   r = allocsim("run " + path + " --json");
   EXPECT_NE(r.out.find("\"cause\": \"WAW\", \"cycles\": " + std::to_string(cycles) +

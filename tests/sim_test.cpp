@@ -129,7 +129,8 @@ TEST(Sim, CyclesDoNotDependOnWhatRanBefore) {
 }
 
 // Cycles follow the timing table: a load then a copy on ACT, nothing else; the total is derived from the table's
-// numbers by hand (DMA: fixed + bytes / bandwidth + descriptors; ACT: fixed + elements per partition).
+// numbers by hand (docs/simulator.md "Timing": DMA fixed latency + (bytes + descriptors x overhead) / (engines used
+// x bandwidth); ACT max(MIN_II, elements per partition) ACT cycles, converted to reporting cycles).
 TEST(Sim, CyclesFollowTheTimingTable) {
   const Program p = parseProgram(R"(arch tiny
 dram X [8, 64] f32 input
@@ -139,13 +140,31 @@ dma x, X
 copy y, x
 )");
   sim::SimOptions o;
-  o.timing.apply("dma.fixed 100\ndma.bytes-per-cycle 16\ndma.per-descriptor 1\nact.fixed 10\nact.per-element 2\n");
+  o.timing.apply("clock-ghz 1\ndma.fixed-ns 100\ndma.engines 16\ndma.engine-bytes-per-ns 2\n"
+                 "dma.descriptor-overhead-bytes 64\ndma.efficiency 1\nact.clock-ghz 0.5\nact.fixed 10\nact.per-element 2\n");
   sim::SimResult r = sim::simulate(p, o);
-  const uint64_t dma = 100 + (8 * 64 * 4) / 16 + 8 * 1;  // 8 descriptors: one per SBUF partition
-  const uint64_t act = 10 + 2 * 64;
+  // 8 descriptors (one per SBUF partition) on 8 of the 16 engines: (2048 + 8 x 64) bytes at 8 x 2 bytes/ns.
+  const uint64_t dma = 100 + (8 * 64 * 4 + 8 * 64) / (8 * 2);
+  const uint64_t act = 2 * (2 * 64);  // max(10, 2 x 64) ACT cycles at half the reporting clock
   EXPECT_EQ(r.stats.cycles, dma + act);
   EXPECT_EQ(r.stats.stall_cycles[size_t(sim::StallCause::RAW)], dma);
   EXPECT_EQ(r.stats.engines[size_t(Engine::ACT)].busy_cycles, act);
+}
+
+// Matmul costs max(min(64, N_stationary), N_moving) PE cycles, 4x with f32 inputs, at the PE's own clock.
+TEST(Sim, MatmulFollowsTheCostFormula) {
+  auto run = [](const std::string& dtype, uint32_t m, uint32_t n) {
+    const std::string text = "arch gen2\nsbuf a [128, " + std::to_string(m) + "] " + dtype + " @p0+0\nsbuf b [128, " +
+                             std::to_string(n) + "] " + dtype + " @p0+4096\npsum c [" + std::to_string(m) + ", " +
+                             std::to_string(n) + "] f32 @bank0\nmemset a, 1.0\nmemset b, 1.0\nmatmul c, a, b, start, stop\n";
+    sim::SimOptions o;
+    o.timing.apply("clock-ghz 1\npe.clock-ghz 2\n");
+    return sim::simulate(parseProgram(text), o).stats.engines[size_t(Engine::PE)].busy_cycles;
+  };
+  EXPECT_EQ(run("bf16", 128, 512), 256u);   // 512 PE cycles at 2 GHz = 256 ns
+  EXPECT_EQ(run("bf16", 128, 16), 32u);     // max(min(64, 128), 16) = 64 PE cycles
+  EXPECT_EQ(run("bf16", 32, 16), 16u);      // max(min(64, 32), 16) = 32 PE cycles
+  EXPECT_EQ(run("f32", 128, 256), 512u);    // 4 x 256 PE cycles
 }
 
 // A full ring stalls the issuer: tiny has 2 queues of 4 slots; 12 independent loads fill both rings.

@@ -2,8 +2,11 @@
 
 #include <cstdio>
 #include <exception>
+#include <filesystem>
+#include <string>
 
 #include "ir/diag.h"
+#include "ir/memory_available.h"
 #include "tools/args.h"
 #include "tools/python_kernel.h"
 
@@ -37,7 +40,18 @@ int run(int argc, char** argv) {
       std::fprintf(stderr, "allocsim %s: %s\n", v.name, e.what());
       return kExitBadInput;
     } catch (const std::bad_alloc&) {
-      std::fprintf(stderr, "allocsim %s: out of memory\n", v.name);
+      // Where the verbs can tell before allocating, they refuse with the tensor and the sizes (an InputError);
+      // this is what is left: the input named, what the process held, and what it could have got.
+      std::string input;
+      for (const std::string& a : args)
+        if (!a.empty() && a[0] != '-' && std::filesystem::is_regular_file(a)) {
+          input = a + ": ";
+          break;
+        }
+      const MemoryAvailable m = memoryAvailable();
+      std::fprintf(stderr, "allocsim %s: %sout of memory: the process holds %s at its peak and could not get more (%s: %s more)\n",
+                   v.name, input.c_str(), formatBytes(peakResidentBytes()).c_str(), m.limited_by.c_str(),
+                   formatBytes(m.bytes).c_str());
       return kExitBadInput;
     } catch (const std::exception& e) {
       // Verbs report their own input errors with locations; anything reaching here is unexpected.

@@ -64,18 +64,38 @@ std::string fuzzReportText(const CampaignResult& r, const FuzzReportContext& c) 
     const FailureRecord& f = r.failures[i];
     if (!f.first_of_kind) continue;
     s += "  " + f.outcome.kind + " on " + sourceText(f.input) + ": " + f.outcome.message + "\n";
+    const CaseOutcome& shown = f.shrunk || f.fails_on_every_input ? f.minimal_outcome : f.outcome;
+    if (!shown.placements.empty()) {
+      s += "    the allocator placed the tensors involved" +
+           std::string(f.shrunk || f.fails_on_every_input ? " (in the reproducer's output)" : "") + ":\n";
+      for (size_t at = 0; at < shown.placements.size();) {
+        size_t nl = shown.placements.find('\n', at);
+        if (nl == std::string::npos) nl = shown.placements.size();
+        s += "      " + shown.placements.substr(at, nl - at) + "\n";
+        at = nl + 1;
+      }
+    }
     if (f.flaky) {
       s += "    FLAKY: re-running the same input gave";
       for (const CaseOutcome& o : f.reruns) s += std::string(" ") + caseStatusName(o.status) + (o.kind.empty() ? "" : " " + o.kind) + ";";
       s += " not shrunk\n";
+    } else if (f.fails_on_every_input) {
+      s += "    fails on every input: even the smallest program (one SBUF element set to 0) fails this way: " +
+           f.minimal_outcome.message + "\n";
     } else if (f.shrunk) {
       s += "    shrunk from " + std::to_string(f.instructions_before) + " to " + std::to_string(f.instructions_after) +
            " instructions in " + fixed(f.shrink.seconds, 2) + " s (" + std::to_string(f.shrink.attempts) +
-           " candidates)" + (f.shrink.budget_exhausted ? ", shrink budget used up" : "") + ": " +
-           f.minimal_outcome.message + "\n";
+           " candidates" + (f.candidate_timeout > 0 ? ", each given " + fixed(f.candidate_timeout, 1) + " s" : "") +
+           ")" + (f.shrink.budget_exhausted ? ", shrink budget used up" : "") + ": " + f.minimal_outcome.message +
+           "\n";
       s += indentedProgram(f.minimal);
     }
-    if (i < c.files.size() && !c.files[i].empty()) s += "    written to " + c.files[i] + " (details: .txt beside it)\n";
+    if (i < c.files.size() && !c.files[i].empty()) {
+      const std::string base = c.files[i].substr(0, c.files[i].size() - std::string(".nki.txt").size());
+      s += "    written to " + c.files[i] + " (details: " + base + ".txt)\n";
+      s += "    rerun: " + rerunCommand(c.command, base) + "\n";
+      if (!f.minimal_outcome.output.empty()) s += "    check: " + checkCommand(f, base) + "\n";
+    }
   }
   return s;
 }
@@ -110,6 +130,8 @@ std::string fuzzReportJson(const CampaignResult& r, const FuzzReportContext& c) 
          std::to_string(f.input.seeds.input_seed) + ", \"poison_seed\": " + std::to_string(f.input.seeds.poison_seed) +
          (f.input.generated ? ", \"regenerate\": " + jsonString(regenerateCommand(f.input, f.input.program.arch)) : "") +
          ", \"flaky\": " + (f.flaky ? "true" : "false") + ", \"shrunk\": " + (f.shrunk ? "true" : "false") +
+         ", \"fails_on_every_input\": " + (f.fails_on_every_input ? "true" : "false") +
+         ", \"placements\": " + jsonString(f.minimal_outcome.placements) +
          ", \"instructions_before\": " + std::to_string(f.instructions_before) +
          ", \"instructions_after\": " + std::to_string(f.instructions_after) +
          ", \"shrink_seconds\": " + fixed(f.shrink.seconds, 3) + ", \"shrink_candidates\": " +

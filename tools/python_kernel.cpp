@@ -1,11 +1,16 @@
 #include "tools/python_kernel.h"
 
 #include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <climits>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -55,6 +60,7 @@ void takeKernelOptions(Args& args) {
     if (auto v = take("--kernel")) o.kernel = *v;
     else if (auto v = take("--arg")) o.args.push_back(*v);
     else if (auto v = take("--input")) o.inputs.push_back(splitAssignment("--input", *v));
+    else if (auto v = take("--trace-time-limit")) o.trace_time_limit_s = ArgReader::toSeconds("--trace-time-limit", *v);
     else rest.push_back(a);
   }
   // With a kernel in Python, --arch is the tracer's (the tile sizes come from it): the traced program names its
@@ -116,6 +122,7 @@ int runPythonTool(const std::vector<std::string>& args, std::string& out) {
   pid_t pid = fork();
   if (pid < 0) throw UsageError(std::string("cannot run python3: ") + std::strerror(errno));
   if (pid == 0) {
+    setpgid(0, 0);  // its own group: a timeout stops whatever the tracer started too
     dup2(pipefd[1], STDOUT_FILENO);
     close(pipefd[0]);
     close(pipefd[1]);
@@ -135,10 +142,25 @@ int runPythonTool(const std::vector<std::string>& args, std::string& out) {
     std::fprintf(stderr, "cannot run python3: %s\n", std::strerror(errno));
     _exit(127);
   }
+  setpgid(pid, pid);
   close(pipefd[1]);
   out.clear();
   char buf[65536];
+  const double limit = options().trace_time_limit_s;
+  const auto start = std::chrono::steady_clock::now();
+  auto left = [&] {
+    return limit - std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  };
+  bool timed_out = false;
   for (;;) {
+    pollfd p{pipefd[0], POLLIN, 0};
+    const int ready = poll(&p, 1, int(std::max(0.0, left()) * 1000) + 1);
+    if (ready < 0 && errno == EINTR) continue;
+    if (ready == 0 && left() <= 0) {
+      timed_out = true;
+      break;
+    }
+    if (ready <= 0) continue;
     ssize_t n = read(pipefd[0], buf, sizeof buf);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) break;
@@ -146,7 +168,21 @@ int runPythonTool(const std::vector<std::string>& args, std::string& out) {
   }
   close(pipefd[0]);
   int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  // Output closed: the exit is still bounded by the limit.
+  while (!timed_out) {
+    const pid_t w = waitpid(pid, &status, WNOHANG);
+    if (w == pid || (w < 0 && errno != EINTR)) break;
+    if (left() <= 0) timed_out = true;
+    else usleep(1000);
+  }
+  if (timed_out) {
+    kill(-pid, SIGKILL);
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    const std::string file = args.size() > 1 ? args[1] : "the kernel";
+    char seconds[32];
+    std::snprintf(seconds, sizeof seconds, "%g", limit);
+    throw UsageError(file + ": the Python tracer did not finish within " + seconds + " s and was stopped (--trace-time-limit S; does the file run a loop that never ends?)");
   }
   if (WIFEXITED(status)) return WEXITSTATUS(status);
   return 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);

@@ -19,10 +19,12 @@ struct KernelOptions {
   std::vector<std::string> args;
   std::vector<std::pair<std::string, std::string>> inputs;  // tensor name, file of raw row-major bytes
   std::string arch;  // --arch with a .py program: the tracer's (tile sizes), taken from the verb's arguments
+  double trace_time_limit_s = 60;  // --trace-time-limit S: the Python tracer is stopped after S seconds
 };
 
 // Removes the options above from `args` (any verb but `nki`, which reads them itself) into the process-wide
-// options, reads the --input files and hands their bytes to ir/inputs.h. Throws UsageError.
+// options, reads the --input files and hands their bytes to ir/inputs.h; also `--trace-time-limit S`. Throws
+// UsageError.
 void takeKernelOptions(Args& args);
 const KernelOptions& kernelOptions();
 
@@ -33,7 +35,8 @@ bool isPythonKernel(const std::string& path);
 std::string pythonPackageDir();
 
 // Runs `python3 -m allocsim_nki.cli ARGS...`; its standard error passes through, its standard output is returned
-// in `out`. Returns the exit code (127 when python3 cannot be run).
+// in `out`. Returns the exit code (127 when python3 cannot be run). Throws UsageError naming the file when it has
+// not finished within kernelOptions().trace_time_limit_s (it is stopped, with whatever it started).
 int runPythonTool(const std::vector<std::string>& args, std::string& out);
 
 // Traces `path` with kernelOptions(): the program's text, or nullopt after the tracer's located errors were printed.

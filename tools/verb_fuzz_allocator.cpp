@@ -25,7 +25,8 @@ namespace allocsim::cli {
 static const char kFuzzAllocatorHelp[] =
     "usage: allocsim fuzz-allocator [--runs N | --time S] [--jobs J] [--seed S] [--arch A] [--KEY VALUE]\n"
     "                               [--size N] [--pressure P] [--corpus DIR] [--no-kernels] [--out DIR]\n"
-    "                               [--timeout S] [--max-failures N] [--no-shrink] [--shrink-time S] [--no-sim]\n"
+    "                               [--timeout S] [--max-output K] [--max-failures N] [--no-shrink]\n"
+    "                               [--shrink-time S] [--no-sim]\n"
     "                               [--json] [--quiet] -- CMD ARGS...\n"
     "\n"
     "Runs the allocator CMD on generated programs (and first on the corpus kernels of the arch and the programs\n"
@@ -35,10 +36,13 @@ static const char kFuzzAllocatorHelp[] =
     "In ARGS, {in} and {out} are replaced by file paths: the program is written to {in}, the result read from\n"
     "{out}; without {in} the program goes to CMD's standard input, without {out} the result is read from its\n"
     "standard output. Exit code 3 of CMD means \"refused\" (counted, never a failure); any other exit code, a\n"
-    "signal, a timeout, an unparsable output or a finding is a failure. A failing input is run twice more (a\n"
-    "different result is reported as FLAKY), and the first failure of each kind is shrunk to a minimal\n"
-    "well-formed program that still fails with that kind, written as DIR/NNN.nki.txt with DIR/NNN.txt (the\n"
-    "command, seeds, finding and CMD's output).\n"
+    "signal, a timeout, no output, too much output (--max-output), an unparsable output or a finding is a\n"
+    "failure. A failing input is run twice more (a different result is reported as FLAKY), and the first\n"
+    "failure of each kind is shrunk to a minimal well-formed program that still fails with that kind (unless\n"
+    "even the smallest program fails: \"fails on every input\"), written as DIR/NNN.nki.txt with\n"
+    "DIR/NNN.output.nki.txt (CMD's output on it) and DIR/NNN.txt (the command, seeds, finding, the commands\n"
+    "that rerun CMD and the check on these files, CMD's standard error). Oracle findings are told root first:\n"
+    "an overlap, then a wrong value read, then wrong values out, with CMD's placements of the tensors involved.\n"
     "\n"
     "  --runs N          generated cases (default 1000)\n"
     "  --time S          run for S seconds instead (with --runs too: whichever ends first)\n"
@@ -51,7 +55,11 @@ static const char kFuzzAllocatorHelp[] =
     "  --corpus DIR      also run every DIR/*.nki.txt (unallocated programs)\n"
     "  --no-kernels      skip the bundled corpus kernels\n"
     "  --out DIR         where failures go (default allocsim-failures)\n"
-    "  --timeout S       seconds CMD may take per case (default 10)\n"
+    "  --timeout S       seconds CMD may take per case (default 10); shrinking a timeout gives its candidates\n"
+    "                    four times CMD's slowest run that ended (at least 0.1 s) and four times as long\n"
+    "                    whenever what they shrank to does not time out under S\n"
+    "  --max-output K    CMD may write K times the input's bytes (at least 1 MiB; default 100); more is a\n"
+    "                    failure of its own kind (huge-output), and CMD is stopped there\n"
     "  --max-failures N  stop after N failing cases (default: run every case)\n"
     "  --no-shrink       write failures unshrunk\n"
     "  --shrink-time S   seconds to spend shrinking each failure kind (default 120)\n"
@@ -139,6 +147,7 @@ int runFuzzAllocator(const Args& all) {
   std::string out_dir = "allocsim-failures";
   bool json = false, kernels = true, runs_given = false, quiet = false;
   ProcessOptions process;
+  double max_output = ExternalCommandSubject::kDefaultMaxOutputMultiple;
   while (!r.done()) {
     if (r.flag("--help") || r.flag("-h")) {
       std::fputs(kFuzzAllocatorHelp, stdout);
@@ -155,6 +164,7 @@ int runFuzzAllocator(const Args& all) {
     else if (r.flag("--no-kernels")) kernels = false;
     else if (auto v = r.value("--out")) out_dir = *v;
     else if (auto v = r.value("--timeout")) process.timeout_seconds = toSeconds("--timeout", *v);
+    else if (auto v = r.value("--max-output")) max_output = double(ArgReader::toUint("--max-output", *v, 1000000));
     else if (auto v = r.value("--max-failures")) opts.max_failures = uint32_t(ArgReader::toUint("--max-failures", *v, UINT32_MAX));
     else if (r.flag("--no-shrink")) opts.shrink = false;
     else if (r.flag("--no-sim")) opts.simulate = false;
@@ -166,6 +176,7 @@ int runFuzzAllocator(const Args& all) {
   }
   if (command.empty()) throw UsageError("fuzz-allocator needs the allocator's command after --");
   if (opts.jobs == 0) throw UsageError("--jobs must be at least 1");
+  if (max_output < 1) throw UsageError("--max-output must be at least 1");
   if (opts.seconds > 0 && !runs_given) opts.runs = 0;  // --time alone: generate until the time is up
   if (std::string err = validateArch(opts.gen.arch); !err.empty()) throw UsageError(err);
 
@@ -173,7 +184,7 @@ int runFuzzAllocator(const Args& all) {
   for (const std::string& dir : corpus_dirs)
     if (!loadCorpus(dir, opts.corpus, opts.seed)) return kExitBadInput;
 
-  ExternalCommandSubject subject(command, process);
+  ExternalCommandSubject subject(command, process, "", max_output);
   const std::string cmd = commandText(command);
   const bool tty = isatty(2) && !quiet;
   if (tty)

@@ -1,4 +1,5 @@
 // allocsim gen: print a random well-formed program, or (--stats) measure which shapes the generator makes.
+#include <algorithm>
 #include <cstdio>
 
 #include "gen/choices.h"
@@ -10,6 +11,9 @@
 #include "tools/verbs.h"
 
 namespace allocsim::cli {
+
+// The largest dram-limit an arch takes (ir/arch.cpp).
+constexpr uint64_t kLargestDramLimit = uint64_t(1) << 34;
 
 static const char kGenHelp[] =
     "usage: allocsim gen --seed S [--size N] [--pressure P] [--dma-patterns P]\n"
@@ -23,8 +27,10 @@ static const char kGenHelp[] =
     "  --seed S       seed (required)\n"
     "  --size N       top-level statements: 1 to N, drawn; from N = 200 on, N/2 to N unless the interpretation-\n"
     "                 work budget (which grows with N) ends the program first (default 20, at most 100000); DRAM\n"
-    "                 tensors may use a quarter of --dram-limit (the tiny preset's 16 MiB holds about 1,000\n"
-    "                 statements; 17179869184, the largest, all 100000): a --size that does not fit is an error\n"
+    "                 tensors may use a quarter of dram-limit: without --dram-limit it follows the size (the\n"
+    "                 preset's limit, doubled until the program fits; the program then names it), with\n"
+    "                 --dram-limit N a --size that does not fit in N is an error (gen2's tensors reach the\n"
+    "                 largest limit, 17179869184, near 1,300 statements)\n"
     "  --pressure P   peak live SBUF/PSUM demand in percent of capacity (default 100; >100 forces spills)\n"
     "  --dma-patterns P  percent of statements that are DMA patterns for the DMA optimization (abutting\n"
     "                 reads, repeated reads, a tensor read later over a sub-range only, a dead store;\n"
@@ -77,14 +83,30 @@ int runGen(const Args& args) {
   }
   if (json) throw UsageError("gen: --json goes with --stats (a program prints as program text)");
   if (!seed) throw UsageError("gen needs --seed S");
-  SeededChoices choices(*seed);
   GenOutcome outcome;
-  Program p = generateProgram(choices, opts, outcome);
+  auto generate = [&] {
+    SeededChoices choices(*seed);
+    outcome = {};
+    return generateProgram(choices, opts, outcome);
+  };
+  Program p = generate();
+  // Unless --dram-limit is given, the DRAM follows the size: a program that reached the generator's DRAM budget is
+  // made again on a machine with twice the DRAM, up to the largest limit (the program then names its dram-limit).
+  const bool dram_given = std::any_of(args.begin(), args.end(), [](const std::string& a) {
+    return a.rfind("--dram-limit", 0) == 0;
+  });
+  while (outcome.dram_budget_reached && !dram_given && opts.arch.dram_limit < kLargestDramLimit) {
+    opts.arch.dram_limit = std::min(kLargestDramLimit, opts.arch.dram_limit * 2);
+    p = generate();
+  }
   if (outcome.dram_budget_reached)  // a larger --size would give this same program: say so rather than print it as if honoured
     throw UsageError("--size " + std::to_string(opts.size) + " is more than the " + opts.arch.name +
                      " machine's DRAM allows: the generator stops adding statements when its DRAM tensors reach a "
-                     "quarter of dram-limit (" + std::to_string(opts.arch.dram_limit) +
-                     " bytes); raise it with --dram-limit N (at most 17179869184) or lower --size");
+                     "quarter of dram-limit (" + std::to_string(opts.arch.dram_limit) + " bytes)" +
+                     (opts.arch.dram_limit < kLargestDramLimit
+                          ? "; raise it with --dram-limit N (at most " + std::to_string(kLargestDramLimit) +
+                                ", or leave it out: it then follows the size) or lower --size"
+                          : "; lower --size"));
   writeOutput(out, printProgram(p));
   return kExitOk;
 }

@@ -2,7 +2,6 @@
 #include <cstdio>
 
 #include "ir/minimalloc_import.h"
-#include "ir/print.h"
 #include "tools/args.h"
 #include "tools/load.h"
 #include "tools/verbs.h"
@@ -14,7 +13,8 @@ static const char kImportHelp[] =
     "\n"
     "Writes the program equivalent to a minimalloc problem (google/minimalloc's CSV: id,lower,upper,size):\n"
     "one SBUF partition of N bytes (default: the number in the file name, A.1048576.csv), alignment 1,\n"
-    "one tensor buf_<id> per buffer, live exactly over its interval [lower, upper).\n"
+    "one tensor buf_<id> per buffer, live exactly over its interval [lower, upper). When some size is odd,\n"
+    "every size and the capacity are doubled, with alignment 2 (the smallest element is 2 bytes).\n"
     "\n"
     "exit codes: 0 ok, 2 bad input (file:line:col: message) or usage\n";
 
@@ -41,8 +41,9 @@ int runImport(const Args& args) {
   if (!capacity) throw UsageError("--capacity N is needed: the file name '" + in + "' carries no capacity");
   const std::string display = in == "-" ? "<stdin>" : in;
   try {
-    Program p = importMinimalloc(parseMinimallocCsv(readSource(in)), *capacity);
-    writeOutput(out, printProgram(p));
+    // Written as text directly: a million buffers take the memory of their declarations, not of a program's
+    // instructions (ir/minimalloc_import.h).
+    writeOutput(out, importMinimallocText(parseMinimallocCsv(readSource(in)), *capacity));
   } catch (const InputError& e) {
     std::fputs(e.format(display).c_str(), stderr);
     return kExitBadInput;

@@ -12,7 +12,8 @@
 namespace allocsim::cli {
 
 static const char kNkiHelp[] =
-    "usage: allocsim nki KERNEL.py [--kernel NAME] [--arg NAME=SPEC ...] [--arch NAME] [-o OUT.nki.txt]\n"
+    "usage: allocsim nki KERNEL.py [--kernel NAME] [--arg NAME=SPEC ...] [--arch NAME] [--trace-time-limit S]\n"
+    "                  [-o OUT.nki.txt]\n"
     "\n"
     "Traces an NKI kernel (a Python function decorated with @nki.jit, written against nki.language and nki.isa,\n"
     "or their neuronxcc.nki spellings) into a program: the kernel runs once on symbolic tiles, its affine_range\n"
@@ -24,6 +25,8 @@ static const char kNkiHelp[] =
     "  --arg NAME=SPEC a parameter's value: a tensor in HBM as DIMxDIM...:DTYPE (e.g. lhsT=1024x512:bfloat16), or\n"
     "                  a Python literal (pool_size=2, scale=0.125, flag=True); parameters with a default may be left out\n"
     "  --arch NAME     machine preset the tile sizes come from (gen2, the default; gen1; tiny)\n"
+    "  --trace-time-limit S  stop the Python tracer after S seconds (default 60; every verb that reads a .py\n"
+    "                  kernel takes it)\n"
     "  -o FILE         write the program to FILE (default standard output)\n"
     "\n"
     "`allocsim run|alloc|verify|interp KERNEL.py` trace the same way with the same --kernel/--arg flags;\n"
@@ -48,6 +51,10 @@ int runNki(const Args& raw) {
     else if (auto v = r.value("--kernel")) kernel = *v;
     else if (auto v = r.value("--arg")) specs.push_back(*v);
     else if (auto v = r.value("--arch")) arch = *v;
+    else if (auto v = r.value("--trace-time-limit")) {
+      Args limit = {"--trace-time-limit", *v};
+      takeKernelOptions(limit);
+    }
     else if (auto p = r.positional(); p && in.empty()) in = *p;
     else r.unknown();
   }

@@ -1,12 +1,14 @@
 // allocsim solve minimalloc FILE.csv: the exact search (alloc/exact/exact_search.h) on a minimalloc problem's own
 // times (alloc/exact/minimalloc_problem.h), written as minimalloc's solution CSV and checked by minimalloc's rules
 // (verify/minimalloc_rules.h), independently of the search: allocsim's solver where minimalloc's would go.
+#include <chrono>
 #include <cstdio>
 #include <string>
 
 #include "alloc/exact/exact_search.h"
 #include "alloc/exact/minimalloc_problem.h"
 #include "alloc/report.h"
+#include "ir/memory_available.h"
 #include "tools/args.h"
 #include "tools/load.h"
 #include "tools/progress_line.h"
@@ -15,15 +17,22 @@
 
 namespace allocsim::cli {
 
+// The search's tables may take this many bytes unless --max-memory says otherwise.
+constexpr uint64_t kDefaultMaxMemory = 1000000000;
+
 static const char kSolveHelp[] =
-    "usage: allocsim solve minimalloc FILE.csv [--capacity N] [--time-limit S] [-o OUT] [--quiet]\n"
+    "usage: allocsim solve minimalloc FILE.csv [--capacity N] [--time-limit S] [--max-memory BYTES] [-o OUT]\n"
+    "                                 [--quiet]\n"
     "\n"
     "Places the buffers of a minimalloc problem (google/minimalloc's CSV: id,lower,upper,size) within N bytes\n"
     "(default: the number in the file name, A.1048576.csv) by the exact search of `alloc --allocator exact`,\n"
     "on the file's own times, and writes minimalloc's solution CSV (id,lower,upper,size,offset) to OUT\n"
     "(default standard output), checked by minimalloc's rules. A summary goes to standard error; a\n"
     "progress line too on a terminal once the search takes a second (--quiet: none).\n"
-    "  --time-limit S   stop searching after S seconds (default 10)\n"
+    "  --time-limit S   stop after S seconds, reading the file and building the search's tables included\n"
+    "                   (default 10)\n"
+    "  --max-memory B   refuse a problem whose search tables need more than B bytes (default 1000000000): they\n"
+    "                   grow with the pairs of buffers live at once, which the refusal states\n"
     "\n"
     "exit codes: 0 placed within N (and valid by minimalloc's rules), 1 the solution breaks a rule (a bug),\n"
     "2 bad input or usage, 3 no placement within N (proved, or not found within the time limit)\n";
@@ -33,7 +42,10 @@ int runSolve(const Args& args) {
   std::string format, in, out;
   std::optional<uint64_t> capacity;
   double time_limit = 10;
+  uint64_t max_memory = kDefaultMaxMemory;
   bool quiet = false;
+  const auto start = std::chrono::steady_clock::now();
+  auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
   while (!r.done()) {
     if (r.flag("--help") || r.flag("-h")) {
       std::fputs(kSolveHelp, stdout);
@@ -42,6 +54,7 @@ int runSolve(const Args& args) {
     if (auto v = r.value("-o")) out = *v;
     else if (auto v = r.value("--capacity")) capacity = ArgReader::toUint("--capacity", *v, UINT64_MAX);
     else if (auto v = r.value("--time-limit")) time_limit = ArgReader::toSeconds("--time-limit", *v);
+    else if (auto v = r.value("--max-memory")) max_memory = ArgReader::toUint("--max-memory", *v, UINT64_MAX);
     else if (r.flag("--quiet")) quiet = true;
     else if (auto p = r.positional()) {
       std::string& slot = format.empty() ? format : in;
@@ -56,16 +69,39 @@ int runSolve(const Args& args) {
   const std::string display = in == "-" ? "<stdin>" : in;
   MinimallocProblem problem;
   ExactProblem exact;
+  ProgressLine progress("solve", ProgressLine::wanted(quiet));
+  auto outOfTime = [&](const char* during) {
+    std::fprintf(stderr, "%s: exact: the time limit of %s s ran out %s (after %s s): no placement found\n",
+                 display.c_str(), formatReportNumber(time_limit, 2).c_str(), during,
+                 formatReportNumber(elapsed(), 2).c_str());
+    return kExitAllocImpossible;
+  };
   try {
+    progress.report("reading the file", 0, "buffers");
     problem = parseMinimallocCsv(readSource(in));
+    if (elapsed() > time_limit) return outOfTime("while the file was read");
+    progress.report("building the search's tables", problem.buffers.size(), "buffers");
     exact = exactProblemOf(problem, *capacity);
+    // Memory: what the search's tables need, known before they are built.
+    const uint64_t need = exactTableBytes(exact) + 200 * uint64_t(problem.buffers.size());
+    if (need > max_memory)
+      throw InputError({1, 1}, "out of memory: the exact search's tables for " +
+                                   std::to_string(problem.buffers.size()) + " buffers need about " +
+                                   formatBytes(need) + " (they grow with the pairs of buffers live at once), more "
+                                   "than --max-memory " + formatBytes(max_memory));
+    if (const MemoryAvailable m = memoryAvailable(); need > m.bytes)
+      throw InputError({1, 1}, "out of memory: the exact search's tables for " +
+                                   std::to_string(problem.buffers.size()) + " buffers need about " +
+                                   formatBytes(need) + ", and this process can get " + formatBytes(m.bytes) +
+                                   " more (" + m.limited_by + ")");
   } catch (const InputError& e) {
+    progress.erase();
     std::fputs(e.format(display).c_str(), stderr);
     return kExitBadInput;
   }
+  if (elapsed() > time_limit) return outOfTime("while the problem was read");
   ExactSearchOptions o;
-  o.time_limit_s = time_limit;
-  ProgressLine progress("solve", ProgressLine::wanted(quiet));
+  o.time_limit_s = time_limit - elapsed();
   o.progress = progress.fn();
   const ExactResult res = solveExact(exact, o);
   progress.erase();

@@ -1,7 +1,9 @@
 // minimalloc's solution rules (google/minimalloc src/validator.cc), checked on the CSV alone, with no allocsim
 // liveness or placement code involved: an independent oracle for allocations of imported benchmarks
 // (ir/minimalloc_import.h). Rules: every buffer has an offset >= 0; offset + size <= capacity; two buffers whose
-// half-open lifetimes [lower, upper) overlap have disjoint byte ranges [offset, offset + size).
+// half-open lifetimes [lower, upper) overlap have disjoint byte ranges [offset, offset + size). Up to 4096 buffers
+// every pair is compared (as minimalloc's validator does); larger solutions are swept in time, which finds an overlap
+// whenever there is one but may list fewer of them.
 #pragma once
 
 #include <cstdint>

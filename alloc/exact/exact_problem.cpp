@@ -1,6 +1,7 @@
 #include "alloc/exact/exact_problem.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <numeric>
 
 namespace allocsim {
@@ -14,7 +15,18 @@ bool exactConflict(const ExactItem& a, const ExactPlacement& pa, const ExactItem
 
 std::string exactViolation(const ExactProblem& p, const std::vector<ExactPlacement>& pl) {
   if (pl.size() != p.items.size()) return "placement count differs from item count";
-  for (size_t i = 0; i < p.items.size(); ++i) {
+  // The first conflict partner of each item (the least later index): only pairs live at a common position can
+  // conflict, so a sweep over first positions visits those pairs and no others.
+  const size_t n = p.items.size();
+  std::vector<size_t> partner(n, SIZE_MAX), by_first(n);
+  std::iota(by_first.begin(), by_first.end(), size_t(0));
+  std::sort(by_first.begin(), by_first.end(), [&](size_t a, size_t b) { return p.items[a].first < p.items[b].first; });
+  for (size_t x = 0; x < n; ++x)
+    for (size_t y = x + 1; y < n && p.items[by_first[y]].first <= p.items[by_first[x]].last; ++y) {
+      const size_t i = std::min(by_first[x], by_first[y]), j = std::max(by_first[x], by_first[y]);
+      if (j < partner[i] && exactConflict(p.items[i], pl[i], p.items[j], pl[j])) partner[i] = j;
+    }
+  for (size_t i = 0; i < n; ++i) {
     const ExactItem& it = p.items[i];
     const std::string name = "item " + std::to_string(i);
     if (pl[i].offset + it.size > p.capacity) return name + " ends beyond the capacity";
@@ -23,8 +35,7 @@ std::string exactViolation(const ExactProblem& p, const std::vector<ExactPlaceme
     if (std::find(it.starts.begin(), it.starts.end(), pl[i].row) == it.starts.end())
       return name + " starts at a row it may not start at";
     if (it.fixed_offset && *it.fixed_offset != pl[i].offset) return name + " is pinned elsewhere";
-    for (size_t j = i + 1; j < p.items.size(); ++j)
-      if (exactConflict(it, pl[i], p.items[j], pl[j])) return name + " conflicts with item " + std::to_string(j);
+    if (partner[i] != SIZE_MAX) return name + " conflicts with item " + std::to_string(partner[i]);
   }
   return "";
 }

@@ -17,30 +17,35 @@ uint64_t roundUp(uint64_t v, uint64_t a) { return a <= 1 ? v : (v + a - 1) / a *
 
 bool rowsOverlap(uint32_t a, uint32_t an, uint32_t b, uint32_t bn) { return a < b + bn && b < a + an; }
 
+// The time limit ran out while the search was set up (ExactSolver::State).
+struct SetupTimeout {};
+
 // First fit in a given order: each item at the lowest aligned offset, over its allowed rows, that conflicts with
 // nothing placed before it; pinned items first, where they are pinned. Unbounded: the height may exceed the
-// capacity.
-std::vector<ExactPlacement> firstFit(const ExactProblem& p, const std::vector<uint32_t>& order) {
+// capacity. `overlaps[i]`: the items live at a common position with item i (the search's table), so an item costs
+// its overlaps, not every item placed before it.
+std::vector<ExactPlacement> firstFit(const ExactProblem& p, const std::vector<uint32_t>& order,
+                                     const std::vector<std::vector<uint32_t>>& overlaps, Clock::time_point deadline) {
   const size_t n = p.items.size();
   std::vector<ExactPlacement> pl(n);
-  std::vector<uint32_t> placed;
+  std::vector<char> placed(n, 0);
   std::vector<std::pair<uint64_t, uint64_t>> busy;
-  placed.reserve(n);
-  busy.reserve(n);
   for (uint32_t i = 0; i < n; ++i)
     if (p.items[i].fixed_offset) {
       pl[i] = {p.items[i].starts[0], *p.items[i].fixed_offset};
-      placed.push_back(i);
+      placed[i] = 1;
     }
+  uint32_t done = 0;
   for (uint32_t i : order) {
     const ExactItem& it = p.items[i];
     if (it.fixed_offset) continue;
+    if (++done % 1024 == 0 && Clock::now() > deadline) throw SetupTimeout();
     ExactPlacement best{it.starts[0], UINT64_MAX};
     for (uint32_t start : it.starts) {
       busy.clear();
-      for (uint32_t j : placed) {
+      for (uint32_t j : overlaps[i]) {
         const ExactItem& o = p.items[j];
-        if (it.first <= o.last && o.first <= it.last && rowsOverlap(start, it.rows, pl[j].row, o.rows))
+        if (placed[j] && rowsOverlap(start, it.rows, pl[j].row, o.rows))
           busy.push_back({pl[j].offset, pl[j].offset + o.size});
       }
       std::sort(busy.begin(), busy.end());
@@ -52,7 +57,7 @@ std::vector<ExactPlacement> firstFit(const ExactProblem& p, const std::vector<ui
       if (off < best.offset) best = {start, off};
     }
     pl[i] = best;
-    placed.push_back(i);
+    placed[i] = 1;
   }
   return pl;
 }
@@ -113,12 +118,14 @@ ExactProblem normalized(const ExactProblem& p) {
 
 enum class Outcome : uint8_t { Found, NotFound, Aborted, Timeout };
 
+
 // The depth-first search (see the header). State changes are logged and undone on the way back, so a node costs
 // O(items + sections x rows), with no allocation once the arenas have grown.
 class Search {
  public:
   // `widths`: each item's live span in the caller's positions (the preorders' W), before normalization.
-  Search(const ExactProblem& p, const std::vector<uint64_t>& widths) : p_(p) {
+  // Throws SetupTimeout when `deadline` passes while the tables are built.
+  Search(const ExactProblem& p, const std::vector<uint64_t>& widths, Clock::time_point deadline) : p_(p) {
     const uint32_t n = uint32_t(p.items.size());
     // Sections: one per distinct first position; an item covers the sections whose position it is live at.
     for (const ExactItem& it : p.items) section_pos_.push_back(it.first);
@@ -133,20 +140,24 @@ class Search {
       sec_lo_[i] = uint32_t(std::lower_bound(section_pos_.begin(), section_pos_.end(), it.first) - section_pos_.begin());
       sec_hi_[i] = uint32_t(std::upper_bound(section_pos_.begin(), section_pos_.end(), it.last) - section_pos_.begin());
       for (uint32_t s = sec_lo_[i]; s < sec_hi_[i]; ++s) section_items_[s].push_back(i);
+      if (i % 4096 == 0 && Clock::now() > deadline) throw SetupTimeout();
     }
     // Time overlaps, by a sweep over first positions.
     overlaps_.resize(n);
     std::vector<uint32_t> by_first(n);
     std::iota(by_first.begin(), by_first.end(), 0u);
     std::sort(by_first.begin(), by_first.end(), [&](uint32_t a, uint32_t b) { return p.items[a].first < p.items[b].first; });
-    for (size_t x = 0; x < n; ++x)
-      for (size_t y = x + 1; y < n && (ALLOCSIM_PLANT("exact_touching_items_apart")
-                                            ? p.items[by_first[y]].first < p.items[by_first[x]].last
-                                            : p.items[by_first[y]].first <= p.items[by_first[x]].last);
+    uint64_t work = 0;
+    const bool touching_apart = ALLOCSIM_PLANT("exact_touching_items_apart");
+    for (size_t x = 0; x < n; ++x) {
+      for (size_t y = x + 1; y < n && (touching_apart ? p.items[by_first[y]].first < p.items[by_first[x]].last
+                                                      : p.items[by_first[y]].first <= p.items[by_first[x]].last);
            ++y) {
+        if ((++work & 0xffff) == 0 && Clock::now() > deadline) throw SetupTimeout();
         overlaps_[by_first[x]].push_back(by_first[y]);
         overlaps_[by_first[y]].push_back(by_first[x]);
       }
+    }
     start_base_.resize(n + 1);
     for (uint32_t i = 0; i < n; ++i) start_base_[i + 1] = start_base_[i] + uint32_t(p.items[i].starts.size());
     one_row_ = p.rows == 1;
@@ -167,6 +178,7 @@ class Search {
   }
 
   const std::vector<PreorderKeys>& keys() const { return keys_; }
+  const std::vector<std::vector<uint32_t>>& overlaps() const { return overlaps_; }
   uint64_t nodes() const { return nodes_; }
   // A new solve: its deadline, and its node count from 0 (the capacity is p_'s, set by the owner).
   void restart(Clock::time_point deadline) {
@@ -471,6 +483,37 @@ class Search {
 
 }  // namespace
 
+uint64_t exactTableBytes(const ExactProblem& p) {
+  const size_t n = p.items.size();
+  std::vector<uint32_t> firsts(n), lasts(n);
+  for (size_t i = 0; i < n; ++i) firsts[i] = p.items[i].first, lasts[i] = p.items[i].last;
+  std::sort(firsts.begin(), firsts.end());
+  std::sort(lasts.begin(), lasts.end());
+  std::vector<uint32_t> sections = firsts;
+  sections.erase(std::unique(sections.begin(), sections.end()), sections.end());
+  // Sum over the items of #{values <= last} - #{values < first} for the sorted `values`: the items starting within
+  // an item's range (each overlapping pair counted from at least one side), and the sections it covers. Both sums
+  // in one merge each, the firsts and lasts being sorted.
+  auto inRanges = [&](const std::vector<uint32_t>& values) {
+    uint64_t upto = 0, below = 0;
+    size_t j = 0;
+    for (uint32_t l : lasts) {
+      while (j < values.size() && values[j] <= l) ++j;
+      upto += j;
+    }
+    j = 0;
+    for (uint32_t f : firsts) {
+      while (j < values.size() && values[j] < f) ++j;
+      below += j;
+    }
+    return upto - below;
+  };
+  const uint64_t pairs = inRanges(firsts), memberships = inRanges(sections);
+  // Each overlapping pair is two entries of the overlap lists, each membership one of a section's list; per item
+  // a few dozen words of keys, ranks, positions and first-fit placements; per section a list and its sums.
+  return 4 * (2 * pairs + memberships) + 256 * uint64_t(n) + 64 * uint64_t(sections.size());
+}
+
 const char* exactStatusName(ExactStatus s) {
   switch (s) {
     case ExactStatus::Fit: return "fit";
@@ -483,11 +526,18 @@ const char* exactStatusName(ExactStatus s) {
 // What does not depend on the capacity is built once per problem: the normalized problem, the search's tables and
 // the first-fit placements (sbuf_packing.h asks for a ladder of capacities on one problem).
 struct ExactSolver::State {
-  explicit State(const ExactProblem& original) : p(normalized(original)), lower_bound(exactLowerBound(p)),
-                                                 search(p, widthsOf(original)) {
+  State(const ExactProblem& original, Clock::time_point deadline)
+      : p(normalized(original)), lower_bound(exactLowerBound(p)), search(p, widthsOf(original), deadline) {
     // Best first fit over the preorders and plain size order: a fit at once when one is easy, else the fallback.
+    // Out of time after one of them: the best so far (the search then stops at once).
     for (const char* h : {"Z", "WAT", "TAW", "TWA"}) {
-      std::vector<ExactPlacement> pl = firstFit(p, preorder(search.keys(), h));
+      std::vector<ExactPlacement> pl;
+      try {
+        pl = firstFit(p, preorder(search.keys(), h), search.overlaps(), deadline);
+      } catch (const SetupTimeout&) {
+        if (best.empty()) throw;
+        break;
+      }
       if (best.empty() || exactHeight(p, pl) < exactHeight(p, best)) {
         best = std::move(pl);
         best_name = std::string("first fit (") + h + ")";
@@ -510,10 +560,23 @@ struct ExactSolver::State {
   uint64_t best_height = 0;
 };
 
-ExactSolver::ExactSolver(const ExactProblem& p) : state_(std::make_unique<State>(p)) {}
+ExactSolver::ExactSolver(const ExactProblem& p, double setup_limit_s) {
+  const auto deadline =
+      Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(setup_limit_s));
+  try {
+    state_ = std::make_unique<State>(p, deadline);
+  } catch (const SetupTimeout&) {
+    state_.reset();  // solve() says so
+  }
+}
 ExactSolver::~ExactSolver() = default;
 
 ExactResult ExactSolver::solve(uint64_t capacity, const ExactSearchOptions& o) {
+  if (!state_) {
+    ExactResult r;
+    r.method = "the time limit ran out while the search was set up";
+    return r;
+  }
   State& st = *state_;
   const ExactProblem& p = st.p;
   st.p.capacity = capacity;
@@ -557,6 +620,15 @@ ExactResult ExactSolver::solve(uint64_t capacity, const ExactSearchOptions& o) {
   }
 }
 
-ExactResult solveExact(const ExactProblem& p, const ExactSearchOptions& o) { return ExactSolver(p).solve(p.capacity, o); }
+ExactResult solveExact(const ExactProblem& p, const ExactSearchOptions& o) {
+  const auto t0 = Clock::now();
+  ExactSolver solver(p, o.time_limit_s);
+  // The setup's time counts against the limit.
+  ExactSearchOptions rest = o;
+  rest.time_limit_s = std::max(0.0, o.time_limit_s - std::chrono::duration<double>(Clock::now() - t0).count());
+  ExactResult r = solver.solve(p.capacity, rest);
+  r.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+  return r;
+}
 
 }  // namespace allocsim

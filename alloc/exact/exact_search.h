@@ -59,6 +59,11 @@ struct ExactResult {
   std::string method;  // "first fit (size)", "search TWA", "lower bound", ...
 };
 
+// About the bytes the search's tables take for `p` (its overlap lists grow with the pairs of items live at a common
+// position), found in O(n log n) without building them: a caller with a memory budget refuses a problem before.
+uint64_t exactTableBytes(const ExactProblem& p);
+
+// The time limit covers building the search's tables too.
 ExactResult solveExact(const ExactProblem& p, const ExactSearchOptions& o = {});
 
 // One problem solved at several capacities (p.capacity is ignored): solve(c, o) returns what solveExact would for
@@ -66,7 +71,9 @@ ExactResult solveExact(const ExactProblem& p, const ExactSearchOptions& o = {});
 // first-fit placements) is built once. The SBUF colorer's packing ladder (sbuf_packing.h) asks up to ten capacities.
 class ExactSolver {
  public:
-  explicit ExactSolver(const ExactProblem& p);
+  // Building the tables stops once `setup_limit_s` seconds have passed; solve() then returns Unknown with no
+  // placements at once.
+  explicit ExactSolver(const ExactProblem& p, double setup_limit_s = 1e9);
   ~ExactSolver();
   ExactSolver(const ExactSolver&) = delete;
   ExactSolver& operator=(const ExactSolver&) = delete;

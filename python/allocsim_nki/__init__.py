@@ -12,6 +12,7 @@ else build/allocsim of the source tree this package sits in).
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -104,9 +105,22 @@ class Traced:
         return path, flags
 
 
-def _run(args):
+def _run(args, program=None):
+    """Runs the binary; a diagnostic about a line of `program` (the traced text) moves to the kernel line noted at
+    the end of that line, as the command line shows it."""
     p = subprocess.run([binary()] + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    return p.returncode, p.stdout, p.stderr
+    err = p.stderr
+    if program is not None:
+        lines = program.splitlines()
+
+        def locate(m):
+            n = int(m.group(2))
+            note = lines[n - 1].rsplit("  # ", 1) if 0 < n <= len(lines) else []
+            if len(note) == 2:
+                return "%s: %s (traced program line %s:%s)" % (note[1], m.group(4), m.group(2), m.group(3))
+            return m.group(0)
+        err = re.sub(r"(?m)^(.*?kernel\.nki\.txt):(\d+):(\d+): (.*)$", locate, err)
+    return p.returncode, p.stdout, err
 
 
 class SimResult:
@@ -128,7 +142,7 @@ def simulate(kernel, *args, optlevel=2, arch="gen2", dtypes=None, timing=True, *
     res.program = tr.text
     with tempfile.TemporaryDirectory(prefix="allocsim_nki_") as d:
         path, flags = tr.write(d)
-        rc, out, err = _run(["interp", path, "--quiet", "--outputs-dir", d] + flags)
+        rc, out, err = _run(["interp", path, "--quiet", "--outputs-dir", d] + flags, tr.text)
         if rc != 0:
             raise RuntimeError("allocsim interp failed (%d):\n%s" % (rc, err))
         res.outputs = {}
@@ -143,7 +157,7 @@ def simulate(kernel, *args, optlevel=2, arch="gen2", dtypes=None, timing=True, *
             run_args = ["run", path, "--json", "--quiet"] + flags
             if optlevel is not None and not tr.tracer.allocated:
                 run_args += ["-O", str(optlevel)]
-            rc, out, err = _run(run_args)
+            rc, out, err = _run(run_args, tr.text)
             if rc != 0:
                 raise RuntimeError("allocsim run failed (%d):\n%s%s" % (rc, out, err))
             res.run = json.loads(out)

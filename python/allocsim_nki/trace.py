@@ -1092,7 +1092,8 @@ class Tracer:
         src_t = value.tensor
         prod = src_t.producer
         if prod is not None and self.body and self.body[-1] is prod and _whole(value) and not src_t.param:
-            ok = {"matmul": dst.tensor.space == "psum",
+            ok = {"matmul": dst.tensor.space == "psum", "transpose": dst.tensor.space == "psum",
+                  "broadcast": dst.tensor.space == "psum",
                   "dma": dst.tensor.space != "dram" or prod.parts[1].tensor.space != "dram"}.get(
                 prod.op, dst.tensor.space != "dram")
             if prod.op == "dma" and dst.tensor.space != "dram" and prod.parts[1].dtype != dst.dtype and not (

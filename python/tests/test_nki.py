@@ -227,11 +227,20 @@ class CommandLineTest(unittest.TestCase):
             first = p.stderr.splitlines()[0]
             self.assertTrue(first.startswith("%s:%d: " % (path, line)), (kernel, first))
 
+    def test_simulate_locates_checker_findings(self):
+        sys.path.insert(0, KERNELS)
+        import errors
+        with self.assertRaises(RuntimeError) as ctx:
+            allocsim_nki.simulate(errors.reads_unwritten_tile, rand((16, 64), 26), arch="tiny")
+        with open(os.path.join(KERNELS, "errors.py")) as f:
+            line = next(i + 1 for i, s in enumerate(f) if "value=t)  # refused here" in s)
+        self.assertIn("errors.py:%d: reads never-written element" % line, str(ctx.exception))
+
     def test_unsupported_names_the_construct(self):
-        p = subprocess.run([BIN, "nki", os.path.join(KERNELS, "errors.py"), "--kernel", "uses_iota", "--arg",
+        p = subprocess.run([BIN, "nki", os.path.join(KERNELS, "errors.py"), "--kernel", "uses_where", "--arg",
                             "a=16x64:float32", "--arch", "tiny"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                            text=True)
-        self.assertIn("unsupported: nisa.iota", p.stderr)
+        self.assertIn("unsupported: nl.where", p.stderr)
 
 
 if __name__ == "__main__":

@@ -1,15 +1,14 @@
 """Kernels that the tracer must refuse, each at the line marked `# refused here`, for allocsim's tests."""
 import neuronxcc.nki as nki
 import neuronxcc.nki.language as nl
-import neuronxcc.nki.isa as nisa
 
 
 @nki.jit
-def uses_iota(a):
+def uses_where(a):
     out = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
     t = nl.load(a[0:8, :])
-    idx = nisa.iota(nl.arange(8)[None, :], dtype=nl.int32)  # refused here
-    nl.store(out[0:8, :], value=t)
+    u = nl.where(t, t, 0.0)  # refused here
+    nl.store(out[0:8, :], value=u)
     return out
 
 

@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# The calibration suite: simulates each kernel of bench/calibration/ (the NKI tutorials' kernels at their published
+# problem sizes) in timing-only mode with the default timing table, and holds it against the published figure in
+# bench/calibration/published.tsv: simulated / published per checkpoint, and each version's speed-up over the
+# version before it (the tutorials' optimization steps) simulated against published. Prints the table and writes it
+# into docs/simulator.md between the "calibration table" markers.
+# Usage: bash bench/calibration.sh [BUILD_DIR]   (default build; builds the allocsim target)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BUILD=${1:-build}
+if [ ! -f "$BUILD/build.ninja" ]; then
+  cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
+fi
+ninja -C "$BUILD" allocsim >/dev/null
+DIR=bench/calibration
+CLOCK=$(awk '$1 == "clock-ghz" { print $2 }' sim/timing/default.txt)
+PE_CLOCK=$(awk '$1 == "pe.clock-ghz" { print $2 }' sim/timing/default.txt)
+RESULTS=$(mktemp)
+trap 'rm -f "$RESULTS"' EXIT
+# One simulation per kernel file: cycles and PE busy cycles.
+for kernel in $(awk -F'\t' '!/^#/ && $1 != "checkpoint" { print $2 }' "$DIR/published.tsv" | sort -u); do
+  json=$("$BUILD/allocsim" run "$DIR/$kernel" -O2 --timing-only --json --quiet)
+  cycles=$(printf '%s' "$json" | sed -E 's/.*"stats": \{"cycles": ([0-9]+).*/\1/')
+  printf '%s\t%s\n' "$kernel" "$cycles" >> "$RESULTS"
+done
+TABLE=$(awk -F'\t' -v clock="$CLOCK" -v pe_clock="$PE_CLOCK" '
+  FNR == NR { cycles[$1] = $2; next }
+  /^#/ || $1 == "checkpoint" { next }
+  {
+    k = $2; seconds = cycles[k] / (clock * 1e9)
+    if ($5 == "ms") sim = seconds * 1e3
+    else if ($5 == "us") sim = seconds * 1e6
+    else if ($5 == "%") {
+      # PE utilization of a K=8192, M=4096, N=8192 matmul: its FLOPs over the 128x128 array at the PE clock.
+      sim = 100 * (2 * 4096 * 8192 * 8192) / (seconds * 2 * 128 * 128 * pe_clock * 1e9)
+    }
+    ratio = sim / $4
+    flag = (ratio > 1.3 || ratio < 1 / 1.3) ? "  outside 1.3x" : ""
+    row[++n] = sprintf("| %s | %s | %.2f | %.2f %s | %.2f%s | %s line %s (%s), %s |", $1, $3, sim, $4, $5, ratio, flag, $7, $9, $8, $6)
+    name[n] = $1; simv[n] = sim; pub[n] = $4; unit[n] = $5
+  }
+  END {
+    print "| checkpoint | figure | simulated | published | simulated / published | source, instance |"
+    print "|---|---|---|---|---|---|"
+    for (i = 1; i <= n; ++i) print row[i]
+    print ""
+    print "| step (latency speed-up of a version over the one before) | simulated | published | ratio |"
+    print "|---|---|---|---|"
+    for (i = 2; i <= n; ++i) {
+      split(name[i - 1], a, "_"); split(name[i], b, "_")
+      if (a[1] != b[1] || unit[i] == "%" || unit[i - 1] == "%") continue
+      s = simv[i - 1] / simv[i]; p = pub[i - 1] / pub[i]; r = s / p
+      flag = (r > 1.3 || r < 1 / 1.3) ? "  outside 1.3x" : ""
+      printf "| %s -> %s | %.2fx | %.2fx | %.2f%s |\n", name[i - 1], name[i], s, p, r, flag
+    }
+  }' "$RESULTS" "$DIR/published.tsv")
+echo "$TABLE"
+# Into docs/simulator.md, between the markers.
+awk -v table="$TABLE" '
+  /<!-- calibration table begin -->/ { print; print table; skip = 1; next }
+  /<!-- calibration table end -->/ { skip = 0 }
+  !skip { print }' docs/simulator.md > docs/simulator.md.new
+mv docs/simulator.md.new docs/simulator.md
