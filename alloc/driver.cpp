@@ -18,6 +18,7 @@
 #include "alloc/reg/reg_allocator.h"
 #include "alloc/sbuf/sbuf_allocator.h"
 #include "alloc/sbuf/sbuf_heuristic.h"
+#include "alloc/value_split.h"
 #include "ir/plant.h"
 
 namespace allocsim {
@@ -126,14 +127,29 @@ void dropUnpinnedPlacements(Program& p) {
     if (t.space != Space::Dram && !t.pinned) t.placement.reset();
 }
 
+// The report of the value split that the coloring and linear-scan paths run first (alloc/value_split.h: each value
+// of a movable tensor becomes a tensor of its own, so that the allocators may place the values apart), after the
+// allocators' reports, when anything was split.
+void reportValueSplit(const ValueSplitStats& s, std::vector<AllocReport>& reports) {
+  if (s.tensors == 0) return;
+  AllocReport r;
+  r.line(std::to_string(s.tensors) + (s.tensors == 1 ? " tensor" : " tensors") + " with several values split into " +
+         std::to_string(s.values) + " more " + (s.values == 1 ? "tensor" : "tensors") + ", one per value");
+  r.set("values.split_tensors", int64_t(s.tensors));
+  r.set("values.added_tensors", int64_t(s.values));
+  reports.push_back(named("values", std::move(r)));
+}
+
 void runColoring(Program& p, const Effort& e, const DriverOptions& o, std::vector<AllocReport>& reports) {
   const int verbosity = o.verbosity;
   dropUnpinnedPlacements(p);
+  const ValueSplitStats split = splitValues(p);
   runPsum(p, e, o, reports);
   runDmaOpt(p, DmaOptInstance::Psum, o, reports);
   runSbuf(p, e, o, reports);
   runDmaOpt(p, DmaOptInstance::Sb, o, reports);
   runReg(p, {}, verbosity, reports);
+  reportValueSplit(split, reports);
 }
 
 // O8, and O6 with --allocator lsa (as in the production allocator: "selected by --allocator=lsa on the opt6 path or
@@ -141,6 +157,7 @@ void runColoring(Program& p, const Effort& e, const DriverOptions& o, std::vecto
 // on the O6 path. At O8 the DRAM spill slots then get addresses of their own (alloc/lsa/dram_spill_slots.h).
 void runLinearScan(Program& p, int optlevel, const DriverOptions& o, std::vector<AllocReport>& reports) {
   dropUnpinnedPlacements(p);
+  const ValueSplitStats split = splitValues(p);
   LsaOptions lo;
   lo.loop_aware = optlevel == 6;
   lo.verbosity = o.verbosity;
@@ -154,6 +171,7 @@ void runLinearScan(Program& p, int optlevel, const DriverOptions& o, std::vector
   }
   reports.push_back(named("lsa", std::move(r.report)));
   runReg(p, {}, o.verbosity, reports);
+  reportValueSplit(split, reports);
 }
 
 // O7 has no PSUM coloring pass (the production allocator, "The distinctive opt7 trait"): its PSUM placements come

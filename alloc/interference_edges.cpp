@@ -20,7 +20,7 @@ InterferenceEdges interferenceEdges(const std::vector<LiveRange>& ranges) {
     for (size_t x = 0; x < by_start.size(); ++x) {
       const uint32_t i = by_start[x];
       for (size_t y = x + 1; y < by_start.size() && ranges[by_start[y]].first <= ranges[i].last; ++y)
-        edge(i, by_start[y]);
+        if (interferes(ranges[i], ranges[by_start[y]])) edge(i, by_start[y]);
     }
   };
   InterferenceEdges g;

@@ -7,18 +7,67 @@
 
 namespace allocsim {
 
+bool LiveRange::contains(uint32_t pos) const {
+  if (empty() || pos < first || pos > last) return false;
+  if (parts.empty()) return true;
+  auto it = std::upper_bound(parts.begin(), parts.end(), pos, [](uint32_t x, const Segment& s) { return x < s.first; });
+  return it != parts.begin() && std::prev(it)->last >= pos;
+}
+
+void LiveRange::add(Segment s) {
+  if (empty()) {
+    first = s.first;
+    last = s.last;
+    return;
+  }
+  if (parts.empty()) parts.push_back({first, last});
+  // Insert in order of start, then merge the neighbours it meets or touches.
+  auto it = std::upper_bound(parts.begin(), parts.end(), s.first, [](uint32_t x, const Segment& y) { return x < y.first; });
+  it = parts.insert(it, s);
+  size_t i = size_t(it - parts.begin());
+  if (i > 0 && parts[i - 1].last + 1 >= parts[i].first) --i;  // merge into the left neighbour
+  size_t j = i + 1;
+  while (j < parts.size() && parts[i].last + 1 >= parts[j].first) {
+    parts[i].last = std::max(parts[i].last, parts[j].last);
+    ++j;
+  }
+  parts.erase(parts.begin() + ptrdiff_t(i) + 1, parts.begin() + ptrdiff_t(j));
+  first = parts.front().first;
+  last = parts.back().last;
+  if (parts.size() == 1) parts.clear();
+}
+
 bool interferes(const LiveRange& a, const LiveRange& b) {
-  return !a.empty() && !b.empty() && a.first <= b.last && b.first <= a.last;
+  if (a.empty() || b.empty() || a.first > b.last || b.first > a.last) return false;
+  if (a.parts.empty() && b.parts.empty()) return true;
+  const size_t na = a.segmentCount(), nb = b.segmentCount();
+  size_t i = 0, j = 0;
+  while (i < na && j < nb) {
+    const Segment x = a.segment(i), y = b.segment(j);
+    if (x.first <= y.last && y.first <= x.last) return true;
+    if (x.last < y.last) ++i;
+    else ++j;
+  }
+  return false;
+}
+
+void addOverSegments(std::vector<int64_t>& delta, const LiveRange& r, int64_t w) {
+  for (size_t i = 0; i < r.segmentCount(); ++i) {
+    const Segment s = r.segment(i);
+    delta[s.first] += w;
+    delta[size_t(s.last) + 1] -= w;
+  }
 }
 
 namespace {
 
-// The mentions of one tensor or register, in linear order, reduced to what the rule needs.
+// The mentions of one value of a tensor or register, in linear order, reduced to what the rule needs.
 struct Mentions {
   uint32_t first = kNone;
   uint32_t last = 0;
   WriteCover first_cover = WriteCover::Partial;  // Partial also when the first mention is a read
 
+  bool empty() const { return first == kNone; }
   void read(uint32_t pos) {
     if (first == kNone) {
       first = pos;
@@ -35,6 +84,45 @@ struct Mentions {
   }
 };
 
+// One mention of a tensor: a read, or a write of some cover.
+struct Event {
+  uint32_t pos = 0;
+  bool write = false;
+  WriteCover cover = WriteCover::Partial;
+};
+
+// The back-edge questions of one tensor, asked of the views once per loop (counted once in the stats).
+class CoverageAnswers {
+ public:
+  CoverageAnswers(const Program& p, const LinearOrder& order, LivenessStats& stats, CoverageCache& cache)
+      : p_(p), order_(order), stats_(stats), cache_(cache) {}
+  void reset(TensorId t) {
+    t_ = t;
+    asked_.clear();
+  }
+  // Whether the tensor's value is carried around `loop`'s back edge (Undecidable counts as carried).
+  bool carried(int32_t loop) {
+    for (const auto& [l, c] : asked_)
+      if (l == loop) return c;
+    bool c = true;
+    switch (iterationCoverage(p_, order_, t_, loop, cache_)) {
+      case IterationCoverage::Covered: ++stats_.per_iteration; c = false; break;
+      case IterationCoverage::Carried: ++stats_.carried; break;
+      case IterationCoverage::Undecidable: ++stats_.undecidable; break;
+    }
+    asked_.push_back({loop, c});
+    return c;
+  }
+
+ private:
+  const Program& p_;
+  const LinearOrder& order_;
+  LivenessStats& stats_;
+  CoverageCache& cache_;
+  TensorId t_ = kNone;
+  std::vector<std::pair<int32_t, bool>> asked_;
+};
+
 // Whether the first mention, at `pos`, replaces the whole value on every iteration of common loop `loop`.
 bool killsAcross(const LinearOrder& order, const Mentions& m, int32_t loop) {
   switch (m.first_cover) {
@@ -45,26 +133,18 @@ bool killsAcross(const LinearOrder& order, const Mentions& m, int32_t loop) {
   return false;
 }
 
-// Whether the value must stay live around common loop `loop`'s back edge (rule 3 in liveness.h).
-bool carriedAround(const Program& p, const LinearOrder& order, const Mentions& m, TensorId t, int32_t loop,
-                   LivenessStats& stats, CoverageCache& cache) {
+// Whether the value must stay live around common loop `loop`'s back edge (rule 3 in liveness.h). `answers` is
+// null for a register.
+bool carriedAround(const LinearOrder& order, const Mentions& m, int32_t loop, CoverageAnswers* answers) {
   if (killsAcross(order, m, loop)) return false;  // a whole write first: nothing survives an iteration
-  if (t == kNone) return true;                     // a register read before it is written in the loop
-  switch (iterationCoverage(p, order, t, loop, cache)) {
-    case IterationCoverage::Covered: ++stats.per_iteration; return false;
-    case IterationCoverage::Carried: ++stats.carried; return true;
-    case IterationCoverage::Undecidable: ++stats.undecidable; return true;
-  }
-  return true;
+  if (answers == nullptr) return true;             // a register read before it is written in the loop
+  return answers->carried(loop);
 }
 
-// `t` is the tensor whose mentions `m` are, kNone for a register.
-// `ld` and `lu` are scratch, kept by the caller for every range (two vectors per tensor otherwise); `cache` is what
-// iteration coverage keeps from one tensor's decisions to the next.
-LiveRange rangeOf(const Program& p, const LinearOrder& order, const Mentions& m, TensorId t, LivenessStats& stats,
-                  std::vector<int32_t>& ld, std::vector<int32_t>& lu, CoverageCache& cache) {
-  if (m.first == kNone) return {};
-  LiveRange r{m.first, m.last};
+// The segment of one value (rules 1-3). `ld` and `lu` are the caller's scratch.
+Segment segmentOf(const LinearOrder& order, const Mentions& m, CoverageAnswers* answers, std::vector<int32_t>& ld,
+                  std::vector<int32_t>& lu) {
+  Segment r{m.first, m.last};
   order.nest(m.first, ld);
   order.nest(m.last, lu);
   size_t common = 0;
@@ -73,7 +153,7 @@ LiveRange rangeOf(const Program& p, const LinearOrder& order, const Mentions& m,
   if (lu.size() > common) r.last = order.loops[size_t(lu[common])].end;
   for (size_t i = 0; i < common; ++i) {
     const LinearLoop& l = order.loops[size_t(ld[i])];
-    if (carriedAround(p, order, m, t, ld[i], stats, cache)) {
+    if (carriedAround(order, m, ld[i], answers)) {
       // Outermost first: this extension covers every inner common loop too.
       r.first = std::min(r.first, l.header);
       r.last = std::max(r.last, l.end);
@@ -83,19 +163,40 @@ LiveRange rangeOf(const Program& p, const LinearOrder& order, const Mentions& m,
   return r;
 }
 
+// Whether a full write (cover Whole or WholeOnFirst) at `k` starts a new value of the tensor, whose previous
+// mention is at `prev` (<= k). See "Values" in liveness.h.
+bool startsValue(const LinearOrder& order, uint32_t k, WriteCover cover, uint32_t prev, CoverageAnswers& answers,
+                 std::vector<int32_t>& chain) {
+  if (prev == k) return false;  // an in-place update (`tt a, a, b`): one value, updated where it lies
+  order.nest(k, chain);
+  // An earlier mention lies in loop L's body exactly when the latest one does: prev <= k < L.end.
+  auto holdsEarlier = [&](int32_t l) { return prev > order.loops[size_t(l)].header; };
+  if (cover == WriteCover::WholeOnFirst && !chain.empty() && holdsEarlier(chain.back())) return false;
+  for (int32_t l : chain)
+    if (holdsEarlier(l) && answers.carried(l)) return false;
+  return true;
+}
+
 }  // namespace
 
 Liveness computeLiveness(const Program& p) {
   Liveness live;
   live.order = linearize(p);
   const LinearOrder& order = live.order;
-  thread_local std::vector<Mentions> tensors, regs;  // the thread's, as e below
-  tensors.assign(p.tensors.size(), Mentions{});
+  // Every tensor mention, in order of position, filed by tensor below (a counting sort keeps each tensor's in
+  // order). The thread's, as e below.
+  struct Filed {
+    TensorId t;
+    Event ev;
+  };
+  thread_local std::vector<Filed> filed;
+  thread_local std::vector<Mentions> regs;
+  filed.clear();
   regs.assign(p.registers.size(), Mentions{});
   for (TensorId t = 0; t < p.tensors.size(); ++t)
-    if (p.tensors[t].input) tensors[t].write(order.start(), WriteCover::Whole);
+    if (p.tensors[t].input) filed.push_back({t, {order.start(), true, WriteCover::Whole}});
   // The thread's: its vectors keep their room from one instruction, and one call, to the next (liveness is computed
-  // several times per allocation: docs/fuzzing.md, nineteenth round).
+  // several times per allocation).
   thread_local OperandEffects e;
   for (uint32_t pos = 0; pos < order.positions.size(); ++pos) {
     const LinearPosition& at = order.positions[pos];
@@ -106,19 +207,54 @@ Liveness computeLiveness(const Program& p) {
     }
     operandEffects(p, *at.inst, e);
     for (RegId r : e.reg_reads) regs[r].read(pos);
-    for (TensorId t : e.tensor_reads) tensors[t].read(pos);
-    for (const TensorWrite& w : e.tensor_writes) tensors[w.tensor].write(pos, w.cover);
+    for (TensorId t : e.tensor_reads) filed.push_back({t, {pos, false, WriteCover::Partial}});
+    for (const TensorWrite& w : e.tensor_writes) filed.push_back({w.tensor, {pos, true, w.cover}});
     for (RegId r : e.reg_writes) regs[r].write(pos, WriteCover::Whole);
   }
   for (TensorId t = 0; t < p.tensors.size(); ++t)
-    if (p.tensors[t].output) tensors[t].read(order.end());
-  thread_local std::vector<int32_t> ld, lu;  // the thread's, as e
+    if (p.tensors[t].output) filed.push_back({t, {order.end(), false, WriteCover::Partial}});
+  thread_local std::vector<uint32_t> offsets;
+  thread_local std::vector<Event> events;
+  offsets.assign(p.tensors.size() + 1, 0);
+  for (const Filed& f : filed) ++offsets[f.t + 1];
+  for (size_t t = 0; t < p.tensors.size(); ++t) offsets[t + 1] += offsets[t];
+  events.resize(filed.size());
+  {
+    thread_local std::vector<uint32_t> fill;
+    fill.assign(offsets.begin(), offsets.end() - 1);
+    for (const Filed& f : filed) events[fill[f.t]++] = f.ev;
+  }
+
+  thread_local std::vector<int32_t> ld, lu, chain;  // the thread's, as e
   CoverageCache cache;
-  live.tensors.reserve(tensors.size());
-  for (TensorId t = 0; t < tensors.size(); ++t)
-    live.tensors.push_back(rangeOf(p, order, tensors[t], t, live.stats, ld, lu, cache));
+  CoverageAnswers answers(p, order, live.stats, cache);
+  live.tensors.resize(p.tensors.size());
+  live.value_starts.resize(p.tensors.size());
+  for (TensorId t = 0; t < p.tensors.size(); ++t) {
+    answers.reset(t);
+    LiveRange& range = live.tensors[t];
+    Mentions m;
+    uint32_t prev = 0;
+    for (uint32_t i = offsets[t]; i < offsets[t + 1]; ++i) {
+      const Event& ev = events[i];
+      if (ev.write && ev.cover != WriteCover::Partial && !m.empty() &&
+          startsValue(order, ev.pos, ev.cover, prev, answers, chain)) {
+        range.add(segmentOf(order, m, &answers, ld, lu));
+        live.value_starts[t].push_back(ev.pos);
+        m = Mentions{};
+      }
+      if (ev.write) m.write(ev.pos, ev.cover);
+      else m.read(ev.pos);
+      prev = ev.pos;
+    }
+    if (!m.empty()) range.add(segmentOf(order, m, &answers, ld, lu));
+  }
   live.registers.reserve(regs.size());
-  for (const Mentions& m : regs) live.registers.push_back(rangeOf(p, order, m, kNone, live.stats, ld, lu, cache));
+  for (const Mentions& m : regs) {
+    LiveRange r;
+    if (!m.empty()) r.add(segmentOf(order, m, nullptr, ld, lu));
+    live.registers.push_back(r);
+  }
   return live;
 }
 

@@ -1,40 +1,62 @@
-// Live ranges over the linear order (alloc/linear_order.h), for every tensor and every register.
+// Liveness as segments: where each tensor's and register's values live over the linear order
+// (alloc/linear_order.h). Every allocator (PSUM and SBUF colorers, linear scan, REG colorer, exact search) and the
+// O7 in-place checker read their live ranges from here; the verifier's dynamic liveness (verify/dynamic_liveness.h)
+// is the reference they must cover.
 //
-// The rule, after seed 003 ("live_range — the bank footprint", "Loop extension is byte-identical to SBUF"):
+// Values
+// ------
+// A tensor holds a sequence of values. A write that replaces every element of the tensor on every execution (a
+// full-view write, WriteCover::Whole) starts a new value; a partial write (a slice, a register-indexed view, an
+// accumulating matmul) lands in the value that is there and extends it. A value lives from the write that starts
+// it to its last mention before the next value starts: its last read, or a later dead store (a write still owns
+// its memory when it happens). Reads within an instruction come before its writes; an instruction that reads the
+// tensor it writes in full (`tt a, a, b`) updates the value in place and starts none (so that splitting values
+// apart never makes an in-place update need a second buffer).
 //
-// 1. Anchors. def = the first position that writes the value (the first writer), use = the last position that
-//    reads it (the last reader). Inputs are defined at program start; outputs are used at program end. An
-//    accumulation group needs nothing special (003: "its def = first-matmul, use = last-reader live range
-//    naturally covers the whole accumulation"): it falls out of first writer / last reader.
-//    Our one widening of the seed: use = the last position that reads *or writes* the value, so that a store
-//    after the last read (a dead store) still owns its memory when it writes; otherwise it could clobber a
-//    tensor placed there.
-// 2. Loop extension (003, the _with_loop delta). Ld, Lu = the loop nests of def and use; common = their longest
-//    common prefix. A def deeper than common is anchored at the header of the outermost loop that contains it
-//    but not the use: the value may be written in any iteration of that loop, so it is live from the loop's
-//    entry. A use deeper than common is anchored at the end of the outermost loop that contains it but not the
-//    def: it reads the value in every iteration, so it is live until the loop exits. Hence a value defined
-//    before a loop and read inside is live to the loop end, and one defined inside and read after is live
-//    from the loop header.
-// 3. Back edges of the common loops: a value is extended over a whole common loop only when it is carried around
-//    that loop's back edge, i.e. when some iteration reads an element that the same iteration has not written
-//    before (issue 7; seed 003's "a loop-carried value is live across the whole loop body"). A value that every
-//    iteration defines before it reads it — column chunks, k-slices, register-indexed tiles written and then read
-//    in one iteration — lives per iteration, from its first to its last mention in the body. Decided by
-//    alloc/iteration_coverage.h from the views (exact where it answers), after a quick test: a first mention that
-//    replaces the whole value on every iteration (a full-view write; a start@first matmul counts only for the
-//    loops enclosing its own) carries nothing. Where the views cannot be evaluated (a register the walk does not
-//    know, its work budget) the value is treated as carried — the conservative rule — and counted in
-//    LivenessStats::undecidable. An accumulation group (start@first ... stop@last in a K-loop) reads in
-//    iteration k what iteration k-1 accumulated: carried around the K-loop, per iteration of the loops outside.
-//    Registers are whole values: a register is carried unless its first mention is a write.
-//    Reads within an instruction come before its writes, so `tt a, a, b` is a read first and carries a.
-// Only executed code counts: the body of a loop that never runs (lo >= hi) mentions nothing, so a full write
-// in it cannot pass for a kill. A tensor or register never mentioned by executed code has an empty range and
-// interferes with nothing. Registers follow the same rule; a loop writes its register at its header and at
-// its end (the exit value), so a loop register is live over its whole loop.
-// Ranges are inclusive: a tensor read and another written by the same instruction interfere (no in-place
-// reuse; placements may overlap partially, so sharing memory there is not safe in general).
+// The mentions of a tensor, in linear order, are cut into groups, one per value: a full write at position k
+// starts a new group when no earlier mention can observe it and no later mention can observe what came before it.
+// That is always so when no earlier mention lies in a loop that also contains k: every earlier mention has run to
+// completion before k first runs, and k runs again before any later mention in its loops. When an earlier mention
+// does share a loop L with k, k still starts a value if the tensor is not carried around L's back edge (every read
+// of every iteration of L is covered by writes of the same iteration: alloc/iteration_coverage.h), for every such
+// L: then nothing the previous iteration's k wrote is read before this iteration writes it again. A start@first
+// matmul (WriteCover::WholeOnFirst) replaces the value on the first iteration of its innermost loop only: it starts
+// a value when that loop holds no earlier mention. Writes in code that never runs are not mentions.
+//
+// Each group's range is one segment, computed as a single value always was:
+//  1. Anchors: from the group's first mention to its last. Inputs are written at program start, outputs read at
+//     program end.
+//  2. Loop extension: a first mention deeper than the loops common to first and last is anchored at the header of
+//     the outermost loop that contains it but not the last mention (it may be written in any iteration), a last
+//     mention deeper than common at the end of the outermost loop that contains it but not the first (it is read in
+//     every iteration).
+//  3. Back edges: a common loop extends the segment over its whole body only when the value is carried around its
+//     back edge: a read of some iteration sees an element that iteration has not written before. Decided from the
+//     views (alloc/iteration_coverage.h), exact where it answers; where the views cannot be evaluated the value is
+//     treated as carried (counted in LivenessStats::undecidable). A first mention that replaces the whole value on
+//     every iteration carries nothing; an accumulation group (start@first ... stop@last in a K-loop) is carried
+//     around its K-loop, per iteration of the loops outside.
+// A tensor's range is the union of its groups' segments, kept sorted and disjoint (touching segments merge).
+//
+// Why it covers the dynamic liveness
+// ----------------------------------
+// Dynamically a tensor is live at a step when an element written at or before it is read at or after it. The read
+// and the write that produced its element belong to one group: a group boundary k is a full write that runs after
+// every earlier mention's last run and before every later mention's first run in the same iterations, so no
+// element crosses it. Within a group, rules 1-3 are the one-interval rule, which covers every step between a write
+// and a read of the group (a step inside a loop maps to the loop body's positions, covered either by the anchors or
+// by the back-edge extension). So every dynamically live step maps to a position inside a segment. The properties
+// in props/liveness_props.cpp check this against verify/dynamic_liveness.h on generated programs that reuse tensors.
+//
+// Registers are whole values with one group each (the REG colorer renames their webs itself, alloc/reg/reg_ssa.h);
+// a register is carried around a loop unless its first mention is a write. A loop writes its register at its
+// header and at its end (the exit value), so a loop register is live over its whole loop.
+// Segments are inclusive: a tensor read and another written by the same instruction interfere (no in-place reuse;
+// placements may overlap partially, so sharing memory there is not safe in general).
+//
+// Allocators use it in two ways: interference is segment against segment (interferes()), so tensors whose values
+// never overlap share memory; and values can be split into tensors of their own (alloc/value_split.h) where a
+// tensor is free to move, so that each value takes its own place.
 #pragma once
 
 #include <cstdint>
@@ -45,18 +67,39 @@
 
 namespace allocsim {
 
+// Inclusive positions [first, last] of the linear order.
+struct Segment {
+  uint32_t first = 0;
+  uint32_t last = 0;
+  bool operator==(const Segment&) const = default;
+};
+
+// The positions where a tensor or register is live: a sorted set of disjoint segments. first/last are the hull;
+// `parts` lists the segments when there are two or more (empty: the hull is the one segment).
 struct LiveRange {
+  LiveRange() = default;
+  LiveRange(uint32_t first_pos, uint32_t last_pos) : first(first_pos), last(last_pos) {}  // one segment
+
   uint32_t first = kNone;  // inclusive positions in the linear order; first == kNone: empty
   uint32_t last = 0;
+  std::vector<Segment> parts;  // two or more, ascending, with a gap between neighbours; or empty (see above)
+
   bool empty() const { return first == kNone; }
-  bool contains(uint32_t pos) const { return !empty() && first <= pos && pos <= last; }
+  bool contains(uint32_t pos) const;
+  size_t segmentCount() const { return empty() ? 0 : parts.empty() ? 1 : parts.size(); }
+  Segment segment(size_t i) const { return parts.empty() ? Segment{first, last} : parts[i]; }
+  // Adds the positions [s.first, s.last] (merged with the segments they meet or touch).
+  void add(Segment s);
   bool operator==(const LiveRange&) const = default;
 };
 
-// True when both ranges are non-empty and share a position.
+// True when both ranges are non-empty and share a position (segment against segment).
 bool interferes(const LiveRange& a, const LiveRange& b);
 
-// How rule 3 was decided, per (tensor, common loop) question asked of the views (registers and quick whole-write
+// Adds `w` over every segment of `r` to a difference array indexed by position (delta.size() > r.last + 1).
+void addOverSegments(std::vector<int64_t>& delta, const LiveRange& r, int64_t w);
+
+// How the back-edge rule was decided, per (tensor, loop) question asked of the views (registers and quick whole-write
 // kills are not counted). `-v` prints them (alloc/driver.cpp).
 struct LivenessStats {
   uint32_t per_iteration = 0;  // covered in every iteration: not extended
@@ -70,6 +113,9 @@ struct Liveness {
   LivenessStats stats;
   std::vector<LiveRange> tensors;    // by TensorId
   std::vector<LiveRange> registers;  // by RegId
+  // By TensorId: the positions of the full writes that start the tensor's second, third, ... value (ascending).
+  // At such a position the tensor's reads belong to the value before and its writes to the value it starts.
+  std::vector<std::vector<uint32_t>> value_starts;
 };
 
 // The order holds pointers into `p`: the result must not outlive it.

@@ -200,9 +200,11 @@ std::string livenessPrecisionTable() {
       "observes in one run, `verify/dynamic_liveness.h`), per partition for SBUF, in banks for PSUM. A tensor counts\n"
       "whole while live. Soundness (static contains dynamic) is the property `Liveness.StaticRangesContainTheDynamicOnes`;\n"
       "1.00 is exact. *back edges*: the (tensor, loop) questions of the back-edge rule, decided from the views as\n"
-      "per iteration / loop-carried / undecidable (the last kept live over the loop). Above 1.00: a tensor has one\n"
-      "live range, so one used in two separate phases of an iteration (attention_psum_shared's p and pT, once per\n"
-      "head) is live between them too.\n\n"
+      "per iteration / loop-carried / undecidable (the last kept live over the loop). A tensor's live range is a set\n"
+      "of segments, one per value (a full write after the last read starts a new one), so a buffer used in two\n"
+      "separate phases of an iteration (attention_psum_shared's p and pT, once per head) is not live between them.\n"
+      "Above 1.00 remains where a static position stands for every iteration of its loop: a value written in each\n"
+      "iteration and read after the loop is live over the whole loop.\n\n"
       "| kernel | SBUF static | SBUF dynamic | ratio | PSUM static | PSUM dynamic | ratio | back edges (per iteration / carried / undecidable) |\n"
       "|---|---:|---:|---:|---:|---:|---:|---|\n";
   std::vector<std::filesystem::path> files;

@@ -1,7 +1,7 @@
 // Fuzz target for the PSUM colorer (modelled on the production allocator's): bytes -> well-formed program on a tiny machine
 // whose SBUF and register file are made large, so that only PSUM is under pressure -> allocatePsum -> the rest placed
 // by placeGreedy with the PSUM banks frozen -> well-formedness + the three oracles; the same input allocated twice
-// must give the same bytes. AllocError (e.g. "too many reloads required") is a legal outcome.
+// must give the same bytes. AllocError (e.g. "PSUM cannot hold ...") is a legal outcome.
 // On half of the inputs the colorer runs one of its four orders alone (PsumOptions::only_heuristic, from the poison
 // seed's hash): best-of-n hands on only the winner, and this way the oracles check what each order makes of a program.
 // SBUF 3x tiny: large enough for the spill slots, and 96 KiB in all, under the 128 KiB above which ASan maps and

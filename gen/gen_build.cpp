@@ -72,7 +72,29 @@ DType Generator::floatOr(bool wantFloat) {
   return anyDType();
 }
 
+void Generator::died(TensorId t) {
+  if (opts_.reuse == 0 || t >= prog_.tensors.size() || prog_.tensors[t].space == Space::Dram) return;
+  if (madeIn_[t] != currentScope()) return;  // mentioned in an enclosing body too: not safe to recycle here
+  deadTensors_.push_back({t, currentScope()});
+}
+
 TensorId Generator::addTensor(Space space, uint32_t parts, uint32_t elems, DType dt, const char* prefix) {
+  if (opts_.reuse > 0 && space != Space::Dram) {
+    std::vector<size_t> fits;
+    for (size_t k = 0; k < deadTensors_.size(); ++k) {
+      const Tensor& d = prog_.tensors[deadTensors_[k].t];
+      if (deadTensors_[k].scope == currentScope() && d.space == space && d.partitions == parts &&
+          d.elements == elems && d.dtype == dt)
+        fits.push_back(k);
+    }
+    if (!fits.empty() && yes(opts_.reuse)) {
+      const size_t k = fits[c_.below(fits.size())];
+      const TensorId id = deadTensors_[k].t;
+      deadTensors_.erase(deadTensors_.begin() + std::ptrdiff_t(k));
+      ts_[id] = TensorState{};  // a new value: nothing written yet
+      return id;
+    }
+  }
   Tensor t;
   uint32_t& counter = counters_[space == Space::Psum ? 3 : space == Space::Sbuf ? 2 : prefix[0] == 'o' ? 1 : 0];
   t.name = numbered(prefix, counter++);
@@ -86,6 +108,7 @@ TensorId Generator::addTensor(Space space, uint32_t parts, uint32_t elems, DType
   if (space == Space::Dram) dramBytes_ += t.totalBytes();
   prog_.tensors.push_back(std::move(t));
   ts_.emplace_back();
+  madeIn_.push_back(currentScope());
   return TensorId(prog_.tensors.size() - 1);
 }
 

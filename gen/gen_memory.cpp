@@ -94,6 +94,7 @@ void Generator::retire(size_t poolIndex) {
   switch (weighted({8, into.empty() ? 0u : 3u, 1})) {
     case 0:
       storeToOutput(t);
+      died(t);
       return;
     case 1: {
       TensorId u = into[c_.below(into.size())];
@@ -116,9 +117,11 @@ void Generator::retire(size_t poolIndex) {
       ts_[u].mag = std::max(ts_[u].mag, m);
       charge(T.totalBytes());
       emit(std::move(i));
+      died(t);
       return;
     }
     default:
+      died(t);
       return;  // dropped: its last read was its last use
   }
 }
@@ -160,6 +163,7 @@ void Generator::storeToOutput(TensorId t) {
     emit(std::move(op));
     dma.a = whole(tmp);
     emit(std::move(dma));
+    died(tmp);
   });
 }
 
@@ -168,6 +172,7 @@ void Generator::evacuatePsum(size_t psumIndex) {
   psumPool_.erase(psumPool_.begin() + std::ptrdiff_t(psumIndex));
   if (depth() == 0 && yes(25)) {  // straight to an output
     storeToOutput(ps);
+    died(ps);
     return;
   }
   const Tensor& P = prog_.tensors[ps];
@@ -209,6 +214,7 @@ void Generator::evacuatePsum(size_t psumIndex) {
   if (how == 1) m = func == ActFunc::Exp ? std::exp(m) : fl ? 1 : m;
   ts_[s].mag = m;
   addToPool(s);
+  died(ps);
 }
 
 void Generator::memsetStatement() {

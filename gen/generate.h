@@ -25,6 +25,11 @@ struct GenOptions {
   // oracle walks every iteration, and the few inputs with hundreds of iterations took a fifth of their CPU time.
   // A capped loop draws its trip count as before and keeps what fits, so the choice stream is unchanged.
   uint32_t max_nest_trips = 0;
+  // Percent of on-chip tensors that recycle a dead tensor of the same shape and dtype instead of a new one, where
+  // one is dead in the current loop body (or at top level): one tensor then holds several values, written anew
+  // after its last read, as kernels reuse buffers across phases and unrolled copies. 0 draws no decision for it,
+  // so programs are those of earlier versions; `allocsim gen` and the property suites turn it on.
+  uint32_t reuse = 0;
 };
 
 // Always returns a well-formed program; deterministic in the choices; terminates for any choice stream.

@@ -204,6 +204,17 @@ class Generator {
   GenOutcome outcome_;  // how the statement loop ended
   uint32_t statements_ = 0, statementLimit_ = 0;
   uint32_t counters_[4] = {};  // name counters: inputs, outputs, sbuf, psum
+  // On-chip tensors whose last read has been emitted, with the loop body (scope id, 0 = top level) they were made
+  // and died in: addTensor may recycle one in that same body (GenOptions::reuse). Every mention of such a tensor
+  // lies in that body, so a new value written there after its death never meets an old read.
+  struct DeadTensor {
+    TensorId t;
+    uint32_t scope;
+  };
+  std::vector<DeadTensor> deadTensors_;
+  std::vector<uint32_t> madeIn_;  // by TensorId: the scope addTensor made it in
+  uint32_t currentScope() const { return scopes_.empty() ? 0 : scopes_.back().id; }
+  void died(TensorId t);          // t's last read has been emitted
 };
 
 }  // namespace allocsim::gen

@@ -394,6 +394,23 @@ EdgeShapes edgeShapes(const Program& p) {
     }
   }
   return e;
+// On-chip tensors that hold more than one value: written whole again, by an instruction that does not read them,
+// after they were read (program order, each loop body once).
+uint64_t recycledTensors(const Program& p) {
+  std::vector<bool> read(p.tensors.size(), false), recycled(p.tensors.size(), false);
+  forEachInstruction(p.body, [&](const Instruction& i) {
+    if (i.op == Op::Loop) return;
+    bool reads_dst = false;
+    for (const AccessPattern* r : sourceViews(i)) reads_dst = reads_dst || r->tensor == i.dst.tensor;
+    const bool whole = writesWhole(p, i) || (i.op == Op::Matmul && i.start == When::Always &&
+                                             i.dst.tensor < p.tensors.size() && isFullAccess(p, i.dst));
+    if (whole && !reads_dst && i.dst.tensor < p.tensors.size() && read[i.dst.tensor] &&
+        p.tensors[i.dst.tensor].space != Space::Dram)
+      recycled[i.dst.tensor] = true;
+    for (const AccessPattern* r : sourceViews(i))
+      if (r->tensor < p.tensors.size()) read[r->tensor] = true;
+  });
+  return uint64_t(std::count(recycled.begin(), recycled.end(), true));
 }
 
 }  // namespace
@@ -507,6 +524,7 @@ std::vector<ShapeFeature> measureShape(const Program& p) {
   count("partial then whole write of a tensor in a loop body", e.partial_then_whole);
   count("in place at the exact boundary (first write reads a source at its last use)", e.in_place_exact);
   count("in place one short (the source is read once more after the first write)", e.in_place_one_short);
+  count("recycled on-chip tensors (written whole again after a read)", recycledTensors(p));
 
   PeakDemand d = peakDemand(p);
   flag("SBUF peak live bytes > capacity", d.sbuf_bytes > uint64_t(p.arch.sbuf_partitions) * p.arch.sbuf_bytes);

@@ -51,7 +51,7 @@ RC_GTEST_PROP(Coloring, AllocationsAreWellFormedAndPassAllOracles, ()) {
     RC_FAIL(v.findings.front().format("allocated") + printProgram(r.program));
   }
   bool spilled = false;
-  for (const Tensor& t : r.program.tensors) spilled |= t.origin != Origin::Source;
+  for (const Tensor& t : r.program.tensors) spilled |= t.origin == Origin::Spill || t.origin == Origin::Reload;
   RC_TAG(spilled ? "spilled" : "no spill");
 }
 

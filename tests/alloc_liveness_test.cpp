@@ -469,3 +469,114 @@ TEST(Interferes, InclusiveOverlapOfNonEmptyRanges) {
 
 }  // namespace
 }  // namespace allocsim
+
+namespace allocsim {
+namespace {
+
+LiveRange segments(std::initializer_list<Segment> s) {
+  LiveRange r;
+  for (const Segment& x : s) r.add(x);
+  return r;
+}
+
+TEST(LiveSegments, AddMergesTouchingAndOverlappingSegments) {
+  EXPECT_EQ(segments({{1, 3}, {4, 6}}), range(1, 6));  // touching: one segment
+  EXPECT_EQ(segments({{5, 9}, {1, 2}, {3, 4}}), range(1, 9));
+  const LiveRange two = segments({{1, 2}, {5, 6}});
+  EXPECT_EQ(two.segmentCount(), 2u);
+  EXPECT_EQ(two.first, 1u);
+  EXPECT_EQ(two.last, 6u);
+  EXPECT_TRUE(two.contains(2));
+  EXPECT_FALSE(two.contains(3));
+  EXPECT_FALSE(two.contains(4));
+  EXPECT_TRUE(two.contains(5));
+  EXPECT_EQ(segments({{1, 2}, {5, 6}, {2, 5}}), range(1, 6));  // a bridge joins them
+}
+
+TEST(LiveSegments, InterferenceIsSegmentAgainstSegment) {
+  const LiveRange a = segments({{1, 2}, {7, 8}});
+  EXPECT_FALSE(interferes(a, range(3, 6)));  // in the gap
+  EXPECT_TRUE(interferes(a, range(2, 3)));
+  EXPECT_TRUE(interferes(a, range(6, 7)));
+  EXPECT_FALSE(interferes(a, segments({{3, 4}, {9, 10}})));
+  EXPECT_TRUE(interferes(a, segments({{3, 4}, {8, 10}})));
+}
+
+// The tensors of a program that reuses buffers: a full write after the last read starts a new value, and the
+// tensor is not live between its values.
+TEST(LiveSegments, AFullWriteAfterTheLastReadStartsANewValue) {
+  Live l(std::string(kDecls) +
+         "dma a, A\n"          // 11
+         "copy b, a\n"         // 12
+         "copy c, b\n"         // 13
+         "copy d, c\n"         // 14: d's first value, never read
+         "memset b, 1\n"       // 15: b's second value
+         "tt d, b, c, add\n"   // 16: d's second value
+         "dma O, d\n");        // 17
+  const LiveRange b = l.tensor("b");
+  EXPECT_EQ(b.segmentCount(), 2u);
+  EXPECT_EQ(b.segment(0), (Segment{l.pos(12), l.pos(13)}));
+  EXPECT_EQ(b.segment(1), (Segment{l.pos(15), l.pos(16)}));
+  EXPECT_EQ(l.live.value_starts[l.p.findTensor("b")], (std::vector<uint32_t>{l.pos(15)}));
+  // d's dead first value lies in b's gap.
+  EXPECT_EQ(l.tensor("d").segment(0), (Segment{l.pos(14), l.pos(14)}));
+  EXPECT_FALSE(interferes(b, range(l.pos(14), l.pos(14))));
+}
+
+TEST(LiveSegments, APartialWriteExtendsTheValueItLandsIn) {
+  Live l(std::string(kDecls) +
+         "dma a, A\n"                  // 11
+         "copy b, a\n"                 // 12
+         "copy c, b\n"                 // 13
+         "memset b[:, 0:32], 1\n"      // 14: half of b: the rest of the old value survives
+         "tt d, b, c, add\n"           // 15
+         "dma O, d\n");                // 16
+  EXPECT_EQ(l.tensor("b"), range(l.pos(12), l.pos(15)));
+}
+
+TEST(LiveSegments, AnInPlaceUpdateKeepsOneValue) {
+  Live l(std::string(kDecls) +
+         "dma a, A\n"          // 11
+         "copy b, a\n"         // 12
+         "tt b, b, a, add\n"   // 13
+         "dma O, b\n");        // 14
+  EXPECT_EQ(l.tensor("b"), range(l.pos(12), l.pos(14)));
+  EXPECT_TRUE(l.live.value_starts[l.p.findTensor("b")].empty());
+}
+
+// Two values of one tensor within each iteration of a loop: every read is covered by a write of the same iteration,
+// so the second full write starts a value there too.
+TEST(LiveSegments, ValuesWithinOneIterationOfALoop) {
+  Live l(std::string(kDecls) +
+         "dma a, A\n"            // 11
+         "loop i = 0, 4, 1 {\n"  // 12
+         "  copy b, a\n"         // 13
+         "  copy c, b\n"         // 14
+         "  copy d, c\n"         // 15
+         "  memset b, 2\n"       // 16
+         "  tt c, b, d, add\n"   // 17
+         "}\n"
+         "dma O, c\n");          // 19
+  const LiveRange b = l.tensor("b");
+  EXPECT_EQ(b.segmentCount(), 2u);
+  EXPECT_EQ(b.segment(0), (Segment{l.pos(13), l.pos(14)}));
+  EXPECT_EQ(b.segment(1), (Segment{l.pos(16), l.pos(17)}));
+}
+
+// A value read at the top of the body before the body writes it again is carried around the back edge: no new
+// value starts there.
+TEST(LiveSegments, NoNewValueWhereTheLoopCarriesTheOldOne) {
+  Live l(std::string(kDecls) +
+         "dma a, A\n"            // 11
+         "copy b, a\n"           // 12
+         "loop i = 0, 4, 1 {\n"  // 13
+         "  copy c, b\n"         // 14
+         "  memset b, 2\n"       // 15
+         "  tt b, b, c, add\n"   // 16
+         "}\n"
+         "dma O, b\n");          // 18
+  EXPECT_EQ(l.tensor("b"), range(l.pos(12), l.pos(18)));
+}
+
+}  // namespace
+}  // namespace allocsim

@@ -237,7 +237,7 @@ TEST(Driver, TinyCorpusKernelsSpillAtEveryColoringLevelAndPassAllThreeOracles) {
       const std::string what = file + " -O" + std::to_string(level);
       DriverResult r = run(level == 7 ? psumFixed(p) : p, level);
       bool spilled = false;
-      for (const Tensor& t : r.program.tensors) spilled |= t.origin != Origin::Source;
+      for (const Tensor& t : r.program.tensors) spilled |= t.origin == Origin::Spill || t.origin == Origin::Reload;
       EXPECT_TRUE(spilled) << what;
       expectOraclesPass(p, r.program, what, 7);
       ++passed;

@@ -2,7 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include "gen/choices.h"
 #include "gen/generate.h"
+#include "ir/check.h"
 #include "ir/parse.h"
 
 namespace allocsim {
@@ -237,6 +239,43 @@ TEST(GenStats, DefaultMixReachesTheNarrowShapesInATenthOfPrograms) {
                            "in place at the exact boundary (first write reads a source at its last use)",
                            "in place one short (the source is read once more after the first write)"})
     EXPECT_GE(tally.containing(name) * 10, programs) << name << "\n" << tally.table();
+}
+
+// A tensor written whole again after a read, by an instruction that does not read it, holds a second value; an
+// in-place update does not count, nor a partial write.
+TEST(GenStats, RecycledTensorsAreTheOnesWrittenWholeAgainAfterARead) {
+  const Program p = parseProgram(
+      "arch tiny\n"
+      "dram A [8, 64] f32 input\n"
+      "dram O [8, 64] f32 output\n"
+      "sbuf a [8, 64] f32\n"
+      "sbuf b [8, 64] f32\n"
+      "sbuf c [8, 64] f32\n"
+      "dma a, A\n"
+      "copy b, a\n"
+      "tt a, a, b, add\n"       // in place: not a new value
+      "memset c[:, 0:8], 1.0\n"
+      "copy c[:, 8:56], a[:, 8:56]\n"
+      "copy b[:, 0:8], c[:, 0:8]\n"  // partial: not a new value
+      "memset b, 2.0\n"         // b written whole after its read by `tt`: recycled
+      "tt c, b, a, add\n"       // c written whole after its read: recycled
+      "dma O, c\n");
+  EXPECT_EQ(feature(p, "recycled on-chip tensors (written whole again after a read)"), 2u);
+}
+
+// GenOptions::reuse recycles dead tensors: programs stay well-formed and run, and the feature shows up.
+TEST(GenStats, ReuseMakesRecycledTensors) {
+  uint32_t with = 0;
+  for (uint64_t seed = 0; seed < 40; ++seed) {
+    SeededChoices choices(seed);
+    GenOptions o;
+    o.arch = *archPreset("tiny");
+    o.reuse = 60;
+    const Program p = generateProgram(choices, o);
+    EXPECT_TRUE(checkProgram(p).empty()) << seed;
+    with += feature(p, "recycled on-chip tensors (written whole again after a read)") > 0;
+  }
+  EXPECT_GE(with, 8u);
 }
 
 }  // namespace

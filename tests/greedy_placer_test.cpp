@@ -44,7 +44,7 @@ Program placedChecked(const std::string& text) {
   return placed;
 }
 
-TEST(Greedy, ReusesBanksAndLanesAndKeepsAWholeTensorRangeOverRedefinitions) {
+TEST(Greedy, ReusesBanksAndLanesAndTheGapsBetweenATensorsValues) {
   Program p = placedChecked(
       "arch tiny\n"
       "dram A [8, 64] f32 input\n"
@@ -64,7 +64,7 @@ TEST(Greedy, ReusesBanksAndLanesAndKeepsAWholeTensorRangeOverRedefinitions) {
       "copy d, c\n"
       "memset id, 1.0\n"
       "matmul p1, id, d, start, stop\n"
-      "copy a, p1\n"  // a is written again: one tensor, one range from its first write to its last read
+      "copy a, p1\n"  // a is written again: a second value, a segment of its own
       "matmul p2, id, a, start, stop\n"
       "loop i = 0, 1, 1 {\n"
       "  copy b, p2\n"
@@ -72,11 +72,12 @@ TEST(Greedy, ReusesBanksAndLanesAndKeepsAWholeTensorRangeOverRedefinitions) {
       "loop j = 0, 1, 1 {\n"
       "  dma O, b\n"
       "}\n");
-  // a (and b, also rewritten late) span nearly the whole program, so b, c and d each need a slot of their own.
+  // a and b (also rewritten late) are not live between their values: c (live from its write to `copy d, c`) takes
+  // a's slot in a's gap, d (to the first matmul) b's slot in b's gap.
   EXPECT_EQ(placementOf(p, "a"), sbufAt(0, 0));
   EXPECT_EQ(placementOf(p, "b"), sbufAt(0, 256));
-  EXPECT_EQ(placementOf(p, "c"), sbufAt(0, 512));
-  EXPECT_EQ(placementOf(p, "d"), sbufAt(0, 256 * 3));
+  EXPECT_EQ(placementOf(p, "c"), sbufAt(0, 0));
+  EXPECT_EQ(placementOf(p, "d"), sbufAt(0, 256));
   EXPECT_EQ(placementOf(p, "p1"), bankAt(0));
   EXPECT_EQ(placementOf(p, "p2"), bankAt(0));  // p1 was last read before p2's first write
   EXPECT_EQ(physOf(p, "i"), 0u);

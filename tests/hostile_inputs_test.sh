@@ -128,7 +128,16 @@ grep -q '^arch gen2 sbuf-partitions=1 sbuf-bytes=32 sbuf-align=2 ' odd.nki.txt |
 run "alloc imported odd" 20 "$allocsim" alloc odd.nki.txt -O2 -o odd.allocated.nki.txt
 expect "alloc imported odd" 0 ""
 run "export odd" 10 "$allocsim" export minimalloc odd.allocated.nki.txt odd.16.csv -o odd.exported.csv
-expect "export odd" 0 ""
+expect "export odd" 0 "minimalloc rules: valid .*capacity 16\)"
+# Without a capacity in the CSV's name, export takes the program's SBUF, halved back for the doubled problem.
+cp odd.16.csv oddnocap.csv
+run "export odd, capacity from the program" 10 "$allocsim" export minimalloc odd.allocated.nki.txt oddnocap.csv -o /dev/null
+expect "export odd, capacity from the program" 0 "minimalloc rules: valid .*capacity 16\)"
+# export's own hostile inputs: a program that is no program, a CSV that is no problem, each named.
+run "export binary program" 10 "$allocsim" export minimalloc binary.nki.txt odd.16.csv
+expect "export binary program" 2 "^binary\.nki\.txt:[0-9]+:[0-9]+: "
+run "export header-only CSV" 10 "$allocsim" export minimalloc odd.allocated.nki.txt header.64.csv
+expect "export header-only CSV" 2 "^header\.64\.csv:1:1: no buffers"
 # A problem whose search tables would pass the memory allowed is refused before they are built, at the file.
 awk 'BEGIN { print "id,lower,upper,size"; for (i = 0; i < 3000; i++) print i ",0,100,8" }' >wide.100000.csv
 run "solve over --max-memory" 10 "$allocsim" solve minimalloc wide.100000.csv --max-memory 1000000

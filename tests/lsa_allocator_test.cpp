@@ -193,7 +193,7 @@ TEST(LinearScan, WhenNothingCanBeSpilledTheErrorNamesTheIntervalAndTheDemand) {
     EXPECT_EQ(e.format("k.nki.txt"),
               "k.nki.txt:5:6: Failed to allocate c: no free block of 8 partitions x 4096 bytes next to the 1 live "
               "tensor (32768 of 32768 SBUF partition-bytes in use (8 partitions x 4096 bytes)), none of which can "
-              "be spilled (first: 'a_Reload2': already spilled)");
+              "be spilled: 'a_Reload2' (32768 bytes over its partitions, already spilled)");
   }
 }
 

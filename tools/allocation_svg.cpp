@@ -188,8 +188,7 @@ std::string allocationSvg(const Program& p, const SvgOptions& opts) {
   // Peak SBUF use (bytes over all partitions) and where it happens: the floorplan's moment.
   std::vector<int64_t> delta(positions + 1, 0);
   for (const Box& b : sbuf) {
-    delta[b.live.first] += int64_t(b.t->totalBytes());
-    delta[b.live.last + 1] -= int64_t(b.t->totalBytes());
+    addOverSegments(delta, b.live, int64_t(b.t->totalBytes()));
   }
   int64_t cur = 0, peak = 0;
   uint32_t peak_pos = 0;

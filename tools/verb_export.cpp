@@ -16,7 +16,8 @@ static const char kExportHelp[] =
     "Writes minimalloc's solution CSV (id,lower,upper,size,offset) for FILE.csv from the placements of\n"
     "ALLOCATED (a program `allocsim import minimalloc FILE.csv` made, then allocated), and checks it by\n"
     "minimalloc's rules: offsets within the capacity N (default: the number in FILE.csv's name, else\n"
-    "ALLOCATED's sbuf-bytes), no two buffers live at once sharing a byte. Violations go to standard error.\n"
+    "ALLOCATED's sbuf-bytes, halved when the import doubled the problem), no two buffers live at once sharing\n"
+    "a byte. Violations go to standard error.\n"
     "\n"
     "exit codes: 0 valid, 1 the solution breaks a rule, 2 bad input or usage\n";
 
@@ -41,11 +42,18 @@ int runExport(const Args& args) {
   if (allocated.empty() || csv.empty()) throw UsageError("export minimalloc needs ALLOCATED and FILE.csv");
   auto program = loadProgram(allocated, false);
   if (!program) return kExitBadInput;
-  if (!capacity) capacity = capacityFromFileName(csv);
-  if (!capacity) capacity = program->arch.sbuf_bytes;
-  MinimallocProblem solution;
+  MinimallocProblem problem, solution;
   try {
-    solution = exportMinimalloc(*program, parseMinimallocCsv(readSource(csv)));
+    problem = parseMinimallocCsv(readSource(csv));
+  } catch (const InputError& e) {
+    std::fputs(e.format(csv == "-" ? "<stdin>" : csv).c_str(), stderr);
+    return kExitBadInput;
+  }
+  if (!capacity) capacity = capacityFromFileName(csv);
+  // The program's SBUF is the problem's capacity times the import's scale (2 when a size is odd).
+  if (!capacity) capacity = program->arch.sbuf_bytes / minimallocScale(problem);
+  try {
+    solution = exportMinimalloc(*program, problem);
   } catch (const InputError& e) {
     std::fputs(e.format(allocated).c_str(), stderr);  // locations in the program (or the CSV's line)
     return kExitBadInput;

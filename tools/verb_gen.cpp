@@ -16,7 +16,7 @@ namespace allocsim::cli {
 constexpr uint64_t kLargestDramLimit = uint64_t(1) << 34;
 
 static const char kGenHelp[] =
-    "usage: allocsim gen --seed S [--size N] [--pressure P] [--dma-patterns P]\n"
+    "usage: allocsim gen --seed S [--size N] [--pressure P] [--dma-patterns P] [--reuse P]\n"
     "                    [--arch tiny|gen1|gen2] [--KEY VALUE] [-o OUT]\n"
     "       allocsim gen --stats --seeds N [--seed FIRST] [--size N] [--pressure P] [--arch ...] [--json]\n"
     "\n"
@@ -35,6 +35,9 @@ static const char kGenHelp[] =
     "  --dma-patterns P  percent of statements that are DMA patterns for the DMA optimization (abutting\n"
     "                 reads, repeated reads, a tensor read later over a sub-range only, a dead store;\n"
     "                 default 0)\n"
+    "  --reuse P      percent of on-chip tensors that recycle a dead tensor of the same shape (a buffer\n"
+    "                 written anew after its last read: several values in one tensor; default 25, 0 for\n"
+    "                 the programs of earlier versions)\n"
     "  --arch NAME    machine preset (default tiny); --KEY VALUE overrides one field, e.g. --psum-banks 2\n"
     "  -o OUT         write to OUT instead of standard output\n"
     "  --stats        instead of a program, print how often each shape appears over --seeds N programs\n"
@@ -49,6 +52,7 @@ int runGen(const Args& args) {
   ArgReader r(args);
   GenOptions opts;
   opts.arch = *archPreset("tiny");
+  opts.reuse = 25;
   std::optional<uint64_t> seed;
   std::string out;
   bool stats = false, json = false;
@@ -63,6 +67,7 @@ int runGen(const Args& args) {
     else if (auto v = r.value("--pressure")) opts.pressure = uint32_t(ArgReader::toUint("--pressure", *v, 1000));
     else if (auto v = r.value("--dma-patterns"))
       opts.dma_patterns = uint32_t(ArgReader::toUint("--dma-patterns", *v, 100));
+    else if (auto v = r.value("--reuse")) opts.reuse = uint32_t(ArgReader::toUint("--reuse", *v, 100));
     else if (auto v = r.value("-o")) out = *v;
     else if (r.flag("--stats")) stats = true;
     else if (r.flag("--json")) json = true;

@@ -21,8 +21,7 @@ uint64_t staticMax(const Program& p, const Liveness& live, Space s) {
   for (TensorId t = 0; t < p.tensors.size(); ++t) {
     const LiveRange& r = live.tensors[t];
     if (r.empty()) continue;
-    delta[r.first] += int64_t(weight(p, p.tensors[t], s));
-    delta[r.last + 1] -= int64_t(weight(p, p.tensors[t], s));
+    addOverSegments(delta, r, int64_t(weight(p, p.tensors[t], s)));
   }
   int64_t now = 0, peak = 0;
   for (int64_t d : delta) peak = std::max(peak, now += d);

@@ -20,8 +20,7 @@ MemoryBounds maxLiveBounds(const Program& p) {
     const int64_t size = x.space == Space::Sbuf ? int64_t(x.partitions * x.bytesPerPartition())
                                                 : int64_t(psumBanksOf(p.arch, x));
     auto& delta = x.space == Space::Sbuf ? area : banks;
-    delta[r.first] += size;
-    delta[size_t(r.last) + 1] -= size;
+    addOverSegments(delta, r, size);
     if (x.space == Space::Sbuf) b.sbuf_bytes = std::max(b.sbuf_bytes, x.bytesPerPartition());
   }
   int64_t a = 0, k = 0, peak_area = 0;

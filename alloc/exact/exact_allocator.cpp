@@ -4,6 +4,7 @@
 #include "alloc/exact/canonical_timeline.h"
 #include "alloc/exact/exact_search.h"
 #include "alloc/liveness.h"
+#include "alloc/value_split.h"
 
 namespace allocsim {
 namespace {
@@ -43,8 +44,18 @@ SpaceProblem build(const Program& p, const Liveness& live, Space space, bool kee
       for (uint32_t s = 0; s + it.rows <= a.sbuf_partitions; s += quantum) it.starts.push_back(s);
     }
     all_full = all_full && it.rows == sp.problem.rows && it.starts.size() == 1 && it.starts[0] == 0;
-    sp.problem.items.push_back(it);
-    sp.tensors.push_back(t);
+    // A fixed tensor is an item per segment, all at its place: between its values others may use that memory. A
+    // movable one is one item over its hull (value_split.h has given each value that can move a tensor of its own).
+    const LiveRange& r = live.tensors[t];
+    const size_t items = fixed ? r.segmentCount() : 1;
+    for (size_t k = 0; k < items; ++k) {
+      if (fixed) {
+        it.first = r.segment(k).first;
+        it.last = r.segment(k).last;
+      }
+      sp.problem.items.push_back(it);
+      sp.tensors.push_back(t);
+    }
   }
   if (sbuf && all_full) {  // every tensor spans every partition: minimalloc's 1-D problem
     sp.problem.rows = 1;
@@ -120,6 +131,11 @@ ExactAllocResult allocateExact(const Program& input, const ExactAllocOptions& o)
   Program& p = result.program;
   for (Tensor& t : p.tensors)
     if (t.space != Space::Dram && !t.pinned && !o.keep_placements) t.placement.reset();
+  // Each value of an unplaced tensor is an item of its own (alloc/value_split.h): a value may take any place.
+  const ValueSplitStats split = splitValues(p);
+  if (split.tensors > 0)
+    result.report.line("values: " + std::to_string(split.tensors) + " tensors split into " +
+                       std::to_string(split.values) + " more, one per value");
   const Liveness live = computeLiveness(p);
   place(p, live, Space::Psum, o, result.report);
   place(p, live, Space::Sbuf, o, result.report);

@@ -125,21 +125,28 @@ class SpacePass {
     // The head of the order that can be spilled; one the instruction being allocated uses only when no other
     // can be (its stand-in is live there too: only a fresh placement of the stand-in may help).
     TensorId victim = kNone;
-    std::string why_not;
     for (bool allow_used : {false, true})
       for (const ActiveEntry& e : order) {
         if (victim != kNone || e.in_instruction != allow_used) continue;
-        const std::string obstacle = lsaSpillObstacle(p_, e.tensor, st_);
-        if (obstacle.empty())
-          victim = e.tensor;
-        else if (why_not.empty())
-          why_not = "'" + *e.name + "': " + obstacle;
+        if (lsaSpillObstacle(p_, e.tensor, st_).empty()) victim = e.tensor;
       }
     if (victim == kNone) {
       std::string msg = "Failed to allocate " + name + ": no free block of " + requestText(s_, req) + " next to the " +
                         std::to_string(order.size()) + " live " + (order.size() == 1 ? "tensor" : "tensors") +
                         " (" + demandText(p_, s_, m) + ")";
-      msg += order.empty() ? ", and nothing is live to spill" : ", none of which can be spilled (first: " + why_not + ")";
+      if (order.empty()) {
+        msg += ", and nothing is live to spill";
+      } else {
+        // The tensors live there, their sizes and why each stays (at most eight named).
+        msg += ", none of which can be spilled: ";
+        for (size_t i = 0; i < order.size() && i < 8; ++i) {
+          const std::string obstacle = lsaSpillObstacle(p_, order[i].tensor, st_);
+          msg += (i ? ", '" : "'") + *order[i].name + "' (" + std::to_string(order[i].size) +
+                 (s_ == Space::Psum ? (order[i].size == 1 ? " bank" : " banks") : " bytes over its partitions") +
+                 (obstacle.empty() ? "" : ", " + obstacle) + ")";
+        }
+        if (order.size() > 8) msg += " and " + std::to_string(order.size() - 8) + " more";
+      }
       throw AllocError(declarationLoc(p_, iv.tensor), msg);
     }
     r_.line("Spilling " + p_.tensors[victim].name);

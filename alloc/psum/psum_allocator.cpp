@@ -8,6 +8,8 @@
 #include "alloc/best_of_n.h"
 #include "alloc/colorer_report.h"
 #include "alloc/copy_tensor.h"
+#include "alloc/first_fit_placer.h"
+#include "alloc/psum/psum_def_regions.h"
 #include "alloc/liveness.h"
 #include "alloc/psum/psum_bank_model.h"
 #include "alloc/psum/psum_costs.h"
@@ -19,6 +21,62 @@
 #include "alloc/spill_candidates.h"
 
 namespace allocsim {
+namespace {
+
+std::string bankText(uint64_t n) { return std::to_string(n) + (n == 1 ? " bank" : " banks"); }
+
+// Why the colorer may not spill PSUM node `i` (its cost is +inf).
+std::string whyUnspillable(const Program& p, const PsumGraph& g, uint32_t i) {
+  const PsumNode& n = g.nodes[i];
+  const Tensor& t = p.tensors[n.tensor];
+  if (n.pinned) return "pinned";
+  if (t.origin == Origin::Reload) return "a reload stand-in";
+  if (t.origin != Origin::Source) return "inserted by an earlier spill";
+  for (const Tensor& x : p.tensors)
+    if (x.origin == Origin::Spill && x.copy_of == n.tensor) return "already spilled";
+  const PsumSpillPlan plan = planPsumSpill(p, n.tensor);
+  return plan.spillable ? "spillable" : plan.why_not;
+}
+
+// The refusal when node `f` found no bank and nothing spillable is live with it: the tensors live together where
+// it meets the most demand, their sizes and the capacity, and why none of them can be spilled.
+AllocError cannotPlace(const Program& p, const Liveness& live, const PsumGraph& g, uint32_t f, uint32_t banks) {
+  const PsumNode& node = g.nodes[f];
+  // The position of f's segments where the PSUM tensors live there need the most banks.
+  uint32_t best_pos = kNone;
+  uint64_t best = 0;
+  for (size_t s = 0; s < node.range.segmentCount(); ++s)
+    for (uint32_t pos = node.range.segment(s).first; pos <= node.range.segment(s).last; ++pos) {
+      uint64_t here = node.banks;
+      for (uint32_t j : g.neighbours[f])
+        if (g.nodes[j].range.contains(pos)) here += g.nodes[j].banks;
+      if (best_pos == kNone || here > best) best = here, best_pos = pos;
+    }
+  std::string with;
+  std::vector<uint32_t> together;
+  for (uint32_t j : g.neighbours[f])
+    if (best_pos != kNone && g.nodes[j].range.contains(best_pos)) together.push_back(j);
+  for (uint32_t j : together)
+    with += (with.empty() ? "" : ", ") + p.tensors[g.nodes[j].tensor].name + " (" + bankText(g.nodes[j].banks) +
+            ", " + whyUnspillable(p, g, j) + ")";
+  std::string where;
+  if (best_pos != kNone && live.order.positions[best_pos].inst && live.order.positions[best_pos].inst->loc.known())
+    where = " at line " + std::to_string(live.order.positions[best_pos].inst->loc.line);
+  else if (best_pos != kNone)
+    where = " at position " + std::to_string(best_pos) + " of the linear order";
+  std::string msg = "PSUM cannot hold " + describeTensor(p, node.tensor) + " (" + bankText(node.banks) + ", " +
+                    whyUnspillable(p, g, f) + "): ";
+  if (together.empty())
+    msg += "no tensor is live with it, yet it needs " + bankText(node.banks) + " of " + bankText(banks);
+  else
+    msg += "live with it" + where + ": " + with + "; together they need " + bankText(best) + " and PSUM has " +
+           std::to_string(banks) +
+           (best > banks ? "" : ", but no free range of its size is left beside the banks they hold") +
+           "; none of them can be spilled";
+  return AllocError(declarationLoc(p, node.tensor), msg);
+}
+
+}  // namespace
 namespace {
 
 std::string num(double v) { return formatReportNumber(v, 2); }
@@ -126,15 +184,7 @@ PsumResult allocatePsum(Program&& input, const PsumOptions& o) {
       to_spill.push_back(g.nodes[i].tensor);
       round_cost += g.nodes[i].cost;
     }
-    if (to_spill.empty()) {
-      const PsumNode& node = g.nodes[best.selection.failed.front()];
-      const Tensor& t = p.tensors[node.tensor];
-      throw AllocError(declarationLoc(p, node.tensor),
-                       "too many reloads required: " + t.name + " (" + std::to_string(node.banks) +
-                           " banks) cannot be placed in PSUM (" + std::to_string(psum_banks) +
-                           " banks), and every tensor live with it is un-spillable (inside an accumulation group, "
-                           "pinned, or already spilled)");
-    }
+    if (to_spill.empty()) throw cannotPlace(p, live, g, best.selection.failed.front(), psum_banks);
     std::sort(to_spill.begin(), to_spill.end());
     PsumSpillStats st = insertPsumSpillCode(p, to_spill, next_id);
     spilled += uint32_t(to_spill.size());

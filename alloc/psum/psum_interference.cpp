@@ -13,8 +13,11 @@ uint64_t maxConcurrent(const PsumGraph& g) {
   std::vector<std::pair<uint64_t, int64_t>> events;  // (position, +banks at first / -banks after last)
   for (const PsumNode& node : g.nodes) {
     if (node.range.empty()) continue;
-    events.push_back({node.range.first, int64_t(node.banks)});
-    events.push_back({uint64_t(node.range.last) + 1, -int64_t(node.banks)});
+    for (size_t i = 0; i < node.range.segmentCount(); ++i) {
+      const Segment s = node.range.segment(i);
+      events.push_back({s.first, int64_t(node.banks)});
+      events.push_back({uint64_t(s.last) + 1, -int64_t(node.banks)});
+    }
   }
   std::sort(events.begin(), events.end());  // at one position, ends (negative) come before starts
   int64_t now = 0, best = 0;

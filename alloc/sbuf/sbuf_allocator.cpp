@@ -47,13 +47,17 @@ AllocError nothingCanHelp(const Program& p, const Liveness& live, const SbufGrap
     for (uint32_t j : g.neighbours[f]) {
       const LiveRange& rj = g.nodes[j].range;
       if (!interferes(rj, node.range)) continue;
-      delta[std::max(rj.first, first) - first] += int64_t(g.nodes[j].area());
-      delta[std::min(rj.last, node.range.last) - first + 1] -= int64_t(g.nodes[j].area());
+      for (size_t k = 0; k < rj.segmentCount(); ++k) {  // each segment, clipped to the node's hull
+        const Segment sj = rj.segment(k);
+        if (sj.last < first || sj.first > node.range.last) continue;
+        delta[std::max(sj.first, first) - first] += int64_t(g.nodes[j].area());
+        delta[std::min(sj.last, node.range.last) - first + 1] -= int64_t(g.nodes[j].area());
+      }
     }
     int64_t here = int64_t(node.area());
     for (uint32_t k = 0; k < len; ++k) {
       here += delta[k];
-      if (uint64_t(here) > peak) {
+      if (uint64_t(here) > peak && node.range.contains(first + k)) {  // where the node itself is live
         peak = uint64_t(here);
         peak_at = first + k;
       }

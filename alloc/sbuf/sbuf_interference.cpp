@@ -41,8 +41,7 @@ SbufGraph buildSbufGraph(const Program& p, const Liveness& live) {
   for (const SbufNode& node : g.nodes) {
     if (node.range.empty() || node.range.last >= live.order.positions.size()) continue;
     g.total_demand += node.area();
-    delta[node.range.first] += int64_t(node.area());
-    delta[node.range.last + 1] -= int64_t(node.area());
+    addOverSegments(delta, node.range, int64_t(node.area()));
   }
   int64_t now = 0;
   for (int64_t d : delta) {
