@@ -394,6 +394,8 @@ EdgeShapes edgeShapes(const Program& p) {
     }
   }
   return e;
+}
+
 // On-chip tensors that hold more than one value: written whole again, by an instruction that does not read them,
 // after they were read (program order, each loop body once).
 uint64_t recycledTensors(const Program& p) {
