@@ -1,4 +1,4 @@
-// The liveness section of `allocsim alloc -v` / --json (issue 7): how the back-edge rule of alloc/liveness.h was
+// The liveness section of `allocsim alloc -v` / --json: how the back-edge rule of alloc/liveness.h was
 // decided on the input — per iteration, loop-carried, or undecidable and kept live over the loop (conservative).
 #pragma once
 

@@ -53,4 +53,31 @@ Selection selectAllocator(const SelectionInput& in) {
   return s;
 }
 
+AllocatorChoice resolveAllocator(const std::string& name, std::optional<int> optlevel) {
+  auto family = [](int level) -> std::string {
+    switch (level) {
+      case 0: return "no-reuse";
+      case 7: return "fixed";
+      case 8: return "lsa";
+      default: return "coloring";
+    }
+  };
+  auto only = [&](int alias) {
+    if (optlevel && *optlevel != alias)
+      throw OptionError("--allocator " + name + " is -O" + std::to_string(alias) + "; -O" + std::to_string(*optlevel) +
+                        " is --allocator " + family(*optlevel));
+    return AllocatorChoice{alias, ""};
+  };
+  if (name == "no-reuse") return only(0);
+  if (name == "fixed") return only(7);
+  if (name == "lsa") {
+    const int level = optlevel.value_or(8);
+    return AllocatorChoice{level, level == 8 ? "" : "lsa"};  // -O8 is the linear scan whatever the name says
+  }
+  if (name == "coloring" && optlevel && (*optlevel == 0 || *optlevel == 7 || *optlevel == 8))
+    throw OptionError("--allocator coloring runs at -O1, -O2, -O3 or -O6; -O" + std::to_string(*optlevel) +
+                      " is --allocator " + family(*optlevel));
+  return AllocatorChoice{optlevel.value_or(2), name};  // "", "coloring", "exact"; others: selectAllocator's error
+}
+
 }  // namespace allocsim

@@ -18,6 +18,7 @@
 //   optlevel it would be silently ignored, so it is an OptionError instead;
 #pragma once
 
+#include <optional>
 #include <stdexcept>
 #include <string>
 
@@ -53,5 +54,20 @@ struct Selection {
 
 // The map, asserts included; throws OptionError.
 Selection selectAllocator(const SelectionInput& in);
+
+// `--allocator NAME` is the one way to pick an allocator; `-O N` picks the effort within it. The production
+// compiler names some allocators by optlevel alone, and those optlevels are kept as aliases:
+//   --allocator no-reuse   = -O0
+//   --allocator coloring   = -O1, -O2 (the default), -O3, -O6 (coloring with loops)
+//   --allocator fixed      = -O7 (fixed assignment + in-place write checker)
+//   --allocator lsa        = -O8 (with -O6: its loop-aware variant, as the production driver selects it)
+//   --allocator exact      at any optlevel (-O7 keeps the input's placements)
+// An optlevel that names another allocator than NAME is an OptionError. Returns the optlevel and the allocator
+// string the Selection Map reads (SelectionInput, DriverOptions).
+struct AllocatorChoice {
+  int optlevel = 2;
+  std::string allocator;
+};
+AllocatorChoice resolveAllocator(const std::string& name, std::optional<int> optlevel);
 
 }  // namespace allocsim

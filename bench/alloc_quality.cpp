@@ -190,7 +190,7 @@ std::string lsaVersusColoring() {
   return out + summary;
 }
 
-// Issue 7's precision figure: static max-live (alloc/liveness.h) over dynamic max-live (what one interpreted run
+// The liveness precision figure: static max-live (alloc/liveness.h) over dynamic max-live (what one interpreted run
 // observes, verify/dynamic_liveness.h), per corpus kernel and liveness acceptance kernel (corpus/liveness/), with
 // how the back-edge rule was decided. Deterministic; not timed.
 std::string livenessPrecisionTable() {

@@ -16,7 +16,7 @@
 #include "ir/arch.h"
 #include "ir/parse.h"
 #include "verify/register_demand.h"
-#include "verify/verify.h"
+#include "verify/correct.h"
 
 namespace allocsim {
 namespace {
@@ -128,11 +128,12 @@ std::string generatedTable() {
         loop_spilled += field(r, "reg.spilled_loop_registers") > 0;
         coalesced += field(r, "reg.coalesced_copies") > 0;
         nest_bound += d.nest_lanes > p.arch.sp_registers;
-        VerifyOptions vo;
-        vo.original = &p;
-        vo.poison_seed = seed + 1;
-        const VerifyReport v = verifyAllocated(r.program, vo);
-        verified += v.ok() && std::all_of(v.oracles.begin(), v.oracles.end(), [](const OracleRun& o) { return o.ran; });
+        CorrectnessOptions check;
+        check.input = &p;
+        check.verify.poison_seed = seed + 1;
+        const Verdict v = checkAllocation(r.program, check);
+        verified += v.ok() && std::all_of(v.report.oracles.begin(), v.report.oracles.end(),
+                                          [](const OracleRun& o) { return o.ran; });
       } catch (const AllocError&) {
         (d.unavoidable_lanes > p.arch.sp_registers ? impossible : other) += 1;
       }

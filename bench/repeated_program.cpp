@@ -7,7 +7,7 @@
 #include "alloc/driver.h"
 #include "gen/choices.h"
 #include "gen/generate.h"
-#include "verify/verify.h"
+#include "verify/correct.h"
 
 namespace allocsim {
 namespace {
@@ -85,9 +85,10 @@ Program smallAllocatedProgram(uint64_t seed, Program* original) {
     d.optlevel = 2;
     try {
       Program allocated = allocate(p, d).program;
-      VerifyOptions v;
-      v.poison_seed = 1;
-      if (verifyAllocated(allocated, v).ok()) {
+      CorrectnessOptions c;
+      c.input = &p;
+      c.verify.poison_seed = 1;
+      if (checkAllocation(allocated, c).ok()) {
         if (original) *original = std::move(p);
         return allocated;
       }

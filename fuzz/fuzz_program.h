@@ -20,10 +20,7 @@
 #include "ir/check.h"
 #include "ir/hash.h"
 #include "ir/print.h"
-#include "verify/equivalence.h"
-#include "verify/placement.h"
-#include "verify/symbolic.h"
-#include "verify/verify.h"
+#include "verify/correct.h"
 
 namespace allocsim::fuzz {
 
@@ -142,27 +139,32 @@ inline void runOn(FuzzProgram& in, const Arch& machine) { in.program.arch = mach
   std::abort();
 }
 
-// The allocated program must be well-formed and pass the oracles against the original:
-// equivalence and placement on every input, symbolic on one in kFuzzLimits.symbolic_every, chosen by the input's
-// poison seed so that a finding reproduces from its file (libFuzzer mutates that seed like any other decision).
+// The allocated program must be a correct allocation of `p` (verify/correct.h checkAllocation): well-formed,
+// implementing `p`, and passing the oracles against it: equivalence and placement on every input, symbolic on one in
+// kFuzzLimits.symbolic_every, chosen by the input's poison seed so that a finding reproduces from its file
+// (libFuzzer mutates that seed like any other decision).
 inline void requireCorrect(const char* target, const Program& p, const Program& allocated, uint64_t poison) {
-  std::vector<Diagnostic> diags = checkProgram(allocated);
-  if (!diags.empty()) reportBug(target, "the allocated program is not well-formed", p, &allocated,
-                                InputError(diags).format("allocated"));
-  const uint64_t max_steps = VerifyOptions{}.max_steps;
-  std::vector<Finding> findings;
-  try {
-    findings = checkEquivalence(allocated, EquivalenceOptions{1, poison, max_steps, &p});
-    if (poison % kFuzzLimits.symbolic_every == 0)
-      for (Finding& f : checkSymbolic(allocated, SymbolicOptions{max_steps})) findings.push_back(std::move(f));
-    for (Finding& f : checkPlacement(allocated, PlacementOptions{&p, max_steps})) findings.push_back(std::move(f));
-  } catch (const InputError& e) {
-    reportBug(target, "the allocated program cannot run", p, &allocated, e.format("allocated"));
-  }
-  if (!findings.empty()) {
-    std::string detail;
-    for (const Finding& f : findings) detail += f.format("allocated");
-    reportBug(target, "the oracles found a bug", p, &allocated, detail);
+  CorrectnessOptions check;
+  check.input = &p;
+  check.verify.poison_seed = poison;
+  check.verify.symbolic = poison % kFuzzLimits.symbolic_every == 0;
+  const Verdict v = checkAllocation(allocated, check);
+  switch (v.defect) {
+    case Defect::None: return;
+    case Defect::IllFormed:
+      reportBug(target, "the allocated program is not well-formed", p, &allocated,
+                InputError(v.diagnostics).format("allocated"));
+    case Defect::NotTheInput:
+      reportBug(target, "the allocated program does not implement the input", p, &allocated,
+                v.diagnostics.empty() ? v.mismatch : InputError(v.diagnostics).format("allocated"));
+    case Defect::CannotRun:
+      reportBug(target, "the allocated program cannot run", p, &allocated,
+                InputError(v.diagnostics).format("allocated"));
+    case Defect::Findings: {
+      std::string detail;
+      for (const Finding& f : v.report.findings) detail += f.format("allocated");
+      reportBug(target, "the oracles found a bug", p, &allocated, detail);
+    }
   }
 }
 

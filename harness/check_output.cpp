@@ -2,11 +2,9 @@
 
 #include <algorithm>
 
-#include "harness/implements_input.h"
 #include "harness/simulated_run.h"
-#include "ir/check.h"
 #include "ir/parse.h"
-#include "verify/verify.h"
+#include "verify/correct.h"
 
 namespace allocsim {
 namespace {
@@ -79,27 +77,27 @@ void checkAllocatedText(const Program& input, const std::string& text, const Che
 }
 
 void checkAllocatedProgram(const Program& input, const Program& allocated, const CheckSeeds& seeds, CaseOutcome& out) {
-  std::vector<Diagnostic> diags = checkProgram(allocated);
-  if (!diags.empty())
-    return fail(out, "ill-formed", "the output is not well-formed: " + diags[0].message, InputError(diags).format("output"));
-  try {
-    if (auto mismatch = inputMismatch(input, allocated))
-      return fail(out, "not-the-input", "the output does not implement the input: " + *mismatch);
-  } catch (const InputError& e) {
-    return fail(out, "not-the-input", "the output's provenance is inconsistent: " + e.diagnostics()[0].message,
-                e.format("output"));
+  CorrectnessOptions check;
+  check.input = &input;
+  check.verify.input_seed = seeds.input_seed;
+  check.verify.poison_seed = seeds.poison_seed;
+  Verdict v = checkAllocation(allocated, check);
+  switch (v.defect) {
+    case Defect::IllFormed:
+      return fail(out, defectName(v.defect), "the output is not well-formed: " + v.diagnostics[0].message,
+                  InputError(v.diagnostics).format("output"));
+    case Defect::NotTheInput:
+      if (!v.diagnostics.empty())
+        return fail(out, defectName(v.defect), "the output's provenance is inconsistent: " + v.diagnostics[0].message,
+                    InputError(v.diagnostics).format("output"));
+      return fail(out, defectName(v.defect), "the output does not implement the input: " + v.mismatch);
+    case Defect::CannotRun:
+      return fail(out, defectName(v.defect), "the oracles cannot run the output: " + v.diagnostics[0].message,
+                  InputError(v.diagnostics).format("output"));
+    case Defect::None:
+    case Defect::Findings: break;
   }
-  VerifyOptions vo;
-  vo.input_seed = seeds.input_seed;
-  vo.poison_seed = seeds.poison_seed;
-  vo.original = &input;
-  VerifyReport report;
-  try {
-    report = verifyAllocated(allocated, vo);
-  } catch (const InputError& e) {
-    return fail(out, "cannot-run", "the oracles cannot run the output: " + e.diagnostics()[0].message,
-                e.format("output"));
-  }
+  VerifyReport& report = v.report;
   if (report.ok()) {
     out.status = CaseStatus::Pass;
     if (seeds.simulate) checkSimulatedRun(allocated, seeds, out);
@@ -112,7 +110,7 @@ void checkAllocatedProgram(const Program& input, const Program& allocated, const
                    [](const Finding& a, const Finding& b) { return rootRank(a.oracle) < rootRank(b.oracle); });
   out.involved = involvedTensors(allocated, report.findings.front());
   for (const Finding& f : report.findings) {
-    std::string kind = std::string(oracleName(f.oracle)) + ":" + f.kind;
+    std::string kind = std::string(oracleName(f.oracle)) + ":" + findingKindName(f.kind);
     if (std::find(out.kinds.begin(), out.kinds.end(), kind) == out.kinds.end()) out.kinds.push_back(kind);
     out.detail += f.format("output");
   }

@@ -1,8 +1,8 @@
-// Every check the toolkit has, on one allocator output: the output parses, is well-formed
-// (ir/check.h), implements the input (harness/implements_input.h), and passes the three oracles
-// (verify/verify.h) with the input as the original, and (unless CheckSeeds::simulate is off) runs the same on the
-// simulator, which must agree with the interpreter (harness/simulated_run.h). The first check that fails decides
-// the outcome's kind.
+// Every check the toolkit has, on one allocator output: the output parses; it is a correct allocation of the input
+// (verify/correct.h checkAllocation: well-formed, implements the input, the three oracles with the input as the
+// original); and (unless CheckSeeds::simulate is off) it runs the same on the simulator, which must agree with the
+// interpreter (harness/simulated_run.h). The first check that fails decides the outcome's kind: "unparsable", the
+// verdict's defectName ("ill-formed", "not-the-input", "cannot-run"), or "ORACLE:KIND" for each finding.
 #pragma once
 
 #include <string>

@@ -6,7 +6,7 @@
 #include <map>
 #include <optional>
 
-#include "harness/program_ids.h"
+#include "verify/program_ids.h"
 #include "ir/check.h"
 
 namespace allocsim {

@@ -12,6 +12,7 @@
 #include "ir/print.h"
 #include "props/rc_program.h"
 #include "props/regression_file.h"
+#include "props/require_correct.h"
 #include "verify/verify.h"
 
 namespace allocsim {
@@ -38,22 +39,8 @@ void placeAndVerify(const char* name, Placer place, const Program& p) {
   } catch (const AllocError&) {
     RC_DISCARD("does not fit");
   }
-  VerifyOptions opts;
-  opts.original = &p;
-  opts.poison_seed = *rc::gen::inRange<uint64_t>(1, UINT64_MAX);
-  VerifyReport r;
-  try {
-    r = verifyAllocated(allocated, opts);
-  } catch (const InputError& e) {
-    // A placer's output that cannot even run is the placer's bug.
-    saveRegression(name, p, e.format("allocated"));
-    RC_FAIL(e.format("allocated") + "allocated program:\n" + printProgram(allocated));
-  }
-  if (!r.ok()) {
-    std::string why = r.findings.front().format("allocated");
-    saveRegression(name, p, why);
-    RC_FAIL(why + "allocated program:\n" + printProgram(allocated));
-  }
+  const Verdict v = requireCorrectAllocation(name, p, allocated, *rc::gen::inRange<uint64_t>(1, UINT64_MAX));
+  const VerifyReport& r = v.report;
   RC_TAG(r.oracles[0].ran && r.oracles[1].ran && r.oracles[2].ran ? "verified" : "not run");
 }
 
@@ -124,15 +111,7 @@ RC_GTEST_PROP(Allocation, CapacityGuardsFailCleanly, ()) {
       RC_FAIL(std::string(name) + " threw " + e.what());
     }
     if (!diags.empty()) continue;  // placed a program the checker rejects: nothing the oracles may run
-    VerifyOptions opts;
-    opts.original = &p;
-    opts.poison_seed = 1;
-    VerifyReport r = verifyAllocated(allocated, opts);
-    if (!r.ok()) {
-      saveRegression(std::string("capacity_") + name, p,
-                     r.findings.front().format("allocated"));
-      RC_FAIL(r.findings.front().format("allocated"));
-    }
+    requireCorrectAllocation(std::string("capacity_") + name, p, allocated, 1);
     RC_TAG(std::string(name) + ": fits");
   }
 }

@@ -15,6 +15,7 @@
 #include "ir/print.h"
 #include "props/rc_program.h"
 #include "props/regression_file.h"
+#include "props/require_correct.h"
 #include "verify/reference.h"
 #include "verify/verify.h"
 
@@ -48,19 +49,7 @@ DriverResult allocateOrDiscard(const Program& p, int optlevel, int dma_level) {
 }
 
 void requireOracles(const Program& p, const Program& allocated, const std::string& name) {
-  std::vector<Diagnostic> diags = checkProgram(allocated);
-  if (!diags.empty()) {
-    saveRegression(name + "_ill_formed", p, InputError(diags).format("allocated"));
-    RC_FAIL("ill-formed:\n" + InputError(diags).format("allocated") + printProgram(allocated));
-  }
-  VerifyOptions vo;
-  vo.original = &p;
-  vo.poison_seed = *rc::gen::inRange<uint64_t>(1, UINT64_MAX);
-  VerifyReport v = verifyAllocated(allocated, vo);
-  if (!v.ok()) {
-    saveRegression(name + "_finding", p, v.findings.front().format("allocated"));
-    RC_FAIL(v.findings.front().format("allocated") + printProgram(allocated));
-  }
+  requireCorrectAllocation(name + "_finding", p, allocated, *rc::gen::inRange<uint64_t>(1, UINT64_MAX));
 }
 
 // Both instances, on a program the driver allocated with the pass off (level 0 still measures).

@@ -18,7 +18,7 @@
 #include "gen/generate.h"
 #include "ir/print.h"
 #include "props/regression_file.h"
-#include "verify/verify.h"
+#include "verify/correct.h"
 
 namespace allocsim {
 namespace {
@@ -68,16 +68,16 @@ TEST(NoFalseAlarm, GeneratedProgramsPlacedByBothPlacersPassAllOracles) {
         ++didNotFit;
         continue;
       }
-      VerifyOptions vo;
-      vo.original = &p;
-      vo.poison_seed = i + 1;
-      VerifyReport r;
-      try {
-        r = verifyAllocated(allocated, vo);
-      } catch (const InputError& e) {
-        saveRegression(std::string("no_false_alarm_") + name, p, e.format("allocated"));
-        FAIL() << "program " << i << " (" << name << "): " << e.format("allocated") << printProgram(allocated);
+      CorrectnessOptions check;
+      check.input = &p;
+      check.verify.poison_seed = i + 1;
+      const Verdict v = checkAllocation(allocated, check);
+      if (v.defect != Defect::None && v.defect != Defect::Findings) {
+        const std::string why = describeDefect(v, "allocated");
+        saveRegression(std::string("no_false_alarm_") + name, p, why);
+        FAIL() << "program " << i << " (" << name << "): " << why << printProgram(allocated);
       }
+      const VerifyReport& r = v.report;
       double total = 0;
       for (size_t o = 0; o < 3; ++o) {
         seconds[o] += r.oracles[o].seconds;
@@ -90,9 +90,9 @@ TEST(NoFalseAlarm, GeneratedProgramsPlacedByBothPlacersPassAllOracles) {
         gen2Seconds += total;
       }
       if (!r.ok()) {
-        saveRegression(std::string("no_false_alarm_") + name, p, r.findings.front().format("allocated"));
+        saveRegression(std::string("no_false_alarm_") + name, p, describeDefect(v, "allocated"));
         FAIL() << "program " << i << " (" << opts.arch.name << ", size " << opts.size << ", pressure "
-               << opts.pressure << ", " << name << "): " << r.findings.front().format("allocated")
+               << opts.pressure << ", " << name << "): " << describeDefect(v, "allocated")
                << printProgram(allocated);
       }
     }

@@ -12,6 +12,7 @@
 #include "ir/print.h"
 #include "props/rc_program.h"
 #include "props/regression_file.h"
+#include "props/require_correct.h"
 #include "verify/register_demand.h"
 #include "verify/verify.h"
 
@@ -50,19 +51,7 @@ RC_GTEST_PROP(RegColorer, TinyAllocationsPassAllOraclesAndRefuseOnlyWhenNothingF
     RC_TAG("refused (justified)");
     return;
   }
-  std::vector<Diagnostic> diags = checkProgram(r.program);
-  if (!diags.empty()) {
-    saveRegression(name + "_ill_formed", p, InputError(diags).format("allocated"));
-    RC_FAIL("ill-formed allocation:\n" + InputError(diags).format("allocated") + printProgram(r.program));
-  }
-  VerifyOptions vo;
-  vo.original = &p;
-  vo.poison_seed = *rc::gen::inRange<uint64_t>(1, UINT64_MAX);
-  VerifyReport v = verifyAllocated(r.program, vo);
-  if (!v.ok()) {
-    saveRegression(name + "_finding", p, v.findings.front().format("allocated"));
-    RC_FAIL(v.findings.front().format("allocated") + printProgram(r.program));
-  }
+  requireCorrectAllocation(name + "_finding", p, r.program, *rc::gen::inRange<uint64_t>(1, UINT64_MAX));
   bool spilled = false;
   for (const Register& x : r.program.registers) spilled |= x.origin != Origin::Source;
   RC_TAG(spilled ? "registers spilled" : "no register spill");

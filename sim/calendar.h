@@ -1,7 +1,6 @@
 // A reservation calendar for a shared resource (the DMA fabric): requests book a window [start, start + length)
 // at the earliest free time at or after the time they ask for, and a later request may take an earlier gap
-// (issue 8: "a reservation calendar, not a busy-until stamp, which grants in host order and can be wrong by a
-// factor"). Windows that ended before `now` are forgotten, so its size is bounded by what is booked ahead.
+// (unlike a busy-until stamp, which grants in host order and can be wrong by a factor). Windows that ended before `now` are forgotten, so its size is bounded by what is booked ahead.
 #pragma once
 
 #include <cstddef>

@@ -1,5 +1,5 @@
-// Where an access lands on the machine, as the scoreboard sees it (issue 8 "scoreboard over physical byte ranges
-// (partition x byte), PSUM banks and registers"): a rectangle rows x bytes in one physical resource.
+// Where an access lands on the machine, as the scoreboard sees it (physical byte ranges (partition x byte), PSUM
+// banks and registers): a rectangle rows x bytes in one physical resource.
 // - SBUF: rows = partitions, bytes = the bounding byte range of the view in each partition;
 // - PSUM: one row, bytes rounded out to whole banks (a bank spans all partitions, and PE and ACT contend per
 //   bank: two tensors on one bank serialize, on two banks they overlap);

@@ -1,4 +1,4 @@
-// The scoreboard (DESIGN.md section 4; issue 8 item 1): the accesses of dispatched instructions that have not yet
+// The scoreboard: the accesses of dispatched instructions that have not yet
 // happened, over physical footprints (sim/footprint.h). A new access depends on every older conflicting one:
 // a read on an unfinished write (RAW), a write on an unperformed read (WAR) or on an unfinished write (WAW).
 // Program order is dispatch order, so every dependence points to an older instruction and waiting never
@@ -23,7 +23,7 @@ namespace allocsim::sim {
 enum class DepKind : uint8_t { RAW, WAR, WAW };
 const char* depKindName(DepKind k);
 
-// A test-only switch (issue 8 item 6): a scoreboard that ignores one class of dependence must produce a
+// A test-only switch: a scoreboard that ignores one class of dependence must produce a
 // mismatch the equivalence check detects.
 enum class DropDependency : uint8_t { None, RAW, WAR, WAW };
 

@@ -1,4 +1,4 @@
-// The simulator's entry point (DESIGN.md section 4, issue 8): executes an allocated program on the SystemC model
+// The simulator's entry point: executes an allocated program on the SystemC model
 // of the core (sim/top.h) — engines that issue in program order, a scoreboard over physical storage, DMA rings,
 // timing from sim/timing/default.txt — with the interpreter's own element code (ir/interp.h InstructionStepper),
 // and returns what the program computed (outputs and per-instruction operand hashes, comparable with

@@ -1,4 +1,4 @@
-// What a simulation measured (issue 8 item 4): total cycles, per-engine busy time, DMA traffic per queue, peak
+// What a simulation measured: total cycles, per-engine busy time, DMA traffic per queue, peak
 // ring occupancy, and every stall cycle attributed to its cause and to the pair of instructions involved.
 #pragma once
 

@@ -1,4 +1,4 @@
-// Streaming (issue 8 item 2): an engine does not apply an instruction at once. ACT (copy, act) and DVE (tt, ts)
+// Streaming: an engine does not apply an instruction at once. ACT (copy, act) and DVE (tt, ts)
 // read, compute and write its elements in chunks of `stream.chunk-elements` elements per partition (the timing
 // table), all partitions at once, chunk after chunk in the views' element order (free dimension, the second
 // dimension outer). So an instruction whose destination overlaps its own source at an offset reads, in a later

@@ -1,4 +1,4 @@
-// The Chrome / Perfetto trace-event JSON of a simulation (issue 8 item 4): one process, one track (thread) per
+// The Chrome / Perfetto trace-event JSON of a simulation: one process, one track (thread) per
 // engine, for the SP sequencer's loop iterations, and per DMA queue; every executed instruction is a complete
 // event ("ph": "X") on its engine's or queue's track, named by its operation, with its source line and text in
 // args; every ring occupancy change is a counter event ("ph": "C"). Timestamps are microseconds at the timing

@@ -267,10 +267,11 @@ TEST(AffineSelect, RegisterOfTheOffsetIsLive) {
   const RegId t = bad.findRegister("t"), k = bad.findRegister("k");
   ASSERT_NE(bad.registers[t].phys, bad.registers[k].phys);
   bad.registers[t].phys = bad.registers[k].phys;
-  VerifyOptions vo;
-  vo.original = &p;
-  const VerifyReport r = verifyAllocated(bad, vo);
-  EXPECT_FALSE(r.findings.empty());
+  CorrectnessOptions check;
+  check.input = &p;
+  const Verdict v = checkAllocation(bad, check);
+  EXPECT_EQ(v.defect, Defect::Findings);
+  EXPECT_FALSE(v.report.findings.empty());
 }
 
 // The causal sd_attention (corpus/nki_samples/sd_attention_causal_tiny.nki.txt) on a property worked out by hand:

@@ -174,7 +174,7 @@ TEST_P(BrokenAllocation, CaughtByExactlyTheExpectedOraclesAtTheFirstBadLine) {
       std::vector<Finding> fs = runOracle(o, r, poison);
       if (poison == 1)
         row += std::string("  ") + oracleName(o) + "=" +
-               (fs.empty() ? std::string("-") : std::to_string(fs[0].loc.line) + "(" + fs[0].kind + ")");
+               (fs.empty() ? std::string("-") : std::to_string(fs[0].loc.line) + "(" + findingKindName(fs[0].kind) + ")");
       if (!e.catches.count(o)) {
         EXPECT_TRUE(fs.empty()) << file << ": " << oracleName(o) << " must not flag it (poison seed " << poison
                                 << "), but reports:\n"

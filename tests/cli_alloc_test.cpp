@@ -75,6 +75,29 @@ TEST(CliAlloc, SelectionMapRefusalsExitWithTwoAndQuoteTheAssert) {
   EXPECT_EQ(allocsim(k + " --smt-allocation -O0 --cores 2", "2>/dev/null").exit_code, 0);
 }
 
+// --allocator names every allocator; the optlevels that pick one are its aliases: the same program either way.
+TEST(CliAlloc, AllocatorNamesAndOptlevelAliasesAllocateAlike) {
+  const std::string k = std::string("alloc ") + kKernel;
+  const char* const pairs[][2] = {{"--allocator no-reuse", "-O0"}, {"--allocator fixed", "-O7"},
+                                  {"--allocator lsa", "-O8"},       {"--allocator coloring", "-O2"},
+                                  {"--allocator lsa -O6", "-O6 --allocator lsa"}, {"--allocator no-reuse -O0", "-O0"}};
+  for (const auto& [name, alias] : pairs) {
+    CliRun by_name = allocsim(k + " " + name, "2>/dev/null"), by_alias = allocsim(k + " " + alias, "2>/dev/null");
+    EXPECT_EQ(by_name.exit_code, 0) << name;
+    EXPECT_EQ(by_name.out, by_alias.out) << name << " against " << alias;
+  }
+  // A different allocator each way is a usage error that names both.
+  const char* const conflicts[][2] = {
+      {" --allocator fixed -O2", "--allocator fixed is -O7; -O2 is --allocator coloring"},
+      {" --allocator coloring -O8", "--allocator coloring runs at -O1, -O2, -O3 or -O6; -O8 is --allocator lsa"},
+      {" --allocator no-reuse -O7", "--allocator no-reuse is -O0; -O7 is --allocator fixed"}};
+  for (const auto& [args, message] : conflicts) {
+    CliRun r = allocsim(k + args);
+    EXPECT_EQ(r.exit_code, 2) << args;
+    EXPECT_EQ(r.out, std::string("allocsim alloc: ") + message + "\n");
+  }
+}
+
 TEST(CliAlloc, UsageAndBadInputExitWithTwo) {
   EXPECT_EQ(allocsim("alloc").exit_code, 2);
   EXPECT_EQ(allocsim("alloc missing.nki.txt").exit_code, 2);
@@ -83,7 +106,7 @@ TEST(CliAlloc, UsageAndBadInputExitWithTwo) {
   EXPECT_EQ(allocsim(std::string("alloc ") + kKernel + " --arch nope").exit_code, 2);
   CliRun help = allocsim("alloc --help");
   EXPECT_EQ(help.exit_code, 0);
-  EXPECT_EQ(help.out.rfind("usage: allocsim alloc PROGRAM [-O N | --optlevel N]", 0), 0u) << help.out;
+  EXPECT_EQ(help.out.rfind("usage: allocsim alloc PROGRAM [--allocator A] [-O N | --optlevel N]", 0), 0u) << help.out;
   // the gen2 kernel does not fit a machine with 64 partitions: rejected at the tensor, exit 2
   CliRun small = allocsim(std::string("alloc ") + kKernel + " --arch gen1");
   EXPECT_EQ(small.exit_code, 2);

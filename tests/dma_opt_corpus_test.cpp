@@ -26,7 +26,7 @@
 #include "ir/print.h"
 #include "tests/placed_program_checks.h"
 #include "verify/reference.h"
-#include "verify/verify.h"
+#include "verify/correct.h"
 
 namespace allocsim {
 namespace {
@@ -75,11 +75,11 @@ class LevelChecker {
   void verifyOnce(const Program& p, const std::string& at) {
     for (const Program& v : done_)
       if (v == p) return;
-    VerifyOptions vo;
-    vo.original = &original_;
-    vo.poison_seed = 11;
-    const VerifyReport r = verifyAllocated(p, vo);
-    for (const Finding& f : r.findings) ADD_FAILURE() << at << ": " << f.format(at);
+    CorrectnessOptions check;
+    check.input = &original_;
+    check.verify.poison_seed = 11;
+    const Verdict v = checkAllocation(p, check);
+    EXPECT_TRUE(v.ok()) << at << ": " << describeDefect(v, at);
     done_.push_back(p);
   }
 

@@ -19,7 +19,7 @@
 #include "gen/generate.h"
 #include "ir/check.h"
 #include "ir/print.h"
-#include "verify/verify.h"
+#include "verify/correct.h"
 
 namespace allocsim {
 namespace {
@@ -43,12 +43,11 @@ void optimizeAndCheck(const Program& original, const Program& allocated, int lev
     p = std::move(r.program);
   }
   const std::string where = "seed " + std::to_string(seed) + " level " + std::to_string(level);
-  ASSERT_TRUE(checkProgram(p).empty()) << where << "\n" << printProgram(p);
-  VerifyOptions vo;
-  vo.original = &original;
-  vo.poison_seed = seed + 1;
-  VerifyReport v = verifyAllocated(p, vo);
-  ASSERT_TRUE(v.ok()) << where << ": " << v.findings.front().format("allocated") << "\n" << printProgram(p);
+  CorrectnessOptions check;
+  check.input = &original;
+  check.verify.poison_seed = seed + 1;
+  const Verdict v = checkAllocation(p, check);
+  ASSERT_TRUE(v.ok()) << where << ": " << describeDefect(v, "allocated") << "\n" << printProgram(p);
   const DmaTraffic before = measureDmaTraffic(allocated), after = measureDmaTraffic(p);
   EXPECT_LE(after.instructions, before.instructions) << where;
   EXPECT_LE(after.descriptors, before.descriptors) << where;

@@ -15,7 +15,7 @@
 #include "ir/print.h"
 #include "tests/cli_run.h"
 #include "verify/reference.h"
-#include "verify/verify.h"
+#include "verify/correct.h"
 
 namespace allocsim {
 namespace {
@@ -53,14 +53,13 @@ Optimized optimize(const std::string& text, DmaOptInstance instance = DmaOptInst
 // The rewritten program is well-formed, passes all three oracles against the original, and stands for the same
 // program as before (docs/verification.md "The reference program").
 void expectCorrect(const Optimized& r) {
-  EXPECT_TRUE(checkProgram(r.after).empty()) << printProgram(r.after);
-  // The original is the unallocated program the hand allocation stands for.
+  // The input is the unallocated program the hand allocation stands for.
   const Program original = referenceProgram(r.before).program;
-  VerifyOptions vo;
-  vo.poison_seed = 7;
-  vo.original = &original;
-  VerifyReport rep = verifyAllocated(r.after, vo);
-  EXPECT_TRUE(rep.ok()) << (rep.findings.empty() ? "" : rep.findings[0].message) << "\n" << printProgram(r.after);
+  CorrectnessOptions check;
+  check.input = &original;
+  check.verify.poison_seed = 7;
+  const Verdict v = checkAllocation(r.after, check);
+  EXPECT_TRUE(v.ok()) << describeDefect(v, "allocated") << "\n" << printProgram(r.after);
   EXPECT_EQ(referenceProgram(r.after).program, referenceProgram(r.before).program);
 }
 

@@ -37,6 +37,33 @@ SelectionInput at(int optlevel, std::string allocator = "", int cores = 1) {
   return in;
 }
 
+// --allocator and -O together: the name picks the allocator, the optlevel the effort; -O0, -O7, -O8 are aliases.
+TEST(SelectionMap, AllocatorNameAndOptlevelResolve) {
+  auto is = [](AllocatorChoice c, int level, const std::string& name) {
+    EXPECT_EQ(c.optlevel, level);
+    EXPECT_EQ(c.allocator, name);
+  };
+  is(resolveAllocator("", std::nullopt), 2, "");
+  is(resolveAllocator("", 7), 7, "");
+  is(resolveAllocator("coloring", std::nullopt), 2, "coloring");
+  is(resolveAllocator("coloring", 3), 3, "coloring");
+  is(resolveAllocator("no-reuse", std::nullopt), 0, "");
+  is(resolveAllocator("fixed", std::nullopt), 7, "");
+  is(resolveAllocator("fixed", 7), 7, "");
+  is(resolveAllocator("lsa", std::nullopt), 8, "");
+  is(resolveAllocator("lsa", 6), 6, "lsa");
+  is(resolveAllocator("exact", 7), 7, "exact");
+  EXPECT_THROW(resolveAllocator("fixed", 2), OptionError);
+  EXPECT_THROW(resolveAllocator("no-reuse", 1), OptionError);
+  EXPECT_THROW(resolveAllocator("coloring", 0), OptionError);
+  // Each alias selects the path its name does.
+  EXPECT_EQ(selectAllocator(at(resolveAllocator("fixed", std::nullopt).optlevel)).path, AllocPath::FixedAssignment);
+  EXPECT_EQ(selectAllocator(at(resolveAllocator("no-reuse", std::nullopt).optlevel)).path, AllocPath::NoReuse);
+  EXPECT_EQ(selectAllocator(at(resolveAllocator("lsa", std::nullopt).optlevel)).path, AllocPath::LinearScan);
+  const AllocatorChoice lsa6 = resolveAllocator("lsa", 6);
+  EXPECT_EQ(selectAllocator(at(lsa6.optlevel, lsa6.allocator)).path, AllocPath::LinearScan);
+}
+
 TEST(SelectionMap, EachOptlevelSelectsItsPath) {
   const std::vector<std::pair<int, AllocPath>> map = {
       {0, AllocPath::NoReuse},          {1, AllocPath::Coloring},        {2, AllocPath::Coloring},
@@ -306,7 +333,7 @@ TEST(Driver, OptlevelSevenColorsWhatTheInputLeftUnplacedAroundTheFixedPart) {
   expectOraclesPass(p, r.program, "attention_block -O7 (half fixed)", 7);
 }
 
-// Seed 000: O7 has no PSUM coloring pass, and a coloring that cannot fit is "Allocation failed for ...".
+// As in the production allocator, O7 has no PSUM coloring pass, and a coloring that cannot fit is "Allocation failed for ...".
 TEST(Driver, OptlevelSevenRunsNoPsumPassAndSaysAllocationFailed) {
   Program p = corpusKernel("matmul_tiled");
   try {

@@ -71,7 +71,7 @@ TEST(Equivalence, MissingReloadNamesTheReaderAndTheTensorThatOwnsTheBytes) {
   ASSERT_EQ(fs.size(), 1u) << dump(fs);
   const Finding& f = fs[0];
   EXPECT_EQ(f.oracle, Oracle::Equivalence);
-  EXPECT_EQ(f.kind, "operand-mismatch");
+  EXPECT_EQ(f.kind, FindingKind::OperandMismatch);
   EXPECT_EQ(f.loc.line, 16u);
   EXPECT_EQ(f.inst_id, 4u);  // the missing reload no longer takes an id or a step
   EXPECT_EQ(f.step, 5u);
@@ -117,7 +117,7 @@ TEST(Equivalence, TwoLiveTensorsOverlappingByOneByte) {
   std::vector<Finding> fs = check(replaced(kTwoLive, "@p0+256", "@p0+255"));
   ASSERT_EQ(fs.size(), 1u) << dump(fs);
   const Finding& f = fs[0];
-  EXPECT_EQ(f.kind, "operand-mismatch");
+  EXPECT_EQ(f.kind, FindingKind::OperandMismatch);
   EXPECT_EQ(f.loc.line, 11u);
   EXPECT_EQ(f.message.rfind("`tt c, a, b, add` reads source a 'a' element [0, 63] = ", 0), 0u) << f.message;
   EXPECT_TRUE(hasNote(f, "tensor 'a' element [0, 63] lives at SBUF p0 bytes 252..255; differing byte(s) 255"))
@@ -147,7 +147,7 @@ TEST(Equivalence, LoopRegisterClobberedByARegisterSharingItsLane) {
   std::vector<Finding> fs = check(replaced(kLoop, "reg t @r1", "reg t @r0"));
   ASSERT_EQ(fs.size(), 1u) << dump(fs);
   const Finding& f = fs[0];
-  EXPECT_EQ(f.kind, "operand-mismatch");
+  EXPECT_EQ(f.kind, FindingKind::OperandMismatch);
   EXPECT_EQ(f.loc.line, 11u);
   EXPECT_EQ(f.step, 3u);
   EXPECT_EQ(f.message,
@@ -161,7 +161,7 @@ TEST(Equivalence, AnOutOfRangeAccessInThePhysicalRunIsAFindingWithItsCause) {
   std::vector<Finding> fs = check(replaced(replaced(kLoop, "reg t @r1", "reg t @r0"), "li t, 3", "li t, 100"));
   ASSERT_EQ(fs.size(), 1u) << dump(fs);
   const Finding& f = fs[0];
-  EXPECT_EQ(f.kind, "runtime-error");
+  EXPECT_EQ(f.kind, FindingKind::RuntimeError);
   EXPECT_EQ(f.loc.line, 11u);
   EXPECT_EQ(f.loc.col, 10u);
   EXPECT_EQ(f.step, 3u);
@@ -181,7 +181,7 @@ TEST(Equivalence, AClobberBeforeAFailureIsReportedWhereItIsFirstRead) {
   std::vector<Finding> fs = check(broken);
   ASSERT_EQ(fs.size(), 1u) << dump(fs);
   const Finding& f = fs[0];
-  EXPECT_EQ(f.kind, "operand-mismatch");
+  EXPECT_EQ(f.kind, FindingKind::OperandMismatch);
   EXPECT_EQ(f.loc.line, 11u);
   EXPECT_TRUE(hasNote(f, "lane r0 last written by: line 10 `li t, 2` at step 2, writing register 't' @r0")) << dump(fs);
   EXPECT_TRUE(hasNote(f, "the physical run later fails at line 13: elements [192, 208) of 'C' out of range: it has 64 "
@@ -204,7 +204,7 @@ TEST(Equivalence, A64BitRegisterGivenOneLane) {
   std::vector<Finding> fs = check(replaced(kWide, "reg k @r2", "reg k @r1"));
   ASSERT_EQ(fs.size(), 1u) << dump(fs);
   const Finding& f = fs[0];
-  EXPECT_EQ(f.kind, "operand-mismatch");
+  EXPECT_EQ(f.kind, FindingKind::OperandMismatch);
   EXPECT_EQ(f.loc.line, 8u);
   EXPECT_EQ(f.message, "`reg_store D, w` reads register 'w' (source) = 30064771077 (0x0000000700000005); the "
                        "reference reads 4294967301 (0x0000000100000005)");
@@ -239,7 +239,7 @@ TEST(Equivalence, PsumBankReusedInTheMiddleOfAnAccumulationGroup) {
   std::vector<Finding> fs = check(replaced(kAccumulate, "psum tmp [8, 16] f32 @bank1", "psum tmp [8, 16] f32 @bank0"));
   ASSERT_EQ(fs.size(), 1u) << dump(fs);
   const Finding& f = fs[0];
-  EXPECT_EQ(f.kind, "operand-mismatch");
+  EXPECT_EQ(f.kind, FindingKind::OperandMismatch);
   EXPECT_EQ(f.loc.line, 16u);
   EXPECT_EQ(f.message.rfind("`matmul acc, s, m, stop` reads accumulator 'acc' element [0, 0] = 1.5 (0x3fc00000); "
                             "the reference reads ",
@@ -268,7 +268,7 @@ TEST(Equivalence, ASpillSlotOverAnOutputIsAnOutputMismatchNamingTheSpill) {
   std::vector<Finding> fs = check(replaced(kSpillOverOutput, "@512 !spill(x)", "@8 !spill(x)"));
   ASSERT_EQ(fs.size(), 1u) << dump(fs);
   const Finding& f = fs[0];
-  EXPECT_EQ(f.kind, "output-mismatch");
+  EXPECT_EQ(f.kind, FindingKind::OutputMismatch);
   EXPECT_EQ(f.loc.line, 9u);
   EXPECT_EQ(f.step, 3u);
   EXPECT_EQ(f.message.rfind("output 'C' element [0, 2] = ", 0), 0u) << f.message;
@@ -299,7 +299,7 @@ dma C0, y !spill
 TEST(Equivalence, OutputsComparedAsTheyBecomeFinalReportTheFirstDeclaredMismatch) {
   std::vector<Finding> fs = check(kInsertedWritesOverOutputs);
   ASSERT_EQ(fs.size(), 1u) << dump(fs);
-  EXPECT_EQ(fs[0].kind, "output-mismatch");
+  EXPECT_EQ(fs[0].kind, FindingKind::OutputMismatch);
   EXPECT_EQ(fs[0].message.rfind("output 'C0' element [0, 0] = ", 0), 0u) << fs[0].message;
   EXPECT_EQ(fs[0].loc.line, 14u) << dump(fs);  // the inserted DMA that last wrote C0
   // Without the inserted writes both outputs agree.

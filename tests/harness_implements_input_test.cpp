@@ -1,8 +1,8 @@
-// harness/implements_input.h: an allocated program must be its input plus marked insertions, on the same machine.
+// verify/implements_input.h: an allocated program must be its input plus marked insertions, on the same machine.
 #include <gtest/gtest.h>
 
 #include "alloc/greedy_placer.h"
-#include "harness/implements_input.h"
+#include "verify/implements_input.h"
 #include "ir/parse.h"
 #include "ir/print.h"
 

@@ -12,7 +12,7 @@
 #include "alloc/driver.h"
 #include "alloc/in_place.h"
 #include "ir/parse.h"
-#include "verify/allocator_output.h"
+#include "verify/correct.h"
 #include "verify/liveness_precision.h"
 #include "verify/verify.h"
 
@@ -54,10 +54,10 @@ TEST(LivenessCorpus, KernelsAllocateAtEveryColoringLevelAndPassTheOracles) {
         ADD_FAILURE() << c.kernel << " -O" << level << " refused: " << e.what();
         continue;
       }
-      VerifyOptions vo;
-      vo.poison_seed = 5;
-      OutputVerdict v = verifyAllocatorOutput(p, r.program, vo);
-      EXPECT_TRUE(v.ok()) << c.kernel << " -O" << level;
+      CorrectnessOptions check;
+      check.input = &p;
+      check.verify.poison_seed = 5;
+      EXPECT_TRUE(checkAllocation(r.program, check).ok()) << c.kernel << " -O" << level;
       EXPECT_EQ(r.liveness.find("liveness.undecidable")->value, "0") << c.kernel;
     }
   }
@@ -71,11 +71,11 @@ TEST(LivenessCorpus, HandAllocationsAreAcceptedByOSevenAndVerify) {
     DriverOptions o;
     o.optlevel = 7;
     EXPECT_NO_THROW(allocate(hand, o)) << c.kernel;
-    VerifyOptions vo;
-    vo.original = &original;
-    vo.poison_seed = 9;
-    VerifyReport r = verifyAllocated(hand, vo);
-    EXPECT_TRUE(r.ok()) << c.kernel << ": " << (r.ok() ? "" : r.findings.front().format(c.kernel));
+    CorrectnessOptions check;
+    check.input = &original;
+    check.verify.poison_seed = 9;
+    const Verdict v = checkAllocation(hand, check);
+    EXPECT_TRUE(v.ok()) << c.kernel << ": " << describeDefect(v, c.kernel);
     // The hand allocation really time-shares: every PSUM tensor in one bank.
     for (const Tensor& t : hand.tensors) {
       if (t.space == Space::Psum) {

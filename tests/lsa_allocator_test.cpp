@@ -14,7 +14,7 @@
 #include "ir/parse.h"
 #include "ir/print.h"
 #include "tests/placed_program_checks.h"
-#include "verify/verify.h"
+#include "verify/correct.h"
 
 namespace allocsim {
 namespace {
@@ -28,13 +28,14 @@ DriverResult lsa(const Program& p, int optlevel, int verbosity = 0) {
 }
 
 std::vector<std::string> findings(const Program& original, const Program& allocated, uint64_t poison) {
-  VerifyOptions vo;
-  vo.original = &original;
-  vo.poison_seed = poison;
-  VerifyReport r = verifyAllocated(allocated, vo);
+  CorrectnessOptions check;
+  check.input = &original;
+  check.verify.poison_seed = poison;
+  const Verdict v = checkAllocation(allocated, check);
+  if (v.defect != Defect::None && v.defect != Defect::Findings) return {describeDefect(v, "allocated")};
   std::vector<std::string> out;
-  for (const Finding& f : r.findings) out.push_back(f.format("allocated"));
-  EXPECT_TRUE(r.oracles[0].ran && r.oracles[1].ran && r.oracles[2].ran);
+  for (const Finding& f : v.report.findings) out.push_back(f.format("allocated"));
+  EXPECT_TRUE(v.report.oracles[0].ran && v.report.oracles[1].ran && v.report.oracles[2].ran);
   return out;
 }
 

@@ -169,7 +169,7 @@ bool flags(const std::vector<Finding>& f) { return !f.empty(); }
 
 std::string firstLine(const std::vector<Finding>& fs) {
   if (fs.empty()) return "-";
-  return std::to_string(fs[0].loc.line) + " " + fs[0].kind + ": " + fs[0].message;
+  return std::to_string(fs[0].loc.line) + " " + findingKindName(fs[0].kind) + ": " + fs[0].message;
 }
 
 Verdicts judge(const Program& p, uint64_t input_seed, uint64_t poison_seed) {
@@ -214,7 +214,7 @@ struct Outcome {
 // written — a PSUM reload placed on the bank its tensor was saved from, nothing written there in between: the
 // symbolic checker reports the never-written read, but no data can tell (never-written bytes would be poison).
 bool valueStillThere(const Mutation& mu, const Outcome& o) {
-  return mu.kind == Mutation::DropInserted && o.sym && !o.eq && o.v.sym[0].kind == "never-written";
+  return mu.kind == Mutation::DropInserted && o.sym && !o.eq && o.v.sym[0].kind == FindingKind::NeverWritten;
 }
 
 Outcome judgeMutant(const Program& m, uint64_t seed) {

@@ -1,7 +1,7 @@
 // `verify --original` really compares with the original (verify/original_match.h): the recovered program
 // must be the original instruction for instruction, the equivalence oracle then runs the original itself, and
 // a mismatch names the first differing instruction of each. And `alloc --verify`'s own-output check
-// (verify/allocator_output.h): an ill-formed output or one that does not recover to the input is never ok.
+// (verify/correct.h): an ill-formed output or one that does not recover to the input is never ok.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -9,7 +9,7 @@
 
 #include "alloc/driver.h"
 #include "ir/parse.h"
-#include "verify/allocator_output.h"
+#include "verify/correct.h"
 #include "verify/original_match.h"
 #include "verify/reference.h"
 #include "verify/verify.h"
@@ -99,7 +99,7 @@ TEST(OriginalMatch, AddTurnedIntoSubIsAFindingNamingBothInstructions) {
   ASSERT_FALSE(r.ok());
   const Finding& f = r.findings.front();
   EXPECT_EQ(f.oracle, Oracle::Equivalence);
-  EXPECT_EQ(f.kind, "original-mismatch");
+  EXPECT_EQ(f.kind, FindingKind::OriginalMismatch);
   EXPECT_EQ(f.loc.line, 11u);  // the allocated program's `tt`
   EXPECT_NE(f.message.find("instruction #4 of the recovered program is `tt a[:, i*32:32], a[:, i*32:32], "
                            "b[:, i*32:32], sub` where the original has `tt a[:, i*32:32], a[:, i*32:32], "
@@ -116,7 +116,7 @@ TEST(OriginalMatch, AnAddedInstructionIsAFinding) {
   alloc.renumber();
   VerifyReport r = verifyWith(alloc, &orig);
   ASSERT_FALSE(r.ok());
-  EXPECT_EQ(r.findings.front().kind, "original-mismatch");
+  EXPECT_EQ(r.findings.front().kind, FindingKind::OriginalMismatch);
   EXPECT_NE(r.findings.front().message.find("instruction #6 of the recovered program is `dma O, a` where the "
                                             "original has the end of the program"),
             std::string::npos)
@@ -130,7 +130,7 @@ TEST(OriginalMatch, AnAllocationForAnotherMachineIsAFinding) {
   alloc.arch.sbuf_bytes *= 2;
   VerifyReport r = verifyWith(alloc, &orig);
   ASSERT_FALSE(r.ok());
-  EXPECT_EQ(r.findings.front().kind, "original-mismatch");
+  EXPECT_EQ(r.findings.front().kind, FindingKind::OriginalMismatch);
   EXPECT_NE(r.findings.front().message.find("the allocated program is for another machine: `arch tiny"),
             std::string::npos)
       << r.findings.front().message;
@@ -141,10 +141,10 @@ TEST(OriginalMatch, ADroppedInstructionOrAChangedLoopIsAFinding) {
   Program dropped = allocated(orig);
   dropped.body.pop_back();
   dropped.renumber();
-  EXPECT_EQ(verifyWith(dropped, &orig).findings.front().kind, "original-mismatch");
+  EXPECT_EQ(verifyWith(dropped, &orig).findings.front().kind, FindingKind::OriginalMismatch);
   Program loop = allocated(orig);
   firstOf(loop.body, Op::Loop)->hi = 1;
-  EXPECT_EQ(verifyWith(loop, &orig).findings.front().kind, "original-mismatch");
+  EXPECT_EQ(verifyWith(loop, &orig).findings.front().kind, FindingKind::OriginalMismatch);
 }
 
 // The recovered side is read off the allocated program's original instructions (no copy of them): a loop's body
@@ -165,7 +165,7 @@ TEST(OriginalMatch, ALoopWithAnotherOriginalInstructionIsAFindingWithBothBodyLen
   alloc.renumber();
   const std::vector<Finding> fs = matchOriginal(alloc, referenceProgram(alloc, ReferenceBody::None), orig);
   ASSERT_EQ(fs.size(), 1u);
-  EXPECT_EQ(fs[0].kind, "original-mismatch");
+  EXPECT_EQ(fs[0].kind, FindingKind::OriginalMismatch);
   EXPECT_EQ(fs[0].loc.line, 10u) << fs[0].message;  // the allocated program's loop (its line in the original)
   EXPECT_NE(fs[0].message.find("instruction #3 of the recovered program is `loop i = 0, 2, 1 {` where the original "
                                "has `loop i = 0, 2, 1 {` (original line 10:1)"),
@@ -191,7 +191,7 @@ TEST(OriginalMatch, AnUnrelatedKernelIsAFinding) {
       "dma Z, x\n");
   VerifyReport r = verifyWith(other, &orig);
   ASSERT_FALSE(r.ok());
-  EXPECT_EQ(r.findings.front().kind, "original-mismatch");
+  EXPECT_EQ(r.findings.front().kind, FindingKind::OriginalMismatch);
   EXPECT_NE(r.findings.front().message.find("tensor #0 is `dram X [8, 512] f32 input`"), std::string::npos)
       << r.findings.front().message;
 }
@@ -204,8 +204,11 @@ TEST(AllocatorOutput, IllFormedOutputIsNeverOk) {
   out.body.insert(out.body.begin(), early);
   out.body.front().origin = Origin::Copy;  // inserted: the recovered program stays the original
   out.renumber();
-  OutputVerdict v = verifyAllocatorOutput(orig, out, VerifyOptions{});
-  EXPECT_FALSE(v.ill_formed.empty());
+  CorrectnessOptions check;
+  check.input = &orig;
+  Verdict v = checkAllocation(out, check);
+  EXPECT_EQ(v.defect, Defect::IllFormed);
+  EXPECT_FALSE(v.diagnostics.empty());
   EXPECT_FALSE(v.ok());
   EXPECT_FALSE(v.report.oracles[0].ran);
 }
@@ -214,14 +217,24 @@ TEST(AllocatorOutput, OutputThatDoesNotRecoverToTheInputIsNeverOk) {
   const Program orig = parseProgram(kOriginal);
   Program out = allocated(orig);
   firstOf(out.body, Op::TT)->alu = AluOp::Sub;
-  VerifyOptions o;
-  o.poison_seed = 3;
-  OutputVerdict v = verifyAllocatorOutput(orig, out, o);
-  EXPECT_TRUE(v.ill_formed.empty());
+  CorrectnessOptions check;
+  check.input = &orig;
+  check.verify.poison_seed = 3;
+  Verdict v = checkAllocation(out, check);
+  EXPECT_EQ(v.defect, Defect::NotTheInput);
+  EXPECT_NE(v.mismatch.find("the input has `tt"), std::string::npos) << v.mismatch;
   EXPECT_FALSE(v.ok());
-  EXPECT_EQ(v.report.findings.front().kind, "original-mismatch");
-  // The same output against itself as the original passes: the check above failed for the mismatch alone.
-  EXPECT_TRUE(verifyAllocatorOutput(referenceProgram(out).program, out, o).ok());
+  // As an original only (no input to implement), the oracles run and the equivalence oracle finds the mismatch.
+  CorrectnessOptions original_only;
+  original_only.verify.original = &orig;
+  original_only.verify.poison_seed = 3;
+  Verdict w = checkAllocation(out, original_only);
+  EXPECT_EQ(w.defect, Defect::Findings);
+  EXPECT_EQ(w.report.findings.front().kind, FindingKind::OriginalMismatch);
+  // The same output against itself as the input passes: the checks above failed for the mismatch alone.
+  const Program itself = referenceProgram(out).program;
+  check.input = &itself;
+  EXPECT_TRUE(checkAllocation(out, check).ok());
 }
 
 }  // namespace

@@ -44,7 +44,7 @@ std::string describe(const std::vector<Finding>& fs) {
 }
 
 // Exactly one finding, of `kind`, at line:col.
-void expectOne(const std::vector<Finding>& fs, const std::string& kind, uint32_t line, uint32_t col) {
+void expectOne(const std::vector<Finding>& fs, FindingKind kind, uint32_t line, uint32_t col) {
   ASSERT_EQ(fs.size(), 1u) << describe(fs);
   EXPECT_EQ(fs[0].kind, kind) << describe(fs);
   EXPECT_EQ(fs[0].oracle, Oracle::Placement);
@@ -71,7 +71,7 @@ TEST(PlacementStatic, LegalChainHasNoFindings) {
 
 TEST(PlacementStatic, UnplacedSbufTensor) {
   auto fs = check(chain("tiny", "sbuf a [8, 16] f32 @p0+0", "sbuf b [8, 16] f32"));
-  expectOne(fs, "unplaced", 5, 6);
+  expectOne(fs, FindingKind::Unplaced, 5, 6);
   EXPECT_EQ(fs[0].message, "sbuf tensor 'b' has no placement");
   EXPECT_EQ(fs[0].inst_id, kNone);
   EXPECT_EQ(fs[0].step, 0u);
@@ -80,10 +80,10 @@ TEST(PlacementStatic, UnplacedSbufTensor) {
 TEST(PlacementStatic, UnplacedPsumTensorAndRegister) {
   auto fs = check("arch tiny\npsum acc [8, 16] f32\nreg n\n\nmemset acc, 0\nli n, 1\n");
   ASSERT_EQ(fs.size(), 2u) << describe(fs);
-  EXPECT_EQ(fs[0].kind, "unplaced");
+  EXPECT_EQ(fs[0].kind, FindingKind::Unplaced);
   EXPECT_EQ(fs[0].message, "psum tensor 'acc' has no placement");
   EXPECT_EQ(fs[0].loc.line, 2u);
-  EXPECT_EQ(fs[1].kind, "unplaced");
+  EXPECT_EQ(fs[1].kind, FindingKind::Unplaced);
   EXPECT_EQ(fs[1].message, "register 'n' has no placement");
   EXPECT_EQ(fs[1].loc.line, 3u);
   EXPECT_EQ(fs[1].loc.col, 5u);
@@ -91,26 +91,26 @@ TEST(PlacementStatic, UnplacedPsumTensorAndRegister) {
 
 TEST(PlacementStatic, SbufByteBounds) {
   auto fs = check(chain("tiny", "sbuf a [8, 16] f32 @p0+0", "sbuf b [8, 16] f32 @p0+4036"));
-  expectOne(fs, "bounds", 5, 6);
+  expectOne(fs, FindingKind::Bounds, 5, 6);
   EXPECT_EQ(fs[0].message,
             "placement @p0+4036 of 'b' [8, 16] (64 bytes per partition) exceeds SBUF (8 partitions, 4096 bytes)");
 }
 
 TEST(PlacementStatic, SbufPartitionBounds) {
   auto fs = check(chain("tiny", "sbuf a [8, 16] f32 @p4+0", "sbuf b [8, 16] f32 @p0+64"));
-  expectOne(fs, "bounds", 4, 6);
+  expectOne(fs, FindingKind::Bounds, 4, 6);
 }
 
 TEST(PlacementStatic, Alignment) {
   auto fs = check(chain("tiny", "sbuf a [8, 16] f32 @p0+0", "sbuf b [8, 16] f32 @p0+66"));
-  expectOne(fs, "alignment", 5, 6);
+  expectOne(fs, FindingKind::Alignment, 5, 6);
   EXPECT_EQ(fs[0].message, "placement @p0+66 of 'b': byte offset 66 is not a multiple of sbuf-align 4");
 }
 
 TEST(PlacementStatic, PartitionStart) {
   std::string text = "arch tiny\ndram A [2, 16] f32 input\nsbuf a [2, 16] f32 @p2+0\n\ndma a, A\n";
   auto fs = check(text);
-  expectOne(fs, "partition-start", 3, 6);
+  expectOne(fs, FindingKind::PartitionStart, 3, 6);
   EXPECT_EQ(fs[0].message,
             "placement @p2+0 of 'a': base partition 2 is not a multiple of sbuf-partition-quantum 4");
 }
@@ -118,26 +118,26 @@ TEST(PlacementStatic, PartitionStart) {
 TEST(PlacementStatic, PsumBankRange) {
   // 128 f32 per partition = 512 bytes = 2 banks of 256; banks 3..4 of 4.
   auto fs = check("arch tiny\npsum acc [8, 128] f32 @bank3\n\nmemset acc, 0\n");
-  expectOne(fs, "bank", 2, 6);
+  expectOne(fs, FindingKind::Bank, 2, 6);
   EXPECT_EQ(fs[0].message, "placement @bank3 of 'acc' (2 banks) exceeds PSUM (4 banks)");
   EXPECT_TRUE(check("arch tiny\npsum acc [8, 128] f32 @bank2\n\nmemset acc, 0\n").empty());
 }
 
 TEST(PlacementStatic, PsumPartitions) {
   auto fs = check("arch tiny\npsum acc [16, 16] f32 @bank0\n\nmemset acc, 0\n");
-  expectOne(fs, "bounds", 2, 6);
+  expectOne(fs, FindingKind::Bounds, 2, 6);
   EXPECT_EQ(fs[0].message, "psum tensor 'acc' has 16 partitions; PSUM has 8");
 }
 
 TEST(PlacementStatic, DramBounds) {
   auto fs = check("arch tiny\ndram S [8, 4] f32 @16777200\nsbuf a [8, 4] f32 @p0+0\n\nmemset a, 1.0\ndma S, a\n");
-  expectOne(fs, "bounds", 2, 6);
+  expectOne(fs, FindingKind::Bounds, 2, 6);
   EXPECT_EQ(fs[0].message, "placement @16777200 of 'S' (128 bytes) exceeds dram-limit 16777216");
 }
 
 TEST(PlacementStatic, RegisterLanes) {
   auto fs = check("arch tiny\nreg w 64 @r3\n\nli w, 1\n");
-  expectOne(fs, "register-lanes", 2, 5);
+  expectOne(fs, FindingKind::RegisterLanes, 2, 5);
   EXPECT_EQ(fs[0].message, "placement @r3 of register 'w' (2 lanes) exceeds the 4 SP registers");
   EXPECT_TRUE(check("arch tiny\nreg w 64 @r2\n\nli w, 1\n").empty());
 }
@@ -147,7 +147,7 @@ TEST(PlacementStatic, PinnedMovedAgainstOriginal) {
   auto kept = check(chain("tiny", "sbuf a [8, 16] f32 pinned @p0+0", "sbuf b [8, 16] f32 @p0+64"), &original);
   EXPECT_TRUE(kept.empty()) << describe(kept);
   auto fs = check(chain("tiny", "sbuf a [8, 16] f32 pinned @p0+128", "sbuf b [8, 16] f32 @p0+64"), &original);
-  expectOne(fs, "pinned-moved", 4, 6);
+  expectOne(fs, FindingKind::PinnedMoved, 4, 6);
   EXPECT_EQ(fs[0].message, "pinned tensor 'a' moved from sbuf @p0+0 to sbuf @p0+128");
   // Without the original, the move cannot be seen.
   EXPECT_TRUE(check(chain("tiny", "sbuf a [8, 16] f32 pinned @p0+128", "sbuf b [8, 16] f32 @p0+64")).empty());
@@ -158,7 +158,7 @@ TEST(PlacementStatic, PinnedMissingFromAllocated) {
   original.tensors[original.findTensor("a")].name = "gone";  // the allocated program has no tensor of that name
   auto fs = check(chain("tiny", "sbuf a [8, 16] f32 @p0+0", "sbuf b [8, 16] f32 @p0+64"), &original);
   ASSERT_EQ(fs.size(), 1u) << describe(fs);
-  EXPECT_EQ(fs[0].kind, "pinned-moved");
+  EXPECT_EQ(fs[0].kind, FindingKind::PinnedMoved);
   EXPECT_EQ(fs[0].message, "pinned tensor 'gone' of the original program is missing");
 }
 
@@ -167,7 +167,7 @@ TEST(PlacementStatic, PinnedDramTensorMustBePlaced) {
   p.tensors[0].placement.reset();  // the text format cannot say "pinned" without a placement
   auto fs = checkPlacement(p);
   ASSERT_EQ(fs.size(), 1u) << describe(fs);
-  EXPECT_EQ(fs[0].kind, "unplaced");
+  EXPECT_EQ(fs[0].kind, FindingKind::Unplaced);
   EXPECT_EQ(fs[0].message, "pinned tensor 'S' has no placement");
   EXPECT_EQ(fs[0].loc.line, 2u);
 }
@@ -175,7 +175,7 @@ TEST(PlacementStatic, PinnedDramTensorMustBePlaced) {
 TEST(PlacementOverlap, TwoLiveTensorsOverlappingByOneByte) {
   // sbuf-align=1 so that the overlap is a single byte: a is bytes 0..63, b starts at 63.
   auto fs = check(chain("tiny sbuf-align=1", "sbuf a [8, 16] f32 @p0+0", "sbuf b [8, 16] f32 @p0+63"));
-  expectOne(fs, "overlap", 8, 1);  // act b, a, relu: step 2, where b is written while a is read
+  expectOne(fs, FindingKind::Overlap, 8, 1);  // act b, a, relu: step 2, where b is written while a is read
   EXPECT_EQ(fs[0].step, 2u);
   EXPECT_EQ(fs[0].inst_id, 1u);
   EXPECT_EQ(fs[0].message,
@@ -200,7 +200,7 @@ TEST(PlacementOverlap, PartitionRangeOffByOne) {
       "act b, a, relu\n"
       "dma O, b\n";
   auto fs = check(text);
-  expectOne(fs, "overlap", 8, 1);
+  expectOne(fs, FindingKind::Overlap, 8, 1);
   EXPECT_EQ(fs[0].message,
             "sbuf tensors 'b' @p3+0 and 'a' @p0+0 overlap in partition 3, bytes 0..63 while both are live");
   // With the arch's quantum of 4 the start is also flagged statically.
@@ -208,8 +208,8 @@ TEST(PlacementOverlap, PartitionRangeOffByOne) {
   quantum4.replace(0, quantum4.find('\n'), "arch tiny");
   auto both = check(quantum4);
   ASSERT_EQ(both.size(), 2u) << describe(both);
-  EXPECT_EQ(both[0].kind, "partition-start");
-  EXPECT_EQ(both[1].kind, "overlap");
+  EXPECT_EQ(both[0].kind, FindingKind::PartitionStart);
+  EXPECT_EQ(both[1].kind, FindingKind::Overlap);
 }
 
 TEST(PlacementOverlap, DeadTensorSpaceReusedLaterIsNotFlagged) {
@@ -241,7 +241,7 @@ TEST(PlacementOverlap, DeadTensorSpaceReusedLaterIsNotFlagged) {
       "tt c, b, c, add\n"
       "dma O, c\n";
   auto fs = check(early);
-  expectOne(fs, "overlap", 9, 1);
+  expectOne(fs, FindingKind::Overlap, 9, 1);
   EXPECT_EQ(fs[0].step, 2u);
 }
 
@@ -258,7 +258,7 @@ TEST(PlacementOverlap, DeadWriteStillClobbers) {
       "memset d, 1.0\n"
       "dma O, a\n";
   auto fs = check(text);
-  expectOne(fs, "overlap", 8, 1);
+  expectOne(fs, FindingKind::Overlap, 8, 1);
   EXPECT_EQ(fs[0].message,
             "sbuf tensors 'd' @p0+32 and 'a' @p0+0 overlap in partitions 0..7, bytes 32..47 while both are live");
 }
@@ -276,7 +276,7 @@ TEST(PlacementOverlap, PsumBankSharedByLiveTensors) {
       "tt s, p, q, add\n"
       "dma O, s\n";
   auto fs = check(text);
-  expectOne(fs, "overlap", 8, 1);
+  expectOne(fs, FindingKind::Overlap, 8, 1);
   EXPECT_EQ(fs[0].message,
             "psum tensors 'q' @bank1 and 'p' @bank1 overlap in bank 1 (all partitions) while both are live");
   std::string apart = text;
@@ -299,7 +299,7 @@ TEST(PlacementOverlap, DramSpillSlotsSharedByLiveValues) {
       "dma a, s2\n"
       "dma O, a\n";
   auto fs = check(text);
-  expectOne(fs, "overlap", 9, 1);  // s2 (bytes 64..191) lands on s1 (bytes 0..127) while s1 waits for its read
+  expectOne(fs, FindingKind::Overlap, 9, 1);  // s2 (bytes 64..191) lands on s1 (bytes 0..127) while s1 waits for its read
   EXPECT_EQ(fs[0].message,
             "dram tensors 's2' @64 and 's1' @0 overlap in bytes 64..127 while both are live");
 }
@@ -314,7 +314,7 @@ TEST(PlacementOverlap, InputsOverlappingAreFlaggedBeforeTheFirstStep) {
       "dma a, A\n"
       "dma a, B\n";
   auto fs = check(text);
-  expectOne(fs, "overlap", 3, 6);  // at the later-declared input
+  expectOne(fs, FindingKind::Overlap, 3, 6);  // at the later-declared input
   EXPECT_EQ(fs[0].step, 0u);
   EXPECT_EQ(fs[0].inst_id, kNone);
 }
@@ -334,7 +334,7 @@ TEST(PlacementOverlap, SixtyFourBitRegisterOverLiveRegister) {
       "reg_store a[:, i:2], w\n"
       "dma O, a\n";
   auto fs = check(text);
-  expectOne(fs, "register-overlap", 9, 1);
+  expectOne(fs, FindingKind::RegisterOverlap, 9, 1);
   EXPECT_EQ(fs[0].step, 2u);
   EXPECT_EQ(fs[0].message, "registers 'w' @r0 (64-bit: r0..r1) and 'i' @r1 share lane r1 while both are live");
   std::string apart = text;
@@ -358,7 +358,7 @@ TEST(PlacementOverlap, LoopRegisterClobberedInsideItsLoop) {
       "}\n"
       "dma O, a\n";
   auto fs = check(text);
-  expectOne(fs, "register-overlap", 10, 3);
+  expectOne(fs, FindingKind::RegisterOverlap, 10, 3);
   EXPECT_EQ(fs[0].step, 3u);
   ASSERT_FALSE(fs[0].notes.empty());
   EXPECT_EQ(fs[0].notes[0], "both live from step 3: li t, 3 (n = 0)");

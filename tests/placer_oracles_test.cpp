@@ -10,22 +10,19 @@
 #include "alloc/no_reuse.h"
 #include "gen/generate.h"
 #include "tests/placed_program_checks.h"
-#include "verify/equivalence.h"
-#include "verify/placement.h"
-#include "verify/symbolic.h"
+#include "verify/correct.h"
 
 namespace allocsim {
 namespace {
 
+// A correct allocation of `original` (verify/correct.h), under two poison patterns.
 void expectAllOraclesPass(const Program& original, const Program& placed, const std::string& what) {
-  PlacementOptions popts;
-  popts.original = &original;
-  for (const Finding& f : checkPlacement(placed, popts)) ADD_FAILURE() << what << ": " << f.format(what);
-  for (const Finding& f : checkSymbolic(placed)) ADD_FAILURE() << what << ": " << f.format(what);
   for (uint64_t poison : {3u, 4u}) {
-    EquivalenceOptions eopts;
-    eopts.poison_seed = poison;
-    for (const Finding& f : checkEquivalence(placed, eopts)) ADD_FAILURE() << what << ": " << f.format(what);
+    CorrectnessOptions check;
+    check.input = &original;
+    check.verify.poison_seed = poison;
+    const Verdict v = checkAllocation(placed, check);
+    EXPECT_TRUE(v.ok()) << what << ": " << describeDefect(v, what);
   }
 }
 

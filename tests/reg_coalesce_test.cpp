@@ -79,7 +79,7 @@ Program placed(const std::string& body, uint32_t a_lane, uint32_t b_lane) {
 std::vector<Finding> overlaps(const Program& p) {
   std::vector<Finding> out;
   for (const Finding& f : checkPlacement(p, {}))
-    if (f.kind == "register-overlap") out.push_back(f);
+    if (f.kind == FindingKind::RegisterOverlap) out.push_back(f);
   return out;
 }
 

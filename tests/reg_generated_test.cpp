@@ -19,7 +19,7 @@
 #include "gen/generate.h"
 #include "ir/arch.h"
 #include "verify/register_demand.h"
-#include "verify/verify.h"
+#include "verify/correct.h"
 
 namespace allocsim {
 namespace {
@@ -64,11 +64,11 @@ TEST(RegGenerated, TinyProgramsWhoseMemoryFitsAllocateAtEveryLevelAndPassAllOrac
           break;
         }
       }
-      VerifyOptions vo;
-      vo.original = &p;
-      vo.poison_seed = seed + 1;
-      VerifyReport v = verifyAllocated(r.program, vo);
-      for (const Finding& f : v.findings) ADD_FAILURE() << what << ": " << f.format(what);
+      CorrectnessOptions check;
+      check.input = &p;
+      check.verify.poison_seed = seed + 1;
+      const Verdict v = checkAllocation(r.program, check);
+      EXPECT_TRUE(v.ok()) << what << ": " << describeDefect(v, what);
     }
   }
   std::cout << "  tiny (4 registers): " << allocated << " of " << fits

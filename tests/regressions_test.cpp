@@ -21,7 +21,7 @@
 #include "ir/parse.h"
 #include "ir/print.h"
 #include "verify/reference.h"
-#include "verify/verify.h"
+#include "verify/correct.h"
 
 namespace allocsim {
 namespace {
@@ -86,16 +86,11 @@ int replay(const fs::path& path) {
     }
   }
   for (const auto& [name, allocated] : allocations) {
-    VerifyOptions opts;
-    opts.original = isAllocated(p) ? nullptr : &p;
-    opts.poison_seed = 1;
-    try {
-      VerifyReport r = verifyAllocated(allocated, opts);
-      for (const Finding& f : r.findings) ADD_FAILURE() << name << ": " << f.format(file);
-      if (!r.ok()) ADD_FAILURE() << "allocated program:\n" << printProgram(allocated);
-    } catch (const InputError& e) {
-      ADD_FAILURE() << name << ": " << e.format(file);
-    }
+    CorrectnessOptions check;
+    check.input = isAllocated(p) ? nullptr : &p;
+    check.verify.poison_seed = 1;
+    const Verdict v = checkAllocation(allocated, check);
+    if (!v.ok()) ADD_FAILURE() << name << ": " << describeDefect(v, file) << "allocated program:\n" << printProgram(allocated);
   }
   return int(allocations.size());
 }

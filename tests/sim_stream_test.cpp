@@ -11,7 +11,7 @@
 #include "ir/parse.h"
 #include "sim/simulate.h"
 #include "tests/sim_checks.h"
-#include "verify/verify.h"
+#include "verify/correct.h"
 
 namespace allocsim {
 namespace {
@@ -68,12 +68,13 @@ TEST(SimStream, DestinationOverItsSourceAtAnOffsetGivesTheHardwareOrder) {
   EXPECT_EQ(r.stats.self_overlaps[0].differing, 1u);
 
   // The placement oracle flags the allocation that made it possible: y on x while x is still read.
-  VerifyOptions vo;
-  vo.poison_seed = 3;
-  VerifyReport report = verifyAllocated(p, vo);
+  CorrectnessOptions check;
+  check.verify.poison_seed = 3;
+  const Verdict v = checkAllocation(p, check);
+  EXPECT_EQ(v.defect, Defect::Findings);
   bool flagged = false;
-  for (const Finding& f : report.findings)
-    flagged |= f.oracle == Oracle::Placement && f.kind == "overlap" && f.message.find("'y'") != std::string::npos &&
+  for (const Finding& f : v.report.findings)
+    flagged |= f.oracle == Oracle::Placement && f.kind == FindingKind::Overlap && f.message.find("'y'") != std::string::npos &&
                f.message.find("'x'") != std::string::npos;
   EXPECT_TRUE(flagged);
 }

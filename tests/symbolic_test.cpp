@@ -29,7 +29,7 @@ std::string all(const std::vector<Finding>& fs) {
 }
 
 // Exactly one finding, of `kind`, at `line`, with this message.
-void expectFinding(const std::vector<Finding>& fs, const std::string& kind, uint32_t line, const std::string& message) {
+void expectFinding(const std::vector<Finding>& fs, FindingKind kind, uint32_t line, const std::string& message) {
   ASSERT_EQ(fs.size(), 1u) << all(fs);
   EXPECT_EQ(fs[0].oracle, Oracle::Symbolic);
   EXPECT_EQ(fs[0].kind, kind) << all(fs);
@@ -83,7 +83,7 @@ TEST(Symbolic, DeadTensorSpaceReusedPasses) {
 
 TEST(Symbolic, ReloadOneInstructionTooLate) {
   auto fs = check(spillProgram("@512", "a", "a_Spill1", true));
-  expectFinding(fs, "clobber", 16, "`tt c, a, c, add` reads first source 'a' element [0, 0], which 'b' overwrote (clobber)");
+  expectFinding(fs, FindingKind::Clobber, 16, "`tt c, a, c, add` reads first source 'a' element [0, 0], which 'b' overwrote (clobber)");
   ASSERT_EQ(fs[0].notes.size(), 3u);
   EXPECT_EQ(fs[0].notes[0], "expected: the value `dma a, A` (11:1) at step 1 wrote to 'a' element [0, 0]");
   EXPECT_EQ(fs[0].notes[1], "found: the value `memset b, 2.0` (13:1) at step 3 wrote to 'b' element [0, 0]");
@@ -94,7 +94,7 @@ TEST(Symbolic, ReloadOneInstructionTooLate) {
 
 TEST(Symbolic, OneSpillSlotSharedByTwoLiveValues) {
   auto fs = check(spillProgram("@0", "a", "a_Spill1", false));  // b's slot is a's
-  expectFinding(fs, "clobber", 16,
+  expectFinding(fs, FindingKind::Clobber, 16,
                 "`dma a, a_Spill1 !reload` reads source 'a_Spill1' element [0, 0], which 'b' overwrote (clobber)");
   ASSERT_EQ(fs[0].notes.size(), 3u);
   EXPECT_EQ(fs[0].notes[0], "expected: the value `dma a, A` (11:1) at step 1 wrote to 'a' element [0, 0]");
@@ -104,7 +104,7 @@ TEST(Symbolic, OneSpillSlotSharedByTwoLiveValues) {
 
 TEST(Symbolic, ReloadFromTheWrongSpillSlot) {
   auto fs = check(spillProgram("@512", "a_Reload1", "b_Spill1", false));
-  expectFinding(fs, "wrong-value", 17,
+  expectFinding(fs, FindingKind::WrongValue, 17,
                 "`tt c, a_Reload1, c, add` reads first source 'a_Reload1' element [0, 0], which holds a value of "
                 "'b', not the value the reference program reads");
   ASSERT_EQ(fs[0].notes.size(), 2u);
@@ -123,7 +123,7 @@ TEST(Symbolic, TwoLiveTensorsOverlappingByOneByte) {
                   "memset c, 1.0\n"    // 8
                   "tt c, a, c, add\n"  // 9
                   "dma O, c\n");
-  expectFinding(fs, "clobber", 9, "`tt c, a, c, add` reads first source 'a' element [0, 15], which 'c' overwrote (clobber)");
+  expectFinding(fs, FindingKind::Clobber, 9, "`tt c, a, c, add` reads first source 'a' element [0, 15], which 'c' overwrote (clobber)");
   EXPECT_EQ(fs[0].notes[2], "location: SBUF partition 0, byte 63, last written by `memset c, 1.0` (8:1) at step 2");
 }
 
@@ -138,7 +138,7 @@ TEST(Symbolic, PartitionRangeOffByOne) {
                   "memset b, 1.0\n"    // 8
                   "tt b, a, b, add\n"  // 9
                   "dma O, b\n");
-  expectFinding(fs, "clobber", 9, "`tt b, a, b, add` reads first source 'a' element [3, 0], which 'b' overwrote (clobber)");
+  expectFinding(fs, FindingKind::Clobber, 9, "`tt b, a, b, add` reads first source 'a' element [3, 0], which 'b' overwrote (clobber)");
   EXPECT_EQ(fs[0].notes[2], "location: SBUF partition 3, bytes 0..3, last written by `memset b, 1.0` (8:1) at step 2");
 }
 
@@ -167,7 +167,7 @@ TEST(Symbolic, PsumBankReusedInTheMiddleOfAnAccumulationGroup) {
       "dma P, r\n";
   EXPECT_TRUE(check(program + "1" + body).empty());
   auto fs = check(program + "0" + body);
-  expectFinding(fs, "clobber", 13,
+  expectFinding(fs, FindingKind::Clobber, 13,
                 "`matmul acc, s, s, start@first, stop@last` reads accumulator 'acc' element [0, 0], which 'tmp' "
                 "overwrote (clobber)");
   EXPECT_EQ(fs[0].step, 6u);  // the loop's second iteration
@@ -190,7 +190,7 @@ TEST(Symbolic, LoopRegisterClobberedInsideItsLoop) {
       "dma O, a\n";
   EXPECT_TRUE(check(program + "1" + body).empty());
   auto fs = check(program + "0" + body);
-  expectFinding(fs, "clobber", 10, "`dma a[:, k:8], A[:, k:8]` reads register 'k', which register 't' overwrote (clobber)");
+  expectFinding(fs, FindingKind::Clobber, 10, "`dma a[:, k:8], A[:, k:8]` reads register 'k', which register 't' overwrote (clobber)");
   EXPECT_EQ(fs[0].notes[0], "expected: the value `loop k = 0, 16, 8 {` (8:1) at step 1 wrote to register 'k'");
   EXPECT_EQ(fs[0].notes[2], "location: register lane @r0, last written by `li t, 3` (9:3) at step 2");
 }
@@ -211,7 +211,7 @@ TEST(Symbolic, SixtyFourBitRegisterGivenOneLane) {
       "dma O, a\n";
   EXPECT_TRUE(check(program + "2" + body).empty());
   auto fs = check(program + "1" + body);
-  expectFinding(fs, "clobber", 11, "`dma a[:, i:8], A[:, i:8]` reads register 'i' lane 1, which register 'j' overwrote (clobber)");
+  expectFinding(fs, FindingKind::Clobber, 11, "`dma a[:, i:8], A[:, i:8]` reads register 'i' lane 1, which register 'j' overwrote (clobber)");
 }
 
 TEST(Symbolic, RegisterSpillAndReloadPass) {
@@ -235,7 +235,7 @@ TEST(Symbolic, RegisterSpillAndReloadPass) {
   auto fs = check(program +
                   "dma a[:, n:8], A[:, n:8]\n"  // 13
                   "dma O, a\n");
-  expectFinding(fs, "clobber", 13, "`dma a[:, n:8], A[:, n:8]` reads register 'n' lane 0, which register 't' overwrote (clobber)");
+  expectFinding(fs, FindingKind::Clobber, 13, "`dma a[:, n:8], A[:, n:8]` reads register 'n' lane 0, which register 't' overwrote (clobber)");
 }
 
 TEST(Symbolic, DmaReadsStaleDataAfterTheTensorMoved) {
@@ -250,7 +250,7 @@ TEST(Symbolic, DmaReadsStaleDataAfterTheTensorMoved) {
                               "ts a_Moved, a_Moved, 1.0, add\n";  // 9
   EXPECT_TRUE(check(program + "dma O, a_Moved\n").empty());
   auto fs = check(program + "dma O, a\n");  // 10
-  expectFinding(fs, "stale-read", 10,
+  expectFinding(fs, FindingKind::StaleRead, 10,
                 "`dma O, a` reads source 'a' element [0, 0] and finds an out-of-date value of it (stale read)");
   EXPECT_EQ(fs[0].notes[0], "expected: the value `ts a_Moved, a_Moved, 1.0, add` (9:1) at step 3 wrote to 'a_Moved' element [0, 0]");
   EXPECT_EQ(fs[0].notes[1], "found: the value `dma a, A` (7:1) at step 1 wrote to 'a' element [0, 0]");
@@ -265,7 +265,7 @@ TEST(Symbolic, OutputClobberedAfterItsLastWrite) {
                   "dma a, A\n"
                   "dma O, a\n"
                   "dma a_Spill1, a !spill\n");
-  expectFinding(fs, "clobber", 3, "at the end of the run, output 'O' element [0, 0], which 'a' overwrote (clobber)");
+  expectFinding(fs, FindingKind::Clobber, 3, "at the end of the run, output 'O' element [0, 0], which 'a' overwrote (clobber)");
   EXPECT_EQ(fs[0].inst_id, kNone);
   EXPECT_EQ(fs[0].notes[2], "location: DRAM bytes 0..3, last written by the inserted `dma a_Spill1, a !spill` (9:1) at step 3");
 }
@@ -282,7 +282,7 @@ TEST(Symbolic, AnOutputClobberedInOneElementIsReportedAtThatElement) {
                   "dma O, x\n"
                   "dma a, A[0:1, 0:1]\n"
                   "dma a_Spill1, a !spill\n");
-  expectFinding(fs, "clobber", 3, "at the end of the run, output 'O' element [2, 3], which 'a' overwrote (clobber)");
+  expectFinding(fs, FindingKind::Clobber, 3, "at the end of the run, output 'O' element [2, 3], which 'a' overwrote (clobber)");
 }
 
 // Outputs of their own storage are judged when they become final (their last statement) and their symbols
@@ -303,7 +303,7 @@ TEST(Symbolic, OutputsJudgedEarlyAreReportedInDeclarationOrder) {
                   "dma P, b_Copy1 !copy\n"  // P final here: holds b's value, the reference's is the dma's copy
                   "dma O, b_Copy1 !copy\n"  // O final here
                   "tt a, a, a, add\n");
-  expectFinding(fs, "wrong-value", 3,
+  expectFinding(fs, FindingKind::WrongValue, 3,
                 "at the end of the run, output 'O' element [0, 0], which holds a value of 'b', not the value the "
                 "reference program reads");
   EXPECT_EQ(fs[0].step, 8u);  // the end of the run (8 steps), not where O became final
@@ -318,7 +318,7 @@ TEST(Symbolic, UnplacedTensorsAndRegistersAreReported) {
                                        "dma a, A\n"
                                        "dma O, a\n"));
   ASSERT_EQ(fs.size(), 2u) << all(fs);
-  EXPECT_EQ(fs[0].kind, "unplaced");
+  EXPECT_EQ(fs[0].kind, FindingKind::Unplaced);
   EXPECT_EQ(fs[0].loc.line, 4u);
   EXPECT_EQ(fs[0].message, "sbuf tensor 'a' has no placement; it is checked as if it had storage of its own");
   EXPECT_EQ(fs[1].message, "register 'n' has no placement; it is checked as if it had storage of its own");
@@ -338,7 +338,7 @@ TEST(Symbolic, OutOfBoundsPlacementsAreMappedAsWritten) {
       "dma O, b\n";
   EXPECT_TRUE(checkSymbolic(parseProgram(program + "9000000000000000064" + body)).empty());
   auto fs = checkSymbolic(parseProgram(program + "9000000000000000060" + body));
-  expectFinding(fs, "clobber", 9, "`tt b, a, b, add` reads first source 'a' element [0, 15], which 'b' overwrote (clobber)");
+  expectFinding(fs, FindingKind::Clobber, 9, "`tt b, a, b, add` reads first source 'a' element [0, 15], which 'b' overwrote (clobber)");
 }
 
 // No reuse at all, bounds ignored (the symbolic checker maps any placement): every SBUF tensor on partitions

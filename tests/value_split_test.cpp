@@ -10,7 +10,7 @@
 #include "alloc/driver.h"
 #include "alloc/value_split.h"
 #include "ir/parse.h"
-#include "verify/verify.h"
+#include "verify/correct.h"
 
 namespace allocsim {
 namespace {
@@ -48,11 +48,11 @@ std::string phases(const std::string& psum_placement) {
 }
 
 void expectVerified(const Program& allocated, const Program& original) {
-  VerifyOptions vo;
-  vo.poison_seed = 11;
-  vo.original = &original;
-  const VerifyReport r = verifyAllocated(allocated, vo);
-  EXPECT_TRUE(r.ok()) << (r.findings.empty() ? "" : r.findings[0].message);
+  CorrectnessOptions check;
+  check.input = &original;
+  check.verify.poison_seed = 11;
+  const Verdict v = checkAllocation(allocated, check);
+  EXPECT_TRUE(v.ok()) << describeDefect(v, "allocated");
 }
 
 TEST(ValuePhases, EveryLevelAllocatesInOneBank) {

@@ -1,5 +1,6 @@
-// What allocator tests check of an allocation: all three oracles against the original program, through the same
-// entry point as `allocsim verify --original` (verify/verify.h), and the figures of an allocation report.
+// What allocator tests check of an allocation: that it is correct (verify/correct.h checkAllocation, the one
+// definition the command line, the harness, the fuzz targets and the properties use too), and the figures of an
+// allocation report.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -14,19 +15,32 @@
 #include "gen/choices.h"
 #include "gen/generate.h"
 #include "tests/sim_checks.h"
-#include "verify/verify.h"
+#include "verify/correct.h"
 
 namespace allocsim {
 
-// Every finding fails the test (named by `what`); so does an oracle that did not run.
-inline void expectOraclesPass(const Program& original, const Program& allocated, const std::string& what,
+// `allocated` must be a correct allocation of `input`, the program the allocator was given: well-formed,
+// implementing it, and passing the three oracles against it. Every defect fails the test (named by `what`); so
+// does an oracle that did not run.
+inline void expectOraclesPass(const Program& input, const Program& allocated, const std::string& what,
                               uint64_t poison_seed) {
-  VerifyOptions vo;
-  vo.original = &original;
-  vo.poison_seed = poison_seed;
-  VerifyReport r = verifyAllocated(allocated, vo);
-  for (const Finding& f : r.findings) ADD_FAILURE() << what << ": " << f.format(what);
-  for (const OracleRun& o : r.oracles) EXPECT_TRUE(o.ran) << what;
+  CorrectnessOptions check;
+  check.input = &input;
+  check.verify.poison_seed = poison_seed;
+  const Verdict v = checkAllocation(allocated, check);
+  EXPECT_TRUE(v.ok()) << what << ": " << describeDefect(v, what);
+  if (v.defect == Defect::None || v.defect == Defect::Findings) {
+    for (const OracleRun& o : v.report.oracles) EXPECT_TRUE(o.ran) << what;
+  }
+}
+
+// The same for an allocation whose input is not at hand (a hand allocation, a pass's intermediate): the reference
+// is recovered from the allocated program itself.
+inline void expectOraclesPass(const Program& allocated, const std::string& what, uint64_t poison_seed) {
+  CorrectnessOptions check;
+  check.verify.poison_seed = poison_seed;
+  const Verdict v = checkAllocation(allocated, check);
+  EXPECT_TRUE(v.ok()) << what << ": " << describeDefect(v, what);
 }
 
 // Generated tiny programs (seeds 1-100, `size` statements) that contain a construct (`count` > 0): each allocates at

@@ -175,7 +175,7 @@ TEST(VerifyCli, ManyFindingsAreCappedAndCountedAndAllOfThemOnRequest) {
 TEST(VerifyReport, FindingsOfOneKindAboutTheSameTensorsFormOneGroup) {
   auto overlap = [](uint32_t a, uint32_t b) {
     Finding f;
-    f.kind = "overlap";
+    f.kind = FindingKind::Overlap;
     f.message = "overlap";
     f.region.kind = FindingRegion::Kind::Sbuf;
     f.region.items = {a, b};

@@ -396,7 +396,7 @@ std::string allocationSvg(const Program& p, const SvgOptions& opts) {
       if (h < 4) y -= (4 - h) / 2, h = 4;
       out += rect(x, y, w, h, "class=\"finding-region\" fill=\"#dc2626\" fill-opacity=\"0.55\" stroke=\"#dc2626\" stroke-width=\"1.5\"") + "\n";
     }
-    out += text(10, height - 30, "finding (" + std::string(oracleName(f.oracle)) + ", " + f.kind + ", line " +
+    out += text(10, height - 30, "finding (" + std::string(oracleName(f.oracle)) + ", " + findingKindName(f.kind) + ", line " +
                                      std::to_string(f.loc.line) + "): " + f.message,
                 "fill=\"#dc2626\" font-size=\"10\"") + "\n</g>\n";
   }

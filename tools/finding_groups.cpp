@@ -15,9 +15,9 @@ GroupKey keyOf(const Finding& f) {
   if (f.region.present()) {
     std::vector<uint32_t> items = f.region.items;
     std::sort(items.begin(), items.end());
-    return {int(f.oracle), f.kind, int(f.region.kind), std::move(items), kNone};
+    return {int(f.oracle), std::string(findingKindName(f.kind)), int(f.region.kind), std::move(items), kNone};
   }
-  return {int(f.oracle), f.kind, -1, {}, f.inst_id};
+  return {int(f.oracle), std::string(findingKindName(f.kind)), -1, {}, f.inst_id};
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 
 #include "alloc/alloc_error.h"
 #include "alloc/driver.h"
+#include "alloc/optlevel.h"
 #include "alloc/psum/psum_heuristic.h"
 #include "alloc/sbuf/sbuf_heuristic.h"
 #include "ir/check.h"
@@ -15,14 +16,14 @@
 #include "tools/load.h"
 #include "tools/verbs.h"
 #include "tools/verify_report.h"
-#include "verify/allocator_output.h"
+#include "verify/correct.h"
 #include "verify/liveness_precision.h"
 #include "verify/verify.h"
 
 namespace allocsim::cli {
 
 static const char kAllocHelp[] =
-    "usage: allocsim alloc PROGRAM [-O N | --optlevel N] [--allocator coloring|lsa|exact] [--cores N]\n"
+    "usage: allocsim alloc PROGRAM [--allocator A] [-O N | --optlevel N] [--cores N]\n"
     "                      [--time-limit S] [--node-budget N]\n"
     "                      [--loops-in-backend] [--smt-allocation] [--gca-dma-optlevel L] [--unlimited-room]\n"
     "                      [--sbuf-heuristic H] [--psum-heuristic H]\n"
@@ -32,18 +33,21 @@ static const char kAllocHelp[] =
     "Allocates PROGRAM (SBUF, PSUM and SP registers) and prints the allocated program: placements\n"
     "@pP+B / @bankN / @rN and the inserted spill and reload instructions (docs/format.md).\n"
     "\n"
-    "  -O N, --optlevel N   which allocator runs (the seed's selection map; default 2):\n"
-    "                         0      no reuse: every tensor in storage of its own\n"
-    "                         1 2 3  PSUM colorer, then SBUF colorer with PSUM frozen; best-of-n\n"
-    "                                heuristics PSUM 1 / 4 / 4, SBUF 1 / 7 / 16\n"
-    "                         6      coloring with loops (= 2 here: every colorer sees the loops)\n"
-    "                         7      fixed assignment: placements in PROGRAM are kept (PSUM must be\n"
-    "                                placed: no PSUM pass), unplaced SBUF colored around them, then\n"
-    "                                all re-placed by the in-place write checker\n"
-    "                         8      linear scan with the best-fit manager, PSUM then SBUF\n"
-    "                       registers: the REG colorer at every optlevel (REG runs last; it spills\n"
-    "                                registers to DRAM slots)\n"
-    "  --allocator A        coloring (default) or lsa (linear scan at -O6, its loop-aware variant)\n"
+    "  --allocator A        which allocator places SBUF and PSUM (then the REG colorer runs at every level,\n"
+    "                       spilling registers to DRAM slots):\n"
+    "                         coloring  PSUM colorer, then SBUF colorer with PSUM frozen (the default); -O1,\n"
+    "                                   -O2 (default), -O3 pick best-of-n effort: heuristics PSUM 1 / 4 / 4,\n"
+    "                                   SBUF 1 / 7 / 16; -O6 coloring with loops (= -O2 here: every colorer\n"
+    "                                   sees the loops)\n"
+    "                         no-reuse  every tensor in storage of its own\n"
+    "                         fixed     placements in PROGRAM are kept (PSUM must be placed: no PSUM\n"
+    "                                   pass), unplaced SBUF colored around them, then all re-placed by the\n"
+    "                                   in-place write checker\n"
+    "                         lsa       linear scan with the best-fit manager, PSUM then SBUF (with -O6 its\n"
+    "                                   loop-aware variant)\n"
+    "                         exact     see below\n"
+    "  -O N, --optlevel N   the effort within the allocator; the production compiler's optlevels that pick an\n"
+    "                       allocator are kept as aliases: -O0 = no-reuse, -O7 = fixed, -O8 = lsa\n"
     "  --allocator exact    the complete placement search (alloc/exact/): proves a fit within the machine,\n"
     "                       proves there is none, or reports its best height and the gap to the lower bound\n"
     "                       after --time-limit S seconds per space (default 10); never spills. With -O7 it\n"
@@ -85,6 +89,7 @@ namespace {
 struct AllocArgs {
   std::string in, out;
   DriverOptions driver;
+  std::optional<int> optlevel;  // -O as given; resolved with --allocator (alloc/optlevel.h resolveAllocator)
   bool json = false, verify = false, arch_given = false, help = false, quiet = false;
   int verbose = 0;
   VerifyOptions verify_opts;
@@ -135,8 +140,8 @@ AllocArgs parseAllocArgs(const Args& raw, Arch& arch) {
       a.help = true;
       return a;
     }
-    if (auto v = r.value("-O")) a.driver.optlevel = int(ArgReader::toUint("-O", *v, 1000));
-    else if (auto v = r.value("--optlevel")) a.driver.optlevel = int(ArgReader::toUint("--optlevel", *v, 1000));
+    if (auto v = r.value("-O")) a.optlevel = int(ArgReader::toUint("-O", *v, 1000));
+    else if (auto v = r.value("--optlevel")) a.optlevel = int(ArgReader::toUint("--optlevel", *v, 1000));
     else if (auto v = r.value("--allocator")) a.driver.allocator = *v;
     else if (auto v = r.value("--time-limit")) a.driver.time_limit_s = ArgReader::toSeconds("--time-limit", *v);
     else if (auto v = r.value("--node-budget")) a.driver.node_budget = ArgReader::toUint("--node-budget", *v, UINT64_MAX);
@@ -162,6 +167,13 @@ AllocArgs parseAllocArgs(const Args& raw, Arch& arch) {
     else r.unknown();
   }
   a.driver.verbosity = a.verbose > 1 ? a.verbose - 1 : 0;
+  try {
+    const AllocatorChoice c = resolveAllocator(a.driver.allocator, a.optlevel);
+    a.driver.optlevel = c.optlevel;
+    a.driver.allocator = c.allocator;
+  } catch (const OptionError& e) {
+    throw UsageError(e.what());
+  }
   return a;
 }
 
@@ -238,27 +250,32 @@ int runAlloc(const Args& args) {
     // The output must be well-formed and recover to the input before any oracle may call it correct:
     // an allocator that writes, say, a spill DMA into an open accumulation group has a bug even if the data
     // comes out right.
-    OutputVerdict out;
+    CorrectnessOptions check;
+    check.verify = a.verify_opts;
+    check.input = &input;
     ProgressLine progress("alloc --verify", ProgressLine::wanted(a.quiet));
-    a.verify_opts.progress = progress.fn();
-    try {
-      out = verifyAllocatorOutput(input, result.program, a.verify_opts);
-      progress.erase();
-    } catch (const InputError& e) {
-      progress.erase();
-      std::fputs(e.format(display).c_str(), stderr);
+    check.verify.progress = progress.fn();
+    const Verdict verdict = checkAllocation(result.program, check);
+    progress.erase();
+    if (verdict.defect == Defect::CannotRun) {
+      std::fputs(InputError(verdict.diagnostics).format(display).c_str(), stderr);
       return kExitBadInput;
     }
-    if (!out.ill_formed.empty()) {
+    if (verdict.defect == Defect::IllFormed || verdict.defect == Defect::NotTheInput) {
       std::string text;
-      for (const Diagnostic& d : out.ill_formed) text += formatDiagnostic(display, d) + " (in the allocated output)\n";
-      text += display + ": FAILED: the allocated output is not well-formed (" + std::to_string(out.ill_formed.size()) +
-              " diagnostic(s)); the oracles were not run\n";
+      for (const Diagnostic& d : verdict.diagnostics)
+        text += formatDiagnostic(display, d) + " (in the allocated output)\n";
+      if (verdict.defect == Defect::IllFormed)
+        text += display + ": FAILED: the allocated output is not well-formed (" +
+                std::to_string(verdict.diagnostics.size()) + " diagnostic(s)); the oracles were not run\n";
+      else
+        text += display + ": FAILED: the allocated output does not implement the input" +
+                (verdict.mismatch.empty() ? std::string() : ": " + verdict.mismatch) + "; the oracles were not run\n";
       std::fputs(text.c_str(), stderr);
       if (!a.json || !a.out.empty()) writeOutput(a.out, printProgram(result.program));
       return kExitVerifyFailed;
     }
-    const VerifyReport& vr = out.report;
+    const VerifyReport& vr = verdict.report;
     if (a.json) verify_json = verifyReportJson(vr, display, a.verify_opts.input_seed);
     else std::fputs(verifyReportText(vr, display, a.verify_opts.input_seed).c_str(), stderr);
     if (!vr.ok()) code = kExitVerifyFailed;

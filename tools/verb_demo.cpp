@@ -17,7 +17,7 @@
 #include "tools/demo_kernel.h"
 #include "tools/verbs.h"
 #include "tools/verify_report.h"
-#include "verify/verify.h"
+#include "verify/correct.h"
 
 namespace allocsim::cli {
 
@@ -104,10 +104,15 @@ int runDemo(const Args& args) {
               indent(driverReportText(result)).c_str());
   if (print) std::printf("   the allocated program:\n%s\n", indent(printProgram(result.program)).c_str());
 
-  vopts.original = &input;
-  VerifyReport vr = verifyAllocated(result.program, vopts);
+  CorrectnessOptions check;
+  check.verify = vopts;
+  check.input = &input;
+  const Verdict verdict = checkAllocation(result.program, check);
+  const std::string verdict_text = verdict.defect == Defect::None || verdict.defect == Defect::Findings
+                                       ? verifyReportText(verdict.report, file, vopts.input_seed)
+                                       : describeDefect(verdict, file);
   std::printf("3. verify (allocsim verify): the three oracles on the allocated program\n%s\n",
-              indent(verifyReportText(vr, file, vopts.input_seed)).c_str());
+              indent(verdict_text).c_str());
 
   InterpOptions iopts;
   iopts.input_seed = vopts.input_seed;
@@ -124,7 +129,7 @@ int runDemo(const Args& args) {
   std::printf("next: allocsim alloc corpus/kernels/matmul_tiled_tiny.nki.txt -O2 -v --verify   (a kernel that must "
               "spill)\n      allocsim alloc PROG -O7   (keep your own placements; the in-place checker re-places "
               "them)\n      allocsim --help\n");
-  return vr.ok() && ref_hashes == phys_hashes ? kExitOk : kExitVerifyFailed;
+  return verdict.ok() && ref_hashes == phys_hashes ? kExitOk : kExitVerifyFailed;
 }
 
 }  // namespace allocsim::cli

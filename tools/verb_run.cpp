@@ -2,6 +2,7 @@
 // the simulated run against the reference interpreter; `--compare O0,O2,...` prints optlevels side by side.
 #include <cinttypes>
 #include <cstdio>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -24,7 +25,7 @@
 namespace allocsim::cli {
 
 static const char kRunHelp[] =
-    "usage: allocsim run PROGRAM [-O N] [--compare O0,O2,...] [--timing FILE] [--seed S] [--poison-seed S]\n"
+    "usage: allocsim run PROGRAM [--allocator A] [-O N] [--compare O0,O2,...] [--timing FILE] [--seed S] [--poison-seed S]\n"
     "                    [--top N] [--json] [--quiet] [--timing-only] [--arch NAME] [--KEY VALUE]\n"
     "\n"
     "Allocates PROGRAM at -O N (default 2; a program whose tensors and registers are all placed is simulated\n"
@@ -35,7 +36,9 @@ static const char kRunHelp[] =
     "run of the allocated program on the same physical storage, and that the allocation is equivalent to\n"
     "the unallocated program (the equivalence oracle of `allocsim verify`).\n"
     "\n"
-    "  -O N, --optlevel N  optlevel (see `allocsim alloc --help`)\n"
+    "  --allocator A       the allocator (see `allocsim alloc --help`): coloring (default), no-reuse, fixed,\n"
+    "                      lsa, exact\n"
+    "  -O N, --optlevel N  the effort within it; -O0, -O7, -O8 are aliases of no-reuse, fixed, lsa\n"
     "  --compare LIST      optlevels to simulate side by side, e.g. O0,O2,O7: cycles, stalls, peak SBUF\n"
     "                      bytes per partition, inserted spill/reload instructions, check result\n"
     "  --timing FILE       a timing table (sim/timing/default.txt form); its keys replace the defaults\n"
@@ -55,10 +58,11 @@ static const char kRunHelp[] =
 namespace {
 
 struct RunArgs {
-  std::string in, timing_file;
+  std::string in, timing_file, allocator;
   std::vector<int> levels;  // --compare
   int optlevel = 2;
-  bool optlevel_given = false, json = false, arch_given = false, help = false, quiet = false, timing_only = false;
+  bool optlevel_given = false, allocator_given = false, json = false, arch_given = false, help = false, quiet = false,
+       timing_only = false;
   uint64_t seed = 1, poison_seed = 1;
   size_t top = 5;
 };
@@ -92,6 +96,7 @@ RunArgs parseRunArgs(const Args& raw, Arch& arch) {
     }
     if (auto v = r.value("-O")) a.optlevel = int(ArgReader::toUint("-O", *v, 1000)), a.optlevel_given = true;
     else if (auto v = r.value("--optlevel")) a.optlevel = int(ArgReader::toUint("--optlevel", *v, 1000)), a.optlevel_given = true;
+    else if (auto v = r.value("--allocator")) a.allocator = *v, a.allocator_given = true;
     else if (auto v = r.value("--compare")) a.levels = parseLevels(*v);
     else if (auto v = r.value("--timing")) a.timing_file = *v;
     else if (auto v = r.value("--seed")) a.seed = ArgReader::toUint("--seed", *v, UINT64_MAX);
@@ -243,15 +248,25 @@ int runRun(const Args& args) {
       requireWellFormed(input);
     }
     if (!a.levels.empty()) return compareLevels(input, a, timing, display);
-    const bool as_given = fullyAllocated(input) && !a.optlevel_given;
+    const bool as_given = fullyAllocated(input) && !a.optlevel_given && !a.allocator_given;
     Program allocated = input;
     if (!as_given) {
       DriverOptions d;
-      d.optlevel = a.optlevel;
+      try {
+        const AllocatorChoice c =
+            resolveAllocator(a.allocator, a.optlevel_given ? std::optional<int>(a.optlevel) : std::nullopt);
+        d.optlevel = c.optlevel;
+        d.allocator = c.allocator;
+      } catch (const OptionError& e) {
+        throw UsageError(e.what());
+      }
       allocated = allocate(input, d).program;
     }
     LevelRun run = simulateAllocated(std::move(allocated), a, timing, display);
-    const std::string how = as_given ? "the allocation in the file" : "-O" + std::to_string(a.optlevel);
+    const std::string how = as_given              ? "the allocation in the file"
+                            : a.allocator_given ? "--allocator " + a.allocator +
+                                                      (a.optlevel_given ? " -O" + std::to_string(a.optlevel) : "")
+                                                : "-O" + std::to_string(a.optlevel);
     if (a.json) {
       std::string out = "{\"file\": " + jsonString(display) + ", \"allocation\": " + jsonString(how) +
                         ", \"input_seed\": " + std::to_string(a.seed) + ", \"poison_seed\": " +

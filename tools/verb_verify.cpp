@@ -8,7 +8,7 @@
 #include "tools/load.h"
 #include "tools/verbs.h"
 #include "tools/verify_report.h"
-#include "verify/verify.h"
+#include "verify/correct.h"
 
 namespace allocsim::cli {
 
@@ -67,17 +67,20 @@ int runVerify(const Args& args) {
     opts.original = &*orig;
   }
   const std::string display = in == "-" ? "<stdin>" : in;
-  VerifyReport report;
   ProgressLine progress("verify", ProgressLine::wanted(quiet));
   opts.progress = progress.fn();
-  try {
-    report = verifyAllocated(*program, opts);
-    progress.erase();
-  } catch (const InputError& e) {
-    progress.erase();
-    std::fputs(e.format(display).c_str(), stderr);
+  // A correct allocation (verify/correct.h); loadProgram has checked the program is well-formed, and an
+  // ill-formed file is bad input here, not a finding. With --original that program is what it must stand for.
+  CorrectnessOptions check;
+  check.verify = opts;
+  check.well_formed_known = true;
+  const Verdict verdict = checkAllocation(*program, check);
+  progress.erase();
+  if (verdict.defect == Defect::CannotRun) {
+    std::fputs(InputError(verdict.diagnostics).format(display).c_str(), stderr);
     return kExitBadInput;
   }
+  const VerifyReport& report = verdict.report;
   std::string text = json ? verifyReportJson(report, display, opts.input_seed)
                           : verifyReportText(report, display, opts.input_seed, all_groups ? 0 : 20);
   std::fputs(text.c_str(), stdout);

@@ -41,7 +41,7 @@ std::string verifyReportText(const VerifyReport& r, const std::string& file, uin
     const Finding& f = r.findings[g.first];
     out += f.format(file);
     if (!g.rest.empty())
-      out += "    and " + std::to_string(g.rest.size()) + " more [" + oracleName(f.oracle) + "] " + f.kind +
+      out += "    and " + std::to_string(g.rest.size()) + " more [" + oracleName(f.oracle) + "] " + findingKindName(f.kind) +
              " finding" + (g.rest.size() == 1 ? "" : "s") +
              (f.region.present() ? " about the same tensors" : " at the same instruction") + "\n";
   }
@@ -79,7 +79,7 @@ std::string verifyReportJson(const VerifyReport& r, const std::string& file, uin
   for (size_t i = 0; i < r.findings.size(); ++i) {
     const Finding& f = r.findings[i];
     out += std::string(i ? ",\n  " : "\n  ") + "{\"oracle\": " + jsonString(oracleName(f.oracle)) +
-           ", \"kind\": " + jsonString(f.kind) + ", \"line\": " + std::to_string(f.loc.line) +
+           ", \"kind\": " + jsonString(findingKindName(f.kind)) + ", \"line\": " + std::to_string(f.loc.line) +
            ", \"col\": " + std::to_string(f.loc.col) + ", \"step\": " + std::to_string(f.step) +
            ", \"message\": " + jsonString(f.message) + ", \"location\": " +
            jsonString(formatDiagnostic(file, Diagnostic{f.loc, f.message})) + ", \"notes\": [";

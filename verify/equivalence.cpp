@@ -261,7 +261,7 @@ class Checker {
     return "poison seed " + std::to_string(opts_.poison_seed) + ", input seed " + std::to_string(opts_.input_seed) +
            " (the same seeds reproduce this run)";
   }
-  Finding finding(const char* kind, const Instruction* inst, uint64_t step) const {
+  Finding finding(FindingKind kind, const Instruction* inst, uint64_t step) const {
     Finding f;
     f.oracle = Oracle::Equivalence;
     f.kind = kind;
@@ -285,7 +285,7 @@ class Checker {
   }
 
   Finding traceMismatch(const std::optional<StepCapture>& got, const std::optional<StepCapture>& want) const {
-    Finding f = finding("trace-mismatch", got ? got->inst : nullptr, got ? got->step : 0);
+    Finding f = finding(FindingKind::TraceMismatch, got ? got->inst : nullptr, got ? got->step : 0);
     std::string theirs = want ? referenceText(*want->inst) : "nothing (it has ended)";
     f.message = got ? "the physical run executes " + instructionText(a_, *got->inst) + " where the reference executes " + theirs
                     : "the physical run ends where the reference executes " + theirs;
@@ -300,7 +300,7 @@ class Checker {
 
   Finding operandMismatch(const StepCapture& got, const StepCapture& want) const {
     const Instruction& inst = *got.inst;
-    Finding f = finding("operand-mismatch", &inst, got.step);
+    Finding f = finding(FindingKind::OperandMismatch, &inst, got.step);
     f.notes.push_back("instruction: " + instructionText(a_, inst) + " (id " + std::to_string(inst.id) + ", step " +
                       std::to_string(got.step) + "); reference step " + std::to_string(want.step));
     std::optional<Explanation> why = operandDifference(got, want);
@@ -425,7 +425,7 @@ class Checker {
     WriteTargets targets;
     for (uint32_t b : diff.bytes) targets.bytes.push_back(layout_.locate(t, partition, element * size + b));
     LastWrite last = findLastWrites(a_, layout_, phys_, io_, targets, UINT64_MAX).latest();
-    Finding f = finding("output-mismatch", last.inst, last.step);
+    Finding f = finding(FindingKind::OutputMismatch, last.inst, last.step);
     if (!last.inst) f.loc = tensor.loc;
     f.message = "output " + quoted(tensor.name) + " element [" + std::to_string(partition) + ", " +
                 std::to_string(element) + "] = " + elementText(tensor.dtype, got.data() + diff.index * size) +
@@ -482,7 +482,7 @@ class Checker {
 
     const uint64_t step = progress.last_step + 1;
     const Instruction* inst = instructionAtLine(diag.loc.line);
-    Finding f = finding("runtime-error", inst, step);
+    Finding f = finding(FindingKind::RuntimeError, inst, step);
     f.loc = diag.loc;
     f.message = "the physical run fails where the reference does not: " + diag.message;
     if (inst) {

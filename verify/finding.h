@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <iosfwd>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,34 @@ namespace allocsim {
 
 enum class Oracle : uint8_t { Equivalence, Symbolic, Placement };
 const char* oracleName(Oracle o);
+
+// What a finding is about, by oracle (docs/verification.md defines each). Code tests the kind; the name is what
+// reports, JSON and the harness print, and it never changes.
+enum class FindingKind : uint8_t {
+  // equivalence
+  OperandMismatch,   // "operand-mismatch": an original instruction read other bits than the reference did
+  OutputMismatch,    // "output-mismatch": a DRAM output differs at the end of the run
+  TraceMismatch,     // "trace-mismatch": the runs executed different original instructions
+  RuntimeError,      // "runtime-error": the allocated program failed on the physical storage
+  OriginalMismatch,  // "original-mismatch": the recovered program is not the given original
+  // symbolic
+  Clobber,       // "clobber": the location holds another value, written over the expected one
+  StaleRead,     // "stale-read": the location holds an older version of the expected value
+  NeverWritten,  // "never-written": nothing wrote the location (it holds poison)
+  WrongValue,    // "wrong-value": the reference program itself reads another value
+  // placement (and symbolic's Unplaced)
+  Unplaced,         // "unplaced": a tensor or register without a placement
+  Bounds,           // "bounds": a placement outside its memory
+  Alignment,        // "alignment": an SBUF byte offset not a multiple of sbuf-align
+  PartitionStart,   // "partition-start": an SBUF base partition not a multiple of the quantum
+  Bank,             // "bank": a PSUM tensor not starting at a bank or crossing its banks
+  RegisterLanes,    // "register-lanes": a register's lanes outside the register file
+  PinnedMoved,      // "pinned-moved": a pinned placement not kept
+  Overlap,          // "overlap": two simultaneously live tensors share storage
+  RegisterOverlap,  // "register-overlap": two simultaneously live registers share a lane
+};
+const char* findingKindName(FindingKind k);
+std::ostream& operator<<(std::ostream& os, FindingKind k);  // the name
 
 // The physical storage a finding is about, when it is about storage (an overlap): what `verify --svg` draws in
 // red. SBUF: partitions x bytes within a partition; PSUM: banks (all partitions); DRAM: bytes; registers: lanes.
@@ -27,7 +56,7 @@ struct FindingRegion {
 
 struct Finding {
   Oracle oracle = Oracle::Placement;
-  std::string kind;            // a stable short class: "clobber", "overlap", "bounds", "output-mismatch", ...
+  FindingKind kind = FindingKind::Overlap;
   SourceLoc loc;               // where in the allocated program (instruction, or declaration for static findings)
   uint32_t inst_id = kNone;    // Instruction::id in the allocated program; kNone for declaration findings
   uint64_t step = 0;           // the dynamic step (ir/interp.h "Steps") at which it happened; 0 if static

@@ -55,7 +55,7 @@ bool sameDecl(const Tensor& a, const Tensor& b) {
 Finding mismatch(SourceLoc loc, uint32_t id, std::string message, std::vector<std::string> notes) {
   Finding f;
   f.oracle = Oracle::Equivalence;
-  f.kind = "original-mismatch";
+  f.kind = FindingKind::OriginalMismatch;
   f.loc = loc;
   f.inst_id = id;
   f.message = std::move(message);

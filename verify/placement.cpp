@@ -4,6 +4,7 @@
 #include <limits>
 #include <map>
 #include <string>
+#include <string_view>
 
 #include "verify/dynamic_liveness.h"
 #include "verify/footprint.h"
@@ -171,7 +172,7 @@ Finding describe(const Program& p, const Conflict& c, const StepSite& site) {
   std::string later, earlier, later_name, earlier_name;
   SourceLoc later_decl;
   if (c.registers) {
-    f.kind = "register-overlap";
+    f.kind = FindingKind::RegisterOverlap;
     later = registerText(p.registers[c.later]);
     earlier = registerText(p.registers[c.earlier]);
     later_name = p.registers[c.later].name;
@@ -179,7 +180,7 @@ Finding describe(const Program& p, const Conflict& c, const StepSite& site) {
     later_decl = p.registers[c.later].loc;
     f.message = "registers " + later + " and " + earlier + " share " + regionText(c) + " while both are live";
   } else {
-    f.kind = "overlap";
+    f.kind = FindingKind::Overlap;
     const Tensor& a = p.tensors[c.later];
     const Tensor& b = p.tensors[c.earlier];
     later_name = a.name;
@@ -236,7 +237,7 @@ std::vector<Finding> checkPlacement(const Program& allocated, const PlacementOpt
   for (size_t i = 0; i < conflicts.size(); ++i) dynamic.push_back(describe(p, conflicts[i], sites[i]));
   std::stable_sort(dynamic.begin(), dynamic.end(), [](const Finding& a, const Finding& b) {
     if (a.step != b.step) return a.step < b.step;
-    if (a.kind != b.kind) return a.kind < b.kind;
+    if (a.kind != b.kind) return std::string_view(findingKindName(a.kind)) < findingKindName(b.kind);
     return a.message < b.message;
   });
   out.insert(out.end(), dynamic.begin(), dynamic.end());

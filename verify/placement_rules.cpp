@@ -5,7 +5,7 @@ namespace {
 
 std::string quoted(const std::string& s) { return "'" + s + "'"; }
 
-Finding declFinding(const std::string& kind, SourceLoc loc, std::string message) {
+Finding declFinding(FindingKind kind, SourceLoc loc, std::string message) {
   Finding f;
   f.oracle = Oracle::Placement;
   f.kind = kind;
@@ -26,16 +26,16 @@ void checkSbuf(const Arch& arch, const Tensor& t, std::vector<Finding>& out) {
   const std::string where = "placement " + placementText(t) + " of " + quoted(t.name);
   const uint64_t bpp = t.bytesPerPartition();
   if (exceeds(pl.partition, t.partitions, arch.sbuf_partitions) || exceeds(pl.offset, bpp, arch.sbuf_bytes))
-    out.push_back(declFinding("bounds", t.loc,
+    out.push_back(declFinding(FindingKind::Bounds, t.loc,
                               where + " " + shapeText(t) + " (" + std::to_string(bpp) +
                                   " bytes per partition) exceeds SBUF (" + std::to_string(arch.sbuf_partitions) +
                                   " partitions, " + std::to_string(arch.sbuf_bytes) + " bytes)"));
   if (arch.sbuf_align != 0 && pl.offset % arch.sbuf_align != 0)
-    out.push_back(declFinding("alignment", t.loc,
+    out.push_back(declFinding(FindingKind::Alignment, t.loc,
                               where + ": byte offset " + std::to_string(pl.offset) + " is not a multiple of sbuf-align " +
                                   std::to_string(arch.sbuf_align)));
   if (arch.sbuf_partition_quantum != 0 && pl.partition % arch.sbuf_partition_quantum != 0)
-    out.push_back(declFinding("partition-start", t.loc,
+    out.push_back(declFinding(FindingKind::PartitionStart, t.loc,
                               where + ": base partition " + std::to_string(pl.partition) +
                                   " is not a multiple of sbuf-partition-quantum " +
                                   std::to_string(arch.sbuf_partition_quantum)));
@@ -45,19 +45,19 @@ void checkPsum(const Arch& arch, const Tensor& t, std::vector<Finding>& out) {
   const Placement& pl = *t.placement;
   const uint64_t banks = psumBanks(arch, t);
   if (exceeds(pl.bank, banks, arch.psum_banks))
-    out.push_back(declFinding("bank", t.loc,
+    out.push_back(declFinding(FindingKind::Bank, t.loc,
                               "placement " + placementText(t) + " of " + quoted(t.name) + " (" +
                                   std::to_string(banks) + (banks == 1 ? " bank" : " banks") + ") exceeds PSUM (" +
                                   std::to_string(arch.psum_banks) + " banks)"));
   if (t.partitions > arch.psumPartitions())
-    out.push_back(declFinding("bounds", t.loc,
+    out.push_back(declFinding(FindingKind::Bounds, t.loc,
                               "psum tensor " + quoted(t.name) + " has " + std::to_string(t.partitions) +
                                   " partitions; PSUM has " + std::to_string(arch.psumPartitions())));
 }
 
 void checkDram(const Arch& arch, const Tensor& t, std::vector<Finding>& out) {
   if (exceeds(t.placement->offset, t.totalBytes(), arch.dram_limit))
-    out.push_back(declFinding("bounds", t.loc,
+    out.push_back(declFinding(FindingKind::Bounds, t.loc,
                               "placement " + placementText(t) + " of " + quoted(t.name) + " (" +
                                   std::to_string(t.totalBytes()) + " bytes) exceeds dram-limit " +
                                   std::to_string(arch.dram_limit)));
@@ -66,10 +66,10 @@ void checkDram(const Arch& arch, const Tensor& t, std::vector<Finding>& out) {
 void checkTensor(const Arch& arch, const Tensor& t, std::vector<Finding>& out) {
   if (!t.placement) {
     if (t.space != Space::Dram)
-      out.push_back(declFinding("unplaced", t.loc, std::string(spaceName(t.space)) + " tensor " + quoted(t.name) +
+      out.push_back(declFinding(FindingKind::Unplaced, t.loc, std::string(spaceName(t.space)) + " tensor " + quoted(t.name) +
                                                        " has no placement"));
     else if (t.pinned)
-      out.push_back(declFinding("unplaced", t.loc, "pinned tensor " + quoted(t.name) + " has no placement"));
+      out.push_back(declFinding(FindingKind::Unplaced, t.loc, "pinned tensor " + quoted(t.name) + " has no placement"));
     return;
   }
   switch (t.space) {
@@ -81,11 +81,11 @@ void checkTensor(const Arch& arch, const Tensor& t, std::vector<Finding>& out) {
 
 void checkRegister(const Arch& arch, const Register& r, std::vector<Finding>& out) {
   if (!r.phys) {
-    out.push_back(declFinding("unplaced", r.loc, "register " + quoted(r.name) + " has no placement"));
+    out.push_back(declFinding(FindingKind::Unplaced, r.loc, "register " + quoted(r.name) + " has no placement"));
     return;
   }
   if (exceeds(*r.phys, r.lanes(), arch.sp_registers))
-    out.push_back(declFinding("register-lanes", r.loc,
+    out.push_back(declFinding(FindingKind::RegisterLanes, r.loc,
                               "placement @r" + std::to_string(*r.phys) + " of register " + quoted(r.name) + " (" +
                                   std::to_string(r.lanes()) + (r.lanes() == 1 ? " lane" : " lanes") +
                                   ") exceeds the " + std::to_string(arch.sp_registers) + " SP registers"));
@@ -108,19 +108,19 @@ void checkPinned(const Program& allocated, const Program& original, std::vector<
     if (!o.pinned) continue;
     TensorId id = allocated.findTensor(o.name);
     if (id == kNone) {
-      out.push_back(declFinding("pinned-moved", SourceLoc{},
+      out.push_back(declFinding(FindingKind::PinnedMoved, SourceLoc{},
                                 "pinned tensor " + quoted(o.name) + " of the original program is missing"));
       continue;
     }
     const Tensor& a = allocated.tensors[id];
     if (!a.placement) {  // an SBUF/PSUM or pinned tensor without placement is already reported as unplaced
       if (a.space == Space::Dram && !a.pinned)
-        out.push_back(declFinding("pinned-moved", a.loc,
+        out.push_back(declFinding(FindingKind::PinnedMoved, a.loc,
                                   "tensor " + quoted(o.name) + " lost its pinned placement " + placementText(o)));
       continue;
     }
     if (samePlace(a, o)) continue;
-    out.push_back(declFinding("pinned-moved", a.loc,
+    out.push_back(declFinding(FindingKind::PinnedMoved, a.loc,
                               "pinned tensor " + quoted(o.name) + " moved from " + spaceName(o.space) + " " +
                                   placementText(o) + " to " + spaceName(a.space) + " " + placementText(a)));
   }

@@ -458,13 +458,13 @@ class Reporter {
                                          (m.operand.empty() ? "" : " ")
                                    : "at the end of the run, output ";
     const std::string what = place(m.place);
-    if (f.kind == "clobber")
+    if (f.kind == FindingKind::Clobber)
       f.message = who + what + ", which " + holder(found.place) + " overwrote (clobber)";
-    else if (f.kind == "stale-read")
+    else if (f.kind == FindingKind::StaleRead)
       f.message = who + what + " and finds an out-of-date value of it (stale read)";
-    else if (f.kind == "never-written" && !m.reference)
+    else if (f.kind == FindingKind::NeverWritten && !m.reference)
       f.message = who + what + " from a location no instruction wrote (it holds poison)";
-    else if (f.kind == "never-written")
+    else if (f.kind == FindingKind::NeverWritten)
       f.message = who + what + ", which no instruction wrote; the reference program reads a value there";
     else
       f.message = who + what + ", which holds " + valueOf(found) + ", not the value the reference program reads";
@@ -480,10 +480,10 @@ class Reporter {
   }
 
  private:
-  std::string kind(const Mismatch& m, const Event& expected, const Event& found) const {
-    if (m.found == kNoSymbol) return "never-written";
-    if (expected.known && found.known && sameValue(expected.place, found.place)) return "stale-read";
-    return m.reference ? "wrong-value" : "clobber";
+  FindingKind kind(const Mismatch& m, const Event& expected, const Event& found) const {
+    if (m.found == kNoSymbol) return FindingKind::NeverWritten;
+    if (expected.known && found.known && sameValue(expected.place, found.place)) return FindingKind::StaleRead;
+    return m.reference ? FindingKind::WrongValue : FindingKind::Clobber;
   }
 
   // Two places hold versions of one value when they are the same lane of registers standing for the same
@@ -531,14 +531,14 @@ class Reporter {
 void reportUnplaced(const Program& p, std::vector<Finding>& out) {
   for (const Tensor& t : p.tensors) {
     if (t.space == Space::Dram || t.placement) continue;
-    out.push_back(Finding{Oracle::Symbolic, "unplaced", t.loc, kNone, 0,
+    out.push_back(Finding{Oracle::Symbolic, FindingKind::Unplaced, t.loc, kNone, 0,
                           std::string(spaceName(t.space)) + " tensor '" + t.name +
                               "' has no placement; it is checked as if it had storage of its own",
                           {}, {}});
   }
   for (const Register& r : p.registers) {
     if (r.phys) continue;
-    out.push_back(Finding{Oracle::Symbolic, "unplaced", r.loc, kNone, 0,
+    out.push_back(Finding{Oracle::Symbolic, FindingKind::Unplaced, r.loc, kNone, 0,
                           "register '" + r.name + "' has no placement; it is checked as if it had storage of its own",
                           {}, {}});
   }

@@ -48,7 +48,8 @@ VerifyReport verifyAllocated(const Program& allocated, const VerifyOptions& opts
   timed(report, Oracle::Equivalence, [&] {
     return checkEquivalence(allocated, EquivalenceOptions{opts.input_seed, report.poison_seed, opts.max_steps, opts.original, opts.progress});
   });
-  timed(report, Oracle::Symbolic, [&] { return checkSymbolic(allocated, SymbolicOptions{opts.max_steps, opts.progress}); });
+  if (opts.symbolic)
+    timed(report, Oracle::Symbolic, [&] { return checkSymbolic(allocated, SymbolicOptions{opts.max_steps, opts.progress}); });
   timed(report, Oracle::Placement,
         [&] { return checkPlacement(allocated, PlacementOptions{opts.original, opts.max_steps, opts.progress}); });
   return report;

@@ -1,5 +1,5 @@
-// All three oracles on one allocated program (docs/verification.md): what
-// `allocsim verify`, the property suites, the fuzz targets and the regression replay run.
+// The three oracles on one allocated program (docs/verification.md). Step 4 of what a correct allocation is:
+// callers ask verify/correct.h checkAllocation, which runs this after the checks that must come first.
 #pragma once
 
 #include <array>
@@ -21,6 +21,9 @@ struct VerifyOptions {
   const Program* original = nullptr;
   uint64_t max_steps = 50'000'000;
   const ProgressFn* progress = nullptr;  // each oracle's run, as ir/progress.h says
+  // Run the symbolic oracle. Off only where a caller samples the costliest oracle (the fuzz targets run it on one
+  // input in kFuzzLimits.symbolic_every); its OracleRun then says it did not run.
+  bool symbolic = true;
 };
 
 struct OracleRun {

@@ -1,4 +1,4 @@
-#include "harness/program_ids.h"
+#include "verify/program_ids.h"
 
 namespace allocsim {
 

@@ -1,5 +1,5 @@
 // Renumbering the tensors and registers a program refers to: how the recovery check lines up an allocated
-// program's declarations with the input's by name (harness/implements_input.h), and how the shrinker drops
+// program's declarations with the input's by name (verify/implements_input.h), and how the shrinker drops
 // declarations nothing uses (harness/shrink.h).
 #pragma once
 

@@ -1,17 +1,21 @@
-#include "harness/implements_input.h"
+#include "verify/implements_input.h"
 
 #include <algorithm>
 
-#include "harness/program_ids.h"
+#include "verify/program_ids.h"
 #include "ir/print.h"
 #include "verify/reference.h"
 
 namespace allocsim {
 namespace {
 
-// The input as the recovery sees it: no placements (pinned ones are the placement oracle's business).
+// A program as the recovery compares it: no placements, and no pinned marks (whether pinned placements are kept is
+// the placement oracle's business, as in verify/original_match.h).
 Program withoutPlacements(Program p) {
-  for (Tensor& t : p.tensors) t.placement.reset();
+  for (Tensor& t : p.tensors) {
+    t.placement.reset();
+    t.pinned = false;
+  }
   for (Register& r : p.registers) r.phys.reset();
   return p;
 }
@@ -66,7 +70,7 @@ std::optional<std::string> alignByName(const Program& want, Program& got) {
 
 std::optional<std::string> inputMismatch(const Program& input, const Program& allocated) {
   const Program want = withoutPlacements(input);
-  Program got = referenceProgram(allocated).program;
+  Program got = withoutPlacements(referenceProgram(allocated).program);
   if (!(want.arch == got.arch)) return "it is allocated for another machine (arch " + got.arch.name + ")";
   if (auto m = alignByName(want, got)) return m;
   for (size_t i = 0; i < std::max(want.tensors.size(), got.tensors.size()); ++i) {
