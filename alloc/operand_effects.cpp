@@ -64,7 +64,22 @@ void operandEffects(const Program& p, const Instruction& inst, OperandEffects& e
     case Op::Dma:
     case Op::Copy:
     case Op::Reduce:
+    case Op::Transpose:  // each writes every element of its destination view
+    case Op::Broadcast:
+    case Op::BnStats:
+    case Op::BnAggr:
       c.replace(inst.dst, [&] { c.read(inst.a); });
+      break;
+    case Op::TTScan:
+      c.replace(inst.dst, [&] {
+        c.read(inst.a);
+        c.read(inst.b);
+        if (inst.scalar.kind == ScalarOperand::Kind::Tensor) c.read(inst.scalar.ap);
+        if (inst.scalar.kind == ScalarOperand::Kind::Reg) c.readReg(inst.scalar.reg);
+      });
+      break;
+    case Op::Iota:  // every element written with a value of p, e and c
+      c.replace(inst.dst, [&] { c.reg(inst.mask.c); });
       break;
     case Op::TT:
       c.replace(inst.dst, [&] {
@@ -140,11 +155,20 @@ OperandViews operandViews(const Instruction& inst) {
     case Op::Copy:
     case Op::Reduce:
     case Op::Select:
+    case Op::Transpose:
+    case Op::Broadcast:
+    case Op::BnStats:
+    case Op::BnAggr:
       v.reads = {&inst.a};
       v.write = &inst.dst;
       break;
     case Op::TT:
       v.reads = {&inst.a, &inst.b};
+      v.write = &inst.dst;
+      break;
+    case Op::TTScan:
+      v.reads = {&inst.a, &inst.b};
+      if (inst.scalar.kind == ScalarOperand::Kind::Tensor) v.reads.push_back(&inst.scalar.ap.get());
       v.write = &inst.dst;
       break;
     case Op::Act:
@@ -156,6 +180,7 @@ OperandViews operandViews(const Instruction& inst) {
       if (hasFusedReduce(inst)) v.reduce_write = &inst.reduce_dst;
       break;
     case Op::Memset:
+    case Op::Iota:
     case Op::RegStore:
       v.write = &inst.dst;
       break;

@@ -33,6 +33,10 @@ TensorAccessList tensorAccesses(const Program& p, const Instruction& inst, Space
     case Op::Copy:
     case Op::Reduce:
     case Op::Select:
+    case Op::Transpose:
+    case Op::Broadcast:
+    case Op::BnStats:
+    case Op::BnAggr:
     case Op::RegLoad:
       add(Operand::A, true, false);
       break;
@@ -45,6 +49,11 @@ TensorAccessList tensorAccesses(const Program& p, const Instruction& inst, Space
     case Op::Matmul:
       add(Operand::A, true, false);
       add(Operand::B, true, false);
+      break;
+    case Op::TTScan:
+      add(Operand::A, true, false);
+      add(Operand::B, true, false);
+      if (inst.scalar.kind == ScalarOperand::Kind::Tensor) add(Operand::Scalar, true, false);
       break;
     case Op::TS:
       add(Operand::A, true, false);
@@ -63,6 +72,12 @@ TensorAccessList tensorAccesses(const Program& p, const Instruction& inst, Space
     case Op::TS:
     case Op::Memset:
     case Op::Select:
+    case Op::Iota:
+    case Op::Transpose:
+    case Op::Broadcast:
+    case Op::TTScan:
+    case Op::BnStats:
+    case Op::BnAggr:
     case Op::RegStore:
       add(Operand::Dst, false, true);
       break;

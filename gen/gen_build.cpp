@@ -203,6 +203,26 @@ static Instruction canonical(Instruction in) {
       out.mask = in.mask;
       out.imm = in.imm;
       break;
+    case Op::Iota:
+      out.dst = in.dst;
+      out.mask = in.mask;
+      out.mask.cmp = CmpOp::Ge;  // not part of an iota
+      break;
+    case Op::Transpose:
+    case Op::Broadcast:
+    case Op::BnStats:
+    case Op::BnAggr:
+      out.dst = in.dst;
+      out.a = in.a;
+      break;
+    case Op::TTScan:
+      out.dst = in.dst;
+      out.a = in.a;
+      out.b = in.b;
+      out.scalar = canonicalScalar(in.scalar);
+      out.alu = in.alu;
+      out.alu2 = in.alu2;
+      break;
     case Op::Li:
       out.rd = in.rd;
       out.imm = in.imm;

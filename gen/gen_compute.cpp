@@ -8,9 +8,6 @@
 
 namespace allocsim::gen {
 
-namespace {
-constexpr double kIntMag = 4.3e9;  // an integer converted to float can be this large
-
 double aluMag(AluOp op, double a, double b) {
   switch (op) {
     case AluOp::Add:
@@ -21,12 +18,22 @@ double aluMag(AluOp op, double a, double b) {
   }
 }
 
+namespace {
+constexpr double kIntMag = 4.3e9;  // an integer converted to float can be this large
+
 double actMag(ActFunc f, double a) {
   switch (f) {
     case ActFunc::Square: return a * a;
     case ActFunc::Exp: return std::exp(std::min(a, 1000.0));
     case ActFunc::Tanh:
-    case ActFunc::Sigmoid: return 1;
+    case ActFunc::Sigmoid:
+    case ActFunc::Sin:
+    case ActFunc::Cos:
+    case ActFunc::Erf:
+    case ActFunc::Sign: return 1;
+    case ActFunc::Arctan: return 2;  // pi/2
+    case ActFunc::Softplus: return a + 1;
+    case ActFunc::Log: return HUGE_VAL;  // of a value close to 0
     case ActFunc::Sqrt: return std::sqrt(a);
     case ActFunc::Rsqrt:
     case ActFunc::Reciprocal: return HUGE_VAL;  // of a value close to 0
@@ -34,7 +41,18 @@ double actMag(ActFunc f, double a) {
   }
 }
 
-bool boundedAct(ActFunc f) { return f == ActFunc::Tanh || f == ActFunc::Sigmoid; }
+bool boundedAct(ActFunc f) {
+  switch (f) {
+    case ActFunc::Tanh:
+    case ActFunc::Sigmoid:
+    case ActFunc::Sin:
+    case ActFunc::Cos:
+    case ActFunc::Erf:
+    case ActFunc::Sign:
+    case ActFunc::Arctan: return true;
+    default: return false;
+  }
+}
 }  // namespace
 
 double Generator::magOf(TensorId t) const { return isFloat(prog_.tensors[t].dtype) ? ts_[t].mag : kIntMag; }
@@ -113,7 +131,9 @@ void Generator::elementwiseStatement() {
     static const ActFunc kFloat[] = {ActFunc::Identity, ActFunc::Relu,    ActFunc::Neg,  ActFunc::Abs,
                                      ActFunc::Square,   ActFunc::Exp,     ActFunc::Tanh, ActFunc::Sigmoid,
                                      ActFunc::Silu,     ActFunc::Gelu,    ActFunc::Sqrt, ActFunc::Rsqrt,
-                                     ActFunc::Reciprocal};
+                                     ActFunc::Reciprocal, ActFunc::Log,    ActFunc::Sin,  ActFunc::Cos,
+                                     ActFunc::Erf,      ActFunc::Softplus, ActFunc::GeluTanh, ActFunc::Sign,
+                                     ActFunc::Arctan,   ActFunc::Mish};
     func = fl ? kFloat[c_.below(std::size(kFloat))] : kInt[c_.below(5)];
   }
   // act with scale and bias (func(x * scale + bias), float sources only): an immediate scale, a bias that is a
@@ -362,7 +382,7 @@ void Generator::elementwiseStatement() {
     build(*vd, *va, vb ? &*vb : nullptr, nullptr);
   }
   const bool bounded = op == Op::Act && boundedAct(func);
-  noteWrite(d, bounded ? 1.0 : mag, inPlace && !bounded);
+  noteWrite(d, bounded ? actMag(func, 1.0) : mag, inPlace && !bounded);
   if (fresh) addToPool(d);
   if (reduced != kNone) {
     noteWrite(reduced, reduceAlu == AluOp::Add ? mag * double(elems) : mag, false);

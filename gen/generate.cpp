@@ -16,7 +16,7 @@ void Generator::statement() {
   if (!budgetLeft()) return;
   if (opts_.dma_patterns > 0 && yes(opts_.dma_patterns)) return dmaPatternStatement();
   switch (weighted({6, 10, 18, 5, 12, psumPool_.empty() ? 0u : 3u, 8, depth() < kMaxLoopDepth ? (depth() == 0 ? 12u : 5u) : 0u,
-                    pool_.empty() ? 0u : 5u, pool_.empty() ? 0u : 6u})) {
+                    pool_.empty() ? 0u : 5u, 5, pool_.empty() ? 0u : 6u})) {
     case 0: return memsetStatement();
     case 1: return loadStatement();
     case 2: return elementwiseStatement();
@@ -26,6 +26,7 @@ void Generator::statement() {
     case 6: return scalarStatement();
     case 7: return loopStatement();
     case 8: return retire(c_.below(pool_.size()));
+    case 9: return nkiOpStatement();
     default: return reachStatement();
   }
 }

@@ -72,6 +72,8 @@ constexpr uint32_t kMaxLoopDepth = 3;  // loops nest at most this deep
 Immediate intImm(int64_t v);
 Immediate floatImm(double v);
 Index regIndex(RegId r, int64_t scale, int64_t constant = 0);
+// A bound on |a op b| from bounds on |a| and |b| (gen_compute.cpp).
+double aluMag(AluOp op, double a, double b);
 inline DType otherFloat(DType t) { return t == DType::F32 ? DType::BF16 : DType::F32; }  // a converting DMA's pair
 // The divisors of n in [lo, hi] (hi - lo < 64), in increasing order, in place: the generator asks for them on
 // most views and loops it makes, and a vector each time was a heap allocation.
@@ -161,6 +163,13 @@ class Generator {
   std::optional<AccessPattern> scalarColumn(DType dt, uint32_t parts, const std::vector<TensorId>& keep);
   void noteWrite(TensorId dst, double mag, bool inPlace);
   double magOf(TensorId t) const;
+
+  // --- NKI's further instructions (gen_nki_ops.cpp): iota, transpose, broadcast, tt_scan, bn_stats / bn_aggr
+  void nkiOpStatement();
+  void iotaStatement();
+  void peMoveStatement(const std::vector<TensorId>& srcs, Op op);
+  void scanStatement(const std::vector<TensorId>& srcs);
+  void batchNormStatement(const std::vector<TensorId>& srcs);
 
   // --- DMA patterns (gen_dma_patterns.cpp): GenOptions::dma_patterns
   void dmaPatternStatement();

@@ -16,9 +16,19 @@ void forEachView(const Instruction& i, const std::function<void(const AccessPatt
     case Op::Dma:
     case Op::Copy:
     case Op::Reduce:
-    case Op::Select: f(i.dst); f(i.a); return;
+    case Op::Select:
+    case Op::Transpose:
+    case Op::Broadcast:
+    case Op::BnStats:
+    case Op::BnAggr: f(i.dst); f(i.a); return;
     case Op::Matmul:
     case Op::TT: f(i.dst); f(i.a); f(i.b); return;
+    case Op::TTScan:
+      f(i.dst);
+      f(i.a);
+      f(i.b);
+      if (i.scalar.kind == ScalarOperand::Kind::Tensor) f(i.scalar.ap);
+      return;
     case Op::Act:
     case Op::TS:
       f(i.dst);
@@ -28,6 +38,7 @@ void forEachView(const Instruction& i, const std::function<void(const AccessPatt
       if (hasFusedReduce(i)) f(i.reduce_dst);
       return;
     case Op::Memset:
+    case Op::Iota:
     case Op::RegStore: f(i.dst); return;
     case Op::RegLoad: f(i.a); return;
     default: return;
@@ -435,7 +446,7 @@ std::vector<ShapeFeature> measureShape(const Program& p) {
   uint64_t groups = 0, kGroups = 0, accumulating = 0, regViews = 0, dramPartViews = 0, dim2Views = 0;
   uint64_t multiRegViews = 0, tileViews = 0, regTileViews = 0;
   uint64_t ops[uint32_t(kLastOp) + 1] = {};
-  uint64_t funcs[uint32_t(ActFunc::Reciprocal) + 1] = {};
+  uint64_t funcs[uint32_t(kLastActFunc) + 1] = {};
   uint64_t divides = 0, convertingDmas = 0, actScaleBias = 0, twoOpTs = 0, fusedReduces = 0, selectRegOffsets = 0;
   forEachInstruction(p.body, [&](const Instruction& i) {
     convertingDmas += isConvertingDma(p, i);
@@ -485,7 +496,7 @@ std::vector<ShapeFeature> measureShape(const Program& p) {
   count("partial-partition tensors", partial);
   count("tile arrays", tileArrays);
   for (uint32_t op = 0; op <= uint32_t(kLastOp); ++op) count(std::string("op ") + opName(Op(op)), ops[op]);
-  for (uint32_t fn = 0; fn <= uint32_t(ActFunc::Reciprocal); ++fn)
+  for (uint32_t fn = 0; fn <= uint32_t(kLastActFunc); ++fn)
     count(std::string("act ") + actName(ActFunc(fn)), funcs[fn]);
   count("div (tt, ts)", divides);
   count("converting dma (f32 <-> bf16)", convertingDmas);

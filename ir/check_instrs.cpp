@@ -14,6 +14,10 @@
 namespace allocsim::check {
 namespace {
 
+constexpr uint64_t kPeArraySize = 128;       // the PE array's rows and columns (NKI: nc_transpose takes at most 128 x 128)
+constexpr uint64_t kMatmulMaxMoving = 512;   // a matmul's moving free size, one PSUM bank of f32
+constexpr uint64_t kBnStatsMaxElements = 512;  // NKI's nl.tile_size.bn_stats_fmax
+
 class InstrRules {
  public:
   InstrRules(const Program& p, const std::vector<Node>& nodes, uint32_t node, DiagSink& sink)
@@ -82,9 +86,18 @@ class InstrRules {
       case Op::Dma:
       case Op::Copy:
       case Op::Reduce:
-      case Op::Select: return {&in_.dst, &in_.a};
+      case Op::Select:
+      case Op::Transpose:
+      case Op::Broadcast:
+      case Op::BnStats:
+      case Op::BnAggr: return {&in_.dst, &in_.a};
       case Op::Matmul:
       case Op::TT: return {&in_.dst, &in_.a, &in_.b};
+      case Op::TTScan: {
+        Few<const AccessPattern*, 5> out{&in_.dst, &in_.a, &in_.b};
+        if (in_.scalar.kind == ScalarOperand::Kind::Tensor) out.push_back(&in_.scalar.ap.get());
+        return out;
+      }
       case Op::Act:
       case Op::TS: {
         Few<const AccessPattern*, 5> out{&in_.dst, &in_.a};
@@ -94,6 +107,7 @@ class InstrRules {
         return out;
       }
       case Op::Memset:
+      case Op::Iota:
       case Op::RegStore: return {&in_.dst};
       case Op::RegLoad: return {&in_.a};
       default: return {};
@@ -113,11 +127,13 @@ class InstrRules {
       case Op::Add: regs = {in_.rd, in_.rs, in_.rt}; break;
       case Op::RegStore: regs = {in_.rs}; break;
       case Op::Select:
+      case Op::Iota:
         for (const IndexTerm& t : in_.mask.c.terms)
           if (!reg(t.reg)) return false;
         return true;
       case Op::Act:
       case Op::TS:
+      case Op::TTScan:
         for (const ScalarOperand* s : scalarOperands(in_))
           if (s->kind == ScalarOperand::Kind::Reg) regs.push_back(s->reg);
         break;
@@ -206,11 +222,15 @@ class InstrRules {
     if (nodes_[node_].loop == kNone && (in_.start == When::First || in_.stop == When::Last))
       return fail(std::string("matmul ") + (in_.start == When::First ? "start@first" : "stop@last") +
                   " needs an enclosing loop");
-    if (!dst.hasRegister()) {
-      std::optional<View> v = viewAt(p_, dst, dst.partition.constant, dst.offset.constant);
-      auto [first, last] = v ? bankSpan(p_, dst, v->off) : std::pair<uint64_t, uint64_t>{0, 0};
-      if (first != last) return fail(dst.loc, bankMessage(p_, dst, first, last));
-    }
+    return oneBank(dst);
+  }
+
+  // A PE destination with a constant view stays inside one PSUM bank (a register-indexed one is checked when it runs).
+  bool oneBank(const AccessPattern& dst) {
+    if (dst.hasRegister()) return true;
+    std::optional<View> v = viewAt(p_, dst, dst.partition.constant, dst.offset.constant);
+    auto [first, last] = v ? bankSpan(p_, dst, v->off) : std::pair<uint64_t, uint64_t>{0, 0};
+    if (first != last) return fail(dst.loc, bankMessage(p_, dst, first, last));
     return true;
   }
 
@@ -245,8 +265,96 @@ class InstrRules {
         return !aluIsIntegerOnly(in_.alu) || integerOperand(in_.a);
       case Op::Memset: return integerImmediate(in_.imm, dst);
       case Op::Select: return shapesMatch(dst, in_.a, "source") && selectFill();
+      case Op::Iota: return true;  // any dtype: the i32 value converts as copy converts it
+      case Op::TTScan: return scan();
+      case Op::BnStats:
+      case Op::BnAggr: return batchNorm();
       default: return true;
     }
+  }
+
+  bool floatOperand(const AccessPattern& ap, const char* role, const char* why) {
+    if (isFloat(tensor(ap).dtype)) return true;
+    return fail(ap.loc, std::string(op()) + " " + why + "; " + role + " " + name(ap) + " is " +
+                            dtypeName(tensor(ap).dtype));
+  }
+
+  // tt_scan (docs/format.md "Tensor-tensor scan"): float sources and destination shape, arithmetic ops, INIT a
+  // scalar operand as ts's (a [pc, 1] float view when a tensor).
+  bool scan() {
+    const AccessPattern& dst = in_.dst;
+    if (!shapesMatch(dst, in_.a, "first source") || !shapesMatch(dst, in_.b, "second source")) return false;
+    const char* why = "computes in f32 and needs float sources";
+    if (!floatOperand(in_.a, "first source", why) || !floatOperand(in_.b, "second source", why)) return false;
+    if (tensor(in_.a).space == Space::Psum && tensor(in_.b).space == Space::Psum)
+      return fail(in_.b.loc, "tt_scan sources " + name(in_.a) + " and " + name(in_.b) +
+                                 " cannot both be in PSUM (DVE reads at most one of them from PSUM)");
+    for (AluOp alu : {in_.alu, in_.alu2})
+      if (aluIsIntegerOnly(alu))
+        return fail(std::string("tt_scan cannot use ") + aluName(alu) + "; its operations are add sub mul max min div");
+    const ScalarOperand& init = in_.scalar;
+    if (init.kind == ScalarOperand::Kind::Tensor) {
+      if (init.ap->partitions != dst.partitions || init.ap->elementsPerPartition() != 1)
+        return fail(init.ap->loc, "tt_scan initial value " + name(init.ap) + " view " + viewShape(init.ap) +
+                                      " must be " + shapeText(dst.partitions, 1) + " (one value per partition)");
+      if (!floatOperand(init.ap, "initial value", "computes in f32 and needs a float initial value")) return false;
+    }
+    return true;
+  }
+
+  // bn_stats and bn_aggr (docs/format.md "Batch-norm statistics"): float source and destination; bn_stats reads at
+  // most 512 elements per partition and writes [P, 6]; bn_aggr reads (count, mean, m2) tuples and writes [P, 2].
+  bool batchNorm() {
+    const AccessPattern &dst = in_.dst, &src = in_.a;
+    const char* why = "computes in f32 and needs a float source";
+    if (!floatOperand(src, "source", why)) return false;
+    if (!floatOperand(dst, "destination", "writes f32 or bf16 statistics")) return false;
+    const uint64_t per = src.elementsPerPartition();
+    const bool stats = in_.op == Op::BnStats;
+    if (stats && per > kBnStatsMaxElements)
+      return fail(src.loc, "bn_stats source " + name(src) + " view " + viewShape(src) + " has " + std::to_string(per) +
+                               " elements per partition; at most " + std::to_string(kBnStatsMaxElements) +
+                               " (split it and merge the statistics with bn_aggr)");
+    if (!stats && per % 3 != 0)
+      return fail(src.loc, "bn_aggr source " + name(src) + " view " + viewShape(src) +
+                               " must hold (count, mean, m2) tuples: its elements per partition must be a multiple of 3");
+    const uint32_t want = stats ? 6 : 2;
+    if (dst.partitions != src.partitions || dst.elementsPerPartition() != want)
+      return fail(dst.loc, std::string(op()) + " destination " + name(dst) + " view " + viewShape(dst) + " must be " +
+                               shapeText(src.partitions, want) +
+                               (stats ? " (count, mean, m2 of the even and of the odd elements)" : " (mean, variance)"));
+    return true;
+  }
+
+  // transpose and broadcast (docs/format.md "Transpose and broadcast"): PE instructions, SBUF to PSUM, within the
+  // PE array's 128 x 128 (broadcast: one partition of at most 512 elements, a matmul's moving row), the destination
+  // inside one PSUM bank.
+  bool peMove() {
+    const AccessPattern &dst = in_.dst, &src = in_.a;
+    const bool tr = in_.op == Op::Transpose;
+    if (tensor(src).space != Space::Sbuf)
+      return fail(src.loc, std::string(op()) + " source " + name(src) + " must be in SBUF, not " +
+                               spaceName(tensor(src).space));
+    if (tensor(dst).space != Space::Psum)
+      return fail(dst.loc, std::string(op()) + " destination " + name(dst) + " must be in PSUM, not " +
+                               spaceName(tensor(dst).space));
+    if (!destination(dst)) return false;
+    const uint64_t per = src.elementsPerPartition();
+    if (tr && per > kPeArraySize)
+      return fail(src.loc, "transpose source " + name(src) + " view " + viewShape(src) + " has " + std::to_string(per) +
+                               " elements per partition; the PE transposes at most " + std::to_string(kPeArraySize));
+    if (!tr && src.partitions != 1)
+      return fail(src.loc, "broadcast source " + name(src) + " view " + viewShape(src) +
+                               " must be one partition (it is copied to every destination partition)");
+    if (!tr && per > kMatmulMaxMoving)
+      return fail(src.loc, "broadcast source " + name(src) + " view " + viewShape(src) + " has " + std::to_string(per) +
+                               " elements; the PE broadcasts at most " + std::to_string(kMatmulMaxMoving));
+    const uint64_t wantParts = tr ? per : dst.partitions, wantPer = tr ? src.partitions : per;
+    if (dst.partitions != wantParts || dst.elementsPerPartition() != wantPer || (!tr && dst.partitions > kPeArraySize))
+      return fail(dst.loc, std::string(op()) + " destination " + name(dst) + " view " + viewShape(dst) + " must be " +
+                               (tr ? shapeText(per, src.partitions) + " (the source's shape transposed)"
+                                   : "[M, " + std::to_string(per) + "] with M at most " + std::to_string(kPeArraySize)));
+    return oneBank(dst);
   }
 
   bool scalarOp() {
@@ -393,7 +501,13 @@ class InstrRules {
       case Op::TS:
       case Op::Reduce:
       case Op::Memset:
-      case Op::Select: return elementwise();
+      case Op::Select:
+      case Op::Iota:
+      case Op::TTScan:
+      case Op::BnStats:
+      case Op::BnAggr: return elementwise();
+      case Op::Transpose:
+      case Op::Broadcast: return peMove();
       case Op::Li:
       case Op::Addi:
         if (in_.imm.is_float) return fail(std::string(op()) + " needs an integer immediate");

@@ -342,18 +342,24 @@ class Tracer {
   void dataOp() {
     const Instruction& in = inst();
     Sources sources;  // inline: this runs on every executed step
-    if (in.op != Op::Memset) sources.push_back(&in.a);
-    if (in.op == Op::TT) sources.push_back(&in.b);
+    if (in.op != Op::Memset && in.op != Op::Iota) sources.push_back(&in.a);
+    if (in.op == Op::TT || in.op == Op::TTScan) sources.push_back(&in.b);
     for (const ScalarOperand* sc : scalarOperands(in)) {
       if (sc->kind == ScalarOperand::Kind::Tensor) sources.push_back(&sc->ap.get());
       if (sc->kind == ScalarOperand::Kind::Reg) readReg(sc->reg, in.loc);
     }
-    // affine_select's offset c: its registers are read (their values only decide which elements are kept).
+    // affine_select's and iota's offset c: its registers are read (their values decide which elements are kept, or
+    // the values written).
     for (const IndexTerm& t : in.mask.c.terms) readReg(t.reg, in.loc);
     for (const AccessPattern* src : sources)
       if (std::optional<View> v = evalView(*src); v && !stopped_) readCheck(*v, *src);
     if (stopped_) return;
     std::optional<View> d = evalView(in.dst);
+    // A PE destination stays inside one PSUM bank (transpose, broadcast), as a matmul's does.
+    if (d && (in.op == Op::Transpose || in.op == Op::Broadcast) && p_.tensors[d->tensor].space == Space::Psum)
+      if (auto span = bankSpan(p_, in.dst, d->off); span.first != span.second)
+        report(in.dst.loc, [&] { return bankMessage(p_, in.dst, span.first, span.second) + registerValues(in.dst); });
+    if (stopped_) return;
     if (d) write(*d, in.dst);
     if (hasFusedReduce(in) && !stopped_) fusedReduce(in, d, sources);
   }
@@ -450,7 +456,13 @@ class Tracer {
       case Op::TS:
       case Op::Reduce:
       case Op::Memset:
-      case Op::Select: dataOp(); break;
+      case Op::Select:
+      case Op::Iota:
+      case Op::Transpose:
+      case Op::Broadcast:
+      case Op::TTScan:
+      case Op::BnStats:
+      case Op::BnAggr: dataOp(); break;
       default: scalarOp(); break;
     }
   }

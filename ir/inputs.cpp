@@ -74,7 +74,8 @@ std::vector<uint8_t> inputBytes(const Tensor& tensor, uint64_t seed) {
           break;
         }
         case DType::BF16: {
-          uint16_t bits = f32ToBf16(float(int64_t(r >> 57) - 128) / 64.0f);  // [-2, 2) in steps of 1/64: exact
+          // The top 8 bits, minus 128: [-128, 128) / 64 = [-2, 2) in steps of 1/64, each exact in bf16.
+          uint16_t bits = f32ToBf16(float(int64_t(r >> 56) - 128) / 64.0f);
           std::memcpy(dst, &bits, 2);
           break;
         }

@@ -292,6 +292,12 @@ class Executor {
       case Op::Reduce: return reduce(inst, h);
       case Op::Memset: return memset(inst, h);
       case Op::Select: return select(inst, h);
+      case Op::Iota: return iota(inst, h);
+      case Op::Transpose: return transpose(inst, h);
+      case Op::Broadcast: return broadcast(inst, h);
+      case Op::TTScan: return ttScan(inst, h);
+      case Op::BnStats: return bnStats(inst, h);
+      case Op::BnAggr: return bnAggr(inst, h);
       case Op::Li: writeReg(inst, inst.rd, immToRegister(inst.imm)); return;
       case Op::Addi: {
         uint64_t v = readReg(inst, inst.rs, h) + immToRegister(inst.imm);
@@ -541,24 +547,174 @@ class Executor {
     if (fc == NumClass::Float) storeF32(dst.dtype, fill, immToF32(inst.imm));
     else storeInt(dst.dtype, fill, immToInt(inst.imm, fc), fc);
     // The kept values: copy's conversion, computed for every element (the fill then overwrites the others).
-    NumClass cc = classOf(src.dtype);
-    const uint8_t* src_bytes = read(src, a_bytes_, h);
     uint8_t* out = grow(out_bytes_, dst.bytes());
+    copyConvert(src.dtype, read(src, a_bytes_, h), dst.elements(), dst.dtype, out);
     const size_t per = dst.perPartition();
-    for (size_t first = 0; first < dst.elements(); first += kBlock) {
-      const size_t len = std::min<size_t>(kBlock, dst.elements() - first);
-      if (cc == NumClass::Float) {
-        decodeF32(src.dtype, src_bytes + first * src.elem_size, len, grow(a_.f, kBlock));
-        encodeF32(dst.dtype, a_.f.data(), len, out + first * dst.elem_size);
-      } else {
-        decodeInt(src.dtype, src_bytes + first * src.elem_size, len, cc, grow(a_.i, kBlock));
-        encodeInt(dst.dtype, a_.i.data(), len, cc, out + first * dst.elem_size);
-      }
-    }
     for (size_t q = 0; q < dst.partitions; ++q)
       for (size_t e = 0; e < per; ++e)
         if (!selectKeeps(inst.mask, q, e, c)) std::memcpy(out + (q * per + e) * dst.elem_size, fill, dst.elem_size);
     put(dst, out);
+  }
+
+  // n elements of dtype `from` converted to dtype `to` exactly as copy converts them (in the source's class).
+  void copyConvert(DType from, const uint8_t* in, size_t n, DType to, uint8_t* out) {
+    const NumClass cc = classOf(from);
+    const size_t in_size = dtypeSize(from), out_size = dtypeSize(to);
+    for (size_t first = 0; first < n; first += kBlock) {
+      const size_t len = std::min<size_t>(kBlock, n - first);
+      if (cc == NumClass::Float) {
+        decodeF32(from, in + first * in_size, len, grow(a_.f, kBlock));
+        encodeF32(to, a_.f.data(), len, out + first * out_size);
+      } else {
+        decodeInt(from, in + first * in_size, len, cc, grow(a_.i, kBlock));
+        encodeInt(to, a_.i.data(), len, cc, out + first * out_size);
+      }
+    }
+  }
+
+  // iota (docs/format.md "Iota"): A*p + B*e + C, exact, taken modulo 2^32 as an i32, converted as copy converts an i32.
+  void iota(const Instruction& inst, OperandHasher& h) {
+    ResolvedView dst = resolve(inst.dst, h, Role::Write);
+    const __int128 c = evaluateIndex(p_, s_, inst.mask.c, inst.loc, h);
+    if (o_.observer)
+      for (const IndexTerm& t : inst.mask.c.terms) access_.reg_reads.push_back(t.reg);
+    if (!values_) return;
+    const size_t per = dst.perPartition();
+    uint32_t* v = grow(out_.i, dst.elements());
+    for (size_t q = 0; q < dst.partitions; ++q)
+      for (size_t e = 0; e < per; ++e) {
+        const __int128 x = __int128(inst.mask.p_scale) * __int128(q) + __int128(inst.mask.e_scale) * __int128(e) + c;
+        v[q * per + e] = uint32_t(uint64_t(x));
+      }
+    write(dst, NumClass::Signed, out_);
+  }
+
+  // transpose (docs/format.md "Transpose and broadcast"): DST[f, p] = SRC[p, f], converted as copy converts.
+  void transpose(const Instruction& inst, OperandHasher& h) {
+    ResolvedView dst = resolve(inst.dst, h, Role::Write);
+    ResolvedView src = resolve(inst.a, h);
+    const size_t P = src.partitions, F = src.perPartition();
+    requireShape(dst, inst.dst, F, P, "transpose destination");
+    if (!values_) return;
+    const uint8_t* in = read(src, a_bytes_, h);
+    const size_t es = src.elem_size;
+    uint8_t* moved = grow(b_bytes_, src.bytes());
+    for (size_t p = 0; p < P; ++p)
+      for (size_t f = 0; f < F; ++f) std::memcpy(moved + (f * P + p) * es, in + (p * F + f) * es, es);
+    uint8_t* out = grow(out_bytes_, dst.bytes());
+    copyConvert(src.dtype, moved, dst.elements(), dst.dtype, out);
+    put(dst, out);
+  }
+
+  // broadcast (docs/format.md "Transpose and broadcast"): DST[m, n] = SRC[0, n], converted as copy converts.
+  void broadcast(const Instruction& inst, OperandHasher& h) {
+    ResolvedView dst = resolve(inst.dst, h, Role::Write);
+    ResolvedView src = resolve(inst.a, h);
+    requireShape(src, inst.a, 1, dst.perPartition(), "broadcast source");
+    if (!values_) return;
+    const size_t N = src.perPartition(), row = N * dst.elem_size;
+    uint8_t* out = grow(out_bytes_, dst.bytes());
+    copyConvert(src.dtype, read(src, a_bytes_, h), N, dst.dtype, out);
+    for (size_t m = 1; m < dst.partitions; ++m) std::memcpy(out + m * row, out, row);
+    put(dst, out);
+  }
+
+  // tt_scan (docs/format.md "Tensor-tensor scan"): r[i] = (A[i] op0 r[i-1]) op1 B[i] in f32 along each partition,
+  // r[-1] = INIT; DST gets r converted once.
+  void ttScan(const Instruction& inst, OperandHasher& h) {
+    ResolvedView dst = resolve(inst.dst, h, Role::Write);
+    ResolvedView a = resolve(inst.a, h);
+    ResolvedView b = resolve(inst.b, h);
+    requireSameShape(a, inst.a, dst);
+    requireSameShape(b, inst.b, dst);
+    scalarValues(inst, inst.scalar, dst.partitions, NumClass::Float, scalars_, h);
+    if (!values_) return;
+    decode(a, read(a, a_bytes_, h), NumClass::Float, a_);
+    decode(b, read(b, b_bytes_, h), NumClass::Float, b_);
+    const size_t per = dst.perPartition();
+    float* r = grow(out_.f, dst.elements());
+    for (size_t q = 0; q < dst.partitions; ++q) {
+      float prev = scalars_.f[q];
+      for (size_t e = 0; e < per; ++e) {
+        const size_t k = q * per + e;
+        prev = aluF32(inst.alu2, aluF32(inst.alu, a_.f[k], prev), b_.f[k]);
+        r[k] = prev;
+      }
+    }
+    write(dst, NumClass::Float, out_);
+  }
+
+  // bn_stats (docs/format.md "Batch-norm statistics"): per partition, (count, mean, m2) of the even-indexed elements,
+  // then of the odd-indexed ones, in f32.
+  void bnStats(const Instruction& inst, OperandHasher& h) {
+    ResolvedView dst = resolve(inst.dst, h, Role::Write);
+    ResolvedView src = resolve(inst.a, h);
+    requireShape(dst, inst.dst, src.partitions, 6, "bn_stats destination");
+    if (!values_) return;
+    decode(src, read(src, a_bytes_, h), NumClass::Float, a_);
+    const size_t per = src.perPartition();
+    float* out = grow(out_.f, dst.elements());
+    for (size_t q = 0; q < src.partitions; ++q) {
+      const float* x = a_.f.data() + q * per;
+      for (size_t parity = 0; parity < 2; ++parity) {
+        float* o = out + q * 6 + parity * 3;
+        const size_t count = per > parity ? (per - parity + 1) / 2 : 0;
+        if (count == 0) {
+          o[0] = o[1] = o[2] = 0.0f;
+          continue;
+        }
+        float sum = x[parity];
+        for (size_t e = parity + 2; e < per; e += 2) sum = aluF32(AluOp::Add, sum, x[e]);
+        const float n = float(count);
+        const float mean = aluF32(AluOp::Div, sum, n);
+        float m2 = 0.0f;
+        for (size_t e = parity; e < per; e += 2) {
+          const float d = aluF32(AluOp::Sub, x[e], mean);
+          m2 = aluF32(AluOp::Add, m2, aluF32(AluOp::Mul, d, d));
+        }
+        o[0] = n;
+        o[1] = mean;
+        o[2] = m2;
+      }
+    }
+    write(dst, NumClass::Float, out_);
+  }
+
+  // bn_aggr (docs/format.md "Batch-norm statistics"): (count, mean, m2) tuples merged left to right in f32;
+  // DST gets mean and m2 / n.
+  void bnAggr(const Instruction& inst, OperandHasher& h) {
+    ResolvedView dst = resolve(inst.dst, h, Role::Write);
+    ResolvedView src = resolve(inst.a, h);
+    requireShape(dst, inst.dst, src.partitions, 2, "bn_aggr destination");
+    const size_t per = src.perPartition();
+    if (per % 3 != 0)
+      throw InputError(inst.a.loc, "bn_aggr source has " + std::to_string(per) +
+                                       " elements per partition; it needs (count, mean, m2) tuples, a multiple of 3");
+    if (!values_) return;
+    decode(src, read(src, a_bytes_, h), NumClass::Float, a_);
+    float* out = grow(out_.f, dst.elements());
+    for (size_t q = 0; q < src.partitions; ++q) {
+      const float* t = a_.f.data() + q * per;
+      float n = 0.0f, mean = 0.0f, m2 = 0.0f;
+      for (size_t k = 0; k < per; k += 3) {
+        const float nb = t[k], mb = t[k + 1], m2b = t[k + 2];
+        if (!(nb > 0.0f)) continue;
+        if (!(n > 0.0f)) {
+          n = nb, mean = mb, m2 = m2b;
+          continue;
+        }
+        const float n2 = aluF32(AluOp::Add, n, nb);
+        const float delta = aluF32(AluOp::Sub, mb, mean);
+        mean = aluF32(AluOp::Add, mean, aluF32(AluOp::Mul, delta, aluF32(AluOp::Div, nb, n2)));
+        const float cross = aluF32(AluOp::Mul, aluF32(AluOp::Mul, delta, delta),
+                                   aluF32(AluOp::Div, aluF32(AluOp::Mul, n, nb), n2));
+        m2 = aluF32(AluOp::Add, aluF32(AluOp::Add, m2, m2b), cross);
+        n = n2;
+      }
+      out[q * 2] = n > 0.0f ? mean : 0.0f;
+      out[q * 2 + 1] = n > 0.0f ? aluF32(AluOp::Div, m2, n) : 0.0f;
+    }
+    write(dst, NumClass::Float, out_);
   }
 
   static bool holds(When w, const LoopPosition* loop) {

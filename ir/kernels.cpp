@@ -39,6 +39,15 @@ void withAct(ActFunc fn, F&& f) {
     case ActFunc::Sqrt: return f(std::integral_constant<ActFunc, ActFunc::Sqrt>{});
     case ActFunc::Rsqrt: return f(std::integral_constant<ActFunc, ActFunc::Rsqrt>{});
     case ActFunc::Reciprocal: return f(std::integral_constant<ActFunc, ActFunc::Reciprocal>{});
+    case ActFunc::Log: return f(std::integral_constant<ActFunc, ActFunc::Log>{});
+    case ActFunc::Sin: return f(std::integral_constant<ActFunc, ActFunc::Sin>{});
+    case ActFunc::Cos: return f(std::integral_constant<ActFunc, ActFunc::Cos>{});
+    case ActFunc::Erf: return f(std::integral_constant<ActFunc, ActFunc::Erf>{});
+    case ActFunc::Softplus: return f(std::integral_constant<ActFunc, ActFunc::Softplus>{});
+    case ActFunc::GeluTanh: return f(std::integral_constant<ActFunc, ActFunc::GeluTanh>{});
+    case ActFunc::Sign: return f(std::integral_constant<ActFunc, ActFunc::Sign>{});
+    case ActFunc::Arctan: return f(std::integral_constant<ActFunc, ActFunc::Arctan>{});
+    case ActFunc::Mish: return f(std::integral_constant<ActFunc, ActFunc::Mish>{});
   }
 }
 

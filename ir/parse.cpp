@@ -318,6 +318,10 @@ void Parser::operands(Instruction& in) {
   switch (in.op) {
     case Op::Dma:
     case Op::Copy:
+    case Op::Transpose:
+    case Op::Broadcast:
+    case Op::BnStats:
+    case Op::BnAggr:
       in.dst = accessPattern("destination");
       comma("destination");
       in.a = accessPattern("source");
@@ -408,8 +412,26 @@ void Parser::operands(Instruction& in) {
       comma("destination");
       in.a = accessPattern("source");
       comma("source");
-      selectMask(in.mask);
+      selectMask(in.mask, "affine_select", true);
       in.imm = immediate("fill value");
+      return;
+    case Op::Iota:
+      in.dst = accessPattern("destination");
+      comma("destination");
+      selectMask(in.mask, "iota", false);
+      return;
+    case Op::TTScan:
+      in.dst = accessPattern("destination");
+      comma("destination");
+      in.a = accessPattern("first source");
+      comma("first source");
+      in.b = accessPattern("second source");
+      comma("second source");
+      in.scalar = scalar();
+      comma("initial value");
+      in.alu = alu();
+      comma("first operation");
+      in.alu2 = alu();
       return;
     case Op::Loop:
       in.rd = reg("loop register");
@@ -478,13 +500,14 @@ void Parser::fusedReduce(Instruction& in) {
   if (lex_.peek().is(',')) failAt(lex_.peek().loc, "nothing may follow the fused reduction's destination");
 }
 
-// affine_select's `p=A, e=B, c=C, CMP,` (docs/format.md "Affine select"): A and B integers, C an index (affine in
-// registers), CMP one of ge gt eq ne le lt; each part is required, in this order.
-void Parser::selectMask(SelectMask& m) {
+// affine_select's `p=A, e=B, c=C, CMP,` (docs/format.md "Affine select") and iota's `p=A, e=B, c=C`: A and B
+// integers, C an index (affine in registers), CMP one of ge gt eq ne le lt; each part is required, in this order.
+void Parser::selectMask(SelectMask& m, const char* op, bool comparison) {
   auto key = [&](const char* name) {
     Token t = lex_.next();
     if (!t.isName(name))
-      failAt(t.loc, std::string("expected ") + name + "=... (affine_select takes p=A, e=B, c=C, then the comparison)");
+      failAt(t.loc, std::string("expected ") + name + "=... (" + op + " takes p=A, e=B, c=C" +
+                        (comparison ? ", then the comparison)" : ")"));
     expect('=', std::string("expected '=' after ") + name);
   };
   key("p");
@@ -495,6 +518,7 @@ void Parser::selectMask(SelectMask& m) {
   comma("element coefficient");
   key("c");
   m.c = index("offset c");
+  if (!comparison) return;
   comma("offset c");
   Token t = lex_.next();
   std::optional<CmpOp> c = t.kind == TokKind::Name ? parseCmp(std::string(t.text)) : std::nullopt;

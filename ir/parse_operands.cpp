@@ -287,7 +287,7 @@ AluOp Parser::alu() {
 
 ActFunc Parser::actFunc() {
   Token t = lex_.next();
-  const std::string known = namesList<ActFunc>(uint8_t(ActFunc::Reciprocal) + 1, actName) + ")";
+  const std::string known = namesList<ActFunc>(uint8_t(kLastActFunc) + 1, actName) + ")";
   std::optional<ActFunc> f = t.kind == TokKind::Name ? parseAct(std::string(t.text)) : std::nullopt;
   if (!f) {
     if (t.kind == TokKind::Name) failAt(t.loc, "unknown activation function " + quoted(t.text) + " (expected " + known);

@@ -36,7 +36,7 @@ class Parser {
   void tsOptions(Instruction& in);
   void fusedReduce(Instruction& in);
   void matmulFlags(Instruction& inst);
-  void selectMask(SelectMask& m);
+  void selectMask(SelectMask& m, const char* op, bool comparison);
   int64_t coefficient(const char* what);
   void closeLoop(const Token& brace);
   Origin originSuffix();

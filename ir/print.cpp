@@ -140,6 +140,16 @@ std::string operands(const Program& p, const Instruction& in) {
       return ap(in.dst) + ", " + ap(in.a) + ", p=" + std::to_string(in.mask.p_scale) +
              ", e=" + std::to_string(in.mask.e_scale) + ", c=" + printIndex(p, in.mask.c) + ", " + cmpName(in.mask.cmp) +
              ", " + printImmediate(in.imm);
+    case Op::Iota:
+      return ap(in.dst) + ", p=" + std::to_string(in.mask.p_scale) + ", e=" + std::to_string(in.mask.e_scale) +
+             ", c=" + printIndex(p, in.mask.c);
+    case Op::Transpose:
+    case Op::Broadcast:
+    case Op::BnStats:
+    case Op::BnAggr: return ap(in.dst) + ", " + ap(in.a);
+    case Op::TTScan:
+      return ap(in.dst) + ", " + ap(in.a) + ", " + ap(in.b) + ", " + printScalar(p, in.scalar) + ", " +
+             aluName(in.alu) + ", " + aluName(in.alu2);
     case Op::Li: return reg(in.rd) + ", " + printImmediate(in.imm);
     case Op::Addi: return reg(in.rd) + ", " + reg(in.rs) + ", " + printImmediate(in.imm);
     case Op::Add: return reg(in.rd) + ", " + reg(in.rs) + ", " + reg(in.rt);

@@ -93,6 +93,12 @@ const char* opName(Op op) {
     case Op::RegStore: return "reg_store";
     case Op::Loop: return "loop";
     case Op::Select: return "affine_select";
+    case Op::Iota: return "iota";
+    case Op::Transpose: return "transpose";
+    case Op::Broadcast: return "broadcast";
+    case Op::TTScan: return "tt_scan";
+    case Op::BnStats: return "bn_stats";
+    case Op::BnAggr: return "bn_aggr";
   }
   return "?";
 }
@@ -148,8 +154,12 @@ std::optional<AluOp> parseAlu(const std::string& s) {
 
 bool aluIsIntegerOnly(AluOp a) { return a >= AluOp::And && a <= AluOp::Shr; }
 
-static const char* const kActNames[] = {"identity", "relu", "neg",  "abs",  "square", "exp",       "tanh",
-                                        "sigmoid",  "silu", "gelu", "sqrt", "rsqrt",  "reciprocal"};
+static const char* const kActNames[] = {"identity", "relu",     "neg",   "abs",         "square",
+                                        "exp",      "tanh",     "sigmoid", "silu",      "gelu",
+                                        "sqrt",     "rsqrt",    "reciprocal", "log",    "sin",
+                                        "cos",      "erf",      "softplus", "gelu_apprx_tanh", "sign",
+                                        "arctan",   "mish"};
+static_assert(std::size(kActNames) == size_t(kLastActFunc) + 1);
 
 const char* actName(ActFunc f) { return kActNames[size_t(f)]; }
 
@@ -224,7 +234,7 @@ bool isContiguous(const AccessPattern& ap) { return ap.count2 == 1 || ap.step2 =
 
 ScalarOperandList<const ScalarOperand*> scalarOperands(const Instruction& inst) {
   ScalarOperandList<const ScalarOperand*> out;
-  if (inst.op == Op::TS) out.push_back(&inst.scalar);
+  if (inst.op == Op::TS || inst.op == Op::TTScan) out.push_back(&inst.scalar);
   if (hasSecondOp(inst)) out.push_back(&inst.scalar2);
   if (inst.op == Op::Act)
     for (const ScalarOperand* s : {&inst.scale, &inst.bias})

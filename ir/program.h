@@ -172,8 +172,14 @@ enum class Op : uint8_t {
   RegStore,  // reg_store ap, rs
   Loop,      // loop r = lo, hi, step { body }
   Select,    // affine_select dst, src, p=A, e=B, c=C, cmp, fill   (after Loop: older numberings keep their meaning)
+  Iota,       // iota dst, p=A, e=B, c=C
+  Transpose,  // transpose dst, src      (PE: [P, F] in SBUF to [F, P] in PSUM)
+  Broadcast,  // broadcast dst, src      (PE: [1, N] in SBUF to [M, N] in PSUM)
+  TTScan,     // tt_scan dst, a, b, init, op0, op1
+  BnStats,    // bn_stats dst, src
+  BnAggr,     // bn_aggr dst, src
 };
-constexpr Op kLastOp = Op::Select;  // every Op is in [0, kLastOp]
+constexpr Op kLastOp = Op::BnAggr;  // every Op is in [0, kLastOp]
 const char* opName(Op op);
 
 enum class Engine : uint8_t { PE, ACT, DVE, POOL, SP, DMA };
@@ -181,14 +187,20 @@ const char* engineName(Engine e);
 inline Engine engineOf(Op op) {  // inline: the simulator asks several times per instruction
   switch (op) {
     case Op::Dma: return Engine::DMA;
-    case Op::Matmul: return Engine::PE;
+    case Op::Matmul:
+    case Op::Transpose:  // NKI's nc_transpose on the Tensor Engine
+    case Op::Broadcast: return Engine::PE;  // NKI performs a partition broadcast as a matmul with ones
     case Op::Copy:
     case Op::Act: return Engine::ACT;
     case Op::TT:
     case Op::TS:
-    case Op::Reduce: return Engine::DVE;
+    case Op::Reduce:
+    case Op::TTScan:
+    case Op::BnStats:
+    case Op::BnAggr: return Engine::DVE;
     case Op::Memset:
-    case Op::Select: return Engine::POOL;  // NKI's affine_select runs on GpSimd
+    case Op::Select:                     // NKI's affine_select runs on GpSimd
+    case Op::Iota: return Engine::POOL;  // and so does its iota
     default: return Engine::SP;
   }
 }
@@ -199,10 +211,15 @@ const char* aluName(AluOp a);
 std::optional<AluOp> parseAlu(const std::string& s);
 bool aluIsIntegerOnly(AluOp a);  // and, or, xor, shl, shr
 
-enum class ActFunc : uint8_t { Identity, Relu, Neg, Abs, Square, Exp, Tanh, Sigmoid, Silu, Gelu, Sqrt, Rsqrt, Reciprocal };
+// Log and the functions after it were added after Reciprocal so that older numberings (fuzz inputs) keep their meaning.
+enum class ActFunc : uint8_t {
+  Identity, Relu, Neg, Abs, Square, Exp, Tanh, Sigmoid, Silu, Gelu, Sqrt, Rsqrt, Reciprocal,
+  Log, Sin, Cos, Erf, Softplus, GeluTanh, Sign, Arctan, Mish
+};
+constexpr ActFunc kLastActFunc = ActFunc::Mish;  // every ActFunc is in [0, kLastActFunc]
 const char* actName(ActFunc f);
 std::optional<ActFunc> parseAct(const std::string& s);
-bool actIsFloatOnly(ActFunc f);  // exp tanh sigmoid silu gelu sqrt rsqrt reciprocal
+bool actIsFloatOnly(ActFunc f);  // all but identity relu neg abs square
 
 // affine_select's comparison with 0 (docs/format.md "Affine select"): NKI's cmp_op greater_equal, greater, equal,
 // not_equal, less_equal, less.
@@ -236,10 +253,10 @@ struct InstructionHead {
   SourceLoc loc;
   uint32_t id = 0;  // position in a preorder walk of the program (Program::renumber); not printed
 
-  AccessPattern dst;  // dma/matmul/copy/act/tt/ts/reduce/memset/affine_select/reg_store
-  AccessPattern a;    // dma src, matmul stationary, copy/act/tt/ts/reduce/affine_select source, reg_load source
-  AccessPattern b;    // matmul moving, tt second source
-  ScalarOperand scalar;  // ts
+  AccessPattern dst;  // every instruction that writes a tensor
+  AccessPattern a;    // dma src, matmul stationary, the (first) source of the others, reg_load source
+  AccessPattern b;    // matmul moving, tt and tt_scan second source
+  ScalarOperand scalar;  // ts; tt_scan's initial value
   // act only: func(x * scale + bias), docs/format.md "Activation with scale and bias"; None when not written.
   ScalarOperand scale = ScalarOperand::absent();
   ScalarOperand bias = ScalarOperand::absent();
@@ -251,8 +268,8 @@ struct InstructionHead {
   // reduction"), a second destination; reduce_dst.tensor is kNone when not written.
   AccessPattern reduce_dst;
   AluOp reduce_alu = AluOp::Add;
-  SelectMask mask;  // affine_select only; its fill value is `imm`
-  AluOp alu = AluOp::Add;
+  SelectMask mask;  // affine_select (its fill value is `imm`) and iota (p, e and c only)
+  AluOp alu = AluOp::Add;  // tt_scan: op0, with alu2 its op1
   ActFunc func = ActFunc::Identity;
   When start = When::Never;
   When stop = When::Never;
@@ -298,7 +315,7 @@ struct Program {
 Index offsetInTile(const AccessPattern& ap, const Tensor& t);
 
 // The scalar operands an instruction reads, in operand order: ts's scalar, then its second op's scalar when given;
-// act's scale, then its bias, when given.
+// act's scale, then its bias, when given; tt_scan's initial value.
 // Every pass that lists an instruction's operands goes through these, so a scalar is an operand like any other.
 // At most two (ts: scalar, scalar2; act: scale, bias), kept inline: the simulator and interpreter ask for every
 // instruction they run, and a heap list cost an allocation each time.

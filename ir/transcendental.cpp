@@ -137,4 +137,143 @@ float rsqrtF32(float x) {
 
 float reciprocalF32(float x) { return canonicalNaN(1.0f / x); }
 
+namespace {
+
+// 2 atanh(s) = 2 (s + s^3/3 + s^5/5 + ...), the first `terms` terms by Horner's rule in s^2.
+double twoAtanhSeries(double s, int terms) {
+  const double s2 = s * s;
+  double p = 1.0 / (2 * terms - 1);
+  for (int k = terms - 2; k >= 0; --k) p = p * s2 + 1.0 / (2 * k + 1);
+  return 2.0 * s * p;
+}
+
+// ln(1 + t) for t in [0, 1]: 2 atanh(t / (2 + t)), |s| <= 1/3, 24 terms (< 2^-70 relative).
+double log1pUnit(double t) { return twoAtanhSeries(t / (2.0 + t), 24); }
+
+// atan t for t in [0, 1]: beyond tan(pi/8), pi/4 + atan((t - 1) / (t + 1)); the series
+// t - t^3/3 + t^5/5 - ... for |t| <= tan(pi/8) (t^2 <= 0.1716), 32 terms (< 2^-80 relative).
+constexpr double kPiOver4 = 7.85398163397448278999e-01;
+constexpr double kPiOver2Hi = 1.57079632679489655800e+00;  // pi/2 = hi + lo (the fdlibm split)
+constexpr double kPiOver2Lo = 6.12323399573676603587e-17;
+double atanSeries(double t) {
+  const double t2 = t * t;
+  double p = 1.0 / 63;  // k = 31
+  for (int k = 30; k >= 0; --k) p = -p * t2 + 1.0 / (2 * k + 1);
+  return t * p;
+}
+double atanUnit(double t) {
+  if (t > 0.41421356237309503) return kPiOver4 + atanSeries((t - 1.0) / (t + 1.0));
+  return atanSeries(t);
+}
+
+// sin and cos of r, |r| <= pi/4 (a little more after rounding), by their Taylor series to r^19 / r^20.
+double sinKernel(double r) {
+  const double r2 = r * r;
+  double p = kInvFactorial[19];
+  for (int n = 17; n >= 1; n -= 2) p = -p * r2 + kInvFactorial[n];
+  return r * p;
+}
+double cosKernel(double r) {
+  const double r2 = r * r;
+  double p = kInvFactorial[20];
+  for (int n = 18; n >= 0; n -= 2) p = -p * r2 + kInvFactorial[n];
+  return p;
+}
+
+// x = k pi/2 + r. pi/2 in three 33-bit parts and a tail (the fdlibm constants), so k * part is exact for
+// |k| < 2^20; larger |x| are first reduced modulo the double nearest 2 pi (fmod is exact), so every x gives one
+// deterministic r, and |x| < 2^19 gives the true remainder to double precision.
+constexpr double kPio2_1 = 1.57079632673412561417e+00;
+constexpr double kPio2_2 = 6.07710050630396597660e-11;
+constexpr double kPio2_3 = 2.02226624871116645580e-21;
+constexpr double kPio2_3t = 8.47842766036889956997e-32;
+constexpr double kTwoOverPi = 6.36619772367581382433e-01;
+constexpr double kTwoPi = 6.28318530717958623200e+00;
+double reduceQuarterPi(double x, int& quadrant) {
+  if (std::fabs(x) > 524288.0) x = std::fmod(x, kTwoPi);
+  const double k = std::floor(x * kTwoOverPi + 0.5);
+  quadrant = int(int64_t(k) & 3);
+  return (((x - k * kPio2_1) - k * kPio2_2) - k * kPio2_3) - k * kPio2_3t;
+}
+
+}  // namespace
+
+double logDouble(double x) {
+  if (x != x || x < 0) return std::numeric_limits<double>::quiet_NaN();
+  if (x == 0) return -kInf;
+  if (std::isinf(x)) return kInf;
+  int e = 0;
+  double m = std::frexp(x, &e);  // x = m * 2^e, m in [0.5, 1): exact
+  if (m < 0.70710678118654752440) m *= 2.0, --e;
+  // m in [sqrt(1/2), sqrt(2)): ln m = 2 atanh((m - 1) / (m + 1)), |s| <= 0.1716, 16 terms (< 2^-80 relative).
+  const double lnm = twoAtanhSeries((m - 1.0) / (m + 1.0), 16);
+  return e * kLn2Hi + (e * kLn2Lo + lnm);
+}
+
+double log1pDouble(double t) {
+  if (t != t || t < -1) return std::numeric_limits<double>::quiet_NaN();
+  if (t >= 0 && t <= 1) return log1pUnit(t);
+  return logDouble(1.0 + t);
+}
+
+double atanDouble(double x) {
+  if (x != x) return x;
+  const double a = std::fabs(x);
+  const double r = a > 1.0 ? (kPiOver2Hi - atanUnit(1.0 / a)) + kPiOver2Lo : atanUnit(a);
+  return std::copysign(r, x);
+}
+
+float logF32(float x) { return toF32(logDouble(x)); }
+
+float sinF32(float x) {
+  if (x != x || std::isinf(x)) return quietNaN();
+  int q = 0;
+  const double r = reduceQuarterPi(x, q);
+  const double v = q == 0 ? sinKernel(r) : q == 1 ? cosKernel(r) : q == 2 ? -sinKernel(r) : -cosKernel(r);
+  return toF32(v);
+}
+
+float cosF32(float x) {
+  if (x != x || std::isinf(x)) return quietNaN();
+  int q = 0;
+  const double r = reduceQuarterPi(x, q);
+  const double v = q == 0 ? cosKernel(r) : q == 1 ? -sinKernel(r) : q == 2 ? -cosKernel(r) : sinKernel(r);
+  return toF32(v);
+}
+
+float erfF32(float x) { return toF32(erfDouble(x)); }
+
+// ln(1 + e^x) = max(x, 0) + ln(1 + e^-|x|), the logarithm of a value in (1, 2].
+float softplusF32(float x) {
+  if (x != x) return quietNaN();
+  const double d = x;
+  return toF32((d > 0 ? d : 0.0) + log1pUnit(expDouble(-std::fabs(d))));
+}
+
+// 0.5 x (1 + tanh z) = x / (1 + e^(-2z)), z = sqrt(2/pi) (x + 0.044715 x^3).
+float geluTanhF32(float x) {
+  if (x != x) return quietNaN();
+  if (std::isinf(x)) return x > 0 ? x : -0.0f;
+  const double d = x;
+  const double z = 7.97884560802865355880e-01 * (d + 0.044715 * (d * d * d));
+  return toF32(d / (1.0 + expDouble(-2.0 * z)));
+}
+
+float signF32(float x) {
+  if (x != x) return quietNaN();
+  if (x == 0) return x;
+  return x > 0 ? 1.0f : -1.0f;
+}
+
+float atanF32(float x) { return toF32(atanDouble(x)); }
+
+// x tanh(ln(1 + e^x)) = x n / (n + 2), n = u (u + 2), u = e^x; x itself above 40 (n / (n + 2) is 1 in double).
+float mishF32(float x) {
+  if (x != x) return quietNaN();
+  if (x > 40.0f) return x;
+  if (std::isinf(x)) return -0.0f;
+  const double d = x, u = expDouble(d), n = u * (u + 2.0);
+  return toF32(d * n / (n + 2.0));
+}
+
 }  // namespace allocsim

@@ -229,8 +229,8 @@ inline uint32_t aluInt(AluOp op, uint32_t a, uint32_t b, NumClass c) {
 }
 
 // ---- activation functions ------------------------------------------------------------------------------------
-// The class an activation computes in: the float-only functions (exp tanh sigmoid silu gelu sqrt rsqrt
-// reciprocal) always in Float, the rest in the source's class.
+// The class an activation computes in: the float-only functions (all but identity relu neg abs square) always in
+// Float, the rest in the source's class.
 inline NumClass actClass(ActFunc f, DType src) { return actIsFloatOnly(f) ? NumClass::Float : classOf(src); }
 
 // relu(x) = x > 0 ? x : +0 (NaN stays NaN). The transcendental functions come from ir/transcendental.h, the one
@@ -250,6 +250,15 @@ inline float actF32(ActFunc f, float x) {
     case ActFunc::Sqrt: return sqrtF32(x);
     case ActFunc::Rsqrt: return rsqrtF32(x);
     case ActFunc::Reciprocal: return reciprocalF32(x);
+    case ActFunc::Log: return logF32(x);
+    case ActFunc::Sin: return sinF32(x);
+    case ActFunc::Cos: return cosF32(x);
+    case ActFunc::Erf: return erfF32(x);
+    case ActFunc::Softplus: return softplusF32(x);
+    case ActFunc::GeluTanh: return geluTanhF32(x);
+    case ActFunc::Sign: return signF32(x);
+    case ActFunc::Arctan: return atanF32(x);
+    case ActFunc::Mish: return mishF32(x);
   }
   return x;
 }

@@ -131,7 +131,7 @@ const Sequencer::Plan& Sequencer::planOf(const Instruction& inst) {
                                   &inst.bias.ap.get(), &inst.reduce_dst})
     for (const Index* index : {&ap->partition, &ap->offset})
       for (const IndexTerm& term : index->terms) add(term.reg), register_terms = true;
-  for (const IndexTerm& term : inst.mask.c.terms) add(term.reg);  // empty but for affine_select
+  for (const IndexTerm& term : inst.mask.c.terms) add(term.reg);  // empty but for affine_select and iota
   for (const ScalarOperand* sc : scalarOperands(inst))
     if (sc->kind == ScalarOperand::Kind::Reg) add(sc->reg);
   if (inst.op == Op::Addi || inst.op == Op::Add || inst.op == Op::Mov || inst.op == Op::RegStore) add(inst.rs);
@@ -219,15 +219,27 @@ void Sequencer::resolveOperands(const Instruction& inst, Operands& out) {
       out.latency = computeCycles(t, inst, &d, &a, inst.op == Op::TT ? &second : nullptr, s_.p);
       return;
     }
-    case Op::Memset: {
+    case Op::Memset:
+    case Op::Iota: {
       ResolvedView d = view(inst.dst);
       write(d);
       out.latency = computeCycles(t, inst, &d, nullptr, nullptr);
       return;
     }
-    case Op::Select: {  // POOL does not stream (sim/stream.h): it reads at its start and writes at its end
+    // POOL, the PE moves and DVE's statistics do not stream (sim/stream.h): they read at their start and write at
+    // their end. A scan's element depends on the one before, and bn_stats / bn_aggr write their results at the end.
+    case Op::Select:
+    case Op::Transpose:
+    case Op::Broadcast:
+    case Op::BnStats:
+    case Op::BnAggr:
+    case Op::TTScan: {
       ResolvedView d = view(inst.dst), a = view(inst.a);
       read(a);
+      if (inst.op == Op::TTScan) {
+        read(view(inst.b));
+        if (inst.scalar.kind == ScalarOperand::Kind::Tensor) read(view(inst.scalar.ap));
+      }
       write(d);
       out.latency = computeCycles(t, inst, &d, &a, nullptr);
       return;

@@ -39,6 +39,9 @@ const Key kKeys[] = {
     {"pool.per-element", &TimingTable::pool_per_element, 0, 1e6},
     {"pool.select-fixed", &TimingTable::pool_select_fixed, 0, 1e6},
     {"pool.select-per-element", &TimingTable::pool_select_per_element, 0, 1e6},
+    {"dve.scan-per-element", &TimingTable::dve_scan_per_element, 0, 1e6},
+    {"dve.bn-stats-per-element", &TimingTable::dve_bn_stats_per_element, 0, 1e6},
+    {"dve.bn-aggr-per-tuple", &TimingTable::dve_bn_aggr_per_tuple, 0, 1e6},
     {"sp.scalar", &TimingTable::sp_scalar, 0, 1e6},
     {"sp.memory", &TimingTable::sp_memory, 0, 1e6},
     {"sp.loop-iteration", &TimingTable::sp_loop_iteration, 0, 1e6},
@@ -167,6 +170,18 @@ uint64_t computeCycles(const TimingTable& t, const Instruction& inst, const Reso
     }
     case Op::Memset: return t.toReport(t.pool_fixed + t.pool_per_element * per(dst), t.pool_clock_ghz);
     case Op::Select: return t.toReport(t.pool_select_fixed + t.pool_select_per_element * per(dst), t.pool_clock_ghz);
+    case Op::Iota: return t.toReport(t.pool_fixed + t.pool_per_element * per(dst), t.pool_clock_ghz);
+    // nc_transpose on the PE: max(P, min(pe.fixed, F)) for a source [P, F].
+    case Op::Transpose:
+      return t.toReport(std::max(a ? double(a->partitions) : 0.0, std::min(t.pe_fixed, per(a))), t.pe_clock_ghz);
+    case Op::Broadcast: {  // a matmul of ones [1, M] (stationary) with the source row [1, N] (moving)
+      const bool fp32 = a && a->dtype == DType::F32;
+      const double c = std::max(std::min(t.pe_fixed, dst ? double(dst->partitions) : 0.0), t.pe_per_column * per(a));
+      return t.toReport(c * (fp32 ? t.pe_fp32_factor : 1), t.pe_clock_ghz);
+    }
+    case Op::TTScan: return t.toReport(std::max(t.dve_fixed, t.dve_scan_per_element * per(a)), t.dve_clock_ghz);
+    case Op::BnStats: return t.toReport(std::max(t.dve_fixed, t.dve_bn_stats_per_element * per(a)), t.dve_clock_ghz);
+    case Op::BnAggr: return t.toReport(std::max(t.dve_fixed, t.dve_bn_aggr_per_tuple * (per(a) / 3)), t.dve_clock_ghz);
     case Op::RegLoad:
     case Op::RegStore: return t.toReport(t.sp_memory, t.sp_clock_ghz);
     case Op::Loop: return t.toReport(t.sp_loop_iteration, t.sp_clock_ghz);

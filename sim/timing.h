@@ -23,6 +23,9 @@ struct TimingTable {
   double dve_reduce_per_element = 0, dve_reduce_bf16_per_element = 0;
   double pool_fixed = 0, pool_per_element = 0;
   double pool_select_fixed = 0, pool_select_per_element = 0;  // affine_select on POOL
+  double dve_scan_per_element = 0;      // tt_scan: max(dve_fixed, this * N)
+  double dve_bn_stats_per_element = 0;  // bn_stats: max(dve_fixed, this * N)
+  double dve_bn_aggr_per_tuple = 0;     // bn_aggr: max(dve_fixed, this * N / 3)
   double sp_scalar = 0, sp_memory = 0, sp_loop_iteration = 0;
   double dma_fixed_ns = 0, dma_engines = 0, dma_engine_bytes_per_ns = 0, dma_descriptor_overhead_bytes = 0;
   double dma_efficiency = 0;  // the fraction of the engines' peak bandwidth transfers achieve

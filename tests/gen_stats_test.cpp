@@ -143,8 +143,10 @@ TEST(GenStats, GeneratorReachesEveryShapeOverAFewHundredSeeds) {
                            "SBUF peak live bytes > capacity", "op reg_load", "op reg_store", "op reduce",
                            "dtype bf16 tensors", "tile arrays", "tile views q{t}", "register-indexed tile views",
                            "multi-register index views", "act exp", "act silu", "act gelu", "act sqrt", "act rsqrt",
-                           "act reciprocal", "div (tt, ts)", "converting dma (f32 <-> bf16)",
-                           "scale or bias on act", "op affine_select", "affine_select with a register offset c"})
+                           "act reciprocal", "act log", "act sin", "act cos", "act erf", "act softplus",
+                           "act gelu_apprx_tanh", "act sign", "act arctan", "act mish", "div (tt, ts)", "converting dma (f32 <-> bf16)",
+                           "scale or bias on act", "op affine_select", "affine_select with a register offset c",
+                           "op iota", "op transpose", "op broadcast", "op tt_scan", "op bn_stats", "op bn_aggr"})
     EXPECT_GT(tally.containing(name), 0u) << name << "\n" << tally.table();
 }
 

@@ -76,12 +76,21 @@ TEST(Inputs, RangesAndDeterminism) {
     distinct.insert(f);
   }
   EXPECT_GT(distinct.size(), 200u);
+  // bf16: the 256 multiples of 1/64 in [-2, 2); 512 draws reach both signs and both ends of the range.
+  std::set<float> distinctBf16;
   for (uint16_t h : as<uint16_t>(in[1])) {
     float f = bf16ToF32(h);
     EXPECT_GE(f, -2.0f);
     EXPECT_LT(f, 2.0f);
     EXPECT_EQ(f * 64.0f, std::floor(f * 64.0f));
+    distinctBf16.insert(f);
   }
+  ASSERT_FALSE(distinctBf16.empty());
+  EXPECT_LT(*distinctBf16.begin(), -1.5f);
+  EXPECT_GT(*distinctBf16.rbegin(), 1.5f);
+  EXPECT_GT(distinctBf16.size(), 150u);
+  EXPECT_LT(*distinct.begin(), -1.5f);  // f32 too
+  EXPECT_GT(*distinct.rbegin(), 1.5f);
   uint32_t orBits = 0, andBits = ~0u;
   for (uint32_t u : as<uint32_t>(in[2])) orBits |= u, andBits &= u;
   EXPECT_EQ(orBits, ~0u);  // every bit varies

@@ -363,8 +363,9 @@ TEST(ParseError, Index) {
 }
 
 TEST(ParseError, UnknownFunctionOrAluOp) {
-  EXPECT_EQ(errorOf(kDecls + "act a, b, erf"),
-            "5:11: unknown activation function 'erf' (expected identity, relu, neg, abs, square, exp, tanh, sigmoid, silu, gelu, sqrt, rsqrt or reciprocal)");
+  EXPECT_EQ(errorOf(kDecls + "act a, b, softsign"),
+            "5:11: unknown activation function 'softsign' (expected identity, relu, neg, abs, square, exp, tanh, sigmoid, "
+            "silu, gelu, sqrt, rsqrt, reciprocal, log, sin, cos, erf, softplus, gelu_apprx_tanh, sign, arctan or mish)");
   EXPECT_EQ(errorOf(kDecls + "tt a, a, b, pow"),
             "5:13: unknown ALU operation 'pow' (expected add, sub, mul, max, min, and, or, xor, shl, shr or div)");
 }

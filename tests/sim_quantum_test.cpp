@@ -83,7 +83,8 @@ TEST(SimQuantum, TinyCorpusKernelsGiveTheSameRunAtEveryQuantum) {
 
 TEST(SimQuantum, GeneratedProgramsWithShortQueuesGiveTheSameRunAtEveryQuantum) {
   uint32_t programs = 0;
-  for (uint64_t seed = 1; programs < 25 && seed < 400; ++seed) {
+  // Most generated programs do not fit the greedy placer (no spilling): about one in ten does.
+  for (uint64_t seed = 1; programs < 25 && seed < 800; ++seed) {
     GenOptions g;
     g.arch = *archPreset("tiny");
     g.size = 30;

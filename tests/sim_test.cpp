@@ -106,7 +106,7 @@ TEST(Sim, CyclesDoNotDependOnWhatRanBefore) {
   o.timing.engine_queue_depth = 4;
   const sim::SimStats alone = sim::simulate(x, o).stats;
   uint32_t others = 0;
-  for (uint64_t seed = 1; others < 30 && seed < 300; ++seed) {
+  for (uint64_t seed = 1; others < 30 && seed < 600; ++seed) {  // about one in ten fits the greedy placer
     GenOptions g;
     g.arch = *archPreset("tiny");
     g.size = 24;

@@ -72,9 +72,24 @@ std::vector<RegisterOperand> registerOperands(const Program& p, const Instructio
       if (hasFusedReduce(inst)) view("reduction destination", inst.reduce_dst);
       break;
     case Op::Memset: view("destination", inst.dst); break;
-    case Op::Select: {  // the mask's offset c after the views, as the interpreter reads it
+    case Op::Transpose:
+    case Op::Broadcast:
+    case Op::BnStats:
+    case Op::BnAggr:
       view("destination", inst.dst);
       view("source", inst.a);
+      break;
+    case Op::TTScan:  // the views, then the initial value (ir/interp.cpp)
+      view("destination", inst.dst);
+      view("source a", inst.a);
+      view("source b", inst.b);
+      if (inst.scalar.kind == ScalarOperand::Kind::Tensor) view("initial value", inst.scalar.ap);
+      if (inst.scalar.kind == ScalarOperand::Kind::Reg) out.push_back({inst.scalar.reg, "initial value"});
+      break;
+    case Op::Iota:
+    case Op::Select: {  // the mask's offset c after the views, as the interpreter reads it
+      view("destination", inst.dst);
+      if (inst.op == Op::Select) view("source", inst.a);
       std::vector<RegId> regs;
       for (const IndexTerm& t : inst.mask.c.terms) regs.push_back(t.reg);
       sortStably(regs, key);
@@ -105,7 +120,16 @@ std::vector<std::string> readOperandNames(const Program& p, const Instruction& i
     case Op::Copy:
     case Op::Reduce:
     case Op::Select:
+    case Op::Transpose:
+    case Op::Broadcast:
+    case Op::BnStats:
+    case Op::BnAggr:
     case Op::RegLoad: out.push_back(named(p, "source", inst.a)); break;
+    case Op::TTScan:
+      out.push_back(named(p, "source a", inst.a));
+      out.push_back(named(p, "source b", inst.b));
+      if (inst.scalar.kind == ScalarOperand::Kind::Tensor) out.push_back(named(p, "initial value", inst.scalar.ap));
+      break;
     case Op::Act:
       out.push_back(named(p, "source", inst.a));
       for (const ScalarOperand* sc : scalarOperands(inst))

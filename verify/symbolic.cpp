@@ -63,6 +63,7 @@ std::string readLabel(const Instruction& inst, size_t index, size_t count) {
       return "operand";
     }
     case Op::TT: return index == 0 ? "first source" : "second source";
+    case Op::TTScan: return index == 0 ? "first source" : index == 1 ? "second source" : "initial value";
     case Op::TS: {  // the source, then the scalar and the second op's scalar when they are views
       if (index == 0) return "source";
       size_t k = 0;

@@ -84,9 +84,16 @@ bool visitViews(const Program& p, const Instruction& inst, Visit&& visit) {
     case Op::Copy:
     case Op::Reduce:
     case Op::Select:
+    case Op::Transpose:
+    case Op::Broadcast:
+    case Op::BnStats:
+    case Op::BnAggr:
       return read(inst.a) || write(inst.dst);
     case Op::TT:
       return read(inst.a) || read(inst.b) || write(inst.dst);
+    case Op::TTScan:
+      return read(inst.a) || read(inst.b) || (inst.scalar.kind == ScalarOperand::Kind::Tensor && read(inst.scalar.ap)) ||
+             write(inst.dst);
     case Op::Act:
     case Op::TS:
       if (read(inst.a)) return true;
@@ -96,6 +103,7 @@ bool visitViews(const Program& p, const Instruction& inst, Visit&& visit) {
     case Op::Matmul:
       return read(inst.a) || read(inst.b) || read(inst.dst) /* it may accumulate */ || write(inst.dst);
     case Op::Memset:
+    case Op::Iota:
     case Op::RegStore:
       return write(inst.dst);
     case Op::RegLoad:

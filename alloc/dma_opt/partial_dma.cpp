@@ -56,7 +56,13 @@ struct ReadIndex {
       };
       switch (i.op) {
         case Op::Dma: case Op::Copy: case Op::Reduce: case Op::Select: case Op::RegLoad: read(i.a); break;
+        case Op::Transpose: case Op::Broadcast: case Op::BnStats: case Op::BnAggr: read(i.a); break;
         case Op::TT: read(i.a); read(i.b); break;
+        case Op::TTScan:
+          read(i.a);
+          read(i.b);
+          if (i.scalar.kind == ScalarOperand::Kind::Tensor) read(i.scalar.ap);
+          break;
         case Op::Act:
         case Op::TS:
           read(i.a);

@@ -78,6 +78,10 @@ def load_module(path):
     if not os.path.exists(path):
         raise KernelError("cannot open: no such file", (path, 0))
     _t.show_path_as(path)
+    with open(path, "rb") as f:
+        data = f.read()
+    if b"\0" in data:  # Python's own message for this names an importlib frame, not the file
+        raise KernelError("not Python source: the file contains a NUL byte", (path, data.count(b"\n", 0, data.index(b"\0")) + 1))
     name = "_allocsim_kernel_" + re.sub(r"\W", "_", os.path.basename(path)[:-3])
     spec = importlib.util.spec_from_file_location(name, path)
     mod = importlib.util.module_from_spec(spec)
@@ -104,6 +108,8 @@ def _innermost(exc, path=None):
     tb = traceback.extract_tb(exc.__traceback__)
     pkg = _t._package_dirs()
     for fr in reversed(tb):
+        if fr.filename.startswith("<"):  # importlib's frozen frames and other code without a file
+            continue
         if not os.path.abspath(fr.filename).startswith(pkg):
             return (fr.filename, fr.lineno)
     return (path or "<kernel>", 0)

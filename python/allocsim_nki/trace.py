@@ -1433,22 +1433,56 @@ def _made(out, ins):
 
 ACT_FUNCS = {"identity", "relu", "neg", "abs", "square", "exp", "tanh", "sigmoid", "silu", "gelu", "sqrt", "rsqrt",
              "reciprocal"}
-# Functions the format gains with the instructions being added; until then a kernel using one is told so.
-PENDING_ACT = {"log"}
+
+
+# Each feature below is in the program format once the allocsim binary accepts its probe program.
+_PROBE_HEAD = "arch tiny\nsbuf a [2, 4] f32\nsbuf s [2, 6] f32\nsbuf m [2, 2] f32\nsbuf r [1, 2] f32\n" \
+    "psum b [2, 2] f32\nsbuf q [2, 2] i32\nreg i\n\nmemset a, 1.0\nmemset s, 1.0\nmemset m, 1.0\nmemset r, 1.0\n"
+_PROBES = {
+    "transpose": "transpose b, m",
+    "broadcast": "broadcast b, r",
+    "iota": "iota q, p=1, e=1, c=0",
+    "tt_scan": "tt_scan m, m, m, 0.0, mul, add",
+    "bn_stats": "bn_stats s, a",
+    "bn_aggr": "bn_aggr m, s",
+    "index_divmod": "loop i = 0, 2, 1 {\n  memset a[:, i%2*2:2], 0.0\n}",
+}
+_ACT_PROBED = ("log", "sin", "cos", "erf", "softplus", "gelu_apprx_tanh", "sign", "arctan", "mish")
+_FEATURES = None
+
+
+def _features():
+    """The probed features the allocsim binary's format has ($ALLOCSIM_BINARY, else the package's binary())."""
+    global _FEATURES
+    if _FEATURES is None:
+        import subprocess
+        _FEATURES = set()
+        binary = os.environ.get("ALLOCSIM_BINARY")
+        if not binary:
+            try:
+                from . import binary as find_binary
+                binary = find_binary()
+            except (RuntimeError, ImportError):
+                return _FEATURES
+        probes = dict(_PROBES)
+        probes.update({"act:" + f: "act m, m, " + f for f in _ACT_PROBED})
+        for name, body in probes.items():
+            try:
+                p = subprocess.run([binary, "fmt", "-"], input=_PROBE_HEAD + body + "\n", text=True,
+                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=30)
+            except (OSError, subprocess.SubprocessError):
+                continue
+            if p.returncode == 0:
+                _FEATURES.add(name)
+    return _FEATURES
 
 
 def act_available(func):
-    return func in ACT_FUNCS or func in FORMAT_EXTRA_ACT
-
-
-FORMAT_EXTRA_ACT = set()
-# Instructions the format gains beyond the ones every version has (transpose, broadcast, iota, tt_scan, bn_stats,
-# bn_aggr); until one is listed here a kernel that needs it is refused at its line.
-FORMAT_EXTRA_OPS = set()
-
-
+    return func in ACT_FUNCS or "act:" + func in _features()
 def has_op(op):
-    return op in FORMAT_EXTRA_OPS
+    """Whether the format has a probed instruction or index form (transpose, broadcast, iota, tt_scan, bn_stats,
+    bn_aggr, index_divmod); a kernel that needs one the binary lacks is refused at its line."""
+    return op in _features()
 
 
 def activation_fn(func, x, dtype=None, bias=None, scale=None, loc=None, dst=None, reduce_op=None, reduce_res=None):

@@ -25,6 +25,7 @@ import attention  # noqa: E402
 import layernorm  # noqa: E402
 import matmul  # noqa: E402
 import matmul_v2  # noqa: E402
+import newer_ops  # noqa: E402
 import norms_pool  # noqa: E402
 import placed  # noqa: E402
 import softmax  # noqa: E402
@@ -170,6 +171,51 @@ class AttentionTest(unittest.TestCase):
         np.testing.assert_allclose(r.returned, want, rtol=1e-5, atol=1e-6)
         self.assertIn("affine_select", r.program)
         self.assertTrue(allocsim_nki.verify(attention.causal_attention, q, k, v, arch="tiny").ok)
+
+
+class NewerInstructionsTest(unittest.TestCase):
+    """Kernels that need instructions the tracer probes the binary for: with the instruction they match numpy; a
+    binary without it makes the tracer refuse the kernel at its line."""
+
+    def run_or_refused(self, features, kernel, *arrays):
+        from allocsim_nki import trace
+        if all(trace.has_op(f) or trace.act_available(f) for f in features):
+            return allocsim_nki.simulate(kernel, *arrays, arch="tiny")
+        with self.assertRaises(allocsim_nki.KernelError) as ctx:
+            allocsim_nki.simulate(kernel, *arrays, arch="tiny")
+        self.assertIn("newer_ops.py", ctx.exception.format())
+        self.assertIn("unsupported", ctx.exception.format())
+        return None
+
+    def test_iota(self):
+        a = rand((8, 64), 20)
+        r = self.run_or_refused(["iota"], newer_ops.positions, a)
+        if r is not None:  # the indices are exact in f32; then one rounded f32 add, as numpy's
+            np.testing.assert_array_equal(r.returned, a + np.arange(8 * 64, dtype=np.float32).reshape(8, 64))
+
+    def test_tensor_tensor_scan(self):
+        d, x = rand((8, 64), 21, 0.5), rand((8, 64), 22)
+        r = self.run_or_refused(["tt_scan"], newer_ops.scan_decay, d, x)
+        if r is not None:
+            h, want = np.zeros(8, np.float32), np.empty_like(x)
+            for i in range(64):  # float32 numpy: one rounded operation at a time, the scan's order
+                h = d[:, i] * h + x[:, i]
+                want[:, i] = h
+            np.testing.assert_array_equal(r.returned, want)
+
+    def test_layernorm_with_bn_stats_and_broadcast(self):
+        x, g = rand((16, 64), 23, 3.0), rand((1, 64), 24)
+        r = self.run_or_refused(["bn_stats", "bn_aggr", "broadcast"], newer_ops.layernorm_bn, x, g)
+        if r is not None:
+            x64 = x.astype(np.float64)
+            want = (x64 - x64.mean(axis=1, keepdims=True)) / np.sqrt(x64.var(axis=1, keepdims=True) + 1e-5) * g
+            np.testing.assert_allclose(r.returned, want, rtol=1e-4, atol=1e-4)
+
+    def test_log_and_pe_transpose(self):
+        a = rand((8, 8), 25) + 3.0
+        r = self.run_or_refused(["log"], newer_ops.log_transpose, a)
+        if r is not None:
+            np.testing.assert_allclose(r.returned, np.log(a.astype(np.float64)).T, rtol=1e-6)
 
 
 class HandPlacedTest(unittest.TestCase):
