@@ -29,6 +29,7 @@ import newer_ops  # noqa: E402
 import norms_pool  # noqa: E402
 import placed  # noqa: E402
 import softmax  # noqa: E402
+import typed  # noqa: E402
 
 BIN = allocsim_nki.binary()
 
@@ -83,6 +84,15 @@ def run_hand_translation(name, inputs):
 def same_bits(a, b):
     return np.array_equal(np.ascontiguousarray(a, np.float32).view(np.uint32),
                           np.ascontiguousarray(b, np.float32).view(np.uint32))
+
+
+class TypingTest(unittest.TestCase):
+    def test_annotated_kernel_traces_and_adds(self):
+        import nki.typing
+        self.assertIs(nki.typing.tensor, typed.tensor)  # both spellings name one marker
+        a, b = rand((8, 64), 11), rand((8, 64), 12)
+        r = allocsim_nki.simulate(typed.typed_add, a, b, arch="tiny")
+        self.assertTrue(same_bits(r.returned, a + b))
 
 
 class MatmulTest(unittest.TestCase):
