@@ -118,7 +118,33 @@ def as_dtype(d, what="dtype"):
 
 # ---- affine index expressions over loop registers -------------------------------------------------------------
 
-class Aff:
+class _Comparisons:
+    """Comparisons of an index make a predicate (its `_cmp`), not a bool; identity stays the hash."""
+
+    __slots__ = ()
+
+    def __ge__(self, o):
+        return self._cmp(o, "ge")
+
+    def __gt__(self, o):
+        return self._cmp(o, "gt")
+
+    def __le__(self, o):
+        return self._cmp(o, "le")
+
+    def __lt__(self, o):
+        return self._cmp(o, "lt")
+
+    def __eq__(self, o):
+        return self._cmp(o, "eq")
+
+    def __ne__(self, o):
+        return self._cmp(o, "ne")
+
+    __hash__ = object.__hash__
+
+
+class Aff(_Comparisons):
     """const + sum(coef * register): an index that depends on loop registers."""
 
     __slots__ = ("const", "terms")
@@ -223,26 +249,6 @@ class Aff:
     def _cmp(self, o, op):
         return Pred(IExpr.of(self) - IExpr.of(o), op)
 
-    def __ge__(self, o):
-        return self._cmp(o, "ge")
-
-    def __gt__(self, o):
-        return self._cmp(o, "gt")
-
-    def __le__(self, o):
-        return self._cmp(o, "le")
-
-    def __lt__(self, o):
-        return self._cmp(o, "lt")
-
-    def __eq__(self, o):
-        return self._cmp(o, "eq")
-
-    def __ne__(self, o):
-        return self._cmp(o, "ne")
-
-    __hash__ = object.__hash__
-
     def __float__(self):
         raise KernelError("a loop index used as a number")
 
@@ -303,7 +309,7 @@ class LoopReg:
 
 # ---- index expressions over nl.arange axes --------------------------------------------------------------------
 
-class IExpr:
+class IExpr(_Comparisons):
     """An index with tile axes: base (int or Aff) + sum(coef * axis value), over a broadcast shape.
 
     `terms` maps a dimension of `shape` to its coefficient; each dimension runs 0..shape[d]-1.
@@ -391,26 +397,6 @@ class IExpr:
 
     def _cmp(self, o, op):
         return Pred(self - IExpr.of(o), op)
-
-    def __ge__(self, o):
-        return self._cmp(o, "ge")
-
-    def __gt__(self, o):
-        return self._cmp(o, "gt")
-
-    def __le__(self, o):
-        return self._cmp(o, "le")
-
-    def __lt__(self, o):
-        return self._cmp(o, "lt")
-
-    def __eq__(self, o):
-        return self._cmp(o, "eq")
-
-    def __ne__(self, o):
-        return self._cmp(o, "ne")
-
-    __hash__ = object.__hash__
 
     def bounds(self):
         """(min, max) over every axis value and every loop register value."""
