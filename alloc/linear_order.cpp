@@ -96,7 +96,11 @@ LinearOrder linearize(const Program& p) {
     order.positions.push_back({LinearPosition::Kind::LoopHeader, &inst, loop, runs, conditional});
     int32_t index = int32_t(order.loops.size());
     order.loops.push_back(l);
-    stack.push_back({&inst.body, 0, index, false, conditional});  // `top` is invalid from here on
+    // A loop with a register bound runs fewer iterations than hi says on some entries (none on some): its body is
+    // conditional, as an if's.
+    const bool bounded = hasRegisterBound(inst);
+    order.has_if = order.has_if || bounded;
+    stack.push_back({&inst.body, 0, index, false, conditional || bounded});  // `top` is invalid from here on
   }
   order.positions.push_back({LinearPosition::Kind::End, nullptr, -1, true, false});
   return order;

@@ -7,7 +7,8 @@
 //   ...               every instruction in preorder; a loop contributes a header position, then its body, then a
 //                     loop-end position (the back edge / exit: where the loop leaves its register at the first
 //                     value >= hi); an `if` contributes one instruction position (it reads its condition's
-//                     registers), then its body's positions, marked conditional: they run only where it holds
+//                     registers), then its body's positions, marked conditional: they run only where it holds;
+//                     so are the body's positions of a loop with a register bound (it may stop before hi)
 //   size() - 1        program end (where outputs are used)
 // A loop's header and end positions belong to the enclosing nest, not to the loop: they run once per entry.
 //
@@ -27,7 +28,8 @@ struct LinearLoop {
   uint32_t end = 0;         // position of the loop end (> header; the body lies strictly between)
   int32_t parent = -1;      // index of the enclosing loop, -1 at top level
   uint32_t depth = 1;       // 1 for a top-level loop
-  uint64_t trips = 0;       // iterations per entry: ceil((hi - lo) / step), 0 when lo >= hi (or step <= 0)
+  uint64_t trips = 0;       // iterations per entry: ceil((hi - lo) / step), 0 when lo >= hi (or step <= 0); with a
+                            // register bound, the most on any entry
   bool body_runs = false;   // the body executes at all: this loop and every enclosing loop have trips > 0
 };
 
@@ -36,15 +38,15 @@ struct LinearPosition {
   const Instruction* inst = nullptr;  // the instruction (for a loop header / end: the loop)
   int32_t loop = -1;                  // the innermost loop whose body contains this position, -1 if none
   bool executes = true;               // false inside a loop body that never runs
-  // Inside an if's body (at any depth): the instruction may not run on every iteration of its loops, so its writes
-  // never replace a value for certain (liveness, iteration coverage).
+  // Inside an if's body or a register-bounded loop's (at any depth): the instruction may not run on every iteration
+  // of its loops, so its writes never replace a value for certain (liveness, iteration coverage).
   bool conditional = false;
 };
 
 struct LinearOrder {
   std::vector<LinearPosition> positions;
   std::vector<LinearLoop> loops;  // in preorder of their headers
-  bool has_if = false;            // the program has a conditional block
+  bool has_if = false;            // the program has a conditional block or a loop with a register bound
 
   uint32_t start() const { return 0; }
   uint32_t end() const { return uint32_t(positions.size() - 1); }

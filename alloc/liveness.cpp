@@ -204,6 +204,9 @@ Liveness computeLiveness(const Program& p) {
     // A write inside an if's body may not run: it never replaces the whole value (starts none, kills nothing).
     const WriteCover whole = at.conditional ? WriteCover::Partial : WriteCover::Whole;
     if (at.kind == LinearPosition::Kind::LoopHeader || at.kind == LinearPosition::Kind::LoopEnd) {
+      if (at.kind == LinearPosition::Kind::LoopHeader)  // a register bound is read on entry
+        for (const IndexTerm& t : at.inst->mask.c.terms)
+          if (t.reg < regs.size()) regs[t.reg].read(pos);
       if (at.inst->rd < regs.size()) regs[at.inst->rd].write(pos, whole);
       continue;
     }

@@ -252,6 +252,7 @@ static Instruction canonical(Instruction in) {
       out.lo = in.lo;
       out.hi = in.hi;
       out.step = in.step;
+      out.mask.c = in.mask.c;  // a register bound
       out.body = std::move(in.body);
       break;
     case Op::If:

@@ -48,6 +48,7 @@ void Generator::closeLoop() {
   loop.lo = s.lo;
   loop.hi = s.hi;
   loop.step = s.step;
+  loop.mask.c = s.bound;
   loop.body = std::move(bodies_.back());
   bodies_.pop_back();
   const std::vector<RegId> regs = std::move(scopes_.back().regs);  // with the li above
@@ -83,7 +84,35 @@ void Generator::conditionalStatement() {
   if (&a != &b && yes(60)) in.mask.c.addTerm(b.var, -1);
   else in.mask.c.constant = -int64_t(upTo(uint64_t(std::max<int64_t>(a.lo, a.last()))));
   in.mask.cmp = CmpOp(c_.below(6));
-  // The body: a memset of a live tensor, whole or a register-indexed part of it.
+  in.body.push_back(memsetOfLiveTensor());
+  emit(std::move(in));
+}
+
+void Generator::boundedLoopStatement() {
+  const Scope& a = scopes_[c_.below(scopes_.size())];
+  Index bound;
+  const uint32_t shape = uint32_t(c_.below(3));
+  bound.addTerm(a.var, 1, shape == 2 ? 2 : 1, shape == 1 ? 3 : 0);
+  bound.constant = int64_t(c_.below(2));
+  auto controller = [&](RegId r) -> const InstructionHead* {
+    static thread_local InstructionHead h;
+    for (const Scope& s : scopes_)
+      if (s.var == r) {
+        h.op = Op::Loop, h.rd = s.var, h.lo = s.lo, h.hi = s.hi, h.step = s.step;
+        return &h;
+      }
+    return nullptr;
+  };
+  const std::optional<int64_t> max = loopBoundMaximum(bound, controller);
+  if (!max || *max < 1 || uint64_t(*max) > tripRoom()) return conditionalStatement();
+  Scope& s = openLoop(0, *max, 1);
+  s.bound = std::move(bound);
+  emit(memsetOfLiveTensor());
+  closeLoop();
+}
+
+Instruction Generator::memsetOfLiveTensor() {
+  // A memset of a live tensor, whole or a register-indexed part of it.
   const TensorId t = pool_[c_.below(pool_.size())];
   const Tensor& T = tensor(t);
   uint32_t parts, elems64;
@@ -98,8 +127,7 @@ void Generator::conditionalStatement() {
   charge(uint64_t(m.dst.partitions) * m.dst.elementsPerPartition() * dtypeSize(T.dtype));
   noteWrite(t, 1.0, false);
   ++statements_;
-  in.body.push_back(std::move(m));
-  emit(std::move(in));
+  return m;
 }
 
 void Generator::cover(uint32_t parts, uint32_t elems, const std::function<void(const Geo&)>& piece) {

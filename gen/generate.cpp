@@ -15,7 +15,8 @@ constexpr uint32_t kLongProgram = 200;  // see run()
 void Generator::statement() {
   if (!budgetLeft()) return;
   if (opts_.dma_patterns > 0 && yes(opts_.dma_patterns)) return dmaPatternStatement();
-  if (opts_.conditionals > 0 && depth() > 0 && !pool_.empty() && yes(opts_.conditionals)) return conditionalStatement();
+  if (opts_.conditionals > 0 && depth() > 0 && !pool_.empty() && yes(opts_.conditionals))
+    return depth() < kMaxLoopDepth && yes(30) ? boundedLoopStatement() : conditionalStatement();
   switch (weighted({6, 10, 18, 5, 12, psumPool_.empty() ? 0u : 3u, 8, depth() < kMaxLoopDepth ? (depth() == 0 ? 12u : 5u) : 0u,
                     pool_.empty() ? 0u : 5u, 5})) {
     case 0: return memsetStatement();

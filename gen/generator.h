@@ -42,7 +42,8 @@ struct Scope {
   uint32_t id = 0;
   RegId var = kNone;
   int64_t lo = 0, hi = 0, step = 1;
-  uint64_t trips = 1;
+  uint64_t trips = 1;  // with a register bound, the most on any entry
+  Index bound;         // a register bound (hasRegisterBound), when it has terms; hi is then its largest value
   int64_t last() const { return lo + int64_t(trips - 1) * step; }
   std::vector<RegId> regs;  // registers given this scope (closeLoop resets those that still have it)
 };
@@ -128,6 +129,11 @@ class Generator {
   // GenOptions::conditionals: `if COND { memset of a live tensor }` on the enclosing loops' registers. The tensor is
   // already fully written, so whether the block runs changes its values, never what is readable.
   void conditionalStatement();
+  // GenOptions::conditionals, too: `loop j = 0, BOUND, 1 { memset of a live tensor }`, BOUND an enclosing loop's
+  // register (plain, %3 or //2) plus 0 or 1: a triangular nest, whose body runs fewer times than hi says, or not at all.
+  void boundedLoopStatement();
+  // The memset of a live tensor (whole or a register-indexed part) that the two above put in their bodies.
+  Instruction memsetOfLiveTensor();
   // Splits a [parts, elems] rectangle into pieces (whole, halves, interleaved second dimension, loops over
   // element tiles / partition groups, nested) and calls piece(g) for each, inside the loops it opens.
   void cover(uint32_t parts, uint32_t elems, const std::function<void(const Geo&)>& piece);

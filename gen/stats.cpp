@@ -312,6 +312,7 @@ std::vector<ShapeFeature> measureShape(const Program& p) {
 
   uint64_t groups = 0, kGroups = 0, accumulating = 0, regViews = 0, dramPartViews = 0, dim2Views = 0;
   uint64_t multiRegViews = 0, tileViews = 0, regTileViews = 0, divModViews = 0, divModConditions = 0;
+  uint64_t boundedLoops = 0;
   uint64_t ops[uint32_t(kLastOp) + 1] = {};
   uint64_t funcs[uint32_t(kLastActFunc) + 1] = {};
   uint64_t divides = 0, convertingDmas = 0, actScaleBias = 0, twoOpTs = 0, fusedReduces = 0, selectRegOffsets = 0;
@@ -322,6 +323,7 @@ std::vector<ShapeFeature> measureShape(const Program& p) {
     fusedReduces += hasFusedReduce(i);
     selectRegOffsets += i.op == Op::Select && !i.mask.c.isConstant();
     divModConditions += i.op == Op::If && !i.mask.c.isAffine();
+    boundedLoops += hasRegisterBound(i);
     ++ops[uint32_t(i.op)];
     if (i.op == Op::Act) ++funcs[uint32_t(i.func)];
     divides += (i.op == Op::TT || i.op == Op::TS) && i.alu == AluOp::Div;
@@ -356,6 +358,7 @@ std::vector<ShapeFeature> measureShape(const Program& p) {
   count("register-indexed tile views", regTileViews);
   count("views with // or % of a register", divModViews);
   count("if conditions with // or % of a register", divModConditions);
+  count("loops with a register bound", boundedLoops);
 
   uint64_t partial = 0, tileArrays = 0;
   uint64_t dtypes[uint32_t(DType::U16) + 1] = {};

@@ -195,6 +195,7 @@ class Shrinker {
       const int64_t want = how == 1 ? 1 : (trips + 1) / 2;
       if (want >= trips) return false;
       loop.hi = loop.lo + want * loop.step;
+      loop.mask.c = Index{};  // a register bound becomes the constant one
       return true;
     });
   }

@@ -119,9 +119,13 @@ class InstrRules {
   bool registersExist() {
     Few<RegId, 3> regs;
     switch (in_.op) {
+      case Op::Loop:
+        for (const IndexTerm& t : in_.mask.c.terms)  // a register bound
+          if (!reg(t.reg)) return false;
+        regs = {in_.rd};
+        break;
       case Op::Li:
-      case Op::RegLoad:
-      case Op::Loop: regs = {in_.rd}; break;
+      case Op::RegLoad: regs = {in_.rd}; break;
       case Op::Addi:
       case Op::Mov: regs = {in_.rd, in_.rs}; break;
       case Op::Add: regs = {in_.rd, in_.rs, in_.rt}; break;
@@ -470,7 +474,28 @@ class InstrRules {
     if (in_.step <= 0) return fail("loop step must be > 0, got " + std::to_string(in_.step));
     if (in_.lo < 0) return fail("loop start must be >= 0, got " + std::to_string(in_.lo));
     if (in_.hi > (int64_t(1) << 31))
-      return fail("loop end must be <= 2147483648, got " + std::to_string(in_.hi));
+      return fail(std::string(hasRegisterBound(in_) ? "loop end's largest value" : "loop end") +
+                  " must be <= 2147483648, got " + std::to_string(in_.hi));
+    return !hasRegisterBound(in_) || registerBound();
+  }
+
+  // A register bound names registers of enclosing loops only, and hi is its largest value over theirs (the parser
+  // and setLoopBoundMaxima set it; a program built in code may not have).
+  bool registerBound() {
+    auto controller = [&](RegId r) -> const InstructionHead* {
+      uint32_t depth = 0;
+      for (uint32_t l = nodes_[node_].loop; l != kNone && depth < kMaxLoopDepth; l = nodes_[l].loop, ++depth)
+        if (nodes_[l].inst->rd == r) return nodes_[l].inst;
+      return nullptr;
+    };
+    RegId missing = kNone;
+    std::optional<int64_t> max = loopBoundMaximum(in_.mask.c, controller, &missing);
+    if (!max)
+      return fail("loop bound uses register " + regName(missing) +
+                  ", which no enclosing loop counts with; a bound is on the registers of enclosing loops");
+    if (*max != in_.hi)
+      return fail("loop bound's largest value is " + std::to_string(*max) + ", but the loop records " +
+                  std::to_string(in_.hi) + " (setLoopBoundMaxima)");
     return true;
   }
 

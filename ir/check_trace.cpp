@@ -467,6 +467,19 @@ class Tracer {
     }
   }
 
+  // A loop's upper bound on this entry: hi, or its register bound evaluated (the enclosing loops' registers, which
+  // the static rules require; at most hi, the bound's largest value).
+  Int upperBound(const Instruction& in) {
+    if (!hasRegisterBound(in)) return in.hi;
+    Int c = in.mask.c.constant;
+    for (const IndexTerm& t : in.mask.c.terms) {
+      const RegState* r = readReg(t.reg, in.loc);
+      if (!r) return in.lo;  // reported: the body does not run
+      c += Int(t.scale) * Int(t.apply(r->value));
+    }
+    return std::min(c, Int(in.hi));
+  }
+
   // The register takes LO, LO+STEP, ... while < HI, and afterwards the first value >= HI. A loop with a
   // static error runs its body at most once, so that its body is still checked without running away.
   void execLoop(uint32_t node) {
@@ -474,13 +487,14 @@ class Tracer {
     const Instruction& in = *nodes_[node].inst;
     const bool bad = sink_.has(sink_.nodeKey(node));
     const Int step = std::max<int64_t>(in.step, 1);
+    const Int hi = bad ? Int(in.hi) : upperBound(in);
     Int v = in.lo;
     setReg(in.rd, uint64_t(v));
     loops_.push_back({node});
-    for (bool firstTrip = true; v < in.hi && !stopped_; firstTrip = false) {
+    for (bool firstTrip = true; v < hi && !stopped_; firstTrip = false) {
       if (!firstTrip && !countStep(node)) break;
       loops_.back().first = firstTrip;
-      loops_.back().last = v + step >= in.hi;
+      loops_.back().last = v + step >= hi;
       setReg(in.rd, uint64_t(v));
       execRange(node + 1, nodes_[node].end);
       v += step;

@@ -202,19 +202,31 @@ class Executor {
   void runLoop(const Instruction& inst) {
     RegId r = reg(inst, inst.rd);
     if (inst.step <= 0) throw InputError(inst.loc, "loop step must be positive, got " + std::to_string(inst.step));
+    const __int128 hi = upperBound(inst);
     __int128 v = inst.lo;  // 128 bits: v + step cannot overflow
-    for (; v < inst.hi; v += inst.step) {
+    for (; v < hi; v += inst.step) {
       step(inst);
       s_.writeReg(r, uint64_t(int64_t(v)));
       if (o_.observer) {
         clearAccess();
+        if (v == inst.lo)  // the first iteration's step also reads the bound's registers
+          for (const IndexTerm& t : inst.mask.c.terms) access_.reg_reads.push_back(t.reg);
         access_.reg_writes.push_back(r);
         o_.observer->onExecute(inst, result_.steps, access_);
       }
-      LoopPosition pos{v == inst.lo, v + inst.step >= inst.hi};
+      LoopPosition pos{v == inst.lo, v + inst.step >= hi};
       runBody(inst.body, &pos);
     }
     s_.writeReg(r, uint64_t(int64_t(v)));  // hi + step - 1 at most: wraps like the register would
+  }
+
+  // A loop's upper bound on this entry: hi, or its register bound (docs/format.md "Loops with register bounds"),
+  // evaluated once, never above hi. Like the loop register's own writes, it is no operand read (the trips it gives
+  // show in the reads of the body).
+  __int128 upperBound(const Instruction& inst) {
+    if (!hasRegisterBound(inst)) return inst.hi;
+    OperandHasher h(false);
+    return std::min<__int128>(evaluateIndex(p_, s_, inst.mask.c, inst.loc, h), inst.hi);
   }
 
   RegId reg(const Instruction& inst, RegId r) const {

@@ -444,7 +444,7 @@ void Parser::operands(Instruction& in) {
       expect('=', "expected '=' after the loop register");
       in.lo = signedInt("lower bound");
       comma("lower bound");
-      in.hi = signedInt("upper bound");
+      loopBound(in);
       comma("upper bound");
       in.step = signedInt("step");
       return;
@@ -603,6 +603,29 @@ void Parser::condition(Instruction& in) {
       failAt(at, "the condition's scale is out of range");
   }
   in.mask.cmp = *cmp;
+}
+
+// A loop's upper bound: an integer, or an index on the registers of enclosing loops (docs/format.md "Loops with
+// register bounds"), kept in mask.c with its largest value in hi.
+void Parser::loopBound(Instruction& in) {
+  const SourceLoc at = lex_.peek().loc;
+  Index bound = index("upper bound");
+  if (bound.isConstant()) {
+    in.hi = bound.constant;
+    return;
+  }
+  auto controller = [&](RegId r) -> const InstructionHead* {
+    for (auto it = open_loops_.rbegin(); it != open_loops_.rend(); ++it)
+      if (it->op == Op::Loop && it->rd == r) return &*it;
+    return nullptr;
+  };
+  RegId missing = kNone;
+  std::optional<int64_t> max = loopBoundMaximum(bound, controller, &missing);
+  if (!max)
+    failAt(at, "loop bound uses register " + quoted(prog_.registers[missing].name) +
+                   ", which no enclosing loop counts with; a bound is on the registers of enclosing loops");
+  in.hi = *max;
+  in.mask.c = std::move(bound);
 }
 
 void Parser::closeLoop(const Token& brace) {

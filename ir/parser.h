@@ -53,6 +53,7 @@ class Parser {
   AccessPattern accessPattern(const char* what);
   void slice(Index& start, uint32_t& count, uint32_t full, const char* startName, const char* countName);
   Index index(const char* what);
+  void loopBound(Instruction& in);
   void indexTerm(Index& ix, bool negative, bool unary_minus, const char* what);
   void divMod(IndexTerm& term, bool unary_minus, SourceLoc at);
   uint32_t divisor(const char* what);

@@ -183,7 +183,8 @@ std::string operands(const Program& p, const Instruction& in) {
     case Op::RegStore: return ap(in.dst) + ", " + reg(in.rs);
     case Op::If: return printCondition(p, in.mask);
     case Op::Loop:
-      return reg(in.rd) + " = " + std::to_string(in.lo) + ", " + std::to_string(in.hi) + ", " +
+      return reg(in.rd) + " = " + std::to_string(in.lo) + ", " +
+             (hasRegisterBound(in) ? printIndex(p, in.mask.c) : std::to_string(in.hi)) + ", " +
              std::to_string(in.step);
   }
   return "";

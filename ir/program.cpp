@@ -274,3 +274,65 @@ bool isConvertingDma(const Program& p, const Instruction& inst) {
 }
 
 }  // namespace allocsim
+
+namespace allocsim {
+
+namespace {
+
+// The smallest and largest value of t.apply(r) for r in [a, b] (unsigned register values).
+std::pair<uint64_t, uint64_t> termRange(const IndexTerm& t, uint64_t a, uint64_t b) {
+  const uint64_t qa = a / t.div, qb = b / t.div;
+  if (!t.mod) return {qa, qb};
+  if (qb - qa >= t.mod - 1) return {0, t.mod - 1};  // every remainder occurs
+  const uint64_t ra = qa % t.mod, rb = qb % t.mod;
+  return ra <= rb ? std::pair{ra, rb} : std::pair<uint64_t, uint64_t>{0, t.mod - 1};
+}
+
+}  // namespace
+
+std::optional<int64_t> loopBoundMaximum(const Index& bound, const std::function<const InstructionHead*(RegId)>& controller,
+                                        RegId* missing) {
+  using Int = __int128;
+  const Int limit = Int(1) << 62;
+  Int max = bound.constant;
+  for (const IndexTerm& t : bound.terms) {
+    const InstructionHead* loop = controller(t.reg);
+    if (!loop) {
+      if (missing) *missing = t.reg;
+      return std::nullopt;
+    }
+    // The register's values: lo, lo+step, ... below hi; only lo when the loop never runs (nothing inside runs then).
+    const Int lo = std::max<int64_t>(loop->lo, 0), step = std::max<int64_t>(loop->step, 1);
+    const Int last = loop->hi > lo ? lo + (Int(loop->hi) - lo - 1) / step * step : lo;
+    const auto [fmin, fmax] = termRange(t, uint64_t(std::min(lo, limit)), uint64_t(std::min(last, limit)));
+    max += t.scale >= 0 ? Int(t.scale) * Int(fmax) : Int(t.scale) * Int(fmin);
+    max = std::clamp(max, -limit, limit);
+  }
+  return int64_t(max);
+}
+
+bool setLoopBoundMaxima(Program& p) {
+  std::vector<const InstructionHead*> enclosing;
+  bool ok = true;
+  auto walk = [&](auto& self, std::vector<Instruction>& body) -> void {
+    for (Instruction& i : body) {
+      if (hasRegisterBound(i)) {
+        auto controller = [&](RegId r) -> const InstructionHead* {
+          for (auto it = enclosing.rbegin(); it != enclosing.rend(); ++it)
+            if ((*it)->rd == r) return *it;
+          return nullptr;
+        };
+        if (std::optional<int64_t> max = loopBoundMaximum(i.mask.c, controller)) i.hi = *max;
+        else ok = false;
+      }
+      if (!hasBody(i.op)) continue;
+      if (i.op == Op::Loop) enclosing.push_back(&i);
+      self(self, i.body);
+      if (i.op == Op::Loop) enclosing.pop_back();
+    }
+  };
+  walk(walk, p.body);
+  return ok;
+}
+
+}  // namespace allocsim

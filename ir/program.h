@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -189,7 +190,7 @@ enum class Op : uint8_t {
   Mov,       // mov rd, rs
   RegLoad,   // reg_load rd, ap
   RegStore,  // reg_store ap, rs
-  Loop,      // loop r = lo, hi, step { body }
+  Loop,      // loop r = lo, hi, step { body }   (hi may name enclosing loops' registers: hasRegisterBound)
   Select,    // affine_select dst, src, p=A, e=B, c=C, cmp, fill   (after Loop: older numberings keep their meaning)
   Iota,       // iota dst, p=A, e=B, c=C
   Transpose,  // transpose dst, src      (PE: [P, F] in SBUF to [F, P] in PSUM)
@@ -304,7 +305,10 @@ struct InstructionHead {
   RegId rs = kNone;  // addi/add/mov source, reg_store source
   RegId rt = kNone;  // add second source
 
-  int64_t lo = 0, hi = 0, step = 1;  // loop bounds: rd = lo, lo+step, ... while < hi
+  // Loop bounds: rd = lo, lo+step, ... while < the upper bound. The upper bound is `hi`, unless it names registers
+  // (hasRegisterBound): then it is mask.c, evaluated on each entry of the loop, and `hi` is its largest value over
+  // the enclosing loops' registers (loopBoundMaximum), which passes that do not run the program take.
+  int64_t lo = 0, hi = 0, step = 1;
 
   bool operator==(const InstructionHead&) const = default;
 };
@@ -376,5 +380,17 @@ void forEachInstruction(const std::vector<Instruction>& body, F&& f) {
 
 // Whether an if's condition holds for the evaluated difference c = LHS - RHS.
 bool conditionHolds(CmpOp cmp, __int128 c);
+
+// A loop whose upper bound names registers (`loop j = 0, i+1, 1`, docs/format.md "Loops with register bounds"):
+// the bound is mask.c and `hi` its largest value.
+inline bool hasRegisterBound(const InstructionHead& i) { return i.op == Op::Loop && !i.mask.c.terms.empty(); }
+// The largest value of `bound` when each register it names counts through the loop `controller(r)` returns (the
+// values lo, lo+step, ... below that loop's hi), each term taken at its own largest value (an upper bound when two
+// terms share a register), clamped to +-2^62. nullopt when a register has no controller (*missing names it).
+std::optional<int64_t> loopBoundMaximum(const Index& bound, const std::function<const InstructionHead*(RegId)>& controller,
+                                        RegId* missing = nullptr);
+// Sets `hi` of every loop with a register bound to loopBoundMaximum over the loops around it (outer bounds first).
+// False when some bound names a register that no enclosing loop counts with (that loop's hi is left as it was).
+bool setLoopBoundMaxima(Program& p);
 
 }  // namespace allocsim

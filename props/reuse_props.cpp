@@ -1,6 +1,7 @@
 // Soundness of the segment liveness (alloc/liveness.h) on programs that reuse tensors: tensors written anew after
 // their last read, buffers recycled from one phase to the next, unrolled copies of one computation.
-// - the static live ranges cover the verifier's dynamic liveness, and on straight-line phase programs (whole
+// - the static live ranges cover the verifier's dynamic liveness (also on looped programs with `if` blocks and
+//   register-bounded loops), and on straight-line phase programs (whole
 //   tensors only) the static max-live equals the dynamic one;
 // - -O7 accepts every pinned allocation that `allocsim verify` accepts;
 // - the exact search says "proved" only when no placement exists: on small programs its proofs are checked against
@@ -40,6 +41,20 @@ rc::Gen<Program> genRecycling() {
     opts.size = *rc::gen::inRange<uint32_t>(1, 31);
     opts.pressure = *rc::gen::element<uint32_t>(50, 100, 200);
     opts.reuse = *rc::gen::element<uint32_t>(50, 100);
+    return *genProgramFromList(opts);
+  });
+}
+
+// A looped program of the generator with `if` blocks on the loop registers and loops bounded by enclosing loops'
+// registers (GenOptions::conditionals) at a high rate, tensors recycled as above.
+rc::Gen<Program> genConditional() {
+  return rc::gen::exec([] {
+    GenOptions opts;
+    opts.arch = *archPreset("tiny");
+    opts.size = *rc::gen::inRange<uint32_t>(4, 31);
+    opts.pressure = *rc::gen::element<uint32_t>(50, 100, 200);
+    opts.reuse = *rc::gen::element<uint32_t>(25, 100);
+    opts.conditionals = *rc::gen::element<uint32_t>(40, 100);
     return *genProgramFromList(opts);
   });
 }
@@ -159,6 +174,18 @@ RC_GTEST_PROP(Reuse, StaticRangesContainTheDynamicOnesOnRecyclingPrograms, ()) {
 
 RC_GTEST_PROP(Reuse, StaticRangesContainTheDynamicOnesOnPhases, ()) {
   requireStaticContainsDynamic(*genPhases());
+}
+
+RC_GTEST_PROP(Reuse, StaticRangesContainTheDynamicOnesOnConditionalPrograms, ()) {
+  const Program p = *genConditional();
+  uint32_t ifs = 0, bounded = 0;
+  forEachInstruction(p.body, [&](const Instruction& i) {
+    ifs += i.op == Op::If;
+    bounded += hasRegisterBound(i);
+  });
+  RC_TAG(ifs > 0 ? "with if blocks" : "no if block");
+  RC_TAG(bounded > 0 ? "with register-bounded loops" : "no register-bounded loop");
+  requireStaticContainsDynamic(p);
 }
 
 RC_GTEST_PROP(Reuse, StaticMaxLiveEqualsTheDynamicOneOnPhases, ()) {

@@ -121,8 +121,24 @@ void Sequencer::runLoop(const Instruction& inst) {
     s_.phys->writeReg(inst.rd, v);
   };
   const uint64_t cost = computeCycles(s_.o->timing, inst, nullptr, nullptr, nullptr);
+  __int128 hi = inst.hi;
+  if (hasRegisterBound(inst)) {
+    // A register bound is read once, on entry, after the SP instructions writing its registers (RAW), in no
+    // cycles of its own; as in the interpreter, it is no operand read.
+    std::vector<Dependence>& deps = loop_deps_;
+    deps.clear();
+    for (const IndexTerm& t : inst.mask.c.terms) {
+      if (t.reg >= s_.p->registers.size()) throw InputError(inst.loc, "loop names no register");
+      const uint32_t first = s_.layout->firstLane(t.reg);
+      s_.board.sequencerRegisterAccess(first, first + s_.layout->lanes(t.reg), DepKind::RAW, deps);
+    }
+    waitDeps(deps, &inst);
+    deps.clear();
+    OperandHasher h(false);
+    hi = std::min<__int128>(evaluateIndex(*s_.p, *s_.phys, inst.mask.c, inst.loc, h), inst.hi);
+  }
   __int128 v = inst.lo;  // as the interpreter: v + step cannot overflow
-  for (; v < inst.hi; v += inst.step) {
+  for (; v < hi; v += inst.step) {
     countStep(inst);
     setRegister(uint64_t(int64_t(v)));
     const uint64_t t0 = clock_;
@@ -130,7 +146,7 @@ void Sequencer::runLoop(const Instruction& inst) {
     s_.result.stats.sequencer_busy_cycles += cost;
     ++s_.result.stats.loop_iterations;
     s_.slice(kSequencerTrack, t0, clock_, &inst);
-    LoopPos pos{v == inst.lo, v + inst.step >= inst.hi};
+    LoopPos pos{v == inst.lo, v + inst.step >= hi};
     runBody(inst.body, &pos);
   }
   setRegister(uint64_t(int64_t(v)));

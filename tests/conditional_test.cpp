@@ -14,40 +14,16 @@
 #include "ir/interp.h"
 #include "ir/parse.h"
 #include "ir/print.h"
+#include "tests/program_text_checks.h"
 #include "tests/sim_checks.h"
 #include "tests/verify_checks.h"
 
 namespace allocsim {
 namespace {
 
-Program checked(const std::string& text) {
-  Program p = parseProgram(text);
-  const std::vector<Diagnostic> diags = checkProgram(p);
-  EXPECT_TRUE(diags.empty()) << (diags.empty() ? "" : formatDiagnostic("t", diags[0]));
-  return p;
-}
-
-// The u32 output O's elements.
-std::vector<uint32_t> outputWords(const std::string& text) {
-  const Program p = checked(text);
-  const InterpResult r = interpret(p);
-  const std::vector<uint8_t>& bytes = r.outputs[p.findTensor("O")];
-  std::vector<uint32_t> out(bytes.size() / 4, 0);
-  std::memcpy(out.data(), bytes.data(), out.size() * 4);
-  return out;
-}
-
-std::string firstError(const std::string& text) {
-  try {
-    const Program p = parseProgram(text);
-    const std::vector<Diagnostic> diags = checkProgram(p);
-    return diags.empty() ? "" : formatDiagnostic("t", diags[0]);
-  } catch (const InputError& e) {
-    std::string text = e.format("t");
-    while (!text.empty() && text.back() == '\n') text.pop_back();
-    return text;
-  }
-}
+using testing_text::checked;
+using testing_text::firstError;
+using testing_text::outputWords;
 
 const char* kHeader = "arch tiny\ndram O [1, 24] u32 output\nsbuf a [1, 24] u32\nreg i\nreg j\n\n";
 

@@ -86,6 +86,23 @@ ReferenceFn poolingRef(uint32_t images, uint32_t h, uint32_t w) {
 
 Expected transposeRef(const KernelRun& r) { return {{"Out", r.encode("Out", reference::transpose(r.input("In")))}}; }
 
+// Block q of the result sums, for each key block k <= q in order and within it each contraction row in order,
+// lhsT[kk, m] * rhs[kk, k*B + n]: one accumulation group per query block, as the kernel's matmuls add up.
+Expected causalRef(const KernelRun& r) {
+  const Matrix w = r.input("lhsT"), x = r.input("rhs");
+  const uint32_t blocks = x.cols == 1024 ? 16 : 4, b = x.cols / blocks;
+  Matrix c(w.cols, x.cols);
+  for (uint32_t q = 0; q < blocks; ++q)
+    for (uint32_t m = 0; m < c.rows; ++m)
+      for (uint32_t n = 0; n < b; ++n) {
+        float acc = 0;
+        for (uint32_t k = 0; k <= q; ++k)
+          for (uint32_t kk = 0; kk < w.rows; ++kk) acc = acc + w.at(kk, m) * x.at(kk, k * b + n);
+        c.at(m, q * b + n) = acc;
+      }
+  return {{"result", r.encode("result", c)}};
+}
+
 Expected addRef(const KernelRun& r) { return {{"C", r.encode("C", reference::add(r.input("A"), r.input("B")))}}; }
 
 // Which resource a tiny kernel is sized to overfill.
@@ -115,6 +132,8 @@ const std::vector<KernelCase>& kernelCases() {
       {"transpose_identity_tiny.nki.txt", transposeRef, Overfills::Sbuf},
       {"looped_add.nki.txt", addRef, Overfills::Nothing},
       {"looped_add_tiny.nki.txt", addRef, Overfills::Sbuf},
+      {"causal_blocks.nki.txt", causalRef, Overfills::Nothing},
+      {"causal_blocks_tiny.nki.txt", causalRef, Overfills::Sbuf},
   };
   return cases;
 }

@@ -244,7 +244,7 @@ TEST(Driver, Gen2CorpusKernelsPassAllThreeOraclesAtEveryOptlevel) {
       ++checked;
     }
   }
-  EXPECT_EQ(checked, 8u * 6);
+  EXPECT_EQ(checked, testing_placed::corpusKernelCount(false) * 6);
 }
 
 // Tiny kernels overfill the tiny machine: O0 (no reuse) cannot place them and says so with the demand; every
@@ -270,7 +270,7 @@ TEST(Driver, TinyCorpusKernelsSpillAtEveryColoringLevelAndPassAllThreeOracles) {
       ++passed;
     }
   }
-  EXPECT_EQ(passed, 8u * 5);
+  EXPECT_EQ(passed, testing_placed::corpusKernelCount(true) * 5);
   const std::string msg = [] {
     try {
       run(corpusKernel("matmul_blocked_tiny"), 0);
@@ -303,7 +303,7 @@ TEST(Driver, OptlevelSevenReproducesPlacementsPinnedFromAnEarlierRun) {
     expectOraclesPass(p, o7.program, file + " -O7", 7);
     ++checked;
   }
-  EXPECT_EQ(checked, 16u);
+  EXPECT_EQ(checked, testing_placed::corpusKernelCount(false) + testing_placed::corpusKernelCount(true));
 }
 
 TEST(Driver, OptlevelSevenColorsWhatTheInputLeftUnplacedAroundTheFixedPart) {

@@ -218,6 +218,10 @@ TEST(Greedy, PsumAndRegisterShortages) {
 // named.
 TEST(Greedy, CorpusKernels) {
   const std::map<std::string, std::string> tiny_failures = {
+      // o is written a q block at a time inside the q loop (from its header, position 2) and stored at the end (9)
+      {"causal_blocks_tiny.nki.txt",
+       "17: sbuf tensor 'o' [8, 1024] f32 does not fit in SBUF (greedy placement, no spilling): no free 8-partition "
+       "x 4096-byte rectangle at positions 2..9 of the linear order; tensors live there need up to 37120 bytes"},
       {"attention_block_tiny.nki.txt",
        "28: sbuf tensor 'o_all' [8, 768] f32 does not fit in SBUF (greedy placement, no spilling): no free "
        "8-partition x 3072-byte rectangle at positions 10..28 of the linear order; tensors live there need up to "

@@ -147,6 +147,9 @@ TEST(NoReuse, OversizedTensorsFailCleanly) {
 // is the sum of all its SBUF (or PSUM) tensors and exceeds the capacity.
 TEST(NoReuse, CorpusKernels) {
   const std::map<std::string, std::string> tiny_failures = {
+      {"causal_blocks_tiny.nki.txt",
+       "17: sbuf tensor 'o' [8, 1024] f32 does not fit in SBUF without reuse: no free 8-partition x 4096-byte "
+       "rectangle; all sbuf tensors need 37120 bytes"},
       {"attention_block_tiny.nki.txt",
        "28: sbuf tensor 'o_all' [8, 768] f32 does not fit in SBUF without reuse: no free 8-partition x 3072-byte "
        "rectangle; all sbuf tensors need 49440 bytes"},

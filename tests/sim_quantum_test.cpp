@@ -64,9 +64,10 @@ void expectQuantumDoesNotMatter(const Program& p, const sim::SimOptions& base) {
 }
 
 TEST(SimQuantum, TinyCorpusKernelsGiveTheSameRunAtEveryQuantum) {
-  int kernels = 0;
+  int kernels = 0, gen2 = 0;
   for (const auto& entry : std::filesystem::directory_iterator(std::string(ALLOCSIM_SOURCE_DIR) + "/corpus/kernels")) {
     const std::string name = entry.path().filename().string();
+    gen2 += name.ends_with(".nki.txt") && !name.ends_with("_tiny.nki.txt");
     if (name.find("_tiny.nki.txt") == std::string::npos) continue;
     std::ifstream in(entry.path());
     std::stringstream text;
@@ -78,7 +79,8 @@ TEST(SimQuantum, TinyCorpusKernelsGiveTheSameRunAtEveryQuantum) {
     expectQuantumDoesNotMatter(allocated, sim::SimOptions{});
     ++kernels;
   }
-  EXPECT_EQ(kernels, 8);
+  EXPECT_GT(kernels, 0);
+  EXPECT_EQ(kernels, gen2);  // every gen2 kernel has its tiny twin
 }
 
 TEST(SimQuantum, GeneratedProgramsWithShortQueuesGiveTheSameRunAtEveryQuantum) {

@@ -97,6 +97,8 @@ class Planner {
     if (first.start != When::First || last.stop != When::Last)
       return fail(loop, "a K-loop group that does not open on the first iteration and close on the last");
     if (loopTrips(loop) == 0) return fail(loop, "its K-loop never runs, so there is nothing to save after it");
+    if (hasRegisterBound(loop))
+      return fail(loop, "its K-loop has a register bound, so on some entries it may not run and save nothing");
     if (writesViewRegister(p_, loop, v)) return fail(loop, "the K-loop changes a register addressing the group");
     // The first mention in the body opens the group and the last closes it; everything else continues it.
     bool seen_first = false;

@@ -11,7 +11,7 @@ namespace {
 double weightAt(uint32_t depth) { return std::pow(kLoopWeight, double(std::min(depth, kMaxWeightedDepth))); }
 
 void walk(const Program& p, const std::vector<Instruction>& body, uint32_t depth, RegCosts& c,
-          std::vector<uint32_t>& loops) {
+          std::vector<uint32_t>& loops, std::vector<bool>& bounds) {
   const double weight = weightAt(depth);
   for (const Instruction& inst : body) {
     if (inst.op == Op::Loop) {
@@ -21,10 +21,12 @@ void walk(const Program& p, const std::vector<Instruction>& body, uint32_t depth
         // Spilled, its body starts with a store and ends with a reload of it, every iteration.
         c.cost[inst.rd] += 2 * weightAt(depth + 1) * p.registers[inst.rd].lanes();
       }
-      walk(p, inst.body, depth + 1, c, loops);
+      for (const IndexTerm& t : inst.mask.c.terms)  // a register bound
+        if (t.reg < bounds.size()) bounds[t.reg] = true;
+      walk(p, inst.body, depth + 1, c, loops, bounds);
       continue;
     }
-    if (inst.op == Op::If) walk(p, inst.body, depth, c, loops);  // its condition's reads are counted below
+    if (inst.op == Op::If) walk(p, inst.body, depth, c, loops, bounds);  // its condition's reads are counted below
     // registerSlots hands out mutable slots; costs only read them. Kept: asked for every instruction of every round.
     thread_local RegisterSlots s;
     registerSlots(const_cast<Instruction&>(inst), s);
@@ -46,12 +48,15 @@ RegCosts findRegisterCosts(const Program& p, const std::vector<bool>& kept, cons
   c.spillable.assign(p.registers.size(), true);
   c.loop_register.assign(p.registers.size(), false);
   std::vector<uint32_t> loops(p.registers.size(), 0);
-  walk(p, p.body, 0, c, loops);
+  // A register an inner loop's bound names stays in its lanes: the bound reads the enclosing loop's register itself
+  // (docs/format.md "Loops with register bounds"), never a reloaded stand-in.
+  std::vector<bool> bounds(p.registers.size(), false);
+  walk(p, p.body, 0, c, loops, bounds);
   for (RegId r = 0; r < p.registers.size(); ++r) {
     // A value web of the SSA split (Origin::Copy) is a source register's value like any other: it spills.
     const bool value = p.registers[r].origin == Origin::Source || p.registers[r].origin == Origin::Copy;
     const bool loop_done = c.loop_register[r] && (loops[r] > 1 || flagged(loop_spilled, r));
-    if (!value || flagged(kept, r) || loop_done) c.spillable[r] = false;
+    if (!value || flagged(kept, r) || loop_done || bounds[r]) c.spillable[r] = false;
   }
   return c;
 }

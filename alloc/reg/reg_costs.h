@@ -17,7 +17,8 @@
 //   register unless the placement is kept);
 // - registers inserted by an earlier spill round (the stand-ins): their ranges are already one def or one use
 //   long, so spilling them again frees nothing;
-// - registers whose placement is kept (O7's fixed assignment).
+// - registers whose placement is kept (O7's fixed assignment);
+// - a loop register that an inner loop's register bound names (the bound reads that register, not a stand-in).
 // The SSA split's value webs (alloc/reg/reg_ssa.h, Origin::Copy) spill like the source registers they split.
 #pragma once
 
