@@ -4,7 +4,9 @@ import ast
 import inspect
 import os
 import re
+import textwrap
 import traceback
+import weakref
 
 from . import trace as _t
 from .trace import KernelError
@@ -23,7 +25,7 @@ class Kernel:
     def __call__(self, *args, **kwargs):
         if _t._T is not None:
             # a kernel called from a kernel being traced: inline it
-            return self.func(*args, **kwargs)
+            return traced_function(self.func)(*args, **kwargs)
         raise KernelError("an NKI kernel runs on the device; trace it (allocsim nki) or simulate it "
                           "(allocsim_nki.simulate(kernel, *arrays))")
 
@@ -115,6 +117,65 @@ def _innermost(exc, path=None):
     return (path or "<kernel>", 0)
 
 
+_HELPER = "__allocsim_subscript"
+
+
+class _Subscripts(ast.NodeTransformer):
+    """`x[k]` (a read, k not a slice) becomes `__allocsim_subscript(x, k)`, so that a Python list of tiles can be
+    indexed by a loop index (trace.subscript); everything else keeps Python's meaning."""
+
+    def visit_Subscript(self, node):
+        self.generic_visit(node)
+        key = node.slice
+        keys = key.elts if isinstance(key, ast.Tuple) else [key]
+        if not isinstance(node.ctx, ast.Load) or any(isinstance(k, ast.Slice) for k in keys):
+            return node
+        call = ast.Call(func=ast.Name(id=_HELPER, ctx=ast.Load()), args=[node.value, key], keywords=[])
+        return ast.copy_location(call, node)
+
+
+def traced_function(func):
+    """The kernel function recompiled from its source with subscripts through trace.subscript (same file, same
+    lines, same globals and closure); the function itself when its source is not available."""
+    cached = _REWRITTEN.get(func)
+    if cached is not None:
+        return cached
+    new = func
+    try:
+        lines, start = inspect.getsourcelines(func)
+        tree = ast.parse(textwrap.dedent("".join(lines)))
+    except (OSError, TypeError, SyntaxError, IndentationError):
+        tree = None
+    if tree is not None and len(tree.body) == 1 and isinstance(tree.body[0], ast.FunctionDef) and \
+            tree.body[0].name == func.__name__:
+        fdef = tree.body[0]
+        fdef.decorator_list = []
+        _Subscripts().visit(fdef)
+        free = list(func.__code__.co_freevars)
+        outer = ast.FunctionDef(
+            name="__allocsim_outer",
+            args=ast.arguments(posonlyargs=[], args=[ast.arg(arg=a) for a in [_HELPER] + free], vararg=None,
+                               kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[]),
+            body=[fdef, ast.Return(value=ast.Name(id=fdef.name, ctx=ast.Load()))], decorator_list=[], returns=None,
+            type_comment=None)
+        mod = ast.Module(body=[outer], type_ignores=[])
+        ast.fix_missing_locations(mod)
+        ast.increment_lineno(mod, start - 1)
+        try:
+            cells = [c.cell_contents for c in (func.__closure__ or ())]
+            ns = {}
+            exec(compile(mod, func.__code__.co_filename, "exec"), func.__globals__, ns)
+            new = ns["__allocsim_outer"](_t.subscript, *cells)
+            new.__defaults__, new.__kwdefaults__ = func.__defaults__, func.__kwdefaults__
+        except (ValueError, SyntaxError, NameError):
+            new = func  # an empty closure cell, or source that no longer matches the function
+    _REWRITTEN[func] = new
+    return new
+
+
+_REWRITTEN = weakref.WeakKeyDictionary()
+
+
 def trace_kernel(kernel, args, arch="gen2", file_for_errors=None):
     """Traces `kernel` with `args` (name -> TensorArg or Python value): the program text.
 
@@ -147,7 +208,7 @@ def trace_kernel(kernel, args, arch="gen2", file_for_errors=None):
     prev, _t._T = _t._T, tr
     try:
         try:
-            result = func(**values)
+            result = traced_function(func)(**values)
         except KernelError:
             raise
         except RecursionError as e:

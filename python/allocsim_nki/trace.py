@@ -597,7 +597,24 @@ class View:
     __array_priority__ = 1000
 
     def __init__(self, tensor, base_p, base_f, axes):
-        self.tensor, self.base_p, self.base_f, self.axes = tensor, base_p, base_f, list(axes)
+        self._tensor, self.base_p, self._base_f, self.axes = tensor, base_p, base_f, list(axes)
+
+    # A tensor that became one block of a tile list (`Tracer.tile_list`) is an alias: its views resolve to the
+    # list's tensor, their free offset moved to the block.
+    @property
+    def tensor(self):
+        t = self._tensor
+        while t.alias is not None:
+            t = t.alias[0]
+        return t
+
+    @property
+    def base_f(self):
+        b, t = self._base_f, self._tensor
+        while t.alias is not None:
+            b = _add(b, t.alias[1])
+            t = t.alias[0]
+        return b
 
     @property
     def shape(self):
@@ -785,7 +802,41 @@ class View:
                     % (self.shape, shape))
 
     def reshape(self, shape):
-        unsupported("reshape of a tile")
+        """The same elements under another shape: the partition axis stays, the free elements (one contiguous run)
+        are relabelled row-major."""
+        loc = user_location()
+        if isinstance(shape, int):
+            shape = (shape,)
+        shape = tuple(int(s) for s in shape)
+        if not shape or any(s <= 0 for s in shape) or _prod(shape) != _prod(self.shape):
+            raise KernelError("cannot reshape a tile of shape %s to %s" % (self.shape, shape), loc)
+        axes = [a for a in self.axes if a[0] > 1]
+        dram = self.tensor.space == "dram"
+        if dram:
+            lead, free, rest = [], axes, shape
+        else:
+            part = [a for a in axes if a[1] != 0]
+            P = part[0][0] if part else 1
+            if part and part[0] is not axes[0]:
+                unsupported("reshape of a tile whose partition axis is not its first axis", loc)
+            if shape[0] != P:
+                unsupported("reshape of a tile that changes its partition axis (%d to %d partitions)"
+                            % (P, shape[0]), loc)
+            lead, free, rest = [part[0] if part else (1, 0, 0)], [a for a in axes if a[1] == 0], shape[1:]
+        merged = []
+        for c, _, s in free:
+            if merged and merged[-1][1] == c * s:
+                merged[-1] = (merged[-1][0] * c, s)
+            else:
+                merged.append((c, s))
+        if len(merged) > 1 or (merged and merged[0][1] != 1):
+            unsupported("reshape of a tile whose elements are not one contiguous run", loc)
+        new, stride = [], 1
+        for n in reversed(rest):
+            new.append((n, 0, stride))
+            stride *= n
+        new.reverse()
+        return View(self._tensor, self.base_p, self._base_f, lead + new)
 
     @property
     def T(self):
@@ -799,6 +850,9 @@ class Tensor(View):
             raise KernelError("tensor shape %s must have positive dimensions" % (shape,), loc)
         self.name, self.space, self._dtype, self.nki_shape = name, space, dtype, shape
         self.loc, self.pdim, self.placement, self.param = loc, pdim, placement, param
+        self.alias = None         # (tile list tensor, free offset) once this tensor is a block of a tile list
+        self.family = None        # of a tile list tensor: the lists' layout and the tensors that are its blocks
+        self.decl_loops = list(tr.loops)
         self.read = self.written = False
         self.producer = None      # the instruction that made this temporary, while nothing has read it
         self.dead = False         # a temporary whose producer now writes elsewhere: not declared
@@ -965,6 +1019,7 @@ class Tracer:
     def _loop(self, start, stop, step, loc):
         name = self.unique(_source_name(loc, _FOR_RE) or "i")
         reg = LoopReg(name, start, stop, step, self.depth + 1)
+        reg.loc = loc
         self.regs.append(reg)
         lp = Loop(reg, loc, self.loops)
         self.body.append(lp)
@@ -1127,17 +1182,144 @@ class Tracer:
         res = binary("add", dst, value, loc=loc)
         return self.assign(dst, res, loc)
 
+    # -- Python lists of tiles indexed by loop indices --
+
+    def tile_list(self, root, idx, loc):
+        """`root[i][j]...` with loop indices among the subscripts: the tiles of the (nested) list become blocks of one
+        tensor, and the subscripts pick a block of it.
+
+        A list level with several elements was filled by Python (a `range` loop, unrolled); a level with one element
+        indexed by a loop index was filled once per iteration of a loop the tracer kept (`lst.append(tile)` in an
+        `affine_range`): its element stands for one tile per iteration of the loop that allocates it. A block's
+        position is the row-major position of its subscripts.
+        """
+        sizes, leaves, level = [], [], [root]
+        for depth in range(len(idx)):
+            n = None
+            nxt = []
+            for lst in level:
+                if not isinstance(lst, (list, tuple)) or not lst:
+                    raise KernelError("subscript %d of a list of tiles indexes %r, not a list" % (depth + 1, lst), loc)
+                if n is not None and len(lst) != n:
+                    unsupported("a list of tiles of uneven lengths indexed by a loop index", loc)
+                n = len(lst)
+                nxt.extend(lst)
+            sizes.append(n)
+            level = nxt
+        leaves = level
+        for x in leaves:
+            if isinstance(x, (list, tuple)):
+                raise KernelError("a list of lists indexed by a loop index needs one subscript per level", loc)
+            if not isinstance(x, View):
+                unsupported("a list of %s indexed by a loop index (only lists of tiles become tile arrays)"
+                            % type(x).__name__, loc)
+        # which levels stand for the iterations of a loop
+        per_loop = [n == 1 and isinstance(i, Aff) and IExpr.of(i).bounds() != (0, 0) for n, i in zip(sizes, idx)]
+        nloop = sum(per_loop)
+        first = leaves[0]
+        trips, starts = [], []
+        for t in leaves:
+            if not isinstance(t, Tensor) or t._tensor is not t:
+                unsupported("a list of tile views (slices) indexed by a loop index: append whole tiles", loc)
+            if t.space == "dram":
+                unsupported("a list of HBM tensors indexed by a loop index", loc)
+        loops_of = []
+        for t in leaves:
+            lps = t.decl_loops[len(t.decl_loops) - nloop:] if nloop else []
+            if len(lps) < nloop:
+                unsupported("tile '%s' (line %d) is in a list indexed by a loop index as one tile per iteration, but "
+                            "it is allocated outside %s loop" % (t.name, t.loc[1], "that" if nloop == 1 else "those"),
+                            loc)
+            for lp in lps:
+                if lp in self.loops:
+                    unsupported("a list of tiles indexed by a loop index inside the loop that allocates its tiles "
+                                "(line %d)" % lp.loc[1], loc)
+            loops_of.append(lps)
+        trips = [len(range(lp.reg.start, lp.reg.stop, lp.reg.step)) for lp in loops_of[0]]
+        for lps in loops_of[1:]:
+            if [len(range(lp.reg.start, lp.reg.stop, lp.reg.step)) for lp in lps] != trips:
+                unsupported("a list of tiles allocated in loops of different trip counts", loc)
+        counts, it = [], iter(trips)
+        for n, pl in zip(sizes, per_loop):
+            counts.append(next(it) if pl else n)
+        strides, s_ = [], 1
+        for n in reversed(counts):
+            strides.append(s_)
+            s_ *= n
+        strides.reverse()
+        blocks = s_
+        for i, (x, n) in enumerate(zip(idx, counts)):
+            lo, hi = IExpr.of(x).bounds()
+            if lo < 0 or hi >= n:
+                raise KernelError("subscript %d of the list runs from %d to %d; the list holds %d %s" % (
+                    i + 1, lo, hi, n, "tiles" if i == len(idx) - 1 else "lists"), loc)
+        layout = (tuple(counts), tuple(per_loop), tuple(id(t) for t in leaves))
+        M = first.alias[0] if first.alias is not None else None
+        if M is None:
+            M = self._tile_list_tensor(leaves, loops_of, counts, strides, per_loop, blocks, layout, loc)
+        elif M.family != layout or any(t.alias is None or t.alias[0] is not M for t in leaves):
+            unsupported("tiles of this list are already blocks of another list indexed by a loop index", loc)
+        block = 0
+        for x, st in zip(idx, strides):
+            block = _add(block, _mul(x if isinstance(x, Aff) else int(x), st))
+        return View(M, 0, _mul(block, first.F), first.axes)
+
+    def _tile_list_tensor(self, leaves, loops_of, counts, strides, per_loop, blocks, layout, loc):
+        first = leaves[0]
+        seen = set()
+        for t in leaves:
+            if id(t) in seen:
+                unsupported("tile '%s' appears twice in a list indexed by a loop index" % t.name, loc)
+            seen.add(id(t))
+            if (t.space, t.dtype, t.nki_shape, t.pdim) != (first.space, first.dtype, first.nki_shape, first.pdim):
+                unsupported("a list of tiles of different shapes, dtypes or buffers indexed by a loop index ('%s' "
+                            "and '%s')" % (first.name, t.name), loc)
+            if t.alias is not None:
+                unsupported("tile '%s' is already a block of another list indexed by a loop index" % t.name, loc)
+            if t.placement is not None:
+                unsupported("a list of hand-placed tiles indexed by a loop index", loc)
+            if t.groups or t.dead:
+                unsupported("a list of tiles indexed by a loop index while '%s' has an open accumulation" % t.name,
+                            loc)
+        shape = (blocks,) + tuple(first.nki_shape)
+        M = Tensor(self, first.name, first.space, first.dtype, shape, first.loc, first.pdim + 1)
+        if M.P > self.partitions:
+            raise KernelError("tile list '%s' has %d partitions" % (M.name, M.P), loc)
+        M.decl_loops = []
+        M.decl_depth = min(t.decl_depth for t in leaves)
+        for a in ("read", "written", "has_data", "zeroed"):
+            setattr(M, a, any(getattr(t, a) for t in leaves))
+        M.family = layout
+        F = first.F
+        for pos, t in enumerate(leaves):
+            # the leaf's position in the lists: Python levels by its place, loop levels by its loop's iteration
+            off, rest, lps = 0, pos, iter(loops_of[pos])
+            for n_at, (c, st, pl) in enumerate(zip(counts, strides, per_loop)):
+                below = _prod(1 if p2 else c2 for c2, p2 in zip(counts[n_at + 1:], per_loop[n_at + 1:]))
+                if pl:
+                    r = next(lps).reg
+                    if (st * F) % r.step:
+                        unsupported("a list of tiles allocated in a loop of step %d" % r.step, loc)
+                    off = _add(off, Aff(-r.start * st * F // r.step, {r: st * F // r.step}))
+                else:
+                    off = _add(off, (rest // below) * st * F)
+                    rest %= below
+            t.alias = (M, off)
+            t.producer = None
+        self.tensors.insert(self.tensors.index(first), M)
+        return M
+
     # -- output --
 
     def render(self):
         self.finish_groups()
         dram_rows = self._dram_rows()
         out = ["arch %s" % self.arch]
-        hand = [t for t in self.tensors if t.space != "dram" and not t.dead]
+        hand = [t for t in self.tensors if t.space != "dram" and not t.dead and t.alias is None]
         allocated = bool(hand) and all(t.placement is not None for t in hand)
         self.allocated = allocated
         for t in self.tensors:
-            if t.dead:
+            if t.dead or t.alias is not None:
                 continue
             if t.space == "dram":
                 R = dram_rows[t]
@@ -1161,6 +1343,22 @@ class Tracer:
         self._render_body(self.prelude + self.top, 0, out, dram_rows)
         return "\n".join(out) + "\n"
 
+    def _check_scope(self, ins):
+        """Every loop index in an instruction's views belongs to a loop around it (a tile allocated in a loop is one
+        tile per iteration: after the loop, only a list of them indexed by a loop index names one)."""
+        inside = {lp.reg for lp in ins.loops}
+        for p in ins.parts:
+            v = p[1] if isinstance(p, tuple) else p
+            if not isinstance(v, View):
+                continue
+            for b in (v.base_p, v.base_f):
+                for k in (Aff.of(b).terms if isinstance(b, Aff) else ()):
+                    r = k.reg if isinstance(k, DivMod) else k
+                    if r not in inside:
+                        raise KernelError("tile '%s' is one tile per iteration of loop '%s' (line %d); here it is "
+                                          "used outside that loop (keep the tiles in a list and index it)"
+                                          % (v.tensor.name, r.name, r.loc[1]), ins.loc)
+
     def _placement_text(self, t):
         pl = t.placement
         if t.space == "psum":
@@ -1177,6 +1375,7 @@ class Tracer:
                 self._render_body(item.body, depth + 1, out, rows)
                 out.append(ind + "}")
                 continue
+            self._check_scope(item)
             parts = []
             for p in item.parts:
                 if isinstance(p, View):
@@ -1674,3 +1873,37 @@ def bn(op, dst, data, loc):
         unsupported("nisa.%s (the program format has no %s instruction yet)" % (op, op), loc)
     _on_chip(data, "nisa." + op, loc)
     return _made(dst, tr.emit(op, dst, data, loc=loc))
+
+
+# ---- subscripts of the kernel's own source ----------------------------------------------------------------------
+
+class TileListSel:
+    """`lst[i]` of a list of lists with a loop index `i`: waits for the subscripts down to a tile."""
+
+    def __init__(self, root, idx, loc):
+        self.root, self.idx, self.loc = root, idx, loc
+
+    def select(self, key):
+        idx = self.idx + [key]
+        x = self.root
+        for _ in idx:
+            if not isinstance(x, (list, tuple)) or not x:
+                raise KernelError("too many subscripts for this list of tiles")
+            x = x[0]
+        if isinstance(x, (list, tuple)):
+            return TileListSel(self.root, idx, self.loc)
+        return tracer().tile_list(self.root, idx, user_location())
+
+    def _partial(self, *a, **k):
+        unsupported("a list of lists selected by a loop index used as a list (subscript it down to a tile)")
+
+    __len__ = __iter__ = __getattr__ = _partial
+
+
+def subscript(obj, key):
+    """`obj[key]` in a kernel: a list or tuple of tiles subscripted by a loop index becomes a tile array."""
+    if isinstance(obj, TileListSel):
+        return obj.select(key)
+    if isinstance(key, Aff) and isinstance(obj, (list, tuple)) and not isinstance(obj, _Grid):
+        return TileListSel(obj, [], None).select(key)
+    return obj[key]

@@ -29,6 +29,7 @@ import newer_ops  # noqa: E402
 import norms_pool  # noqa: E402
 import placed  # noqa: E402
 import softmax  # noqa: E402
+import tile_lists  # noqa: E402
 import typed  # noqa: E402
 
 BIN = allocsim_nki.binary()
@@ -125,6 +126,32 @@ class MatmulTest(unittest.TestCase):
         self.assertEqual(sum(1 for x in body if x.startswith("matmul ")), 1)
         self.assertIn("start@first", prog)
         self.assertIn("stop@last", prog)
+
+
+class TileListTest(unittest.TestCase):
+    """Python lists of tiles indexed by loop indices: one tile array in the program, the loops kept."""
+
+    def check(self, kernel, K, M, N, seed, **kw):
+        lhsT, rhs = rand((K, M), seed), rand((K, N), seed + 1)
+        r = allocsim_nki.simulate(kernel, lhsT, rhs, arch="tiny", **kw)
+        np.testing.assert_allclose(r.returned, lhsT.T.astype(np.float64) @ rhs, rtol=1e-5, atol=1e-5)
+        return r
+
+    def test_hoisted_lists(self):
+        r = self.check(tile_lists.matmul_list_hoisted, 24, 16, 128, 30)
+        body = [line.split("#")[0].strip() for line in r.program.splitlines()]
+        self.assertEqual(sum(1 for x in body if x.startswith("loop ")), 5)  # m, k, n, k, k: nothing unrolled
+        # the per-k tiles of each list are one tensor of K/TK blocks: [8, 3*8] for columns, [8, 3*64] for rows
+        self.assertIn("sbuf col [8, 24] f32", r.program)
+        self.assertRegex(r.program, r"(?m)^sbuf \w+ \[8, 192\] f32")
+
+    def test_nested_lists(self):
+        self.check(tile_lists.matmul_list_blocked, 16, 32, 256, 32)
+        self.check(tile_lists.matmul_list_blocked, 16, 32, 256, 34, BM=1, BN=4)
+
+    def test_lists_built_by_python_loops(self):
+        self.check(tile_lists.matmul_python_lists, 32, 16, 128, 36)
+        self.check(tile_lists.matmul_python_lists, 32, 24, 128, 38, KB=4)
 
 
 class SoftmaxLayernormTest(unittest.TestCase):

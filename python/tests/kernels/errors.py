@@ -24,13 +24,38 @@ def branches_on_loop_index(a):
 
 
 @nki.jit
-def list_indexed_by_loop(a):
+def tile_of_list_used_after_loop(a):
     out = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
     tiles = []
     for i in nl.affine_range(2):
-        tiles.append(nl.load(a[i * 8:(i + 1) * 8, :]))
+        t = nl.load(a[i * 8:(i + 1) * 8, :])
+        tiles.append(t)
+    for i in nl.affine_range(2):
+        nl.store(out[i * 8:(i + 1) * 8, :], value=tiles[i])
+    nl.store(out[0:8, :], t)  # refused here
+    return out
+
+
+@nki.jit
+def same_tile_appended_each_iteration(a):
+    out = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
+    t = nl.ndarray((8, 64), dtype=a.dtype, buffer=nl.sbuf)
+    tiles = []
+    for i in nl.affine_range(2):
+        t[...] = nl.load(a[i * 8:(i + 1) * 8, :])
+        tiles.append(t)
     for i in nl.affine_range(2):
         nl.store(out[i * 8:(i + 1) * 8, :], value=tiles[i])  # refused here
+    return out
+
+
+@nki.jit
+def list_of_numbers_indexed_by_loop(a):
+    out = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
+    scale = [1.0, 2.0]
+    for i in nl.affine_range(2):
+        t = nl.load(a[i * 8:(i + 1) * 8, :])
+        nl.store(out[i * 8:(i + 1) * 8, :], value=nl.multiply(t, scale[i]))  # refused here
     return out
 
 
