@@ -244,7 +244,9 @@ class Aff(_Comparisons):
                           "nl.ndarray((n, nl.par_dim(p), f), ...) with it, or use nl.static_range to unroll")
 
     def __bool__(self):
-        unsupported("Python control flow on a loop index (if/while/and/or on a value that depends on a loop)")
+        unsupported("Python control flow on a loop index here (`and`, `or`, `not`, `while`, a conditional "
+                    "expression, or an `if` outside the kernel function); the kernel's own `if` statements on loop "
+                    "indices become conditional blocks")
 
     def _cmp(self, o, op):
         return Pred(IExpr.of(self) - IExpr.of(o), op)
@@ -427,7 +429,19 @@ class Pred:
         return self.parts if self.op == "and" else [self]
 
     def __bool__(self):
-        unsupported("Python control flow on a comparison of indices")
+        if self.always_true():
+            return True
+        if self.always_false():
+            return False
+        unsupported("Python control flow on a comparison of indices outside the kernel function (a helper's `if`)")
+
+    def always_false(self):
+        return any(p._never() for p in self._list())
+
+    def _never(self):
+        lo, hi = self.expr.bounds()
+        return {"ge": hi < 0, "gt": hi <= 0, "le": lo > 0, "lt": lo >= 0, "eq": lo > 0 or hi < 0,
+                "ne": lo == hi == 0}.get(self.op, False)
 
     def always_true(self):
         for p in self._list():
@@ -913,6 +927,17 @@ class Loop:
         self.reg, self.loc, self.body, self.loops = reg, loc, [], list(loops)
 
 
+_CMP_TEXT = {"ge": ">=", "gt": ">", "eq": "==", "ne": "!=", "le": "<=", "lt": "<"}
+_CMP_NOT = {"ge": "lt", "gt": "le", "eq": "ne", "ne": "eq", "le": "gt", "lt": "ge"}
+
+
+class IfBlock:
+    """`if EXPR CMP 0 { ... }`: a condition on loop registers (the format's conditional block)."""
+
+    def __init__(self, expr, op, loc, loops):
+        self.expr, self.op, self.loc, self.body, self.loops = expr, op, loc, [], list(loops)
+
+
 def _fmt_num(x):
     if isinstance(x, bool):
         raise KernelError("a boolean is not a number here")
@@ -1031,6 +1056,40 @@ class Tracer:
         finally:
             self.loops.pop()
             self.body = outer
+
+    # -- conditional blocks --
+
+    def branch(self, pred, taken=True, loc=None):
+        """A context in which traced instructions go into `if` blocks: where `pred` (a comparison of loop indices, or
+        a conjunction of them) holds, or, with taken=False, where it does not."""
+        loc = loc or user_location()
+        if not has_op("if"):
+            unsupported("Python control flow on a loop index (the program format has no conditional block yet)", loc)
+        parts = pred._list()
+        for p in parts:
+            if p.expr.terms:
+                unsupported("an `if` on an nl.arange index (use a mask or affine_select)", loc)
+        if not taken:
+            if len(parts) != 1:
+                unsupported("an `else` of a conjunction of conditions (write the cases as separate `if`s)", loc)
+            parts = [Pred(parts[0].expr, _CMP_NOT[parts[0].op])]
+        return self._branch(parts, loc)
+
+    def _branch(self, parts, loc):
+        import contextlib
+
+        @contextlib.contextmanager
+        def ctx():
+            outer = self.body
+            for p in parts:
+                blk = IfBlock(p.expr.base, p.op, loc, self.loops)
+                self.body.append(blk)
+                self.body = blk.body
+            try:
+                yield
+            finally:
+                self.body = outer
+        return ctx()
 
     # -- instructions --
 
@@ -1368,6 +1427,17 @@ class Tracer:
     def _render_body(self, body, depth, out, rows):
         ind = "  " * depth
         for item in body:
+            if isinstance(item, IfBlock):
+                inside = {lp.reg for lp in item.loops}
+                for k in (Aff.of(item.expr).terms if isinstance(item.expr, Aff) else ()):
+                    r = k.reg if isinstance(k, DivMod) else k
+                    if r not in inside:
+                        raise KernelError("an `if` on loop index '%s' outside its loop" % r.name, item.loc)
+                out.append("%sif %s %s 0 {  # %s:%d" % (ind, aff_text(item.expr, self.regs), _CMP_TEXT[item.op],
+                                                        shown_path(item.loc[0]), item.loc[1]))
+                self._render_body(item.body, depth + 1, out, rows)
+                out.append(ind + "}")
+                continue
             if isinstance(item, Loop):
                 r = item.reg
                 out.append("%sloop %s = %d, %d, %d {  # %s:%d" % (ind, r.name, r.start, r.stop, r.step,
@@ -1473,7 +1543,7 @@ class Tracer:
 
 def _walk(body):
     for item in body:
-        if isinstance(item, Loop):
+        if isinstance(item, (Loop, IfBlock)):
             yield from _walk(item.body)
         else:
             yield item
@@ -1631,6 +1701,7 @@ _PROBES = {
     "bn_stats": "bn_stats s, a",
     "bn_aggr": "bn_aggr m, s",
     "index_divmod": "loop i = 0, 2, 1 {\n  memset a[:, i%2*2:2], 0.0\n}",
+    "if": "loop i = 0, 2, 1 {\n  if i == 0 {\n    memset a, 0.0\n  }\n}",
 }
 _ACT_PROBED = ("log", "sin", "cos", "erf", "softplus", "gelu_apprx_tanh", "sign", "arctan", "mish")
 _FEATURES = None
@@ -1907,3 +1978,49 @@ def subscript(obj, key):
     if isinstance(key, Aff) and isinstance(obj, (list, tuple)) and not isinstance(obj, _Grid):
         return TileListSel(obj, [], None).select(key)
     return obj[key]
+
+
+class Poisoned:
+    """A name the kernel assigned inside an `if` on a loop index: both branches were traced, so after the block the
+    name has no single value."""
+
+    def __init__(self, name, line):
+        self._name, self._line = name, line
+
+    def _refuse(self, *a, **k):
+        unsupported("'%s' was assigned inside an `if` on a loop index (line %d); after the block it has no single "
+                    "value (assign into a tile declared before the `if`: t[...] = ...)" % (self._name, self._line))
+
+    def __repr__(self):
+        return "'%s' (assigned inside the `if` on a loop index at line %d)" % (self._name, self._line)
+
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        self._refuse()
+
+    __bool__ = __index__ = __int__ = __float__ = __iter__ = __len__ = __getitem__ = __call__ = _refuse
+    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = __truediv__ = __rtruediv__ = _refuse
+    __floordiv__ = __mod__ = __neg__ = __lt__ = __le__ = __gt__ = __ge__ = __iadd__ = _refuse
+
+
+class Hooks:
+    """What the recompiled kernel function calls (kernel.traced_function): subscripts and `if` statements."""
+
+    subscript = staticmethod(subscript)
+
+    @staticmethod
+    def traced_if(test):
+        """The predicate of an `if` on loop indices that the trace keeps as a conditional block, else None (Python
+        decides the `if`: an ordinary value, or a comparison known for every iteration)."""
+        if isinstance(test, Aff):
+            test = test != 0
+        if isinstance(test, Pred) and not test.always_true() and not test.always_false():
+            return test
+        return None
+
+    @staticmethod
+    def branch(pred, taken):
+        return tracer().branch(pred, taken)
+
+    poison = Poisoned

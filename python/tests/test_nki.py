@@ -22,6 +22,7 @@ sys.path.insert(0, KERNELS)
 
 import allocsim_nki  # noqa: E402
 import attention  # noqa: E402
+import conditions  # noqa: E402
 import layernorm  # noqa: E402
 import matmul  # noqa: E402
 import matmul_v2  # noqa: E402
@@ -152,6 +153,32 @@ class TileListTest(unittest.TestCase):
     def test_lists_built_by_python_loops(self):
         self.check(tile_lists.matmul_python_lists, 32, 16, 128, 36)
         self.check(tile_lists.matmul_python_lists, 32, 24, 128, 38, KB=4)
+
+
+class ConditionTest(unittest.TestCase):
+    """`if` on loop indices: conditional blocks in the program, loops kept."""
+
+    def test_if_else_and_nested(self):
+        a = rand((40, 16), 40)
+        r = allocsim_nki.simulate(conditions.branchy_rows, a, arch="tiny")
+        want = a.copy()
+        for i in range(5):
+            rows = slice(i * 8, i * 8 + 8)
+            want[rows] = a[rows] * 2 if i == 0 else a[rows] * 0.5 if i >= 2 else a[rows]
+            if i % 2 == 1:
+                want[rows] += 1
+        np.testing.assert_array_equal(r.returned, want)
+        self.assertEqual(len(re.findall(r"(?m)^\s*if ", r.program)), 5)
+        self.assertEqual(len(re.findall(r"(?m)^\s*loop ", r.program)), 1)
+
+    def test_condition_on_two_loop_indices(self):
+        a = rand((24, 24), 41)
+        r = allocsim_nki.simulate(conditions.lower_block_sums, a, arch="tiny")
+        want = a.copy()
+        for q in range(3):
+            for k in range(q + 1, 3):
+                want[q * 8:q * 8 + 8, k * 8:k * 8 + 8] = 0
+        np.testing.assert_array_equal(r.returned, want)
 
 
 class SoftmaxLayernormTest(unittest.TestCase):

@@ -13,13 +13,13 @@ def uses_where(a):
 
 
 @nki.jit
-def branches_on_loop_index(a):
+def rebinds_in_branch_on_loop_index(a):
     out = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
     for i in nl.affine_range(2):
         t = nl.load(a[i * 8:(i + 1) * 8, :])
-        if i == 0:  # refused here
+        if i == 0:
             t = nl.exp(t)
-        nl.store(out[i * 8:(i + 1) * 8, :], value=t)
+        nl.store(out[i * 8:(i + 1) * 8, :], t)  # refused here
     return out
 
 
