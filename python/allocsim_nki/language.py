@@ -317,8 +317,9 @@ def mean(x, axis, dtype=None, keepdims=False, mask=None, **kw):
     _t.check_mask(mask, loc)
     s = _t.reduce_fn("add", x, axis, dtype or (float32 if not x.dtype.is_float else x.dtype), keepdims, loc=loc)
     n = 1
-    for d in x.shape[1:]:
-        n *= d
+    for d in range(1, len(x.shape)):
+        if d not in _t._axes_free(x, axis, loc):
+            n *= x.shape[d]
     return _t.binary("div", s, float(n), loc=loc, dst=s) if s.dtype.is_float else _t.unsupported("an integer mean")
 
 

@@ -815,6 +815,46 @@ class View:
         unsupported("broadcast_to from %s to %s (along partitions the format has no broadcast yet)"
                     % (self.shape, shape))
 
+    def ap(self, pattern=None, offset=None, dtype=None, scalar_offset=None, vector_offset=None, indirect_dim=0,
+           **kw):
+        """An explicit access pattern: [[stride, count], ...] in elements of the row-major tensor; on chip the first
+        pair is the partitions (stride: the tensor's elements per partition)."""
+        loc = user_location()
+        if scalar_offset is not None or vector_offset is not None:
+            unsupported("an access pattern with an indirect (dynamic) offset", loc)
+        if dtype is not None and as_dtype(dtype) != self.dtype:
+            unsupported("an access pattern that reinterprets the dtype", loc)
+        if not isinstance(pattern, (list, tuple)) or not pattern or not all(
+                isinstance(q, (list, tuple)) and len(q) == 2 and all(isinstance(v, int) for v in q) for q in pattern):
+            raise KernelError(".ap(pattern=[[stride, count], ...]) takes pairs of integers", loc)
+        if any(c <= 0 or st < 0 for st, c in pattern):
+            raise KernelError(".ap pattern %s: counts must be positive and strides non-negative" % (pattern,), loc)
+        t = self.tensor
+        base_f = self._base_f if offset is None else _add(self._base_f, offset)
+        if t.space == "dram":
+            axes = [(c, 0, st) for st, c in pattern]
+            base_p = self.base_p
+        else:
+            (pst, pc), rest = pattern[0], pattern[1:]
+            if pc > 1 and pst != t.F:
+                unsupported(".ap with a partition stride of %d elements (a tile's partitions are %d elements apart)"
+                            % (pst, t.F), loc)
+            base_p = self.base_p
+            if offset is not None and not isinstance(offset, int):
+                unsupported(".ap with an offset that is not a Python integer", loc)
+            if offset:
+                base_p, base_f = _add(base_p, offset // t.F), _add(self._base_f, offset % t.F)
+            axes = [(pc, 1, 0)] + [(c, 0, st) for st, c in rest]
+        v = View(self._tensor, base_p, base_f, axes)
+        lo_hi = [IExpr.of(v.base_p).bounds(), IExpr.of(v.base_f).bounds()]
+        span = sum((c - 1) * (st if i or t.space == "dram" else 0) for i, (st, c) in enumerate(pattern))
+        if t.space == "dram":
+            if lo_hi[1][0] < 0 or lo_hi[1][1] + span >= t.F:
+                raise KernelError(".ap pattern %s runs past the end of '%s'" % (pattern, t.name), loc)
+        elif lo_hi[0][0] < 0 or lo_hi[0][1] + pattern[0][1] > t.P or lo_hi[1][0] < 0 or lo_hi[1][1] + span >= t.F:
+            raise KernelError(".ap pattern %s runs past the end of '%s' [%d, %d]" % (pattern, t.name, t.P, t.F), loc)
+        return v
+
     def reshape(self, shape):
         """The same elements under another shape: the partition axis stays, the free elements (one contiguous run)
         are relabelled row-major."""
@@ -1041,8 +1081,8 @@ class Tracer:
             return iter(())
         return self._loop(start, stop, step, loc)
 
-    def _loop(self, start, stop, step, loc):
-        name = self.unique(_source_name(loc, _FOR_RE) or "i")
+    def _loop(self, start, stop, step, loc, name=None):
+        name = self.unique(name or _source_name(loc, _FOR_RE) or "i")
         reg = LoopReg(name, start, stop, step, self.depth + 1)
         reg.loc = loc
         self.regs.append(reg)
@@ -1056,6 +1096,25 @@ class Tracer:
         finally:
             self.loops.pop()
             self.body = outer
+
+    def generated_loops(self, counts, loc):
+        """A context of nested loops 0..n-1 of the program that the kernel does not write (e.g. around one
+        instruction per kept element of a partial reduction); yields their indices."""
+        import contextlib
+
+        @contextlib.contextmanager
+        def ctx():
+            gens, regs = [], []
+            try:
+                for n in counts:
+                    g = self._loop(0, n, 1, loc, name="e")
+                    regs.append(next(g))
+                    gens.append(g)
+                yield regs
+            finally:
+                for g in reversed(gens):
+                    g.close()
+        return ctx()
 
     # -- conditional blocks --
 
@@ -1768,27 +1827,54 @@ def activation_fn(func, x, dtype=None, bias=None, scale=None, loc=None, dst=None
 
 
 def _axes_free(x, axis, loc):
+    """The free axes a reduction keeps (axes of x after the partition axis), sorted; refuses the partition axis."""
     if axis is None:
         unsupported("a reduction over every axis (reduce the free axes, then across partitions with a matmul)", loc)
     axes = axis if isinstance(axis, (list, tuple)) else (axis,)
     nd = len(x.shape)
-    axes = sorted(a % nd for a in axes)
+    for a in axes:
+        if not isinstance(a, int) or isinstance(a, bool) or not -nd <= a < nd:
+            raise KernelError("reduction axis %r of a tile of shape %s" % (a, x.shape), loc)
+    axes = sorted(set(a % nd for a in axes))
     if 0 in axes:
         unsupported("a reduction along the partition axis", loc)
-    if axes != list(range(1, nd)):
-        unsupported("a reduction over some of the free axes only (axes %s of shape %s)" % (axes, x.shape), loc)
+    return [d for d in range(1, nd) if d not in axes]
 
 
 def reduce_fn(op, x, axis, dtype=None, keepdims=False, negate=False, loc=None, dst=None):
+    """`reduce` over the given free axes. Kept free axes (a partial reduction, e.g. axes [2, 4] of a pooling
+    window) become loops of the program around one `reduce` per kept element."""
     tr = tracer()
     loc = loc or user_location()
     _on_chip(x, "a reduction", loc)
-    _axes_free(x, axis, loc)
+    kept = [d for d in _axes_free(x, axis, loc) if x.axes[d][0] > 1]
     P = _flat(x)[0]
-    out = dst if dst is not None else tr.temp((P, 1), _result_dtype(x, dtype=dtype), "sbuf", loc)
-    ins = tr.emit("reduce", out, x, op, loc=loc)
-    if negate:
-        ins = tr.emit("ts", out, out, -1.0 if out.dtype.is_float else -1, "mul", loc=loc)
+    if not kept:
+        out = dst if dst is not None else tr.temp((P, 1), _result_dtype(x, dtype=dtype), "sbuf", loc)
+        ins = tr.emit("reduce", out, x, op, loc=loc)
+        if negate:
+            ins = tr.emit("ts", out, out, -1.0 if out.dtype.is_float else -1, "mul", loc=loc)
+        return _made(out, ins)
+    shape = (x.shape[0],) + tuple(x.shape[d] if d in kept or keepdims else 1
+                                  for d in range(1, len(x.shape)) if d in kept or keepdims)
+    out = dst if dst is not None else tr.temp(shape, _result_dtype(x, dtype=dtype), "sbuf", loc)
+    if _flat(out) != (P, _prod(x.axes[d][0] for d in kept)):
+        raise KernelError("reduction destination %s must hold %s" % (out.shape, shape), loc)
+    part = [a for a in x.axes if a[1] != 0 and a[0] > 1]
+    out_kept = [a for a in out.axes if a[1] == 0 and a[0] > 1]
+    if len(out_kept) != len(kept) or any(a[0] != x.axes[d][0] for a, d in zip(out_kept, kept)):
+        unsupported("a partial reduction into a destination whose free axes are not the kept axes", loc)
+    red = [a for d, a in enumerate(x.axes) if d > 0 and d not in kept and a[1] == 0]
+    with tr.generated_loops([x.axes[d][0] for d in kept], loc) as regs:
+        src_f, dst_f = x._base_f, out._base_f
+        for r, d, oa in zip(regs, kept, out_kept):
+            src_f = _add(src_f, _mul(r, x.axes[d][2]))
+            dst_f = _add(dst_f, _mul(r, oa[2]))
+        src = View(x._tensor, x.base_p, src_f, part[:1] + red)
+        one = View(out._tensor, out.base_p, dst_f, [a for a in out.axes if a[1] != 0 and a[0] > 1][:1])
+        ins = tr.emit("reduce", one, src, op, loc=loc)
+        if negate:
+            tr.emit("ts", one, one, -1.0 if out.dtype.is_float else -1, "mul", loc=loc)
     return _made(out, ins)
 
 

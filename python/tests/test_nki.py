@@ -28,6 +28,7 @@ import matmul  # noqa: E402
 import matmul_v2  # noqa: E402
 import newer_ops  # noqa: E402
 import norms_pool  # noqa: E402
+import partial  # noqa: E402
 import placed  # noqa: E402
 import softmax  # noqa: E402
 import tile_lists  # noqa: E402
@@ -179,6 +180,23 @@ class ConditionTest(unittest.TestCase):
             for k in range(q + 1, 3):
                 want[q * 8:q * 8 + 8, k * 8:k * 8 + 8] = 0
         np.testing.assert_array_equal(r.returned, want)
+
+
+class PartialReductionTest(unittest.TestCase):
+    def test_window_max_and_mean(self):
+        x = rand((8, 6, 4), 42)
+        r = allocsim_nki.simulate(partial.window_max_and_mean, x, arch="tiny")
+        windows = x.reshape(8, 3, 2, 2, 2)
+        np.testing.assert_array_equal(r.returned[0], windows.max(axis=(2, 4)))
+        np.testing.assert_allclose(r.returned[1], windows.astype(np.float64).mean(axis=(2, 4)), rtol=1e-6, atol=1e-7)
+
+    def test_access_pattern_groups_keepdims(self):
+        x = rand((8, 16), 43)
+        r = allocsim_nki.simulate(partial.row_group_sums, x, arch="tiny")
+        want = x.astype(np.float64).reshape(8, 4, 4).sum(axis=2) * x[:, :1]
+        np.testing.assert_allclose(r.returned, want, rtol=1e-6, atol=1e-6)
+        # one reduce per kept element, in a loop of the program
+        self.assertRegex(r.program, r"(?m)^loop \w+ = 0, 4, 1 \{")
 
 
 class SoftmaxLayernormTest(unittest.TestCase):
