@@ -96,11 +96,19 @@ def load_module(path):
         raise
     except SyntaxError as e:
         raise KernelError("syntax error: %s" % e.msg, (e.filename or path, e.lineno or 0))
+    except ModuleNotFoundError as e:
+        err = MissingModule("%s: %s (this is %s)" % (type(e).__name__, e, sys.executable), _innermost(e, path))
+        err.module = e.name
+        raise err
     except Exception as e:  # an error of the kernel file itself, at its line
         raise KernelError("%s: %s" % (type(e).__name__, e), _innermost(e, path))
     finally:
         sys.path.remove(os.path.dirname(os.path.abspath(path)))
     return mod
+
+
+class MissingModule(KernelError):
+    """The kernel file imports a module this Python lacks (numpy, say): cli.py looks for a python3 that has it."""
 
 
 def kernels(mod):
