@@ -609,6 +609,7 @@ class View:
     """
 
     __array_priority__ = 1000
+    oob = None  # [(index expression, axis length, message)]: indices out of range that a mask must exclude
 
     def __init__(self, tensor, base_p, base_f, axes):
         self._tensor, self.base_p, self._base_f, self.axes = tensor, base_p, base_f, list(axes)
@@ -665,6 +666,9 @@ class View:
             raise KernelError("index %s has %d indices for a tile of shape %s" % (key, len(key), self.shape))
         key = tuple(key) + (slice(None),) * (nd - len(key))
         base_p, base_f = self.base_p, self.base_f
+        if self.oob:
+            raise KernelError(self.oob[0][2])
+        oob = []
         if any(isinstance(k, IExpr) for k in key):
             exprs = []
             for k in key:
@@ -695,14 +699,17 @@ class View:
                 e = e._aligned(nd_out)
                 lo, hi = e.bounds()
                 if lo < 0 or hi >= cnt:
-                    raise KernelError("index of axis %d runs from %d to %d; the tile's axis has %d elements"
-                                      % (d, lo, hi, cnt))
+                    # an error unless a mask keeps the access inside (checked where the view is used)
+                    oob.append((e, cnt, "index of axis %d runs from %d to %d; the tile's axis has %d elements"
+                                % (d, lo, hi, cnt)))
                 base_p = _add(base_p, _mul(e.base, ps))
                 base_f = _add(base_f, _mul(e.base, fs))
                 for r, c in e.terms.items():
                     axes[r][1] += c * ps
                     axes[r][2] += c * fs
-            return View(self.tensor, base_p, base_f, [tuple(a) for a in axes])
+            v = View(self.tensor, base_p, base_f, [tuple(a) for a in axes])
+            v.oob = oob or None
+            return v
         axes = []
         for d, k in enumerate(key):
             cnt, ps, fs = self.axes[d]
@@ -1026,6 +1033,7 @@ class Tracer:
         self.body = self.top
         self.loops = []
         self.idents = {}
+        self.mask = None    # (mask, kernel line, frame of the NKI call it belongs to)
 
     @property
     def depth(self):
@@ -1158,8 +1166,160 @@ class Tracer:
             v = p[1] if isinstance(p, tuple) else p
             if isinstance(v, View):
                 self.touch(v, write=(p is parts[0] and op not in ("reduce_res",)))
+        mask = self._active_mask()
+        if mask is not None:
+            return self._emit_masked(ins, *mask)
+        _check_in_range(parts, ins.loc)
         self.body.append(ins)
         return ins
+
+    def _active_mask(self):
+        if self.mask is None:
+            return None
+        f = sys._getframe(2)
+        while f is not None and f is not self.mask[2]:
+            f = f.f_back
+        if f is None:
+            self.mask = None
+            return None
+        return self.mask[:2]
+
+    def _emit_masked(self, ins, mask, loc):
+        """`ins` restricted to where `mask` holds: each conjunct bounds one tile axis (or is a condition on loop
+        indices alone). Bounds that depend on a loop index give one sub-view per run of iterations with the same
+        bounds, each in an `if` block on that index."""
+        ndim = 0
+        regs_only, bounds, regs = [], [], set()
+        for p in mask._list():
+            e = p.expr
+            ndim = max(ndim, len(e.shape))
+            if not e.terms:
+                if isinstance(e.base, int):
+                    if not _holds(e.base, p.op):
+                        return ins  # false everywhere: the call does nothing
+                    continue
+                regs_only.append(p)
+                continue
+            if len(e.terms) > 1:
+                unsupported("a mask that relates two tile axes (use affine_select / nl.where)", loc)
+            (d, c), = e.terms.items()
+            base = Aff.of(e.base)
+            for k in base.terms:
+                if isinstance(k, DivMod):
+                    unsupported("a mask bound with // or % of a loop index", loc)
+                regs.add(k)
+            if len(base.terms) > 1:
+                unsupported("a mask bound on one tile axis that depends on two loop indices", loc)
+            bounds.append((len(e.shape) - d, c, base, p.op))  # axis counted from the right
+        shape = [1] * ndim
+        for p in mask._list():
+            for i, n in enumerate(p.expr.shape):
+                shape[ndim - len(p.expr.shape) + i] = max(shape[ndim - len(p.expr.shape) + i], n)
+
+        def box(group, v):
+            lo = [0] * ndim
+            hi = [n - 1 for n in shape]
+            for back, c, base, op in group:
+                b = base.const + sum(cc * v for cc in base.terms.values())
+                d = ndim - back
+                held = [a for a in range(shape[d]) if _holds(c * a + b, op)]
+                if held and len(held) != held[-1] - held[0] + 1:
+                    unsupported("a mask that holds on more than one run of a tile axis", loc)
+                lo[d] = max(lo[d], held[0] if held else shape[d])
+                hi[d] = min(hi[d], held[-1] if held else -1)
+            return tuple(lo), tuple(hi)
+        # per loop index, the runs of its iterations with the same bounds; the box of a combination of runs is the
+        # intersection of their bounds
+        per_reg = []
+        static = [b for b in bounds if not b[2].terms]
+        for reg in sorted(regs, key=lambda r: r.depth):
+            values = list(range(reg.start, reg.stop, reg.step))
+            if len(values) > 4096:
+                unsupported("a mask bound by a loop of more than 4096 iterations", loc)
+            group = [b for b in bounds if reg in b[2].terms]
+            runs = []
+            for v in values:
+                bx = box(group, v)
+                if runs and runs[-1][2] == bx:
+                    runs[-1][1] = v
+                else:
+                    runs.append([v, v, bx])
+            per_reg.append((reg, values, runs))
+        combos = [([], box(static, 0), {})]
+        for reg, values, runs in per_reg:
+            nxt = []
+            for conds, (lo, hi), vals in combos:
+                for first_v, last_v, (lo2, hi2) in runs:
+                    c2 = list(conds)
+                    if first_v != values[0]:
+                        c2.append((Aff(-first_v, {reg: 1}), "ge"))
+                    if last_v != values[-1]:
+                        c2.append((Aff(-last_v, {reg: 1}), "le"))
+                    v2 = dict(vals)
+                    v2[reg] = (first_v, last_v)
+                    nxt.append((c2, (tuple(map(max, lo, lo2)), tuple(map(min, hi, hi2))), v2))
+            combos = nxt
+        last = None
+        outer = self.body
+        for p in regs_only:
+            blk = IfBlock(p.expr.base, p.op, loc, self.loops)
+            self.body.append(blk)
+            self.body = blk.body
+        try:
+            for conds, (lo, hi), vals in combos:
+                if any(h < l_ for l_, h in zip(lo, hi)):
+                    continue  # nothing of the tile in these iterations
+                sub = Instr(ins.op, [self._masked_part(x, lo, hi, shape, loc, vals) for x in ins.parts], ins.loc,
+                            ins.loops)
+                sub.flags = list(ins.flags)
+                target = self.body
+                for expr, op in conds:
+                    blk = IfBlock(expr, op, loc, self.loops)
+                    target.append(blk)
+                    target = blk.body
+                target.append(sub)
+                last = sub
+        finally:
+            self.body = outer
+        return last if last is not None else ins
+
+    def _masked_part(self, x, lo, hi, shape, loc, vals):
+        if isinstance(x, tuple):
+            return (x[0], self._masked_part(x[1], lo, hi, shape, loc, vals))
+        if not isinstance(x, View):
+            return x
+        nd = len(shape)
+        for e, cnt, message in x.oob or ():
+            # the index over the masked box, and the run's values of the mask's loop indices
+            ea = e._aligned(nd)
+            b = Aff.of(ea.base)
+            mn = mx = b.const
+            for r, c in b.terms.items():
+                a_, z = vals[r] if r in vals else r.values_range()
+                mn += min(a_ * c, z * c)
+                mx += max(a_ * c, z * c)
+            for d, c in ea.terms.items():
+                mn += min(lo[d] * c, hi[d] * c)
+                mx += max(lo[d] * c, hi[d] * c)
+            if mn < 0 or mx >= cnt:
+                raise KernelError(message + " where the mask holds", loc)
+        axes = list(x.axes)
+        if len(axes) < nd:
+            axes = [(1, 0, 0)] * (nd - len(axes)) + axes
+        elif len(axes) > nd:
+            unsupported("a mask of %d axes on a tile of shape %s" % (nd, x.shape), loc)
+        base_p, base_f = x.base_p, x._base_f
+        for d in range(nd):
+            cnt, ps, fs = axes[d]
+            if lo[d] == 0 and hi[d] == shape[d] - 1:
+                continue
+            if cnt == 1:
+                continue  # broadcast along this axis
+            if cnt != shape[d]:
+                unsupported("a mask of shape %s on a tile of shape %s" % (tuple(shape), x.shape), loc)
+            base_p, base_f = _add(base_p, lo[d] * ps), _add(base_f, lo[d] * fs)
+            axes[d] = (hi[d] - lo[d] + 1, ps, fs)
+        return View(x._tensor, base_p, base_f, axes)
 
     def touch(self, v, write):
         t = v.tensor
@@ -1204,6 +1364,7 @@ class Tracer:
         self.touch(stat, False)
         self.touch(mov, False)
         t = dst.tensor
+        _check_in_range((dst, stat, mov), loc)
         ins = Instr("matmul", [dst, stat, mov], loc, self.loops)
         key = (aff_text(dst.base_p, self.regs), aff_text(dst.base_f, self.regs), dst.shape)
         if not accumulate:
@@ -1951,14 +2112,30 @@ def store(dst, value, mask=None, loc=None):
     return tr.move(dst, value, loc)
 
 
+def _check_in_range(parts, loc):
+    for p in parts:
+        v = p[1] if isinstance(p, tuple) else p
+        if isinstance(v, View) and v.oob:
+            raise KernelError(v.oob[0][2], loc)
+
+
+def _holds(val, op):
+    return {"ge": val >= 0, "gt": val > 0, "le": val <= 0, "lt": val < 0, "eq": val == 0, "ne": val != 0}[op]
+
+
 def check_mask(mask, loc):
+    """A call's `mask=`: the instructions the call emits cover only the elements where it holds (Tracer.emit)."""
     if mask is None:
         return
     if not isinstance(mask, Pred):
         raise KernelError("a mask is a comparison of indices (i_p < n)", loc)
-    if not mask.always_true():
-        unsupported("a mask that is false for some elements (the program format has no masked instruction; "
-                    "shape the tiles to the data)", loc)
+    if mask.always_true():
+        return
+    # the mask lasts while the NKI function called from the kernel runs (its frame is on the stack)
+    f, dirs = sys._getframe(1), _package_dirs()
+    while f.f_back is not None and os.path.abspath(f.f_back.f_code.co_filename).startswith(dirs):
+        f = f.f_back
+    tracer().mask = (mask, loc, f)
 
 
 def select_args(pred, tile_shape, loc):

@@ -25,6 +25,7 @@ import attention  # noqa: E402
 import conditions  # noqa: E402
 import layernorm  # noqa: E402
 import matmul  # noqa: E402
+import masks  # noqa: E402
 import matmul_v2  # noqa: E402
 import newer_ops  # noqa: E402
 import norms_pool  # noqa: E402
@@ -197,6 +198,23 @@ class PartialReductionTest(unittest.TestCase):
         np.testing.assert_allclose(r.returned, want, rtol=1e-6, atol=1e-6)
         # one reduce per kept element, in a loop of the program
         self.assertRegex(r.program, r"(?m)^loop \w+ = 0, 4, 1 \{")
+
+
+class MaskTest(unittest.TestCase):
+    """Masks that are false on part of a tile: the instructions cover the rest, per run of iterations."""
+
+    def test_partial_tiles_on_both_axes(self):
+        a = rand((20, 70), 44)
+        r = allocsim_nki.simulate(masks.ragged_exp, a, arch="tiny")
+        np.testing.assert_allclose(r.returned, np.exp(a.astype(np.float64)), rtol=1e-6)
+        # 3 row tiles of 8 (the last holds 4 rows) by 3 column tiles of 32 (the last holds 6 columns)
+        self.assertIn("a[r*8:4, c*32:6]", r.program)
+
+    def test_partition_mask_on_dma_reduce_store(self):
+        a = rand((20, 16), 45)
+        r = allocsim_nki.simulate(masks.ragged_row_sums, a, arch="tiny")
+        np.testing.assert_allclose(r.returned, a.astype(np.float64).sum(axis=1, keepdims=True), rtol=1e-5,
+                                   atol=1e-6)
 
 
 class SoftmaxLayernormTest(unittest.TestCase):

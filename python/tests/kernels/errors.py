@@ -60,12 +60,21 @@ def list_of_numbers_indexed_by_loop(a):
 
 
 @nki.jit
-def partial_mask(a):
+def mask_relating_two_axes(a):
     out = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
     i_p, i_f = nl.mgrid[0:8, 0:64]
-    for i in nl.affine_range(2):
-        t = nl.load(a[i * 8 + i_p, i_f], mask=(i * 8 + i_p < 12))  # refused here
-        nl.store(out[i * 8 + i_p, i_f], value=t)
+    t = nl.load(a[i_p, i_f])
+    nl.store(out[i_p, i_f], value=nl.exp(t, mask=(i_f >= i_p)))  # refused here
+    return out
+
+
+@nki.jit
+def masked_index_out_of_range(a):
+    out = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
+    i_p, i_f = nl.mgrid[0:8, 0:64]
+    for i in nl.affine_range(3):
+        t = nl.load(a[i * 8 + i_p, i_f], mask=(i * 8 + i_p < 20))  # refused here
+        nl.store(out[i * 8 + i_p, i_f], value=t, mask=(i * 8 + i_p < 20))
     return out
 
 
