@@ -217,6 +217,16 @@ class MaskTest(unittest.TestCase):
                                    atol=1e-6)
 
 
+class WhereTest(unittest.TestCase):
+    def test_where_on_indices(self):
+        a, b = rand((16, 16), 46), rand((16, 16), 47)
+        a[0, 0] = -0.0  # kept as is where selected (the two-tile form adds -0.0)
+        r = allocsim_nki.simulate(masks.lower_upper_where, a, b, arch="tiny")
+        lower = np.tril(np.ones((16, 16), bool))
+        self.assertTrue(same_bits(r.returned[0], np.where(lower, a, b)))
+        self.assertTrue(same_bits(r.returned[1], np.where(lower, a, np.float32(-9984.0))))
+
+
 class SoftmaxLayernormTest(unittest.TestCase):
     def test_softmax(self):
         a = rand((16, 64), 5, 4.0)

@@ -38,3 +38,21 @@ def ragged_row_sums(a):
         s = nl.sum(t, axis=1, mask=(r * P + ip < R))
         nl.store(out[r * P + ip, nl.arange(1)[None, :]], value=s, mask=(r * P + ip < R))
     return out
+
+
+@nki.jit
+def lower_upper_where(a, b):
+    """[N, N] tiles of P: a on and below the diagonal, b above it, and a copy of a with -9984 above the diagonal,
+    through nl.where on indices (loop indices in the comparison)."""
+    N = a.shape[0]
+    P = nl.tile_size.pmax
+    mixed = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
+    causal = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
+    i_p, i_f = nl.mgrid[0:P, 0:P]
+    for q in nl.affine_range(N // P):
+        for k in nl.affine_range(N // P):
+            ta = nl.load(a[q * P + i_p, k * P + i_f])
+            tb = nl.load(b[q * P + i_p, k * P + i_f])
+            nl.store(mixed[q * P + i_p, k * P + i_f], value=nl.where(q * P + i_p >= k * P + i_f, ta, tb))
+            nl.store(causal[q * P + i_p, k * P + i_f], value=nl.where(k * P + i_f > q * P + i_p, -9984.0, ta))
+    return mixed, causal
