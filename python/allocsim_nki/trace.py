@@ -1342,16 +1342,74 @@ class Tracer:
                 d = ins.depth - base
                 if not at_end and ins.loops[:base] != close_loops[:base]:
                     unsupported("a matmul accumulation that a read in another loop closes", ins.loc)
-                if d < 0 or d > 1:
-                    unsupported("a matmul accumulation across %d loop levels (the program format's start@first "
-                                "/ stop@last name the innermost loop)" % d, ins.loc)
+                if d < 0:
+                    unsupported("a matmul accumulation closed inside its loop", ins.loc)
             if t.zeroed and base > t.decl_depth:
                 unsupported("accumulating into a PSUM tile made by nl.zeros outside the loop that reads it "
                             "(the sum would carry over between iterations)", first.loc)
-            first.flags.append("start@first" if first.depth > base else "start")
-            last.flags.append("stop@last" if last.depth > base else "stop")
+            if first.depth - base <= 1 and last.depth - base <= 1:
+                first.flags.append("start@first" if first.depth > base else "start")
+                last.flags.append("stop@last" if last.depth > base else "stop")
+            else:
+                self._deep_group(first, last, base)
         t.groups = {}
         t.has_data = True
+
+    def _deep_group(self, first, last, base):
+        """An accumulation whose matmuls sit two or more loops below where it is read: start@first / stop@last name
+        the innermost loop, so the loops between are folded into one index, `lin`, 0 on their first iterations and
+        its largest value on their last; the matmul is written once per case in `if` blocks on `lin`."""
+        for ins in {id(first): first, id(last): last}.values():
+            outer = [lp.reg for lp in ins.loops[base:-1]]
+            lin, stride = Aff(0), 1
+            for r in reversed(outer):
+                span = r.values_range()[1] - r.start
+                lin = lin + Aff(-r.start * stride, {r: stride})
+                stride *= span + 1
+            top = stride - 1
+            inner = "@first", "@last"
+            cases = []  # (conditions on lin, start?, stop?)
+            is_first, is_last = ins is first, ins is last
+            if top == 0:
+                cases.append(([], is_first, is_last))
+            elif is_first and is_last:
+                cases += [([("eq", 0)], True, False), ([("eq", top)], False, True)]
+                if top > 1:
+                    cases.append(([("gt", 0), ("lt", top)], False, False))
+            elif is_first:
+                cases += [([("eq", 0)], True, False), ([("gt", 0)], False, False)]
+            else:
+                cases += [([("eq", top)], False, True), ([("lt", top)], False, False)]
+            if ins.depth == base:
+                cases = [([], is_first, is_last)]
+                inner = "", ""
+            body = self._containing_body(ins)
+            at = next(i for i, x in enumerate(body) if x is ins)
+            blocks = []
+            for conds, start, stop in cases:
+                copy_ = Instr(ins.op, ins.parts, ins.loc, ins.loops)
+                copy_.flags = [f for f in ins.flags if f not in ("start", "stop")] + \
+                    (["start" + inner[0]] if start else []) + (["stop" + inner[1]] if stop else [])
+                node = copy_
+                for op, v in reversed(conds):
+                    blk = IfBlock(Aff.of(lin - v).simplify() if isinstance(lin, Aff) else lin - v, op, ins.loc,
+                                  ins.loops)
+                    blk.body.append(node)
+                    node = blk
+                blocks.append(node)
+            body[at:at + 1] = blocks
+
+    def _containing_body(self, ins):
+        def find(body):
+            for x in body:
+                if x is ins:
+                    return body
+                if isinstance(x, (Loop, IfBlock)):
+                    got = find(x.body)
+                    if got is not None:
+                        return got
+            return None
+        return find(self.top) or find(self.prelude)
 
     def finish_groups(self):
         for t in self.tensors:

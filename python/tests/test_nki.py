@@ -121,6 +121,14 @@ class MatmulTest(unittest.TestCase):
             self.assertTrue(same_bits(r.returned, hand), kernel.__name__)
             np.testing.assert_allclose(r.returned, lhsT.T.astype(np.float64) @ rhs, rtol=1e-2, atol=2e-2)
 
+    def test_accumulation_across_two_loops(self):
+        for KB, K in ((2, 48), (3, 48), (2, 16)):
+            lhsT, rhs = rand((K, 16), 48), rand((K, 128), 49)
+            r = allocsim_nki.simulate(matmul_v2.matmul_two_level_k, lhsT, rhs, arch="tiny", KB=KB)
+            np.testing.assert_allclose(r.returned, lhsT.T.astype(np.float64) @ rhs, rtol=1e-5, atol=1e-5)
+            self.assertIn("start@first", r.program)
+            self.assertIn("stop@last", r.program)
+
     def test_tiled_program_keeps_its_loops(self):
         prog = allocsim_nki.program(matmul.matmul_tiled, allocsim_nki.TensorArg((16, 16), "bfloat16"),
                                     allocsim_nki.TensorArg((16, 128), "bfloat16"), arch="tiny")
