@@ -95,11 +95,11 @@ struct Box {
 
 // The plan of a tested loop's body (see CoverageWalk, "The plan").
 struct Step {
-  enum class Kind : uint8_t { Instruction, Loop, LeftOutLoop } kind;
+  enum class Kind : uint8_t { Instruction, Loop, LeftOutLoop, If } kind;
   const Instruction* inst;
   uint64_t units;      // budget units spent on reaching it: the left-out instructions before it, and itself
   OperandViews views;  // Instruction: its views, computed once
-  uint32_t block = 0;  // Loop: its body's plan (an index into blocks_)
+  uint32_t block = 0;  // Loop, If: its body's plan (an index into blocks_)
   uint32_t binds_begin = 0, binds_end = 0;  // LeftOutLoop: the loop registers it leaves (in binds_)
 };
 struct Block {
@@ -186,7 +186,7 @@ class CoverageWalk {
     root_ = plan(chain.back()->body);
     outer(chain, 0);
     // A write the walk skipped (unknown address) might have covered the read found uncovered.
-    if (verdict_ == IterationCoverage::Carried && skipped_write_) return IterationCoverage::Undecidable;
+    if (verdict_ == IterationCoverage::Carried && (skipped_write_ || uncertain_seen_)) return IterationCoverage::Undecidable;
     return verdict_;
   }
 
@@ -228,6 +228,12 @@ class CoverageWalk {
       slot_state_ = slots.state;
     }
     collect(tested.body, written);
+    // The bounds of the loops of the chain, and the conditions of the ifs between them, decide which iterations of
+    // the tested loop run: an enclosing loop they depend on is walked in full.
+    for (size_t i = 0; i < chain.size(); ++i) {
+      nameCondition(*chain[i]);
+      if (i + 1 < chain.size()) namePath(chain[i]->body, chain[i + 1]);
+    }
     tested_invariant_ = !names(tested.rd);
     for (RegId r = 0; r < regs_.size(); ++r)
       if (named_[r] && written[r]) tested_invariant_ = false;
@@ -252,22 +258,41 @@ class CoverageWalk {
       levels_.push_back(lv);
     }
   }
+  // Names the conditions of the ifs around `inner` in `b`; true when `inner` lies in `b`.
+  bool namePath(const std::vector<Instruction>& b, const Instruction* inner) {
+    for (const Instruction& inst : b) {
+      if (&inst == inner) return true;
+      if (inst.op == Op::If && namePath(inst.body, inner)) {
+        nameCondition(inst);
+        return true;
+      }
+    }
+    return false;
+  }
+  static bool contains(const std::vector<Instruction>& b, const Instruction* inner) {
+    for (const Instruction& inst : b)
+      if (&inst == inner || (inst.op == Op::If && contains(inst.body, inner))) return true;
+    return false;
+  }
   static bool namesSlotCandidate(const std::vector<Instruction>& b) {
     for (const Instruction& inst : b)
-      if (inst.op == Op::Loop ? namesSlotCandidate(inst.body) : inst.op == Op::RegStore || inst.op == Op::RegLoad)
+      if (hasBody(inst.op) ? namesSlotCandidate(inst.body) : inst.op == Op::RegStore || inst.op == Op::RegLoad)
         return true;
     return false;
   }
   void collectSlots(const std::vector<Instruction>& b) {
     for (const Instruction& inst : b)
-      if (inst.op == Op::Loop)
+      if (hasBody(inst.op))
         collectSlots(inst.body);
       else
         noteSlots(inst, operandViews(inst));
   }
   void collect(const std::vector<Instruction>& b, std::vector<bool>& written) {
     for (const Instruction& inst : b) {
-      if (inst.op == Op::Loop) {
+      if (hasBody(inst.op)) {
+        // An if's condition and a loop's register bound decide what the body does with t, per iteration.
+        nameCondition(inst);
+        if (inst.op == Op::Loop && inst.rd < written.size()) written[inst.rd] = true;
         collect(inst.body, written);
         continue;
       }
@@ -284,10 +309,15 @@ class CoverageWalk {
             if (term.reg < named_.size()) named_[term.reg] = true;
     }
   }
+  void nameCondition(const Instruction& inst) {
+    if (inst.op != Op::If && !hasRegisterBound(inst)) return;
+    for (const IndexTerm& term : inst.mask.c.terms)
+      if (term.reg < named_.size()) named_[term.reg] = true;
+  }
   // Appends to forget_regs_ / forget_slots_ every register (loop registers included) and slot that `b` writes.
   void writtenBy(const std::vector<Instruction>& b) {
     for (const Instruction& inst : b) {
-      if (inst.op == Op::Loop) writtenBy(inst.body);
+      if (hasBody(inst.op)) writtenBy(inst.body);
       if ((computesRegister(inst.op) || inst.op == Op::Loop) && inst.rd < regs_.size()) forget_regs_.push_back(inst.rd);
       if (inst.op == Op::RegStore && isRawSlot(inst.dst.tensor)) forget_slots_.push_back(inst.dst.tensor);
     }
@@ -327,7 +357,16 @@ class CoverageWalk {
       if (!spend(1)) return;
       bool from = false;
       switch (inst.op) {
-        case Op::Loop: taint(inst.body, changed); continue;
+        case Op::If:
+        case Op::Loop: {
+          // A body run or not, or a number of times, by a tainted register: what it writes depends on it too.
+          bool control = false;
+          if (inst.op == Op::If || hasRegisterBound(inst))
+            for (const IndexTerm& term : inst.mask.c.terms) control = control || reg(term.reg);
+          if (control) taintWrites(inst, changed);
+          taint(inst.body, changed);
+          continue;
+        }
         case Op::Addi:
         case Op::Mov: from = reg(inst.rs); break;
         case Op::Add: from = reg(inst.rs) || reg(inst.rt); break;
@@ -339,6 +378,18 @@ class CoverageWalk {
         default: continue;
       }
       if (from && inst.rd < regs_.size() && !tainted_regs_[inst.rd]) changed = tainted_regs_[inst.rd] = true;
+    }
+  }
+  void taintWrites(const Instruction& inst, bool& changed) {
+    if (inst.op == Op::Loop && inst.rd < regs_.size() && !tainted_regs_[inst.rd]) changed = tainted_regs_[inst.rd] = true;
+    for (const Instruction& x : inst.body) {
+      if (hasBody(x.op)) {
+        taintWrites(x, changed);
+        continue;
+      }
+      if (computesRegister(x.op) && x.rd < regs_.size() && !tainted_regs_[x.rd]) changed = tainted_regs_[x.rd] = true;
+      if (x.op == Op::RegStore && isRawSlot(x.dst.tensor) && !tainted_slots_[x.dst.tensor])
+        changed = tainted_slots_[x.dst.tensor] = true;
     }
   }
   bool names(RegId r) const { return r < named_.size() && named_[r]; }
@@ -400,30 +451,55 @@ class CoverageWalk {
       for (uint32_t k = lv.regs_begin; k < lv.regs_end; ++k)
         if (forget_regs_[k] != l.rd) regs_[forget_regs_[k]] = std::nullopt;
       for (uint32_t k = lv.slots_begin; k < lv.slots_end; ++k) slot_value_[forget_slots_[k]] = std::nullopt;
-      prewalk(l.body, chain[i + 1]);
-      if (!done()) outer(chain, i + 1);
+      if (prewalk(l.body, chain[i + 1]) && !done()) outer(chain, i + 1);
     });
   }
 
   // The instructions of an enclosing body before `inner` (the next loop of the chain): what they compute in
-  // registers and slots (scalar). A loop among them is not walked: what it writes becomes unknown, but its register
-  // holds its exit value.
-  void prewalk(const std::vector<Instruction>& b, const Instruction* inner) {
+  // registers and slots (scalar). A loop or an if among them is not walked: what it writes becomes unknown, but a
+  // loop's register holds its exit value. An if around `inner` is entered: false when its condition is known not to
+  // hold (the inner loop does not run on this iteration); one whose condition is unknown is taken as holding, and
+  // the verdict can then be Covered or Undecidable only (uncertain_seen_).
+  bool prewalk(const std::vector<Instruction>& b, const Instruction* inner) {
     for (const Instruction& inst : b) {
-      if (&inst == inner || done() || !spend(1)) return;
-      if (inst.op != Op::Loop) {
+      if (&inst == inner || done() || !spend(1)) return !done();
+      if (inst.op == Op::If && contains(inst.body, inner)) {
+        const std::optional<__int128> c = index(inst.mask.c);
+        if (c && !conditionHolds(inst.mask.cmp, *c)) return false;
+        if (!c) uncertain_seen_ = true;
+        return prewalk(inst.body, inner);
+      }
+      if (!hasBody(inst.op)) {
         scalar(inst);
         continue;
       }
-      const size_t regs = forget_regs_.size(), slots = forget_slots_.size();
-      writtenBy(inst.body);
-      if (!spend(forget_regs_.size() - regs + forget_slots_.size() - slots)) return;
-      for (size_t k = regs; k < forget_regs_.size(); ++k) regs_[forget_regs_[k]] = std::nullopt;
-      for (size_t k = slots; k < forget_slots_.size(); ++k) slot_value_[forget_slots_[k]] = std::nullopt;
-      forget_regs_.resize(regs);
-      forget_slots_.resize(slots);
-      bind(inst.rd, inst.step > 0 ? std::optional<uint64_t>(exitValue(inst)) : std::nullopt);
+      forgetWrites(inst);
+      if (done()) return false;
+      if (inst.op == Op::Loop) {
+        const std::optional<__int128> hi = upperBound(inst);
+        bind(inst.rd, inst.step > 0 && hi ? std::optional<uint64_t>(exitValue(inst, *hi)) : std::nullopt);
+      }
     }
+    return !done();
+  }
+
+  // Forgets every register and slot that the body of `inst` (a loop or an if) writes.
+  void forgetWrites(const Instruction& inst) {
+    const size_t regs = forget_regs_.size(), slots = forget_slots_.size();
+    writtenBy(inst.body);
+    if (!spend(forget_regs_.size() - regs + forget_slots_.size() - slots)) return;
+    for (size_t k = regs; k < forget_regs_.size(); ++k) regs_[forget_regs_[k]] = std::nullopt;
+    for (size_t k = slots; k < forget_slots_.size(); ++k) slot_value_[forget_slots_[k]] = std::nullopt;
+    forget_regs_.resize(regs);
+    forget_slots_.resize(slots);
+  }
+
+  // A loop's upper bound on this entry: hi, or its register bound when the walk knows its registers (at most hi).
+  std::optional<__int128> upperBound(const Instruction& l) const {
+    if (!hasRegisterBound(l)) return __int128(l.hi);
+    const std::optional<__int128> b = index(l.mask.c);
+    if (!b) return std::nullopt;
+    return std::min<__int128>(*b, l.hi);
   }
 
   enum class Sampling : uint8_t { All, FirstSecondLast, First };
@@ -431,22 +507,33 @@ class CoverageWalk {
   // Binds l's register to each of its values in turn (the checker keeps loop registers unwritten inside their
   // loops) and calls f, then leaves the exit value, as ir/interp.h does. A sampling other than All visits only
   // those iterations (see findInvariance).
+  // A loop with a register bound runs to that bound when the walk knows it; otherwise to hi, with its body
+  // uncertain (its iterations may not run: see uncertain_) and its exit value unknown.
   template <typename F>
   void iterate(const Instruction& l, Sampling sampling, F&& f) {
     if (l.step <= 0) return;
+    const std::optional<__int128> bound = upperBound(l);
+    const __int128 hi = bound ? *bound : __int128(l.hi);
+    if (!bound) ++uncertain_, uncertain_seen_ = true;
     __int128 v = l.lo;
-    const __int128 last = l.hi > l.lo ? l.lo + (__int128(l.hi) - l.lo - 1) / l.step * l.step : l.lo;
+    const __int128 last = hi > l.lo ? l.lo + (hi - l.lo - 1) / l.step * l.step : l.lo;
     // Every iteration costs a unit, so that empty bodies and loops that never reach the tested one still end
     // within the budget.
-    for (; v < l.hi && !done() && spend(1); v += l.step) {
+    for (; v < hi && !done() && spend(1); v += l.step) {
       if (sampling == Sampling::First && v != l.lo) break;
       if (sampling == Sampling::FirstSecondLast && v == l.lo + 2 * __int128(l.step) && last > v) v = last;
       bind(l.rd, uint64_t(int64_t(v)));
-      flags_.push_back({v == l.lo, v + l.step >= l.hi});
+      flags_.push_back({v == l.lo, v + l.step >= hi});
       f();
       flags_.pop_back();
     }
-    bind(l.rd, exitValue(l));  // the exit value, however many were visited
+    if (!bound) {
+      --uncertain_;
+      forgetWrites(l);
+      bind(l.rd, std::nullopt);
+      return;
+    }
+    bind(l.rd, exitValue(l, hi));  // the exit value, however many were visited
   }
 
   void bind(RegId r, std::optional<uint64_t> v) {
@@ -474,10 +561,12 @@ class CoverageWalk {
     return (v.write && v.write->tensor == t_) || (v.reduce_write && v.reduce_write->tensor == t_);
   }
   bool storesSlot(const Instruction& inst) const { return inst.op == Op::RegStore && isSlot(inst.dst.tensor); }
+  // An if, and a loop with a register bound, are always walked (so a left-out loop holds neither).
   bool needed(const std::vector<Instruction>& b) const {
     for (const Instruction& inst : b)
-      if (inst.op == Op::Loop ? needed(inst.body)
-                              : computesRegister(inst.op) || storesSlot(inst) || mentions(operandViews(inst)))
+      if (inst.op == Op::If || hasRegisterBound(inst) ||
+          (inst.op == Op::Loop ? needed(inst.body)
+                               : computesRegister(inst.op) || storesSlot(inst) || mentions(operandViews(inst))))
         return true;
     return false;
   }
@@ -486,9 +575,10 @@ class CoverageWalk {
   static unsigned __int128 trips(const Instruction& l) {
     return l.hi > l.lo ? (unsigned __int128)((__int128(l.hi) - l.lo - 1) / l.step) + 1 : 0;
   }
-  static uint64_t exitValue(const Instruction& l) {
-    const __int128 last = l.hi > l.lo ? l.lo + (__int128(l.hi) - l.lo - 1) / l.step * l.step : l.lo;
-    return uint64_t(int64_t(l.hi > l.lo ? last + l.step : l.lo));
+  static uint64_t exitValue(const Instruction& l) { return exitValue(l, l.hi); }
+  static uint64_t exitValue(const Instruction& l, __int128 hi) {
+    const __int128 last = hi > l.lo ? l.lo + (hi - l.lo - 1) / l.step * l.step : l.lo;
+    return uint64_t(int64_t(hi > l.lo ? last + l.step : l.lo));
   }
 
   // What walking a left-out loop would spend: its own unit, and per iteration a unit and its body's.
@@ -516,7 +606,11 @@ class CoverageWalk {
     uint64_t pending = 0;
     for (const Instruction& inst : b) {
       Step s{Step::Kind::Instruction, &inst, 0, {}, 0, 0, 0};
-      if (inst.op == Op::Loop && needed(inst.body)) {
+      if (inst.op == Op::If) {
+        s.kind = Step::Kind::If;
+        s.units = add(pending, 1);
+        s.block = plan(inst.body);
+      } else if (inst.op == Op::Loop && (hasRegisterBound(inst) || needed(inst.body))) {
         s.kind = Step::Kind::Loop;
         s.units = add(pending, 1);
         s.block = plan(inst.body);
@@ -551,6 +645,21 @@ class CoverageWalk {
         case Step::Kind::LeftOutLoop:
           for (uint32_t i = s.binds_begin; i < s.binds_end; ++i) bind(binds_[i].reg, binds_[i].value);
           break;
+        case Step::Kind::If: {
+          // Known: the body runs or not, exactly. Unknown: it is walked as uncertain, and what it computes is
+          // forgotten after it.
+          const std::optional<__int128> c = index(s.inst->mask.c);
+          if (c) {
+            if (conditionHolds(s.inst->mask.cmp, *c)) walk(s.block);
+            break;
+          }
+          ++uncertain_;
+          uncertain_seen_ = true;
+          walk(s.block);
+          --uncertain_;
+          forgetWrites(*s.inst);
+          break;
+        }
       }
     }
     if (!done()) spend(b.tail);
@@ -616,7 +725,7 @@ class CoverageWalk {
     for (const IndexTerm& t : i.terms) {
       auto r = reg(t.reg);
       if (!r) return std::nullopt;
-      sum = clamp(sum + clamp(__int128(t.scale) * __int128(*r)));
+      sum = clamp(sum + clamp(__int128(t.scale) * __int128(t.apply(*r))));
     }
     return sum;
   }
@@ -664,7 +773,8 @@ class CoverageWalk {
         uint64_t lo = b->offset + j * b->step2;
         if (!spend(bits_.test(uint32_t(b->partition + q), lo, lo + b->count, all) + 1)) return;
         if (!all) {
-          verdict_ = IterationCoverage::Carried;
+          // A read that may not run decides nothing.
+          verdict_ = uncertain_ ? IterationCoverage::Undecidable : IterationCoverage::Carried;
           return;
         }
       }
@@ -677,6 +787,11 @@ class CoverageWalk {
     // a Carried one into Undecidable (run).
     if (!b && unknown) skipped_write_ = true;
     if (!b) return;
+    // A write that may not run is left out, as one at an unknown address.
+    if (uncertain_) {
+      skipped_write_ = true;
+      return;
+    }
     for (uint64_t q = 0; q < b->partitions; ++q)
       for (uint64_t j = 0; j < b->count2; ++j) {
         uint64_t lo = b->offset + j * b->step2;
@@ -693,6 +808,8 @@ class CoverageWalk {
   std::vector<Flags>& flags_;                   // the enclosing loops' first / last iteration, innermost last
   IterationCoverage verdict_ = IterationCoverage::Covered;
   bool skipped_write_ = false;  // a write of t at an address the walk did not know was left out
+  uint32_t uncertain_ = 0;      // the walk is inside bodies that may not run (an if or a register bound it cannot evaluate)
+  bool uncertain_seen_ = false;  // it was, somewhere (a Carried verdict may then come from code that does not run)
   std::vector<bool>& named_;    // by RegId: an index term of a view of t in the tested body
   std::vector<bool>& written_;  // findInvariance's
   bool tested_invariant_ = false;  // see findInvariance
@@ -719,9 +836,6 @@ class CoverageWalk {
 IterationCoverage iterationCoverage(const Program& p, const LinearOrder& order, TensorId t, int32_t loop,
                                     CoverageCache& cache, uint64_t budget) {
   if (t >= p.tensors.size() || loop < 0 || size_t(loop) >= order.loops.size()) return IterationCoverage::Undecidable;
-  // The walk follows loops only: with an `if` anywhere, which iterations run a body (and which register values reach
-  // the loop) is not its to decide, so it keeps the conservative answer.
-  if (order.has_if) return IterationCoverage::Undecidable;
   const Tensor& x = p.tensors[t];
   // The bitmap itself counts against the budget: a huge tensor is not worth an exact answer.
   uint64_t words = uint64_t(x.partitions) * ((uint64_t(x.elements) + 63) / 64);

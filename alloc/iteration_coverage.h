@@ -8,7 +8,8 @@
 // mention] inside the body (the production allocator's "a loop-carried value is live across the whole loop body"
 // applies to the others only).
 //
-// The views are affine in the loop registers (docs/format.md), and the loops have constant bounds, so the
+// The views are affine in the loop registers (docs/format.md), with floor divisions and remainders, and the loops'
+// bounds are constants or indexes of enclosing loops' registers, so the
 // question is decidable: this walk executes L's body symbolically for every iteration of L and of the loops
 // around it, with the loop registers bound to their values, and marks, per element, what the current iteration
 // has written (reads before writes within one instruction, as ir/interp.h; a matmul reads its accumulator unless
@@ -20,8 +21,13 @@
 // decided where that cannot matter: such a write is left out (it could only add coverage; a Carried verdict
 // reached without it becomes Undecidable), and such a read is covered when every element of the tensor is already
 // written by that iteration. It answers Undecidable (the caller then keeps the conservative rule and counts the
-// case) for any other such read, when a view falls outside its tensor (a malformed program), when the walk would
-// exceed its work budget, or when the program has a conditional block (`if`, which the walk does not follow).
+// case) for any other such read, when a view falls outside its tensor (a malformed program), or when the walk would
+// exceed its work budget.
+// Conditional blocks and loops with register bounds: the walk evaluates an if's condition and a loop's bound from the
+// registers it knows (the enclosing loops': the usual case, `if k <= q`, `loop k = 0, q+1, 1`), and then follows
+// exactly what runs. Where it cannot evaluate one, the body is uncertain: its writes are left out (as above), an
+// uncovered read in it gives Undecidable, what it computes is forgotten after it, and a Carried verdict anywhere in
+// such a walk becomes Undecidable.
 #pragma once
 
 #include <cstdint>

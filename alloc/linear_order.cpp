@@ -83,7 +83,7 @@ LinearOrder linearize(const Program& p) {
     const Instruction& inst = (*top.body)[top.next++];
     if (inst.op != Op::Loop) {
       order.positions.push_back({LinearPosition::Kind::Instruction, &inst, loop, runs, conditional});
-      if (inst.op == Op::If) order.has_if = true, stack.push_back({&inst.body, 0, loop, true, true});  // `top` is invalid from here on
+      if (inst.op == Op::If) stack.push_back({&inst.body, 0, loop, true, true});  // `top` is invalid from here on
       continue;
     }
     LinearLoop l;
@@ -99,7 +99,6 @@ LinearOrder linearize(const Program& p) {
     // A loop with a register bound runs fewer iterations than hi says on some entries (none on some): its body is
     // conditional, as an if's.
     const bool bounded = hasRegisterBound(inst);
-    order.has_if = order.has_if || bounded;
     stack.push_back({&inst.body, 0, index, false, conditional || bounded});  // `top` is invalid from here on
   }
   order.positions.push_back({LinearPosition::Kind::End, nullptr, -1, true, false});

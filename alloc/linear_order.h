@@ -46,7 +46,6 @@ struct LinearPosition {
 struct LinearOrder {
   std::vector<LinearPosition> positions;
   std::vector<LinearLoop> loops;  // in preorder of their headers
-  bool has_if = false;            // the program has a conditional block or a loop with a register bound
 
   uint32_t start() const { return 0; }
   uint32_t end() const { return uint32_t(positions.size() - 1); }

@@ -68,7 +68,7 @@ class CarriedObserver : public ExecObserver {
   void enclosing(const std::vector<Instruction>& body, size_t loop) {
     for (const Instruction& inst : body) {
       in_[inst.id].push_back(loop);  // inner loops' iterations too: they write their register only
-      if (inst.op == Op::Loop) enclosing(inst.body, loop);
+      if (hasBody(inst.op)) enclosing(inst.body, loop);
     }
   }
   template <typename F>
@@ -128,6 +128,71 @@ TEST(IterationCoverage, AgreesWithTheInterpreterOnGeneratedPrograms) {
   EXPECT_GT(tally.covered, 1000u);
   EXPECT_GT(tally.carried, 200u);
   std::printf("covered %zu, carried %zu, undecidable %zu\n", tally.covered, tally.carried, tally.undecidable);
+}
+
+// The same with `if` blocks on the loop registers and loops bounded by enclosing loops' registers
+// (GenOptions::conditionals): the walk evaluates the conditions and bounds it knows and follows what runs.
+TEST(IterationCoverage, AgreesWithTheInterpreterOnConditionalPrograms) {
+  Tally tally, in_conditional;
+  for (uint64_t seed = 1; seed <= 100; ++seed) {
+    SeededChoices c(seed);
+    GenOptions g{*archPreset("tiny"), uint32_t(4 + seed % 24), uint32_t(50 + seed % 200)};
+    g.conditionals = 40;
+    const Program p = generateProgram(c, g);
+    bool conditional = false;
+    forEachInstruction(p.body, [&](const Instruction& i) { conditional |= i.op == Op::If || hasRegisterBound(i); });
+    const std::string why = compare(p, conditional ? in_conditional : tally);
+    ASSERT_EQ(why, "") << "seed " << seed;
+  }
+  EXPECT_GT(in_conditional.covered, 200u);
+  EXPECT_GT(in_conditional.carried, 50u);
+  std::printf("with conditionals: covered %zu, carried %zu, undecidable %zu\n", in_conditional.covered,
+              in_conditional.carried, in_conditional.undecidable);
+}
+
+// A view's floor division and remainder are evaluated as the interpreter does: the read of a[i%2] in iterations
+// i = 2, 3 lands on elements 0 and 1, which those iterations do not write (they write a[i]).
+TEST(IterationCoverage, EvaluatesFloorDivisionAndRemainder) {
+  Program p = parseProgram(
+      "arch tiny\ndram O [1, 4] u32 output\nsbuf a [1, 4] u32\nsbuf b [1, 4] u32\nreg i\n\n"
+      "memset a, 0\nmemset b, 0\n"
+      "loop i = 2, 4, 1 {\n"
+      "  memset a[0:1, i:1], 1\n"
+      "  tt b[0:1, i:1], b[0:1, i:1], a[0:1, i%2:1], add\n"
+      "}\n"
+      "loop i = 0, 4, 1 {\n"
+      "  memset a[0:1, i//2*2:2], 1\n"
+      "  tt b[0:1, i:1], b[0:1, i:1], a[0:1, i//2*2+1:1], add\n"
+      "}\n"
+      "dma O, b\n");
+  p.renumber();
+  const LinearOrder order = linearize(p);
+  EXPECT_EQ(iterationCoverage(p, order, p.findTensor("a"), 0), IterationCoverage::Carried);
+  EXPECT_EQ(iterationCoverage(p, order, p.findTensor("a"), 1), IterationCoverage::Covered);
+}
+
+// The causal nest, as an if and as a triangular bound: the rhs tile x{k%2} is written before it is read in every
+// iteration that runs, so it is per iteration of the key loop; the accumulator is carried around it (start@first).
+TEST(IterationCoverage, FollowsIfBlocksAndRegisterBounds) {
+  const std::string decls =
+      "arch tiny\ndram X [4, 64] f32 input\ndram W [4, 4] f32 input\ndram O [4, 64] f32 output\n"
+      "sbuf x [2] [4, 16] f32\nsbuf w [4, 4] f32\nsbuf o [4, 64] f32\npsum acc [4, 16] f32\nreg q\nreg k\n\n"
+      "dma w, W\n";
+  for (const std::string& nest : {std::string("loop q = 0, 4, 1 {\n  loop k = 0, 4, 1 {\n    if k < q {\n"
+                                             "      dma x{k%2}, X[:, k*16:16]\n"
+                                             "      matmul acc, w, x{k%2}, start@first\n    }\n"
+                                             "    if k == q {\n      dma x{k%2}, X[:, k*16:16]\n"
+                                             "      matmul acc, w, x{k%2}, start@first, stop\n    }\n  }\n"),
+                                 std::string("loop q = 0, 4, 1 {\n  loop k = 0, q+1, 1 {\n"
+                                             "    dma x{k%2}, X[:, k*16:16]\n"
+                                             "    matmul acc, w, x{k%2}, start@first, stop@last\n  }\n")}) {
+    Program p = parseProgram(decls + nest + "  copy o[:, q*16:16], acc\n}\ndma O, o\n");
+    p.renumber();
+    const LinearOrder order = linearize(p);
+    EXPECT_EQ(iterationCoverage(p, order, p.findTensor("x"), 1), IterationCoverage::Covered) << nest;
+    EXPECT_EQ(iterationCoverage(p, order, p.findTensor("acc"), 1), IterationCoverage::Carried) << nest;
+    EXPECT_EQ(iterationCoverage(p, order, p.findTensor("acc"), 0), IterationCoverage::Covered) << nest;
+  }
 }
 
 // The same on the driver's output, where the REG colorer has spilled registers (tiny has 4 SP registers) and the
