@@ -1,6 +1,7 @@
 #include "alloc/liveness.h"
 
 #include <algorithm>
+#include <span>
 
 #include "alloc/iteration_coverage.h"
 #include "alloc/operand_effects.h"
@@ -165,7 +166,8 @@ Segment segmentOf(const LinearOrder& order, const Mentions& m, CoverageAnswers* 
 
 // Whether a full write (cover Whole or WholeOnFirst) at `k` starts a new value of the tensor, whose previous
 // mention is at `prev` (<= k). See "Values" in liveness.h.
-bool startsValue(const LinearOrder& order, uint32_t k, WriteCover cover, uint32_t prev, CoverageAnswers& answers,
+template <class Answers>
+bool startsValue(const LinearOrder& order, uint32_t k, WriteCover cover, uint32_t prev, Answers& answers,
                  std::vector<int32_t>& chain) {
   if (prev == k) return false;  // an in-place update (`tt a, a, b`): one value, updated where it lies
   order.nest(k, chain);
@@ -175,6 +177,45 @@ bool startsValue(const LinearOrder& order, uint32_t k, WriteCover cover, uint32_
   for (int32_t l : chain)
     if (holdsEarlier(l) && answers.carried(l)) return false;
   return true;
+}
+
+// The back-edge question for a register (rule 3): it is carried around loop L unless its first mention in L's body
+// is a write of the whole register that runs on every iteration (not inside a block), before any read there.
+class RegisterAnswers {
+ public:
+  RegisterAnswers(const LinearOrder& order, const std::vector<Event>& events) : order_(order), events_(events) {}
+  bool carried(int32_t loop) const {
+    const LinearLoop& l = order_.loops[size_t(loop)];
+    auto it = std::upper_bound(events_.begin(), events_.end(), l.header,
+                               [](uint32_t pos, const Event& e) { return pos < e.pos; });
+    return it == events_.end() || it->pos >= l.end || !it->write || it->cover != WriteCover::Whole;
+  }
+
+ private:
+  const LinearOrder& order_;
+  const std::vector<Event>& events_;
+};
+
+// Cuts one tensor's or register's mentions (in order) into values and adds their segments to `range` (the rules in
+// liveness.h); `starts` gets the positions of the writes that start the second, third, ... value.
+template <class Answers>
+void valuesOf(const LinearOrder& order, std::span<const Event> events, Answers& answers, CoverageAnswers* coverage,
+              LiveRange& range, std::vector<uint32_t>* starts, std::vector<int32_t>& ld, std::vector<int32_t>& lu,
+              std::vector<int32_t>& chain) {
+  Mentions m;
+  uint32_t prev = 0;
+  for (const Event& ev : events) {
+    if (ev.write && ev.cover != WriteCover::Partial && !m.empty() &&
+        startsValue(order, ev.pos, ev.cover, prev, answers, chain)) {
+      range.add(segmentOf(order, m, coverage, ld, lu));
+      if (starts) starts->push_back(ev.pos);
+      m = Mentions{};
+    }
+    if (ev.write) m.write(ev.pos, ev.cover);
+    else m.read(ev.pos);
+    prev = ev.pos;
+  }
+  if (!m.empty()) range.add(segmentOf(order, m, coverage, ld, lu));
 }
 
 }  // namespace
@@ -190,9 +231,12 @@ Liveness computeLiveness(const Program& p) {
     Event ev;
   };
   thread_local std::vector<Filed> filed;
-  thread_local std::vector<Mentions> regs;
+  thread_local std::vector<std::vector<Event>> regs;  // by RegId, in order of position (reads before writes)
   filed.clear();
-  regs.assign(p.registers.size(), Mentions{});
+  regs.resize(p.registers.size());
+  for (std::vector<Event>& r : regs) r.clear();
+  auto readReg = [&](RegId r, uint32_t pos) { regs[r].push_back({pos, false, WriteCover::Partial}); };
+  auto writeReg = [&](RegId r, uint32_t pos, WriteCover cover) { regs[r].push_back({pos, true, cover}); };
   for (TensorId t = 0; t < p.tensors.size(); ++t)
     if (p.tensors[t].input) filed.push_back({t, {order.start(), true, WriteCover::Whole}});
   // The thread's: its vectors keep their room from one instruction, and one call, to the next (liveness is computed
@@ -206,16 +250,19 @@ Liveness computeLiveness(const Program& p) {
     if (at.kind == LinearPosition::Kind::LoopHeader || at.kind == LinearPosition::Kind::LoopEnd) {
       if (at.kind == LinearPosition::Kind::LoopHeader)  // a register bound is read on entry
         for (const IndexTerm& t : at.inst->mask.c.terms)
-          if (t.reg < regs.size()) regs[t.reg].read(pos);
-      if (at.inst->rd < regs.size()) regs[at.inst->rd].write(pos, whole);
+          if (t.reg < regs.size()) readReg(t.reg, pos);
+      // The end steps the register from its value (a read, then the write of the next or the exit value): the value
+      // the header starts lives over the whole loop.
+      if (at.kind == LinearPosition::Kind::LoopEnd && at.inst->rd < regs.size()) readReg(at.inst->rd, pos);
+      if (at.inst->rd < regs.size()) writeReg(at.inst->rd, pos, whole);
       continue;
     }
     operandEffects(p, *at.inst, e);
-    for (RegId r : e.reg_reads) regs[r].read(pos);
+    for (RegId r : e.reg_reads) readReg(r, pos);
     for (TensorId t : e.tensor_reads) filed.push_back({t, {pos, false, WriteCover::Partial}});
     for (const TensorWrite& w : e.tensor_writes)
       filed.push_back({w.tensor, {pos, true, at.conditional ? WriteCover::Partial : w.cover}});
-    for (RegId r : e.reg_writes) regs[r].write(pos, whole);
+    for (RegId r : e.reg_writes) writeReg(r, pos, whole);
   }
   for (TensorId t = 0; t < p.tensors.size(); ++t)
     if (p.tensors[t].output) filed.push_back({t, {order.end(), false, WriteCover::Partial}});
@@ -238,28 +285,13 @@ Liveness computeLiveness(const Program& p) {
   live.value_starts.resize(p.tensors.size());
   for (TensorId t = 0; t < p.tensors.size(); ++t) {
     answers.reset(t);
-    LiveRange& range = live.tensors[t];
-    Mentions m;
-    uint32_t prev = 0;
-    for (uint32_t i = offsets[t]; i < offsets[t + 1]; ++i) {
-      const Event& ev = events[i];
-      if (ev.write && ev.cover != WriteCover::Partial && !m.empty() &&
-          startsValue(order, ev.pos, ev.cover, prev, answers, chain)) {
-        range.add(segmentOf(order, m, &answers, ld, lu));
-        live.value_starts[t].push_back(ev.pos);
-        m = Mentions{};
-      }
-      if (ev.write) m.write(ev.pos, ev.cover);
-      else m.read(ev.pos);
-      prev = ev.pos;
-    }
-    if (!m.empty()) range.add(segmentOf(order, m, &answers, ld, lu));
+    valuesOf(order, std::span<const Event>(events).subspan(offsets[t], offsets[t + 1] - offsets[t]), answers,
+             &answers, live.tensors[t], &live.value_starts[t], ld, lu, chain);
   }
-  live.registers.reserve(regs.size());
-  for (const Mentions& m : regs) {
-    LiveRange r;
-    if (!m.empty()) r.add(segmentOf(order, m, nullptr, ld, lu));
-    live.registers.push_back(r);
+  live.registers.resize(regs.size());
+  for (RegId r = 0; r < regs.size(); ++r) {
+    RegisterAnswers reg_answers(order, regs[r]);
+    valuesOf(order, std::span<const Event>(regs[r]), reg_answers, nullptr, live.registers[r], nullptr, ld, lu, chain);
   }
   return live;
 }

@@ -22,9 +22,9 @@
 // L: then nothing the previous iteration's k wrote is read before this iteration writes it again. A start@first
 // matmul (WriteCover::WholeOnFirst) replaces the value on the first iteration of its innermost loop only: it starts
 // a value when that loop holds no earlier mention. Writes in code that never runs are not mentions.
-// A write inside a conditional block (`if`) may not run: it never starts a value (it counts as a partial write),
-// while reads inside a block count as reads; iteration coverage keeps the conservative answer in a program with a
-// block.
+// A write inside a conditional block (`if`) or a loop with a register bound may not run: it never starts a value (it
+// counts as a partial write), while reads inside count as reads; iteration coverage evaluates the conditions and
+// bounds it can (alloc/iteration_coverage.h).
 //
 // Each group's range is one segment, computed as a single value always was:
 //  1. Anchors: from the group's first mention to its last. Inputs are written at program start, outputs read at
@@ -51,9 +51,12 @@
 // by the back-edge extension). So every dynamically live step maps to a position inside a segment. The properties
 // in props/liveness_props.cpp check this against verify/dynamic_liveness.h on generated programs that reuse tensors.
 //
-// Registers are whole values with one group each (the REG colorer renames their webs itself, alloc/reg/reg_ssa.h);
-// a register is carried around a loop unless its first mention is a write. A loop writes its register at its
-// header and at its end (the exit value), so a loop register is live over its whole loop.
+// Registers follow the same rule, with their own back-edge answer: every write of a register replaces all of it, so
+// a write that runs every time (not inside a block or a register-bounded loop) starts a new value, unless the
+// register is carried around a loop that holds both it and an earlier mention: carried unless its first mention in
+// that loop's body is such a write. A register redefined in full between two uses is therefore live in two
+// segments (the REG colorer's pieces, alloc/reg/reg_live_pieces.h). A loop writes its register at its header and at
+// its end (the exit value), and reads it throughout its body, so a loop register is live over its whole loop.
 // Segments are inclusive: a tensor read and another written by the same instruction interfere (no in-place reuse;
 // placements may overlap partially, so sharing memory there is not safe in general).
 //

@@ -13,6 +13,7 @@
 #include "alloc/driver.h"
 #include "alloc/greedy_placer.h"
 #include "alloc/liveness.h"
+#include "alloc/reg/reg_live_pieces.h"
 #include "gen/pins.h"
 #include "ir/interp.h"
 #include "ir/parse.h"
@@ -48,7 +49,7 @@ uint32_t positionOf(const LinearOrder& order, const std::map<uint32_t, uint32_t>
 }  // namespace
 
 // Requires every step at which the interpreter observes a tensor or register live to lie in its static range (a
-// segment of it). Also used by props/reuse_props.cpp.
+// segment of it), and for a register in one of the REG colorer's pieces. Also used by props/reuse_props.cpp.
 void requireStaticContainsDynamic(Program p);
 void requireStaticContainsDynamic(Program p) {
   p.renumber();
@@ -78,8 +79,15 @@ void requireStaticContainsDynamic(Program p) {
       }
   };
   for (TensorId t = 0; t < p.tensors.size(); ++t) check("tensor '" + p.tensors[t].name + "'", st.tensors[t], dy.tensors[t]);
-  for (RegId r = 0; r < p.registers.size(); ++r)
+  // Registers: their segments, and the REG colorer's pieces (one per segment: alloc/reg/reg_live_pieces.h), which
+  // is what it colors and what O7's checker accepts.
+  const std::vector<std::vector<LiveRange>> pieces = registerLivePieces(p, st);
+  for (RegId r = 0; r < p.registers.size(); ++r) {
     check("register '" + p.registers[r].name + "'", st.registers[r], dy.registers[r]);
+    LiveRange colored;
+    for (const LiveRange& piece : pieces[r]) colored.add({piece.first, piece.last});
+    check("register '" + p.registers[r].name + "' (REG colorer's pieces)", colored, dy.registers[r]);
+  }
   RC_TAG(st.stats.per_iteration > 0 ? "per-iteration decisions" : "none per iteration");
   RC_TAG(st.stats.carried > 0 ? "loop-carried decisions" : "none carried");
 }

@@ -4,10 +4,28 @@
 
 namespace allocsim {
 
+namespace {
+
+// The segments of `r` outside the positions (s, e), each as a one-segment range.
+std::vector<LiveRange> segmentsOutside(const LiveRange& r, uint32_t s, uint32_t e) {
+  std::vector<LiveRange> out;
+  for (size_t i = 0; i < r.segmentCount(); ++i) {
+    const Segment x = r.segment(i);
+    if (x.first <= s) out.push_back(LiveRange{x.first, std::min(x.last, s)});
+    if (x.last >= e) out.push_back(LiveRange{std::max(x.first, e), x.last});
+  }
+  return out;
+}
+
+}  // namespace
+
 std::vector<std::vector<LiveRange>> registerLivePieces(const Program& p, const Liveness& live) {
   std::vector<std::vector<LiveRange>> pieces(p.registers.size());
   for (RegId r = 0; r < p.registers.size(); ++r)
-    if (!live.registers[r].empty()) pieces[r] = {live.registers[r]};
+    for (size_t i = 0; i < live.registers[r].segmentCount(); ++i) {
+      const Segment x = live.registers[r].segment(i);
+      pieces[r].push_back(LiveRange{x.first, x.last});
+    }
   for (const LinearLoop& L : live.order.loops) {
     const RegId r = L.inst->rd;
     const std::vector<Instruction>& body = L.inst->body;
@@ -22,7 +40,7 @@ std::vector<std::vector<LiveRange>> registerLivePieces(const Program& p, const L
     if (live.order.positions[s].inst != &store || live.order.positions[e].inst != &reload) continue;
     const LiveRange hull = live.registers[r];
     if (hull.empty() || hull.first > s || e > hull.last || s >= e) continue;
-    pieces[r] = {LiveRange{hull.first, s}, LiveRange{e, hull.last}};
+    pieces[r] = segmentsOutside(hull, s, e);
   }
   return pieces;
 }

@@ -1,7 +1,8 @@
 // Two facts about register live ranges that the REG colorer relies on and O7's in-place checker (alloc/in_place.h)
 // must accept from it, kept in one place so the two agree:
 //
-// - Pieces. A spilled loop register (alloc/reg/reg_spill.h) is live at the two ends of its loop's body only: its
+// - Pieces. A register's pieces are the segments of its range (alloc/liveness.h: a write of the whole register
+//   starts a new value, so a register redefined in full between two uses is live in two pieces). A spilled loop register (alloc/reg/reg_spill.h) is live at the two ends of its loop's body only: its
 //   range (alloc/liveness.h) up to the `reg_store <slot>, r !spill` that starts the body, and from the
 //   `reg_load r, <slot> !reload` that ends it. Recognised by that shape, so a fixed assignment read back at O7
 //   gets the same pieces.
@@ -19,7 +20,7 @@
 
 namespace allocsim {
 
-// By RegId: the disjoint pieces of each register's range (one piece, or none when it is never live).
+// By RegId: the disjoint pieces of each register's range, one per segment (none when it is never live).
 std::vector<std::vector<LiveRange>> registerLivePieces(const Program& p, const Liveness& live);
 
 class CopyContacts {

@@ -289,10 +289,18 @@ TEST(Liveness, RegistersFollowTheSameRule) {
          "  }\n"
          "}\n"
          "dma O, b\n"                       // 19: outputs must be written: not our business here
-         "mov j, i\n");                     // 20: reads i's exit value
-  EXPECT_EQ(l.reg("s"), range(l.pos(11), l.end(13)));  // defined before the loop, read inside
-  // j's first write (its loop header) is inside loop i and its last mention (the mov) after it: live from i's header.
-  EXPECT_EQ(l.reg("j"), range(l.pos(13), l.pos(20)));
+         "mov j, i\n");                     // 20: reads i's exit value, writes all of j
+  // s: the li's value is never read (live at the li only); the addi writes all of s before its read in every
+  // iteration, so that value lives from the addi to the copy, per iteration of both loops.
+  LiveRange s = range(l.pos(11), l.pos(11));
+  s.add({l.pos(15), l.pos(16)});
+  EXPECT_EQ(l.reg("s"), s);
+  // j: the value its loop's header starts lives over that loop (header to end, started anew on every iteration of
+  // loop i); the mov writes all of j again after the nest: a second value.
+  LiveRange j = range(l.pos(14), l.end(14));
+  j.add({l.pos(20), l.pos(20)});
+  EXPECT_EQ(l.reg("j"), j);
+  // i: one value, from its header over its loop to the mov that reads its exit value.
   EXPECT_EQ(l.reg("i"), range(l.pos(13), l.pos(20)));
 }
 
