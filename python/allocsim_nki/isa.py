@@ -27,6 +27,11 @@ def _alu(op):
     if a is None:
         # nl.max / nl.min / nl.sum as a reduction op
         a = {id(nl.max): "max", id(nl.min): "min", id(nl.sum): "add", id(nl.add): "add"}.get(id(op))
+    if a is None and type(op).__name__ == "ufunc":
+        # numpy's ufuncs, which kernels pass as ops too (op0=np.multiply)
+        a = {"add": "add", "subtract": "sub", "multiply": "mul", "divide": "div", "true_divide": "div",
+             "maximum": "max", "minimum": "min", "bitwise_and": "and", "bitwise_or": "or", "bitwise_xor": "xor",
+             "left_shift": "shl", "right_shift": "shr"}.get(op.__name__)
     if a is None:
         raise KernelError("%r is not an ALU operation (nl.add, nl.multiply, nl.maximum, ...)" % (op,))
     return a

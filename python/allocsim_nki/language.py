@@ -132,9 +132,9 @@ def full(shape, fill_value, dtype, buffer=sbuf, name="", _zero=False, **kw):
     if t.space == "dram":
         _t.unsupported("an HBM tensor filled by the kernel", loc)
     val = float(fill_value) if t.dtype.is_float else int(fill_value)
-    if t.pdim != 0:
-        _t.unsupported("nl.zeros/full of a tile array (fill each tile)", loc)
-    ins = tr.emit("memset", t, val, loc=loc)
+    if t.pdim != 0 and t.space == "psum":
+        _t.unsupported("nl.zeros/full of a PSUM tile array (fill each tile)", loc)
+    ins = tr.emit("memset", t, val, loc=loc)  # a tile array: every tile at once
     if _zero and t.space == "psum":
         t.zeroed = True
         t.pending_memset = (ins, tr.body)

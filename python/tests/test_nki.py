@@ -376,6 +376,22 @@ class CommandLineTest(unittest.TestCase):
         self.assertEqual(p.returncode, 0)
         self.assertIn('"cycles"', p.stdout)
 
+    def test_stall_report_names_kernel_lines(self):
+        path = os.path.join(KERNELS, "softmax.py")
+        with open(path) as f:
+            src = f.read().splitlines()
+        calls = {i + 1 for i, line in enumerate(src) if re.search(r"\bnl\.\w+\(", line)}
+        store = next(i + 1 for i, line in enumerate(src) if "nl.store(" in line)
+        p = subprocess.run([BIN, "run", path, "--arg", "a_tensor=16x64:float32", "--arch", "tiny"],
+                           stdout=subprocess.PIPE, text=True)
+        named = [int(n) for n in re.findall(r"\(%s:(\d+)\)" % re.escape(path), p.stdout)]
+        self.assertIn(store, named)  # the store waits for the division before it
+        self.assertTrue(set(named) <= calls, (named, calls))
+        r = allocsim_nki.simulate(softmax.softmax, rand((16, 64), 27), arch="tiny")
+        lines = {int(t["consumer_kernel_line"].rsplit(":", 1)[1]) for t in r.top_stalls}
+        self.assertIn(store, lines)
+        self.assertTrue(lines <= calls)
+
     def test_refusals_are_located(self):
         path = os.path.join(KERNELS, "errors.py")
         with open(path) as f:
