@@ -134,7 +134,8 @@ def full(shape, fill_value, dtype, buffer=sbuf, name="", _zero=False, **kw):
     val = float(fill_value) if t.dtype.is_float else int(fill_value)
     if t.pdim != 0 and t.space == "psum":
         _t.unsupported("nl.zeros/full of a PSUM tile array (fill each tile)", loc)
-    ins = tr.emit("memset", t, val, loc=loc)  # a tile array: every tile at once
+    # a tile array: every tile at once
+    ins = tr.emit("memset", _t.View(t, 0, 0, [(t.P, 1, 0), (t.F, 0, 1)]) if t.pdim else t, val, loc=loc)
     if _zero and t.space == "psum":
         t.zeroed = True
         t.pending_memset = (ins, tr.body)

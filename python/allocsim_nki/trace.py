@@ -2150,6 +2150,9 @@ def load(src, dtype=None, mask=None, loc=None):
     if src.tensor.space != "dram":
         raise KernelError("nl.load reads HBM; '%s' is in %s" % (src.tensor.name, src.tensor.space), loc)
     dt = as_dtype(dtype) if dtype is not None else src.dtype
+    if len(src.axes) == 1 and src.axes[0][0] > 1 and src.axes[0][2] != 1 and src.axes[0][0] <= tr.partitions:
+        # a one-dimensional tile is a column: its axis is the partition axis (A[c0:c0 + P, j])
+        src = View(src._tensor, src.base_p, src._base_f, [src.axes[0], (1, 0, 1)])
     out = tr.temp(src.shape if len(src.shape) > 1 else (1,) + src.shape, dt, "sbuf", loc)
     if dt != src.dtype and {dt.fmt, src.dtype.fmt} != {"f32", "bf16"}:
         staged = tr.temp(out.shape, src.dtype, "sbuf", loc, name="staged")

@@ -22,6 +22,7 @@ sys.path.insert(0, KERNELS)
 
 import allocsim_nki  # noqa: E402
 import attention  # noqa: E402
+import columns  # noqa: E402
 import conditions  # noqa: E402
 import layernorm  # noqa: E402
 import matmul  # noqa: E402
@@ -223,6 +224,14 @@ class MaskTest(unittest.TestCase):
         r = allocsim_nki.simulate(masks.ragged_row_sums, a, arch="tiny")
         np.testing.assert_allclose(r.returned, a.astype(np.float64).sum(axis=1, keepdims=True), rtol=1e-5,
                                    atol=1e-6)
+
+
+class ColumnTest(unittest.TestCase):
+    def test_column_loads_ufunc_ops_zeroed_tile_array(self):
+        x, w = rand((16, 8), 50), rand((16, 3), 51)
+        r = allocsim_nki.simulate(columns.scaled_column_sums, x, w, arch="tiny")
+        # one rounded multiply, then + 0.0 (exact): numpy float32 gives the same bits
+        self.assertTrue(same_bits(r.returned, np.concatenate([x * w[:, j:j + 1] for j in range(3)], axis=1)))
 
 
 class WhereTest(unittest.TestCase):
