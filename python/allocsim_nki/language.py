@@ -151,12 +151,15 @@ def empty_like(x, dtype=None, buffer=None, name=""):
     return ndarray(x.shape, dtype or x.dtype, buffer or _t.Buffer(x.tensor.space, x.tensor.space), name)
 
 
-def shared_constant(*a, **k):
-    _t.unsupported("nl.shared_constant")
+def shared_constant(constant, dtype=None, **k):
+    import numpy as np
+    values = np.asarray(constant)
+    return _t.Constant(values, _t.as_dtype(dtype) if dtype is not None else _t.as_dtype(str(values.dtype)), _loc())
 
 
 def shared_identity_matrix(n, dtype=bfloat16, **k):
-    _t.unsupported("nl.shared_identity_matrix (an HBM constant); nl.transpose / nisa.nc_transpose transpose on the PE")
+    import numpy as np
+    return _t.Constant(np.identity(int(n)), _t.as_dtype(dtype), _loc())
 
 
 # ---- loops ----
@@ -324,10 +327,18 @@ def mean(x, axis, dtype=None, keepdims=False, mask=None, **kw):
     return _t.binary("div", s, float(n), loc=loc, dst=s) if s.dtype.is_float else _t.unsupported("an integer mean")
 
 
+def _to_sbuf(v, loc):
+    if isinstance(v, _t.View) and v.tensor.space == "psum":
+        t = _t.tracer().temp(v.shape, v.dtype, "sbuf", loc, name="from_psum")
+        return _t._made(t, _t.tracer().emit("copy", t, v, loc=loc))
+    return v
+
+
 def matmul(x, y, transpose_x=False, mask=None, **kw):
     loc = _loc()
     _t.check_mask(mask, loc)
     tr = _t.tracer()
+    x, y = (_to_sbuf(v, loc) for v in (x, y))  # the PE reads SBUF: a PSUM operand is copied there first
     if transpose_x:
         return _t.matmul(x, y, loc)
     # x is [M, K]: the PE needs it as [K, M]

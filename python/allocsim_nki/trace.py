@@ -1481,6 +1481,8 @@ class Tracer:
                 s = part[1] if isinstance(part, tuple) else part
                 if isinstance(s, View) and s.tensor is dst.tensor and not _same_view(s, dst):
                     ok = False  # writing one part of a tensor from another part: keep NKI's compute-then-copy
+                if isinstance(s, View) and s.tensor is src_t:
+                    ok = False  # the producer also reads the value (reduce then negate in place): it stays
             if ok:
                 prod.parts[0] = dst
                 src_t.dead = True
@@ -2141,10 +2143,46 @@ def matmul(stationary, moving, loc=None, dst=None, accumulate=False):
     return dst
 
 
+class Constant:
+    """nl.shared_constant / nl.shared_identity_matrix: an HBM constant. The program has no constant data, so a load
+    of it builds the values on chip: a `memset` for one value everywhere, a `memset` of 1 and an `affine_select` of
+    the diagonal for an identity matrix; other constants are refused."""
+
+    def __init__(self, values, dtype, loc):
+        self.shape = tuple(int(n) for n in values.shape)
+        self.dtype, self.loc = dtype, loc
+        flat = values.reshape(-1)
+        self.fill = flat[0].item() if flat.size and (flat == flat[0]).all() else None
+        eye = len(self.shape) == 2 and self.shape[0] == self.shape[1] and all(
+            values[i, j] == (1 if i == j else 0) for i in range(self.shape[0]) for j in range(self.shape[1]))
+        self.identity = eye and self.fill is None
+        if self.fill is None and not self.identity:
+            unsupported("nl.shared_constant holding values other than one value everywhere or an identity matrix "
+                        "(the program format has no constant data)", loc)
+
+    def __getitem__(self, key):
+        unsupported("a part of an nl.shared_constant (load it whole)")
+
+    def build(self, out, loc):
+        tr = tracer()
+        if out.tensor.space == "dram":
+            unsupported("a copy of a constant into HBM", loc)
+        if _flat(out) != (self.shape[0], _prod(self.shape[1:])):
+            raise KernelError("a constant of shape %s into a tile of shape %s" % (self.shape, out.shape), loc)
+        num = (lambda v: float(v) if out.dtype.is_float else int(v))
+        if self.fill is not None:
+            return _made(out, tr.emit("memset", out, num(self.fill), loc=loc))
+        tr.emit("memset", out, num(1), loc=loc)
+        return _made(out, tr.emit("affine_select", out, out, "p=1", "e=-1", ("c=", 0), "eq", num(0), loc=loc))
+
+
 def load(src, dtype=None, mask=None, loc=None):
     tr = tracer()
     loc = loc or user_location()
     check_mask(mask, loc)
+    if isinstance(src, Constant):
+        out = tr.temp(src.shape, as_dtype(dtype) if dtype is not None else src.dtype, "sbuf", loc)
+        return src.build(out, loc)
     if not isinstance(src, View):
         raise KernelError("nl.load needs an HBM tensor", loc)
     if src.tensor.space != "dram":

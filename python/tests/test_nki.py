@@ -23,6 +23,7 @@ sys.path.insert(0, KERNELS)
 import allocsim_nki  # noqa: E402
 import attention  # noqa: E402
 import columns  # noqa: E402
+import constants  # noqa: E402
 import conditions  # noqa: E402
 import layernorm  # noqa: E402
 import matmul  # noqa: E402
@@ -232,6 +233,16 @@ class ColumnTest(unittest.TestCase):
         r = allocsim_nki.simulate(columns.scaled_column_sums, x, w, arch="tiny")
         # one rounded multiply, then + 0.0 (exact): numpy float32 gives the same bits
         self.assertTrue(same_bits(r.returned, np.concatenate([x * w[:, j:j + 1] for j in range(3)], axis=1)))
+
+
+class ConstantTest(unittest.TestCase):
+    def test_identity_constant_fused_and_negated_reductions(self):
+        x = rand((8, 8), 52)
+        t, twice, negmax, sums = allocsim_nki.simulate(constants.transpose_by_identity, x, arch="tiny").returned
+        self.assertTrue(same_bits(t, x.T))  # each element times 1, plus zeros
+        self.assertTrue(same_bits(twice, x * 2))
+        self.assertTrue(same_bits(negmax, -x.max(axis=1, keepdims=True)))
+        np.testing.assert_allclose(sums, (2 * x.astype(np.float64)).sum(axis=1, keepdims=True), rtol=1e-6, atol=1e-6)
 
 
 class WhereTest(unittest.TestCase):
