@@ -1170,8 +1170,49 @@ class Tracer:
         if mask is not None:
             return self._emit_masked(ins, *mask)
         _check_in_range(parts, ins.loc)
+        split = self._split_axis(ins)
+        if split is not None:
+            return self._emit_split(ins, split)
         self.body.append(ins)
         return ins
+
+    ELEMENTWISE = {"dma", "copy", "act", "tt", "ts", "memset", "affine_select"}
+
+    def _split_axis(self, ins):
+        """For an elementwise instruction with a view the format cannot write (free axes that are not one run, or one
+        run repeated at a step), the free axis to loop over: the outermost one of more than one element that every
+        full-shape view has; None when every view can be written."""
+        views = [p for p in ins.parts if isinstance(p, View)]
+        if ins.op not in self.ELEMENTWISE or all(_expressible(v) for v in views):
+            return None
+        full = [v for v in views if not _is_col(v) or len(v.axes) == len(views[0].axes)]
+        nd = len(views[0].axes)
+        if any(len(v.axes) != nd for v in full):
+            return None
+        for d in range(1, nd):
+            counts = {v.axes[d][0] for v in full}
+            if len(counts) == 1 and counts.pop() > 1 and all(v.axes[d][1] == 0 for v in full):
+                return d
+        return None
+
+    def _emit_split(self, ins, d):
+        n = ins.parts[0].axes[d][0]
+        last = None
+        with self.generated_loops([n], ins.loc) as (r,):
+            parts = []
+            for p in ins.parts:
+                if isinstance(p, View) and len(p.axes) > d and p.axes[d][0] == n:
+                    cnt, ps, fs = p.axes[d]
+                    p = View(p._tensor, _add(p.base_p, _mul(r, ps)), _add(p._base_f, _mul(r, fs)),
+                             p.axes[:d] + [(1, 0, 0)] + p.axes[d + 1:])
+                parts.append(p)
+            sub = Instr(ins.op, parts, ins.loc, self.loops)
+            sub.flags = list(ins.flags)
+            split = self._split_axis(sub)
+            last = self._emit_split(sub, split) if split is not None else sub
+            if split is None:
+                self.body.append(sub)
+        return last
 
     def _active_mask(self):
         if self.mask is None:
@@ -1483,6 +1524,8 @@ class Tracer:
                     ok = False  # writing one part of a tensor from another part: keep NKI's compute-then-copy
                 if isinstance(s, View) and s.tensor is src_t:
                     ok = False  # the producer also reads the value (reduce then negate in place): it stays
+            if ok and not _expressible(dst):
+                ok = False  # written through a copy that loops over a free axis (Tracer._split_axis)
             if ok:
                 prod.parts[0] = dst
                 src_t.dead = True
@@ -1846,6 +1889,26 @@ def _free_pattern(free, loc):
         return merged[1][0], merged[0][1], merged[0][0]
     unsupported("a tile whose free axes (%s) are not one contiguous run repeated at a step"
                 % ", ".join("%d elements at stride %d" % m for m in merged), loc)
+
+
+def _expressible(v):
+    """Whether the format can write the view: its partition axis first, its free axes one run or one run repeated
+    at a step."""
+    axes = [a for a in v.axes if a[0] > 1]
+    if v.tensor.space == "dram":
+        free = axes[1:] if len(v.axes) > 1 and v.axes[0][0] > 1 else axes
+    else:
+        part = [a for a in axes if a[1] != 0]
+        if len(part) > 1 or (part and (part[0] is not axes[0] or part[0][1] != 1 or part[0][2] != 0)):
+            return True  # refused where it is rendered, with its own message
+        free = [a for a in axes if a[1] == 0]
+    merged = []
+    for c, _, s in free:
+        if merged and merged[-1][1] == c * s:
+            merged[-1] = (merged[-1][0] * c, s)
+        else:
+            merged.append((c, s))
+    return len(merged) <= 1 or (len(merged) == 2 and merged[1][1] == 1)
 
 
 def _same_view(a, b):

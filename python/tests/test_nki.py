@@ -201,6 +201,13 @@ class PartialReductionTest(unittest.TestCase):
         np.testing.assert_array_equal(r.returned[0], windows.max(axis=(2, 4)))
         np.testing.assert_allclose(r.returned[1], windows.astype(np.float64).mean(axis=(2, 4)), rtol=1e-6, atol=1e-7)
 
+    def test_copy_into_a_view_of_two_free_axes(self):
+        x = rand((8, 24), 53)
+        r = allocsim_nki.simulate(partial.interleave_halves, x, arch="tiny")
+        want = np.empty_like(x)
+        want[:, 0::2], want[:, 1::2] = x[:, :12], x[:, 12:]
+        self.assertTrue(same_bits(r.returned, want))
+
     def test_access_pattern_groups_keepdims(self):
         x = rand((8, 16), 43)
         r = allocsim_nki.simulate(partial.row_group_sums, x, arch="tiny")
