@@ -101,6 +101,12 @@ class TypingTest(unittest.TestCase):
         self.assertTrue(same_bits(r.returned, a + b))
 
 
+    def test_nki_simulate_returns_a_function(self):
+        import nki
+        a, b = rand((8, 64), 54), rand((8, 64), 55)
+        self.assertTrue(same_bits(nki.simulate(typed.typed_add)(a, b, arch="tiny"), a + b))
+
+
 class MatmulTest(unittest.TestCase):
     def test_basic_matches_numpy_and_hand_translation(self):
         for arch, (K, M, N) in (("tiny", (8, 4, 64)), ("gen2", (128, 64, 512))):
