@@ -184,11 +184,27 @@ def static_range(start, stop=None, step=1, **kw):
 
 
 def program_id(axis=0):
-    _t.unsupported("nl.program_id (an SPMD launch grid: write the grid as loops)")
+    """The kernel instance's index along `axis` of its launch grid (`kernel[gx, gy]`): the register of the loop the
+    tracer puts around the kernel for that axis."""
+    grid = _t.tracer().grid
+    if not grid:
+        _t.unsupported("nl.program_id in a kernel traced without a launch grid (simulate kernel[gx, gy], or write "
+                       "the grid as loops)")
+    if not isinstance(axis, int) or not 0 <= axis < len(grid):
+        raise KernelError("nl.program_id(%r) of a launch grid of %d axes" % (axis, len(grid)))
+    return grid[axis][1]
 
 
 def num_programs(axes=0):
-    _t.unsupported("nl.num_programs (an SPMD launch grid: write the grid as loops)")
+    grid = _t.tracer().grid
+    if not grid:
+        _t.unsupported("nl.num_programs in a kernel traced without a launch grid")
+    if isinstance(axes, (tuple, list)):
+        n = 1
+        for a in axes:
+            n *= grid[a][0]
+        return n
+    return grid[axes][0]
 
 
 # ---- memory ----

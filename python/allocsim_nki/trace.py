@@ -1034,6 +1034,7 @@ class Tracer:
         self.loops = []
         self.idents = {}
         self.mask = None    # (mask, kernel line, frame of the NKI call it belongs to)
+        self.grid = []      # (size, loop index) per axis of an SPMD launch grid
 
     @property
     def depth(self):

@@ -34,6 +34,7 @@ import norms_pool  # noqa: E402
 import partial  # noqa: E402
 import placed  # noqa: E402
 import softmax  # noqa: E402
+import spmd  # noqa: E402
 import tile_lists  # noqa: E402
 import typed  # noqa: E402
 
@@ -256,6 +257,16 @@ class ConstantTest(unittest.TestCase):
         self.assertTrue(same_bits(twice, x * 2))
         self.assertTrue(same_bits(negmax, -x.max(axis=1, keepdims=True)))
         np.testing.assert_allclose(sums, (2 * x.astype(np.float64)).sum(axis=1, keepdims=True), rtol=1e-6, atol=1e-6)
+
+
+class SpmdTest(unittest.TestCase):
+    def test_launch_grid_becomes_loops(self):
+        a, b = rand((16, 96), 56), rand((16, 96), 57)
+        r = allocsim_nki.simulate(spmd.grid_scaled_add[2, 3], a, b, arch="tiny")
+        self.assertTrue(same_bits(r.returned, a + b * 2))
+        self.assertEqual(len(re.findall(r"(?m)^\s*loop ", r.program)), 2)
+        with self.assertRaises(allocsim_nki.KernelError):
+            allocsim_nki.simulate(spmd.grid_scaled_add, a, b, arch="tiny")  # no grid: program_id is refused
 
 
 class WhereTest(unittest.TestCase):
