@@ -184,7 +184,7 @@ TEST(Driver, EachPathRunsItsStepsAndRegRunsLast) {
   Program p = corpusKernel("matmul_tiled");
   EXPECT_EQ(stepNames(run(p, 0)), (std::vector<std::string>{"no-reuse", "reg"}));
   // the production allocator: dma_optimization_psum after the PSUM colorer, dma_optimization_sb after the SBUF
-  // colorer; at O7 both before SB colouring
+  // colorer; at O7 both before SB coloring
   EXPECT_EQ(stepNames(run(p, 2)),
             (std::vector<std::string>{"psum", "dma_optimization_psum", "sbuf", "dma_optimization_sb", "reg"}));
   EXPECT_EQ(stepNames(run(p, 6)),

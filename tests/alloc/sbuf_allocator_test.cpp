@@ -308,7 +308,7 @@ Program mutual(int n) {
   return parseProgram(text);
 }
 
-TEST(SbufSimplify, HiNodesArePushedOptimisticallyAndSelectStillColoursThemWhenTheyFit) {
+TEST(SbufSimplify, HiNodesArePushedOptimisticallyAndSelectStillColorsThemWhenTheyFit) {
   Program p = mutual(3);
   const Liveness live = computeLiveness(p);
   SbufGraph g = buildSbufGraph(p, live);
