@@ -40,15 +40,22 @@ def binary():
 _NP_DTYPES = {"float32": "float32", "int32": "int32", "uint32": "uint32", "uint16": "uint16"}
 
 
-def _arg_of(x, dtype=None):
+def _arg_of(x, dtype=None, param=None, func=None):
+    import inspect
     import numpy as np
+    # a parameter's dtype is refused at the kernel's definition, naming the parameter
+    loc = (inspect.getsourcefile(func) or "<kernel>", func.__code__.co_firstlineno) if func else ("<arguments>", 0)
     if isinstance(x, np.ndarray):
         if dtype is not None:
-            return TensorArg(x.shape, dtype)
+            try:
+                return TensorArg(x.shape, dtype)
+            except KernelError as e:
+                raise KernelError("parameter '%s': %s" % (param, e.message), loc)
         name = _NP_DTYPES.get(x.dtype.name)
         if name is None:
-            raise KernelError("a numpy array of %s: the program format has f32, bf16 (pass dtypes={name: "
-                              "'bfloat16'} with float32 data), i32, u32, u16" % x.dtype.name, ("<arguments>", 0))
+            raise KernelError("unsupported: parameter '%s' is a numpy array of %s: the program format has f32, bf16 "
+                              "(pass dtypes={'%s': 'bfloat16'} with float32 data), i32, u32, u16"
+                              % (param, x.dtype.name, param), loc)
         return TensorArg(x.shape, name)
     return x
 
@@ -88,7 +95,8 @@ class Traced:
         given.update(kwargs)
         dtypes = dtypes or {}
         self.values = given
-        self.text, self.tracer = trace_kernel(kernel, {n: _arg_of(v, dtypes.get(n)) for n, v in given.items()}, arch)
+        self.text, self.tracer = trace_kernel(kernel, {n: _arg_of(v, dtypes.get(n), n, func) for n, v in given.items()},
+                                              arch)
         self.dram = {t.name: t for t in self.tracer.tensors if t.space == "dram" and not t.dead}
 
     def write(self, d):
@@ -125,7 +133,9 @@ def _run(args, program=None):
 
 class SimResult:
     """outputs: name -> numpy array (every HBM tensor the kernel writes); returned: the kernel's return value(s);
-    cycles, stalls (cycles by cause), run (the whole `allocsim run --json` report), program (the traced text)."""
+    cycles, stalls (cycles by cause), top_stalls (the run report's worst stalls, each with the kernel lines of the
+    waiting instruction and of the one it waited for: consumer_kernel_line, producer_kernel_line), run (the whole
+    `allocsim run --json` report), program (the traced text)."""
 
     def __repr__(self):
         return "SimResult(outputs=%s, cycles=%d, stalls=%s)" % (sorted(self.outputs), self.cycles, self.stalls)
@@ -152,7 +162,7 @@ def simulate(kernel, *args, optlevel=2, arch="gen2", dtypes=None, timing=True, *
                     res.outputs[name] = _from_bytes(f.read(), t.dtype, t.nki_shape)
         ret = [res.outputs[n] for n in tr.tracer.returned]
         res.returned = None if not ret else ret[0] if len(ret) == 1 else tuple(ret)
-        res.cycles, res.stalls, res.run = None, None, None
+        res.cycles, res.stalls, res.run, res.top_stalls = None, None, None, []
         if timing:
             run_args = ["run", path, "--json", "--quiet"] + flags
             if optlevel is not None and not tr.tracer.allocated:
@@ -164,7 +174,20 @@ def simulate(kernel, *args, optlevel=2, arch="gen2", dtypes=None, timing=True, *
             stats = res.run.get("stats", res.run)
             res.cycles = stats["cycles"]
             res.stalls = stats["stall_cycles"]
+            res.top_stalls = [_with_kernel_lines(t, tr.text) for t in stats.get("top_stalls", [])]
     return res
+
+
+def _with_kernel_lines(stall, text):
+    """A top_stalls entry of the run report with the kernel lines (FILE:LINE) of its consumer and producer."""
+    lines = text.splitlines()
+    out = dict(stall)
+    for role in ("consumer", "producer"):
+        m = re.match(r"line (\d+) ", out.get(role) or "")
+        note = re.search(r"#\s*(\S+:\d+)\s*$", lines[int(m.group(1)) - 1]) if m and int(m.group(1)) <= len(lines) \
+            else None
+        out[role + "_kernel_line"] = note.group(1) if note else None
+    return out
 
 
 def simulate_kernel(kernel, *args, **kwargs):

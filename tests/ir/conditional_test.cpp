@@ -14,16 +14,14 @@
 #include "ir/interp.h"
 #include "ir/parse.h"
 #include "ir/print.h"
-#include "tests/common/program_text_checks.h"
+#include "tests/common/program_text.h"
 #include "tests/common/sim_checks.h"
 #include "tests/common/verify_checks.h"
 
 namespace allocsim {
 namespace {
 
-using testing_text::checked;
-using testing_text::firstError;
-using testing_text::outputWords;
+std::string firstError(const std::string& text) { return firstErrorOf(text); }
 
 const char* kHeader = "arch tiny\ndram O [1, 24] u32 output\nsbuf a [1, 24] u32\nreg i\nreg j\n\n";
 
@@ -125,7 +123,7 @@ TEST(Conditional, MatchesTheProgramUnrolledByHand) {
     unrolled += "matmul acc, w, x{1}, stop\ncopy o[:, " + std::to_string(q * 16) + ":16], acc\n";
   }
   unrolled += "dma O, o\n";
-  const Program a = checked(rolled), b = checked(unrolled);
+  const Program a = checkedProgram(rolled), b = checkedProgram(unrolled);
   const InterpResult ra = interpret(a), rb = interpret(b);
   EXPECT_EQ(ra.outputs[a.findTensor("O")], rb.outputs[b.findTensor("O")]);
 }
@@ -215,7 +213,7 @@ TEST(Conditional, CheckerErrorsAreLocated) {
 // A full write inside a block does not end the value before it: `w` written in full before the loop and again in
 // some iterations is read in every one, so it is live around the whole loop.
 TEST(Conditional, AWriteInsideABlockIsNoKill) {
-  const Program p = checked(
+  const Program p = checkedProgram(
       "arch tiny\ndram O [1, 8] u32 output\nsbuf w [1, 8] u32\nsbuf o [1, 8] u32\nreg i\n\n"
       "memset w, 1\nmemset o, 0\n"
       "loop i = 0, 4, 1 {\n"
@@ -263,7 +261,7 @@ TEST(Conditional, AllocatesAtEveryLevelAndPassesTheOracles) {
       "  }\n"
       "}\n"
       "dma O, o\n";
-  const Program p = checked(text);
+  const Program p = checkedProgram(text);
   for (int level : {1, 2, 3, 6, 8}) {
     DriverOptions o;
     o.optlevel = level;
@@ -277,7 +275,7 @@ TEST(Conditional, AllocatesAtEveryLevelAndPassesTheOracles) {
     });
     EXPECT_GE(reloads_in_blocks, 1u) << what;
     EXPECT_EQ(printProgram(parseProgram(printProgram(r.program))), printProgram(r.program)) << what;
-    expectOraclesPass(p, r.program, what, 1);
+    expectCorrectAllocation(p, r.program, what, 1);
     SCOPED_TRACE(what);
     expectSimulatorMatchesInterpreter(r.program, 1);
   }

@@ -14,16 +14,15 @@
 #include "ir/interp.h"
 #include "ir/parse.h"
 #include "ir/print.h"
-#include "tests/common/program_text_checks.h"
+#include "tests/common/program_text.h"
 #include "tests/common/sim_checks.h"
 #include "tests/common/verify_checks.h"
 
 namespace allocsim {
 namespace {
 
-using testing_text::checked;
-using testing_text::firstError;
-using testing_text::outputWords;
+Program checked(const std::string& text) { return checkedProgram(text); }
+std::string firstError(const std::string& text) { return firstErrorOf(text); }
 
 const char* kHeader = "arch tiny\ndram O [1, 32] u32 output\nsbuf a [1, 32] u32\nreg i\nreg j\n\n";
 
