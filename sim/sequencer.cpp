@@ -83,20 +83,25 @@ void Sequencer::runBody(const std::vector<Instruction>& body, const LoopPos* loo
   }
 }
 
-// The sequencer decides an if itself, as it steps a loop: it waits for the SP instructions writing the condition's
-// registers (RAW), reads them, spends the if's cycles (timing.cpp) and runs the body in the enclosing loop's iteration
-// when the condition holds. The condition's value is the if's operand read, hashed as the interpreter hashes it.
-void Sequencer::runIf(const Instruction& inst, const LoopPos* loop) {
-  countStep(inst);
+// Waits for the SP instructions writing the registers of an if's condition or a loop's register bound (RAW).
+void Sequencer::waitForIndexRegisters(const Instruction& inst) {
   std::vector<Dependence>& deps = loop_deps_;
   deps.clear();
   for (const IndexTerm& t : inst.mask.c.terms) {
-    if (t.reg >= s_.p->registers.size()) throw InputError(inst.loc, "if names no register");
+    if (t.reg >= s_.p->registers.size()) throw InputError(inst.loc, std::string(opName(inst.op)) + " names no register");
     const uint32_t lane = s_.layout->firstLane(t.reg);
     s_.board.sequencerRegisterAccess(lane, lane + s_.layout->lanes(t.reg), DepKind::RAW, deps);
   }
   waitDeps(deps, &inst);
   deps.clear();
+}
+
+// The sequencer decides an if itself, as it steps a loop: it waits for the SP instructions writing the condition's
+// registers (RAW), reads them, spends the if's cycles (timing.cpp) and runs the body in the enclosing loop's iteration
+// when the condition holds. The condition's value is the if's operand read, hashed as the interpreter hashes it.
+void Sequencer::runIf(const Instruction& inst, const LoopPos* loop) {
+  countStep(inst);
+  waitForIndexRegisters(inst);
   OperandHasher h(s_.o->record_reads);
   const bool holds = conditionHolds(inst.mask.cmp, evaluateIndex(*s_.p, *s_.phys, inst.mask.c, inst.loc, h));
   if (s_.o->record_reads) s_.result.exec.reads.push_back({inst.id, h.digest()});
@@ -125,15 +130,7 @@ void Sequencer::runLoop(const Instruction& inst) {
   if (hasRegisterBound(inst)) {
     // A register bound is read once, on entry, after the SP instructions writing its registers (RAW), in no
     // cycles of its own; as in the interpreter, it is no operand read.
-    std::vector<Dependence>& deps = loop_deps_;
-    deps.clear();
-    for (const IndexTerm& t : inst.mask.c.terms) {
-      if (t.reg >= s_.p->registers.size()) throw InputError(inst.loc, "loop names no register");
-      const uint32_t first = s_.layout->firstLane(t.reg);
-      s_.board.sequencerRegisterAccess(first, first + s_.layout->lanes(t.reg), DepKind::RAW, deps);
-    }
-    waitDeps(deps, &inst);
-    deps.clear();
+    waitForIndexRegisters(inst);
     OperandHasher h(false);
     hi = std::min<__int128>(evaluateIndex(*s_.p, *s_.phys, inst.mask.c, inst.loc, h), inst.hi);
   }

@@ -58,6 +58,7 @@ class Sequencer : public sc_core::sc_module {
   void runBody(const std::vector<Instruction>& body, const LoopPos* loop);
   void runLoop(const Instruction& inst);
   void runIf(const Instruction& inst, const LoopPos* loop);
+  void waitForIndexRegisters(const Instruction& inst);
   void dispatch(const Instruction& inst, const LoopPos* loop);
   void countStep(const Instruction& inst);
   const Plan& planOf(const Instruction& inst);
