@@ -252,6 +252,12 @@ class Scheduler {
   void walk(const std::vector<Instruction>& body) {
     for (const Instruction& inst : body) {
       if (inst.op == Op::Loop) {
+        if (hasRegisterBound(inst)) {  // the bound is read on entry: after the SP writers of its registers (RAW)
+          std::vector<uint32_t> bound;
+          for (const IndexTerm& t : inst.mask.c.terms)
+            for (uint32_t l = layout().firstLane(t.reg), end = l + layout().lanes(t.reg); l < end; ++l) bound.push_back(l);
+          waitRegisterWriters(bound);
+        }
         while (next_ < events_.size() && events_[next_].inst == &inst) {
           const Event& e = events_[next_++];
           waitRegisterWriters(e.lanes_written);  // the induction register: WAW with SP writers
