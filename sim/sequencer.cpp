@@ -38,6 +38,7 @@ void Sequencer::runJob() {
   try {
     ensure_queues_(s_.p->arch.dma_queues);
     clock_ = s_.now();
+    for (PortUser& u : port_users_) u = PortUser{};
     runBody(s_.p->body, nullptr);
     s_.last_cycle = std::max(s_.last_cycle, clock_);
   } catch (const Aborted&) {
@@ -63,7 +64,7 @@ void Sequencer::waitDeps(std::vector<Dependence>& deps, const Instruction* consu
   const Dependence* binding = nullptr;
   const uint64_t end = s_.endOfAll(deps, clock_, binding);
   if (!binding) return;  // all ended by the sequencer's clock: no stall
-  s_.result.stats.addStall(StallCause(binding->kind), binding->producer, consumer, end - clock_);
+  s_.result.stats.addStall(stallCauseOf(binding->kind), binding->producer, consumer, end - clock_);
   clock_ = end;
 }
 
@@ -319,6 +320,37 @@ void Sequencer::enterOperands(const Plan& plan, const Instruction& inst, uint32_
   rec.streams_over_itself = ops.streams_over_itself;
 }
 
+void Sequencer::enterPorts(const Instruction& inst, uint32_t slot, Record& rec) {
+  const TimingTable& t = s_.o->timing;
+  if (!t.port_dve_pool_sbuf && !t.port_dve_act_psum) return;
+  const Engine e = engineOf(inst.op);
+  if (e != Engine::DVE && e != Engine::POOL && e != Engine::ACT) return;
+  bool sbuf = false, psum = false;
+  const Operands& ops = *rec.operands;
+  for (uint32_t i = 0; i < ops.n; ++i) {
+    const Footprint& fp = ops.access[i].fp;
+    if (fp.empty()) continue;
+    sbuf |= fp.resource == Footprint::kSbuf;
+    psum |= fp.resource == Footprint::kPsum;
+  }
+  // Waits for the other side's youngest user (ending after every older one: its engine runs in order), then
+  // becomes its own side's youngest user.
+  auto use = [&](PortSide own, PortSide other) {
+    const PortUser& u = port_users_[other];
+    if (u.seq != 0 && s_.record(u.slot).seq == u.seq)
+      rec.deps.push_back({u.slot, u.seq, DepKind::Port, u.inst, Dependence::kEndUnknown, false});
+    port_users_[own] = {slot, rec.seq, &inst};
+  };
+  if (sbuf && t.port_dve_pool_sbuf) {
+    if (e == Engine::DVE) use(kSbufDve, kSbufPool);
+    if (e == Engine::POOL) use(kSbufPool, kSbufDve);
+  }
+  if (psum && t.port_dve_act_psum) {
+    if (e == Engine::DVE) use(kPsumDve, kPsumAct);
+    if (e == Engine::ACT) use(kPsumAct, kPsumDve);
+  }
+}
+
 void Sequencer::dispatch(const Instruction& inst, const LoopPos* loop) {
   countStep(inst);
   const uint32_t e = uint32_t(engineOf(inst.op));
@@ -343,6 +375,7 @@ void Sequencer::dispatch(const Instruction& inst, const LoopPos* loop) {
   const Plan& plan = planOf(inst);
   readRegistersAtDispatch(plan, inst, rec);
   enterOperands(plan, inst, slot, rec);
+  enterPorts(inst, slot, rec);
   orderDependences(rec.deps);
   s_.noteProducers(rec.deps);
   if (s_.o->record_reads) {

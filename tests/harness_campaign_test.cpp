@@ -199,7 +199,7 @@ TEST(HarnessCampaign, EveryPassingOutputRunsOnTheSimulatorUnlessTurnedOff) {
   EXPECT_EQ(r.simulated, 0u);
 }
 
-// Only a WAR dependence keeps the memset from landing before the tt reads x (the same program as tests/sim_test.cpp):
+// Only a WAR dependence keeps the memset from landing before the act reads x (the same program as tests/sim_test.cpp):
 // a simulator that drops that class computes something else, and the check must say so.
 const char kWarProgram[] = R"(arch tiny
 dram X [8, 16] f32 input
@@ -210,7 +210,7 @@ sbuf z [8, 960] f32 @p0+64
 sbuf y [8, 16] f32 @p0+3904
 dma x, X
 dma z, Z
-tt y, x, z[:, 0:16], add
+act y, x, identity, bias=z[:, 0:1]
 memset x, 0
 dma Y, y
 )";

@@ -17,8 +17,8 @@
 namespace allocsim {
 namespace {
 
-// x is loaded, then a DVE op waits for a long second load while POOL overwrites x: only the WAR dependence keeps
-// the memset from landing before the tt reads x.
+// x is loaded, then an ACT op waits for a long second load (its bias) while POOL overwrites x: only the WAR
+// dependence keeps the memset from landing before the act reads x (ACT and POOL share no port).
 const char kWarProgram[] = R"(arch tiny
 dram X [8, 16] f32 input
 dram Z [8, 960] f32 input
@@ -28,7 +28,7 @@ sbuf z [8, 960] f32 @p0+64
 sbuf y [8, 16] f32 @p0+3904
 dma x, X
 dma z, Z
-tt y, x, z[:, 0:16], add
+act y, x, identity, bias=z[:, 0:1]
 memset x, 0
 dma Y, y
 )";
@@ -82,7 +82,7 @@ TEST(Sim, WarStallIsNamedWithItsPair) {
   EXPECT_GT(r.stats.stall_cycles[size_t(sim::StallCause::WAR)], 0u);
   bool named = false;
   for (const sim::StallPair& s : r.stats.topPairs(100))
-    if (s.cause == sim::StallCause::WAR && s.consumer->op == Op::Memset && s.producer->op == Op::TT) named = true;
+    if (s.cause == sim::StallCause::WAR && s.consumer->op == Op::Memset && s.producer->op == Op::Act) named = true;
   EXPECT_TRUE(named);
 }
 
