@@ -14,7 +14,7 @@
 #include "props/rc_program.h"
 #include "props/regression_file.h"
 #include "sim/simulate.h"
-#include "tests/sim_checks.h"
+#include "tests/common/sim_checks.h"
 
 namespace allocsim {
 namespace {

@@ -133,13 +133,16 @@ int runPythonTool(const std::vector<std::string>& args, std::string& out) {
     std::error_code ec;
     std::string self = std::filesystem::read_symlink("/proc/self/exe", ec).string();
     if (!ec) setenv("ALLOCSIM_BINARY", self.c_str(), 0);
-    std::vector<std::string> full = {"python3", "-m", "allocsim_nki.cli"};
+    // $ALLOCSIM_PYTHON names the interpreter (one with the modules the kernel file imports); else python3 on PATH.
+    const char* chosen = std::getenv("ALLOCSIM_PYTHON");
+    std::string python = chosen && *chosen ? chosen : "python3";
+    std::vector<std::string> full = {python, "-m", "allocsim_nki.cli"};
     full.insert(full.end(), args.begin(), args.end());
     std::vector<char*> argv;
     for (std::string& s : full) argv.push_back(s.data());
     argv.push_back(nullptr);
-    execvp("python3", argv.data());
-    std::fprintf(stderr, "cannot run python3: %s\n", std::strerror(errno));
+    execvp(python.c_str(), argv.data());
+    std::fprintf(stderr, "cannot run %s: %s\n", python.c_str(), std::strerror(errno));
     _exit(127);
   }
   setpgid(pid, pid);

@@ -275,7 +275,7 @@ for _n in ("sin", "cos", "arctan", "sign", "erf", "softplus", "mish", "gelu_appr
 
 for _n in ("tan", "ceil", "floor", "trunc", "gelu_apprx_sigmoid", "gelu_dx", "silu_dx", "erf_dx", "power", "fmod", "mod",
            "abs_max", "abs_min", "invert", "logical_and", "logical_or", "logical_xor", "logical_not", "prod",
-           "var", "all", "softmax", "rms_norm", "where", "dropout", "rand", "random_seed", "gather_flattened",
+           "var", "all", "softmax", "rms_norm", "dropout", "rand", "random_seed", "gather_flattened",
            "expand_dims", "device_print"):
     globals()[_n] = _unsupported_fn(_n)
 
@@ -317,8 +317,9 @@ def mean(x, axis, dtype=None, keepdims=False, mask=None, **kw):
     _t.check_mask(mask, loc)
     s = _t.reduce_fn("add", x, axis, dtype or (float32 if not x.dtype.is_float else x.dtype), keepdims, loc=loc)
     n = 1
-    for d in x.shape[1:]:
-        n *= d
+    for d in range(1, len(x.shape)):
+        if d not in _t._axes_free(x, axis, loc):
+            n *= x.shape[d]
     return _t.binary("div", s, float(n), loc=loc, dst=s) if s.dtype.is_float else _t.unsupported("an integer mean")
 
 
@@ -348,3 +349,42 @@ def broadcast_to(x, shape, **kw):
 def no_reorder():
     import contextlib
     return contextlib.nullcontext()
+
+
+def where(condition, x, y, dtype=None, mask=None, **kw):
+    """nl.where on a comparison of tile indices (i_p >= i_f, with loop indices in the constant): affine_select.
+    A tile and a number: one affine_select per comparison; two tiles: each selected against -0.0 (or 0), then
+    added, which gives every value exactly (x + -0.0 is x). A condition that is a tile of values is refused: the
+    program format compares indices, not values."""
+    loc = _loc()
+    _t.check_mask(mask, loc)
+    if not isinstance(condition, _t.Pred):
+        _t.unsupported("nl.where on a tile of values (the program format selects by a comparison of indices only: "
+                       "nl.where(i_p >= i_f, x, y) or affine_select)", loc)
+    tr = _t.tracer()
+    xv, yv = isinstance(x, _t.View), isinstance(y, _t.View)
+    parts = condition._list()
+    if not xv and not yv:
+        raise KernelError("nl.where needs a tile on one side", loc)
+    if xv and yv:
+        _t._same_shape(x, y, "nl.where", loc)
+        if len(parts) != 1:
+            _t.unsupported("nl.where of two tiles on a conjunction of comparisons", loc)
+        zero = -0.0 if x.dtype.is_float else 0
+        a = where(condition, x, zero, dtype=dtype)
+        p = parts[0]
+        b = where(_t.Pred(p.expr, _t._CMP_NOT[p.op]), y, zero, dtype=dtype)
+        return _t.binary("add", a, b, loc=loc, dst=a)
+    if yv:
+        if len(parts) != 1:
+            _t.unsupported("nl.where(condition, number, tile) on a conjunction of comparisons", loc)
+        p = parts[0]
+        return where(_t.Pred(p.expr, _t._CMP_NOT[p.op]), y, x, dtype=dtype)
+    _t._on_chip(x, "nl.where", loc)
+    out = tr.temp(x.shape, dtype or x.dtype, "sbuf", loc)
+    src = x
+    for p in parts:
+        A, B, C, cmp = _t.select_args(p, x.shape, loc)
+        _t.affine_select(out, src, A, B, C, cmp, y, loc)
+        src = out
+    return out
