@@ -16,19 +16,24 @@ void Generator::matmulStatement() {
   // partition is smaller than the PSUM (`--sbuf-bytes 512` on tiny) a 4-bank accumulator made an ill-formed program.
   const uint32_t sbufElems = std::max<uint32_t>(1, arch.sbuf_bytes / 4);
   const uint32_t bankElems = std::min(arch.psum_bank_bytes / 4, sbufElems);
-  const uint32_t M = yes(60) ? P : uint32_t(between(1, P));
+  uint32_t M = yes(60) ? P : uint32_t(between(1, P));
   // Several banks per tensor, up to half the pressure target, so a few tensors reach the target together.
   const uint32_t maxPieces =
       std::clamp<uint32_t>(psumTarget_ / 2, 1, std::max<uint32_t>(1, std::min(arch.psum_banks, sbufElems / bankElems)));
   const uint32_t pieces = uint32_t(between(1, maxPieces));
   const uint32_t N = pieces > 1 ? bankElems : uint32_t(between(1, bankElems));
+  const uint64_t cap = elementCap();
+  M = uint32_t(std::clamp<uint64_t>(cap / (uint64_t(pieces) * N), 1, M));
   makePsumRoom(pieces);
   const TensorId ps = addTensor(Space::Psum, M, pieces * N, pdt, "ps");
   openPsumBanks_ += pieces;
   ts_[ps].piecesLeft = pieces;
   double mag = 0;
 
-  auto chooseK = [&] { return yes(60) ? P : uint32_t(between(1, P)); };
+  auto chooseK = [&] {
+    const uint32_t K = yes(60) ? P : uint32_t(between(1, P));
+    return uint32_t(std::clamp<uint64_t>(cap / std::max(M, N), 1, K));
+  };
 
   // An SBUF [K, cols] operand of dtype dt: a view of a live tensor, a fresh load, or (in a loop) a tile of a
   // DRAM input selected by a register-indexed partition slice.
@@ -48,6 +53,7 @@ void Generator::matmulStatement() {
       }
       case 2: {
         uint32_t rows = K * uint32_t(std::max<uint64_t>(2, scopes_.back().trips));
+        if (!dramRoomFor(uint64_t(rows) * cols * dtypeSize(dt))) break;  // fit_dram: a load from the shared input
         TensorId in = addTensor(Space::Dram, rows, cols, dt, "in");
         prog_.tensors[in].input = true;
         ts_[in].full = true;

@@ -31,7 +31,16 @@ class Kernel:
                           "(allocsim_nki.simulate(kernel, *arrays))")
 
     def __getitem__(self, grid):
-        _t.unsupported("an SPMD launch grid kernel[%s] (write the grid as loops)" % (grid,))
+        """kernel[gx, gy]: the kernel launched on an SPMD grid, traced inside one loop per grid axis (the instances
+        in order); nl.program_id(axis) is that loop's index."""
+        grid = grid if isinstance(grid, tuple) else (grid,)
+        if not grid or not all(isinstance(g, int) and not isinstance(g, bool) and g > 0 for g in grid):
+            raise KernelError("a launch grid is positive Python integers: kernel[2, 4], not kernel[%r]" % (grid,))
+        k = Kernel(self.func, **self.options)
+        k.grid = tuple(grid)
+        return k
+
+    grid = ()
 
     def parameters(self):
         return list(inspect.signature(self.func).parameters.values())
@@ -290,7 +299,16 @@ def trace_kernel(kernel, args, arch="gen2", file_for_errors=None):
     prev, _t._T = _t._T, tr
     try:
         try:
-            result = traced_function(func)(**values)
+            loops = []
+            for axis, n in enumerate(getattr(kernel, "grid", ())):
+                g = tr._loop(0, n, 1, loc, name="spmd%d" % axis)
+                tr.grid.append((n, next(g)))
+                loops.append(g)
+            try:
+                result = traced_function(func)(**values)
+            finally:
+                for g in reversed(loops):
+                    g.close()
         except KernelError:
             raise
         except RecursionError as e:

@@ -1035,6 +1035,7 @@ class Tracer:
         self.loops = []
         self.idents = {}
         self.mask = None    # (mask, kernel line, frame of the NKI call it belongs to)
+        self.grid = []      # (size, loop index) per axis of an SPMD launch grid
 
     @property
     def depth(self):
@@ -1171,8 +1172,49 @@ class Tracer:
         if mask is not None:
             return self._emit_masked(ins, *mask)
         _check_in_range(parts, ins.loc)
+        split = self._split_axis(ins)
+        if split is not None:
+            return self._emit_split(ins, split)
         self.body.append(ins)
         return ins
+
+    ELEMENTWISE = {"dma", "copy", "act", "tt", "ts", "memset", "affine_select"}
+
+    def _split_axis(self, ins):
+        """For an elementwise instruction with a view the format cannot write (free axes that are not one run, or one
+        run repeated at a step), the free axis to loop over: the outermost one of more than one element that every
+        full-shape view has; None when every view can be written."""
+        views = [p for p in ins.parts if isinstance(p, View)]
+        if ins.op not in self.ELEMENTWISE or all(_expressible(v) for v in views):
+            return None
+        full = [v for v in views if not _is_col(v) or len(v.axes) == len(views[0].axes)]
+        nd = len(views[0].axes)
+        if any(len(v.axes) != nd for v in full):
+            return None
+        for d in range(1, nd):
+            counts = {v.axes[d][0] for v in full}
+            if len(counts) == 1 and counts.pop() > 1 and all(v.axes[d][1] == 0 for v in full):
+                return d
+        return None
+
+    def _emit_split(self, ins, d):
+        n = ins.parts[0].axes[d][0]
+        last = None
+        with self.generated_loops([n], ins.loc) as (r,):
+            parts = []
+            for p in ins.parts:
+                if isinstance(p, View) and len(p.axes) > d and p.axes[d][0] == n:
+                    cnt, ps, fs = p.axes[d]
+                    p = View(p._tensor, _add(p.base_p, _mul(r, ps)), _add(p._base_f, _mul(r, fs)),
+                             p.axes[:d] + [(1, 0, 0)] + p.axes[d + 1:])
+                parts.append(p)
+            sub = Instr(ins.op, parts, ins.loc, self.loops)
+            sub.flags = list(ins.flags)
+            split = self._split_axis(sub)
+            last = self._emit_split(sub, split) if split is not None else sub
+            if split is None:
+                self.body.append(sub)
+        return last
 
     def _active_mask(self):
         if self.mask is None:
@@ -1482,6 +1524,10 @@ class Tracer:
                 s = part[1] if isinstance(part, tuple) else part
                 if isinstance(s, View) and s.tensor is dst.tensor and not _same_view(s, dst):
                     ok = False  # writing one part of a tensor from another part: keep NKI's compute-then-copy
+                if isinstance(s, View) and s.tensor is src_t:
+                    ok = False  # the producer also reads the value (reduce then negate in place): it stays
+            if ok and not _expressible(dst):
+                ok = False  # written through a copy that loops over a free axis (Tracer._split_axis)
             if ok:
                 prod.parts[0] = dst
                 src_t.dead = True
@@ -1847,6 +1893,26 @@ def _free_pattern(free, loc):
                 % ", ".join("%d elements at stride %d" % m for m in merged), loc)
 
 
+def _expressible(v):
+    """Whether the format can write the view: its partition axis first, its free axes one run or one run repeated
+    at a step."""
+    axes = [a for a in v.axes if a[0] > 1]
+    if v.tensor.space == "dram":
+        free = axes[1:] if len(v.axes) > 1 and v.axes[0][0] > 1 else axes
+    else:
+        part = [a for a in axes if a[1] != 0]
+        if len(part) > 1 or (part and (part[0] is not axes[0] or part[0][1] != 1 or part[0][2] != 0)):
+            return True  # refused where it is rendered, with its own message
+        free = [a for a in axes if a[1] == 0]
+    merged = []
+    for c, _, s in free:
+        if merged and merged[-1][1] == c * s:
+            merged[-1] = (merged[-1][0] * c, s)
+        else:
+            merged.append((c, s))
+    return len(merged) <= 1 or (len(merged) == 2 and merged[1][1] == 1)
+
+
 def _same_view(a, b):
     return a.tensor is b.tensor and aff_text(a.base_p, []) == aff_text(b.base_p, []) and \
         aff_text(a.base_f, []) == aff_text(b.base_f, []) and list(a.axes) == list(b.axes)
@@ -2142,15 +2208,54 @@ def matmul(stationary, moving, loc=None, dst=None, accumulate=False):
     return dst
 
 
+class Constant:
+    """nl.shared_constant / nl.shared_identity_matrix: an HBM constant. The program has no constant data, so a load
+    of it builds the values on chip: a `memset` for one value everywhere, a `memset` of 1 and an `affine_select` of
+    the diagonal for an identity matrix; other constants are refused."""
+
+    def __init__(self, values, dtype, loc):
+        self.shape = tuple(int(n) for n in values.shape)
+        self.dtype, self.loc = dtype, loc
+        flat = values.reshape(-1)
+        self.fill = flat[0].item() if flat.size and (flat == flat[0]).all() else None
+        eye = len(self.shape) == 2 and self.shape[0] == self.shape[1] and all(
+            values[i, j] == (1 if i == j else 0) for i in range(self.shape[0]) for j in range(self.shape[1]))
+        self.identity = eye and self.fill is None
+        if self.fill is None and not self.identity:
+            unsupported("nl.shared_constant holding values other than one value everywhere or an identity matrix "
+                        "(the program format has no constant data)", loc)
+
+    def __getitem__(self, key):
+        unsupported("a part of an nl.shared_constant (load it whole)")
+
+    def build(self, out, loc):
+        tr = tracer()
+        if out.tensor.space == "dram":
+            unsupported("a copy of a constant into HBM", loc)
+        if _flat(out) != (self.shape[0], _prod(self.shape[1:])):
+            raise KernelError("a constant of shape %s into a tile of shape %s" % (self.shape, out.shape), loc)
+        num = (lambda v: float(v) if out.dtype.is_float else int(v))
+        if self.fill is not None:
+            return _made(out, tr.emit("memset", out, num(self.fill), loc=loc))
+        tr.emit("memset", out, num(1), loc=loc)
+        return _made(out, tr.emit("affine_select", out, out, "p=1", "e=-1", ("c=", 0), "eq", num(0), loc=loc))
+
+
 def load(src, dtype=None, mask=None, loc=None):
     tr = tracer()
     loc = loc or user_location()
     check_mask(mask, loc)
+    if isinstance(src, Constant):
+        out = tr.temp(src.shape, as_dtype(dtype) if dtype is not None else src.dtype, "sbuf", loc)
+        return src.build(out, loc)
     if not isinstance(src, View):
         raise KernelError("nl.load needs an HBM tensor", loc)
     if src.tensor.space != "dram":
         raise KernelError("nl.load reads HBM; '%s' is in %s" % (src.tensor.name, src.tensor.space), loc)
     dt = as_dtype(dtype) if dtype is not None else src.dtype
+    if len(src.axes) == 1 and src.axes[0][0] > 1 and src.axes[0][2] != 1 and src.axes[0][0] <= tr.partitions:
+        # a one-dimensional tile is a column: its axis is the partition axis (A[c0:c0 + P, j])
+        src = View(src._tensor, src.base_p, src._base_f, [src.axes[0], (1, 0, 1)])
     out = tr.temp(src.shape if len(src.shape) > 1 else (1,) + src.shape, dt, "sbuf", loc)
     if dt != src.dtype and {dt.fmt, src.dtype.fmt} != {"f32", "bf16"}:
         staged = tr.temp(out.shape, src.dtype, "sbuf", loc, name="staged")

@@ -22,6 +22,8 @@ sys.path.insert(0, KERNELS)
 
 import allocsim_nki  # noqa: E402
 import attention  # noqa: E402
+import columns  # noqa: E402
+import constants  # noqa: E402
 import conditions  # noqa: E402
 import layernorm  # noqa: E402
 import matmul  # noqa: E402
@@ -32,6 +34,7 @@ import norms_pool  # noqa: E402
 import partial  # noqa: E402
 import placed  # noqa: E402
 import softmax  # noqa: E402
+import spmd  # noqa: E402
 import tile_lists  # noqa: E402
 import typed  # noqa: E402
 
@@ -97,6 +100,12 @@ class TypingTest(unittest.TestCase):
         a, b = rand((8, 64), 11), rand((8, 64), 12)
         r = allocsim_nki.simulate(typed.typed_add, a, b, arch="tiny")
         self.assertTrue(same_bits(r.returned, a + b))
+
+
+    def test_nki_simulate_returns_a_function(self):
+        import nki
+        a, b = rand((8, 64), 54), rand((8, 64), 55)
+        self.assertTrue(same_bits(nki.simulate(typed.typed_add)(a, b, arch="tiny"), a + b))
 
 
 class MatmulTest(unittest.TestCase):
@@ -199,6 +208,13 @@ class PartialReductionTest(unittest.TestCase):
         np.testing.assert_array_equal(r.returned[0], windows.max(axis=(2, 4)))
         np.testing.assert_allclose(r.returned[1], windows.astype(np.float64).mean(axis=(2, 4)), rtol=1e-6, atol=1e-7)
 
+    def test_copy_into_a_view_of_two_free_axes(self):
+        x = rand((8, 24), 53)
+        r = allocsim_nki.simulate(partial.interleave_halves, x, arch="tiny")
+        want = np.empty_like(x)
+        want[:, 0::2], want[:, 1::2] = x[:, :12], x[:, 12:]
+        self.assertTrue(same_bits(r.returned, want))
+
     def test_access_pattern_groups_keepdims(self):
         x = rand((8, 16), 43)
         r = allocsim_nki.simulate(partial.row_group_sums, x, arch="tiny")
@@ -223,6 +239,34 @@ class MaskTest(unittest.TestCase):
         r = allocsim_nki.simulate(masks.ragged_row_sums, a, arch="tiny")
         np.testing.assert_allclose(r.returned, a.astype(np.float64).sum(axis=1, keepdims=True), rtol=1e-5,
                                    atol=1e-6)
+
+
+class ColumnTest(unittest.TestCase):
+    def test_column_loads_ufunc_ops_zeroed_tile_array(self):
+        x, w = rand((16, 8), 50), rand((16, 3), 51)
+        r = allocsim_nki.simulate(columns.scaled_column_sums, x, w, arch="tiny")
+        # one rounded multiply, then + 0.0 (exact): numpy float32 gives the same bits
+        self.assertTrue(same_bits(r.returned, np.concatenate([x * w[:, j:j + 1] for j in range(3)], axis=1)))
+
+
+class ConstantTest(unittest.TestCase):
+    def test_identity_constant_fused_and_negated_reductions(self):
+        x = rand((8, 8), 52)
+        t, twice, negmax, sums = allocsim_nki.simulate(constants.transpose_by_identity, x, arch="tiny").returned
+        self.assertTrue(same_bits(t, x.T))  # each element times 1, plus zeros
+        self.assertTrue(same_bits(twice, x * 2))
+        self.assertTrue(same_bits(negmax, -x.max(axis=1, keepdims=True)))
+        np.testing.assert_allclose(sums, (2 * x.astype(np.float64)).sum(axis=1, keepdims=True), rtol=1e-6, atol=1e-6)
+
+
+class SpmdTest(unittest.TestCase):
+    def test_launch_grid_becomes_loops(self):
+        a, b = rand((16, 96), 56), rand((16, 96), 57)
+        r = allocsim_nki.simulate(spmd.grid_scaled_add[2, 3], a, b, arch="tiny")
+        self.assertTrue(same_bits(r.returned, a + b * 2))
+        self.assertEqual(len(re.findall(r"(?m)^\s*loop ", r.program)), 2)
+        with self.assertRaises(allocsim_nki.KernelError):
+            allocsim_nki.simulate(spmd.grid_scaled_add, a, b, arch="tiny")  # no grid: program_id is refused
 
 
 class WhereTest(unittest.TestCase):
@@ -375,6 +419,22 @@ class CommandLineTest(unittest.TestCase):
                             "--arch", "tiny", "--json", "--quiet"], stdout=subprocess.PIPE, text=True)
         self.assertEqual(p.returncode, 0)
         self.assertIn('"cycles"', p.stdout)
+
+    def test_stall_report_names_kernel_lines(self):
+        path = os.path.join(KERNELS, "softmax.py")
+        with open(path) as f:
+            src = f.read().splitlines()
+        calls = {i + 1 for i, line in enumerate(src) if re.search(r"\bnl\.\w+\(", line)}
+        store = next(i + 1 for i, line in enumerate(src) if "nl.store(" in line)
+        p = subprocess.run([BIN, "run", path, "--arg", "a_tensor=16x64:float32", "--arch", "tiny"],
+                           stdout=subprocess.PIPE, text=True)
+        named = [int(n) for n in re.findall(r"\(%s:(\d+)\)" % re.escape(path), p.stdout)]
+        self.assertIn(store, named)  # the store waits for the division before it
+        self.assertTrue(set(named) <= calls, (named, calls))
+        r = allocsim_nki.simulate(softmax.softmax, rand((16, 64), 27), arch="tiny")
+        lines = {int(t["consumer_kernel_line"].rsplit(":", 1)[1]) for t in r.top_stalls}
+        self.assertIn(store, lines)
+        self.assertTrue(lines <= calls)
 
     def test_refusals_are_located(self):
         path = os.path.join(KERNELS, "errors.py")

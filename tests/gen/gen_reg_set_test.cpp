@@ -9,6 +9,7 @@
 
 #include "gen/choices.h"
 #include "gen/generate.h"
+#include "ir/check.h"
 
 namespace allocsim::gen {
 namespace {
@@ -53,6 +54,30 @@ TEST(GenDramBudget, ReachedOnlyWhenTheSizeDoesNotFit) {
     SeededChoices b(seed);
     generateProgram(b, o, outcome);
     EXPECT_TRUE(outcome.dram_budget_reached) << "seed " << seed;
+  }
+}
+
+// Sharing DRAM tensors (fit_dram) fits a size whose fresh tensors would need many times the budget: the program is
+// well-formed, its DRAM tensors stay under a quarter of dram-limit, and it has the N/2 top-level statements a long
+// program is promised.
+TEST(GenDramBudget, SharedTensorsFitAnySize) {
+  GenOptions o;
+  o.arch = *archPreset("tiny");
+  o.arch.dram_limit = uint64_t(4) << 20;  // a quarter of the preset's: about 250 statements of fresh tensors
+  o.size = 3000;
+  o.reuse = 25;
+  o.fit_dram = true;
+  for (uint64_t seed : {1, 2}) {
+    GenOutcome outcome;
+    SeededChoices c(seed);
+    Program p = generateProgram(c, o, outcome);
+    EXPECT_FALSE(outcome.dram_budget_reached) << "seed " << seed;
+    EXPECT_GE(outcome.top_level_statements, o.size / 2) << "seed " << seed;
+    uint64_t dram = 0;
+    for (const Tensor& t : p.tensors)
+      if (t.space == Space::Dram) dram += t.totalBytes();
+    EXPECT_LT(dram, o.arch.dram_limit / 4) << "seed " << seed;
+    EXPECT_TRUE(checkProgram(p).empty()) << "seed " << seed << ": " << checkProgram(p).front().message;
   }
 }
 

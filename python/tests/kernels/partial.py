@@ -33,3 +33,20 @@ def row_group_sums(x, G=4):
     nisa.tensor_copy(dst=first, src=t[:, 0:1])
     nl.store(out, value=nl.multiply(s.reshape((P, N // G)), first))
     return out
+
+
+@nki.jit
+def interleave_halves(x):
+    """x [P, 2N] -> out [P, 2N] with out[:, 2j + h] = x[:, h*N + j]: a copy whose destination's free axes are not
+    one run (looped over one of them)."""
+    P, N2 = x.shape
+    N = N2 // 2
+    out = nl.ndarray(x.shape, dtype=x.dtype, buffer=nl.shared_hbm)
+    t = nl.load(x)
+    i_p = nl.arange(P)[:, None, None]
+    i_h = nl.arange(2)[None, :, None]
+    i_j = nl.arange(N)[None, None, :]
+    u = nl.ndarray((P, N2), dtype=x.dtype, buffer=nl.sbuf)
+    u[i_p, i_j * 2 + i_h] = nl.copy(t[i_p, i_h * N + i_j])
+    nl.store(out, value=u)
+    return out
