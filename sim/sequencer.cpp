@@ -1,5 +1,6 @@
 #include "sim/sequencer.h"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -18,6 +19,31 @@ bool holds(When w, bool first, bool last) {
     case When::Last: return last;
   }
   return false;
+}
+
+// Of an instruction's dependences on instructions of one compute engine (PE, ACT, DVE, POOL, SP), only those on the
+// youngest of them are kept: each of these engines runs its instructions in program order, so the youngest ends
+// last and writes its values last, and it alone can bind (a binding dependence is the one ending last). The waits,
+// the cycles and the stall attribution stay the same; a write behind deep engine queues no longer carries one
+// dependence per queued reader. Transfers end out of order on their queues and are all kept.
+void keepYoungestPerEngine(std::vector<Dependence>& deps) {
+  if (deps.size() < 2) return;
+  constexpr uint32_t kDma = uint32_t(Engine::DMA);
+  uint64_t youngest[kEngines] = {};
+  uint32_t compute = 0;
+  for (const Dependence& d : deps) {
+    const uint32_t e = uint32_t(engineOf(d.producer->op));
+    if (e == kDma) continue;
+    youngest[e] = std::max(youngest[e], d.seq);
+    ++compute;
+  }
+  if (compute < 2) return;
+  size_t kept = 0;
+  for (const Dependence& d : deps) {
+    const uint32_t e = uint32_t(engineOf(d.producer->op));
+    if (e == kDma || d.seq == youngest[e]) deps[kept++] = d;
+  }
+  deps.resize(kept);
 }
 
 }  // namespace
@@ -376,6 +402,7 @@ void Sequencer::dispatch(const Instruction& inst, const LoopPos* loop) {
   readRegistersAtDispatch(plan, inst, rec);
   enterOperands(plan, inst, slot, rec);
   enterPorts(inst, slot, rec);
+  keepYoungestPerEngine(rec.deps);
   orderDependences(rec.deps);
   s_.noteProducers(rec.deps);
   if (s_.o->record_reads) {
