@@ -231,6 +231,13 @@ class Recorder : public ExecObserver {
 
 constexpr uint32_t kSequencerTrack = 6, kFirstQueueTrack = 7;
 
+// The youngest instruction of one engine touching a memory through a shared port (docs/simulator.md "Shared ports").
+struct PortUser {
+  bool used = false;
+  uint32_t step = 0;
+  uint64_t end = 0;
+};
+
 class Scheduler {
  public:
   Scheduler(const Program& p, const TimingTable& t, const std::vector<Event>& events, TimingSchedule& out)
@@ -438,11 +445,6 @@ class Scheduler {
     }
   }
 
-  struct PortUser {
-    bool used = false;
-    uint32_t step = 0;
-    uint64_t end = 0;
-  };
   struct Access {
     Rect rect;
     uint64_t end;
