@@ -93,6 +93,7 @@ dma Y, y
   EXPECT_EQ(slices(s), (std::vector<Slice>{{7, 100, 356}, {1, 356, 420}, {8, 520, 776}}));
   EXPECT_EQ(s.steps[2].producers, std::vector<uint32_t>{1});
   EXPECT_EQ(s.cycles, 776u);
+  EXPECT_EQ(s.dependence_stall_cycles, 356u + 420u);  // the act waits for the load, the store for the act
   ASSERT_EQ(s.ring_occupancy.size(), 4u);
   EXPECT_EQ(s.ring_occupancy[1].cycle, 356u);
   EXPECT_EQ(s.ring_occupancy[1].value, 0u);
@@ -117,6 +118,7 @@ TEST(TimingOracle, RingFullByHand) {
   const verify::TimingSchedule s = verify::timingSchedule(p, table());
   EXPECT_EQ(slices(s), (std::vector<Slice>{{7, 100, 356}, {7, 456, 712}, {7, 812, 1068}}));
   EXPECT_EQ(s.queues[0].peak_occupancy, 1u);
+  EXPECT_EQ(s.ring_full_stall_cycles, (356u - 0u) + (712u - 356u));
   expectModelAgrees(p, table());
 }
 
@@ -153,6 +155,8 @@ memset y, 1
   EXPECT_EQ(s.steps[5].dispatch, 8u);
   EXPECT_EQ(s.steps[6].dispatch, 13u);
   EXPECT_EQ(s.cycles, 34u);
+  EXPECT_EQ(s.engine_busy_stall_cycles, 13u - 8u);           // the last memset: POOL's queue is full until 13
+  EXPECT_EQ(s.dependence_stall_cycles, (8u - 6u) + (24u - 23u));  // the copy's register; the memset's WAW
   expectModelAgrees(p, table());
 }
 
