@@ -7,6 +7,8 @@
 
 #include <utility>
 
+#include "ir/plant.h"
+
 namespace allocsim {
 
 template <class Heuristic, class Selection>  // Selection has a `double score` and a container `failed`
@@ -27,6 +29,7 @@ struct BestOfN {
  private:
   static bool better(const Selection& a, const Selection& b) {
     if (a.failed.empty() != b.failed.empty()) return a.failed.empty();
+    if (ALLOCSIM_PLANT("round_choice_keeps_worst")) return a.score > b.score;
     return a.score < b.score;
   }
   bool have_ = false;
