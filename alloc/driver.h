@@ -53,7 +53,7 @@ struct DriverOptions {
   bool smt_allocation = false;
   int verbosity = 0;  // passed to the allocators: 0 summary lines, 1 per round / heuristic, 2 more
   int gca_dma_optlevel = 1;  // -1 off, 0 analysis only, 1 default, 2 also on-chip copies (dma_optimization.h)
-  bool sbuf_unlimited_room = false;  // the SBUF colorer colours as with unlimited room (SbufOptions::unlimited_room)
+  bool sbuf_unlimited_room = false;  // the SBUF colorer colors as with unlimited room (SbufOptions::unlimited_room)
   // false: no exact packing candidate for the SBUF colorer at any level (Effort::sbuf_packing is then ignored). For
   // callers that test what comes after the colorer (fuzz/reg_colorer_fuzz.cpp), where the search was a third of
   // the time.

@@ -1,5 +1,5 @@
 // How many nodes simplify's initial classification puts on each worklist (as in the production allocator: lo =
-// colourable now, hi = spillable, inf = un-spillable). One struct for the PSUM and SBUF colorers, which run one
+// colorable now, hi = spillable, inf = un-spillable). One struct for the PSUM and SBUF colorers, which run one
 // Chaitin–Briggs skeleton and report these sizes alike (alloc/colorer_report.h).
 #pragma once
 

@@ -95,7 +95,7 @@ awk '
   }' "$TMP/summary"
 echo
 echo 'Why the corpus kernels keep their DMAs: the gen2-sized kernels do not spill, and the spill DMAs of the `_tiny`'
-echo 'kernels hold no resident reload, dead save, abutting pair or over-broad save (`tests/dma_opt_corpus_test.cpp`'
+echo 'kernels hold no resident reload, dead save, abutting pair or over-broad save (`tests/alloc/dma_opt_corpus_test.cpp`'
 echo 'checks every corpus program at levels -1, 0, 1 and 2 with the three oracles). Partial-DMA narrows a save: a tensor'
 echo 'written whole and read later over a sub-range only is saved whole when spilled and reloaded over that sub-range,'
 echo 'and the save shrinks to what the reloads read. The dma_opt fuzz target checks the pass ([fuzzing.md](fuzzing.md)).'

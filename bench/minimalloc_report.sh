@@ -7,7 +7,7 @@
 #                fits?, wall seconds. The imported program's widths on the exact allocator's canonical timeline are
 #                the CSV's scaled (alloc/exact/canonical_timeline.h): both search in the same order
 #   O1 O2 O3     the coloring levels at the capacity: spill bytes (0 = fits) and wall seconds; with unlimited room
-#                (sbuf-bytes 16 MiB and --unlimited-room: each heuristic in its plain colour order, as simplify
+#                (sbuf-bytes 16 MiB and --unlimited-room: each heuristic in its plain color order, as simplify
 #                orders it when every node passes the degree test; 16 MiB alone is not unlimited for B):
 #                height / lower bound; and the spill bytes at a capacity of exactly that height
 #                (0: the level stops spilling at or below the height it reaches unconstrained)

@@ -72,7 +72,7 @@ std::string section() {
       "each source file and every substitution), gen2-sized and `_tiny`, at each coloring level:\n\n"
       "- **SBUF peak / bound**: the highest byte an SBUF placement reaches in a partition over the max-live bound of the\n"
       "  input (the allocators' liveness, per iteration where the views decide it: `verify/memory_bounds.h`); `(B)` the\n"
-      "  peak in bytes per partition. `tests/nki_samples_test.cpp` requires <= 1.05 at every level when nothing spills.\n"
+      "  peak in bytes per partition. `tests/corpus/nki_samples_test.cpp` requires <= 1.05 at every level when nothing spills.\n"
       "- **PSUM banks / demand**: banks holding a live PSUM tensor over the most banks live at one position.\n"
       "- **spill B**: bytes of the spill slots inserted (0: nothing spilled); `(r)`: all of them hold registers (the\n"
       "  tiny machine's 4 SP registers against 5 or 6 loop registers), not tensors: no SBUF or PSUM tensor spilled.\n"

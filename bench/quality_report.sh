@@ -32,7 +32,7 @@ canonical timeline are the CSV's widths scaled, so both search in the same order
 is the program's parsing and liveness); then the coloring levels
 O1-O3 and O8 (linear scan with the best-fit manager, \`alloc/lsa/\`): spill bytes at the capacity (0 = fits), wall
 seconds, height / lower bound with unlimited room (sbuf-bytes 16 MiB; the colorers with \`--unlimited-room\`, each
-heuristic in its plain colour order, as 16 MiB alone is not unlimited for B), and spill bytes at a capacity of
+heuristic in its plain color order, as 16 MiB alone is not unlimited for B), and spill bytes at a capacity of
 exactly that height (0: the level stops spilling at or below the height it reaches unconstrained). Wall seconds on a shared
 machine: compare them within a row only.
 

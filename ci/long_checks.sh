@@ -31,7 +31,7 @@ build/allocsim verify "$bench_tmp/p.nki.txt" --original "$bench_tmp/original.nki
 rm -rf "$bench_tmp"
 
 echo "== NKI sample kernels: the gen2 files at every coloring level too (ctest runs them at -O2)"
-ALLOCSIM_NKI_SAMPLES_ALL_LEVELS=1 build/allocsim_tests --gtest_filter='*NkiSample*'
+ALLOCSIM_NKI_SAMPLES_ALL_LEVELS=1 build/allocsim_corpus_tests --gtest_filter='*NkiSample*'
 
 echo "== no false alarm: $programs generated programs"
 ALLOCSIM_NO_FALSE_ALARM_PROGRAMS=$programs build/props/allocsim_props --gtest_filter='NoFalseAlarm.*'

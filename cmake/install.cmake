@@ -35,7 +35,7 @@ if(ALLOCSIM_TESTS AND NOT ALLOCSIM_SANITIZE)
   # (The sanitizer build skips it: it compiles a project, which is slow, and checks packaging, not memory safety.)
   # A staged install, and the examples/ project configured, built and fuzzed against it, as a user would.
   add_test(NAME install_package
-           COMMAND bash ${CMAKE_SOURCE_DIR}/tests/install_package_test.sh ${CMAKE_BINARY_DIR} ${CMAKE_SOURCE_DIR}
+           COMMAND bash ${CMAKE_SOURCE_DIR}/tests/tools/install_package_test.sh ${CMAKE_BINARY_DIR} ${CMAKE_SOURCE_DIR}
                    ${CMAKE_BINARY_DIR}/install-test)
   set_tests_properties(install_package PROPERTIES TIMEOUT 300)
 endif()

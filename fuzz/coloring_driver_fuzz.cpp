@@ -48,7 +48,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 
   // O7 re-places what it is given; its DMA optimization is off, because a second run of that pass may still remove
   // a reload the first one left (dma_opt_fuzz checks the pass itself;
-  // tests/fixed_assignment_replay_test.cpp has such a case).
+  // tests/alloc/fixed_assignment_replay_test.cpp has such a case).
   DriverOptions fixed;
   fixed.optlevel = 7;
   fixed.gca_dma_optlevel = -1;

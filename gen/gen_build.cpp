@@ -75,22 +75,18 @@ DType Generator::floatOr(bool wantFloat) {
 void Generator::died(TensorId t) {
   if (opts_.reuse == 0 || t >= prog_.tensors.size() || prog_.tensors[t].space == Space::Dram) return;
   if (madeIn_[t] != currentScope()) return;  // mentioned in an enclosing body too: not safe to recycle here
-  deadTensors_.push_back({t, currentScope()});
+  const Tensor& d = prog_.tensors[t];
+  deadTensors_[DeadKey{currentScope(), d.space, d.dtype, d.partitions, d.elements}].push_back(t);
 }
 
 TensorId Generator::addTensor(Space space, uint32_t parts, uint32_t elems, DType dt, const char* prefix) {
   if (opts_.reuse > 0 && space != Space::Dram) {
-    std::vector<size_t> fits;
-    for (size_t k = 0; k < deadTensors_.size(); ++k) {
-      const Tensor& d = prog_.tensors[deadTensors_[k].t];
-      if (deadTensors_[k].scope == currentScope() && d.space == space && d.partitions == parts &&
-          d.elements == elems && d.dtype == dt)
-        fits.push_back(k);
-    }
-    if (!fits.empty() && yes(opts_.reuse)) {
-      const size_t k = fits[c_.below(fits.size())];
-      const TensorId id = deadTensors_[k].t;
-      deadTensors_.erase(deadTensors_.begin() + std::ptrdiff_t(k));
+    auto same = deadTensors_.find(DeadKey{currentScope(), space, dt, parts, elems});
+    if (same != deadTensors_.end() && !same->second.empty() && yes(opts_.reuse)) {
+      std::vector<TensorId>& fits = same->second;
+      const size_t k = c_.below(fits.size());
+      const TensorId id = fits[k];
+      fits.erase(fits.begin() + std::ptrdiff_t(k));
       ts_[id] = TensorState{};  // a new value: nothing written yet
       return id;
     }
@@ -106,6 +102,7 @@ TensorId Generator::addTensor(Space space, uint32_t parts, uint32_t elems, DType
   // the free axis, so that views may name a tile.
   if (space != Space::Dram && elems % 2 == 0 && yes(15)) t.tiles = (elems % 4 == 0 && yes(50)) ? 4 : 2;
   if (space == Space::Dram) dramBytes_ += t.totalBytes();
+  elements_ += uint64_t(parts) * elems;
   prog_.tensors.push_back(std::move(t));
   ts_.emplace_back();
   madeIn_.push_back(currentScope());
@@ -304,7 +301,10 @@ uint64_t Generator::tripRoom() const {
 
 bool Generator::dramBudgetLeft() const { return dramBytes_ < prog_.arch.dram_limit / 4; }
 
-bool Generator::budgetLeft() const { return statements_ < statementLimit_ && work_ < workLimit_ && dramBudgetLeft(); }
+bool Generator::budgetLeft() const {
+  return statements_ < statementLimit_ && work_ < workLimit_ && dramBudgetLeft() &&
+         (!opts_.fit_dram || elements_ < kFitElements);
+}
 
 void Generator::charge(uint64_t bytes) { work_ += bytes * trips(); }
 

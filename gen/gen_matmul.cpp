@@ -16,7 +16,7 @@ void Generator::matmulStatement() {
   // partition is smaller than the PSUM (`--sbuf-bytes 512` on tiny) a 4-bank accumulator made an ill-formed program.
   const uint32_t sbufElems = std::max<uint32_t>(1, arch.sbuf_bytes / 4);
   const uint32_t bankElems = std::min(arch.psum_bank_bytes / 4, sbufElems);
-  const uint32_t M = yes(60) ? P : uint32_t(between(1, P));
+  uint32_t M = yes(60) ? P : uint32_t(between(1, P));
   // Several banks per tensor, up to half the pressure target, so a few tensors reach the target together; some
   // tensors draw from every bank count up to the whole target (at the default pressure, every count up to the
   // capacity: the colorers' and the bank arithmetic's edge cases).
@@ -27,13 +27,18 @@ void Generator::matmulStatement() {
   // A multi-bank tensor whose last bank is partly used (its bank count rounds up), unless one loop covers the pieces.
   const bool partialLast = pieces > 1 && bankElems > 1 && yes(30);
   const uint32_t lastN = partialLast ? uint32_t(between(1, bankElems - 1)) : N;
+  const uint64_t cap = elementCap();
+  M = uint32_t(std::clamp<uint64_t>(cap / (uint64_t(pieces - 1) * N + lastN), 1, M));
   makePsumRoom(pieces);
   const TensorId ps = addTensor(Space::Psum, M, (pieces - 1) * N + lastN, pdt, "ps");
   openPsumBanks_ += pieces;
   ts_[ps].piecesLeft = pieces;
   double mag = 0;
 
-  auto chooseK = [&] { return yes(60) ? P : uint32_t(between(1, P)); };
+  auto chooseK = [&] {
+    const uint32_t K = yes(60) ? P : uint32_t(between(1, P));
+    return uint32_t(std::clamp<uint64_t>(cap / std::max(M, N), 1, K));
+  };
 
   // An SBUF [K, cols] operand of dtype dt: a view of a live tensor, a fresh load, or (in a loop) a tile of a
   // DRAM input selected by a register-indexed partition slice.
@@ -53,6 +58,7 @@ void Generator::matmulStatement() {
       }
       case 2: {
         uint32_t rows = K * uint32_t(std::max<uint64_t>(2, scopes_.back().trips));
+        if (!dramRoomFor(uint64_t(rows) * cols * dtypeSize(dt))) break;  // fit_dram: a load from the shared input
         TensorId in = addTensor(Space::Dram, rows, cols, dt, "in");
         prog_.tensors[in].input = true;
         ts_[in].full = true;

@@ -16,16 +16,18 @@ void Generator::chooseShape(DType dt, uint32_t& parts, uint32_t& elems) {
   const uint32_t P = prog_.arch.sbuf_partitions;
   const uint64_t maxElems = std::max<uint64_t>(1, prog_.arch.sbuf_bytes / dtypeSize(dt));
   parts = yes(70) ? P : uint32_t(between(1, P));
+  const uint64_t cap = elementCap();
+  parts = uint32_t(std::min<uint64_t>(parts, cap));
   uint64_t k = upTo(7);
   uint64_t e;
   if (k == 0) {
     e = 1 + upTo(7);
   } else {
     // k in 1..7 scales the per-tensor share of the target by 0.4 .. 1.6.
-    uint64_t want = sbufTarget_ / poolSlots_ * (k + 1) / 5;
+    uint64_t want = liveTarget() / poolSlots_ * (k + 1) / 5;
     e = want / parts / dtypeSize(dt);
   }
-  e = std::clamp<uint64_t>(e, 1, maxElems);
+  e = std::clamp<uint64_t>(e, 1, std::min(maxElems, std::max<uint64_t>(1, cap / parts)));
   if (e >= 16 && yes(85)) {
     // Round to a multiple of a power of two, so tiles divide the tensor evenly.
     uint64_t g = 1;
@@ -51,7 +53,7 @@ void Generator::addToPool(TensorId t) {
 }
 
 void Generator::makeRoom(uint64_t bytes, const std::vector<TensorId>& keep) {
-  while (poolBytes_ + bytes > sbufTarget_) {
+  while (poolBytes_ + bytes > liveTarget()) {
     std::vector<size_t> candidates;
     for (size_t i = 0; i < pool_.size(); ++i)
       if (!contains(keep, pool_[i])) candidates.push_back(i);
@@ -136,16 +138,26 @@ void Generator::storeToOutput(TensorId t) {
   DType outType = dt;
   if (how == 1) outType = anyDType();  // copy converts
   if (uint64_t(elems) * dtypeSize(outType) > prog_.arch.sbuf_bytes) outType = dt;  // the temporary must fit
-  TensorId out = addTensor(Space::Dram, parts, elems, outType, "out");
-  prog_.tensors[out].output = true;
-  ts_[out].full = true;
+  // fit_dram with the budget short: overwrite the corner of the largest output of outType that both cover.
+  TensorId out = largestOut_[size_t(outType)];
+  uint32_t rows = parts, cols = elems;
+  if (out == kNone || dramRoomFor(uint64_t(parts) * elems * dtypeSize(outType))) {
+    out = addTensor(Space::Dram, parts, elems, outType, "out");
+    prog_.tensors[out].output = true;
+    ts_[out].full = true;
+    TensorId& largest = largestOut_[size_t(outType)];
+    if (largest == kNone || prog_.tensors[largest].totalBytes() < prog_.tensors[out].totalBytes()) largest = out;
+  } else {
+    rows = std::min(rows, prog_.tensors[out].partitions);
+    cols = std::min(cols, prog_.tensors[out].elements);
+  }
   const ActFunc func = isFloat(dt) ? (yes(50) ? ActFunc::Tanh : ActFunc::Abs) : ActFunc::Neg;
   const AluOp alu = isFloat(dt) ? AluOp::Mul : AluOp::Add;
   const Immediate imm = isFloat(dt) ? floatImm(0.5) : intImm(int64_t(upTo(9)));
-  cover(parts, elems, [&](const Geo& g) {
+  cover(rows, cols, [&](const Geo& g) {
     Instruction dma;
     dma.op = Op::Dma;
-    dma.dst = view(wholeRect(out), g);
+    dma.dst = view(Rect{out, 0, rows, 0, cols}, g);
     charge(uint64_t(g.parts) * g.elements() * dtypeSize(dt) * 2);
     if (how == 0) {
       dma.a = view(wholeRect(t), g);
@@ -248,9 +260,22 @@ TensorId Generator::loadInput(uint32_t parts, uint32_t elems, DType dt, const st
   uint32_t extraElems = yes(20) ? uint32_t(upTo(elems)) : 0;
   // A float tile may load from an input of the other float type: a converting DMA (f32 <-> bf16).
   const DType inType = isFloat(dt) && yes(25) ? otherFloat(dt) : dt;
-  TensorId in = addTensor(Space::Dram, parts + extraParts, elems + extraElems, inType, "in");
-  prog_.tensors[in].input = true;
-  ts_[in].full = true;
+  TensorId in = kNone;
+  if (!dramRoomFor(uint64_t(parts + extraParts) * (elems + extraElems) * dtypeSize(inType))) {
+    in = sharedInput(inType);
+    const Tensor& I = prog_.tensors[in];
+    if (I.partitions >= parts && I.elements >= elems) {
+      extraParts = I.partitions - parts;
+      extraElems = I.elements - elems;
+    } else {
+      in = kNone;  // a tile no machine's SBUF holds: a tensor of its own (the budget then ends the program)
+    }
+  }
+  if (in == kNone) {
+    in = addTensor(Space::Dram, parts + extraParts, elems + extraElems, inType, "in");
+    prog_.tensors[in].input = true;
+    ts_[in].full = true;
+  }
   Rect src{in, uint32_t(upTo(extraParts)), parts, uint32_t(upTo(extraElems)), elems};
   const bool touchUp = yes(20);
   const bool fl = isFloat(dt);
@@ -284,6 +309,42 @@ void Generator::loadStatement() {
   uint32_t parts, elems;
   chooseShape(dt, parts, elems);
   loadInput(parts, elems, dt, {});
+}
+
+uint64_t Generator::elementCap() const {
+  if (!opts_.fit_dram) return UINT64_MAX;
+  const uint64_t left = kFitElements - std::min(elements_, kFitElements);
+  return std::max<uint64_t>(kFitMinElements, left / (8 * std::max<uint64_t>(1, topLevelLeft_)));
+}
+
+uint64_t Generator::liveTarget() const {
+  if (!opts_.fit_dram) return sbufTarget_;
+  return std::clamp<uint64_t>(elementCap() * 4 * poolSlots_, 1, sbufTarget_);
+}
+
+bool Generator::dramRoomFor(uint64_t bytes) const {
+  if (!opts_.fit_dram) return true;
+  uint64_t reserve = 0;
+  const uint64_t outputBytes = uint64_t(prog_.arch.sbuf_partitions) * prog_.arch.sbuf_bytes;  // the largest output
+  for (size_t d = 0; d < std::size(sharedIn_); ++d) {
+    if (sharedIn_[d] == kNone) reserve += sharedInputBytes(DType(d));
+    if (largestOut_[d] == kNone) reserve += outputBytes;
+  }
+  return dramBytes_ + bytes + reserve < prog_.arch.dram_limit / 4;
+}
+
+uint64_t Generator::sharedInputBytes(DType dt) const {
+  return uint64_t(prog_.arch.sbuf_partitions) * std::max<uint32_t>(1, prog_.arch.sbuf_bytes / 2) * dtypeSize(dt);
+}
+
+TensorId Generator::sharedInput(DType dt) {
+  TensorId& in = sharedIn_[size_t(dt)];
+  if (in == kNone) {
+    in = addTensor(Space::Dram, prog_.arch.sbuf_partitions, std::max<uint32_t>(1, prog_.arch.sbuf_bytes / 2), dt, "in");
+    prog_.tensors[in].input = true;
+    ts_[in].full = true;
+  }
+  return in;
 }
 
 void Generator::flush() {

@@ -42,6 +42,7 @@ Program Generator::run() {
   statementLimit_ = 16 + 10 * size;
   // Interpretation work (bytes touched, loops multiplied out) in units of SBUF capacity.
   workLimit_ = capacity * (8 + 2 * uint64_t(size));
+  if (opts_.fit_dram) workLimit_ = std::min(workLimit_, kFitWork);
 
   uint32_t i = 0;
   for (; i < size && budgetLeft(); ++i) {
@@ -52,6 +53,7 @@ Program Generator::run() {
     // 1` the same program for every --size from 1,000 to 20,000).
     if (i > 0 && c_.below(2 * uint64_t(size)) == 0 && (size < kLongProgram || 2 * uint64_t(i) >= size || c_.exhausted()))
       break;
+    topLevelLeft_ = size - i;
     statement();
   }
   outcome_.top_level_statements = i;

@@ -34,6 +34,11 @@ struct GenOptions {
   // after its last read, as kernels reuse buffers across phases and unrolled copies. 0 draws no decision for it,
   // so programs are those of earlier versions; `allocsim gen` and the property suites turn it on.
   uint32_t reuse = 0;
+  // DRAM tensors are shared once the DRAM budget (a quarter of dram-limit) runs short, so that any `size` fits any
+  // machine: a load then reads a sub-rectangle of one shared input per dtype, and a store overwrites a corner of the
+  // largest output of its dtype (that corner of the tensor is what reaches DRAM). Off: programs are those of earlier
+  // versions, and adding statements stops at the budget (GenOutcome::dram_budget_reached).
+  bool fit_dram = false;
 };
 
 // Always returns a well-formed program; deterministic in the choices; terminates for any choice stream.

@@ -7,6 +7,8 @@
 #pragma once
 
 #include <functional>
+#include <map>
+#include <tuple>
 #include <initializer_list>
 #include <optional>
 #include <string>
@@ -157,6 +159,21 @@ class Generator {
   void loadStatement();
   TensorId loadInput(uint32_t parts, uint32_t elems, DType dt, const std::vector<TensorId>& keep);
   void flush();
+  // GenOptions::fit_dram (gen_memory.cpp). dramRoomFor: a new DRAM tensor of `bytes` leaves room for the shared
+  // tensors not made yet (always true without fit_dram). sharedInput: the input of dt every load may read once the
+  // budget runs short, made on first use, [P, sbuf_bytes / 2] so that any tile (a converting load's too) fits.
+  bool dramRoomFor(uint64_t bytes) const;
+  // Also fit_dram: tensors shrink as the program grows, so that all of them together hold at most kFitElements
+  // elements (what one check of the program can track, and an interpretation holds in memory). elementCap: the most
+  // elements a new tensor may have (unlimited without fit_dram), a share of what is left per top-level statement to
+  // come; liveTarget: the live SBUF bytes the pool aims at, the pressure target or a few capped tensors if smaller.
+  static constexpr uint64_t kFitElements = uint64_t(1) << 30;
+  static constexpr uint64_t kFitMinElements = 64;
+  static constexpr uint64_t kFitWork = uint64_t(1) << 36;  // bytes an interpretation touches (fit_dram)
+  uint64_t elementCap() const;
+  uint64_t liveTarget() const;
+  uint64_t sharedInputBytes(DType dt) const;
+  TensorId sharedInput(DType dt);
   std::vector<TensorId> readable(bool psumToo) const;
   uint32_t psumBanks(TensorId t) const;
 
@@ -213,17 +230,27 @@ class Generator {
   uint32_t poolSlots_ = 2;      // roughly how many tensors share the target
   uint64_t work_ = 0, workLimit_ = 0;
   uint64_t dramBytes_ = 0;
+  uint64_t elements_ = 0;        // elements of every tensor made (fit_dram)
+  uint64_t topLevelLeft_ = 1;    // top-level statements still to draw, this one included (fit_dram)
+  TensorId sharedIn_[5] = {kNone, kNone, kNone, kNone, kNone};  // by DType: the shared inputs (fit_dram)
+  TensorId largestOut_[5] = {kNone, kNone, kNone, kNone, kNone};  // by DType: the output with the most elements
   GenOutcome outcome_;  // how the statement loop ended
   uint32_t statements_ = 0, statementLimit_ = 0;
   uint32_t counters_[4] = {};  // name counters: inputs, outputs, sbuf, psum
   // On-chip tensors whose last read has been emitted, with the loop body (scope id, 0 = top level) they were made
   // and died in: addTensor may recycle one in that same body (GenOptions::reuse). Every mention of such a tensor
   // lies in that body, so a new value written there after its death never meets an old read.
-  struct DeadTensor {
-    TensorId t;
+  // Keyed by the body and the shape they may be recycled as, each list in the order the tensors died.
+  struct DeadKey {
     uint32_t scope;
+    Space space;
+    DType dtype;
+    uint32_t parts, elems;
+    bool operator<(const DeadKey& o) const {
+      return std::tie(scope, space, dtype, parts, elems) < std::tie(o.scope, o.space, o.dtype, o.parts, o.elems);
+    }
   };
-  std::vector<DeadTensor> deadTensors_;
+  std::map<DeadKey, std::vector<TensorId>> deadTensors_;
   std::vector<uint32_t> madeIn_;  // by TensorId: the scope addTensor made it in
   uint32_t currentScope() const { return scopes_.empty() ? 0 : scopes_.back().id; }
   void died(TensorId t);          // t's last read has been emitted

@@ -7,9 +7,9 @@
 //     heuristics, so the SBUF colorer sees the same program; O1 runs 1 PSUM heuristic, so its SBUF input differs.)
 //     It holds because O2's heuristics are a prefix of O3's (alloc/sbuf/sbuf_heuristic.h). Checked that it catches
 //     the regression: with O3 sweeping only the nine heuristics O2 does not try, it fails after 4 cases.
-// "Unlimited room" is the largest SBUF the arch accepts, 2^24 bytes per partition, with the SBUF colorer colouring as
+// "Unlimited room" is the largest SBUF the arch accepts, 2^24 bytes per partition, with the SBUF colorer coloring as
 // with unlimited room (DriverOptions::sbuf_unlimited_room: every node passes simplify's degree test, so each
-// heuristic colours in its plain order). 2^24 bytes alone are not unlimited for every program: on minimalloc's
+// heuristic colors in its plain order). 2^24 bytes alone are not unlimited for every program: on minimalloc's
 // benchmark B simplify still reorders there, and the SBUF colorer's first heuristic alone (O1 before it gained the
 // packing candidate) reached 1,379,328 bytes at 2^24 but spilled 33,792 bytes at exactly that capacity (9
 // tensors); with unlimited room it reaches 1,412,096 and spills nothing there (the test below, which fails with
@@ -116,7 +116,7 @@ RC_GTEST_PROP(ColoringCapacity, NeverSpillsSbufAtTheHeightReachedWithUnlimitedRo
 // Minimalloc's B (bench/minimalloc/, imported as bench/minimalloc_report.sh does), where 2^24 bytes were not
 // unlimited room for the SBUF colorer's first heuristic (see the top): with unlimited room it never spills at the
 // height it reaches there. The colorer is called alone, one heuristic and no packing: the packing (which every
-// level runs) reaches B's lower bound, 1,048,576, and would hide the colour order this is about.
+// level runs) reaches B's lower bound, 1,048,576, and would hide the color order this is about.
 TEST(ColoringCapacity, MinimallocBNeverSpillsAtTheHeightOneHeuristicReachesWithUnlimitedRoom) {
   std::ifstream f(std::string(ALLOCSIM_SOURCE_DIR) + "/bench/minimalloc/B.1048576.csv");
   std::stringstream text;
@@ -131,7 +131,7 @@ TEST(ColoringCapacity, MinimallocBNeverSpillsAtTheHeightOneHeuristicReachesWithU
   ASSERT_EQ(unlimited.report.find("sbuf.tensors_spilled")->value, "0");
   const uint32_t height = sbufHeight(unlimited.program);
   EXPECT_GE(height, maxLiveBytes(mp));  // no placement is below the lower bound
-  EXPECT_GT(height, 1048576u);          // above B's capacity: one colour order does not pack B as tightly
+  EXPECT_GT(height, 1048576u);          // above B's capacity: one color order does not pack B as tightly
   p.arch.sbuf_bytes = height;
   o.unlimited_room = false;
   const SbufResult r = allocateSbuf(p, o);
@@ -172,7 +172,7 @@ rc::Gen<Program> genPsumIntervalProgram() {
 }
 
 // A quarter of the cases are genPressuredProgram's, the rest genPsumIntervalProgram's. Checked that it catches a
-// regression: with the PSUM colorer's plain colour order dropped (psum_allocator.cpp trying only simplify's order)
+// regression: with the PSUM colorer's plain color order dropped (psum_allocator.cpp trying only simplify's order)
 // it fails after 76 cases at the CI seed (20261129; noshrink=1), and after 37, 45, 45 and 82 at seeds 1-4. With
 // genPressuredProgram alone (the property's earlier version) it passed that break: 100 cases at the CI seed and
 // 1,500 at seed 1; with half the cases interval programs of at most 4 banks each, 100 cases at each of 4 seeds.

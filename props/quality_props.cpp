@@ -6,7 +6,7 @@
 // - no level spills SBUF or PSUM where the no-reuse placement (-O0) fits every tensor without reuse;
 // - -O3 (every heuristic) scores no worse than -O2 (the first seven);
 // - on small programs the colorer's SBUF height is within kHeightFactor of the exact search's.
-// Comparisons of scores are made where both runs finish in one round: a later round colours a different program
+// Comparisons of scores are made where both runs finish in one round: a later round colors a different program
 // (the spill code of the first), so its score is not comparable.
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>

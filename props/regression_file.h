@@ -1,5 +1,5 @@
 // Failing cases become regressions: a property that finds a counterexample writes it
-// as a text program to corpus/regressions/<name>.nki.txt, where tests/regressions_test.cpp replays it on
+// as a text program to corpus/regressions/<name>.nki.txt, where tests/corpus/regressions_test.cpp replays it on
 // every test run. RapidCheck runs the property again on each smaller candidate while shrinking, and the
 // last failing run is the shrunk counterexample, so the file is overwritten each time and ends up minimal.
 #pragma once

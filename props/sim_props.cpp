@@ -15,7 +15,7 @@
 #include "props/regression_file.h"
 #include "sim/simulate.h"
 #include "sim/timing_invariants.h"
-#include "tests/sim_checks.h"
+#include "tests/common/sim_checks.h"
 
 namespace allocsim {
 namespace {

@@ -45,8 +45,8 @@ std::string xmlEscape(const std::string& s) {
   return out;
 }
 
-// A stable colour per tensor name (FNV-1a hue), so the same tensor looks the same in every picture.
-std::string colourOf(const std::string& name) {
+// A stable color per tensor name (FNV-1a hue), so the same tensor looks the same in every picture.
+std::string colorOf(const std::string& name) {
   uint32_t h = 2166136261u;
   for (unsigned char c : name) h = (h ^ c) * 16777619u;
   return "hsl(" + std::to_string(h % 360) + ",55%,72%)";
@@ -156,9 +156,9 @@ std::string aggregateGrid(const std::vector<const Box*>& rest, const Frame& f, R
   return out + "</g>\n";
 }
 
-// The legend: tensors whose boxes are too small for a label, each with its colour and the same hover title.
+// The legend: tensors whose boxes are too small for a label, each with its color and the same hover title.
 struct LegendEntry {
-  std::string name, title, colour;
+  std::string name, title, color;
   bool inserted = false;
 };
 
@@ -206,7 +206,7 @@ std::string allocationSvg(const Program& p, const SvgOptions& opts) {
   size_t legend_left_out = 0;
   auto toLegend = [&](const Tensor& t, const std::string& title) {
     if (legend.size() >= kMaxLegend) return void(++legend_left_out);
-    legend.push_back({t.name, title, colourOf(t.name), t.origin != Origin::Source});
+    legend.push_back({t.name, title, colorOf(t.name), t.origin != Origin::Source});
   };
 
   std::string out;
@@ -247,7 +247,7 @@ std::string allocationSvg(const Program& p, const SvgOptions& opts) {
                         (b.t->origin != Origin::Source ? std::string(", inserted (") + originName(b.t->origin) + ")" : "");
     std::string label = w > 40 && h > 10 ? b.t->name + " " + parts : "";
     if (label.empty()) toLegend(*b.t, title);
-    out += tensorGroup(b, "sbuf", rect(x, y, w, h, "fill=\"" + colourOf(b.t->name) + "\" fill-opacity=\"0.7\" " + outline(*b.t)),
+    out += tensorGroup(b, "sbuf", rect(x, y, w, h, "fill=\"" + colorOf(b.t->name) + "\" fill-opacity=\"0.7\" " + outline(*b.t)),
                        title, label, x + 2, y + std::min(h, 12.0) - 2);
   }
   out += aggregateGrid(sbuf_rest, sf, sbufRect, "sbuf");
@@ -292,7 +292,7 @@ std::string allocationSvg(const Program& p, const SvgOptions& opts) {
     std::string title = b.t->name + ": PSUM banks " + std::to_string(b.t->placement->bank) + ".." +
                         std::to_string(b.t->placement->bank + banks - 1) + ", " + liveText(b.live);
     if (w <= 30) toLegend(*b.t, title);
-    out += tensorGroup(b, "psum", rect(x, y, w, h, "fill=\"" + colourOf(b.t->name) + "\" fill-opacity=\"0.8\" " + outline(*b.t)),
+    out += tensorGroup(b, "psum", rect(x, y, w, h, "fill=\"" + colorOf(b.t->name) + "\" fill-opacity=\"0.8\" " + outline(*b.t)),
                        title, w > 30 ? b.t->name : "", x + 2, y + 11);
   }
   out += aggregateGrid(psum_rest, pf, psumRect, "psum");
@@ -336,7 +336,7 @@ std::string allocationSvg(const Program& p, const SvgOptions& opts) {
     double y = ff.y0 + ff.h * pl.partition / parts, h = ff.h * b.t->partitions / parts;
     out += "<rect class=\"floor\" data-tensor=\"" + xmlEscape(b.t->name) + "\" x=\"" + num(x) + "\" y=\"" + num(y) +
            "\" width=\"" + num(std::max(w, 0.5)) + "\" height=\"" + num(std::max(h, 0.5)) + "\" fill=\"" +
-           colourOf(b.t->name) + "\" " + outline(*b.t) + "><title>" + xmlEscape(b.t->name) + "</title></rect>\n";
+           colorOf(b.t->name) + "\" " + outline(*b.t) + "><title>" + xmlEscape(b.t->name) + "</title></rect>\n";
     if (w > 40 && h > 10) out += text(x + 2, y + std::min(h, 12.0) - 2, b.t->name, "font-size=\"9\"") + "\n";
   }
   if (!at_peak_rest.empty())
@@ -354,7 +354,7 @@ std::string allocationSvg(const Program& p, const SvgOptions& opts) {
       const LegendEntry& e = legend[k];
       const double x = 10 + kLegendColumn * double(k % kLegendColumns), y = legend_y + 8 + kLegendRow * double(k / kLegendColumns);
       out += "<g class=\"legend-entry\" data-tensor=\"" + xmlEscape(e.name) + "\"><title>" + xmlEscape(e.title) +
-             "</title>" + rect(x, y, 10, 10, "fill=\"" + e.colour + "\" stroke=\"#333\" stroke-width=\"0.6\"" +
+             "</title>" + rect(x, y, 10, 10, "fill=\"" + e.color + "\" stroke=\"#333\" stroke-width=\"0.6\"" +
                                              (e.inserted ? " stroke-dasharray=\"3,2\"" : "")) +
              text(x + 14, y + 9, e.name, "font-size=\"9\"") + "</g>\n";
     }

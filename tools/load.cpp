@@ -52,8 +52,10 @@ std::optional<Program> loadProgram(const std::string& path, bool check) {
     std::optional<std::string> traced = traceKernel(path, kernelOptions().arch);
     if (!traced) return std::nullopt;
     text = std::move(*traced);
+    rememberTracedProgram(text);
   } else {
     text = readSource(path);
+    rememberTracedProgram("");
   }
   try {
     Program p = parseProgram(text);

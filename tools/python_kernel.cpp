@@ -133,13 +133,16 @@ int runPythonTool(const std::vector<std::string>& args, std::string& out) {
     std::error_code ec;
     std::string self = std::filesystem::read_symlink("/proc/self/exe", ec).string();
     if (!ec) setenv("ALLOCSIM_BINARY", self.c_str(), 0);
-    std::vector<std::string> full = {"python3", "-m", "allocsim_nki.cli"};
+    // $ALLOCSIM_PYTHON names the interpreter (one with the modules the kernel file imports); else python3 on PATH.
+    const char* chosen = std::getenv("ALLOCSIM_PYTHON");
+    std::string python = chosen && *chosen ? chosen : "python3";
+    std::vector<std::string> full = {python, "-m", "allocsim_nki.cli"};
     full.insert(full.end(), args.begin(), args.end());
     std::vector<char*> argv;
     for (std::string& s : full) argv.push_back(s.data());
     argv.push_back(nullptr);
-    execvp("python3", argv.data());
-    std::fprintf(stderr, "cannot run python3: %s\n", std::strerror(errno));
+    execvp(python.c_str(), argv.data());
+    std::fprintf(stderr, "cannot run %s: %s\n", python.c_str(), std::strerror(errno));
     _exit(127);
   }
   setpgid(pid, pid);
@@ -201,23 +204,51 @@ std::optional<std::string> traceKernel(const std::string& path, const std::strin
   return out;
 }
 
-std::string locateInKernel(const std::string& traced_text, const std::string& traced_name, uint32_t line,
-                           uint32_t col, const std::string& message) {
+std::string kernelLineNote(const std::string& traced_text, uint32_t line) {
+  if (line == 0) return "";
   std::istringstream in(traced_text);
   std::string text;
-  for (uint32_t i = 0; i < line && std::getline(in, text); ++i) {
-  }
+  for (uint32_t i = 0; i < line; ++i)
+    if (!std::getline(in, text)) return "";
   size_t note = text.rfind("# ");
-  if (line > 0 && note != std::string::npos) {
-    std::string where = text.substr(note + 2);
-    while (!where.empty() && (where.back() == '\r' || where.back() == ' ')) where.pop_back();
-    size_t colon = where.rfind(':');
-    if (colon != std::string::npos && colon + 1 < where.size() &&
-        where.find_first_not_of("0123456789", colon + 1) == std::string::npos)
-      return where + ": " + message + " (traced program line " + std::to_string(line) + ":" + std::to_string(col) +
-             ")\n";
-  }
+  if (note == std::string::npos) return "";
+  std::string where = text.substr(note + 2);
+  while (!where.empty() && (where.back() == '\r' || where.back() == ' ')) where.pop_back();
+  size_t colon = where.rfind(':');
+  if (colon == std::string::npos || colon == 0 || colon + 1 >= where.size() ||
+      where.find_first_not_of("0123456789", colon + 1) != std::string::npos)
+    return "";
+  return where;
+}
+
+std::string locateInKernel(const std::string& traced_text, const std::string& traced_name, uint32_t line,
+                           uint32_t col, const std::string& message) {
+  std::string where = kernelLineNote(traced_text, line);
+  if (!where.empty())
+    return where + ": " + message + " (traced program line " + std::to_string(line) + ":" + std::to_string(col) +
+           ")\n";
   return traced_name + ":" + std::to_string(line) + ":" + std::to_string(col) + ": " + message + "\n";
+}
+
+namespace {
+std::vector<std::string>& tracedNotes() {
+  static std::vector<std::string> notes;  // kernel line of each traced program line, 1-based ("" without one)
+  return notes;
+}
+}  // namespace
+
+void rememberTracedProgram(const std::string& traced_text) {
+  std::vector<std::string>& notes = tracedNotes();
+  notes.assign(1, "");
+  std::istringstream in(traced_text);
+  std::string text;
+  for (uint32_t line = 1; std::getline(in, text); ++line)
+    notes.push_back(kernelLineNote(text, 1));
+}
+
+std::string tracedKernelLine(uint32_t line) {
+  const std::vector<std::string>& notes = tracedNotes();
+  return line < notes.size() ? notes[line] : "";
 }
 
 }  // namespace allocsim::cli

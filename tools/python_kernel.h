@@ -47,6 +47,14 @@ std::optional<std::string> traceKernel(const std::string& path, const std::strin
 std::string locateInKernel(const std::string& traced_text, const std::string& traced_name, uint32_t line,
                            uint32_t col, const std::string& message);
 
+// The kernel source line noted at the end of line `line` of a traced program ("FILE:LINE"), or "" without one.
+std::string kernelLineNote(const std::string& traced_text, uint32_t line);
+
+// The program a verb loaded last, when it was traced from Python (empty text otherwise): reports that name program
+// lines (the stall report) name the kernel lines too, through tracedKernelLine ("" when there is no such line).
+void rememberTracedProgram(const std::string& traced_text);
+std::string tracedKernelLine(uint32_t line);
+
 // Checks the --input names and sizes against `p`'s DRAM inputs. Throws UsageError.
 void checkProvidedInputs(const Program& p);
 

@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "ir/print.h"
+#include "tools/python_kernel.h"
 #include "tools/verify_report.h"
 
 namespace allocsim::cli {
@@ -22,14 +23,25 @@ std::string fmt(const char* f, ...) {
 
 double percent(uint64_t part, uint64_t whole) { return whole ? 100.0 * double(part) / double(whole) : 0.0; }
 
+// "line N `text`", and " (FILE:LINE)" when the program was traced from an NKI kernel: the kernel's line.
+std::string describe(const Program& p, const Instruction& i) {
+  std::string kernel = tracedKernelLine(i.loc.line);
+  return instructionById(p, i.id) + (kernel.empty() ? "" : " (" + kernel + ")");
+}
+
 std::string pairText(const Program& p, const sim::StallPair& s) {
   // An instruction in a loop may wait for its own execution in an earlier iteration (a loop-carried dependence,
   // or the engine's queue full of its earlier iterations): say so instead of naming it twice.
   std::string producer = !s.producer                 ? "(none)"
                          : s.producer == s.consumer ? "itself in an earlier loop iteration"
-                                                    : instructionById(p, s.producer->id);
-  return std::string(sim::stallCauseName(s.cause)) + ": " + instructionById(p, s.consumer->id) + " waited for " +
-         producer;
+                                                    : describe(p, *s.producer);
+  return std::string(sim::stallCauseName(s.cause)) + ": " + describe(p, *s.consumer) + " waited for " + producer;
+}
+
+// `, "consumer_kernel_line": "FILE:LINE"` for a program traced from an NKI kernel; nothing otherwise.
+std::string kernelLineJson(const char* role, const Instruction* i) {
+  std::string kernel = i ? tracedKernelLine(i->loc.line) : "";
+  return kernel.empty() ? "" : std::string(", \"") + role + "_kernel_line\": " + jsonString(kernel);
 }
 
 }  // namespace
@@ -99,6 +111,7 @@ std::string simStatsJson(const Program& p, const sim::SimStats& s, size_t top_pa
                sim::stallCauseName(sp.cause), sp.cycles) +
            jsonString(instructionById(p, sp.consumer->id)) +
            ", \"producer\": " + (sp.producer ? jsonString(instructionById(p, sp.producer->id)) : "null") +
+           kernelLineJson("consumer", sp.consumer) + kernelLineJson("producer", sp.producer) +
            ", \"earlier_iteration\": " + (sp.producer && sp.producer == sp.consumer ? "true" : "false") + "}";
   }
   return out + "]}";

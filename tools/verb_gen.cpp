@@ -28,9 +28,10 @@ static const char kGenHelp[] =
     "  --size N       top-level statements: 1 to N, drawn; from N = 200 on, N/2 to N unless the interpretation-\n"
     "                 work budget (which grows with N) ends the program first (default 20, at most 100000); DRAM\n"
     "                 tensors may use a quarter of dram-limit: without --dram-limit it follows the size (the\n"
-    "                 preset's limit, doubled until the program fits; the program then names it), with\n"
-    "                 --dram-limit N a --size that does not fit in N is an error (gen2's tensors reach the\n"
-    "                 largest limit, 17179869184, near 1,300 statements)\n"
+    "                 preset's limit, doubled until the program fits, up to 17179869184; the program then\n"
+    "                 names it); past that limit, or past the one given, loads read sub-rectangles of one\n"
+    "                 shared input per dtype and stores overwrite a corner of an earlier output, so any size\n"
+    "                 fits unless --dram-limit is too small for those shared tensors themselves\n"
     "  --pressure P   peak live SBUF/PSUM demand in percent of capacity (default 100; >100 forces spills)\n"
     "  --dma-patterns P  percent of statements that are DMA patterns for the DMA optimization (abutting\n"
     "                 reads, repeated reads, a tensor read later over a sub-range only, a dead store;\n"
@@ -105,13 +106,22 @@ int runGen(const Args& args) {
     return a.rfind("--dram-limit", 0) == 0;
   });
   while (outcome.dram_budget_reached && !dram_given && opts.arch.dram_limit < kLargestDramLimit) {
-    opts.arch.dram_limit = std::min(kLargestDramLimit, opts.arch.dram_limit * 2);
+    // Doubled at least as often as the statements drawn so far go into the size (each try costs a whole program).
+    uint64_t limit = opts.arch.dram_limit * 2;
+    for (uint64_t made = std::max<uint32_t>(1, outcome.top_level_statements) * 2; made < opts.size / 2; made *= 2) limit *= 2;
+    opts.arch.dram_limit = std::min(kLargestDramLimit, limit);
+    p = generate();
+  }
+  // Past the largest limit (or the one given), loads and stores share DRAM tensors once the budget runs short.
+  if (outcome.dram_budget_reached) {
+    opts.fit_dram = true;
     p = generate();
   }
   if (outcome.dram_budget_reached)  // a larger --size would give this same program: say so rather than print it as if honoured
     throw UsageError("--size " + std::to_string(opts.size) + " is more than the " + opts.arch.name +
                      " machine's DRAM allows: the generator stops adding statements when its DRAM tensors reach a "
-                     "quarter of dram-limit (" + std::to_string(opts.arch.dram_limit) + " bytes)" +
+                     "quarter of dram-limit (" + std::to_string(opts.arch.dram_limit) +
+                     " bytes), even with loads and stores sharing tensors" +
                      (opts.arch.dram_limit < kLargestDramLimit
                           ? "; raise it with --dram-limit N (at most " + std::to_string(kLargestDramLimit) +
                                 ", or leave it out: it then follows the size) or lower --size"

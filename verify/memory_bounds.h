@@ -1,7 +1,7 @@
 // What an allocation of a program must take, and what one took: the max-live lower bounds of the input (from the
 // allocators' own liveness, alloc/liveness.h, which is per iteration where the views decide it) and the SBUF peak,
 // PSUM banks and spill traffic of an allocated program. bench/alloc_quality.cpp's "SBUF peak / bound" and the NKI
-// sample kernels' check (tests/nki_samples_test.cpp: peak <= 1.05 x bound when nothing spills) use these.
+// sample kernels' check (tests/corpus/nki_samples_test.cpp: peak <= 1.05 x bound when nothing spills) use these.
 #pragma once
 
 #include <cstdint>

@@ -1,7 +1,7 @@
 // Mutations of a valid allocated program (docs/verification.md): small corruptions of the kind an allocator bug
 // makes — a placement shifted, a PSUM tensor moved to another bank, two registers' physical numbers swapped, a
 // register moved to another lane, an inserted spill/reload dropped, a DRAM spill slot shifted. The property
-// suites feed mutants to the three oracles and make them check each other (tests/mutation_test.cpp).
+// suites feed mutants to the three oracles and make them check each other (tests/verify/mutation_test.cpp).
 //
 // Every mutation keeps the program inside the machine: placements stay in bounds, SBUF offsets stay multiples of
 // sbuf-align and base partitions multiples of sbuf-partition-quantum, PSUM tensors stay bank-aligned, registers

@@ -1,7 +1,8 @@
 // DMAOptimization, the production allocator's post-allocation DMA peepholes: one pass, two
 // instances, dma_optimization_psum after the PSUM allocator and dma_optimization_sb after the SBUF allocator (at
-// optlevel 7, both before SB colouring; alloc/driver.h). The instance picks the DMAs it owns by memory type
-// (dma_scope.h).
+// optlevel 7, both before SB coloring; alloc/driver.h). The instance picks the DMAs it owns by memory type
+// (dma_scope.h). "GCA" in its figures' names is the production compiler's name for the colorers (graph-coloring
+// allocation), kept in the report's wording.
 //
 // run(), in the production allocator's worker order; a worker that has nothing to act on in allocsim's program
 // model says why:

@@ -1,5 +1,6 @@
 // DMAReport::DMA_analysis (the production allocator, DMAOptimization, "Pre/PostGcaDMAAccesses"): the DMA traffic of a
-// program, snapshotted before ("Pre GCA") and after ("Post GCA") the DMA optimization.
+// program, snapshotted before ("Pre GCA") and after ("Post GCA") the DMA optimization. GCA, graph-coloring allocation,
+// is the production compiler's name for the colorers; the figures keep its names.
 //
 //   instructions   dma statements in the program text
 //   executed       dma instructions executed (loop bodies times their trip counts; an if's body counted as if its

@@ -2,7 +2,7 @@
 // over [lower, upper), i.e. positions lower .. upper - 1, so the preorders' widths are minimalloc's widths. The
 // same problem imported as a program (ir/minimalloc_import.h) and allocated with `--allocator exact` gives the
 // search these widths scaled by one factor (on the canonical timeline, alloc/exact/canonical_timeline.h), so the
-// two paths search in the same order (tests/canonical_timeline_test.cpp).
+// two paths search in the same order (tests/alloc/canonical_timeline_test.cpp).
 #pragma once
 
 #include <cstdint>

@@ -1,11 +1,12 @@
 #include "alloc/psum/psum_allocator.h"
 
 #include <algorithm>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
 #include "alloc/alloc_error.h"
-#include "alloc/best_of_n.h"
+#include "alloc/colorer.h"
 #include "alloc/colorer_report.h"
 #include "alloc/copy_tensor.h"
 #include "alloc/first_fit_placer.h"
@@ -81,7 +82,7 @@ namespace {
 
 std::string num(double v) { return formatReportNumber(v, 2); }
 
-// A heuristic's colour order, through simplify or plain (psum_simplify.h plainPsumStack).
+// A heuristic's color order, through simplify or plain (psum_simplify.h plainPsumStack).
 struct PsumVariant {
   PsumHeuristic heuristic = PsumHeuristic::TensorOrder;
   bool plain = false;
@@ -108,6 +109,123 @@ void requirePinnedInBounds(const Program& p) {
 
 PsumResult allocatePsum(const Program& input, const PsumOptions& o) { return allocatePsum(Program(input), o); }
 
+namespace {
+
+// The PSUM colorer's run: its one fixpoint over the input program, rewritten by each round's spills, and the
+// round's graph. Every round tries all the level's orders (as the production PSUM allocator's best-of-n loop does).
+struct PsumRun : ColorerRun<PsumVariant, PsumSelection> {
+  std::optional<Liveness> live;  // points into the colorer's program
+  PsumGraph g;
+  uint32_t saves = 0, reloads = 0;
+};
+
+class PsumColorer final : public Colorer<PsumVariant, PsumSelection, PsumRun> {
+ public:
+  PsumColorer(Program& p, const PsumOptions& o, AllocReport& r, uint32_t first, uint32_t n)
+      : p_(p), o_(o), r_(r), first_(first), n_(n) {
+    for (const Tensor& t : p.tensors) source_psum_ += t.space == Space::Psum && t.origin == Origin::Source;
+  }
+
+ protected:
+  PsumRun startRun(uint32_t, const PsumRun*) override { return {}; }
+  uint32_t roundLimit() const override { return source_psum_; }
+  const char* memoryName() const override { return "PSUM"; }
+
+  void buildRound(PsumRun& run) override {
+    reportProgress(o_.progress, "PSUM colorer", run.rounds, "spill rounds");
+    if (o_.verbosity >= 1) r_.line("spill round " + std::to_string(run.rounds));
+    run.live.reset();  // the graph of the previous round points into it
+    run.live.emplace(computeLiveness(p_));
+    run.g = buildPsumGraph(p_, *run.live);
+    const uint32_t psum_banks = p_.arch.psum_banks;
+    if (run.rounds == 1 && reportsOn()) {
+      const double demand = psumDemandPercent(p_.arch, run.g);
+      r_.line(num(demand) + "% PSUM demand before spilling");
+      r_.line(colorerDemandPlainLine("PSUM", "banks", run.g.total_demand, run.g.max_concurrent, psum_banks));
+      r_.set("psum.demand_before_spilling_pct", demand);
+      r_.set("psum.banks", int64_t(psum_banks));
+      r_.set("psum.bank_demand", int64_t(run.g.total_demand));
+      r_.set("psum.max_concurrent_banks", int64_t(run.g.max_concurrent));
+    }
+    findPsumCosts(p_, run.g);
+  }
+
+  std::vector<PsumVariant> colorOrders(const PsumRun&) const override {
+    std::vector<PsumVariant> out;
+    for (uint32_t h = first_; h < first_ + n_; ++h)
+      for (bool plain : {false, true})  // the plain order uses the banks a capacity leaves, see plainPsumStack
+        out.push_back({PsumHeuristic(h), plain});
+    return out;
+  }
+
+  PsumSelection selectWith(PsumRun& run, const PsumVariant& v) override {
+    const PsumGraph& g = run.g;
+    PsumWorklistSizes sizes;
+    std::vector<uint32_t> stack =
+        v.plain ? plainPsumStack(g, v.heuristic) : simplifyPsum(g, p_.arch.psum_banks, v.heuristic, &sizes);
+    PsumSelection sel = selectPsum(p_, g, stack);
+    if (o_.verbosity >= 1) r_.line("best-of-n loop, heuristic = " + variantName(v));
+    if (o_.verbosity >= 2 && !v.plain) reportWorklistSizes(r_, sizes);
+    if (o_.verbosity >= 1) {
+      for (uint32_t i : sel.failed) {
+        const PsumNode& node = g.nodes[i];
+        r_.line(p_.tensors[node.tensor].name + " cannot allocate " + std::to_string(node.banks) + " banks");
+      }
+      r_.line(colorerScoreLine("PSUM", sel.score));
+    }
+    return sel;
+  }
+
+  void endRound(PsumRun& run) override {
+    if (o_.verbosity >= 1) r_.line(colorerBestHeuristicLine("PSUM", variantName(run.order)));
+    if (!run.selection.failed.empty()) return;
+    for (uint32_t i = 0; i < run.g.nodes.size(); ++i) {
+      if (run.g.nodes[i].pinned) continue;
+      Placement pl;
+      pl.bank = *run.selection.base[i];
+      p_.tensors[run.g.nodes[i].tensor].placement = pl;
+    }
+  }
+
+  std::vector<uint32_t> chooseSpills(PsumRun& run) override {
+    return spillCandidates(run.g, run.selection.failed, [](const PsumNode& n) { return double(n.banks); });
+  }
+
+  AllocError cannotColor(PsumRun& run) override {
+    return cannotPlace(p_, *run.live, run.g, run.selection.failed.front(), p_.arch.psum_banks);
+  }
+
+  bool rewrite(PsumRun& run, const std::vector<uint32_t>& victims) override {
+    std::vector<TensorId> to_spill;
+    double round_cost = 0;
+    for (uint32_t i : victims) {
+      to_spill.push_back(run.g.nodes[i].tensor);
+      round_cost += run.g.nodes[i].cost;
+    }
+    std::sort(to_spill.begin(), to_spill.end());
+    const PsumSpillStats st = insertPsumSpillCode(p_, to_spill, next_id_);
+    run.spilled += uint32_t(to_spill.size());
+    run.saves += st.saves;
+    run.reloads += st.reloads;
+    run.spill_cycles += round_cost;
+    if (o_.verbosity >= 1) {
+      for (TensorId t : to_spill) r_.line("spill " + p_.tensors[t].name);
+      r_.line("insert spill " + std::to_string(st.saves) + ", insert reload " + std::to_string(st.reloads));
+    }
+    return true;
+  }
+
+ private:
+  Program& p_;
+  const PsumOptions& o_;
+  AllocReport& r_;
+  uint32_t first_, n_;
+  uint32_t source_psum_ = 0;
+  uint32_t next_id_ = 0;
+};
+
+}  // namespace
+
 PsumResult allocatePsum(Program&& input, const PsumOptions& o) {
   PsumResult result{std::move(input), {}};
   Program& p = result.program;
@@ -121,91 +239,19 @@ PsumResult allocatePsum(Program&& input, const PsumOptions& o) {
   p.renumber();
   if (o.verbosity >= 1) r.line(" allocating PSUM");
 
-  uint32_t source_psum = 0;
-  for (const Tensor& t : p.tensors) source_psum += t.space == Space::Psum && t.origin == Origin::Source;
-  uint32_t next_id = 0, spilled = 0, rounds = 0, saves = 0, reloads = 0;
-  double spill_cycles = 0;
-  BestOfN<PsumVariant, PsumSelection> best;
-  for (;;) {
-    if (rounds > source_psum) throw std::logic_error("PSUM spill fixpoint did not converge");
-    ++rounds;
-    reportProgress(o.progress, "PSUM colorer", rounds, "spill rounds");
-    if (o.verbosity >= 1) r.line("spill round " + std::to_string(rounds));
-    const Liveness live = computeLiveness(p);
-    PsumGraph g = buildPsumGraph(p, live);
-    if (rounds == 1 && reportsOn()) {
-      const double demand = psumDemandPercent(p.arch, g);
-      r.line(num(demand) + "% PSUM demand before spilling");
-      r.line(colorerDemandPlainLine("PSUM", "banks", g.total_demand, g.max_concurrent, psum_banks));
-      r.set("psum.demand_before_spilling_pct", demand);
-      r.set("psum.banks", int64_t(psum_banks));
-      r.set("psum.bank_demand", int64_t(g.total_demand));
-      r.set("psum.max_concurrent_banks", int64_t(g.max_concurrent));
-    }
-    findPsumCosts(p, g);
-
-    best.restart();
-    for (uint32_t h = first_heuristic; h < first_heuristic + n_heuristics; ++h)
-      for (bool plain : {false, true}) {  // the plain order uses the banks a capacity leaves, see plainPsumStack
-        const PsumVariant v{PsumHeuristic(h), plain};
-        PsumWorklistSizes sizes;
-        std::vector<uint32_t> stack =
-            plain ? plainPsumStack(g, v.heuristic) : simplifyPsum(g, psum_banks, v.heuristic, &sizes);
-        PsumSelection sel = selectPsum(p, g, stack);
-        if (o.verbosity >= 1) r.line("best-of-n loop, heuristic = " + variantName(v));
-        if (o.verbosity >= 2 && !plain) reportWorklistSizes(r, sizes);
-        if (o.verbosity >= 1) {
-          for (uint32_t i : sel.failed) {
-            const PsumNode& node = g.nodes[i];
-            r.line(p.tensors[node.tensor].name + " cannot allocate " + std::to_string(node.banks) + " banks");
-          }
-          r.line(colorerScoreLine("PSUM", sel.score));
-        }
-        best.offer(v, std::move(sel));
-      }
-    if (o.verbosity >= 1) r.line(colorerBestHeuristicLine("PSUM", variantName(best.heuristic)));
-
-    if (best.selection.failed.empty()) {
-      for (uint32_t i = 0; i < g.nodes.size(); ++i) {
-        Tensor& t = p.tensors[g.nodes[i].tensor];
-        if (g.nodes[i].pinned) continue;
-        Placement pl;
-        pl.bank = *best.selection.base[i];
-        t.placement = pl;
-      }
-      break;
-    }
-
-    std::vector<uint32_t> victims =
-        spillCandidates(g, best.selection.failed, [](const PsumNode& n) { return double(n.banks); });
-    std::vector<TensorId> to_spill;
-    double round_cost = 0;
-    for (uint32_t i : victims) {
-      to_spill.push_back(g.nodes[i].tensor);
-      round_cost += g.nodes[i].cost;
-    }
-    if (to_spill.empty()) throw cannotPlace(p, live, g, best.selection.failed.front(), psum_banks);
-    std::sort(to_spill.begin(), to_spill.end());
-    PsumSpillStats st = insertPsumSpillCode(p, to_spill, next_id);
-    spilled += uint32_t(to_spill.size());
-    saves += st.saves;
-    reloads += st.reloads;
-    spill_cycles += round_cost;
-    if (o.verbosity >= 1) {
-      for (TensorId t : to_spill) r.line("spill " + p.tensors[t].name);
-      r.line("insert spill " + std::to_string(st.saves) + ", insert reload " + std::to_string(st.reloads));
-    }
-  }
+  PsumColorer colorer(p, o, r, first_heuristic, n_heuristics);
+  const PsumRun run = colorer.allocate(1);
+  if (run.error) throw *run.error;
 
   if (!reportsOn()) return result;
-  const double utilization = 100.0 * double(best.selection.banks_used) / double(psum_banks ? psum_banks : 1);
-  reportColorerSummary(r, ColorerSummary{"PSUM", "psum", best.selection.score, variantName(best.heuristic),
-                                         spill_cycles, spilled, utilization, rounds, o.verbosity >= 1,
-                                         {{"spill_saves", int64_t(saves)},
-                                          {"spill_reloads", int64_t(reloads)},
-                                          {"banks_used", int64_t(best.selection.banks_used)}},
-                                         std::to_string(best.selection.banks_used) + " of " +
-                                             std::to_string(psum_banks) +
+  const PsumSelection& sel = run.selection;
+  const double utilization = 100.0 * double(sel.banks_used) / double(psum_banks ? psum_banks : 1);
+  reportColorerSummary(r, ColorerSummary{"PSUM", "psum", sel.score, variantName(run.order), run.spill_cycles,
+                                         run.spilled, utilization, run.rounds, o.verbosity >= 1,
+                                         {{"spill_saves", int64_t(run.saves)},
+                                          {"spill_reloads", int64_t(run.reloads)},
+                                          {"banks_used", int64_t(sel.banks_used)}},
+                                         std::to_string(sel.banks_used) + " of " + std::to_string(psum_banks) +
                                              " banks hold a tensor that is live at some point"});
   return result;
 }

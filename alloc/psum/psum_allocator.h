@@ -1,5 +1,6 @@
 // The PSUM colorer (as in the production allocator): Chaitin–Briggs over PSUM banks, run first in the allocation
-// pipeline (its placements are then frozen for the SBUF colorer). One round:
+// pipeline (its placements are then frozen for the SBUF colorer), on the colorers' one skeleton (alloc/colorer.h):
+// one spill fixpoint whose every round tries all the level's orders. One round:
 //   live_range (alloc/liveness.h, bank footprint + capacity guard)  ->  build (psum_interference.h)
 //   -> find_costs (psum_costs.h) -> for each heuristic: simplify (psum_simplify.h), select (psum_select.h)
 // keeping the selection with the lowest score (best-of-n, psum_heuristic.h). If its spill set is empty the

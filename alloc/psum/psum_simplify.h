@@ -26,7 +26,7 @@ std::vector<uint32_t> simplifyPsum(const PsumGraph& g, uint32_t psum_banks, Psum
                                    PsumWorklistSizes* sizes = nullptr);
 
 // The stack without simplify: every node that is not pinned, pushed in heuristic h's order, so that select
-// colours them in the reverse of it, as simplify does when every node is lo (unlimited banks). First fit puts a
+// colors them in the reverse of it, as simplify does when every node is lo (unlimited banks). First fit puts a
 // node on the bank it would take with unlimited banks whenever that one lies within PSUM, so in this order a PSUM
 // of at least the banks used with unlimited room never spills: a colorer uses the room it has.
 std::vector<uint32_t> plainPsumStack(const PsumGraph& g, PsumHeuristic h);

@@ -1,9 +1,11 @@
 #include "alloc/reg/reg_allocator.h"
 
 #include <algorithm>
+#include <optional>
 #include <string>
 
 #include "alloc/alloc_error.h"
+#include "alloc/colorer.h"
 #include "alloc/cost_table.h"
 #include "alloc/first_fit_placer.h"
 #include "alloc/liveness.h"
@@ -39,7 +41,8 @@ uint64_t spillCycles(const Program& p, const std::vector<Instruction>& body, uin
   return cycles;
 }
 
-// The registers to spill after a select that left `uncolored`, or the FATAL.
+// The registers to spill after a select that left `uncolored`; empty when an uncolored register that cannot spill
+// has no spillable neighbour either (no spill can make room for it: the FATAL, fatalRegisterPressure).
 std::vector<RegId> chooseSpills(const Program& p, const RegGraph& g, const RegCosts& costs,
                                 const RegColoring& c) {
   std::vector<bool> chosen(p.registers.size(), false);
@@ -54,19 +57,34 @@ std::vector<RegId> chooseSpills(const Program& p, const RegGraph& g, const RegCo
       helped = helped || chosen[m];
       if (!cheapest || costs.cost[m] < costs.cost[*cheapest]) cheapest = m;
     }
-    if (!cheapest)
-      throw AllocError(p.registers[r].loc,
-                       "cannot allocate registers since spilling candidates are not enough: " +
-                           describeRegister(p, r) +
-                           " cannot spill and no register live with it can spill either (loop "
-                           "registers spilled already, kept placements, spill stand-ins); the machine has " +
-                           std::to_string(p.arch.sp_registers) + " SP registers");
+    if (!cheapest) return {};
     if (!helped) chosen[*cheapest] = true;
   }
   std::vector<RegId> out;
   for (RegId r = 0; r < chosen.size(); ++r)
     if (chosen[r]) out.push_back(r);
   return out;
+}
+
+// The production allocator's FATAL, for the first uncolored register that cannot spill and has no spillable
+// neighbour.
+AllocError fatalRegisterPressure(const Program& p, const RegGraph& g, const RegCosts& costs, const RegColoring& c) {
+  RegId r = c.uncolored.front();
+  for (RegId u : c.uncolored) {
+    if (costs.spillable[u]) continue;
+    bool any = false;
+    for (RegId m : g.adj[u]) any = any || costs.spillable[m];
+    if (!any) {
+      r = u;
+      break;
+    }
+  }
+  return AllocError(p.registers[r].loc, "cannot allocate registers since spilling candidates are not enough: " +
+                                            describeRegister(p, r) +
+                                            " cannot spill and no register live with it can spill either (loop "
+                                            "registers spilled already, kept placements, spill stand-ins); the "
+                                            "machine has " +
+                                            std::to_string(p.arch.sp_registers) + " SP registers");
 }
 
 // Colors the groups of coalesced copies (alloc/reg/reg_coalesce.h) as one node each, then pushes each node's
@@ -108,7 +126,7 @@ RegColoring colorCoalesced(const Program& p, const Liveness& live, const RegGrou
   RegColoring c;
   c.color.assign(n, std::nullopt);
   for (RegId r = 0; r < n; ++r) c.color[r] = nc.color[groups.node[r]];
-  if (!nc.uncolored.empty()) {  // each uncoloured node's registers, in register order (most rounds colour all)
+  if (!nc.uncolored.empty()) {  // each uncolored node's registers, in register order (most rounds color all)
     std::vector<std::vector<RegId>> members(groups.nodes);
     for (RegId r = 0; r < n; ++r) members[groups.node[r]].push_back(r);
     for (uint32_t v : nc.uncolored) c.uncolored.insert(c.uncolored.end(), members[v].begin(), members[v].end());
@@ -118,6 +136,105 @@ RegColoring colorCoalesced(const Program& p, const Liveness& live, const RegGrou
   c.optimistic = nc.optimistic;
   return c;
 }
+
+}  // namespace
+
+namespace {
+
+// The REG colorer's selection: one coloring by register, and the registers it left uncolored.
+struct RegSelection {
+  RegColoring coloring;
+  std::vector<RegId> failed;  // coloring.uncolored
+  double score = 0;
+};
+
+// One order (the production REG allocator scores one coloring per round, no best-of-n).
+struct RegOrder {};
+
+struct RegRun : ColorerRun<RegOrder, RegSelection> {
+  std::optional<Liveness> live;  // points into the colorer's program
+  RegGraph g;
+  RegCosts costs;
+  RegGroups groups;
+  uint64_t stores = 0, reloads = 0, loops_spilled = 0;
+};
+
+class RegColorer final : public Colorer<RegOrder, RegSelection, RegRun> {
+ public:
+  RegColorer(Program& p, const RegOptions& o, AllocReport& rep, std::vector<bool>& kept, uint32_t next_id)
+      : p_(p), o_(o), rep_(rep), kept_(kept), next_id_(next_id), limit_(2 * uint32_t(p.registers.size()) + 1) {}
+
+ protected:
+  RegRun startRun(uint32_t, const RegRun*) override { return {}; }
+  // Every round spills a register that can spill for the only time (a source register, or a loop register).
+  uint32_t roundLimit() const override { return limit_; }
+  const char* memoryName() const override { return "REG"; }
+
+  void buildRound(RegRun& run) override {
+    kept_.resize(p_.registers.size(), false);
+    loop_spilled_.resize(p_.registers.size(), false);
+    run.live.reset();
+    run.live.emplace(computeLiveness(p_));
+    run.g = buildRegisterInterference(registerLivePieces(p_, *run.live));
+    run.costs = findRegisterCosts(p_, kept_, loop_spilled_);
+    run.groups = coalesceCopies(p_, *run.live, run.g, kept_, p_.arch.sp_registers);
+  }
+
+  std::vector<RegOrder> colorOrders(const RegRun&) const override { return {RegOrder{}}; }
+
+  RegSelection selectWith(RegRun& run, const RegOrder&) override {
+    RegSelection s;
+    s.coloring = colorCoalesced(p_, *run.live, run.groups, run.costs, kept_, p_.arch.sp_registers);
+    s.failed = s.coloring.uncolored;
+    s.score = s.coloring.score;
+    return s;
+  }
+
+  void endRound(RegRun& run) override {
+    if (reportsOn()) {
+      rep_.line("REG GCA interation nums = " + std::to_string(run.rounds));
+      rep_.line("REG score = " + formatReportNumber(run.selection.score, 3) + " (lower is better)");
+    }
+    if (!run.selection.failed.empty()) return;
+    for (RegId r = 0; r < p_.registers.size(); ++r) p_.registers[r].phys = run.selection.coloring.color[r];
+  }
+
+  std::vector<uint32_t> chooseSpills(RegRun& run) override {
+    return allocsim::chooseSpills(p_, run.g, run.costs, run.selection.coloring);
+  }
+
+  AllocError cannotColor(RegRun& run) override {
+    return fatalRegisterPressure(p_, run.g, run.costs, run.selection.coloring);
+  }
+
+  bool rewrite(RegRun& run, const std::vector<uint32_t>& spill) override {
+    if (o_.verbosity >= 1) {
+      std::string names;
+      for (RegId r : spill) names += (names.empty() ? "" : ", ") + p_.registers[r].name;
+      rep_.line("REG round " + std::to_string(run.rounds) + ": " + std::to_string(run.selection.failed.size()) +
+                " uncolored, spilling " + names);
+    }
+    run.spilled += uint32_t(spill.size());
+    for (RegId r : spill)
+      if (run.costs.loop_register[r]) {
+        loop_spilled_[r] = true;
+        ++run.loops_spilled;
+      }
+    const RegSpillStats s = insertRegisterSpills(p_, spill, next_id_);
+    run.stores += s.stores;
+    run.reloads += s.reloads;
+    return true;
+  }
+
+ private:
+  Program& p_;
+  const RegOptions& o_;
+  AllocReport& rep_;
+  std::vector<bool>& kept_;
+  std::vector<bool> loop_spilled_;
+  uint32_t next_id_;
+  uint32_t limit_;
+};
 
 }  // namespace
 
@@ -132,59 +249,26 @@ AllocReport allocateRegisters(Program& p, const RegOptions& o) {
   uint32_t next_id = 0;
   const uint32_t values = splitRegisterValues(p, kept, next_id);
   rep.set("reg.ssa_split", int64_t(values));
-  uint64_t spilled_total = 0, stores = 0, reloads = 0, loops_spilled = 0;
-  std::vector<bool> loop_spilled;
-  RegColoring final_coloring;
-  for (uint32_t round = 1;; ++round) {
-    kept.resize(p.registers.size(), false);
-    loop_spilled.resize(p.registers.size(), false);
-    const Liveness live = computeLiveness(p);
-    const RegGraph g = buildRegisterInterference(registerLivePieces(p, live));
-    const RegCosts costs = findRegisterCosts(p, kept, loop_spilled);
-    const RegGroups groups = coalesceCopies(p, live, g, kept, R);
-    RegColoring c = colorCoalesced(p, live, groups, costs, kept, R);
-    if (reportsOn()) {
-      rep.line("REG GCA interation nums = " + std::to_string(round));
-      rep.line("REG score = " + formatReportNumber(c.score, 3) + " (lower is better)");
-    }
-    if (c.uncolored.empty()) {
-      for (RegId r = 0; r < p.registers.size(); ++r) p.registers[r].phys = c.color[r];
-      rep.set("reg.rounds", int64_t(round));
-      rep.set("reg.score", c.score);
-      rep.set("reg.edges", int64_t(g.edges));
-      rep.set("reg.coalesced_copies", int64_t(groups.coalesced));
-      final_coloring = std::move(c);
-      break;
-    }
-    const std::vector<RegId> spill = chooseSpills(p, g, costs, c);
-    if (o.verbosity >= 1) {
-      std::string names;
-      for (RegId r : spill) names += (names.empty() ? "" : ", ") + p.registers[r].name;
-      rep.line("REG round " + std::to_string(round) + ": " + std::to_string(c.uncolored.size()) +
-               " uncolored, spilling " + names);
-    }
-    spilled_total += spill.size();
-    for (RegId r : spill)
-      if (costs.loop_register[r]) {
-        loop_spilled[r] = true;
-        ++loops_spilled;
-      }
-    const RegSpillStats s = insertRegisterSpills(p, spill, next_id);
-    stores += s.stores;
-    reloads += s.reloads;
-  }
+  RegColorer colorer(p, o, rep, kept, next_id);
+  const RegRun run = colorer.allocate(1);
+  if (run.error) throw *run.error;
+  rep.set("reg.rounds", int64_t(run.rounds));
+  rep.set("reg.score", run.selection.score);
+  rep.set("reg.edges", int64_t(run.g.edges));
+  rep.set("reg.coalesced_copies", int64_t(run.groups.coalesced));
   if (!reportsOn()) return rep;
+  const RegColoring& final_coloring = run.selection.coloring;
   const uint64_t cycles = spillCycles(p, p.body, 1);
   const double utilization = R == 0 ? 0 : 100.0 * final_coloring.lanes_used / R;
-  rep.line("Number of registers spilled = " + std::to_string(spilled_total));
+  rep.line("Number of registers spilled = " + std::to_string(run.spilled));
   rep.line("Spilling from REG cost about " + std::to_string(cycles) + " cycles");
   rep.line(formatReportNumber(utilization) + "% REG utilization after allocation");
   rep.set("reg.method", std::string("coloring"));
   rep.set("reg.registers", int64_t(p.registers.size()));
-  rep.set("reg.spilled", int64_t(spilled_total));
-  rep.set("reg.spilled_loop_registers", int64_t(loops_spilled));
-  rep.set("reg.spill_stores", int64_t(stores));
-  rep.set("reg.spill_reloads", int64_t(reloads));
+  rep.set("reg.spilled", int64_t(run.spilled));
+  rep.set("reg.spilled_loop_registers", int64_t(run.loops_spilled));
+  rep.set("reg.spill_stores", int64_t(run.stores));
+  rep.set("reg.spill_reloads", int64_t(run.reloads));
   rep.set("reg.spill_cycles", int64_t(cycles));
   rep.set("reg.lanes_used", int64_t(final_coloring.lanes_used));
   rep.set("reg.lanes", int64_t(R));

@@ -1,6 +1,7 @@
 // The REG colorer (the production allocator, "REG_Allocator — the scalar register colorer"): colors the program's
 // registers onto the SP register lanes, spilling to memory until everything colors. It runs last at every optlevel
-// (alloc/driver.h). The cycle, per round ("REG GCA interation nums = <round>", the production allocator's spelling):
+// (alloc/driver.h). The cycle, per round ("REG GCA interation nums = <round>", the production allocator's spelling;
+// GCA is its name for graph-coloring allocation), on the colorers' one skeleton (alloc/colorer.h):
 //
 //   live_range   alloc/liveness.h over the current program (loop-extended: a loop register is live across its loop)
 //   build        alloc/reg/reg_interference.h (a spilled loop register is live at the two ends of its body only)

@@ -9,7 +9,7 @@
 #include <tuple>
 
 #include "alloc/alloc_error.h"
-#include "alloc/best_of_n.h"
+#include "alloc/colorer.h"
 #include "alloc/colorer_report.h"
 #include "alloc/copy_tensor.h"
 #include "alloc/first_fit_placer.h"
@@ -153,30 +153,36 @@ struct SbufSpillState {
 using SpillHistory = std::vector<std::vector<TensorId>>;
 using SpillStates = std::map<SpillHistory, std::shared_ptr<const SbufSpillState>>;
 
-// One heuristic's spill fixpoint (see sbuf_allocator.h): the spill state it ends with, its final selection, and
-// what its rounds spilled. `error` is set instead when nothing could help this heuristic.
-struct SbufRun {
+// A color order of the SBUF colorer: a heuristic's order through simplify, or plain (sbuf_simplify.h).
+struct SbufVariant {
   SbufHeuristic heuristic;
+  bool plain = false;
+};
+
+// One heuristic's spill fixpoint (see sbuf_allocator.h): the spill state it ends with, its final selection, and
+// what its rounds spilled. `error` is set instead when nothing could help this heuristic; `abandoned` when it had
+// spilled more than a finished run: it cannot win.
+struct SbufRun : ColorerRun<SbufVariant, SbufSelection> {
   bool packed = false;  // the exact search's packing (sbuf_packing.h), not a heuristic's fixpoint
-  bool plain = false;  // the final round's selection came from the plain order (no simplify)
   // The program it ends with, once it has spilled (shared with the other runs that spilled alike); until then null,
   // and the run stands for the input with its selection's placements, made only for the run that wins: a copy of
   // the whole program per heuristic was most of the SBUF colorer's time on large programs.
   std::shared_ptr<const SbufSpillState> state;
-  AllocReport log;     // the per-round lines (verbosity >= 1)
-  SbufSelection selection;
-  uint32_t spilled = 0, rounds = 0, stores = 0, reloads = 0;
-  double spill_cycles = 0;
+  uint32_t stores = 0, reloads = 0;
   uint64_t spill_bytes = 0;  // bytes of the SBUF tensors spilled to DRAM slots or rehomed to DRAM
-  std::optional<AllocError> error;
-  bool abandoned = false;  // stopped once it had spilled more than a finished run: it cannot win
+  uint64_t bound = UINT64_MAX;  // the spill bytes of the best finished run when this one started
+  SpillHistory history;
+  std::string phase;  // the progress line's
+  AllocReport log;    // the packing's lines (verbosity >= 1)
 };
 
 std::string runName(const SbufHeuristic& h, bool plain) {
   return sbufHeuristicName(h) + (plain ? " (plain order)" : "");
 }
 
-std::string runName(const SbufRun& run) { return run.packed ? "exact packing" : runName(run.heuristic, run.plain); }
+std::string runName(const SbufRun& run) {
+  return run.packed ? "exact packing" : runName(run.order.heuristic, run.order.plain);
+}
 
 // The packing as a finished run that spills nothing, or nullopt (sbuf_packing.h).
 std::optional<SbufRun> packingRun(const Program& input, const SbufGraph& g, int verbosity) {
@@ -210,45 +216,21 @@ void place(Program& p, const SbufGraph& g, const SbufSelection& sel) {
     if (!g.nodes[i].fixed) p.tensors[g.nodes[i].tensor].placement = sel.at[i];
 }
 
-// The colour stacks of one allocateSbuf call, by the graph they were made for, the colour order and whether simplify
+// The color stacks of one allocateSbuf call, by the graph they were made for, the color order and whether simplify
 // made them: a stack depends on the graph and the order only, not on the placement policy, and the sweep pairs each
 // order with four policies (sbuf_heuristic.h), so O3 made every stack four times, O2 and O6 two or three. The graphs
 // (the input's and those of the spill states) live as long as the call, so their addresses are keys.
-struct ColourStack {
+struct ColorStack {
   std::vector<uint32_t> stack;
   SbufWorklistSizes sizes;  // simplify's (verbosity >= 2)
 };
-using ColourStacks = std::map<std::tuple<const SbufGraph*, SbufOrder, bool>, ColourStack>;
+using ColorStacks = std::map<std::tuple<const SbufGraph*, SbufOrder, bool>, ColorStack>;
 
-const ColourStack& colourStack(const Arch& arch, const SbufGraph& g, SbufOrder order, bool plain,
-                               ColourStacks& stacks) {
+const ColorStack& colorStack(const Arch& arch, const SbufGraph& g, SbufOrder order, bool plain,
+                               ColorStacks& stacks) {
   auto [it, fresh] = stacks.try_emplace({&g, order, plain});
   if (fresh) it->second.stack = plain ? plainSbufStack(g, order) : simplifySbuf(arch, g, order, &it->second.sizes);
   return it->second;
-}
-
-// Both colour orders of heuristic h on one round's graph: simplify's, then the plain order (sbuf_simplify.h). The
-// plain one is what uses the room a capacity leaves: it colours exactly as with unlimited room, so whatever fits
-// there below the capacity fits here too. BestOfN keeps a selection without failures over any with, then the
-// lower score; the simplify order on ties.
-BestOfN<bool, SbufSelection> selectRound(const Program& p, const SbufGraph& g, const SbufHeuristic& h,
-                                         bool unlimited_room, int verbosity, AllocReport& log, ColourStacks& stacks) {
-  BestOfN<bool, SbufSelection> best;
-  for (bool plain : {false, true}) {
-    if (unlimited_room && !plain) continue;  // with unlimited room simplify's stack is the plain one
-    const ColourStack& cs = colourStack(p.arch, g, h.order, plain, stacks);
-    SbufSelection sel = selectSbuf(p, g, cs.stack, h.policy);
-    if (verbosity >= 1) log.line("best-of-n loop, heuristic = " + runName(h, plain));
-    if (verbosity >= 2 && !plain) reportWorklistSizes(log, cs.sizes);
-    if (verbosity >= 1) {
-      for (uint32_t i : sel.failed)
-        log.line(p.tensors[g.nodes[i].tensor].name + " cannot allocate " + std::to_string(g.nodes[i].partitions) +
-                 " partitions x " + std::to_string(g.nodes[i].bytes) + " bytes");
-      log.line(colorerScoreLine("SB", sel.score));
-    }
-    best.offer(plain, std::move(sel));
-  }
-  return best;
 }
 
 // The state after `history`'s rounds, from the one before them (`prev`, or the input when null): looked up in
@@ -267,73 +249,6 @@ std::shared_ptr<const SbufSpillState> spillState(const Program& input, const std
   st->graph = roundGraph(st->program, st->local);
   states.emplace(history, st);
   return st;
-}
-
-// `bound`: the spill bytes of the best finished run so far; this one stops as soon as it has spilled more.
-// `o.progress`: told of each spill round, as `phase`.
-SbufRun runHeuristic(const Program& input, const std::vector<bool>& input_local, const SbufRoundGraph& first,
-                     const SbufHeuristic& h, uint32_t spillable, uint64_t bound, const SbufOptions& o,
-                     const std::string& phase, SpillStates& states, ColourStacks& stacks) {
-  const int verbosity = o.verbosity;
-  SbufRun run;
-  run.heuristic = h;
-  SpillHistory history;
-  if (verbosity >= 1) run.log.line("heuristic " + sbufHeuristicName(h) + ": its spill fixpoint");
-  for (;;) {
-    if (run.rounds > spillable) throw std::logic_error("SBUF spill fixpoint did not converge");
-    ++run.rounds;
-    reportProgress(o.progress, phase.c_str(), run.rounds, "spill rounds");
-    if (verbosity >= 1) run.log.line("spill round " + std::to_string(run.rounds));
-    // This round's program and graph: the input's until the first spill.
-    const Program& p = run.state ? run.state->program : input;
-    const SbufRoundGraph& rg = run.state ? run.state->graph : first;
-    const std::vector<bool>& local = run.state ? run.state->local : input_local;
-    const SbufGraph& g = rg.g;
-    BestOfN<bool, SbufSelection> best = selectRound(p, g, h, o.unlimited_room, verbosity, run.log, stacks);
-    run.plain = best.heuristic;
-    run.selection = std::move(best.selection);
-    if (verbosity >= 1) run.log.line(colorerBestHeuristicLine("SB", runName(h, run.plain)));
-
-    if (run.selection.failed.empty()) return run;
-
-    const std::vector<uint32_t> victims =
-        spillCandidates(g, run.selection.failed, [](const SbufNode& n) { return double(n.area()); });
-    if (victims.empty()) {
-      run.error = nothingCanHelp(p, rg.live, g, local, run.selection.failed.front());
-      return run;
-    }
-    std::vector<TensorId> to_spill, to_rehome;
-    for (uint32_t i : victims) {
-      (g.nodes[i].rehome ? to_rehome : to_spill).push_back(g.nodes[i].tensor);
-      run.spill_cycles += g.nodes[i].cost;
-      run.spill_bytes += p.tensors[g.nodes[i].tensor].totalBytes();
-    }
-    if (verbosity >= 1) {
-      for (TensorId t : to_spill) run.log.line("spill " + p.tensors[t].name + " to DRAM");
-      for (TensorId t : to_rehome) run.log.line("rehome " + p.tensors[t].name + " to DRAM");
-    }
-    if (run.spill_bytes > bound) {  // rewriting the program for more rounds would be wasted
-      if (verbosity >= 1)
-        run.log.line("abandoned: " + std::to_string(run.spill_bytes) + " bytes spilled, a finished run spilled " +
-                     std::to_string(bound));
-      run.abandoned = true;
-      return run;
-    }
-    history.push_back(to_spill);
-    history.push_back(to_rehome);
-    try {
-      run.state = spillState(input, input_local, run.state.get(), history, to_spill, to_rehome, states);
-    } catch (const AllocError& e) {  // the spill slots exceed dram-limit
-      run.error = e;
-      return run;
-    }
-    run.spilled += uint32_t(victims.size());
-    run.stores += run.state->step.stores;
-    run.reloads += run.state->step.reloads;
-    if (verbosity >= 1)
-      run.log.line("insert spill " + std::to_string(run.state->step.stores) + ", insert reload " +
-                   std::to_string(run.state->step.reloads));
-  }
 }
 
 // The run that spills fewer bytes, then occupies less SBUF, then costs fewer spill cycles; the earlier on ties.
@@ -362,6 +277,132 @@ bool packingCannotWin(const SbufRun& best, const SbufGraph& g) {
   return best.selection.footprint <= g.max_live;
 }
 
+// The SBUF colorer: one run per heuristic of the level's sweep, each a whole spill fixpoint trying the heuristic's
+// order through simplify and plain in every round (the plain one is what uses the room a capacity leaves: it colors
+// exactly as with unlimited room, so whatever fits there below the capacity fits here too).
+class SbufColorer final : public Colorer<SbufVariant, SbufSelection, SbufRun> {
+ public:
+  SbufColorer(const Program& input, const SbufRoundGraph& first, const SbufOptions& o, AllocReport& r,
+              uint32_t first_heuristic, uint32_t n_heuristics)
+      : input_(input), first_(first), o_(o), r_(r), first_heuristic_(first_heuristic), n_(n_heuristics),
+        input_local_(input.tensors.size(), false) {
+    for (const Tensor& t : input.tensors) spillable_ += t.space == Space::Sbuf && !t.placement;
+  }
+
+ protected:
+  SbufRun startRun(uint32_t k, const SbufRun* best) override {
+    SbufRun run;
+    run.order.heuristic = sbufHeuristic(first_heuristic_ + k);
+    // Runs stop once they spill more than the best finished one, which leaves the choice as it would be with every
+    // run finished: spilled bytes only grow.
+    run.bound = best && !best->error && !best->abandoned ? best->spill_bytes : UINT64_MAX;
+    if (o_.progress)  // the progress line's, built only when one is printed
+      run.phase = "SBUF colorer, heuristic " + std::to_string(k + 1) + " of " + std::to_string(n_) + " (" +
+                  sbufHeuristicName(run.order.heuristic) + ")";
+    if (o_.verbosity >= 1) r_.line("heuristic " + sbufHeuristicName(run.order.heuristic) + ": its spill fixpoint");
+    return run;
+  }
+  uint32_t roundLimit() const override { return spillable_; }
+  const char* memoryName() const override { return "SBUF"; }
+
+  // The graph of the input or of the run's spill state, made when the state was.
+  void buildRound(SbufRun& run) override {
+    reportProgress(o_.progress, run.phase.c_str(), run.rounds, "spill rounds");
+    if (o_.verbosity >= 1) r_.line("spill round " + std::to_string(run.rounds));
+  }
+
+  std::vector<SbufVariant> colorOrders(const SbufRun& run) const override {
+    std::vector<SbufVariant> out;
+    if (!o_.unlimited_room) out.push_back({run.order.heuristic, false});  // with unlimited room simplify's is plain
+    out.push_back({run.order.heuristic, true});
+    return out;
+  }
+
+  SbufSelection selectWith(SbufRun& run, const SbufVariant& v) override {
+    const Program& p = program(run);
+    const SbufGraph& g = graph(run).g;
+    const ColorStack& cs = colorStack(p.arch, g, v.heuristic.order, v.plain, stacks_);
+    SbufSelection sel = selectSbuf(p, g, cs.stack, v.heuristic.policy);
+    if (o_.verbosity >= 1) r_.line("best-of-n loop, heuristic = " + runName(v.heuristic, v.plain));
+    if (o_.verbosity >= 2 && !v.plain) reportWorklistSizes(r_, cs.sizes);
+    if (o_.verbosity >= 1) {
+      for (uint32_t i : sel.failed)
+        r_.line(p.tensors[g.nodes[i].tensor].name + " cannot allocate " + std::to_string(g.nodes[i].partitions) +
+                " partitions x " + std::to_string(g.nodes[i].bytes) + " bytes");
+      r_.line(colorerScoreLine("SB", sel.score));
+    }
+    return sel;
+  }
+
+  void endRound(SbufRun& run) override {
+    if (o_.verbosity >= 1) r_.line(colorerBestHeuristicLine("SB", runName(run.order.heuristic, run.order.plain)));
+  }
+
+  std::vector<uint32_t> chooseSpills(SbufRun& run) override {
+    return spillCandidates(graph(run).g, run.selection.failed, [](const SbufNode& n) { return double(n.area()); });
+  }
+
+  AllocError cannotColor(SbufRun& run) override {
+    const SbufRoundGraph& rg = graph(run);
+    return nothingCanHelp(program(run), rg.live, rg.g, local(run), run.selection.failed.front());
+  }
+
+  bool rewrite(SbufRun& run, const std::vector<uint32_t>& victims) override {
+    const Program& p = program(run);
+    const SbufGraph& g = graph(run).g;
+    std::vector<TensorId> to_spill, to_rehome;
+    for (uint32_t i : victims) {
+      (g.nodes[i].rehome ? to_rehome : to_spill).push_back(g.nodes[i].tensor);
+      run.spill_cycles += g.nodes[i].cost;
+      run.spill_bytes += p.tensors[g.nodes[i].tensor].totalBytes();
+    }
+    if (o_.verbosity >= 1) {
+      for (TensorId t : to_spill) r_.line("spill " + p.tensors[t].name + " to DRAM");
+      for (TensorId t : to_rehome) r_.line("rehome " + p.tensors[t].name + " to DRAM");
+    }
+    if (run.spill_bytes > run.bound) {  // rewriting the program for more rounds would be wasted
+      if (o_.verbosity >= 1)
+        r_.line("abandoned: " + std::to_string(run.spill_bytes) + " bytes spilled, a finished run spilled " +
+                std::to_string(run.bound));
+      run.abandoned = true;
+      return false;
+    }
+    run.history.push_back(to_spill);
+    run.history.push_back(to_rehome);
+    try {
+      run.state = spillState(input_, input_local_, run.state.get(), run.history, to_spill, to_rehome, states_);
+    } catch (const AllocError& e) {  // the spill slots exceed dram-limit
+      run.error = e;
+      return false;
+    }
+    run.spilled += uint32_t(victims.size());
+    run.stores += run.state->step.stores;
+    run.reloads += run.state->step.reloads;
+    if (o_.verbosity >= 1)
+      r_.line("insert spill " + std::to_string(run.state->step.stores) + ", insert reload " +
+              std::to_string(run.state->step.reloads));
+    return true;
+  }
+
+  bool betterRun(const SbufRun& a, const SbufRun& b) const override { return allocsim::betterRun(a, b); }
+
+ private:
+  // This round's program, graph and stand-ins: the input's until the first spill.
+  const Program& program(const SbufRun& run) const { return run.state ? run.state->program : input_; }
+  const SbufRoundGraph& graph(const SbufRun& run) const { return run.state ? run.state->graph : first_; }
+  const std::vector<bool>& local(const SbufRun& run) const { return run.state ? run.state->local : input_local_; }
+
+  const Program& input_;
+  const SbufRoundGraph& first_;
+  const SbufOptions& o_;
+  AllocReport& r_;
+  uint32_t first_heuristic_, n_;
+  std::vector<bool> input_local_;
+  uint32_t spillable_ = 0;  // an upper bound on the rounds that spill
+  SpillStates states_;
+  ColorStacks stacks_;
+};
+
 }  // namespace
 
 SbufResult allocateSbuf(const Program& input, const SbufOptions& o) { return allocateSbuf(Program(input), o); }
@@ -378,8 +419,6 @@ SbufResult allocateSbuf(Program&& input, const SbufOptions& o) {
   AllocReport r;
   if (o.verbosity >= 1) r.line(" allocating SB");
 
-  uint32_t spillable = 0;  // an upper bound on the rounds that spill
-  for (const Tensor& t : base.tensors) spillable += t.space == Space::Sbuf && !t.placement;
   const std::vector<bool> local(base.tensors.size(), false);
   const SbufRoundGraph first = roundGraph(base, local);
   const SbufGraph& g = first.g;
@@ -395,20 +434,11 @@ SbufResult allocateSbuf(Program&& input, const SbufOptions& o) {
 
   // Best-of-N over whole spill fixpoints, not round by round: a heuristic that spills less in the first round can
   // leave reloads that spill more later. Compared on the end result, a level that tries more heuristics never does
-  // worse. Runs stop once they spill more than the best finished one (runHeuristic's bound), which leaves the choice as
-  // it would be with every run finished: spilled bytes only grow.
+  // worse.
   std::optional<SbufRun> best;
-  SpillStates states;
-  ColourStacks stacks;
-  for (uint32_t k = first_heuristic; k < first_heuristic + n_heuristics; ++k) {
-    const uint64_t bound = best && !best->error && !best->abandoned ? best->spill_bytes : UINT64_MAX;
-    const std::string phase = !o.progress ? std::string()  // the progress line's, built only when one is printed
-                                          : "SBUF colorer, heuristic " + std::to_string(k - first_heuristic + 1) + " of " +
-                                                std::to_string(n_heuristics) + " (" +
-                                                sbufHeuristicName(sbufHeuristic(k)) + ")";
-    SbufRun run = runHeuristic(base, local, first, sbufHeuristic(k), spillable, bound, o, phase, states, stacks);
-    if (o.verbosity >= 1) r.append(run.log);
-    if (!best || betterRun(run, *best)) best = std::move(run);
+  {
+    SbufColorer colorer(base, first, o, r, first_heuristic, n_heuristics);
+    best = colorer.allocate(n_heuristics);
   }
   if (packing && packingCannotWin(*best, g)) {
     if (o.verbosity >= 1)

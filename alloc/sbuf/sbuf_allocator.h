@@ -1,8 +1,8 @@
 // The SBUF colorer (the production allocator's contrast sections, and its best-of-N): Chaitin–Briggs over 2-D
-// rectangles (partition x byte). It runs after the PSUM colorer, whose placements it leaves as they are. One
-// round:
+// rectangles (partition x byte), on the colorers' one skeleton (alloc/colorer.h): one spill fixpoint per heuristic,
+// the best whole fixpoint kept. It runs after the PSUM colorer, whose placements it leaves as they are. One round:
 //   liveness (sbuf_live_ranges.h) -> build (sbuf_interference.h) -> find_costs (sbuf_costs.h)
-//   -> for the heuristic (sbuf_heuristic.h: colour order x placement policy), in its two colour orders:
+//   -> for the heuristic (sbuf_heuristic.h: color order x placement policy), in its two color orders:
 //        simplify (sbuf_simplify.h, geometric degree test sbuf_degree.h), select (sbuf_select.h);
 //        the plain order (sbuf_simplify.h plainSbufStack), select
 // keeping the selection that places everything, else the lower score. If nothing failed, its placements are
@@ -38,7 +38,7 @@ struct SbufOptions {
   // winner's result, so a heuristic that loses on a program is neither seen nor checked there; this is how a user
   // looks at one (`alloc --sbuf-heuristic`) and how fuzz/coloring_driver_fuzz.cpp has the oracles check each.
   std::optional<uint32_t> only_heuristic;
-  // Colour as with unlimited room: every node passes simplify's degree test, so each heuristic colours in its
+  // Color as with unlimited room: every node passes simplify's degree test, so each heuristic colors in its
   // plain order (sbuf_simplify.h plainSbufStack) and simplify's capacity-dependent order is not tried. With the
   // largest SBUF the arch accepts this is the height a level reaches unconstrained; the arch's 2^24 bytes alone are
   // not (minimalloc's B: the degree test still fails there, simplify reorders and may reach a lower height that the

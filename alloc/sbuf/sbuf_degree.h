@@ -14,7 +14,7 @@
 //
 //   K(i) = possible_placements(i) - sum over neighbours j of impact(i, j)
 //
-// and K(i) > 0 means i finds a free grid position wherever its neighbours sit: i is trivially colourable. The
+// and K(i) > 0 means i finds a free grid position wherever its neighbours sit: i is trivially colorable. The
 // test is sound because select searches every grid position (first fit over all bands and all aligned gaps).
 #pragma once
 

@@ -52,7 +52,7 @@ std::optional<uint32_t> sbufHeuristicIndex(const std::string& name) {
   return std::nullopt;
 }
 
-std::vector<uint32_t> sbufColourRanks(const SbufGraph& g, SbufOrder o) {
+std::vector<uint32_t> sbufColorRanks(const SbufGraph& g, SbufOrder o) {
   const uint32_t n = uint32_t(g.nodes.size());
   // A never-live node sorts last in the start orders: it interferes with nothing, wherever it goes.
   auto start = [&](uint32_t i) { return g.nodes[i].range.empty() ? uint64_t(UINT64_MAX) : g.nodes[i].range.first; };

@@ -1,8 +1,8 @@
 // The best-of-N sweep of the SBUF colorer (as in the production allocator: SBUF "runs a heuristic sweep and keeps the
 // best of several scored colorings"; the production allocator: "the 2-D best-of-N SBUF colorer"). A heuristic is a
-// colour order x a placement policy.
+// color order x a placement policy.
 //
-// The colour order is the order in which select should colour nodes when it is free to choose: simplify drains
+// The color order is the order in which select should color nodes when it is free to choose: simplify drains
 // its lo worklist in the reverse order (the stack pops it back), and breaks ties among hi and inf nodes with it.
 // Every order ends in the node index, so each run is deterministic. The placement policies are
 // sbuf_placement_policy.h's.
@@ -45,7 +45,7 @@ std::string sbufHeuristicName(const SbufHeuristic& h);
 // The sweep index of the heuristic with this name ("largest-first/lowest-offset" -> 0), or nullopt.
 std::optional<uint32_t> sbufHeuristicIndex(const std::string& name);
 
-// rank[i]: node i's position in the colour order (0 = coloured first).
-std::vector<uint32_t> sbufColourRanks(const SbufGraph& g, SbufOrder o);
+// rank[i]: node i's position in the color order (0 = colored first).
+std::vector<uint32_t> sbufColorRanks(const SbufGraph& g, SbufOrder o);
 
 }  // namespace allocsim

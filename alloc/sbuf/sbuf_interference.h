@@ -18,7 +18,7 @@ struct SbufNode {
   uint32_t partitions = 0;  // height of the rectangle
   uint64_t bytes = 0;       // width: bytes per partition
   LiveRange range;
-  bool fixed = false;  // already placed in the input: pre-coloured, never moved or spilled
+  bool fixed = false;  // already placed in the input: pre-colored, never moved or spilled
   double cost = 0;     // spill cost in cycles (sbuf_costs.h); +inf = un-spillable
   bool rehome = false;  // spilling it moves the tensor itself to DRAM (sbuf_costs.h); else stand-ins
 

@@ -1,4 +1,4 @@
-// Where select puts a rectangle among its already coloured neighbours (as in the production allocator: SBUF's select
+// Where select puts a rectangle among its already colored neighbours (as in the production allocator: SBUF's select
 // "does a 2-D first/best-fit over partition x byte rectangles"; the production allocator: BestFitMemoryManager's SB
 // corner placement). Every policy searches the whole placement grid — base partitions that are multiples of
 // sbuf_partition_quantum, byte offsets that are multiples of sbuf_align, the rectangle inside SBUF — so each finds a

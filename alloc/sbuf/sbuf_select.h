@@ -1,6 +1,6 @@
 // As in the production allocator, select for SBUF: pop the simplify stack and give each node a position, under the
-// heuristic's placement policy (sbuf_placement_policy.h), among the rectangles of its already coloured neighbours
-// (fixed nodes are coloured from the start, at their placement); a node with no free grid position " cannot allocate
+// heuristic's placement policy (sbuf_placement_policy.h), among the rectangles of its already colored neighbours
+// (fixed nodes are colored from the start, at their placement); a node with no free grid position " cannot allocate
 // " and joins the spill set.
 #pragma once
 

@@ -27,12 +27,12 @@ struct Scratch {
 
 std::vector<uint32_t> simplifySbuf(const Arch& arch, const SbufGraph& g, SbufOrder order, SbufWorklistSizes* sizes) {
   const uint32_t n = uint32_t(g.nodes.size());
-  const std::vector<uint32_t> rank = sbufColourRanks(g, order);
+  const std::vector<uint32_t> rank = sbufColorRanks(g, order);
   // The worklists are binary heaps with lazy deletion, so that simplify is O(E + N log N) (no scan of the hi set
   // per pick, no reordering per edge):
-  //   lo, inf: (rank, node), highest rank first (coloured last); a node leaves inf only for lo, so an inf entry
+  //   lo, inf: (rank, node), highest rank first (colored last); a node leaves inf only for lo, so an inf entry
   //            whose node is no longer inf is skipped;
-  //   hi:      (metric, ~rank, node), lowest metric first, ties the later in colour order. A node's metric only
+  //   hi:      (metric, ~rank, node), lowest metric first, ties the later in color order. A node's metric only
   //            grows (its degree only falls), so its entry holds a lower bound of it: an entry popped with a stale
   //            metric is pushed again with the current one, and an entry popped with the current metric is the true
   //            minimum — the pick the scan of every hi node made.
@@ -129,12 +129,12 @@ std::vector<uint32_t> simplifySbuf(const Arch& arch, const SbufGraph& g, SbufOrd
 }
 
 std::vector<uint32_t> plainSbufStack(const SbufGraph& g, SbufOrder order) {
-  const std::vector<uint32_t> rank = sbufColourRanks(g, order);
+  const std::vector<uint32_t> rank = sbufColorRanks(g, order);
   std::vector<uint32_t> by_rank(rank.size());
   for (uint32_t i = 0; i < rank.size(); ++i) by_rank[rank[i]] = i;
   std::vector<uint32_t> stack;
   stack.reserve(by_rank.size());
-  for (auto it = by_rank.rbegin(); it != by_rank.rend(); ++it)  // pushed last = popped, so coloured, first
+  for (auto it = by_rank.rbegin(); it != by_rank.rend(); ++it)  // pushed last = popped, so colored, first
     if (!g.nodes[*it].fixed) stack.push_back(*it);
   return stack;
 }

@@ -125,7 +125,9 @@ def _run(args, program=None):
 
 class SimResult:
     """outputs: name -> numpy array (every HBM tensor the kernel writes); returned: the kernel's return value(s);
-    cycles, stalls (cycles by cause), run (the whole `allocsim run --json` report), program (the traced text)."""
+    cycles, stalls (cycles by cause), top_stalls (the run report's worst stalls, each with the kernel lines of the
+    waiting instruction and of the one it waited for: consumer_kernel_line, producer_kernel_line), run (the whole
+    `allocsim run --json` report), program (the traced text)."""
 
     def __repr__(self):
         return "SimResult(outputs=%s, cycles=%d, stalls=%s)" % (sorted(self.outputs), self.cycles, self.stalls)
@@ -152,7 +154,7 @@ def simulate(kernel, *args, optlevel=2, arch="gen2", dtypes=None, timing=True, *
                     res.outputs[name] = _from_bytes(f.read(), t.dtype, t.nki_shape)
         ret = [res.outputs[n] for n in tr.tracer.returned]
         res.returned = None if not ret else ret[0] if len(ret) == 1 else tuple(ret)
-        res.cycles, res.stalls, res.run = None, None, None
+        res.cycles, res.stalls, res.run, res.top_stalls = None, None, None, []
         if timing:
             run_args = ["run", path, "--json", "--quiet"] + flags
             if optlevel is not None and not tr.tracer.allocated:
@@ -164,7 +166,20 @@ def simulate(kernel, *args, optlevel=2, arch="gen2", dtypes=None, timing=True, *
             stats = res.run.get("stats", res.run)
             res.cycles = stats["cycles"]
             res.stalls = stats["stall_cycles"]
+            res.top_stalls = [_with_kernel_lines(t, tr.text) for t in stats.get("top_stalls", [])]
     return res
+
+
+def _with_kernel_lines(stall, text):
+    """A top_stalls entry of the run report with the kernel lines (FILE:LINE) of its consumer and producer."""
+    lines = text.splitlines()
+    out = dict(stall)
+    for role in ("consumer", "producer"):
+        m = re.match(r"line (\d+) ", out.get(role) or "")
+        note = re.search(r"#\s*(\S+:\d+)\s*$", lines[int(m.group(1)) - 1]) if m and int(m.group(1)) <= len(lines) \
+            else None
+        out[role + "_kernel_line"] = note.group(1) if note else None
+    return out
 
 
 def simulate_kernel(kernel, *args, **kwargs):

@@ -1,10 +1,11 @@
 """The command line the allocsim binary runs: `python3 -m allocsim_nki.cli list|trace KERNEL.py ...`."""
 
 import inspect
+import os
 import sys
 
 from .trace import KernelError
-from .kernel import load_module, kernels, parse_arg, trace_kernel
+from .kernel import MissingModule, load_module, kernels, parse_arg, trace_kernel
 
 
 def _describe(name, k):
@@ -40,8 +41,39 @@ def main(argv):
     out, sys.stdout = sys.stdout, sys.stderr
     try:
         return _run(verb, path, kernel, specs, arch, out)
+    except MissingModule as e:
+        other = _python_with(e.module)
+        if other is None:
+            sys.stderr.write(e.format() + "; no other python3 on PATH or in /usr/bin has it: install it, or set "
+                             "ALLOCSIM_PYTHON to a python3 that has it\n")
+            return 2
+        sys.stdout = out
+        sys.stdout.flush()
+        os.environ["ALLOCSIM_PYTHON_TRIED"] = os.environ.get("ALLOCSIM_PYTHON_TRIED", "") + os.pathsep + \
+            os.path.realpath(sys.executable)
+        os.execv(other, [other, "-m", "allocsim_nki.cli"] + list(argv))
     finally:
         sys.stdout = out
+
+
+def _python_with(module):
+    """Another python3 (on PATH, then /usr/bin) that imports `module`, not tried before; None if there is none."""
+    import shutil
+    import subprocess
+    tried = set(os.environ.get("ALLOCSIM_PYTHON_TRIED", "").split(os.pathsep)) | {os.path.realpath(sys.executable)}
+    cands = []
+    for d in os.environ.get("PATH", "").split(os.pathsep) + ["/usr/bin", "/usr/local/bin"]:
+        c = shutil.which("python3", path=d) if d else None
+        if c and os.path.realpath(c) not in tried and os.path.realpath(c) not in [os.path.realpath(x) for x in cands]:
+            cands.append(c)
+    for c in cands:
+        try:
+            if subprocess.run([c, "-c", "import " + module], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                              timeout=30).returncode == 0:
+                return c
+        except (OSError, subprocess.SubprocessError):
+            continue
+    return None
 
 
 def _run(verb, path, kernel, specs, arch, out):
@@ -67,6 +99,8 @@ def _run(verb, path, kernel, specs, arch, out):
         text, _ = trace_kernel(ks[kernel], args, arch)
         out.write(text)
         return 0
+    except MissingModule:
+        raise
     except KernelError as e:
         sys.stderr.write(e.format() + "\n")
         return 2

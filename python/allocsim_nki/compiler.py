@@ -60,3 +60,14 @@ def enable_stack_allocator(*a, **k):
 
 
 force_auto_alloc = enable_stack_allocator
+
+
+class no_reorder:
+    """`with ncc.no_reorder():` asks the compiler to keep the instructions in program order: the traced program is in
+    program order already."""
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False

@@ -27,12 +27,28 @@ def _alu(op):
     if a is None:
         # nl.max / nl.min / nl.sum as a reduction op
         a = {id(nl.max): "max", id(nl.min): "min", id(nl.sum): "add", id(nl.add): "add"}.get(id(op))
+    if a is None and type(op).__name__ == "ufunc":
+        # numpy's ufuncs, which kernels pass as ops too (op0=np.multiply)
+        a = {"add": "add", "subtract": "sub", "multiply": "mul", "divide": "div", "true_divide": "div",
+             "maximum": "max", "minimum": "min", "bitwise_and": "and", "bitwise_or": "or", "bitwise_xor": "xor",
+             "left_shift": "shl", "right_shift": "shr"}.get(op.__name__)
     if a is None:
         raise KernelError("%r is not an ALU operation (nl.add, nl.multiply, nl.maximum, ...)" % (op,))
     return a
 
 
 engine = type("engine", (), {"unknown": None, "tensor": "pe", "vector": "dve", "scalar": "act", "gpsimd": "pool"})
+# The engine an instruction runs on is the program's (by opcode): an `engine=` argument is accepted and not used.
+unknown_engine, tensor_engine, vector_engine, scalar_engine, gpsimd_engine = None, "pe", "dve", "act", "pool"
+# How an instruction's fused reduction treats the engine's accumulator: only a fresh reduction per instruction
+# (reset_reduce, the default) is in the program format.
+reduce_cmd = type("reduce_cmd", (), {"idle": "idle", "reset": "reset", "reduce": "reduce",
+                                     "reset_reduce": "reset_reduce", "load_reduce": "load_reduce"})
+
+
+def _fresh_reduction(cmd, loc):
+    if cmd not in (None, "reset_reduce"):
+        _t.unsupported("reduce_cmd=%s (a reduction accumulated across instructions)" % cmd, loc)
 
 
 def nc_matmul(stationary, moving, is_stationary_onezero=False, is_moving_onezero=False, is_transpose=False,
@@ -54,6 +70,7 @@ def activation(op, data, bias=None, scale=1.0, reduce_op=None, reduce_res=None, 
                dtype=None, dst=None, **kw):
     loc = _loc()
     _t.check_mask(mask, loc)
+    _fresh_reduction(reduce_cmd, loc)
     red = _alu(reduce_op) if reduce_op is not None else None
     return _t.activation_fn(_func_name(op, "activation"), data, dtype, bias=bias, scale=scale, loc=loc, dst=dst,
                             reduce_op=red, reduce_res=reduce_res)
@@ -88,6 +105,26 @@ def tensor_scalar(data, op0, operand0, reverse0=False, op1=None, operand1=None, 
     return _t._made(out, tr.emit("ts", *parts, loc=loc))
 
 
+def tensor_scalar_reduce(data, op0, operand0, reduce_op, reduce_res, reverse0=False, dtype=None, mask=None,
+                         dst=None, reduce_cmd=None, **kw):
+    """`ts DST, data, operand0, op0, reduce=reduce_op -> reduce_res`."""
+    loc = _loc()
+    _t.check_mask(mask, loc)
+    _fresh_reduction(reduce_cmd, loc)
+    tr = _t.tracer()
+    _t._on_chip(data, "tensor_scalar_reduce", loc)
+    a0 = _alu(op0)
+    if reverse0 and a0 not in _t.COMMUTATIVE:
+        _t.unsupported("tensor_scalar_reduce with reverse0=True for %s" % a0, loc)
+    if not isinstance(reduce_res, _t.View) or not _t._is_col(reduce_res) or \
+            _t._flat(reduce_res)[0] != _t._flat(data)[0]:
+        raise KernelError("tensor_scalar_reduce's reduce_res is a [P, 1] tile of the data's partitions", loc)
+    out = dst if dst is not None else tr.temp(data.shape, _t._result_dtype(data, dtype=dtype), "sbuf", loc)
+    parts = [out, data, _t._scalar_operand(operand0, loc, data.dtype), a0,
+             ("reduce=%s -> " % _alu(reduce_op), reduce_res)]
+    return _t._made(out, tr.emit("ts", *parts, loc=loc))
+
+
 def tensor_reduce(op, data, axis, mask=None, dtype=None, negate=False, keepdims=False, dst=None, **kw):
     loc = _loc()
     _t.check_mask(mask, loc)
@@ -116,6 +153,8 @@ def memset(dst=None, value=0, shape=None, dtype=None, mask=None, **kw):
 def dma_copy(dst, src, mask=None, **kw):
     loc = _loc()
     _t.check_mask(mask, loc)
+    if isinstance(src, _t.Constant):
+        return src.build(dst, loc)
     _t._same_shape(dst, src, "dma_copy", loc)
     return _t.tracer().move(dst, src, loc)
 
@@ -196,7 +235,7 @@ bn_aggr = _bn("bn_aggr", 2)     # per partition (mean, variance) from bn_stats t
 
 for _n in ("tensor_copy_predicated", "tensor_scalar_cumulative", "local_gather", "nc_n_gather", "nc_stream_shuffle",
            "rng", "dropout", "rand2", "exponential", "max8", "nc_find_index8", "nc_match_replace8",
-           "scalar_tensor_tensor", "tensor_scalar_reduce", "range_select", "select_reduce", "dma_transpose",
+           "scalar_tensor_tensor", "range_select", "select_reduce", "dma_transpose",
            "tensor_partition_reduce", "activate2", "sequence_bounds", "topk", "nonzero_with_count"):
     globals()[_n] = (lambda n: (lambda *a, **k: _t.unsupported("nisa.%s" % n)))(_n)
 

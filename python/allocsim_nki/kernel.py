@@ -1,10 +1,13 @@
 """Kernels: the @nki.jit decorator, the arguments a kernel is traced with, and tracing one into a program."""
 
 import ast
+import copy
 import inspect
 import os
 import re
+import textwrap
 import traceback
+import weakref
 
 from . import trace as _t
 from .trace import KernelError
@@ -23,12 +26,21 @@ class Kernel:
     def __call__(self, *args, **kwargs):
         if _t._T is not None:
             # a kernel called from a kernel being traced: inline it
-            return self.func(*args, **kwargs)
+            return traced_function(self.func)(*args, **kwargs)
         raise KernelError("an NKI kernel runs on the device; trace it (allocsim nki) or simulate it "
                           "(allocsim_nki.simulate(kernel, *arrays))")
 
     def __getitem__(self, grid):
-        _t.unsupported("an SPMD launch grid kernel[%s] (write the grid as loops)" % (grid,))
+        """kernel[gx, gy]: the kernel launched on an SPMD grid, traced inside one loop per grid axis (the instances
+        in order); nl.program_id(axis) is that loop's index."""
+        grid = grid if isinstance(grid, tuple) else (grid,)
+        if not grid or not all(isinstance(g, int) and not isinstance(g, bool) and g > 0 for g in grid):
+            raise KernelError("a launch grid is positive Python integers: kernel[2, 4], not kernel[%r]" % (grid,))
+        k = Kernel(self.func, **self.options)
+        k.grid = tuple(grid)
+        return k
+
+    grid = ()
 
     def parameters(self):
         return list(inspect.signature(self.func).parameters.values())
@@ -93,11 +105,19 @@ def load_module(path):
         raise
     except SyntaxError as e:
         raise KernelError("syntax error: %s" % e.msg, (e.filename or path, e.lineno or 0))
+    except ModuleNotFoundError as e:
+        err = MissingModule("%s: %s (this is %s)" % (type(e).__name__, e, sys.executable), _innermost(e, path))
+        err.module = e.name
+        raise err
     except Exception as e:  # an error of the kernel file itself, at its line
         raise KernelError("%s: %s" % (type(e).__name__, e), _innermost(e, path))
     finally:
         sys.path.remove(os.path.dirname(os.path.abspath(path)))
     return mod
+
+
+class MissingModule(KernelError):
+    """The kernel file imports a module this Python lacks (numpy, say): cli.py looks for a python3 that has it."""
 
 
 def kernels(mod):
@@ -113,6 +133,138 @@ def _innermost(exc, path=None):
         if not os.path.abspath(fr.filename).startswith(pkg):
             return (fr.filename, fr.lineno)
     return (path or "<kernel>", 0)
+
+
+_HOOKS = "__allocsim"
+
+
+def _hook(name, *args):
+    return ast.Call(func=ast.Attribute(value=ast.Name(id=_HOOKS, ctx=ast.Load()), attr=name, ctx=ast.Load()),
+                    args=list(args), keywords=[])
+
+
+def _assigned_names(stmts):
+    """Names the statements bind in the function's own scope (not in nested functions or comprehensions)."""
+    names = []
+
+    def walk(node):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef, ast.ListComp,
+                             ast.SetComp, ast.DictComp, ast.GeneratorExp)):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name not in names:
+                names.append(node.name)
+            return
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store) and node.id not in names:
+            names.append(node.id)
+        for child in ast.iter_child_nodes(node):
+            walk(child)
+    for st in stmts:
+        walk(st)
+    return names
+
+
+def _leaves_block(stmts):
+    """Whether the statements hold a return, break or continue that would leave an `if` traced as a block."""
+    def walk(node, in_loop):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            return False
+        if isinstance(node, (ast.Return, ast.Yield, ast.YieldFrom)):
+            return True
+        if isinstance(node, (ast.Break, ast.Continue)) and not in_loop:
+            return True
+        inner = in_loop or isinstance(node, (ast.For, ast.While))
+        return any(walk(c, inner) for c in ast.iter_child_nodes(node))
+    return any(walk(st, False) for st in stmts)
+
+
+class _KernelSource(ast.NodeTransformer):
+    """The kernel function's source, recompiled so that the tracer sees what Python alone would decide:
+
+    - `x[k]` (a read, k not a slice) becomes `__allocsim.subscript(x, k)`, so that a Python list of tiles can be
+      indexed by a loop index (trace.subscript);
+    - `if TEST: BODY else: ORELSE` runs as before unless TEST is a comparison of loop indices; then BODY is traced
+      into a conditional block where TEST holds and ORELSE into one where it does not, and the names either
+      assigned are poisoned after it (trace.Poisoned).
+    """
+
+    def __init__(self, first_line):
+        self.count, self.offset = 0, first_line - 1
+
+    def visit_Subscript(self, node):
+        self.generic_visit(node)
+        key = node.slice
+        keys = key.elts if isinstance(key, ast.Tuple) else [key]
+        if not isinstance(node.ctx, ast.Load) or any(isinstance(k, ast.Slice) for k in keys):
+            return node
+        return ast.copy_location(_hook("subscript", node.value, key), node)
+
+    def visit_If(self, node):
+        self.generic_visit(node)
+        if _leaves_block(node.body) or _leaves_block(node.orelse):
+            return node
+        self.count += 1
+        t, p = "__allocsim_test%d" % self.count, "__allocsim_pred%d" % self.count
+        name = lambda n, ctx=ast.Load: ast.Name(id=n, ctx=ctx())  # noqa: E731
+        traced = [ast.With(items=[ast.withitem(context_expr=_hook("branch", name(p), ast.Constant(True)))],
+                           body=node.body)]
+        if node.orelse:
+            traced.append(ast.With(items=[ast.withitem(context_expr=_hook("branch", name(p), ast.Constant(False)))],
+                                   body=copy.deepcopy(node.orelse)))
+        for n in _assigned_names(node.body + node.orelse):
+            traced.append(ast.Assign(targets=[name(n, ast.Store)],
+                                     value=_hook("poison", ast.Constant(n), ast.Constant(node.lineno + self.offset))))
+        native = ast.If(test=name(t), body=copy.deepcopy(node.body), orelse=node.orelse)
+        out = [ast.Assign(targets=[name(t, ast.Store)], value=node.test),
+               ast.Assign(targets=[name(p, ast.Store)], value=_hook("traced_if", name(t))),
+               ast.If(test=ast.Compare(left=name(p), ops=[ast.IsNot()], comparators=[ast.Constant(None)]),
+                      body=traced, orelse=[native])]
+        for st in out:  # the new statements are at the `if`'s first line
+            for sub in ast.walk(st):
+                if getattr(sub, "lineno", None) is None:
+                    sub.lineno = sub.end_lineno = node.lineno
+                    sub.col_offset, sub.end_col_offset = node.col_offset, node.col_offset
+        return out
+
+
+def traced_function(func):
+    """The kernel function recompiled from its source with subscripts through trace.subscript (same file, same
+    lines, same globals and closure); the function itself when its source is not available."""
+    cached = _REWRITTEN.get(func)
+    if cached is not None:
+        return cached
+    new = func
+    try:
+        lines, start = inspect.getsourcelines(func)
+        tree = ast.parse(textwrap.dedent("".join(lines)))
+    except (OSError, TypeError, SyntaxError, IndentationError):
+        tree = None
+    if tree is not None and len(tree.body) == 1 and isinstance(tree.body[0], ast.FunctionDef) and \
+            tree.body[0].name == func.__name__:
+        fdef = tree.body[0]
+        fdef.decorator_list = []
+        _KernelSource(start).visit(fdef)
+        free = list(func.__code__.co_freevars)
+        outer = ast.FunctionDef(
+            name="__allocsim_outer",
+            args=ast.arguments(posonlyargs=[], args=[ast.arg(arg=a) for a in [_HOOKS] + free], vararg=None,
+                               kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[]),
+            body=[fdef, ast.Return(value=ast.Name(id=fdef.name, ctx=ast.Load()))], decorator_list=[], returns=None,
+            type_comment=None)
+        mod = ast.Module(body=[outer], type_ignores=[])
+        ast.fix_missing_locations(mod)
+        ast.increment_lineno(mod, start - 1)
+        try:
+            cells = [c.cell_contents for c in (func.__closure__ or ())]
+            ns = {}
+            exec(compile(mod, func.__code__.co_filename, "exec"), func.__globals__, ns)
+            new = ns["__allocsim_outer"](_t.Hooks, *cells)
+            new.__defaults__, new.__kwdefaults__ = func.__defaults__, func.__kwdefaults__
+        except (ValueError, SyntaxError, NameError):
+            new = func  # an empty closure cell, or source that no longer matches the function
+    _REWRITTEN[func] = new
+    return new
+
+
+_REWRITTEN = weakref.WeakKeyDictionary()
 
 
 def trace_kernel(kernel, args, arch="gen2", file_for_errors=None):
@@ -147,7 +299,16 @@ def trace_kernel(kernel, args, arch="gen2", file_for_errors=None):
     prev, _t._T = _t._T, tr
     try:
         try:
-            result = func(**values)
+            loops = []
+            for axis, n in enumerate(getattr(kernel, "grid", ())):
+                g = tr._loop(0, n, 1, loc, name="spmd%d" % axis)
+                tr.grid.append((n, next(g)))
+                loops.append(g)
+            try:
+                result = traced_function(func)(**values)
+            finally:
+                for g in reversed(loops):
+                    g.close()
         except KernelError:
             raise
         except RecursionError as e:

@@ -132,9 +132,10 @@ def full(shape, fill_value, dtype, buffer=sbuf, name="", _zero=False, **kw):
     if t.space == "dram":
         _t.unsupported("an HBM tensor filled by the kernel", loc)
     val = float(fill_value) if t.dtype.is_float else int(fill_value)
-    if t.pdim != 0:
-        _t.unsupported("nl.zeros/full of a tile array (fill each tile)", loc)
-    ins = tr.emit("memset", t, val, loc=loc)
+    if t.pdim != 0 and t.space == "psum":
+        _t.unsupported("nl.zeros/full of a PSUM tile array (fill each tile)", loc)
+    # a tile array: every tile at once
+    ins = tr.emit("memset", _t.View(t, 0, 0, [(t.P, 1, 0), (t.F, 0, 1)]) if t.pdim else t, val, loc=loc)
     if _zero and t.space == "psum":
         t.zeroed = True
         t.pending_memset = (ins, tr.body)
@@ -150,12 +151,15 @@ def empty_like(x, dtype=None, buffer=None, name=""):
     return ndarray(x.shape, dtype or x.dtype, buffer or _t.Buffer(x.tensor.space, x.tensor.space), name)
 
 
-def shared_constant(*a, **k):
-    _t.unsupported("nl.shared_constant")
+def shared_constant(constant, dtype=None, **k):
+    import numpy as np
+    values = np.asarray(constant)
+    return _t.Constant(values, _t.as_dtype(dtype) if dtype is not None else _t.as_dtype(str(values.dtype)), _loc())
 
 
 def shared_identity_matrix(n, dtype=bfloat16, **k):
-    _t.unsupported("nl.shared_identity_matrix (an HBM constant); nl.transpose / nisa.nc_transpose transpose on the PE")
+    import numpy as np
+    return _t.Constant(np.identity(int(n)), _t.as_dtype(dtype), _loc())
 
 
 # ---- loops ----
@@ -180,11 +184,27 @@ def static_range(start, stop=None, step=1, **kw):
 
 
 def program_id(axis=0):
-    _t.unsupported("nl.program_id (an SPMD launch grid: write the grid as loops)")
+    """The kernel instance's index along `axis` of its launch grid (`kernel[gx, gy]`): the register of the loop the
+    tracer puts around the kernel for that axis."""
+    grid = _t.tracer().grid
+    if not grid:
+        _t.unsupported("nl.program_id in a kernel traced without a launch grid (simulate kernel[gx, gy], or write "
+                       "the grid as loops)")
+    if not isinstance(axis, int) or not 0 <= axis < len(grid):
+        raise KernelError("nl.program_id(%r) of a launch grid of %d axes" % (axis, len(grid)))
+    return grid[axis][1]
 
 
 def num_programs(axes=0):
-    _t.unsupported("nl.num_programs (an SPMD launch grid: write the grid as loops)")
+    grid = _t.tracer().grid
+    if not grid:
+        _t.unsupported("nl.num_programs in a kernel traced without a launch grid")
+    if isinstance(axes, (tuple, list)):
+        n = 1
+        for a in axes:
+            n *= grid[a][0]
+        return n
+    return grid[axes][0]
 
 
 # ---- memory ----
@@ -275,7 +295,7 @@ for _n in ("sin", "cos", "arctan", "sign", "erf", "softplus", "mish", "gelu_appr
 
 for _n in ("tan", "ceil", "floor", "trunc", "gelu_apprx_sigmoid", "gelu_dx", "silu_dx", "erf_dx", "power", "fmod", "mod",
            "abs_max", "abs_min", "invert", "logical_and", "logical_or", "logical_xor", "logical_not", "prod",
-           "var", "all", "softmax", "rms_norm", "where", "dropout", "rand", "random_seed", "gather_flattened",
+           "var", "all", "softmax", "rms_norm", "dropout", "rand", "random_seed", "gather_flattened",
            "expand_dims", "device_print"):
     globals()[_n] = _unsupported_fn(_n)
 
@@ -317,15 +337,24 @@ def mean(x, axis, dtype=None, keepdims=False, mask=None, **kw):
     _t.check_mask(mask, loc)
     s = _t.reduce_fn("add", x, axis, dtype or (float32 if not x.dtype.is_float else x.dtype), keepdims, loc=loc)
     n = 1
-    for d in x.shape[1:]:
-        n *= d
+    for d in range(1, len(x.shape)):
+        if d not in _t._axes_free(x, axis, loc):
+            n *= x.shape[d]
     return _t.binary("div", s, float(n), loc=loc, dst=s) if s.dtype.is_float else _t.unsupported("an integer mean")
+
+
+def _to_sbuf(v, loc):
+    if isinstance(v, _t.View) and v.tensor.space == "psum":
+        t = _t.tracer().temp(v.shape, v.dtype, "sbuf", loc, name="from_psum")
+        return _t._made(t, _t.tracer().emit("copy", t, v, loc=loc))
+    return v
 
 
 def matmul(x, y, transpose_x=False, mask=None, **kw):
     loc = _loc()
     _t.check_mask(mask, loc)
     tr = _t.tracer()
+    x, y = (_to_sbuf(v, loc) for v in (x, y))  # the PE reads SBUF: a PSUM operand is copied there first
     if transpose_x:
         return _t.matmul(x, y, loc)
     # x is [M, K]: the PE needs it as [K, M]
@@ -348,3 +377,42 @@ def broadcast_to(x, shape, **kw):
 def no_reorder():
     import contextlib
     return contextlib.nullcontext()
+
+
+def where(condition, x, y, dtype=None, mask=None, **kw):
+    """nl.where on a comparison of tile indices (i_p >= i_f, with loop indices in the constant): affine_select.
+    A tile and a number: one affine_select per comparison; two tiles: each selected against -0.0 (or 0), then
+    added, which gives every value exactly (x + -0.0 is x). A condition that is a tile of values is refused: the
+    program format compares indices, not values."""
+    loc = _loc()
+    _t.check_mask(mask, loc)
+    if not isinstance(condition, _t.Pred):
+        _t.unsupported("nl.where on a tile of values (the program format selects by a comparison of indices only: "
+                       "nl.where(i_p >= i_f, x, y) or affine_select)", loc)
+    tr = _t.tracer()
+    xv, yv = isinstance(x, _t.View), isinstance(y, _t.View)
+    parts = condition._list()
+    if not xv and not yv:
+        raise KernelError("nl.where needs a tile on one side", loc)
+    if xv and yv:
+        _t._same_shape(x, y, "nl.where", loc)
+        if len(parts) != 1:
+            _t.unsupported("nl.where of two tiles on a conjunction of comparisons", loc)
+        zero = -0.0 if x.dtype.is_float else 0
+        a = where(condition, x, zero, dtype=dtype)
+        p = parts[0]
+        b = where(_t.Pred(p.expr, _t._CMP_NOT[p.op]), y, zero, dtype=dtype)
+        return _t.binary("add", a, b, loc=loc, dst=a)
+    if yv:
+        if len(parts) != 1:
+            _t.unsupported("nl.where(condition, number, tile) on a conjunction of comparisons", loc)
+        p = parts[0]
+        return where(_t.Pred(p.expr, _t._CMP_NOT[p.op]), y, x, dtype=dtype)
+    _t._on_chip(x, "nl.where", loc)
+    out = tr.temp(x.shape, dtype or x.dtype, "sbuf", loc)
+    src = x
+    for p in parts:
+        A, B, C, cmp = _t.select_args(p, x.shape, loc)
+        _t.affine_select(out, src, A, B, C, cmp, y, loc)
+        src = out
+    return out

@@ -244,7 +244,9 @@ class Aff(_Comparisons):
                           "nl.ndarray((n, nl.par_dim(p), f), ...) with it, or use nl.static_range to unroll")
 
     def __bool__(self):
-        unsupported("Python control flow on a loop index (if/while/and/or on a value that depends on a loop)")
+        unsupported("Python control flow on a loop index here (`and`, `or`, `not`, `while`, a conditional "
+                    "expression, or an `if` outside the kernel function); the kernel's own `if` statements on loop "
+                    "indices become conditional blocks")
 
     def _cmp(self, o, op):
         return Pred(IExpr.of(self) - IExpr.of(o), op)
@@ -427,7 +429,19 @@ class Pred:
         return self.parts if self.op == "and" else [self]
 
     def __bool__(self):
-        unsupported("Python control flow on a comparison of indices")
+        if self.always_true():
+            return True
+        if self.always_false():
+            return False
+        unsupported("Python control flow on a comparison of indices outside the kernel function (a helper's `if`)")
+
+    def always_false(self):
+        return any(p._never() for p in self._list())
+
+    def _never(self):
+        lo, hi = self.expr.bounds()
+        return {"ge": hi < 0, "gt": hi <= 0, "le": lo > 0, "lt": lo >= 0, "eq": lo > 0 or hi < 0,
+                "ne": lo == hi == 0}.get(self.op, False)
 
     def always_true(self):
         for p in self._list():
@@ -595,9 +609,27 @@ class View:
     """
 
     __array_priority__ = 1000
+    oob = None  # [(index expression, axis length, message)]: indices out of range that a mask must exclude
 
     def __init__(self, tensor, base_p, base_f, axes):
-        self.tensor, self.base_p, self.base_f, self.axes = tensor, base_p, base_f, list(axes)
+        self._tensor, self.base_p, self._base_f, self.axes = tensor, base_p, base_f, list(axes)
+
+    # A tensor that became one block of a tile list (`Tracer.tile_list`) is an alias: its views resolve to the
+    # list's tensor, their free offset moved to the block.
+    @property
+    def tensor(self):
+        t = self._tensor
+        while t.alias is not None:
+            t = t.alias[0]
+        return t
+
+    @property
+    def base_f(self):
+        b, t = self._base_f, self._tensor
+        while t.alias is not None:
+            b = _add(b, t.alias[1])
+            t = t.alias[0]
+        return b
 
     @property
     def shape(self):
@@ -634,6 +666,9 @@ class View:
             raise KernelError("index %s has %d indices for a tile of shape %s" % (key, len(key), self.shape))
         key = tuple(key) + (slice(None),) * (nd - len(key))
         base_p, base_f = self.base_p, self.base_f
+        if self.oob:
+            raise KernelError(self.oob[0][2])
+        oob = []
         if any(isinstance(k, IExpr) for k in key):
             exprs = []
             for k in key:
@@ -664,14 +699,17 @@ class View:
                 e = e._aligned(nd_out)
                 lo, hi = e.bounds()
                 if lo < 0 or hi >= cnt:
-                    raise KernelError("index of axis %d runs from %d to %d; the tile's axis has %d elements"
-                                      % (d, lo, hi, cnt))
+                    # an error unless a mask keeps the access inside (checked where the view is used)
+                    oob.append((e, cnt, "index of axis %d runs from %d to %d; the tile's axis has %d elements"
+                                % (d, lo, hi, cnt)))
                 base_p = _add(base_p, _mul(e.base, ps))
                 base_f = _add(base_f, _mul(e.base, fs))
                 for r, c in e.terms.items():
                     axes[r][1] += c * ps
                     axes[r][2] += c * fs
-            return View(self.tensor, base_p, base_f, [tuple(a) for a in axes])
+            v = View(self.tensor, base_p, base_f, [tuple(a) for a in axes])
+            v.oob = oob or None
+            return v
         axes = []
         for d, k in enumerate(key):
             cnt, ps, fs = self.axes[d]
@@ -784,8 +822,82 @@ class View:
         unsupported("broadcast_to from %s to %s (along partitions the format has no broadcast yet)"
                     % (self.shape, shape))
 
+    def ap(self, pattern=None, offset=None, dtype=None, scalar_offset=None, vector_offset=None, indirect_dim=0,
+           **kw):
+        """An explicit access pattern: [[stride, count], ...] in elements of the row-major tensor; on chip the first
+        pair is the partitions (stride: the tensor's elements per partition)."""
+        loc = user_location()
+        if scalar_offset is not None or vector_offset is not None:
+            unsupported("an access pattern with an indirect (dynamic) offset", loc)
+        if dtype is not None and as_dtype(dtype) != self.dtype:
+            unsupported("an access pattern that reinterprets the dtype", loc)
+        if not isinstance(pattern, (list, tuple)) or not pattern or not all(
+                isinstance(q, (list, tuple)) and len(q) == 2 and all(isinstance(v, int) for v in q) for q in pattern):
+            raise KernelError(".ap(pattern=[[stride, count], ...]) takes pairs of integers", loc)
+        if any(c <= 0 or st < 0 for st, c in pattern):
+            raise KernelError(".ap pattern %s: counts must be positive and strides non-negative" % (pattern,), loc)
+        t = self.tensor
+        base_f = self._base_f if offset is None else _add(self._base_f, offset)
+        if t.space == "dram":
+            axes = [(c, 0, st) for st, c in pattern]
+            base_p = self.base_p
+        else:
+            (pst, pc), rest = pattern[0], pattern[1:]
+            if pc > 1 and pst != t.F:
+                unsupported(".ap with a partition stride of %d elements (a tile's partitions are %d elements apart)"
+                            % (pst, t.F), loc)
+            base_p = self.base_p
+            if offset is not None and not isinstance(offset, int):
+                unsupported(".ap with an offset that is not a Python integer", loc)
+            if offset:
+                base_p, base_f = _add(base_p, offset // t.F), _add(self._base_f, offset % t.F)
+            axes = [(pc, 1, 0)] + [(c, 0, st) for st, c in rest]
+        v = View(self._tensor, base_p, base_f, axes)
+        lo_hi = [IExpr.of(v.base_p).bounds(), IExpr.of(v.base_f).bounds()]
+        span = sum((c - 1) * (st if i or t.space == "dram" else 0) for i, (st, c) in enumerate(pattern))
+        if t.space == "dram":
+            if lo_hi[1][0] < 0 or lo_hi[1][1] + span >= t.F:
+                raise KernelError(".ap pattern %s runs past the end of '%s'" % (pattern, t.name), loc)
+        elif lo_hi[0][0] < 0 or lo_hi[0][1] + pattern[0][1] > t.P or lo_hi[1][0] < 0 or lo_hi[1][1] + span >= t.F:
+            raise KernelError(".ap pattern %s runs past the end of '%s' [%d, %d]" % (pattern, t.name, t.P, t.F), loc)
+        return v
+
     def reshape(self, shape):
-        unsupported("reshape of a tile")
+        """The same elements under another shape: the partition axis stays, the free elements (one contiguous run)
+        are relabelled row-major."""
+        loc = user_location()
+        if isinstance(shape, int):
+            shape = (shape,)
+        shape = tuple(int(s) for s in shape)
+        if not shape or any(s <= 0 for s in shape) or _prod(shape) != _prod(self.shape):
+            raise KernelError("cannot reshape a tile of shape %s to %s" % (self.shape, shape), loc)
+        axes = [a for a in self.axes if a[0] > 1]
+        dram = self.tensor.space == "dram"
+        if dram:
+            lead, free, rest = [], axes, shape
+        else:
+            part = [a for a in axes if a[1] != 0]
+            P = part[0][0] if part else 1
+            if part and part[0] is not axes[0]:
+                unsupported("reshape of a tile whose partition axis is not its first axis", loc)
+            if shape[0] != P:
+                unsupported("reshape of a tile that changes its partition axis (%d to %d partitions)"
+                            % (P, shape[0]), loc)
+            lead, free, rest = [part[0] if part else (1, 0, 0)], [a for a in axes if a[1] == 0], shape[1:]
+        merged = []
+        for c, _, s in free:
+            if merged and merged[-1][1] == c * s:
+                merged[-1] = (merged[-1][0] * c, s)
+            else:
+                merged.append((c, s))
+        if len(merged) > 1 or (merged and merged[0][1] != 1):
+            unsupported("reshape of a tile whose elements are not one contiguous run", loc)
+        new, stride = [], 1
+        for n in reversed(rest):
+            new.append((n, 0, stride))
+            stride *= n
+        new.reverse()
+        return View(self._tensor, self.base_p, self._base_f, lead + new)
 
     @property
     def T(self):
@@ -799,6 +911,9 @@ class Tensor(View):
             raise KernelError("tensor shape %s must have positive dimensions" % (shape,), loc)
         self.name, self.space, self._dtype, self.nki_shape = name, space, dtype, shape
         self.loc, self.pdim, self.placement, self.param = loc, pdim, placement, param
+        self.alias = None         # (tile list tensor, free offset) once this tensor is a block of a tile list
+        self.family = None        # of a tile list tensor: the lists' layout and the tensors that are its blocks
+        self.decl_loops = list(tr.loops)
         self.read = self.written = False
         self.producer = None      # the instruction that made this temporary, while nothing has read it
         self.dead = False         # a temporary whose producer now writes elsewhere: not declared
@@ -859,6 +974,17 @@ class Loop:
         self.reg, self.loc, self.body, self.loops = reg, loc, [], list(loops)
 
 
+_CMP_TEXT = {"ge": ">=", "gt": ">", "eq": "==", "ne": "!=", "le": "<=", "lt": "<"}
+_CMP_NOT = {"ge": "lt", "gt": "le", "eq": "ne", "ne": "eq", "le": "gt", "lt": "ge"}
+
+
+class IfBlock:
+    """`if EXPR CMP 0 { ... }`: a condition on loop registers (the format's conditional block)."""
+
+    def __init__(self, expr, op, loc, loops):
+        self.expr, self.op, self.loc, self.body, self.loops = expr, op, loc, [], list(loops)
+
+
 def _fmt_num(x):
     if isinstance(x, bool):
         raise KernelError("a boolean is not a number here")
@@ -907,6 +1033,8 @@ class Tracer:
         self.body = self.top
         self.loops = []
         self.idents = {}
+        self.mask = None    # (mask, kernel line, frame of the NKI call it belongs to)
+        self.grid = []      # (size, loop index) per axis of an SPMD launch grid
 
     @property
     def depth(self):
@@ -962,9 +1090,10 @@ class Tracer:
             return iter(())
         return self._loop(start, stop, step, loc)
 
-    def _loop(self, start, stop, step, loc):
-        name = self.unique(_source_name(loc, _FOR_RE) or "i")
+    def _loop(self, start, stop, step, loc, name=None):
+        name = self.unique(name or _source_name(loc, _FOR_RE) or "i")
         reg = LoopReg(name, start, stop, step, self.depth + 1)
+        reg.loc = loc
         self.regs.append(reg)
         lp = Loop(reg, loc, self.loops)
         self.body.append(lp)
@@ -977,6 +1106,59 @@ class Tracer:
             self.loops.pop()
             self.body = outer
 
+    def generated_loops(self, counts, loc):
+        """A context of nested loops 0..n-1 of the program that the kernel does not write (e.g. around one
+        instruction per kept element of a partial reduction); yields their indices."""
+        import contextlib
+
+        @contextlib.contextmanager
+        def ctx():
+            gens, regs = [], []
+            try:
+                for n in counts:
+                    g = self._loop(0, n, 1, loc, name="e")
+                    regs.append(next(g))
+                    gens.append(g)
+                yield regs
+            finally:
+                for g in reversed(gens):
+                    g.close()
+        return ctx()
+
+    # -- conditional blocks --
+
+    def branch(self, pred, taken=True, loc=None):
+        """A context in which traced instructions go into `if` blocks: where `pred` (a comparison of loop indices, or
+        a conjunction of them) holds, or, with taken=False, where it does not."""
+        loc = loc or user_location()
+        if not has_op("if"):
+            unsupported("Python control flow on a loop index (the program format has no conditional block yet)", loc)
+        parts = pred._list()
+        for p in parts:
+            if p.expr.terms:
+                unsupported("an `if` on an nl.arange index (use a mask or affine_select)", loc)
+        if not taken:
+            if len(parts) != 1:
+                unsupported("an `else` of a conjunction of conditions (write the cases as separate `if`s)", loc)
+            parts = [Pred(parts[0].expr, _CMP_NOT[parts[0].op])]
+        return self._branch(parts, loc)
+
+    def _branch(self, parts, loc):
+        import contextlib
+
+        @contextlib.contextmanager
+        def ctx():
+            outer = self.body
+            for p in parts:
+                blk = IfBlock(p.expr.base, p.op, loc, self.loops)
+                self.body.append(blk)
+                self.body = blk.body
+            try:
+                yield
+            finally:
+                self.body = outer
+        return ctx()
+
     # -- instructions --
 
     def emit(self, op, *parts, loc=None):
@@ -985,8 +1167,201 @@ class Tracer:
             v = p[1] if isinstance(p, tuple) else p
             if isinstance(v, View):
                 self.touch(v, write=(p is parts[0] and op not in ("reduce_res",)))
+        mask = self._active_mask()
+        if mask is not None:
+            return self._emit_masked(ins, *mask)
+        _check_in_range(parts, ins.loc)
+        split = self._split_axis(ins)
+        if split is not None:
+            return self._emit_split(ins, split)
         self.body.append(ins)
         return ins
+
+    ELEMENTWISE = {"dma", "copy", "act", "tt", "ts", "memset", "affine_select"}
+
+    def _split_axis(self, ins):
+        """For an elementwise instruction with a view the format cannot write (free axes that are not one run, or one
+        run repeated at a step), the free axis to loop over: the outermost one of more than one element that every
+        full-shape view has; None when every view can be written."""
+        views = [p for p in ins.parts if isinstance(p, View)]
+        if ins.op not in self.ELEMENTWISE or all(_expressible(v) for v in views):
+            return None
+        full = [v for v in views if not _is_col(v) or len(v.axes) == len(views[0].axes)]
+        nd = len(views[0].axes)
+        if any(len(v.axes) != nd for v in full):
+            return None
+        for d in range(1, nd):
+            counts = {v.axes[d][0] for v in full}
+            if len(counts) == 1 and counts.pop() > 1 and all(v.axes[d][1] == 0 for v in full):
+                return d
+        return None
+
+    def _emit_split(self, ins, d):
+        n = ins.parts[0].axes[d][0]
+        last = None
+        with self.generated_loops([n], ins.loc) as (r,):
+            parts = []
+            for p in ins.parts:
+                if isinstance(p, View) and len(p.axes) > d and p.axes[d][0] == n:
+                    cnt, ps, fs = p.axes[d]
+                    p = View(p._tensor, _add(p.base_p, _mul(r, ps)), _add(p._base_f, _mul(r, fs)),
+                             p.axes[:d] + [(1, 0, 0)] + p.axes[d + 1:])
+                parts.append(p)
+            sub = Instr(ins.op, parts, ins.loc, self.loops)
+            sub.flags = list(ins.flags)
+            split = self._split_axis(sub)
+            last = self._emit_split(sub, split) if split is not None else sub
+            if split is None:
+                self.body.append(sub)
+        return last
+
+    def _active_mask(self):
+        if self.mask is None:
+            return None
+        f = sys._getframe(2)
+        while f is not None and f is not self.mask[2]:
+            f = f.f_back
+        if f is None:
+            self.mask = None
+            return None
+        return self.mask[:2]
+
+    def _emit_masked(self, ins, mask, loc):
+        """`ins` restricted to where `mask` holds: each conjunct bounds one tile axis (or is a condition on loop
+        indices alone). Bounds that depend on a loop index give one sub-view per run of iterations with the same
+        bounds, each in an `if` block on that index."""
+        ndim = 0
+        regs_only, bounds, regs = [], [], set()
+        for p in mask._list():
+            e = p.expr
+            ndim = max(ndim, len(e.shape))
+            if not e.terms:
+                if isinstance(e.base, int):
+                    if not _holds(e.base, p.op):
+                        return ins  # false everywhere: the call does nothing
+                    continue
+                regs_only.append(p)
+                continue
+            if len(e.terms) > 1:
+                unsupported("a mask that relates two tile axes (use affine_select / nl.where)", loc)
+            (d, c), = e.terms.items()
+            base = Aff.of(e.base)
+            for k in base.terms:
+                if isinstance(k, DivMod):
+                    unsupported("a mask bound with // or % of a loop index", loc)
+                regs.add(k)
+            if len(base.terms) > 1:
+                unsupported("a mask bound on one tile axis that depends on two loop indices", loc)
+            bounds.append((len(e.shape) - d, c, base, p.op))  # axis counted from the right
+        shape = [1] * ndim
+        for p in mask._list():
+            for i, n in enumerate(p.expr.shape):
+                shape[ndim - len(p.expr.shape) + i] = max(shape[ndim - len(p.expr.shape) + i], n)
+
+        def box(group, v):
+            lo = [0] * ndim
+            hi = [n - 1 for n in shape]
+            for back, c, base, op in group:
+                b = base.const + sum(cc * v for cc in base.terms.values())
+                d = ndim - back
+                held = [a for a in range(shape[d]) if _holds(c * a + b, op)]
+                if held and len(held) != held[-1] - held[0] + 1:
+                    unsupported("a mask that holds on more than one run of a tile axis", loc)
+                lo[d] = max(lo[d], held[0] if held else shape[d])
+                hi[d] = min(hi[d], held[-1] if held else -1)
+            return tuple(lo), tuple(hi)
+        # per loop index, the runs of its iterations with the same bounds; the box of a combination of runs is the
+        # intersection of their bounds
+        per_reg = []
+        static = [b for b in bounds if not b[2].terms]
+        for reg in sorted(regs, key=lambda r: r.depth):
+            values = list(range(reg.start, reg.stop, reg.step))
+            if len(values) > 4096:
+                unsupported("a mask bound by a loop of more than 4096 iterations", loc)
+            group = [b for b in bounds if reg in b[2].terms]
+            runs = []
+            for v in values:
+                bx = box(group, v)
+                if runs and runs[-1][2] == bx:
+                    runs[-1][1] = v
+                else:
+                    runs.append([v, v, bx])
+            per_reg.append((reg, values, runs))
+        combos = [([], box(static, 0), {})]
+        for reg, values, runs in per_reg:
+            nxt = []
+            for conds, (lo, hi), vals in combos:
+                for first_v, last_v, (lo2, hi2) in runs:
+                    c2 = list(conds)
+                    if first_v != values[0]:
+                        c2.append((Aff(-first_v, {reg: 1}), "ge"))
+                    if last_v != values[-1]:
+                        c2.append((Aff(-last_v, {reg: 1}), "le"))
+                    v2 = dict(vals)
+                    v2[reg] = (first_v, last_v)
+                    nxt.append((c2, (tuple(map(max, lo, lo2)), tuple(map(min, hi, hi2))), v2))
+            combos = nxt
+        last = None
+        outer = self.body
+        for p in regs_only:
+            blk = IfBlock(p.expr.base, p.op, loc, self.loops)
+            self.body.append(blk)
+            self.body = blk.body
+        try:
+            for conds, (lo, hi), vals in combos:
+                if any(h < l_ for l_, h in zip(lo, hi)):
+                    continue  # nothing of the tile in these iterations
+                sub = Instr(ins.op, [self._masked_part(x, lo, hi, shape, loc, vals) for x in ins.parts], ins.loc,
+                            ins.loops)
+                sub.flags = list(ins.flags)
+                target = self.body
+                for expr, op in conds:
+                    blk = IfBlock(expr, op, loc, self.loops)
+                    target.append(blk)
+                    target = blk.body
+                target.append(sub)
+                last = sub
+        finally:
+            self.body = outer
+        return last if last is not None else ins
+
+    def _masked_part(self, x, lo, hi, shape, loc, vals):
+        if isinstance(x, tuple):
+            return (x[0], self._masked_part(x[1], lo, hi, shape, loc, vals))
+        if not isinstance(x, View):
+            return x
+        nd = len(shape)
+        for e, cnt, message in x.oob or ():
+            # the index over the masked box, and the run's values of the mask's loop indices
+            ea = e._aligned(nd)
+            b = Aff.of(ea.base)
+            mn = mx = b.const
+            for r, c in b.terms.items():
+                a_, z = vals[r] if r in vals else r.values_range()
+                mn += min(a_ * c, z * c)
+                mx += max(a_ * c, z * c)
+            for d, c in ea.terms.items():
+                mn += min(lo[d] * c, hi[d] * c)
+                mx += max(lo[d] * c, hi[d] * c)
+            if mn < 0 or mx >= cnt:
+                raise KernelError(message + " where the mask holds", loc)
+        axes = list(x.axes)
+        if len(axes) < nd:
+            axes = [(1, 0, 0)] * (nd - len(axes)) + axes
+        elif len(axes) > nd:
+            unsupported("a mask of %d axes on a tile of shape %s" % (nd, x.shape), loc)
+        base_p, base_f = x.base_p, x._base_f
+        for d in range(nd):
+            cnt, ps, fs = axes[d]
+            if lo[d] == 0 and hi[d] == shape[d] - 1:
+                continue
+            if cnt == 1:
+                continue  # broadcast along this axis
+            if cnt != shape[d]:
+                unsupported("a mask of shape %s on a tile of shape %s" % (tuple(shape), x.shape), loc)
+            base_p, base_f = _add(base_p, lo[d] * ps), _add(base_f, lo[d] * fs)
+            axes[d] = (hi[d] - lo[d] + 1, ps, fs)
+        return View(x._tensor, base_p, base_f, axes)
 
     def touch(self, v, write):
         t = v.tensor
@@ -1009,16 +1384,74 @@ class Tracer:
                 d = ins.depth - base
                 if not at_end and ins.loops[:base] != close_loops[:base]:
                     unsupported("a matmul accumulation that a read in another loop closes", ins.loc)
-                if d < 0 or d > 1:
-                    unsupported("a matmul accumulation across %d loop levels (the program format's start@first "
-                                "/ stop@last name the innermost loop)" % d, ins.loc)
+                if d < 0:
+                    unsupported("a matmul accumulation closed inside its loop", ins.loc)
             if t.zeroed and base > t.decl_depth:
                 unsupported("accumulating into a PSUM tile made by nl.zeros outside the loop that reads it "
                             "(the sum would carry over between iterations)", first.loc)
-            first.flags.append("start@first" if first.depth > base else "start")
-            last.flags.append("stop@last" if last.depth > base else "stop")
+            if first.depth - base <= 1 and last.depth - base <= 1:
+                first.flags.append("start@first" if first.depth > base else "start")
+                last.flags.append("stop@last" if last.depth > base else "stop")
+            else:
+                self._deep_group(first, last, base)
         t.groups = {}
         t.has_data = True
+
+    def _deep_group(self, first, last, base):
+        """An accumulation whose matmuls sit two or more loops below where it is read: start@first / stop@last name
+        the innermost loop, so the loops between are folded into one index, `lin`, 0 on their first iterations and
+        its largest value on their last; the matmul is written once per case in `if` blocks on `lin`."""
+        for ins in {id(first): first, id(last): last}.values():
+            outer = [lp.reg for lp in ins.loops[base:-1]]
+            lin, stride = Aff(0), 1
+            for r in reversed(outer):
+                span = r.values_range()[1] - r.start
+                lin = lin + Aff(-r.start * stride, {r: stride})
+                stride *= span + 1
+            top = stride - 1
+            inner = "@first", "@last"
+            cases = []  # (conditions on lin, start?, stop?)
+            is_first, is_last = ins is first, ins is last
+            if top == 0:
+                cases.append(([], is_first, is_last))
+            elif is_first and is_last:
+                cases += [([("eq", 0)], True, False), ([("eq", top)], False, True)]
+                if top > 1:
+                    cases.append(([("gt", 0), ("lt", top)], False, False))
+            elif is_first:
+                cases += [([("eq", 0)], True, False), ([("gt", 0)], False, False)]
+            else:
+                cases += [([("eq", top)], False, True), ([("lt", top)], False, False)]
+            if ins.depth == base:
+                cases = [([], is_first, is_last)]
+                inner = "", ""
+            body = self._containing_body(ins)
+            at = next(i for i, x in enumerate(body) if x is ins)
+            blocks = []
+            for conds, start, stop in cases:
+                copy_ = Instr(ins.op, ins.parts, ins.loc, ins.loops)
+                copy_.flags = [f for f in ins.flags if f not in ("start", "stop")] + \
+                    (["start" + inner[0]] if start else []) + (["stop" + inner[1]] if stop else [])
+                node = copy_
+                for op, v in reversed(conds):
+                    blk = IfBlock(Aff.of(lin - v).simplify() if isinstance(lin, Aff) else lin - v, op, ins.loc,
+                                  ins.loops)
+                    blk.body.append(node)
+                    node = blk
+                blocks.append(node)
+            body[at:at + 1] = blocks
+
+    def _containing_body(self, ins):
+        def find(body):
+            for x in body:
+                if x is ins:
+                    return body
+                if isinstance(x, (Loop, IfBlock)):
+                    got = find(x.body)
+                    if got is not None:
+                        return got
+            return None
+        return find(self.top) or find(self.prelude)
 
     def finish_groups(self):
         for t in self.tensors:
@@ -1031,6 +1464,7 @@ class Tracer:
         self.touch(stat, False)
         self.touch(mov, False)
         t = dst.tensor
+        _check_in_range((dst, stat, mov), loc)
         ins = Instr("matmul", [dst, stat, mov], loc, self.loops)
         key = (aff_text(dst.base_p, self.regs), aff_text(dst.base_f, self.regs), dst.shape)
         if not accumulate:
@@ -1089,6 +1523,10 @@ class Tracer:
                 s = part[1] if isinstance(part, tuple) else part
                 if isinstance(s, View) and s.tensor is dst.tensor and not _same_view(s, dst):
                     ok = False  # writing one part of a tensor from another part: keep NKI's compute-then-copy
+                if isinstance(s, View) and s.tensor is src_t:
+                    ok = False  # the producer also reads the value (reduce then negate in place): it stays
+            if ok and not _expressible(dst):
+                ok = False  # written through a copy that loops over a free axis (Tracer._split_axis)
             if ok:
                 prod.parts[0] = dst
                 src_t.dead = True
@@ -1127,17 +1565,144 @@ class Tracer:
         res = binary("add", dst, value, loc=loc)
         return self.assign(dst, res, loc)
 
+    # -- Python lists of tiles indexed by loop indices --
+
+    def tile_list(self, root, idx, loc):
+        """`root[i][j]...` with loop indices among the subscripts: the tiles of the (nested) list become blocks of one
+        tensor, and the subscripts pick a block of it.
+
+        A list level with several elements was filled by Python (a `range` loop, unrolled); a level with one element
+        indexed by a loop index was filled once per iteration of a loop the tracer kept (`lst.append(tile)` in an
+        `affine_range`): its element stands for one tile per iteration of the loop that allocates it. A block's
+        position is the row-major position of its subscripts.
+        """
+        sizes, leaves, level = [], [], [root]
+        for depth in range(len(idx)):
+            n = None
+            nxt = []
+            for lst in level:
+                if not isinstance(lst, (list, tuple)) or not lst:
+                    raise KernelError("subscript %d of a list of tiles indexes %r, not a list" % (depth + 1, lst), loc)
+                if n is not None and len(lst) != n:
+                    unsupported("a list of tiles of uneven lengths indexed by a loop index", loc)
+                n = len(lst)
+                nxt.extend(lst)
+            sizes.append(n)
+            level = nxt
+        leaves = level
+        for x in leaves:
+            if isinstance(x, (list, tuple)):
+                raise KernelError("a list of lists indexed by a loop index needs one subscript per level", loc)
+            if not isinstance(x, View):
+                unsupported("a list of %s indexed by a loop index (only lists of tiles become tile arrays)"
+                            % type(x).__name__, loc)
+        # which levels stand for the iterations of a loop
+        per_loop = [n == 1 and isinstance(i, Aff) and IExpr.of(i).bounds() != (0, 0) for n, i in zip(sizes, idx)]
+        nloop = sum(per_loop)
+        first = leaves[0]
+        trips, starts = [], []
+        for t in leaves:
+            if not isinstance(t, Tensor) or t._tensor is not t:
+                unsupported("a list of tile views (slices) indexed by a loop index: append whole tiles", loc)
+            if t.space == "dram":
+                unsupported("a list of HBM tensors indexed by a loop index", loc)
+        loops_of = []
+        for t in leaves:
+            lps = t.decl_loops[len(t.decl_loops) - nloop:] if nloop else []
+            if len(lps) < nloop:
+                unsupported("tile '%s' (line %d) is in a list indexed by a loop index as one tile per iteration, but "
+                            "it is allocated outside %s loop" % (t.name, t.loc[1], "that" if nloop == 1 else "those"),
+                            loc)
+            for lp in lps:
+                if lp in self.loops:
+                    unsupported("a list of tiles indexed by a loop index inside the loop that allocates its tiles "
+                                "(line %d)" % lp.loc[1], loc)
+            loops_of.append(lps)
+        trips = [len(range(lp.reg.start, lp.reg.stop, lp.reg.step)) for lp in loops_of[0]]
+        for lps in loops_of[1:]:
+            if [len(range(lp.reg.start, lp.reg.stop, lp.reg.step)) for lp in lps] != trips:
+                unsupported("a list of tiles allocated in loops of different trip counts", loc)
+        counts, it = [], iter(trips)
+        for n, pl in zip(sizes, per_loop):
+            counts.append(next(it) if pl else n)
+        strides, s_ = [], 1
+        for n in reversed(counts):
+            strides.append(s_)
+            s_ *= n
+        strides.reverse()
+        blocks = s_
+        for i, (x, n) in enumerate(zip(idx, counts)):
+            lo, hi = IExpr.of(x).bounds()
+            if lo < 0 or hi >= n:
+                raise KernelError("subscript %d of the list runs from %d to %d; the list holds %d %s" % (
+                    i + 1, lo, hi, n, "tiles" if i == len(idx) - 1 else "lists"), loc)
+        layout = (tuple(counts), tuple(per_loop), tuple(id(t) for t in leaves))
+        M = first.alias[0] if first.alias is not None else None
+        if M is None:
+            M = self._tile_list_tensor(leaves, loops_of, counts, strides, per_loop, blocks, layout, loc)
+        elif M.family != layout or any(t.alias is None or t.alias[0] is not M for t in leaves):
+            unsupported("tiles of this list are already blocks of another list indexed by a loop index", loc)
+        block = 0
+        for x, st in zip(idx, strides):
+            block = _add(block, _mul(x if isinstance(x, Aff) else int(x), st))
+        return View(M, 0, _mul(block, first.F), first.axes)
+
+    def _tile_list_tensor(self, leaves, loops_of, counts, strides, per_loop, blocks, layout, loc):
+        first = leaves[0]
+        seen = set()
+        for t in leaves:
+            if id(t) in seen:
+                unsupported("tile '%s' appears twice in a list indexed by a loop index" % t.name, loc)
+            seen.add(id(t))
+            if (t.space, t.dtype, t.nki_shape, t.pdim) != (first.space, first.dtype, first.nki_shape, first.pdim):
+                unsupported("a list of tiles of different shapes, dtypes or buffers indexed by a loop index ('%s' "
+                            "and '%s')" % (first.name, t.name), loc)
+            if t.alias is not None:
+                unsupported("tile '%s' is already a block of another list indexed by a loop index" % t.name, loc)
+            if t.placement is not None:
+                unsupported("a list of hand-placed tiles indexed by a loop index", loc)
+            if t.groups or t.dead:
+                unsupported("a list of tiles indexed by a loop index while '%s' has an open accumulation" % t.name,
+                            loc)
+        shape = (blocks,) + tuple(first.nki_shape)
+        M = Tensor(self, first.name, first.space, first.dtype, shape, first.loc, first.pdim + 1)
+        if M.P > self.partitions:
+            raise KernelError("tile list '%s' has %d partitions" % (M.name, M.P), loc)
+        M.decl_loops = []
+        M.decl_depth = min(t.decl_depth for t in leaves)
+        for a in ("read", "written", "has_data", "zeroed"):
+            setattr(M, a, any(getattr(t, a) for t in leaves))
+        M.family = layout
+        F = first.F
+        for pos, t in enumerate(leaves):
+            # the leaf's position in the lists: Python levels by its place, loop levels by its loop's iteration
+            off, rest, lps = 0, pos, iter(loops_of[pos])
+            for n_at, (c, st, pl) in enumerate(zip(counts, strides, per_loop)):
+                below = _prod(1 if p2 else c2 for c2, p2 in zip(counts[n_at + 1:], per_loop[n_at + 1:]))
+                if pl:
+                    r = next(lps).reg
+                    if (st * F) % r.step:
+                        unsupported("a list of tiles allocated in a loop of step %d" % r.step, loc)
+                    off = _add(off, Aff(-r.start * st * F // r.step, {r: st * F // r.step}))
+                else:
+                    off = _add(off, (rest // below) * st * F)
+                    rest %= below
+            t.alias = (M, off)
+            t.producer = None
+        self.tensors.insert(self.tensors.index(first), M)
+        return M
+
     # -- output --
 
     def render(self):
         self.finish_groups()
         dram_rows = self._dram_rows()
         out = ["arch %s" % self.arch]
-        hand = [t for t in self.tensors if t.space != "dram" and not t.dead]
+        hand = [t for t in self.tensors if t.space != "dram" and not t.dead and t.alias is None]
         allocated = bool(hand) and all(t.placement is not None for t in hand)
         self.allocated = allocated
         for t in self.tensors:
-            if t.dead:
+            if t.dead or t.alias is not None:
                 continue
             if t.space == "dram":
                 R = dram_rows[t]
@@ -1161,6 +1726,22 @@ class Tracer:
         self._render_body(self.prelude + self.top, 0, out, dram_rows)
         return "\n".join(out) + "\n"
 
+    def _check_scope(self, ins):
+        """Every loop index in an instruction's views belongs to a loop around it (a tile allocated in a loop is one
+        tile per iteration: after the loop, only a list of them indexed by a loop index names one)."""
+        inside = {lp.reg for lp in ins.loops}
+        for p in ins.parts:
+            v = p[1] if isinstance(p, tuple) else p
+            if not isinstance(v, View):
+                continue
+            for b in (v.base_p, v.base_f):
+                for k in (Aff.of(b).terms if isinstance(b, Aff) else ()):
+                    r = k.reg if isinstance(k, DivMod) else k
+                    if r not in inside:
+                        raise KernelError("tile '%s' is one tile per iteration of loop '%s' (line %d); here it is "
+                                          "used outside that loop (keep the tiles in a list and index it)"
+                                          % (v.tensor.name, r.name, r.loc[1]), ins.loc)
+
     def _placement_text(self, t):
         pl = t.placement
         if t.space == "psum":
@@ -1170,6 +1751,17 @@ class Tracer:
     def _render_body(self, body, depth, out, rows):
         ind = "  " * depth
         for item in body:
+            if isinstance(item, IfBlock):
+                inside = {lp.reg for lp in item.loops}
+                for k in (Aff.of(item.expr).terms if isinstance(item.expr, Aff) else ()):
+                    r = k.reg if isinstance(k, DivMod) else k
+                    if r not in inside:
+                        raise KernelError("an `if` on loop index '%s' outside its loop" % r.name, item.loc)
+                out.append("%sif %s %s 0 {  # %s:%d" % (ind, aff_text(item.expr, self.regs), _CMP_TEXT[item.op],
+                                                        shown_path(item.loc[0]), item.loc[1]))
+                self._render_body(item.body, depth + 1, out, rows)
+                out.append(ind + "}")
+                continue
             if isinstance(item, Loop):
                 r = item.reg
                 out.append("%sloop %s = %d, %d, %d {  # %s:%d" % (ind, r.name, r.start, r.stop, r.step,
@@ -1177,6 +1769,7 @@ class Tracer:
                 self._render_body(item.body, depth + 1, out, rows)
                 out.append(ind + "}")
                 continue
+            self._check_scope(item)
             parts = []
             for p in item.parts:
                 if isinstance(p, View):
@@ -1274,7 +1867,7 @@ class Tracer:
 
 def _walk(body):
     for item in body:
-        if isinstance(item, Loop):
+        if isinstance(item, (Loop, IfBlock)):
             yield from _walk(item.body)
         else:
             yield item
@@ -1297,6 +1890,26 @@ def _free_pattern(free, loc):
         return merged[1][0], merged[0][1], merged[0][0]
     unsupported("a tile whose free axes (%s) are not one contiguous run repeated at a step"
                 % ", ".join("%d elements at stride %d" % m for m in merged), loc)
+
+
+def _expressible(v):
+    """Whether the format can write the view: its partition axis first, its free axes one run or one run repeated
+    at a step."""
+    axes = [a for a in v.axes if a[0] > 1]
+    if v.tensor.space == "dram":
+        free = axes[1:] if len(v.axes) > 1 and v.axes[0][0] > 1 else axes
+    else:
+        part = [a for a in axes if a[1] != 0]
+        if len(part) > 1 or (part and (part[0] is not axes[0] or part[0][1] != 1 or part[0][2] != 0)):
+            return True  # refused where it is rendered, with its own message
+        free = [a for a in axes if a[1] == 0]
+    merged = []
+    for c, _, s in free:
+        if merged and merged[-1][1] == c * s:
+            merged[-1] = (merged[-1][0] * c, s)
+        else:
+            merged.append((c, s))
+    return len(merged) <= 1 or (len(merged) == 2 and merged[1][1] == 1)
 
 
 def _same_view(a, b):
@@ -1432,6 +2045,7 @@ _PROBES = {
     "bn_stats": "bn_stats s, a",
     "bn_aggr": "bn_aggr m, s",
     "index_divmod": "loop i = 0, 2, 1 {\n  memset a[:, i%2*2:2], 0.0\n}",
+    "if": "loop i = 0, 2, 1 {\n  if i == 0 {\n    memset a, 0.0\n  }\n}",
 }
 _ACT_PROBED = ("log", "sin", "cos", "erf", "softplus", "gelu_apprx_tanh", "sign", "arctan", "mish")
 _FEATURES = None
@@ -1498,27 +2112,54 @@ def activation_fn(func, x, dtype=None, bias=None, scale=None, loc=None, dst=None
 
 
 def _axes_free(x, axis, loc):
+    """The free axes a reduction keeps (axes of x after the partition axis), sorted; refuses the partition axis."""
     if axis is None:
         unsupported("a reduction over every axis (reduce the free axes, then across partitions with a matmul)", loc)
     axes = axis if isinstance(axis, (list, tuple)) else (axis,)
     nd = len(x.shape)
-    axes = sorted(a % nd for a in axes)
+    for a in axes:
+        if not isinstance(a, int) or isinstance(a, bool) or not -nd <= a < nd:
+            raise KernelError("reduction axis %r of a tile of shape %s" % (a, x.shape), loc)
+    axes = sorted(set(a % nd for a in axes))
     if 0 in axes:
         unsupported("a reduction along the partition axis", loc)
-    if axes != list(range(1, nd)):
-        unsupported("a reduction over some of the free axes only (axes %s of shape %s)" % (axes, x.shape), loc)
+    return [d for d in range(1, nd) if d not in axes]
 
 
 def reduce_fn(op, x, axis, dtype=None, keepdims=False, negate=False, loc=None, dst=None):
+    """`reduce` over the given free axes. Kept free axes (a partial reduction, e.g. axes [2, 4] of a pooling
+    window) become loops of the program around one `reduce` per kept element."""
     tr = tracer()
     loc = loc or user_location()
     _on_chip(x, "a reduction", loc)
-    _axes_free(x, axis, loc)
+    kept = [d for d in _axes_free(x, axis, loc) if x.axes[d][0] > 1]
     P = _flat(x)[0]
-    out = dst if dst is not None else tr.temp((P, 1), _result_dtype(x, dtype=dtype), "sbuf", loc)
-    ins = tr.emit("reduce", out, x, op, loc=loc)
-    if negate:
-        ins = tr.emit("ts", out, out, -1.0 if out.dtype.is_float else -1, "mul", loc=loc)
+    if not kept:
+        out = dst if dst is not None else tr.temp((P, 1), _result_dtype(x, dtype=dtype), "sbuf", loc)
+        ins = tr.emit("reduce", out, x, op, loc=loc)
+        if negate:
+            ins = tr.emit("ts", out, out, -1.0 if out.dtype.is_float else -1, "mul", loc=loc)
+        return _made(out, ins)
+    shape = (x.shape[0],) + tuple(x.shape[d] if d in kept or keepdims else 1
+                                  for d in range(1, len(x.shape)) if d in kept or keepdims)
+    out = dst if dst is not None else tr.temp(shape, _result_dtype(x, dtype=dtype), "sbuf", loc)
+    if _flat(out) != (P, _prod(x.axes[d][0] for d in kept)):
+        raise KernelError("reduction destination %s must hold %s" % (out.shape, shape), loc)
+    part = [a for a in x.axes if a[1] != 0 and a[0] > 1]
+    out_kept = [a for a in out.axes if a[1] == 0 and a[0] > 1]
+    if len(out_kept) != len(kept) or any(a[0] != x.axes[d][0] for a, d in zip(out_kept, kept)):
+        unsupported("a partial reduction into a destination whose free axes are not the kept axes", loc)
+    red = [a for d, a in enumerate(x.axes) if d > 0 and d not in kept and a[1] == 0]
+    with tr.generated_loops([x.axes[d][0] for d in kept], loc) as regs:
+        src_f, dst_f = x._base_f, out._base_f
+        for r, d, oa in zip(regs, kept, out_kept):
+            src_f = _add(src_f, _mul(r, x.axes[d][2]))
+            dst_f = _add(dst_f, _mul(r, oa[2]))
+        src = View(x._tensor, x.base_p, src_f, part[:1] + red)
+        one = View(out._tensor, out.base_p, dst_f, [a for a in out.axes if a[1] != 0 and a[0] > 1][:1])
+        ins = tr.emit("reduce", one, src, op, loc=loc)
+        if negate:
+            tr.emit("ts", one, one, -1.0 if out.dtype.is_float else -1, "mul", loc=loc)
     return _made(out, ins)
 
 
@@ -1566,15 +2207,54 @@ def matmul(stationary, moving, loc=None, dst=None, accumulate=False):
     return dst
 
 
+class Constant:
+    """nl.shared_constant / nl.shared_identity_matrix: an HBM constant. The program has no constant data, so a load
+    of it builds the values on chip: a `memset` for one value everywhere, a `memset` of 1 and an `affine_select` of
+    the diagonal for an identity matrix; other constants are refused."""
+
+    def __init__(self, values, dtype, loc):
+        self.shape = tuple(int(n) for n in values.shape)
+        self.dtype, self.loc = dtype, loc
+        flat = values.reshape(-1)
+        self.fill = flat[0].item() if flat.size and (flat == flat[0]).all() else None
+        eye = len(self.shape) == 2 and self.shape[0] == self.shape[1] and all(
+            values[i, j] == (1 if i == j else 0) for i in range(self.shape[0]) for j in range(self.shape[1]))
+        self.identity = eye and self.fill is None
+        if self.fill is None and not self.identity:
+            unsupported("nl.shared_constant holding values other than one value everywhere or an identity matrix "
+                        "(the program format has no constant data)", loc)
+
+    def __getitem__(self, key):
+        unsupported("a part of an nl.shared_constant (load it whole)")
+
+    def build(self, out, loc):
+        tr = tracer()
+        if out.tensor.space == "dram":
+            unsupported("a copy of a constant into HBM", loc)
+        if _flat(out) != (self.shape[0], _prod(self.shape[1:])):
+            raise KernelError("a constant of shape %s into a tile of shape %s" % (self.shape, out.shape), loc)
+        num = (lambda v: float(v) if out.dtype.is_float else int(v))
+        if self.fill is not None:
+            return _made(out, tr.emit("memset", out, num(self.fill), loc=loc))
+        tr.emit("memset", out, num(1), loc=loc)
+        return _made(out, tr.emit("affine_select", out, out, "p=1", "e=-1", ("c=", 0), "eq", num(0), loc=loc))
+
+
 def load(src, dtype=None, mask=None, loc=None):
     tr = tracer()
     loc = loc or user_location()
     check_mask(mask, loc)
+    if isinstance(src, Constant):
+        out = tr.temp(src.shape, as_dtype(dtype) if dtype is not None else src.dtype, "sbuf", loc)
+        return src.build(out, loc)
     if not isinstance(src, View):
         raise KernelError("nl.load needs an HBM tensor", loc)
     if src.tensor.space != "dram":
         raise KernelError("nl.load reads HBM; '%s' is in %s" % (src.tensor.name, src.tensor.space), loc)
     dt = as_dtype(dtype) if dtype is not None else src.dtype
+    if len(src.axes) == 1 and src.axes[0][0] > 1 and src.axes[0][2] != 1 and src.axes[0][0] <= tr.partitions:
+        # a one-dimensional tile is a column: its axis is the partition axis (A[c0:c0 + P, j])
+        src = View(src._tensor, src.base_p, src._base_f, [src.axes[0], (1, 0, 1)])
     out = tr.temp(src.shape if len(src.shape) > 1 else (1,) + src.shape, dt, "sbuf", loc)
     if dt != src.dtype and {dt.fmt, src.dtype.fmt} != {"f32", "bf16"}:
         staged = tr.temp(out.shape, src.dtype, "sbuf", loc, name="staged")
@@ -1595,14 +2275,30 @@ def store(dst, value, mask=None, loc=None):
     return tr.move(dst, value, loc)
 
 
+def _check_in_range(parts, loc):
+    for p in parts:
+        v = p[1] if isinstance(p, tuple) else p
+        if isinstance(v, View) and v.oob:
+            raise KernelError(v.oob[0][2], loc)
+
+
+def _holds(val, op):
+    return {"ge": val >= 0, "gt": val > 0, "le": val <= 0, "lt": val < 0, "eq": val == 0, "ne": val != 0}[op]
+
+
 def check_mask(mask, loc):
+    """A call's `mask=`: the instructions the call emits cover only the elements where it holds (Tracer.emit)."""
     if mask is None:
         return
     if not isinstance(mask, Pred):
         raise KernelError("a mask is a comparison of indices (i_p < n)", loc)
-    if not mask.always_true():
-        unsupported("a mask that is false for some elements (the program format has no masked instruction; "
-                    "shape the tiles to the data)", loc)
+    if mask.always_true():
+        return
+    # the mask lasts while the NKI function called from the kernel runs (its frame is on the stack)
+    f, dirs = sys._getframe(1), _package_dirs()
+    while f.f_back is not None and os.path.abspath(f.f_back.f_code.co_filename).startswith(dirs):
+        f = f.f_back
+    tracer().mask = (mask, loc, f)
 
 
 def select_args(pred, tile_shape, loc):
@@ -1674,3 +2370,83 @@ def bn(op, dst, data, loc):
         unsupported("nisa.%s (the program format has no %s instruction yet)" % (op, op), loc)
     _on_chip(data, "nisa." + op, loc)
     return _made(dst, tr.emit(op, dst, data, loc=loc))
+
+
+# ---- subscripts of the kernel's own source ----------------------------------------------------------------------
+
+class TileListSel:
+    """`lst[i]` of a list of lists with a loop index `i`: waits for the subscripts down to a tile."""
+
+    def __init__(self, root, idx, loc):
+        self.root, self.idx, self.loc = root, idx, loc
+
+    def select(self, key):
+        idx = self.idx + [key]
+        x = self.root
+        for _ in idx:
+            if not isinstance(x, (list, tuple)) or not x:
+                raise KernelError("too many subscripts for this list of tiles")
+            x = x[0]
+        if isinstance(x, (list, tuple)):
+            return TileListSel(self.root, idx, self.loc)
+        return tracer().tile_list(self.root, idx, user_location())
+
+    def _partial(self, *a, **k):
+        unsupported("a list of lists selected by a loop index used as a list (subscript it down to a tile)")
+
+    __len__ = __iter__ = __getattr__ = _partial
+
+
+def subscript(obj, key):
+    """`obj[key]` in a kernel: a list or tuple of tiles subscripted by a loop index becomes a tile array."""
+    if isinstance(obj, TileListSel):
+        return obj.select(key)
+    if isinstance(key, Aff) and isinstance(obj, (list, tuple)) and not isinstance(obj, _Grid):
+        return TileListSel(obj, [], None).select(key)
+    return obj[key]
+
+
+class Poisoned:
+    """A name the kernel assigned inside an `if` on a loop index: both branches were traced, so after the block the
+    name has no single value."""
+
+    def __init__(self, name, line):
+        self._name, self._line = name, line
+
+    def _refuse(self, *a, **k):
+        unsupported("'%s' was assigned inside an `if` on a loop index (line %d); after the block it has no single "
+                    "value (assign into a tile declared before the `if`: t[...] = ...)" % (self._name, self._line))
+
+    def __repr__(self):
+        return "'%s' (assigned inside the `if` on a loop index at line %d)" % (self._name, self._line)
+
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        self._refuse()
+
+    __bool__ = __index__ = __int__ = __float__ = __iter__ = __len__ = __getitem__ = __call__ = _refuse
+    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = __truediv__ = __rtruediv__ = _refuse
+    __floordiv__ = __mod__ = __neg__ = __lt__ = __le__ = __gt__ = __ge__ = __iadd__ = _refuse
+
+
+class Hooks:
+    """What the recompiled kernel function calls (kernel.traced_function): subscripts and `if` statements."""
+
+    subscript = staticmethod(subscript)
+
+    @staticmethod
+    def traced_if(test):
+        """The predicate of an `if` on loop indices that the trace keeps as a conditional block, else None (Python
+        decides the `if`: an ordinary value, or a comparison known for every iteration)."""
+        if isinstance(test, Aff):
+            test = test != 0
+        if isinstance(test, Pred) and not test.always_true() and not test.always_false():
+            return test
+        return None
+
+    @staticmethod
+    def branch(pred, taken):
+        return tracer().branch(pred, taken)
+
+    poison = Poisoned

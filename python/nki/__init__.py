@@ -9,4 +9,9 @@ def simulate_kernel(kernel, *args, **kwargs):
     return allocsim_nki.simulate_kernel(kernel, *args, **kwargs)
 
 
-simulate = simulate_kernel
+def simulate(kernel, *args, **kwargs):
+    """`nki.simulate(kernel)(a, b)`: a function that simulates the kernel on its arguments (simulate_kernel); with
+    the arguments given directly, their simulation."""
+    if not args and not kwargs:
+        return lambda *a, **k: simulate_kernel(kernel, *a, **k)
+    return simulate_kernel(kernel, *args, **kwargs)

@@ -22,13 +22,20 @@ sys.path.insert(0, KERNELS)
 
 import allocsim_nki  # noqa: E402
 import attention  # noqa: E402
+import columns  # noqa: E402
+import constants  # noqa: E402
+import conditions  # noqa: E402
 import layernorm  # noqa: E402
 import matmul  # noqa: E402
+import masks  # noqa: E402
 import matmul_v2  # noqa: E402
 import newer_ops  # noqa: E402
 import norms_pool  # noqa: E402
+import partial  # noqa: E402
 import placed  # noqa: E402
 import softmax  # noqa: E402
+import spmd  # noqa: E402
+import tile_lists  # noqa: E402
 import typed  # noqa: E402
 
 BIN = allocsim_nki.binary()
@@ -95,6 +102,12 @@ class TypingTest(unittest.TestCase):
         self.assertTrue(same_bits(r.returned, a + b))
 
 
+    def test_nki_simulate_returns_a_function(self):
+        import nki
+        a, b = rand((8, 64), 54), rand((8, 64), 55)
+        self.assertTrue(same_bits(nki.simulate(typed.typed_add)(a, b, arch="tiny"), a + b))
+
+
 class MatmulTest(unittest.TestCase):
     def test_basic_matches_numpy_and_hand_translation(self):
         for arch, (K, M, N) in (("tiny", (8, 4, 64)), ("gen2", (128, 64, 512))):
@@ -117,6 +130,14 @@ class MatmulTest(unittest.TestCase):
             self.assertTrue(same_bits(r.returned, hand), kernel.__name__)
             np.testing.assert_allclose(r.returned, lhsT.T.astype(np.float64) @ rhs, rtol=1e-2, atol=2e-2)
 
+    def test_accumulation_across_two_loops(self):
+        for KB, K in ((2, 48), (3, 48), (2, 16)):
+            lhsT, rhs = rand((K, 16), 48), rand((K, 128), 49)
+            r = allocsim_nki.simulate(matmul_v2.matmul_two_level_k, lhsT, rhs, arch="tiny", KB=KB)
+            np.testing.assert_allclose(r.returned, lhsT.T.astype(np.float64) @ rhs, rtol=1e-5, atol=1e-5)
+            self.assertIn("start@first", r.program)
+            self.assertIn("stop@last", r.program)
+
     def test_tiled_program_keeps_its_loops(self):
         prog = allocsim_nki.program(matmul.matmul_tiled, allocsim_nki.TensorArg((16, 16), "bfloat16"),
                                     allocsim_nki.TensorArg((16, 128), "bfloat16"), arch="tiny")
@@ -125,6 +146,137 @@ class MatmulTest(unittest.TestCase):
         self.assertEqual(sum(1 for x in body if x.startswith("matmul ")), 1)
         self.assertIn("start@first", prog)
         self.assertIn("stop@last", prog)
+
+
+class TileListTest(unittest.TestCase):
+    """Python lists of tiles indexed by loop indices: one tile array in the program, the loops kept."""
+
+    def check(self, kernel, K, M, N, seed, **kw):
+        lhsT, rhs = rand((K, M), seed), rand((K, N), seed + 1)
+        r = allocsim_nki.simulate(kernel, lhsT, rhs, arch="tiny", **kw)
+        np.testing.assert_allclose(r.returned, lhsT.T.astype(np.float64) @ rhs, rtol=1e-5, atol=1e-5)
+        return r
+
+    def test_hoisted_lists(self):
+        r = self.check(tile_lists.matmul_list_hoisted, 24, 16, 128, 30)
+        body = [line.split("#")[0].strip() for line in r.program.splitlines()]
+        self.assertEqual(sum(1 for x in body if x.startswith("loop ")), 5)  # m, k, n, k, k: nothing unrolled
+        # the per-k tiles of each list are one tensor of K/TK blocks: [8, 3*8] for columns, [8, 3*64] for rows
+        self.assertIn("sbuf col [8, 24] f32", r.program)
+        self.assertRegex(r.program, r"(?m)^sbuf \w+ \[8, 192\] f32")
+
+    def test_nested_lists(self):
+        self.check(tile_lists.matmul_list_blocked, 16, 32, 256, 32)
+        self.check(tile_lists.matmul_list_blocked, 16, 32, 256, 34, BM=1, BN=4)
+
+    def test_lists_built_by_python_loops(self):
+        self.check(tile_lists.matmul_python_lists, 32, 16, 128, 36)
+        self.check(tile_lists.matmul_python_lists, 32, 24, 128, 38, KB=4)
+
+
+class ConditionTest(unittest.TestCase):
+    """`if` on loop indices: conditional blocks in the program, loops kept."""
+
+    def test_if_else_and_nested(self):
+        a = rand((40, 16), 40)
+        r = allocsim_nki.simulate(conditions.branchy_rows, a, arch="tiny")
+        want = a.copy()
+        for i in range(5):
+            rows = slice(i * 8, i * 8 + 8)
+            want[rows] = a[rows] * 2 if i == 0 else a[rows] * 0.5 if i >= 2 else a[rows]
+            if i % 2 == 1:
+                want[rows] += 1
+        np.testing.assert_array_equal(r.returned, want)
+        self.assertEqual(len(re.findall(r"(?m)^\s*if ", r.program)), 5)
+        self.assertEqual(len(re.findall(r"(?m)^\s*loop ", r.program)), 1)
+
+    def test_condition_on_two_loop_indices(self):
+        a = rand((24, 24), 41)
+        r = allocsim_nki.simulate(conditions.lower_block_sums, a, arch="tiny")
+        want = a.copy()
+        for q in range(3):
+            for k in range(q + 1, 3):
+                want[q * 8:q * 8 + 8, k * 8:k * 8 + 8] = 0
+        np.testing.assert_array_equal(r.returned, want)
+
+
+class PartialReductionTest(unittest.TestCase):
+    def test_window_max_and_mean(self):
+        x = rand((8, 6, 4), 42)
+        r = allocsim_nki.simulate(partial.window_max_and_mean, x, arch="tiny")
+        windows = x.reshape(8, 3, 2, 2, 2)
+        np.testing.assert_array_equal(r.returned[0], windows.max(axis=(2, 4)))
+        np.testing.assert_allclose(r.returned[1], windows.astype(np.float64).mean(axis=(2, 4)), rtol=1e-6, atol=1e-7)
+
+    def test_copy_into_a_view_of_two_free_axes(self):
+        x = rand((8, 24), 53)
+        r = allocsim_nki.simulate(partial.interleave_halves, x, arch="tiny")
+        want = np.empty_like(x)
+        want[:, 0::2], want[:, 1::2] = x[:, :12], x[:, 12:]
+        self.assertTrue(same_bits(r.returned, want))
+
+    def test_access_pattern_groups_keepdims(self):
+        x = rand((8, 16), 43)
+        r = allocsim_nki.simulate(partial.row_group_sums, x, arch="tiny")
+        want = x.astype(np.float64).reshape(8, 4, 4).sum(axis=2) * x[:, :1]
+        np.testing.assert_allclose(r.returned, want, rtol=1e-6, atol=1e-6)
+        # one reduce per kept element, in a loop of the program
+        self.assertRegex(r.program, r"(?m)^loop \w+ = 0, 4, 1 \{")
+
+
+class MaskTest(unittest.TestCase):
+    """Masks that are false on part of a tile: the instructions cover the rest, per run of iterations."""
+
+    def test_partial_tiles_on_both_axes(self):
+        a = rand((20, 70), 44)
+        r = allocsim_nki.simulate(masks.ragged_exp, a, arch="tiny")
+        np.testing.assert_allclose(r.returned, np.exp(a.astype(np.float64)), rtol=1e-6)
+        # 3 row tiles of 8 (the last holds 4 rows) by 3 column tiles of 32 (the last holds 6 columns)
+        self.assertIn("a[r*8:4, c*32:6]", r.program)
+
+    def test_partition_mask_on_dma_reduce_store(self):
+        a = rand((20, 16), 45)
+        r = allocsim_nki.simulate(masks.ragged_row_sums, a, arch="tiny")
+        np.testing.assert_allclose(r.returned, a.astype(np.float64).sum(axis=1, keepdims=True), rtol=1e-5,
+                                   atol=1e-6)
+
+
+class ColumnTest(unittest.TestCase):
+    def test_column_loads_ufunc_ops_zeroed_tile_array(self):
+        x, w = rand((16, 8), 50), rand((16, 3), 51)
+        r = allocsim_nki.simulate(columns.scaled_column_sums, x, w, arch="tiny")
+        # one rounded multiply, then + 0.0 (exact): numpy float32 gives the same bits
+        self.assertTrue(same_bits(r.returned, np.concatenate([x * w[:, j:j + 1] for j in range(3)], axis=1)))
+
+
+class ConstantTest(unittest.TestCase):
+    def test_identity_constant_fused_and_negated_reductions(self):
+        x = rand((8, 8), 52)
+        t, twice, negmax, sums = allocsim_nki.simulate(constants.transpose_by_identity, x, arch="tiny").returned
+        self.assertTrue(same_bits(t, x.T))  # each element times 1, plus zeros
+        self.assertTrue(same_bits(twice, x * 2))
+        self.assertTrue(same_bits(negmax, -x.max(axis=1, keepdims=True)))
+        np.testing.assert_allclose(sums, (2 * x.astype(np.float64)).sum(axis=1, keepdims=True), rtol=1e-6, atol=1e-6)
+
+
+class SpmdTest(unittest.TestCase):
+    def test_launch_grid_becomes_loops(self):
+        a, b = rand((16, 96), 56), rand((16, 96), 57)
+        r = allocsim_nki.simulate(spmd.grid_scaled_add[2, 3], a, b, arch="tiny")
+        self.assertTrue(same_bits(r.returned, a + b * 2))
+        self.assertEqual(len(re.findall(r"(?m)^\s*loop ", r.program)), 2)
+        with self.assertRaises(allocsim_nki.KernelError):
+            allocsim_nki.simulate(spmd.grid_scaled_add, a, b, arch="tiny")  # no grid: program_id is refused
+
+
+class WhereTest(unittest.TestCase):
+    def test_where_on_indices(self):
+        a, b = rand((16, 16), 46), rand((16, 16), 47)
+        a[0, 0] = -0.0  # kept as is where selected (the two-tile form adds -0.0)
+        r = allocsim_nki.simulate(masks.lower_upper_where, a, b, arch="tiny")
+        lower = np.tril(np.ones((16, 16), bool))
+        self.assertTrue(same_bits(r.returned[0], np.where(lower, a, b)))
+        self.assertTrue(same_bits(r.returned[1], np.where(lower, a, np.float32(-9984.0))))
 
 
 class SoftmaxLayernormTest(unittest.TestCase):
@@ -267,6 +419,22 @@ class CommandLineTest(unittest.TestCase):
                             "--arch", "tiny", "--json", "--quiet"], stdout=subprocess.PIPE, text=True)
         self.assertEqual(p.returncode, 0)
         self.assertIn('"cycles"', p.stdout)
+
+    def test_stall_report_names_kernel_lines(self):
+        path = os.path.join(KERNELS, "softmax.py")
+        with open(path) as f:
+            src = f.read().splitlines()
+        calls = {i + 1 for i, line in enumerate(src) if re.search(r"\bnl\.\w+\(", line)}
+        store = next(i + 1 for i, line in enumerate(src) if "nl.store(" in line)
+        p = subprocess.run([BIN, "run", path, "--arg", "a_tensor=16x64:float32", "--arch", "tiny"],
+                           stdout=subprocess.PIPE, text=True)
+        named = [int(n) for n in re.findall(r"\(%s:(\d+)\)" % re.escape(path), p.stdout)]
+        self.assertIn(store, named)  # the store waits for the division before it
+        self.assertTrue(set(named) <= calls, (named, calls))
+        r = allocsim_nki.simulate(softmax.softmax, rand((16, 64), 27), arch="tiny")
+        lines = {int(t["consumer_kernel_line"].rsplit(":", 1)[1]) for t in r.top_stalls}
+        self.assertIn(store, lines)
+        self.assertTrue(lines <= calls)
 
     def test_refusals_are_located(self):
         path = os.path.join(KERNELS, "errors.py")

@@ -13,34 +13,68 @@ def uses_where(a):
 
 
 @nki.jit
-def branches_on_loop_index(a):
+def rebinds_in_branch_on_loop_index(a):
     out = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
     for i in nl.affine_range(2):
         t = nl.load(a[i * 8:(i + 1) * 8, :])
-        if i == 0:  # refused here
+        if i == 0:
             t = nl.exp(t)
-        nl.store(out[i * 8:(i + 1) * 8, :], value=t)
+        nl.store(out[i * 8:(i + 1) * 8, :], t)  # refused here
     return out
 
 
 @nki.jit
-def list_indexed_by_loop(a):
+def tile_of_list_used_after_loop(a):
     out = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
     tiles = []
     for i in nl.affine_range(2):
-        tiles.append(nl.load(a[i * 8:(i + 1) * 8, :]))
+        t = nl.load(a[i * 8:(i + 1) * 8, :])
+        tiles.append(t)
+    for i in nl.affine_range(2):
+        nl.store(out[i * 8:(i + 1) * 8, :], value=tiles[i])
+    nl.store(out[0:8, :], t)  # refused here
+    return out
+
+
+@nki.jit
+def same_tile_appended_each_iteration(a):
+    out = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
+    t = nl.ndarray((8, 64), dtype=a.dtype, buffer=nl.sbuf)
+    tiles = []
+    for i in nl.affine_range(2):
+        t[...] = nl.load(a[i * 8:(i + 1) * 8, :])
+        tiles.append(t)
     for i in nl.affine_range(2):
         nl.store(out[i * 8:(i + 1) * 8, :], value=tiles[i])  # refused here
     return out
 
 
 @nki.jit
-def partial_mask(a):
+def list_of_numbers_indexed_by_loop(a):
+    out = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
+    scale = [1.0, 2.0]
+    for i in nl.affine_range(2):
+        t = nl.load(a[i * 8:(i + 1) * 8, :])
+        nl.store(out[i * 8:(i + 1) * 8, :], value=nl.multiply(t, scale[i]))  # refused here
+    return out
+
+
+@nki.jit
+def mask_relating_two_axes(a):
     out = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
     i_p, i_f = nl.mgrid[0:8, 0:64]
-    for i in nl.affine_range(2):
-        t = nl.load(a[i * 8 + i_p, i_f], mask=(i * 8 + i_p < 12))  # refused here
-        nl.store(out[i * 8 + i_p, i_f], value=t)
+    t = nl.load(a[i_p, i_f])
+    nl.store(out[i_p, i_f], value=nl.exp(t, mask=(i_f >= i_p)))  # refused here
+    return out
+
+
+@nki.jit
+def masked_index_out_of_range(a):
+    out = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
+    i_p, i_f = nl.mgrid[0:8, 0:64]
+    for i in nl.affine_range(3):
+        t = nl.load(a[i * 8 + i_p, i_f], mask=(i * 8 + i_p < 20))  # refused here
+        nl.store(out[i * 8 + i_p, i_f], value=t, mask=(i * 8 + i_p < 20))
     return out
 
 

@@ -49,3 +49,26 @@ def matmul_hoisted(lhsT, rhs):
             nisa.tensor_copy(dst=res_sb, src=res_psum)
             nisa.dma_copy(dst=result[m * TM:(m + 1) * TM, n * TN:(n + 1) * TN], src=res_sb)
     return result
+
+
+@nki.jit
+def matmul_two_level_k(lhsT, rhs, KB=2):
+    """The contraction in blocks of KB tiles: the accumulation spans two loops (kb, then k within the block)."""
+    K, M = lhsT.shape
+    _, N = rhs.shape
+    TM, TK, TN = nl.tile_size.gemm_stationary_fmax, nl.tile_size.pmax, nl.tile_size.gemm_moving_fmax
+    KT = K // TK // KB
+    result = nl.ndarray((M, N), dtype=lhsT.dtype, buffer=nl.shared_hbm)
+    for m in nl.affine_range(M // TM):
+        for n in nl.affine_range(N // TN):
+            acc = nl.ndarray((TM, TN), nl.float32, buffer=nl.psum)
+            for kb in nl.affine_range(KB):
+                for k in nl.affine_range(KT):
+                    row = (kb * KT + k) * TK
+                    a = nl.load(lhsT[row:row + TK, m * TM:(m + 1) * TM])
+                    b = nl.load(rhs[row:row + TK, n * TN:(n + 1) * TN])
+                    nisa.nc_matmul(acc, a, b)
+            res = nl.ndarray((TM, TN), dtype=result.dtype, buffer=nl.sbuf)
+            nisa.tensor_copy(dst=res, src=acc)
+            nl.store(result[m * TM:(m + 1) * TM, n * TN:(n + 1) * TN], value=res)
+    return result

@@ -1,0 +1,361 @@
+// The REG colorer (alloc/reg/, the production allocator's REG_Allocator): colors registers onto the SP lanes, spills
+// what does not fit to DRAM slots (store after each def, reload before each use), reports the production allocator's
+// lines, and raises the production allocator's FATAL only when no spill can make room. Every allocation here is
+// checked by the three oracles.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "alloc/alloc_error.h"
+#include "alloc/driver.h"
+#include "alloc/psum/psum_allocator.h"
+#include "alloc/reg/reg_allocator.h"
+#include "alloc/reg/reg_color.h"
+#include "alloc/reg/reg_operands.h"
+#include "ir/check.h"
+#include "ir/inputs.h"
+#include "ir/interp.h"
+#include "ir/parse.h"
+#include "ir/print.h"
+#include "tests/common/verify_checks.h"
+#include "verify/verify.h"
+
+namespace allocsim {
+namespace {
+
+bool hasLine(const AllocReport& r, const std::string& prefix) {
+  for (const std::string& l : r.lines)
+    if (l.rfind(prefix, 0) == 0) return true;
+  return false;
+}
+
+// Six registers live at once on a 4-register machine: the peak is 6 lanes, so at least two must spill.
+constexpr const char* kSixLive =
+    "arch tiny\n"
+    "dram O [1, 6] u32 output\n"
+    "reg a\nreg b\nreg c\nreg d\nreg e\nreg f\n"
+    "li a, 1\nli b, 2\nli c, 3\nli d, 4\nli e, 5\nli f, 6\n"
+    "reg_store O[0:1, 0:1], a\nreg_store O[0:1, 1:1], b\nreg_store O[0:1, 2:1], c\n"
+    "reg_store O[0:1, 3:1], d\nreg_store O[0:1, 4:1], e\nreg_store O[0:1, 5:1], f\n";
+
+TEST(RegAllocator, SpillsWhatDoesNotFitAndPassesAllThreeOracles) {
+  const Program original = parseProgram(kSixLive);
+  Program p = original;
+  AllocReport r = allocateRegisters(p);
+  EXPECT_TRUE(checkProgram(p).empty());
+  expectOraclesPass(original, p, "six live", 11);
+  EXPECT_GE(reportField(r, "reg.spilled"), 2);
+  EXPECT_LE(reportField(r, "reg.spilled"), 6);
+  EXPECT_TRUE(hasLine(r, "REG GCA interation nums = 1"));
+  EXPECT_TRUE(hasLine(r, "REG GCA interation nums = 2"));
+  EXPECT_TRUE(hasLine(r, "REG score = "));
+  EXPECT_TRUE(hasLine(r, "Number of registers spilled = " + std::to_string(reportField(r, "reg.spilled"))));
+  EXPECT_TRUE(hasLine(r, "Spilling from REG cost about "));
+  EXPECT_TRUE(hasLine(r, "100% REG utilization after allocation"));
+  for (const Register& x : p.registers) {
+    ASSERT_TRUE(x.phys) << x.name;
+    EXPECT_LT(*x.phys, p.arch.sp_registers);
+  }
+  // Spill cost: one store per spilled def and one reload per use, each a 4-byte DMA priced by cost_table.h
+  // (640 fixed + 1 cycle), nothing in loops.
+  EXPECT_EQ(reportField(r, "reg.spill_cycles"), (reportField(r, "reg.spill_stores") + reportField(r, "reg.spill_reloads")) * 641);
+  EXPECT_EQ(reportField(r, "reg.spill_stores"), reportField(r, "reg.spilled"));
+  EXPECT_EQ(reportField(r, "reg.spill_reloads"), reportField(r, "reg.spilled"));
+}
+
+// An instruction that reads and writes one register (`addi a, a, k`) needs that register's lanes only, as the
+// input names them (verify/register_demand.h). The REG colorer split the value it writes from the one it reads and
+// then needed both at once: a 1-register machine refused `addi a, a, -15`, and a 64-bit register stepped inside a
+// loop on a 2-register machine hit the FATAL after the loop register and the value spilled (a reg_colorer fuzz
+// finding, fuzz/corpus/reg_colorer/addi_same_register_64bit_loop).
+TEST(RegAllocator, AnInstructionReadingAndWritingOneRegisterNeedsItsLanesOnly) {
+  const char* const cases[] = {
+      "arch tiny sp-registers=1\ndram O [1, 1] u32 output\nreg a\n"
+      "li a, 5\naddi a, a, -15\nreg_store O[0:1, 0:1], a\n",
+      "arch tiny sp-registers=2\ndram O [1, 2] u32 output\nreg x 64\n"
+      "li x, 797684906240\nmov x, x\naddi x, x, -15\nreg_store O[0:1, 0:2], x\n",
+      "arch tiny sp-registers=2\nsbuf t [1, 5] i32 @p0+0\ndram O [1, 5] i32 output\nreg i\nreg x 64\n"
+      "memset t, 0\n"
+      "loop i = 3, 18, 3 {\n  li x, 797684906240\n  mov x, x\n  reg_store t[:, 1:2], x\n"
+      "  reg_load x, t[:, 1:2]\n  addi x, x, -15\n  reg_store t[:, 3:2], x\n}\n"
+      "dma O, t\n",
+  };
+  int n = 0;
+  for (const char* text : cases) {
+    const Program original = parseProgram(text);
+    for (int level : {0, 2}) {
+      SCOPED_TRACE("case " + std::to_string(n) + " -O" + std::to_string(level));
+      DriverOptions o;
+      o.optlevel = level;
+      Program p;
+      ASSERT_NO_THROW(p = allocate(original, o).program);
+      EXPECT_TRUE(checkProgram(p).empty());
+      expectOraclesPass(original, p, "read and write one register", 5);
+    }
+    ++n;
+  }
+}
+
+TEST(RegAllocator, NoPressureMeansNoSpillAndOneRound) {
+  Program p = parseProgram(std::string(kSixLive) + "");
+  p.arch.sp_registers = 6;
+  const Program original = p;
+  AllocReport r = allocateRegisters(p);
+  EXPECT_EQ(reportField(r, "reg.spilled"), 0);
+  EXPECT_EQ(reportField(r, "reg.rounds"), 1);
+  EXPECT_EQ(p.registers.size(), original.registers.size());
+  EXPECT_TRUE(hasLine(r, "Number of registers spilled = 0"));
+  EXPECT_TRUE(hasLine(r, "Spilling from REG cost about 0 cycles"));
+  expectOraclesPass(original, p, "no pressure", 11);
+}
+
+// Store right after each def, reload right before each use (the order the production allocator's waits enforce), and
+// the stand-ins name the register they stand for.
+TEST(RegAllocator, SpillCodeStoresAfterEachDefAndReloadsBeforeEachUse) {
+  Program p = parseProgram(kSixLive);
+  allocateRegisters(p);
+  const auto& body = p.body;
+  size_t stores = 0, reloads = 0;
+  for (size_t i = 0; i < body.size(); ++i) {
+    const Instruction& inst = body[i];
+    if (inst.origin == Origin::Spill) {
+      ASSERT_EQ(inst.op, Op::RegStore);
+      ASSERT_GT(i, 0u);
+      EXPECT_EQ(body[i - 1].rd, inst.rs) << "the store follows the def of its stand-in";
+      EXPECT_EQ(p.registers[inst.rs].origin, Origin::Spill);
+      EXPECT_EQ(p.tensors[inst.dst.tensor].space, Space::Dram);
+      ++stores;
+    }
+    if (inst.origin == Origin::Reload) {
+      ASSERT_EQ(inst.op, Op::RegLoad);
+      ASSERT_LT(i + 1, body.size());
+      EXPECT_EQ(body[i + 1].rs, inst.rd) << "the reload precedes the use of its stand-in";
+      EXPECT_EQ(p.registers[inst.rd].origin, Origin::Reload);
+      EXPECT_EQ(body[i + 1].origin, Origin::Source);
+      ++reloads;
+    }
+  }
+  EXPECT_GE(stores, 2u);
+  EXPECT_EQ(stores, reloads);
+  for (const Register& x : p.registers)
+    if (x.origin != Origin::Source) {
+      EXPECT_EQ(p.registers[x.copy_of].origin, Origin::Source) << x.name;
+    }
+  // The allocated program prints and parses back to itself.
+  const std::string text = printProgram(p);
+  EXPECT_EQ(printProgram(parseProgram(text)), text);
+  EXPECT_NE(text.find(" !reload("), std::string::npos);
+}
+
+// Three nested loops and two values read in the innermost body need 5 lanes on a 4-register machine. Spill
+// costs (reg_costs.h, x10 per loop level): x and y are each read at depth 3 (cost 1001 with their def), the loop
+// register i costs the store at the start and the reload at the end of its body, at depth 1 (cost 20), and it
+// is live with everything, so it is the one to spill: 2 spill instructions, each executed twice.
+constexpr const char* kNest =
+    "arch tiny\n"
+    "dram A [1, 16] u32 input\n"
+    "dram O [1, 16] u32 output\n"
+    "sbuf s [1, 16] u32 @p0+0\n"
+    "reg i\nreg j\nreg k\nreg x\nreg y\n"
+    "li x, 3\n"
+    "li y, 5\n"
+    "dma s, A\n"
+    "loop i = 0, 2, 1 {\n"
+    "  loop j = 0, 2, 1 {\n"
+    "    loop k = 0, 2, 1 {\n"
+    "      ts s[0:1, k*8:8], s[0:1, k*8:8], x, add\n"
+    "      ts s[0:1, k*8:8], s[0:1, k*8:8], y, mul\n"
+    "    }\n"
+    "  }\n"
+    "}\n"
+    "dma O, s\n";
+
+TEST(RegAllocator, TheOutermostLoopRegisterSpillsWhenThatIsCheapest) {
+  const Program original = parseProgram(kNest);
+  Program five = original;  // the original of a five-lane allocation is on the five-lane machine too
+  five.arch.sp_registers = 5;
+  Program p = five;
+  AllocReport roomy = allocateRegisters(p);
+  EXPECT_EQ(reportField(roomy, "reg.spilled"), 0);
+  expectOraclesPass(five, p, "three-deep nest, five lanes", 11);
+
+  p = original;
+  AllocReport r = allocateRegisters(p);
+  EXPECT_EQ(reportField(r, "reg.spilled"), 1);
+  EXPECT_EQ(reportField(r, "reg.spilled_loop_registers"), 1);
+  EXPECT_EQ(reportField(r, "reg.rounds"), 2);
+  EXPECT_EQ(reportField(r, "reg.spill_stores"), 1);
+  EXPECT_EQ(reportField(r, "reg.spill_reloads"), 1);
+  // The store and the reload run once per iteration of i: 2 x 2 executions of 641 cycles (cost_table.h).
+  EXPECT_EQ(reportField(r, "reg.spill_cycles"), 4 * 641);
+  const Instruction& loop_i = p.body[p.body.size() - 2];
+  ASSERT_EQ(loop_i.op, Op::Loop);
+  EXPECT_EQ(p.registers[loop_i.rd].name, "i");
+  EXPECT_EQ(loop_i.body.front().op, Op::RegStore);
+  EXPECT_EQ(loop_i.body.back().op, Op::RegLoad);
+  EXPECT_EQ(loop_i.body.back().rd, loop_i.rd);
+  EXPECT_TRUE(checkProgram(p).empty());
+  expectOraclesPass(original, p, "three-deep nest", 11);
+}
+
+// One instruction that names five registers (four index terms and the scalar) on four lanes: whatever spills, its
+// registers (or their reload stand-ins) are live at once, so the production allocator's FATAL is a clean AllocError.
+// Five lanes fit. Five nested loops around a one-register instruction, by contrast, allocate on four lanes: the loop
+// registers spill inside their bodies.
+TEST(RegAllocator, SeedFatalOnlyWhenNoSpillCanHelp) {
+  const std::string text =
+      "arch tiny\n"
+      "dram A [1, 16] u32 input\n"
+      "dram O [1, 16] u32 output\n"
+      "sbuf s [1, 16] u32 @p0+0\n"
+      "reg a\nreg b\nreg c\nreg d\nreg x\n"
+      "li a, 0\nli b, 0\nli c, 1\nli d, 0\nli x, 3\n"
+      "dma s, A\n"
+      "ts s[0:1, a+b+c+d:8], s[0:1, 8:8], x, add\n"
+      "dma O, s\n";
+  Program p = parseProgram(text);
+  ASSERT_TRUE(checkProgram(p).empty());
+  try {
+    allocateRegisters(p);
+    ADD_FAILURE() << "allocated an instruction naming five registers on four lanes";
+  } catch (const AllocError& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("cannot allocate registers since spilling candidates are not enough: ", 0),
+              0u)
+        << e.what();
+  }
+  Program q = parseProgram(text);
+  q.arch.sp_registers = 5;
+  const Program original = q;
+  AllocReport r = allocateRegisters(q);
+  EXPECT_EQ(reportField(r, "reg.spilled"), 0);
+  expectOraclesPass(original, q, "five registers, five lanes", 11);
+
+  const Program nest = parseProgram(
+      "arch tiny\n"
+      "dram A [1, 16] u32 input\n"
+      "dram O [1, 16] u32 output\n"
+      "sbuf s [1, 16] u32 @p0+0\n"
+      "reg i\nreg j\nreg k\nreg l\nreg m\nreg x\n"
+      "li x, 3\n"
+      "dma s, A\n"
+      "loop i = 0, 1, 1 {\n loop j = 0, 1, 1 {\n loop k = 0, 1, 1 {\n loop l = 0, 2, 1 {\n loop m = 0, 1, 1 {\n"
+      "  ts s[0:1, l*8:8], s[0:1, l*8:8], x, add\n"
+      "}\n}\n}\n}\n}\n"
+      "dma O, s\n");
+  Program n = nest;
+  AllocReport rn = allocateRegisters(n);
+  EXPECT_GE(reportField(rn, "reg.spilled_loop_registers"), 1);
+  EXPECT_TRUE(checkProgram(n).empty());
+  expectOraclesPass(nest, n, "five-deep nest, four lanes", 11);
+}
+
+TEST(RegAllocator, SixtyFourBitRegistersTakeTwoAdjacentLanes) {
+  const Program original = parseProgram(
+      "arch tiny\n"
+      "dram O [1, 6] u32 output\n"
+      "reg w 64\nreg v 64\nreg a\nreg b\n"
+      "li w, 4294967297\nli a, 1\nli v, 8589934594\nli b, 2\n"
+      "reg_store O[0:1, 0:2], w\nreg_store O[0:1, 2:2], v\nreg_store O[0:1, 4:1], a\nreg_store O[0:1, 5:1], b\n");
+  Program p = original;
+  AllocReport r = allocateRegisters(p);
+  for (const Register& x : p.registers) {
+    ASSERT_TRUE(x.phys) << x.name;
+    EXPECT_LE(*x.phys + x.lanes(), p.arch.sp_registers) << x.name;
+  }
+  EXPECT_GE(reportField(r, "reg.spilled"), 1);  // 6 lanes live on 4
+  expectOraclesPass(original, p, "64-bit", 11);
+  // One lane cannot hold a 64-bit value, whatever spills: the FATAL.
+  Program one = original;
+  one.arch.sp_registers = 1;
+  EXPECT_THROW(allocateRegisters(one), AllocError);
+}
+
+TEST(RegAllocator, KeptPlacementsAreObstaclesAndStay) {
+  Program p = parseProgram(kSixLive);
+  p.registers[p.findRegister("c")].phys = 0;
+  const Program original = p;
+  RegOptions o;
+  o.keep.assign(p.registers.size(), false);
+  o.keep[p.findRegister("c")] = true;
+  allocateRegisters(p, o);
+  EXPECT_EQ(p.registers[p.findRegister("c")].phys, 0u);
+  expectOraclesPass(original, p, "kept c", 11);
+}
+
+// The colorer alone: select never gives interfering nodes overlapping lanes, and the degree test is safe for
+// two-lane nodes (a triangle of 1-lane nodes plus a 2-lane node on 5 lanes colors without spilling).
+TEST(RegColor, InterferingNodesGetDisjointLanes) {
+  RegGraph g;
+  g.adj = {{1, 2, 3}, {0, 2, 3}, {0, 1, 3}, {0, 1, 2}};
+  RegCosts c;
+  c.cost = {1, 1, 1, 1};
+  c.spillable = {true, true, true, true};
+  c.loop_register = {false, false, false, false};
+  RegColorInput in;
+  in.graph = &g;
+  in.costs = &c;
+  in.lanes = {1, 1, 1, 2};
+  in.start = {0, 0, 0, 0};
+  in.precolored.assign(4, std::nullopt);
+  in.registers = 5;
+  RegColoring out = colorRegisters(in);
+  ASSERT_TRUE(out.uncolored.empty());
+  for (RegId a = 0; a < 4; ++a)
+    for (RegId b : g.adj[a]) {
+      const uint32_t a0 = *out.color[a], b0 = *out.color[b];
+      EXPECT_TRUE(a0 + in.lanes[a] <= b0 || b0 + in.lanes[b] <= a0) << a << " " << b;
+    }
+  EXPECT_EQ(out.lanes_used, 5u);
+  in.registers = 4;
+  out = colorRegisters(in);
+  EXPECT_EQ(out.uncolored.size(), 1u);
+  EXPECT_GE(out.score, 1.0);  // an uncolored node costs its spill cost
+}
+
+Program registerKernel(const std::string& name) {
+  std::ifstream in(std::string(ALLOCSIM_SOURCE_DIR) + "/corpus/register_kernels/" + name + ".nki.txt");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return parseProgram(ss.str());
+}
+
+// corpus/register_kernels/: the register-pressure kernels at every optlevel that applies, through the driver. The
+// tiny one spills registers (three scalars, reloaded in the nest), gen2 does not; every result passes the three
+// oracles, and the interpreter's output on the original matches the formula in the kernel's header.
+TEST(RegAllocator, RegisterPressureKernelsAllocateAtEveryLevelAndPassAllThreeOracles) {
+  for (const char* name : {"register_pressure", "register_pressure_tiny"}) {
+    const Program p = registerKernel(name);
+    ASSERT_TRUE(checkProgram(p).empty()) << name;
+    const bool tiny = std::string(name).ends_with("_tiny");
+    // The formula, O = ((3A) + (A+5)) ^ A + 7 per u32 element, against the reference interpreter.
+    InterpResult ref = interpret(p, InterpOptions{3});
+    const TensorId A = p.findTensor("A"), O = p.findTensor("O");
+    const std::vector<uint8_t> a = makeInputs(p, 3).at(A);
+    const std::vector<uint8_t>& o = ref.outputs.at(O);
+    ASSERT_EQ(a.size(), o.size());
+    for (size_t i = 0; i < a.size(); i += 4) {
+      uint32_t x, y;
+      std::memcpy(&x, &a[i], 4);
+      std::memcpy(&y, &o[i], 4);
+      ASSERT_EQ(y, (((x * 3u) + (x + 5u)) ^ x) + 7u) << name << " element " << i / 4;
+    }
+    for (int level : {0, 1, 2, 3, 6, 7}) {
+      if (tiny && level == 0) continue;  // the tiny kernel overfills SBUF: no reuse cannot place it
+      DriverOptions opts;
+      opts.optlevel = level;
+      const Program input = level == 7 ? allocatePsum(p, PsumOptions{}).program : p;
+      DriverResult r = allocate(input, opts);
+      const AllocReport& reg = r.reports.at(level == 7 ? r.reports.size() - 2 : r.reports.size() - 1);
+      ASSERT_EQ(reg.find("allocator")->value, "reg");
+      EXPECT_EQ(reportField(reg, "reg.spilled"), tiny ? 3 : 0) << name << " -O" << level;
+      expectOraclesPass(p, r.program, std::string(name) + " -O" + std::to_string(level), 11);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace allocsim

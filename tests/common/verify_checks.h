@@ -1,0 +1,85 @@
+// What allocator tests check of an allocation: that it is correct (verify/correct.h checkAllocation, the one
+// definition the command line, the harness, the fuzz targets and the properties use too), and the figures of an
+// allocation report.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "alloc/alloc_error.h"
+#include "alloc/driver.h"
+#include "alloc/report.h"
+#include "gen/choices.h"
+#include "gen/generate.h"
+#include "tests/common/sim_checks.h"
+#include "verify/correct.h"
+
+namespace allocsim {
+
+// `allocated` must be a correct allocation of `input`, the program the allocator was given: well-formed,
+// implementing it, and passing the three oracles against it. Every defect fails the test (named by `what`); so
+// does an oracle that did not run.
+inline void expectOraclesPass(const Program& input, const Program& allocated, const std::string& what,
+                              uint64_t poison_seed) {
+  CorrectnessOptions check;
+  check.input = &input;
+  check.verify.poison_seed = poison_seed;
+  const Verdict v = checkAllocation(allocated, check);
+  EXPECT_TRUE(v.ok()) << what << ": " << describeDefect(v, what);
+  if (v.defect == Defect::None || v.defect == Defect::Findings) {
+    for (const OracleRun& o : v.report.oracles) EXPECT_TRUE(o.ran) << what;
+  }
+}
+
+// The same for an allocation whose input is not at hand (a hand allocation, a pass's intermediate): the reference
+// is recovered from the allocated program itself.
+inline void expectOraclesPass(const Program& allocated, const std::string& what, uint64_t poison_seed) {
+  CorrectnessOptions check;
+  check.verify.poison_seed = poison_seed;
+  const Verdict v = checkAllocation(allocated, check);
+  EXPECT_TRUE(v.ok()) << what << ": " << describeDefect(v, what);
+}
+
+// Generated tiny programs (seeds 1-100, `size` statements) that contain a construct (`count` > 0): each allocates at
+// O2, passes all three oracles against the original, and the simulator gives the interpreter's bits. Refusals are
+// the allocators' business (bench/reg_quality counts them): skipped here, so callers bound `verified` from below.
+struct GeneratedChecks {
+  uint32_t with = 0;      // programs that contain the construct
+  uint32_t verified = 0;  // of those, allocated at O2 and checked
+};
+// `conditionals`: GenOptions::conditionals.
+inline GeneratedChecks checkGeneratedPrograms(uint32_t size, const std::function<uint32_t(const Program&)>& count,
+                                              uint32_t conditionals = 0) {
+  GeneratedChecks out;
+  for (uint64_t seed = 1; seed <= 100; ++seed) {
+    SeededChoices c(seed);
+    GenOptions g{*archPreset("tiny"), size, 80};
+    g.conditionals = conditionals;
+    const Program p = generateProgram(c, g);
+    if (count(p) == 0) continue;
+    ++out.with;
+    DriverOptions o;
+    o.optlevel = 2;
+    DriverResult r;
+    try {
+      r = allocate(p, o);
+    } catch (const AllocError&) {
+      continue;
+    }
+    expectOraclesPass(p, r.program, "seed " + std::to_string(seed), seed);
+    expectSimulatorMatchesInterpreter(r.program, seed);
+    ++out.verified;
+  }
+  return out;
+}
+
+// A numeric report field, or -1 when the report has none by that key.
+inline int64_t reportField(const AllocReport& r, const std::string& key) {
+  const ReportField* f = r.find(key);
+  return f ? std::stoll(f->value) : -1;
+}
+
+}  // namespace allocsim
