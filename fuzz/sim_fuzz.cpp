@@ -15,7 +15,6 @@
 #include "ir/physical_storage.h"
 #include "sim/agreement.h"
 #include "sim/simulate.h"
-#include "sim/timing_invariants.h"
 
 using namespace allocsim;
 
@@ -61,8 +60,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   } catch (const InputError&) {
     return 0;  // the allocation does not run (the oracles' business, not the simulator's)
   }
-  sim::Trace trace;  // for the timing invariants (sim/timing_invariants.h)
-  o.trace = &trace;
   sim::SimResult r;
   try {
     r = sim::simulate(allocated, o);
@@ -70,10 +67,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     fuzz::reportBug("sim", "the simulator refused a program the interpreter runs", in.program, &allocated,
                     e.format("allocated"));
   }
-  const std::vector<std::string> broken = sim::timingInvariantViolations(allocated, trace);
-  if (!broken.empty())
-    fuzz::reportBug("sim", "a timing invariant does not hold", in.program, &allocated, broken.front());
-  o.trace = nullptr;
   // An instruction writing over its own source at an offset streams in hardware order (sim/stream.h), which the
   // interpreter does not model: then the same run with chunks wider than any view (applied at once) must agree.
   for (const sim::SimStats::SelfOverlap& so : r.stats.self_overlaps) {

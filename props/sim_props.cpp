@@ -14,7 +14,6 @@
 #include "props/rc_program.h"
 #include "props/regression_file.h"
 #include "sim/simulate.h"
-#include "sim/timing_invariants.h"
 #include "tests/common/sim_checks.h"
 
 namespace allocsim {
@@ -112,25 +111,6 @@ RC_GTEST_PROP(Simulator, TimingOnlyHasTheFullRunsTiming, ()) {
   RC_TAG(sim::timingSkipsData(allocated) ? "data skipped" : "data computed (register loads)");
   const std::string difference = timingOnlyDifference(allocated, o);
   if (!difference.empty()) RC_FAIL("timing-only differs from the full run: " + difference + "\n" + printProgram(allocated));
-}
-
-// The timing invariants (sim/timing_invariants.h) on every generated allocated program, under timing tables that
-// reorder the engines and rings of 1, 2 or 4 slots: one instruction at a time per engine and per DMA queue, rings
-// within their slots.
-RC_GTEST_PROP(Simulator, KeepsItsTimingInvariants, ()) {
-  Program allocated = genAllocatedProgram();
-  allocated.arch.dma_ring_slots = *rc::gen::element<uint32_t>(1, 2, 4);  // no placement depends on it
-  sim::Trace trace;
-  sim::SimOptions o;
-  o.timing = genTiming();
-  o.trace = &trace;
-  try {
-    sim::simulate(allocated, o);
-  } catch (const InputError&) {
-    RC_DISCARD("does not run");
-  }
-  const std::vector<std::string> broken = sim::timingInvariantViolations(allocated, trace);
-  if (!broken.empty()) RC_FAIL(broken.front() + "\nallocated program:\n" + printProgram(allocated));
 }
 
 }  // namespace

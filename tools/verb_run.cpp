@@ -21,20 +21,23 @@
 #include "tools/verbs.h"
 #include "tools/verify_report.h"
 #include "verify/equivalence.h"
+#include "verify/timing_agreement.h"
 
 namespace allocsim::cli {
 
 static const char kRunHelp[] =
     "usage: allocsim run PROGRAM [--allocator A] [-O N] [--compare O0,O2,...] [--timing FILE] [--seed S] [--poison-seed S]\n"
-    "                    [--top N] [--json] [--quiet] [--timing-only] [--arch NAME] [--KEY VALUE]\n"
+    "                    [--top N] [--json] [--quiet] [--timing-only] [--check-timing] [--arch NAME] [--KEY VALUE]\n"
     "\n"
     "Allocates PROGRAM at -O N (default 2; a program whose tensors and registers are all placed is simulated\n"
     "as given unless -O is named), simulates it on the SystemC model of the core and prints total cycles,\n"
     "per-engine busy time, DMA queues (transfers, descriptors, bytes, peak ring occupancy), stall cycles by\n"
     "cause (RAW, WAR, WAW, ring-full, engine-busy) and the instruction pairs that stalled most. Then checks\n"
     "that the simulated DRAM outputs and every instruction's operand hash equal the reference interpreter's\n"
-    "run of the allocated program on the same physical storage, and that the allocation is equivalent to\n"
-    "the unallocated program (the equivalence oracle of `allocsim verify`).\n"
+    "run of the allocated program on the same physical storage, that every instruction's start and end equal\n"
+    "the timing oracle's (an independent implementation of docs/simulator.md's timing rules) and the run\n"
+    "keeps the timing invariants, and that the allocation is equivalent to the unallocated program (the\n"
+    "equivalence oracle of `allocsim verify`).\n"
     "\n"
     "  --allocator A       the allocator (see `allocsim alloc --help`): coloring (default), no-reuse, fixed,\n"
     "                      lsa, exact\n"
@@ -49,7 +52,9 @@ static const char kRunHelp[] =
     "  --quiet             no progress line (shown on a terminal once a run takes a second)\n"
     "  --timing-only       compute only what timing depends on (registers, addresses, loop trips; all tensor\n"
     "                      data when a register is loaded from a tensor): the same cycles, stalls and traces\n"
-    "                      as a full run, much faster at real sizes; outputs are neither computed nor checked\n"
+    "                      as a full run, much faster at real sizes; outputs are neither computed nor checked,\n"
+    "                      nor the timing unless --check-timing\n"
+    "  --check-timing      with --timing-only: still hold the timing against the timing oracle\n"
     "  --arch NAME, --KEY VALUE   machine preset or override (ir/arch.h)\n"
     "\n"
     "exit codes: 0 ok, 1 a check failed (the first bad instruction is named), 2 bad input or usage,\n"
@@ -62,7 +67,7 @@ struct RunArgs {
   std::vector<int> levels;  // --compare
   int optlevel = 2;
   bool optlevel_given = false, allocator_given = false, json = false, arch_given = false, help = false, quiet = false,
-       timing_only = false;
+       timing_only = false, check_timing = false;
   uint64_t seed = 1, poison_seed = 1;
   size_t top = 5;
 };
@@ -105,6 +110,7 @@ RunArgs parseRunArgs(const Args& raw, Arch& arch) {
     else if (r.flag("--json")) a.json = true;
     else if (r.flag("--quiet")) a.quiet = true;
     else if (r.flag("--timing-only")) a.timing_only = true;
+    else if (r.flag("--check-timing")) a.check_timing = true;
     else if (r.archOption(arch)) a.arch_given = true;
     else if (auto p = r.positional(); p && a.in.empty()) a.in = *p;
     else r.unknown();
@@ -140,7 +146,24 @@ struct LevelRun {
   sim::SimResult sim;
   std::string failure;
   uint64_t hashes = 0;
+  bool timing_checked = false;
 };
+
+// The model's timing against the timing oracle and the invariants (verify/timing_agreement.h): "" when both hold.
+std::string timingFailure(const Program& allocated, const sim::SimResult& r, const sim::Trace& trace,
+                          const sim::SimOptions& so, const std::string& display) {
+  verify::TimingOracleOptions oo;
+  oo.max_steps = so.max_steps;
+  oo.max_storage_bytes = so.max_storage_bytes;
+  const verify::TimingSchedule oracle = verify::timingSchedule(allocated, so.timing, oo);
+  std::vector<std::string> lines = verify::timingDifferences(allocated, oracle, r.stats, trace);
+  for (std::string& v : verify::timingInvariantViolations(allocated, trace, &oracle)) lines.push_back(std::move(v));
+  if (lines.empty()) return "";
+  std::string out = display + ": [timing] the simulated timing differs from the timing oracle's or breaks an "
+                    "invariant (docs/simulator.md \"Timing\"):\n";
+  for (const std::string& l : lines) out += "  " + l + "\n";
+  return out;
+}
 
 LevelRun simulateAllocated(Program allocated, const RunArgs& a, const sim::TimingTable& timing,
                            const std::string& display) {
@@ -154,8 +177,13 @@ LevelRun simulateAllocated(Program allocated, const RunArgs& a, const sim::Timin
   so.progress = progress.fn();
   so.timing_only = a.timing_only;
   so.record_reads = !a.timing_only;
+  // The trace the timing check compares (slices and ring changes: a few dozen bytes per executed instruction).
+  sim::Trace trace;
+  run.timing_checked = !a.timing_only || a.check_timing;
+  if (run.timing_checked) so.trace = &trace;
   run.sim = sim::simulate(run.allocated, so);
-  if (a.timing_only) {  // nothing computed to check
+  if (a.timing_only) {  // nothing computed to check but the timing
+    if (run.timing_checked) run.failure = timingFailure(run.allocated, run.sim, trace, so, display);
     progress.erase();
     return run;
   }
@@ -171,6 +199,8 @@ LevelRun simulateAllocated(Program allocated, const RunArgs& a, const sim::Timin
     run.failure = display + ": [simulator] " + *d + "\n";
     return run;
   }
+  run.failure = timingFailure(run.allocated, run.sim, trace, so, display);
+  if (!run.failure.empty()) return run;
   EquivalenceOptions eo;
   eo.input_seed = a.seed;
   eo.poison_seed = a.poison_seed;
@@ -283,12 +313,15 @@ int runRun(const Args& args) {
       std::fputs(run.failure.c_str(), stderr);
       return kExitVerifyFailed;
     }
-    if (!a.json && a.timing_only)
+    if (!a.json && a.timing_only && run.timing_checked)
+      std::fputs((display + ": timing only: outputs were not computed; every instruction's start and end equal the "
+                  "timing oracle's and the timing invariants hold\n").c_str(), stdout);
+    else if (!a.json && a.timing_only)
       std::fputs((display + ": timing only: outputs were not computed, nothing was checked\n").c_str(), stdout);
     else if (!a.json)
       std::fputs((display + ": ok: the simulated DRAM outputs and " + std::to_string(run.hashes) +
-                  " operand hashes equal the interpreter's on the same physical storage, and the allocation is "
-                  "equivalent to the unallocated program (" + seedsText(a) + ")\n")
+                  " operand hashes equal the interpreter's on the same physical storage, every instruction's start "
+                  "and end equal the timing oracle's, and the allocation is equivalent to the unallocated program (" + seedsText(a) + ")\n")
                      .c_str(),
                  stdout);
     return kExitOk;

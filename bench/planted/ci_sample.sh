@@ -11,7 +11,7 @@ sample=(
   "reg_back_edge_dropped reg_colorer"
   "sbuf_gap_unaligned coloring_driver"
   "psum_select_first_bank_only psum_colorer"
-  "sim_engine_ignores_own_clock sim"
+  "sim_engine_ignores_own_clock timing_oracle"
 )
 missed=0
 for row in "${sample[@]}"; do

@@ -125,7 +125,7 @@ TEST(CanonicalTimeline, AnImportWithTiedWidthsGivesTheCsvProblem) {
 }
 
 TEST(CanonicalTimeline, BenchmarkBImportedSearchesLikeItsCsv) {
-  expectTheCsvProblemScaled(parseMinimallocCsv(testing_placed::readFile(std::string(ALLOCSIM_SOURCE_DIR) +
+  expectTheCsvProblemScaled(parseMinimallocCsv(readFile(std::string(ALLOCSIM_SOURCE_DIR) +
                                                                         "/bench/minimalloc/B.1048576.csv")),
                             1048576);
 }

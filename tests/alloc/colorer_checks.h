@@ -12,17 +12,17 @@
 
 namespace allocsim::testing_colorer {
 
+// A node's neighbours as a list, to compare.
+template <class Graph>
+std::vector<uint32_t> neighboursOf(const Graph& g, uint32_t node) {
+  return {g.neighbours[node].begin(), g.neighbours[node].end()};
+}
+
 // The findings, one formatted line each; "" when there are none (so a failing EXPECT shows them all).
 inline std::string findingsText(const std::vector<Finding>& fs) {
   std::string s;
   for (const Finding& f : fs) s += f.format("allocated") + "\n";
   return s;
-}
-
-inline bool hasLine(const AllocReport& r, const std::string& line) {
-  for (const std::string& l : r.lines)
-    if (l == line) return true;
-  return false;
 }
 
 // What the pass under test does not place, placed by placeGreedy: the tensors for which keep(tensor) holds stay

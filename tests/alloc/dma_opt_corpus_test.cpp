@@ -25,6 +25,7 @@
 #include "ir/parse.h"
 #include "ir/print.h"
 #include "tests/common/placed_program_checks.h"
+#include "tests/common/verify_checks.h"
 #include "verify/reference.h"
 #include "verify/correct.h"
 
@@ -39,7 +40,7 @@ std::vector<std::pair<std::string, std::string>> corpusFiles(const std::string& 
   for (const auto& e : std::filesystem::directory_iterator(std::string(ALLOCSIM_SOURCE_DIR) + "/corpus/" + dir)) {
     const std::string name = e.path().filename().string();
     if (name.ends_with(".nki.txt") && name.ends_with(".allocated.nki.txt") == allocated)
-      out.push_back({dir + "/" + name, testing_placed::readFile(e.path())});
+      out.push_back({dir + "/" + name, readFile(e.path())});
   }
   std::sort(out.begin(), out.end());
   return out;
@@ -75,11 +76,7 @@ class LevelChecker {
   void verifyOnce(const Program& p, const std::string& at) {
     for (const Program& v : done_)
       if (v == p) return;
-    CorrectnessOptions check;
-    check.input = &original_;
-    check.verify.poison_seed = 11;
-    const Verdict v = checkAllocation(p, check);
-    EXPECT_TRUE(v.ok()) << at << ": " << describeDefect(v, at);
+    expectCorrectAllocation(original_, p, at, 11);
     done_.push_back(p);
   }
 

@@ -14,6 +14,7 @@
 #include "ir/parse.h"
 #include "ir/print.h"
 #include "tests/common/cli_run.h"
+#include "tests/common/verify_checks.h"
 #include "verify/reference.h"
 #include "verify/correct.h"
 
@@ -71,12 +72,6 @@ std::string instructionsText(const Program& p) {
 
 uint64_t dmas(const Program& p) { return measureDmaTraffic(p).instructions; }
 
-bool hasLine(const AllocReport& r, const std::string& prefix) {
-  for (const std::string& l : r.lines)
-    if (l.rfind(prefix, 0) == 0) return true;
-  return false;
-}
-
 // The second reload of x_S lands on the bytes the first filled (x_R2 and x_R1 share @p0+128) and nothing wrote
 // them or the slot in between: merge_load removes it and re-points `tt` onto x_R1; x_R2 is then unnamed (dce).
 // The first reload is not redundant at level 1 (x holds the value, but at other bytes), so 5 DMAs become 4.
@@ -109,9 +104,9 @@ TEST(DmaOptimization, LevelTwoTurnsAResidentReloadIntoAnOnChipCopy) {
   EXPECT_EQ(r.result.stats.dead_removed, 1u);
   EXPECT_EQ(dmas(r.after), 2u);
   EXPECT_NE(printProgram(r.after).find("copy x_R1, x !copy"), std::string::npos) << printProgram(r.after);
-  EXPECT_TRUE(hasLine(r.result.report, "IO to Internal copy instruction increases DMA ring usage by 0"));
-  EXPECT_TRUE(hasLine(r.result.report, "leads to DMA ring decrease 8"));
-  EXPECT_TRUE(hasLine(r.result.report, "leads to scratch pad increase"));
+  EXPECT_TRUE(hasLineStarting(r.result.report, "IO to Internal copy instruction increases DMA ring usage by 0"));
+  EXPECT_TRUE(hasLineStarting(r.result.report, "leads to DMA ring decrease 8"));
+  EXPECT_TRUE(hasLineStarting(r.result.report, "leads to scratch pad increase"));
   expectCorrect(r);
 }
 
@@ -165,7 +160,7 @@ TEST(DmaOptimization, CostModelKeepsAWideReload) {
   Optimized r = optimize(text, DmaOptInstance::Sb, 2);
   EXPECT_EQ(r.result.stats.copies, 0u);
   EXPECT_EQ(dmas(r.after), 4u);
-  EXPECT_TRUE(hasLine(r.result.report, "leads to scratch pad increase"));
+  EXPECT_TRUE(hasLineStarting(r.result.report, "leads to scratch pad increase"));
   expectCorrect(r);
 }
 
@@ -386,8 +381,8 @@ TEST(DmaOptimization, PsumDmasBelongToThePsumInstance) {
   EXPECT_EQ(printProgram(sb.after), printProgram(sb.before));
   Optimized ps = optimize(kPsumReload, DmaOptInstance::Psum);
   EXPECT_EQ(ps.result.stats.loads_removed, 1u);
-  EXPECT_TRUE(hasLine(ps.result.report, "[psum spill optimization]: removed 1"));
-  EXPECT_FALSE(hasLine(sb.result.report, "[psum spill optimization]"));
+  EXPECT_TRUE(hasLineStarting(ps.result.report, "[psum spill optimization]: removed 1"));
+  EXPECT_FALSE(hasLineStarting(sb.result.report, "[psum spill optimization]"));
   expectCorrect(ps);
 }
 
@@ -395,11 +390,11 @@ TEST(DmaOptimization, LevelsMinusOneAndZeroRewriteNothing) {
   Optimized off = optimize(kRepeatedReload, DmaOptInstance::Sb, -1);
   EXPECT_EQ(printProgram(off.after), printProgram(off.before));
   EXPECT_FALSE(off.result.stats.ran);
-  EXPECT_FALSE(hasLine(off.result.report, "Pre GCA"));
+  EXPECT_FALSE(hasLineStarting(off.result.report, "Pre GCA"));
   Optimized zero = optimize(kRepeatedReload, DmaOptInstance::Sb, 0);
   EXPECT_EQ(printProgram(zero.after), printProgram(zero.before));
-  EXPECT_TRUE(hasLine(zero.result.report, "Pre GCA DMA instructions: 5"));
-  EXPECT_TRUE(hasLine(zero.result.report, "Post GCA DMA instructions: 5"));
+  EXPECT_TRUE(hasLineStarting(zero.result.report, "Pre GCA DMA instructions: 5"));
+  EXPECT_TRUE(hasLineStarting(zero.result.report, "Post GCA DMA instructions: 5"));
   DmaOptOptions bad;
   bad.level = 3;
   EXPECT_THROW(optimizeDmas(zero.before, bad), OptionError);
@@ -408,7 +403,7 @@ TEST(DmaOptimization, LevelsMinusOneAndZeroRewriteNothing) {
 TEST(DmaOptimization, AProgramWithoutDmaIsSkipped) {
   Optimized r = optimize("arch tiny\nsbuf x [8, 8] f32 @p0+0\nmemset x, 1\n");
   EXPECT_FALSE(r.result.stats.ran);
-  EXPECT_TRUE(hasLine(r.result.report, "dma_optimization_sb: skipped, the program has no DMA"));
+  EXPECT_TRUE(hasLineStarting(r.result.report, "dma_optimization_sb: skipped, the program has no DMA"));
 }
 
 // DMA_analysis: a [8, 16] f32 DMA in a loop of 4 iterations, then a [2, 4, 2:2]-shaped one (two runs per row).

@@ -162,7 +162,7 @@ TEST(SelectionMap, EveryCombinationIsAPathOrAnOptionError) {
 
 Program corpusKernel(const std::string& name) {
   return parseProgram(
-      testing_placed::readFile(std::string(ALLOCSIM_SOURCE_DIR) + "/corpus/kernels/" + name + ".nki.txt"));
+      readFile(std::string(ALLOCSIM_SOURCE_DIR) + "/corpus/kernels/" + name + ".nki.txt"));
 }
 
 DriverResult run(const Program& p, int optlevel) {
@@ -240,7 +240,7 @@ TEST(Driver, Gen2CorpusKernelsPassAllThreeOraclesAtEveryOptlevel) {
     if (testing_placed::isTinyKernel(file)) continue;
     Program p = parseProgram(text);
     for (int level : {0, 1, 2, 3, 6, 7}) {
-      expectOraclesPass(p, run(level == 7 ? psumFixed(p) : p, level).program, file + " -O" + std::to_string(level), 7);
+      expectCorrectAllocation(p, run(level == 7 ? psumFixed(p) : p, level).program, file + " -O" + std::to_string(level), 7);
       ++checked;
     }
   }
@@ -266,7 +266,7 @@ TEST(Driver, TinyCorpusKernelsSpillAtEveryColoringLevelAndPassAllThreeOracles) {
       bool spilled = false;
       for (const Tensor& t : r.program.tensors) spilled |= t.origin == Origin::Spill || t.origin == Origin::Reload;
       EXPECT_TRUE(spilled) << what;
-      expectOraclesPass(p, r.program, what, 7);
+      expectCorrectAllocation(p, r.program, what, 7);
       ++passed;
     }
   }
@@ -300,7 +300,7 @@ TEST(Driver, OptlevelSevenReproducesPlacementsPinnedFromAnEarlierRun) {
     DriverResult o7 = run(fixed, 7);
     EXPECT_EQ(printProgram(o7.program), printProgram(fixed)) << file;
     EXPECT_EQ(printProgram(run(o2.program, 7).program), printProgram(o2.program)) << file << " (placed, unpinned)";
-    expectOraclesPass(p, o7.program, file + " -O7", 7);
+    expectCorrectAllocation(p, o7.program, file + " -O7", 7);
     ++checked;
   }
   EXPECT_EQ(checked, 16u);
@@ -330,7 +330,7 @@ TEST(Driver, OptlevelSevenColorsWhatTheInputLeftUnplacedAroundTheFixedPart) {
     EXPECT_EQ(r.program.tensors[i].pinned, partial.tensors[i].pinned) << "pinned flags are restored";
   }
   EXPECT_EQ(r.program.registers[0].phys, 9u);
-  expectOraclesPass(p, r.program, "attention_block -O7 (half fixed)", 7);
+  expectCorrectAllocation(p, r.program, "attention_block -O7 (half fixed)", 7);
 }
 
 // As in the production allocator, O7 has no PSUM coloring pass, and a coloring that cannot fit is "Allocation failed for ...".

@@ -34,7 +34,7 @@ std::string refusal(const Program& p) {
 }
 
 MinimallocProblem benchmark(const std::string& name) {
-  return parseMinimallocCsv(testing_placed::readFile(std::string(ALLOCSIM_SOURCE_DIR) + "/bench/minimalloc/" + name));
+  return parseMinimallocCsv(readFile(std::string(ALLOCSIM_SOURCE_DIR) + "/bench/minimalloc/" + name));
 }
 
 TEST(ExactAllocator, ImportedProblemsMeetMinimallocsRules) {
@@ -68,7 +68,7 @@ TEST(ExactAllocator, PartitionBandsAreSearchedAndGeometryCanProveNoFit) {
   const Placement &pa = *r.program.tensors[0].placement, &pb = *r.program.tensors[1].placement;
   EXPECT_NE(pa.partition, pb.partition);
   EXPECT_EQ(pa.offset + pb.offset, 0u);
-  expectOraclesPass(p, r.program, "bands", 11);
+  expectCorrectAllocation(p, r.program, "bands", 11);
   // Two 5-partition tensors may only start at partition 0 (4 + 5 > 8): they must stack, 2 x 2400 > 4096 bytes. Each
   // holds both 4-partition blocks, which the lower bound counts: 2 x 2 x 2400 / 2 blocks = 4800 bytes.
   std::string msg = refusal(parseProgram(
@@ -121,7 +121,7 @@ TEST(ExactAllocator, PsumBanksAndPinnedPlacements) {
   const uint32_t b2 = q.tensors[2].placement->bank, b1 = q.tensors[3].placement->bank;
   EXPECT_LE(b2 + 2, 4u);
   EXPECT_TRUE(b1 + 1 <= b2 || b2 + 2 <= b1);  // acc1 and acc2 are live together
-  expectOraclesPass(p, q, "psum+pinned", 11);
+  expectCorrectAllocation(p, q, "psum+pinned", 11);
 }
 
 // t1's two values (the partial write at the top of the loop body, the whole write below it) are both live in the
@@ -148,11 +148,11 @@ TEST(ExactAllocator, ValuesThatDoNotFitSplitArePlacedAsTheirTensor) {
       "dma o2, t1\n");
   const DriverResult r = exact(p);
   EXPECT_EQ(r.program.tensors.size(), p.tensors.size());  // nothing split
-  expectOraclesPass(p, r.program, "split values", 12);
+  expectCorrectAllocation(p, r.program, "split values", 12);
 }
 
 TEST(ExactAllocator, OptlevelSevenCompletesTheGivenPlacements) {
-  Program p = parseProgram(testing_placed::readFile(std::string(ALLOCSIM_SOURCE_DIR) + "/corpus/kernels/matmul_tiled.nki.txt"));
+  Program p = parseProgram(readFile(std::string(ALLOCSIM_SOURCE_DIR) + "/corpus/kernels/matmul_tiled.nki.txt"));
   TensorId given = kNone;
   for (TensorId t = 0; t < p.tensors.size() && given == kNone; ++t)
     if (p.tensors[t].space == Space::Sbuf && !p.tensors[t].placement) given = t;
@@ -175,7 +175,7 @@ TEST(ExactAllocator, CorpusKernelsPassAllThreeOraclesOrAreProvedImpossible) {
     try {
       DriverResult r = exact(p);
       for (const Tensor& t : r.program.tensors) EXPECT_EQ(t.origin, Origin::Source) << file;  // never spills
-      if (testing_placed::isTinyKernel(file)) expectOraclesPass(p, r.program, file, 11);
+      if (testing_placed::isTinyKernel(file)) expectCorrectAllocation(p, r.program, file, 11);
       else EXPECT_NO_THROW(checkInPlace(r.program)) << file;
       ++placed;
     } catch (const AllocError& e) {

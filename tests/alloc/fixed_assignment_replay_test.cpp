@@ -16,7 +16,7 @@ namespace {
 
 TEST(FixedAssignmentReplay, O7ReproducesEachColoringLevelWithDmaOptimizationOff) {
   const Program p = parseProgram(
-      testing_placed::readFile(std::string(ALLOCSIM_SOURCE_DIR) + "/corpus/regressions/o7_second_dma_pass.nki.txt"));
+      readFile(std::string(ALLOCSIM_SOURCE_DIR) + "/corpus/regressions/o7_second_dma_pass.nki.txt"));
   for (int level : {1, 2, 3, 6}) {
     DriverOptions o;
     o.optlevel = level;

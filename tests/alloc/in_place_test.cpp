@@ -181,7 +181,7 @@ TEST(InPlace, AcceptsWhatThePlacersAndTheDriverProduce) {
 }
 
 TEST(InPlace, RejectsAGreedyPlacementWithOneTensorMovedOntoALiveNeighbour) {
-  Program p = placeGreedy(parseProgram(testing_placed::readFile(std::string(ALLOCSIM_SOURCE_DIR) +
+  Program p = placeGreedy(parseProgram(readFile(std::string(ALLOCSIM_SOURCE_DIR) +
                                                                 "/corpus/kernels/matmul_tiled.nki.txt")));
   TensorId lhs = p.findTensor("lhsT_tile"), rhs = p.findTensor("rhs_tile");
   ASSERT_NE(lhs, kNone);

@@ -87,7 +87,7 @@ TEST(LinearScan, TinyCorpusKernelsSpillAndPassAllThreeOraclesAtO8AndO6Lsa) { exp
 
 // Each spill is logged as the production allocator does: the failure, the victim, where it comes back.
 TEST(LinearScan, ASpillLogsTheFailureTheListingTheVictimAndItsReload) {
-  const Program p = parseProgram(testing_placed::readFile(std::string(ALLOCSIM_SOURCE_DIR) +
+  const Program p = parseProgram(readFile(std::string(ALLOCSIM_SOURCE_DIR) +
                                                           "/corpus/kernels/matmul_tiled_tiny.nki.txt"));
   const AllocReport rep = lsa(p, 8, 2).reports.at(0);
   const auto& lines = rep.lines;

@@ -10,20 +10,15 @@
 #include "alloc/no_reuse.h"
 #include "gen/generate.h"
 #include "tests/common/placed_program_checks.h"
+#include "tests/common/verify_checks.h"
 #include "verify/correct.h"
 
 namespace allocsim {
 namespace {
 
-// A correct allocation of `original` (verify/correct.h), under two poison patterns.
-void expectAllOraclesPass(const Program& original, const Program& placed, const std::string& what) {
-  for (uint64_t poison : {3u, 4u}) {
-    CorrectnessOptions check;
-    check.input = &original;
-    check.verify.poison_seed = poison;
-    const Verdict v = checkAllocation(placed, check);
-    EXPECT_TRUE(v.ok()) << what << ": " << describeDefect(v, what);
-  }
+// A correct allocation of `original`, under two poison patterns.
+void expectCorrectUnderTwoPoisons(const Program& original, const Program& placed, const std::string& what) {
+  for (uint64_t poison : {3u, 4u}) expectCorrectAllocation(original, placed, what, poison);
 }
 
 TEST(PlacerOracles, CorpusKernelsPlacedWithoutReuseAndGreedilyPassAllThree) {
@@ -31,8 +26,8 @@ TEST(PlacerOracles, CorpusKernelsPlacedWithoutReuseAndGreedilyPassAllThree) {
   for (const auto& [file, text] : testing_placed::corpusKernels()) {
     if (testing_placed::isTinyKernel(file)) continue;  // neither placer fits them (no spilling)
     Program p = parseProgram(text);
-    expectAllOraclesPass(p, placeNoReuse(p), file + " (no reuse)");
-    expectAllOraclesPass(p, placeGreedy(p), file + " (greedy)");
+    expectCorrectUnderTwoPoisons(p, placeNoReuse(p), file + " (no reuse)");
+    expectCorrectUnderTwoPoisons(p, placeGreedy(p), file + " (greedy)");
     checked += 2;
   }
   EXPECT_EQ(checked, 16u);
@@ -46,7 +41,7 @@ TEST(PlacerOracles, GeneratedProgramsPlacedGreedilyPassAllThree) {
     std::string what = "tiny seed " + std::to_string(seed);
     try {
       Program placed = placeGreedy(p);
-      expectAllOraclesPass(p, placed, what);
+      expectCorrectUnderTwoPoisons(p, placed, what);
       ++checked;
     } catch (const AllocError&) {
       continue;  // tests/alloc/greedy_placer_test.cpp accounts for these
@@ -67,7 +62,7 @@ TEST(PlacerOracles, GeneratedProgramsWithRegistersToSparePassAllThree) {
     std::string what = "tiny sp-registers=64 seed " + std::to_string(seed);
     try {
       Program placed = placeGreedy(p);
-      expectAllOraclesPass(p, placed, what);
+      expectCorrectUnderTwoPoisons(p, placed, what);
       ++checked;
     } catch (const AllocError&) {
       continue;

@@ -23,10 +23,12 @@
 #include "alloc/report.h"
 #include "gen/generate.h"
 #include "ir/check.h"
+#include "tests/common/files.h"
 #include "verify/correct.h"
 #include "ir/parse.h"
 #include "ir/print.h"
 #include "tests/alloc/colorer_checks.h"
+#include "tests/common/verify_checks.h"
 #include "verify/equivalence.h"
 #include "verify/placement.h"
 #include "verify/symbolic.h"
@@ -35,39 +37,17 @@ namespace allocsim {
 namespace {
 
 // A node's neighbours as a list, to compare.
-template <class Graph>
-std::vector<uint32_t> neighboursOf(const Graph& g, uint32_t node) {
-  return {g.neighbours[node].begin(), g.neighbours[node].end()};
-}
-
 using testing_colorer::findingsText;
-using testing_colorer::hasLine;
+using testing_colorer::neighboursOf;
 
 const std::string kKernelDir = std::string(ALLOCSIM_SOURCE_DIR) + "/corpus/kernels/";
 
-std::string readKernel(const std::string& file) {
-  std::ifstream in(kKernelDir + file, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-bool hasLineStarting(const AllocReport& r, const std::string& prefix) {
-  for (const std::string& l : r.lines)
-    if (l.rfind(prefix, 0) == 0) return true;
-  return false;
-}
+std::string readKernel(const std::string& file) { return readFile(kKernelDir + file); }
 
 // The SBUF colorer is not ours: place the unplaced SBUF tensors (the spill slots among them) with placeGreedy,
 // keeping the PSUM banks this allocator chose by pinning them for the call.
 Program placeTheRest(const Program& psum_allocated) {
   return testing_colorer::placeTheRestGreedily(psum_allocated, [](const Tensor& t) { return t.space == Space::Psum; });
-}
-
-// A correct allocation (verify/correct.h), its reference recovered from the allocated program itself.
-void expectOraclesPass(const Program& allocated) {
-  const Verdict v = checkAllocation(allocated);
-  EXPECT_TRUE(v.ok()) << describeDefect(v, "allocated");
 }
 
 // --- bank model and guard -------------------------------------------------------------------------------------
@@ -319,7 +299,7 @@ TEST(PsumAllocator, ReportLinesAndNoSpillWhenItFits) {
   EXPECT_TRUE(hasLine(r.report, "100% PSUM utilization after allocation"));
   ASSERT_NE(r.report.find("psum.max_concurrent_banks"), nullptr);
   EXPECT_EQ(r.report.find("psum.max_concurrent_banks")->value, "3");
-  expectOraclesPass(placeTheRest(r.program));
+  expectCorrectAllocation(placeTheRest(r.program), "allocated", 1);
 }
 
 TEST(PsumAllocator, VerboseReportHasTheSeedsBanners) {
@@ -430,7 +410,7 @@ TEST(PsumAllocator, MatmulBlockedTinySpillsClosedAccumulators) {
   EXPECT_EQ(parseProgram(text), a);
   Program placed = placeTheRest(a);
   EXPECT_TRUE(checkProgram(placed).empty());
-  expectOraclesPass(placed);
+  expectCorrectAllocation(placed, "allocated", 1);
 }
 
 TEST(PsumAllocator, OraclesRejectASpilledProgramWithABankMovedOntoALiveOne) {
@@ -560,7 +540,7 @@ TEST(PsumAllocator, SpillSlotGoesToDramWhenItsRowsDoNotFitSbuf) {
             std::string::npos)
       << text;
   EXPECT_TRUE(checkProgram(r.program).empty());
-  expectOraclesPass(placeTheRest(r.program));
+  expectCorrectAllocation(placeTheRest(r.program), "allocated", 1);
 }
 
 TEST(PsumAllocator, PinnedPlacementOutsidePsumIsBadInput) {
@@ -591,7 +571,7 @@ TEST(PsumAllocator, PinnedPlacementIsKept) {
   PsumResult r = allocatePsum(p);
   EXPECT_EQ(r.program.tensors[c].placement->bank, 0u);
   EXPECT_NE(r.program.tensors[p.findTensor("b")].placement->bank, 0u);
-  expectOraclesPass(placeTheRest(r.program));
+  expectCorrectAllocation(placeTheRest(r.program), "allocated", 1);
 }
 
 // --- the corpus ----------------------------------------------------------------------------------------------
@@ -612,7 +592,7 @@ TEST_P(PsumCorpus, AllocatesAndPassesTheOracles) {
   }
   // The tiny kernels overfill SBUF, which placeGreedy (no spilling) cannot place: the oracles run on gen2 ones
   // and on matmul_blocked_tiny (above).
-  if (!tiny) expectOraclesPass(placeTheRest(r.program));
+  if (!tiny) expectCorrectAllocation(placeTheRest(r.program), "allocated", 1);
   const ReportField* used = r.report.find("psum.banks_used");
   const ReportField* demand = r.report.find("psum.max_concurrent_banks");
   ASSERT_NE(used, nullptr);
@@ -669,7 +649,7 @@ TEST(PsumGenerated, WellFormedAndPassTheOraclesOrAreRefused) {
     if (!ill.empty()) continue;
     Program a = placeTheRest(r.program);
     EXPECT_TRUE(checkProgram(a).empty());
-    expectOraclesPass(a);
+    expectCorrectAllocation(a, "allocated", 1);
   }
   std::cout << "[psum generated] 300 programs: " << fit << " fit without spilling, " << spilled
             << " spilled (well-formed, oracles pass), " << refused << " refused (PSUM cannot hold)\n";

@@ -27,12 +27,6 @@
 namespace allocsim {
 namespace {
 
-bool hasLine(const AllocReport& r, const std::string& prefix) {
-  for (const std::string& l : r.lines)
-    if (l.rfind(prefix, 0) == 0) return true;
-  return false;
-}
-
 // Six registers live at once on a 4-register machine: the peak is 6 lanes, so at least two must spill.
 constexpr const char* kSixLive =
     "arch tiny\n"
@@ -47,15 +41,15 @@ TEST(RegAllocator, SpillsWhatDoesNotFitAndPassesAllThreeOracles) {
   Program p = original;
   AllocReport r = allocateRegisters(p);
   EXPECT_TRUE(checkProgram(p).empty());
-  expectOraclesPass(original, p, "six live", 11);
+  expectCorrectAllocation(original, p, "six live", 11);
   EXPECT_GE(reportField(r, "reg.spilled"), 2);
   EXPECT_LE(reportField(r, "reg.spilled"), 6);
-  EXPECT_TRUE(hasLine(r, "REG GCA interation nums = 1"));
-  EXPECT_TRUE(hasLine(r, "REG GCA interation nums = 2"));
-  EXPECT_TRUE(hasLine(r, "REG score = "));
-  EXPECT_TRUE(hasLine(r, "Number of registers spilled = " + std::to_string(reportField(r, "reg.spilled"))));
-  EXPECT_TRUE(hasLine(r, "Spilling from REG cost about "));
-  EXPECT_TRUE(hasLine(r, "100% REG utilization after allocation"));
+  EXPECT_TRUE(hasLineStarting(r, "REG GCA interation nums = 1"));
+  EXPECT_TRUE(hasLineStarting(r, "REG GCA interation nums = 2"));
+  EXPECT_TRUE(hasLineStarting(r, "REG score = "));
+  EXPECT_TRUE(hasLineStarting(r, "Number of registers spilled = " + std::to_string(reportField(r, "reg.spilled"))));
+  EXPECT_TRUE(hasLineStarting(r, "Spilling from REG cost about "));
+  EXPECT_TRUE(hasLineStarting(r, "100% REG utilization after allocation"));
   for (const Register& x : p.registers) {
     ASSERT_TRUE(x.phys) << x.name;
     EXPECT_LT(*x.phys, p.arch.sp_registers);
@@ -94,7 +88,7 @@ TEST(RegAllocator, AnInstructionReadingAndWritingOneRegisterNeedsItsLanesOnly) {
       Program p;
       ASSERT_NO_THROW(p = allocate(original, o).program);
       EXPECT_TRUE(checkProgram(p).empty());
-      expectOraclesPass(original, p, "read and write one register", 5);
+      expectCorrectAllocation(original, p, "read and write one register", 5);
     }
     ++n;
   }
@@ -108,9 +102,9 @@ TEST(RegAllocator, NoPressureMeansNoSpillAndOneRound) {
   EXPECT_EQ(reportField(r, "reg.spilled"), 0);
   EXPECT_EQ(reportField(r, "reg.rounds"), 1);
   EXPECT_EQ(p.registers.size(), original.registers.size());
-  EXPECT_TRUE(hasLine(r, "Number of registers spilled = 0"));
-  EXPECT_TRUE(hasLine(r, "Spilling from REG cost about 0 cycles"));
-  expectOraclesPass(original, p, "no pressure", 11);
+  EXPECT_TRUE(hasLineStarting(r, "Number of registers spilled = 0"));
+  EXPECT_TRUE(hasLineStarting(r, "Spilling from REG cost about 0 cycles"));
+  expectCorrectAllocation(original, p, "no pressure", 11);
 }
 
 // Store right after each def, reload right before each use (the order the production allocator's waits enforce), and
@@ -181,7 +175,7 @@ TEST(RegAllocator, TheOutermostLoopRegisterSpillsWhenThatIsCheapest) {
   Program p = five;
   AllocReport roomy = allocateRegisters(p);
   EXPECT_EQ(reportField(roomy, "reg.spilled"), 0);
-  expectOraclesPass(five, p, "three-deep nest, five lanes", 11);
+  expectCorrectAllocation(five, p, "three-deep nest, five lanes", 11);
 
   p = original;
   AllocReport r = allocateRegisters(p);
@@ -199,7 +193,7 @@ TEST(RegAllocator, TheOutermostLoopRegisterSpillsWhenThatIsCheapest) {
   EXPECT_EQ(loop_i.body.back().op, Op::RegLoad);
   EXPECT_EQ(loop_i.body.back().rd, loop_i.rd);
   EXPECT_TRUE(checkProgram(p).empty());
-  expectOraclesPass(original, p, "three-deep nest", 11);
+  expectCorrectAllocation(original, p, "three-deep nest", 11);
 }
 
 // One instruction that names five registers (four index terms and the scalar) on four lanes: whatever spills, its
@@ -232,7 +226,7 @@ TEST(RegAllocator, SeedFatalOnlyWhenNoSpillCanHelp) {
   const Program original = q;
   AllocReport r = allocateRegisters(q);
   EXPECT_EQ(reportField(r, "reg.spilled"), 0);
-  expectOraclesPass(original, q, "five registers, five lanes", 11);
+  expectCorrectAllocation(original, q, "five registers, five lanes", 11);
 
   const Program nest = parseProgram(
       "arch tiny\n"
@@ -250,7 +244,7 @@ TEST(RegAllocator, SeedFatalOnlyWhenNoSpillCanHelp) {
   AllocReport rn = allocateRegisters(n);
   EXPECT_GE(reportField(rn, "reg.spilled_loop_registers"), 1);
   EXPECT_TRUE(checkProgram(n).empty());
-  expectOraclesPass(nest, n, "five-deep nest, four lanes", 11);
+  expectCorrectAllocation(nest, n, "five-deep nest, four lanes", 11);
 }
 
 TEST(RegAllocator, SixtyFourBitRegistersTakeTwoAdjacentLanes) {
@@ -267,7 +261,7 @@ TEST(RegAllocator, SixtyFourBitRegistersTakeTwoAdjacentLanes) {
     EXPECT_LE(*x.phys + x.lanes(), p.arch.sp_registers) << x.name;
   }
   EXPECT_GE(reportField(r, "reg.spilled"), 1);  // 6 lanes live on 4
-  expectOraclesPass(original, p, "64-bit", 11);
+  expectCorrectAllocation(original, p, "64-bit", 11);
   // One lane cannot hold a 64-bit value, whatever spills: the FATAL.
   Program one = original;
   one.arch.sp_registers = 1;
@@ -283,7 +277,7 @@ TEST(RegAllocator, KeptPlacementsAreObstaclesAndStay) {
   o.keep[p.findRegister("c")] = true;
   allocateRegisters(p, o);
   EXPECT_EQ(p.registers[p.findRegister("c")].phys, 0u);
-  expectOraclesPass(original, p, "kept c", 11);
+  expectCorrectAllocation(original, p, "kept c", 11);
 }
 
 // The colorer alone: select never gives interfering nodes overlapping lanes, and the degree test is safe for
@@ -352,7 +346,7 @@ TEST(RegAllocator, RegisterPressureKernelsAllocateAtEveryLevelAndPassAllThreeOra
       const AllocReport& reg = r.reports.at(level == 7 ? r.reports.size() - 2 : r.reports.size() - 1);
       ASSERT_EQ(reg.find("allocator")->value, "reg");
       EXPECT_EQ(reportField(reg, "reg.spilled"), tiny ? 3 : 0) << name << " -O" << level;
-      expectOraclesPass(p, r.program, std::string(name) + " -O" + std::to_string(level), 11);
+      expectCorrectAllocation(p, r.program, std::string(name) + " -O" + std::to_string(level), 11);
     }
   }
 }

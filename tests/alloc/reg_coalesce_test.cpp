@@ -46,7 +46,7 @@ TEST(RegCoalesce, CopiesWhoseSourceDiesCostNoRegister) {
   EXPECT_EQ(a.phys, p.registers[p.findRegister("c")].phys);
   for (const char* other : {"x", "y", "z"}) EXPECT_NE(a.phys, p.registers[p.findRegister(other)].phys) << other;
   EXPECT_TRUE(checkProgram(p).empty());
-  expectOraclesPass(original, p, "copy chain", 5);
+  expectCorrectAllocation(original, p, "copy chain", 5);
 }
 
 // The same chain, but a is read again after `mov b, a`: a and b hold one value after the copy, yet a is live past
@@ -66,7 +66,7 @@ TEST(RegCoalesce, ASourceLiveAfterItsCopyIsNotCoalesced) {
   const AllocReport r = allocateRegisters(p);
   EXPECT_EQ(reportField(r, "reg.coalesced_copies"), 0);
   EXPECT_GE(reportField(r, "reg.spilled"), 1);
-  expectOraclesPass(original, p, "source live after the copy", 5);
+  expectCorrectAllocation(original, p, "source live after the copy", 5);
 }
 
 Program placed(const std::string& body, uint32_t a_lane, uint32_t b_lane) {
@@ -129,7 +129,7 @@ TEST(RegCoalesce, CopiesInALoopAreCoalescedEveryIteration) {
   EXPECT_EQ(reportField(r, "reg.spilled"), 0);
   EXPECT_EQ(reportField(r, "reg.coalesced_copies"), 1);
   EXPECT_EQ(p.registers[p.findRegister("a")].phys, p.registers[p.findRegister("b")].phys);
-  expectOraclesPass(original, p, "copy in a loop", 5);
+  expectCorrectAllocation(original, p, "copy in a loop", 5);
 }
 
 // O7 takes an allocation as a fixed assignment and re-places it (alloc/in_place.h): coalesced copies must pass

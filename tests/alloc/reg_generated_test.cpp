@@ -18,6 +18,7 @@
 #include "gen/choices.h"
 #include "gen/generate.h"
 #include "ir/arch.h"
+#include "tests/common/verify_checks.h"
 #include "verify/register_demand.h"
 #include "verify/correct.h"
 
@@ -64,11 +65,7 @@ TEST(RegGenerated, TinyProgramsWhoseMemoryFitsAllocateAtEveryLevelAndPassAllOrac
           break;
         }
       }
-      CorrectnessOptions check;
-      check.input = &p;
-      check.verify.poison_seed = seed + 1;
-      const Verdict v = checkAllocation(r.program, check);
-      EXPECT_TRUE(v.ok()) << what << ": " << describeDefect(v, what);
+      expectCorrectAllocation(p, r.program, what, seed + 1);
     }
   }
   std::cout << "  tiny (4 registers): " << allocated << " of " << fits

@@ -75,7 +75,7 @@ TEST(RegLoopSpill, AWideValueInANestWhoseLoopsFillTheLanesAllocates) {
       if (inst.op == Op::Loop) loop = &inst;
   }
   EXPECT_EQ(int64_t(loops_seen), reportField(r, "reg.spilled_loop_registers"));
-  expectOraclesPass(original, p, "wide value in a nest", 3);
+  expectCorrectAllocation(original, p, "wide value in a nest", 3);
 }
 
 // The loop register is read in the body: the read goes through a reload, and the value reaches the output.
@@ -98,7 +98,7 @@ TEST(RegLoopSpill, ReadsOfASpilledLoopRegisterAreReloads) {
   const AllocReport r = allocateRegisters(p);
   EXPECT_GE(reportField(r, "reg.spilled"), 1);
   EXPECT_TRUE(checkProgram(p).empty());
-  expectOraclesPass(original, p, "loop register read in the body", 3);
+  expectCorrectAllocation(original, p, "loop register read in the body", 3);
 }
 
 // O7 re-places a fixed assignment with the REG colorer's rules (alloc/in_place.h): the spilled loop register is
@@ -113,7 +113,7 @@ TEST(RegLoopSpill, O7ReproducesAnAllocationWithASpilledLoopRegister) {
   fixed.optlevel = 7;
   const DriverResult again = allocate(first.program, fixed);
   EXPECT_EQ(printProgram(again.program), printProgram(first.program));
-  expectOraclesPass(original, again.program, "O7 of a spilled loop register", 3);
+  expectCorrectAllocation(original, again.program, "O7 of a spilled loop register", 3);
 }
 
 std::string withBodyReload(const std::string& slot_value) {

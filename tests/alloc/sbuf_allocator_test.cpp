@@ -32,6 +32,7 @@
 #include "ir/print.h"
 #include "tests/alloc/colorer_checks.h"
 #include "tests/common/placed_program_checks.h"
+#include "tests/common/verify_checks.h"
 #include "verify/correct.h"
 #include "verify/equivalence.h"
 #include "verify/placement.h"
@@ -41,23 +42,12 @@ namespace allocsim {
 namespace {
 
 // A node's neighbours as a list, to compare.
-template <class Graph>
-std::vector<uint32_t> neighboursOf(const Graph& g, uint32_t node) {
-  return {g.neighbours[node].begin(), g.neighbours[node].end()};
-}
-
 using testing_colorer::findingsText;
-using testing_colorer::hasLine;
+using testing_colorer::neighboursOf;
 
-// A correct allocation of `original` (verify/correct.h), under two poison patterns.
-void expectOraclesPass(const Program& original, const Program& allocated, const std::string& what) {
-  for (uint64_t poison : {5u, 6u}) {
-    CorrectnessOptions check;
-    check.input = &original;
-    check.verify.poison_seed = poison;
-    const Verdict v = checkAllocation(allocated, check);
-    EXPECT_TRUE(v.ok()) << what << ": " << describeDefect(v, what);
-  }
+// A correct allocation of `original`, under two poison patterns.
+void expectCorrectUnderTwoPoisons(const Program& original, const Program& allocated, const std::string& what) {
+  for (uint64_t poison : {5u, 6u}) expectCorrectAllocation(original, allocated, what, poison);
 }
 
 // Registers are the REG allocator's (not written yet): place them greedily, keeping every tensor where the
@@ -66,11 +56,6 @@ Program placeRegisters(const Program& allocated) {
   return testing_colorer::placeTheRestGreedily(allocated, [](const Tensor& t) { return t.space != Space::Dram; });
 }
 
-const ReportField* field(const AllocReport& r, const std::string& key) { return r.find(key); }
-int64_t intField(const AllocReport& r, const std::string& key) {
-  const ReportField* f = field(r, key);
-  return f ? std::stoll(f->value) : -1;
-}
 
 SbufNode rect(uint32_t partitions, uint64_t bytes) {
   SbufNode n;
@@ -444,8 +429,8 @@ TEST(SbufAllocator, ReportLinesWhenEverythingFits) {
                             }));
   EXPECT_EQ(r.program.tensors[p.findTensor("a")].placement, (Placement{0, 0, 0}));
   EXPECT_EQ(r.program.tensors[p.findTensor("b")].placement, (Placement{0, 256, 0}));
-  EXPECT_EQ(intField(r.report, "sbuf.footprint_bytes"), 4096);
-  EXPECT_EQ(intField(r.report, "sbuf.rounds"), 1);
+  EXPECT_EQ(reportField(r.report, "sbuf.footprint_bytes"), 4096);
+  EXPECT_EQ(reportField(r.report, "sbuf.rounds"), 1);
   EXPECT_EQ(reportToJson(r.report).find("\"sbuf.best_heuristic\": \"largest-first/lowest-offset\"") != std::string::npos, true);
 }
 
@@ -491,18 +476,18 @@ TEST(SbufAllocator, SpillsTheSpillableTensorToDramAndPassesTheOracles) {
   // a's store after its def (3072 bytes) and its reload before the sum (a 1024-byte view).
   const uint64_t cost = dmaCycles(Space::Sbuf, Space::Dram, 8 * 3072) + dmaCycles(Space::Dram, Space::Sbuf, 8 * 1024);
   EXPECT_TRUE(hasLine(r.report, "spilling from SB cost about " + std::to_string(cost) + " cycles"));
-  EXPECT_EQ(intField(r.report, "sbuf.rounds"), 2);
+  EXPECT_EQ(reportField(r.report, "sbuf.rounds"), 2);
   const TensorId slot = r.program.findTensor("a_Spill0");
   ASSERT_NE(slot, kNone);
   EXPECT_EQ(r.program.tensors[slot].space, Space::Dram);
   EXPECT_FALSE(r.program.tensors[slot].placement.has_value());  // private storage
   EXPECT_TRUE(checkProgram(r.program).empty());
-  expectOraclesPass(p, r.program, "spillA");
+  expectCorrectUnderTwoPoisons(p, r.program, "spillA");
 }
 
 TEST(SbufAllocator, SameInputGivesByteIdenticalOutput) {
   for (const char* file : {"layernorm_tiny.nki.txt", "transpose_identity_tiny.nki.txt"}) {
-    const Program p = parseProgram(testing_placed::readFile(std::string(ALLOCSIM_SOURCE_DIR) + "/corpus/kernels/" + file));
+    const Program p = parseProgram(readFile(std::string(ALLOCSIM_SOURCE_DIR) + "/corpus/kernels/" + file));
     const SbufResult a = allocateSbuf(allocatePsum(p).program);
     const SbufResult b = allocateSbuf(allocatePsum(p).program);
     EXPECT_EQ(printProgram(a.program), printProgram(b.program)) << file;
@@ -531,7 +516,7 @@ TEST(SbufAllocator, PinnedAndAlreadyPlacedTensorsAreObstaclesThatKeepTheirPlace)
   EXPECT_EQ(r.program.tensors[3].placement, (Placement{0, 512, 0}));
   EXPECT_EQ(r.program.tensors[4].placement, (Placement{0, 256, 0}));  // between f and g
   EXPECT_EQ(r.program.tensors[5].placement, (Placement{0, 512, 0}));  // beside a and f; g is dead by then
-  expectOraclesPass(p, r.program, "pinned");
+  expectCorrectUnderTwoPoisons(p, r.program, "pinned");
 }
 
 TEST(SbufAllocator, PsumSpillSlotIsRehomedToDramWhenSbufIsFull) {
@@ -637,18 +622,18 @@ TEST(SbufAllocator, Gen2CorpusKernelsAllocateWithoutSpillsInNoMoreBytesThanGreed
     if (testing_placed::isTinyKernel(file)) continue;
     const Program p = parseProgram(text);
     const PsumResult psum = allocatePsum(p);
-    ASSERT_EQ(intField(psum.report, "psum.tensors_spilled"), 0) << file;
+    ASSERT_EQ(reportField(psum.report, "psum.tensors_spilled"), 0) << file;
     const SbufResult r = allocateSbuf(psum.program);
-    EXPECT_EQ(intField(r.report, "sbuf.tensors_spilled"), 0) << file;
+    EXPECT_EQ(reportField(r.report, "sbuf.tensors_spilled"), 0) << file;
     EXPECT_EQ(r.program.tensors.size(), p.tensors.size()) << file;
     const uint64_t ours = sbufFootprintBytes(r.program);
     const uint64_t greedy = sbufFootprintBytes(placeGreedy(p));
-    const int64_t lower = intField(r.report, "sbuf.max_live_bytes");
+    const int64_t lower = reportField(r.report, "sbuf.max_live_bytes");
     EXPECT_LE(ours, greedy) << file;
     EXPECT_GE(int64_t(ours), lower) << file;
     std::cout << "[ sbuf ] " << file << ": peak SBUF bytes " << ours << " (greedy " << greedy << "), max-live lower bound "
               << lower << ", best heuristic " << r.report.find("sbuf.best_heuristic")->value << "\n";
-    expectOraclesPass(p, placeRegisters(r.program), file);
+    expectCorrectUnderTwoPoisons(p, placeRegisters(r.program), file);
     ++checked;
   }
   EXPECT_EQ(checked, 8u);
@@ -661,14 +646,14 @@ TEST(SbufAllocator, TinyCorpusKernelsAllocateWithSpillsAndPassTheOracles) {
     const Program p = parseProgram(text);
     const PsumResult psum = allocatePsum(p);
     const SbufResult r = allocateSbuf(psum.program);
-    const int64_t spilled = intField(psum.report, "psum.tensors_spilled") + intField(r.report, "sbuf.tensors_spilled");
+    const int64_t spilled = reportField(psum.report, "psum.tensors_spilled") + reportField(r.report, "sbuf.tensors_spilled");
     EXPECT_GT(spilled, 0) << file;
-    std::cout << "[ sbuf ] " << file << ": PSUM spilled " << intField(psum.report, "psum.tensors_spilled")
-              << ", SB spilled " << intField(r.report, "sbuf.tensors_spilled") << ", peak SBUF bytes "
-              << sbufFootprintBytes(r.program) << ", max-live lower bound " << intField(r.report, "sbuf.max_live_bytes")
-              << ", rounds " << intField(r.report, "sbuf.rounds") << "\n";
+    std::cout << "[ sbuf ] " << file << ": PSUM spilled " << reportField(psum.report, "psum.tensors_spilled")
+              << ", SB spilled " << reportField(r.report, "sbuf.tensors_spilled") << ", peak SBUF bytes "
+              << sbufFootprintBytes(r.program) << ", max-live lower bound " << reportField(r.report, "sbuf.max_live_bytes")
+              << ", rounds " << reportField(r.report, "sbuf.rounds") << "\n";
     ASSERT_TRUE(checkProgram(r.program).empty()) << file << "\n" << printProgram(r.program);
-    expectOraclesPass(p, placeRegisters(r.program), file);
+    expectCorrectUnderTwoPoisons(p, placeRegisters(r.program), file);
     ++checked;
   }
   EXPECT_EQ(checked, 8u);
@@ -692,7 +677,7 @@ TEST(SbufAllocator, GeneratedProgramsAllocateAndPassTheOraclesOrFailCleanly) {
     Program out;
     try {
       const SbufResult r = allocateSbuf(psum.program);
-      with_spills += intField(r.report, "sbuf.tensors_spilled") > 0;
+      with_spills += reportField(r.report, "sbuf.tensors_spilled") > 0;
       out = r.program;
     } catch (const AllocError& e) {
       ++sbuf_refused;
@@ -706,7 +691,7 @@ TEST(SbufAllocator, GeneratedProgramsAllocateAndPassTheOraclesOrFailCleanly) {
     ++allocated;
     out = placeRegisters(out);
     ASSERT_TRUE(checkProgram(out).empty()) << what;
-    expectOraclesPass(p, out, what);
+    expectCorrectUnderTwoPoisons(p, out, what);
     if (::testing::Test::HasFailure()) {
       std::cout << printProgram(p) << "\n----\n" << printProgram(out);
       return;

@@ -48,7 +48,7 @@ TEST(SingleHeuristic, EachHeuristicAloneAllocatesTheTinyKernelsCorrectly) {
         ADD_FAILURE() << what << " refused: " << e.what();  // O1 (heuristic 0 alone) places all eight
         continue;
       }
-      expectOraclesPass(p, r.program, what, 11 + k);
+      expectCorrectAllocation(p, r.program, what, 11 + k);
       ++checked;
     }
   }
@@ -94,7 +94,7 @@ TEST(SingleHeuristic, BestOfNGivesItsWinnersRunAlone) {
 }
 
 TEST(SingleHeuristic, TheOptionsAreRefusedWhereTheirColorerDoesNotRun) {
-  const Program p = parseProgram(testing_placed::readFile("corpus/kernels/looped_add_tiny.nki.txt"));
+  const Program p = parseProgram(readFile("corpus/kernels/looped_add_tiny.nki.txt"));
   auto error = [&](DriverOptions o) -> std::string {
     try {
       allocate(p, o);

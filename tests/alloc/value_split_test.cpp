@@ -10,6 +10,7 @@
 #include "alloc/driver.h"
 #include "alloc/value_split.h"
 #include "ir/parse.h"
+#include "tests/common/verify_checks.h"
 #include "verify/correct.h"
 
 namespace allocsim {
@@ -48,11 +49,7 @@ std::string phases(const std::string& psum_placement) {
 }
 
 void expectVerified(const Program& allocated, const Program& original) {
-  CorrectnessOptions check;
-  check.input = &original;
-  check.verify.poison_seed = 11;
-  const Verdict v = checkAllocation(allocated, check);
-  EXPECT_TRUE(v.ok()) << describeDefect(v, "allocated");
+  expectCorrectAllocation(original, allocated, "allocated", 11);
 }
 
 TEST(ValuePhases, EveryLevelAllocatesInOneBank) {

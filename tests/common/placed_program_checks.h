@@ -27,15 +27,9 @@
 #include "ir/parse.h"
 #include "ir/physical_storage.h"
 #include "ir/print.h"
+#include "tests/common/files.h"
 
 namespace allocsim::testing_placed {
-
-inline std::string readFile(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 // corpus/kernels/*.nki.txt, sorted, as (file name, text).
 inline std::vector<std::pair<std::string, std::string>> corpusKernels() {

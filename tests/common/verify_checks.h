@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <initializer_list>
 #include <string>
 
 #include "alloc/alloc_error.h"
@@ -22,7 +23,7 @@ namespace allocsim {
 // `allocated` must be a correct allocation of `input`, the program the allocator was given: well-formed,
 // implementing it, and passing the three oracles against it. Every defect fails the test (named by `what`); so
 // does an oracle that did not run.
-inline void expectOraclesPass(const Program& input, const Program& allocated, const std::string& what,
+inline void expectCorrectAllocation(const Program& input, const Program& allocated, const std::string& what,
                               uint64_t poison_seed) {
   CorrectnessOptions check;
   check.input = &input;
@@ -36,14 +37,14 @@ inline void expectOraclesPass(const Program& input, const Program& allocated, co
 
 // The same for an allocation whose input is not at hand (a hand allocation, a pass's intermediate): the reference
 // is recovered from the allocated program itself.
-inline void expectOraclesPass(const Program& allocated, const std::string& what, uint64_t poison_seed) {
+inline void expectCorrectAllocation(const Program& allocated, const std::string& what, uint64_t poison_seed) {
   CorrectnessOptions check;
   check.verify.poison_seed = poison_seed;
   const Verdict v = checkAllocation(allocated, check);
   EXPECT_TRUE(v.ok()) << what << ": " << describeDefect(v, what);
 }
 
-// Generated tiny programs (seeds 1-100, `size` statements) that contain a construct (`count` > 0): each allocates at
+// Generated tiny programs (seeds 1 to `seeds`, `size` statements) that contain a construct (`count` > 0): each allocates at
 // O2, passes all three oracles against the original, and the simulator gives the interpreter's bits. Refusals are
 // the allocators' business (bench/reg_quality counts them): skipped here, so callers bound `verified` from below.
 struct GeneratedChecks {
@@ -52,9 +53,9 @@ struct GeneratedChecks {
 };
 // `conditionals`: GenOptions::conditionals.
 inline GeneratedChecks checkGeneratedPrograms(uint32_t size, const std::function<uint32_t(const Program&)>& count,
-                                              uint32_t conditionals = 0) {
+                                              uint32_t conditionals = 0, uint64_t seeds = 100) {
   GeneratedChecks out;
-  for (uint64_t seed = 1; seed <= 100; ++seed) {
+  for (uint64_t seed = 1; seed <= seeds; ++seed) {
     SeededChoices c(seed);
     GenOptions g{*archPreset("tiny"), size, 80};
     g.conditionals = conditionals;
@@ -69,11 +70,37 @@ inline GeneratedChecks checkGeneratedPrograms(uint32_t size, const std::function
     } catch (const AllocError&) {
       continue;
     }
-    expectOraclesPass(p, r.program, "seed " + std::to_string(seed), seed);
+    expectCorrectAllocation(p, r.program, "seed " + std::to_string(seed), seed);
     expectSimulatorMatchesInterpreter(r.program, seed);
     ++out.verified;
   }
   return out;
+}
+
+// Whether the report has the line `line`, or a line that starts with `prefix`.
+inline bool hasLine(const AllocReport& r, const std::string& line) {
+  for (const std::string& l : r.lines)
+    if (l == line) return true;
+  return false;
+}
+inline bool hasLineStarting(const AllocReport& r, const std::string& prefix) {
+  for (const std::string& l : r.lines)
+    if (l.starts_with(prefix)) return true;
+  return false;
+}
+
+// `input` allocated by the driver at each of `levels`: each allocation is correct (poison pattern `poison_seed`) and
+// the simulator computes what the interpreter computes on it.
+inline void expectEveryLevelCorrectAndSimulated(const Program& input, std::initializer_list<uint32_t> levels,
+                                                uint64_t poison_seed) {
+  for (uint32_t level : levels) {
+    DriverOptions o;
+    o.optlevel = level;
+    const DriverResult r = allocate(input, o);
+    expectCorrectAllocation(input, r.program, "O" + std::to_string(level), poison_seed);
+    SCOPED_TRACE("O" + std::to_string(level));
+    expectSimulatorMatchesInterpreter(r.program, poison_seed);
+  }
 }
 
 // A numeric report field, or -1 when the report has none by that key.

@@ -23,6 +23,7 @@
 
 #include "ir/check.h"
 #include "ir/parse.h"
+#include "tests/common/files.h"
 #include "verify/equivalence.h"
 #include "verify/finding.h"
 #include "verify/placement.h"
@@ -36,13 +37,6 @@ namespace fs = std::filesystem;
 const std::string kBrokenDir = std::string(ALLOCSIM_SOURCE_DIR) + "/corpus/broken/";
 const std::string kExt = ".nki.txt";
 constexpr Oracle kOracles[] = {Oracle::Equivalence, Oracle::Symbolic, Oracle::Placement};
-
-std::string readFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 bool endsWith(const std::string& s, const std::string& suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;

@@ -18,6 +18,7 @@
 #include "ir/inputs.h"
 #include "ir/interp.h"
 #include "ir/parse.h"
+#include "tests/common/files.h"
 #include "tests/corpus/kernel_pressure.h"
 #include "tests/corpus/reference_kernels.h"
 
@@ -28,12 +29,7 @@ using reference::Matrix;
 
 const std::string kKernelDir = std::string(ALLOCSIM_SOURCE_DIR) + "/corpus/kernels/";
 
-std::string readKernel(const std::string& file) {
-  std::ifstream in(kKernelDir + file, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+std::string readKernel(const std::string& file) { return readFile(kKernelDir + file); }
 
 // A parsed kernel and the input bytes the interpreter loads for `seed`.
 struct KernelRun {

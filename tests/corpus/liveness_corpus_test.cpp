@@ -12,6 +12,7 @@
 #include "alloc/driver.h"
 #include "alloc/in_place.h"
 #include "ir/parse.h"
+#include "tests/common/verify_checks.h"
 #include "verify/correct.h"
 #include "verify/liveness_precision.h"
 #include "verify/verify.h"
@@ -54,10 +55,7 @@ TEST(LivenessCorpus, KernelsAllocateAtEveryColoringLevelAndPassTheOracles) {
         ADD_FAILURE() << c.kernel << " -O" << level << " refused: " << e.what();
         continue;
       }
-      CorrectnessOptions check;
-      check.input = &p;
-      check.verify.poison_seed = 5;
-      EXPECT_TRUE(checkAllocation(r.program, check).ok()) << c.kernel << " -O" << level;
+      expectCorrectAllocation(p, r.program, c.kernel + " -O" + std::to_string(level), 5);
       EXPECT_EQ(r.liveness.find("liveness.undecidable")->value, "0") << c.kernel;
     }
   }
@@ -71,11 +69,7 @@ TEST(LivenessCorpus, HandAllocationsAreAcceptedByOSevenAndVerify) {
     DriverOptions o;
     o.optlevel = 7;
     EXPECT_NO_THROW(allocate(hand, o)) << c.kernel;
-    CorrectnessOptions check;
-    check.input = &original;
-    check.verify.poison_seed = 9;
-    const Verdict v = checkAllocation(hand, check);
-    EXPECT_TRUE(v.ok()) << c.kernel << ": " << describeDefect(v, c.kernel);
+    expectCorrectAllocation(original, hand, c.kernel, 9);
     // The hand allocation really time-shares: every PSUM tensor in one bank.
     for (const Tensor& t : hand.tensors) {
       if (t.space == Space::Psum) {

@@ -15,22 +15,12 @@
 #include "ir/parse.h"
 #include "ir/print.h"
 #include "ir/values.h"
+#include "tests/common/program_text.h"
 #include "tests/common/sim_checks.h"
 #include "tests/common/verify_checks.h"
 
 namespace allocsim {
 namespace {
-
-std::vector<uint32_t> outputBits(const std::string& text) {
-  const Program p = parseProgram(text);
-  const std::vector<Diagnostic> diags = checkProgram(p);
-  EXPECT_TRUE(diags.empty()) << (diags.empty() ? "" : formatDiagnostic("t", diags[0]));
-  const InterpResult r = interpret(p);
-  const std::vector<uint8_t>& bytes = r.outputs[p.findTensor("O")];
-  std::vector<uint32_t> out(bytes.size() / 4);
-  std::memcpy(out.data(), bytes.data(), bytes.size());
-  return out;
-}
 
 const std::string kHead =
     "arch tiny\ndram O [2, 2] f32 output\nsbuf x [2, 2] f32\nsbuf b [2, 1] f32\nsbuf y [2, 2] f32\nreg r\n\n";
@@ -39,7 +29,7 @@ const std::string kHead =
 // 1 + 2^-11 and its upper neighbour and rounds to the even 1 + 2^-11; adding bias -1 gives 2^-11 (0x3a000000). A
 // fused multiply-add would give 2^-11 + 2^-24 (0x3a000800).
 TEST(ActScaleBias, RoundsTheProductBeforeAddingTheBias) {
-  const std::vector<uint32_t> o = outputBits(kHead +
+  const std::vector<uint32_t> o = outputWords(kHead +
                                              "memset x, 1.000244140625\nmemset b, -1.0\n"
                                              "act y, x, identity, scale=1.000244140625, bias=b\ndma O, y\n");
   for (uint32_t v : o) EXPECT_EQ(v, 0x3a000000u);
@@ -48,7 +38,7 @@ TEST(ActScaleBias, RoundsTheProductBeforeAddingTheBias) {
 // Per-partition bias from a [2, 1] view, an immediate scale, relu: partition 0 gets 3 * 0.5 + 1 = 2.5, partition 1
 // gets relu(3 * 0.5 - 3) = relu(-1.5) = 0.
 TEST(ActScaleBias, BiasIsPerPartition) {
-  const std::vector<uint32_t> o = outputBits(kHead +
+  const std::vector<uint32_t> o = outputWords(kHead +
                                              "memset x, 3.0\nmemset b[0:1, :], 1.0\nmemset b[1:1, :], -3.0\n"
                                              "act y, x, relu, scale=0.5, bias=b\ndma O, y\n");
   ASSERT_EQ(o.size(), 4u);
@@ -61,17 +51,17 @@ TEST(ActScaleBias, BiasIsPerPartition) {
 // A register scale is read as f32 bits: 0x40400000 is 3.0, so exp(0 * 3) = 1; and -2 * 3 = -6 with bias 4.5 is
 // -1.5, negated 1.5.
 TEST(ActScaleBias, RegisterScaleIsF32Bits) {
-  EXPECT_EQ(outputBits(kHead + "li r, 0x40400000\nmemset x, 0.0\nact y, x, exp, scale=r\ndma O, y\n"),
+  EXPECT_EQ(outputWords(kHead + "li r, 0x40400000\nmemset x, 0.0\nact y, x, exp, scale=r\ndma O, y\n"),
             std::vector<uint32_t>(4, f32Bits(1.0f)));
-  EXPECT_EQ(outputBits(kHead + "li r, 0x40400000\nmemset x, -2.0\nact y, x, neg, scale=r, bias=4.5\ndma O, y\n"),
+  EXPECT_EQ(outputWords(kHead + "li r, 0x40400000\nmemset x, -2.0\nact y, x, neg, scale=r, bias=4.5\ndma O, y\n"),
             std::vector<uint32_t>(4, f32Bits(1.5f)));
 }
 
 // Old programs keep their meaning: act without scale and bias keeps -0, while bias=0.0 computes -0 + 0 = +0.
 TEST(ActScaleBias, WithoutScaleAndBiasNothingIsAdded) {
-  EXPECT_EQ(outputBits(kHead + "memset x, -0.0\nact y, x, identity\ndma O, y\n"),
+  EXPECT_EQ(outputWords(kHead + "memset x, -0.0\nact y, x, identity\ndma O, y\n"),
             std::vector<uint32_t>(4, 0x80000000u));
-  EXPECT_EQ(outputBits(kHead + "memset x, -0.0\nact y, x, identity, bias=0.0\ndma O, y\n"),
+  EXPECT_EQ(outputWords(kHead + "memset x, -0.0\nact y, x, identity, bias=0.0\ndma O, y\n"),
             std::vector<uint32_t>(4, 0u));
 }
 
@@ -93,14 +83,7 @@ TEST(ActScaleBias, ParsesAndPrintsBack) {
   EXPECT_EQ(p.body[5].bias.kind, ScalarOperand::Kind::None);
 }
 
-std::string parseError(const std::string& line) {
-  try {
-    parseProgram(kHead + line + "\n");
-  } catch (const InputError& e) {
-    return e.format("t");
-  }
-  return "parsed";
-}
+std::string parseError(const std::string& line) { return parseErrorOf(kHead + line + "\n"); }
 
 TEST(ActScaleBias, ParseErrorsAreLocated) {
   EXPECT_EQ(parseError("act y, x, exp, bias=b, scale=2.0"), "t:8:24: only reduce=OP -> R may follow act's bias\n");
@@ -116,9 +99,7 @@ std::string diagnostics(const std::string& body) {
       "arch tiny\ndram D [2, 1] f32 input\nsbuf x [2, 2] f32\nsbuf i [2, 2] u32\nsbuf b [2, 2] f32\n"
       "sbuf u [2, 1] u32\nsbuf y [2, 2] f32\n\nmemset x, 1.0\nmemset i, 1\nmemset b, 1.0\nmemset u, 1\n" +
       body;
-  std::string out;
-  for (const Diagnostic& d : checkProgram(parseProgram(text))) out += formatDiagnostic("t", d) + "\n";
-  return out;
+  return diagnosticsOf(text);
 }
 
 TEST(ActScaleBias, CheckerErrorsAreLocated) {

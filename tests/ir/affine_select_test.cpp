@@ -21,26 +21,13 @@
 #include "ir/parse.h"
 #include "ir/print.h"
 #include "ir/values.h"
+#include "tests/common/program_text.h"
 #include "tests/common/sim_checks.h"
 #include "tests/common/verify_checks.h"
 #include "verify/operands.h"
 
 namespace allocsim {
 namespace {
-
-// The output tensor O's elements as raw words of its dtype's size (4 or 2 bytes).
-std::vector<uint32_t> outputWords(const std::string& text) {
-  const Program p = parseProgram(text);
-  const std::vector<Diagnostic> diags = checkProgram(p);
-  EXPECT_TRUE(diags.empty()) << (diags.empty() ? "" : formatDiagnostic("t", diags[0]));
-  const InterpResult r = interpret(p);
-  const TensorId o = p.findTensor("O");
-  const std::vector<uint8_t>& bytes = r.outputs[o];
-  const size_t size = dtypeSize(p.tensors[o].dtype);
-  std::vector<uint32_t> out(bytes.size() / size, 0);
-  for (size_t i = 0; i < out.size(); ++i) std::memcpy(&out[i], bytes.data() + i * size, size);
-  return out;
-}
 
 const uint32_t kKept = 0x40200000u;    // 2.5f, the source value
 const uint32_t kMinusInf = 0xff800000u;
@@ -144,14 +131,7 @@ TEST(AffineSelect, ParsesAndPrintsBack) {
             "affine_select y, x, p=1, e=-1, c=q*4+k*-4, ge, 0.0");
 }
 
-std::string parseError(const std::string& line) {
-  try {
-    parseProgram(kHead + line + "\n");
-  } catch (const InputError& e) {
-    return e.format("t");
-  }
-  return "parsed";
-}
+std::string parseError(const std::string& line) { return parseErrorOf(kHead + line + "\n"); }
 
 TEST(AffineSelect, ParseErrorsAreLocated) {
   EXPECT_EQ(parseError("affine_select y, x, p=1.5, e=0, c=0, ge, 0.0"),
@@ -170,10 +150,7 @@ TEST(AffineSelect, ParseErrorsAreLocated) {
 }
 
 std::string diagnostics(const std::string& body) {
-  std::string out;
-  for (const Diagnostic& d : checkProgram(parseProgram(kHead + "memset x, 1.0\nmemset w, 1.0\n" + body)))
-    out += formatDiagnostic("t", d) + "\n";
-  return out;
+  return diagnosticsOf(kHead + "memset x, 1.0\nmemset w, 1.0\n" + body);
 }
 
 TEST(AffineSelect, CheckerErrorsAreLocated) {
@@ -248,13 +225,7 @@ const std::string kCausal =
 // computes what the interpreter computes on the allocated program.
 TEST(AffineSelect, AllocatesVerifiesAndSimulates) {
   const Program p = parseProgram(kCausal);
-  for (uint32_t level : {1u, 2u, 3u, 6u, 8u}) {
-    DriverOptions o;
-    o.optlevel = level;
-    const DriverResult r = allocate(p, o);
-    expectOraclesPass(p, r.program, "O" + std::to_string(level), 7);
-    expectSimulatorMatchesInterpreter(r.program, 7);
-  }
+  expectEveryLevelCorrectAndSimulated(p, {1, 2, 3, 6, 8}, 7);
 }
 
 // The register read only by C is live while the select reads it: an allocation that gives t the loop register k's
@@ -305,30 +276,20 @@ TEST(AffineSelect, CausalSdAttentionFirstQueryRowIsTheFirstValueRow) {
 // Generated tiny programs (seeds 1-90, size 30): those with affine_select allocate at O2, pass all three oracles
 // against the original, and the simulator gives the interpreter's bits.
 TEST(AffineSelect, GeneratedProgramsAllocateVerifyAndSimulate) {
-  uint32_t with = 0, verified = 0, registerOffsets = 0;
-  for (uint64_t seed = 1; seed <= 90; ++seed) {
-    SeededChoices c(seed);
-    const Program p = generateProgram(c, GenOptions{*archPreset("tiny"), 30, 80});
-    uint32_t n = 0, regs = 0;
-    forEachInstruction(p.body, [&](const Instruction& i) {
-      n += i.op == Op::Select;
-      regs += i.op == Op::Select && !i.mask.c.isConstant();
-    });
-    if (n == 0) continue;
-    ++with;
-    registerOffsets += regs > 0;
-    DriverOptions o;
-    o.optlevel = 2;
-    DriverResult r;
-    try {
-      r = allocate(p, o);
-    } catch (const AllocError&) {
-      continue;  // refusals are the allocators' business (bench/reg_quality counts them); bounded below
-    }
-    expectOraclesPass(p, r.program, "seed " + std::to_string(seed), seed);
-    expectSimulatorMatchesInterpreter(r.program, seed);
-    ++verified;
-  }
+  uint32_t registerOffsets = 0;
+  const GeneratedChecks g = checkGeneratedPrograms(
+      30,
+      [&](const Program& p) {
+        uint32_t n = 0, regs = 0;
+        forEachInstruction(p.body, [&](const Instruction& i) {
+          n += i.op == Op::Select;
+          regs += i.op == Op::Select && !i.mask.c.isConstant();
+        });
+        registerOffsets += n > 0 && regs > 0;
+        return n;
+      },
+      0, 90);
+  const uint32_t with = g.with, verified = g.verified;
   // At the time of writing: 22 programs with affine_select, 5 of them with a register in c, 20 allocated at O2 (2
   // refused on tiny at 80% pressure).
   EXPECT_GE(with, 16u);

@@ -14,28 +14,12 @@
 #include "ir/interp.h"
 #include "ir/parse.h"
 #include "ir/print.h"
+#include "tests/common/program_text.h"
 #include "tests/common/sim_checks.h"
 #include "tests/common/verify_checks.h"
 
 namespace allocsim {
 namespace {
-
-Program checked(const std::string& text) {
-  Program p = parseProgram(text);
-  const std::vector<Diagnostic> diags = checkProgram(p);
-  EXPECT_TRUE(diags.empty()) << (diags.empty() ? "" : formatDiagnostic("t", diags[0]));
-  return p;
-}
-
-// The u32 output O's elements.
-std::vector<uint32_t> outputWords(const std::string& text) {
-  const Program p = checked(text);
-  const InterpResult r = interpret(p);
-  const std::vector<uint8_t>& bytes = r.outputs[p.findTensor("O")];
-  std::vector<uint32_t> out(bytes.size() / 4, 0);
-  std::memcpy(out.data(), bytes.data(), out.size() * 4);
-  return out;
-}
 
 std::string firstError(const std::string& text) {
   try {
@@ -149,7 +133,7 @@ TEST(Conditional, MatchesTheProgramUnrolledByHand) {
     unrolled += "matmul acc, w, x{1}, stop\ncopy o[:, " + std::to_string(q * 16) + ":16], acc\n";
   }
   unrolled += "dma O, o\n";
-  const Program a = checked(rolled), b = checked(unrolled);
+  const Program a = checkedProgram(rolled), b = checkedProgram(unrolled);
   const InterpResult ra = interpret(a), rb = interpret(b);
   EXPECT_EQ(ra.outputs[a.findTensor("O")], rb.outputs[b.findTensor("O")]);
 }
@@ -239,7 +223,7 @@ TEST(Conditional, CheckerErrorsAreLocated) {
 // A full write inside a block does not end the value before it: `w` written in full before the loop and again in
 // some iterations is read in every one, so it is live around the whole loop.
 TEST(Conditional, AWriteInsideABlockIsNoKill) {
-  const Program p = checked(
+  const Program p = checkedProgram(
       "arch tiny\ndram O [1, 8] u32 output\nsbuf w [1, 8] u32\nsbuf o [1, 8] u32\nreg i\n\n"
       "memset w, 1\nmemset o, 0\n"
       "loop i = 0, 4, 1 {\n"
@@ -287,7 +271,7 @@ TEST(Conditional, AllocatesAtEveryLevelAndPassesTheOracles) {
       "  }\n"
       "}\n"
       "dma O, o\n";
-  const Program p = checked(text);
+  const Program p = checkedProgram(text);
   for (int level : {1, 2, 3, 6, 8}) {
     DriverOptions o;
     o.optlevel = level;
@@ -301,7 +285,7 @@ TEST(Conditional, AllocatesAtEveryLevelAndPassesTheOracles) {
     });
     EXPECT_GE(reloads_in_blocks, 1u) << what;
     EXPECT_EQ(printProgram(parseProgram(printProgram(r.program))), printProgram(r.program)) << what;
-    expectOraclesPass(p, r.program, what, 1);
+    expectCorrectAllocation(p, r.program, what, 1);
     SCOPED_TRACE(what);
     expectSimulatorMatchesInterpreter(r.program, 1);
   }

@@ -17,6 +17,7 @@
 #include "ir/parse.h"
 #include "ir/print.h"
 #include "ir/values.h"
+#include "tests/common/program_text.h"
 #include "tests/common/sim_checks.h"
 #include "tests/common/verify_checks.h"
 
@@ -116,9 +117,7 @@ TEST(ConvertingDma, ParsesAndPrintsBack) {
 std::string diagnostics(const std::string& body) {
   const std::string text = "arch tiny\ndram A [4, 16] f32 input\nsbuf u [4, 16] u16\nsbuf i [4, 16] i32\n"
                            "sbuf h [4, 16] bf16\n" + body;
-  std::string out;
-  for (const Diagnostic& d : checkProgram(parseProgram(text))) out += formatDiagnostic("t", d) + "\n";
-  return out;
+  return diagnosticsOf(text);
 }
 
 TEST(ConvertingDma, CheckerAllowsOnlyF32AndBf16) {

@@ -14,23 +14,12 @@
 #include "ir/parse.h"
 #include "ir/print.h"
 #include "ir/values.h"
+#include "tests/common/program_text.h"
 #include "tests/common/verify_checks.h"
 #include "verify/operands.h"
 
 namespace allocsim {
 namespace {
-
-// Output `name` as little-endian words of `size` bytes.
-std::vector<uint32_t> outputWords(const std::string& text, const char* name = "O", size_t size = 4) {
-  const Program p = parseProgram(text);
-  const std::vector<Diagnostic> diags = checkProgram(p);
-  EXPECT_TRUE(diags.empty()) << (diags.empty() ? "" : formatDiagnostic("t", diags[0]));
-  const InterpResult r = interpret(p);
-  const std::vector<uint8_t>& bytes = r.outputs[p.findTensor(name)];
-  std::vector<uint32_t> out(bytes.size() / size, 0);
-  for (size_t i = 0; i < out.size(); ++i) std::memcpy(&out[i], bytes.data() + i * size, size);
-  return out;
-}
 
 // x = [[1, 2, 3], [4, 5, 6]], written element by element.
 const std::string kHead =
@@ -104,7 +93,7 @@ TEST(FusedReduce, Bf16ResultIsConvertedOnce) {
   const std::string text =
       "arch tiny\ndram O [1, 1] bf16 output\nsbuf x [1, 3] f32\nsbuf y [1, 3] f32\nsbuf r [1, 1] bf16\n\n"
       "memset x, 0.00390625\nmemset x[0:1, 0:1], 1.0\nact y, x, identity, reduce=add -> r\ndma O, r\n";
-  EXPECT_EQ(outputWords(text, "O", 2), std::vector<uint32_t>{0x3f81u});
+  EXPECT_EQ(outputWords(text), std::vector<uint32_t>{0x3f81u});
 }
 
 TEST(FusedReduce, ParsesAndPrintsBack) {
@@ -129,12 +118,7 @@ TEST(FusedReduce, ParsesAndPrintsBack) {
 }
 
 std::string parseError(const std::string& line) {
-  try {
-    parseProgram("arch tiny\nsbuf x [2, 4] f32\nsbuf y [2, 4] f32\nsbuf r [2, 1] f32\n\n" + line + "\n");
-  } catch (const InputError& e) {
-    return e.format("t");
-  }
-  return "parsed";
+  return parseErrorOf("arch tiny\nsbuf x [2, 4] f32\nsbuf y [2, 4] f32\nsbuf r [2, 1] f32\n\n" + line + "\n");
 }
 
 TEST(FusedReduce, ParseErrorsAreLocated) {
@@ -152,9 +136,7 @@ std::string diagnostics(const std::string& body) {
       "arch tiny\ndram D [2, 1] f32 input\nsbuf x [2, 2] f32\nsbuf i [2, 2] u32\nsbuf y [2, 2] f32\n"
       "sbuf r [2, 1] f32\nsbuf u [2, 1] u32\nsbuf j [2, 2] u32\nreg n\n\nmemset x, 1.0\nmemset i, 1\n" +
       body;
-  std::string out;
-  for (const Diagnostic& d : checkProgram(parseProgram(text))) out += formatDiagnostic("t", d) + "\n";
-  return out;
+  return diagnosticsOf(text);
 }
 
 TEST(FusedReduce, CheckerErrorsAreLocated) {
@@ -220,7 +202,7 @@ TEST(FusedReduce, AllocatesAndSimulatesToTheInterpretersBits) {
   DriverOptions o;
   o.optlevel = 2;
   const DriverResult r = allocate(p, o);
-  expectOraclesPass(p, r.program, "hand", 11);
+  expectCorrectAllocation(p, r.program, "hand", 11);
   expectSimulatorMatchesInterpreter(r.program, 11);
 }
 

@@ -19,6 +19,7 @@
 #include "ir/diag.h"
 #include "ir/interp.h"
 #include "ir/parse.h"
+#include "tests/common/files.h"
 
 namespace allocsim {
 namespace {
@@ -103,13 +104,6 @@ void expectSameAccesses(const Program& p) {
       EXPECT_EQ(access_only.rows_touched, 0u);
     }
   }
-}
-
-std::string readFile(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
 }
 
 TEST(InterpAccessOnly, CorpusProgramsShowTheSameAccesses) {

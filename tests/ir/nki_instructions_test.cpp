@@ -23,24 +23,13 @@
 #include "ir/print.h"
 #include "ir/values.h"
 #include "sim/simulate.h"
+#include "tests/common/program_text.h"
 #include "tests/common/sim_checks.h"
 #include "tests/common/verify_checks.h"
 #include "verify/operands.h"
 
 namespace allocsim {
 namespace {
-
-// The f32 output tensor O of a well-formed program, row-major.
-std::vector<float> outputFloats(const std::string& text) {
-  const Program p = parseProgram(text);
-  const std::vector<Diagnostic> diags = checkProgram(p);
-  EXPECT_TRUE(diags.empty()) << (diags.empty() ? "" : formatDiagnostic("t", diags[0]));
-  const InterpResult r = interpret(p);
-  const std::vector<uint8_t>& bytes = r.outputs[p.findTensor("O")];
-  std::vector<float> out(bytes.size() / 4);
-  std::memcpy(out.data(), bytes.data(), out.size() * 4);
-  return out;
-}
 
 // The first diagnostic of `body` after a header of declarations, "line:col: message".
 std::string firstError(const std::string& head, const std::string& body) {
@@ -370,13 +359,7 @@ TEST(NkiInstructions, AllocatesVerifiesAndSimulates) {
   const Program p = parseProgram(kKernel);
   const std::vector<Diagnostic> d = checkProgram(p);
   ASSERT_TRUE(d.empty()) << formatDiagnostic("t", d[0]);
-  for (uint32_t level : {1u, 2u, 3u, 6u, 8u}) {
-    DriverOptions o;
-    o.optlevel = level;
-    const DriverResult r = allocate(p, o);
-    expectOraclesPass(p, r.program, "O" + std::to_string(level), 7);
-    expectSimulatorMatchesInterpreter(r.program, 7);
-  }
+  expectEveryLevelCorrectAndSimulated(p, {1, 2, 3, 6, 8}, 7);
 }
 
 // An allocation that places the statistics tensor on the chunk it is computed from (both live in the loop) fails the

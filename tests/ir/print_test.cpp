@@ -11,6 +11,7 @@
 
 #include "gen/choices.h"
 #include "ir/parse.h"
+#include "tests/common/files.h"
 
 namespace allocsim {
 namespace {
@@ -64,13 +65,6 @@ loop n = 0, 64, 8 {
 }
 dma O, b
 )";
-
-std::string readFile(const std::filesystem::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 // The round trip on the program `text` parses to: print, parse back, compare; printing is a fixpoint.
 void expectRoundTrip(const std::string& text, const std::string& what) {

@@ -13,23 +13,12 @@
 #include "ir/parse.h"
 #include "ir/print.h"
 #include "ir/values.h"
+#include "tests/common/program_text.h"
 #include "tests/common/verify_checks.h"
 #include "verify/operands.h"
 
 namespace allocsim {
 namespace {
-
-// The bytes of output O, as little-endian words of `size` bytes.
-std::vector<uint32_t> outputWords(const std::string& text, size_t size = 4) {
-  const Program p = parseProgram(text);
-  const std::vector<Diagnostic> diags = checkProgram(p);
-  EXPECT_TRUE(diags.empty()) << (diags.empty() ? "" : formatDiagnostic("t", diags[0]));
-  const InterpResult r = interpret(p);
-  const std::vector<uint8_t>& bytes = r.outputs[p.findTensor("O")];
-  std::vector<uint32_t> out(bytes.size() / size, 0);
-  for (size_t i = 0; i < out.size(); ++i) std::memcpy(&out[i], bytes.data() + i * size, size);
-  return out;
-}
 
 const std::string kHead =
     "arch tiny\ndram O [2, 2] f32 output\nsbuf x [2, 2] f32\nsbuf c [2, 1] f32\nsbuf y [2, 2] f32\nreg r\n\n";
@@ -48,7 +37,7 @@ TEST(TwoOpTs, IntermediateIsNotConvertedToTheDestination) {
   const std::string text =
       "arch tiny\ndram O [2, 2] bf16 output\nsbuf x [2, 2] f32\nsbuf y [2, 2] bf16\n\n"
       "memset x, 1.0\nts y, x, 0.001953125, add, 0.00390625, add\ndma O, y\n";
-  EXPECT_EQ(outputWords(text, 2), std::vector<uint32_t>(4, 0x3f81u));
+  EXPECT_EQ(outputWords(text), std::vector<uint32_t>(4, 0x3f81u));
 }
 
 // Integers: (65535 + 1) >> 2 on a u16 source and destination is 16384 because the intermediate 65536 is a 32-bit
@@ -57,7 +46,7 @@ TEST(TwoOpTs, IntegerIntermediateWrapsAt32Bits) {
   const std::string text =
       "arch tiny\ndram O [2, 2] u16 output\nsbuf x [2, 2] u16\nsbuf y [2, 2] u16\n\n"
       "memset x, 65535\nts y, x, 1, add, 2, shr\ndma O, y\n";
-  EXPECT_EQ(outputWords(text, 2), std::vector<uint32_t>(4, 16384u));
+  EXPECT_EQ(outputWords(text), std::vector<uint32_t>(4, 16384u));
 }
 
 // The second scalar per partition ([2, 1] view): 4 * 1.5 = 6, minus 2 in partition 0 and minus 10 in partition 1;
@@ -90,14 +79,7 @@ TEST(TwoOpTs, ParsesAndPrintsBack) {
   EXPECT_FALSE(hasSecondOp(p.body[6]));  // a one-op ts is what it was
 }
 
-std::string parseError(const std::string& line) {
-  try {
-    parseProgram(kHead + line + "\n");
-  } catch (const InputError& e) {
-    return e.format("t");
-  }
-  return "parsed";
-}
+std::string parseError(const std::string& line) { return parseErrorOf(kHead + line + "\n"); }
 
 TEST(TwoOpTs, ParseErrorsAreLocated) {
   EXPECT_EQ(parseError("ts y, x, 1.0, add, 2.0"), "t:8:23: expected ',' after the second scalar\n");
@@ -112,9 +94,7 @@ std::string diagnostics(const std::string& body) {
       "arch tiny\nsbuf x [2, 2] f32\nsbuf i [2, 2] u32\nsbuf b [2, 2] f32\nsbuf y [2, 2] f32\nsbuf j [2, 2] u32\n\n"
       "memset x, 1.0\nmemset i, 1\nmemset b, 1.0\n" +
       body;
-  std::string out;
-  for (const Diagnostic& d : checkProgram(parseProgram(text))) out += formatDiagnostic("t", d) + "\n";
-  return out;
+  return diagnosticsOf(text);
 }
 
 // The second op follows the one-op rules, located at the operand.
@@ -157,7 +137,7 @@ TEST(TwoOpTs, AllocatesAndSimulatesToTheInterpretersBits) {
   DriverOptions o;
   o.optlevel = 2;
   const DriverResult r = allocate(p, o);
-  expectOraclesPass(p, r.program, "hand", 7);
+  expectCorrectAllocation(p, r.program, "hand", 7);
   expectSimulatorMatchesInterpreter(r.program, 7);
 }
 

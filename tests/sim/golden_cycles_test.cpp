@@ -16,6 +16,7 @@
 #include "alloc/driver.h"
 #include "ir/parse.h"
 #include "sim/simulate.h"
+#include "tests/common/files.h"
 
 namespace allocsim {
 namespace {
@@ -23,13 +24,6 @@ namespace {
 const std::string kRoot = std::string(ALLOCSIM_SOURCE_DIR) + "/";
 const char* const kDirs[] = {"corpus/kernels", "corpus/nki_samples", "corpus/register_kernels"};
 const char* const kEngineNames[] = {"PE", "ACT", "DVE", "POOL", "SP", "DMA"};
-
-std::string readFile(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 // The golden text of one kernel: cycles, busy cycles per engine (the sequencer's loop iterations as SEQ, the DMA
 // queues' together as DMA-queues), stall cycles per cause.

@@ -149,7 +149,7 @@ TEST(CliAlloc, OutputFileVerboseReportAndJson) {
   EXPECT_TRUE(contains(r.out, "% PSUM utilization after allocation\n")) << r.out;
   EXPECT_TRUE(contains(r.out, "[reg]\n  REG GCA interation nums = 1\n  REG score = ")) << r.out;
   EXPECT_TRUE(contains(r.out, "% REG utilization after allocation\n")) << r.out;
-  EXPECT_EQ(testing_placed::readFile(out), allocsim(std::string("alloc ") + kKernel, "2>/dev/null").out);
+  EXPECT_EQ(readFile(out), allocsim(std::string("alloc ") + kKernel, "2>/dev/null").out);
 
   CliRun j = allocsim(std::string("alloc ") + kKernel + " --json", "2>/dev/null");
   ASSERT_EQ(j.exit_code, 0);
@@ -229,7 +229,7 @@ TEST(CliAlloc, JsonListsEveryPlacementAndInsertedInstruction) {
   const std::string out = tempFile("json_placements.nki.txt");
   CliRun j = allocsim("alloc " + kernel + " -O2 --json -o " + out, "2>/dev/null");
   ASSERT_EQ(j.exit_code, 0) << j.out;
-  std::string text = testing_placed::readFile(out);
+  std::string text = readFile(out);
   std::istringstream lines(text);
   std::string line;
   size_t placed = 0, inserted = 0;

@@ -138,7 +138,7 @@ TEST(Progress, TheAllocatorsReportTheirSpillRoundsScansAndSearchNodes) {
   // minimalloc's benchmark I at its capacity: first fit does not fit it, so the search runs (its nodes are reported
   // every 256), and stops after the first round of preorders that passes 300 nodes in all.
   const MinimallocProblem bench =
-      parseMinimallocCsv(testing_placed::readFile(std::string(ALLOCSIM_SOURCE_DIR) + "/bench/minimalloc/I.1048576.csv"));
+      parseMinimallocCsv(readFile(std::string(ALLOCSIM_SOURCE_DIR) + "/bench/minimalloc/I.1048576.csv"));
   ExactProblem hard;
   hard.capacity = 1048576;
   for (const MinimallocBuffer& b : bench.buffers) {

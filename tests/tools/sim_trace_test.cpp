@@ -15,6 +15,7 @@
 #include "ir/interp.h"
 #include "ir/parse.h"
 #include "tests/common/cli_run.h"
+#include "tests/common/files.h"
 #include "tests/tools/json_reader.h"
 
 namespace allocsim {
@@ -22,18 +23,11 @@ namespace {
 
 const char kKernel[] = "corpus/kernels/matmul_tiled_tiny.nki.txt";
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 // Steps of the allocated kernel, counted by the interpreter (one per executed instruction and loop iteration).
 uint64_t interpreterSteps() {
   DriverOptions o;
   o.optlevel = 2;
-  Program allocated = allocate(parseProgram(slurp(std::string(ALLOCSIM_SOURCE_DIR) + "/" + kKernel)), o).program;
+  Program allocated = allocate(parseProgram(readFile(std::string(ALLOCSIM_SOURCE_DIR) + "/" + kKernel)), o).program;
   return interpret(allocated).steps;
 }
 
@@ -54,7 +48,7 @@ TEST(SimTrace, TraceEventJsonFollowsTheFormatRules) {
   const std::string json_path = dir + "sim_trace.json", vcd_path = dir + "sim_trace.vcd";
   CliRun r = allocsim(std::string("trace ") + kKernel + " -O2 --perfetto " + json_path + " --vcd " + vcd_path);
   ASSERT_EQ(r.exit_code, 0) << r.out;
-  const std::string text = slurp(json_path);
+  const std::string text = readFile(json_path);
   json::Value doc = json::parse(text);  // throws on any syntax error
   ASSERT_EQ(doc.kind, json::Value::Object);
   ASSERT_TRUE(doc.has("traceEvents"));
@@ -109,7 +103,7 @@ TEST(SimTrace, TraceEventJsonFollowsTheFormatRules) {
   EXPECT_GT(counters, 0u);
   for (int64_t tid : {0, 1, 7, 8}) EXPECT_TRUE(slices.count(tid)) << tid;  // PE, ACT, both DMA queues
 
-  const std::string vcd = slurp(vcd_path);
+  const std::string vcd = readFile(vcd_path);
   for (const char* s : {"$var", "PE_busy", "ACT_busy", "SEQ_loop", "q0_ring_slots", "q1_ring_slots", "$enddefinitions"})
     EXPECT_NE(vcd.find(s), std::string::npos) << s;
   // Every activity signal this kernel exercises goes high at some point (DMA_issue: the issuer waits for the
@@ -123,8 +117,8 @@ TEST(SimTrace, TraceEventJsonFollowsTheFormatRules) {
   // The same run again: byte-identical files.
   const std::string json2 = dir + "sim_trace2.json", vcd2 = dir + "sim_trace2.vcd";
   ASSERT_EQ(allocsim(std::string("trace ") + kKernel + " -O2 --perfetto " + json2 + " --vcd " + vcd2).exit_code, 0);
-  EXPECT_EQ(slurp(json2), text);
-  EXPECT_EQ(slurp(vcd2), vcd);
+  EXPECT_EQ(readFile(json2), text);
+  EXPECT_EQ(readFile(vcd2), vcd);
 }
 
 // Standard output carries allocsim's report only, and SystemC's informational lines (I703 when a VCD is opened)

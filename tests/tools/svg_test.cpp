@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "tests/common/cli_run.h"
+#include "tests/common/files.h"
 
 namespace allocsim {
 namespace {
@@ -155,13 +156,6 @@ const Element& rectOf(const Element& g) {
 
 double attr(const Element& e, const char* key) { return std::stod(e.attrs.at(key)); }
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 std::string tempPath(const char* name) { return std::string(::testing::TempDir()) + name; }
 
 TEST(Svg, ShowDrawsEveryPlacedTensorAtItsPlacementAndLiveRange) {
@@ -170,7 +164,7 @@ TEST(Svg, ShowDrawsEveryPlacedTensorAtItsPlacementAndLiveRange) {
   std::string out = tempPath("show_fixed.svg");
   CliRun r = allocsim("show corpus/broken/overlap_one_byte.fixed.nki.txt -o " + out);
   ASSERT_EQ(r.exit_code, 0) << r.out;
-  std::string svg = slurp(out);
+  std::string svg = readFile(out);
   XmlReader reader(svg);
   Element root;
   ASSERT_TRUE(reader.document(root)) << reader.error();
@@ -209,7 +203,7 @@ TEST(Svg, VerifyDrawsTheOverlapInRedOverBothTensors) {
   CliRun r = allocsim("verify corpus/broken/overlap_one_byte.nki.txt --svg " + out);
   ASSERT_EQ(r.exit_code, 1) << r.out;
   Element root;
-  std::string svg = slurp(out);
+  std::string svg = readFile(out);
   XmlReader again(svg);
   ASSERT_TRUE(again.document(root)) << again.error();
   std::vector<const Element*> rects;

@@ -13,6 +13,7 @@
 #include "alloc/alloc_error.h"
 #include "alloc/no_reuse.h"
 #include "ir/parse.h"
+#include "tests/common/files.h"
 #include "verify/equivalence.h"
 
 namespace allocsim {
@@ -314,13 +315,6 @@ TEST(Equivalence, ProgramsThatCannotRunThrow) {
 }
 
 // ---- every corpus kernel, placed without reuse, is equivalent ----
-
-std::string readFile(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 // placeNoReuse, on a machine made large enough when the kernel overfills its own (the tiny kernels are meant to).
 Program placedWithoutReuse(Program p) {

@@ -30,6 +30,7 @@
 #include "ir/check.h"
 #include "ir/parse.h"
 #include "ir/print.h"
+#include "tests/common/files.h"
 #include "verify/equivalence.h"
 #include "verify/mutate.h"
 #include "verify/placement.h"
@@ -39,13 +40,6 @@ namespace allocsim {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::string readFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 std::vector<std::string> filesIn(const std::string& dir, const std::string& suffix) {
   std::vector<std::string> out;

@@ -2,6 +2,7 @@
 // liveness flags two live tensors or registers sharing physical space at the first step both are live, and does
 // not flag space reused after a tensor died; correct no-reuse placements of every corpus kernel and of generated
 // programs pass. Also the pieces: live-interval lists and the footprint sweep against brute force.
+#include "tests/common/files.h"
 #include "verify/placement.h"
 
 #include <gtest/gtest.h>
@@ -556,13 +557,6 @@ Program packWithoutReuse(Program p) {
   p.arch.psum_banks = std::max<uint64_t>(p.arch.psum_banks, bank);
   p.arch.sp_registers = std::max<uint64_t>(p.arch.sp_registers, lane);
   return p;
-}
-
-std::string readFile(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
 }
 
 // placeNoReuse (alloc/no_reuse.h) where the kernel fits the machine; the tiny kernels overfill it on purpose, so

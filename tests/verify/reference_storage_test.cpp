@@ -16,6 +16,7 @@
 #include "alloc/driver.h"
 #include "ir/interp.h"
 #include "ir/parse.h"
+#include "tests/common/files.h"
 #include "verify/equivalence.h"
 #include "verify/reference.h"
 #include "verify/reference_storage.h"
@@ -46,13 +47,6 @@ dma a_Reload1, a_spill !reload
 tt c, a_Reload1, c, add
 dma C, c
 )";
-
-std::string readFile(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 class KeepReads : public OperandReadSink {
  public:

@@ -1,0 +1,247 @@
+// The timing oracle (verify/timing_oracle.h) against the SystemC model: on every corpus kernel, at every optlevel the
+// driver accepts for it, every executed instruction's start and end, the ring occupancy and the run's statistics
+// agree exactly, and the run keeps the timing invariants (verify/timing_agreement.h).
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "alloc/alloc_error.h"
+#include "alloc/driver.h"
+#include "alloc/psum/psum_allocator.h"
+#include "ir/parse.h"
+#include "verify/timing_agreement.h"
+#include "verify/timing_oracle.h"
+
+namespace allocsim {
+namespace {
+
+const std::string kKernelDir = std::string(ALLOCSIM_SOURCE_DIR) + "/corpus/kernels/";
+
+std::string joined(const std::vector<std::string>& lines) {
+  std::string s;
+  for (const std::string& l : lines) s += l + "\n";
+  return s;
+}
+
+// Every clock at 1 GHz (an engine cycle is a reporting cycle), DMA at one byte per ns per engine and no descriptor
+// overhead, so the expected cycles below follow from docs/simulator.md "Timing" by hand.
+const char kTable[] = R"(clock-ghz 1
+pe.clock-ghz 1
+act.clock-ghz 1
+dve.clock-ghz 1
+pool.clock-ghz 1
+sp.clock-ghz 1
+engine-queue-depth 1
+act.fixed 10
+act.per-element 1
+pool.fixed 10
+pool.per-element 0
+sp.scalar 2
+sp.loop-iteration 3
+dma.fixed-ns 100
+dma.engines 16
+dma.engine-bytes-per-ns 1
+dma.efficiency 1
+dma.descriptor-overhead-bytes 0
+dma.convert-fixed 0
+)";
+
+sim::TimingTable table() {
+  sim::TimingTable t = sim::TimingTable::defaults();
+  t.apply(kTable);
+  return t;
+}
+
+struct Slice {
+  uint32_t track;
+  uint64_t start, end;
+  bool operator==(const Slice&) const = default;
+};
+
+std::vector<Slice> slices(const verify::TimingSchedule& s) {
+  std::vector<Slice> out;
+  for (const verify::TimedStep& step : s.steps) out.push_back({step.track, step.start, step.end});
+  return out;
+}
+
+void expectModelAgrees(const Program& p, const sim::TimingTable& t) {
+  sim::SimOptions o;
+  o.timing = t;
+  const verify::TimingCheck c = verify::checkTiming(p, o);
+  EXPECT_TRUE(c.differences.empty()) << joined(c.differences);
+  EXPECT_TRUE(c.violations.empty()) << joined(c.violations);
+}
+
+// A load, an activation of what it loaded, a store of the result. The load: 2048 bytes in 8 descriptors (one per
+// partition of its SBUF side) on 8 engines: span 2048 / 8 = 256, fabric share 2048 / 16 = 128, fixed latency 100.
+TEST(TimingOracle, StraightLineByHand) {
+  const Program p = parseProgram(R"(arch tiny
+dram X [8, 64] f32 input
+dram Y [8, 64] f32 output
+sbuf x [8, 64] f32 @p0+0
+sbuf y [8, 64] f32 @p0+256
+dma x, X
+act y, x, relu
+dma Y, y
+)");
+  const verify::TimingSchedule s = verify::timingSchedule(p, table());
+  // dma on queue 0: issued at 0, its window from 100, ends 100 + 256; act waits for it (RAW): 356 + max(10, 64);
+  // the store on queue 1 is ready at 420, its window from 520.
+  EXPECT_EQ(slices(s), (std::vector<Slice>{{7, 100, 356}, {1, 356, 420}, {8, 520, 776}}));
+  EXPECT_EQ(s.steps[2].producers, std::vector<uint32_t>{1});
+  EXPECT_EQ(s.cycles, 776u);
+  ASSERT_EQ(s.ring_occupancy.size(), 4u);
+  EXPECT_EQ(s.ring_occupancy[1].cycle, 356u);
+  EXPECT_EQ(s.ring_occupancy[1].value, 0u);
+  expectModelAgrees(p, table());
+}
+
+const char kThreeLoads[] = R"(arch tiny
+dram X [8, 64] f32 input
+sbuf x1 [8, 64] f32 @p0+0
+sbuf x2 [8, 64] f32 @p0+256
+sbuf x3 [8, 64] f32 @p0+512
+dma x1, X
+dma x2, X
+dma x3, X
+)";
+
+// One queue with one ring slot: each load waits for the one before to end (ring full).
+TEST(TimingOracle, RingFullByHand) {
+  Program p = parseProgram(kThreeLoads);
+  p.arch.dma_queues = 1;
+  p.arch.dma_ring_slots = 1;
+  const verify::TimingSchedule s = verify::timingSchedule(p, table());
+  EXPECT_EQ(slices(s), (std::vector<Slice>{{7, 100, 356}, {7, 456, 712}, {7, 812, 1068}}));
+  EXPECT_EQ(s.queues[0].peak_occupancy, 1u);
+  expectModelAgrees(p, table());
+}
+
+// Two queues, free rings: the second load's fabric window (128 cycles) waits for the first's; the third, back on
+// queue 0, starts after the first ends there (356), where the fabric is free again.
+TEST(TimingOracle, FabricCalendarByHand) {
+  Program p = parseProgram(kThreeLoads);
+  const verify::TimingSchedule s = verify::timingSchedule(p, table());
+  EXPECT_EQ(slices(s), (std::vector<Slice>{{7, 100, 356}, {8, 228, 484}, {7, 356, 612}}));
+  expectModelAgrees(p, table());
+}
+
+// A loop on the sequencer (3 cycles an iteration), an engine queue of depth 1, a register read at dispatch.
+TEST(TimingOracle, LoopQueueAndRegisterByHand) {
+  const Program p = parseProgram(R"(arch tiny
+sbuf x [8, 64] f32 @p0+0
+sbuf y [8, 64] f32 @p0+256
+sbuf z [8, 64] f32 @p0+512
+reg n @r0
+reg k @r1
+loop n = 0, 2, 1 {
+  memset x, 0
+}
+li k, 1
+copy y[:, k*16:16], z[:, 0:16]
+memset y, 1
+)");
+  const verify::TimingSchedule s = verify::timingSchedule(p, table());
+  // Iterations [0, 3) and [3, 6); the memsets cost 10; the second waits for the first (WAW, and its engine).
+  // li at 6 ends at 8; the copy reads k at dispatch, so it is dispatched at 8 and costs max(10, 16).
+  // The last memset is dispatched when the second left POOL's one-deep queue (13) and waits for the copy (WAW).
+  EXPECT_EQ(slices(s), (std::vector<Slice>{{6, 0, 3}, {3, 3, 13}, {6, 3, 6}, {3, 13, 23}, {4, 6, 8}, {1, 8, 24},
+                                           {3, 24, 34}}));
+  EXPECT_EQ(s.steps[5].dispatch, 8u);
+  EXPECT_EQ(s.steps[6].dispatch, 13u);
+  EXPECT_EQ(s.cycles, 34u);
+  expectModelAgrees(p, table());
+}
+
+// The oracle's schedule as a trace (what a model agreeing with it records).
+sim::Trace traceOf(const verify::TimingSchedule& s) {
+  sim::Trace t;
+  for (const verify::TimedStep& step : s.steps) t.slices.push_back({step.track, step.start, step.end, step.inst});
+  for (const auto& c : s.ring_occupancy) t.ring_occupancy.push_back({c.queue, c.cycle, c.value});
+  return t;
+}
+
+// The comparison and the invariants see a run that differs or breaks a rule.
+TEST(TimingOracle, DifferencesAndBrokenInvariantsAreReported) {
+  const Program p = parseProgram(kThreeLoads);
+  sim::SimOptions o;
+  o.timing = table();
+  const verify::TimingCheck c = verify::checkTiming(p, o);
+  ASSERT_TRUE(c.agrees());
+  sim::Trace trace = traceOf(c.oracle);
+  EXPECT_TRUE(verify::timingDifferences(p, c.oracle, c.result.stats, trace).empty());
+  verify::TimingSchedule shifted = c.oracle;
+  shifted.steps[1].end += 1;
+  EXPECT_EQ(verify::timingDifferences(p, shifted, c.result.stats, trace).size(), 1u);
+  EXPECT_TRUE(verify::timingInvariantViolations(p, trace, &c.oracle).empty());
+  // The third load starting on queue 0 before the first ends there: one at a time is broken.
+  trace.slices[2].start = 300;
+  EXPECT_EQ(verify::timingInvariantViolations(p, trace, nullptr).size(), 1u);
+  trace.slices[2].start = 356;
+  // A ring holding more transfers than its slots.
+  trace.ring_occupancy.push_back({0, 2000, 5});
+  EXPECT_EQ(verify::timingInvariantViolations(p, trace, nullptr).size(), 1u);
+}
+
+// An activation starting before the load it reads has ended breaks a dependence.
+TEST(TimingOracle, AStartBeforeAProducersEndIsReported) {
+  const Program p = parseProgram(R"(arch tiny
+dram X [8, 64] f32 input
+sbuf x [8, 64] f32 @p0+0
+sbuf y [8, 64] f32 @p0+256
+dma x, X
+act y, x, relu
+)");
+  const verify::TimingSchedule s = verify::timingSchedule(p, table());
+  sim::Trace trace = traceOf(s);
+  EXPECT_TRUE(verify::timingInvariantViolations(p, trace, &s).empty());
+  trace.slices[1].start = 300;
+  trace.slices[1].end = 364;
+  const auto v = verify::timingInvariantViolations(p, trace, &s);
+  ASSERT_EQ(v.size(), 1u);
+  EXPECT_NE(v[0].find("depends on"), std::string::npos) << v[0];
+}
+
+TEST(TimingOracle, EveryCorpusKernelAgreesWithTheModelExactly) {
+  int kernels = 0, kernels_checked = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(kKernelDir)) {
+    const std::string name = entry.path().filename().string();
+    if (name.size() < 8 || name.substr(name.size() - 8) != ".nki.txt") continue;
+    ++kernels;
+    int checked = 0;
+    std::ifstream in(entry.path());
+    std::stringstream ss;
+    ss << in.rdbuf();
+    const Program source = parseProgram(ss.str());
+    const bool tiny = name.find("_tiny") != std::string::npos;
+    for (int level : {0, 1, 2, 3, 6, 7, 8}) {
+      if (!tiny && level != 2) continue;
+      DriverOptions o;
+      o.optlevel = level;
+      Program allocated;
+      try {
+        allocated = allocate(level == 7 ? allocatePsum(source, PsumOptions{}).program : source, o).program;
+      } catch (const AllocError&) {
+        continue;
+      }
+      SCOPED_TRACE(name + " -O" + std::to_string(level));
+      sim::SimOptions so;
+      so.timing_only = true;
+      const verify::TimingCheck c = verify::checkTiming(allocated, so);
+      EXPECT_TRUE(c.differences.empty()) << joined(c.differences);
+      EXPECT_TRUE(c.violations.empty()) << joined(c.violations);
+      EXPECT_EQ(c.oracle.cycles, c.result.stats.cycles);
+      ++checked;
+    }
+    kernels_checked += checked > 0;
+  }
+  // Every kernel fits at -O2 at least.
+  EXPECT_EQ(kernels_checked, kernels);
+  EXPECT_GT(kernels, 0);
+}
+
+}  // namespace
+}  // namespace allocsim

@@ -1,0 +1,469 @@
+#include "verify/timing_oracle.h"
+
+#include <algorithm>
+#include <cmath>
+#include <deque>
+#include <map>
+#include <optional>
+#include <stdexcept>
+
+#include "ir/diag.h"
+#include "ir/interp.h"
+#include "ir/machine_layout.h"
+#include "ir/physical_storage.h"
+#include "ir/view.h"
+
+namespace allocsim::verify {
+namespace {
+
+using sim::TimingTable;
+
+// ---- costs (docs/simulator.md "Clocks and units", "Instruction costs", "DMA") -----------------------------------
+
+// R(c, f): reporting cycles of c cycles of an engine of clock f, at least 1.
+uint64_t reportCycles(const TimingTable& t, double c, double f) {
+  const double x = std::ceil(c * t.clock_ghz / f - 1e-9);
+  return x < 1 ? 1 : uint64_t(x);
+}
+
+// Reporting cycles of a duration in ns, at least 1 (a DMA's span and fabric share).
+uint64_t nsCycles(const TimingTable& t, double ns) {
+  const double x = std::ceil(ns * t.clock_ghz - 1e-9);
+  return x < 1 ? 1 : uint64_t(x);
+}
+
+double n(const ResolvedView& v) { return double(uint64_t(v.count) * v.count2); }
+bool unitStride(const ResolvedView& v) { return v.count2 <= 1 || v.step2 == v.count; }
+
+// The views an instruction's cost reads: its destination and its first and second sources (empty when it has none).
+struct CostViews {
+  ResolvedView d, a, b;
+};
+
+uint64_t instructionCost(const TimingTable& t, const Program& p, const Instruction& inst, const CostViews& v) {
+  const double fused = hasFusedReduce(inst) ? t.fused_reduce_fixed : 0;
+  auto space = [&](const ResolvedView& x) { return p.tensors[x.tensor].space; };
+  switch (inst.op) {
+    case Op::Matmul: {
+      double c = std::max(std::min(t.pe_fixed, n(v.a)), t.pe_per_column * n(v.b));
+      if (v.a.dtype == DType::F32 || v.b.dtype == DType::F32) c *= t.pe_fp32_factor;
+      return reportCycles(t, c, t.pe_clock_ghz);
+    }
+    case Op::Copy: return reportCycles(t, std::max(t.act_fixed, t.act_per_element * n(v.d)), t.act_clock_ghz);
+    case Op::Act: return reportCycles(t, std::max(t.act_fixed, t.act_per_element * n(v.d)) + fused, t.act_clock_ghz);
+    case Op::TS: {
+      const double s = hasSecondOp(inst) ? t.dve_second_op_per_element : 0;
+      return reportCycles(t, std::max(t.dve_fixed, (t.dve_per_element + s) * n(v.a)) + fused, t.dve_clock_ghz);
+    }
+    case Op::TT: {
+      const bool pa = space(v.a) == Space::Psum, pb = space(v.b) == Space::Psum;
+      const bool sbuf = space(v.a) == Space::Sbuf && space(v.b) == Space::Sbuf;
+      const bool bf16 = v.d.dtype == DType::BF16 && v.a.dtype == DType::BF16 && v.b.dtype == DType::BF16;
+      const bool op = inst.alu == AluOp::Add || inst.alu == AluOp::Sub || inst.alu == AluOp::Mul;
+      const bool fast = pa != pb || (sbuf && bf16 && op && unitStride(v.a) && unitStride(v.b));
+      const double r = fast ? t.dve_tt_fast_per_element : t.dve_tt_per_element;
+      return reportCycles(t, std::max(t.dve_fixed, r * n(v.a)), t.dve_clock_ghz);
+    }
+    case Op::Reduce: {
+      const bool half = v.d.dtype == DType::BF16 && v.a.dtype == DType::BF16 &&
+                        (inst.alu == AluOp::Add || inst.alu == AluOp::Max);
+      const double r = half ? t.dve_reduce_bf16_per_element : t.dve_reduce_per_element;
+      return reportCycles(t, std::max(t.dve_fixed, r * n(v.a)), t.dve_clock_ghz);
+    }
+    case Op::Memset:
+    case Op::Iota: return reportCycles(t, t.pool_fixed + t.pool_per_element * n(v.d), t.pool_clock_ghz);
+    case Op::Select:
+      return reportCycles(t, t.pool_select_fixed + t.pool_select_per_element * n(v.d), t.pool_clock_ghz);
+    case Op::Transpose:
+      return reportCycles(t, std::max(double(v.a.partitions), std::min(t.pe_fixed, n(v.a))), t.pe_clock_ghz);
+    case Op::Broadcast: {
+      double c = std::max(std::min(t.pe_fixed, double(v.d.partitions)), t.pe_per_column * n(v.a));
+      if (v.a.dtype == DType::F32) c *= t.pe_fp32_factor;
+      return reportCycles(t, c, t.pe_clock_ghz);
+    }
+    case Op::TTScan: return reportCycles(t, std::max(t.dve_fixed, t.dve_scan_per_element * n(v.a)), t.dve_clock_ghz);
+    case Op::BnStats:
+      return reportCycles(t, std::max(t.dve_fixed, t.dve_bn_stats_per_element * n(v.a)), t.dve_clock_ghz);
+    case Op::BnAggr:
+      return reportCycles(t, std::max(t.dve_fixed, t.dve_bn_aggr_per_tuple * (n(v.a) / 3)), t.dve_clock_ghz);
+    case Op::Li:
+    case Op::Addi:
+    case Op::Add:
+    case Op::Mov:
+    case Op::If: return reportCycles(t, t.sp_scalar, t.sp_clock_ghz);
+    case Op::RegLoad:
+    case Op::RegStore: return reportCycles(t, t.sp_memory, t.sp_clock_ghz);
+    case Op::Loop: return reportCycles(t, t.sp_loop_iteration, t.sp_clock_ghz);
+    case Op::Dma: break;
+  }
+  throw std::logic_error("timing oracle: a DMA has no engine cost");
+}
+
+struct DmaFigures {
+  uint64_t bytes, descriptors, span, fabric;
+};
+
+DmaFigures dmaFigures(const TimingTable& t, const Program& p, const ResolvedView& d, const ResolvedView& a) {
+  DmaFigures f;
+  f.bytes = std::max(d.bytes(), a.bytes());
+  auto runs = [](const ResolvedView& v) { return uint64_t(v.partitions) * (unitStride(v) ? 1 : v.count2); };
+  const bool d_chip = p.tensors[d.tensor].space != Space::Dram, a_chip = p.tensors[a.tensor].space != Space::Dram;
+  f.descriptors = std::max<uint64_t>(1, d_chip ? runs(d) : a_chip ? runs(a) : a.partitions);
+  const double e = std::min(t.dma_engines, double(f.descriptors));
+  const double b = double(f.bytes) + double(f.descriptors) * t.dma_descriptor_overhead_bytes;
+  const double rate = t.dma_engine_bytes_per_ns * t.dma_efficiency;
+  f.span = nsCycles(t, b / (e * rate));
+  f.fabric = nsCycles(t, b / (t.dma_engines * rate));
+  if (d.dtype != a.dtype) f.span += uint64_t(std::ceil(t.dma_convert_fixed));
+  return f;
+}
+
+// ---- what each step touches (docs/simulator.md "When an instruction starts": physical footprints) ----------------
+
+struct Rect {
+  uint32_t resource;  // 0 SBUF, 1 PSUM, 2 shared DRAM, 3 + t the own DRAM buffer of tensor t
+  uint32_t row_lo, row_hi;
+  uint64_t lo, hi;
+  bool write;
+  bool overlaps(const Rect& o) const {
+    return resource == o.resource && row_lo < o.row_hi && o.row_lo < row_hi && lo < o.hi && o.lo < hi;
+  }
+};
+
+bool rectOf(const MachineLayout& layout, const ResolvedView& v, bool write, Rect& r) {
+  if (v.elements() == 0) return false;
+  const uint64_t first = v.offset * v.elem_size;
+  const uint64_t span = (uint64_t(v.count2 - 1) * v.step2 + v.count) * v.elem_size;
+  const PhysicalByte b = layout.locate(v.tensor, v.partition, first);
+  switch (b.region) {
+    case PhysRegion::Sbuf:
+      r = {0, b.row, b.row + v.partitions, b.byte, b.byte + span, write};
+      return true;
+    case PhysRegion::Psum: {
+      const uint64_t bank = layout.arch().psum_bank_bytes;
+      r = {1, 0, 1, b.byte / bank * bank, (b.byte + span + bank - 1) / bank * bank, write};
+      return true;
+    }
+    case PhysRegion::Dram:
+    case PhysRegion::OwnDram: {
+      const PhysicalByte last = layout.locate(v.tensor, v.partition + v.partitions - 1, first + span - 1);
+      r = {b.region == PhysRegion::Dram ? 2u : 3u + v.tensor, 0, 1, b.byte, last.byte + 1, write};
+      return true;
+    }
+  }
+  return false;
+}
+
+// One step of the interpreter's run, reduced to what timing needs.
+struct Event {
+  const Instruction* inst;
+  std::vector<Rect> rects;
+  std::vector<uint32_t> lanes_read, lanes_written;
+  uint64_t cost = 0;                  // compute, SP, loop iteration, if
+  DmaFigures dma{0, 0, 0, 0};
+  bool held = false;                  // if: its body runs
+};
+
+class Recorder : public ExecObserver {
+ public:
+  Recorder(const Program& p, const TimingTable& t, Storage& s, const MachineLayout& layout, uint64_t max_view_bytes)
+      : p_(p), t_(t), s_(s), layout_(layout), max_view_bytes_(max_view_bytes) {}
+  std::vector<Event> events;
+
+  void onExecute(const Instruction& inst, uint64_t, const ExecAccess& acc) override {
+    Event e;
+    e.inst = &inst;
+    for (const ResolvedView& v : acc.reads) add(e, v, false);
+    for (const ResolvedView& v : acc.writes) add(e, v, true);
+    lanes(acc.reg_reads, e.lanes_read);
+    lanes(acc.reg_writes, e.lanes_written);
+    // The instruction has run: registers it does not write hold what they held when it ran, so its views resolve
+    // again to what it touched (only SP instructions write registers, and their costs name no view).
+    CostViews v;
+    auto view = [&](const AccessPattern& ap) {
+      OperandHasher h(false);
+      return resolveView(p_, s_, ap, max_view_bytes_, h);
+    };
+    switch (inst.op) {
+      case Op::Dma: e.dma = dmaFigures(t_, p_, view(inst.dst), view(inst.a)); break;
+      case Op::Matmul: v.a = view(inst.a), v.b = view(inst.b); break;
+      case Op::Copy:
+      case Op::Act:
+      case Op::Memset:
+      case Op::Iota:
+      case Op::Select: v.d = view(inst.dst); break;
+      case Op::TT: v.d = view(inst.dst), v.a = view(inst.a), v.b = view(inst.b); break;
+      case Op::Reduce:
+      case Op::Broadcast: v.d = view(inst.dst), v.a = view(inst.a); break;
+      case Op::TS:
+      case Op::Transpose:
+      case Op::TTScan:
+      case Op::BnStats:
+      case Op::BnAggr: v.a = view(inst.a); break;
+      case Op::If: {
+        OperandHasher h(false);
+        e.held = conditionHolds(inst.mask.cmp, evaluateIndex(p_, s_, inst.mask.c, inst.loc, h));
+        break;
+      }
+      default: break;
+    }
+    if (inst.op != Op::Dma) e.cost = instructionCost(t_, p_, inst, v);
+    events.push_back(std::move(e));
+  }
+
+ private:
+  void add(Event& e, const ResolvedView& v, bool write) {
+    Rect r;
+    if (rectOf(layout_, v, write, r)) e.rects.push_back(r);
+  }
+  void lanes(const std::vector<RegId>& regs, std::vector<uint32_t>& out) {
+    for (RegId r : regs)
+      for (uint32_t l = layout_.firstLane(r), end = l + layout_.lanes(r); l < end; ++l) out.push_back(l);
+  }
+  const Program& p_;
+  const TimingTable& t_;
+  Storage& s_;
+  const MachineLayout& layout_;
+  const uint64_t max_view_bytes_;
+};
+
+// ---- the schedule ----------------------------------------------------------------------------------------------
+
+constexpr uint32_t kSequencerTrack = 6, kFirstQueueTrack = 7;
+
+class Scheduler {
+ public:
+  Scheduler(const Program& p, const TimingTable& t, const std::vector<Event>& events, TimingSchedule& out)
+      : p_(p), t_(t), events_(events), out_(out) {
+    out_.queues.assign(p.arch.dma_queues, {});
+    queues_.resize(p.arch.dma_queues);
+    fixed_ = uint64_t(std::max(0.0, std::ceil(t.dma_fixed_ns * t.clock_ghz - 1e-9)));
+  }
+
+  void run() {
+    walk(p_.body);
+    if (next_ != events_.size()) throw std::logic_error("timing oracle: the interpreter ran steps the walk did not");
+    out_.cycles = std::max(out_.cycles, clock_);
+    finishRing();
+  }
+
+ private:
+  // The sequencer's walk, in program order, consuming the interpreter's steps.
+  void walk(const std::vector<Instruction>& body) {
+    for (const Instruction& inst : body) {
+      if (inst.op == Op::Loop) {
+        while (next_ < events_.size() && events_[next_].inst == &inst) {
+          const Event& e = events_[next_++];
+          waitRegisterWriters(e.lanes_written);  // the induction register: WAW with SP writers
+          sequencerStep(e);
+          ++out_.loop_iterations;
+          walk(inst.body);
+        }
+        // Leaving the loop sets the register once more (to its first value >= hi): the same wait, no cost.
+        std::vector<uint32_t> lanes;
+        for (uint32_t l = layout().firstLane(inst.rd), end = l + layout().lanes(inst.rd); l < end; ++l)
+          lanes.push_back(l);
+        waitRegisterWriters(lanes);
+        continue;
+      }
+      if (next_ >= events_.size() || events_[next_].inst != &inst)
+        throw std::logic_error("timing oracle: the walk and the interpreter's steps disagree");
+      const Event& e = events_[next_++];
+      if (inst.op == Op::If) {
+        waitRegisterWriters(e.lanes_read);
+        sequencerStep(e);
+        if (e.held) walk(inst.body);
+        continue;
+      }
+      dispatch(e);
+    }
+  }
+
+  const MachineLayout& layout() {
+    if (!layout_) layout_.emplace(p_);
+    return *layout_;
+  }
+
+  // The sequencer waits for the end of the last SP instruction writing any of these lanes.
+  void waitRegisterWriters(const std::vector<uint32_t>& lanes) {
+    for (uint32_t l : lanes)
+      if (l < lane_end_.size()) clock_ = std::max(clock_, lane_end_[l]);
+  }
+
+  // A loop iteration or an if: on the sequencer, its cost from the sequencer's clock.
+  void sequencerStep(const Event& e) {
+    TimedStep s;
+    s.inst = e.inst;
+    s.track = kSequencerTrack;
+    s.dispatch = s.start = clock_;
+    s.end = clock_ + e.cost;
+    clock_ = s.end;
+    out_.sequencer_busy_cycles += e.cost;
+    out_.cycles = std::max(out_.cycles, s.end);
+    out_.steps.push_back(std::move(s));
+  }
+
+  void dispatch(const Event& e) {
+    const uint32_t engine = uint32_t(engineOf(e.inst->op));
+    // (a) A free slot in the engine's queue: the instruction `depth` places ahead of it on this engine has left.
+    std::deque<uint64_t>& left = leave_[engine];
+    if (left.size() >= t_.engine_queue_depth) clock_ = std::max(clock_, left[left.size() - t_.engine_queue_depth]);
+    // (b) The registers it reads have been written.
+    waitRegisterWriters(e.lanes_read);
+    prune();
+    TimedStep s;
+    s.inst = e.inst;
+    s.dispatch = clock_;
+    const uint32_t index = uint32_t(out_.steps.size());
+    uint64_t deps_end = 0;
+    // Every older access still in flight that conflicts: a read with writes (RAW), a write with reads (WAR) and
+    // writes (WAW), whatever their engine.
+    for (const Rect& r : e.rects) {
+      for (const Access& a : inflight_) {
+        if (!(r.write || a.rect.write) || !r.overlaps(a.rect)) continue;
+        s.producers.push_back(a.step);
+        deps_end = std::max(deps_end, a.end);
+      }
+    }
+    std::sort(s.producers.begin(), s.producers.end());
+    s.producers.erase(std::unique(s.producers.begin(), s.producers.end()), s.producers.end());
+    ++out_.instructions[engine];
+    if (e.inst->op == Op::Dma) {
+      transfer(e, s, deps_end);
+    } else {
+      uint64_t& engine_clock = engine_clock_[engine];
+      s.track = engine;
+      s.start = std::max({engine_clock, s.dispatch, deps_end});
+      s.end = s.start + e.cost;
+      engine_clock = s.end;
+      out_.busy_cycles[engine] += e.cost;
+      left.push_back(s.start);
+    }
+    if (left.size() > t_.engine_queue_depth) left.pop_front();
+    for (const Rect& r : e.rects) inflight_.push_back({r, s.end, index});
+    if (e.inst->op != Op::Dma && !e.lanes_written.empty()) {  // SP: its register writes end with it
+      for (uint32_t l : e.lanes_written) {
+        if (l >= lane_end_.size()) lane_end_.resize(l + 1, 0);
+        lane_end_[l] = s.end;
+      }
+    }
+    out_.cycles = std::max(out_.cycles, s.end);
+    out_.steps.push_back(std::move(s));
+  }
+
+  // docs/simulator.md "DMA": the issuer, the ring, the fabric.
+  void transfer(const Event& e, TimedStep& s, uint64_t deps_end) {
+    s.ready = std::max({issuer_clock_, s.dispatch, deps_end});
+    leave_[uint32_t(Engine::DMA)].push_back(s.ready);
+    const uint32_t q = uint32_t(dmas_++ % p_.arch.dma_queues);
+    Queue& queue = queues_[q];
+    // Transfers on the ring not ended by the ready cycle; when they fill it, it waits for the oldest one's end.
+    while (!queue.ring.empty() && queue.ring.front() <= s.ready) queue.ring.pop_front();
+    s.issue = s.ready;
+    if (queue.ring.size() >= p_.arch.dma_ring_slots) {
+      s.issue = queue.ring.front();
+      while (!queue.ring.empty() && queue.ring.front() <= s.issue) queue.ring.pop_front();
+    }
+    const uint64_t earliest = std::max(s.issue + fixed_, queue.last_end);
+    s.start = book(s.issue, earliest, e.dma.fabric);
+    s.end = s.start + e.dma.span;
+    s.track = kFirstQueueTrack + q;
+    queue.ring.push_back(s.end);
+    queue.last_end = s.end;
+    issuer_clock_ = s.issue;
+    TimingSchedule::Queue& qs = out_.queues[q];
+    ++qs.transfers;
+    qs.bytes += e.dma.bytes;
+    qs.descriptors += e.dma.descriptors;
+    qs.busy_cycles += e.dma.span;
+    qs.peak_occupancy = std::max<uint32_t>(qs.peak_occupancy, uint32_t(queue.ring.size()));
+    ring_changes_.push_back({s.issue, q, +1});
+    ring_changes_.push_back({s.end, q, -1});
+  }
+
+  // The earliest window of `length` cycles from `earliest` on that overlaps no window booked before.
+  uint64_t book(uint64_t now, uint64_t earliest, uint64_t length) {
+    while (!fabric_.empty() && fabric_.begin()->second <= now) fabric_.erase(fabric_.begin());
+    uint64_t start = earliest;
+    auto it = fabric_.upper_bound(start);
+    if (it != fabric_.begin() && std::prev(it)->second > start) start = std::prev(it)->second;
+    for (it = fabric_.lower_bound(start); it != fabric_.end() && it->first < start + length; ++it)
+      start = std::max(start, it->second);
+    if (length > 0) fabric_.emplace(start, start + length);
+    return start;
+  }
+
+  // Accesses of steps that ended at or before the sequencer's clock hold nothing back any more.
+  void prune() {
+    if (inflight_.size() < prune_at_) return;
+    std::erase_if(inflight_, [&](const Access& a) { return a.end <= clock_; });
+    prune_at_ = std::max<size_t>(64, inflight_.size() * 2);
+  }
+
+  void finishRing() {
+    std::sort(ring_changes_.begin(), ring_changes_.end(), [](const RingChange& a, const RingChange& b) {
+      if (a.cycle != b.cycle) return a.cycle < b.cycle;
+      if (a.delta != b.delta) return a.delta < b.delta;
+      return a.queue < b.queue;
+    });
+    std::vector<int64_t> used(p_.arch.dma_queues, 0);
+    for (const RingChange& c : ring_changes_) {
+      used[c.queue] += c.delta;
+      out_.ring_occupancy.push_back({c.queue, c.cycle, uint32_t(used[c.queue])});
+    }
+  }
+
+  struct Access {
+    Rect rect;
+    uint64_t end;
+    uint32_t step;
+  };
+  struct Queue {
+    std::deque<uint64_t> ring;  // ends of the transfers holding its slots, oldest first
+    uint64_t last_end = 0;
+  };
+  struct RingChange {
+    uint64_t cycle;
+    uint32_t queue;
+    int32_t delta;
+  };
+
+  const Program& p_;
+  const TimingTable& t_;
+  const std::vector<Event>& events_;
+  TimingSchedule& out_;
+  std::optional<MachineLayout> layout_;
+  size_t next_ = 0;
+  uint64_t clock_ = 0;  // the sequencer's
+  std::array<uint64_t, 5> engine_clock_{};
+  std::array<std::deque<uint64_t>, 6> leave_;  // per engine: when its last `depth` instructions left its queue
+  std::vector<uint64_t> lane_end_;             // per register lane: the end of its last SP writer
+  std::vector<Access> inflight_;
+  size_t prune_at_ = 64;
+  uint64_t fixed_ = 0, issuer_clock_ = 0, dmas_ = 0;
+  std::vector<Queue> queues_;
+  std::map<uint64_t, uint64_t> fabric_;  // booked windows: start -> end
+  std::vector<RingChange> ring_changes_;
+};
+
+}  // namespace
+
+TimingSchedule timingSchedule(const Program& allocated, const TimingTable& t, const TimingOracleOptions& o) {
+  if (std::string err = validateArch(allocated.arch); !err.empty()) throw InputError(SourceLoc{}, err);
+  const MachineLayout layout(allocated);
+  PhysicalStorage storage(allocated, 0, o.max_storage_bytes);
+  const uint64_t max_view_bytes = largestTensorBytes(allocated, o.max_storage_bytes);
+  Recorder recorder(allocated, t, storage, layout, max_view_bytes);
+  InterpOptions io;
+  io.max_steps = o.max_steps;
+  io.max_storage_bytes = o.max_storage_bytes;
+  io.observer = &recorder;
+  io.record_reads = false;
+  io.values = false;  // which views and registers each step touches; a reg_load still runs with values
+  interpret(allocated, storage, io);
+  TimingSchedule out;
+  Scheduler(allocated, t, recorder.events, out).run();
+  return out;
+}
+
+}  // namespace allocsim::verify

@@ -1,0 +1,64 @@
+// The timing oracle: an independent reference of the simulator's timing rules (docs/simulator.md "Timing"), in plain
+// C++ and without SystemC. It walks an allocated program as the rules describe the sequencer's walk and places every
+// executed instruction, loop iteration and `if`: dispatch (engine queues, registers), start and end on its engine or
+// DMA queue (engine clocks, dependences on physical footprints, the DMA issuer, ring slots and the fabric's
+// calendar). It shares only the timing table (sim/timing.h TimingTable, its parser) and the interpreter (which
+// views and registers each step touches, loop trips and conditions) with the model; the scheduling is its own.
+// verify/timing_agreement.h holds it against the model's trace.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "ir/program.h"
+#include "sim/timing.h"
+
+namespace allocsim::verify {
+
+// One executed instruction, loop iteration or `if`, as the rules place it.
+struct TimedStep {
+  const Instruction* inst = nullptr;
+  // As sim::TraceSlice::track: 0-4 the engines PE, ACT, DVE, POOL, SP; 6 the sequencer (loop iterations, ifs);
+  // 7 + q DMA queue q.
+  uint32_t track = 0;
+  uint64_t dispatch = 0;  // the sequencer's clock when it queued the instruction
+  uint64_t ready = 0;     // DMA: when the issuer took it (its engine-queue slot frees then)
+  uint64_t issue = 0;     // DMA: when it took a ring slot on its queue
+  uint64_t start = 0;     // compute: its start; DMA: the start of its window on the fabric; sequencer: its start
+  uint64_t end = 0;
+  // The older steps it depends on (indices into TimingSchedule::steps) that had not ended by its dispatch. Those
+  // that had cannot hold it back: it starts no earlier than its dispatch.
+  std::vector<uint32_t> producers;
+};
+
+struct TimingSchedule {
+  std::vector<TimedStep> steps;  // in the sequencer's order
+  uint64_t cycles = 0;           // the latest end of anything
+  std::array<uint64_t, 6> busy_cycles{};   // per engine (ir/program.h Engine order): the sum of its costs; DMA 0
+  std::array<uint64_t, 6> instructions{};  // per engine
+  uint64_t loop_iterations = 0, sequencer_busy_cycles = 0;
+  struct Queue {
+    uint64_t transfers = 0, bytes = 0, descriptors = 0, busy_cycles = 0;
+    uint32_t peak_occupancy = 0;
+  };
+  std::vector<Queue> queues;
+  // Ring occupancy after each change, in time order (a slot freed in a cycle before one taken in it, then by queue).
+  struct RingChange {
+    uint32_t queue;
+    uint64_t cycle;
+    uint32_t value;
+  };
+  std::vector<RingChange> ring_occupancy;
+};
+
+struct TimingOracleOptions {
+  uint64_t max_steps = 50'000'000;
+  uint64_t max_storage_bytes = uint64_t(1) << 32;
+};
+
+// The schedule of `allocated` under table `t`. Throws InputError where the interpreter would (the program does not
+// run), and when the run takes more than max_steps steps.
+TimingSchedule timingSchedule(const Program& allocated, const sim::TimingTable& t, const TimingOracleOptions& o = {});
+
+}  // namespace allocsim::verify
