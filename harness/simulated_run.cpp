@@ -7,6 +7,7 @@
 #include "ir/physical_storage.h"
 #include "sim/agreement.h"
 #include "sim/simulate.h"
+#include "verify/timing_agreement.h"
 
 namespace allocsim {
 namespace {
@@ -46,6 +47,10 @@ void checkSimulatedRun(const Program& allocated, const sim::SimOptions& opts, Ca
   so.prevalidate = false;
   sim::SimResult simulated;
   std::string failure;
+  // The trace the timing oracle holds the run against (verify/timing_agreement.h), unless the caller records one.
+  sim::Trace trace;
+  const bool own_trace = !so.trace;
+  if (own_trace) so.trace = &trace;
   try {
     simulated = sim::simulate(allocated, so);  // serialized: one SystemC kernel per process
   } catch (const InputError& e) {
@@ -55,6 +60,15 @@ void checkSimulatedRun(const Program& allocated, const sim::SimOptions& opts, Ca
   }
   if (!failure.empty()) return fail(out, "simulator:cannot-run", failure);
   if (auto d = sim::simulatorDisagreement(allocated, simulated.exec, reference)) return fail(out, "simulator:disagrees", *d);
+  if (own_trace && so.drop == sim::DropDependency::None) {
+    std::string timing;
+    try {
+      timing = verify::timingDisagreement(allocated, so, simulated.stats, trace);
+    } catch (const InputError& e) {
+      timing = "the timing oracle cannot run the output: " + (e.diagnostics().empty() ? "" : e.diagnostics()[0].message);
+    }
+    if (!timing.empty()) return fail(out, "simulator:timing", timing);
+  }
   out.cycles = simulated.stats.cycles;
   out.simulated = true;
 }

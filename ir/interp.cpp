@@ -196,7 +196,8 @@ class Executor {
     }
     return InputError(inst.loc, "out of memory at step " + std::to_string(result_.steps) + ", executing " +
                                     opName(inst.op) + (tensors.empty() ? "" : " on " + tensors) +
-                                    ": the tensors in use need more memory than this machine can give");
+                                    ": the tensors in use need more memory than this machine can give" +
+                                    outOfMemoryDetail());
   }
 
   void runLoop(const Instruction& inst) {

@@ -2,8 +2,10 @@
 
 #include <sys/resource.h>
 
+#include <atomic>
 #include <cstdio>
 #include <fstream>
+#include <new>
 #include <sstream>
 
 namespace allocsim {
@@ -63,6 +65,36 @@ MemoryAvailable memoryAvailable() {
 }
 
 uint64_t peakResidentBytes() { return statusBytes("VmHWM:"); }
+
+namespace {
+std::atomic<uint64_t> failedAllocation{0};
+std::atomic<bool> measuring{false};
+MemoryAvailable atFailure;  // what there was when the allocation failed (the report comes after the stack unwound)
+bool atFailureKnown = false;
+}  // namespace
+
+uint64_t failedAllocationBytes() { return failedAllocation.load(std::memory_order_relaxed); }
+
+void noteFailedAllocation(uint64_t bytes) {
+  failedAllocation.store(bytes, std::memory_order_relaxed);
+  if (measuring.exchange(true)) return;  // an allocation of the measurement itself failed
+  try {
+    atFailure = memoryAvailable();
+    atFailureKnown = true;
+  } catch (const std::bad_alloc&) {
+    atFailureKnown = false;
+  }
+  measuring.store(false);
+}
+
+std::string outOfMemoryDetail() {
+  const MemoryAvailable m = atFailureKnown ? atFailure : memoryAvailable();
+  std::string out = " (";
+  if (uint64_t asked = failedAllocationBytes()) out += "asked for " + formatBytes(asked) + "; ";
+  if (uint64_t peak = peakResidentBytes()) out += "holding " + formatBytes(peak) + " at the peak; ";
+  if (m.bytes == UINT64_MAX) return out + "no limit known)";
+  return out + "this process can get " + formatBytes(m.bytes) + " more: " + m.limited_by + ")";
+}
 
 std::string formatBytes(uint64_t bytes) {
   static const char* const units[] = {"bytes", "kB", "MB", "GB", "TB", "PB", "EB"};

@@ -20,6 +20,16 @@ MemoryAvailable memoryAvailable();
 // The process's peak resident memory (VmHWM), 0 when unknown.
 uint64_t peakResidentBytes();
 
+// The size of the last allocation that failed, 0 when none is known: the allocsim program's operator new records it
+// (tools/main.cpp) before it throws std::bad_alloc, so that an out-of-memory report says how much was asked for.
+uint64_t failedAllocationBytes();
+void noteFailedAllocation(uint64_t bytes);
+
+// " (asked for 2.05 GB; holding 1.2 GB at the peak; this process can get 1.1 GB more: the address-space limit
+// (ulimit -v))": what a late out-of-memory report adds after the place it names, with what could be got when the
+// allocation failed.
+std::string outOfMemoryDetail();
+
 // "1.9 GB" style (decimal units, three significant digits), for messages.
 std::string formatBytes(uint64_t bytes);
 

@@ -48,7 +48,7 @@ bool validId(std::string_view id) {
 
 }  // namespace
 
-MinimallocProblem parseMinimallocCsv(const std::string& text) {
+MinimallocProblem parseMinimallocCsv(const std::string& text, const ProgressFn* progress) {
   MinimallocProblem p;
   const size_t lines = size_t(std::count(text.begin(), text.end(), '\n')) + 1;
   std::unordered_set<std::string_view> ids;  // views into `text`
@@ -62,7 +62,7 @@ MinimallocProblem parseMinimallocCsv(const std::string& text) {
     size_t nl = text.find('\n', pos);
     std::string_view line(text.data() + pos, (nl == std::string::npos ? text.size() : nl) - pos);
     pos = nl == std::string::npos ? text.size() : nl + 1;
-    ++line_no;
+    if (++line_no % kProgressSteps == 0) reportProgress(progress, "reading the file", line_no, "lines");
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
     if (line.find_first_not_of(" \t") == std::string_view::npos) continue;
     splitLine(line, f);

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "ir/diag.h"
+#include "ir/progress.h"
 
 namespace allocsim {
 
@@ -28,7 +29,8 @@ struct MinimallocProblem {
 
 // Parses the CSV. Throws InputError (file:line:col) on a bad header, a missing or malformed field, a
 // duplicate id, size <= 0, lower < 0 or lower >= upper, and on a file with no buffers (a header alone).
-MinimallocProblem parseMinimallocCsv(const std::string& text);
+// `progress` (may be null) hears the lines read, phase "reading the file".
+MinimallocProblem parseMinimallocCsv(const std::string& text, const ProgressFn* progress = nullptr);
 
 // The CSV, with the offset column when every buffer has an offset.
 std::string printMinimallocCsv(const MinimallocProblem& p);

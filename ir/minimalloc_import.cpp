@@ -163,11 +163,13 @@ Program importMinimalloc(const MinimallocProblem& mp, uint64_t capacity, bool fi
   return p;
 }
 
-std::string importMinimallocText(const MinimallocProblem& mp, uint64_t capacity) {
+std::string importMinimallocText(const MinimallocProblem& mp, uint64_t capacity, const ProgressFn* progress) {
   // The declarations as printProgram prints them; the body's three instruction forms written directly (the
   // tests compare this with printProgram(importMinimalloc(...))).
   std::string out = printProgram(importedDeclarations(mp, capacity, true)) + "\n";
+  uint64_t written = 0;
   emitBody(mp, true, [&](Slot slot, TensorId t) {
+    if (++written % kProgressSteps == 0) reportProgress(progress, "writing the program", written, "instructions");
     if (slot == Slot::Filler) {
       out += "li tick, 0\n";
       return;

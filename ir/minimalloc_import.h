@@ -31,7 +31,8 @@ Program importMinimalloc(const MinimallocProblem& p, uint64_t capacity, bool fil
 
 // printProgram(importMinimalloc(p, capacity)), written without building the program's instructions: a million
 // buffers import in the memory of their declarations and the text (an Instruction is a few hundred bytes).
-std::string importMinimallocText(const MinimallocProblem& p, uint64_t capacity);
+// `progress` (may be null) hears the instructions written, phase "writing the program".
+std::string importMinimallocText(const MinimallocProblem& p, uint64_t capacity, const ProgressFn* progress = nullptr);
 
 // The factor the program's sizes, capacity and offsets are of the problem's: 2 when some size is odd, else 1.
 uint64_t minimallocScale(const MinimallocProblem& p);

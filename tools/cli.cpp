@@ -41,17 +41,19 @@ int run(int argc, char** argv) {
       return kExitBadInput;
     } catch (const std::bad_alloc&) {
       // Where the verbs can tell before allocating, they refuse with the tensor and the sizes (an InputError);
-      // this is what is left: the input named, what the process held, and what it could have got.
-      std::string input;
-      for (const std::string& a : args)
-        if (!a.empty() && a[0] != '-' && std::filesystem::is_regular_file(a)) {
-          input = a + ": ";
-          break;
+      // this is what is left: the input named (or, for a verb that reads none, its arguments), how much was asked
+      // for, what the process held, and what it could have got.
+      std::string input, options;
+      for (size_t i = 0; i < args.size(); ++i) {
+        options += " " + args[i];
+        if (args[i] == "-o") {  // an output, never the input
+          if (i + 1 < args.size()) options += " " + args[++i];
+        } else if (input.empty() && !args[i].empty() && args[i][0] != '-' && std::filesystem::is_regular_file(args[i])) {
+          input = args[i] + ": ";
         }
-      const MemoryAvailable m = memoryAvailable();
-      std::fprintf(stderr, "allocsim %s: %sout of memory: the process holds %s at its peak and could not get more (%s: %s more)\n",
-                   v.name, input.c_str(), formatBytes(peakResidentBytes()).c_str(), m.limited_by.c_str(),
-                   formatBytes(m.bytes).c_str());
+      }
+      std::fprintf(stderr, "allocsim %s%s: %sout of memory%s\n", v.name, input.empty() ? options.c_str() : "",
+                   input.c_str(), outOfMemoryDetail().c_str());
       return kExitBadInput;
     } catch (const std::exception& e) {
       // Verbs report their own input errors with locations; anything reaching here is unexpected.

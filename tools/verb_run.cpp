@@ -152,17 +152,8 @@ struct LevelRun {
 // The model's timing against the timing oracle and the invariants (verify/timing_agreement.h): "" when both hold.
 std::string timingFailure(const Program& allocated, const sim::SimResult& r, const sim::Trace& trace,
                           const sim::SimOptions& so, const std::string& display) {
-  verify::TimingOracleOptions oo;
-  oo.max_steps = so.max_steps;
-  oo.max_storage_bytes = so.max_storage_bytes;
-  const verify::TimingSchedule oracle = verify::timingSchedule(allocated, so.timing, oo);
-  std::vector<std::string> lines = verify::timingDifferences(allocated, oracle, r.stats, trace);
-  for (std::string& v : verify::timingInvariantViolations(allocated, trace, &oracle)) lines.push_back(std::move(v));
-  if (lines.empty()) return "";
-  std::string out = display + ": [timing] the simulated timing differs from the timing oracle's or breaks an "
-                    "invariant (docs/simulator.md \"Timing\"):\n";
-  for (const std::string& l : lines) out += "  " + l + "\n";
-  return out;
+  const std::string d = verify::timingDisagreement(allocated, so, r.stats, trace);
+  return d.empty() ? d : display + ": [timing] " + d;
 }
 
 LevelRun simulateAllocated(Program allocated, const RunArgs& a, const sim::TimingTable& timing,

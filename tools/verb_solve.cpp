@@ -78,7 +78,7 @@ int runSolve(const Args& args) {
   };
   try {
     progress.report("reading the file", 0, "buffers");
-    problem = parseMinimallocCsv(readSource(in));
+    problem = parseMinimallocCsv(readSource(in), progress.fn());
     if (elapsed() > time_limit) return outOfTime("while the file was read");
     progress.report("building the search's tables", problem.buffers.size(), "buffers");
     exact = exactProblemOf(problem, *capacity);

@@ -13,6 +13,7 @@
 #include "tools/load.h"
 #include "tools/sim_report.h"
 #include "tools/verbs.h"
+#include "verify/timing_agreement.h"
 
 namespace allocsim::cli {
 
@@ -27,9 +28,11 @@ static const char kTraceHelp[] =
     "                    (descriptor chains on ring N); model time is in cycles (1 ns per cycle)\n"
     "  --perfetto FILE   a trace-event JSON (open in ui.perfetto.dev): one track per engine and DMA queue,\n"
     "                    each executed instruction a slice with its source line and text; ring counters\n"
-    "At least one of the two is needed. Prints the cycle summary of `allocsim run`.\n"
+    "At least one of the two is needed. Prints the cycle summary of `allocsim run`, and holds the trace\n"
+    "against the timing oracle (every instruction's start and end, and the timing invariants).\n"
     "\n"
-    "exit codes: 0 ok, 2 bad input or usage, 3 allocation impossible\n";
+    "exit codes: 0 ok, 1 the timing differs from the timing oracle's, 2 bad input or usage,\n"
+    "3 allocation impossible\n";
 
 int runTrace(const Args& raw) {
   Args args;
@@ -105,6 +108,11 @@ int runTrace(const Args& raw) {
                    .c_str(),
                stdout);
     std::fputs(simStatsText(allocated, r.stats, so.timing.clock_ghz).c_str(), stdout);
+    // The trace is held against the timing oracle, as `allocsim run` holds every run.
+    if (const std::string d = verify::timingDisagreement(allocated, so, r.stats, trace); !d.empty()) {
+      std::fputs((display + ": [timing] " + d).c_str(), stderr);
+      return kExitVerifyFailed;
+    }
     return kExitOk;
   } catch (const OptionError& e) {
     throw UsageError(e.what());

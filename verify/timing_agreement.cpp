@@ -173,6 +173,21 @@ std::vector<std::string> timingInvariantViolations(const Program& p, const sim::
   return lines.done();
 }
 
+std::string timingDisagreement(const Program& allocated, const sim::SimOptions& o, const sim::SimStats& stats,
+                               const sim::Trace& trace) {
+  TimingOracleOptions oo;
+  oo.max_steps = o.max_steps;
+  oo.max_storage_bytes = o.max_storage_bytes;
+  const TimingSchedule oracle = timingSchedule(allocated, o.timing, oo);
+  std::vector<std::string> lines = timingDifferences(allocated, oracle, stats, trace);
+  for (std::string& v : timingInvariantViolations(allocated, trace, &oracle)) lines.push_back(std::move(v));
+  if (lines.empty()) return "";
+  std::string out = "the simulated timing differs from the timing oracle's or breaks an invariant "
+                    "(docs/simulator.md \"Timing\"):\n";
+  for (const std::string& l : lines) out += "  " + l + "\n";
+  return out;
+}
+
 TimingCheck checkTiming(const Program& allocated, sim::SimOptions o) {
   TimingCheck c;
   sim::Trace trace;

@@ -27,6 +27,12 @@ std::vector<std::string> timingDifferences(const Program& p, const TimingSchedul
 std::vector<std::string> timingInvariantViolations(const Program& p, const sim::Trace& trace,
                                                    const TimingSchedule* deps, size_t max_lines = 8);
 
+// For a run already made with a trace (`trace` was o.trace): the oracle's schedule under o.timing, then the
+// differences and broken invariants as one text, a line each under a heading; "" when the timing is right. Throws
+// InputError as timingSchedule() does.
+std::string timingDisagreement(const Program& allocated, const sim::SimOptions& o, const sim::SimStats& stats,
+                               const sim::Trace& trace);
+
 struct TimingCheck {
   sim::SimResult result;                  // the model's run
   TimingSchedule oracle;

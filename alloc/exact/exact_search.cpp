@@ -20,12 +20,23 @@ bool rowsOverlap(uint32_t a, uint32_t an, uint32_t b, uint32_t bn) { return a < 
 // The time limit ran out while the search was set up (ExactSolver::State).
 struct SetupTimeout {};
 
+// The setup's deadline and progress line: check() throws SetupTimeout once the deadline has passed, after telling the
+// progress line what is being built (called every few thousand units of work).
+struct SetupLimit {
+  Clock::time_point deadline;
+  const ProgressFn* progress = nullptr;
+  void check(const char* phase, uint64_t done) const {
+    reportProgress(progress, phase, done, "buffers");
+    if (Clock::now() > deadline) throw SetupTimeout();
+  }
+};
+
 // First fit in a given order: each item at the lowest aligned offset, over its allowed rows, that conflicts with
 // nothing placed before it; pinned items first, where they are pinned. Unbounded: the height may exceed the
 // capacity. `overlaps[i]`: the items live at a common position with item i (the search's table), so an item costs
 // its overlaps, not every item placed before it.
 std::vector<ExactPlacement> firstFit(const ExactProblem& p, const std::vector<uint32_t>& order,
-                                     const std::vector<std::vector<uint32_t>>& overlaps, Clock::time_point deadline) {
+                                     const std::vector<std::vector<uint32_t>>& overlaps, const SetupLimit& limit) {
   const size_t n = p.items.size();
   std::vector<ExactPlacement> pl(n);
   std::vector<char> placed(n, 0);
@@ -39,7 +50,7 @@ std::vector<ExactPlacement> firstFit(const ExactProblem& p, const std::vector<ui
   for (uint32_t i : order) {
     const ExactItem& it = p.items[i];
     if (it.fixed_offset) continue;
-    if (++done % 1024 == 0 && Clock::now() > deadline) throw SetupTimeout();
+    if (++done % 1024 == 0) limit.check("exact search setup: first fit", done);
     ExactPlacement best{it.starts[0], UINT64_MAX};
     for (uint32_t start : it.starts) {
       busy.clear();
@@ -124,8 +135,8 @@ enum class Outcome : uint8_t { Found, NotFound, Aborted, Timeout };
 class Search {
  public:
   // `widths`: each item's live span in the caller's positions (the preorders' W), before normalization.
-  // Throws SetupTimeout when `deadline` passes while the tables are built.
-  Search(const ExactProblem& p, const std::vector<uint64_t>& widths, Clock::time_point deadline) : p_(p) {
+  // Throws SetupTimeout when the limit's deadline passes while the tables are built.
+  Search(const ExactProblem& p, const std::vector<uint64_t>& widths, const SetupLimit& limit) : p_(p) {
     const uint32_t n = uint32_t(p.items.size());
     // Sections: one per distinct first position; an item covers the sections whose position it is live at.
     for (const ExactItem& it : p.items) section_pos_.push_back(it.first);
@@ -140,7 +151,7 @@ class Search {
       sec_lo_[i] = uint32_t(std::lower_bound(section_pos_.begin(), section_pos_.end(), it.first) - section_pos_.begin());
       sec_hi_[i] = uint32_t(std::upper_bound(section_pos_.begin(), section_pos_.end(), it.last) - section_pos_.begin());
       for (uint32_t s = sec_lo_[i]; s < sec_hi_[i]; ++s) section_items_[s].push_back(i);
-      if (i % 4096 == 0 && Clock::now() > deadline) throw SetupTimeout();
+      if (i % 4096 == 0) limit.check("exact search setup: sections", i);
     }
     // Time overlaps, by a sweep over first positions.
     overlaps_.resize(n);
@@ -153,7 +164,7 @@ class Search {
       for (size_t y = x + 1; y < n && (touching_apart ? p.items[by_first[y]].first < p.items[by_first[x]].last
                                                       : p.items[by_first[y]].first <= p.items[by_first[x]].last);
            ++y) {
-        if ((++work & 0xffff) == 0 && Clock::now() > deadline) throw SetupTimeout();
+        if ((++work & 0xffff) == 0) limit.check("exact search setup: overlaps", x);
         overlaps_[by_first[x]].push_back(by_first[y]);
         overlaps_[by_first[y]].push_back(by_first[x]);
       }
@@ -526,14 +537,14 @@ const char* exactStatusName(ExactStatus s) {
 // What does not depend on the capacity is built once per problem: the normalized problem, the search's tables and
 // the first-fit placements (sbuf_packing.h asks for a ladder of capacities on one problem).
 struct ExactSolver::State {
-  State(const ExactProblem& original, Clock::time_point deadline)
-      : p(normalized(original)), lower_bound(exactLowerBound(p)), search(p, widthsOf(original), deadline) {
+  State(const ExactProblem& original, const SetupLimit& limit)
+      : p(normalized(original)), lower_bound(exactLowerBound(p)), search(p, widthsOf(original), limit) {
     // Best first fit over the preorders and plain size order: a fit at once when one is easy, else the fallback.
     // Out of time after one of them: the best so far (the search then stops at once).
     for (const char* h : {"Z", "WAT", "TAW", "TWA"}) {
       std::vector<ExactPlacement> pl;
       try {
-        pl = firstFit(p, preorder(search.keys(), h), search.overlaps(), deadline);
+        pl = firstFit(p, preorder(search.keys(), h), search.overlaps(), limit);
       } catch (const SetupTimeout&) {
         if (best.empty()) throw;
         break;
@@ -560,11 +571,12 @@ struct ExactSolver::State {
   uint64_t best_height = 0;
 };
 
-ExactSolver::ExactSolver(const ExactProblem& p, double setup_limit_s) {
-  const auto deadline =
-      Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(setup_limit_s));
+ExactSolver::ExactSolver(const ExactProblem& p, double setup_limit_s, const ProgressFn* progress) {
+  const SetupLimit limit{
+      Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(setup_limit_s)),
+      progress};
   try {
-    state_ = std::make_unique<State>(p, deadline);
+    state_ = std::make_unique<State>(p, limit);
   } catch (const SetupTimeout&) {
     state_.reset();  // solve() says so
   }
@@ -622,7 +634,7 @@ ExactResult ExactSolver::solve(uint64_t capacity, const ExactSearchOptions& o) {
 
 ExactResult solveExact(const ExactProblem& p, const ExactSearchOptions& o) {
   const auto t0 = Clock::now();
-  ExactSolver solver(p, o.time_limit_s);
+  ExactSolver solver(p, o.time_limit_s, o.progress);
   // The setup's time counts against the limit.
   ExactSearchOptions rest = o;
   rest.time_limit_s = std::max(0.0, o.time_limit_s - std::chrono::duration<double>(Clock::now() - t0).count());

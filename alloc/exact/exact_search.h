@@ -72,8 +72,8 @@ ExactResult solveExact(const ExactProblem& p, const ExactSearchOptions& o = {});
 class ExactSolver {
  public:
   // Building the tables stops once `setup_limit_s` seconds have passed; solve() then returns Unknown with no
-  // placements at once.
-  explicit ExactSolver(const ExactProblem& p, double setup_limit_s = 1e9);
+  // placements at once. `progress` (may be null) hears how far the building is.
+  explicit ExactSolver(const ExactProblem& p, double setup_limit_s = 1e9, const ProgressFn* progress = nullptr);
   ~ExactSolver();
   ExactSolver(const ExactSolver&) = delete;
   ExactSolver& operator=(const ExactSolver&) = delete;

@@ -40,15 +40,22 @@ def binary():
 _NP_DTYPES = {"float32": "float32", "int32": "int32", "uint32": "uint32", "uint16": "uint16"}
 
 
-def _arg_of(x, dtype=None):
+def _arg_of(x, dtype=None, param=None, func=None):
+    import inspect
     import numpy as np
+    # a parameter's dtype is refused at the kernel's definition, naming the parameter
+    loc = (inspect.getsourcefile(func) or "<kernel>", func.__code__.co_firstlineno) if func else ("<arguments>", 0)
     if isinstance(x, np.ndarray):
         if dtype is not None:
-            return TensorArg(x.shape, dtype)
+            try:
+                return TensorArg(x.shape, dtype)
+            except KernelError as e:
+                raise KernelError("parameter '%s': %s" % (param, e.message), loc)
         name = _NP_DTYPES.get(x.dtype.name)
         if name is None:
-            raise KernelError("a numpy array of %s: the program format has f32, bf16 (pass dtypes={name: "
-                              "'bfloat16'} with float32 data), i32, u32, u16" % x.dtype.name, ("<arguments>", 0))
+            raise KernelError("unsupported: parameter '%s' is a numpy array of %s: the program format has f32, bf16 "
+                              "(pass dtypes={'%s': 'bfloat16'} with float32 data), i32, u32, u16"
+                              % (param, x.dtype.name, param), loc)
         return TensorArg(x.shape, name)
     return x
 
@@ -88,7 +95,8 @@ class Traced:
         given.update(kwargs)
         dtypes = dtypes or {}
         self.values = given
-        self.text, self.tracer = trace_kernel(kernel, {n: _arg_of(v, dtypes.get(n)) for n, v in given.items()}, arch)
+        self.text, self.tracer = trace_kernel(kernel, {n: _arg_of(v, dtypes.get(n), n, func) for n, v in given.items()},
+                                              arch)
         self.dram = {t.name: t for t in self.tracer.tensors if t.space == "dram" and not t.dead}
 
     def write(self, d):

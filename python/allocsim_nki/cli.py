@@ -95,7 +95,10 @@ def _run(verb, path, kernel, specs, arch, out):
         if kernel not in ks:
             raise KernelError("no kernel '%s' in this file (kernels: %s)" % (kernel, ", ".join(sorted(ks)) or "none"),
                               (path, 1))
-        args = dict(parse_arg(s) for s in specs)
+        try:
+            args = dict(parse_arg(s) for s in specs)
+        except KernelError as e:  # a dtype the format lacks: at the kernel's definition
+            raise KernelError(e.message, (path, ks[kernel].func.__code__.co_firstlineno))
         text, _ = trace_kernel(ks[kernel], args, arch)
         out.write(text)
         return 0

@@ -884,12 +884,7 @@ class View:
                 unsupported("reshape of a tile that changes its partition axis (%d to %d partitions)"
                             % (P, shape[0]), loc)
             lead, free, rest = [part[0] if part else (1, 0, 0)], [a for a in axes if a[1] == 0], shape[1:]
-        merged = []
-        for c, _, s in free:
-            if merged and merged[-1][1] == c * s:
-                merged[-1] = (merged[-1][0] * c, s)
-            else:
-                merged.append((c, s))
+        merged = _merge_axes((c, s) for c, _, s in free)
         if len(merged) > 1 or (merged and merged[0][1] != 1):
             unsupported("reshape of a tile whose elements are not one contiguous run", loc)
         new, stride = [], 1
@@ -1873,14 +1868,19 @@ def _walk(body):
             yield item
 
 
-def _free_pattern(free, loc):
+def _merge_axes(free):
+    """(count, stride) axes, outermost first, with each axis that steps over exactly the next one merged into it."""
     merged = []
     for c, s in free:
         if merged and merged[-1][1] == c * s:
-            pc, ps = merged.pop()
-            merged.append((pc * c, s))
+            merged[-1] = (merged[-1][0] * c, s)
         else:
             merged.append((c, s))
+    return merged
+
+
+def _free_pattern(free, loc):
+    merged = _merge_axes(free)
     if not merged:
         return 1, 0, 1
     if len(merged) == 1:
@@ -1903,12 +1903,7 @@ def _expressible(v):
         if len(part) > 1 or (part and (part[0] is not axes[0] or part[0][1] != 1 or part[0][2] != 0)):
             return True  # refused where it is rendered, with its own message
         free = [a for a in axes if a[1] == 0]
-    merged = []
-    for c, _, s in free:
-        if merged and merged[-1][1] == c * s:
-            merged[-1] = (merged[-1][0] * c, s)
-        else:
-            merged.append((c, s))
+    merged = _merge_axes((c, s) for c, _, s in free)
     return len(merged) <= 1 or (len(merged) == 2 and merged[1][1] == 1)
 
 

@@ -102,6 +102,18 @@ class TypingTest(unittest.TestCase):
         self.assertTrue(same_bits(r.returned, a + b))
 
 
+    def test_dtypes_outside_the_format_are_refused_at_the_kernel(self):
+        for dt in (np.float16, np.int8):
+            with self.assertRaises(allocsim_nki.KernelError) as ctx:
+                allocsim_nki.simulate(typed.typed_add, np.ones((8, 64), dt), np.ones((8, 64), dt), arch="tiny")
+            self.assertRegex(ctx.exception.format(), r"typed\.py:\d+: unsupported: parameter 'a' is a numpy array of "
+                             + np.dtype(dt).name)
+        p = subprocess.run([BIN, "nki", os.path.join(KERNELS, "typed.py"), "--kernel", "typed_add", "--arg",
+                            "a=8x64:float16", "--arg", "b=8x64:float32"], stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, text=True)
+        self.assertEqual(p.returncode, 2)
+        self.assertRegex(p.stderr, r"typed\.py:\d+: --arg a: unsupported: dtype float16")
+
     def test_nki_simulate_returns_a_function(self):
         import nki
         a, b = rand((8, 64), 54), rand((8, 64), 55)

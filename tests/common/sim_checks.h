@@ -10,6 +10,7 @@
 #include "ir/physical_storage.h"
 #include "ir/program.h"
 #include "sim/simulate.h"
+#include "verify/timing_agreement.h"
 
 namespace allocsim {
 
@@ -31,10 +32,18 @@ inline InterpResult interpretPhysical(const Program& allocated, uint64_t poison_
 inline sim::SimResult expectSimulatorMatchesInterpreter(const Program& allocated, uint64_t poison_seed,
                                                         sim::SimOptions opts = {}) {
   opts.poison_seed = poison_seed;
+  // Every simulation through here is also held against the timing oracle (unless a caller records the trace or
+  // drops a dependence on purpose).
+  sim::Trace trace;
+  const bool timing = !opts.trace && opts.drop == sim::DropDependency::None;
+  if (timing) opts.trace = &trace;
   sim::SimResult s = sim::simulate(allocated, opts);
   InterpResult ref = interpretPhysical(allocated, poison_seed);
   EXPECT_EQ(firstDisagreement(s.exec, ref), -1);
   EXPECT_GT(s.stats.cycles, 0u);
+  if (timing) {
+    EXPECT_EQ(verify::timingDisagreement(allocated, opts, s.stats, trace), "");
+  }
   return s;
 }
 

@@ -11,6 +11,7 @@
 #include "ir/check.h"
 #include "ir/parse.h"
 #include "ir/print.h"
+#include "tests/common/hazard_programs.h"
 
 namespace allocsim {
 namespace {
@@ -199,23 +200,7 @@ TEST(HarnessCampaign, EveryPassingOutputRunsOnTheSimulatorUnlessTurnedOff) {
   EXPECT_EQ(r.simulated, 0u);
 }
 
-// Only a WAR dependence keeps the memset from landing before the tt reads x (the same program as
-// tests/sim/sim_test.cpp):
-// a simulator that drops that class computes something else, and the check must say so.
-const char kWarProgram[] = R"(arch tiny
-dram X [8, 16] f32 input
-dram Z [8, 960] f32 input
-dram Y [8, 16] f32 output
-sbuf x [8, 16] f32 @p0+0
-sbuf z [8, 960] f32 @p0+64
-sbuf y [8, 16] f32 @p0+3904
-dma x, X
-dma z, Z
-tt y, x, z[:, 0:16], add
-memset x, 0
-dma Y, y
-)";
-
+// kWarProgram: a simulator that drops the WAR class computes something else, and the check must say so.
 TEST(HarnessSimulatedRun, AgreementPassesAndADisagreementIsAFinding) {
   const Program p = parseProgram(kWarProgram);
   CaseOutcome agrees;

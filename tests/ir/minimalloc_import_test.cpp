@@ -5,6 +5,8 @@
 
 #include <fstream>
 #include <sstream>
+#include <utility>
+#include <vector>
 
 #include "alloc/liveness.h"
 #include "ir/check.h"
@@ -65,6 +67,35 @@ TEST(MinimallocCsv, PrintParseRoundTripWithOffsets) {
   MinimallocProblem p = parseMinimallocCsv("id,lower,upper,size,offset\na,0,5,4,8\nb,5,9,8,0\n");
   EXPECT_EQ(p.buffers[0].offset, 8);
   EXPECT_EQ(printMinimallocCsv(p), "id,lower,upper,size,offset\na,0,5,4,8\nb,5,9,8,0\n");
+}
+
+// A long file tells a progress line how far the reading and the writing are: counts that grow, up to the lines read
+// and the instructions written (two per buffer at least: its definition and its last use).
+TEST(MinimallocCsv, ProgressCountsLinesReadAndInstructionsWritten) {
+  const uint64_t buffers = 3 * kProgressSteps;
+  std::string csv = "id,lower,upper,size\n";
+  for (uint64_t i = 0; i < buffers; ++i)
+    csv += std::to_string(i) + "," + std::to_string(i) + "," + std::to_string(i + 2) + ",4\n";
+  std::vector<std::pair<std::string, uint64_t>> heard;
+  const ProgressFn progress = [&](const char* phase, uint64_t done, const char*) { heard.emplace_back(phase, done); };
+  const MinimallocProblem p = parseMinimallocCsv(csv, &progress);
+  ASSERT_EQ(p.buffers.size(), buffers);
+  std::vector<uint64_t> lines;
+  for (const auto& [phase, done] : heard) {
+    EXPECT_EQ(phase, "reading the file");
+    lines.push_back(done);
+  }
+  EXPECT_EQ(lines, (std::vector<uint64_t>{kProgressSteps, 2 * kProgressSteps, 3 * kProgressSteps}));
+  heard.clear();
+  const std::string text = importMinimallocText(p, 1 << 20, &progress);
+  ASSERT_GE(heard.size(), 2 * buffers / kProgressSteps);
+  uint64_t last = 0;
+  for (const auto& [phase, done] : heard) {
+    EXPECT_EQ(phase, "writing the program");
+    EXPECT_GT(done, last);
+    last = done;
+  }
+  EXPECT_EQ(text, importMinimallocText(p, 1 << 20));  // the same text with or without a listener
 }
 
 TEST(MinimallocImport, EveryBenchmarkGivesTheIntervalsExactly) {

@@ -12,26 +12,11 @@
 #include "gen/generate.h"
 #include "ir/parse.h"
 #include "sim/simulate.h"
+#include "tests/common/hazard_programs.h"
 #include "tests/common/sim_checks.h"
 
 namespace allocsim {
 namespace {
-
-// x is loaded, then a DVE op waits for a long second load while POOL overwrites x: only the WAR dependence keeps
-// the memset from landing before the tt reads x.
-const char kWarProgram[] = R"(arch tiny
-dram X [8, 16] f32 input
-dram Z [8, 960] f32 input
-dram Y [8, 16] f32 output
-sbuf x [8, 16] f32 @p0+0
-sbuf z [8, 960] f32 @p0+64
-sbuf y [8, 16] f32 @p0+3904
-dma x, X
-dma z, Z
-tt y, x, z[:, 0:16], add
-memset x, 0
-dma Y, y
-)";
 
 // x is written by a slow load and then by a fast memset; only the WAW dependence keeps the load from landing last.
 const char kWawProgram[] = R"(arch tiny

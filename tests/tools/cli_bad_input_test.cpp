@@ -82,10 +82,14 @@ TEST(CliBadInput, UsageErrorsExitWithTwo) {
   EXPECT_EQ(allocsim("gen").exit_code, 2);  // --seed is required
   EXPECT_EQ(allocsim("gen --seed 1 --arch gen9").exit_code, 2);
   EXPECT_EQ(allocsim("gen --seed 1 --psum-banks 0").exit_code, 2);
-  // A --size the given --dram-limit cannot hold is said, not silently shrunk (16 MiB: about 1,000 statements).
-  CliRun big = allocsim("gen --seed 2 --size 5000 --dram-limit 16777216");
+  // A --size the given --dram-limit cannot hold even with shared DRAM tensors is said, not silently shrunk (64 KiB
+  // holds less than tiny's shared inputs); tiny's own 16 MiB, given, holds 5,000 statements once loads and stores
+  // share tensors (the program then names no other limit).
+  CliRun big = allocsim("gen --seed 2 --size 5000 --dram-limit 65536");
   EXPECT_EQ(big.exit_code, 2);
   EXPECT_NE(big.out.find("--dram-limit"), std::string::npos) << big.out;
+  CliRun shared = allocsim("gen --seed 2 --size 5000 --dram-limit 16777216", "2>&1 | head -1");
+  EXPECT_EQ(shared.out, "arch tiny\n");
   EXPECT_EQ(allocsim("gen --seed 2 --size 5000 --dram-limit 1073741824", "> /dev/null 2>&1").exit_code, 0);
   // Without --dram-limit the DRAM follows the size: the program names a limit above the preset's 16 MiB.
   CliRun follows = allocsim("gen --seed 2 --size 5000", "2>&1");

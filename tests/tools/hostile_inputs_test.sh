@@ -76,6 +76,14 @@ printf 'arch gen2 dram-limit=17179869184\ndram big [128, 4000000] f32 input\ndra
 run "interp under ulimit" 30 bash -c "ulimit -v 1000000; exec '$allocsim' interp bigdram.nki.txt"
 expect "interp under ulimit" 2 "^bigdram\.nki\.txt:2:[0-9]+: out of memory: tensor 'big' \(2\.05 GB\) .*can get .* more \(the address-space limit"
 
+# Where no verb can tell beforehand, the report still names the input (or the arguments), how much was asked for, how
+# much the process held and how much it could have got.
+run "gen under ulimit" 30 bash -c "ulimit -v 150000; exec '$allocsim' gen --seed 1 --size 100000 --arch tiny"
+expect "gen under ulimit" 2 "^allocsim gen --seed 1 --size 100000 --arch tiny: out of memory \(asked for [0-9.]+ [kMG]?B; holding [0-9.]+ [kMG]?B at the peak; this process can get [0-9.]+ [kMG]?B more: the address-space limit"
+awk 'BEGIN { print "id,lower,upper,size"; for (i = 0; i < 1000000; i++) print "b" i "," i "," i + 7 "," 64 }' >rows.16777216.csv
+run "import under ulimit" 30 bash -c "ulimit -v 150000; exec '$allocsim' import minimalloc rows.16777216.csv -o rows.nki.txt"
+expect "import under ulimit" 2 "^allocsim import: rows\.16777216\.csv: out of memory \(asked for [0-9.]+ [kMG]?B; .*this process can get [0-9.]+ [kMG]?B more"
+
 # --- Impossible at once: one instruction names more register lanes than the machine has (4 on tiny).
 printf 'arch tiny\nreg a 64\nreg b 64\nreg c 64\n\nli a, 1\nli b, 2\nadd c, a, b\n' >lanes.nki.txt
 for level in 0 2 8; do

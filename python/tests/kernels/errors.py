@@ -94,3 +94,11 @@ def out_of_bounds(a):
         t = nl.load(a[i * 8:(i + 1) * 8, :])  # refused here
         nl.store(out[i * 8:(i + 1) * 8, :], value=t)
     return out
+
+
+@nki.jit
+def uses_fp8_tile(a):
+    out = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
+    t = nl.load(a[0:8, :], dtype=nl.float8_e4m3)  # refused here
+    nl.store(out[0:8, :], value=t)
+    return out

@@ -1,0 +1,24 @@
+// Hand-allocated programs whose result depends on one class of dependence between instructions, shared by the
+// simulator's tests (a simulator that drops the class computes something else) and the harness's (its simulated
+// run must report that disagreement).
+#pragma once
+
+namespace allocsim {
+
+// x is loaded, then a DVE op waits for a long second load while POOL overwrites x: only the WAR dependence keeps
+// the memset from landing before the tt reads x.
+inline constexpr char kWarProgram[] = R"(arch tiny
+dram X [8, 16] f32 input
+dram Z [8, 960] f32 input
+dram Y [8, 16] f32 output
+sbuf x [8, 16] f32 @p0+0
+sbuf z [8, 960] f32 @p0+64
+sbuf y [8, 16] f32 @p0+3904
+dma x, X
+dma z, Z
+tt y, x, z[:, 0:16], add
+memset x, 0
+dma Y, y
+)";
+
+}  // namespace allocsim
