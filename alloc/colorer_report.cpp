@@ -12,7 +12,7 @@ std::string colorerDemandPlainLine(const std::string& memory, const std::string&
   if (demand == 0) return memory + " demand: none (no " + memory + " tensor is live), so the line above says 100%";
   return memory + " demand: " + std::to_string(demand) + " " + unit + " summed over all " + memory +
          " tensors (at most " + std::to_string(max_live) + " live at once) against a capacity of " +
-         std::to_string(capacity) + " " + unit + "; the line above is the seed's ratio capacity / demand = " +
+         std::to_string(capacity) + " " + unit + "; the line above is the production compiler's ratio capacity / demand = " +
          num(100.0 * double(capacity) / double(demand)) + "%, i.e. demand is " +
          num(100.0 * double(demand) / double(capacity ? capacity : 1)) + "% of capacity";
 }

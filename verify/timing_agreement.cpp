@@ -106,6 +106,15 @@ std::vector<std::string> timingDifferences(const Program& p, const TimingSchedul
     compare(lines, name + " instructions", stats.engines[e].instructions, oracle.instructions[e]);
   }
   compare(lines, "loop iterations", stats.loop_iterations, oracle.loop_iterations);
+  uint64_t dependence_stalls = 0;
+  for (size_t c = 0; c < sim::kStallCauses; ++c)
+    if (c != size_t(sim::StallCause::RingFull) && c != size_t(sim::StallCause::EngineBusy))
+      dependence_stalls += stats.stall_cycles[c];
+  compare(lines, "engine-busy stall cycles", stats.stall_cycles[size_t(sim::StallCause::EngineBusy)],
+          oracle.engine_busy_stall_cycles);
+  compare(lines, "ring-full stall cycles", stats.stall_cycles[size_t(sim::StallCause::RingFull)],
+          oracle.ring_full_stall_cycles);
+  compare(lines, "dependence stall cycles (every kind)", dependence_stalls, oracle.dependence_stall_cycles);
   compare(lines, "sequencer busy cycles", stats.sequencer_busy_cycles, oracle.sequencer_busy_cycles);
   compare(lines, "DMA queues", stats.queues.size(), oracle.queues.size());
   for (size_t q = 0; q < std::min(stats.queues.size(), oracle.queues.size()); ++q) {

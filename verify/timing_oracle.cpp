@@ -286,8 +286,10 @@ class Scheduler {
 
   // The sequencer waits for the end of the last SP instruction writing any of these lanes.
   void waitRegisterWriters(const std::vector<uint32_t>& lanes) {
+    const uint64_t before = clock_;
     for (uint32_t l : lanes)
       if (l < lane_end_.size()) clock_ = std::max(clock_, lane_end_[l]);
+    out_.dependence_stall_cycles += clock_ - before;
   }
 
   // A loop iteration or an if: on the sequencer, its cost from the sequencer's clock.
@@ -307,7 +309,10 @@ class Scheduler {
     const uint32_t engine = uint32_t(engineOf(e.inst->op));
     // (a) A free slot in the engine's queue: the instruction `depth` places ahead of it on this engine has left.
     std::deque<uint64_t>& left = leave_[engine];
-    if (left.size() >= t_.engine_queue_depth) clock_ = std::max(clock_, left[left.size() - t_.engine_queue_depth]);
+    if (left.size() >= t_.engine_queue_depth) {
+      const uint64_t leaves = left[left.size() - t_.engine_queue_depth];
+      if (leaves > clock_) out_.engine_busy_stall_cycles += leaves - clock_, clock_ = leaves;
+    }
     // (b) The registers it reads have been written.
     waitRegisterWriters(e.lanes_read);
     prune();
@@ -334,6 +339,7 @@ class Scheduler {
       uint64_t& engine_clock = engine_clock_[engine];
       s.track = engine;
       s.start = std::max({engine_clock, s.dispatch, deps_end});
+      out_.dependence_stall_cycles += s.start - std::max(engine_clock, s.dispatch);
       s.end = s.start + e.cost;
       engine_clock = s.end;
       out_.busy_cycles[engine] += e.cost;
@@ -354,6 +360,7 @@ class Scheduler {
   // docs/simulator.md "DMA": the issuer, the ring, the fabric.
   void transfer(const Event& e, TimedStep& s, uint64_t deps_end) {
     s.ready = std::max({issuer_clock_, s.dispatch, deps_end});
+    out_.dependence_stall_cycles += s.ready - std::max(issuer_clock_, s.dispatch);
     leave_[uint32_t(Engine::DMA)].push_back(s.ready);
     const uint32_t q = uint32_t(dmas_++ % p_.arch.dma_queues);
     Queue& queue = queues_[q];
@@ -362,6 +369,7 @@ class Scheduler {
     s.issue = s.ready;
     if (queue.ring.size() >= p_.arch.dma_ring_slots) {
       s.issue = queue.ring.front();
+      out_.ring_full_stall_cycles += s.issue - s.ready;
       while (!queue.ring.empty() && queue.ring.front() <= s.issue) queue.ring.pop_front();
     }
     const uint64_t earliest = std::max(s.issue + fixed_, queue.last_end);

@@ -38,6 +38,10 @@ struct TimingSchedule {
   std::array<uint64_t, 6> busy_cycles{};   // per engine (ir/program.h Engine order): the sum of its costs; DMA 0
   std::array<uint64_t, 6> instructions{};  // per engine
   uint64_t loop_iterations = 0, sequencer_busy_cycles = 0;
+  // Stall cycles (docs/simulator.md "Stalls"): waits for a full engine queue (the sequencer), for a ring slot (the
+  // DMA issuer), and for dependences of every kind together (an engine's start after max(its clock, the dispatch);
+  // a transfer's ready cycle after max(the issuer's clock, the dispatch); the sequencer's waits for registers).
+  uint64_t engine_busy_stall_cycles = 0, ring_full_stall_cycles = 0, dependence_stall_cycles = 0;
   struct Queue {
     uint64_t transfers = 0, bytes = 0, descriptors = 0, busy_cycles = 0;
     uint32_t peak_occupancy = 0;

@@ -417,7 +417,7 @@ TEST(SbufAllocator, ReportLinesWhenEverythingFits) {
                                 "800% SB demand before allocation",
                                 // a and b: 8 partitions x 256 bytes each, both live at the tt; tiny: 8 x 4096 bytes
                                 "SB demand: 4096 bytes summed over all SB tensors (at most 4096 live at once) against "
-                                "a capacity of 32768 bytes; the line above is the seed's ratio capacity / demand = "
+                                "a capacity of 32768 bytes; the line above is the production compiler's ratio capacity / demand = "
                                 "800%, i.e. demand is 12.5% of capacity",
                                 "SB score = 0.12 (lower is better)",
                                 "best SB heuristic = largest-first/lowest-offset",

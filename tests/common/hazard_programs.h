@@ -1,6 +1,6 @@
 // Hand-allocated programs whose result depends on one class of dependence between instructions, shared by the
-// simulator's tests (a simulator that drops the class computes something else) and the harness's (its simulated
-// run must report that disagreement).
+// simulator's tests (a simulator that drops the class computes something else), the harness's (its simulated
+// run must report that disagreement) and the timing oracle's (their schedules by hand).
 #pragma once
 
 namespace allocsim {
@@ -18,6 +18,17 @@ dma x, X
 dma z, Z
 tt y, x, z[:, 0:16], add
 memset x, 0
+dma Y, y
+)";
+
+// act reads what a load writes: only the RAW dependence makes it wait.
+inline constexpr char kRawProgram[] = R"(arch tiny
+dram X [8, 64] f32 input
+dram Y [8, 64] f32 output
+sbuf x [8, 64] f32 @p0+0
+sbuf y [8, 64] f32 @p0+256
+dma x, X
+act y, x, relu
 dma Y, y
 )";
 

@@ -28,17 +28,6 @@ memset x, 0
 dma Y, x
 )";
 
-// act reads what a load writes: only the RAW dependence makes it wait.
-const char kRawProgram[] = R"(arch tiny
-dram X [8, 64] f32 input
-dram Y [8, 64] f32 output
-sbuf x [8, 64] f32 @p0+0
-sbuf y [8, 64] f32 @p0+256
-dma x, X
-act y, x, relu
-dma Y, y
-)";
-
 struct DropCase {
   const char* program;
   sim::DropDependency drop;

@@ -3,22 +3,17 @@
 // agree exactly, and the run keeps the timing invariants (verify/timing_agreement.h).
 #include <gtest/gtest.h>
 
-#include <filesystem>
-#include <fstream>
-#include <sstream>
+#include <set>
 #include <string>
 
-#include "alloc/alloc_error.h"
-#include "alloc/driver.h"
-#include "alloc/psum/psum_allocator.h"
 #include "ir/parse.h"
+#include "tests/common/corpus_allocations.h"
+#include "tests/common/hazard_programs.h"
 #include "verify/timing_agreement.h"
 #include "verify/timing_oracle.h"
 
 namespace allocsim {
 namespace {
-
-const std::string kKernelDir = std::string(ALLOCSIM_SOURCE_DIR) + "/corpus/kernels/";
 
 std::string joined(const std::vector<std::string>& lines) {
   std::string s;
@@ -78,21 +73,14 @@ void expectModelAgrees(const Program& p, const sim::TimingTable& t) {
 // A load, an activation of what it loaded, a store of the result. The load: 2048 bytes in 8 descriptors (one per
 // partition of its SBUF side) on 8 engines: span 2048 / 8 = 256, fabric share 2048 / 16 = 128, fixed latency 100.
 TEST(TimingOracle, StraightLineByHand) {
-  const Program p = parseProgram(R"(arch tiny
-dram X [8, 64] f32 input
-dram Y [8, 64] f32 output
-sbuf x [8, 64] f32 @p0+0
-sbuf y [8, 64] f32 @p0+256
-dma x, X
-act y, x, relu
-dma Y, y
-)");
+  const Program p = parseProgram(kRawProgram);
   const verify::TimingSchedule s = verify::timingSchedule(p, table());
   // dma on queue 0: issued at 0, its window from 100, ends 100 + 256; act waits for it (RAW): 356 + max(10, 64);
   // the store on queue 1 is ready at 420, its window from 520.
   EXPECT_EQ(slices(s), (std::vector<Slice>{{7, 100, 356}, {1, 356, 420}, {8, 520, 776}}));
   EXPECT_EQ(s.steps[2].producers, std::vector<uint32_t>{1});
   EXPECT_EQ(s.cycles, 776u);
+  EXPECT_EQ(s.dependence_stall_cycles, 356u + 420u);  // the act waits for the load, the store for the act
   ASSERT_EQ(s.ring_occupancy.size(), 4u);
   EXPECT_EQ(s.ring_occupancy[1].cycle, 356u);
   EXPECT_EQ(s.ring_occupancy[1].value, 0u);
@@ -117,6 +105,7 @@ TEST(TimingOracle, RingFullByHand) {
   const verify::TimingSchedule s = verify::timingSchedule(p, table());
   EXPECT_EQ(slices(s), (std::vector<Slice>{{7, 100, 356}, {7, 456, 712}, {7, 812, 1068}}));
   EXPECT_EQ(s.queues[0].peak_occupancy, 1u);
+  EXPECT_EQ(s.ring_full_stall_cycles, (356u - 0u) + (712u - 356u));
   expectModelAgrees(p, table());
 }
 
@@ -153,6 +142,8 @@ memset y, 1
   EXPECT_EQ(s.steps[5].dispatch, 8u);
   EXPECT_EQ(s.steps[6].dispatch, 13u);
   EXPECT_EQ(s.cycles, 34u);
+  EXPECT_EQ(s.engine_busy_stall_cycles, 13u - 8u);           // the last memset: POOL's queue is full until 13
+  EXPECT_EQ(s.dependence_stall_cycles, (8u - 6u) + (24u - 23u));  // the copy's register; the memset's WAW
   expectModelAgrees(p, table());
 }
 
@@ -208,56 +199,32 @@ act y, x, relu
 // Under every timing table the repository ships: the default (NeuronCore-v2) and sim/timing/gen3.txt on top of it.
 std::vector<std::pair<std::string, sim::TimingTable>> shippedTables() {
   std::vector<std::pair<std::string, sim::TimingTable>> out{{"default", sim::TimingTable::defaults()}};
-  std::ifstream in(std::string(ALLOCSIM_SOURCE_DIR) + "/sim/timing/gen3.txt");
-  std::stringstream ss;
-  ss << in.rdbuf();
   sim::TimingTable gen3 = sim::TimingTable::defaults();
-  gen3.apply(ss.str());
+  gen3.apply(readFile(std::string(ALLOCSIM_SOURCE_DIR) + "/sim/timing/gen3.txt"));
   out.emplace_back("gen3", gen3);
   return out;
 }
 
 TEST(TimingOracle, EveryCorpusKernelAgreesWithTheModelExactly) {
   const auto tables = shippedTables();
-  int kernels = 0, kernels_checked = 0;
-  for (const auto& entry : std::filesystem::directory_iterator(kKernelDir)) {
-    const std::string name = entry.path().filename().string();
-    if (name.size() < 8 || name.substr(name.size() - 8) != ".nki.txt") continue;
-    ++kernels;
-    int checked = 0;
-    std::ifstream in(entry.path());
-    std::stringstream ss;
-    ss << in.rdbuf();
-    const Program source = parseProgram(ss.str());
-    const bool tiny = name.find("_tiny") != std::string::npos;
-    for (int level : {0, 1, 2, 3, 6, 7, 8}) {
-      if (!tiny && level != 2) continue;
-      DriverOptions o;
-      o.optlevel = level;
-      Program allocated;
-      try {
-        allocated = allocate(level == 7 ? allocatePsum(source, PsumOptions{}).program : source, o).program;
-      } catch (const AllocError&) {
-        continue;
-      }
-      for (const auto& [table_name, table] : tables) {
-        if (table_name != "default" && level != 2) continue;
-        SCOPED_TRACE(name + " -O" + std::to_string(level) + ", " + table_name + " timing table");
-        sim::SimOptions so;
-        so.timing_only = true;
-        so.timing = table;
-        const verify::TimingCheck c = verify::checkTiming(allocated, so);
-        EXPECT_TRUE(c.differences.empty()) << joined(c.differences);
-        EXPECT_TRUE(c.violations.empty()) << joined(c.violations);
-        EXPECT_EQ(c.oracle.cycles, c.result.stats.cycles);
-      }
-      ++checked;
+  std::set<std::string> kernels;
+  forEachCorpusAllocation([&](const std::string& name, int level, const Program& allocated) {
+    kernels.insert(name);
+    for (const auto& [table_name, table] : tables) {
+      if (table_name != "default" && level != 2) continue;
+      SCOPED_TRACE(name + " -O" + std::to_string(level) + ", " + table_name + " timing table");
+      sim::SimOptions so;
+      so.timing_only = true;
+      so.timing = table;
+      const verify::TimingCheck c = verify::checkTiming(allocated, so);
+      EXPECT_TRUE(c.differences.empty()) << joined(c.differences);
+      EXPECT_TRUE(c.violations.empty()) << joined(c.violations);
+      EXPECT_EQ(c.oracle.cycles, c.result.stats.cycles);
     }
-    kernels_checked += checked > 0;
-  }
+  });
   // Every kernel fits at -O2 at least.
-  EXPECT_EQ(kernels_checked, kernels);
-  EXPECT_GT(kernels, 0);
+  EXPECT_EQ(kernels.size(), corpusKernelNames().size());
+  EXPECT_FALSE(kernels.empty());
 }
 
 }  // namespace
