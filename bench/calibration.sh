@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # The calibration suite: simulates each kernel of bench/calibration/ (the NKI tutorials' kernels at their published
 # problem sizes) in timing-only mode with the default timing table, and holds it against the published figure in
-# bench/calibration/published.tsv: simulated / published per checkpoint, and each version's speed-up over the
-# version before it (the tutorials' optimization steps) simulated against published. Prints the table and writes it
+# bench/calibration/published.tsv: simulated / published per checkpoint, and each optimization step's speed-up (a
+# checkpoint over the one its step_from column names) simulated against published. Prints the table and writes it
 # into docs/simulator.md between the "calibration table" markers.
+# Every buffer a kernel declares gets storage of its own (the no-reuse allocator), as the NKI kernels declare their
+# buffers: the suite measures the timing model, not how an allocator reuses storage (`allocsim run --compare` does).
 # Usage: bash bench/calibration.sh [BUILD_DIR]   (default build; builds the allocsim target)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -19,7 +21,7 @@ RESULTS=$(mktemp)
 trap 'rm -f "$RESULTS"' EXIT
 # One simulation per kernel file: cycles and PE busy cycles.
 for kernel in $(awk -F'\t' '!/^#/ && $1 != "checkpoint" { print $2 }' "$DIR/published.tsv" | sort -u); do
-  json=$("$BUILD/allocsim" run "$DIR/$kernel" -O2 --timing-only --json --quiet)
+  json=$("$BUILD/allocsim" run "$DIR/$kernel" --allocator no-reuse --timing-only --json --quiet)
   cycles=$(printf '%s' "$json" | sed -E 's/.*"stats": \{"cycles": ([0-9]+).*/\1/')
   printf '%s\t%s\n' "$kernel" "$cycles" >> "$RESULTS"
 done
@@ -37,21 +39,23 @@ TABLE=$(awk -F'\t' -v clock="$CLOCK" -v pe_clock="$PE_CLOCK" '
     ratio = sim / $4
     flag = (ratio > 1.3 || ratio < 1 / 1.3) ? "  outside 1.3x" : ""
     row[++n] = sprintf("| %s | %s | %.2f | %.2f %s | %.2f%s | %s line %s (%s), %s |", $1, $3, sim, $4, $5, ratio, flag, $7, $9, $8, $6)
-    name[n] = $1; simv[n] = sim; pub[n] = $4; unit[n] = $5
+    name[n] = $1; simv[n] = sim; pub[n] = $4; unit[n] = $5; from[n] = $10; index_of[$1] = n
   }
   END {
     print "| checkpoint | figure | simulated | published | simulated / published | source, instance |"
     print "|---|---|---|---|---|---|"
     for (i = 1; i <= n; ++i) print row[i]
     print ""
-    print "| step (latency speed-up of a version over the one before) | simulated | published | ratio |"
+    print "| step (latency speed-up of a version over the one it optimizes) | simulated | published | ratio |"
     print "|---|---|---|---|"
-    for (i = 2; i <= n; ++i) {
-      split(name[i - 1], a, "_"); split(name[i], b, "_")
-      if (a[1] != b[1] || unit[i] == "%" || unit[i - 1] == "%") continue
-      s = simv[i - 1] / simv[i]; p = pub[i - 1] / pub[i]; r = s / p
+    for (i = 1; i <= n; ++i) {
+      if (from[i] == "-" || !(from[i] in index_of)) continue
+      j = index_of[from[i]]
+      # Both latencies in the same unit: published ms or us, simulated in the published unit.
+      scale = (unit[j] == unit[i]) ? 1 : (unit[j] == "ms" ? 1000 : 0.001)
+      s = simv[j] * scale / simv[i]; p = pub[j] * scale / pub[i]; r = s / p
       flag = (r > 1.3 || r < 1 / 1.3) ? "  outside 1.3x" : ""
-      printf "| %s -> %s | %.2fx | %.2fx | %.2f%s |\n", name[i - 1], name[i], s, p, r, flag
+      printf "| %s -> %s | %.2fx | %.2fx | %.2f%s |\n", name[j], name[i], s, p, r, flag
     }
   }' "$RESULTS" "$DIR/published.tsv")
 echo "$TABLE"

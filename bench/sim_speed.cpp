@@ -206,7 +206,8 @@ int main(int argc, char** argv) {
     std::printf("%s: %ld runs, %llu steps\n", what.c_str(), n, (unsigned long long)steps);
     return 0;
   }
-  // `sim_speed --kernel FILE [N]`: FILE allocated at -O2, simulated N times (default 3) in timing-only mode and
+  // `sim_speed --kernel FILE [N]`: FILE allocated as bench/calibration.sh does (every buffer in storage of its own:
+  // -O0, the no-reuse allocator), simulated N times (default 3) in timing-only mode and
   // on the bare model of its own trace; the best of each, in instructions per second and as a ratio.
   if ((argc == 3 || argc == 4) && std::string(argv[1]) == "--kernel") {
     const long n = argc == 4 ? std::stol(argv[3]) : 3;
@@ -217,7 +218,7 @@ int main(int argc, char** argv) {
     for (size_t k; (k = std::fread(buf, 1, sizeof buf, f)) > 0;) text.append(buf, k);
     std::fclose(f);
     allocsim::DriverOptions d;
-    d.optlevel = 2;
+    d.optlevel = 0;
     const allocsim::Program p = allocsim::allocate(allocsim::parseProgram(text), d).program;
     allocsim::sim::Trace trace;
     allocsim::sim::SimOptions o;

@@ -23,9 +23,9 @@ namespace {
 std::string statsLine(const sim::SimStats& s) {
   char buf[256];
   std::snprintf(buf, sizeof buf, "cycles %" PRIu64 ", stalls RAW %" PRIu64 " WAR %" PRIu64 " WAW %" PRIu64
-                " ring-full %" PRIu64 " engine-busy %" PRIu64,
+                " ring-full %" PRIu64 " engine-busy %" PRIu64 " port %" PRIu64,
                 s.cycles, s.stall_cycles[0], s.stall_cycles[1], s.stall_cycles[2], s.stall_cycles[3],
-                s.stall_cycles[4]);
+                s.stall_cycles[4], s.stall_cycles[5]);
   return buf;
 }
 

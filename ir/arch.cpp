@@ -12,10 +12,16 @@ namespace {
 // per-arch model holds as a constructor immediate and marks its value INFERRED ("not a recoverable JSON value"). We
 // take 2048 bytes per partition on gen1/gen2 (what one 512-wide fp32 row moves, a PSUM bank's width) and 256 on tiny
 // (its PSUM bank), as data in this table, overridable with dma-coalesce-bytes=N.
+// gen3 is NeuronCore-v3 (Trainium2), from its NKI architecture guide (aws-neuron/aws-neuron-sdk at commit fb4ce106,
+// nki/guides/architecture/trainium2_arch.rst): "SBUF capacity is 28MiB (or, 128 partitions of 224KiB) ... PSUM capacity
+// remains the same at 2MiB" (line 39: PSUM as on gen2, 8 banks of 2 KiB per partition), "each NeuronCore-v3 is
+// typically paired with 16x DMA engines" (line 289). The guide gives nothing else that differs from gen2, whose figures
+// it keeps.
 const std::vector<Arch> kPresets = {
     // name   P    S/partition align quantum banks bank  regs queues slots coalesce dram limit
     {"gen2", 128, 196608, 4, 32, 8, 2048, 64, 16, 64, 2048, uint64_t(1) << 30},
     {"gen1", 64, 196608, 4, 32, 4, 2048, 64, 16, 64, 2048, uint64_t(1) << 30},
+    {"gen3", 128, 229376, 4, 32, 8, 2048, 64, 16, 64, 2048, uint64_t(1) << 30},
     {"tiny", 8, 4096, 4, 4, 4, 256, 4, 2, 4, 256, uint64_t(1) << 24},
 };
 

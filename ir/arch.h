@@ -38,7 +38,7 @@ struct Arch {
   bool operator==(const Arch&) const = default;
 };
 
-// The preset table (gen2, gen1, tiny). Returns nullopt for an unknown name.
+// The preset table (gen2, gen1, gen3, tiny). Returns nullopt for an unknown name.
 std::optional<Arch> archPreset(const std::string& name);
 const std::vector<Arch>& archPresets();
 

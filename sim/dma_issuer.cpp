@@ -32,7 +32,7 @@ void DmaIssuer::serve() {
       }
       const Dependence* binding = nullptr;
       const uint64_t ready = s_.endOfAll(r.deps, from, binding);
-      if (binding) s_.result.stats.addStall(StallCause(binding->kind), binding->producer, r.inst, ready - from);
+      if (binding) s_.result.stats.addStall(stallCauseOf(binding->kind), binding->producer, r.inst, ready - from);
       s_.takeHead(fifo, ready);
       ++stats.instructions;
       const uint32_t q = uint32_t(issued++ % (ALLOCSIM_PLANT("sim_dma_one_queue") ? 1 : queues));

@@ -24,7 +24,7 @@ void Engine::serve() {
           ALLOCSIM_PLANT("sim_engine_ignores_own_clock") ? r.dispatch_cycle : std::max(clock, r.dispatch_cycle);
       const Dependence* binding = nullptr;
       const uint64_t start = s_.endOfAll(r.deps, from, binding);
-      if (binding) s_.result.stats.addStall(StallCause(binding->kind), binding->producer, r.inst, start - from);
+      if (binding) s_.result.stats.addStall(stallCauseOf(binding->kind), binding->producer, r.inst, start - from);
       s_.takeHead(fifo, start);
       ++stats.instructions;
       r.end_cycle = start + r.latency;

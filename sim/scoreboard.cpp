@@ -12,6 +12,7 @@ const char* depKindName(DepKind k) {
     case DepKind::RAW: return "RAW";
     case DepKind::WAR: return "WAR";
     case DepKind::WAW: return "WAW";
+    case DepKind::Port: return "port";
   }
   return "?";
 }

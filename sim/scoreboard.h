@@ -20,7 +20,9 @@
 
 namespace allocsim::sim {
 
-enum class DepKind : uint8_t { RAW, WAR, WAW };
+// Port: not a data dependence but a shared access port (docs/simulator.md "Shared ports"); entered by the
+// sequencer, never by the scoreboard.
+enum class DepKind : uint8_t { RAW, WAR, WAW, Port };
 const char* depKindName(DepKind k);
 
 // A test-only switch: a scoreboard that ignores one class of dependence must produce a

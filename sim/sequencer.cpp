@@ -1,5 +1,6 @@
 #include "sim/sequencer.h"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -20,6 +21,31 @@ bool holds(When w, bool first, bool last) {
   return false;
 }
 
+// Of an instruction's dependences on instructions of one compute engine (PE, ACT, DVE, POOL, SP), only those on the
+// youngest of them are kept: each of these engines runs its instructions in program order, so the youngest ends
+// last and writes its values last, and it alone can bind (a binding dependence is the one ending last). The waits,
+// the cycles and the stall attribution stay the same; a write behind deep engine queues no longer carries one
+// dependence per queued reader. Transfers end out of order on their queues and are all kept.
+void keepYoungestPerEngine(std::vector<Dependence>& deps) {
+  if (deps.size() < 2) return;
+  constexpr uint32_t kDma = uint32_t(Engine::DMA);
+  uint64_t youngest[kEngines] = {};
+  uint32_t compute = 0;
+  for (const Dependence& d : deps) {
+    const uint32_t e = uint32_t(engineOf(d.producer->op));
+    if (e == kDma) continue;
+    youngest[e] = std::max(youngest[e], d.seq);
+    ++compute;
+  }
+  if (compute < 2) return;
+  size_t kept = 0;
+  for (const Dependence& d : deps) {
+    const uint32_t e = uint32_t(engineOf(d.producer->op));
+    if (e == kDma || d.seq == youngest[e]) deps[kept++] = d;
+  }
+  deps.resize(kept);
+}
+
 }  // namespace
 
 Sequencer::Sequencer(sc_core::sc_module_name name, Shared& shared, Fifo* engine_fifos,
@@ -38,6 +64,7 @@ void Sequencer::runJob() {
   try {
     ensure_queues_(s_.p->arch.dma_queues);
     clock_ = s_.now();
+    for (PortUser& u : port_users_) u = PortUser{};
     runBody(s_.p->body, nullptr);
     s_.last_cycle = std::max(s_.last_cycle, clock_);
   } catch (const Aborted&) {
@@ -63,7 +90,7 @@ void Sequencer::waitDeps(std::vector<Dependence>& deps, const Instruction* consu
   const Dependence* binding = nullptr;
   const uint64_t end = s_.endOfAll(deps, clock_, binding);
   if (!binding) return;  // all ended by the sequencer's clock: no stall
-  s_.result.stats.addStall(StallCause(binding->kind), binding->producer, consumer, end - clock_);
+  s_.result.stats.addStall(stallCauseOf(binding->kind), binding->producer, consumer, end - clock_);
   clock_ = end;
 }
 
@@ -319,6 +346,37 @@ void Sequencer::enterOperands(const Plan& plan, const Instruction& inst, uint32_
   rec.streams_over_itself = ops.streams_over_itself;
 }
 
+void Sequencer::enterPorts(const Instruction& inst, uint32_t slot, Record& rec) {
+  const TimingTable& t = s_.o->timing;
+  if (!t.port_dve_pool_sbuf && !t.port_dve_act_psum) return;
+  const Engine e = engineOf(inst.op);
+  if (e != Engine::DVE && e != Engine::POOL && e != Engine::ACT) return;
+  bool sbuf = false, psum = false;
+  const Operands& ops = *rec.operands;
+  for (uint32_t i = 0; i < ops.n; ++i) {
+    const Footprint& fp = ops.access[i].fp;
+    if (fp.empty()) continue;
+    sbuf |= fp.resource == Footprint::kSbuf;
+    psum |= fp.resource == Footprint::kPsum;
+  }
+  // Waits for the other side's youngest user (ending after every older one: its engine runs in order), then
+  // becomes its own side's youngest user.
+  auto use = [&](PortSide own, PortSide other) {
+    const PortUser& u = port_users_[other];
+    if (u.seq != 0 && s_.record(u.slot).seq == u.seq)
+      rec.deps.push_back({u.slot, u.seq, DepKind::Port, u.inst, Dependence::kEndUnknown, false});
+    port_users_[own] = {slot, rec.seq, &inst};
+  };
+  if (sbuf && t.port_dve_pool_sbuf) {
+    if (e == Engine::DVE) use(kSbufDve, kSbufPool);
+    if (e == Engine::POOL) use(kSbufPool, kSbufDve);
+  }
+  if (psum && t.port_dve_act_psum) {
+    if (e == Engine::DVE) use(kPsumDve, kPsumAct);
+    if (e == Engine::ACT) use(kPsumAct, kPsumDve);
+  }
+}
+
 void Sequencer::dispatch(const Instruction& inst, const LoopPos* loop) {
   countStep(inst);
   const uint32_t e = uint32_t(engineOf(inst.op));
@@ -343,6 +401,8 @@ void Sequencer::dispatch(const Instruction& inst, const LoopPos* loop) {
   const Plan& plan = planOf(inst);
   readRegistersAtDispatch(plan, inst, rec);
   enterOperands(plan, inst, slot, rec);
+  enterPorts(inst, slot, rec);
+  keepYoungestPerEngine(rec.deps);
   orderDependences(rec.deps);
   s_.noteProducers(rec.deps);
   if (s_.o->record_reads) {

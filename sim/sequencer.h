@@ -65,6 +65,10 @@ class Sequencer : public sc_core::sc_module {
   void resolveOperands(const Instruction& inst, Operands& out);
   void resolveWithRegisters(const Instruction& inst, Record& rec);  // into rec.own_operands
   void enterOperands(const Plan& plan, const Instruction& inst, uint32_t slot, Record& rec);
+  // Shared access ports (docs/simulator.md "Shared ports"): the dependence of a DVE, POOL or ACT instruction on the
+  // youngest older instruction of the engine it shares an SBUF or PSUM port with, and that record as the youngest
+  // user of its own engine's side.
+  void enterPorts(const Instruction& inst, uint32_t slot, Record& rec);
   void advance(uint64_t cycles);
   // The wait for the SP instructions writing registers it reads or sets: their values, then their ends (a RAW or
   // WAW stall of the sequencer when they end after its clock). Orders `deps`.
@@ -77,6 +81,15 @@ class Sequencer : public sc_core::sc_module {
   std::vector<CachedOperands> operand_cache_;
   uint64_t clock_ = 0;
   std::vector<Dependence> loop_deps_;  // runLoop's scratch
+  // The youngest dispatched instruction of an engine that accesses a memory through a shared port: by port side
+  // (kPort* below), its record's slot and dispatch number (seq 0: none this job).
+  enum PortSide : uint32_t { kSbufDve, kSbufPool, kPsumDve, kPsumAct, kPortSides };
+  struct PortUser {
+    uint32_t slot = 0;
+    uint64_t seq = 0;
+    const Instruction* inst = nullptr;
+  };
+  PortUser port_users_[kPortSides];
 };
 
 }  // namespace allocsim::sim

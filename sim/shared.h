@@ -32,6 +32,9 @@ constexpr uint32_t kSequencerTrack = 6, kFirstQueueTrack = 7;  // TraceSlice::tr
 // The interpreter's code and diagnostics run on the units' stacks (also under ASan): larger than the default.
 constexpr int kUnitStackBytes = 1 << 20;
 
+// The stall cause of waiting for a dependence of kind `k`.
+inline StallCause stallCauseOf(DepKind k) { return k == DepKind::Port ? StallCause::Port : StallCause(k); }
+
 // Unwinds a unit's thread when another one failed.
 struct Aborted {};
 

@@ -11,6 +11,7 @@ const char* stallCauseName(StallCause c) {
     case StallCause::WAW: return "WAW";
     case StallCause::RingFull: return "ring-full";
     case StallCause::EngineBusy: return "engine-busy";
+    case StallCause::Port: return "port";
   }
   return "?";
 }

@@ -11,8 +11,9 @@
 
 namespace allocsim::sim {
 
-enum class StallCause : uint8_t { RAW, WAR, WAW, RingFull, EngineBusy };
-constexpr size_t kStallCauses = 5;
+// Port: a shared SBUF or PSUM access port held by an instruction of another engine (docs/simulator.md "Shared ports").
+enum class StallCause : uint8_t { RAW, WAR, WAW, RingFull, EngineBusy, Port };
+constexpr size_t kStallCauses = 6;
 const char* stallCauseName(StallCause c);
 
 constexpr size_t kEngines = 6;  // ir/program.h Engine: PE, ACT, DVE, POOL, SP, DMA (the DMA issuer)

@@ -102,6 +102,11 @@ void TimingTable::apply(const std::string& text) {
       stream_chunk_elements = uint32_t(v);
       continue;
     }
+    if (key == "port.dve-pool-sbuf" || key == "port.dve-act-psum") {
+      if (v != 0 && v != 1) throw InputError(value_loc, key + " must be 0 or 1, got " + value);
+      (key == "port.dve-pool-sbuf" ? port_dve_pool_sbuf : port_dve_act_psum) = v == 1;
+      continue;
+    }
     const Key* found = nullptr;
     for (const Key& k : kKeys)
       if (key == k.name) found = &k;

@@ -16,6 +16,9 @@ struct TimingTable {
   double pe_clock_ghz = 0, act_clock_ghz = 0, dve_clock_ghz = 0, pool_clock_ghz = 0, sp_clock_ghz = 0;
   uint32_t engine_queue_depth = 0;
   uint32_t stream_chunk_elements = 0;  // see sim/stream.h
+  // Shared access ports (docs/simulator.md "Shared ports"): DVE and POOL instructions that access SBUF are
+  // serialized in program order, and DVE and ACT instructions that access PSUM.
+  bool port_dve_pool_sbuf = false, port_dve_act_psum = false;
   double pe_fixed = 0, pe_per_column = 0, pe_fp32_factor = 0;
   double act_fixed = 0, act_per_element = 0;
   double dve_fixed = 0, dve_per_element = 0;

@@ -29,7 +29,7 @@ std::optional<std::string> ArgReader::value(const std::string& name) {
 bool ArgReader::archOption(Arch& arch) {
   if (auto v = value("--arch")) {
     auto preset = archPreset(*v);
-    if (!preset) throw UsageError("unknown arch '" + *v + "' (presets: gen2, gen1, tiny)");
+    if (!preset) throw UsageError("unknown arch '" + *v + "' (presets: gen2, gen1, gen3, tiny)");
     arch = *preset;
     return true;
   }

@@ -71,7 +71,7 @@ static const char kAllocHelp[] =
     "                       heuristic makes of PROGRAM when another one wins (-O1-3, -O6, -O7)\n"
     "  --psum-heuristic H   the PSUM colorer runs order H alone in every round (0 tensor-order,\n"
     "                       1 earliest-start, 2 fewest-banks, 3 latest-start) (-O1-3, -O6)\n"
-    "  --arch NAME          allocate for a preset (gen2, gen1, tiny) instead of PROGRAM's arch line;\n"
+    "  --arch NAME          allocate for a preset (gen2, gen1, gen3, tiny) instead of PROGRAM's arch line;\n"
     "  --KEY VALUE          override one field, e.g. --psum-banks 2, --sbuf-bytes 2048\n"
     "  -o OUT               write the allocated program to OUT instead of standard output\n"
     "  -v                   print the allocators' report lines to standard error (-v -v: more)\n"

@@ -17,7 +17,7 @@ constexpr uint64_t kLargestDramLimit = uint64_t(1) << 34;
 
 static const char kGenHelp[] =
     "usage: allocsim gen --seed S [--size N] [--pressure P] [--dma-patterns P] [--reuse P] [--conditionals P]\n"
-    "                    [--arch tiny|gen1|gen2] [--KEY VALUE] [-o OUT]\n"
+    "                    [--arch tiny|gen1|gen2|gen3] [--KEY VALUE] [-o OUT]\n"
     "       allocsim gen --stats --seeds N [--seed FIRST] [--size N] [--pressure P] [--arch ...] [--json]\n"
     "\n"
     "Prints a random well-formed program: loops, scalar registers (32 and 64 bit), register-indexed\n"

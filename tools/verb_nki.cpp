@@ -24,7 +24,7 @@ static const char kNkiHelp[] =
     "  --kernel NAME   the kernel to trace (may be left out when the file has one)\n"
     "  --arg NAME=SPEC a parameter's value: a tensor in HBM as DIMxDIM...:DTYPE (e.g. lhsT=1024x512:bfloat16), or\n"
     "                  a Python literal (pool_size=2, scale=0.125, flag=True); parameters with a default may be left out\n"
-    "  --arch NAME     machine preset the tile sizes come from (gen2, the default; gen1; tiny)\n"
+    "  --arch NAME     machine preset the tile sizes come from (gen2, the default; gen1; gen3; tiny)\n"
     "  --trace-time-limit S  stop the Python tracer after S seconds (default 60; every verb that reads a .py\n"
     "                  kernel takes it)\n"
     "  -o FILE         write the program to FILE (default standard output)\n"

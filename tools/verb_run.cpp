@@ -32,7 +32,7 @@ static const char kRunHelp[] =
     "Allocates PROGRAM at -O N (default 2; a program whose tensors and registers are all placed is simulated\n"
     "as given unless -O is named), simulates it on the SystemC model of the core and prints total cycles,\n"
     "per-engine busy time, DMA queues (transfers, descriptors, bytes, peak ring occupancy), stall cycles by\n"
-    "cause (RAW, WAR, WAW, ring-full, engine-busy) and the instruction pairs that stalled most. Then checks\n"
+    "cause (RAW, WAR, WAW, ring-full, engine-busy, port) and the instruction pairs that stalled most. Then checks\n"
     "that the simulated DRAM outputs and every instruction's operand hash equal the reference interpreter's\n"
     "run of the allocated program on the same physical storage, that every instruction's start and end equal\n"
     "the timing oracle's (an independent implementation of docs/simulator.md's timing rules) and the run\n"
@@ -205,7 +205,7 @@ std::string seedsText(const RunArgs& a) {
 }
 
 int compareLevels(const Program& input, const RunArgs& a, const sim::TimingTable& timing, const std::string& display) {
-  std::string table = "level      cycles        RAW        WAR        WAW  ring-full  engine-busy  peak-SBUF  spills  check\n";
+  std::string table = "level      cycles        RAW        WAR        WAW  ring-full  engine-busy       port  peak-SBUF  spills  check\n";
   std::string failures;
   int code = kExitOk;
   for (int level : a.levels) {
@@ -227,9 +227,9 @@ int compareLevels(const Program& input, const RunArgs& a, const sim::TimingTable
     char row[256];
     std::snprintf(row, sizeof row,
                   "-O%-3d %10" PRIu64 " %10" PRIu64 " %10" PRIu64 " %10" PRIu64 " %10" PRIu64 " %12" PRIu64 " %10" PRIu64
-                  " %7" PRIu64 "  %s\n",
+                  " %10" PRIu64 " %7" PRIu64 "  %s\n",
                   level, s.cycles, s.stall_cycles[0], s.stall_cycles[1], s.stall_cycles[2], s.stall_cycles[3],
-                  s.stall_cycles[4], peakSbufBytes(run.allocated), insertedSpills(run.allocated),
+                  s.stall_cycles[4], s.stall_cycles[5], peakSbufBytes(run.allocated), insertedSpills(run.allocated),
                   run.failure.empty() ? "ok" : "FAILED");
     table += row;
     if (!run.failure.empty()) failures += "-O" + std::to_string(level) + ": " + run.failure, code = kExitVerifyFailed;

@@ -231,6 +231,13 @@ class Recorder : public ExecObserver {
 
 constexpr uint32_t kSequencerTrack = 6, kFirstQueueTrack = 7;
 
+// The youngest instruction of one engine touching a memory through a shared port (docs/simulator.md "Shared ports").
+struct PortUser {
+  bool used = false;
+  uint32_t step = 0;
+  uint64_t end = 0;
+};
+
 class Scheduler {
  public:
   Scheduler(const Program& p, const TimingTable& t, const std::vector<Event>& events, TimingSchedule& out)
@@ -330,6 +337,8 @@ class Scheduler {
         deps_end = std::max(deps_end, a.end);
       }
     }
+    PortUser* ports_used[2] = {nullptr, nullptr};
+    if (e.inst->op != Op::Dma) sharedPorts(e, engine, s, deps_end, ports_used);
     std::sort(s.producers.begin(), s.producers.end());
     s.producers.erase(std::unique(s.producers.begin(), s.producers.end()), s.producers.end());
     ++out_.instructions[engine];
@@ -344,6 +353,8 @@ class Scheduler {
       engine_clock = s.end;
       out_.busy_cycles[engine] += e.cost;
       left.push_back(s.start);
+      for (PortUser* u : ports_used)
+        if (u) *u = {true, index, s.end};
     }
     if (left.size() > t_.engine_queue_depth) left.pop_front();
     for (const Rect& r : e.rects) inflight_.push_back({r, s.end, index});
@@ -355,6 +366,27 @@ class Scheduler {
     }
     out_.cycles = std::max(out_.cycles, s.end);
     out_.steps.push_back(std::move(s));
+  }
+
+  // docs/simulator.md "Shared ports": a DVE or POOL instruction touching SBUF depends on the youngest older one of the
+  // other engine touching SBUF (port.dve-pool-sbuf), a DVE or ACT one touching PSUM likewise (port.dve-act-psum).
+  // `used` gets the sides this instruction becomes the youngest user of (filled in once its end is known).
+  void sharedPorts(const Event& e, uint32_t engine, TimedStep& s, uint64_t& deps_end, PortUser* used[2]) {
+    const bool dve = engine == uint32_t(Engine::DVE), pool = engine == uint32_t(Engine::POOL),
+               act = engine == uint32_t(Engine::ACT);
+    bool sbuf = false, psum = false;
+    for (const Rect& r : e.rects) sbuf |= r.resource == 0, psum |= r.resource == 1;
+    auto use = [&](int side, PortUser& own, const PortUser& other) {
+      if (other.used && other.end > s.dispatch) {
+        s.producers.push_back(other.step);
+        deps_end = std::max(deps_end, other.end);
+      }
+      used[side] = &own;
+    };
+    if (sbuf && t_.port_dve_pool_sbuf && (dve || pool))
+      use(0, dve ? sbuf_dve_ : sbuf_pool_, dve ? sbuf_pool_ : sbuf_dve_);
+    if (psum && t_.port_dve_act_psum && (dve || act))
+      use(1, dve ? psum_dve_ : psum_act_, dve ? psum_act_ : psum_dve_);
   }
 
   // docs/simulator.md "DMA": the issuer, the ring, the fabric.
@@ -447,6 +479,7 @@ class Scheduler {
   std::array<std::deque<uint64_t>, 6> leave_;  // per engine: when its last `depth` instructions left its queue
   std::vector<uint64_t> lane_end_;             // per register lane: the end of its last SP writer
   std::vector<Access> inflight_;
+  PortUser sbuf_dve_, sbuf_pool_, psum_dve_, psum_act_;  // each side's youngest user of a shared port
   size_t prune_at_ = 64;
   uint64_t fixed_ = 0, issuer_clock_ = 0, dmas_ = 0;
   std::vector<Queue> queues_;

@@ -31,7 +31,7 @@ class _TileSize:
 
     @property
     def total_available_sbuf_size(self):
-        return {"gen2": 196608, "gen1": 196608, "tiny": 4096}[_arch()]
+        return {"gen2": 196608, "gen1": 196608, "gen3": 229376, "tiny": 4096}[_arch()]
 
 
 def _arch():

@@ -541,6 +541,7 @@ ARCHS = {
     # partitions, PSUM bank bytes, PSUM banks, SP registers (ir/arch.cpp's presets)
     "gen2": (128, 2048, 8, 64),
     "gen1": (64, 2048, 4, 64),
+    "gen3": (128, 2048, 8, 64),
     "tiny": (8, 256, 4, 4),
 }
 
@@ -1019,7 +1020,7 @@ def _source_name(loc, pattern=_NAME_RE):
 class Tracer:
     def __init__(self, arch="gen2"):
         if arch not in ARCHS:
-            raise KernelError("unknown arch '%s' (gen2, gen1, tiny)" % arch, ("<command line>", 0))
+            raise KernelError("unknown arch '%s' (gen2, gen1, gen3, tiny)" % arch, ("<command line>", 0))
         self.arch = arch
         self.partitions, self.bank_bytes, self.banks, self.sp_registers = ARCHS[arch]
         self.tensors, self.regs, self.names = [], [], set()

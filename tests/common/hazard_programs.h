@@ -5,8 +5,8 @@
 
 namespace allocsim {
 
-// x is loaded, then a DVE op waits for a long second load while POOL overwrites x: only the WAR dependence keeps
-// the memset from landing before the tt reads x.
+// x is loaded, then an ACT op waits for a long second load (its bias) while POOL overwrites x: only the WAR
+// dependence keeps the memset from landing before the act reads x (ACT and POOL share no port).
 inline constexpr char kWarProgram[] = R"(arch tiny
 dram X [8, 16] f32 input
 dram Z [8, 960] f32 input
@@ -16,7 +16,7 @@ sbuf z [8, 960] f32 @p0+64
 sbuf y [8, 16] f32 @p0+3904
 dma x, X
 dma z, Z
-tt y, x, z[:, 0:16], add
+act y, x, identity, bias=z[:, 0:1]
 memset x, 0
 dma Y, y
 )";

@@ -24,6 +24,18 @@ TEST(Arch, PresetsMatchTheDesignTable) {
   for (const Arch& a : archPresets()) EXPECT_EQ(validateArch(a), "") << a.name;
 }
 
+// NeuronCore-v3 (Trainium2) as its architecture guide states it: SBUF 28 MiB as 128 partitions of 224 KiB, PSUM
+// 2 MiB as on NeuronCore-v2, 16 DMA engines per core.
+TEST(Arch, Gen3IsTrainium2AsDocumented) {
+  auto gen3 = archPreset("gen3");
+  ASSERT_TRUE(gen3);
+  EXPECT_EQ(gen3->sbuf_partitions, 128u);
+  EXPECT_EQ(uint64_t(gen3->sbuf_partitions) * gen3->sbuf_bytes, uint64_t(28) << 20);
+  EXPECT_EQ(uint64_t(gen3->sbuf_partitions) * gen3->psumBytes(), uint64_t(2) << 20);
+  EXPECT_EQ(gen3->psum_bank_bytes, archPreset("gen2")->psum_bank_bytes);
+  EXPECT_EQ(gen3->dma_queues, 16u);
+}
+
 TEST(Arch, OverridesChangeOneFieldAndAreReported) {
   Arch a = *archPreset("tiny");
   EXPECT_EQ(applyArchOverride(a, "--psum-banks", "2"), "");

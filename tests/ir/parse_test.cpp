@@ -267,7 +267,7 @@ TEST(ParseError, ArchMustComeFirst) {
 }
 
 TEST(ParseError, UnknownArchPreset) {
-  EXPECT_EQ(errorOf("arch gen9"), "1:6: unknown arch preset 'gen9' (expected gen2, gen1 or tiny)");
+  EXPECT_EQ(errorOf("arch gen9"), "1:6: unknown arch preset 'gen9' (expected gen2, gen1, gen3 or tiny)");
 }
 
 TEST(ParseError, BadArchOverride) {

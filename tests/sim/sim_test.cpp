@@ -56,7 +56,7 @@ TEST(Sim, WarStallIsNamedWithItsPair) {
   EXPECT_GT(r.stats.stall_cycles[size_t(sim::StallCause::WAR)], 0u);
   bool named = false;
   for (const sim::StallPair& s : r.stats.topPairs(100))
-    if (s.cause == sim::StallCause::WAR && s.consumer->op == Op::Memset && s.producer->op == Op::TT) named = true;
+    if (s.cause == sim::StallCause::WAR && s.consumer->op == Op::Memset && s.producer->op == Op::Act) named = true;
   EXPECT_TRUE(named);
 }
 

@@ -98,5 +98,63 @@ TEST(SimTime, SeparatePsumBanksLetPeAndActOverlap) {
   EXPECT_FALSE(p2WaitsForP1(two, fast.stats));
 }
 
+// Shared access ports (docs/simulator.md "Shared ports"): on NeuronCore-v2 a DVE instruction that accesses SBUF
+// waits for the end of the youngest older POOL instruction that does, and a DVE or ACT instruction that accesses PSUM
+// for the other's. Costs on the tiny machine's [8, 64] f32 tiles at the default table: memset on POOL 150 + 64 = 214
+// cycles; ts on DVE max(64, 64) DVE cycles at 1.12 GHz = ceil(64 x 1.4 / 1.12) = 80; copy on ACT 64.
+const char kSbufPort[] = R"(arch tiny
+sbuf a [8, 64] f32 @p0+0
+sbuf b [8, 64] f32 @p0+256
+sbuf c [8, 64] f32 @p0+512
+memset a, 1.0
+memset b, 2.0
+ts c, a, 2.0, mul
+)";
+
+const char kPsumPort[] = R"(arch tiny
+sbuf s [8, 64] f32 @p0+0
+sbuf t [8, 64] f32 @p0+256
+psum p1 [8, 64] f32 @bank0
+psum p2 [8, 64] f32 @bank1
+memset s, 1.0
+ts p1, s, 2.0, mul
+ts p2, s, 3.0, mul
+copy t, p1
+)";
+
+sim::SimOptions withPorts(bool sbuf, bool psum) {
+  sim::SimOptions o;
+  o.timing.port_dve_pool_sbuf = sbuf;
+  o.timing.port_dve_act_psum = psum;
+  return o;
+}
+
+TEST(SimTime, DveWaitsForPoolOnTheSharedSbufPort) {
+  const Program p = parseProgram(kSbufPort);
+  // Without the port the ts starts when memset a ends (214) and ends at 294, before memset b (428).
+  EXPECT_EQ(expectSimulatorMatchesInterpreter(p, 1, withPorts(false, false)).stats.cycles, 214u + 214u);
+  // With it the ts waits for memset b, the youngest older POOL instruction on SBUF: 428 + 80.
+  const sim::SimResult r = expectSimulatorMatchesInterpreter(p, 1, withPorts(true, false));
+  EXPECT_EQ(r.stats.cycles, 428u + 80u);
+  // Its whole wait from 0 (DVE free) is charged to the dependence that bound it, the port.
+  EXPECT_EQ(r.stats.stall_cycles[size_t(sim::StallCause::Port)], 428u);
+  EXPECT_TRUE(hasPair(r.stats, sim::StallCause::Port, Op::TS, Op::Memset));
+  // The PSUM port does not concern POOL.
+  EXPECT_EQ(expectSimulatorMatchesInterpreter(p, 1, withPorts(false, true)).stats.cycles, 428u);
+}
+
+TEST(SimTime, ActWaitsForDveOnTheSharedPsumPort) {
+  const Program p = parseProgram(kPsumPort);
+  // memset s 0..214, ts p1 214..294, ts p2 294..374; the copy reads p1 from 294 to 358 without the port.
+  EXPECT_EQ(expectSimulatorMatchesInterpreter(p, 1, withPorts(true, false)).stats.cycles, 374u);
+  // With it the copy waits for ts p2 (the youngest older DVE instruction on PSUM): 374 + 64.
+  const sim::SimResult r = expectSimulatorMatchesInterpreter(p, 1, withPorts(true, true));
+  EXPECT_EQ(r.stats.cycles, 374u + 64u);
+  EXPECT_EQ(r.stats.stall_cycles[size_t(sim::StallCause::Port)], 374u);  // from 0 (ACT free), bound by the port
+  EXPECT_TRUE(hasPair(r.stats, sim::StallCause::Port, Op::Copy, Op::TS));
+  // The default (NeuronCore-v2) table serializes both ports.
+  EXPECT_EQ(expectSimulatorMatchesInterpreter(p, 1).stats.cycles, 374u + 64u);
+}
+
 }  // namespace
 }  // namespace allocsim

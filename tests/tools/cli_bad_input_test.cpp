@@ -20,7 +20,7 @@ struct BadInput {
 const BadInput kBadInputs[] = {
     {"syntax", "arch tiny\nsbuf a [8, 4] f32\ncopy a b\n", "3:8: expected ',' after the destination"},
     {"unknown name", "arch tiny\nsbuf a [8, 4] f32\ncopy a, b\n", "3:9: unknown tensor 'b'"},
-    {"unknown arch", "arch gen9\n", "1:6: unknown arch preset 'gen9' (expected gen2, gen1 or tiny)"},
+    {"unknown arch", "arch gen9\n", "1:6: unknown arch preset 'gen9' (expected gen2, gen1, gen3 or tiny)"},
     {"shape mismatch", "arch tiny\nsbuf a [8, 4] f32\nsbuf b [8, 8] f32\nmemset b, 1.0\ncopy a, b\n",
      "5:9: copy shapes differ: destination 'a' view [8, 4], source 'b' view [8, 8]"},
     {"type mismatch", "arch tiny\nsbuf a [8, 4] u32\nsbuf b [8, 4] f32\nmemset b, 1.0\ntt a, b, b, xor\n",
