@@ -33,6 +33,7 @@
 #include <vector>
 
 #include "alloc/alloc_error.h"
+#include "ir/plant.h"
 
 namespace allocsim {
 
@@ -115,6 +116,7 @@ class Colorer {
   // spill cost may round to 0 cycles); then strictly the lower score.
   static bool betterSelection(const Selection& a, const Selection& b) {
     if (a.failed.empty() != b.failed.empty()) return a.failed.empty();
+    if (ALLOCSIM_PLANT("round_choice_keeps_worst")) return a.score > b.score;
     return a.score < b.score;
   }
 };

@@ -19,6 +19,7 @@
 #include "alloc/sbuf/sbuf_allocator.h"
 #include "alloc/sbuf/sbuf_heuristic.h"
 #include "alloc/value_split.h"
+#include "ir/plant.h"
 
 namespace allocsim {
 namespace {
@@ -281,7 +282,7 @@ void requireHeuristicsRun(const DriverOptions& o, AllocPath path) {
 Effort effortFor(int optlevel) {
   switch (optlevel) {
     case 1: return {1, 1, true};
-    case 3: return {4, kSbufHeuristicCount, true};
+    case 3: return {4, kSbufHeuristicCount, !ALLOCSIM_PLANT("o3_without_packing")};
     default: return {4, 7, true};  // sbuf_heuristic.h: the sweep's first seven
   }
 }

@@ -12,6 +12,7 @@
 #include "alloc/sbuf/sbuf_live_ranges.h"
 #include "alloc/psum/psum_bank_model.h"
 #include "alloc/reg/reg_live_pieces.h"
+#include "ir/plant.h"
 
 namespace allocsim {
 
@@ -148,9 +149,13 @@ class Checker {
     std::vector<const Item*> active;
     for (const Item& it : items) {
       if (it.live.empty()) continue;  // never live: occupies nothing at any position
-      std::erase_if(active, [&](const Item* u) { return u->live.last < it.live.first; });
+      std::erase_if(active, [&](const Item* u) {
+        return u->live.last + (ALLOCSIM_PLANT("in_place_touching_ranges_conflict") ? 1 : 0) < it.live.first;
+      });
       for (const Item* u : active) {
-        if (u->kind != it.kind || !overlap(*u, it) || !interferes(u->live, it.live)) continue;
+        const bool touch = ALLOCSIM_PLANT("in_place_touching_ranges_conflict") && !u->live.empty() &&
+                           (u->live.last + 1 == it.live.first || it.live.last + 1 == u->live.first);
+        if (u->kind != it.kind || !overlap(*u, it) || (!interferes(u->live, it.live) && !touch)) continue;
         if (it.kind == Item::Kind::Reg &&
             (u->index == it.index || (u->lo1 == it.lo1 && contacts.onlyAtCopy(u->index, it.index))))
           continue;  // two pieces of one register; a coalesced copy (alloc/reg/reg_live_pieces.h)

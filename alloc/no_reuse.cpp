@@ -2,6 +2,7 @@
 
 #include "alloc/first_fit_placer.h"
 #include "alloc/psum/psum_bank_model.h"
+#include "ir/plant.h"
 
 namespace allocsim {
 namespace {
@@ -17,7 +18,9 @@ Program placeNoReuse(const Program& p) {
   FirstFitPolicy policy;
   policy.tensor_key = [](TensorId) { return uint64_t(0); };
   policy.register_key = [](RegId) { return uint64_t(0); };
-  policy.tensors_conflict = [](TensorId, TensorId) { return true; };
+  policy.tensors_conflict = [](TensorId t, TensorId u) {
+    return !(ALLOCSIM_PLANT("no_reuse_next_tensor_shares") && t == u + 1);
+  };
   policy.registers_conflict = [](RegId, RegId) { return true; };
   policy.tensor_shortage = [&p](TensorId t) {
     const Tensor& x = p.tensors[t];

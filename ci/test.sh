@@ -20,7 +20,8 @@ ctest --test-dir build --output-on-failure -j "$JOBS" | tee build/ctest.log
 stamp
 
 echo "== clang ASan+UBSan libFuzzer build: corpus replays, then bounded smoke runs"
-bash ci/fuzz_build.sh build-fuzz
+# With the planted bugs compiled in (ir/plant.h: each off unless ALLOCSIM_PLANT names it) for the sample at the end.
+bash ci/fuzz_build.sh build-fuzz -DALLOCSIM_PLANTED=ON
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   ctest --test-dir build-fuzz --output-on-failure -j "$JOBS" | tee build-fuzz/ctest.log
 stamp
@@ -43,6 +44,9 @@ for opts in "" "--dma-patterns 60" "-O 1 --machine sp-registers=2" "-O 2" "-O 6 
 done
 echo "generator and allocators: $(wc -l < build-fuzz/decode_inputs.txt) fuzz inputs decode and allocate to the same programs from gcc and clang"
 bash ci/fuzz_smoke.sh "${FUZZ_SECONDS:-5}" build-fuzz  # 5 s a target: CI stays under 15 min (960 s with 10)
+stamp
+echo "== planted bugs: a sample, each caught by a fuzz target's corpus replay (bench/planted/run.sh runs them all)"
+bash bench/planted/ci_sample.sh build-fuzz
 stamp
 
 # One closing line over both ctest runs (set -e and pipefail stop the script at the first failing run).

@@ -17,15 +17,20 @@ void Generator::matmulStatement() {
   const uint32_t sbufElems = std::max<uint32_t>(1, arch.sbuf_bytes / 4);
   const uint32_t bankElems = std::min(arch.psum_bank_bytes / 4, sbufElems);
   uint32_t M = yes(60) ? P : uint32_t(between(1, P));
-  // Several banks per tensor, up to half the pressure target, so a few tensors reach the target together.
-  const uint32_t maxPieces =
-      std::clamp<uint32_t>(psumTarget_ / 2, 1, std::max<uint32_t>(1, std::min(arch.psum_banks, sbufElems / bankElems)));
+  // Several banks per tensor, up to half the pressure target, so a few tensors reach the target together; some
+  // tensors draw from every bank count up to the whole target (at the default pressure, every count up to the
+  // capacity: the colorers' and the bank arithmetic's edge cases).
+  const uint32_t capacityPieces = std::max<uint32_t>(1, std::min(arch.psum_banks, sbufElems / bankElems));
+  const uint32_t maxPieces = std::clamp<uint32_t>(yes(35) ? psumTarget_ : psumTarget_ / 2, 1, capacityPieces);
   const uint32_t pieces = uint32_t(between(1, maxPieces));
   const uint32_t N = pieces > 1 ? bankElems : uint32_t(between(1, bankElems));
+  // A multi-bank tensor whose last bank is partly used (its bank count rounds up), unless one loop covers the pieces.
+  const bool partialLast = pieces > 1 && bankElems > 1 && yes(30);
+  const uint32_t lastN = partialLast ? uint32_t(between(1, bankElems - 1)) : N;
   const uint64_t cap = elementCap();
-  M = uint32_t(std::clamp<uint64_t>(cap / (uint64_t(pieces) * N), 1, M));
+  M = uint32_t(std::clamp<uint64_t>(cap / (uint64_t(pieces - 1) * N + lastN), 1, M));
   makePsumRoom(pieces);
-  const TensorId ps = addTensor(Space::Psum, M, pieces * N, pdt, "ps");
+  const TensorId ps = addTensor(Space::Psum, M, (pieces - 1) * N + lastN, pdt, "ps");
   openPsumBanks_ += pieces;
   ts_[ps].piecesLeft = pieces;
   double mag = 0;
@@ -82,7 +87,7 @@ void Generator::matmulStatement() {
     uint32_t K = chooseK();
     double ma = 0, mb = 0;
     AccessPattern stat = operand(K, M, {}, ma);
-    AccessPattern mov = operand(K, N, {stat.tensor}, mb);
+    AccessPattern mov = operand(K, dst.count, {stat.tensor}, mb);
     Instruction i;
     i.op = Op::Matmul;
     i.dst = dst;
@@ -90,7 +95,7 @@ void Generator::matmulStatement() {
     i.b = mov;
     i.start = start;
     i.stop = stop;
-    charge(uint64_t(K) * M * N * 4);
+    charge(uint64_t(K) * M * dst.count * 4);
     emit(std::move(i));
     groupMag += double(K) * ma * mb * double(trips());
   };
@@ -128,7 +133,11 @@ void Generator::matmulStatement() {
 
   AccessPattern dst = whole(ps);
   dst.count = N;
-  if (pieces > 1 && depth() < kMaxLoopDepth && pieces <= tripRoom() && yes(40)) {
+  auto pieceAt = [&](uint32_t j) {  // piece j of the tensor: a bank's elements, fewer in a partly used last bank
+    dst.offset.constant = int64_t(j) * bankElems;
+    dst.count = j + 1 == pieces ? lastN : N;
+  };
+  if (pieces > 1 && !partialLast && depth() < kMaxLoopDepth && pieces <= tripRoom() && yes(40)) {
     openLoop(0, pieces, 1);
     dst.offset = regIndex(scopes_.back().var, bankElems);
     group(dst);
@@ -141,14 +150,14 @@ void Generator::matmulStatement() {
     openLoop(0, int64_t(kt), 1);
     std::vector<double> pieceMag(pieces, 0.0);
     for (uint32_t j = 0; j < pieces; ++j) {
-      dst.offset.constant = int64_t(j) * bankElems;
+      pieceAt(j);
       matmul(dst, When::First, When::Last, pieceMag[j]);
     }
     closeLoop();
     for (double m : pieceMag) mag = std::max(mag, m);
   } else {
     for (uint32_t j = 0; j < pieces; ++j) {
-      dst.offset.constant = int64_t(j) * bankElems;
+      pieceAt(j);
       group(dst);
     }
   }

@@ -18,7 +18,7 @@ void Generator::statement() {
   if (opts_.conditionals > 0 && depth() > 0 && !pool_.empty() && yes(opts_.conditionals))
     return depth() < kMaxLoopDepth && yes(30) ? boundedLoopStatement() : conditionalStatement();
   switch (weighted({6, 10, 18, 5, 12, psumPool_.empty() ? 0u : 3u, 8, depth() < kMaxLoopDepth ? (depth() == 0 ? 12u : 5u) : 0u,
-                    pool_.empty() ? 0u : 5u, 5})) {
+                    pool_.empty() ? 0u : 5u, 5, pool_.empty() ? 0u : 6u})) {
     case 0: return memsetStatement();
     case 1: return loadStatement();
     case 2: return elementwiseStatement();
@@ -28,7 +28,8 @@ void Generator::statement() {
     case 6: return scalarStatement();
     case 7: return loopStatement();
     case 8: return retire(c_.below(pool_.size()));
-    default: return nkiOpStatement();
+    case 9: return nkiOpStatement();
+    default: return reachStatement();
   }
 }
 

@@ -201,6 +201,9 @@ class Generator {
   void dmaPatternStatement();
   void readOverBroad(size_t index);  // the one sub-range read of overBroad_[index], into a new pool tensor
 
+  // --- shapes at loop edges and live-range boundaries (gen_reach.cpp)
+  void reachStatement();
+
   // --- matmul (gen_matmul.cpp)
   void matmulStatement();
 

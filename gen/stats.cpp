@@ -8,6 +8,7 @@ namespace allocsim {
 namespace {
 
 constexpr uint32_t kDepthRows = 4;  // "loop depth 0" .. "loop depth 3"; deeper programs count as ">= 4"
+constexpr uint32_t kPsumBankRows = 8;  // "PSUM tensors of 1 bank" .. "8 banks" (gen2's capacity), then "more than"
 
 // The views an instruction names, in operand order (docs/format.md "Instructions").
 void forEachView(const Instruction& i, const std::function<void(const AccessPattern&)>& f) {
@@ -274,6 +275,141 @@ uint64_t overBroadTensors(const Program& p) {
   return n;
 }
 
+// The shapes the allocators' narrow rules meet at loop edges and live-range boundaries (gen/gen_reach.cpp makes them
+// on purpose): registers and tensors carried around a back edge, a tensor first written in a loop and read after it
+// (the last iteration's value leaves the loop), a partial write then a whole write of one tensor in a loop body, and
+// a new tensor whose first write is the last read of another (an in-place candidate at the exact boundary) or one
+// instruction before it.
+struct EdgeShapes {
+  uint64_t carried_registers = 0, carried_tensors = 0, live_out = 0, partial_then_whole = 0;
+  uint64_t in_place_exact = 0, in_place_one_short = 0;
+};
+
+// Registers an instruction reads and writes (a loop instruction: its induction register, written on entry).
+void registerEvents(const Instruction& i, const std::function<void(RegId, bool)>& f) {
+  switch (i.op) {
+    case Op::Addi: case Op::Mov: case Op::RegStore: f(i.rs, false); break;
+    case Op::Add: f(i.rs, false); f(i.rt, false); break;
+    default: break;
+  }
+  for (const ScalarOperand* sc : scalarOperands(i))
+    if (sc->kind == ScalarOperand::Kind::Reg) f(sc->reg, false);
+  forEachView(i, [&](const AccessPattern& ap) {
+    for (const Index* ix : {&ap.partition, &ap.offset})
+      for (const IndexTerm& t : ix->terms) f(t.reg, false);
+  });
+  for (const IndexTerm& t : i.mask.c.terms) f(t.reg, false);
+  switch (i.op) {
+    case Op::Li: case Op::Addi: case Op::Add: case Op::Mov: case Op::RegLoad: case Op::Loop: f(i.rd, true); break;
+    default: break;
+  }
+}
+
+// Tensors an instruction reads (sources, a matmul's accumulator unless it starts always) and writes.
+void tensorEvents(const Instruction& i, const std::function<void(const AccessPattern&, bool)>& f) {
+  for (const AccessPattern* r : sourceViews(i)) f(*r, false);
+  if (i.op == Op::Matmul && i.start != When::Always) f(i.dst, false);
+  switch (i.op) {
+    case Op::Loop: case Op::RegLoad: break;
+    default:
+      if (i.dst.tensor != kNone) f(i.dst, true);
+  }
+  if (hasFusedReduce(i)) f(i.reduce_dst, true);
+}
+
+void flatten(const std::vector<Instruction>& body, std::vector<const Instruction*>& out) {
+  for (const Instruction& i : body) {
+    out.push_back(&i);
+    if (i.op == Op::Loop) flatten(i.body, out);
+  }
+}
+
+void loopEdges(const Program& p, const std::vector<Instruction>& body, EdgeShapes& e) {
+  for (const Instruction& loop : body) {
+    if (loop.op != Op::Loop) continue;
+    loopEdges(p, loop.body, e);
+    std::vector<const Instruction*> flat;
+    flatten(loop.body, flat);
+    // first event per register / tensor in the body's order (0 none, 1 read, 2 write); written anywhere
+    std::vector<uint8_t> regFirst(p.registers.size(), 0), tenFirst(p.tensors.size(), 0);
+    std::vector<bool> regWritten(p.registers.size(), false), tenWritten(p.tensors.size(), false);
+    std::vector<bool> partial(p.tensors.size(), false), partialThenWhole(p.tensors.size(), false);
+    for (const Instruction* i : flat) {
+      registerEvents(*i, [&](RegId r, bool write) {
+        if (r >= p.registers.size()) return;
+        if (regFirst[r] == 0) regFirst[r] = write ? 2 : 1;
+        if (write) regWritten[r] = true;
+      });
+      tensorEvents(*i, [&](const AccessPattern& ap, bool write) {
+        TensorId t = ap.tensor;
+        if (t >= p.tensors.size() || p.tensors[t].space == Space::Dram) return;
+        if (tenFirst[t] == 0) tenFirst[t] = write ? 2 : 1;
+        if (!write) return;
+        tenWritten[t] = true;
+        if (!isFullAccess(p, ap)) partial[t] = true;
+        else if (partial[t]) partialThenWhole[t] = true;
+      });
+    }
+    for (RegId r = 0; r < p.registers.size(); ++r)
+      e.carried_registers += r != loop.rd && regFirst[r] == 1 && regWritten[r];
+    for (TensorId t = 0; t < p.tensors.size(); ++t) {
+      e.carried_tensors += tenFirst[t] == 1 && tenWritten[t];
+      e.partial_then_whole += partialThenWhole[t];
+    }
+  }
+}
+
+EdgeShapes edgeShapes(const Program& p) {
+  EdgeShapes e;
+  loopEdges(p, p.body, e);
+  // Raw first / last mentions (preorder positions) and the loops' spans, for live-out and the in-place boundary.
+  std::vector<const Instruction*> flat;
+  flatten(p.body, flat);
+  std::vector<uint32_t> first(p.tensors.size(), UINT32_MAX), last(p.tensors.size(), 0);
+  std::vector<std::pair<uint32_t, uint32_t>> loops;
+  std::vector<uint32_t> open;  // loop positions whose span is not closed yet
+  for (uint32_t pos = 0; pos < flat.size(); ++pos)
+    forEachView(*flat[pos], [&](const AccessPattern& ap) {
+      if (ap.tensor >= p.tensors.size()) return;
+      first[ap.tensor] = std::min(first[ap.tensor], pos);
+      last[ap.tensor] = std::max(last[ap.tensor], pos);
+    });
+  {
+    uint32_t pos = 0;
+    std::function<void(const std::vector<Instruction>&)> spans = [&](const std::vector<Instruction>& body) {
+      for (const Instruction& i : body) {
+        uint32_t at = pos++;
+        if (i.op == Op::Loop) {
+          spans(i.body);
+          loops.emplace_back(at, pos - 1);
+        }
+      }
+    };
+    spans(p.body);
+  }
+  for (TensorId t = 0; t < p.tensors.size(); ++t) {
+    if (first[t] == UINT32_MAX || p.tensors[t].space == Space::Dram) continue;
+    bool out = false;
+    for (const auto& [begin, end] : loops) out |= first[t] > begin && first[t] <= end && last[t] > end;
+    e.live_out += out;
+  }
+  IntervalWalk w(p);  // intervals extended over the loops that carry them
+  for (uint32_t pos = 0; pos < flat.size(); ++pos) {
+    const Instruction& i = *flat[pos];
+    if (i.op == Op::Loop || i.dst.tensor >= p.tensors.size()) continue;
+    const TensorId d = i.dst.tensor;
+    const Space space = p.tensors[d].space;
+    if (space == Space::Dram || w.tensors[d].first != pos) continue;
+    for (const AccessPattern* r : sourceViews(i)) {
+      const TensorId s = r->tensor;
+      if (s >= p.tensors.size() || s == d || p.tensors[s].space != space) continue;
+      e.in_place_exact += w.tensors[s].last == pos;
+      e.in_place_one_short += w.tensors[s].last == pos + 1;
+    }
+  }
+  return e;
+}
+
 // On-chip tensors that hold more than one value: written whole again, by an instruction that does not read them,
 // after they were read (program order, each loop body once).
 uint64_t recycledTensors(const Program& p) {
@@ -389,6 +525,28 @@ std::vector<ShapeFeature> measureShape(const Program& p) {
   count("DMA pattern: dead stores (overwritten whole before a read)", dp.dead_stores);
   count("DMA pattern: over-broad tensors (written whole, only ever read over a sub-range)", overBroadTensors(p));
 
+  uint64_t psumOfBanks[kPsumBankRows + 1] = {};  // [0]: more than kPsumBankRows banks
+  uint64_t psumWhole = 0, psumPartLast = 0;
+  for (const Tensor& t : p.tensors) {
+    if (t.space != Space::Psum) continue;
+    uint32_t banks = psumBanksOf(p, t);
+    ++psumOfBanks[banks <= kPsumBankRows ? banks : 0];
+    psumWhole += banks == p.arch.psum_banks;
+    psumPartLast += banks > 1 && p.arch.psum_bank_bytes > 0 && t.bytesPerPartition() % p.arch.psum_bank_bytes != 0;
+  }
+  for (uint32_t b = 1; b <= kPsumBankRows; ++b)
+    count("PSUM tensors of " + std::to_string(b) + (b == 1 ? " bank" : " banks"), psumOfBanks[b]);
+  count("PSUM tensors of more than " + std::to_string(kPsumBankRows) + " banks", psumOfBanks[0]);
+  count("PSUM tensors of every bank", psumWhole);
+  count("multi-bank PSUM tensors with a partly used last bank", psumPartLast);
+
+  EdgeShapes e = edgeShapes(p);
+  count("registers carried around a back edge", e.carried_registers);
+  count("tensors carried around a back edge (read before written in the body)", e.carried_tensors);
+  count("tensors first written in a loop and read after it", e.live_out);
+  count("partial then whole write of a tensor in a loop body", e.partial_then_whole);
+  count("in place at the exact boundary (first write reads a source at its last use)", e.in_place_exact);
+  count("in place one short (the source is read once more after the first write)", e.in_place_one_short);
   count("recycled on-chip tensors (written whole again after a read)", recycledTensors(p));
 
   PeakDemand d = peakDemand(p);

@@ -32,7 +32,9 @@ PeakDemand peakDemand(const Program& p);
 // Every feature of `p`, always the same names in the same order (so tallies line up across programs):
 // loop nesting depth (one flag per depth), 64-bit registers, accumulation groups and K-loop groups,
 // register-indexed views, partition-indexed DRAM views, partial-partition tensors, second-dimension views,
-// each instruction kind, tensors of each dtype, and pressure above each capacity.
+// each instruction kind, tensors of each dtype, PSUM tensors by bank count, the loop-edge and live-range-boundary
+// shapes (registers and tensors carried around a back edge, values leaving a loop, partial then whole writes, in-place
+// candidates at and one instruction short of the boundary), and pressure above each capacity.
 std::vector<ShapeFeature> measureShape(const Program& p);
 
 // Counts features over many programs.

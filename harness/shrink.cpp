@@ -407,9 +407,9 @@ class Shrinker {
           i.start = i.stop = When::Always;
           return true;
         default: {
-          const bool writes = i.op == Op::Dma || i.op == Op::Copy || i.op == Op::Act || i.op == Op::TT ||
-                              i.op == Op::TS || i.op == Op::Reduce || i.op == Op::Matmul || i.op == Op::Select ||
-                              (how == 5 && i.op == Op::Memset);
+          // Every instruction that writes a destination tensor (not a register, a loop or an if), and a memset of a
+          // view made whole.
+          const bool writes = i.op == Op::Memset ? how == 5 : !hasBody(i.op) && i.dst.tensor != kNone;
           if (!writes || i.dst.tensor == kNone || p.tensors[i.dst.tensor].space == Space::Dram) return false;
           Instruction m;
           m.op = Op::Memset;

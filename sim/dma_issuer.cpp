@@ -1,5 +1,7 @@
 #include "sim/dma_issuer.h"
 
+#include "ir/plant.h"
+
 namespace allocsim::sim {
 
 DmaIssuer::DmaIssuer(sc_core::sc_module_name name, Shared& shared, Fifo& in, std::deque<Fifo>& rings)
@@ -33,9 +35,10 @@ void DmaIssuer::serve() {
       if (binding) s_.result.stats.addStall(stallCauseOf(binding->kind), binding->producer, r.inst, ready - from);
       s_.takeHead(fifo, ready);
       ++stats.instructions;
-      const uint32_t q = uint32_t(issued++ % queues);
+      const uint32_t q = uint32_t(issued++ % (ALLOCSIM_PLANT("sim_dma_one_queue") ? 1 : queues));
       RingFifo<RingEntry>& ring = issued_[q];
-      while (!ring.empty() && ring.front().end <= ready) ring.pop_front();
+      const uint64_t early = ALLOCSIM_PLANT("sim_ring_slot_freed_early") ? 1 : 0;
+      while (!ring.empty() && ring.front().end <= ready + early) ring.pop_front();
       uint64_t issue = ready;
       if (ring.size() >= ring_slots) {  // full: the oldest transfer's end frees a slot
         issue = ring.front().end;

@@ -1,5 +1,7 @@
 #include "sim/engine.h"
 
+#include "ir/plant.h"
+
 namespace allocsim::sim {
 
 Engine::Engine(sc_core::sc_module_name name, Shared& shared, uint32_t engine, Fifo& in)
@@ -18,7 +20,8 @@ void Engine::serve() {
       if (slot == Shared::kNoSlot) break;
       Record& r = s_.record(slot);
       // It starts when the engine is free, it is queued and the last of its producers has ended.
-      const uint64_t from = std::max(clock, r.dispatch_cycle);
+      const uint64_t from =
+          ALLOCSIM_PLANT("sim_engine_ignores_own_clock") ? r.dispatch_cycle : std::max(clock, r.dispatch_cycle);
       const Dependence* binding = nullptr;
       const uint64_t start = s_.endOfAll(r.deps, from, binding);
       if (binding) s_.result.stats.addStall(stallCauseOf(binding->kind), binding->producer, r.inst, start - from);

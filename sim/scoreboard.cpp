@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "ir/plant.h"
+
 namespace allocsim::sim {
 
 const char* depKindName(DepKind k) {
@@ -105,7 +107,7 @@ void Scoreboard::access(const Footprint& fp, bool write, uint32_t slot, uint64_t
   const uint8_t engine = uint8_t(engineOf(inst->op));
   const uint8_t in_order = record && engine != uint8_t(Engine::DMA) ? engine : kNoEngine;
   scan(r.writes, fp, seq, in_order, write ? DepKind::WAW : DepKind::RAW, deps);
-  if (write) scan(r.reads, fp, seq, in_order, DepKind::WAR, deps);
+  if (write && !ALLOCSIM_PLANT("sim_war_dependence_dropped")) scan(r.reads, fp, seq, in_order, DepKind::WAR, deps);
   if (!record) return;
   if (slot >= live_seq_.size()) live_seq_.resize(slot + 1, 0);
   live_seq_[slot] = seq;

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "ir/diag.h"
+#include "ir/plant.h"
 
 namespace allocsim::sim {
 namespace {
@@ -163,7 +164,8 @@ uint64_t computeCycles(const TimingTable& t, const Instruction& inst, const Reso
     case Op::TT: {
       const bool fast = dst && a && b && fastTensorTensor(inst, *dst, *a, *b, p);
       const double rate = fast ? t.dve_tt_fast_per_element : t.dve_tt_per_element;
-      return t.toReport(std::max(t.dve_fixed, rate * per(a)), t.dve_clock_ghz);
+      const double elements = ALLOCSIM_PLANT("sim_tt_costs_per_destination") ? per(dst) / 2 : per(a);
+      return t.toReport(std::max(t.dve_fixed, rate * elements), t.dve_clock_ghz);
     }
     case Op::Reduce: {
       const bool half = dst && a && dst->dtype == DType::BF16 && a->dtype == DType::BF16 &&

@@ -5,6 +5,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "ir/plant.h"
+
 namespace allocsim {
 namespace {
 
@@ -83,7 +85,9 @@ Fate scan(const Program& p, const std::vector<Instruction>& body, size_t from, c
   auto fate = [&](size_t k) {
     // A loop kills nothing for sure (its facts have no `kills`): only whether it reads x, asked without listing
     // its areas (they are not cached, FactCache::get).
-    if (hasBody(body[k].op)) return readsAny(p, body[k], x) ? Fate::Read : Fate::Unknown;
+    if (hasBody(body[k].op))
+      return readsAny(p, body[k], x) && !ALLOCSIM_PLANT("dma_dead_store_ignores_loop_reads") ? Fate::Read
+                                                                                            : Fate::Unknown;
     const ScanFacts& f = facts.get(p, body, k);
     if (readsAny(f.areas, x)) return Fate::Read;
     if (f.kills && contains(*f.kills, x)) return Fate::Killed;

@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "alloc/dma_opt/merge_tracker.h"
+#include "ir/plant.h"
 
 namespace allocsim {
 namespace {
@@ -11,11 +12,12 @@ bool runOk(const AccessPattern& ap) { return isPlainRun(ap) && ap.count2 == 1; }
 
 // B continues A: same tensors and rows, B's elements start where A's end on both sides.
 bool abuts(const Instruction& a, const Instruction& b) {
+  const int64_t gap = ALLOCSIM_PLANT("dma_coalesce_across_gap") ? 1 : 0;
   return a.dst.tensor == b.dst.tensor && a.a.tensor == b.a.tensor && a.dst.tensor != a.a.tensor &&
          a.dst.partition == b.dst.partition && a.dst.partitions == b.dst.partitions &&
          a.a.partition == b.a.partition && a.a.partitions == b.a.partitions && a.dst.count == a.a.count &&
-         b.dst.count == b.a.count && b.dst.offset.constant == a.dst.offset.constant + a.dst.count &&
-         b.a.offset.constant == a.a.offset.constant + a.a.count;
+         b.dst.count == b.a.count && b.dst.offset.constant == a.dst.offset.constant + a.dst.count + gap &&
+         b.a.offset.constant == a.a.offset.constant + a.a.count + gap;
 }
 
 class Coalescer {

@@ -3,6 +3,7 @@
 #include <optional>
 
 #include "alloc/dma_opt/program_edit.h"
+#include "ir/plant.h"
 #include "ir/print.h"
 
 namespace allocsim {
@@ -101,7 +102,9 @@ class Sweep {
       if (!resident) continue;
       const std::optional<Area> src_area = exactArea(p_, y.a), res_area = exactArea(p_, *resident);
       if (!src_area || !res_area) continue;
-      if (!untouchedBetween(p_, body, i, j, *src_area) || !untouchedBetween(p_, body, i, j, *res_area)) continue;
+      if (!ALLOCSIM_PLANT("dma_reload_source_rewrite_ignored") && !untouchedBetween(p_, body, i, j, *src_area))
+        continue;
+      if (!untouchedBetween(p_, body, i, j, *res_area)) continue;
       if (!transform && *res_area == dst) {
         const Outcome o = removeOnto(body, i, j, *resident);
         if (o != Outcome::None) return o;

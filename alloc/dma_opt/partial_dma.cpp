@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <vector>
 
+#include "ir/plant.h"
+
 namespace allocsim {
 namespace {
 
@@ -18,7 +20,8 @@ struct Hull {
     row_lo = std::min<uint64_t>(row_lo, uint64_t(ap.partition.constant));
     row_hi = std::max<uint64_t>(row_hi, uint64_t(ap.partition.constant) + ap.partitions);
     lo = std::min<uint64_t>(lo, uint64_t(ap.offset.constant));
-    hi = std::max<uint64_t>(hi, uint64_t(ap.offset.constant) + ap.count);
+    const uint64_t short_by = ALLOCSIM_PLANT("dma_partial_hull_one_short") ? 1 : 0;
+    hi = std::max<uint64_t>(hi, uint64_t(ap.offset.constant) + ap.count - short_by);
   }
 };
 

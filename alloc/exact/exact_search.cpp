@@ -6,6 +6,8 @@
 #include <numeric>
 #include <tuple>
 
+#include "ir/plant.h"
+
 namespace allocsim {
 namespace {
 
@@ -157,8 +159,11 @@ class Search {
     std::iota(by_first.begin(), by_first.end(), 0u);
     std::sort(by_first.begin(), by_first.end(), [&](uint32_t a, uint32_t b) { return p.items[a].first < p.items[b].first; });
     uint64_t work = 0;
+    const bool touching_apart = ALLOCSIM_PLANT("exact_touching_items_apart");
     for (size_t x = 0; x < n; ++x) {
-      for (size_t y = x + 1; y < n && p.items[by_first[y]].first <= p.items[by_first[x]].last; ++y) {
+      for (size_t y = x + 1; y < n && (touching_apart ? p.items[by_first[y]].first < p.items[by_first[x]].last
+                                                      : p.items[by_first[y]].first <= p.items[by_first[x]].last);
+           ++y) {
         if ((++work & 0xffff) == 0) limit.check("exact search setup: overlaps", x);
         overlaps_[by_first[x]].push_back(by_first[y]);
         overlaps_[by_first[y]].push_back(by_first[x]);
@@ -300,7 +305,7 @@ class Search {
       if (placed_[j]) continue;
       hatless = false;
       const ExactItem& o = p_.items[j];
-      const uint64_t v = roundUp(top, o.align);
+      const uint64_t v = ALLOCSIM_PLANT("exact_minimum_offset_unaligned") ? top : roundUp(top, o.align);
       for (uint32_t kk = 0; kk < o.starts.size(); ++kk) {
         if (!rowsOverlap(row, it.rows, o.starts[kk], o.rows)) continue;
         uint64_t& m = minoff_[start_base_[j] + kk];

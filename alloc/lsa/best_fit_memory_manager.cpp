@@ -1,8 +1,11 @@
 #include "alloc/lsa/best_fit_memory_manager.h"
 
 #include <algorithm>
+#include <iterator>
 #include <stdexcept>
 #include <tuple>
+
+#include "ir/plant.h"
 
 namespace allocsim {
 namespace {
@@ -107,20 +110,27 @@ std::optional<MemoryBlock> BestFitMemoryManager::atCorner(const MemoryBlock& f, 
 std::optional<MemoryBlock> BestFitMemoryManager::allocate(uint32_t owner, uint32_t rows, uint64_t cols) {
   if (by_owner_.count(owner)) throw std::logic_error("BestFitMemoryManager: owner already holds a block");
   if (rows == 0 || cols == 0 || rows > g_.rows || cols > g_.cols) return std::nullopt;
-  for (const MemoryBlock& f : by_size_) {  // best fit: the smallest free block first
-    if (f.area() < uint64_t(rows) * cols) continue;
-    for (Corner c : corners_) {
-      const std::optional<MemoryBlock> b = atCorner(f, c, rows, cols);
-      if (!b) continue;
-      by_owner_[owner] = *b;
-      used_ += b->area();
-      peak_used_ = std::max(peak_used_, used_);
-      carve(*b);
-      sample(*b);
-      return b;
+  // Best fit: the smallest free block first.
+  auto firstFitting = [&](auto first, auto last) -> std::optional<MemoryBlock> {
+    for (; first != last; ++first) {
+      const MemoryBlock& f = *first;
+      if (f.area() < uint64_t(rows) * cols) continue;
+      for (Corner c : corners_) {
+        const std::optional<MemoryBlock> b = atCorner(f, c, rows, cols);
+        if (!b) continue;
+        by_owner_[owner] = *b;
+        used_ += b->area();
+        peak_used_ = std::max(peak_used_, used_);
+        carve(*b);
+        sample(*b);
+        return b;
+      }
     }
-  }
-  return std::nullopt;
+    return std::nullopt;
+  };
+  if (ALLOCSIM_PLANT("bestfit_worst_fit"))
+    return firstFitting(std::make_reverse_iterator(by_size_.end()), std::make_reverse_iterator(by_size_.begin()));
+  return firstFitting(by_size_.begin(), by_size_.end());
 }
 
 bool BestFitMemoryManager::reserve(uint32_t owner, const MemoryBlock& b) {
@@ -179,7 +189,10 @@ void BestFitMemoryManager::carve(const MemoryBlock& taken) {
     removeFree(f);
     const uint64_t f_top = uint64_t(f.row) + f.rows, t_top = uint64_t(taken.row) + taken.rows;
     const uint64_t f_right = f.col + f.cols, t_right = taken.col + taken.cols;
-    if (taken.col > f.col) parts.push_back({f.row, f.rows, f.col, taken.col - f.col});
+    if (taken.col > f.col) {
+      const uint64_t over = ALLOCSIM_PLANT("bestfit_left_part_overlaps") ? 4 : 0;
+      parts.push_back({f.row, f.rows, f.col, taken.col - f.col + over});
+    }
     if (t_right < f_right) parts.push_back({f.row, f.rows, t_right, f_right - t_right});
     if (taken.row > f.row) parts.push_back({f.row, taken.row - f.row, f.col, f.cols});
     if (t_top < f_top) parts.push_back({uint32_t(t_top), uint32_t(f_top - t_top), f.col, f.cols});

@@ -4,6 +4,7 @@
 
 #include "alloc/lsa/best_fit_memory_manager.h"
 #include "alloc/operand_effects.h"
+#include "ir/plant.h"
 
 namespace allocsim {
 
@@ -29,7 +30,10 @@ LiveRangeManager::LiveRangeManager(const Program& p, const Liveness& live, Space
 std::vector<LsaInterval> LiveRangeManager::expireBefore(uint32_t pos) {
   std::vector<LsaInterval> gone;
   auto keep = std::stable_partition(active_.begin(), active_.end(),
-                                    [&](const LsaInterval& iv) { return iv.range.last >= pos; });
+                                    [&](const LsaInterval& iv) {
+                                      return ALLOCSIM_PLANT("lsa_expires_at_last_use") ? iv.range.last > pos
+                                                                                       : iv.range.last >= pos;
+                                    });
   gone.assign(keep, active_.end());
   active_.erase(keep, active_.end());
   return gone;

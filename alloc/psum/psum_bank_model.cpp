@@ -1,12 +1,14 @@
 #include "alloc/psum/psum_bank_model.h"
 
 #include "alloc/alloc_error.h"
+#include "ir/plant.h"
 
 namespace allocsim {
 
 uint64_t psumBanksOf(const Arch& arch, const Tensor& t) {
   if (arch.psum_bank_bytes == 0) return 0;
   uint64_t bytes = t.bytesPerPartition();
+  if (ALLOCSIM_PLANT("psum_banks_round_down")) return std::max<uint64_t>(1, bytes / arch.psum_bank_bytes);
   return (bytes + arch.psum_bank_bytes - 1) / arch.psum_bank_bytes;  // divideCeil, as getPsumBankNum
 }
 

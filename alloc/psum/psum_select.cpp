@@ -2,6 +2,8 @@
 
 #include <stdexcept>
 
+#include "ir/plant.h"
+
 namespace allocsim {
 
 std::optional<uint32_t> firstFitBank(const std::vector<bool>& occupied, uint32_t banks) {
@@ -11,6 +13,7 @@ std::optional<uint32_t> firstFitBank(const std::vector<bool>& occupied, uint32_t
   for (size_t b = 0; b < n; ++b) {
     run = occupied[b] ? 0 : run + 1;
     if (run == banks) return uint32_t(b + 1 - banks);
+    if (ALLOCSIM_PLANT("psum_first_fit_resets_late") && occupied[b] && b + 1 < n) run = 0, ++b;
   }
   return std::nullopt;
 }
@@ -32,7 +35,8 @@ PsumSelection selectPsum(const Program& p, const PsumGraph& g, const std::vector
       if (!s.base[j]) continue;
       if (*s.base[j] >= psum_size)
         throw std::logic_error("info[neighbor_index].address < PSUM_SIZE && \"bad PSUM address during select\"");
-      for (uint32_t b = *s.base[j]; b < *s.base[j] + g.nodes[j].banks && b < psum_size; ++b) occupied[b] = true;
+      const uint32_t held = ALLOCSIM_PLANT("psum_select_first_bank_only") ? 1 : g.nodes[j].banks;
+      for (uint32_t b = *s.base[j]; b < *s.base[j] + held && b < psum_size; ++b) occupied[b] = true;
     }
     s.base[i] = firstFitBank(occupied, g.nodes[i].banks);
     if (!s.base[i]) {
@@ -48,6 +52,7 @@ PsumSelection selectPsum(const Program& p, const PsumGraph& g, const std::vector
   }
   for (bool u : used) s.banks_used += u;
   s.score = s.spill_cost + double(s.banks_used) / double(psum_size + 1);
+  if (ALLOCSIM_PLANT("psum_score_ignores_spill")) s.score = double(s.banks_used) / double(psum_size + 1);
   return s;
 }
 

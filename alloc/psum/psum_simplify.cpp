@@ -4,12 +4,14 @@
 #include <set>
 
 #include "alloc/psum/psum_costs.h"
+#include "ir/plant.h"
 
 namespace allocsim {
 
 int64_t psumFreeBanks(const PsumGraph& g, uint32_t psum_banks, uint32_t i) {
   int64_t v = int64_t(psum_banks) - int64_t(g.nodes[i].banks);
-  for (uint32_t j : g.neighbours[i]) v -= int64_t(g.nodes[j].banks);
+  const bool as_one = ALLOCSIM_PLANT("psum_neighbour_banks_as_one");
+  for (uint32_t j : g.neighbours[i]) v -= as_one ? 1 : int64_t(g.nodes[j].banks);
   return v;
 }
 

@@ -5,6 +5,8 @@
 #include <limits>
 #include <queue>
 
+#include "ir/plant.h"
+
 namespace allocsim {
 namespace {
 
@@ -22,7 +24,10 @@ std::optional<uint32_t> lowestFreeRun(const RegColorInput& in, RegId n,
   taken.assign(in.registers, false);
   for (RegId m : in.graph->adj[n])
     if (color[m])
-      for (uint32_t l = *color[m]; l < *color[m] + in.lanes[m] && l < in.registers; ++l) taken[l] = true;
+      for (uint32_t l = *color[m]; l < *color[m] + (ALLOCSIM_PLANT("reg_wide_neighbour_one_lane") ? 1 : in.lanes[m]) &&
+                                   l < in.registers;
+           ++l)
+        taken[l] = true;
   for (uint32_t l = 0; l + in.lanes[n] <= in.registers; ++l) {
     bool free = true;
     for (uint32_t k = 0; k < in.lanes[n] && free; ++k) free = !taken[l + k];

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <numeric>
 
+#include "ir/plant.h"
+
 namespace allocsim {
 
 RegGraph buildRegisterInterference(const std::vector<std::vector<LiveRange>>& pieces) {
@@ -23,7 +25,10 @@ RegGraph buildRegisterInterference(const std::vector<std::vector<LiveRange>>& pi
   });
   std::vector<Piece> active;
   for (const Piece& x : order) {
-    std::erase_if(active, [&](const Piece& u) { return u.range.last < x.range.first; });
+    std::erase_if(active, [&](const Piece& u) {
+      return u.range.last < x.range.first ||
+             (ALLOCSIM_PLANT("reg_interference_ends_early") && u.range.last == x.range.first + 1);
+    });
     for (const Piece& u : active)
       if (u.reg != x.reg) {
         g.adj[x.reg].push_back(u.reg);

@@ -4,6 +4,7 @@
 
 #include "alloc/copy_tensor.h"
 #include "alloc/reg/reg_operands.h"
+#include "ir/plant.h"
 
 namespace allocsim {
 namespace {
@@ -16,7 +17,8 @@ class SpillWriter {
     loop_.assign(p.registers.size(), false);
     inside_.assign(p.registers.size(), false);
     markLoops(p.body);
-    for (RegId r : spilled) slot_[r] = addSlot(r);
+    for (RegId r : spilled)
+      slot_[r] = ALLOCSIM_PLANT("reg_spill_slots_shared") && r != spilled.front() ? slot_[spilled.front()] : addSlot(r);
   }
 
   RegSpillStats run() {

@@ -9,6 +9,7 @@
 
 #include "alloc/linear_order.h"
 #include "alloc/reg/reg_operands.h"
+#include "ir/plant.h"
 
 namespace allocsim {
 namespace {
@@ -126,7 +127,7 @@ class Splitter {
               state[inst->rd].setOnly(d);
               mentions_.push_back({inst->id, kWriteSlot, inst->rd, d});
             }
-            mergeState(state, back[L]);
+            if (!ALLOCSIM_PLANT("reg_back_edge_dropped")) mergeState(state, back[L]);
             if (inst->rd < n) state[inst->rd].setOnly(defAt(pos));  // the increment belongs to the loop's def
             break;
           }

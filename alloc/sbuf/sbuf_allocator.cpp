@@ -23,6 +23,7 @@
 #include "alloc/sbuf/sbuf_simplify.h"
 #include "alloc/sbuf/sbuf_spill.h"
 #include "alloc/spill_candidates.h"
+#include "ir/plant.h"
 
 namespace allocsim {
 namespace {
@@ -257,7 +258,9 @@ bool betterRun(const SbufRun& a, const SbufRun& b) {
   if (a.abandoned || b.abandoned) return !a.abandoned && b.abandoned;
   if (a.error || b.error) return !a.error && b.error;
   if (a.spill_bytes != b.spill_bytes) return a.spill_bytes < b.spill_bytes;
-  if (a.selection.footprint != b.selection.footprint) return a.selection.footprint < b.selection.footprint;
+  if (a.selection.footprint != b.selection.footprint)
+    return ALLOCSIM_PLANT("bestofn_keeps_worst") ? a.selection.footprint > b.selection.footprint
+                                                 : a.selection.footprint < b.selection.footprint;
   return a.spill_cycles < b.spill_cycles;
 }
 

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "ir/plant.h"
+
 namespace allocsim {
 
 const char* sbufPolicyName(SbufPolicy p) {
@@ -39,7 +41,7 @@ void gapsOf(const Arch& arch, uint64_t base, uint32_t partitions, uint64_t bytes
   gaps.clear();
   uint64_t at = 0;
   for (const auto& [start, end] : used) {
-    const uint64_t from = alignUp(at, align);
+    const uint64_t from = ALLOCSIM_PLANT("sbuf_gap_unaligned") ? at : alignUp(at, align);
     if (start > from && start - from >= bytes) gaps.push_back({from, start - from, start == arch.sbuf_bytes});
     at = std::max(at, end);
     if (at >= arch.sbuf_bytes) break;
@@ -53,7 +55,8 @@ std::optional<Placement> placeSbufRect(const Arch& arch, SbufPolicy policy, uint
   if (policy == SbufPolicy::FirstFit) return firstFitSbuf(arch, partitions, bytes, taken);
   if (partitions == 0 || partitions > arch.sbuf_partitions || bytes == 0 || bytes > arch.sbuf_bytes)
     return std::nullopt;
-  const uint64_t quantum = std::max<uint32_t>(arch.sbuf_partition_quantum, 1);
+  const uint64_t quantum =
+      ALLOCSIM_PLANT("sbuf_partition_quantum_ignored") ? 1 : std::max<uint32_t>(arch.sbuf_partition_quantum, 1);
   std::optional<Placement> best;
   uint64_t best_room = 0;
   // Scratch of this thread, kept over calls: the colorer places every node of every round and heuristic, and

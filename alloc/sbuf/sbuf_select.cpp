@@ -3,6 +3,7 @@
 #include <stdexcept>
 
 #include "alloc/sbuf/sbuf_footprint.h"
+#include "ir/plant.h"
 
 namespace allocsim {
 
@@ -35,6 +36,8 @@ SbufSelection selectSbuf(const Program& p, const SbufGraph& g, const std::vector
       used.push_back({s.at[i]->partition, g.nodes[i].partitions, s.at[i]->offset, g.nodes[i].bytes});
   s.footprint = sbufFootprintBytes(p.arch, used);
   s.score = s.spill_cost + double(s.footprint) / (double(sbufCapacity(p.arch)) + 1);
+  if (ALLOCSIM_PLANT("sbuf_score_prefers_larger_footprint"))
+    s.score = s.spill_cost + 1 - double(s.footprint) / (double(sbufCapacity(p.arch)) + 1);
   return s;
 }
 

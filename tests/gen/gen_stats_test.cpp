@@ -156,6 +156,93 @@ TEST(GenStats, GeneratorReachesEveryShapeOverAFewHundredSeeds) {
 namespace allocsim {
 namespace {
 
+// Each loop-edge and boundary shape once, counted by hand:
+// - x is carried around the back edge (read by the first view, written by the mov); y and the loop register are not;
+// - a is read at the top of the first loop's body and rewritten below it: a carried tensor;
+// - w is first written in the second loop and read after it;
+// - v is written over 0:8, then whole, in the second loop's body;
+// - d's first write reads b at b's last use (exact boundary); e's first write reads c, which the next instruction
+//   reads again (one short);
+// - two PSUM tensors of 3 (the last partly used) and 4 banks (declared only: the bank counts are the tensors' own).
+const char kEdges[] = R"(arch tiny
+dram A [8, 64] f32 input
+dram O [8, 16] f32 output
+dram P [8, 16] f32 output
+dram Q [8, 16] f32 output
+sbuf a [8, 64] f32
+sbuf t [8, 16] f32
+sbuf w [8, 16] f32
+sbuf v [8, 16] f32
+sbuf b [8, 16] f32
+sbuf c [8, 16] f32
+sbuf d [8, 16] f32
+sbuf e [8, 16] f32
+psum p3 [8, 180] f32
+psum p4 [8, 256] f32
+reg i
+reg x
+reg y
+
+dma a, A
+li x, 0
+loop i = 0, 4, 1 {
+  copy t, a[:, x:16]
+  act a[:, 0:16], t, neg
+  addi y, x, 16
+  mov x, y
+}
+loop i = 0, 2, 1 {
+  memset v[:, 0:8], 1.0
+  copy w, a[:, i*16:16]
+  copy v, w
+}
+tt w, w, v, add
+dma O, w
+copy b, t
+copy d, b
+copy c, d
+copy e, c
+tt e, e, c, max
+dma P, e
+dma Q, t
+)";
+
+TEST(GenStats, CountsLoopEdgeAndBoundaryShapes) {
+  Program p = parseProgram(kEdges);
+  EXPECT_EQ(feature(p, "registers carried around a back edge"), 1u);
+  EXPECT_EQ(feature(p, "tensors carried around a back edge (read before written in the body)"), 1u);
+  EXPECT_EQ(feature(p, "tensors first written in a loop and read after it"), 3u);  // t, w, v
+  EXPECT_EQ(feature(p, "partial then whole write of a tensor in a loop body"), 1u);
+  EXPECT_EQ(feature(p, "in place at the exact boundary (first write reads a source at its last use)"), 2u);  // d, c
+  EXPECT_EQ(feature(p, "in place one short (the source is read once more after the first write)"), 1u);     // e
+  EXPECT_EQ(feature(p, "PSUM tensors of 1 bank"), 0u);
+  EXPECT_EQ(feature(p, "PSUM tensors of 3 banks"), 1u);  // 720 bytes a partition, 256-byte banks
+  EXPECT_EQ(feature(p, "PSUM tensors of 4 banks"), 1u);
+  EXPECT_EQ(feature(p, "PSUM tensors of every bank"), 1u);  // tiny has 4
+  EXPECT_EQ(feature(p, "multi-bank PSUM tensors with a partly used last bank"), 1u);  // p3: 720 bytes in 3 banks
+}
+
+// The default mix (tiny, default size and pressure) reaches each narrow shape in at least a tenth of its programs.
+TEST(GenStats, DefaultMixReachesTheNarrowShapesInATenthOfPrograms) {
+  ShapeTally tally;
+  const uint64_t programs = 500;
+  for (uint64_t seed = 0; seed < programs; ++seed) {
+    SeededChoices c(seed);
+    GenOptions opts;
+    opts.arch = *archPreset("tiny");
+    tally.add(generateProgram(c, opts));
+  }
+  for (const char* name : {"registers carried around a back edge",
+                           "tensors carried around a back edge (read before written in the body)",
+                           "tensors first written in a loop and read after it",
+                           "partial then whole write of a tensor in a loop body", "PSUM tensors of 1 bank",
+                           "PSUM tensors of 2 banks", "PSUM tensors of 3 banks", "PSUM tensors of 4 banks",
+                           "multi-bank PSUM tensors with a partly used last bank",
+                           "in place at the exact boundary (first write reads a source at its last use)",
+                           "in place one short (the source is read once more after the first write)"})
+    EXPECT_GE(tally.containing(name) * 10, programs) << name << "\n" << tally.table();
+}
+
 // A tensor written whole again after a read, by an instruction that does not read it, holds a second value; an
 // in-place update does not count, nor a partial write.
 TEST(GenStats, RecycledTensorsAreTheOnesWrittenWholeAgainAfterARead) {
