@@ -325,55 +325,42 @@ void Parser::operands(Instruction& in) {
     case Op::Broadcast:
     case Op::BnStats:
     case Op::BnAggr:
-      in.dst = accessPattern("destination");
-      comma("destination");
+      in.dst = operandThenComma("destination");
       in.a = accessPattern("source");
       return;
     case Op::Matmul:
-      in.dst = accessPattern("destination");
-      comma("destination");
-      in.a = accessPattern("stationary operand");
-      comma("stationary operand");
+      in.dst = operandThenComma("destination");
+      in.a = operandThenComma("stationary operand");
       in.b = accessPattern("moving operand");
       matmulFlags(in);
       return;
     case Op::Act:
-      in.dst = accessPattern("destination");
-      comma("destination");
-      in.a = accessPattern("source");
-      comma("source");
+      in.dst = operandThenComma("destination");
+      in.a = operandThenComma("source");
       in.func = actFunc();
       actScaleBias(in);
       return;
     case Op::TT:
-      in.dst = accessPattern("destination");
-      comma("destination");
-      in.a = accessPattern("first source");
-      comma("first source");
-      in.b = accessPattern("second source");
-      comma("second source");
+      in.dst = operandThenComma("destination");
+      in.a = operandThenComma("first source");
+      in.b = operandThenComma("second source");
       in.alu = alu();
       return;
     case Op::TS:
-      in.dst = accessPattern("destination");
-      comma("destination");
-      in.a = accessPattern("source");
-      comma("source");
+      in.dst = operandThenComma("destination");
+      in.a = operandThenComma("source");
       in.scalar = scalar();
       comma("scalar");
       in.alu = alu();
       tsOptions(in);
       return;
     case Op::Reduce:
-      in.dst = accessPattern("destination");
-      comma("destination");
-      in.a = accessPattern("source");
-      comma("source");
+      in.dst = operandThenComma("destination");
+      in.a = operandThenComma("source");
       in.alu = alu();
       return;
     case Op::Memset:
-      in.dst = accessPattern("destination");
-      comma("destination");
+      in.dst = operandThenComma("destination");
       in.imm = immediate("fill value");
       return;
     case Op::Li:
@@ -406,15 +393,12 @@ void Parser::operands(Instruction& in) {
       in.a = accessPattern("source");
       return;
     case Op::RegStore:
-      in.dst = accessPattern("destination");
-      comma("destination");
+      in.dst = operandThenComma("destination");
       in.rs = reg("source");
       return;
     case Op::Select:
-      in.dst = accessPattern("destination");
-      comma("destination");
-      in.a = accessPattern("source");
-      comma("source");
+      in.dst = operandThenComma("destination");
+      in.a = operandThenComma("source");
       selectMask(in.mask, "affine_select", true);
       in.imm = immediate("fill value");
       return;
@@ -422,17 +406,13 @@ void Parser::operands(Instruction& in) {
       condition(in);
       return;
     case Op::Iota:
-      in.dst = accessPattern("destination");
-      comma("destination");
+      in.dst = operandThenComma("destination");
       selectMask(in.mask, "iota", false);
       return;
     case Op::TTScan:
-      in.dst = accessPattern("destination");
-      comma("destination");
-      in.a = accessPattern("first source");
-      comma("first source");
-      in.b = accessPattern("second source");
-      comma("second source");
+      in.dst = operandThenComma("destination");
+      in.a = operandThenComma("first source");
+      in.b = operandThenComma("second source");
       in.scalar = scalar();
       comma("initial value");
       in.alu = alu();

@@ -68,6 +68,12 @@ class Parser {
   ActFunc actFunc();
   void expect(char punct, const std::string& message);
   void comma(const char* after) { expect(',', std::string("expected ',' after the ") + after); }
+  // An operand that is not the last: its access pattern, then the comma after it.
+  AccessPattern operandThenComma(const char* what) {
+    AccessPattern p = accessPattern(what);
+    comma(what);
+    return p;
+  }
 
   Lexer lex_;
   Program prog_;
