@@ -9,7 +9,6 @@
 #include "alloc/feasibility.h"
 #include "alloc/in_place.h"
 #include "alloc/liveness.h"
-#include "alloc/liveness_report.h"
 #include "alloc/lsa/dram_spill_slots.h"
 #include "alloc/lsa/lsa_allocator.h"
 #include "alloc/no_reuse.h"
@@ -23,14 +22,6 @@
 
 namespace allocsim {
 namespace {
-
-// The pass's report moved in after its "allocator" field (not copied: reports are built on every allocation).
-AllocReport named(const std::string& allocator, AllocReport&& body) {
-  AllocReport r;
-  r.set("allocator", allocator);
-  r.append(std::move(body));
-  return r;
-}
 
 // Freezing: placed SBUF/PSUM tensors are marked pinned so that the next pass keeps them (every allocator keeps
 // pinned placements); thaw restores the flags. Tensors a pass inserts come after the saved ones and keep theirs.
@@ -54,7 +45,7 @@ bool hasUnplaced(const Program& p, Space s) {
   return false;
 }
 
-void runPsum(Program& p, const Effort& e, const DriverOptions& o, std::vector<AllocReport>& reports) {
+void runPsum(Program& p, const Effort& e, const DriverOptions& o, std::vector<StepStats>& steps) {
   PsumOptions po;
   po.heuristics = e.psum_heuristics;
   po.only_heuristic = o.psum_heuristic;
@@ -62,13 +53,13 @@ void runPsum(Program& p, const Effort& e, const DriverOptions& o, std::vector<Al
   po.progress = o.progress;
   PsumResult r = allocatePsum(std::move(p), po);  // p is given up and replaced by the result
   p = std::move(r.program);
-  reports.push_back(named("psum", std::move(r.report)));
+  steps.push_back(std::move(r.stats));
 }
 
 // SBUF after PSUM (as in the production allocator: PSUM is colored first and frozen): the SBUF colorer keeps every
 // placement it is given (PSUM's, and at O7 the input's), and places the SBUF tensors that have none, spill slots
 // included.
-void runSbuf(Program& p, const Effort& e, const DriverOptions& o, std::vector<AllocReport>& reports) {
+void runSbuf(Program& p, const Effort& e, const DriverOptions& o, std::vector<StepStats>& steps) {
   SbufOptions so;
   so.heuristics = e.sbuf_heuristics;
   so.only_heuristic = o.sbuf_heuristic;
@@ -78,46 +69,40 @@ void runSbuf(Program& p, const Effort& e, const DriverOptions& o, std::vector<Al
   so.progress = o.progress;
   SbufResult r = allocateSbuf(std::move(p), so);  // p is given up and replaced by the result
   p = std::move(r.program);
-  reports.push_back(named("sbuf", std::move(r.report)));
+  steps.push_back(std::move(r.stats));
 }
 
-// DMAOptimization after an allocator (as in the production allocator): its report carries its own "allocator" field
-// (the instance name).
-void runDmaOpt(Program& p, DmaOptInstance instance, const DriverOptions& o, std::vector<AllocReport>& reports) {
+// DMAOptimization after an allocator (as in the production allocator): its step is named by its instance.
+void runDmaOpt(Program& p, DmaOptInstance instance, const DriverOptions& o, std::vector<StepStats>& steps) {
   DmaOptOptions dmo;
   dmo.instance = instance;
   dmo.level = o.gca_dma_optlevel;
   dmo.verbosity = o.verbosity;
   DmaOptResult r = optimizeDmas(std::move(p), dmo);
   p = std::move(r.program);
-  reports.push_back(std::move(r.report));
+  steps.push_back(std::move(r.stats));
 }
 
 // REG last, at every optlevel (as in the production allocator: REG_Allocator is optlevel-independent).
-void runReg(Program& p, const std::vector<bool>& keep, int verbosity, std::vector<AllocReport>& reports) {
+void runReg(Program& p, const std::vector<bool>& keep, int verbosity, std::vector<StepStats>& steps) {
   RegOptions ro;
   ro.keep = keep;
   ro.verbosity = verbosity;
-  reports.push_back(named("reg", allocateRegisters(p, ro)));
+  steps.push_back(allocateRegisters(p, ro));
 }
 
 // O0: placeNoReuse on the tensors only (registers are the REG step's, as at every optlevel).
-void runNoReuse(Program& p, std::vector<AllocReport>& reports) {
+void runNoReuse(Program& p, std::vector<StepStats>& steps) {
   Program tensors_only = p;
   tensors_only.registers.clear();
   Program placed = placeNoReuse(tensors_only);
   for (size_t i = 0; i < p.tensors.size(); ++i) p.tensors[i].placement = placed.tensors[i].placement;
-  AllocReport r;
-  uint32_t sbuf = 0, psum = 0;
+  NoReuseStats s;
   for (const Tensor& t : p.tensors) {
-    sbuf += t.space == Space::Sbuf;
-    psum += t.space == Space::Psum;
+    s.sbuf_tensors += t.space == Space::Sbuf;
+    s.psum_tensors += t.space == Space::Psum;
   }
-  r.line("no-reuse placement (O0): " + std::to_string(sbuf) + " SBUF and " + std::to_string(psum) +
-         " PSUM tensors, each in storage of its own");
-  r.set("no_reuse.sbuf_tensors", int64_t(sbuf));
-  r.set("no_reuse.psum_tensors", int64_t(psum));
-  reports.push_back(named("no-reuse", std::move(r)));
+  steps.push_back(s);
 }
 
 // A coloring level allocates from scratch: placements in the input that are not pinned are dropped (the SBUF
@@ -127,35 +112,29 @@ void dropUnpinnedPlacements(Program& p) {
     if (t.space != Space::Dram && !t.pinned) t.placement.reset();
 }
 
-// The report of the value split that the coloring and linear-scan paths run first (alloc/value_split.h: each value
-// of a movable tensor becomes a tensor of its own, so that the allocators may place the values apart), after the
-// allocators' reports, when anything was split.
-void reportValueSplit(const ValueSplitStats& s, std::vector<AllocReport>& reports) {
-  if (s.tensors == 0) return;
-  AllocReport r;
-  r.line(std::to_string(s.tensors) + (s.tensors == 1 ? " tensor" : " tensors") + " with several values split into " +
-         std::to_string(s.values) + " more " + (s.values == 1 ? "tensor" : "tensors") + ", one per value");
-  r.set("values.split_tensors", int64_t(s.tensors));
-  r.set("values.added_tensors", int64_t(s.values));
-  reports.push_back(named("values", std::move(r)));
+// The value split that the coloring and linear-scan paths run first (alloc/value_split.h: each value of a movable
+// tensor becomes a tensor of its own, so that the allocators may place the values apart): a step after the
+// allocators', when anything was split.
+void reportValueSplit(const ValueSplitStats& s, std::vector<StepStats>& steps) {
+  if (s.tensors != 0) steps.push_back(s);
 }
 
-void runColoring(Program& p, const Effort& e, const DriverOptions& o, std::vector<AllocReport>& reports) {
+void runColoring(Program& p, const Effort& e, const DriverOptions& o, std::vector<StepStats>& steps) {
   const int verbosity = o.verbosity;
   dropUnpinnedPlacements(p);
   const ValueSplitStats split = splitValues(p);
-  runPsum(p, e, o, reports);
-  runDmaOpt(p, DmaOptInstance::Psum, o, reports);
-  runSbuf(p, e, o, reports);
-  runDmaOpt(p, DmaOptInstance::Sb, o, reports);
-  runReg(p, {}, verbosity, reports);
-  reportValueSplit(split, reports);
+  runPsum(p, e, o, steps);
+  runDmaOpt(p, DmaOptInstance::Psum, o, steps);
+  runSbuf(p, e, o, steps);
+  runDmaOpt(p, DmaOptInstance::Sb, o, steps);
+  runReg(p, {}, verbosity, steps);
+  reportValueSplit(split, steps);
 }
 
 // O8, and O6 with --allocator lsa (as in the production allocator: "selected by --allocator=lsa on the opt6 path or
 // forced as the sole SBUF/PSUM allocator at optlevel 8"): the linear scan from scratch, PSUM then SB; run_with_loops
 // on the O6 path. At O8 the DRAM spill slots then get addresses of their own (alloc/lsa/dram_spill_slots.h).
-void runLinearScan(Program& p, int optlevel, const DriverOptions& o, std::vector<AllocReport>& reports) {
+void runLinearScan(Program& p, int optlevel, const DriverOptions& o, std::vector<StepStats>& steps) {
   dropUnpinnedPlacements(p);
   const ValueSplitStats split = splitValues(p);
   LsaOptions lo;
@@ -166,12 +145,11 @@ void runLinearScan(Program& p, int optlevel, const DriverOptions& o, std::vector
   p = std::move(r.program);
   if (optlevel == 8) {  // the opt8 pipeline's coloring_allocator_dram_debug
     const uint32_t slots = placeDramSpillSlots(p);
-    r.report.line("DRAM spill slots placed without reuse (O8): " + std::to_string(slots));
-    r.report.set("lsa.dram_slots_placed", int64_t(slots));
+    r.stats.dram_slots_placed = slots;
   }
-  reports.push_back(named("lsa", std::move(r.report)));
-  runReg(p, {}, o.verbosity, reports);
-  reportValueSplit(split, reports);
+  steps.push_back(std::move(r.stats));
+  runReg(p, {}, o.verbosity, steps);
+  reportValueSplit(split, steps);
 }
 
 // O7 has no PSUM coloring pass (the production allocator, "The distinctive opt7 trait"): its PSUM placements come
@@ -191,7 +169,7 @@ void requirePsumFixed(const Program& p) {
 // coloring of what is not fixed (PSUM and the fixed SBUF part frozen), REG, then the in-place write checker over
 // everything. An SB coloring that cannot fit around the fixed part is the production allocator's "Allocation failed
 // for ...".
-void runFixedAssignment(Program& p, const Effort& e, const DriverOptions& o, std::vector<AllocReport>& reports) {
+void runFixedAssignment(Program& p, const Effort& e, const DriverOptions& o, std::vector<StepStats>& steps) {
   const int verbosity = o.verbosity;
   InPlaceOptions partial;
   partial.require_placed = false;
@@ -206,38 +184,30 @@ void runFixedAssignment(Program& p, const Effort& e, const DriverOptions& o, std
   requirePsumFixed(p);
   // DMA optimization (PSUM, then SB instance) runs here in the production allocator's O7 order, before SB coloring.
   // It sees the program's own pinned flags (not the freeze), and may drop inserted tensors.
-  runDmaOpt(p, DmaOptInstance::Psum, o, reports);
-  runDmaOpt(p, DmaOptInstance::Sb, o, reports);
+  runDmaOpt(p, DmaOptInstance::Psum, o, steps);
+  runDmaOpt(p, DmaOptInstance::Sb, o, steps);
   std::vector<bool> saved = freeze(p, true, true);
   const bool sbuf_pass = hasUnplaced(p, Space::Sbuf);
   if (sbuf_pass) {
     try {
-      runSbuf(p, e, o, reports);
+      runSbuf(p, e, o, steps);
     } catch (const AllocError& err) {
       throw AllocError(err.loc(), std::string("Allocation failed for SB around the fixed placements (optlevel 7): ") +
                                       err.what());
     }
   }
   thaw(p, saved);
-  runReg(p, keep_regs, verbosity, reports);
+  runReg(p, keep_regs, verbosity, steps);
   checkInPlace(p);
 
-  AllocReport r;
-  r.line("fixed assignment (O7): " + std::to_string(fixed_tensors) + " tensor and " + std::to_string(fixed_regs) +
-         " register placements reproduced from the input; no PSUM coloring pass; SBUF pass " +
-         (sbuf_pass ? "ran" : "skipped"));
-  uint32_t checked = 0;
-  for (const Tensor& t : p.tensors) checked += t.placement.has_value();
-  checked += uint32_t(p.registers.size());
-  r.line("in-place write checker: " + std::to_string(checked) + " placements re-placed, no conflict");
-  r.set("in_place.fixed_tensors", int64_t(fixed_tensors));
-  r.set("in_place.fixed_registers", int64_t(fixed_regs));
-  r.set("in_place.checked", int64_t(checked));
-  reports.push_back(named("in-place", std::move(r)));
+  InPlaceStats s{fixed_tensors, fixed_regs, sbuf_pass, 0};
+  for (const Tensor& t : p.tensors) s.checked += t.placement.has_value();
+  s.checked += uint32_t(p.registers.size());
+  steps.push_back(s);
 }
 
 // --allocator exact: the search places PSUM and SBUF (at optlevel 7 completing the input's placements), then REG.
-void runExact(Program& p, int optlevel, const DriverOptions& o, std::vector<AllocReport>& reports) {
+void runExact(Program& p, int optlevel, const DriverOptions& o, std::vector<StepStats>& steps) {
   ExactAllocOptions eo;
   eo.time_limit_s = o.time_limit_s;
   eo.node_budget = o.node_budget;
@@ -252,8 +222,8 @@ void runExact(Program& p, int optlevel, const DriverOptions& o, std::vector<Allo
   }
   ExactAllocResult r = allocateExact(p, eo);
   p = std::move(r.program);
-  reports.push_back(named("exact", std::move(r.report)));
-  runReg(p, keep_regs, o.verbosity, reports);
+  steps.push_back(std::move(r.stats));
+  runReg(p, keep_regs, o.verbosity, steps);
 }
 
 // --sbuf-heuristic and --psum-heuristic name a heuristic of a colorer that runs on this path, within its range.
@@ -295,7 +265,7 @@ DriverResult allocate(const Program& input, const DriverOptions& o) {
     const int level = o.smt_allocation ? 7 : o.optlevel;
     DriverResult result{input, {level, level == 7 ? AllocPath::FixedAssignment : AllocPath::Coloring}, {}, {}};
     requireFeasible(input);
-    runExact(result.program, result.selection.optlevel, o, result.reports);
+    runExact(result.program, result.selection.optlevel, o, result.steps);
     return result;
   }
   if (o.node_budget)
@@ -317,15 +287,15 @@ DriverResult allocate(const Program& input, const DriverOptions& o) {
   const Effort e = effortFor(s.optlevel);
   switch (s.path) {
     case AllocPath::NoReuse:
-      runNoReuse(p, result.reports);
-      runReg(p, {}, o.verbosity, result.reports);
+      runNoReuse(p, result.steps);
+      runReg(p, {}, o.verbosity, result.steps);
       break;
     case AllocPath::Coloring:
-    case AllocPath::ColoringWithLoops: runColoring(p, e, o, result.reports); break;
-    case AllocPath::FixedAssignment: runFixedAssignment(p, e, o, result.reports); break;
-    case AllocPath::LinearScan: runLinearScan(p, s.optlevel, o, result.reports); break;
+    case AllocPath::ColoringWithLoops: runColoring(p, e, o, result.steps); break;
+    case AllocPath::FixedAssignment: runFixedAssignment(p, e, o, result.steps); break;
+    case AllocPath::LinearScan: runLinearScan(p, s.optlevel, o, result.steps); break;
   }
-  if (reportsOn()) result.liveness = livenessReport(computeLiveness(input).stats);  // a report only
+  if (o.liveness_report) result.liveness = computeLiveness(input).stats;
   return result;
 }
 

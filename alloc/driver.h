@@ -31,12 +31,21 @@
 // cannot fit the program: exit code 3, the allocator's diagnostic), InputError (malformed placements: exit 2).
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
+#include <variant>
 #include <vector>
 
+#include "alloc/dma_opt/dma_optimization.h"
+#include "alloc/exact/exact_allocator.h"
+#include "alloc/liveness.h"
+#include "alloc/lsa/lsa_allocator.h"
 #include "alloc/optlevel.h"
-#include "alloc/report.h"
+#include "alloc/psum/psum_allocator.h"
+#include "alloc/reg/reg_allocator.h"
+#include "alloc/sbuf/sbuf_allocator.h"
+#include "alloc/value_split.h"
 #include "ir/program.h"
 #include "ir/progress.h"
 
@@ -51,7 +60,7 @@ struct DriverOptions {
   int cores = 1;
   bool loops_in_backend = false;
   bool smt_allocation = false;
-  int verbosity = 0;  // passed to the allocators: 0 summary lines, 1 per round / heuristic, 2 more
+  int verbosity = 0;  // passed to the allocators: 0 counters, 1 also their rounds recorded, 2 more detail
   int gca_dma_optlevel = 1;  // -1 off, 0 analysis only, 1 default, 2 also on-chip copies (dma_optimization.h)
   bool sbuf_unlimited_room = false;  // the SBUF colorer colors as with unlimited room (SbufOptions::unlimited_room)
   // false: no exact packing candidate for the SBUF colorer at any level (Effort::sbuf_packing is then ignored). For
@@ -64,17 +73,47 @@ struct DriverOptions {
   std::optional<uint32_t> sbuf_heuristic;
   std::optional<uint32_t> psum_heuristic;
   const ProgressFn* progress = nullptr;  // the allocators' rounds, scans and search nodes (ir/progress.h)
+  // Also decide the input's liveness once more for its figures alone (DriverResult::liveness): costs a liveness of
+  // the whole input, which no step needs.
+  bool liveness_report = false;
 };
+
+// O0's placement: how many tensors got storage of their own.
+struct NoReuseStats {
+  uint32_t sbuf_tensors = 0, psum_tensors = 0;
+  bool operator==(const NoReuseStats&) const = default;
+};
+
+// O7's fixed assignment and the in-place write checker after it.
+struct InPlaceStats {
+  uint32_t fixed_tensors = 0;    // SBUF and PSUM placements reproduced from the input
+  uint32_t fixed_registers = 0;  // register placements reproduced from the input
+  bool sbuf_pass = false;        // whether the SBUF colorer ran (there were unplaced SBUF tensors)
+  uint32_t checked = 0;          // placements the checker re-placed
+  bool operator==(const InPlaceStats&) const = default;
+};
+
+// What one step of the driver counted (tools/report_format.h prints each as the production allocator's report).
+using StepStats = std::variant<NoReuseStats, PsumStats, DmaOptStats, SbufStats, LsaStats, ExactStats, RegStats,
+                               InPlaceStats, ValueSplitStats>;
 
 struct DriverResult {
   Program program;
   Selection selection;
-  // One per step that ran, in order; each starts with the field "allocator" naming it ("no-reuse", "psum",
-  // "sbuf", "lsa", "dma_optimization_psum", "dma_optimization_sb", "reg", "in-place").
-  std::vector<AllocReport> reports;
-  // How the one liveness (alloc/liveness.h) decided the input's loops: not a step, printed after them.
-  AllocReport liveness;
+  // One per step that ran, in order: "no-reuse", "psum", "dma_optimization_psum", "sbuf", "dma_optimization_sb",
+  // "lsa", "exact", "reg", "in-place", "values" (tools/report_format.h stepName).
+  std::vector<StepStats> steps;
+  // How the one liveness (alloc/liveness.h) decided the input's loops, with DriverOptions::liveness_report.
+  std::optional<LivenessStats> liveness;
 };
+
+// The first step of kind S, or null.
+template <class S>
+const S* findStep(const DriverResult& r) {
+  for (const StepStats& s : r.steps)
+    if (const S* found = std::get_if<S>(&s)) return found;
+  return nullptr;
+}
 
 // Best-of-n heuristic counts per optlevel (see above).
 struct Effort {

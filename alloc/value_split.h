@@ -18,6 +18,7 @@ namespace allocsim {
 struct ValueSplitStats {
   uint32_t tensors = 0;  // tensors split
   uint32_t values = 0;   // tensors added (one per value after the first)
+  bool operator==(const ValueSplitStats&) const = default;
 };
 
 // Splits `p` in place (renumbering it). Returns what it split.

@@ -63,10 +63,10 @@ void BM_ColoringUnderPressure(benchmark::State& state) {
     const double t0 = bench::cpuSeconds();
     DriverResult r = allocate(p, o);
     seconds()[{level, n}] = bench::cpuSeconds() - t0;
-    for (const AllocReport& rep : r.reports) {
-      if (const ReportField* f = rep.find("sbuf.tensors_spilled")) state.counters["spilled"] = std::stod(f->value);
-      if (const ReportField* f = rep.find("sbuf.spill_bytes")) state.counters["spill_bytes"] = std::stod(f->value);
-      if (const ReportField* f = rep.find("sbuf.rounds")) state.counters["rounds"] = std::stod(f->value);
+    if (const SbufStats* s = findStep<SbufStats>(r)) {
+      state.counters["spilled"] = double(s->outcome.tensors_spilled);
+      state.counters["spill_bytes"] = double(s->spill_bytes);
+      state.counters["rounds"] = double(s->outcome.rounds);
     }
   }
   state.counters["buffers"] = double(n);

@@ -42,10 +42,9 @@ uint32_t maxLiveLanes(const Program& p) {
   return uint32_t(best);
 }
 
-int64_t field(const DriverResult& r, const std::string& name) {
-  for (const AllocReport& rep : r.reports)
-    if (const ReportField* f = rep.find(name)) return std::stoll(f->value);
-  return 0;
+RegStats regStats(const DriverResult& r) {
+  const RegStats* s = findStep<RegStats>(r);
+  return s ? *s : RegStats{};
 }
 
 std::vector<std::pair<std::string, Program>> kernels(const std::string& source_dir) {
@@ -89,9 +88,9 @@ std::string spillTable(const std::string& source_dir) {
     o.optlevel = 2;
     try {
       const DriverResult r = allocate(p, o);
-      out += std::to_string(field(r, "reg.spilled")) + " | " + std::to_string(field(r, "reg.spill_stores")) + " / " +
-             std::to_string(field(r, "reg.spill_reloads")) + " | " + std::to_string(field(r, "reg.spill_cycles")) +
-             " | " + std::to_string(field(r, "reg.lanes_used")) + " |\n";
+      out += std::to_string(int64_t(regStats(r).spilled)) + " | " + std::to_string(int64_t(regStats(r).spill_stores)) + " / " +
+             std::to_string(int64_t(regStats(r).spill_reloads)) + " | " + std::to_string(int64_t(regStats(r).spill_cycles)) +
+             " | " + std::to_string(int64_t(regStats(r).lanes_used)) + " |\n";
     } catch (const AllocError& e) {
       std::string why = e.what();
       out += "*does not fit*: " + why.substr(0, std::min<size_t>(60, why.find(':'))) + " | | | |\n";
@@ -124,9 +123,9 @@ std::string generatedTable() {
         const DriverResult r = allocate(p, o);
         ++allocated;
         ++by_level[level].first;
-        spilled += field(r, "reg.spilled") > 0;
-        loop_spilled += field(r, "reg.spilled_loop_registers") > 0;
-        coalesced += field(r, "reg.coalesced_copies") > 0;
+        spilled += int64_t(regStats(r).spilled) > 0;
+        loop_spilled += int64_t(regStats(r).spilled_loop_registers) > 0;
+        coalesced += int64_t(regStats(r).coalesced_copies) > 0;
         nest_bound += d.nest_lanes > p.arch.sp_registers;
         CorrectnessOptions check;
         check.input = &p;

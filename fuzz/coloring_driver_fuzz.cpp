@@ -23,9 +23,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static const Arch arch = fuzz::fuzzArch({});
   fuzz::FuzzProgram in = fuzz::decodeProgram(data, size, arch);
   if (fuzz::ranBefore(in)) return 0;  // a repeat of a program this process ran (fuzz/seen_programs.h)
-  const ReportsOff quiet(!in.reports());  // no report is read here (fuzz/fuzz_program.h)
   static const int kLevels[] = {1, 2, 3, 6};
   DriverOptions o;
+  o.verbosity = in.traced() ? 2 : 0;  // the per-round records on some inputs (fuzz/fuzz_program.h)
   o.optlevel = kLevels[in.knob % 4];
   if ((in.knob / 4) % 2 == 1) {
     o.sbuf_heuristic = uint32_t(in.knob / 8) % kSbufHeuristicCount;

@@ -117,7 +117,6 @@ int main(int argc, char** argv) {
                 (unsigned long long)p.knob, printProgram(p.program).c_str());
     if (!allocating) continue;
     try {
-      const ReportsOff quiet(true);
       std::printf("# allocated at -O%d\n%s", alloc_options.optlevel,
                   printProgram(allocate(p.program, alloc_options).program).c_str());
     } catch (const AllocError& e) {

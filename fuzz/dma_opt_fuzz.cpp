@@ -30,9 +30,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static const Arch arch = fuzz::fuzzArch({});
   fuzz::FuzzProgram in = fuzz::decodeProgram(data, size, arch, /*max_dma_patterns=*/60);
   if (fuzz::ranBefore(in)) return 0;  // a repeat of a program this process ran (fuzz/seen_programs.h)
-  const ReportsOff quiet(!in.reports());  // no report is read here (fuzz/fuzz_program.h)
   static const int kLevels[] = {1, 2, 3, 6, 7};
   DriverOptions o;
+  o.verbosity = in.traced() ? 2 : 0;  // the per-round records on some inputs (fuzz/fuzz_program.h)
   o.optlevel = kLevels[in.knob % 5];
   const int dma_level = 1 + int((in.knob / 5) % 2);
   // The SBUF colorer's exact packing candidate on one input in about three (knob / 20 is 0-12): the pass sees

@@ -41,8 +41,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static const Arch arch = fuzz::fuzzArch({});
   fuzz::FuzzProgram in = fuzz::decodeProgram(data, size, arch);
   if (fuzz::ranBefore(in)) return 0;  // a repeat of a program this process ran (fuzz/seen_programs.h)
-  const ReportsOff quiet(!in.reports());  // no report is read here (fuzz/fuzz_program.h)
   DriverOptions o;
+  o.verbosity = in.traced() ? 2 : 0;  // the per-round records on some inputs (fuzz/fuzz_program.h)
   o.allocator = "exact";
   o.optlevel = in.knob % 2 ? 7 : 2;
   o.node_budget = kNodeBudget;

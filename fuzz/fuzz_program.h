@@ -10,7 +10,6 @@
 #include <string>
 #include <utility>
 
-#include "alloc/report.h"
 #include "fuzz/execution_heap.h"
 #include "fuzz/seen_programs.h"
 #include "gen/choices.h"
@@ -41,11 +40,10 @@ struct FuzzLimits {
   // The symbolic oracle runs on one input in this many (requireCorrect): on these small programs it costs more than
   // equivalence and placement together, and equivalence already compares every operand of every instruction.
   uint64_t symbolic_every = 4;
-  // The allocators' reports (their lines and figures, which no oracle reads) are built on one input in this many
-  // (alloc/report.h ReportsOff; chosen by a hash of the poison seed, FuzzProgram::reports), so that
-  // their code still runs under the sanitizers on fuzzed programs without costing every input. The allocations do not
-  // depend on it.
-  uint64_t reports_every = 4;
+  // The allocators record their rounds (verbosity 2: names, scores, worklist sizes, which no oracle reads) on one
+  // input in this many (chosen by a hash of the poison seed, FuzzProgram::traced), so that the recording still runs
+  // under the sanitizers on fuzzed programs without costing every input. The allocations do not depend on it.
+  uint64_t traced_every = 4;
 };
 inline constexpr FuzzLimits kFuzzLimits{};
 
@@ -62,10 +60,10 @@ struct FuzzProgram {
   uint64_t poison_seed = 1;
   uint64_t knob = 0;  // one more decision for the target (e.g. which optlevel)
   uint64_t input_digest = 0;  // of the input's bytes (ranBefore: the same input twice in a row runs twice)
-  // Whether this input's allocations build their reports (kFuzzLimits.reports_every); a target that reads no
-  // report holds a ReportsOff(!reports) while it allocates. From a hash of the poison seed: the seed's low bits are
-  // often the same (a short input's seed is 1, mutations write zeros), which would build them on most inputs.
-  bool reports() const { return ((poison_seed * 0x9e3779b97f4a7c15ULL) >> 32) % kFuzzLimits.reports_every == 0; }
+  // Whether this input's allocations record their rounds (kFuzzLimits.traced_every): the target then allocates at
+  // verbosity 2. From a hash of the poison seed: the seed's low bits are often the same (a short input's seed is 1,
+  // mutations write zeros), which would record them on most inputs.
+  bool traced() const { return ((poison_seed * 0x9e3779b97f4a7c15ULL) >> 32) % kFuzzLimits.traced_every == 0; }
   // The PSUM colorer's order for a target that has the colorers run one heuristic each (DriverOptions::
   // psum_heuristic), from other bits of the same hash: 0-3.
   uint32_t psumHeuristic() const { return uint32_t(((poison_seed * 0x9e3779b97f4a7c15ULL) >> 40) % 4); }

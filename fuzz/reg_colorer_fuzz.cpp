@@ -19,8 +19,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static const Arch roomy = fuzz::fuzzArch({{"sbuf-bytes", "12288"}, {"psum-banks", "8"}});
   fuzz::FuzzProgram in = fuzz::decodeProgram(data, size, tiny);
   if (fuzz::ranBefore(in)) return 0;  // a repeat of a program this process ran (fuzz/seen_programs.h)
-  const ReportsOff quiet(!in.reports());  // no report is read here (fuzz/fuzz_program.h)
   DriverOptions o;
+  o.verbosity = in.traced() ? 2 : 0;  // the per-round records on some inputs (fuzz/fuzz_program.h)
   // O1: the SBUF colorer's one heuristic, not O2's best of seven (coloring_driver's business): REG sees colored,
   // spilled programs either way, at 1.33x the executions per CPU second.
   o.optlevel = (in.knob / 4) % 2 == 0 ? 0 : 1;

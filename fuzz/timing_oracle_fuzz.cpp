@@ -7,7 +7,6 @@
 // allocation and the differences, then aborts.
 #include "alloc/alloc_error.h"
 #include "alloc/driver.h"
-#include "alloc/report.h"
 #include "fuzz/fuzz_program.h"
 #include "verify/timing_agreement.h"
 
@@ -21,9 +20,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static constexpr int kLevels[] = {0, 1, 2, 3, 6, 7, 8, 2};
   DriverOptions d;
   d.optlevel = kLevels[in.knob & 7];
+  d.verbosity = in.traced() ? 2 : 0;  // the per-round records on some inputs (fuzz/fuzz_program.h)
   Program allocated;
   try {
-    const ReportsOff reports(!in.reports());
     allocated = allocate(in.program, d).program;
   } catch (const AllocError&) {
     return 0;  // does not fit the machine

@@ -48,16 +48,11 @@ rc::Gen<Program> genPressuredProgram() {
 
 int genColoringLevel() { return *rc::gen::element(1, 2, 3, 6); }
 
-const AllocReport& stepReport(const DriverResult& r, const std::string& step) {
-  for (const AllocReport& rep : r.reports)
-    if (const ReportField* f = rep.find("allocator"); f && f->value == step) return rep;
-  RC_FAIL("no " + step + " step in the report");
-}
-
-int64_t field(const AllocReport& rep, const std::string& key) {
-  const ReportField* f = rep.find(key);
-  if (!f) RC_FAIL("report has no field " + key);
-  return std::stoll(f->value);
+template <class S>
+const S& step(const DriverResult& r, const char* name) {
+  const S* s = findStep<S>(r);
+  if (!s) RC_FAIL(std::string("no ") + name + " step");
+  return *s;
 }
 
 DriverResult allocateAt(const Program& p, int level, bool unlimited_room = false) {
@@ -96,7 +91,7 @@ RC_GTEST_PROP(ColoringCapacity, NeverSpillsSbufAtTheHeightReachedWithUnlimitedRo
     RC_ASSERT(std::string(e.what()).find("PSUM") != std::string::npos);
     RC_DISCARD("PSUM cannot allocate");
   }
-  RC_ASSERT(field(stepReport(unlimited, "sbuf"), "sbuf.tensors_spilled") == 0);
+  RC_ASSERT(step<SbufStats>(unlimited, "sbuf").outcome.tensors_spilled == 0);
   const uint32_t height = sbufHeight(unlimited.program);
   const uint32_t align = p.arch.sbuf_align;
   const uint32_t slack = *rc::gen::inRange<uint32_t>(0, 3) * align;
@@ -109,7 +104,7 @@ RC_GTEST_PROP(ColoringCapacity, NeverSpillsSbufAtTheHeightReachedWithUnlimitedRo
     RC_FAIL("-O" + std::to_string(level) + " refuses at sbuf-bytes " + std::to_string(p.arch.sbuf_bytes) +
             ", at or above the height " + std::to_string(height) + " it reaches with unlimited room: " + e.what());
   }
-  RC_ASSERT(field(stepReport(r, "sbuf"), "sbuf.tensors_spilled") == 0);
+  RC_ASSERT(step<SbufStats>(r, "sbuf").outcome.tensors_spilled == 0);
   RC_ASSERT(sbufHeight(r.program) <= p.arch.sbuf_bytes);
 }
 
@@ -128,15 +123,15 @@ TEST(ColoringCapacity, MinimallocBNeverSpillsAtTheHeightOneHeuristicReachesWithU
   o.packing = false;
   o.unlimited_room = true;
   const SbufResult unlimited = allocateSbuf(p, o);
-  ASSERT_EQ(unlimited.report.find("sbuf.tensors_spilled")->value, "0");
+  ASSERT_EQ(unlimited.stats.outcome.tensors_spilled, 0u);
   const uint32_t height = sbufHeight(unlimited.program);
   EXPECT_GE(height, maxLiveBytes(mp));  // no placement is below the lower bound
   EXPECT_GT(height, 1048576u);          // above B's capacity: one color order does not pack B as tightly
   p.arch.sbuf_bytes = height;
   o.unlimited_room = false;
   const SbufResult r = allocateSbuf(p, o);
-  EXPECT_EQ(r.report.find("sbuf.tensors_spilled")->value, "0");
-  EXPECT_EQ(r.report.find("sbuf.spill_bytes")->value, "0");
+  EXPECT_EQ(r.stats.outcome.tensors_spilled, 0u);
+  EXPECT_EQ(r.stats.spill_bytes, 0u);
   EXPECT_LE(sbufHeight(r.program), height);
 }
 
@@ -182,7 +177,7 @@ RC_GTEST_PROP(ColoringCapacity, NeverSpillsPsumAtTheBanksReachedWithUnlimitedBan
   p.arch.psum_banks = kUnlimitedPsumBanks;
   p.arch.sbuf_bytes = kUnlimitedSbufBytes;  // so that SBUF never refuses what PSUM leaves it
   DriverResult unlimited = allocateAt(p, level);
-  RC_ASSERT(field(stepReport(unlimited, "psum"), "psum.tensors_spilled") == 0);
+  RC_ASSERT(step<PsumStats>(unlimited, "psum").outcome.tensors_spilled == 0);
   const uint32_t banks = std::max(psumHeight(unlimited.program), 1u);
   RC_TAG(banks <= 4 ? "within the tiny machine's 4 banks" : "more banks than the tiny machine");
   p.arch.psum_banks = banks;
@@ -192,7 +187,7 @@ RC_GTEST_PROP(ColoringCapacity, NeverSpillsPsumAtTheBanksReachedWithUnlimitedBan
   } catch (const AllocError& e) {
     RC_FAIL("-O" + std::to_string(level) + " refuses at " + std::to_string(banks) + " PSUM banks: " + e.what());
   }
-  RC_ASSERT(field(stepReport(r, "psum"), "psum.tensors_spilled") == 0);
+  RC_ASSERT(step<PsumStats>(r, "psum").outcome.tensors_spilled == 0);
 }
 
 RC_GTEST_PROP(ColoringCapacity, O3NeverSpillsMoreNorOccupiesMoreThanO2, ()) {
@@ -210,12 +205,12 @@ RC_GTEST_PROP(ColoringCapacity, O3NeverSpillsMoreNorOccupiesMoreThanO2, ()) {
   } catch (const AllocError& e) {
     RC_FAIL("-O" + std::to_string(higher) + " refuses what -O" + std::to_string(lower) + " allocates: " + e.what());
   }
-  const AllocReport &sa = stepReport(a, "sbuf"), &sb = stepReport(b, "sbuf");
-  const int64_t bytes_a = field(sa, "sbuf.spill_bytes"), bytes_b = field(sb, "sbuf.spill_bytes");
+  const SbufStats &sa = step<SbufStats>(a, "sbuf"), &sb = step<SbufStats>(b, "sbuf");
+  const uint64_t bytes_a = sa.spill_bytes, bytes_b = sb.spill_bytes;
   RC_TAG(bytes_a > 0 ? "spills" : "fits");
   RC_TAG(bytes_b < bytes_a ? "higher level spills less" : "same spill bytes");
   RC_ASSERT(bytes_b <= bytes_a);
-  if (bytes_b == bytes_a) RC_ASSERT(field(sb, "sbuf.footprint_bytes") <= field(sa, "sbuf.footprint_bytes"));
+  if (bytes_b == bytes_a) RC_ASSERT(sb.footprint_bytes <= sa.footprint_bytes);
 }
 
 }  // namespace

@@ -7,6 +7,9 @@
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
+#include <variant>
+#include <vector>
+
 #include "alloc/alloc_error.h"
 #include "alloc/dma_opt/dma_optimization.h"
 #include "alloc/driver.h"
@@ -99,16 +102,14 @@ RC_GTEST_PROP(DmaOpt, TheDriverWithThePassPassesAllOracles, ()) {
 RC_GTEST_PROP(DmaOpt, ReportedPostGcaFiguresMatchTheProgram, ()) {
   const Program p = *genPressuredProgram();
   DriverResult r = allocateOrDiscard(p, *rc::gen::element(1, 2, 3, 6), *rc::gen::element(1, 2));
-  const AllocReport* sb = nullptr;
-  for (const AllocReport& rep : r.reports)
-    if (const ReportField* f = rep.find("allocator"); f && f->value == "dma_optimization_sb") sb = &rep;
+  const DmaOptStats* sb = nullptr;
+  for (const StepStats& step : r.steps)
+    if (const DmaOptStats* d = std::get_if<DmaOptStats>(&step); d && d->instance == DmaOptInstance::Sb) sb = d;
   RC_ASSERT(sb != nullptr);
-  const ReportField* ran = sb->find("dma.ran");
-  RC_ASSERT(ran != nullptr);
-  if (ran->value != "yes") return;
+  if (!sb->ran) return;
   const DmaTraffic t = measureDmaTraffic(r.program);
-  RC_ASSERT(sb->find("dma.post_gca.instructions")->value == std::to_string(t.instructions));
-  RC_ASSERT(sb->find("dma.post_gca.bytes")->value == std::to_string(t.bytes));
+  RC_ASSERT(sb->post.instructions == t.instructions);
+  RC_ASSERT(sb->post.bytes == t.bytes);
 }
 
 }  // namespace

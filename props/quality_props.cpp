@@ -13,10 +13,14 @@
 
 #include <algorithm>
 
+#include <variant>
+#include <vector>
+
 #include "alloc/alloc_error.h"
 #include "alloc/driver.h"
 #include "alloc/optlevel.h"
 #include "ir/print.h"
+#include "tools/report_format.h"
 #include "props/rc_program.h"
 
 namespace allocsim {
@@ -30,19 +34,20 @@ constexpr double kHeightFactor = 2.0;
 struct Run {
   bool ok = false;
   DriverResult result;
+  std::vector<AllocReport> reports;  // the steps' figures as their report fields (tools/report_format.h)
   double number(const std::string& key, double otherwise = 0) const {
-    for (const AllocReport& r : result.reports)
+    for (const AllocReport& r : reports)
       if (const ReportField* f = r.find(key))
         return f->kind == ReportField::Kind::Text ? otherwise : std::stod(f->value);
     return otherwise;
   }
   bool has(const std::string& key) const {
-    for (const AllocReport& r : result.reports)
+    for (const AllocReport& r : reports)
       if (r.find(key)) return true;
     return false;
   }
   std::string text(const std::string& key) const {
-    for (const AllocReport& r : result.reports)
+    for (const AllocReport& r : reports)
       if (const ReportField* f = r.find(key)) return f->value;
     return "";
   }
@@ -52,6 +57,7 @@ Run allocateWith(const Program& p, DriverOptions o) {
   Run run;
   try {
     run.result = allocate(p, o);
+    for (const StepStats& step : run.result.steps) run.reports.push_back(cli::formatStep(step));
     run.ok = true;
   } catch (const AllocError&) {
   }

@@ -1,24 +1,24 @@
 #include "tools/alloc_output.h"
 
 #include "ir/print.h"
+#include "tools/report_format.h"
 #include "tools/verify_report.h"
 
 namespace allocsim::cli {
 
-static std::string stepName(const AllocReport& r) {
-  const ReportField* f = r.find("allocator");
-  return f ? f->value : "?";
+static AllocReport livenessOf(const DriverResult& r) {
+  return r.liveness ? formatLiveness(*r.liveness) : AllocReport{};
 }
 
 std::string driverReportText(const DriverResult& r) {
   std::string out = "optlevel " + std::to_string(r.selection.optlevel) + ": " + allocPathName(r.selection.path) +
                     " path\n";
-  for (const AllocReport& rep : r.reports) {
-    out += "[" + stepName(rep) + "]\n";
-    for (const std::string& line : rep.lines) out += "  " + line + "\n";
+  for (const StepStats& step : r.steps) {
+    out += "[" + stepName(step) + "]\n";
+    for (const std::string& line : formatStep(step).lines) out += "  " + line + "\n";
   }
   out += "[liveness]\n";
-  for (const std::string& line : r.liveness.lines) out += "  " + line + "\n";
+  for (const std::string& line : livenessOf(r).lines) out += "  " + line + "\n";
   return out;
 }
 
@@ -70,15 +70,16 @@ static std::string placementsJson(const Program& p) {
 std::string driverReportJson(const DriverResult& r, const std::string& file, const std::string& verify_json) {
   std::string out = "{\"file\": " + jsonString(file) + ", \"optlevel\": " + std::to_string(r.selection.optlevel) +
                     ", \"path\": " + jsonString(allocPathName(r.selection.path)) + ",\n \"reports\": [";
-  for (size_t i = 0; i < r.reports.size(); ++i) {
-    std::string fields = reportToJson(r.reports[i]);  // "{...}"
+  for (size_t i = 0; i < r.steps.size(); ++i) {
+    const AllocReport report = formatStep(r.steps[i]);
+    std::string fields = reportToJson(report);  // "{...}"
     std::string lines = "\"lines\": [";
-    for (size_t k = 0; k < r.reports[i].lines.size(); ++k) lines += (k ? ", " : "") + jsonString(r.reports[i].lines[k]);
+    for (size_t k = 0; k < report.lines.size(); ++k) lines += (k ? ", " : "") + jsonString(report.lines[k]);
     lines += "]";
     fields.pop_back();
     out += std::string(i ? ",\n  " : "\n  ") + fields + (fields.size() > 1 ? ", " : "") + lines + "}";
   }
-  out += "],\n \"liveness\": " + reportToJson(r.liveness) + ",\n " + placementsJson(r.program);
+  out += "],\n \"liveness\": " + reportToJson(livenessOf(r)) + ",\n " + placementsJson(r.program);
   if (!verify_json.empty()) {
     std::string v = verify_json;
     while (!v.empty() && v.back() == '\n') v.pop_back();

@@ -5,6 +5,7 @@
 
 #include "alloc/alloc_error.h"
 #include "alloc/driver.h"
+#include "alloc/number_text.h"
 #include "alloc/optlevel.h"
 #include "alloc/psum/psum_heuristic.h"
 #include "alloc/sbuf/sbuf_heuristic.h"
@@ -168,6 +169,7 @@ AllocArgs parseAllocArgs(const Args& raw, Arch& arch) {
     else r.unknown();
   }
   a.driver.verbosity = a.verbose > 1 ? a.verbose - 1 : 0;
+  a.driver.liveness_report = a.verbose > 0 || a.json;  // the report's liveness section
   try {
     const AllocatorChoice c = resolveAllocator(a.driver.allocator, a.optlevel);
     a.driver.optlevel = c.optlevel;

@@ -93,6 +93,7 @@ int runDemo(const Args& args) {
               input.tensors.size(), input.registers.size(), instructions);
 
   DriverOptions dopts;  // -O2
+  dopts.liveness_report = true;
   DriverResult result;
   try {
     result = allocate(input, dopts);

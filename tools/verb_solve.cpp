@@ -7,7 +7,7 @@
 
 #include "alloc/exact/exact_search.h"
 #include "alloc/exact/minimalloc_problem.h"
-#include "alloc/report.h"
+#include "alloc/number_text.h"
 #include "ir/memory_available.h"
 #include "tools/args.h"
 #include "tools/load.h"

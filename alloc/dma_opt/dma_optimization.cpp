@@ -19,37 +19,19 @@ bool anyDma(const std::vector<Instruction>& body) {
   return false;
 }
 
-void setTraffic(AllocReport& r, const std::string& prefix, const DmaTraffic& t) {
-  r.set(prefix + ".instructions", int64_t(t.instructions));
-  r.set(prefix + ".executed", int64_t(t.executed));
-  r.set(prefix + ".descriptors", int64_t(t.descriptors));
-  r.set(prefix + ".bytes", int64_t(t.bytes));
-}
-
 class Pass {
  public:
   Pass(Program&& p, const DmaOptOptions& o) : o_(o) { result_.program = std::move(p); }
 
   DmaOptResult run() {
     Program& p = result_.program;
-    AllocReport& r = result_.report;
     DmaOptStats& s = result_.stats;
-    r.set("allocator", std::string(dmaOptInstanceName(o_.instance)));
-    r.set("dma.level", int64_t(o_.level));
-    if (o_.level < 0) {
-      r.line(std::string(dmaOptInstanceName(o_.instance)) + ": off (--gca-dma-optlevel -1)");
-      r.set("dma.ran", std::string("off"));
-      return std::move(result_);
-    }
-    if (!hasDma(p)) {  // skip_pass
-      r.line(std::string(dmaOptInstanceName(o_.instance)) + ": skipped, the program has no DMA");
-      r.set("dma.ran", std::string("skipped"));
-      return std::move(result_);
-    }
+    s.instance = o_.instance;
+    s.level = o_.level;
+    if (o_.level < 0) return std::move(result_);
+    if (!hasDma(p)) return std::move(result_);  // skip_pass
     s.ran = true;
-    r.set("dma.ran", std::string("yes"));
     s.pre = measureDmaTraffic(p);
-    if (reportsOn()) r.line(dmaTrafficLine("Pre GCA", s.pre));
     // The sub-passes in the production allocator's order, repeated while one removes something: a removed dead store
     // can leave a reload redundant, which a second allocation of the output (O7) would otherwise remove, so that O7
     // did not reproduce its input.
@@ -61,13 +43,8 @@ class Pass {
     if (o_.instance == DmaOptInstance::Psum && o_.level >= 1) {
       fixpoint(p, s);
       s.psum_spill_removed = removedSoFar(s);
-      if (reportsOn()) r.line("[psum spill optimization]: removed " + std::to_string(s.psum_spill_removed));
     }
     s.post = measureDmaTraffic(p);
-    if (reportsOn()) {
-      r.line(dmaTrafficLine("Post GCA", s.post));
-      summarize(r, s);
-    }
     return std::move(result_);
   }
 
@@ -77,7 +54,8 @@ class Pass {
   }
 
   void redundancy(Program& p, DmaOptStats& s, RedundancyKind kind, bool transform) {
-    RedundancyStats rs = removeRedundantDmas(p, o_.instance, kind, transform, o_.limits, o_.verbosity, result_.report);
+    RedundancyStats rs = removeRedundantDmas(p, o_.instance, kind, transform, o_.limits,
+                                             o_.verbosity > 0 ? &result_.stats.log : nullptr);
     s.loads_removed += rs.loads_removed;
     s.saves_removed += rs.saves_removed;
     s.copies += rs.copies;
@@ -104,24 +82,6 @@ class Pass {
       if (removedSoFar(s) == before) break;
     }
     s.tensors_removed += removeUnusedInsertedTensors(p);
-  }
-
-  static void summarize(AllocReport& r, const DmaOptStats& s) {
-    r.line("DMA optimization: " + std::to_string(s.loads_removed) + " redundant loads and " +
-           std::to_string(s.saves_removed) + " redundant saves removed, " + std::to_string(s.dead_removed) +
-           " dead stores removed, " + std::to_string(s.copies) + " loads turned into on-chip copies, " +
-           std::to_string(s.coalesced) + " DMAs coalesced away, " + std::to_string(s.partial) + " DMAs narrowed, " +
-           std::to_string(s.tensors_removed) + " tensors removed");
-    setTraffic(r, "dma.pre_gca", s.pre);
-    setTraffic(r, "dma.post_gca", s.post);
-    r.set("dma.loads_removed", int64_t(s.loads_removed));
-    r.set("dma.saves_removed", int64_t(s.saves_removed));
-    r.set("dma.dead_stores_removed", int64_t(s.dead_removed));
-    r.set("dma.copies", int64_t(s.copies));
-    r.set("dma.coalesced", int64_t(s.coalesced));
-    r.set("dma.partial", int64_t(s.partial));
-    r.set("dma.tensors_removed", int64_t(s.tensors_removed));
-    r.set("dma.psum_spill_removed", int64_t(s.psum_spill_removed));
   }
 
   DmaOptOptions o_;

@@ -34,11 +34,12 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
+#include "alloc/dma_opt/dma_opt_events.h"
 #include "alloc/dma_opt/dma_opt_limits.h"
 #include "alloc/dma_opt/dma_scope.h"
 #include "alloc/dma_opt/dma_traffic.h"
-#include "alloc/report.h"
 #include "ir/program.h"
 
 namespace allocsim {
@@ -46,21 +47,25 @@ namespace allocsim {
 struct DmaOptOptions {
   DmaOptInstance instance = DmaOptInstance::Sb;
   int level = 1;  // --gca-dma-optlevel
-  int verbosity = 0;
+  int verbosity = 0;  // > 0: record the load-merging decisions (DmaOptStats::log)
   DmaOptLimits limits = kDmaOptLimits;
 };
 
+// What the pass counted (tools/report_format.h prints it as the production allocator's report).
 struct DmaOptStats {
-  bool ran = false;  // false: level -1 or the cheap skip
+  DmaOptInstance instance = DmaOptInstance::Sb;
+  int level = 1;
+  bool ran = false;  // false: level -1 (off) or the cheap skip (no DMA)
   DmaTraffic pre, post;
   uint32_t loads_removed = 0, saves_removed = 0, copies = 0, dead_removed = 0, coalesced = 0, partial = 0,
            tensors_removed = 0, psum_spill_removed = 0;
+  std::vector<DmaOptEvent> log;  // the load-merging decisions, in order (DmaOptOptions::verbosity > 0)
+  bool operator==(const DmaOptStats&) const = default;
 };
 
 struct DmaOptResult {
   Program program;
   DmaOptStats stats;
-  AllocReport report;  // its fields start with "allocator": the instance name
 };
 
 // Throws OptionError (alloc/optlevel.h) for a level outside -1..2 (before taking the program). The rvalue form

@@ -35,9 +35,8 @@ bool interchangeable(const Program& p, TensorId a, TensorId b) {
 class Sweep {
  public:
   Sweep(Program& p, DmaOptInstance instance, RedundancyKind kind, bool transform, const DmaOptLimits& limits,
-        int verbosity, AllocReport& report)
-      : p_(p), instance_(instance), kind_(kind), transform_(transform), limits_(limits), verbosity_(verbosity),
-        report_(report) {}
+        std::vector<DmaOptEvent>* log)
+      : p_(p), instance_(instance), kind_(kind), transform_(transform), limits_(limits), log_(log) {}
 
   RedundancyStats run() {
     // A rename edits the whole program, so the sweep restarts after one (each removes a DMA: it terminates).
@@ -121,9 +120,7 @@ class Sweep {
     if (!gapClear(body, i, j, onto, from)) return Outcome::None;
     if (from == onto && !(y.dst == resident)) return Outcome::None;
     (kind_ == RedundancyKind::Saves ? stats_.saves_removed : stats_.loads_removed)++;
-    if (verbosity_ > 0)
-      report_.line("load merging: removed `" + printInstruction(p_, y) + "` (" + std::to_string(y.loc.line) +
-                   ":" + std::to_string(y.loc.col) + "): its data is resident in '" + p_.tensors[onto].name + "'");
+    if (log_) log_->push_back(dma_event::Removed{printInstruction(p_, y), y.loc.line, y.loc.col, p_.tensors[onto].name});
     if (from == onto) return Outcome::Removed;
     renameTensor(p_, from, onto);
     ++stats_.renamed;
@@ -175,13 +172,8 @@ class Sweep {
     const uint64_t distance = j - i;
     const bool take = ring_decrease >= limits_.copy_min_ring_decrease &&
                       bytes <= limits_.copy_max_bytes_per_partition && distance <= limits_.copy_max_distance;
-    if (verbosity_ > 0) {
-      report_.line("IO to Internal copy instruction increases DMA ring usage by 0");
-      report_.line("leads to DMA ring decrease " + std::to_string(ring_decrease));
-      report_.line("leads to scratch pad increase: '" + p_.tensors[resident.tensor].name + "' held " +
-                   std::to_string(distance) + " instructions longer for " + std::to_string(bytes) +
-                   " bytes per partition; " + (take ? "copy inserted" : "kept the DMA"));
-    }
+    if (log_)
+      log_->push_back(dma_event::CopyConsidered{ring_decrease, p_.tensors[resident.tensor].name, distance, bytes, take});
     if (!take) return false;
     Instruction c;
     c.op = Op::Copy;
@@ -200,16 +192,15 @@ class Sweep {
   RedundancyKind kind_;
   bool transform_;
   const DmaOptLimits& limits_;
-  int verbosity_;
-  AllocReport& report_;
+  std::vector<DmaOptEvent>* log_;  // null: nothing recorded
   RedundancyStats stats_;
 };
 
 }  // namespace
 
 RedundancyStats removeRedundantDmas(Program& p, DmaOptInstance instance, RedundancyKind kind, bool transform,
-                                    const DmaOptLimits& limits, int verbosity, AllocReport& report) {
-  return Sweep(p, instance, kind, transform, limits, verbosity, report).run();
+                                    const DmaOptLimits& limits, std::vector<DmaOptEvent>* log) {
+  return Sweep(p, instance, kind, transform, limits, log).run();
 }
 
 }  // namespace allocsim

@@ -16,10 +16,11 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
+#include "alloc/dma_opt/dma_opt_events.h"
 #include "alloc/dma_opt/dma_opt_limits.h"
 #include "alloc/dma_opt/dma_scope.h"
-#include "alloc/report.h"
 
 namespace allocsim {
 
@@ -35,6 +36,6 @@ enum class RedundancyKind : uint8_t { Loads, Saves };
 // One sweep over every body; removes (or transforms) the redundant DMAs of `kind` the instance owns. Cost-model
 // lines go to `report` when verbosity > 0. Renumbers the program.
 RedundancyStats removeRedundantDmas(Program& p, DmaOptInstance instance, RedundancyKind kind, bool transform,
-                                    const DmaOptLimits& limits, int verbosity, AllocReport& report);
+                                    const DmaOptLimits& limits, std::vector<DmaOptEvent>* log);
 
 }  // namespace allocsim

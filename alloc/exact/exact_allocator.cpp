@@ -3,6 +3,7 @@
 #include "alloc/alloc_error.h"
 #include "alloc/exact/canonical_timeline.h"
 #include "alloc/exact/exact_search.h"
+#include "alloc/number_text.h"
 #include "alloc/liveness.h"
 #include "alloc/value_split.h"
 
@@ -72,10 +73,9 @@ SpaceProblem build(const Program& p, const Liveness& live, Space space, bool kee
 
 std::string fmt(double v) { return formatReportNumber(v, 3); }
 
-void place(Program& p, const Liveness& live, Space space, const ExactAllocOptions& o, AllocReport& report) {
+void place(Program& p, const Liveness& live, Space space, const ExactAllocOptions& o, ExactSpaceStats& stats) {
   const bool sbuf = space == Space::Sbuf;
   const char* name = sbuf ? "SBUF" : "PSUM";
-  const std::string key = sbuf ? "exact.sbuf." : "exact.psum.";
   const std::string unit = sbuf ? " bytes" : " banks";
   SpaceProblem sp = build(p, live, space, o.keep_placements);
   ExactSearchOptions so;
@@ -87,12 +87,6 @@ void place(Program& p, const Liveness& live, Space space, const ExactAllocOption
   const std::string shape = sbuf && sp.problem.rows > 1 ? " (" + std::to_string(sp.problem.rows) + " partitions x bytes)" : "";
   const std::string what = std::to_string(sp.problem.items.size()) + " live " + name + " tensors" + shape;
   const std::string cap = std::to_string(sp.problem.capacity) + unit;
-  report.set(key + "tensors", int64_t(sp.problem.items.size()));
-  report.set(key + "status", std::string(exactStatusName(r.status)));
-  report.set(key + "height", int64_t(r.height));
-  report.set(key + "lower_bound", int64_t(r.lower_bound));
-  report.set(key + "nodes", int64_t(r.nodes));
-  report.set(key + "seconds", r.seconds);
   const double gap = r.lower_bound ? double(r.height) / double(r.lower_bound) : 1.0;
   const SourceLoc loc = sp.tensors.empty() ? SourceLoc{} : p.tensors[sp.tensors[0]].loc;
   if (r.status == ExactStatus::NoFit)
@@ -119,10 +113,8 @@ void place(Program& p, const Liveness& live, Space space, const ExactAllocOption
     }
     t.placement = pl;
   }
-  report.line(std::string("exact ") + name + ": " + what + " placed within " + cap + ", height " +
-              std::to_string(r.height) + " (lower bound " + std::to_string(r.lower_bound) + ", " +
-              formatReportNumber(gap, 3) + "x), by " + r.method + ", " + std::to_string(r.nodes) + " nodes, " +
-              fmt(r.seconds) + " s");
+  stats = {sp.problem.items.size(), sp.problem.rows, sp.problem.capacity, r.status, r.height, r.lower_bound,
+           r.nodes, r.seconds, r.method};
 }
 
 }  // namespace
@@ -139,24 +131,25 @@ ExactAllocResult allocateExact(const Program& input, const ExactAllocOptions& o)
   // Each value of an unplaced tensor is an item of its own (alloc/value_split.h): a value may take any place.
   const Program whole = p;
   const ValueSplitStats split = splitValues(p);
-  if (split.tensors > 0)
-    result.report.line("values: " + std::to_string(split.tensors) + " tensors split into " +
-                       std::to_string(split.values) + " more, one per value");
+  result.stats.split_tensors = split.tensors;
+  result.stats.split_values = split.values;
+  if (split.tensors > 0) result.stats.values = ExactStats::Values::Split;
   try {
     const Liveness live = computeLiveness(p);
-    place(p, live, Space::Psum, o, result.report);
-    place(p, live, Space::Sbuf, o, result.report);
+    place(p, live, Space::Psum, o, result.stats.psum);
+    place(p, live, Space::Sbuf, o, result.stats.sbuf);
   } catch (const ProvedNoFit&) {
     if (split.tensors == 0) throw;
     // Liveness is kept per tensor, so two values of one tensor can both be live where the tensor holds only one
     // of them (a value partly rewritten in a loop is live around its back edge): split, they may need more room
     // than the tensor whole. Then the tensors are placed whole, each one item over its hull.
     result = ExactAllocResult{whole, {}};
-    result.report.line("values: " + std::to_string(split.tensors) +
-                       " tensors kept whole (their values, split, were proved not to fit)");
+    result.stats.values = ExactStats::Values::KeptWhole;
+    result.stats.split_tensors = split.tensors;
+    result.stats.split_values = split.values;
     const Liveness live = computeLiveness(p);
-    place(p, live, Space::Psum, o, result.report);
-    place(p, live, Space::Sbuf, o, result.report);
+    place(p, live, Space::Psum, o, result.stats.psum);
+    place(p, live, Space::Sbuf, o, result.stats.sbuf);
   }
   // A tensor no executed instruction mentions interferes with nothing: the corner is as good as any place.
   for (Tensor& t : p.tensors)

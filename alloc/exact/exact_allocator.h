@@ -14,8 +14,11 @@
 // ranges, or only start them, counts as one position, so buffers that end or start together have the same ends.
 #pragma once
 
+#include <cstdint>
+#include <string>
+
 #include "alloc/exact/exact_problem.h"
-#include "alloc/report.h"
+#include "alloc/exact/exact_search.h"
 #include "ir/program.h"
 #include "ir/progress.h"
 
@@ -31,9 +34,30 @@ struct ExactAllocOptions {
   const ProgressFn* progress = nullptr;  // the search's nodes (ir/progress.h)
 };
 
+// One space's search (tools/report_format.h prints it).
+struct ExactSpaceStats {
+  uint64_t tensors = 0;   // live tensors placed by the search
+  uint32_t rows = 1;      // SBUF: partitions when the problem is 2-D; 1 otherwise
+  uint64_t capacity = 0;  // bytes (SBUF) or banks (PSUM)
+  ExactStatus status = ExactStatus::Fit;
+  uint64_t height = 0, lower_bound = 0, nodes = 0;
+  double seconds = 0;
+  std::string method;     // what established the height
+  bool operator==(const ExactSpaceStats&) const = default;
+};
+
+struct ExactStats {
+  // The value split (alloc/value_split.h): none, each value an item of its own, or the tensors kept whole because
+  // their values, split, were proved not to fit.
+  enum class Values : uint8_t { NotSplit, Split, KeptWhole } values = Values::NotSplit;
+  uint32_t split_tensors = 0, split_values = 0;
+  ExactSpaceStats psum, sbuf;
+  bool operator==(const ExactStats&) const = default;
+};
+
 struct ExactAllocResult {
   Program program;
-  AllocReport report;
+  ExactStats stats;
 };
 
 // The problem allocateExact searches for one space (Space::Sbuf or Space::Psum) of `p`: one item per tensor of that

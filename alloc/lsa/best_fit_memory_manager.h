@@ -72,6 +72,7 @@ struct FragmentationStats {
   double fragmentation_p50 = 0, fragmentation_p90 = 0;  // 1 - largest free block / free area, in [0, 1]
   double block_p50 = 0, block_p90 = 0;                  // area of the blocks placed (cells: partition-bytes, banks)
   uint64_t peak_used = 0;                               // the most cells owned at once
+  bool operator==(const FragmentationStats&) const = default;
 };
 
 class BestFitMemoryManager {

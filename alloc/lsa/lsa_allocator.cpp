@@ -19,15 +19,6 @@ namespace allocsim {
 namespace {
 
 // The log channel of allocate(Function*): "PSUM" if the memory type is PSUM, else "SB".
-const char* memoryTypeName(Space s) { return s == Space::Psum ? "PSUM" : "SB"; }
-const char* fieldPrefix(Space s) { return s == Space::Psum ? "lsa.psum." : "lsa.sbuf."; }
-
-struct PassTotals {
-  uint32_t rounds = 0, spilled = 0;
-  uint64_t footprint = 0;  // the production footprint: the live sizes of every interval allocated (last round)
-  uint64_t placed = 0;
-  FragmentationStats frag;
-};
 
 std::string demandText(const Program& p, Space s, const BestFitMemoryManager& m) {
   const BestFitGeometry& g = m.geometry();
@@ -45,26 +36,28 @@ std::string requestText(Space s, const MemoryBlock& req) {
 
 class SpacePass {
  public:
-  SpacePass(Program& p, Space s, LsaSpillState& st, AllocReport& r, int verbosity, const ProgressFn* progress)
-      : p_(p), s_(s), st_(st), r_(r), verbosity_(verbosity), progress_(progress) {}
+  SpacePass(Program& p, Space s, LsaSpillState& st, LsaPassStats& totals, int verbosity, const ProgressFn* progress)
+      : p_(p), s_(s), st_(st), totals_(totals), verbosity_(verbosity), progress_(progress) {}
 
-  PassTotals run() {
-    PassTotals totals;
+  void run() {
+    LsaPassStats& totals = totals_;
     uint32_t bound = 1;  // every rescan follows a spill of a tensor that was spillable (lsa_allocator.h)
     for (const Tensor& t : p_.tensors) bound += t.space == s_ && !t.placement;
     for (;;) {
-      if (++totals.rounds > bound) throw std::logic_error("linear scan: the spill rescans did not converge");
-      reportProgress(progress_, s_ == Space::Psum ? "linear scan, PSUM" : "linear scan, SBUF", totals.rounds, "scans");
+      if (++totals.scans > bound) throw std::logic_error("linear scan: the spill rescans did not converge");
+      reportProgress(progress_, s_ == Space::Psum ? "linear scan, PSUM" : "linear scan, SBUF", totals.scans, "scans");
       if (scanOnce(totals)) break;
       ++totals.spilled;
     }
-    return totals;
+    const BestFitGeometry g = s_ == Space::Psum ? psumGeometry(p_.arch) : sbufGeometry(p_.arch);
+    const double capacity = double(std::max<uint64_t>(uint64_t(g.rows) * g.cols, 1));
+    totals.peak_utilization_pct = 100.0 * double(totals.frag.peak_used) / capacity;
   }
 
  private:
   // One scan over the current program. True when every interval was placed (placements written); false after a
   // spill (the program was rewritten and must be scanned again).
-  bool scanOnce(PassTotals& totals) {
+  bool scanOnce(LsaPassStats& totals) {
     p_.renumber();
     st_.local.resize(p_.tensors.size(), false);
     const Liveness live = s_ == Space::Sbuf ? sbufLiveness(p_, st_.local) : computeLiveness(p_);
@@ -85,10 +78,7 @@ class SpacePass {
     for (const LsaInterval& iv : lrm.intervals()) {
       const uint32_t pos = iv.range.first;
       for (const LsaInterval& gone : lrm.expireBefore(pos)) {
-        if (verbosity_ >= 2) {
-          r_.line(p_.tensors[gone.tensor].name + " has no more uses");
-          r_.line(p_.tensors[gone.tensor].name + " erased");
-        }
+        if (verbosity_ >= 2) totals_.log.push_back(lsa_event::Expired{p_.tensors[gone.tensor].name});
         m.deallocate(gone.tensor);
       }
       const MemoryBlock req = BestFitMemoryManager::requestOf(p_.arch, p_.tensors[iv.tensor]);
@@ -117,11 +107,11 @@ class SpacePass {
                        const LsaInterval& iv, const MemoryBlock& req) {
     const uint32_t pos = iv.range.first;
     const std::string name = p_.tensors[iv.tensor].name;
-    r_.line("Failed to allocate " + name);
+    lsa_event::Spilled event;
+    event.failed = name;
     const std::vector<ActiveEntry> order = lrm.sorted(pos);
     if (verbosity_ >= 1)
-      for (size_t i = 0; i < order.size(); ++i)
-        r_.line(std::to_string(i) + ": " + *order[i].name + " (" + memoryTypeName(s_) + ")");
+      for (const ActiveEntry& e : order) event.active.push_back(*e.name);
     // The head of the order that can be spilled; one the instruction being allocated uses only when no other
     // can be (its stand-in is live there too: only a fresh placement of the stand-in may help).
     TensorId victim = kNone;
@@ -149,19 +139,17 @@ class SpacePass {
       }
       throw AllocError(declarationLoc(p_, iv.tensor), msg);
     }
-    r_.line("Spilling " + p_.tensors[victim].name);
+    event.victim = p_.tensors[victim].name;
     const uint32_t q = lrm.nextRead(pos, victim);
-    if (q != kNone)
-      r_.line("It will be reloaded at " + printInstruction(p_, *live.order.positions[q].inst));
-    else
-      r_.line("It will not be reloaded: no later instruction reads it");
+    if (q != kNone) event.reload_at = printInstruction(p_, *live.order.positions[q].inst);  // before the rewrite
+    totals_.log.push_back(std::move(event));
     lsaSpill(p_, victim, st_);
   }
 
   Program& p_;
   Space s_;
   LsaSpillState& st_;
-  AllocReport& r_;
+  LsaPassStats& totals_;
   int verbosity_;
   const ProgressFn* progress_;
 };
@@ -171,50 +159,21 @@ void requirePsumTensorsFit(const Program& p) {
     if (t.space == Space::Psum) requirePsumFits(p.arch, t);
 }
 
-void reportPass(AllocReport& r, Space s, const PassTotals& t, const Arch& arch) {
-  if (!reportsOn()) return;  // its lines and figures would be dropped: not built (alloc/report.h)
-  const std::string k = fieldPrefix(s);
-  const BestFitGeometry g = s == Space::Psum ? psumGeometry(arch) : sbufGeometry(arch);
-  const double capacity = double(std::max<uint64_t>(uint64_t(g.rows) * g.cols, 1));
-  const double utilization = 100.0 * double(t.frag.peak_used) / capacity;
-  const std::string type = memoryTypeName(s);
-  r.line(formatReportNumber(utilization) + "% " + type + " peak utilization after linear scan, " +
-         std::to_string(t.spilled) + " spilled, " + std::to_string(t.rounds) +
-         (t.rounds == 1 ? " scan" : " scans"));
-  r.line("BestFit " + type + " fragmentation p50 = " + formatReportNumber(t.frag.fragmentation_p50, 3) +
-         ", p90 = " + formatReportNumber(t.frag.fragmentation_p90, 3) + " over " + std::to_string(t.frag.samples) +
-         " allocations");
-  r.set(k + "tensors_placed", int64_t(t.placed));
-  r.set(k + "spilled", int64_t(t.spilled));
-  r.set(k + "scans", int64_t(t.rounds));
-  r.set(k + "footprint", int64_t(t.footprint));
-  r.set(k + "peak_used", int64_t(t.frag.peak_used));
-  r.set(k + "peak_utilization_pct", utilization);
-  r.set(k + "fragmentation_p50", t.frag.fragmentation_p50);
-  r.set(k + "fragmentation_p90", t.frag.fragmentation_p90);
-  r.set(k + "block_p50", t.frag.block_p50);
-  r.set(k + "block_p90", t.frag.block_p90);
-}
-
 }  // namespace
 
 LsaResult allocateLinearScan(const Program& input, const LsaOptions& o) {
   LsaResult result{input, {}};
   Program& p = result.program;
-  AllocReport& r = result.report;
+  LsaStats& stats = result.stats;
   requirePsumTensorsFit(p);
   requireSbufTensorsFit(p);
-  r.line(o.loop_aware ? "Linear Scan Allocator(LIW)" : "Linear Scan Allocator");
-  r.set("lsa.loop_aware", int64_t(o.loop_aware));
+  stats.loop_aware = o.loop_aware;
   LsaSpillState st;
-  for (Space s : {Space::Psum, Space::Sbuf}) {
-    r.line(std::string(" allocating ") + memoryTypeName(s));
-    const PassTotals t = SpacePass(p, s, st, r, o.verbosity, o.progress).run();
-    reportPass(r, s, t, p.arch);
-  }
-  r.set("lsa.spill_stores", int64_t(st.stores));
-  r.set("lsa.spill_reloads", int64_t(st.reloads));
-  r.set("lsa.spill_store_bytes", int64_t(st.stored_bytes));
+  for (Space s : {Space::Psum, Space::Sbuf})
+    SpacePass(p, s, st, s == Space::Psum ? stats.psum : stats.sbuf, o.verbosity, o.progress).run();
+  stats.spill_stores = st.stores;
+  stats.spill_reloads = st.reloads;
+  stats.spill_store_bytes = st.stored_bytes;
   p.renumber();
   return result;
 }

@@ -28,7 +28,13 @@
 // (docs/verification.md), as with the colorers. Single core only: the driver's selection map refuses more.
 #pragma once
 
-#include "alloc/report.h"
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "alloc/lsa/best_fit_memory_manager.h"
 #include "ir/program.h"
 #include "ir/progress.h"
 
@@ -36,14 +42,50 @@ namespace allocsim {
 
 struct LsaOptions {
   bool loop_aware = false;  // run_with_loops (O6 --allocator lsa) or run (O8)
-  // 0: banners, spills and the summary; 1: also the failure listings; 2: also every expiry.
+  // 0: the counters and each spill (LsaPassStats::log); 1: also the active set at each failure; 2: also every
+  // expiry.
   int verbosity = 0;
   const ProgressFn* progress = nullptr;  // each scan (ir/progress.h)
 };
 
+// The scans' log, in order (printed by tools/report_format.h as the production allocator's lines).
+namespace lsa_event {
+struct Expired {  // an active interval has no more uses and is erased (LsaOptions::verbosity >= 2)
+  std::string tensor;
+  bool operator==(const Expired&) const = default;
+};
+struct Spilled {  // an interval found no block: the active set, the victim, where it comes back
+  std::string failed;
+  std::vector<std::string> active;  // in liveSetComparator order (LsaOptions::verbosity >= 1)
+  std::string victim;
+  std::optional<std::string> reload_at;  // the text of the instruction that reloads it; none when nothing does
+  bool operator==(const Spilled&) const = default;
+};
+}  // namespace lsa_event
+using LsaEvent = std::variant<lsa_event::Expired, lsa_event::Spilled>;
+
+// One memory type's pass.
+struct LsaPassStats {
+  uint32_t scans = 0, spilled = 0;
+  uint64_t placed = 0;     // tensors placed
+  uint64_t footprint = 0;  // the production footprint: the live sizes of every interval allocated (last scan)
+  FragmentationStats frag;           // of the last scan
+  double peak_utilization_pct = 0;   // frag.peak_used against the memory's cells
+  std::vector<LsaEvent> log;
+  bool operator==(const LsaPassStats&) const = default;
+};
+
+struct LsaStats {
+  bool loop_aware = false;
+  LsaPassStats psum, sbuf;  // PSUM's pass runs first
+  uint64_t spill_stores = 0, spill_reloads = 0, spill_store_bytes = 0;
+  std::optional<uint32_t> dram_slots_placed;  // O8: DRAM spill slots placed afterwards (set by the driver)
+  bool operator==(const LsaStats&) const = default;
+};
+
 struct LsaResult {
   Program program;  // every SBUF and PSUM tensor placed
-  AllocReport report;
+  LsaStats stats;
 };
 
 // Throws AllocError when spilling cannot help, InputError for a tensor that cannot fit its memory at all.

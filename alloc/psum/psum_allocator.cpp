@@ -7,7 +7,6 @@
 
 #include "alloc/alloc_error.h"
 #include "alloc/colorer.h"
-#include "alloc/colorer_report.h"
 #include "alloc/copy_tensor.h"
 #include "alloc/first_fit_placer.h"
 #include "alloc/psum/psum_def_regions.h"
@@ -80,17 +79,13 @@ AllocError cannotPlace(const Program& p, const Liveness& live, const PsumGraph& 
 }  // namespace
 namespace {
 
-std::string num(double v) { return formatReportNumber(v, 2); }
-
 // A heuristic's color order, through simplify or plain (psum_simplify.h plainPsumStack).
 struct PsumVariant {
   PsumHeuristic heuristic = PsumHeuristic::TensorOrder;
   bool plain = false;
 };
 
-std::string variantName(const PsumVariant& v) {
-  return std::string(psumHeuristicName(v.heuristic)) + (v.plain ? " (plain order)" : "");
-}
+ColorOrderName variantName(const PsumVariant& v) { return {psumHeuristicName(v.heuristic), v.plain}; }
 
 // A pinned PSUM placement must lie inside PSUM (the well-formedness rule, repeated so that an unchecked program
 // cannot make select read outside its bitmap).
@@ -121,8 +116,8 @@ struct PsumRun : ColorerRun<PsumVariant, PsumSelection> {
 
 class PsumColorer final : public Colorer<PsumVariant, PsumSelection, PsumRun> {
  public:
-  PsumColorer(Program& p, const PsumOptions& o, AllocReport& r, uint32_t first, uint32_t n)
-      : p_(p), o_(o), r_(r), first_(first), n_(n) {
+  PsumColorer(Program& p, const PsumOptions& o, PsumStats& stats, uint32_t first, uint32_t n)
+      : p_(p), o_(o), stats_(stats), first_(first), n_(n) {
     for (const Tensor& t : p.tensors) source_psum_ += t.space == Space::Psum && t.origin == Origin::Source;
   }
 
@@ -133,19 +128,15 @@ class PsumColorer final : public Colorer<PsumVariant, PsumSelection, PsumRun> {
 
   void buildRound(PsumRun& run) override {
     reportProgress(o_.progress, "PSUM colorer", run.rounds, "spill rounds");
-    if (o_.verbosity >= 1) r_.line("spill round " + std::to_string(run.rounds));
+    stats_.trace.add(colorer_event::RoundStart{run.rounds});
     run.live.reset();  // the graph of the previous round points into it
     run.live.emplace(computeLiveness(p_));
     run.g = buildPsumGraph(p_, *run.live);
-    const uint32_t psum_banks = p_.arch.psum_banks;
-    if (run.rounds == 1 && reportsOn()) {
-      const double demand = psumDemandPercent(p_.arch, run.g);
-      r_.line(num(demand) + "% PSUM demand before spilling");
-      r_.line(colorerDemandPlainLine("PSUM", "banks", run.g.total_demand, run.g.max_concurrent, psum_banks));
-      r_.set("psum.demand_before_spilling_pct", demand);
-      r_.set("psum.banks", int64_t(psum_banks));
-      r_.set("psum.bank_demand", int64_t(run.g.total_demand));
-      r_.set("psum.max_concurrent_banks", int64_t(run.g.max_concurrent));
+    if (run.rounds == 1) {
+      stats_.demand_pct = psumDemandPercent(p_.arch, run.g);
+      stats_.banks = p_.arch.psum_banks;
+      stats_.bank_demand = run.g.total_demand;
+      stats_.max_concurrent_banks = run.g.max_concurrent;
     }
     findPsumCosts(p_, run.g);
   }
@@ -164,20 +155,18 @@ class PsumColorer final : public Colorer<PsumVariant, PsumSelection, PsumRun> {
     std::vector<uint32_t> stack =
         v.plain ? plainPsumStack(g, v.heuristic) : simplifyPsum(g, p_.arch.psum_banks, v.heuristic, &sizes);
     PsumSelection sel = selectPsum(p_, g, stack);
-    if (o_.verbosity >= 1) r_.line("best-of-n loop, heuristic = " + variantName(v));
-    if (o_.verbosity >= 2 && !v.plain) reportWorklistSizes(r_, sizes);
-    if (o_.verbosity >= 1) {
-      for (uint32_t i : sel.failed) {
-        const PsumNode& node = g.nodes[i];
-        r_.line(p_.tensors[node.tensor].name + " cannot allocate " + std::to_string(node.banks) + " banks");
-      }
-      r_.line(colorerScoreLine("PSUM", sel.score));
+    if (stats_.trace.on) {
+      colorer_event::Tried tried{variantName(v), std::nullopt, {}, sel.score};
+      if (stats_.trace.sizes && !v.plain) tried.sizes = sizes;
+      for (uint32_t i : sel.failed)
+        tried.failed.push_back({p_.tensors[g.nodes[i].tensor].name, g.nodes[i].banks, 0});
+      stats_.trace.add(std::move(tried));
     }
     return sel;
   }
 
   void endRound(PsumRun& run) override {
-    if (o_.verbosity >= 1) r_.line(colorerBestHeuristicLine("PSUM", variantName(run.order)));
+    stats_.trace.add(colorer_event::RoundBest{variantName(run.order)});
     if (!run.selection.failed.empty()) return;
     for (uint32_t i = 0; i < run.g.nodes.size(); ++i) {
       if (run.g.nodes[i].pinned) continue;
@@ -208,9 +197,11 @@ class PsumColorer final : public Colorer<PsumVariant, PsumSelection, PsumRun> {
     run.saves += st.saves;
     run.reloads += st.reloads;
     run.spill_cycles += round_cost;
-    if (o_.verbosity >= 1) {
-      for (TensorId t : to_spill) r_.line("spill " + p_.tensors[t].name);
-      r_.line("insert spill " + std::to_string(st.saves) + ", insert reload " + std::to_string(st.reloads));
+    if (stats_.trace.on) {
+      colorer_event::Spilled spilled;
+      for (TensorId t : to_spill) spilled.spilled.push_back(p_.tensors[t].name);
+      stats_.trace.add(std::move(spilled));
+      stats_.trace.add(colorer_event::Inserted{st.saves, st.reloads});
     }
     return true;
   }
@@ -218,7 +209,7 @@ class PsumColorer final : public Colorer<PsumVariant, PsumSelection, PsumRun> {
  private:
   Program& p_;
   const PsumOptions& o_;
-  AllocReport& r_;
+  PsumStats& stats_;
   uint32_t first_, n_;
   uint32_t source_psum_ = 0;
   uint32_t next_id_ = 0;
@@ -229,7 +220,9 @@ class PsumColorer final : public Colorer<PsumVariant, PsumSelection, PsumRun> {
 PsumResult allocatePsum(Program&& input, const PsumOptions& o) {
   PsumResult result{std::move(input), {}};
   Program& p = result.program;
-  AllocReport& r = result.report;
+  PsumStats& stats = result.stats;
+  stats.trace.on = o.verbosity >= 1;
+  stats.trace.sizes = o.verbosity >= 2;
   if (o.only_heuristic && *o.only_heuristic >= kPsumHeuristicCount)
     throw std::invalid_argument("PSUM heuristic " + std::to_string(*o.only_heuristic) + " is not one of the four");
   const uint32_t n_heuristics = o.only_heuristic ? 1 : std::clamp<uint32_t>(o.heuristics, 1, kPsumHeuristicCount);
@@ -237,22 +230,17 @@ PsumResult allocatePsum(Program&& input, const PsumOptions& o) {
   const uint32_t psum_banks = p.arch.psum_banks;
   requirePinnedInBounds(p);
   p.renumber();
-  if (o.verbosity >= 1) r.line(" allocating PSUM");
 
-  PsumColorer colorer(p, o, r, first_heuristic, n_heuristics);
+  PsumColorer colorer(p, o, stats, first_heuristic, n_heuristics);
   const PsumRun run = colorer.allocate(1);
   if (run.error) throw *run.error;
 
-  if (!reportsOn()) return result;
   const PsumSelection& sel = run.selection;
-  const double utilization = 100.0 * double(sel.banks_used) / double(psum_banks ? psum_banks : 1);
-  reportColorerSummary(r, ColorerSummary{"PSUM", "psum", sel.score, variantName(run.order), run.spill_cycles,
-                                         run.spilled, utilization, run.rounds, o.verbosity >= 1,
-                                         {{"spill_saves", int64_t(run.saves)},
-                                          {"spill_reloads", int64_t(run.reloads)},
-                                          {"banks_used", int64_t(sel.banks_used)}},
-                                         std::to_string(sel.banks_used) + " of " + std::to_string(psum_banks) +
-                                             " banks hold a tensor that is live at some point"});
+  stats.outcome = {sel.score, variantName(run.order), run.spill_cycles, run.spilled,
+                   100.0 * double(sel.banks_used) / double(psum_banks ? psum_banks : 1), run.rounds};
+  stats.spill_saves = run.saves;
+  stats.spill_reloads = run.reloads;
+  stats.banks_used = sel.banks_used;
   return result;
 }
 

@@ -14,7 +14,7 @@
 #include <cstdint>
 #include <optional>
 
-#include "alloc/report.h"
+#include "alloc/colorer_stats.h"
 #include "ir/program.h"
 #include "ir/progress.h"
 
@@ -26,19 +26,33 @@ struct PsumOptions {
   // (simplify's and the plain stack), instead of `heuristics`: for looking at one order (`alloc --psum-heuristic`)
   // and for having the oracles check each (fuzz/coloring_driver_fuzz.cpp, fuzz/psum_colorer_fuzz.cpp).
   std::optional<uint32_t> only_heuristic;
-  // 0: the summary lines; 1: also per round and per heuristic (banners, scores, " cannot allocate ");
-  // 2: also simplify's worklist sizes.
+  // 0: the counters only; 1: also each round and heuristic in PsumStats::trace (scores, nodes that found no bank,
+  // spills); 2: also simplify's worklist sizes.
   int verbosity = 0;
   const ProgressFn* progress = nullptr;  // each spill round (ir/progress.h)
 };
 
+// What the PSUM colorer counted (tools/report_format.h prints it as the production allocator's report).
+struct PsumStats {
+  // Before spilling: the input's bank demand against the capacity.
+  double demand_pct = 0;          // capacity / demand, in percent (100 when nothing is demanded)
+  uint32_t banks = 0;             // PSUM's
+  uint64_t bank_demand = 0;       // banks summed over all PSUM tensors
+  uint64_t max_concurrent_banks = 0;
+  ColorerOutcome outcome;
+  uint32_t spill_saves = 0, spill_reloads = 0;
+  uint32_t banks_used = 0;        // banks that hold a tensor live at some point
+  ColorerTrace trace;             // per round (PsumOptions::verbosity >= 1)
+  bool operator==(const PsumStats&) const = default;
+};
+
 struct PsumResult {
   Program program;  // every PSUM tensor placed (@bankN); spill slots (SBUF/DRAM) left unplaced
-  AllocReport report;
+  PsumStats stats;
 };
 
 // Throws AllocError (capacity guard, "too many reloads required") and InputError (a pinned PSUM placement out of
-// bounds). Deterministic: the same input gives the same program and report.
+// bounds). Deterministic: the same input gives the same program and stats.
 PsumResult allocatePsum(const Program& p, const PsumOptions& o = {});
 // The same on a program the caller gives up (the driver's): it is moved in, not copied.
 PsumResult allocatePsum(Program&& p, const PsumOptions& o = {});

@@ -161,8 +161,8 @@ struct RegRun : ColorerRun<RegOrder, RegSelection> {
 
 class RegColorer final : public Colorer<RegOrder, RegSelection, RegRun> {
  public:
-  RegColorer(Program& p, const RegOptions& o, AllocReport& rep, std::vector<bool>& kept, uint32_t next_id)
-      : p_(p), o_(o), rep_(rep), kept_(kept), next_id_(next_id), limit_(2 * uint32_t(p.registers.size()) + 1) {}
+  RegColorer(Program& p, const RegOptions& o, RegStats& stats, std::vector<bool>& kept, uint32_t next_id)
+      : p_(p), o_(o), stats_(stats), kept_(kept), next_id_(next_id), limit_(2 * uint32_t(p.registers.size()) + 1) {}
 
  protected:
   RegRun startRun(uint32_t, const RegRun*) override { return {}; }
@@ -191,10 +191,7 @@ class RegColorer final : public Colorer<RegOrder, RegSelection, RegRun> {
   }
 
   void endRound(RegRun& run) override {
-    if (reportsOn()) {
-      rep_.line("REG GCA interation nums = " + std::to_string(run.rounds));
-      rep_.line("REG score = " + formatReportNumber(run.selection.score, 3) + " (lower is better)");
-    }
+    stats_.round_log.push_back({run.selection.score, uint32_t(run.selection.failed.size()), {}});
     if (!run.selection.failed.empty()) return;
     for (RegId r = 0; r < p_.registers.size(); ++r) p_.registers[r].phys = run.selection.coloring.color[r];
   }
@@ -208,12 +205,8 @@ class RegColorer final : public Colorer<RegOrder, RegSelection, RegRun> {
   }
 
   bool rewrite(RegRun& run, const std::vector<uint32_t>& spill) override {
-    if (o_.verbosity >= 1) {
-      std::string names;
-      for (RegId r : spill) names += (names.empty() ? "" : ", ") + p_.registers[r].name;
-      rep_.line("REG round " + std::to_string(run.rounds) + ": " + std::to_string(run.selection.failed.size()) +
-                " uncolored, spilling " + names);
-    }
+    if (o_.verbosity >= 1)
+      for (RegId r : spill) stats_.round_log.back().spilled.push_back(p_.registers[r].name);
     run.spilled += uint32_t(spill.size());
     for (RegId r : spill)
       if (run.costs.loop_register[r]) {
@@ -229,7 +222,7 @@ class RegColorer final : public Colorer<RegOrder, RegSelection, RegRun> {
  private:
   Program& p_;
   const RegOptions& o_;
-  AllocReport& rep_;
+  RegStats& stats_;
   std::vector<bool>& kept_;
   std::vector<bool> loop_spilled_;
   uint32_t next_id_;
@@ -238,8 +231,9 @@ class RegColorer final : public Colorer<RegOrder, RegSelection, RegRun> {
 
 }  // namespace
 
-AllocReport allocateRegisters(Program& p, const RegOptions& o) {
-  AllocReport rep;
+RegStats allocateRegisters(Program& p, const RegOptions& o) {
+  RegStats stats;
+  stats.traced = o.verbosity >= 1;
   const uint32_t R = p.arch.sp_registers;
   std::vector<bool> kept(p.registers.size(), false);
   for (RegId r = 0; r < p.registers.size(); ++r) kept[r] = r < o.keep.size() && o.keep[r] && p.registers[r].phys;
@@ -248,32 +242,25 @@ AllocReport allocateRegisters(Program& p, const RegOptions& o) {
 
   uint32_t next_id = 0;
   const uint32_t values = splitRegisterValues(p, kept, next_id);
-  rep.set("reg.ssa_split", int64_t(values));
-  RegColorer colorer(p, o, rep, kept, next_id);
+  stats.ssa_split = values;
+  RegColorer colorer(p, o, stats, kept, next_id);
   const RegRun run = colorer.allocate(1);
   if (run.error) throw *run.error;
-  rep.set("reg.rounds", int64_t(run.rounds));
-  rep.set("reg.score", run.selection.score);
-  rep.set("reg.edges", int64_t(run.g.edges));
-  rep.set("reg.coalesced_copies", int64_t(run.groups.coalesced));
-  if (!reportsOn()) return rep;
+  stats.rounds = run.rounds;
+  stats.score = run.selection.score;
+  stats.edges = run.g.edges;
+  stats.coalesced_copies = run.groups.coalesced;
   const RegColoring& final_coloring = run.selection.coloring;
-  const uint64_t cycles = spillCycles(p, p.body, 1);
-  const double utilization = R == 0 ? 0 : 100.0 * final_coloring.lanes_used / R;
-  rep.line("Number of registers spilled = " + std::to_string(run.spilled));
-  rep.line("Spilling from REG cost about " + std::to_string(cycles) + " cycles");
-  rep.line(formatReportNumber(utilization) + "% REG utilization after allocation");
-  rep.set("reg.method", std::string("coloring"));
-  rep.set("reg.registers", int64_t(p.registers.size()));
-  rep.set("reg.spilled", int64_t(run.spilled));
-  rep.set("reg.spilled_loop_registers", int64_t(run.loops_spilled));
-  rep.set("reg.spill_stores", int64_t(run.stores));
-  rep.set("reg.spill_reloads", int64_t(run.reloads));
-  rep.set("reg.spill_cycles", int64_t(cycles));
-  rep.set("reg.lanes_used", int64_t(final_coloring.lanes_used));
-  rep.set("reg.lanes", int64_t(R));
-  rep.set("reg.utilization_pct", utilization);
-  return rep;
+  stats.registers = uint32_t(p.registers.size());
+  stats.spilled = run.spilled;
+  stats.spilled_loop_registers = run.loops_spilled;
+  stats.spill_stores = run.stores;
+  stats.spill_reloads = run.reloads;
+  stats.spill_cycles = spillCycles(p, p.body, 1);  // a walk of the program: as cheap as counting
+  stats.lanes_used = final_coloring.lanes_used;
+  stats.lanes = R;
+  stats.utilization_pct = R == 0 ? 0 : 100.0 * final_coloring.lanes_used / R;
+  return stats;
 }
 
 }  // namespace allocsim

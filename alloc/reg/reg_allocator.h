@@ -24,25 +24,51 @@
 // as an AllocError (exit 3): "cannot allocate registers since spilling candidates are not enough". Every round spills
 // at least one source register, or a loop register for the only time, so the fixpoint ends.
 //
-// Report: "Number of registers spilled = <N>", "Spilling from REG cost about <N> cycles" (each executed
-// reg_store / reg_load priced as a DMA of its bytes between DRAM and the SP engine, alloc/cost_table.h),
-// "<pct>% REG utilization after allocation" (lanes used / lanes). Fields: reg.spilled counts loop registers too
-// (reg.spilled_loop_registers of them).
+// Counted (RegStats, printed by tools/report_format.h): each round's score, the registers spilled (loop registers
+// among them), the spill code and its cycles (each executed reg_store / reg_load priced as a DMA of its bytes between
+// DRAM and the SP engine, alloc/cost_table.h), the lanes used against the lanes.
 #pragma once
 
+#include <cstdint>
+#include <string>
 #include <vector>
 
-#include "alloc/report.h"
 #include "ir/program.h"
 
 namespace allocsim {
 
 struct RegOptions {
   std::vector<bool> keep;  // by RegId (may be shorter): keep this register's placement (O7)
-  int verbosity = 0;       // 1: per round, the registers spilled
+  int verbosity = 0;       // 1: per round, the registers spilled (RegRound::spilled)
+};
+
+// One round of the REG colorer.
+struct RegRound {
+  double score = 0;           // of its coloring (lower is better)
+  uint32_t uncolored = 0;     // registers its coloring left without lanes
+  std::vector<std::string> spilled;  // the registers it spilled then (RegOptions::verbosity >= 1)
+  bool operator==(const RegRound&) const = default;
+};
+
+struct RegStats {
+  uint32_t ssa_split = 0;         // registers added by splitting value webs (alloc/reg/reg_ssa.h)
+  uint32_t rounds = 0;
+  double score = 0;               // the final coloring's
+  uint64_t edges = 0;             // of the final round's interference graph
+  uint32_t coalesced_copies = 0;  // in the final round
+  uint32_t registers = 0;         // after the rounds (spill stand-ins included)
+  uint32_t spilled = 0;           // registers spilled over all rounds
+  uint64_t spilled_loop_registers = 0;  // of them
+  uint64_t spill_stores = 0, spill_reloads = 0;
+  uint64_t spill_cycles = 0;      // of the executed spill code
+  uint32_t lanes_used = 0, lanes = 0;
+  double utilization_pct = 0;     // lanes used / lanes
+  bool traced = false;            // RegOptions::verbosity >= 1
+  std::vector<RegRound> round_log;  // every round, in order
+  bool operator==(const RegStats&) const = default;
 };
 
 // Places every register of `p`, inserting spill code where needed. Throws AllocError (the FATAL above).
-AllocReport allocateRegisters(Program& p, const RegOptions& o = {});
+RegStats allocateRegisters(Program& p, const RegOptions& o = {});
 
 }  // namespace allocsim

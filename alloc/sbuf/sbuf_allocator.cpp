@@ -10,7 +10,6 @@
 
 #include "alloc/alloc_error.h"
 #include "alloc/colorer.h"
-#include "alloc/colorer_report.h"
 #include "alloc/copy_tensor.h"
 #include "alloc/first_fit_placer.h"
 #include "alloc/sbuf/sbuf_costs.h"
@@ -27,8 +26,6 @@
 
 namespace allocsim {
 namespace {
-
-std::string num(double v) { return formatReportNumber(v, 2); }
 
 // The AllocError when a node cannot be placed and no spillable tensor is live with it: the peak demand of the
 // tensors live with it (itself included) against the capacity, and where that peak is.
@@ -173,19 +170,16 @@ struct SbufRun : ColorerRun<SbufVariant, SbufSelection> {
   uint64_t bound = UINT64_MAX;  // the spill bytes of the best finished run when this one started
   SpillHistory history;
   std::string phase;  // the progress line's
-  AllocReport log;    // the packing's lines (verbosity >= 1)
 };
 
-std::string runName(const SbufHeuristic& h, bool plain) {
-  return sbufHeuristicName(h) + (plain ? " (plain order)" : "");
-}
+ColorOrderName runName(const SbufHeuristic& h, bool plain) { return {sbufHeuristicName(h), plain}; }
 
-std::string runName(const SbufRun& run) {
-  return run.packed ? "exact packing" : runName(run.order.heuristic, run.order.plain);
+ColorOrderName runName(const SbufRun& run) {
+  return run.packed ? ColorOrderName{"exact packing", false} : runName(run.order.heuristic, run.order.plain);
 }
 
 // The packing as a finished run that spills nothing, or nullopt (sbuf_packing.h).
-std::optional<SbufRun> packingRun(const Program& input, const SbufGraph& g, int verbosity) {
+std::optional<SbufRun> packingRun(const Program& input, const SbufGraph& g) {
   std::optional<std::vector<Placement>> at = packSbuf(input, g);
   if (!at) {
     return std::nullopt;
@@ -203,10 +197,6 @@ std::optional<SbufRun> packingRun(const Program& input, const SbufGraph& g, int 
   }
   sel.footprint = sbufFootprintBytes(input.arch, used);
   sel.score = double(sel.footprint) / (double(sbufCapacity(input.arch)) + 1);
-  if (verbosity >= 1) {
-    run.log.line("exact packing: height within the capacity, " + std::to_string(sel.footprint) + " bytes");
-    run.log.line(colorerScoreLine("SB", sel.score));
-  }
   return run;
 }
 
@@ -282,9 +272,9 @@ bool packingCannotWin(const SbufRun& best, const SbufGraph& g) {
 // exactly as with unlimited room, so whatever fits there below the capacity fits here too).
 class SbufColorer final : public Colorer<SbufVariant, SbufSelection, SbufRun> {
  public:
-  SbufColorer(const Program& input, const SbufRoundGraph& first, const SbufOptions& o, AllocReport& r,
+  SbufColorer(const Program& input, const SbufRoundGraph& first, const SbufOptions& o, ColorerTrace& trace,
               uint32_t first_heuristic, uint32_t n_heuristics)
-      : input_(input), first_(first), o_(o), r_(r), first_heuristic_(first_heuristic), n_(n_heuristics),
+      : input_(input), first_(first), o_(o), trace_(trace), first_heuristic_(first_heuristic), n_(n_heuristics),
         input_local_(input.tensors.size(), false) {
     for (const Tensor& t : input.tensors) spillable_ += t.space == Space::Sbuf && !t.placement;
   }
@@ -299,7 +289,7 @@ class SbufColorer final : public Colorer<SbufVariant, SbufSelection, SbufRun> {
     if (o_.progress)  // the progress line's, built only when one is printed
       run.phase = "SBUF colorer, heuristic " + std::to_string(k + 1) + " of " + std::to_string(n_) + " (" +
                   sbufHeuristicName(run.order.heuristic) + ")";
-    if (o_.verbosity >= 1) r_.line("heuristic " + sbufHeuristicName(run.order.heuristic) + ": its spill fixpoint");
+    if (trace_.on) trace_.add(colorer_event::RunStart{sbufHeuristicName(run.order.heuristic)});
     return run;
   }
   uint32_t roundLimit() const override { return spillable_; }
@@ -308,7 +298,7 @@ class SbufColorer final : public Colorer<SbufVariant, SbufSelection, SbufRun> {
   // The graph of the input or of the run's spill state, made when the state was.
   void buildRound(SbufRun& run) override {
     reportProgress(o_.progress, run.phase.c_str(), run.rounds, "spill rounds");
-    if (o_.verbosity >= 1) r_.line("spill round " + std::to_string(run.rounds));
+    trace_.add(colorer_event::RoundStart{run.rounds});
   }
 
   std::vector<SbufVariant> colorOrders(const SbufRun& run) const override {
@@ -323,19 +313,18 @@ class SbufColorer final : public Colorer<SbufVariant, SbufSelection, SbufRun> {
     const SbufGraph& g = graph(run).g;
     const ColorStack& cs = colorStack(p.arch, g, v.heuristic.order, v.plain, stacks_);
     SbufSelection sel = selectSbuf(p, g, cs.stack, v.heuristic.policy);
-    if (o_.verbosity >= 1) r_.line("best-of-n loop, heuristic = " + runName(v.heuristic, v.plain));
-    if (o_.verbosity >= 2 && !v.plain) reportWorklistSizes(r_, cs.sizes);
-    if (o_.verbosity >= 1) {
+    if (trace_.on) {
+      colorer_event::Tried tried{runName(v.heuristic, v.plain), std::nullopt, {}, sel.score};
+      if (trace_.sizes && !v.plain) tried.sizes = cs.sizes;
       for (uint32_t i : sel.failed)
-        r_.line(p.tensors[g.nodes[i].tensor].name + " cannot allocate " + std::to_string(g.nodes[i].partitions) +
-                " partitions x " + std::to_string(g.nodes[i].bytes) + " bytes");
-      r_.line(colorerScoreLine("SB", sel.score));
+        tried.failed.push_back({p.tensors[g.nodes[i].tensor].name, g.nodes[i].partitions, g.nodes[i].bytes});
+      trace_.add(std::move(tried));
     }
     return sel;
   }
 
   void endRound(SbufRun& run) override {
-    if (o_.verbosity >= 1) r_.line(colorerBestHeuristicLine("SB", runName(run.order.heuristic, run.order.plain)));
+    if (trace_.on) trace_.add(colorer_event::RoundBest{runName(run.order.heuristic, run.order.plain)});
   }
 
   std::vector<uint32_t> chooseSpills(SbufRun& run) override {
@@ -356,14 +345,14 @@ class SbufColorer final : public Colorer<SbufVariant, SbufSelection, SbufRun> {
       run.spill_cycles += g.nodes[i].cost;
       run.spill_bytes += p.tensors[g.nodes[i].tensor].totalBytes();
     }
-    if (o_.verbosity >= 1) {
-      for (TensorId t : to_spill) r_.line("spill " + p.tensors[t].name + " to DRAM");
-      for (TensorId t : to_rehome) r_.line("rehome " + p.tensors[t].name + " to DRAM");
+    if (trace_.on) {
+      colorer_event::Spilled spilled;
+      for (TensorId t : to_spill) spilled.spilled.push_back(p.tensors[t].name);
+      for (TensorId t : to_rehome) spilled.rehomed.push_back(p.tensors[t].name);
+      trace_.add(std::move(spilled));
     }
     if (run.spill_bytes > run.bound) {  // rewriting the program for more rounds would be wasted
-      if (o_.verbosity >= 1)
-        r_.line("abandoned: " + std::to_string(run.spill_bytes) + " bytes spilled, a finished run spilled " +
-                std::to_string(run.bound));
+      trace_.add(colorer_event::Abandoned{run.spill_bytes, run.bound});
       run.abandoned = true;
       return false;
     }
@@ -378,9 +367,7 @@ class SbufColorer final : public Colorer<SbufVariant, SbufSelection, SbufRun> {
     run.spilled += uint32_t(victims.size());
     run.stores += run.state->step.stores;
     run.reloads += run.state->step.reloads;
-    if (o_.verbosity >= 1)
-      r_.line("insert spill " + std::to_string(run.state->step.stores) + ", insert reload " +
-              std::to_string(run.state->step.reloads));
+    trace_.add(colorer_event::Inserted{run.state->step.stores, run.state->step.reloads});
     return true;
   }
 
@@ -395,7 +382,7 @@ class SbufColorer final : public Colorer<SbufVariant, SbufSelection, SbufRun> {
   const Program& input_;
   const SbufRoundGraph& first_;
   const SbufOptions& o_;
-  AllocReport& r_;
+  ColorerTrace& trace_;
   uint32_t first_heuristic_, n_;
   std::vector<bool> input_local_;
   uint32_t spillable_ = 0;  // an upper bound on the rounds that spill
@@ -416,39 +403,34 @@ SbufResult allocateSbuf(Program&& input, const SbufOptions& o) {
   const uint32_t n_heuristics = o.only_heuristic ? 1 : std::clamp<uint32_t>(o.heuristics, 1, kSbufHeuristicCount);
   const uint32_t first_heuristic = o.only_heuristic.value_or(0);
   const bool packing = o.packing && !o.only_heuristic;
-  AllocReport r;
-  if (o.verbosity >= 1) r.line(" allocating SB");
+  SbufStats stats;
+  stats.trace.on = o.verbosity >= 1;
+  stats.trace.sizes = o.verbosity >= 2;
 
   const std::vector<bool> local(base.tensors.size(), false);
   const SbufRoundGraph first = roundGraph(base, local);
   const SbufGraph& g = first.g;
-  if (reportsOn()) {
-    const double demand = sbufDemandPercent(base.arch, g);
-    r.line(num(demand) + "% SB demand before allocation");
-    r.line(colorerDemandPlainLine("SB", "bytes", g.total_demand, g.max_live, sbufCapacity(base.arch)));
-    r.set("sbuf.demand_before_allocation_pct", demand);
-    r.set("sbuf.capacity_bytes", int64_t(sbufCapacity(base.arch)));
-    r.set("sbuf.demand_bytes", int64_t(g.total_demand));
-    r.set("sbuf.max_live_bytes", int64_t(g.max_live));
-  }
+  stats.demand_pct = sbufDemandPercent(base.arch, g);
+  stats.capacity_bytes = sbufCapacity(base.arch);
+  stats.demand_bytes = g.total_demand;
+  stats.max_live_bytes = g.max_live;
 
   // Best-of-N over whole spill fixpoints, not round by round: a heuristic that spills less in the first round can
   // leave reloads that spill more later. Compared on the end result, a level that tries more heuristics never does
   // worse.
   std::optional<SbufRun> best;
   {
-    SbufColorer colorer(base, first, o, r, first_heuristic, n_heuristics);
+    SbufColorer colorer(base, first, o, stats.trace, first_heuristic, n_heuristics);
     best = colorer.allocate(n_heuristics);
   }
   if (packing && packingCannotWin(*best, g)) {
-    if (o.verbosity >= 1)
-      r.line("exact packing: not searched, the best run spills nothing and its footprint is the max-live bound (" +
-             std::to_string(g.max_live) + " bytes)");
+    stats.packing = SbufStats::Packing::NotSearched;
   } else if (packing) {  // last: on equal spill bytes and footprint a heuristic's run is kept
-    std::optional<SbufRun> packed = packingRun(base, g, o.verbosity);
-    if (o.verbosity >= 1) {
-      if (packed) r.append(packed->log);
-      else r.line("exact packing: none within the capacity");
+    std::optional<SbufRun> packed = packingRun(base, g);
+    stats.packing = packed ? SbufStats::Packing::Found : SbufStats::Packing::None;
+    if (packed) {
+      stats.packing_footprint = packed->selection.footprint;
+      stats.packing_score = packed->selection.score;
     }
     if (packed && betterRun(*packed, *best)) best = std::move(packed);
   }
@@ -459,22 +441,15 @@ SbufResult allocateSbuf(Program&& input, const SbufOptions& o) {
   // this; the first graph's liveness points into its instructions, which the move keeps) or a copy of its state's.
   Program placed = w.state ? w.state->program : std::move(base);
   place(placed, w.state ? w.state->graph.g : g, w.selection);
-  if (o.verbosity >= 1) r.line("best heuristic's fixpoint: " + runName(w));
 
-  if (!reportsOn()) return SbufResult{std::move(placed), std::move(r)};
   const SbufSelection& sel = w.selection;
-  const double utilization = 100.0 * double(sel.footprint) / double(std::max<uint64_t>(capacity, 1));
-  reportColorerSummary(r, ColorerSummary{"SB", "sbuf", sel.score, runName(w), w.spill_cycles,
-                                         w.spilled, utilization, w.rounds, o.verbosity >= 1,
-                                         {{"spill_stores", int64_t(w.stores)},
-                                          {"spill_reloads", int64_t(w.reloads)},
-                                          {"spill_bytes", int64_t(w.spill_bytes)},
-                                          {"footprint_bytes", int64_t(sel.footprint)}},
-                                         std::to_string(sel.footprint) + " of " +
-                                             std::to_string(capacity) +
-                                             " bytes: each partition's high-water mark (largest offset + size), "
-                                             "summed over the partitions"});
-  return SbufResult{std::move(placed), std::move(r)};
+  stats.outcome = {sel.score, runName(w), w.spill_cycles, w.spilled,
+                   100.0 * double(sel.footprint) / double(std::max<uint64_t>(capacity, 1)), w.rounds};
+  stats.spill_stores = w.stores;
+  stats.spill_reloads = w.reloads;
+  stats.spill_bytes = w.spill_bytes;
+  stats.footprint_bytes = sel.footprint;
+  return SbufResult{std::move(placed), std::move(stats)};
 }
 
 }  // namespace allocsim

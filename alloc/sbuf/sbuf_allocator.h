@@ -23,7 +23,7 @@
 #include <cstdint>
 #include <optional>
 
-#include "alloc/report.h"
+#include "alloc/colorer_stats.h"
 #include "alloc/sbuf/sbuf_heuristic.h"
 #include "ir/program.h"
 #include "ir/progress.h"
@@ -46,20 +46,44 @@ struct SbufOptions {
   // so, the same level never spills: each heuristic's plain order is a candidate at every capacity and places
   // every node as it does here (sbuf_placement_policy.h), and the packing does not depend on the capacity.
   bool unlimited_room = false;
-  // 0: the summary lines; 1: also per round and per heuristic (banners, scores, " cannot allocate ", spills);
-  // 2: also simplify's worklist sizes.
+  // 0: the counters only; 1: also each heuristic's rounds in SbufStats::trace (scores, nodes that found no
+  // rectangle, spills); 2: also simplify's worklist sizes.
   int verbosity = 0;
   const ProgressFn* progress = nullptr;  // each spill round of each heuristic (ir/progress.h)
 };
 
+// What the SBUF colorer counted (tools/report_format.h prints it as the production allocator's report).
+struct SbufStats {
+  // Before allocation: the input's demand against the capacity, in bytes (partitions x bytes per partition).
+  double demand_pct = 0;  // capacity / demand, in percent (100 when nothing is demanded)
+  uint64_t capacity_bytes = 0;
+  uint64_t demand_bytes = 0;    // summed over all SBUF tensors
+  uint64_t max_live_bytes = 0;  // at most live at once
+  ColorerTrace trace;           // per heuristic and round (SbufOptions::verbosity >= 1)
+  // The exact packing candidate (sbuf_packing.h), traced at verbosity >= 1.
+  enum class Packing : uint8_t {
+    NotTried,     // no packing candidate
+    NotSearched,  // the best run spills nothing and its footprint is the max-live bound
+    Found,        // a packing within the capacity (packing_footprint, packing_score)
+    None,         // none within the capacity
+  } packing = Packing::NotTried;
+  uint64_t packing_footprint = 0;
+  double packing_score = 0;
+  ColorerOutcome outcome;  // best.heuristic is "exact packing" when the packing won
+  uint32_t spill_stores = 0, spill_reloads = 0;
+  uint64_t spill_bytes = 0;      // of the SBUF tensors spilled to DRAM slots or rehomed to DRAM
+  uint64_t footprint_bytes = 0;  // each partition's high-water mark, summed over the partitions
+  bool operator==(const SbufStats&) const = default;
+};
+
 struct SbufResult {
   Program program;  // every SBUF tensor placed; spill slots are unplaced DRAM tensors (private storage)
-  AllocReport report;
+  SbufStats stats;
 };
 
 // Throws AllocError when nothing can help (or DRAM spill slots exceed dram-limit) and InputError for an SBUF
 // tensor that cannot fit SBUF at all (the well-formedness rules of docs/format.md, repeated so that an unchecked
-// program gets the same message). Deterministic: the same input gives the same program and report.
+// program gets the same message). Deterministic: the same input gives the same program and stats.
 SbufResult allocateSbuf(const Program& p, const SbufOptions& o = {});
 // The same on a program the caller gives up (the driver's): it is moved in, not copied.
 SbufResult allocateSbuf(Program&& p, const SbufOptions& o = {});

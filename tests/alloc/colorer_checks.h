@@ -1,12 +1,11 @@
 // Helpers the PSUM and SBUF colorer tests (psum_allocator_test.cpp, sbuf_allocator_test.cpp beside this file) share:
-// both colorers leave part of the program to a later pass and report in lines, and their tests check both alike.
+// both colorers leave part of the program to a later pass, and their tests check both alike.
 #pragma once
 
 #include <string>
 #include <vector>
 
 #include "alloc/greedy_placer.h"
-#include "alloc/report.h"
 #include "ir/program.h"
 #include "verify/finding.h"
 

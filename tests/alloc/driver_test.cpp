@@ -6,6 +6,7 @@
 
 #include <string>
 #include <tuple>
+#include <variant>
 #include <vector>
 
 #include "alloc/alloc_error.h"
@@ -15,6 +16,7 @@
 #include "ir/print.h"
 #include "tests/common/placed_program_checks.h"
 #include "tests/common/verify_checks.h"
+#include "tools/report_format.h"
 #include "verify/verify.h"
 
 namespace allocsim {
@@ -176,7 +178,7 @@ Program psumFixed(const Program& p) { return allocatePsum(p, PsumOptions{}).prog
 
 std::vector<std::string> stepNames(const DriverResult& r) {
   std::vector<std::string> out;
-  for (const AllocReport& rep : r.reports) out.push_back(rep.find("allocator") ? rep.find("allocator")->value : "?");
+  for (const StepStats& step : r.steps) out.push_back(cli::stepName(step));
   return out;
 }
 
@@ -197,8 +199,8 @@ TEST(Driver, EachPathRunsItsStepsAndRegRunsLast) {
   lsa.allocator = "lsa";
   const DriverResult liw = allocate(p, lsa);
   EXPECT_EQ(stepNames(liw), (std::vector<std::string>{"lsa", "reg"}));
-  EXPECT_EQ(liw.reports[0].lines.at(0), "Linear Scan Allocator(LIW)");
-  EXPECT_EQ(run(p, 8).reports[0].lines.at(0), "Linear Scan Allocator");
+  EXPECT_TRUE(std::get<LsaStats>(liw.steps[0]).loop_aware);  // run_with_loops: "Linear Scan Allocator(LIW)"
+  EXPECT_FALSE(std::get<LsaStats>(run(p, 8).steps[0]).loop_aware);
   // O7 with everything placed: nothing is re-colored
   EXPECT_EQ(stepNames(run(run(p, 2).program, 7)),
             (std::vector<std::string>{"dma_optimization_psum", "dma_optimization_sb", "reg", "in-place"}));
@@ -217,9 +219,10 @@ TEST(Driver, OptlevelsOneToThreeDifferInBestOfNEffort) {
     o.verbosity = 1;
     DriverResult r = allocate(p, o);
     ASSERT_EQ(stepNames(r)[0], "psum");
+    const PsumStats& psum = std::get<PsumStats>(r.steps[0]);
     int loops = 0;
-    for (const std::string& line : r.reports[0].lines) loops += line.rfind("best-of-n loop, heuristic = ", 0) == 0;
-    const int rounds = std::stoi(r.reports[0].find("psum.rounds")->value);
+    for (const ColorerEvent& e : psum.trace.events) loops += std::holds_alternative<colorer_event::Tried>(e);
+    const int rounds = int(psum.outcome.rounds);
     EXPECT_EQ(loops, 2 * tried * rounds) << "-O" << level;  // each heuristic through simplify and plain
   }
 }
@@ -230,7 +233,7 @@ TEST(Driver, SameInputGivesByteIdenticalOutput) {
       Program p = level == 7 ? psumFixed(corpusKernel(name)) : corpusKernel(name);
       DriverResult a = run(p, level), b = run(p, level);
       EXPECT_EQ(printProgram(a.program), printProgram(b.program)) << name << " -O" << level;
-      EXPECT_TRUE(a.reports == b.reports) << name << " -O" << level;
+      EXPECT_TRUE(a.steps == b.steps) << name << " -O" << level;
     }
 }
 
@@ -384,7 +387,7 @@ namespace allocsim {
 namespace {
 
 // DriverOptions::sbuf_packing = false takes the exact packing candidate away at every coloring level (the SBUF
-// colorer's -v report then never mentions it); the default keeps it.
+// colorer then counts no packing outcome); the default keeps it.
 TEST(DriverOptions, SbufPackingOffLeavesTheSearchOut) {
   const Program p = parseProgram(
       "arch tiny\n"
@@ -396,10 +399,8 @@ TEST(DriverOptions, SbufPackingOffLeavesTheSearchOut) {
       "tt b, a, a, add\n"
       "dma O, b\n");
   auto mentionsPacking = [](const DriverResult& r) {
-    for (const AllocReport& rep : r.reports)
-      for (const std::string& l : rep.lines)
-        if (l.find("exact packing") != std::string::npos) return true;
-    return false;
+    const SbufStats* sbuf = findStep<SbufStats>(r);
+    return sbuf && sbuf->packing != SbufStats::Packing::NotTried;
   };
   for (int level : {1, 2, 3, 6}) {
     DriverOptions o;

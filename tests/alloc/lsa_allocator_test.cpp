@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "alloc/alloc_error.h"
@@ -39,9 +40,19 @@ std::vector<std::string> findings(const Program& original, const Program& alloca
   return out;
 }
 
-size_t count(const AllocReport& r, const std::string& prefix) {
-  return size_t(std::count_if(r.lines.begin(), r.lines.end(),
-                              [&](const std::string& l) { return l.rfind(prefix, 0) == 0; }));
+const LsaStats& lsaStats(const DriverResult& r) {
+  const LsaStats* s = findStep<LsaStats>(r);
+  EXPECT_NE(s, nullptr);
+  return *s;
+}
+
+// The events of kind E in a pass's log.
+template <class E>
+std::vector<E> events(const LsaPassStats& pass) {
+  std::vector<E> out;
+  for (const LsaEvent& e : pass.log)
+    if (const E* x = std::get_if<E>(&e)) out.push_back(*x);
+  return out;
 }
 
 // O8 runs `run`, -O6 --allocator lsa `run_with_loops`: one scan over the same loop-extended order, so the two
@@ -65,14 +76,14 @@ void expectCorpusPasses(bool tiny_kernels) {
     } else {
       EXPECT_EQ(printProgram(liw.program), printProgram(r.program)) << file;
     }
-    const AllocReport& rep = r.reports.at(0);
-    const int64_t spilled =
-        std::stoll(rep.find("lsa.sbuf.spilled")->value) + std::stoll(rep.find("lsa.psum.spilled")->value);
+    const LsaStats& st = lsaStats(r);
+    const size_t spilled = st.sbuf.spilled + st.psum.spilled;
     if (tiny_kernels) {
       // the tiny kernels overfill the tiny machine (corpus/kernels/README.md): no allocation without a spill
-      EXPECT_GT(spilled, 0) << file;
-      EXPECT_EQ(count(rep, "Failed to allocate "), size_t(spilled)) << file;
-      EXPECT_EQ(count(rep, "Spilling "), size_t(spilled)) << file;
+      EXPECT_GT(spilled, 0u) << file;
+      // each spill logged once, with its failure and its victim
+      EXPECT_EQ(events<lsa_event::Spilled>(st.sbuf).size() + events<lsa_event::Spilled>(st.psum).size(), spilled)
+          << file;
     }
     ++checked;
   }
@@ -90,43 +101,29 @@ TEST(LinearScan, TinyCorpusKernelsSpillAndPassAllThreeOraclesAtO8AndO6Lsa) { exp
 TEST(LinearScan, ASpillLogsTheFailureTheListingTheVictimAndItsReload) {
   const Program p = parseProgram(readFile(std::string(ALLOCSIM_SOURCE_DIR) +
                                                           "/corpus/kernels/matmul_tiled_tiny.nki.txt"));
-  const AllocReport rep = lsa(p, 8, 2).reports.at(0);
-  const auto& lines = rep.lines;
-  auto failed = std::find_if(lines.begin(), lines.end(), [](const std::string& l) { return l.rfind("Failed to allocate ", 0) == 0; });
-  ASSERT_NE(failed, lines.end());
-  // the listing: "0: <name> (SB)", "1: ...", in order, then "Spilling <name>" and "It will be reloaded at <inst>"
-  auto it = failed + 1;
-  size_t idx = 0;
-  while (it != lines.end() && it->rfind(std::to_string(idx) + ": ", 0) == 0) {
-    EXPECT_TRUE(it->ends_with(" (SB)")) << *it;
-    ++it;
-    ++idx;
+  const LsaStats st = lsaStats(lsa(p, 8, 2));
+  // PSUM fits; SBUF spills, the failure listing the active set in order
+  EXPECT_TRUE(events<lsa_event::Spilled>(st.psum).empty());
+  const std::vector<lsa_event::Spilled> spills = events<lsa_event::Spilled>(st.sbuf);
+  ASSERT_FALSE(spills.empty());
+  for (const lsa_event::Spilled& sp : spills) {
+    EXPECT_FALSE(sp.active.empty()) << sp.failed;
+    // the victim is one of the active tensors, and a later instruction reads it
+    EXPECT_NE(std::find(sp.active.begin(), sp.active.end(), sp.victim), sp.active.end()) << sp.victim;
+    EXPECT_TRUE(sp.reload_at.has_value()) << sp.victim;
   }
-  EXPECT_GT(idx, 0u);
-  ASSERT_NE(it, lines.end());
-  EXPECT_EQ(it->rfind("Spilling ", 0), 0u) << *it;
-  ASSERT_NE(it + 1, lines.end());
-  EXPECT_EQ((it + 1)->rfind("It will be reloaded at ", 0), 0u) << *(it + 1);
-  // verbosity 2 also logs expiry, each erased tensor after its "has no more uses"
-  size_t no_more = 0, erased = 0;
-  for (size_t i = 0; i < lines.size(); ++i) {
-    if (lines[i].ends_with(" has no more uses")) {
-      ++no_more;
-      ASSERT_LT(i + 1, lines.size());
-      const std::string name = lines[i].substr(0, lines[i].size() - std::string(" has no more uses").size());
-      EXPECT_EQ(lines[i + 1], name + " erased");
-    }
-    erased += lines[i].ends_with(" erased");
+  // verbosity 2 also logs expiry
+  EXPECT_FALSE(events<lsa_event::Expired>(st.sbuf).empty());
+  // verbosity 0 keeps the spills, drops listing and expiry
+  const LsaStats quiet = lsaStats(lsa(p, 8, 0));
+  const std::vector<lsa_event::Spilled> quiet_spills = events<lsa_event::Spilled>(quiet.sbuf);
+  ASSERT_EQ(quiet_spills.size(), spills.size());
+  for (size_t i = 0; i < spills.size(); ++i) {
+    EXPECT_EQ(quiet_spills[i].victim, spills[i].victim);
+    EXPECT_TRUE(quiet_spills[i].active.empty());
   }
-  EXPECT_GT(no_more, 0u);
-  EXPECT_EQ(no_more, erased);
-  // verbosity 0 keeps the spill lines, drops listing and expiry
-  const AllocReport quiet = lsa(p, 8, 0).reports.at(0);
-  EXPECT_EQ(count(quiet, "Spilling "), count(rep, "Spilling "));
-  EXPECT_EQ(count(quiet, "0: "), 0u);
-  size_t quiet_erased = 0;
-  for (const std::string& l : quiet.lines) quiet_erased += l.ends_with(" erased");
-  EXPECT_EQ(quiet_erased, 0u);
+  EXPECT_TRUE(events<lsa_event::Expired>(quiet.sbuf).empty());
+  EXPECT_TRUE(events<lsa_event::Expired>(quiet.psum).empty());
 }
 
 // Three half-partition tensors on the tiny machine, built so the outcome follows from the rules: at c's def, a
@@ -148,14 +145,15 @@ TEST(LinearScan, SpillsTheHeadOfTheActiveSetAndReloadsItAtItsNextRead) {
       "dma Z, c\n";
   const Program p = parseProgram(text);
   DriverResult r = lsa(p, 8, 1);
-  const AllocReport& rep = r.reports.at(0);
-  const std::vector<std::string> expected = {"Failed to allocate c", "0: a (SB)", "1: b (SB)", "Spilling a",
-                                             "It will be reloaded at tt c, c, a, add"};
-  auto at = std::search(rep.lines.begin(), rep.lines.end(), expected.begin(), expected.end());
-  EXPECT_NE(at, rep.lines.end());
-  EXPECT_EQ(count(rep, "Failed to allocate "), 1u);
-  EXPECT_EQ(rep.find("lsa.sbuf.spilled")->value, "1");
-  EXPECT_EQ(rep.find("lsa.sbuf.scans")->value, "2");
+  const LsaStats& st = lsaStats(r);
+  const std::vector<lsa_event::Spilled> spills = events<lsa_event::Spilled>(st.sbuf);
+  ASSERT_EQ(spills.size(), 1u);
+  EXPECT_EQ(spills[0].failed, "c");
+  EXPECT_EQ(spills[0].active, (std::vector<std::string>{"a", "b"}));
+  EXPECT_EQ(spills[0].victim, "a");
+  EXPECT_EQ(spills[0].reload_at, std::optional<std::string>("tt c, c, a, add"));
+  EXPECT_EQ(st.sbuf.spilled, 1u);
+  EXPECT_EQ(st.sbuf.scans, 2u);
   for (const std::string& f : findings(p, r.program, 3)) ADD_FAILURE() << f;
 }
 
@@ -204,7 +202,7 @@ TEST(LinearScan, SameInputGivesByteIdenticalOutput) {
     const Program p = parseProgram(text);
     DriverResult a = lsa(p, 8, 2), b = lsa(p, 8, 2);
     EXPECT_EQ(printProgram(a.program), printProgram(b.program)) << file;
-    EXPECT_TRUE(a.reports == b.reports) << file;
+    EXPECT_TRUE(a.steps == b.steps) << file;
   }
 }
 

@@ -36,11 +36,11 @@ constexpr const char* kCopyChain =
 TEST(RegCoalesce, CopiesWhoseSourceDiesCostNoRegister) {
   const Program original = parseProgram(kCopyChain);
   Program p = original;
-  const AllocReport r = allocateRegisters(p);
-  EXPECT_EQ(reportField(r, "reg.spilled"), 0);
-  EXPECT_EQ(reportField(r, "reg.rounds"), 1);
-  EXPECT_EQ(reportField(r, "reg.coalesced_copies"), 2);
-  EXPECT_EQ(reportField(r, "reg.lanes_used"), 4);
+  const RegStats r = allocateRegisters(p);
+  EXPECT_EQ(int64_t(r.spilled), 0);
+  EXPECT_EQ(int64_t(r.rounds), 1);
+  EXPECT_EQ(int64_t(r.coalesced_copies), 2);
+  EXPECT_EQ(int64_t(r.lanes_used), 4);
   const Register& a = p.registers[p.findRegister("a")];
   EXPECT_EQ(a.phys, p.registers[p.findRegister("b")].phys);
   EXPECT_EQ(a.phys, p.registers[p.findRegister("c")].phys);
@@ -63,9 +63,9 @@ TEST(RegCoalesce, ASourceLiveAfterItsCopyIsNotCoalesced) {
       "reg_store O[0:1, 4:1], a\n"
       "reg_store O[0:1, 0:1], x\nreg_store O[0:1, 1:1], y\nreg_store O[0:1, 2:1], z\nreg_store O[0:1, 3:1], b\n");
   Program p = original;
-  const AllocReport r = allocateRegisters(p);
-  EXPECT_EQ(reportField(r, "reg.coalesced_copies"), 0);
-  EXPECT_GE(reportField(r, "reg.spilled"), 1);
+  const RegStats r = allocateRegisters(p);
+  EXPECT_EQ(int64_t(r.coalesced_copies), 0);
+  EXPECT_GE(int64_t(r.spilled), 1);
   expectCorrectAllocation(original, p, "source live after the copy", 5);
 }
 
@@ -124,10 +124,10 @@ TEST(RegCoalesce, CopiesInALoopAreCoalescedEveryIteration) {
       "}\n"
       "reg_store O[0:1, 4:1], x\nreg_store O[0:1, 5:1], y\n");
   Program p = original;
-  const AllocReport r = allocateRegisters(p);
+  const RegStats r = allocateRegisters(p);
   // i, x, y live over the loop; a -> b needs a fifth lane at the copy unless coalesced.
-  EXPECT_EQ(reportField(r, "reg.spilled"), 0);
-  EXPECT_EQ(reportField(r, "reg.coalesced_copies"), 1);
+  EXPECT_EQ(int64_t(r.spilled), 0);
+  EXPECT_EQ(int64_t(r.coalesced_copies), 1);
   EXPECT_EQ(p.registers[p.findRegister("a")].phys, p.registers[p.findRegister("b")].phys);
   expectCorrectAllocation(original, p, "copy in a loop", 5);
 }

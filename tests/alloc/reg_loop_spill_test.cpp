@@ -47,9 +47,9 @@ TEST(RegLoopSpill, AWideValueInANestWhoseLoopsFillTheLanesAllocates) {
   EXPECT_EQ(d.unavoidable_lanes, 3u);
   EXPECT_TRUE(d.confined);
   Program p = original;
-  const AllocReport r = allocateRegisters(p);
-  EXPECT_GE(reportField(r, "reg.spilled_loop_registers"), 1);
-  EXPECT_LE(reportField(r, "reg.spilled_loop_registers"), 2);
+  const RegStats r = allocateRegisters(p);
+  EXPECT_GE(int64_t(r.spilled_loop_registers), 1);
+  EXPECT_LE(int64_t(r.spilled_loop_registers), 2);
   EXPECT_EQ(checkProgram(p).size(), 0u);
   for (const Register& x : p.registers) {
     ASSERT_TRUE(x.phys) << x.name;
@@ -74,7 +74,7 @@ TEST(RegLoopSpill, AWideValueInANestWhoseLoopsFillTheLanesAllocates) {
     for (const Instruction& inst : loop->body)
       if (inst.op == Op::Loop) loop = &inst;
   }
-  EXPECT_EQ(int64_t(loops_seen), reportField(r, "reg.spilled_loop_registers"));
+  EXPECT_EQ(int64_t(loops_seen), int64_t(r.spilled_loop_registers));
   expectCorrectAllocation(original, p, "wide value in a nest", 3);
 }
 
@@ -95,8 +95,8 @@ TEST(RegLoopSpill, ReadsOfASpilledLoopRegisterAreReloads) {
   ASSERT_TRUE(checkProgram(original).empty());
   EXPECT_EQ(registerDemand(original).unavoidable_lanes, 3u);  // add t, i, j
   Program p = original;
-  const AllocReport r = allocateRegisters(p);
-  EXPECT_GE(reportField(r, "reg.spilled"), 1);
+  const RegStats r = allocateRegisters(p);
+  EXPECT_GE(int64_t(r.spilled), 1);
   EXPECT_TRUE(checkProgram(p).empty());
   expectCorrectAllocation(original, p, "loop register read in the body", 3);
 }

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <iostream>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -14,7 +15,6 @@
 #include "alloc/liveness.h"
 #include "alloc/psum/psum_allocator.h"
 #include "alloc/psum/psum_costs.h"
-#include "alloc/report.h"
 #include "alloc/sbuf/sbuf_allocator.h"
 #include "alloc/sbuf/sbuf_costs.h"
 #include "alloc/sbuf/sbuf_degree.h"
@@ -413,37 +413,47 @@ TEST(SbufAllocator, ReportLinesWhenEverythingFits) {
       "tt b, a, a, add\n"
       "dma Y, b\n");
   const SbufResult r = allocateSbuf(p);
-  EXPECT_EQ(r.report.lines, std::vector<std::string>({
-                                "800% SB demand before allocation",
-                                // a and b: 8 partitions x 256 bytes each, both live at the tt; tiny: 8 x 4096 bytes
-                                "SB demand: 4096 bytes summed over all SB tensors (at most 4096 live at once) against "
-                                "a capacity of 32768 bytes; the line above is the production compiler's ratio capacity / demand = "
-                                "800%, i.e. demand is 12.5% of capacity",
-                                "SB score = 0.12 (lower is better)",
-                                "best SB heuristic = largest-first/lowest-offset",
-                                "spilling from SB cost about 0 cycles",
-                                "number of tensors spilled from SB = 0",
-                                "12.5% SB utilization after allocation",
-                                "SB utilization: 4096 of 32768 bytes: each partition's high-water mark (largest offset + "
-                                "size), summed over the partitions",
-                            }));
+  const SbufStats& s = r.stats;
+  // a and b: 8 partitions x 256 bytes each, both live at the tt; tiny: 8 x 4096 bytes
+  EXPECT_EQ(s.demand_bytes, 4096u);
+  EXPECT_EQ(s.max_live_bytes, 4096u);
+  EXPECT_EQ(s.capacity_bytes, 32768u);
+  EXPECT_EQ(s.demand_pct, 800.0);  // capacity / demand
+  EXPECT_EQ(s.outcome.best, (ColorOrderName{"largest-first/lowest-offset", false}));
+  EXPECT_EQ(s.outcome.score, 4096.0 / (32768.0 + 1));  // footprint / (capacity + 1)
+  EXPECT_EQ(s.outcome.spill_cycles, 0.0);
+  EXPECT_EQ(s.outcome.tensors_spilled, 0u);
+  EXPECT_EQ(s.outcome.utilization_pct, 12.5);
+  EXPECT_EQ(s.outcome.rounds, 1u);
+  EXPECT_EQ(s.footprint_bytes, 4096u);
+  EXPECT_EQ(s.spill_bytes, 0u);
   EXPECT_EQ(r.program.tensors[p.findTensor("a")].placement, (Placement{0, 0, 0}));
   EXPECT_EQ(r.program.tensors[p.findTensor("b")].placement, (Placement{0, 256, 0}));
-  EXPECT_EQ(reportField(r.report, "sbuf.footprint_bytes"), 4096);
-  EXPECT_EQ(reportField(r.report, "sbuf.rounds"), 1);
-  EXPECT_EQ(reportToJson(r.report).find("\"sbuf.best_heuristic\": \"largest-first/lowest-offset\"") != std::string::npos, true);
 }
 
 TEST(SbufAllocator, VerboseReportHasTheBannersAndEveryHeuristic) {
   SbufOptions o;
   o.verbosity = 2;
   const SbufResult r = allocateSbuf(mutual(5), o);
-  EXPECT_EQ(r.report.lines.front(), " allocating SB");
-  EXPECT_TRUE(hasLine(r.report, "best-of-n loop, heuristic = largest-first/best-fit"));
-  EXPECT_TRUE(hasLine(r.report, "best-of-n loop, heuristic = tensor-order/upper-left"));
-  EXPECT_TRUE(hasLine(r.report, "best-of-n loop, heuristic = tensor-order/lowest-offset"));
-  EXPECT_TRUE(hasLine(r.report, "            lo = 0"));
-  EXPECT_TRUE(hasLine(r.report, "insert spill 1, insert reload 1"));
+  ASSERT_TRUE(r.stats.trace.on);
+  std::set<std::string> runs, tried;
+  bool lo_zero = false, one_store_one_reload = false;
+  for (const ColorerEvent& e : r.stats.trace.events) {
+    if (const auto* run = std::get_if<colorer_event::RunStart>(&e)) runs.insert(run->heuristic);
+    if (const auto* t = std::get_if<colorer_event::Tried>(&e)) {
+      tried.insert(t->order.heuristic);
+      lo_zero |= t->sizes && t->sizes->lo == 0;
+    }
+    if (const auto* ins = std::get_if<colorer_event::Inserted>(&e))
+      one_store_one_reload |= ins->stores == 1 && ins->reloads == 1;
+  }
+  // Every heuristic of the sweep runs its own fixpoint and tries its order.
+  EXPECT_EQ(runs.size(), size_t(kSbufHeuristicCount));
+  EXPECT_EQ(tried, runs);
+  for (const char* h : {"largest-first/best-fit", "tensor-order/upper-left", "tensor-order/lowest-offset"})
+    EXPECT_TRUE(runs.count(h)) << h;
+  EXPECT_TRUE(lo_zero);
+  EXPECT_TRUE(one_store_one_reload);
 }
 
 // a [8, 768] (3072 bytes per partition) is live from its load to the final sum; b and c cannot leave SBUF while
@@ -472,11 +482,12 @@ TEST(SbufAllocator, SpillsTheSpillableTensorToDramAndPassesTheOracles) {
   const Program p = spillA();
   ASSERT_TRUE(checkProgram(p).empty());
   const SbufResult r = allocateSbuf(p);
-  EXPECT_TRUE(hasLine(r.report, "number of tensors spilled from SB = 1"));
+  EXPECT_EQ(r.stats.outcome.tensors_spilled, 1u);
   // a's store after its def (3072 bytes) and its reload before the sum (a 1024-byte view).
   const uint64_t cost = dmaCycles(Space::Sbuf, Space::Dram, 8 * 3072) + dmaCycles(Space::Dram, Space::Sbuf, 8 * 1024);
-  EXPECT_TRUE(hasLine(r.report, "spilling from SB cost about " + std::to_string(cost) + " cycles"));
-  EXPECT_EQ(reportField(r.report, "sbuf.rounds"), 2);
+  EXPECT_EQ(r.stats.outcome.spill_cycles, double(cost));
+  EXPECT_EQ(r.stats.spill_bytes, 8u * 3072u);  // a's
+  EXPECT_EQ(r.stats.outcome.rounds, 2u);
   const TensorId slot = r.program.findTensor("a_Spill0");
   ASSERT_NE(slot, kNone);
   EXPECT_EQ(r.program.tensors[slot].space, Space::Dram);
@@ -491,8 +502,7 @@ TEST(SbufAllocator, SameInputGivesByteIdenticalOutput) {
     const SbufResult a = allocateSbuf(allocatePsum(p).program);
     const SbufResult b = allocateSbuf(allocatePsum(p).program);
     EXPECT_EQ(printProgram(a.program), printProgram(b.program)) << file;
-    EXPECT_EQ(a.report, b.report) << file;
-    EXPECT_EQ(reportToJson(a.report), reportToJson(b.report)) << file;
+    EXPECT_EQ(a.stats, b.stats) << file;
   }
 }
 
@@ -544,7 +554,7 @@ TEST(SbufAllocator, PsumSpillSlotIsRehomedToDramWhenSbufIsFull) {
   EXPECT_EQ(r.program.tensors[p.findTensor("s")].space, Space::Dram);
   EXPECT_EQ(r.program.tensors[p.findTensor("a")].space, Space::Sbuf);
   EXPECT_EQ(r.program.findTensor("a_Spill0"), kNone);
-  EXPECT_TRUE(hasLine(r.report, "number of tensors spilled from SB = 1"));
+  EXPECT_EQ(r.stats.outcome.tensors_spilled, 1u);
   EXPECT_TRUE(checkProgram(r.program).empty());
   // p is itself an allocation (s is acc's spill slot): the reference is recovered from the result.
   const Verdict v = checkAllocation(r.program);
@@ -622,17 +632,17 @@ TEST(SbufAllocator, Gen2CorpusKernelsAllocateWithoutSpillsInNoMoreBytesThanGreed
     if (testing_placed::isTinyKernel(file)) continue;
     const Program p = parseProgram(text);
     const PsumResult psum = allocatePsum(p);
-    ASSERT_EQ(reportField(psum.report, "psum.tensors_spilled"), 0) << file;
+    ASSERT_EQ(int64_t(psum.stats.outcome.tensors_spilled), 0) << file;
     const SbufResult r = allocateSbuf(psum.program);
-    EXPECT_EQ(reportField(r.report, "sbuf.tensors_spilled"), 0) << file;
+    EXPECT_EQ(int64_t(r.stats.outcome.tensors_spilled), 0) << file;
     EXPECT_EQ(r.program.tensors.size(), p.tensors.size()) << file;
     const uint64_t ours = sbufFootprintBytes(r.program);
     const uint64_t greedy = sbufFootprintBytes(placeGreedy(p));
-    const int64_t lower = reportField(r.report, "sbuf.max_live_bytes");
+    const int64_t lower = int64_t(r.stats.max_live_bytes);
     EXPECT_LE(ours, greedy) << file;
     EXPECT_GE(int64_t(ours), lower) << file;
     std::cout << "[ sbuf ] " << file << ": peak SBUF bytes " << ours << " (greedy " << greedy << "), max-live lower bound "
-              << lower << ", best heuristic " << r.report.find("sbuf.best_heuristic")->value << "\n";
+              << lower << ", best heuristic " << r.stats.outcome.best.heuristic << "\n";
     expectCorrectUnderTwoPoisons(p, placeRegisters(r.program), file);
     ++checked;
   }
@@ -646,12 +656,12 @@ TEST(SbufAllocator, TinyCorpusKernelsAllocateWithSpillsAndPassTheOracles) {
     const Program p = parseProgram(text);
     const PsumResult psum = allocatePsum(p);
     const SbufResult r = allocateSbuf(psum.program);
-    const int64_t spilled = reportField(psum.report, "psum.tensors_spilled") + reportField(r.report, "sbuf.tensors_spilled");
+    const int64_t spilled = int64_t(psum.stats.outcome.tensors_spilled) + int64_t(r.stats.outcome.tensors_spilled);
     EXPECT_GT(spilled, 0) << file;
-    std::cout << "[ sbuf ] " << file << ": PSUM spilled " << reportField(psum.report, "psum.tensors_spilled")
-              << ", SB spilled " << reportField(r.report, "sbuf.tensors_spilled") << ", peak SBUF bytes "
-              << sbufFootprintBytes(r.program) << ", max-live lower bound " << reportField(r.report, "sbuf.max_live_bytes")
-              << ", rounds " << reportField(r.report, "sbuf.rounds") << "\n";
+    std::cout << "[ sbuf ] " << file << ": PSUM spilled " << int64_t(psum.stats.outcome.tensors_spilled)
+              << ", SB spilled " << int64_t(r.stats.outcome.tensors_spilled) << ", peak SBUF bytes "
+              << sbufFootprintBytes(r.program) << ", max-live lower bound " << int64_t(r.stats.max_live_bytes)
+              << ", rounds " << r.stats.outcome.rounds << "\n";
     ASSERT_TRUE(checkProgram(r.program).empty()) << file << "\n" << printProgram(r.program);
     expectCorrectUnderTwoPoisons(p, placeRegisters(r.program), file);
     ++checked;
@@ -677,7 +687,7 @@ TEST(SbufAllocator, GeneratedProgramsAllocateAndPassTheOraclesOrFailCleanly) {
     Program out;
     try {
       const SbufResult r = allocateSbuf(psum.program);
-      with_spills += reportField(r.report, "sbuf.tensors_spilled") > 0;
+      with_spills += int64_t(r.stats.outcome.tensors_spilled) > 0;
       out = r.program;
     } catch (const AllocError& e) {
       ++sbuf_refused;

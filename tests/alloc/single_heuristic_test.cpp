@@ -65,21 +65,15 @@ TEST(SingleHeuristic, BestOfNGivesItsWinnersRunAlone) {
     const Program p = generateProgram(c, GenOptions{*archPreset("tiny"), 6, 200});
     DriverOptions all;
     all.optlevel = 3;
-    all.verbosity = 1;
     DriverResult best;
     try {
       best = allocate(p, all);
     } catch (const AllocError&) {
       continue;
     }
-    std::string winner;
-    for (const AllocReport& rep : best.reports)
-      for (const std::string& line : rep.lines)
-        if (line.rfind("best heuristic's fixpoint: ", 0) == 0) winner = line.substr(27);
-    if (winner.empty() || winner == "exact packing") continue;  // no SBUF pass, or the packing won
-    const std::string plain = " (plain order)";
-    if (winner.size() > plain.size() && winner.compare(winner.size() - plain.size(), plain.size(), plain) == 0)
-      winner.resize(winner.size() - plain.size());
+    const SbufStats* sbuf = findStep<SbufStats>(best);
+    if (!sbuf || sbuf->outcome.best.heuristic == "exact packing") continue;  // no SBUF pass, or the packing won
+    const std::string winner = sbuf->outcome.best.heuristic;
     const std::optional<uint32_t> k = sbufHeuristicIndex(winner);
     ASSERT_TRUE(k.has_value()) << "seed " << seed << ": " << winner;
     DriverOptions one;

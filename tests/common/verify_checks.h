@@ -12,7 +12,6 @@
 
 #include "alloc/alloc_error.h"
 #include "alloc/driver.h"
-#include "alloc/report.h"
 #include "gen/choices.h"
 #include "gen/generate.h"
 #include "tests/common/sim_checks.h"
@@ -77,18 +76,6 @@ inline GeneratedChecks checkGeneratedPrograms(uint32_t size, const std::function
   return out;
 }
 
-// Whether the report has the line `line`, or a line that starts with `prefix`.
-inline bool hasLine(const AllocReport& r, const std::string& line) {
-  for (const std::string& l : r.lines)
-    if (l == line) return true;
-  return false;
-}
-inline bool hasLineStarting(const AllocReport& r, const std::string& prefix) {
-  for (const std::string& l : r.lines)
-    if (l.starts_with(prefix)) return true;
-  return false;
-}
-
 // `input` allocated by the driver at each of `levels`: each allocation is correct (poison pattern `poison_seed`) and
 // the simulator computes what the interpreter computes on it.
 inline void expectEveryLevelCorrectAndSimulated(const Program& input, std::initializer_list<uint32_t> levels,
@@ -101,12 +88,6 @@ inline void expectEveryLevelCorrectAndSimulated(const Program& input, std::initi
     SCOPED_TRACE("O" + std::to_string(level));
     expectSimulatorMatchesInterpreter(r.program, poison_seed);
   }
-}
-
-// A numeric report field, or -1 when the report has none by that key.
-inline int64_t reportField(const AllocReport& r, const std::string& key) {
-  const ReportField* f = r.find(key);
-  return f ? std::stoll(f->value) : -1;
 }
 
 }  // namespace allocsim

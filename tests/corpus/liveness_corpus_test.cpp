@@ -48,6 +48,7 @@ TEST(LivenessCorpus, KernelsAllocateAtEveryColoringLevelAndPassTheOracles) {
     for (int level : {1, 2, 3, 6}) {
       DriverOptions o;
       o.optlevel = level;
+      o.liveness_report = true;
       DriverResult r;
       try {
         r = allocate(p, o);
@@ -56,7 +57,8 @@ TEST(LivenessCorpus, KernelsAllocateAtEveryColoringLevelAndPassTheOracles) {
         continue;
       }
       expectCorrectAllocation(p, r.program, c.kernel + " -O" + std::to_string(level), 5);
-      EXPECT_EQ(r.liveness.find("liveness.undecidable")->value, "0") << c.kernel;
+      ASSERT_TRUE(r.liveness.has_value());
+      EXPECT_EQ(r.liveness->undecidable, 0u) << c.kernel;
     }
   }
 }

@@ -1,4 +1,4 @@
-#include "alloc/report.h"
+#include "tools/report.h"
 
 #include <cmath>
 #include <cstdio>
@@ -9,8 +9,6 @@ namespace allocsim {
 namespace {
 
 constexpr size_t kFieldsPerPass = 24;
-
-thread_local bool reports_off = false;
 
 void put(std::vector<ReportField>& fields, ReportField&& f) {
   for (ReportField& g : fields)
@@ -42,20 +40,13 @@ std::string jsonString(const std::string& s) {
 
 }  // namespace
 
-bool reportsOn() { return !reports_off; }
-ReportsOff::ReportsOff(bool off) : saved_(reports_off) { reports_off = saved_ || off; }
-ReportsOff::~ReportsOff() { reports_off = saved_; }
-
 void AllocReport::set(std::string key, int64_t value) {
-  if (!reportsOn()) return;
   put(fields, {ReportField::Kind::Integer, std::move(key), std::to_string(value)});
 }
 void AllocReport::set(std::string key, double value) {
-  if (!reportsOn()) return;
   put(fields, {ReportField::Kind::Number, std::move(key), formatReportNumber(value, 6)});
 }
 void AllocReport::set(std::string key, std::string value) {
-  if (!reportsOn()) return;
   put(fields, {ReportField::Kind::Text, std::move(key), std::move(value)});
 }
 
@@ -66,36 +57,16 @@ const ReportField* AllocReport::find(const std::string& key) const {
 }
 
 void AllocReport::append(const AllocReport& other) {
-  if (!reportsOn()) return;
   lines.insert(lines.end(), other.lines.begin(), other.lines.end());
   for (const ReportField& f : other.fields) put(fields, ReportField(f));
 }
 
 void AllocReport::append(AllocReport&& other) {
-  if (!reportsOn()) return;
   if (lines.empty()) lines = std::move(other.lines);
   else lines.insert(lines.end(), std::make_move_iterator(other.lines.begin()), std::make_move_iterator(other.lines.end()));
   for (ReportField& f : other.fields) put(fields, std::move(f));
   other.lines.clear();
   other.fields.clear();
-}
-
-std::string formatReportNumber(double value, int decimals) {
-  if (std::isnan(value)) return "nan";
-  if (std::isinf(value)) return value > 0 ? "inf" : "-inf";
-  if (decimals < 0) decimals = 0;
-  if (decimals > 9) decimals = 9;
-  char buf[64];
-  // Values beyond 1e18 lose nothing a report needs by printing in exponent form.
-  if (std::fabs(value) >= 1e18) std::snprintf(buf, sizeof buf, "%.6e", value);
-  else std::snprintf(buf, sizeof buf, "%.*f", decimals, value);
-  std::string s = buf;
-  if (s.find('.') != std::string::npos && s.find('e') == std::string::npos) {
-    while (s.back() == '0') s.pop_back();
-    if (s.back() == '.') s.pop_back();
-  }
-  if (s == "-0") s = "0";
-  return s;
 }
 
 std::string reportToJson(const AllocReport& r) {

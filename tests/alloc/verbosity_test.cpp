@@ -1,7 +1,7 @@
-// ReportsOff (alloc/report.h): with reports off the allocators produce the same programs, and the reports are
-// empty; the fuzz targets allocate with reports off on most inputs (fuzz/fuzz_program.h), so an allocation that
-// depended on building its report would go unfuzzed. And the exact search's ladder (ExactSolver, which the SBUF
-// colorer's packing uses) gives at each capacity what solveExact gives.
+// Verbosity (DriverOptions::verbosity) only decides what the allocators record of their rounds: at every optlevel
+// the programs are the same with and without the records; the fuzz targets record on some inputs only
+// (fuzz/fuzz_program.h), so an allocation that depended on recording would go unfuzzed. And the exact search's
+// ladder (ExactSolver, which the SBUF colorer's packing uses) gives at each capacity what solveExact gives.
 #include <gtest/gtest.h>
 
 #include <iostream>
@@ -12,7 +12,6 @@
 #include "alloc/dma_opt/dma_optimization.h"
 #include "alloc/driver.h"
 #include "alloc/exact/exact_search.h"
-#include "alloc/report.h"
 #include "gen/choices.h"
 #include "gen/generate.h"
 #include "ir/arch.h"
@@ -20,34 +19,25 @@
 namespace allocsim {
 namespace {
 
-bool emptyReports(const DriverResult& r) {
-  for (const AllocReport& rep : r.reports)
-    if (!rep.lines.empty() || !rep.fields.empty()) return false;
-  return r.liveness.lines.empty() && r.liveness.fields.empty();
-}
-
 // What allocate gives: the program, or the error's text.
 struct Outcome {
   bool ok = false;
   Program program;
   std::string error;
-  bool reports_empty = false;
 };
 
 Outcome run(const Program& p, const DriverOptions& o) {
   Outcome out;
   try {
-    DriverResult r = allocate(p, o);
+    out.program = allocate(p, o).program;
     out.ok = true;
-    out.program = std::move(r.program);
-    out.reports_empty = emptyReports(r);
   } catch (const AllocError& e) {
     out.error = e.what();
   }
   return out;
 }
 
-TEST(ReportsOff, EveryOptlevelAllocatesTheSameProgramsWithoutReports) {
+TEST(Verbosity, EveryOptlevelAllocatesTheSameProgramsWhateverItRecords) {
   uint32_t allocated = 0, refused = 0;
   for (uint64_t seed = 0; seed < 24; ++seed) {
     SeededChoices c(seed);
@@ -61,72 +51,39 @@ TEST(ReportsOff, EveryOptlevelAllocatesTheSameProgramsWithoutReports) {
         DriverOptions o;
         o.optlevel = level;
         o.gca_dma_optlevel = dma;
-        const Outcome on = run(p, o);
-        Outcome off;
-        {
-          const ReportsOff quiet;
-          EXPECT_FALSE(reportsOn());
-          off = run(p, o);
-        }
-        EXPECT_TRUE(reportsOn());
-        ASSERT_EQ(on.ok, off.ok) << what;
-        if (!on.ok) {
-          EXPECT_EQ(on.error, off.error) << what;
+        const Outcome quiet = run(p, o);
+        o.verbosity = 2;
+        const Outcome traced = run(p, o);
+        ASSERT_EQ(quiet.ok, traced.ok) << what;
+        if (!quiet.ok) {
+          EXPECT_EQ(quiet.error, traced.error) << what;
           ++refused;
           continue;
         }
         ++allocated;
-        EXPECT_TRUE(on.program == off.program) << what;
-        EXPECT_FALSE(on.reports_empty) << what;
-        EXPECT_TRUE(off.reports_empty) << what;
+        EXPECT_TRUE(quiet.program == traced.program) << what;
         if (level != 2) continue;
         // O7 on the O2 result, and the DMA pass on its own.
         DriverOptions fixed;
         fixed.optlevel = 7;
-        const Outcome on7 = run(on.program, fixed);
-        Outcome off7;
-        {
-          const ReportsOff quiet;
-          off7 = run(on.program, fixed);
-        }
-        ASSERT_EQ(on7.ok, off7.ok) << what << " then -O7";
-        EXPECT_TRUE(on7.program == off7.program) << what << " then -O7";
+        const Outcome quiet7 = run(quiet.program, fixed);
+        fixed.verbosity = 2;
+        const Outcome traced7 = run(quiet.program, fixed);
+        ASSERT_EQ(quiet7.ok, traced7.ok) << what << " then -O7";
+        EXPECT_TRUE(quiet7.program == traced7.program) << what << " then -O7";
         DmaOptOptions dmo;
         dmo.level = dma;
-        const DmaOptResult a = optimizeDmas(on.program, dmo);
-        const ReportsOff quiet;
-        const DmaOptResult b = optimizeDmas(on.program, dmo);
+        const DmaOptResult a = optimizeDmas(quiet.program, dmo);
+        dmo.verbosity = 2;
+        const DmaOptResult b = optimizeDmas(quiet.program, dmo);
         EXPECT_TRUE(a.program == b.program) << what << " DMA pass";
-        EXPECT_FALSE(a.report.fields.empty()) << what;
-        EXPECT_TRUE(b.report.fields.empty() && b.report.lines.empty()) << what;
+        EXPECT_TRUE(a.stats.log.empty()) << what;  // nothing recorded unless asked
       }
     }
   }
   EXPECT_GT(allocated, 100u);
-  std::cout << "[ reports ] " << allocated << " allocations identical with reports off, " << refused
+  std::cout << "[ verbosity ] " << allocated << " allocations identical at verbosity 0 and 2, " << refused
             << " refused alike\n";
-}
-
-TEST(ReportsOff, NestsAndRestores) {
-  EXPECT_TRUE(reportsOn());
-  {
-    const ReportsOff outer;
-    {
-      const ReportsOff inner(false);  // does not turn them back on
-      EXPECT_FALSE(reportsOn());
-    }
-    EXPECT_FALSE(reportsOn());
-    AllocReport r;
-    r.line("x");
-    r.set("key", int64_t(1));
-    r.set(std::string("other"), 2.5);
-    AllocReport s;
-    s.append(r);
-    EXPECT_TRUE(r.lines.empty() && r.fields.empty() && s.lines.empty() && s.fields.empty());
-  }
-  EXPECT_TRUE(reportsOn());
-  const ReportsOff none(false);
-  EXPECT_TRUE(reportsOn());
 }
 
 // Random one-row and banded problems: the solver's ladder equals solveExact at every rung.
