@@ -44,16 +44,26 @@ void Scoreboard::reset(DropDependency drop) {
 }
 
 void Scoreboard::scan(std::vector<Entry>& list, const Footprint& fp, uint64_t seq, uint8_t in_order, DepKind kind,
-                      std::vector<Dependence>& deps) {
+                      bool prune, std::vector<Dependence>& deps) {
   if (uint8_t(kind) + 1 == uint8_t(drop_)) return;  // DropDependency::RAW == DepKind::RAW + 1, ...
   // Overlap first: most entries are elsewhere, and the test needs only the entry itself. Entries of finished
   // instructions are skipped here and swept out in access() (keepSwept).
   const uint64_t byte_lo = fp.byte_lo, byte_hi = fp.byte_hi;
   const uint32_t row_lo = fp.row_lo, row_hi = fp.row_hi;
-  for (const Entry *e = list.data(), *end = e + list.size(); e != end; ++e) {
-    if (e->byte_lo >= byte_hi || byte_lo >= e->byte_hi || e->row_lo >= row_hi || row_lo >= e->row_hi) continue;
+  Entry* kept = list.data();
+  for (Entry *e = list.data(), *end = e + list.size(); e != end; ++e) {
+    if (e->byte_lo >= byte_hi || byte_lo >= e->byte_hi || e->row_lo >= row_hi || row_lo >= e->row_hi) {
+      *kept++ = *e;
+      continue;
+    }
     if (e->seq != seq && e->engine != in_order && live(*e)) deps.push_back({e->slot, e->seq, kind, e->inst, Dependence::kEndUnknown, false});
+    // A recorded write covering an older instruction's access hides it from every later access (see access()).
+    if (prune && e->seq != seq && byte_lo <= e->byte_lo && e->byte_hi <= byte_hi && row_lo <= e->row_lo &&
+        e->row_hi <= row_hi)
+      continue;
+    *kept++ = *e;
   }
+  list.resize(size_t(kept - list.data()));
 }
 
 void Scoreboard::keepSwept(std::vector<Entry>& list, size_t& swept_at) {
@@ -106,8 +116,17 @@ void Scoreboard::access(const Footprint& fp, bool write, uint32_t slot, uint64_t
   Resource& r = resources_[fp.resource];
   const uint8_t engine = uint8_t(engineOf(inst->op));
   const uint8_t in_order = record && engine != uint8_t(Engine::DMA) ? engine : kNoEngine;
-  scan(r.writes, fp, seq, in_order, write ? DepKind::WAW : DepKind::RAW, deps);
-  if (write && !ALLOCSIM_PLANT("sim_war_dependence_dropped")) scan(r.reads, fp, seq, in_order, DepKind::WAR, deps);
+  // A recorded write W covering an older instruction's access A (A's footprint inside W's) leaves A off the board:
+  // W waits for A (a WAW or WAR dependence, or A is older on W's own in-order engine), so W ends after A ends and
+  // writes after A has read and written; every later access overlapping A overlaps W and depends on W, the younger,
+  // which then binds instead of A (ending later) and orders the values after A's. The cycles, waits and stall
+  // attributions stay the same, and an operand rewritten again and again (a tile reloaded in a loop, a PSUM bank
+  // accumulated into) keeps one entry instead of one per instruction in flight. Not with a test switch dropping a
+  // class of dependence, where W may not have waited for A, nor with a planted engine that ignores its own order.
+  const bool prune = record && write && drop_ == DropDependency::None && !ALLOCSIM_PLANT("sim_engine_ignores_own_clock");
+  const bool war = !ALLOCSIM_PLANT("sim_war_dependence_dropped");
+  scan(r.writes, fp, seq, in_order, write ? DepKind::WAW : DepKind::RAW, prune && war, deps);
+  if (write && war) scan(r.reads, fp, seq, in_order, DepKind::WAR, prune, deps);
   if (!record) return;
   if (slot >= live_seq_.size()) live_seq_.resize(slot + 1, 0);
   live_seq_[slot] = seq;

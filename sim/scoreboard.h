@@ -90,7 +90,8 @@ class Scoreboard {
   // Appends the live entries of `list` that overlap `fp` as dependences of kind `kind`.
   // `in_order`: the consumer's engine when its older instructions on that engine can be left out, else kNoEngine.
   static constexpr uint8_t kNoEngine = 0xff;
-  void scan(std::vector<Entry>& list, const Footprint& fp, uint64_t seq, uint8_t in_order, DepKind kind,
+  // `prune`: drops from `list` the entries of older instructions that `fp` covers (access() says why).
+  void scan(std::vector<Entry>& list, const Footprint& fp, uint64_t seq, uint8_t in_order, DepKind kind, bool prune,
             std::vector<Dependence>& deps);
   void sweep(std::vector<Entry>& list);  // drops the entries of finished instructions
   void keepSwept(std::vector<Entry>& list, size_t& swept_at);  // sweeps once the list has grown enough
