@@ -214,8 +214,8 @@ def program_id(axis=0):
     tracer puts around the kernel for that axis."""
     grid = _t.tracer().grid
     if not grid:
-        _t.unsupported("nl.program_id in a kernel traced without a launch grid (simulate kernel[gx, gy], or write "
-                       "the grid as loops)")
+        raise KernelError("nl.program_id in a kernel traced without a launch grid: give it one (--grid 2x2 on the "
+                          "command line, kernel[2, 2] from Python)")
     if not isinstance(axis, int) or not 0 <= axis < len(grid):
         raise KernelError("nl.program_id(%r) of a launch grid of %d axes" % (axis, len(grid)))
     return grid[axis][1]
@@ -224,7 +224,8 @@ def program_id(axis=0):
 def num_programs(axes=0):
     grid = _t.tracer().grid
     if not grid:
-        _t.unsupported("nl.num_programs in a kernel traced without a launch grid")
+        raise KernelError("nl.num_programs in a kernel traced without a launch grid: give it one (--grid 2x2 on "
+                          "the command line, kernel[2, 2] from Python)")
     if isinstance(axes, (tuple, list)):
         n = 1
         for a in axes:

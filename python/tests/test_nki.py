@@ -281,6 +281,29 @@ class SpmdTest(unittest.TestCase):
         with self.assertRaises(allocsim_nki.KernelError):
             allocsim_nki.simulate(spmd.grid_scaled_add, a, b, arch="tiny")  # no grid: program_id is refused
 
+    def test_grid_on_the_command_line(self):
+        a, b = rand((16, 96), 58), rand((16, 96), 59)
+        path = os.path.join(KERNELS, "spmd.py")
+        with tempfile.TemporaryDirectory() as d:
+            args = [BIN, "interp", path, "--kernel", "grid_scaled_add", "--grid", "2x3", "--arch", "tiny", "--quiet",
+                    "--outputs-dir", d]
+            for name, x in (("a", a), ("b", b)):
+                x.tofile(os.path.join(d, name + ".in"))
+                args += ["--arg", "%s=16x96:float32" % name, "--input", "%s=%s" % (name, os.path.join(d, name + ".in"))]
+            subprocess.run(args, check=True, stdout=subprocess.DEVNULL)
+            out = np.fromfile(os.path.join(d, "out.bin"), np.float32).reshape(16, 96)
+        self.assertTrue(same_bits(out, a + b * 2))
+        for bad in ("0x2", "2x", "two"):
+            p = subprocess.run([BIN, "nki", path, "--kernel", "grid_scaled_add", "--grid", bad, "--arg",
+                                "a=16x96:float32", "--arg", "b=16x96:float32"], stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True)
+            self.assertEqual(p.returncode, 2, bad)
+            self.assertIn("--grid expects positive integers", p.stderr)
+        p = subprocess.run([BIN, "nki", path, "--kernel", "grid_scaled_add", "--arg", "a=16x96:float32", "--arg",
+                            "b=16x96:float32"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        self.assertEqual(p.returncode, 2)
+        self.assertRegex(p.stderr, r"spmd\.py:\d+: nl\.num_programs in a kernel traced without a launch grid")
+
 
 class WhereTest(unittest.TestCase):
     def test_where_on_indices(self):
