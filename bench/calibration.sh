@@ -4,8 +4,9 @@
 # bench/calibration/published.tsv: simulated / published per checkpoint, and each optimization step's speed-up (a
 # checkpoint over the one its step_from column names) simulated against published. Prints the table and writes it
 # into docs/simulator.md between the "calibration table" markers.
-# Every buffer a kernel declares gets storage of its own (the no-reuse allocator), as the NKI kernels declare their
-# buffers: the suite measures the timing model, not how an allocator reuses storage (`allocsim run --compare` does).
+# Two tables: the kernels allocated by the default allocator (the SBUF and PSUM colorers at -O2), as a user runs them,
+# and with every buffer a kernel declares in storage of its own (the no-reuse allocator), as the NKI kernels declare
+# their buffers: the second measures the timing model alone, the difference what the allocation costs.
 # Usage: bash bench/calibration.sh [BUILD_DIR]   (default build; builds the allocsim target)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -19,13 +20,16 @@ CLOCK=$(awk '$1 == "clock-ghz" { print $2 }' sim/timing/default.txt)
 PE_CLOCK=$(awk '$1 == "pe.clock-ghz" { print $2 }' sim/timing/default.txt)
 RESULTS=$(mktemp)
 trap 'rm -f "$RESULTS"' EXIT
-# One simulation per kernel file: cycles and PE busy cycles.
-for kernel in $(awk -F'\t' '!/^#/ && $1 != "checkpoint" { print $2 }' "$DIR/published.tsv" | sort -u); do
-  json=$("$BUILD/allocsim" run "$DIR/$kernel" --allocator no-reuse --timing-only --json --quiet)
-  cycles=$(printf '%s' "$json" | sed -E 's/.*"stats": \{"cycles": ([0-9]+).*/\1/')
-  printf '%s\t%s\n' "$kernel" "$cycles" >> "$RESULTS"
-done
-TABLE=$(awk -F'\t' -v clock="$CLOCK" -v pe_clock="$PE_CLOCK" '
+# table ALLOCATOR_ARGS...: one simulation per kernel file (its cycles) with those arguments, then its checkpoint
+# table and its step table.
+table() {
+  : > "$RESULTS"
+  for kernel in $(awk -F'\t' '!/^#/ && $1 != "checkpoint" { print $2 }' "$DIR/published.tsv" | sort -u); do
+    json=$("$BUILD/allocsim" run "$DIR/$kernel" "$@" --timing-only --json --quiet)
+    cycles=$(printf '%s' "$json" | sed -E 's/.*"stats": \{"cycles": ([0-9]+).*/\1/')
+    printf '%s\t%s\n' "$kernel" "$cycles" >> "$RESULTS"
+  done
+  awk -F'\t' -v clock="$CLOCK" -v pe_clock="$PE_CLOCK" '
   FNR == NR { cycles[$1] = $2; next }
   /^#/ || $1 == "checkpoint" { next }
   {
@@ -57,7 +61,15 @@ TABLE=$(awk -F'\t' -v clock="$CLOCK" -v pe_clock="$PE_CLOCK" '
       flag = (r > 1.3 || r < 1 / 1.3) ? "  outside 1.3x" : ""
       printf "| %s -> %s | %.2fx | %.2fx | %.2f%s |\n", name[j], name[i], s, p, r, flag
     }
-  }' "$RESULTS" "$DIR/published.tsv")
+  }' "$RESULTS" "$DIR/published.tsv"
+}
+TABLE="Allocated by the default allocator (\`-O2\`):
+
+$(table)
+
+Every buffer in storage of its own (\`--allocator no-reuse\`):
+
+$(table --allocator no-reuse)"
 echo "$TABLE"
 # Into docs/simulator.md, between the markers.
 awk -v table="$TABLE" '
