@@ -150,9 +150,9 @@ std::string generatedTable() {
       " on the tiny preset (4 SP registers), allocated at -O0, -O1, -O2, -O3,\n"
       "-O6 and -O8. A case is a (program, level) whose SBUF and PSUM demand fits (it allocates at that level with 64\n"
       "registers). *impossible*: refused, and the register bound (`verify/register_demand.h`) proves no allocation\n"
-      "exists; *other*: refused without that proof. Every allocated case is checked here by the three oracles\n"
-      "against its program (`verifyAllocated` with the program as the original); the test `RegGenerated.*` does the\n"
-      "same on seeds 0 .. 29 at every level but O8.\n\n"
+      "exists; *other*: refused without that proof. Every allocated case is checked here as the tests check one\n"
+      "(`checkAllocation` with its program as the input: well-formed, implementing it, and passing the three\n"
+      "oracles); the test `RegGenerated.*` does the same on seeds 0 .. 29 at every level but O8.\n\n"
       "| level | allocated / cases |\n|---|---:|\n";
   for (const auto& [level, af] : by_level)
     out += "| -O" + std::to_string(level) + " | " + std::to_string(af.first) + " / " + std::to_string(af.second) +
@@ -165,7 +165,7 @@ std::string generatedTable() {
          std::to_string(impossible) + " impossible, " + std::to_string(other) +
          " other.\nAmong the cases not proved impossible: " + std::to_string(allocated) + " of " +
          std::to_string(fits - impossible) + " (" + pct(allocated, fits - impossible) + ").\nAllocated cases that pass"
-         " all three oracles: " + std::to_string(verified) + " of " + std::to_string(allocated) + ".\n";
+         " the correctness check: " + std::to_string(verified) + " of " + std::to_string(allocated) + ".\n";
   return out;
 }
 

@@ -10,7 +10,7 @@
 // The program: bench/data/sim_speed.nki.txt, a generated program (`allocsim gen`, seeded, tiny machine) wrapped
 // in a loop of 200 iterations and allocated at -O2, kept as a file so that the figures of two commits are measured
 // on the same program (generating it anew followed every change of the generator and the allocators).
-// `sim_speed --print-generated` writes it again from today's generator and allocator.
+// `sim_speed --print-generated` writes it again from the generator and allocator as they are.
 #include <benchmark/benchmark.h>
 #include <sys/resource.h>
 

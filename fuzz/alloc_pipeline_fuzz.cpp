@@ -7,8 +7,8 @@
 // that throws AllocError when it cannot fit) with -DALLOCSIM_FUZZ_ALLOCATOR_HEADER='"alloc/....h"'; the
 // default is placeGreedy. When it cannot fit, the target falls back to placeNoReuse, so that the oracles still
 // run on every input that fits the machine at all.
-#include "alloc/alloc_error.h"
-#include "alloc/no_reuse.h"
+#include <optional>
+
 #include "fuzz/fuzz_program.h"
 
 #ifndef ALLOCSIM_FUZZ_ALLOCATOR
@@ -21,19 +21,11 @@ using namespace allocsim;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const fuzz::ExecutionHeap heap;  // first: it spans the whole execution, as libFuzzer's leak check does
-  static const Arch arch = fuzz::fuzzArch({});
-  fuzz::FuzzProgram in = fuzz::decodeProgram(data, size, arch);
-  if (fuzz::ranBefore(in)) return 0;  // a repeat of a program this process ran (fuzz/seen_programs.h)
-  Program allocated;
-  try {
-    allocated = ALLOCSIM_FUZZ_ALLOCATOR(in.program);
-  } catch (const AllocError&) {
-    try {
-      allocated = placeNoReuse(in.program);
-    } catch (const AllocError&) {
-      return 0;  // does not fit the machine without reuse either: nothing to verify
-    }
-  }
-  fuzz::requireCorrect("alloc_pipeline", in.program, allocated, in.poison_seed);
+  fuzz::FuzzProgram in;
+  if (!fuzz::decodeNewCase(data, size, in)) return 0;  // a repeat of a case this process ran
+  const std::optional<Program> allocated =
+      fuzz::placeOrPlaceApart(in.program, [](const Program& p) { return ALLOCSIM_FUZZ_ALLOCATOR(p); });
+  if (!allocated) return 0;  // does not fit the machine without reuse either: nothing to verify
+  fuzz::requireCorrect("alloc_pipeline", in.program, *allocated, in.poison_seed);
   return 0;
 }

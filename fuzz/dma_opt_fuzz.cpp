@@ -10,7 +10,7 @@
 // input took a third of the target's CPU time for the same checks; one bit of
 // the input away, the other check runs on the same program. AllocError is a legal outcome.
 #include "alloc/alloc_error.h"
-#include "alloc/dma_opt/dma_optimization.h"
+#include "alloc/dma_opt/both_instances.h"
 #include "alloc/driver.h"
 #include "alloc/psum/psum_allocator.h"
 #include "fuzz/fuzz_program.h"
@@ -26,10 +26,10 @@ std::string traffic(const DmaTraffic& t) { return dmaTrafficLine("", t); }
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const fuzz::ExecutionHeap heap;  // first: it spans the whole execution, as libFuzzer's leak check does
-  // the real tiny machine
-  static const Arch arch = fuzz::fuzzArch({});
-  fuzz::FuzzProgram in = fuzz::decodeProgram(data, size, arch, /*max_dma_patterns=*/60);
-  if (fuzz::ranBefore(in)) return 0;  // a repeat of a program this process ran (fuzz/seen_programs.h)
+  // On the real tiny machine.
+  fuzz::FuzzProgram in;
+  if (!fuzz::decodeNewCase(data, size, in, fuzz::tinyFuzzArch(), /*max_dma_patterns=*/60))
+    return 0;  // a repeat of a case this process ran
   const ReportsOff quiet(!in.reports());  // no report is read here (fuzz/fuzz_program.h)
   static const int kLevels[] = {1, 2, 3, 6, 7};
   DriverOptions o;
@@ -55,13 +55,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     fuzz::requireCorrect("dma_opt", in.program, base.program, in.poison_seed);
     return 0;
   }
-  Program p = base.program;
-  for (DmaOptInstance instance : {DmaOptInstance::Psum, DmaOptInstance::Sb}) {
-    DmaOptOptions dmo;
-    dmo.instance = instance;
-    dmo.level = dma_level;
-    p = optimizeDmas(std::move(p), dmo).program;
-  }
+  const Program p = optimizeDmasBothInstances(base.program, dma_level).program;
   fuzz::requireCorrect("dma_opt", in.program, p, in.poison_seed);
   if (!(referenceProgram(p).program == referenceProgram(base.program).program))
     fuzz::reportBug("dma_opt", "the optimized program stands for another program", in.program, &p,

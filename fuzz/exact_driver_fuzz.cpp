@@ -38,9 +38,8 @@ bool greedyFits(Program p) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const fuzz::ExecutionHeap heap;  // first: it spans the whole execution, as libFuzzer's leak check does
-  static const Arch arch = fuzz::fuzzArch({});
-  fuzz::FuzzProgram in = fuzz::decodeProgram(data, size, arch);
-  if (fuzz::ranBefore(in)) return 0;  // a repeat of a program this process ran (fuzz/seen_programs.h)
+  fuzz::FuzzProgram in;
+  if (!fuzz::decodeNewCase(data, size, in)) return 0;  // a repeat of a case this process ran
   const ReportsOff quiet(!in.reports());  // no report is read here (fuzz/fuzz_program.h)
   DriverOptions o;
   o.allocator = "exact";

@@ -10,6 +10,8 @@
 #include <string>
 #include <utility>
 
+#include "alloc/alloc_error.h"
+#include "alloc/no_reuse.h"
 #include "alloc/report.h"
 #include "fuzz/execution_heap.h"
 #include "fuzz/seen_programs.h"
@@ -123,6 +125,36 @@ inline bool ranBefore(const FuzzProgram& in, SeenPrograms& seen = SeenPrograms::
   h.u64(in.knob);
   h.u64(in.poison_seed);
   return seen.ranBefore(h.digest(), in.input_digest, previous_left_blocks);
+}
+
+// The real tiny machine (fuzzArch without overrides), built once per process.
+inline const Arch& tinyFuzzArch() {
+  static const Arch arch = fuzzArch({});
+  return arch;
+}
+
+// What every target does first, right after constructing its ExecutionHeap: decode the input into `in`
+// (decodeProgram on `arch`) and say whether its case is new. False when this process already ran it (ranBefore):
+// the target then returns at once.
+inline bool decodeNewCase(const uint8_t* data, size_t size, FuzzProgram& in, const Arch& arch = tinyFuzzArch(),
+                          uint32_t max_dma_patterns = 0) {
+  in = decodeProgram(data, size, arch, max_dma_patterns);
+  return !ranBefore(in);
+}
+
+// `allocator`'s placement of `p` or, when that does not fit (AllocError), placeNoReuse's, so that the checks after
+// it still run on every input that fits the machine at all; nullopt when even that does not fit.
+template <class Allocator>
+std::optional<Program> placeOrPlaceApart(const Program& p, Allocator allocator) {
+  try {
+    return allocator(p);
+  } catch (const AllocError&) {
+    try {
+      return placeNoReuse(p);
+    } catch (const AllocError&) {
+      return std::nullopt;
+    }
+  }
 }
 
 // Gives a decoded program a machine with more room than the one it was generated for (the same preset with larger

@@ -10,10 +10,9 @@ using namespace allocsim;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const fuzz::ExecutionHeap heap;  // first: it spans the whole execution, as libFuzzer's leak check does
-  // The real tiny machine, its 4 SP registers included (the REG colorer spills registers).
-  static const Arch arch = fuzz::fuzzArch({});
-  fuzz::FuzzProgram in = fuzz::decodeProgram(data, size, arch);
-  if (fuzz::ranBefore(in)) return 0;  // a repeat of a program this process ran (fuzz/seen_programs.h)
+  // On the real tiny machine, its 4 SP registers included (the REG colorer spills registers).
+  fuzz::FuzzProgram in;
+  if (!fuzz::decodeNewCase(data, size, in)) return 0;  // a repeat of a case this process ran
   const ReportsOff quiet(!in.reports());  // no report is read here (fuzz/fuzz_program.h)
   DriverOptions o;
   o.optlevel = in.knob % 2 ? 8 : 6;

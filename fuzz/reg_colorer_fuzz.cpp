@@ -15,10 +15,9 @@ using namespace allocsim;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const fuzz::ExecutionHeap heap;  // first: it spans the whole execution, as libFuzzer's leak check does
-  static const Arch tiny = fuzz::fuzzArch({});
   static const Arch roomy = fuzz::fuzzArch({{"sbuf-bytes", "12288"}, {"psum-banks", "8"}});
-  fuzz::FuzzProgram in = fuzz::decodeProgram(data, size, tiny);
-  if (fuzz::ranBefore(in)) return 0;  // a repeat of a program this process ran (fuzz/seen_programs.h)
+  fuzz::FuzzProgram in;
+  if (!fuzz::decodeNewCase(data, size, in)) return 0;  // a repeat of a case this process ran
   const ReportsOff quiet(!in.reports());  // no report is read here (fuzz/fuzz_program.h)
   DriverOptions o;
   // O1: the SBUF colorer's one heuristic, not O2's best of seven (coloring_driver's business): REG sees colored,

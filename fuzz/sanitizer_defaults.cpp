@@ -51,9 +51,9 @@ extern "C" __attribute__((visibility("default"), used)) const char* __ubsan_defa
 // LeakSanitizer's suppressions. The sanitizer runtime itself reads a starting thread's stack bounds with
 // pthread_getattr_np, whose attribute glibc extends with a heap block (pthread_attr_setaffinity_np) until the runtime
 // destroys it a moment later; nothing in this project calls either function (the binaries import
-// pthread_getattr_np for the runtime alone). CI's best_fit replay reported that block once, under load: 184 bytes in
-// `__pthread_attr_extension` and `pthread_attr_setaffinity_np` (2026-12-03; 30 replays under the same load did not
-// show it again). Most likely a leak check ran while libFuzzer's RSS-limit thread, which it starts with the process,
+// pthread_getattr_np for the runtime alone). A corpus replay on a busy machine can, rarely and not reproducibly,
+// report that block as a leak (a few hundred bytes in `__pthread_attr_extension` and `pthread_attr_setaffinity_np`).
+// Most likely a leak check ran while libFuzzer's RSS-limit thread, which it starts with the process,
 // was still starting: a thread not yet registered has no stack to scan. A program that keeps such an attribute gives
 // the same report, which these lines silence; a leak of anything else is still reported.
 extern "C" __attribute__((visibility("default"), used)) const char* __lsan_default_suppressions() {

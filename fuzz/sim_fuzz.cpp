@@ -7,10 +7,9 @@
 // hash at the instruction that read too early. One input in four is simulated twice: same cycles, same stalls.
 // Any disagreement prints the program, its allocation and the first difference, then aborts.
 #include <cinttypes>
+#include <optional>
 
-#include "alloc/alloc_error.h"
 #include "alloc/greedy_placer.h"
-#include "alloc/no_reuse.h"
 #include "fuzz/fuzz_program.h"
 #include "ir/physical_storage.h"
 #include "sim/agreement.h"
@@ -33,19 +32,11 @@ std::string statsLine(const sim::SimStats& s) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const fuzz::ExecutionHeap heap;  // first: it spans the whole execution, as libFuzzer's leak check does
-  static const Arch arch = fuzz::fuzzArch({});
-  fuzz::FuzzProgram in = fuzz::decodeProgram(data, size, arch);
-  if (fuzz::ranBefore(in)) return 0;  // a repeat of a program this process ran (fuzz/seen_programs.h)
-  Program allocated;
-  try {
-    allocated = placeGreedy(in.program);
-  } catch (const AllocError&) {
-    try {
-      allocated = placeNoReuse(in.program);
-    } catch (const AllocError&) {
-      return 0;  // does not fit the machine without reuse either
-    }
-  }
+  fuzz::FuzzProgram in;
+  if (!fuzz::decodeNewCase(data, size, in)) return 0;  // a repeat of a case this process ran
+  std::optional<Program> placed = fuzz::placeOrPlaceApart(in.program, placeGreedy);
+  if (!placed) return 0;  // does not fit the machine without reuse either
+  Program& allocated = *placed;
   // Concurrency from the knob: 1-4 DMA queues, 1-4 ring slots, engine queues 1-8 deep.
   allocated.arch.dma_queues = 1 + uint32_t(in.knob & 3);
   allocated.arch.dma_ring_slots = 1 + uint32_t((in.knob >> 2) & 3);

@@ -11,20 +11,6 @@
 
 namespace allocsim::gen {
 
-namespace {
-
-Instruction binary(Op op, AccessPattern dst, AccessPattern a, AccessPattern b, AluOp alu) {
-  Instruction i;
-  i.op = op;
-  i.dst = std::move(dst);
-  i.a = std::move(a);
-  i.b = std::move(b);
-  i.alu = alu;
-  return i;
-}
-
-}  // namespace
-
 void Generator::dmaPatternStatement() {
   std::vector<TensorId> srcs = readable(false);
   if (srcs.empty()) return loadStatement();

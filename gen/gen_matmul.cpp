@@ -88,11 +88,7 @@ void Generator::matmulStatement() {
     double ma = 0, mb = 0;
     AccessPattern stat = operand(K, M, {}, ma);
     AccessPattern mov = operand(K, dst.count, {stat.tensor}, mb);
-    Instruction i;
-    i.op = Op::Matmul;
-    i.dst = dst;
-    i.a = stat;
-    i.b = mov;
+    Instruction i = binary(Op::Matmul, dst, stat, mov);
     i.start = start;
     i.stop = stop;
     charge(uint64_t(K) * M * dst.count * 4);

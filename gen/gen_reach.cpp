@@ -20,22 +20,10 @@ namespace {
 constexpr uint64_t kReachTrips = 6;  // trip count bound of the loops made here (before GenOptions::max_nest_trips)
 
 Instruction tt(const AccessPattern& dst, const AccessPattern& a, const AccessPattern& b, AluOp alu) {
-  Instruction i;
-  i.op = Op::TT;
-  i.dst = dst;
-  i.a = a;
-  i.b = b;
-  i.alu = alu;
-  return i;
+  return binary(Op::TT, dst, a, b, alu);
 }
 
-Instruction copy(const AccessPattern& dst, const AccessPattern& a) {
-  Instruction i;
-  i.op = Op::Copy;
-  i.dst = dst;
-  i.a = a;
-  return i;
-}
+Instruction copy(const AccessPattern& dst, const AccessPattern& a) { return unary(Op::Copy, dst, a); }
 }  // namespace
 
 void Generator::reachStatement() {

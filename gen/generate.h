@@ -17,27 +17,27 @@ struct GenOptions {
   uint32_t size = 20;       // top-level statements: 1 to size, drawn; from 200 on, size/2 to size (see run())
   uint32_t pressure = 100;  // percent: peak simultaneously-live SBUF (and PSUM) demand relative to capacity; >100 forces spills
   // percent of statements that are DMA patterns (gen/gen_dma_patterns.cpp: abutting reads, repeated reads, a
-  // tensor written whole and read later over a sub-range only, a dead store); 0 draws no decision for it, so programs
-  // are those of earlier versions
+  // tensor written whole and read later over a sub-range only, a dead store); 0 draws no decision for it, so the
+  // programs are those a generator without the option draws
   uint32_t dma_patterns = 0;
   // Percent of loop-register indexes that take a floor division or a remainder (`i%2*64`, `j//2`), and of statements
   // inside loops that are conditional blocks on the loop registers (`if i >= j { ... }`, docs/format.md
-  // "Conditional blocks"); 0 draws no decision for either, so programs are those of earlier versions.
+  // "Conditional blocks"); 0 draws no decision for either, so the programs are those a generator without them draws.
   uint32_t conditionals = 0;
   // At most this many iterations of any statement: the product of a loop nest's trip counts (0: no cap, the
   // generator's own limits only, 3 deep and 8 trips a loop). The fuzz targets cap it (fuzz/fuzz_program.h): every
-  // oracle walks every iteration, and the few inputs with hundreds of iterations took a fifth of their CPU time.
+  // oracle walks every iteration, and the few inputs with hundreds of iterations took a large share of their CPU time.
   // A capped loop draws its trip count as before and keeps what fits, so the choice stream is unchanged.
   uint32_t max_nest_trips = 0;
   // Percent of on-chip tensors that recycle a dead tensor of the same shape and dtype instead of a new one, where
   // one is dead in the current loop body (or at top level): one tensor then holds several values, written anew
   // after its last read, as kernels reuse buffers across phases and unrolled copies. 0 draws no decision for it,
-  // so programs are those of earlier versions; `allocsim gen` and the property suites turn it on.
+  // so the programs are those a generator without the option draws; `allocsim gen` and the property suites turn it on.
   uint32_t reuse = 0;
   // DRAM tensors are shared once the DRAM budget (a quarter of dram-limit) runs short, so that any `size` fits any
   // machine: a load then reads a sub-rectangle of one shared input per dtype, and a store overwrites a corner of the
-  // largest output of its dtype (that corner of the tensor is what reaches DRAM). Off: programs are those of earlier
-  // versions, and adding statements stops at the budget (GenOutcome::dram_budget_reached).
+  // largest output of its dtype (that corner of the tensor is what reaches DRAM). Off: the programs are those a
+  // generator without the option draws, and adding statements stops at the budget (GenOutcome::dram_budget_reached).
   bool fit_dram = false;
 };
 

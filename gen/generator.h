@@ -9,6 +9,7 @@
 #include <functional>
 #include <map>
 #include <tuple>
+#include <utility>
 #include <initializer_list>
 #include <optional>
 #include <string>
@@ -18,6 +19,25 @@
 #include "gen/reg_set.h"
 
 namespace allocsim::gen {
+
+// An instruction `op dst, a, b` (`op dst, a` without b) with every other field at its default: the builders the
+// statements share.
+inline Instruction binary(Op op, AccessPattern dst, AccessPattern a, AccessPattern b, AluOp alu = AluOp::Add) {
+  Instruction i;
+  i.op = op;
+  i.dst = std::move(dst);
+  i.a = std::move(a);
+  i.b = std::move(b);
+  i.alu = alu;
+  return i;
+}
+inline Instruction unary(Op op, AccessPattern dst, AccessPattern a) {
+  Instruction i;
+  i.op = op;
+  i.dst = std::move(dst);
+  i.a = std::move(a);
+  return i;
+}
 
 // A register value the generator knows: constant + sum(coefficient * induction variable of an enclosing loop).
 struct Affine {

@@ -104,8 +104,8 @@ void PhysicalStorage::Region::allocate(size_t n, uint64_t seed, uint64_t stream)
   poisoned_.assign((n + kChunk - 1) / kChunk, false);
 }
 
-// The bytes themselves go (a released tensor's region used to be replaced at once by a fresh one of the same size,
-// so every released DRAM tensor's memory stayed allocated until the end of the run).
+// The bytes themselves go: a released tensor's region is not replaced by a fresh one of the same size, which would
+// keep every released DRAM tensor's memory allocated until the end of the run.
 void PhysicalStorage::Region::free() { allocate(size_, seed_, stream_); }
 
 void PhysicalStorage::Region::giveBack() { spareArrays().give(std::move(data_), size_); }

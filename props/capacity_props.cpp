@@ -171,11 +171,10 @@ rc::Gen<Program> genPsumIntervalProgram() {
   });
 }
 
-// A quarter of the cases are genPressuredProgram's, the rest genPsumIntervalProgram's. Checked that it catches a
-// regression: with the PSUM colorer's plain color order dropped (psum_allocator.cpp trying only simplify's order)
-// it fails after 76 cases at the CI seed (20261129; noshrink=1), and after 37, 45, 45 and 82 at seeds 1-4. With
-// genPressuredProgram alone (the property's earlier version) it passed that break: 100 cases at the CI seed and
-// 1,500 at seed 1; with half the cases interval programs of at most 4 banks each, 100 cases at each of 4 seeds.
+// A quarter of the cases are genPressuredProgram's, the rest genPsumIntervalProgram's: pressured programs alone
+// seldom reach the bank counts at which the PSUM colorer's color orders differ, so with only them the property
+// would not notice the plain color order dropped (psum_allocator.cpp trying only simplify's order); with the
+// interval programs the property fails on that break within the cases of one CI run.
 RC_GTEST_PROP(ColoringCapacity, NeverSpillsPsumAtTheBanksReachedWithUnlimitedBanks, ()) {
   Program p = *rc::gen::inRange(0, 4) > 0 ? *genPsumIntervalProgram() : *genPressuredProgram();
   const int level = genColoringLevel();

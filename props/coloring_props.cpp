@@ -76,7 +76,7 @@ RC_GTEST_PROP(Coloring, AllocationIsDeterministic, ()) {
 
 // A PSUM tensor wider than the machine's PSUM: the production allocator's capacity guard, verbatim, at every coloring
 // optlevel.
-RC_GTEST_PROP(Coloring, PsumCapacityGuardQuotesTheSeed, ()) {
+RC_GTEST_PROP(Coloring, PsumCapacityGuardQuotesTheProductionAllocator, ()) {
   Arch arch = *archPreset("tiny");
   const uint32_t banks = *rc::gen::inRange<uint32_t>(arch.psum_banks + 1, 4 * arch.psum_banks);
   Program p;

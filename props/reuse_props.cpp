@@ -22,10 +22,10 @@
 #include "ir/print.h"
 #include "props/rc_program.h"
 #include "props/regression_file.h"
+#include "verify/correct.h"
 #include "verify/dynamic_liveness.h"
 #include "verify/liveness_precision.h"
 #include "verify/placement.h"
-#include "verify/verify.h"
 
 namespace allocsim {
 
@@ -213,10 +213,10 @@ RC_GTEST_PROP(Reuse, O7AcceptsWhatVerifyAccepts, ()) {
     pl.bank = *rc::gen::inRange<uint32_t>(0, pinned.arch.psum_banks);
     pinned.tensors[t].placement = pl;
   }
-  VerifyOptions vo;
-  vo.poison_seed = 7;
-  vo.original = &original;
-  const bool accepted = verifyAllocated(pinned, vo).ok();
+  CorrectnessOptions check;  // as `allocsim verify --original` checks it
+  check.input = &original;
+  check.verify.poison_seed = 7;
+  const bool accepted = checkAllocation(pinned, check).ok();
   RC_TAG(accepted ? "verify accepts" : "verify refuses");
   if (!accepted) return;
   DriverOptions o;

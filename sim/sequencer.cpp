@@ -332,14 +332,14 @@ void Sequencer::resolveWithRegisters(const Instruction& inst, Record& rec) {
   bool hit = c.inst == &inst && c.n == n;
   for (size_t i = 0; hit && i < n; ++i) hit = c.regs[i] == rec.regs[i].second;
   if (hit) {
-    rec.own_operands = c.operands;
+    rec.own_operands.assign(c.operands);
     return;
   }
   resolveOperands(inst, rec.own_operands);  // throws as before; nothing is cached then
   c.inst = &inst;
   c.n = uint32_t(n);
   for (size_t i = 0; i < n; ++i) c.regs[i] = rec.regs[i].second;
-  c.operands = rec.own_operands;
+  c.operands.assign(rec.own_operands);
 }
 
 void Sequencer::enterOperands(const Plan& plan, const Instruction& inst, uint32_t slot, Record& rec) {

@@ -59,6 +59,7 @@ void takeKernelOptions(Args& args) {
     };
     if (auto v = take("--kernel")) o.kernel = *v;
     else if (auto v = take("--arg")) o.args.push_back(*v);
+    else if (auto v = take("--grid")) o.grid = *v;
     else if (auto v = take("--input")) o.inputs.push_back(splitAssignment("--input", *v));
     else if (auto v = take("--trace-time-limit")) o.trace_time_limit_s = ArgReader::toSeconds("--trace-time-limit", *v);
     else rest.push_back(a);
@@ -196,6 +197,7 @@ std::optional<std::string> traceKernel(const std::string& path, const std::strin
   std::vector<std::string> args = {"trace", path};
   if (!o.kernel.empty()) args.insert(args.end(), {"--kernel", o.kernel});
   for (const std::string& a : o.args) args.insert(args.end(), {"--arg", a});
+  if (!o.grid.empty()) args.insert(args.end(), {"--grid", o.grid});
   if (!arch.empty()) args.insert(args.end(), {"--arch", arch});
   std::string out;
   int rc = runPythonTool(args, out);

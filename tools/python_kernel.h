@@ -19,11 +19,12 @@ struct KernelOptions {
   std::vector<std::string> args;
   std::vector<std::pair<std::string, std::string>> inputs;  // tensor name, file of raw row-major bytes
   std::string arch;  // --arch with a .py program: the tracer's (tile sizes), taken from the verb's arguments
+  std::string grid;  // --grid GXxGY...: the SPMD launch grid the kernel is traced on (kernel[gx, gy] in Python)
   double trace_time_limit_s = 60;  // --trace-time-limit S: the Python tracer is stopped after S seconds
 };
 
 // Removes the options above from `args` (any verb but `nki`, which reads them itself) into the process-wide
-// options, reads the --input files and hands their bytes to ir/inputs.h; also `--trace-time-limit S`. Throws
+// options, reads the --input files and hands their bytes to ir/inputs.h; also `--trace-time-limit S` and `--grid`. Throws
 // UsageError.
 void takeKernelOptions(Args& args);
 const KernelOptions& kernelOptions();

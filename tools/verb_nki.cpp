@@ -12,8 +12,8 @@
 namespace allocsim::cli {
 
 static const char kNkiHelp[] =
-    "usage: allocsim nki KERNEL.py [--kernel NAME] [--arg NAME=SPEC ...] [--arch NAME] [--trace-time-limit S]\n"
-    "                  [-o OUT.nki.txt]\n"
+    "usage: allocsim nki KERNEL.py [--kernel NAME] [--arg NAME=SPEC ...] [--grid GXxGY] [--arch NAME]\n"
+    "                  [--trace-time-limit S] [-o OUT.nki.txt]\n"
     "\n"
     "Traces an NKI kernel (a Python function decorated with @nki.jit, written against nki.language and nki.isa,\n"
     "or their neuronxcc.nki spellings) into a program: the kernel runs once on symbolic tiles, its affine_range\n"
@@ -24,12 +24,14 @@ static const char kNkiHelp[] =
     "  --kernel NAME   the kernel to trace (may be left out when the file has one)\n"
     "  --arg NAME=SPEC a parameter's value: a tensor in HBM as DIMxDIM...:DTYPE (e.g. lhsT=1024x512:bfloat16), or\n"
     "                  a Python literal (pool_size=2, scale=0.125, flag=True); parameters with a default may be left out\n"
+    "  --grid GXxGY    launch the kernel on an SPMD grid (2, 2x4, 2x2x2: as kernel[2, 4] in Python): one program\n"
+    "                  loop per grid axis around the kernel, nl.program_id(axis) its index\n"
     "  --arch NAME     machine preset the tile sizes come from (gen2, the default; gen1; gen3; tiny)\n"
     "  --trace-time-limit S  stop the Python tracer after S seconds (default 60; every verb that reads a .py\n"
     "                  kernel takes it)\n"
     "  -o FILE         write the program to FILE (default standard output)\n"
     "\n"
-    "`allocsim run|alloc|verify|interp KERNEL.py` trace the same way with the same --kernel/--arg flags;\n"
+    "`allocsim run|alloc|verify|interp KERNEL.py` trace the same way with the same --kernel/--arg/--grid flags;\n"
     "`--input NAME=FILE` gives an input tensor's data (raw little-endian row-major bytes) to those verbs.\n"
     "The Python package is found at $ALLOCSIM_PYTHONPATH, <prefix>/share/allocsim/python of an installed tree,\n"
     "or python/ of the source tree the binary was built from.\n"
@@ -38,7 +40,7 @@ static const char kNkiHelp[] =
 
 int runNki(const Args& raw) {
   Args args = raw;
-  std::string out, kernel, arch;
+  std::string out, kernel, arch, grid;
   std::vector<std::string> specs;
   std::string in;
   ArgReader r(args);
@@ -51,6 +53,7 @@ int runNki(const Args& raw) {
     else if (auto v = r.value("--kernel")) kernel = *v;
     else if (auto v = r.value("--arg")) specs.push_back(*v);
     else if (auto v = r.value("--arch")) arch = *v;
+    else if (auto v = r.value("--grid")) grid = *v;
     else if (auto v = r.value("--trace-time-limit")) {
       Args limit = {"--trace-time-limit", *v};
       takeKernelOptions(limit);
@@ -71,6 +74,7 @@ int runNki(const Args& raw) {
   }
   Args forward = {"--kernel", kernel};
   for (const std::string& s : specs) forward.insert(forward.end(), {"--arg", s});
+  if (!grid.empty()) forward.insert(forward.end(), {"--grid", grid});
   takeKernelOptions(forward);
   std::optional<std::string> traced = traceKernel(in, arch);
   if (!traced) return kExitBadInput;

@@ -18,20 +18,22 @@ def _describe(name, k):
 def main(argv):
     if len(argv) < 2 or argv[0] not in ("list", "trace"):
         sys.stderr.write("usage: python3 -m allocsim_nki.cli list|trace KERNEL.py [--kernel NAME] [--arg NAME=SPEC]"
-                         " [--arch NAME]\n")
+                         " [--grid GXxGY] [--arch NAME]\n")
         return 2
     verb, path = argv[0], argv[1]
-    kernel, specs, arch = None, [], "gen2"
+    kernel, specs, arch, grid = None, [], "gen2", None
     i = 2
     while i < len(argv):
         a = argv[i]
-        if a in ("--kernel", "--arg", "--arch") and i + 1 < len(argv):
+        if a in ("--kernel", "--arg", "--arch", "--grid") and i + 1 < len(argv):
             v = argv[i + 1]
             i += 2
             if a == "--kernel":
                 kernel = v
             elif a == "--arg":
                 specs.append(v)
+            elif a == "--grid":
+                grid = v
             else:
                 arch = v
         else:
@@ -40,7 +42,7 @@ def main(argv):
     # The program goes to standard output: whatever the kernel file prints goes to standard error instead.
     out, sys.stdout = sys.stdout, sys.stderr
     try:
-        return _run(verb, path, kernel, specs, arch, out)
+        return _run(verb, path, kernel, specs, arch, grid, out)
     except MissingModule as e:
         other = _python_with(e.module)
         if other is None:
@@ -76,7 +78,16 @@ def _python_with(module):
     return None
 
 
-def _run(verb, path, kernel, specs, arch, out):
+def parse_grid(spec):
+    """`2x4` -> (2, 4): the launch grid of --grid."""
+    parts = spec.split("x")
+    if not all(p.isdigit() and int(p) > 0 for p in parts):
+        raise KernelError("--grid expects positive integers joined by x (2, 2x4), got '%s'" % spec,
+                          ("<command line>", 0))
+    return tuple(int(p) for p in parts)
+
+
+def _run(verb, path, kernel, specs, arch, grid, out):
     try:
         mod = load_module(path)
         ks = kernels(mod)
@@ -99,7 +110,8 @@ def _run(verb, path, kernel, specs, arch, out):
             args = dict(parse_arg(s) for s in specs)
         except KernelError as e:  # a dtype the format lacks: at the kernel's definition
             raise KernelError(e.message, (path, ks[kernel].func.__code__.co_firstlineno))
-        text, _ = trace_kernel(ks[kernel], args, arch)
+        k = ks[kernel] if grid is None else ks[kernel][parse_grid(grid)]
+        text, _ = trace_kernel(k, args, arch)
         out.write(text)
         return 0
     except MissingModule:

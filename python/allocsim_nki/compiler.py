@@ -16,13 +16,16 @@ def _modulo_func(base, shape, scale):
 
 class _Sbuf:
     def mod_alloc(self, base_addr, base_partition=0, num_par_tiles=(), num_free_tiles=()):
-        if num_par_tiles or (num_free_tiles and tuple(num_free_tiles) != (1,) * len(num_free_tiles)):
+        if num_par_tiles and tuple(num_par_tiles) != (1,) * len(num_par_tiles):
             pl = _t.Placement("sbuf", func=lambda idx, p, f: (
                 _modulo_func(base_partition, num_par_tiles, p)(idx), _modulo_func(base_addr, num_free_tiles, f)(idx)))
             pl.rotates = True
             return pl
-        return _t.Placement("sbuf", partition=base_partition, offset=base_addr,
-                            func=lambda idx, p, f: (base_partition, _modulo_func(base_addr, (), f)(idx)))
+        pl = _t.Placement("sbuf", partition=base_partition, offset=base_addr,
+                          func=lambda idx, p, f: (base_partition, _modulo_func(base_addr, num_free_tiles, f)(idx)))
+        pl.rotates = bool(num_free_tiles) and tuple(num_free_tiles) != (1,) * len(num_free_tiles)
+        pl.counts = tuple(num_free_tiles)
+        return pl
 
     def alloc(self, func):
         return _t.Placement("sbuf", func=func)
@@ -35,6 +38,7 @@ class _Psum:
         pl = _t.Placement("psum", bank=base_bank,
                             func=lambda idx, p, f: (0, _modulo_func(base_bank, num_bank_tiles, 1)(idx)))
         pl.rotates = bool(num_bank_tiles) and tuple(num_bank_tiles) != (1,) * len(num_bank_tiles)
+        pl.counts = tuple(num_bank_tiles)
         return pl
 
     def alloc(self, func):

@@ -86,9 +86,35 @@ def ndarray(shape, dtype, buffer=sbuf, name="", address=None, **kw):
     if placement is not None and placement.rotates and tr.depth > 0:
         _t.unsupported("a modulo allocation that moves the tile from one loop iteration to the next (a placement "
                        "of the program is fixed)", loc)
+    mods = None
+    if placement is not None and placement.counts is not None and pdim > 0:
+        placement, dims, mods = _modulo_blocks(placement, dims, pdim, loc)
     if placement is not None:
         placement = _resolve_placement(placement, dims, pdim, dtype, loc, tr)
-    return tr.tensor(dims, dtype, space, loc, name or None, pdim, placement)
+    t = tr.tensor(dims, dtype, space, loc, name or None, pdim, placement)
+    if mods:
+        t.rotate_blocks(mods)
+    return t
+
+
+def _modulo_blocks(pl, dims, pdim, loc):
+    """A tile array placed by a modulo allocation (mod_alloc): block (i0, i1, ...) is at tile (i0 % n0, i1 % n1, ...)
+    of the allocation, so blocks whose indices agree modulo the counts share their bytes (NKI's rotating buffers,
+    block dimensions beyond the counts given sharing one tile). The tensor holds the tiles; a block index of the
+    kernel is taken modulo its count. -> (placement, the tensor's dimensions, {block dimension: (count, blocks)})"""
+    blocks = dims[:pdim]
+    counts = tuple(pl.counts)[:len(blocks)] + (1,) * (len(blocks) - len(pl.counts[:len(blocks)]))
+    phys, mods = [], {}
+    for d, (b, n) in enumerate(zip(blocks, counts)):
+        if n > b and any(x > 1 for x in phys):
+            _t.unsupported("a modulo allocation with more tiles (%d) than blocks (%d) in an inner block dimension of "
+                           "'%s' (the blocks would not be side by side)" % (n, b, dims), loc)
+        phys.append(b if b < n else n)
+        if n < b:
+            mods[d] = (n, b)
+    if not mods:
+        return pl, dims, None
+    return pl, tuple(phys) + tuple(dims[pdim:]), mods
 
 
 def _resolve_placement(pl, dims, pdim, dtype, loc, tr):
@@ -188,8 +214,8 @@ def program_id(axis=0):
     tracer puts around the kernel for that axis."""
     grid = _t.tracer().grid
     if not grid:
-        _t.unsupported("nl.program_id in a kernel traced without a launch grid (simulate kernel[gx, gy], or write "
-                       "the grid as loops)")
+        raise KernelError("nl.program_id in a kernel traced without a launch grid: give it one (--grid 2x2 on the "
+                          "command line, kernel[2, 2] from Python)")
     if not isinstance(axis, int) or not 0 <= axis < len(grid):
         raise KernelError("nl.program_id(%r) of a launch grid of %d axes" % (axis, len(grid)))
     return grid[axis][1]
@@ -198,7 +224,8 @@ def program_id(axis=0):
 def num_programs(axes=0):
     grid = _t.tracer().grid
     if not grid:
-        _t.unsupported("nl.num_programs in a kernel traced without a launch grid")
+        raise KernelError("nl.num_programs in a kernel traced without a launch grid: give it one (--grid 2x2 on "
+                          "the command line, kernel[2, 2] from Python)")
     if isinstance(axes, (tuple, list)):
         n = 1
         for a in axes:

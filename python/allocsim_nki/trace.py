@@ -208,11 +208,26 @@ class Aff(_Comparisons):
             return next(iter(self.terms.items()))
         return None
 
+    def values_range(self):
+        """(smallest, largest) value over the loops' iterations (each term at its own extremes)."""
+        lo = hi = self.const
+        for k, c in self.terms.items():
+            a, b = k.values_range()
+            lo += min(a * c, b * c)
+            hi += max(a * c, b * c)
+        return lo, hi
+
+    def _divisor(self, o, what):
+        if not isinstance(o, int) or isinstance(o, bool) or o <= 0:
+            unsupported("%s of a loop index by anything but a positive Python integer" % what)
+
     def __floordiv__(self, o):
+        self._divisor(o, "floor division")
+        lo, hi = self.values_range()
+        if lo // o == hi // o:
+            return lo // o  # every value in one period: the quotient is a number
         if not has_op("index_divmod"):
             unsupported("floor division of a loop index (the program format has no such index yet)")
-        if not isinstance(o, int) or isinstance(o, bool) or o <= 0:
-            unsupported("floor division of a loop index by anything but a positive Python integer")
         one = self._single()
         if one is not None and one[1] % o == 0:
             return Aff(0, {one[0]: one[1] // o})
@@ -222,15 +237,31 @@ class Aff(_Comparisons):
         return Aff(0, {DivMod(k.reg, k.div * o, 0) if isinstance(k, DivMod) else DivMod(k, o, 0): 1})
 
     def __mod__(self, o):
+        self._divisor(o, "%")
+        lo, hi = self.values_range()
+        if lo // o == hi // o:
+            return (self - (lo // o) * o).simplify()  # every value in one period: x % M is x - k*M
+        # (a*i + c) % M is ((a % M)*i + c % M) % M
+        terms = {k: c % o for k, c in self.terms.items() if c % o}
+        const = self.const % o
+        if not terms:
+            return const
         if not has_op("index_divmod"):
             unsupported("% of a loop index (the program format has no such index yet)")
-        if not isinstance(o, int) or isinstance(o, bool) or o <= 0:
-            unsupported("% of a loop index by anything but a positive Python integer")
-        one = self._single()
-        if one is None or one[1] != 1 or (isinstance(one[0], DivMod) and one[0].mod):
-            unsupported("% of a loop index expression other than `i % M` or `i // D % M`")
-        k = one[0]
-        return Aff(0, {DivMod(k.reg, k.div, o) if isinstance(k, DivMod) else DivMod(k, 1, o): 1})
+        if len(terms) == 1:
+            (k, c), = terms.items()
+            base = k
+            if isinstance(k, DivMod) and k.mod:
+                # (i % M1) % M is i % M when M divides M1
+                base = None if k.mod % o else DivMod(k.reg, k.div, 0) if k.div != 1 else k.reg
+            if c == 1 and base is not None:
+                mod = DivMod(base.reg, base.div, o) if isinstance(base, DivMod) else DivMod(base, 1, o)
+                if const == 0:
+                    return Aff(0, {mod: 1})
+                if o == 2:
+                    return Aff(1, {mod: -1})  # (i + 1) % 2 is 1 - i % 2
+        unsupported("% of a loop index expression other than `i % M`, `i // D % M`, `(i + c) % M` with c a multiple "
+                    "of M, or `(i + c) % 2`")
 
     def __rfloordiv__(self, o):
         unsupported("a number divided by a loop index")
@@ -269,6 +300,9 @@ class Aff(_Comparisons):
         if self.const or not s:
             s = (s + ("%+d" % self.const)) if s else str(self.const)
         return s.replace("+-", "-")
+
+
+MAX_INDEX_TERMS = 4  # the format's register terms per index
 
 
 def aff_text(x, reg_order):
@@ -579,9 +613,16 @@ class Placement:
     def __init__(self, space, partition=0, offset=0, bank=None, func=None):
         self.space, self.partition, self.offset, self.bank, self.func = space, partition, offset, bank, func
         self.rotates = False  # a modulo allocation whose address changes from one loop iteration to the next
+        self.counts = None    # of a modulo allocation (mod_alloc): the tiles per block dimension
 
 
 # ---- tensors and views ----------------------------------------------------------------------------------------
+
+def _slice_text(k):
+    if isinstance(k, DSlice):
+        return "nl.ds(%s, %s)" % (aff_text(k.start, []), k.size)
+    return "%s:%s" % ("" if k.start is None else aff_text(k.start, []), "" if k.stop is None else aff_text(k.stop, []))
+
 
 def _prod(xs):
     n = 1
@@ -666,6 +707,8 @@ class View:
         if len(key) > nd:
             raise KernelError("index %s has %d indices for a tile of shape %s" % (key, len(key), self.shape))
         key = tuple(key) + (slice(None),) * (nd - len(key))
+        if self.mods:
+            key = self._rotated_key(key)
         base_p, base_f = self.base_p, self.base_f
         if self.oob:
             raise KernelError(self.oob[0][2])
@@ -748,6 +791,35 @@ class View:
         if not axes:
             axes = [(1, 0, 0)]
         return View(self.tensor, base_p, base_f, axes)
+
+    mods = None  # of a modulo-allocated tile array: {block axis: (tiles, blocks)}; its axes hold the tiles
+
+    def _rotated_key(self, key):
+        """The subscript of a modulo-allocated tile array with each block index taken modulo the tiles of its axis
+        (checked against the kernel's block count first)."""
+        out = list(key)
+        for d, (n, b) in self.mods.items():
+            k = key[d]
+            if isinstance(k, IExpr):
+                unsupported("an nl.arange index over the blocks of a modulo allocation")
+            if isinstance(k, (slice, DSlice)):
+                if isinstance(k, DSlice):
+                    start, stop, step = k.start, _add(k.start, k.size), 1
+                else:
+                    start, stop, step = k.start or 0, b if k.stop is None else k.stop, k.step or 1
+                if not all(isinstance(x, int) for x in (start, stop, step)) or step != 1 or start < 0 or stop > b \
+                        or stop <= start or start // n != (stop - 1) // n:
+                    unsupported("a slice over several blocks of a modulo allocation that do not lie side by side "
+                                "(blocks %s of %d placed on %d tiles)" % (_slice_text(k), b, n))
+                out[d] = slice(start % n, start % n + (stop - start))
+                continue
+            if isinstance(k, float) or isinstance(k, bool) or k is None:
+                raise KernelError("index %r is not an integer" % (k,))
+            lo, hi = IExpr.of(k).bounds()
+            if lo < 0 or hi >= b:
+                raise KernelError("index runs from %d to %d; the axis has %d elements" % (lo, hi, b))
+            out[d] = k % n if isinstance(k, int) else Aff.of(k) % n
+        return tuple(out)
 
     def __setitem__(self, key, value):
         dst = self[key]
@@ -951,6 +1023,15 @@ class Tensor(View):
     @property
     def shape(self):
         return self.nki_shape
+
+    def rotate_blocks(self, mods):
+        """Makes this tensor (the tiles of a modulo allocation) the kernel's tile array: block axis d has mods[d] =
+        (tiles, blocks), the kernel's block index is taken modulo the tiles (View._rotated_key)."""
+        self.mods = dict(mods)
+        shape = list(self.nki_shape)
+        for d, (_, b) in mods.items():
+            shape[d] = b
+        self.nki_shape = tuple(shape)
 
 
 # ---- instructions ---------------------------------------------------------------------------------------------
@@ -1811,6 +1892,12 @@ class Tracer:
     def view_text(self, v, rows, loc):
         t = v.tensor
         regs = self.regs
+
+        def aff_text(x, regs):
+            if isinstance(x, Aff) and sum(1 for c in x.terms.values() if c) > MAX_INDEX_TERMS:
+                unsupported("an index over more than %d loop indices (%s; the loops the tracer adds for views the "
+                            "format cannot write count too)" % (MAX_INDEX_TERMS, globals()["aff_text"](x, regs)), loc)
+            return globals()["aff_text"](x, regs)
         axes = list(v.axes)
         if t.space == "dram":
             R = rows[t]
@@ -1905,6 +1992,8 @@ def _expressible(v):
             return True  # refused where it is rendered, with its own message
         free = [a for a in axes if a[1] == 0]
     merged = _merge_axes((c, s) for c, _, s in free)
+    if any(s < 0 for _, s in merged):
+        return False  # the format's steps are not negative: an axis that runs backwards becomes a loop
     return len(merged) <= 1 or (len(merged) == 2 and merged[1][1] == 1)
 
 

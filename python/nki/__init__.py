@@ -1,5 +1,6 @@
 """NKI's `nki` package as allocsim traces it (python/allocsim_nki): @nki.jit kernels become programs."""
 from allocsim_nki.kernel import jit, trace, baremetal, benchmark, profile  # noqa: F401
+from allocsim_nki.typing import tensor  # noqa: F401  (the `nki.tensor` annotation kernels write)
 from . import language, isa  # noqa: F401
 
 

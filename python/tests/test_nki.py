@@ -33,6 +33,7 @@ import newer_ops  # noqa: E402
 import norms_pool  # noqa: E402
 import partial  # noqa: E402
 import placed  # noqa: E402
+import rotating  # noqa: E402
 import softmax  # noqa: E402
 import spmd  # noqa: E402
 import tile_lists  # noqa: E402
@@ -280,6 +281,29 @@ class SpmdTest(unittest.TestCase):
         with self.assertRaises(allocsim_nki.KernelError):
             allocsim_nki.simulate(spmd.grid_scaled_add, a, b, arch="tiny")  # no grid: program_id is refused
 
+    def test_grid_on_the_command_line(self):
+        a, b = rand((16, 96), 58), rand((16, 96), 59)
+        path = os.path.join(KERNELS, "spmd.py")
+        with tempfile.TemporaryDirectory() as d:
+            args = [BIN, "interp", path, "--kernel", "grid_scaled_add", "--grid", "2x3", "--arch", "tiny", "--quiet",
+                    "--outputs-dir", d]
+            for name, x in (("a", a), ("b", b)):
+                x.tofile(os.path.join(d, name + ".in"))
+                args += ["--arg", "%s=16x96:float32" % name, "--input", "%s=%s" % (name, os.path.join(d, name + ".in"))]
+            subprocess.run(args, check=True, stdout=subprocess.DEVNULL)
+            out = np.fromfile(os.path.join(d, "out.bin"), np.float32).reshape(16, 96)
+        self.assertTrue(same_bits(out, a + b * 2))
+        for bad in ("0x2", "2x", "two"):
+            p = subprocess.run([BIN, "nki", path, "--kernel", "grid_scaled_add", "--grid", bad, "--arg",
+                                "a=16x96:float32", "--arg", "b=16x96:float32"], stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True)
+            self.assertEqual(p.returncode, 2, bad)
+            self.assertIn("--grid expects positive integers", p.stderr)
+        p = subprocess.run([BIN, "nki", path, "--kernel", "grid_scaled_add", "--arg", "a=16x96:float32", "--arg",
+                            "b=16x96:float32"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        self.assertEqual(p.returncode, 2)
+        self.assertRegex(p.stderr, r"spmd\.py:\d+: nl\.num_programs in a kernel traced without a launch grid")
+
 
 class WhereTest(unittest.TestCase):
     def test_where_on_indices(self):
@@ -418,6 +442,31 @@ class HandPlacedTest(unittest.TestCase):
             self.assertRegex(o7, r"(?m)^\w+ %s \[[^\]]*\] \w+ pinned %s$" % (n, re.escape(p)))
         ok = subprocess.run([BIN, "verify", path, "--quiet"] + self.ARGS, stdout=subprocess.PIPE, text=True)
         self.assertEqual(ok.returncode, 0, ok.stdout)
+
+
+class RotatingBuffersTest(unittest.TestCase):
+    def test_modulo_allocated_psum_rotates_and_verifies(self):
+        aT, w = rand((8, 32), 61), rand((8, 32), 62)
+        r = allocsim_nki.simulate(rotating.pipelined_matmul, aT, w, arch="tiny")
+        np.testing.assert_allclose(r.returned, aT.T.astype(np.float64) @ w, rtol=1e-5, atol=1e-5)
+        v = allocsim_nki.verify(rotating.pipelined_matmul, aT, w, arch="tiny")
+        self.assertTrue(v.ok, v.findings)
+        # four row tiles on the two PSUM tiles the kernel allocates, their SBUF copies on one tile
+        self.assertRegex(r.program, r"(?m)^psum res \[8, 64\] f32 pinned @bank0 ")
+        self.assertRegex(r.program, r"(?m)^sbuf o_sb \[8, 32\] f32 pinned ")
+        self.assertRegex(r.program, r"res\[:, m%2\*32:32\]")
+
+    def test_shifted_ring_indices(self):
+        a = rand((32, 16), 63)
+        r = allocsim_nki.simulate(rotating.shifted_buffers, a, arch="tiny")
+        t = a.reshape(4, 8, 16)
+        want = np.concatenate([t[:-1] + t[1:], 2 * t[-1:]]).reshape(32, 16)
+        self.assertTrue(same_bits(r.returned, want))
+
+    def test_backward_view(self):
+        a = rand((8, 16), 64)
+        r = allocsim_nki.simulate(rotating.reversed_columns, a, arch="tiny")
+        self.assertTrue(same_bits(r.returned, a[:, ::-1] * 2))
 
 
 class CommandLineTest(unittest.TestCase):

@@ -429,7 +429,8 @@ TEST(Liveness, HugeLoopsAroundTheQuestionEndWithinTheBudget) {
 
 TEST(Liveness, HugeTripCountsAreDecidedWhereTheViewsDoNotMove) {
   // b's views name no register: every iteration but the first and the last repeats the second, so the walk visits
-  // three of the 2^31 and decides (before, it ran out of budget and kept b live over the whole loop).
+  // three of the 2^31 and decides (a walk of every iteration would run out of budget and keep b live over the
+  // whole loop).
   Live l(std::string(kDecls) +
          "dma a, A\n"                            // 11
          "loop i = 0, 2147483648, 1 {\n"         // 12

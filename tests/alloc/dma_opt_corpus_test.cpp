@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "alloc/alloc_error.h"
-#include "alloc/dma_opt/dma_optimization.h"
+#include "alloc/dma_opt/both_instances.h"
 #include "alloc/driver.h"
 #include "alloc/psum/psum_allocator.h"
 #include "ir/parse.h"
@@ -148,16 +148,7 @@ TEST(DmaOptCorpus, HandAllocationsAtEveryLevelPassTheOraclesAndNeverMoveMore) {
     const Program hand = parseProgram(text);
     const Program original = referenceProgram(hand).program;
     std::vector<Program> results;
-    for (int level : kLevels) {
-      Program p = hand;
-      for (DmaOptInstance instance : {DmaOptInstance::Psum, DmaOptInstance::Sb}) {
-        DmaOptOptions o;
-        o.instance = instance;
-        o.level = level;
-        p = optimizeDmas(p, o).program;
-      }
-      results.push_back(std::move(p));
-    }
+    for (int level : kLevels) results.push_back(optimizeDmasBothInstances(hand, level).program);
     LevelChecker(original, file).check(results);
     EXPECT_TRUE(results[0] == hand) << file << ": level -1 changed the program";
   }

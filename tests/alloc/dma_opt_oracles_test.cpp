@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "alloc/alloc_error.h"
-#include "alloc/dma_opt/dma_optimization.h"
+#include "alloc/dma_opt/both_instances.h"
 #include "alloc/driver.h"
 #include "gen/choices.h"
 #include "gen/generate.h"
@@ -29,19 +29,13 @@ struct Totals {
 };
 
 void optimizeAndCheck(const Program& original, const Program& allocated, int level, uint64_t seed, Totals& t) {
-  Program p = allocated;
-  for (DmaOptInstance instance : {DmaOptInstance::Psum, DmaOptInstance::Sb}) {
-    DmaOptOptions o;
-    o.instance = instance;
-    o.level = level;
-    DmaOptResult r = optimizeDmas(p, o);
-    t.loads_removed += r.stats.loads_removed + r.stats.saves_removed;
-    t.copies += r.stats.copies;
-    t.dead_removed += r.stats.dead_removed;
-    t.coalesced += r.stats.coalesced;
-    t.partial += r.stats.partial;
-    p = std::move(r.program);
-  }
+  const DmaOptBothResult both = optimizeDmasBothInstances(allocated, level);
+  const Program& p = both.program;
+  t.loads_removed += both.stats.loads_removed + both.stats.saves_removed;
+  t.copies += both.stats.copies;
+  t.dead_removed += both.stats.dead_removed;
+  t.coalesced += both.stats.coalesced;
+  t.partial += both.stats.partial;
   const std::string where = "seed " + std::to_string(seed) + " level " + std::to_string(level);
   CorrectnessOptions check;
   check.input = &original;

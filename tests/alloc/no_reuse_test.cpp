@@ -105,7 +105,7 @@ TEST(NoReuse, SbufShortageNamesTheTensorAndTheTotalDemand) {
   EXPECT_EQ(line, 4u);
 }
 
-TEST(NoReuse, PsumShortageAndTheSeedsCapacityGuard) {
+TEST(NoReuse, PsumShortageAndTheProductionCapacityGuard) {
   auto [message, line] = failure(
       "arch tiny\n"
       "psum a [8, 128] f32\n"

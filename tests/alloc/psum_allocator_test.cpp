@@ -65,7 +65,7 @@ TEST(PsumBankModel, FootprintIsCeilOfBytesPerPartitionOverBankBytes) {
   EXPECT_EQ(psumBanksOf(g.arch, g.tensors[0]), 1u);  // gen2: one 2 KiB bank
 }
 
-TEST(PsumBankModel, CapacityGuardIsTheSeedsFatalVerbatim) {
+TEST(PsumBankModel, CapacityGuardIsTheProductionFatalVerbatim) {
   Program p = parseProgram(
       "arch tiny\n"
       "psum ok [8, 64] f32\n"
@@ -302,7 +302,7 @@ TEST(PsumAllocator, ReportLinesAndNoSpillWhenItFits) {
   expectCorrectAllocation(placeTheRest(r.program), "allocated", 1);
 }
 
-TEST(PsumAllocator, VerboseReportHasTheSeedsBanners) {
+TEST(PsumAllocator, VerboseReportHasTheProductionBanners) {
   PsumOptions o;
   o.verbosity = 2;
   PsumResult r = allocatePsum(chainProgram(), o);

@@ -71,6 +71,16 @@ inline std::vector<uint32_t> outputWords(const std::string& text, const std::str
   return out;
 }
 
+// The declarations of a causal-attention kernel small enough to spill on the tiny machine (320 bytes a partition, 2
+// PSUM banks): queries q, a double-buffered key tile k, the output o, the score tiles m and t, the PSUM scores s and
+// the loop registers i (query block) and j (key block). The tests of conditional blocks and of register-bounded
+// loops write its body, each skipping the upper triangle their own way.
+inline constexpr const char* kCausalAttentionDecls =
+    "arch tiny sbuf-bytes=320 psum-banks=2\n"
+    "dram Q [4, 64] f32 input\ndram K [4, 64] f32 input\ndram O [4, 64] f32 output\n"
+    "sbuf q [4, 64] f32\nsbuf k [2] [4, 16] f32\nsbuf o [4, 64] f32\nsbuf m [4, 16] f32\nsbuf t [4, 16] f32\n"
+    "psum s [4, 16] f32\nreg i\nreg j\n\n";
+
 // The same for an f32 output, as floats.
 inline std::vector<float> outputFloats(const std::string& text, const std::string& name = "O") {
   std::vector<float> out;

@@ -7,10 +7,6 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
-#include <fstream>
-#include <functional>
-#include <map>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -20,6 +16,7 @@
 #include "ir/parse.h"
 #include "tests/common/files.h"
 #include "tests/corpus/kernel_pressure.h"
+#include "tests/corpus/kernel_run.h"
 #include "tests/corpus/reference_kernels.h"
 
 namespace allocsim {
@@ -30,33 +27,6 @@ using reference::Matrix;
 const std::string kKernelDir = std::string(ALLOCSIM_SOURCE_DIR) + "/corpus/kernels/";
 
 std::string readKernel(const std::string& file) { return readFile(kKernelDir + file); }
-
-// A parsed kernel and the input bytes the interpreter loads for `seed`.
-struct KernelRun {
-  Program p;
-  std::vector<std::vector<uint8_t>> inputs;
-
-  const Tensor& tensor(const std::string& name) const {
-    TensorId id = p.findTensor(name);
-    if (id == kNone) throw std::runtime_error("kernel has no tensor '" + name + "'");
-    return p.tensors[id];
-  }
-  Matrix input(const std::string& name) const {
-    const Tensor& t = tensor(name);
-    return reference::decode(inputs.at(p.findTensor(name)), t.partitions, t.elements, t.dtype);
-  }
-  std::vector<uint8_t> encode(const std::string& name, const Matrix& m) const {
-    return reference::encode(m, tensor(name).dtype);
-  }
-};
-
-// Expected output bytes by output tensor name.
-using Expected = std::map<std::string, std::vector<uint8_t>>;
-using ReferenceFn = std::function<Expected(const KernelRun&)>;
-
-Expected matmulRef(const KernelRun& r) {
-  return {{"result", r.encode("result", reference::matmulTransposedA(r.input("lhsT"), r.input("rhs")))}};
-}
 
 Expected attentionRef(const KernelRun& r) {
   Matrix qT = r.input("qT");
@@ -137,28 +107,6 @@ const std::vector<KernelCase>& kernelCases() {
 void PrintTo(const KernelCase& c, std::ostream* os) { *os << c.file; }
 
 // "" when equal, else where and how the first differing element differs.
-std::string firstDifference(const std::vector<uint8_t>& got, const std::vector<uint8_t>& want, const Tensor& t) {
-  if (got.size() != want.size())
-    return "size " + std::to_string(got.size()) + " != " + std::to_string(want.size());
-  uint32_t size = dtypeSize(t.dtype);
-  for (size_t i = 0; i < got.size(); ++i) {
-    if (got[i] == want[i]) continue;
-    size_t e = i / size;
-    auto value = [&](const std::vector<uint8_t>& b) {
-      uint32_t u = 0;
-      for (uint32_t k = 0; k < size; ++k) u |= uint32_t(b[e * size + k]) << (8 * k);
-      float f = size == 2 ? reference::fromBf16(uint16_t(u)) : reference::floatOf(u);
-      std::ostringstream os;
-      os.precision(9);
-      os << f << " (0x" << std::hex << u << ")";
-      return os.str();
-    };
-    return t.name + "[" + std::to_string(e / t.elements) + ", " + std::to_string(e % t.elements) +
-           "]: interpreter " + value(got) + ", reference " + value(want);
-  }
-  return "";
-}
-
 class CorpusKernel : public ::testing::TestWithParam<KernelCase> {};
 
 TEST_P(CorpusKernel, IsWellFormed) {
@@ -171,8 +119,7 @@ TEST_P(CorpusKernel, IsWellFormed) {
 TEST_P(CorpusKernel, InterpreterMatchesTheReferenceBitForBit) {
   const KernelCase& c = GetParam();
   for (uint64_t seed : {uint64_t(1), uint64_t(0x5eed)}) {
-    KernelRun run{parseProgram(readKernel(c.file)), {}};
-    run.inputs = makeInputs(run.p, seed);
+    const KernelRun run(readKernel(c.file), seed);
     // The references transpose exactly where the kernels multiply by an identity: true for finite inputs
     // without -0 (reference_kernels.h). Hold the input generator to that.
     for (TensorId id = 0; id < run.p.tensors.size(); ++id) {
@@ -181,17 +128,7 @@ TEST_P(CorpusKernel, InterpreterMatchesTheReferenceBitForBit) {
       Matrix m = run.input(t.name);
       for (float f : m.v) ASSERT_TRUE(std::isfinite(f) && !(f == 0.0f && std::signbit(f))) << t.name << " " << f;
     }
-    InterpResult result = interpret(run.p, InterpOptions{seed});
-    Expected want = c.reference(run);
-    size_t outputs = 0;
-    for (TensorId id = 0; id < run.p.tensors.size(); ++id) {
-      const Tensor& t = run.p.tensors[id];
-      if (!t.output) continue;
-      ++outputs;
-      ASSERT_TRUE(want.count(t.name)) << "no reference for output " << t.name;
-      EXPECT_EQ(firstDifference(result.outputs.at(id), want.at(t.name), t), "") << c.file << " seed " << seed;
-    }
-    EXPECT_EQ(outputs, want.size()) << c.file;
+    expectOutputsEqual(run, seed, c.reference(run), c.file);
   }
 }
 
@@ -247,8 +184,7 @@ TEST(Corpus, EveryKernelFileHasAReference) {
 
 // The comparison is not vacuous: one flipped bit in an output is reported with its element and both values.
 TEST(Corpus, ComparisonReportsTheFirstDifferingElement) {
-  KernelRun run{parseProgram(readKernel("looped_add_tiny.nki.txt")), {}};
-  run.inputs = makeInputs(run.p, 1);
+  const KernelRun run(readKernel("looped_add_tiny.nki.txt"), 1);
   InterpResult result = interpret(run.p, InterpOptions{1});
   TensorId c = run.p.findTensor("C");
   std::vector<uint8_t> want = addRef(run).at("C");

@@ -12,11 +12,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
-#include <functional>
-#include <map>
-#include <fstream>
 #include <set>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -27,6 +23,7 @@
 #include "ir/interp.h"
 #include "ir/parse.h"
 #include "tests/common/files.h"
+#include "tests/corpus/kernel_run.h"
 #include "tests/corpus/nki_reference_kernels.h"
 #include "tests/common/sim_checks.h"
 #include "tests/common/verify_checks.h"
@@ -126,51 +123,31 @@ INSTANTIATE_TEST_SUITE_P(Kernels, NkiSample, ::testing::ValuesIn(checkedFiles())
 // which have the same loop nest and evaluation order.
 using reference::Matrix;
 
-struct ReferenceRun {
-  Program p;
-  std::vector<std::vector<uint8_t>> inputs;
-  const Tensor& tensor(const std::string& name) const { return p.tensors.at(p.findTensor(name)); }
-  const std::vector<uint8_t>& bytes(const std::string& name) const { return inputs.at(p.findTensor(name)); }
-  Matrix input(const std::string& name) const {
-    const Tensor& t = tensor(name);
-    return reference::decode(bytes(name), t.partitions, t.elements, t.dtype);
-  }
-  std::vector<uint8_t> encode(const std::string& name, const Matrix& m) const {
-    return reference::encode(m, tensor(name).dtype);
-  }
-};
-
-using Expected = std::map<std::string, std::vector<uint8_t>>;
-using ReferenceFn = std::function<Expected(const ReferenceRun&)>;
-
-Expected matmulRef(const ReferenceRun& r) {
-  return {{"result", r.encode("result", reference::matmulTransposedA(r.input("lhsT"), r.input("rhs")))}};
-}
 ReferenceFn fullyOptimizedRef(uint32_t k_block) {
-  return [=](const ReferenceRun& r) {
+  return [=](const KernelRun& r) {
     return Expected{{"result", r.encode("result", nki_reference::blockedMatmulBf16Accumulate(
                                                       r.input("lhsT"), r.input("rhs"), k_block))}};
   };
 }
-Expected softmaxRef(const ReferenceRun& r) {
+Expected softmaxRef(const KernelRun& r) {
   return {{"out_tensor", r.encode("out_tensor", nki_reference::softmax(r.input("a_tensor")))}};
 }
-Expected rmsnormRef(const ReferenceRun& r) {
+Expected rmsnormRef(const KernelRun& r) {
   return {{"out_tensor", r.encode("out_tensor", nki_reference::rmsnorm(r.input("a_tensor"), r.input("g_tensor")))}};
 }
-Expected layernormRef(const ReferenceRun& r) {
+Expected layernormRef(const KernelRun& r) {
   const Matrix y = nki_reference::layernormV1(r.input("input_tensor"), r.input("gamma_vector"),
                                               r.input("beta_vector"), float(1e-05));
   return {{"output_tensor", r.encode("output_tensor", y)}};
 }
 ReferenceFn layernormV2Ref(uint32_t chunk) {
-  return [=](const ReferenceRun& r) {
+  return [=](const KernelRun& r) {
     const Matrix y = nki_reference::layernormV2(r.input("input_tensor"), r.input("gamma_vector"),
                                                 r.input("beta_vector"), float(1e-05), chunk);
     return Expected{{"output_tensor", r.encode("output_tensor", y)}};
   };
 }
-Expected rotaryRef(const ReferenceRun& r) {
+Expected rotaryRef(const KernelRun& r) {
   // rope_out holds q's rows, then k's (B = 1).
   const Matrix cos = r.input("cos"), sin = r.input("sin");
   const Matrix q = nki_reference::rotary(r.input("q"), cos, sin), k = nki_reference::rotary(r.input("k"), cos, sin);
@@ -179,17 +156,17 @@ Expected rotaryRef(const ReferenceRun& r) {
   std::copy(k.v.begin(), k.v.end(), both.v.begin() + q.v.size());
   return {{"rope_out", r.encode("rope_out", both)}};
 }
-Expected attentionFwdV2Ref(const ReferenceRun& r) {
+Expected attentionFwdV2Ref(const KernelRun& r) {
   return {{"kernel_out", r.encode("kernel_out", nki_reference::attentionFwdV2(r.input("q"), r.input("k"), r.input("v")))}};
 }
 ReferenceFn averagePoolRef(uint32_t side) {
-  return [=](const ReferenceRun& r) {
+  return [=](const KernelRun& r) {
     return Expected{
         {"out_tensor", r.encode("out_tensor", nki_reference::averagePool2x2(r.input("in_tensor"), side, side))}};
   };
 }
 ReferenceFn transposeRef(uint32_t x, uint32_t y) {
-  return [=](const ReferenceRun& r) {
+  return [=](const KernelRun& r) {
     return Expected{{"out_tensor", nki_reference::transpose2dU16(r.bytes("in_tensor"),
                                                                  r.tensor("in_tensor").partitions, x, y)}};
   };
@@ -235,27 +212,9 @@ class NkiSampleReference : public ::testing::TestWithParam<ReferenceCase> {};
 
 TEST_P(NkiSampleReference, InterpreterMatchesThePlainMathBitForBit) {
   const ReferenceCase& c = GetParam();
-  {
-    for (uint64_t seed : {uint64_t(1), uint64_t(0x5eed)}) {
-      ReferenceRun run{parseProgram(readFile(kDir + c.file)), {}};
-      run.inputs = makeInputs(run.p, seed);
-      const InterpResult result = interpret(run.p, InterpOptions{seed});
-      const Expected want = c.reference(run);
-      size_t outputs = 0;
-      for (TensorId id = 0; id < run.p.tensors.size(); ++id) {
-        const Tensor& t = run.p.tensors[id];
-        if (!t.output) continue;
-        ++outputs;
-        ASSERT_TRUE(want.count(t.name)) << c.file << ": no reference for " << t.name;
-        const std::vector<uint8_t>& got = result.outputs.at(id);
-        const std::vector<uint8_t>& exp = want.at(t.name);
-        ASSERT_EQ(got.size(), exp.size()) << c.file;
-        const size_t first = size_t(std::mismatch(got.begin(), got.end(), exp.begin()).first - got.begin());
-        EXPECT_EQ(first, got.size()) << c.file << " seed " << seed << ": " << t.name << " differs first at byte "
-                                     << first << " (element " << first / dtypeSize(t.dtype) << ")";
-      }
-      EXPECT_EQ(outputs, want.size()) << c.file;
-    }
+  for (uint64_t seed : {uint64_t(1), uint64_t(0x5eed)}) {
+    const KernelRun run(readFile(kDir + c.file), seed);
+    expectOutputsEqual(run, seed, c.reference(run), c.file);
   }
 }
 

@@ -4,7 +4,6 @@
 // every level, pass the three oracles and simulate to the interpreter's bits.
 #include <gtest/gtest.h>
 
-#include <cstring>
 #include <string>
 #include <vector>
 
@@ -213,7 +212,7 @@ TEST(Conditional, CheckerErrorsAreLocated) {
 // A full write inside a block does not end the value before it: `w` written in full before the loop and again in
 // some iterations is read in every one, so it is live around the whole loop.
 TEST(Conditional, AWriteInsideABlockIsNoKill) {
-  const Program p = checkedProgram(
+  const std::string text =
       "arch tiny\ndram O [1, 8] u32 output\nsbuf w [1, 8] u32\nsbuf o [1, 8] u32\nreg i\n\n"
       "memset w, 1\nmemset o, 0\n"
       "loop i = 0, 4, 1 {\n"
@@ -222,17 +221,15 @@ TEST(Conditional, AWriteInsideABlockIsNoKill) {
       "  }\n"
       "  tt o, o, w, add\n"
       "}\n"
-      "dma O, o\n");
+      "dma O, o\n";
+  const Program p = checkedProgram(text);
   const Liveness live = computeLiveness(p);
   const LinearLoop& loop = live.order.loops.at(0);
   const LiveRange w = live.tensors[p.findTensor("w")];
   EXPECT_LE(w.first, loop.header);
   EXPECT_GE(w.last, loop.end);
   // o = 1 + 1 + 2 + ... : iterations 0..3 add w = 1, 2, 2, 2 (w stays 2 once written)
-  const InterpResult r = interpret(p);
-  std::vector<uint32_t> o(8);
-  std::memcpy(o.data(), r.outputs[p.findTensor("O")].data(), 32);
-  EXPECT_EQ(o, std::vector<uint32_t>(8, 7));
+  EXPECT_EQ(outputWords(text), std::vector<uint32_t>(8, 7));
 }
 
 // Every level that places by itself allocates a causal-attention-style program under pressure that makes it spill
@@ -240,10 +237,7 @@ TEST(Conditional, AWriteInsideABlockIsNoKill) {
 // oracles and simulates to the interpreter's bits.
 TEST(Conditional, AllocatesAtEveryLevelAndPassesTheOracles) {
   const std::string text =
-      "arch tiny sbuf-bytes=320 psum-banks=2\n"
-      "dram Q [4, 64] f32 input\ndram K [4, 64] f32 input\ndram O [4, 64] f32 output\n"
-      "sbuf q [4, 64] f32\nsbuf k [2] [4, 16] f32\nsbuf o [4, 64] f32\nsbuf m [4, 16] f32\nsbuf t [4, 16] f32\n"
-      "psum s [4, 16] f32\nreg i\nreg j\n\n"
+      std::string(kCausalAttentionDecls) +
       "dma q, Q\n"
       "memset o, 0.0\n"
       "loop i = 0, 4, 1 {\n"

@@ -170,10 +170,7 @@ TEST(LoopBound, AWriteInsideIsNoKill) {
 // the allocation passes the three oracles and simulates to the interpreter's bits.
 TEST(LoopBound, AllocatesAtEveryLevelAndPassesTheOracles) {
   const std::string text =
-      "arch tiny sbuf-bytes=320 psum-banks=2\n"
-      "dram Q [4, 64] f32 input\ndram K [4, 64] f32 input\ndram O [4, 64] f32 output\n"
-      "sbuf q [4, 64] f32\nsbuf k [2] [4, 16] f32\nsbuf o [4, 64] f32\nsbuf m [4, 16] f32\nsbuf t [4, 16] f32\n"
-      "psum s [4, 16] f32\nreg i\nreg j\n\n"
+      std::string(kCausalAttentionDecls) +
       "dma q, Q\n"
       "memset o, 0.0\n"
       "loop i = 0, 4, 1 {\n"

@@ -373,9 +373,9 @@ TEST(NkiInstructions, OraclesCatchAClobberedStatisticsTensor) {
   ASSERT_TRUE(bad.tensors[st].placement && bad.tensors[x].placement);
   ASSERT_NE(bad.tensors[st].placement, bad.tensors[x].placement);
   bad.tensors[st].placement = bad.tensors[x].placement;
-  VerifyOptions vo;
-  vo.original = &p;
-  EXPECT_FALSE(verifyAllocated(bad, vo).findings.empty());
+  CorrectnessOptions check;
+  check.input = &p;
+  EXPECT_EQ(checkAllocation(bad, check).defect, Defect::Findings);
 }
 
 TEST(NkiInstructions, GeneratedProgramsAllocateVerifyAndSimulate) {

@@ -148,8 +148,8 @@ TEST(TwoOpTs, GeneratedProgramsAllocateVerifyAndSimulate) {
     forEachInstruction(p.body, [&](const Instruction& i) { n += hasSecondOp(i); });
     return n;
   });
-  // 27 and 24 since the generator also writes PSUM in place, interleaves K-loops and reads overlapping rows
-  // (2026-12-03; 39 and 34 before): each draw those made moved the later ones.
+  // The generator's draws give 27 and 24 at these seeds; the bounds sit a little below them, since a change of the
+  // generator's mix moves every later draw: they bound the counts from below rather than pin them.
   EXPECT_GE(r.with, 22u);
   EXPECT_GE(r.verified, 19u);  // the others are refused at O2 on tiny
 }

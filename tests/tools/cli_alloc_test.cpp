@@ -174,7 +174,7 @@ TEST(CliAlloc, VerifyRunsTheThreeOracles) {
       << j.out;
 }
 
-TEST(CliAlloc, OptlevelSevenKeepsAPinnedAssignmentOrRefusesItWithTheSeedsText) {
+TEST(CliAlloc, OptlevelSevenKeepsAPinnedAssignmentOrRefusesItWithTheProductionText) {
   CliRun o2 = allocsim("alloc corpus/kernels/matmul_tiled.nki.txt -O2", "2>/dev/null");
   ASSERT_EQ(o2.exit_code, 0);
   const std::string placed = tempFile("placed.nki.txt", o2.out);

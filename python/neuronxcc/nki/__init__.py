@@ -1,5 +1,6 @@
 """neuronxcc.nki as allocsim traces it: @nki.jit kernels become programs (python/allocsim_nki)."""
 from allocsim_nki.kernel import jit, trace, baremetal, benchmark, profile  # noqa: F401
+from allocsim_nki.typing import tensor  # noqa: F401  (the `nki.tensor` annotation kernels write)
 from . import language, isa, compiler  # noqa: F401
 
 

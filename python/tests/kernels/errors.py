@@ -1,6 +1,7 @@
 """Kernels that the tracer must refuse, each at the line marked `# refused here`, for allocsim's tests."""
 import neuronxcc.nki as nki
 import neuronxcc.nki.language as nl
+import neuronxcc.nki.compiler as ncc
 
 
 @nki.jit
@@ -101,4 +102,15 @@ def uses_fp8_tile(a):
     out = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
     t = nl.load(a[0:8, :], dtype=nl.float8_e4m3)  # refused here
     nl.store(out[0:8, :], value=t)
+    return out
+
+
+@nki.jit
+def slice_across_rotating_blocks(a):
+    out = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
+    t = nl.ndarray((4, nl.par_dim(8), 64), dtype=a.dtype, buffer=ncc.sbuf.mod_alloc(base_addr=0, num_free_tiles=(2,)))
+    for i in nl.affine_range(2):
+        t[i] = nl.load(a[i * 8:(i + 1) * 8, :])
+    u = nl.add(t[1:3], 1.0)  # refused here
+    nl.store(out[0:8, :], value=u)
     return out
