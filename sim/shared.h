@@ -155,6 +155,7 @@ class Shared {
   // ---- the current job (set by the top) --------------------------------------------------------------------------
   const Program* p = nullptr;
   const SimOptions* o = nullptr;
+  const TimingTable* timing = nullptr;  // o->timingFor(*p)
   std::unique_ptr<PhysicalStorage> phys;
   std::unique_ptr<SnapshotStorage> snap;
   std::unique_ptr<InstructionStepper> stepper;

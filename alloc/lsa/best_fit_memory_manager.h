@@ -84,8 +84,9 @@ class BestFitMemoryManager {
   // SBUF or PSUM of `arch` (DRAM is not managed: an internal error).
   BestFitMemoryManager(const Arch& arch, Space space);
 
-  // Places a rows x cols block for `owner` (who must own none): the first free block in the free-block order that
-  // has a legal corner (best fit: the smallest), at the first legal corner in corner order. nullopt when no legal position is free (or the request is empty or larger than the window).
+  // Places a rows x cols block for `owner` (who must own none): the first free block in the free-block order
+  // that has a legal corner (best fit: the smallest), at the first legal corner in corner order. nullopt when no
+  // legal position is free (or the request is empty or larger than the window).
   std::optional<MemoryBlock> allocate(uint32_t owner, uint32_t rows, uint64_t cols);
   // Gives `owner` exactly `block` (a pinned placement); false when it is illegal, outside the window or not free.
   bool reserve(uint32_t owner, const MemoryBlock& block);
