@@ -47,9 +47,7 @@ struct ExactSpaceStats {
 };
 
 struct ExactStats {
-  // The value split (alloc/value_split.h): none, each value an item of its own, or the tensors kept whole because
-  // their values, split, were proved not to fit.
-  enum class Values : uint8_t { NotSplit, Split, KeptWhole } values = Values::NotSplit;
+  // The value split (alloc/value_split.h): each value of a split tensor an item of its own.
   uint32_t split_tensors = 0, split_values = 0;
   ExactSpaceStats psum, sbuf;
   bool operator==(const ExactStats&) const = default;

@@ -18,6 +18,7 @@
 #include "alloc/sbuf/sbuf_footprint.h"
 #include "alloc/sbuf/sbuf_live_ranges.h"
 #include "alloc/sbuf/sbuf_packing.h"
+#include "alloc/sbuf/sbuf_recent_bytes.h"
 #include "alloc/sbuf/sbuf_select.h"
 #include "alloc/sbuf/sbuf_simplify.h"
 #include "alloc/sbuf/sbuf_spill.h"
@@ -313,6 +314,7 @@ class SbufColorer final : public Colorer<SbufVariant, SbufSelection, SbufRun> {
     const SbufGraph& g = graph(run).g;
     const ColorStack& cs = colorStack(p.arch, g, v.heuristic.order, v.plain, stacks_);
     SbufSelection sel = selectSbuf(p, g, cs.stack, v.heuristic.policy);
+    if (keepRecentBytesApart(p, g, graph(run).live.order, v.heuristic.policy, sel) > 0) scoreSbufSelection(p, g, sel);
     if (trace_.on) {
       colorer_event::Tried tried{runName(v.heuristic, v.plain), std::nullopt, {}, sel.score};
       if (trace_.sizes && !v.plain) tried.sizes = cs.sizes;
