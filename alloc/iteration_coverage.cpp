@@ -158,8 +158,9 @@ struct WalkScratch {
 
 class CoverageWalk {
  public:
-  CoverageWalk(const Program& p, TensorId t, uint64_t budget, WalkScratch& scratch, CoverageCache::Data& cache)
-      : p_(p), t_(t), budget_(budget), bits_(scratch.bits, p.tensors[t].partitions, p.tensors[t].elements),
+  CoverageWalk(const Program& p, TensorId t, uint64_t budget, WalkScratch& scratch, CoverageCache::Data& cache,
+               bool whole_by_end)
+      : p_(p), t_(t), budget_(budget), whole_by_end_(whole_by_end), bits_(scratch.bits, p.tensors[t].partitions, p.tensors[t].elements),
         regs_(scratch.regs), flags_(scratch.flags), named_(scratch.named),
         written_(scratch.written), blocks_(scratch.blocks), blocks_used_(scratch.blocks_used), binds_(scratch.binds),
         chain_(scratch.chain), slot_state_(scratch.slot_state), slot_view_(scratch.slot_view),
@@ -442,6 +443,8 @@ class CoverageWalk {
         if (!spend(bits_.words())) return;
         bits_.clear();
         walk(root_);
+        // The rewrite question: the iteration must also have written every element by its end.
+        if (whole_by_end_ && !done() && !allWritten() && !done()) verdict_ = IterationCoverage::Carried;
       });
       return;
     }
@@ -802,6 +805,7 @@ class CoverageWalk {
   const Program& p_;
   TensorId t_;
   uint64_t budget_;
+  bool whole_by_end_;  // iterationRewrite's question
   ElementBits bits_;
   // The rest live in the thread's WalkScratch.
   std::vector<std::optional<uint64_t>>& regs_;  // by RegId: the value, when the walk knows it
@@ -833,8 +837,9 @@ class CoverageWalk {
 
 }  // namespace
 
-IterationCoverage iterationCoverage(const Program& p, const LinearOrder& order, TensorId t, int32_t loop,
-                                    CoverageCache& cache, uint64_t budget) {
+// Both questions (the friend of CoverageCache).
+IterationCoverage decideCoverage(const Program& p, const LinearOrder& order, TensorId t, int32_t loop,
+                                 CoverageCache& cache, uint64_t budget, bool whole_by_end) {
   if (t >= p.tensors.size() || loop < 0 || size_t(loop) >= order.loops.size()) return IterationCoverage::Undecidable;
   const Tensor& x = p.tensors[t];
   // The bitmap itself counts against the budget: a huge tensor is not worth an exact answer.
@@ -842,9 +847,19 @@ IterationCoverage iterationCoverage(const Program& p, const LinearOrder& order, 
   if (words > budget) return IterationCoverage::Undecidable;
   static thread_local WalkScratch scratch;
   cache.data_->reset(p, order);
-  IterationCoverage verdict = CoverageWalk(p, t, budget, scratch, *cache.data_).run(order, loop);
+  IterationCoverage verdict = CoverageWalk(p, t, budget, scratch, *cache.data_, whole_by_end).run(order, loop);
   scratch.trim();
   return verdict;
+}
+
+IterationCoverage iterationCoverage(const Program& p, const LinearOrder& order, TensorId t, int32_t loop,
+                                    CoverageCache& cache, uint64_t budget) {
+  return decideCoverage(p, order, t, loop, cache, budget, false);
+}
+
+IterationCoverage iterationRewrite(const Program& p, const LinearOrder& order, TensorId t, int32_t loop,
+                                   CoverageCache& cache, uint64_t budget) {
+  return decideCoverage(p, order, t, loop, cache, budget, true);
 }
 
 IterationCoverage iterationCoverage(const Program& p, const LinearOrder& order, TensorId t, int32_t loop,

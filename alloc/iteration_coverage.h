@@ -61,8 +61,8 @@ class CoverageCache {
   struct Data;  // alloc/iteration_coverage.cpp
 
  private:
-  friend IterationCoverage iterationCoverage(const Program&, const LinearOrder&, TensorId, int32_t, CoverageCache&,
-                                             uint64_t);
+  friend IterationCoverage decideCoverage(const Program&, const LinearOrder&, TensorId, int32_t, CoverageCache&,
+                                          uint64_t, bool);
   std::unique_ptr<Data> data_;
 };
 
@@ -72,5 +72,11 @@ IterationCoverage iterationCoverage(const Program& p, const LinearOrder& order, 
                                     uint64_t budget = kCoverageBudget);
 IterationCoverage iterationCoverage(const Program& p, const LinearOrder& order, TensorId t, int32_t loop,
                                     CoverageCache& cache, uint64_t budget = kCoverageBudget);
+
+// The stronger question liveness asks of a loop that holds a value's first mention but not its last: Covered when,
+// besides every read being covered as above, every iteration has written every element of `t` by its end. Then
+// nothing an iteration leaves survives the next one, and a value read after the loop is the last iteration's only.
+IterationCoverage iterationRewrite(const Program& p, const LinearOrder& order, TensorId t, int32_t loop,
+                                   CoverageCache& cache, uint64_t budget = kCoverageBudget);
 
 }  // namespace allocsim

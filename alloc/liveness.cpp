@@ -97,9 +97,12 @@ class CoverageAnswers {
  public:
   CoverageAnswers(const Program& p, const LinearOrder& order, LivenessStats& stats, CoverageCache& cache)
       : p_(p), order_(order), stats_(stats), cache_(cache) {}
-  void reset(TensorId t) {
+  void reset(TensorId t, std::span<const Event> events) {
     t_ = t;
+    events_ = events;
     asked_.clear();
+    rewrite_asked_.clear();
+    reach_asked_.clear();
   }
   // Whether the tensor's value is carried around `loop`'s back edge (Undecidable counts as carried).
   bool carried(int32_t loop) {
@@ -114,14 +117,46 @@ class CoverageAnswers {
     asked_.push_back({loop, c});
     return c;
   }
+  // Whether an iteration of `loop` reads what it did not write itself (the back-edge question, for a loop that holds
+  // a value's last mention but not its first). Not counted in the stats.
+  bool reaches(int32_t loop) {
+    for (const auto& [l, c] : reach_asked_)
+      if (l == loop) return c;
+    const bool c = !writesIn(loop) || iterationCoverage(p_, order_, t_, loop, cache_) != IterationCoverage::Covered;
+    reach_asked_.push_back({loop, c});
+    return c;
+  }
+  // Whether an iteration of `loop` can leave something the next one (or the code after the loop) sees: not when
+  // every iteration reads only what it wrote and has rewritten the whole tensor by its end (iterationRewrite;
+  // Undecidable counts as leaving something). Not counted in the stats.
+  bool leaves(int32_t loop) {
+    for (const auto& [l, c] : rewrite_asked_)
+      if (l == loop) return c;
+    const bool c = !writesIn(loop) || iterationRewrite(p_, order_, t_, loop, cache_) != IterationCoverage::Covered;
+    rewrite_asked_.push_back({loop, c});
+    return c;
+  }
 
  private:
   const Program& p_;
   const LinearOrder& order_;
   LivenessStats& stats_;
   CoverageCache& cache_;
+  // Whether the tensor is written in `loop`'s body at all (without a write, a read there is never covered).
+  bool writesIn(int32_t loop) const {
+    const LinearLoop& l = order_.loops[size_t(loop)];
+    auto it = std::upper_bound(events_.begin(), events_.end(), l.header,
+                               [](uint32_t pos, const Event& e) { return pos < e.pos; });
+    for (; it != events_.end() && it->pos < l.end; ++it)
+      if (it->write) return true;
+    return false;
+  }
+
   TensorId t_ = kNone;
+  std::span<const Event> events_;  // the tensor's mentions, in order
   std::vector<std::pair<int32_t, bool>> asked_;
+  std::vector<std::pair<int32_t, bool>> rewrite_asked_;
+  std::vector<std::pair<int32_t, bool>> reach_asked_;
 };
 
 // Whether the first mention, at `pos`, replaces the whole value on every iteration of common loop `loop`.
@@ -150,10 +185,30 @@ Segment segmentOf(const LinearOrder& order, const Mentions& m, CoverageAnswers* 
   order.nest(m.last, lu);
   size_t common = 0;
   while (common < ld.size() && common < lu.size() && ld[common] == lu[common]) ++common;
-  if (ld.size() > common) r.first = order.loops[size_t(ld[common])].header;
-  if (lu.size() > common) r.last = order.loops[size_t(lu[common])].end;
+  // Rule 2, first side: the outermost loop that may run the first mention more than once and can see a value an
+  // earlier iteration left before the first mention runs again.
+  for (size_t i = common; i < ld.size(); ++i) {
+    const LinearLoop& l = order.loops[size_t(ld[i])];
+    if (l.trips <= 1) continue;                      // one iteration: nothing is left from an earlier one
+    if (m.first_cover == WriteCover::Whole) break;   // rewritten in full on every iteration before any mention
+    if (m.first_cover == WriteCover::WholeOnFirst && i + 1 < ld.size()) continue;  // its own loop's first
+                                                                                    // iteration rewrites it
+    if (answers != nullptr && !answers->leaves(ld[i])) continue;  // rewritten piecewise on every iteration
+    r.first = l.header;
+    break;
+  }
+  // Rule 2, last side: the outermost loop that runs the last mention again after it first ran, unless each of its
+  // iterations reads only what it wrote itself (then nothing is live from one iteration's last mention to the next).
+  for (size_t i = common; i < lu.size(); ++i) {
+    const LinearLoop& l = order.loops[size_t(lu[i])];
+    if (l.trips <= 1) continue;
+    if (answers != nullptr && !answers->reaches(lu[i])) continue;
+    r.last = l.end;
+    break;
+  }
   for (size_t i = 0; i < common; ++i) {
     const LinearLoop& l = order.loops[size_t(ld[i])];
+    if (l.trips <= 1) continue;  // no back edge is taken
     if (carriedAround(order, m, ld[i], answers)) {
       // Outermost first: this extension covers every inner common loop too.
       r.first = std::min(r.first, l.header);
@@ -198,24 +253,135 @@ class RegisterAnswers {
 
 // Cuts one tensor's or register's mentions (in order) into values and adds their segments to `range` (the rules in
 // liveness.h); `starts` gets the positions of the writes that start the second, third, ... value.
+// The elements of one tensor some writes have covered, for partialStartsValue.
+class WrittenElements {
+ public:
+  // False when the tensor is too large to be worth tracking.
+  bool reset(const Tensor& t) {
+    partitions_ = t.partitions;
+    elements_ = t.elements;
+    if (uint64_t(partitions_) * elements_ > (uint64_t(1) << 18)) return false;
+    bits_.assign(size_t(partitions_) * elements_, false);
+    return true;
+  }
+  void markAll() { bits_.assign(bits_.size(), true); }
+  // Marks (write) or tests (!write) the elements of a view whose indexes name no register; false when the view
+  // names a register or leaves the tensor, or (a test) when some element is not marked.
+  bool visit(const AccessPattern& ap, bool write) {
+    if (ap.hasRegister() || ap.partition.constant < 0 || ap.offset.constant < 0) return false;
+    const uint64_t part = uint64_t(ap.partition.constant), off = uint64_t(ap.offset.constant);
+    if (part + ap.partitions > partitions_) return false;
+    if (ap.count2 > 0 && ap.count > 0 && off + uint64_t(ap.count2 - 1) * ap.step2 + ap.count > elements_) return false;
+    for (uint64_t q = part; q < part + ap.partitions; ++q)
+      for (uint64_t j = 0; j < ap.count2; ++j)
+        for (uint64_t e = off + j * ap.step2; e < off + j * ap.step2 + ap.count; ++e) {
+          const size_t at = size_t(q * elements_ + e);
+          if (write) bits_[at] = true;
+          else if (!bits_[at]) return false;
+        }
+    return true;
+  }
+
+ private:
+  uint32_t partitions_ = 0;
+  uint32_t elements_ = 0;
+  std::vector<bool> bits_;
+};
+
+// How many instructions partialStartsValue looks at after the write before it gives up (and keeps one value): the
+// question is asked of every partial write, so a tensor written piecewise many times stays linear.
+constexpr uint32_t kPartialLookahead = 64;
+
+// Whether the partial write that events[i] records (at position k, on every execution of its block) leaves nothing
+// of the value before it to be read: every later mention of the tensor, up to the next write of the whole tensor,
+// lies in the same loop body as k (no nested loop or block between), names no register in its views, and reads only
+// elements written at or after k. Then k starts a new value (if no loop carries the tensor: startsValue).
+bool partialStartsValue(const Program& p, const LinearOrder& order, TensorId t, std::span<const Event> events,
+                        size_t i, WrittenElements& written) {
+  const uint32_t k = events[i].pos;
+  const int32_t loop = order.positions[k].loop;
+  if (!written.reset(p.tensors[t])) return false;
+  uint32_t last = kNone, visited = 0;
+  for (size_t j = i; j < events.size(); ++j) {
+    const uint32_t pos = events[j].pos;
+    if (pos == last) continue;  // the instruction was visited whole
+    last = pos;
+    if (++visited > kPartialLookahead) return false;
+    const LinearPosition& at = order.positions[pos];
+    if (at.kind != LinearPosition::Kind::Instruction || at.loop != loop || at.conditional) return false;
+    const OperandViews v = operandViews(*at.inst);
+    if (pos != k) {
+      for (const AccessPattern* ap : v.reads)
+        if (ap->tensor == t && !written.visit(*ap, false)) return false;
+      if (v.accumulates && v.write && v.write->tensor == t && at.inst->start != When::Always &&
+          !written.visit(*v.write, false))
+        return false;
+    }
+    if (pos != k && events[j].write && events[j].cover == WriteCover::Whole) return true;  // replaced whole
+    for (const AccessPattern* ap : {v.write, v.reduce_write})
+      if (ap != nullptr && ap->tensor == t && !written.visit(*ap, true)) return false;
+  }
+  return true;
+}
+
+// Adds the range of one value, whose mentions are `group` (summed up in `m`). Writes after the value's last read
+// that no later iteration's read can see (no loop that runs more than once holds both) and that read nothing
+// themselves are dead stores: each is live at its own position only, and the value's segment ends at its last read.
+void addValue(const LinearOrder& order, std::span<const Event> group, Mentions m, CoverageAnswers* coverage,
+              LiveRange& range, std::vector<int32_t>& ld, std::vector<int32_t>& lu) {
+  size_t k = group.size();  // group[k..]: the writes after the last read (reads come before writes at a position)
+  while (k > 0 && group[k - 1].write) --k;
+  if (k < group.size() && (k == 0 || group[k - 1].pos < group[k].pos)) {
+    // A start@first matmul reads its accumulator on its loop's later iterations: no dead store.
+    bool dead = std::none_of(group.begin() + ptrdiff_t(k), group.end(),
+                             [](const Event& e) { return e.cover == WriteCover::WholeOnFirst; });
+    if (dead && k > 0) {
+      order.nest(group[k - 1].pos, ld);
+      order.nest(group[k].pos, lu);
+      for (size_t i = 0; i < ld.size() && i < lu.size() && ld[i] == lu[i]; ++i)
+        if (order.loops[size_t(ld[i])].trips > 1) dead = false;
+    }
+    if (dead) {
+      for (size_t i = k; i < group.size(); ++i) range.add({group[i].pos, group[i].pos});
+      if (k == 0) return;  // never read: nothing but the stores
+      m.last = group[k - 1].pos;
+    }
+  }
+  range.add(segmentOf(order, m, coverage, ld, lu));
+}
+
+// A tensor's program and id, for the partial writes that start values (registers have none).
+struct TensorOf {
+  const Program* p = nullptr;
+  TensorId t = kNone;
+  WrittenElements* written = nullptr;
+};
+
 template <class Answers>
 void valuesOf(const LinearOrder& order, std::span<const Event> events, Answers& answers, CoverageAnswers* coverage,
               LiveRange& range, std::vector<uint32_t>* starts, std::vector<int32_t>& ld, std::vector<int32_t>& lu,
-              std::vector<int32_t>& chain) {
+              std::vector<int32_t>& chain, TensorOf tensor = {}) {
   Mentions m;
   uint32_t prev = 0;
-  for (const Event& ev : events) {
-    if (ev.write && ev.cover != WriteCover::Partial && !m.empty() &&
-        startsValue(order, ev.pos, ev.cover, prev, answers, chain)) {
-      range.add(segmentOf(order, m, coverage, ld, lu));
+  size_t begin = 0;  // the current value's first event
+  for (size_t i = 0; i < events.size(); ++i) {
+    const Event& ev = events[i];
+    const bool starts_one =
+        ev.write && !m.empty() &&
+        (ev.cover != WriteCover::Partial ||
+         (tensor.p != nullptr && prev < ev.pos && !order.positions[ev.pos].conditional &&
+          partialStartsValue(*tensor.p, order, tensor.t, events, i, *tensor.written)));
+    if (starts_one && startsValue(order, ev.pos, ev.cover, prev, answers, chain)) {
+      addValue(order, events.subspan(begin, i - begin), m, coverage, range, ld, lu);
       if (starts) starts->push_back(ev.pos);
       m = Mentions{};
+      begin = i;
     }
     if (ev.write) m.write(ev.pos, ev.cover);
     else m.read(ev.pos);
     prev = ev.pos;
   }
-  if (!m.empty()) range.add(segmentOf(order, m, coverage, ld, lu));
+  if (!m.empty()) addValue(order, events.subspan(begin), m, coverage, range, ld, lu);
 }
 
 }  // namespace
@@ -281,12 +447,15 @@ Liveness computeLiveness(const Program& p) {
   thread_local std::vector<int32_t> ld, lu, chain;  // the thread's, as e
   CoverageCache cache;
   CoverageAnswers answers(p, order, live.stats, cache);
+  WrittenElements written;
   live.tensors.resize(p.tensors.size());
   live.value_starts.resize(p.tensors.size());
   for (TensorId t = 0; t < p.tensors.size(); ++t) {
-    answers.reset(t);
-    valuesOf(order, std::span<const Event>(events).subspan(offsets[t], offsets[t + 1] - offsets[t]), answers,
-             &answers, live.tensors[t], &live.value_starts[t], ld, lu, chain);
+    const std::span<const Event> mentions =
+        std::span<const Event>(events).subspan(offsets[t], offsets[t + 1] - offsets[t]);
+    answers.reset(t, mentions);
+    valuesOf(order, mentions, answers, &answers, live.tensors[t], &live.value_starts[t], ld, lu, chain,
+             TensorOf{&p, t, &written});
   }
   live.registers.resize(regs.size());
   for (RegId r = 0; r < regs.size(); ++r) {

@@ -25,31 +25,54 @@
 // A write inside a conditional block (`if`) or a loop with a register bound may not run: it never starts a value (it
 // counts as a partial write), while reads inside count as reads; iteration coverage evaluates the conditions and
 // bounds it can (alloc/iteration_coverage.h).
+// A partial write starts a value too when nothing of the value before it is read again: it runs on every execution
+// of its loop body, and every later mention up to the next whole write lies in that same body (no nested loop or
+// block between), names no register in its views and reads only elements written from the partial write on (a part
+// of a PSUM accumulator rewritten and read back, then the whole replaced). The loops around it must not carry the
+// tensor, as for a full write.
 //
-// Each group's range is one segment, computed as a single value always was:
+// Each group's range is computed as a single value always was, with what the data allows taken off:
 //  1. Anchors: from the group's first mention to its last. Inputs are written at program start, outputs read at
 //     program end.
 //  2. Loop extension: a first mention deeper than the loops common to first and last is anchored at the header of
-//     the outermost loop that contains it but not the last mention (it may be written in any iteration), a last
-//     mention deeper than common at the end of the outermost loop that contains it but not the first (it is read in
-//     every iteration).
-//  3. Back edges: a common loop extends the segment over its whole body only when the value is carried around its
-//     back edge: a read of some iteration sees an element that iteration has not written before. Decided from the
-//     views (alloc/iteration_coverage.h), exact where it answers; where the views cannot be evaluated the value is
-//     treated as carried (counted in LivenessStats::undecidable). A first mention that replaces the whole value on
-//     every iteration carries nothing; an accumulation group (start@first ... stop@last in a K-loop) is carried
-//     around its K-loop, per iteration of the loops outside.
-// A tensor's range is the union of its groups' segments, kept sorted and disjoint (touching segments merge).
+//     the outermost such loop that may run it again and see what an earlier iteration left: one of more than one
+//     iteration, unless the first mention replaces the whole value on each of its iterations (a whole write; a
+//     start@first matmul for the loops outside its own) or each iteration reads only what it wrote and has
+//     rewritten every element by its end (alloc/iteration_coverage.h, iterationRewrite). A last mention deeper
+//     than common is extended to the end of the outermost loop that contains it but not the first, runs more than
+//     once and reads, in some iteration, what that iteration did not write (otherwise nothing is live from one
+//     iteration's last mention to the next).
+//  3. Back edges: a common loop of more than one iteration extends the segment over its whole body only when the
+//     value is carried around its back edge: a read of some iteration sees an element that iteration has not
+//     written before. Decided from the views (alloc/iteration_coverage.h), exact where it answers; where the views
+//     cannot be evaluated the value is treated as carried (counted in LivenessStats::undecidable). A first mention
+//     that replaces the whole value on every iteration carries nothing; an accumulation group (start@first ...
+//     stop@last in a K-loop) is carried around its K-loop, per iteration of the loops outside.
+//  4. Dead stores: writes after the group's last read that read nothing themselves and share no loop of more than
+//     one iteration with that read are live at their own positions only; the group's segment ends at the read.
+// A tensor's range is the union of its groups' segments, kept sorted and disjoint (touching segments merge). The
+// segments of two values of one tensor never meet: a later value starts only where no loop carries the tensor, and
+// the rules above extend a value over a loop only where that loop carries it, so splitting values into tensors of
+// their own (alloc/value_split.h) never needs more room than the tensor whole.
+//
+// What no liveness over the linear order can tell apart: one position stands for every iteration of its loops. A
+// value written on every iteration and read after the loop is live at its write on each iteration (a dead store but
+// on the last), and a tensor last read inside the loop is live there on each iteration but the last; two such
+// tensors count together at one position though no step holds both. verify/liveness_precision.h measures this
+// (positional against dynamic max-live), docs/quality.md lists it; only unrolling or peeling the loop removes it.
 //
 // Why it covers the dynamic liveness
 // ----------------------------------
 // Dynamically a tensor is live at a step when an element written at or before it is read at or after it. The read
 // and the write that produced its element belong to one group: a group boundary k is a full write that runs after
-// every earlier mention's last run and before every later mention's first run in the same iterations, so no
-// element crosses it. Within a group, rules 1-3 are the one-interval rule, which covers every step between a write
-// and a read of the group (a step inside a loop maps to the loop body's positions, covered either by the anchors or
-// by the back-edge extension). So every dynamically live step maps to a position inside a segment. The properties
-// in props/liveness_props.cpp check this against verify/dynamic_liveness.h on generated programs that reuse tensors.
+// every earlier mention's last run and before every later mention's first run in the same iterations (or a partial
+// write after which only what it and later writes wrote is read), so no element crosses it. Within a group, rules
+// 1-3 cover every step between a write and a read of the group (a step inside a loop maps to the loop body's
+// positions, covered either by the anchors or by the extensions, which are left out only where no element written
+// before a position of one iteration is read after it: a loop run once, an iteration that rewrites the tensor
+// before reading it, an iteration that reads only what it wrote); a dead store is live only at its own steps. So
+// every dynamically live step maps to a position inside a segment. The properties in props/liveness_props.cpp and
+// props/reuse_props.cpp check this against verify/dynamic_liveness.h on generated programs that reuse tensors.
 //
 // Registers follow the same rule, with their own back-edge answer: every write of a register replaces all of it, so
 // a write that runs every time (not inside a block or a register-bounded loop) starts a new value, unless the

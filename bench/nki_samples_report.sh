@@ -6,18 +6,4 @@
 # Usage: bash bench/nki_samples_report.sh [BUILD_DIR]   (default build-bench; needs libbenchmark-dev to configure)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-BUILD=${1:-build-bench}
-cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DALLOCSIM_BENCH=ON -DALLOCSIM_TESTS=OFF >/dev/null
-ninja -C "$BUILD" nki_samples_report >/dev/null
-section=$(mktemp)
-"$BUILD/bench/nki_samples_report" > "$section"
-# Keep everything before the section and everything from the next "## " heading after it.
-awk -v sec="$section" '
-  /^## NKI sample kernels$/ { skipping = 1; while ((getline line < sec) > 0) print line; done = 1; next }
-  skipping && /^## / { skipping = 0; print "" }
-  !skipping { print }
-  END { if (!done) { print ""; while ((getline line < sec) > 0) print line } }
-' docs/quality.md > docs/quality.md.new
-mv docs/quality.md.new docs/quality.md
-rm -f "$section"
-echo "wrote the NKI sample kernels section of docs/quality.md"
+bash bench/report_section.sh "${1:-build-bench}" nki_samples_report "NKI sample kernels"

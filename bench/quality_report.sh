@@ -56,4 +56,6 @@ TEXT
 { echo; echo "## DMA optimization"; echo; bash bench/dma_report.sh "$BUILD"; } >> docs/quality.md
 # The NKI sample kernels (bench/nki_samples_report.sh: corpus/nki_samples/ per coloring level).
 bash bench/nki_samples_report.sh "$BUILD" >/dev/null
+# The liveness precision against the data (bench/liveness_report.sh: corpus kernels and generated programs).
+bash bench/liveness_report.sh "$BUILD" >/dev/null
 echo "wrote docs/quality.md"

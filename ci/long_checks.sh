@@ -23,7 +23,7 @@ ninja -C build allocsim_props allocsim allocsim_tests first_fit first_fit_half_o
 
 echo "== benchmarks (CI's build leaves bench/ out): built with -DALLOCSIM_BENCH=ON, each started once"
 cmake -S . -B build -DALLOCSIM_BENCH=ON >/dev/null
-ninja -C build alloc_quality sim_speed verify_scaling colorer_scaling loop_body_scaling nki_samples_report
+ninja -C build alloc_quality sim_speed verify_scaling colorer_scaling loop_body_scaling nki_samples_report liveness_report
 for b in alloc_quality sim_speed verify_scaling colorer_scaling loop_body_scaling; do build/bench/$b --benchmark_list_tests >/dev/null; done
 bench_tmp=$(mktemp -d)
 build/bench/verify_scaling --write 10000 "$bench_tmp/p.nki.txt" "$bench_tmp/original.nki.txt"

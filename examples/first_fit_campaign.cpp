@@ -39,7 +39,7 @@ int main(int argc, char** argv) {
   for (const allocsim::FailureRecord& f : r.failures) {
     if (!f.first_of_kind) continue;
     std::printf("  %s after %.2f s, seed %llu: shrunk from %zu to %zu instructions in %.2f s%s\n%s",
-                f.outcome.kind.c_str(), r.first_failure_seconds.value_or(0), (unsigned long long)f.input.seed,
+                f.outcome.kind.name().c_str(), r.first_failure_seconds.value_or(0), (unsigned long long)f.input.seed,
                 f.instructions_before, f.instructions_after, f.shrink.seconds, f.flaky ? " (FLAKY)" : "",
                 allocsim::printProgram(f.minimal).c_str());
     std::printf("  %s\n", f.minimal_outcome.message.c_str());

@@ -41,8 +41,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   allocated.arch.dma_queues = 1 + uint32_t(in.knob & 3);
   allocated.arch.dma_ring_slots = 1 + uint32_t((in.knob >> 2) & 3);
   sim::SimOptions o;
+  o.timing = sim::TimingTable::forPreset(allocated.arch.name);
   o.poison_seed = in.poison_seed;
-  o.timing.engine_queue_depth = 1 + uint32_t((in.knob >> 4) & 7);
+  o.timing->engine_queue_depth = 1 + uint32_t((in.knob >> 4) & 7);
 
   InterpResult ref;
   try {
@@ -62,7 +63,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // interpreter does not model: then the same run with chunks wider than any view (applied at once) must agree.
   for (const sim::SimStats::SelfOverlap& so : r.stats.self_overlaps) {
     if (so.differing == 0) continue;
-    o.timing.stream_chunk_elements = 1u << 20;
+    o.timing->stream_chunk_elements = 1u << 20;
     r = sim::simulate(allocated, o);
     for (const sim::SimStats::SelfOverlap& again : r.stats.self_overlaps)
       if (again.differing)

@@ -32,17 +32,18 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   allocated.arch.dma_queues = 1 + uint32_t(k & 3);
   allocated.arch.dma_ring_slots = 1 + uint32_t((k >> 2) & 3);
   sim::SimOptions o;
+  o.timing = sim::TimingTable::forPreset(allocated.arch.name);
   o.timing_only = true;
-  o.timing.engine_queue_depth = 1 + uint32_t(s & 7);
+  o.timing->engine_queue_depth = 1 + uint32_t(s & 7);
   static constexpr double kFixedNs[] = {0, 1, 100, 1300};
   static constexpr double kRate[] = {0.5, 17, 256, 3};
   static constexpr double kClock[] = {1.4, 1.12, 2.8, 0.7};
-  o.timing.dma_fixed_ns = kFixedNs[(s >> 3) & 3];
-  o.timing.dma_engine_bytes_per_ns = kRate[(s >> 5) & 3];
-  o.timing.dve_clock_ghz = kClock[(s >> 7) & 3];
-  o.timing.pe_clock_ghz = kClock[(s >> 9) & 3];
-  o.timing.sp_clock_ghz = kClock[(s >> 11) & 3];
-  o.timing.dma_descriptor_overhead_bytes = (s >> 13) & 1 ? 0 : 512;
+  o.timing->dma_fixed_ns = kFixedNs[(s >> 3) & 3];
+  o.timing->dma_engine_bytes_per_ns = kRate[(s >> 5) & 3];
+  o.timing->dve_clock_ghz = kClock[(s >> 7) & 3];
+  o.timing->pe_clock_ghz = kClock[(s >> 9) & 3];
+  o.timing->sp_clock_ghz = kClock[(s >> 11) & 3];
+  o.timing->dma_descriptor_overhead_bytes = (s >> 13) & 1 ? 0 : 512;
   verify::TimingCheck c;
   try {
     c = verify::checkTiming(allocated, o);

@@ -50,8 +50,8 @@ Program Generator::run() {
     // Choice 0 stops adding: small sizes draw their length (properties and fuzzers see short programs), and a
     // fuzzer's short input stays a short program. From kLongProgram statements on, the stop is ignored before half
     // of `size` (the draw is made either way, so the choice stream is the same): `--size N` then gives at least N/2
-    // top-level statements unless a budget ends the program first (a stop drawn at statement 787 gave `gen --seed
-    // 1` the same program for every --size from 1,000 to 20,000).
+    // top-level statements unless a budget ends the program first (otherwise one early stop would give `gen --seed
+    // S` the same program for every large --size).
     if (i > 0 && c_.below(2 * uint64_t(size)) == 0 && (size < kLongProgram || 2 * uint64_t(i) >= size || c_.exhausted()))
       break;
     topLevelLeft_ = size - i;

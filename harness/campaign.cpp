@@ -94,7 +94,7 @@ CampaignResult runCampaign(Subject& subject, const CampaignOptions& opts) {
       CampaignProgress& t = result.totals;
       ++t.cases;
       result.allocator_seconds += outcome.seconds;
-      if (outcome.kind != "timeout") slowest_completed = std::max(slowest_completed, outcome.seconds);
+      if (outcome.kind.what != FailureKind::Class::Timeout) slowest_completed = std::max(slowest_completed, outcome.seconds);
       if (outcome.status == CaseStatus::Pass) ++t.passed;
       if (outcome.simulated) {
         ++result.simulated;
@@ -104,7 +104,7 @@ CampaignResult runCampaign(Subject& subject, const CampaignOptions& opts) {
       if (outcome.failed()) {
         ++t.failed;
         if (!result.first_failure_seconds) result.first_failure_seconds = since(start);
-        ++result.failures_by_kind[outcome.kind];
+        ++result.failures_by_kind[outcome.kind.name()];
         if (result.failures.size() < kKeptFailures) {
           FailureRecord rec;
           rec.input = std::move(input);
@@ -142,12 +142,12 @@ CampaignResult runCampaign(Subject& subject, const CampaignOptions& opts) {
 
   // The first failure of each kind, in the order found: re-run (flaky?), then shrink. Later failures of a kind
   // are kept as found (their inputs reproduce them) and counted.
-  std::vector<std::string> kinds_done;
+  std::vector<FailureKind> kinds_done;
   for (FailureRecord& rec : result.failures) {
     rec.instructions_before = rec.instructions_after = instructionCount(rec.input.program);
     rec.minimal = rec.input.program;
     rec.minimal_outcome = rec.outcome;
-    const std::string& kind = rec.outcome.kind;
+    const FailureKind& kind = rec.outcome.kind;
     if (std::find(kinds_done.begin(), kinds_done.end(), kind) != kinds_done.end()) continue;
     kinds_done.push_back(kind);
     rec.first_of_kind = true;
@@ -176,7 +176,7 @@ CampaignResult runCampaign(Subject& subject, const CampaignOptions& opts) {
     // A timeout costs its full time per candidate: candidates get a shorter one, raised only when what they
     // shrank to does not time out under the full one.
     const double full = subject.timeout();
-    const bool timeout = kind == "timeout" && full > 0;
+    const bool timeout = kind.what == FailureKind::Class::Timeout && full > 0;
     const double first_limit = opts.shrink_timeout > 0    ? opts.shrink_timeout
                                : slowest_completed > 0 ? std::max(0.1, 4 * slowest_completed)
                                                        : 0.25;

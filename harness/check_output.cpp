@@ -9,7 +9,7 @@
 namespace allocsim {
 namespace {
 
-void fail(CaseOutcome& out, const std::string& kind, std::string message, std::string detail = "") {
+void fail(CaseOutcome& out, const FailureKind& kind, std::string message, std::string detail = "") {
   out.status = CaseStatus::Fail;
   out.kind = kind;
   out.kinds = {kind};
@@ -65,7 +65,7 @@ void checkAllocatedText(const Program& input, const std::string& text, const Che
     allocated = parseProgram(text);
   } catch (const InputError& e) {
     std::string first = e.diagnostics().empty() ? "" : e.diagnostics()[0].message;
-    return fail(out, "unparsable", "the output is not a program: " + first, e.format("output"));
+    return fail(out, FailureKind::of(FailureKind::Class::Unparsable), "the output is not a program: " + first, e.format("output"));
   }
   checkAllocatedProgram(input, allocated, seeds, out);
   // The allocator's own declarations of the tensors the root finding is about: its placements, as it wrote them.
@@ -84,15 +84,15 @@ void checkAllocatedProgram(const Program& input, const Program& allocated, const
   Verdict v = checkAllocation(allocated, check);
   switch (v.defect) {
     case Defect::IllFormed:
-      return fail(out, defectName(v.defect), "the output is not well-formed: " + v.diagnostics[0].message,
+      return fail(out, FailureKind::ofDefect(v.defect), "the output is not well-formed: " + v.diagnostics[0].message,
                   InputError(v.diagnostics).format("output"));
     case Defect::NotTheInput:
       if (!v.diagnostics.empty())
-        return fail(out, defectName(v.defect), "the output's provenance is inconsistent: " + v.diagnostics[0].message,
+        return fail(out, FailureKind::ofDefect(v.defect), "the output's provenance is inconsistent: " + v.diagnostics[0].message,
                     InputError(v.diagnostics).format("output"));
-      return fail(out, defectName(v.defect), "the output does not implement the input: " + v.mismatch);
+      return fail(out, FailureKind::ofDefect(v.defect), "the output does not implement the input: " + v.mismatch);
     case Defect::CannotRun:
-      return fail(out, defectName(v.defect), "the oracles cannot run the output: " + v.diagnostics[0].message,
+      return fail(out, FailureKind::ofDefect(v.defect), "the oracles cannot run the output: " + v.diagnostics[0].message,
                   InputError(v.diagnostics).format("output"));
     case Defect::None:
     case Defect::Findings: break;
@@ -110,7 +110,7 @@ void checkAllocatedProgram(const Program& input, const Program& allocated, const
                    [](const Finding& a, const Finding& b) { return rootRank(a.oracle) < rootRank(b.oracle); });
   out.involved = involvedTensors(allocated, report.findings.front());
   for (const Finding& f : report.findings) {
-    std::string kind = std::string(oracleName(f.oracle)) + ":" + findingKindName(f.kind);
+    const FailureKind kind = FailureKind::ofFinding(f.oracle, f.kind);
     if (std::find(out.kinds.begin(), out.kinds.end(), kind) == out.kinds.end()) out.kinds.push_back(kind);
     out.detail += f.format("output");
   }

@@ -60,17 +60,17 @@ std::string checkCommand(const FailureRecord& f, const std::string& base) {
 std::string failureReport(const std::string& command, const FailureRecord& f, const std::string& base) {
   std::string s;
   s += "command: " + command + "\n";
-  s += "finding: " + f.minimal_outcome.kind + ": " + f.minimal_outcome.message + "\n";
+  s += "finding: " + f.minimal_outcome.kind.name() + ": " + f.minimal_outcome.message + "\n";
   if (!f.minimal_outcome.placements.empty())
     s += "the allocator's placements of the tensors involved:\n" + indented(f.minimal_outcome.placements);
   if (f.fails_on_every_input)
     s += "fails on every input: even the smallest program (one SBUF element set to 0) fails this way\n";
   if (f.flaky) {
     s += "FLAKY: the same input gave different results:\n";
-    s += "    run 1: " + std::string(caseStatusName(f.outcome.status)) + " " + f.outcome.kind + " (exit " +
+    s += "    run 1: " + std::string(caseStatusName(f.outcome.status)) + " " + f.outcome.kind.name() + " (exit " +
          std::to_string(f.outcome.exit_code) + ")\n";
     for (size_t k = 0; k < f.reruns.size(); ++k)
-      s += "    run " + std::to_string(k + 2) + ": " + caseStatusName(f.reruns[k].status) + " " + f.reruns[k].kind +
+      s += "    run " + std::to_string(k + 2) + ": " + caseStatusName(f.reruns[k].status) + " " + f.reruns[k].kind.name() +
            " (exit " + std::to_string(f.reruns[k].exit_code) + ")\n";
   }
   s += "input: " + f.input.source;
@@ -87,7 +87,7 @@ std::string failureReport(const std::string& command, const FailureRecord& f, co
     s += " (" + std::to_string(f.shrink.attempts) + " candidates tried, " + std::to_string(f.shrink.accepted) +
          " kept, " + std::to_string(f.shrink.rejected_ill_formed) + " ill-formed ones skipped)";
   s += "\nall kinds on the shrunk input:";
-  for (const std::string& k : f.minimal_outcome.kinds) s += " " + k;
+  for (const FailureKind& k : f.minimal_outcome.kinds) s += " " + k.name();
   s += "\n\n--- input (" + base + ".nki.txt)\n" + printProgram(f.minimal);
   s += "\n--- details\n" + indented(f.minimal_outcome.detail);
   s += "\n--- allocator output\n" + indented(f.minimal_outcome.output);

@@ -35,7 +35,7 @@ int fuzzAllocatorOneInput(Allocator& allocator, const uint8_t* data, size_t size
   std::fprintf(stderr,
                "allocator failure: %s: %s\n--- shrunk input (%zu instructions; the fuzzer's input had %zu)\n%s"
                "--- details\n%s--- allocator output\n%s--- seeds: input %llu, poison %llu\n",
-               last.kind.c_str(), last.message.c_str(), instructionCount(shrunk.program), instructionCount(program),
+               last.kind.name().c_str(), last.message.c_str(), instructionCount(shrunk.program), instructionCount(program),
                printProgram(shrunk.program).c_str(), last.detail.c_str(), last.output.c_str(),
                (unsigned long long)seeds.input_seed, (unsigned long long)seeds.poison_seed);
   std::abort();

@@ -48,7 +48,7 @@ inline void requireCorrect(Allocator& allocator, const Program& program, uint64_
   const CaseOutcome o = subject.run(program, seedsFor(seed));
   RC_CLASSIFY(o.status == CaseStatus::Refused, "refused");
   RC_PRE(o.status != CaseStatus::Refused);
-  if (o.failed()) RC_FAIL(o.kind + ": " + o.message + "\n--- input\n" + printProgram(program) + "--- details\n" + o.detail);
+  if (o.failed()) RC_FAIL(o.kind.name() + ": " + o.message + "\n--- input\n" + printProgram(program) + "--- details\n" + o.detail);
 }
 
 }  // namespace allocsim::rc_allocator

@@ -12,10 +12,10 @@
 namespace allocsim {
 namespace {
 
-void fail(CaseOutcome& out, const std::string& kind, const std::string& message) {
+void fail(CaseOutcome& out, FailureKind::Class kind, const std::string& message) {
   out.status = CaseStatus::Fail;
-  out.kind = kind;
-  out.kinds = {kind};
+  out.kind = FailureKind::of(kind);
+  out.kinds = {out.kind};
   out.message = "[simulator] " + message;
   out.detail = out.message + "\n";
 }
@@ -40,7 +40,7 @@ void checkSimulatedRun(const Program& allocated, const sim::SimOptions& opts, Ca
     io.input_seed = so.input_seed;
     reference = interpret(allocated, storage, io);
   } catch (const InputError& e) {  // the oracles ran it, so only a bug in them gets here
-    return fail(out, "simulator:cannot-run",
+    return fail(out, FailureKind::Class::SimulatorCannotRun,
                 "the interpreter cannot run the output: " + (e.diagnostics().empty() ? "" : e.diagnostics()[0].message));
   }
   // A program the interpreter completes runs in the simulator (sim/simulate.h): no need to prevalidate it again.
@@ -58,8 +58,8 @@ void checkSimulatedRun(const Program& allocated, const sim::SimOptions& opts, Ca
   } catch (const std::exception& e) {
     failure = std::string("the simulator failed: ") + e.what();
   }
-  if (!failure.empty()) return fail(out, "simulator:cannot-run", failure);
-  if (auto d = sim::simulatorDisagreement(allocated, simulated.exec, reference)) return fail(out, "simulator:disagrees", *d);
+  if (!failure.empty()) return fail(out, FailureKind::Class::SimulatorCannotRun, failure);
+  if (auto d = sim::simulatorDisagreement(allocated, simulated.exec, reference)) return fail(out, FailureKind::Class::SimulatorDisagrees, *d);
   if (own_trace && so.drop == sim::DropDependency::None) {
     std::string timing;
     try {
@@ -67,7 +67,7 @@ void checkSimulatedRun(const Program& allocated, const sim::SimOptions& opts, Ca
     } catch (const InputError& e) {
       timing = "the timing oracle cannot run the output: " + (e.diagnostics().empty() ? "" : e.diagnostics()[0].message);
     }
-    if (!timing.empty()) return fail(out, "simulator:timing", timing);
+    if (!timing.empty()) return fail(out, FailureKind::Class::SimulatorTiming, timing);
   }
   out.cycles = simulated.stats.cycles;
   out.simulated = true;

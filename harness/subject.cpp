@@ -36,10 +36,10 @@ std::string readFile(const fs::path& p, bool& ok) {
   return s.str();
 }
 
-void failWith(CaseOutcome& out, const std::string& kind, std::string message) {
+void failWith(CaseOutcome& out, FailureKind::Class kind, std::string message) {
   out.status = CaseStatus::Fail;
-  out.kind = kind;
-  out.kinds = {kind};
+  out.kind = FailureKind::of(kind);
+  out.kinds = {out.kind};
   out.message = std::move(message);
 }
 
@@ -108,9 +108,9 @@ CaseOutcome ExternalCommandSubject::run(const Program& input, const CheckSeeds& 
   fs::remove(out, ec);
   result.exit_code = pr.signal ? -pr.signal : pr.exit_code;
   if (!pr.started) {
-    failWith(result, "exit-code", "the command could not be started: " + pr.error);
+    failWith(result, FailureKind::Class::ExitCode, "the command could not be started: " + pr.error);
   } else if (huge) {
-    failWith(result, "huge-output",
+    failWith(result, FailureKind::Class::HugeOutput,
              "more output than " + std::to_string(po.max_output) + " bytes (" +
                  std::to_string(uint64_t(max_output_multiple_)) + " times the input's " +
                  std::to_string(text.size()) + " bytes, --max-output): " +
@@ -118,19 +118,19 @@ CaseOutcome ExternalCommandSubject::run(const Program& input, const CheckSeeds& 
   } else if (pr.timed_out) {
     std::ostringstream m;
     m << "timeout: no result after " << opts_.timeout_seconds << " s";
-    failWith(result, "timeout", m.str());
+    failWith(result, FailureKind::Class::Timeout, m.str());
   } else if (pr.signal) {
-    failWith(result, "crash", "killed by signal " + std::to_string(pr.signal) + " (" + strsignal(pr.signal) + ")");
+    failWith(result, FailureKind::Class::Crash, "killed by signal " + std::to_string(pr.signal) + " (" + strsignal(pr.signal) + ")");
   } else if (pr.exit_code == 3) {
     result.status = CaseStatus::Refused;
     result.message = "refused (exit code 3)";
   } else if (pr.exit_code != 0) {
-    failWith(result, "exit-code", "exit code " + std::to_string(pr.exit_code) +
+    failWith(result, FailureKind::Class::ExitCode, "exit code " + std::to_string(pr.exit_code) +
                                       (pr.exit_code == 127 ? " (command not found?)" : ""));
   } else if (!have_output) {
-    failWith(result, "no-output", "exit code 0 but no output file " + out.string());
+    failWith(result, FailureKind::Class::NoOutput, "exit code 0 but no output file " + out.string());
   } else if (blank(result.output)) {
-    failWith(result, "no-output", std::string("exit code 0 and no output") +
+    failWith(result, FailureKind::Class::NoOutput, std::string("exit code 0 and no output") +
                                       (uses_out_ ? " (an empty " + out.string() + ")" : " on standard output"));
   } else {
     checkAllocatedText(input, result.output, seeds, result);
@@ -150,7 +150,7 @@ CaseOutcome InProcessSubject::run(const Program& input, const CheckSeeds& seeds)
     result.log = e.what();
     return result;
   } catch (const std::exception& e) {
-    failWith(result, "exception", std::string("the allocator threw: ") + e.what());
+    failWith(result, FailureKind::Class::Exception, std::string("the allocator threw: ") + e.what());
     result.log = e.what();
     return result;
   }

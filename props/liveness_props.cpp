@@ -7,43 +7,24 @@
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
-#include <map>
-
 #include "alloc/alloc_error.h"
 #include "alloc/driver.h"
 #include "alloc/greedy_placer.h"
 #include "alloc/liveness.h"
 #include "alloc/reg/reg_live_pieces.h"
 #include "gen/pins.h"
-#include "ir/interp.h"
 #include "ir/parse.h"
 #include "ir/print.h"
 #include "props/rc_program.h"
 #include "props/regression_file.h"
 #include "verify/dynamic_liveness.h"
+#include "verify/liveness_precision.h"
 
 namespace allocsim {
 namespace {
 
 rc::Gen<Program> genTiny() {
   return genProgramOn(*archPreset("tiny"), 30);  // the real register file: the REG colorer spills
-}
-
-// The instruction id each step executed (a loop's id for its iteration steps); step 0 is the program start.
-class StepIds : public ExecObserver {
- public:
-  std::vector<uint32_t> ids{kNone};
-  void onExecute(const Instruction& inst, uint64_t step, const ExecAccess&) override {
-    if (ids.size() <= step) ids.resize(step + 1, kNone);
-    ids[step] = inst.id;
-  }
-};
-
-// The linear position of step `s`: the instruction's position, a loop iteration's header, 0 for the start.
-uint32_t positionOf(const LinearOrder& order, const std::map<uint32_t, uint32_t>& pos_of_id,
-                    const std::vector<uint32_t>& ids, uint64_t s) {
-  if (s == 0 || s >= ids.size() || ids[s] == kNone) return order.start();
-  return pos_of_id.at(ids[s]);
 }
 
 }  // namespace
@@ -54,21 +35,12 @@ void requireStaticContainsDynamic(Program p);
 void requireStaticContainsDynamic(Program p) {
   p.renumber();
   const Liveness st = computeLiveness(p);
-  std::map<uint32_t, uint32_t> pos_of_id;
-  for (uint32_t pos = 0; pos < st.order.positions.size(); ++pos) {
-    const LinearPosition& lp = st.order.positions[pos];
-    if (lp.inst && lp.kind != LinearPosition::Kind::LoopEnd) pos_of_id[lp.inst->id] = pos;
-  }
-  StepIds steps;
-  InterpOptions io;
-  io.observer = &steps;
-  io.record_reads = false;
-  interpret(p, io);
+  const std::vector<uint32_t> pos_of_step = stepPositions(p, st.order);
   const DynamicLiveness dy = computeDynamicLiveness(p);
   auto check = [&](const std::string& what, const LiveRange& r, const LiveIntervals& d) {
     for (const StepInterval& i : d.intervals())
-      for (uint64_t s = i.lo; s <= i.hi && s < steps.ids.size(); ++s) {
-        const uint32_t pos = positionOf(st.order, pos_of_id, steps.ids, s);
+      for (uint64_t s = i.lo; s <= i.hi && s < pos_of_step.size(); ++s) {
+        const uint32_t pos = pos_of_step[s];
         if (r.contains(pos)) continue;
         const std::string why = what + " is live at step " + std::to_string(s) + " (linear position " +
                                 std::to_string(pos) + ") but its static range is " +

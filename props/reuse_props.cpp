@@ -1,11 +1,12 @@
 // Soundness of the segment liveness (alloc/liveness.h) on programs that reuse tensors: tensors written anew after
 // their last read, buffers recycled from one phase to the next, unrolled copies of one computation.
 // - the static live ranges cover the verifier's dynamic liveness (also on looped programs with `if` blocks and
-//   register-bounded loops), and on straight-line phase programs (whole
-//   tensors only) the static max-live equals the dynamic one;
+//   register-bounded loops, and on phases in a loop that rewrite part of a value), and on straight-line phase
+//   programs (whole tensors only) the static max-live equals the dynamic one;
+// - the values of one tensor, split into tensors of their own, never interfere;
 // - -O7 accepts every pinned allocation that `allocsim verify` accepts;
-// - the exact search says "proved" only when no placement exists: on small programs its proofs are checked against
-//   an exhaustive search over PSUM banks whose candidates the placement oracle judges;
+// - the exact search says "proved" only when no placement exists: on small programs, straight-line and looped, its
+//   proofs are checked against an exhaustive search over PSUM banks whose candidates the placement oracle judges;
 // - no level refuses a program that the exact search places.
 // A failing case is saved to corpus/regressions/.
 #include <gtest/gtest.h>
@@ -17,6 +18,7 @@
 #include "alloc/alloc_error.h"
 #include "alloc/driver.h"
 #include "alloc/liveness.h"
+#include "alloc/value_split.h"
 #include "gen/choices.h"
 #include "ir/parse.h"
 #include "ir/print.h"
@@ -64,8 +66,10 @@ rc::Gen<Program> genConditional() {
 // SBUF buffer), each phase reading what an earlier one left; sometimes the same phase unrolled twice, sometimes a
 // PSUM value held over the later phases. Whole tensors
 // only, so static and dynamic liveness agree exactly. 1 to 3 PSUM banks; SBUF is the tiny machine's.
-rc::Gen<Program> genPhases() {
-  return rc::gen::exec([] {
+// `looped`: the phases run in a loop of 1 to 3 iterations, and a phase may first rewrite part of its PSUM tensor and
+// read that part back (a value partly rewritten in a loop, then replaced whole).
+rc::Gen<Program> genPhases(bool looped = false) {
+  return rc::gen::exec([looped] {
     // Draws from a seeded stream: RapidCheck's small early draws would make nearly every case one phase of one
     // tensor.
     SeededChoices c(*rc::gen::arbitrary<uint64_t>());
@@ -82,7 +86,9 @@ rc::Gen<Program> genPhases() {
                        "sbuf w [8, 8] f32\n";
     for (uint32_t j = 0; j < m; ++j) text += "sbuf s" + std::to_string(j) + " [8, 64] f32\n";
     for (uint32_t i = 0; i < n; ++i) text += "psum a" + std::to_string(i) + " [8, 64] f32\n";
+    if (looped) text += "reg i\n";
     text += "dma x, X\ndma w, W\n";
+    if (looped) text += "loop i = 0, " + std::to_string(draw(1, 3)) + ", 1 {\n";
     std::vector<bool> s_written(m, false);
     auto source = [&]() -> std::string {  // x or a written buffer
       std::vector<std::string> from{"x"};
@@ -99,6 +105,9 @@ rc::Gen<Program> genPhases() {
       const uint32_t j = draw(0, m - 1);
       const std::string s = "s" + std::to_string(j);
       std::string phase;
+      if (looped && s_written[j] && draw(0, 2) == 0)
+        phase += "memset " + a + "[:, 0:32], 0.25\ntt " + s + "[:, 0:32], " + s + "[:, 0:32], " + a +
+                 "[:, 0:32], add\n";
       switch (draw(0, 2)) {
         case 0: phase += "matmul " + a + ", w, " + source() + ", start, stop\n"; break;
         case 1: phase += "memset " + a + ", 0.5\n"; break;
@@ -123,6 +132,7 @@ rc::Gen<Program> genPhases() {
       text += "copy s0, " + held + "\n";
       last = "s0";
     }
+    if (looped) text += "}\n";
     text += "dma O, " + last + "\n";
     return parseProgram(text);
   });
@@ -176,6 +186,35 @@ RC_GTEST_PROP(Reuse, StaticRangesContainTheDynamicOnesOnPhases, ()) {
   requireStaticContainsDynamic(*genPhases());
 }
 
+RC_GTEST_PROP(Reuse, StaticRangesContainTheDynamicOnesOnLoopedPhases, ()) {
+  requireStaticContainsDynamic(*genPhases(true));
+}
+
+// The values of one tensor are never live together: split into tensors of their own (alloc/value_split.h), no two
+// of them interfere, so splitting never asks for more room than the tensor whole.
+RC_GTEST_PROP(Reuse, ValuesOfOneTensorNeverInterfere, ()) {
+  const int which = *rc::gen::inRange(0, 3);
+  Program p = which == 0 ? *genRecycling() : which == 1 ? *genConditional() : *genPhases(true);
+  splitValues(p);
+  const Liveness live = computeLiveness(p);
+  uint32_t split = 0;
+  for (TensorId c = 0; c < p.tensors.size(); ++c) {
+    if (p.tensors[c].origin != Origin::Copy || p.tensors[c].copy_of == kNone) continue;
+    ++split;
+    const TensorId t = p.tensors[c].copy_of;
+    for (TensorId d = 0; d < p.tensors.size(); ++d) {
+      const bool sibling = d == t || (d != c && p.tensors[d].origin == Origin::Copy && p.tensors[d].copy_of == t);
+      if (sibling && interferes(live.tensors[c], live.tensors[d])) {
+        const std::string why = "values '" + p.tensors[c].name + "' and '" + p.tensors[d].name + "' of '" +
+                                p.tensors[t].name + "' are live together";
+        saveRegression("reuse_values_interfere", p, why);
+        RC_FAIL(why + "\n" + printProgram(p));
+      }
+    }
+  }
+  RC_TAG(split > 0 ? "values split" : "nothing split");
+}
+
 RC_GTEST_PROP(Reuse, StaticRangesContainTheDynamicOnesOnConditionalPrograms, ()) {
   const Program p = *genConditional();
   uint32_t ifs = 0, bounded = 0;
@@ -205,9 +244,10 @@ RC_GTEST_PROP(Reuse, StaticMaxLiveEqualsTheDynamicOneOnPhases, ()) {
 // A pinned allocation of a phase program: SBUF apart, PSUM tensors on random banks; when `allocsim verify`
 // accepts it, -O7 must reproduce it.
 RC_GTEST_PROP(Reuse, O7AcceptsWhatVerifyAccepts, ()) {
-  const Program original = *genPhases();
+  const Program original = *genPhases(*rc::gen::arbitrary<bool>());
   Program pinned = original;
   placeSbufApart(pinned);
+  for (Register& r : pinned.registers) r.phys = 0;  // the looped phases' one loop register
   for (TensorId t : psumTensors(pinned)) {
     Placement pl;
     pl.bank = *rc::gen::inRange<uint32_t>(0, pinned.arch.psum_banks);
@@ -232,7 +272,9 @@ RC_GTEST_PROP(Reuse, O7AcceptsWhatVerifyAccepts, ()) {
 
 // The exact search's verdict against the exhaustive one; and every level places what the exact search places.
 RC_GTEST_PROP(Reuse, ExactProofsHoldAndNoLevelRefusesWhatItPlaces, ()) {
-  const Program p = *genPhases();
+  const bool looped = *rc::gen::arbitrary<bool>();
+  const Program p = *genPhases(looped);
+  RC_TAG(looped ? "looped phases" : "straight-line phases");
   DriverOptions eo;
   eo.allocator = "exact";
   bool placed = true;

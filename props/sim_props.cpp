@@ -81,7 +81,7 @@ RC_GTEST_PROP(Simulator, AgreesWithTheInterpreterOnAllocatedPrograms, ()) {
   bool streamed = false;
   for (const auto& so : s.stats.self_overlaps) streamed |= so.differing > 0;
   if (streamed) {
-    o.timing.stream_chunk_elements = 1u << 20;
+    o.timing->stream_chunk_elements = 1u << 20;
     s = sim::simulate(allocated, o);
     for (const auto& so : s.stats.self_overlaps) RC_ASSERT(so.differing == 0u);
   }

@@ -13,7 +13,7 @@ void DmaIssuer::serve() {
   const uint32_t e = uint32_t(Engine::DMA);
   Fifo& fifo = in_;
   EngineStats& stats = s_.result.stats.engines[e];
-  const uint64_t fixed = s_.o->timing.dmaFixedCycles();
+  const uint64_t fixed = s_.timing->dmaFixedCycles();
   const uint32_t queues = s_.p->arch.dma_queues;
   const uint32_t ring_slots = s_.p->arch.dma_ring_slots;
   while (issued_.size() < queues) issued_.emplace_back();

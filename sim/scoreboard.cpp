@@ -37,32 +37,59 @@ void orderDependences(std::vector<Dependence>& deps) {
 }
 
 void Scoreboard::reset(DropDependency drop) {
-  for (Resource& r : resources_) r.reads.clear(), r.writes.clear(), r.reads_swept_at = r.writes_swept_at = 0;
+  resources_.clear();
   live_seq_.assign(live_seq_.size(), 0);
   lane_writer_.clear();
   drop_ = drop;
 }
 
-void Scoreboard::scan(std::vector<Entry>& list, const Footprint& fp, uint64_t seq, uint8_t in_order, DepKind kind,
-                      std::vector<Dependence>& deps) {
+void Scoreboard::scan(List& list, const Resource* r, uint64_t bucket, uint64_t first, const Footprint& fp,
+                      uint64_t seq, uint8_t in_order, DepKind kind, bool prune, std::vector<Dependence>& deps) {
   if (uint8_t(kind) + 1 == uint8_t(drop_)) return;  // DropDependency::RAW == DepKind::RAW + 1, ...
   // Overlap first: most entries are elsewhere, and the test needs only the entry itself. Entries of finished
   // instructions are skipped here and swept out in access() (keepSwept).
   const uint64_t byte_lo = fp.byte_lo, byte_hi = fp.byte_hi;
   const uint32_t row_lo = fp.row_lo, row_hi = fp.row_hi;
-  for (const Entry *e = list.data(), *end = e + list.size(); e != end; ++e) {
-    if (e->byte_lo >= byte_hi || byte_lo >= e->byte_hi || e->row_lo >= row_hi || row_lo >= e->row_hi) continue;
-    if (e->seq != seq && e->engine != in_order && live(*e)) deps.push_back({e->slot, e->seq, kind, e->inst, Dependence::kEndUnknown, false});
+  Entry* kept = list.entries.data();
+  for (Entry *e = kept, *end = e + list.entries.size(); e != end; ++e) {
+    if (e->byte_lo >= byte_hi || byte_lo >= e->byte_hi || e->row_lo >= row_hi || row_lo >= e->row_hi) {
+      *kept++ = *e;
+      continue;
+    }
+    if (e->seq != seq && e->engine != in_order && live(*e) &&
+        (!r || std::max(r->bucketOf(e->byte_lo), first) == bucket))
+      deps.push_back({e->slot, e->seq, kind, e->inst, Dependence::kEndUnknown, false});
+    // Covered by a recorded write: off the board (see access()). Its copies in other buckets lie in fp's buckets
+    // too and go with them.
+    if (prune && e->seq != seq && byte_lo <= e->byte_lo && e->byte_hi <= byte_hi && row_lo <= e->row_lo &&
+        e->row_hi <= row_hi)
+      continue;
+    *kept++ = *e;
+  }
+  list.entries.resize(size_t(kept - list.entries.data()));
+}
+
+void Scoreboard::pruneCovered(List& list, const Footprint& fp, uint64_t seq, uint8_t engine) {
+  std::vector<Entry>& v = list.entries;
+  for (size_t i = 0; i < v.size();) {
+    const Entry& e = v[i];
+    if (e.engine == engine && e.seq != seq && fp.byte_lo <= e.byte_lo && e.byte_hi <= fp.byte_hi &&
+        fp.row_lo <= e.row_lo && e.row_hi <= fp.row_hi) {
+      v[i] = v.back();
+      v.pop_back();
+    } else {
+      ++i;
+    }
   }
 }
 
-void Scoreboard::keepSwept(std::vector<Entry>& list, size_t& swept_at) {
+void Scoreboard::keepSwept(List& list) {
   // Sweep when the list has grown by a quarter since the last sweep (and by a few entries): bounded by the
   // instructions in flight, at a cost per entry that does not depend on how often the list is searched. (By half,
   // 45% of the entries a search tested had finished; by a quarter costs 0.6% fewer instructions per run.)
-  if (list.size() < swept_at + swept_at / 4 + 4) return;
-  sweep(list);
-  swept_at = list.size();
+  if (list.entries.size() < list.swept_at + list.swept_at / 4 + 4) return;
+  sweep(list.entries);
+  list.swept_at = list.entries.size();
 }
 
 void Scoreboard::sweep(std::vector<Entry>& list) {
@@ -102,23 +129,56 @@ void Scoreboard::access(const Footprint& fp, bool write, uint32_t slot, uint64_t
                         bool record, std::vector<Dependence>& deps) {
   if (fp.empty()) return;
   if (fp.resource == Footprint::kRegisters) return accessRegisters(fp, write, slot, seq, inst, record, deps);
-  if (fp.resource >= resources_.size()) resources_.resize(fp.resource + 1);
+  if (fp.resource >= resources_.size()) {
+    const size_t from = resources_.size();
+    resources_.resize(fp.resource + 1);
+    // Buckets of about a tile: SBUF 1 KiB of a partition, PSUM one 2 KiB bank, DRAM 1 MiB.
+    for (size_t i = from; i < resources_.size(); ++i)
+      resources_[i].shift = i == Footprint::kSbuf ? 10 : i == Footprint::kPsum ? 11 : 20;
+  }
   Resource& r = resources_[fp.resource];
   const uint8_t engine = uint8_t(engineOf(inst->op));
   const uint8_t in_order = record && engine != uint8_t(Engine::DMA) ? engine : kNoEngine;
-  scan(r.writes, fp, seq, in_order, write ? DepKind::WAW : DepKind::RAW, deps);
-  if (write && !ALLOCSIM_PLANT("sim_war_dependence_dropped")) scan(r.reads, fp, seq, in_order, DepKind::WAR, deps);
+  // A recorded write W covering an older instruction's access A (A's footprint inside W's) takes A off the board:
+  // W waits for A (a WAW or WAR dependence, or A is older on W's own in-order engine), so W ends after A ends and
+  // writes after A has read and written; every later access overlapping A overlaps W and depends on W, the younger,
+  // which then binds instead of A (ending later) and orders the values after A's. Likewise a recorded read R of a
+  // compute engine covering an older read A of the same engine: a later write overlapping A depends on R, whose
+  // instruction is younger on the same in-order engine and alone is kept of that engine's (keepYoungestPerEngine in
+  // the sequencer), and A's instruction leaves the board no later than R's. The cycles, waits and stall
+  // attributions stay the same, and an operand rewritten or reread again and again (a tile reloaded in a loop, a
+  // PSUM bank accumulated into, a stationary tile) keeps one entry instead of one per instruction in flight. Not
+  // with a test switch dropping a class of dependence, nor with a planted engine that ignores its own order.
+  const bool may_prune = record && drop_ == DropDependency::None && !ALLOCSIM_PLANT("sim_engine_ignores_own_clock");
+  const bool prune = may_prune && write;
+  const bool war = !ALLOCSIM_PLANT("sim_war_dependence_dropped");
+  const uint64_t first = r.bucketOf(fp.byte_lo), last = r.bucketOf(fp.byte_hi - 1);
+  const DepKind kind = write ? DepKind::WAW : DepKind::RAW;
+  const uint64_t stop = std::min<uint64_t>(last + 1, r.buckets.size());
+  for (uint64_t b = first; b < stop; ++b) {
+    Bucket& bucket = r.buckets[b];
+    scan(bucket.writes, &r, b, first, fp, seq, in_order, kind, prune, deps);
+    if (write && war) scan(bucket.reads, &r, b, first, fp, seq, in_order, DepKind::WAR, prune, deps);
+  }
+  scan(r.wide.writes, nullptr, 0, first, fp, seq, in_order, kind, prune, deps);
+  if (write && war) scan(r.wide.reads, nullptr, 0, first, fp, seq, in_order, DepKind::WAR, prune, deps);
   if (!record) return;
   if (slot >= live_seq_.size()) live_seq_.resize(slot + 1, 0);
   live_seq_[slot] = seq;
   const Entry e{fp.byte_lo, fp.byte_hi, fp.row_lo, fp.row_hi, slot, engine, seq, inst};
-  if (write) {
-    keepSwept(r.writes, r.writes_swept_at);
-    r.writes.push_back(e);
-  } else {
-    keepSwept(r.reads, r.reads_swept_at);
-    r.reads.push_back(e);
+  const bool wide = last - first >= kMaxSpan;
+  if (!write && may_prune && engine != uint8_t(Engine::DMA)) {
+    for (uint64_t b = first; b < stop; ++b) pruneCovered(r.buckets[b].reads, fp, seq, engine);
+    if (wide) pruneCovered(r.wide.reads, fp, seq, engine);
   }
+  auto add = [&](Bucket& bucket) {
+    List& list = write ? bucket.writes : bucket.reads;
+    keepSwept(list);
+    list.entries.push_back(e);
+  };
+  if (wide) return add(r.wide);
+  if (r.buckets.size() <= last) r.buckets.resize(last + 1);
+  for (uint64_t b = first; b <= last; ++b) add(r.buckets[b]);
 }
 
 void Scoreboard::retire(uint32_t slot) {
@@ -128,8 +188,12 @@ void Scoreboard::retire(uint32_t slot) {
 size_t Scoreboard::size() {
   size_t n = 0;
   for (Resource& r : resources_) {
-    sweep(r.reads), sweep(r.writes);
-    n += r.reads.size() + r.writes.size();
+    for (uint64_t b = 0; b < r.buckets.size(); ++b)
+      for (List* list : {&r.buckets[b].reads, &r.buckets[b].writes}) {
+        sweep(list->entries);
+        for (const Entry& e : list->entries) n += r.bucketOf(e.byte_lo) == b;  // an entry once, in its first bucket
+      }
+    for (List* list : {&r.wide.reads, &r.wide.writes}) sweep(list->entries), n += list->entries.size();
   }
   for (const Entry& w : lane_writer_) n += w.seq != 0 && live(w);
   return n;

@@ -6,9 +6,11 @@
 // writes its results at the end). Its size is bounded by the instructions in flight, not by the program's length.
 //
 // It is the simulator's hottest search (every operand of every instruction), so it is organized for it: entries
-// are kept per physical resource (an SBUF access never looks at PSUM, DRAM or register entries) and, within a
-// resource, reads apart from writes (a read only looks at writes). Retiring is O(1): it marks the instruction's
-// pool slot finished; searches skip the entries of finished instructions, and a list is swept of them as it grows.
+// are kept per physical resource (an SBUF access never looks at PSUM, DRAM or register entries), within a resource
+// per bucket of byte addresses (an access looks only at the entries of the buckets its bytes fall in), and reads
+// apart from writes (a read only looks at writes). An access that hides older ones from every later access takes
+// them off the board (access() says when). Retiring is O(1): it marks the instruction's pool slot finished;
+// searches skip the entries of finished instructions, and a list is swept of them as it grows.
 #pragma once
 
 #include <algorithm>
@@ -82,18 +84,36 @@ class Scoreboard {
     uint64_t seq;
     const Instruction* inst;
   };
+  struct List {
+    std::vector<Entry> entries;
+    size_t swept_at = 0;  // its size after its last sweep
+  };
+  struct Bucket {
+    List reads, writes;
+  };
+  // A resource's bytes in buckets of 2^shift bytes (the last bucket takes every address beyond kMaxBuckets); an
+  // entry is kept in every bucket it overlaps, or, spanning more than kMaxSpan buckets, in `wide`, which every
+  // access searches.
+  static constexpr uint64_t kMaxBuckets = uint64_t(1) << 16, kMaxSpan = 64;
   struct Resource {
-    std::vector<Entry> reads, writes;
-    size_t reads_swept_at = 0, writes_swept_at = 0;  // each list's size after its last sweep
+    uint32_t shift = 10;
+    std::vector<Bucket> buckets;
+    Bucket wide;
+    uint64_t bucketOf(uint64_t byte) const { return std::min(byte >> shift, kMaxBuckets - 1); }
   };
   bool live(const Entry& e) const { return e.slot < live_seq_.size() && live_seq_[e.slot] == e.seq; }
-  // Appends the live entries of `list` that overlap `fp` as dependences of kind `kind`.
+  // Appends the live entries of `list` that overlap `fp` as dependences of kind `kind`, each once: an entry kept in
+  // several buckets is reported from the first bucket both it and `fp` overlap (`bucket` is the list's bucket,
+  // `first` fp's first bucket; `r` null for the wide list, whose entries are in no other).
   // `in_order`: the consumer's engine when its older instructions on that engine can be left out, else kNoEngine.
+  // `prune`: drops the entries of older instructions that `fp` covers (access() says why).
   static constexpr uint8_t kNoEngine = 0xff;
-  void scan(std::vector<Entry>& list, const Footprint& fp, uint64_t seq, uint8_t in_order, DepKind kind,
-            std::vector<Dependence>& deps);
+  void scan(List& list, const Resource* r, uint64_t bucket, uint64_t first, const Footprint& fp, uint64_t seq,
+            uint8_t in_order, DepKind kind, bool prune, std::vector<Dependence>& deps);
+  // Drops the entries of older instructions of engine `engine` that `fp` covers.
+  static void pruneCovered(List& list, const Footprint& fp, uint64_t seq, uint8_t engine);
   void sweep(std::vector<Entry>& list);  // drops the entries of finished instructions
-  void keepSwept(std::vector<Entry>& list, size_t& swept_at);  // sweeps once the list has grown enough
+  void keepSwept(List& list);            // sweeps once the list has grown enough
   // Registers (Footprint::kRegisters) are written only by SP instructions, which end in program order, and read
   // only at dispatch (never recorded): the youngest recorded writer of a lane is the one every later access of it
   // waits for (the older ones end first), so a lane keeps just that writer instead of a list to search.

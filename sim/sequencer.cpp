@@ -132,7 +132,7 @@ void Sequencer::runIf(const Instruction& inst, const LoopPos* loop) {
   OperandHasher h(s_.o->record_reads);
   const bool holds = conditionHolds(inst.mask.cmp, evaluateIndex(*s_.p, *s_.phys, inst.mask.c, inst.loc, h));
   if (s_.o->record_reads) s_.result.exec.reads.push_back({inst.id, h.digest()});
-  const uint64_t cost = computeCycles(s_.o->timing, inst, nullptr, nullptr, nullptr);
+  const uint64_t cost = computeCycles(*s_.timing, inst, nullptr, nullptr, nullptr);
   const uint64_t t0 = clock_;
   advance(cost);
   s_.result.stats.sequencer_busy_cycles += cost;
@@ -152,7 +152,7 @@ void Sequencer::runLoop(const Instruction& inst) {
     deps.clear();
     s_.phys->writeReg(inst.rd, v);
   };
-  const uint64_t cost = computeCycles(s_.o->timing, inst, nullptr, nullptr, nullptr);
+  const uint64_t cost = computeCycles(*s_.timing, inst, nullptr, nullptr, nullptr);
   __int128 hi = inst.hi;
   if (hasRegisterBound(inst)) {
     // A register bound is read once, on entry, after the SP instructions writing its registers (RAW), in no
@@ -240,7 +240,7 @@ void Sequencer::resolveOperands(const Instruction& inst, Operands& out) {
     if (r >= s_.p->registers.size()) throw InputError(inst.loc, std::string(opName(inst.op)) + " names no register");
     enter(registerFootprint(*s_.layout, r), true);
   };
-  const TimingTable& t = s_.o->timing;
+  const TimingTable& t = *s_.timing;
   switch (inst.op) {
     case Op::Dma: {
       ResolvedView d = view(inst.dst), a = view(inst.a);
@@ -332,14 +332,14 @@ void Sequencer::resolveWithRegisters(const Instruction& inst, Record& rec) {
   bool hit = c.inst == &inst && c.n == n;
   for (size_t i = 0; hit && i < n; ++i) hit = c.regs[i] == rec.regs[i].second;
   if (hit) {
-    rec.own_operands = c.operands;
+    rec.own_operands.assign(c.operands);
     return;
   }
   resolveOperands(inst, rec.own_operands);  // throws as before; nothing is cached then
   c.inst = &inst;
   c.n = uint32_t(n);
   for (size_t i = 0; i < n; ++i) c.regs[i] = rec.regs[i].second;
-  c.operands = rec.own_operands;
+  c.operands.assign(rec.own_operands);
 }
 
 void Sequencer::enterOperands(const Plan& plan, const Instruction& inst, uint32_t slot, Record& rec) {
@@ -360,7 +360,7 @@ void Sequencer::enterOperands(const Plan& plan, const Instruction& inst, uint32_
 }
 
 void Sequencer::enterPorts(const Instruction& inst, uint32_t slot, Record& rec) {
-  const TimingTable& t = s_.o->timing;
+  const TimingTable& t = *s_.timing;
   if (!t.port_dve_pool_sbuf && !t.port_dve_act_psum) return;
   const Engine e = engineOf(inst.op);
   if (e != Engine::DVE && e != Engine::POOL && e != Engine::ACT) return;
@@ -396,7 +396,7 @@ void Sequencer::dispatch(const Instruction& inst, const LoopPos* loop) {
   Fifo& fifo = engine_fifos_[e];
   // A full queue stalls the sequencer until the engine takes the oldest instruction in it (the stall's producer),
   // at that instruction's start; when the engine has not decided the start yet, the sequencer waits until it has.
-  while (fifo.slots.size() + fifo.heldAt(clock_) >= s_.o->timing.engine_queue_depth) {
+  while (fifo.slots.size() + fifo.heldAt(clock_) >= s_.timing->engine_queue_depth) {
     if (fifo.held.empty()) {
       s_.waitEvent(fifo.popped);
       continue;

@@ -149,7 +149,7 @@ void Shared::startRecord(uint32_t slot) {
   uint64_t hash;
   if (r.streams_over_itself) {  // sim/stream.h: only here does streaming change the result
     bool differs = false;
-    hash = streamInstruction(*stepper, *snap, *r.inst, r.first, r.last, o->timing.stream_chunk_elements, r.writes,
+    hash = streamInstruction(*stepper, *snap, *r.inst, r.first, r.last, timing->stream_chunk_elements, r.writes,
                              differs);
     result.stats.addSelfOverlap(r.inst, differs);
   } else {

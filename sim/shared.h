@@ -12,6 +12,7 @@
 #define SC_INCLUDE_DYNAMIC_PROCESSES
 #include <systemc>
 
+#include <algorithm>
 #include <exception>
 #include <functional>
 #include <memory>
@@ -56,6 +57,16 @@ struct Operands {
   uint64_t fabric = 0;  // DMA: its share of the core's DMA engines (sim/timing.h DmaCost)
   bool streams_over_itself = false;
   KnownViews views;  // what the engine's stepper reads and writes, resolved here once
+  // Copies the accesses and views in use only (the arrays are sized for the largest instruction).
+  void assign(const Operands& o) {
+    std::copy(o.access, o.access + o.n, access);
+    n = o.n;
+    latency = o.latency, bytes = o.bytes, descriptors = o.descriptors, fabric = o.fabric;
+    streams_over_itself = o.streams_over_itself;
+    std::copy(o.views.ap, o.views.ap + o.views.n, views.ap);
+    std::copy(o.views.view, o.views.view + o.views.n, views.view);
+    views.n = o.views.n;
+  }
 };
 
 // An event with a count of the threads waiting on it. An immediate notification reaches only threads waiting at
@@ -144,6 +155,7 @@ class Shared {
   // ---- the current job (set by the top) --------------------------------------------------------------------------
   const Program* p = nullptr;
   const SimOptions* o = nullptr;
+  const TimingTable* timing = nullptr;  // o->timingFor(*p)
   std::unique_ptr<PhysicalStorage> phys;
   std::unique_ptr<SnapshotStorage> snap;
   std::unique_ptr<InstructionStepper> stepper;

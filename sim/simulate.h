@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -45,7 +46,8 @@ struct SimOptions {
   uint64_t poison_seed = 0;
   uint64_t max_steps = 50'000'000;
   uint64_t max_storage_bytes = uint64_t(1) << 32;
-  TimingTable timing = TimingTable::defaults();
+  // The timing table; unset, the table of the program's arch preset (TimingTable::forPreset): timingFor().
+  std::optional<TimingTable> timing;
   bool record_reads = true;  // fill exec.reads (memory grows with the run; off for very long runs)
   DropDependency drop = DropDependency::None;  // test only: see sim/scoreboard.h
   Trace* trace = nullptr;  // when set, every slice and ring change is recorded (memory grows with the run)
@@ -74,6 +76,9 @@ struct SimOptions {
   // on any of it). Left empty: exec.outputs, exec.reads' hashes (zero), stats.self_overlaps (they compare data).
   // Bad input is still reported as InputError, raised in the model (SimOptions::prevalidate does not apply).
   bool timing_only = false;
+
+  // The table a run of `p` uses.
+  const TimingTable& timingFor(const Program& p) const { return timing ? *timing : TimingTable::forPreset(p.arch.name); }
 };
 
 struct SimResult {

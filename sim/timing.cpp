@@ -3,6 +3,8 @@
 #include <cmath>
 #include <cstdlib>
 #include <sstream>
+#include <utility>
+#include <vector>
 
 #include "ir/diag.h"
 #include "ir/plant.h"
@@ -66,6 +68,21 @@ const TimingTable& TimingTable::defaults() {
     return t;
   }();
   return table;
+}
+
+const TimingTable& TimingTable::forPreset(const std::string& preset) {
+  static const std::vector<std::pair<std::string, TimingTable>> tables = [] {
+    std::vector<std::pair<std::string, TimingTable>> out;
+    for (const PresetTimingText* t = kPresetTimingTexts; t->preset; ++t) {
+      TimingTable table = defaults();
+      table.apply(t->text);
+      out.emplace_back(t->preset, table);
+    }
+    return out;
+  }();
+  for (const auto& [name, table] : tables)
+    if (name == preset) return table;
+  return defaults();
 }
 
 void TimingTable::apply(const std::string& text) {

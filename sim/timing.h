@@ -1,6 +1,8 @@
 // The simulator's timing table: clocks and instruction costs, kept as data. The default table is
-// sim/timing/default.txt, compiled into the binary; a file of the same form (`--timing FILE`) replaces the keys it
-// names. Each number's source is written next to it in that file; docs/simulator.md "Timing" states the rules.
+// sim/timing/default.txt (NeuronCore-v2); an arch preset with a file sim/timing/<preset>.txt has that file applied on
+// top of it (gen3.txt: NeuronCore-v3). Both are compiled into the binary, and a program runs with its preset's table
+// unless the caller gives one (SimOptions::timing, `--timing FILE`: the keys a file names replace its preset's).
+// Each number's source is written next to it in its file; docs/simulator.md "Timing" states the rules.
 #pragma once
 
 #include <cstdint>
@@ -38,6 +40,9 @@ struct TimingTable {
 
   // The compiled-in default table (sim/timing/default.txt).
   static const TimingTable& defaults();
+  // The table of an arch preset (Arch::name): the defaults with sim/timing/<preset>.txt applied when it exists, else
+  // the defaults.
+  static const TimingTable& forPreset(const std::string& preset);
   // Applies "key value" lines of `text` on top of `*this`. Throws InputError (line:col) on an unknown key, a
   // missing or malformed number, or a value out of range.
   void apply(const std::string& text);
@@ -49,6 +54,12 @@ struct TimingTable {
 
 // The text of sim/timing/default.txt.
 extern const char kDefaultTimingText[];
+// The text of every other sim/timing/<preset>.txt, by preset; the list ends with a null preset.
+struct PresetTimingText {
+  const char* preset;
+  const char* text;
+};
+extern const PresetTimingText kPresetTimingTexts[];
 
 // Reporting cycles of one execution of a compute or SP instruction whose operands resolved to these views:
 // dst (or the register-side view), the first source, the second source (matmul moving, tt's second input). `p`

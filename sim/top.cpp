@@ -89,6 +89,7 @@ SimResult Top::run(const Program& p, const SimOptions& opts) {
   Shared& s = shared_;
   s.p = &p;
   s.o = &opts;
+  s.timing = &opts.timingFor(p);
   s.layout.emplace(p);
   s.max_view_bytes = largestTensorBytes(p, opts.max_storage_bytes);
   s.phys = std::make_unique<PhysicalStorage>(p, opts.poison_seed, opts.max_storage_bytes);

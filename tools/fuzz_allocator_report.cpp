@@ -63,7 +63,7 @@ std::string fuzzReportText(const CampaignResult& r, const FuzzReportContext& c) 
   for (size_t i = 0; i < r.failures.size(); ++i) {
     const FailureRecord& f = r.failures[i];
     if (!f.first_of_kind) continue;
-    s += "  " + f.outcome.kind + " on " + sourceText(f.input) + ": " + f.outcome.message + "\n";
+    s += "  " + f.outcome.kind.name() + " on " + sourceText(f.input) + ": " + f.outcome.message + "\n";
     const CaseOutcome& shown = f.shrunk || f.fails_on_every_input ? f.minimal_outcome : f.outcome;
     if (!shown.placements.empty()) {
       s += "    the allocator placed the tensors involved" +
@@ -77,7 +77,7 @@ std::string fuzzReportText(const CampaignResult& r, const FuzzReportContext& c) 
     }
     if (f.flaky) {
       s += "    FLAKY: re-running the same input gave";
-      for (const CaseOutcome& o : f.reruns) s += std::string(" ") + caseStatusName(o.status) + (o.kind.empty() ? "" : " " + o.kind) + ";";
+      for (const CaseOutcome& o : f.reruns) s += std::string(" ") + caseStatusName(o.status) + (o.kind.none() ? "" : " " + o.kind.name()) + ";";
       s += " not shrunk\n";
     } else if (f.fails_on_every_input) {
       s += "    fails on every input: even the smallest program (one SBUF element set to 0) fails this way: " +
@@ -124,7 +124,7 @@ std::string fuzzReportJson(const CampaignResult& r, const FuzzReportContext& c) 
   for (size_t i = 0; i < r.failures.size(); ++i) {
     const FailureRecord& f = r.failures[i];
     if (!f.first_of_kind) continue;
-    s += std::string(first ? "\n  " : ",\n  ") + "{\"kind\": " + jsonString(f.outcome.kind) +
+    s += std::string(first ? "\n  " : ",\n  ") + "{\"kind\": " + jsonString(f.outcome.kind.name()) +
          ", \"message\": " + jsonString(f.outcome.message) + ", \"source\": " + jsonString(f.input.source) +
          ", \"seed\": " + std::to_string(f.input.seed) + ", \"input_seed\": " +
          std::to_string(f.input.seeds.input_seed) + ", \"poison_seed\": " + std::to_string(f.input.seeds.poison_seed) +

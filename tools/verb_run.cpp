@@ -44,7 +44,8 @@ static const char kRunHelp[] =
     "  -O N, --optlevel N  the effort within it; -O0, -O7, -O8 are aliases of no-reuse, fixed, lsa\n"
     "  --compare LIST      optlevels to simulate side by side, e.g. O0,O2,O7: cycles, stalls, peak SBUF\n"
     "                      bytes per partition, inserted spill/reload instructions, check result\n"
-    "  --timing FILE       a timing table (sim/timing/default.txt form); its keys replace the defaults\n"
+    "  --timing FILE       a timing table (sim/timing/default.txt form); its keys replace those of the table\n"
+    "                      of the program's arch preset (gen3: sim/timing/gen3.txt, the others: default.txt)\n"
     "  --seed S            input data seed (default 1)\n"
     "  --poison-seed S     poison pattern of the physical storage (default 1)\n"
     "  --top N             stall pairs to list (default 5)\n"
@@ -250,10 +251,12 @@ int runRun(const Args& args) {
   }
   if (a.in.empty()) throw UsageError("run needs a program (a path, or - for standard input)");
   const std::string display = a.in == "-" ? "<stdin>" : a.in;
-  sim::TimingTable timing = sim::TimingTable::defaults();
+  // The file's keys replace those of the program's preset table (known once the program is read): checked now.
+  std::string timing_text;
   if (!a.timing_file.empty()) {
     try {
-      timing.apply(readSource(a.timing_file));
+      timing_text = readSource(a.timing_file);
+      sim::TimingTable().apply(timing_text);
     } catch (const InputError& e) {
       std::fputs(e.format(a.timing_file).c_str(), stderr);
       return kExitBadInput;
@@ -268,6 +271,8 @@ int runRun(const Args& args) {
       if (std::string err = validateArch(input.arch); !err.empty()) throw UsageError(err);
       requireWellFormed(input);
     }
+    sim::TimingTable timing = sim::TimingTable::forPreset(input.arch.name);
+    timing.apply(timing_text);
     if (!a.levels.empty()) return compareLevels(input, a, timing, display);
     const bool as_given = fullyAllocated(input) && !a.optlevel_given && !a.allocator_given;
     Program allocated = input;

@@ -69,9 +69,12 @@ int runTrace(const Args& raw) {
   if (in.empty()) throw UsageError("trace needs a program (a path, or - for standard input)");
   if (vcd.empty() && perfetto.empty()) throw UsageError("trace needs --vcd FILE and/or --perfetto FILE");
   const std::string display = in == "-" ? "<stdin>" : in;
+  // The file's keys replace those of the program's preset table (known once the program is read): checked now.
+  std::string timing_text;
   if (!timing_file.empty()) {
     try {
-      so.timing.apply(readSource(timing_file));
+      timing_text = readSource(timing_file);
+      sim::TimingTable().apply(timing_text);
     } catch (const InputError& e) {
       std::fputs(e.format(timing_file).c_str(), stderr);
       return kExitBadInput;
@@ -96,18 +99,20 @@ int runTrace(const Args& raw) {
       d.optlevel = optlevel;
       allocated = allocate(input, d).program;
     }
+    so.timing = sim::TimingTable::forPreset(allocated.arch.name);
+    so.timing->apply(timing_text);
     sim::Trace trace;
     so.trace = &trace;
     so.vcd_path = vcd;
     sim::SimResult r = sim::simulate(allocated, so);
     if (!perfetto.empty())
-      writeOutput(perfetto, sim::traceEventJson(allocated, trace, allocated.arch.dma_queues, so.timing.clock_ghz));
+      writeOutput(perfetto, sim::traceEventJson(allocated, trace, allocated.arch.dma_queues, so.timing->clock_ghz));
     std::fputs((display + ": traced " + std::to_string(trace.slices.size()) + " slices, " +
                 std::to_string(trace.ring_occupancy.size()) + " ring changes" + (vcd.empty() ? "" : "; VCD " + vcd) +
                 (perfetto.empty() ? "" : "; trace events " + perfetto) + "\n")
                    .c_str(),
                stdout);
-    std::fputs(simStatsText(allocated, r.stats, so.timing.clock_ghz).c_str(), stdout);
+    std::fputs(simStatsText(allocated, r.stats, so.timing->clock_ghz).c_str(), stdout);
     // The trace is held against the timing oracle, as `allocsim run` holds every run.
     if (const std::string d = verify::timingDisagreement(allocated, so, r.stats, trace); !d.empty()) {
       std::fputs((display + ": [timing] " + d).c_str(), stderr);

@@ -4,6 +4,7 @@
 #include <map>
 
 #include "alloc/liveness.h"
+#include "ir/interp.h"
 #include "alloc/psum/psum_bank_model.h"
 #include "verify/dynamic_liveness.h"
 
@@ -43,9 +44,57 @@ uint64_t dynamicMax(const Program& p, const DynamicLiveness& live, Space s) {
   return uint64_t(peak);
 }
 
+// The instruction id each step executed (a loop's id for its iteration steps).
+class StepIds : public ExecObserver {
+ public:
+  std::vector<uint32_t> ids{kNone};
+  void onExecute(const Instruction& inst, uint64_t step, const ExecAccess&) override {
+    if (ids.size() <= step) ids.resize(step + 1, kNone);
+    ids[step] = inst.id;
+  }
+};
+
+// The dynamic liveness folded onto positions: the most weight live at one position.
+uint64_t positionalMax(const Program& p, const LinearOrder& order, const std::vector<uint32_t>& pos_of_step,
+                       const DynamicLiveness& live, Space s) {
+  std::vector<uint64_t> at(order.positions.size(), 0);
+  std::vector<uint64_t> seen(order.positions.size(), UINT64_MAX);  // the last tensor counted at each position
+  for (TensorId t = 0; t < p.tensors.size(); ++t) {
+    const uint64_t w = weight(p, p.tensors[t], s);
+    if (w == 0) continue;
+    for (const StepInterval& i : live.tensors[t].intervals())
+      for (uint64_t step = i.lo; step <= i.hi && step < pos_of_step.size(); ++step) {
+        const uint32_t pos = pos_of_step[step];
+        if (seen[pos] == t) continue;
+        seen[pos] = t;
+        at[pos] += w;
+      }
+  }
+  return at.empty() ? 0 : *std::max_element(at.begin(), at.end());
+}
+
 }  // namespace
 
-LivenessPrecision livenessPrecision(const Program& p) {
+std::vector<uint32_t> stepPositions(const Program& p, const LinearOrder& order) {
+  std::vector<uint32_t> pos_of_id;
+  for (uint32_t pos = 0; pos < order.positions.size(); ++pos) {
+    const LinearPosition& lp = order.positions[pos];
+    if (lp.inst == nullptr || lp.kind == LinearPosition::Kind::LoopEnd) continue;
+    if (pos_of_id.size() <= lp.inst->id) pos_of_id.resize(size_t(lp.inst->id) + 1, order.start());
+    pos_of_id[lp.inst->id] = pos;
+  }
+  StepIds steps;
+  InterpOptions io;
+  io.observer = &steps;
+  io.record_reads = false;
+  interpret(p, io);
+  std::vector<uint32_t> out(steps.ids.size(), order.start());
+  for (size_t s = 1; s < steps.ids.size(); ++s)
+    if (steps.ids[s] != kNone && steps.ids[s] < pos_of_id.size()) out[s] = pos_of_id[steps.ids[s]];
+  return out;
+}
+
+LivenessPrecision livenessPrecision(const Program& p, const PrecisionOptions& o) {
   const Liveness st = computeLiveness(p);
   const DynamicLiveness dy = computeDynamicLiveness(p);
   LivenessPrecision out;
@@ -53,6 +102,11 @@ LivenessPrecision livenessPrecision(const Program& p) {
   out.dynamic_sbuf_bytes = dynamicMax(p, dy, Space::Sbuf);
   out.static_psum_banks = staticMax(p, st, Space::Psum);
   out.dynamic_psum_banks = dynamicMax(p, dy, Space::Psum);
+  if (o.positional) {
+    const std::vector<uint32_t> pos_of_step = stepPositions(p, st.order);
+    out.positional_sbuf_bytes = positionalMax(p, st.order, pos_of_step, dy, Space::Sbuf);
+    out.positional_psum_banks = positionalMax(p, st.order, pos_of_step, dy, Space::Psum);
+  }
   return out;
 }
 

@@ -6,7 +6,9 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
+#include "alloc/linear_order.h"
 #include "ir/program.h"
 
 namespace allocsim {
@@ -17,11 +19,26 @@ struct LivenessPrecision {
   uint64_t static_psum_banks = 0;
   uint64_t dynamic_psum_banks = 0;
 
+  // With PrecisionOptions::positional: the dynamic liveness folded onto the linear positions (a tensor is live at a
+  // position when it is live at some step that executes it), the maxima over positions. No liveness over the linear
+  // order can be below these: positional < static means some range is wider than the data needs, positional >
+  // dynamic that tensors live at one position in different iterations of its loops (one position stands for all).
+  uint64_t positional_sbuf_bytes = 0;
+  uint64_t positional_psum_banks = 0;
+
   double sbufRatio() const { return dynamic_sbuf_bytes ? double(static_sbuf_bytes) / double(dynamic_sbuf_bytes) : 1; }
   double psumRatio() const { return dynamic_psum_banks ? double(static_psum_banks) / double(dynamic_psum_banks) : 1; }
 };
 
-// Runs the program once (input seed 1). Throws InputError when it cannot run (ir/interp.h).
-LivenessPrecision livenessPrecision(const Program& p);
+struct PrecisionOptions {
+  bool positional = false;  // also the positional maxima (one more run of the program)
+};
+
+// Runs the program once (input seed 1), twice with `positional`. Throws InputError when it cannot run (ir/interp.h).
+LivenessPrecision livenessPrecision(const Program& p, const PrecisionOptions& o = {});
+
+// The linear position (alloc/linear_order.h) each step of one run of `p` (input seed 1) executes: an instruction's
+// position, a loop iteration's header; step 0 (the program start) is position 0. The order must be p's.
+std::vector<uint32_t> stepPositions(const Program& p, const LinearOrder& order);
 
 }  // namespace allocsim

@@ -187,7 +187,7 @@ std::string timingDisagreement(const Program& allocated, const sim::SimOptions& 
   TimingOracleOptions oo;
   oo.max_steps = o.max_steps;
   oo.max_storage_bytes = o.max_storage_bytes;
-  const TimingSchedule oracle = timingSchedule(allocated, o.timing, oo);
+  const TimingSchedule oracle = timingSchedule(allocated, o.timingFor(allocated), oo);
   std::vector<std::string> lines = timingDifferences(allocated, oracle, stats, trace);
   for (std::string& v : timingInvariantViolations(allocated, trace, &oracle)) lines.push_back(std::move(v));
   if (lines.empty()) return "";
@@ -205,7 +205,7 @@ TimingCheck checkTiming(const Program& allocated, sim::SimOptions o) {
   TimingOracleOptions oo;
   oo.max_steps = o.max_steps;
   oo.max_storage_bytes = o.max_storage_bytes;
-  c.oracle = timingSchedule(allocated, o.timing, oo);
+  c.oracle = timingSchedule(allocated, o.timingFor(allocated), oo);
   c.differences = timingDifferences(allocated, c.oracle, c.result.stats, trace);
   c.violations = timingInvariantViolations(allocated, trace, &c.oracle);
   return c;

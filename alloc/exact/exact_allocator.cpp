@@ -9,11 +9,6 @@
 namespace allocsim {
 namespace {
 
-// The search's proof that no placement of a space's items fits.
-struct ProvedNoFit : AllocError {
-  using AllocError::AllocError;
-};
-
 struct SpaceProblem {
   ExactProblem problem;
   std::vector<TensorId> tensors;  // item -> tensor
@@ -96,7 +91,7 @@ void place(Program& p, const Liveness& live, Space space, const ExactAllocOption
   const double gap = r.lower_bound ? double(r.height) / double(r.lower_bound) : 1.0;
   const SourceLoc loc = sp.tensors.empty() ? SourceLoc{} : p.tensors[sp.tensors[0]].loc;
   if (r.status == ExactStatus::NoFit)
-    throw ProvedNoFit(loc, "exact: no placement of " + what + " fits in " + cap + " (proved by " + r.method +
+    throw AllocError(loc, "exact: no placement of " + what + " fits in " + cap + " (proved by " + r.method +
                               ": lower bound " + std::to_string(r.lower_bound) + unit + ", " +
                               std::to_string(r.nodes) + " nodes, " + fmt(r.seconds) + " s)");
   const std::string limit = o.node_budget && r.nodes >= o.node_budget
@@ -136,28 +131,16 @@ ExactAllocResult allocateExact(const Program& input, const ExactAllocOptions& o)
   Program& p = result.program;
   for (Tensor& t : p.tensors)
     if (t.space != Space::Dram && !t.pinned && !o.keep_placements) t.placement.reset();
-  // Each value of an unplaced tensor is an item of its own (alloc/value_split.h): a value may take any place.
-  const Program whole = p;
+  // Each value of an unplaced tensor is an item of its own (alloc/value_split.h): a value may take any place. The
+  // values of one tensor are never live together (alloc/liveness.h), so splitting never asks for more room than
+  // the tensor whole, and a proof over the values holds for the program.
   const ValueSplitStats split = splitValues(p);
   if (split.tensors > 0)
     result.report.line("values: " + std::to_string(split.tensors) + " tensors split into " +
                        std::to_string(split.values) + " more, one per value");
-  try {
-    const Liveness live = computeLiveness(p);
-    place(p, live, Space::Psum, o, result.report);
-    place(p, live, Space::Sbuf, o, result.report);
-  } catch (const ProvedNoFit&) {
-    if (split.tensors == 0) throw;
-    // Liveness is kept per tensor, so two values of one tensor can both be live where the tensor holds only one
-    // of them (a value partly rewritten in a loop is live around its back edge): split, they may need more room
-    // than the tensor whole. Then the tensors are placed whole, each one item over its hull.
-    result = ExactAllocResult{whole, {}};
-    result.report.line("values: " + std::to_string(split.tensors) +
-                       " tensors kept whole (their values, split, were proved not to fit)");
-    const Liveness live = computeLiveness(p);
-    place(p, live, Space::Psum, o, result.report);
-    place(p, live, Space::Sbuf, o, result.report);
-  }
+  const Liveness live = computeLiveness(p);
+  place(p, live, Space::Psum, o, result.report);
+  place(p, live, Space::Sbuf, o, result.report);
   // A tensor no executed instruction mentions interferes with nothing: the corner is as good as any place.
   for (Tensor& t : p.tensors)
     if (t.space != Space::Dram && !t.placement) t.placement = Placement{};

@@ -79,12 +79,21 @@ AllocError fatalRegisterPressure(const Program& p, const RegGraph& g, const RegC
       break;
     }
   }
-  return AllocError(p.registers[r].loc, "cannot allocate registers since spilling candidates are not enough: " +
-                                            describeRegister(p, r) +
-                                            " cannot spill and no register live with it can spill either (loop "
-                                            "registers spilled already, kept placements, spill stand-ins); the "
-                                            "machine has " +
-                                            std::to_string(p.arch.sp_registers) + " SP registers");
+  // The true obstacle: why this register cannot spill, and why none live with it can.
+  std::string why = describeRegister(p, r) + " cannot spill (" + unspillableReason(costs, r) + ")";
+  std::string live_with;
+  uint32_t named = 0;
+  for (RegId m : g.adj[r]) {
+    if (named == 4) {
+      live_with += ", ...";
+      break;
+    }
+    live_with += std::string(named++ ? ", " : "") + "'" + p.registers[m].name + "' (" + unspillableReason(costs, m, true) + ")";
+  }
+  why += named ? " and neither can the registers live with it: " + live_with : "";
+  return AllocError(p.registers[r].loc, "cannot allocate registers since spilling candidates are not enough: " + why +
+                                            "; the machine has " + std::to_string(p.arch.sp_registers) +
+                                            " SP registers");
 }
 
 // Colors the groups of coalesced copies (alloc/reg/reg_coalesce.h) as one node each, then pushes each node's

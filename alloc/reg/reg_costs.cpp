@@ -11,7 +11,7 @@ namespace {
 double weightAt(uint32_t depth) { return std::pow(kLoopWeight, double(std::min(depth, kMaxWeightedDepth))); }
 
 void walk(const Program& p, const std::vector<Instruction>& body, uint32_t depth, RegCosts& c,
-          std::vector<uint32_t>& loops, std::vector<bool>& bounds) {
+          std::vector<uint32_t>& loops, std::vector<SourceLoc>& bounds) {
   const double weight = weightAt(depth);
   for (const Instruction& inst : body) {
     if (inst.op == Op::Loop) {
@@ -22,7 +22,7 @@ void walk(const Program& p, const std::vector<Instruction>& body, uint32_t depth
         c.cost[inst.rd] += 2 * weightAt(depth + 1) * p.registers[inst.rd].lanes();
       }
       for (const IndexTerm& t : inst.mask.c.terms)  // a register bound
-        if (t.reg < bounds.size()) bounds[t.reg] = true;
+        if (t.reg < bounds.size() && !bounds[t.reg].known()) bounds[t.reg] = inst.loc;
       walk(p, inst.body, depth + 1, c, loops, bounds);
       continue;
     }
@@ -47,18 +47,43 @@ RegCosts findRegisterCosts(const Program& p, const std::vector<bool>& kept, cons
   c.cost.assign(p.registers.size(), 0);
   c.spillable.assign(p.registers.size(), true);
   c.loop_register.assign(p.registers.size(), false);
+  c.why.assign(p.registers.size(), Unspillable::No);
   std::vector<uint32_t> loops(p.registers.size(), 0);
   // A register an inner loop's bound names stays in its lanes: the bound reads the enclosing loop's register itself
   // (docs/format.md "Loops with register bounds"), never a reloaded stand-in.
-  std::vector<bool> bounds(p.registers.size(), false);
+  std::vector<SourceLoc> bounds(p.registers.size());
   walk(p, p.body, 0, c, loops, bounds);
   for (RegId r = 0; r < p.registers.size(); ++r) {
     // A value web of the SSA split (Origin::Copy) is a source register's value like any other: it spills.
     const bool value = p.registers[r].origin == Origin::Source || p.registers[r].origin == Origin::Copy;
     const bool loop_done = c.loop_register[r] && (loops[r] > 1 || flagged(loop_spilled, r));
-    if (!value || flagged(kept, r) || loop_done || bounds[r]) c.spillable[r] = false;
+    c.why[r] = !value               ? Unspillable::StandIn
+               : flagged(kept, r)   ? Unspillable::Kept
+               : loop_done          ? Unspillable::LoopDone
+               : bounds[r].known()  ? Unspillable::Bound
+                                    : Unspillable::No;
+    c.spillable[r] = c.why[r] == Unspillable::No;
   }
+  c.bound_at = std::move(bounds);
   return c;
+}
+
+std::string unspillableReason(const RegCosts& c, RegId r, bool brief) {
+  switch (r < c.why.size() ? c.why[r] : Unspillable::No) {
+    case Unspillable::No: return "";
+    case Unspillable::StandIn: return brief ? "a spill stand-in" : "a spill stand-in, one def or use long already";
+    case Unspillable::Kept: return brief ? "kept placement" : "its placement is kept";
+    case Unspillable::LoopDone:
+      return brief ? "loop register spilled already" : "a loop register spilled already or stepped by several loops";
+    case Unspillable::Bound: {
+      const std::string line = std::to_string(c.bound_at[r].line);
+      return brief ? "bound of the loop at line " + line
+                   : "the loop at line " + line +
+                         " takes its bound from it, and a loop bound reads the enclosing loop's register itself, "
+                         "never a reloaded copy";
+    }
+  }
+  return "";
 }
 
 }  // namespace allocsim

@@ -22,6 +22,7 @@
 // The SSA split's value webs (alloc/reg/reg_ssa.h, Origin::Copy) spill like the source registers they split.
 #pragma once
 
+#include <string>
 #include <vector>
 
 #include "ir/program.h"
@@ -31,11 +32,19 @@ namespace allocsim {
 inline constexpr double kLoopWeight = 10;  // per loop level, as in Chaitin's original estimate
 inline constexpr uint32_t kMaxWeightedDepth = 8;  // deeper nests weigh like depth 8 (keeps costs finite)
 
+// Why a register cannot spill (RegCosts::why), for the refusal's message.
+enum class Unspillable : uint8_t { No, StandIn, Kept, LoopDone, Bound };
+
 struct RegCosts {
   std::vector<double> cost;        // by RegId; meaningful when spillable
   std::vector<bool> spillable;     // by RegId
   std::vector<bool> loop_register; // by RegId: some loop steps it
+  std::vector<Unspillable> why;    // by RegId: No when spillable
+  std::vector<SourceLoc> bound_at; // by RegId: an inner loop whose register bound names it (when why is Bound)
 };
+
+// What keeps register `r` from spilling, in words ("" when it can spill); `brief`: a few words.
+std::string unspillableReason(const RegCosts& c, RegId r, bool brief = false);
 
 // `kept[r]` (may be shorter than the register list) marks registers whose placement is fixed; `loop_spilled[r]`
 // (likewise) loop registers an earlier round spilled.

@@ -19,6 +19,7 @@
 #include "alloc/sbuf/sbuf_footprint.h"
 #include "alloc/sbuf/sbuf_live_ranges.h"
 #include "alloc/sbuf/sbuf_packing.h"
+#include "alloc/sbuf/sbuf_recent_bytes.h"
 #include "alloc/sbuf/sbuf_select.h"
 #include "alloc/sbuf/sbuf_simplify.h"
 #include "alloc/sbuf/sbuf_spill.h"
@@ -323,6 +324,7 @@ class SbufColorer final : public Colorer<SbufVariant, SbufSelection, SbufRun> {
     const SbufGraph& g = graph(run).g;
     const ColorStack& cs = colorStack(p.arch, g, v.heuristic.order, v.plain, stacks_);
     SbufSelection sel = selectSbuf(p, g, cs.stack, v.heuristic.policy);
+    if (keepRecentBytesApart(p, g, graph(run).live.order, v.heuristic.policy, sel) > 0) scoreSbufSelection(p, g, sel);
     if (o_.verbosity >= 1) r_.line("best-of-n loop, heuristic = " + runName(v.heuristic, v.plain));
     if (o_.verbosity >= 2 && !v.plain) reportWorklistSizes(r_, cs.sizes);
     if (o_.verbosity >= 1) {

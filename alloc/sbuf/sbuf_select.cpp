@@ -14,8 +14,8 @@ SbufSelection selectSbuf(const Program& p, const SbufGraph& g, const std::vector
   for (uint32_t i = 0; i < n; ++i)
     if (g.nodes[i].fixed) s.at[i] = p.tensors[g.nodes[i].tensor].placement;
 
-  // A node's placed neighbours, then every placed node: scratch of this thread, kept over the selection rounds.
-  thread_local std::vector<SbufRect> taken, used;
+  // A node's placed neighbours: scratch of this thread, kept over the selection rounds.
+  thread_local std::vector<SbufRect> taken;
   for (auto it = stack.rbegin(); it != stack.rend(); ++it) {
     const uint32_t i = *it;
     if (s.at[i]) throw std::logic_error("SBUF select popped an allocated node");
@@ -30,15 +30,20 @@ SbufSelection selectSbuf(const Program& p, const SbufGraph& g, const std::vector
     }
   }
 
+  scoreSbufSelection(p, g, s);
+  return s;
+}
+
+void scoreSbufSelection(const Program& p, const SbufGraph& g, SbufSelection& s) {
+  thread_local std::vector<SbufRect> used;
   used.clear();
-  for (uint32_t i = 0; i < n; ++i)
+  for (uint32_t i = 0; i < g.nodes.size(); ++i)
     if (s.at[i] && !g.nodes[i].range.empty())
       used.push_back({s.at[i]->partition, g.nodes[i].partitions, s.at[i]->offset, g.nodes[i].bytes});
   s.footprint = sbufFootprintBytes(p.arch, used);
   s.score = s.spill_cost + double(s.footprint) / (double(sbufCapacity(p.arch)) + 1);
   if (ALLOCSIM_PLANT("sbuf_score_prefers_larger_footprint"))
     s.score = s.spill_cost + 1 - double(s.footprint) / (double(sbufCapacity(p.arch)) + 1);
-  return s;
 }
 
 }  // namespace allocsim

@@ -28,4 +28,7 @@ struct SbufSelection {
 // `stack` as simplifySbuf returns it: every node that is not fixed, exactly once.
 SbufSelection selectSbuf(const Program& p, const SbufGraph& g, const std::vector<uint32_t>& stack, SbufPolicy policy);
 
+// Sets `s.footprint` and `s.score` from its placements and spill cost (selectSbuf does; again after nodes moved).
+void scoreSbufSelection(const Program& p, const SbufGraph& g, SbufSelection& s);
+
 }  // namespace allocsim

@@ -111,7 +111,9 @@ TEST(Liveness, DefinedBeforeALoopAndUsedInsideIsLiveToTheLoopEnd) {
   EXPECT_EQ(l.tensor("a"), range(l.pos(11), l.end(12)));
 }
 
-TEST(Liveness, DefinedInALoopAndUsedAfterIsLiveFromTheLoopHeader) {
+// c is written whole on every iteration before anything reads it: what an iteration leaves is gone when the next
+// one writes it again, and only the last iteration's value reaches the read after the loop.
+TEST(Liveness, WrittenWholeInALoopAndUsedAfterIsLiveFromTheWrite) {
   Live l(std::string(kDecls) +
          "dma a, A\n"            // 11
          "loop i = 0, 4, 1 {\n"  // 12
@@ -119,7 +121,111 @@ TEST(Liveness, DefinedInALoopAndUsedAfterIsLiveFromTheLoopHeader) {
          "  copy c, b\n"         // 14
          "}\n"
          "dma O, c\n");          // 16
-  EXPECT_EQ(l.tensor("c"), range(l.pos(12), l.pos(16)));
+  EXPECT_EQ(l.tensor("c"), range(l.pos(14), l.pos(16)));
+}
+
+// Each iteration writes another chunk of c: the chunks of earlier iterations wait for the read after the loop, so c
+// is live from the loop header.
+TEST(Liveness, WrittenInChunksInALoopAndUsedAfterIsLiveFromTheLoopHeader) {
+  Live l(std::string(kDecls) +
+         "dma a, A\n"                              // 11
+         "loop i = 0, 4, 1 {\n"                    // 12
+         "  copy c[:, i*16:16], a[:, i*16:16]\n"   // 13
+         "}\n"
+         "dma O, c\n");                            // 15
+  EXPECT_EQ(l.tensor("c"), range(l.pos(12), l.pos(15)));
+}
+
+// The same chunks, each written twice by an inner loop: every iteration of the outer loop rewrites all of c before
+// its end, so c is live from its first write (in the outer loop's last iteration's terms), not from the header.
+TEST(Liveness, RewrittenWholeByAnInnerLoopOnEveryIterationIsLiveFromTheFirstWrite) {
+  Live l(std::string(kDecls) +
+         "dma a, A\n"                                // 11
+         "loop i = 0, 3, 1 {\n"                      // 12
+         "  tt b, a, a, add\n"                       // 13
+         "  loop j = 0, 4, 1 {\n"                    // 14
+         "    copy c[:, j*16:16], b[:, j*16:16]\n"   // 15
+         "  }\n"
+         "}\n"
+         "dma O, c\n");                              // 18
+  // Inside the inner loop the chunks of earlier j iterations wait: live from its header.
+  EXPECT_EQ(l.tensor("c"), range(l.pos(14), l.pos(18)));
+}
+
+// A loop that runs once has no earlier iteration: a value first written in it is live from the write, and one last
+// read in it dies at the read.
+TEST(Liveness, ALoopOfOneIterationExtendsNothing) {
+  Live l(std::string(kDecls) +
+         "dma a, A\n"                              // 11
+         "loop i = 0, 1, 1 {\n"                    // 12
+         "  tt b, a, a, add\n"                     // 13
+         "  copy c[:, 0:16], a[:, 0:16]\n"         // 14
+         "  copy b[:, 0:16], a[:, 16:16]\n"        // 15
+         "}\n"
+         "dma O, c\n");                            // 17
+  EXPECT_EQ(l.tensor("a"), range(l.pos(11), l.pos(15)));
+  EXPECT_EQ(l.tensor("c"), range(l.pos(14), l.pos(17)));
+}
+
+// A partial write after which only what it wrote is read starts a value: nothing of the old one is read again.
+TEST(Liveness, PartialRewriteReadBackOnlyStartsAValue) {
+  Live l(std::string(kDecls) +
+         "dma a, A\n"                        // 11
+         "copy b, a\n"                       // 12
+         "copy c, b\n"                       // 13: the first value's last read
+         "copy d, a\n"                       // 14
+         "memset b[:, 0:16], 1\n"            // 15
+         "copy c[:, 0:16], b[:, 0:16]\n"     // 16: reads only what 15 wrote
+         "dma O, c\n");                      // 17
+  EXPECT_EQ(l.live.value_starts[l.p.findTensor("b")], (std::vector<uint32_t>{l.pos(15)}));
+  LiveRange expected(l.pos(12), l.pos(13));
+  expected.add({l.pos(15), l.pos(16)});
+  EXPECT_EQ(l.tensor("b"), expected);
+}
+
+// The same, but the read after the partial write also reads an element of the old value: one value.
+TEST(Liveness, PartialRewriteThenAReadOfOlderElementsKeepsOneValue) {
+  Live l(std::string(kDecls) +
+         "dma a, A\n"                        // 11
+         "copy b, a\n"                       // 12
+         "copy c, b\n"                       // 13
+         "copy d, a\n"                       // 14
+         "memset b[:, 0:16], 1\n"            // 15
+         "copy c[:, 0:17], b[:, 0:17]\n"     // 16: element 16 is the first value's
+         "dma O, c\n");                      // 17
+  EXPECT_TRUE(l.live.value_starts[l.p.findTensor("b")].empty());
+  EXPECT_EQ(l.tensor("b"), range(l.pos(12), l.pos(16)));
+}
+
+// A start@first matmul that nothing reads afterwards is no dead store: on the later iterations of its loop it reads
+// what the earlier ones accumulated, so it is live over the loop.
+TEST(Liveness, UnreadAccumulationIsLiveOverItsLoop) {
+  Live l("arch tiny\n"
+         "dram A [8, 64] f32 input\n"
+         "sbuf a [8, 64] f32\n"
+         "psum acc [8, 8] f32\n"
+         "reg j\n"
+         "dma a, A\n"                                                   // 6
+         "loop j = 0, 2, 1 {\n"                                         // 7
+         "  matmul acc, a[:, 0:8], a[:, 8:8], start@first, stop@last\n"  // 8
+         "}\n");
+  EXPECT_EQ(l.tensor("acc"), range(l.pos(7), l.end(7)));
+}
+
+// A write after a value's last read that nothing reads (no later iteration can: no loop holds both) is a dead
+// store: live at its own position, not from the read to it.
+TEST(Liveness, DeadStoreAfterTheLastReadIsLiveAtItsPositionOnly) {
+  Live l(std::string(kDecls) +
+         "dma a, A\n"                      // 11
+         "copy b, a\n"                     // 12
+         "copy c, b\n"                     // 13
+         "copy d, a\n"                     // 14
+         "copy b[:, 0:16], a[:, 0:16]\n"   // 15: read by nobody
+         "tt c, c, d, add\n"               // 16
+         "dma O, c\n");                    // 17
+  LiveRange expected(l.pos(12), l.pos(13));
+  expected.add({l.pos(15), l.pos(15)});
+  EXPECT_EQ(l.tensor("b"), expected);
 }
 
 TEST(Liveness, BodyLocalValueStaysInTheBody) {
@@ -249,7 +355,7 @@ TEST(Liveness, InPlaceUpdateInALoopIsARead) {
          "  tt c, c, b, add\n"     // 15: c carried around the back edge; its first mention
          "}\n"
          "dma O, b\n");            // 17
-  EXPECT_EQ(l.tensor("b"), range(l.pos(12), l.pos(17)));  // defined in the loop, used after
+  EXPECT_EQ(l.tensor("b"), range(l.pos(13), l.pos(17)));  // written whole in the loop, used after
   EXPECT_EQ(l.tensor("c"), range(l.pos(12), l.end(12)));
 }
 

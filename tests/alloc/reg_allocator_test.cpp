@@ -200,6 +200,40 @@ TEST(RegAllocator, TheOutermostLoopRegisterSpillsWhenThatIsCheapest) {
 // registers (or their reload stand-ins) are live at once, so the production allocator's FATAL is a clean AllocError.
 // Five lanes fit. Five nested loops around a one-register instruction, by contrast, allocate on four lanes: the loop
 // registers spill inside their bodies.
+// Six nested loops, each of the five outer loops' registers naming the next loop's bound (a triangular nest), on
+// four lanes: a bound reads the enclosing loop's register itself, so those registers cannot spill, and at the
+// innermost header five of them are live with the innermost loop's register. The refusal says so: the register,
+// the loop whose bound keeps it, and why its neighbours cannot spill either.
+TEST(RegAllocator, RegistersNamedByLoopBoundsRefuseWithTheLoopThatKeepsThem) {
+  Program p = parseProgram(
+      "arch tiny\n"
+      "dram O [8, 64] f32 output\n"
+      "sbuf t [8, 64] f32 @p0+0\n"
+      "reg a\nreg b\nreg c\nreg d\nreg e\nreg f\n"
+      "memset t, 0.0\n"                                        // 10
+      "loop a = 0, 2, 1 {\n"                                   // 11
+      " loop b = 0, a+1, 1 {\n"                                // 12
+      "  loop c = 0, b+1, 1 {\n"                               // 13
+      "   loop d = 0, c+1, 1 {\n"                              // 14
+      "    loop e = 0, d+1, 1 {\n"                             // 15
+      "     loop f = 0, e+1, 1 {\n"                            // 16
+      "      memset t[f:1, :], 1.0\n"
+      "     }\n    }\n   }\n  }\n }\n}\n"
+      "dma O, t\n");
+  ASSERT_TRUE(checkProgram(p).empty());
+  try {
+    allocateRegisters(p);
+    ADD_FAILURE() << "six live loop registers, five of them bounds, allocated on four lanes";
+  } catch (const AllocError& e) {
+    const std::string msg = e.what();
+    EXPECT_EQ(msg.rfind("cannot allocate registers since spilling candidates are not enough: ", 0), 0u) << msg;
+    EXPECT_NE(msg.find("takes its bound from it"), std::string::npos) << msg;
+    // 'b' keeps the bound of the loop on line 13, whichever register the message starts with.
+    EXPECT_NE(msg.find("'b' (bound of the loop at line 13)"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("the machine has 4 SP registers"), std::string::npos) << msg;
+  }
+}
+
 TEST(RegAllocator, SeedFatalOnlyWhenNoSpillCanHelp) {
   const std::string text =
       "arch tiny\n"

@@ -133,8 +133,8 @@ TEST(RegCoalesce, CopiesInALoopAreCoalescedEveryIteration) {
 }
 
 // O7 takes an allocation as a fixed assignment and re-places it (alloc/in_place.h): coalesced copies must pass
-// its in-place checker, which used to report the shared lane as an overlap (found by the property
-// Coloring.FixedAssignmentReproducesAnAllocation on `li r0, 0` / `mov r1, r0`).
+// its in-place checker, which must not report the shared lane as an overlap (a case the property
+// Coloring.FixedAssignmentReproducesAnAllocation found on `li r0, 0` / `mov r1, r0`).
 TEST(RegCoalesce, O7ReproducesACoalescedAllocation) {
   const Program original = parseProgram(kCopyChain);
   DriverOptions o;

@@ -97,9 +97,9 @@ TEST(Generate, ExhaustedBytesGiveTheSmallestProgram) {
             "dma out0, t0\n");
 }
 
-// From 200 on, --size N gives at least N / 2 top-level statements unless a budget ends the program: a random stop
-// drawn at statement 787 used to end `gen --seed 1` there for every --size from 1,000 to 20,000 (the same program,
-// no error). A stop is drawn for each statement after the first at 1 in 2 N: 1 program in 5 stopped below half.
+// From 200 on, --size N gives at least N / 2 top-level statements unless a budget ends the program: otherwise a
+// random stop (drawn for each statement after the first at 1 in 2 N) drawn early would end `gen --seed S` there for
+// every large --size (the same program, no error).
 TEST(Generate, LongSizesGiveAtLeastHalfAsManyTopLevelStatements) {
   uint32_t below_half = 0, at_least_half = 0;
   for (uint64_t seed = 1; seed <= 40; ++seed) {

@@ -122,7 +122,7 @@ TEST(HarnessCampaign, AProgramThatIsNotTheInputIsAFailure) {
   InProcessSubject s(a, "changes-an-operation");
   CampaignResult r = runCampaign(s, smallCampaign(40));
   ASSERT_GT(r.totals.failed, 0u);
-  EXPECT_EQ(r.failures.front().outcome.kind, "not-the-input");
+  EXPECT_EQ(r.failures.front().outcome.kind, FailureKind::ofDefect(Defect::NotTheInput));
 }
 
 TEST(HarnessCampaign, ExceptionsFailAndRefusalsAreOnlyCounted) {
@@ -132,7 +132,7 @@ TEST(HarnessCampaign, ExceptionsFailAndRefusalsAreOnlyCounted) {
   o.shrink = false;
   CampaignResult r = runCampaign(st, o);
   EXPECT_EQ(r.totals.failed, 5u);
-  EXPECT_EQ(r.failures.front().outcome.kind, "exception");
+  EXPECT_EQ(r.failures.front().outcome.kind, FailureKind::of(FailureKind::Class::Exception));
   Refuses n;
   InProcessSubject sn(n, "refuses");
   CampaignResult q = runCampaign(sn, o);
@@ -215,7 +215,7 @@ TEST(HarnessSimulatedRun, AgreementPassesAndADisagreementIsAFinding) {
   CaseOutcome disagrees;
   checkSimulatedRun(p, broken, disagrees);
   EXPECT_EQ(disagrees.status, CaseStatus::Fail);
-  EXPECT_EQ(disagrees.kind, "simulator:disagrees");
+  EXPECT_EQ(disagrees.kind, FailureKind::of(FailureKind::Class::SimulatorDisagrees));
   EXPECT_NE(disagrees.message.find("[simulator]"), std::string::npos) << disagrees.message;
   EXPECT_FALSE(disagrees.simulated);
 }

@@ -101,7 +101,8 @@ TEST(SimQuantum, GeneratedProgramsWithShortQueuesGiveTheSameRunAtEveryQuantum) {
     p.arch.dma_queues = 1 + uint32_t(seed % 3);
     p.arch.dma_ring_slots = 1 + uint32_t(seed % 2);
     sim::SimOptions o;
-    o.timing.engine_queue_depth = 1 + uint32_t(seed % 4);
+    o.timing = sim::TimingTable::forPreset(p.arch.name);
+    o.timing->engine_queue_depth = 1 + uint32_t(seed % 4);
     SCOPED_TRACE("generated program " + std::to_string(seed));
     expectQuantumDoesNotMatter(p, o);
     ++programs;

@@ -39,8 +39,9 @@ TEST(SimStream, DestinationOverItsSourceAtAnOffsetGivesTheHardwareOrder) {
   const TensorId X = 0, Y = 1;
   const std::vector<uint8_t> in = makeInputs(p, 1)[X];
   sim::SimOptions o;
+  o.timing = sim::TimingTable::defaults();
   o.poison_seed = 3;
-  const uint32_t chunk = o.timing.stream_chunk_elements;
+  const uint32_t chunk = o.timing->stream_chunk_elements;
   ASSERT_GT(chunk, 1u);
   ASSERT_LT(chunk, 200u);  // several chunks per partition
   sim::SimResult r = sim::simulate(p, o);
@@ -83,7 +84,8 @@ TEST(SimStream, OneChunkOrInPlaceIsTheAtomicResult) {
   // A chunk as wide as the view: everything is read before anything is written, as in the interpreter.
   const Program p = parseProgram(kShifted);
   sim::SimOptions o;
-  o.timing.apply("stream.chunk-elements 200\n");
+  o.timing = sim::TimingTable::defaults();
+  o.timing->apply("stream.chunk-elements 200\n");
   sim::SimResult wide = expectSimulatorMatchesInterpreter(p, 3, o);
   ASSERT_EQ(wide.stats.self_overlaps.size(), 1u);  // still an overlap at an offset, streamed in one chunk
   EXPECT_EQ(wide.stats.self_overlaps[0].differing, 0u);

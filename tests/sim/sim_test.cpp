@@ -77,7 +77,8 @@ TEST(Sim, CyclesDoNotDependOnWhatRanBefore) {
   text << in.rdbuf();
   const Program x = parseProgram(text.str());
   sim::SimOptions o;
-  o.timing.engine_queue_depth = 4;
+  o.timing = sim::TimingTable::defaults();
+  o.timing->engine_queue_depth = 4;
   const sim::SimStats alone = sim::simulate(x, o).stats;
   uint32_t others = 0;
   for (uint64_t seed = 1; others < 30 && seed < 600; ++seed) {  // about one in ten fits the greedy placer
@@ -114,7 +115,8 @@ dma x, X
 copy y, x
 )");
   sim::SimOptions o;
-  o.timing.apply("clock-ghz 1\ndma.fixed-ns 100\ndma.engines 16\ndma.engine-bytes-per-ns 2\n"
+  o.timing = sim::TimingTable::defaults();
+  o.timing->apply("clock-ghz 1\ndma.fixed-ns 100\ndma.engines 16\ndma.engine-bytes-per-ns 2\n"
                  "dma.descriptor-overhead-bytes 64\ndma.efficiency 1\nact.clock-ghz 0.5\nact.fixed 10\nact.per-element 2\n");
   sim::SimResult r = sim::simulate(p, o);
   // 8 descriptors (one per SBUF partition) on 8 of the 16 engines: (2048 + 8 x 64) bytes at 8 x 2 bytes/ns.
@@ -132,7 +134,8 @@ TEST(Sim, MatmulFollowsTheCostFormula) {
                              std::to_string(n) + "] " + dtype + " @p0+4096\npsum c [" + std::to_string(m) + ", " +
                              std::to_string(n) + "] f32 @bank0\nmemset a, 1.0\nmemset b, 1.0\nmatmul c, a, b, start, stop\n";
     sim::SimOptions o;
-    o.timing.apply("clock-ghz 1\npe.clock-ghz 2\n");
+    o.timing = sim::TimingTable::defaults();
+    o.timing->apply("clock-ghz 1\npe.clock-ghz 2\n");
     return sim::simulate(parseProgram(text), o).stats.engines[size_t(Engine::PE)].busy_cycles;
   };
   EXPECT_EQ(run("bf16", 128, 512), 256u);   // 512 PE cycles at 2 GHz = 256 ns

@@ -124,8 +124,9 @@ copy t, p1
 
 sim::SimOptions withPorts(bool sbuf, bool psum) {
   sim::SimOptions o;
-  o.timing.port_dve_pool_sbuf = sbuf;
-  o.timing.port_dve_act_psum = psum;
+  o.timing = sim::TimingTable::defaults();
+  o.timing->port_dve_pool_sbuf = sbuf;
+  o.timing->port_dve_act_psum = psum;
   return o;
 }
 

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "ir/parse.h"
+#include "sim/simulate.h"
 #include "sim/timing.h"
 
 namespace allocsim {
@@ -38,6 +40,61 @@ TEST(SimTimingTable, EveryPresetAppliesOnTheDefaults) {
   gen3.apply(ss.str());
   EXPECT_EQ(gen3.pe_clock_ghz, 2.4);  // Trainium2's Tensor engine (its architecture guide)
   EXPECT_EQ(sim::TimingTable::defaults().pe_clock_ghz, 2.8);  // Trainium's
+}
+
+std::string readTimingFile(const std::string& name) {
+  std::ifstream in(std::string(ALLOCSIM_SOURCE_DIR) + "/sim/timing/" + name);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+TEST(SimTimingTable, EachPresetHasItsOwnTableCompiledIn) {
+  sim::TimingTable gen3 = sim::TimingTable::defaults();
+  gen3.apply(readTimingFile("gen3.txt"));
+  const sim::TimingTable& compiled = sim::TimingTable::forPreset("gen3");
+  EXPECT_EQ(compiled.clock_ghz, gen3.clock_ghz);
+  EXPECT_EQ(compiled.pe_clock_ghz, 2.4);  // Trainium2's Tensor engine (its architecture guide)
+  EXPECT_EQ(compiled.dve_clock_ghz, 0.96);
+  EXPECT_EQ(compiled.dma_engine_bytes_per_ns, gen3.dma_engine_bytes_per_ns);
+  EXPECT_FALSE(compiled.port_dve_pool_sbuf);
+  // The presets without a file of their own run with the NeuronCore-v2 table.
+  for (const char* preset : {"gen1", "gen2", "tiny"}) {
+    EXPECT_EQ(sim::TimingTable::forPreset(preset).pe_clock_ghz, 2.8) << preset;
+    EXPECT_TRUE(sim::TimingTable::forPreset(preset).port_dve_pool_sbuf) << preset;
+  }
+}
+
+// A gen3 program simulated without a table runs with gen3's: the same run as with sim/timing/gen3.txt given on
+// top of the defaults, and not the NeuronCore-v2 table's (its DMA bandwidth, reporting clock and shared ports
+// differ: the program moves data and has DVE and POOL work on SBUF).
+TEST(SimTimingTable, AGen3ProgramGetsTheGen3TableWithoutBeingGivenIt) {
+  const Program p = parseProgram(R"(arch gen3
+dram X [128, 2048] bf16 input
+dram Y [128, 2048] bf16 output
+sbuf x [128, 2048] bf16 @p0+0
+sbuf y [128, 2048] bf16 @p0+8192
+sbuf z [128, 2048] bf16 @p0+16384
+dma x, X
+memset z, 1.0
+ts y, x, 2.0, mul
+dma Y, y
+)");
+  sim::SimOptions implicit, gen3_given, gen2_given;
+  implicit.timing_only = gen3_given.timing_only = gen2_given.timing_only = true;
+  gen3_given.timing = sim::TimingTable::defaults();
+  gen3_given.timing->apply(readTimingFile("gen3.txt"));
+  gen2_given.timing = sim::TimingTable::defaults();
+  EXPECT_EQ(implicit.timingFor(p).pe_clock_ghz, 2.4);
+  const sim::SimStats a = sim::simulate(p, implicit).stats, b = sim::simulate(p, gen3_given).stats,
+                      c = sim::simulate(p, gen2_given).stats;
+  EXPECT_EQ(a.cycles, b.cycles);
+  for (size_t e = 0; e < a.engines.size(); ++e) EXPECT_EQ(a.engines[e].busy_cycles, b.engines[e].busy_cycles) << e;
+  EXPECT_NE(a.cycles, c.cycles);
+  // The same program on gen2 still runs with the NeuronCore-v2 table.
+  Program on_gen2 = p;
+  on_gen2.arch = *archPreset("gen2");
+  EXPECT_EQ(sim::simulate(on_gen2, implicit).stats.cycles, sim::simulate(on_gen2, gen2_given).stats.cycles);
 }
 
 TEST(SimTimingTable, EveryEntryNamesItsSource) {

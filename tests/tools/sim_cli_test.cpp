@@ -31,6 +31,23 @@ TEST(SimCli, BadTimingFileIsAnInputErrorWithItsLocation) {
   std::remove(path.c_str());
 }
 
+// The cycles of a `run --json` report.
+std::string jsonCycles(const CliRun& r) {
+  const std::string key = "\"stats\": {\"cycles\": ";
+  const size_t at = r.out.find(key);
+  if (at == std::string::npos) return "no cycles in: " + r.out;
+  return r.out.substr(at + key.size(), r.out.find_first_not_of("0123456789", at + key.size()) - at - key.size());
+}
+
+TEST(SimCli, TheTimingTableFollowsTheProgramsArch) {
+  const std::string run = "run corpus/kernels/matmul_tiled_tiny.nki.txt -O2 --json --arch gen3";
+  const CliRun implicit = allocsim(run), gen3 = allocsim(run + " --timing sim/timing/gen3.txt"),
+               gen2 = allocsim(run + " --timing sim/timing/default.txt");
+  for (const CliRun* r : {&implicit, &gen3, &gen2}) ASSERT_EQ(r->exit_code, 0) << r->out;
+  EXPECT_EQ(jsonCycles(implicit), jsonCycles(gen3));
+  EXPECT_NE(jsonCycles(implicit), jsonCycles(gen2));  // every key of the default table replaces gen3's
+}
+
 TEST(SimCli, CompareListsEveryLevel) {
   CliRun r = allocsim("run corpus/kernels/pooling_tiny.nki.txt --compare O0,O2,O7");
   EXPECT_EQ(r.exit_code, 0) << r.out;

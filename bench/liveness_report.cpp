@@ -1,0 +1,173 @@
+// The "Liveness precision against the data" section of docs/quality.md: how far the allocators' static liveness
+// (alloc/liveness.h) is from what the data needs, on the corpus kernels and on generated programs that reuse
+// tensors (verify/liveness_precision.h). Three maxima per space, SBUF bytes per partition and PSUM banks:
+//   static      the allocators' live ranges, over the linear positions;
+//   positional  the interpreter's dynamic liveness folded onto the same positions (a tensor live at a position when
+//               it is live at some step executing it): the least any liveness over the linear order can claim;
+//   dynamic     the interpreter's, over steps.
+// static > positional: a range is wider than the data needs. positional > dynamic: tensors are live at one position
+// in different iterations of its loops, which one position cannot tell apart. Every figure is deterministic.
+//
+//   liveness_report [SEEDS]     prints the section (markdown) on stdout; SEEDS generated programs per mix (100)
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "alloc/alloc_error.h"
+#include "alloc/driver.h"
+#include "gen/choices.h"
+#include "gen/generate.h"
+#include "ir/arch.h"
+#include "ir/diag.h"
+#include "ir/parse.h"
+#include "verify/liveness_precision.h"
+#include "verify/memory_bounds.h"
+
+namespace allocsim {
+namespace {
+
+std::string fixed2(double x) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f", x);
+  return buf;
+}
+
+std::string ratio(uint64_t a, uint64_t b) { return b ? fixed2(double(a) / double(b)) : "-"; }
+
+std::string readFile(const std::string& path) {
+  std::ifstream f(path);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+// Per corpus kernel: the three maxima per space and the -O2 peak (SBUF bytes, PSUM banks) against the dynamic one.
+std::string corpusTable() {
+  std::string out =
+      "| kernel | SBUF static / positional / dynamic | ratio | -O2 SBUF peak / dynamic | PSUM static / positional / "
+      "dynamic | ratio | -O2 PSUM banks / dynamic |\n|---|---:|---:|---:|---:|---:|---:|\n";
+  std::vector<std::string> files;
+  for (const char* dir : {"/corpus/kernels", "/corpus/liveness"})
+    for (const auto& e : std::filesystem::directory_iterator(std::string(ALLOCSIM_SOURCE_DIR) + dir))
+      if (e.path().string().ends_with(".nki.txt") && !e.path().string().ends_with(".allocated.nki.txt"))
+        files.push_back(e.path().string());
+  std::sort(files.begin(), files.end());
+  for (const std::string& f : files) {
+    const Program p = parseProgram(readFile(f));
+    PrecisionOptions po;
+    po.positional = true;
+    const LivenessPrecision lp = livenessPrecision(p, po);
+    std::string peak = "*refused*", banks = "*refused*";
+    try {
+      DriverOptions o;
+      o.optlevel = 2;
+      const MemoryUse use = memoryUse(allocate(p, o).program);
+      peak = std::to_string(use.sbuf_peak) + " / " + std::to_string(lp.dynamic_sbuf_bytes) + " = " +
+             ratio(use.sbuf_peak, lp.dynamic_sbuf_bytes) + (use.spilled_tensors ? " (spills)" : "");
+      banks = std::to_string(use.psum_banks) + " / " + std::to_string(lp.dynamic_psum_banks);
+    } catch (const AllocError&) {
+    }
+    const std::filesystem::path path(f);
+    const std::string file = path.filename().string();  // NAME.nki.txt
+    const std::string name = path.parent_path().filename().string() + "/" + file.substr(0, file.size() - 8);
+    out += "| " + name + " | " + std::to_string(lp.static_sbuf_bytes) + " / " +
+           std::to_string(lp.positional_sbuf_bytes) + " / " + std::to_string(lp.dynamic_sbuf_bytes) + " | " +
+           ratio(lp.static_sbuf_bytes, lp.dynamic_sbuf_bytes) + " | " + peak + " | " +
+           std::to_string(lp.static_psum_banks) + " / " + std::to_string(lp.positional_psum_banks) + " / " +
+           std::to_string(lp.dynamic_psum_banks) + " | " + ratio(lp.static_psum_banks, lp.dynamic_psum_banks) +
+           " | " + banks + " |\n";
+  }
+  return out;
+}
+
+// The static / dynamic ratios of one space over a mix of generated programs, bucketed, and split by cause.
+struct Tally {
+  uint32_t ratios = 0, exact = 0, to105 = 0, to110 = 0, to125 = 0, above = 0;
+  uint32_t wider = 0;      // static > positional
+  uint32_t positions = 0;  // static = positional > dynamic
+  double worst = 1;
+  void add(uint64_t st, uint64_t pos, uint64_t dy) {
+    if (dy == 0) return;
+    ++ratios;
+    const double r = double(st) / double(dy);
+    worst = std::max(worst, r);
+    if (st == dy) ++exact;
+    else if (r <= 1.05) ++to105;
+    else if (r <= 1.10) ++to110;
+    else if (r <= 1.25) ++to125;
+    else ++above;
+    if (st > pos) ++wider;
+    else if (st > dy) ++positions;
+  }
+  std::string row(const std::string& mix, const char* space) const {
+    return "| " + mix + " | " + space + " | " + std::to_string(ratios) + " | " + std::to_string(exact) + " | " +
+           std::to_string(to105) + " | " + std::to_string(to110) + " | " + std::to_string(to125) + " | " +
+           std::to_string(above) + " | " + fixed2(worst) + " | " + std::to_string(wider) + " | " +
+           std::to_string(positions) + " |\n";
+  }
+};
+
+std::string generatedTable(uint32_t seeds) {
+  std::string out =
+      "| mix | space | ratios | 1.00 | <= 1.05 | <= 1.10 | <= 1.25 | > 1.25 | worst | static > positional | "
+      "static = positional > dynamic |\n|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
+  struct Mix {
+    std::string name;
+    uint32_t reuse, conditionals;
+  };
+  const GenOptions defaults;
+  for (const Mix& m : {Mix{"default (`gen --seed S --size 30`)", 25, defaults.conditionals},
+                       Mix{"`--reuse 100 --conditionals 50`", 100, 50}}) {
+    Tally sbuf, psum;
+    for (uint32_t s = 0; s < seeds; ++s) {
+      GenOptions o;
+      o.arch = *archPreset("tiny");
+      o.size = 30;
+      o.reuse = m.reuse;
+      o.conditionals = m.conditionals;
+      SeededChoices c(s);
+      const Program p = generateProgram(c, o);
+      PrecisionOptions po;
+      po.positional = true;
+      try {
+        const LivenessPrecision lp = livenessPrecision(p, po);
+        sbuf.add(lp.static_sbuf_bytes, lp.positional_sbuf_bytes, lp.dynamic_sbuf_bytes);
+        psum.add(lp.static_psum_banks, lp.positional_psum_banks, lp.dynamic_psum_banks);
+      } catch (const InputError&) {
+      }
+    }
+    out += sbuf.row(m.name, "SBUF") + psum.row(m.name, "PSUM");
+  }
+  return out;
+}
+
+}  // namespace
+}  // namespace allocsim
+
+int main(int argc, char** argv) {
+  using namespace allocsim;
+  const uint32_t seeds = argc > 1 ? uint32_t(std::strtoul(argv[1], nullptr, 10)) : 100;
+  std::printf(
+      "## Liveness precision against the data\n\n"
+      "How far the allocators' static liveness (`alloc/liveness.h`) is from what the data needs "
+      "(`bench/liveness_report.sh`). Per space, SBUF bytes per partition and PSUM banks, three maxima: *static*, "
+      "the allocators' live ranges over the linear positions; *positional*, the interpreter's dynamic liveness "
+      "folded onto the same positions (a tensor counts at a position when it is live at some step executing it), "
+      "the least that any liveness over the linear order can claim; *dynamic*, the interpreter's over steps. "
+      "static > positional means a range is wider than the data needs; positional > dynamic that tensors are live "
+      "at one position in different iterations of a loop, which one position stands for (a value written on every "
+      "iteration and read after the loop is live at its write on every iteration, a dead store but the last; a "
+      "tensor last read in the loop is live there on every iteration but the last), so no placement that holds for "
+      "every iteration can reach the dynamic figure without unrolling or peeling the loop.\n\n"
+      "Corpus kernels (`corpus/kernels/`, `corpus/liveness/`); -O2 peak: the highest SBUF byte an -O2 placement "
+      "reaches, and the PSUM banks it uses, against the dynamic max-live:\n\n%s\n"
+      "Generated programs (tiny, `--size 30`, seeds 0 to %u), per mix: the static / dynamic ratios of the programs "
+      "with a tensor of that space, bucketed, the worst, and the ratios above 1.00 by cause:\n\n%s",
+      corpusTable().c_str(), seeds - 1, generatedTable(seeds).c_str());
+  return 0;
+}
