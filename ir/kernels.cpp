@@ -79,13 +79,7 @@ void decodeF32(DType t, const uint8_t* in, size_t n, float* out) {
     case DType::U16:
       for (size_t i = 0; i < n; ++i) out[i] = float(loadAs<uint16_t>(in + 2 * i));
       return;
-    case DType::F16:
-    case DType::I16:
-    case DType::U8:
-    case DType::I8:
-    case DType::F8E4M3:
-    case DType::F8E5M2:
-    case DType::F8E4M3FN:
+    default:  // the narrow types, one element at a time
       for (size_t i = 0; i < n; ++i) out[i] = loadF32(t, in + dtypeSize(t) * i);
       return;
   }
@@ -100,13 +94,7 @@ void decodeInt(DType t, const uint8_t* in, size_t n, NumClass c, uint32_t* out) 
       return;
     case DType::F32:
     case DType::BF16:
-    case DType::F16:
-    case DType::I16:
-    case DType::U8:
-    case DType::I8:
-    case DType::F8E4M3:
-    case DType::F8E5M2:
-    case DType::F8E4M3FN:
+    default:  // the narrow types, one element at a time
       for (size_t i = 0; i < n; ++i) out[i] = loadInt(t, in + dtypeSize(t) * i, c);
       return;
   }
@@ -127,13 +115,7 @@ void encodeF32(DType t, const float* in, size_t n, uint8_t* out) {
     case DType::U16:
       for (size_t i = 0; i < n; ++i) storeAs<uint16_t>(out + 2 * i, uint16_t(floatToU16(in[i])));
       return;
-    case DType::F16:
-    case DType::I16:
-    case DType::U8:
-    case DType::I8:
-    case DType::F8E4M3:
-    case DType::F8E5M2:
-    case DType::F8E4M3FN:
+    default:  // the narrow types, one element at a time
       for (size_t i = 0; i < n; ++i) storeF32(t, out + dtypeSize(t) * i, in[i]);
       return;
   }
@@ -153,13 +135,7 @@ void encodeInt(DType t, const uint32_t* in, size_t n, NumClass c, uint8_t* out) 
         for (size_t i = 0; i < n; ++i) storeAs<float>(out + 4 * i, float(in[i]));
       return;
     case DType::BF16:
-    case DType::F16:
-    case DType::I16:
-    case DType::U8:
-    case DType::I8:
-    case DType::F8E4M3:
-    case DType::F8E5M2:
-    case DType::F8E4M3FN:
+    default:  // the narrow types, one element at a time
       for (size_t i = 0; i < n; ++i) storeInt(t, out + dtypeSize(t) * i, in[i], c);
       return;
   }
