@@ -287,14 +287,16 @@ Effort effortFor(int optlevel) {
   }
 }
 
-DriverResult allocate(const Program& input, const DriverOptions& o) {
+DriverResult allocate(const Program& input, const DriverOptions& o) { return allocate(Program(input), o); }
+
+DriverResult allocate(Program&& input, const DriverOptions& o) {
   if (o.allocator == "exact") {
     if (o.sbuf_heuristic || o.psum_heuristic)
       throw OptionError("--sbuf-heuristic and --psum-heuristic choose a colorer's heuristic; --allocator exact "
                         "runs no colorer");
     const int level = o.smt_allocation ? 7 : o.optlevel;
-    DriverResult result{input, {level, level == 7 ? AllocPath::FixedAssignment : AllocPath::Coloring}, {}, {}};
-    requireFeasible(input);
+    DriverResult result{std::move(input), {level, level == 7 ? AllocPath::FixedAssignment : AllocPath::Coloring}, {}, {}};
+    requireFeasible(result.program);
     runExact(result.program, result.selection.optlevel, o, result.reports);
     return result;
   }
@@ -306,14 +308,16 @@ DriverResult allocate(const Program& input, const DriverOptions& o) {
   in.cores = o.cores;
   in.loops_in_backend = o.loops_in_backend;
   in.smt_allocation = o.smt_allocation;
-  DriverResult result{input, selectAllocator(in), {}, {}};
+  DriverResult result{std::move(input), selectAllocator(in), {}, {}};
   if (o.gca_dma_optlevel < -1 || o.gca_dma_optlevel > 2)
     throw OptionError("--gca-dma-optlevel " + std::to_string(o.gca_dma_optlevel) +
                       " is not a level (expected -1, 0, 1 or 2)");
   const Selection& s = result.selection;
   requireHeuristicsRun(o, s.path);
-  requireFeasible(input);  // what no allocator can do is told before any of them runs
   Program& p = result.program;
+  requireFeasible(p);  // what no allocator can do is told before any of them runs
+  // The input's liveness report is taken before the allocators change the program in place.
+  if (reportsOn()) result.liveness = livenessReport(computeLiveness(p).stats);  // a report only
   const Effort e = effortFor(s.optlevel);
   switch (s.path) {
     case AllocPath::NoReuse:
@@ -325,7 +329,6 @@ DriverResult allocate(const Program& input, const DriverOptions& o) {
     case AllocPath::FixedAssignment: runFixedAssignment(p, e, o, result.reports); break;
     case AllocPath::LinearScan: runLinearScan(p, s.optlevel, o, result.reports); break;
   }
-  if (reportsOn()) result.liveness = livenessReport(computeLiveness(input).stats);  // a report only
   return result;
 }
 

@@ -85,5 +85,8 @@ struct Effort {
 Effort effortFor(int optlevel);
 
 DriverResult allocate(const Program& p, const DriverOptions& o);
+// The same, allocating `p` in place: for a caller that has no use for the input afterwards (a large program is
+// then held once, not twice).
+DriverResult allocate(Program&& p, const DriverOptions& o);
 
 }  // namespace allocsim

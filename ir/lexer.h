@@ -2,6 +2,8 @@
 // one token of lookahead, so memory stays proportional to one token whatever the input holds.
 #pragma once
 
+#include <algorithm>
+
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -40,6 +42,8 @@ class Lexer {
   const Token& peek();
   // Returns the current token and moves past it.
   Token next();
+  // The source after the current token (or after the last one returned), for a look ahead that needs no tokens.
+  std::string_view rest() const { return src_.substr(std::min(pos_, src_.size())); }
 
  private:
   Token lex();

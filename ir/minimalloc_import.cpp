@@ -107,33 +107,36 @@ enum class Slot : uint8_t { Filler, End, Start };
 
 template <typename Emit>
 void emitBody(const MinimallocProblem& mp, bool fillers, Emit&& emit) {
+  // Every end and start as (time, key), sorted once: at each time the ends, then the starts, each in the CSV's
+  // order (key: 1 for a start, 0 for an end, in bit 32; the buffer below it). One sort of flat pairs: looking each
+  // buffer's times up among the distinct times instead cost a binary search with a cache miss per step.
+  struct Event {
+    int64_t time;
+    uint64_t key;
+    bool operator<(const Event& o) const { return time != o.time ? time < o.time : key < o.key; }
+  };
+  constexpr uint64_t kStart = uint64_t(1) << 32;
+  std::vector<Event> events;
+  events.reserve(2 * mp.buffers.size());
+  for (TensorId i = 0; i < mp.buffers.size(); ++i) {
+    events.push_back({mp.buffers[i].lower, kStart | i});
+    events.push_back({mp.buffers[i].upper, i});
+  }
+  std::sort(events.begin(), events.end());
   std::vector<int64_t> times;
-  times.reserve(2 * mp.buffers.size());
-  for (const MinimallocBuffer& b : mp.buffers) {
-    times.push_back(b.lower);
-    times.push_back(b.upper);
-  }
-  std::sort(times.begin(), times.end());
-  times.erase(std::unique(times.begin(), times.end()), times.end());
+  for (const Event& e : events)
+    if (times.empty() || times.back() != e.time) times.push_back(e.time);
   const std::vector<uint64_t> units = times.empty() ? std::vector<uint64_t>{} : timeUnits(times, mp.buffers.size());
-  // The buffers by rank of their start and of their end (a counting sort: two flat arrays, not a vector per time).
-  auto rank = [&](int64_t t) { return size_t(std::lower_bound(times.begin(), times.end(), t) - times.begin()); };
-  std::vector<uint32_t> start_at(times.size() + 1, 0), end_at(times.size() + 1, 0);
-  for (const MinimallocBuffer& b : mp.buffers) {
-    ++start_at[rank(b.lower) + 1];
-    ++end_at[rank(b.upper) + 1];
-  }
-  for (size_t k = 0; k < times.size(); ++k) start_at[k + 1] += start_at[k], end_at[k + 1] += end_at[k];
-  std::vector<TensorId> starts(mp.buffers.size()), ends(mp.buffers.size());
-  {
-    std::vector<uint32_t> s_fill(start_at.begin(), start_at.end() - 1), e_fill(end_at.begin(), end_at.end() - 1);
-    for (TensorId i = 0; i < mp.buffers.size(); ++i) {
-      starts[s_fill[rank(mp.buffers[i].lower)]++] = i;
-      ends[e_fill[rank(mp.buffers[i].upper)]++] = i;
-    }
-  }
   auto filler = [&] {
     if (fillers) emit(Slot::Filler, TensorId(0));
+  };
+  // Emits the run of events at `time` of one kind (kStart or 0) from events[e] on, or a filler when there is none.
+  size_t e = 0;
+  auto run = [&](int64_t time, uint64_t kind, Slot slot) {
+    const size_t first = e;
+    for (; e < events.size() && events[e].time == time && (events[e].key & kStart) == kind; ++e)
+      emit(slot, TensorId(events[e].key));
+    if (e == first) filler();
   };
   for (uint64_t u = 0, k = 0; k < times.size(); ++u) {
     if (units[k] != u) {  // a unit with no event: two empty slots
@@ -141,10 +144,8 @@ void emitBody(const MinimallocProblem& mp, bool fillers, Emit&& emit) {
       filler();
       continue;
     }
-    if (end_at[k] == end_at[k + 1]) filler();
-    for (uint32_t x = end_at[k]; x < end_at[k + 1]; ++x) emit(Slot::End, ends[x]);
-    if (start_at[k] == start_at[k + 1]) filler();
-    for (uint32_t x = start_at[k]; x < start_at[k + 1]; ++x) emit(Slot::Start, starts[x]);
+    run(times[k], 0, Slot::End);
+    run(times[k], kStart, Slot::Start);
     ++k;
   }
 }

@@ -80,14 +80,46 @@ Program Parser::parse() {
                                 (open_loops_.back().op == Op::Loop ? "loop" : "if") + " at " +
                                 locText(open_loops_.back().loc));
   prog_.renumber();
-  prog_.body.shrink_to_fit();
   prog_.tensors.shrink_to_fit();
   prog_.registers.shrink_to_fit();
   return std::move(prog_);
 }
 
-std::vector<Instruction>& Parser::currentBody() {
-  return open_loops_.empty() ? prog_.body : open_loops_.back().body;
+namespace {
+
+// At least the number of statements outside loops and ifs in `text` when it is formatted one statement a line (as
+// printProgram writes it; otherwise an estimate): the lines at depth 0 that are neither blank nor comments, a line
+// ending in '{' opening a level and one starting with '}' closing it.
+size_t topLevelLines(std::string_view text) {
+  size_t count = 0, depth = 0;
+  while (!text.empty()) {
+    const size_t nl = text.find('\n');
+    std::string_view line = text.substr(0, nl);
+    text.remove_prefix(nl == std::string_view::npos ? text.size() : nl + 1);
+    line = line.substr(0, line.find('#'));
+    const size_t b = line.find_first_not_of(" \t\r"), e = line.find_last_not_of(" \t\r");
+    if (b == std::string_view::npos) continue;
+    if (line[b] == '}') {
+      depth -= depth > 0;
+      continue;
+    }
+    count += depth == 0;
+    depth += line[e] == '{';
+  }
+  return count;
+}
+
+}  // namespace
+
+void Parser::append(Instruction&& inst) {
+  if (!open_bodies_.empty()) {
+    open_bodies_.back().push_back(std::move(inst));
+    return;
+  }
+  // The program's body is reserved once, when its first instruction comes, for the statements that can follow:
+  // grown by doubling and then shrunk to fit, it took up to three times its final size while the file was parsed.
+  if (prog_.body.capacity() == 0) prog_.body.reserve(1 + topLevelLines(lex_.rest()));
+  prog_.body.push_back(std::move(inst));
 }
 
 void Parser::statement() {
@@ -311,10 +343,11 @@ void Parser::instruction(const Token& opcode, Op op) {
     expect('{', op == Op::Loop ? "expected '{' to open the loop body" : "expected '{' to open the if body");
     endStatement("'{'");
     open_loops_.push_back(std::move(inst));
+    open_bodies_.emplace_back();
     return;
   }
   endStatement("instruction");
-  currentBody().push_back(std::move(inst));
+  append(std::move(inst));
 }
 
 void Parser::operands(Instruction& in) {
@@ -612,8 +645,9 @@ void Parser::closeLoop(const Token& brace) {
   if (open_loops_.empty()) failAt(brace.loc, "unmatched '}'");
   Instruction loop = std::move(open_loops_.back());
   open_loops_.pop_back();
-  loop.body.shrink_to_fit();  // a body grew by doubling: keep no spare capacity in a program held for a whole run
-  currentBody().push_back(std::move(loop));
+  loop.body = open_bodies_.back().take();
+  open_bodies_.pop_back();
+  append(std::move(loop));
 }
 
 }  // namespace allocsim

@@ -5,6 +5,7 @@
 // statement is one line, so no input can exhaust the call stack.
 #pragma once
 
+#include <algorithm>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -16,6 +17,38 @@
 namespace allocsim {
 
 constexpr size_t kMaxLoopDepth = 64;
+
+// A loop's or an if's body being parsed: its instructions in chunks that grow to a fixed size, moved into one vector
+// of exactly their number when the body ends (a vector grown by doubling holds up to twice its instructions, and
+// shrinking it to fit copies them).
+class BodyBuilder {
+ public:
+  void push_back(Instruction&& inst) {
+    if (chunks_.empty() || chunks_.back().size() == chunks_.back().capacity()) {
+      chunks_.emplace_back();
+      chunks_.back().reserve(std::min(kMaxChunk, std::max<size_t>(16, size_)));
+    }
+    chunks_.back().push_back(std::move(inst));
+    ++size_;
+  }
+  // The instructions, in order; each chunk is freed once it is moved.
+  std::vector<Instruction> take() {
+    std::vector<Instruction> out;
+    out.reserve(size_);
+    for (std::vector<Instruction>& c : chunks_) {
+      for (Instruction& i : c) out.push_back(std::move(i));
+      std::vector<Instruction>().swap(c);
+    }
+    chunks_.clear();
+    size_ = 0;
+    return out;
+  }
+
+ private:
+  static constexpr size_t kMaxChunk = 4096;
+  std::vector<std::vector<Instruction>> chunks_;
+  size_t size_ = 0;
+};
 
 class Parser {
  public:
@@ -41,7 +74,7 @@ class Parser {
   void closeLoop(const Token& brace);
   Origin originSuffix();
   void endStatement(const char* what);
-  std::vector<Instruction>& currentBody();
+  void append(Instruction&& inst);  // to the innermost open body, or the program's
 
   // Names (parse_operands.cpp).
   Token declarationName(const char* what);
@@ -83,7 +116,8 @@ class Parser {
     SourceLoc loc;
   };
   std::unordered_map<std::string, Declared> names_;
-  std::vector<Instruction> open_loops_;  // innermost last; each holds its body so far
+  std::vector<Instruction> open_loops_;  // innermost last; their bodies so far are in open_bodies_
+  std::vector<BodyBuilder> open_bodies_;  // one per open loop
   bool seen_statement_ = false;
 };
 

@@ -1,13 +1,12 @@
 #include "tools/load.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
-#include <iterator>
-#include <sstream>
 
 #include "ir/check.h"
 #include "ir/parse.h"
@@ -19,12 +18,29 @@ namespace allocsim::cli {
 // A million-instruction allocated program prints as about 2.3 million lines, ~80 MiB.
 constexpr size_t kMaxSourceBytes = size_t(512) << 20;
 
+namespace {
+
+// Appends what `in` holds to `text` in blocks of 1 MiB (a character at a time through the stream buffer costs more
+// than the parse of what it reads); stops once the text passes kMaxSourceBytes. False on a read error.
+bool readAll(std::istream& in, std::string& text) {
+  constexpr size_t kBlock = size_t(1) << 20;
+  while (text.size() <= kMaxSourceBytes) {
+    const size_t had = text.size(), room = text.capacity() - had;
+    const size_t block = room > 0 ? std::min(room, kBlock) : kBlock;  // within a reserved buffer while it lasts
+    text.resize(had + block);
+    in.read(text.data() + had, std::streamsize(block));
+    text.resize(had + size_t(in.gcount()));
+    if (!in) return !in.bad();
+  }
+  return true;
+}
+
+}  // namespace
+
 std::string readSource(const std::string& path) {
   std::string text;
   if (path == "-") {
-    std::ostringstream ss;
-    ss << std::cin.rdbuf();
-    text = ss.str();
+    if (!readAll(std::cin, text)) throw UsageError("<stdin>: cannot read");
   } else {
     // A directory opens as a stream on Linux and fails on the first read with an exception that says
     // nothing useful ("basic_filebuf::underflow"), so it is told apart before opening.
@@ -32,12 +48,10 @@ std::string readSource(const std::string& path) {
     if (std::filesystem::is_directory(path, ec)) throw UsageError(path + ": is a directory, not a program file");
     std::ifstream in(path, std::ios::binary);
     if (!in) throw UsageError(path + ": cannot open: " + std::strerror(errno));
-    try {
-      text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-    } catch (const std::exception&) {
-      throw UsageError(path + ": cannot read");
-    }
-    if (in.bad()) throw UsageError(path + ": cannot read");
+    // A regular file's size is known: one buffer of that size, filled in place (a pipe is read in blocks).
+    const std::uintmax_t size = std::filesystem::is_regular_file(path, ec) ? std::filesystem::file_size(path, ec) : 0;
+    if (!ec && size <= kMaxSourceBytes) text.reserve(size_t(size) + 1);
+    if (!readAll(in, text)) throw UsageError(path + ": cannot read");
   }
   if (text.size() > kMaxSourceBytes) throw UsageError("'" + path + "' is larger than 512 MiB");
   return text;

@@ -2,6 +2,7 @@
 #include <cstdio>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "alloc/alloc_error.h"
 #include "alloc/driver.h"
@@ -226,7 +227,9 @@ int runAlloc(const Args& args) {
     ProgressLine progress("alloc", ProgressLine::wanted(a.quiet));
     a.driver.progress = progress.fn();
     try {
-      result = allocate(input, a.driver);
+      // The input is read again only for -v's precision figure and for --verify; otherwise it is allocated in place.
+      const bool input_needed = a.verbose > 0 || a.verify;
+      result = input_needed ? allocate(input, a.driver) : allocate(std::move(input), a.driver);
     } catch (const OptionError& e) {
       throw UsageError(e.what());
     } catch (const AllocError& e) {

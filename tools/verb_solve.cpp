@@ -71,14 +71,34 @@ int runSolve(const Args& args) {
   ExactProblem exact;
   ProgressLine progress("solve", ProgressLine::wanted(quiet));
   auto outOfTime = [&](const char* during) {
+    progress.erase();
     std::fprintf(stderr, "%s: exact: the time limit of %s s ran out %s (after %s s): no placement found\n",
                  display.c_str(), formatReportNumber(time_limit, 2).c_str(), during,
                  formatReportNumber(elapsed(), 2).c_str());
     return kExitAllocImpossible;
   };
+  // While the file is read: the limit is checked at each progress step (every few ten thousand lines), and a
+  // limit that runs out there is reported at the line reached.
+  struct ReadingTimedOut {
+    uint64_t line;
+  };
+  const ProgressFn reading = [&](const char* phase, uint64_t done, const char* unit) {
+    progress.report(phase, done, unit);
+    if (elapsed() > time_limit) throw ReadingTimedOut{done};
+  };
   try {
     progress.report("reading the file", 0, "buffers");
-    problem = parseMinimallocCsv(readSource(in), progress.fn());
+    const std::string text = readSource(in);
+    if (elapsed() > time_limit) return outOfTime("while the file was read");
+    try {
+      problem = parseMinimallocCsv(text, &reading);
+    } catch (const ReadingTimedOut& t) {
+      progress.erase();
+      std::fprintf(stderr, "%s:%llu:1: exact: the time limit of %s s ran out while the file was read, at this line "
+                   "(after %s s): no placement found\n", display.c_str(), (unsigned long long)t.line,
+                   formatReportNumber(time_limit, 2).c_str(), formatReportNumber(elapsed(), 2).c_str());
+      return kExitAllocImpossible;
+    }
     if (elapsed() > time_limit) return outOfTime("while the file was read");
     progress.report("building the search's tables", problem.buffers.size(), "buffers");
     exact = exactProblemOf(problem, *capacity);

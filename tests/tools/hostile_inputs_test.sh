@@ -83,6 +83,10 @@ expect "gen under ulimit" 2 "^allocsim gen --seed 1 --size 100000 --arch tiny: o
 awk 'BEGIN { print "id,lower,upper,size"; for (i = 0; i < 1000000; i++) print "b" i "," i "," i + 7 "," 64 }' >rows.16777216.csv
 run "import under ulimit" 30 bash -c "ulimit -v 150000; exec '$allocsim' import minimalloc rows.16777216.csv -o rows.nki.txt"
 expect "import under ulimit" 2 "^allocsim import: rows\.16777216\.csv: out of memory \(asked for [0-9.]+ [kMG]?B; .*this process can get [0-9.]+ [kMG]?B more"
+# solve's --time-limit covers reading the file: a limit shorter than the read ends the run at the file (at the line
+# reached when the parse was under way), exit 3, long before the search could start.
+run "solve, time limit while reading" 10 "$allocsim" solve minimalloc rows.16777216.csv --time-limit 0.2 -o /dev/null
+expect "solve, time limit while reading" 3 "^rows\.16777216\.csv(:[0-9]+:1)?: exact: the time limit of 0\.2 s ran out while the file was read"
 
 # --- Impossible at once: one instruction names more register lanes than the machine has (4 on tiny).
 printf 'arch tiny\nreg a 64\nreg b 64\nreg c 64\n\nli a, 1\nli b, 2\nadd c, a, b\n' >lanes.nki.txt
