@@ -2,7 +2,7 @@
 // say that) but whether it is as good as the allocator's own design promises. Each compares the allocator with
 // itself or with a simpler or exact one on the same program:
 // - best of n: the level's result scores no worse than any heuristic it tries, run alone;
-// - no PSUM spill when the most banks live at once fit the machine (tensors of one bank);
+// - no PSUM spill when the most banks live at once fit the machine (at -O1 with tensors of one bank only);
 // - no level spills SBUF or PSUM where the no-reuse placement (-O0) fits every tensor without reuse;
 // - -O3 (every heuristic) scores no worse than -O2 (the first seven);
 // - on small programs the colorer's SBUF height is within kHeightFactor of the exact search's.
@@ -22,10 +22,15 @@
 namespace allocsim {
 namespace {
 
-// The colorer's SBUF height on small programs against the exact search's. The colorer fills the lowest partitions
-// first, where the search may spread small tensors over more partitions: a program of seven tensors of one or two
-// partitions, all live together, takes 508 bytes of partition 0 from the colorer and 256 from the search (1.98x).
-constexpr double kHeightFactor = 2.0;
+// The colorer's SBUF height on small programs against the exact search's. Two things add up. The colorer fills the
+// lowest band of partitions first, where the search spreads small tensors over both bands of the tiny machine: seven
+// tensors of one or two partitions, all live together, take 508 bytes of partition 0 from the colorer and 256 from
+// the search (1.98x). And inside its band a small tensor that lives long and was placed first keeps the band's
+// lowest bytes, so the tensors after it stack above it: a 20-byte tensor at offset 0 for the whole program lifts a
+// 116-byte pair to 140 and a last one to 256 bytes, where the search, with the small ones in the other band, needs
+// 120 (2.13x). Neither has a bound of its own (the colorer is a heuristic): the factor is what the generated
+// programs reach, with a small margin.
+constexpr double kHeightFactor = 2.25;
 
 struct Run {
   bool ok = false;
@@ -92,15 +97,21 @@ RC_GTEST_PROP(Quality, BestOfNKeepsTheBestCandidateItTried, ()) {
   eachAlone("psum", effort.psum_heuristics, &DriverOptions::psum_heuristic);
 }
 
-// With one-bank tensors only: the interference graph of live ranges is chordal, so the colorer's simplify always
-// finds a tensor whose live neighbours and itself fit, and select has a free bank for it. A tensor of several banks
-// needs a contiguous run, which the banks live at once fitting does not promise (one heuristic alone can leave the
-// free banks apart where another finds a run), so programs with one are not held to it.
+// With one-bank tensors the interference graph of live ranges is chordal, so the colorer's simplify always finds a
+// tensor whose live neighbours and itself fit, and select has a free bank for it: every level is held to it. A
+// tensor of several banks needs a run of adjacent free banks, which the banks live at once fitting does not give by
+// itself: placing intervals of several units in a line (dynamic storage allocation) can leave the free units apart,
+// and which ones depends on the order the tensors are colored in. -O1 colors in one order and on generated programs
+// does spill a multi-bank tensor with enough banks free but not adjacent. -O2 and -O3 try every color order of the
+// PSUM colorer in each round and keep the best; they have found a run in every generated program whose live banks
+// fit, so they are held to it with tensors of any size.
 RC_GTEST_PROP(Quality, NoPsumSpillWhenTheLiveBanksFit, ()) {
   const Program p = *genTiny();
-  for (const Tensor& t : p.tensors)
-    RC_PRE(t.space != Space::Psum || t.bytesPerPartition() <= p.arch.psum_bank_bytes);
+  const bool one_bank_tensors = std::all_of(p.tensors.begin(), p.tensors.end(), [&](const Tensor& t) {
+    return t.space != Space::Psum || t.bytesPerPartition() <= p.arch.psum_bank_bytes;
+  });
   for (int level : {1, 2, 3}) {
+    if (level == 1 && !one_bank_tensors) continue;
     const Run r = atLevel(p, level);
     if (!r.ok || !r.has("psum.max_concurrent_banks")) continue;
     if (r.number("psum.max_concurrent_banks") <= p.arch.psum_banks) RC_ASSERT(r.number("psum.tensors_spilled") == 0);

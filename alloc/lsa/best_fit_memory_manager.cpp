@@ -110,7 +110,7 @@ std::optional<MemoryBlock> BestFitMemoryManager::atCorner(const MemoryBlock& f, 
 std::optional<MemoryBlock> BestFitMemoryManager::allocate(uint32_t owner, uint32_t rows, uint64_t cols) {
   if (by_owner_.count(owner)) throw std::logic_error("BestFitMemoryManager: owner already holds a block");
   if (rows == 0 || cols == 0 || rows > g_.rows || cols > g_.cols) return std::nullopt;
-  // Best fit: the smallest free block first.
+  // Best fit: the smallest free block first (first fit: the lowest).
   auto firstFitting = [&](auto first, auto last) -> std::optional<MemoryBlock> {
     for (; first != last; ++first) {
       const MemoryBlock& f = *first;
@@ -128,6 +128,7 @@ std::optional<MemoryBlock> BestFitMemoryManager::allocate(uint32_t owner, uint32
     }
     return std::nullopt;
   };
+  if (order_ == FreeBlockOrder::ByAddress) return firstFitting(by_address_.begin(), by_address_.end());
   if (ALLOCSIM_PLANT("bestfit_worst_fit"))
     return firstFitting(std::make_reverse_iterator(by_size_.end()), std::make_reverse_iterator(by_size_.begin()));
   return firstFitting(by_size_.begin(), by_size_.end());

@@ -65,6 +65,10 @@ BestFitGeometry sbufGeometry(const Arch& arch);
 BestFitGeometry psumGeometry(const Arch& arch);
 
 enum class Corner : uint8_t { LowerLeft, UpperLeft, Right };
+// Which free block a request tries first: the smallest (best fit, the production allocator's) or the lowest in
+// address order (first fit: the lowest partition, then the lowest byte), the linear scan's second try
+// (alloc/lsa/lsa_allocator.h).
+enum class FreeBlockOrder : uint8_t { BySize, ByAddress };
 const char* cornerName(Corner c);
 
 struct FragmentationStats {
@@ -80,8 +84,9 @@ class BestFitMemoryManager {
   // SBUF or PSUM of `arch` (DRAM is not managed: an internal error).
   BestFitMemoryManager(const Arch& arch, Space space);
 
-  // Places a rows x cols block for `owner` (who must own none): the best-fit free block, the first legal corner
-  // in corner order. nullopt when no legal position is free (or the request is empty or larger than the window).
+  // Places a rows x cols block for `owner` (who must own none): the first free block in the free-block order
+  // that has a legal corner (best fit: the smallest), at the first legal corner in corner order. nullopt when no
+  // legal position is free (or the request is empty or larger than the window).
   std::optional<MemoryBlock> allocate(uint32_t owner, uint32_t rows, uint64_t cols);
   // Gives `owner` exactly `block` (a pinned placement); false when it is illegal, outside the window or not free.
   bool reserve(uint32_t owner, const MemoryBlock& block);
@@ -98,6 +103,7 @@ class BestFitMemoryManager {
   static MemoryBlock blockOf(const Arch& arch, const Tensor& t, const Placement& at);
 
   void setCornerOrder(const std::array<Corner, 3>& order) { corners_ = order; }
+  void setFreeBlockOrder(FreeBlockOrder order) { order_ = order; }
   const BestFitGeometry& geometry() const { return g_; }
   // The free blocks in address order, and by size (best-fit order).
   std::vector<MemoryBlock> freeByAddress() const;
@@ -123,6 +129,7 @@ class BestFitMemoryManager {
 
   BestFitGeometry g_;
   std::array<Corner, 3> corners_{Corner::LowerLeft, Corner::UpperLeft, Corner::Right};
+  FreeBlockOrder order_ = FreeBlockOrder::BySize;
   SortedVectorSet<MemoryBlock, AddressLess> by_address_;
   SortedVectorSet<MemoryBlock, SizeLess> by_size_;
   std::vector<MemoryBlock> hit_, parts_;                   // carve's scratch

@@ -55,20 +55,25 @@ class SpacePass {
     for (;;) {
       if (++totals.rounds > bound) throw std::logic_error("linear scan: the spill rescans did not converge");
       reportProgress(progress_, s_ == Space::Psum ? "linear scan, PSUM" : "linear scan, SBUF", totals.rounds, "scans");
-      if (scanOnce(totals)) break;
+      // Best fit first; where it fails, the same scan with the free blocks in address order (first fit) before
+      // anything is spilled; the spill is the best-fit scan's (lsa_allocator.h).
+      if (scanOnce(totals, FreeBlockOrder::BySize, false) || scanOnce(totals, FreeBlockOrder::ByAddress, false))
+        break;
+      scanOnce(totals, FreeBlockOrder::BySize, true);
       ++totals.spilled;
     }
     return totals;
   }
 
  private:
-  // One scan over the current program. True when every interval was placed (placements written); false after a
-  // spill (the program was rewritten and must be scanned again).
-  bool scanOnce(PassTotals& totals) {
+  // One scan over the current program. True when every interval was placed (placements written). Otherwise false,
+  // after a spill when `may_spill` (the program was rewritten and must be scanned again), else with nothing changed.
+  bool scanOnce(PassTotals& totals, FreeBlockOrder order, bool may_spill) {
     p_.renumber();
     st_.local.resize(p_.tensors.size(), false);
     const Liveness live = s_ == Space::Sbuf ? sbufLiveness(p_, st_.local) : computeLiveness(p_);
     BestFitMemoryManager m(p_.arch, s_);
+    m.setFreeBlockOrder(order);
     std::vector<bool> mine(p_.tensors.size(), false);
     for (TensorId t = 0; t < p_.tensors.size(); ++t) {
       const Tensor& x = p_.tensors[t];
@@ -81,19 +86,22 @@ class SpacePass {
     }
     LiveRangeManager lrm(p_, live, s_, mine);
     std::vector<MemoryBlock> at(p_.tensors.size());
+    std::vector<std::string> expired;  // the expiry lines, reported by the scan that is kept
     uint64_t footprint = 0;
     for (const LsaInterval& iv : lrm.intervals()) {
       const uint32_t pos = iv.range.first;
       for (const LsaInterval& gone : lrm.expireBefore(pos)) {
         if (verbosity_ >= 2) {
-          r_.line(p_.tensors[gone.tensor].name + " has no more uses");
-          r_.line(p_.tensors[gone.tensor].name + " erased");
+          expired.push_back(p_.tensors[gone.tensor].name + " has no more uses");
+          expired.push_back(p_.tensors[gone.tensor].name + " erased");
         }
         m.deallocate(gone.tensor);
       }
       const MemoryBlock req = BestFitMemoryManager::requestOf(p_.arch, p_.tensors[iv.tensor]);
       const std::optional<MemoryBlock> b = m.allocate(iv.tensor, req.rows, req.cols);
       if (!b) {
+        if (!may_spill) return false;
+        for (std::string& line : expired) r_.line(std::move(line));
         spillAtInterval(live, lrm, m, iv, req);
         return false;
       }
@@ -101,6 +109,7 @@ class SpacePass {
       lrm.makeLive(iv);
       footprint += iv.size;
     }
+    for (std::string& line : expired) r_.line(std::move(line));
     // Tensors that executed code never mentions interfere with nothing: the window's origin is legal for all.
     for (TensorId t = 0; t < p_.tensors.size(); ++t) {
       if (!mine[t]) continue;

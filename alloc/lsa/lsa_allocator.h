@@ -13,6 +13,13 @@
 //        uses comes last, since its stand-in is live there too) — is spilled: "Spilling <name>", "It will be
 //        reloaded at <inst>" (its next read). Then the allocation is retried.
 //
+// Before it spills, allocsim's scan tries once more: the same scan with the manager taking the free blocks in
+// address order (first fit: the lowest partition, then the lowest byte) instead of the smallest first. Best fit
+// keeps the smallest free block, which on a partition-quantized SBUF can be a whole empty band: two one-partition
+// tensors then end up at the starts of two bands, and a later full-width tensor finds no band start free, although
+// the two would have shared one. When the first-fit scan places every interval it is kept; otherwise the best-fit
+// scan's spill follows, as described above. So the scan spills only where neither order fits the live tensors.
+//
 // The retry rescans: spilling rewrites the program (store and reload DMAs, stand-ins), which moves every later
 // position, so the scan restarts on the rewritten program with the victim's stand-ins in place of its interval.
 // Up to the victim's first mention the new scan repeats the old one's decisions. Every spill takes a tensor that

@@ -5,7 +5,9 @@
 #   fuzz-allocator  `allocsim fuzz-allocator` against the planted build's `allocsim alloc LEVEL` (the corpus kernels,
 #                   then generated programs; every result through the three oracles and the simulator check);
 #                   caught when a case fails; "cases" is how many cases ran up to the first failure;
-#   properties      the planted build's RapidCheck suites (props/): caught when a property fails; names the first;
+#   properties      the planted build's RapidCheck suites (props/), without shrinking: caught when a property fails
+#                   that passes without the plant (same seed and count); names the one that failed in the fewest
+#                   cases, and how many; every property a plant fails is listed after the table;
 #   sim replay      `allocsim run` on the tiny corpus kernels at the plant's level: caught when a run fails its
 #                   check or its cycles differ from the same build without the plant (the release behaviour).
 # Prints one row per plant and the catch rate per channel.
@@ -13,7 +15,7 @@
 #   bash bench/planted/run.sh [--runs N] [--props N] [--sample] [PLANT...]
 #     --runs N    generated cases per fuzz-allocator run (default 1000)
 #     --props N   successful cases per property (default 100)
-#     --sample    a few plants with short runs (what CI runs)
+#     --sample    three plants with short runs (a quick look; CI runs bench/planted/ci_sample.sh)
 #   ALLOCSIM_PLANTED_BUILD=DIR  the planted tree (default build-planted)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -41,7 +43,8 @@ fi
 build=${ALLOCSIM_PLANTED_BUILD:-build-planted}
 launcher=()
 command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
-cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DALLOCSIM_PLANTED=ON "${launcher[@]}" >/dev/null
+cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DALLOCSIM_PLANTED=ON -DALLOCSIM_TESTS=ON "${launcher[@]}" \
+  >/dev/null
 nice ninja -C "$build" allocsim allocsim_props >/dev/null
 bin=$build/allocsim
 props_bin=$build/props/allocsim_props
@@ -50,11 +53,30 @@ trap 'rm -rf "$tmp"' EXIT
 export ALLOCSIM_REGRESSION_DIR=$tmp/regressions  # a planted property failure is not a regression of the source
 kernels=(corpus/kernels/*_tiny.nki.txt)
 
+rc_params="seed=20261206 max_success=$props noshrink=1"
+# props_failures OUT: runs the property suites (the plant from the environment) and writes "name cases" for each
+# property that failed (cases: the generated case that falsified it).
+props_failures() {
+  # The shrinker's own test needs shrinking: left out.
+  "$props_bin" --gtest_filter=-Shrinking.* > "$tmp/props.txt" 2>&1 || true
+  awk '/^\[ RUN      \]/ { t = $4 } /^Falsifiable after/ { print t, $3 }' "$tmp/props.txt" > "$1"
+  if grep -q '^\[  FAILED  \]' "$tmp/props.txt" && [ ! -s "$1" ]; then
+    grep -o '^\[  FAILED  \] [A-Za-z_]*\.[A-Za-z_]*' "$tmp/props.txt" | sed 's/^\[  FAILED  \] //; s/$/ 0/' > "$1"
+  fi
+}
+# Properties that fail without any plant would count as catches of every plant: left out (and said so).
+RC_PARAMS=$rc_params props_failures "$tmp/baseline.txt"
+if [ -s "$tmp/baseline.txt" ]; then
+  echo "run.sh: without a plant these properties fail (not counted as catches):" \
+    "$(awk '{ print $1 }' "$tmp/baseline.txt" | tr '\n' ' ')" >&2
+fi
+: > "$tmp/detail.txt"
+
 field() {  # field KEY JSONFILE: a top-level number of fuzz-allocator's summary
   python3 -c 'import json,sys; print(json.load(open(sys.argv[2]))[sys.argv[1]])' "$1" "$2"
 }
 
-printf '%-36s %-8s %-22s %-46s %s\n' plant effect fuzz-allocator properties "sim replay"
+printf '%-36s %-8s %-22s %-60s %s\n' plant effect fuzz-allocator properties "sim replay"
 caught_fa=0 caught_props=0 caught_sim=0 caught_any=0 n=0
 for plant in "${plants[@]}"; do
   row=$(awk -v p="$plant" '$1 == p' "$table")
@@ -67,7 +89,7 @@ for plant in "${plants[@]}"; do
   # fuzz-allocator: the planted build checks the planted build's allocator.
   # shellcheck disable=SC2086
   ALLOCSIM_PLANT=$plant "$bin" fuzz-allocator --runs "$runs" --seed 1 --no-shrink --json --quiet --max-failures 1 \
-    --out "$tmp/fa" -- "$bin" alloc {in} $level -o {out} > "$tmp/fa.json" 2>/dev/null || true
+    --out "$tmp/fa" -- "$bin" alloc '{in}' $level -o '{out}' > "$tmp/fa.json" 2>/dev/null || true
   if [ -s "$tmp/fa.json" ] && [ "$(field failed "$tmp/fa.json")" -gt 0 ]; then
     fa="caught in $(field cases "$tmp/fa.json") cases"
     caught_fa=$((caught_fa + 1)) any=1
@@ -76,13 +98,16 @@ for plant in "${plants[@]}"; do
   fi
 
   # The property suites.
-  if ALLOCSIM_PLANT=$plant RC_PARAMS="seed=20261206 max_success=$props" "$props_bin" --gtest_brief=1 \
-       > "$tmp/props.txt" 2>&1; then
-    pr=missed
-  else
-    first=$(grep -m1 -o '^\[  FAILED  \] [A-Za-z_]*\.[A-Za-z_]*' "$tmp/props.txt" | sed 's/^\[  FAILED  \] //')
-    pr="caught: ${first:-failed}"
+  ALLOCSIM_PLANT=$plant RC_PARAMS=$rc_params props_failures "$tmp/failed.txt"
+  awk 'FILENAME == ARGV[1] { base[$1] = 1; next } !($1 in base)' "$tmp/baseline.txt" "$tmp/failed.txt" |
+    sort -k2,2n -k1,1 > "$tmp/new.txt"
+  if [ -s "$tmp/new.txt" ]; then
+    read -r first first_cases < "$tmp/new.txt"
+    pr="caught: $first in $first_cases"
     caught_props=$((caught_props + 1)) any=1
+    echo "$plant: $(awk '{ printf "%s%s (%s)", (NR > 1 ? ", " : ""), $1, $2 }' "$tmp/new.txt")" >> "$tmp/detail.txt"
+  else
+    pr=missed
   fi
 
   # The simulator on the corpus kernels: its own check, and its cycles against the unplanted run.
@@ -108,7 +133,10 @@ for plant in "${plants[@]}"; do
   done
   if [ "$sim" != missed ]; then caught_sim=$((caught_sim + 1)) any=1; fi
   caught_any=$((caught_any + any))
-  printf '%-36s %-8s %-22s %-46s %s\n' "$plant" "$effect" "$fa" "$pr" "$sim"
+  printf '%-36s %-8s %-22s %-60s %s\n' "$plant" "$effect" "$fa" "$pr" "$sim"
 done
+echo
+echo "properties each plant fails (cases to the failure):"
+cat "$tmp/detail.txt"
 echo
 echo "caught by fuzz-allocator: $caught_fa of $n; by the properties: $caught_props of $n; by the sim replay: $caught_sim of $n; by any: $caught_any of $n"

@@ -44,6 +44,27 @@ TEST(BestFit, TheSmallestFreeBlockThatHoldsTheRequestWins) {
   EXPECT_EQ(m.allocate(7, 1, 6), (MemoryBlock{0, 1, 8, 6}));
 }
 
+// On a partition-quantized window best fit takes the smaller of the two free blocks a one-partition tensor leaves
+// (the band above it), address order the lower one (the rest of the tensor's own band).
+TEST(BestFit, AddressOrderTakesTheLowestFreeBlockWhereBestFitTakesTheSmallest) {
+  const BestFitGeometry g{8, 64, 4, 4};  // two bands of four partitions
+  for (FreeBlockOrder order : {FreeBlockOrder::BySize, FreeBlockOrder::ByAddress}) {
+    BestFitMemoryManager m(g);
+    m.setFreeBlockOrder(order);
+    ASSERT_EQ(m.allocate(1, 1, 4), (MemoryBlock{0, 1, 0, 4}));
+    // free: partitions 0-7 from byte 4 (8 x 60 cells), partitions 1-7 from byte 0 (7 x 64 cells)
+    const auto second = m.allocate(2, 1, 4);
+    ASSERT_TRUE(second);
+    if (order == FreeBlockOrder::BySize) {
+      EXPECT_EQ(*second, (MemoryBlock{4, 1, 0, 4}));  // the band at partition 4
+      EXPECT_EQ(m.allocate(3, 1, 64), std::nullopt);  // neither band start has a full row left
+    } else {
+      EXPECT_EQ(*second, (MemoryBlock{0, 1, 4, 4}));  // beside the first
+      EXPECT_EQ(m.allocate(3, 1, 64), (MemoryBlock{4, 1, 0, 64}));
+    }
+  }
+}
+
 TEST(BestFit, FreeingMergesTwoDimensionalNeighbours) {
   BestFitMemoryManager m(BestFitGeometry{4, 8, 1, 1});
   ASSERT_EQ(m.allocate(1, 2, 8), (MemoryBlock{0, 2, 0, 8}));

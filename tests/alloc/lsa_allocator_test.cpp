@@ -159,6 +159,42 @@ TEST(LinearScan, SpillsTheHeadOfTheActiveSetAndReloadsItAtItsNextRead) {
   for (const std::string& f : findings(p, r.program, 3)) ADD_FAILURE() << f;
 }
 
+// Two one-element tensors and a full-partition one, all live at once, on the tiny machine (8 partitions, bands of
+// 4): the full row needs a band start of its own, so the small two must share a band. Best fit alone puts the
+// second small one at the other band's start; the scan's first-fit try places all three without a spill.
+TEST(LinearScan, WhereBestFitWouldSpillTheFirstFitScanPlacesEverything) {
+  const char* text =
+      "arch tiny\n"
+      "dram X [1, 1] u32 input\n"
+      "dram Y [1, 1] u32 input\n"
+      "dram Z [1, 1024] u32 output\n"
+      "dram W [1, 1] u32 output\n"
+      "sbuf a [1, 1] u32\n"
+      "sbuf b [1, 1] u32\n"
+      "sbuf c [1, 1024] u32\n"
+      "dma a, X\n"
+      "dma b, Y\n"
+      "memset c, 0\n"
+      "tt c[:, 0:1], a, b, add\n"
+      "dma Z, c\n"
+      "dma W, a\n";
+  const Program p = parseProgram(text);
+  for (int level : {8, 6}) {
+    const DriverResult r = lsa(p, level);
+    const AllocReport& rep = r.reports.at(0);
+    EXPECT_EQ(rep.find("lsa.sbuf.spilled")->value, "0") << level;
+    EXPECT_EQ(count(rep, "Failed to allocate "), 0u) << level;
+    const Program& out = r.program;
+    const Tensor& a = out.tensors.at(out.findTensor("a"));
+    const Tensor& b = out.tensors.at(out.findTensor("b"));
+    const Tensor& c = out.tensors.at(out.findTensor("c"));
+    ASSERT_TRUE(a.placement && b.placement && c.placement);
+    EXPECT_EQ(a.placement->partition / 4, b.placement->partition / 4) << level;
+    EXPECT_NE(c.placement->partition / 4, a.placement->partition / 4) << level;
+    for (const std::string& f : findings(p, out, 5)) ADD_FAILURE() << level << ": " << f;
+  }
+}
+
 TEST(LinearScan, TheComparatorPutsTheFurthestEndFirstThenNameThenMembershipThenSize) {
   const std::string a = "a", b = "b";
   auto e = [](uint32_t end, const std::string* name, bool in, uint64_t size) {
