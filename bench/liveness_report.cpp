@@ -120,8 +120,7 @@ std::string generatedTable(uint32_t seeds) {
     std::string name;
     uint32_t reuse, conditionals;
   };
-  const GenOptions defaults;
-  for (const Mix& m : {Mix{"default (`gen --seed S --size 30`)", 25, defaults.conditionals},
+  for (const Mix& m : {Mix{"default (`gen --seed S --size 30`)", kDefaultReuse, kDefaultConditionals},
                        Mix{"`--reuse 100 --conditionals 50`", 100, 50}}) {
     Tally sbuf, psum;
     for (uint32_t s = 0; s < seeds; ++s) {

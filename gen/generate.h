@@ -41,6 +41,12 @@ struct GenOptions {
   bool fit_dram = false;
 };
 
+// The mix `allocsim gen` draws from unless told otherwise: a quarter of on-chip tensors recycle a dead one, and a
+// fifth of loop-register indexes and of statements in loops take // or %, or are `if` blocks or loops bounded by
+// the enclosing loops' registers (gen --stats counts them: "op if", "loops with a register bound").
+inline constexpr uint32_t kDefaultReuse = 25;
+inline constexpr uint32_t kDefaultConditionals = 20;
+
 // Always returns a well-formed program; deterministic in the choices; terminates for any choice stream.
 Program generateProgram(Choices& choices, const GenOptions& opts);
 

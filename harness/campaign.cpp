@@ -62,6 +62,8 @@ CaseInput generatedCase(const CampaignOptions& opts, uint64_t index) {
   if (!opts.fixed_pressure) g.pressure = uint32_t(knobs.chance(67) ? knobs.range(25, 100) : knobs.range(101, 300));
   c.size = g.size;
   c.pressure = g.pressure;
+  c.reuse = g.reuse;
+  c.conditionals = g.conditionals;
   SeededChoices choices(c.seed);
   c.program = generateProgram(choices, g);
   c.seeds = seedsFor(c.seed);

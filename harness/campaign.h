@@ -24,6 +24,7 @@ struct CaseInput {
   bool generated = false;
   uint64_t seed = 0;
   uint32_t size = 0, pressure = 0;
+  uint32_t reuse = 0, conditionals = 0;  // the generator's mix (GenOptions), for the command that regenerates it
   Program program;
   CheckSeeds seeds;
 };

@@ -435,8 +435,7 @@ class InstrRules {
       if (f.is_float)
         return fail(fill + " is a float; destination " + name(in_.dst) + " is " + dtypeName(dt) +
                     " (an integer fill is needed)");
-      const int64_t lo = dt == DType::I32 ? INT32_MIN : 0;
-      const int64_t hi = dt == DType::I32 ? INT32_MAX : dt == DType::U16 ? UINT16_MAX : int64_t(UINT32_MAX);
+      const int64_t lo = intTypeMin(dt), hi = intTypeMax(dt);
       if (f.i < lo || f.i > hi)
         return fail(fill + " is out of range of " + dtypeName(dt) + " (" + std::to_string(lo) + " to " +
                     std::to_string(hi) + "), the dtype of destination " + name(in_.dst));

@@ -79,6 +79,14 @@ std::vector<uint8_t> inputBytes(const Tensor& tensor, uint64_t seed) {
           std::memcpy(dst, &bits, 2);
           break;
         }
+        case DType::I16:
+        case DType::U8:
+        case DType::I8: storeInt(tensor.dtype, dst, uint32_t(r), NumClass::Unsigned); break;  // the low bits
+        // [-2, 2) in steps of 1/256 (f16) and 1/4 (the 8-bit floats), each exact in its format.
+        case DType::F16: storeF32(tensor.dtype, dst, float(int64_t(r >> 54) - 512) / 256.0f); break;
+        case DType::F8E4M3:
+        case DType::F8E5M2:
+        case DType::F8E4M3FN: storeF32(tensor.dtype, dst, float(int64_t(r >> 60) - 8) / 4.0f); break;
       }
     }
   }

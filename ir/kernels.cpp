@@ -79,6 +79,9 @@ void decodeF32(DType t, const uint8_t* in, size_t n, float* out) {
     case DType::U16:
       for (size_t i = 0; i < n; ++i) out[i] = float(loadAs<uint16_t>(in + 2 * i));
       return;
+    default:  // the narrow types, one element at a time
+      for (size_t i = 0; i < n; ++i) out[i] = loadF32(t, in + dtypeSize(t) * i);
+      return;
   }
 }
 
@@ -91,6 +94,7 @@ void decodeInt(DType t, const uint8_t* in, size_t n, NumClass c, uint32_t* out) 
       return;
     case DType::F32:
     case DType::BF16:
+    default:  // the narrow types, one element at a time
       for (size_t i = 0; i < n; ++i) out[i] = loadInt(t, in + dtypeSize(t) * i, c);
       return;
   }
@@ -111,6 +115,9 @@ void encodeF32(DType t, const float* in, size_t n, uint8_t* out) {
     case DType::U16:
       for (size_t i = 0; i < n; ++i) storeAs<uint16_t>(out + 2 * i, uint16_t(floatToU16(in[i])));
       return;
+    default:  // the narrow types, one element at a time
+      for (size_t i = 0; i < n; ++i) storeF32(t, out + dtypeSize(t) * i, in[i]);
+      return;
   }
 }
 
@@ -128,7 +135,8 @@ void encodeInt(DType t, const uint32_t* in, size_t n, NumClass c, uint8_t* out) 
         for (size_t i = 0; i < n; ++i) storeAs<float>(out + 4 * i, float(in[i]));
       return;
     case DType::BF16:
-      for (size_t i = 0; i < n; ++i) storeInt(t, out + 2 * i, in[i], c);
+    default:  // the narrow types, one element at a time
+      for (size_t i = 0; i < n; ++i) storeInt(t, out + dtypeSize(t) * i, in[i], c);
       return;
   }
 }

@@ -226,7 +226,7 @@ void Parser::tensorDeclaration(Space space) {
   Token dtype = lex_.next();
   std::optional<DType> dt = dtype.kind == TokKind::Name ? parseDType(dtype.text) : std::nullopt;
   if (!dt) {
-    const std::string known = "u32, i32, f32, bf16 or u16)";
+    const std::string known = "u32, i32, f32, bf16, u16, f16, i16, u8, i8, f8e4m3, f8e5m2 or f8e4m3fn)";
     if (dtype.kind == TokKind::Name) failAt(dtype.loc, "unknown dtype " + quoted(dtype.text) + " (expected " + known);
     failAt(dtype.loc, "expected a dtype (" + known);
   }

@@ -79,6 +79,33 @@ inline void convertF32Bf16(DType from, const uint8_t* in, size_t n, uint8_t* out
 // An integer rounded once (to nearest even) to bf16; going through f32 would round twice.
 uint16_t intToBf16(int64_t v);
 
+// ---- small floats: f16 and the 8-bit floats --------------------------------------------------------------
+// A format of `exp_bits` exponent and `man_bits` mantissa bits and a sign bit, exponent bias 2^(exp_bits-1) - 1,
+// with subnormals. IEEE-like (f16, f8e4m3, f8e5m2): the all-ones exponent holds the infinities (mantissa 0) and
+// NaNs. f8e4m3fn: no infinities; the all-ones exponent holds finite values but for the one NaN of all-ones mantissa.
+struct SmallFloat {
+  int exp_bits, man_bits;
+  bool ieee;
+};
+inline SmallFloat smallFloatOf(DType t) {
+  switch (t) {
+    case DType::F16: return {5, 10, true};
+    case DType::F8E4M3: return {4, 3, true};
+    case DType::F8E5M2: return {5, 2, true};
+    default: return {4, 3, false};  // F8E4M3FN
+  }
+}
+inline bool isSmallFloat(DType t) {
+  return t == DType::F16 || t == DType::F8E4M3 || t == DType::F8E5M2 || t == DType::F8E4M3FN;
+}
+// Exact; a NaN loads as the quiet NaN (kQuietNaNBits).
+float smallFloatToF32(uint32_t code, SmallFloat f);
+// Round to nearest, ties to even, from a double (every f32 and every 32-bit integer is one exactly, so a value
+// rounds once). Beyond the largest finite value (with the exponent range unbounded, it rounds to a larger one) an
+// IEEE-like format gives an infinity and f8e4m3fn its NaN; an infinity likewise. NaN gives the quiet NaN: the sign
+// kept, the all-ones exponent and the top mantissa bit (f8e4m3fn: its NaN).
+uint32_t f64ToSmallFloat(double x, SmallFloat f);
+
 // ---- float -> int: truncate toward zero, saturate, NaN -> 0 -----------------------------------------------
 inline uint32_t floatToI32Bits(float f) {
   if (f != f) return 0;
@@ -96,6 +123,14 @@ inline uint32_t floatToU16(float f) {
   if (f >= 65536.0f) return 0xffffu;
   return uint32_t(f);
 }
+// Into a narrow integer type (u16 i16 u8 i8): truncate toward zero, saturate to its range, NaN -> 0; the result's
+// bits as the type stores them (sign-extended to 32 bits for the signed ones).
+inline uint32_t floatToNarrowInt(float f, DType t) {
+  if (f != f) return 0;
+  const double d = std::trunc(double(f));
+  const int64_t lo = intTypeMin(t), hi = intTypeMax(t);
+  return uint32_t(d <= double(lo) ? lo : d >= double(hi) ? hi : int64_t(d));
+}
 inline uint32_t floatToInt(float f, NumClass c) { return c == NumClass::Signed ? floatToI32Bits(f) : floatToU32(f); }
 
 // ---- int -> float: round to nearest ------------------------------------------------------------------------
@@ -111,6 +146,13 @@ inline float loadF32(DType t, const uint8_t* p) {
     case DType::U32: std::memcpy(&u4, p, 4); return float(u4);
     case DType::I32: std::memcpy(&u4, p, 4); return float(int32_t(u4));
     case DType::U16: std::memcpy(&u2, p, 2); return float(u2);
+    case DType::I16: std::memcpy(&u2, p, 2); return float(int16_t(u2));
+    case DType::U8: return float(p[0]);
+    case DType::I8: return float(int8_t(p[0]));
+    case DType::F16: std::memcpy(&u2, p, 2); return smallFloatToF32(u2, smallFloatOf(t));
+    case DType::F8E4M3:
+    case DType::F8E5M2:
+    case DType::F8E4M3FN: return smallFloatToF32(p[0], smallFloatOf(t));
   }
   return 0;
 }
@@ -123,8 +165,15 @@ inline uint32_t loadInt(DType t, const uint8_t* p, NumClass c) {
     case DType::U32:
     case DType::I32: std::memcpy(&u4, p, 4); return u4;
     case DType::U16: std::memcpy(&u2, p, 2); return u2;
+    case DType::I16: std::memcpy(&u2, p, 2); return uint32_t(int32_t(int16_t(u2)));
+    case DType::U8: return p[0];
+    case DType::I8: return uint32_t(int32_t(int8_t(p[0])));
     case DType::F32:
-    case DType::BF16: return floatToInt(loadF32(t, p), c);
+    case DType::BF16:
+    case DType::F16:
+    case DType::F8E4M3:
+    case DType::F8E5M2:
+    case DType::F8E4M3FN: return floatToInt(loadF32(t, p), c);
   }
   return 0;
 }
@@ -138,6 +187,13 @@ inline void storeF32(DType t, uint8_t* p, float f) {
     case DType::U32: u4 = floatToU32(f); break;
     case DType::I32: u4 = floatToI32Bits(f); break;
     case DType::U16: u2 = uint16_t(floatToU16(f)); std::memcpy(p, &u2, 2); return;
+    case DType::I16: u2 = uint16_t(floatToNarrowInt(f, t)); std::memcpy(p, &u2, 2); return;
+    case DType::U8:
+    case DType::I8: p[0] = uint8_t(floatToNarrowInt(f, t)); return;
+    case DType::F16: u2 = uint16_t(f64ToSmallFloat(double(f), smallFloatOf(t))); std::memcpy(p, &u2, 2); return;
+    case DType::F8E4M3:
+    case DType::F8E5M2:
+    case DType::F8E4M3FN: p[0] = uint8_t(f64ToSmallFloat(double(f), smallFloatOf(t))); return;
   }
   std::memcpy(p, &u4, 4);
 }
@@ -158,6 +214,23 @@ inline void storeInt(DType t, uint8_t* p, uint32_t v, NumClass c) {
       u2 = intToBf16(c == NumClass::Signed ? int64_t(int32_t(v)) : int64_t(v));
       std::memcpy(p, &u2, 2);
       return;
+    case DType::I16: u2 = uint16_t(v); std::memcpy(p, &u2, 2); return;
+    case DType::U8:
+    case DType::I8: p[0] = uint8_t(v); return;
+    case DType::F16:
+    case DType::F8E4M3:
+    case DType::F8E5M2:
+    case DType::F8E4M3FN: {
+      const uint32_t code =
+          f64ToSmallFloat(c == NumClass::Signed ? double(int32_t(v)) : double(v), smallFloatOf(t));
+      if (t == DType::F16) {
+        u2 = uint16_t(code);
+        std::memcpy(p, &u2, 2);
+      } else {
+        p[0] = uint8_t(code);
+      }
+      return;
+    }
   }
 }
 

@@ -62,6 +62,13 @@ std::string formatElement(DType t, const uint8_t* bytes) {
       std::memcpy(&u16, bytes, 2);
       std::snprintf(buf, sizeof buf, "%.4g", double(bf16ToF32(u16)));
       break;
+    case DType::I16:
+    case DType::I8: std::snprintf(buf, sizeof buf, "%" PRId32, int32_t(loadInt(t, bytes, NumClass::Signed))); break;
+    case DType::U8: std::snprintf(buf, sizeof buf, "%u", unsigned(bytes[0])); break;
+    case DType::F16: std::snprintf(buf, sizeof buf, "%.5g", double(loadF32(t, bytes))); break;
+    case DType::F8E4M3:
+    case DType::F8E5M2:
+    case DType::F8E4M3FN: std::snprintf(buf, sizeof buf, "%.3g", double(loadF32(t, bytes))); break;
   }
   return buf;
 }

@@ -37,7 +37,8 @@ static const char kGenHelp[] =
     "                 reads, repeated reads, a tensor read later over a sub-range only, a dead store;\n"
     "                 default 0)\n"
     "  --conditionals P  percent of loop-register indexes with // or % (i%2*64) and of statements in loops\n"
-    "                 that are `if` blocks or loops bounded by the loop registers (default 0)\n"
+    "                 that are `if` blocks or loops bounded by the loop registers (default 20, 0 for\n"
+    "                 the programs of earlier versions)\n"
     "  --reuse P      percent of on-chip tensors that recycle a dead tensor of the same shape (a buffer\n"
     "                 written anew after its last read: several values in one tensor; default 25, 0 for\n"
     "                 the programs of earlier versions)\n"
@@ -55,7 +56,8 @@ int runGen(const Args& args) {
   ArgReader r(args);
   GenOptions opts;
   opts.arch = *archPreset("tiny");
-  opts.reuse = 25;
+  opts.reuse = kDefaultReuse;
+  opts.conditionals = kDefaultConditionals;
   std::optional<uint64_t> seed;
   std::string out;
   bool stats = false, json = false;

@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <cstring>
 
+#include "ir/values.h"
+
 namespace allocsim {
 namespace {
 
@@ -37,6 +39,17 @@ std::string elementText(DType t, const uint8_t* bytes) {
       std::memcpy(&f, &wide, 4);
       return floatText(f) + " (" + hex(bits, 4) + ")";
     }
+    case DType::I16:
+    case DType::U8:
+    case DType::I8: {
+      const uint32_t v = loadInt(t, bytes, isSigned(t) ? NumClass::Signed : NumClass::Unsigned);
+      return (isSigned(t) ? std::to_string(int32_t(v)) : std::to_string(v)) + " (" + hex(bits, 2 * dtypeSize(t)) +
+             ")";
+    }
+    case DType::F16:
+    case DType::F8E4M3:
+    case DType::F8E5M2:
+    case DType::F8E4M3FN: return floatText(loadF32(t, bytes)) + " (" + hex(bits, 2 * dtypeSize(t)) + ")";
   }
   return hex(bits, 8);
 }

@@ -17,6 +17,7 @@ import shutil
 import subprocess
 import tempfile
 
+from . import floats
 from .trace import KernelError  # noqa: F401
 from .kernel import Kernel, TensorArg, trace_kernel, jit  # noqa: F401
 
@@ -37,7 +38,10 @@ def binary():
     raise RuntimeError("cannot find the allocsim binary: set ALLOCSIM_BINARY or put allocsim on PATH")
 
 
-_NP_DTYPES = {"float32": "float32", "int32": "int32", "uint32": "uint32", "uint16": "uint16"}
+_NP_DTYPES = {"float32": "float32", "int32": "int32", "uint32": "uint32", "uint16": "uint16", "float16": "float16",
+              "int16": "int16", "int8": "int8", "uint8": "uint8", "bool": "bool"}
+_NP_OF_FMT = {"f32": "float32", "i32": "int32", "u32": "uint32", "u16": "uint16", "f16": "float16", "i16": "int16",
+              "i8": "int8", "u8": "uint8"}
 
 
 def _arg_of(x, dtype=None, param=None, func=None):
@@ -53,9 +57,9 @@ def _arg_of(x, dtype=None, param=None, func=None):
                 raise KernelError("parameter '%s': %s" % (param, e.message), loc)
         name = _NP_DTYPES.get(x.dtype.name)
         if name is None:
-            raise KernelError("unsupported: parameter '%s' is a numpy array of %s: the program format has f32, bf16 "
-                              "(pass dtypes={'%s': 'bfloat16'} with float32 data), i32, u32, u16"
-                              % (param, x.dtype.name, param), loc)
+            raise KernelError("unsupported: parameter '%s' is a numpy array of %s: the program format has f32, f16, "
+                              "i32, u32, i16, u16, i8, u8, and bf16 and the fp8 formats (pass dtypes={'%s': "
+                              "'bfloat16'} or 'float8_e4m3' ... with float32 data)" % (param, x.dtype.name, param), loc)
         return TensorArg(x.shape, name)
     return x
 
@@ -69,16 +73,18 @@ def _to_bytes(x, dtype):
         nan = (f & 0x7FFFFFFF) > 0x7F800000
         r[nan] = ((f[nan] >> 16) | 0x40).astype(np.uint16)
         return r.tobytes()
-    return np.ascontiguousarray(x, dtype={"f32": np.float32, "i32": np.int32, "u32": np.uint32,
-                                          "u16": np.uint16}[dtype.fmt]).tobytes()
+    if dtype.fmt in floats.FORMATS:
+        return floats.encode(np.asarray(x, dtype=np.float32), dtype.fmt).tobytes()
+    return np.ascontiguousarray(x, dtype=_NP_OF_FMT[dtype.fmt]).tobytes()
 
 
 def _from_bytes(b, dtype, shape):
     import numpy as np
     if dtype.fmt == "bf16":
         return (np.frombuffer(b, dtype=np.uint16).astype(np.uint32) << 16).view(np.float32).reshape(shape)
-    return np.frombuffer(b, dtype={"f32": np.float32, "i32": np.int32, "u32": np.uint32,
-                                   "u16": np.uint16}[dtype.fmt]).reshape(shape).copy()
+    if dtype.fmt in floats.FORMATS:
+        return floats.decode(np.frombuffer(b, dtype=np.uint8), dtype.fmt).reshape(shape)
+    return np.frombuffer(b, dtype=_NP_OF_FMT[dtype.fmt]).reshape(shape).copy()
 
 
 class Traced:

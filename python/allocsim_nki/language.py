@@ -3,7 +3,8 @@
 from . import trace as _t
 from .trace import (KernelError, arange, mgrid, ds, par_dim, sbuf, psum, hbm, shared_hbm, private_hbm,  # noqa: F401
                     float32, bfloat16, int32, uint32, uint16, float16, int8, uint8, int16, float8_e4m3, float8_e5m2,
-                    tfloat32, bool_, View as tile)
+                    float8_e4m3fn, tfloat32, bool_, float8_e8m0fnu, float8_e4m3fn_x4, float8_e5m2_x4,
+                    float4_e2m1fn_x4, View as tile)
 
 fp32 = float32
 

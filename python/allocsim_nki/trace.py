@@ -83,20 +83,28 @@ bfloat16 = DType("bfloat16", "bf16", 2, True)
 int32 = DType("int32", "i32", 4, False)
 uint32 = DType("uint32", "u32", 4, False)
 uint16 = DType("uint16", "u16", 2, False)
+float16 = DType("float16", "f16", 2, True)
+int8 = DType("int8", "i8", 1, False)
+uint8 = DType("uint8", "u8", 1, False)
+int16 = DType("int16", "i16", 2, False)
+float8_e4m3 = DType("float8_e4m3", "f8e4m3", 1, True)
+float8_e5m2 = DType("float8_e5m2", "f8e5m2", 1, True)
+float8_e4m3fn = DType("float8_e4m3fn", "f8e4m3fn", 1, True)
+bool_ = DType("bool", "u8", 1, False)  # NKI stores a boolean as uint8
 # Named so that kernels that mention them load; using one is an error (the format has no such dtype).
-float16 = DType("float16", None, 2, True)
-int8 = DType("int8", None, 1, False)
-uint8 = DType("uint8", None, 1, False)
-int16 = DType("int16", None, 2, False)
-float8_e4m3 = DType("float8_e4m3", None, 1, True)
-float8_e5m2 = DType("float8_e5m2", None, 1, True)
 tfloat32 = DType("tfloat32", None, 4, True)
-bool_ = DType("bool", None, 1, False)
+float8_e8m0fnu = DType("float8_e8m0fnu", None, 1, True)
+float8_e4m3fn_x4 = DType("float8_e4m3fn_x4", None, 4, True)
+float8_e5m2_x4 = DType("float8_e5m2_x4", None, 4, True)
+float4_e2m1fn_x4 = DType("float4_e2m1fn_x4", None, 2, True)
 
 _DTYPES = {d.name: d for d in (float32, bfloat16, int32, uint32, uint16, float16, int8, uint8, int16,
-                                float8_e4m3, float8_e5m2, tfloat32, bool_)}
-_DTYPES.update({"f32": float32, "bf16": bfloat16, "i32": int32, "u32": uint32, "u16": uint16, "fp32": float32,
-                "float": float32})
+                                float8_e4m3, float8_e5m2, float8_e4m3fn, tfloat32, bool_, float8_e8m0fnu,
+                                float8_e4m3fn_x4, float8_e5m2_x4, float4_e2m1fn_x4)}
+_DTYPES.update({d.fmt: d for d in (float32, bfloat16, int32, uint32, uint16, float16, int8, uint8, int16,
+                                   float8_e4m3, float8_e5m2, float8_e4m3fn)})
+_DTYPES.update({"fp32": float32, "float": float32, "bool_": bool_})
+FORMAT_DTYPES = "f32, bf16, f16, f8e4m3, f8e5m2, f8e4m3fn, i32, u32, i16, u16, i8 and u8"
 
 
 def as_dtype(d, what="dtype"):
@@ -112,7 +120,7 @@ def as_dtype(d, what="dtype"):
         if dt is None:
             raise KernelError("unknown %s %r" % (what, d))
     if dt.fmt is None:
-        unsupported("dtype %s (the program format has f32, bf16, i32, u32 and u16)" % dt.name)
+        unsupported("dtype %s (the program format has %s)" % (dt.name, FORMAT_DTYPES))
     return dt
 
 
@@ -1136,8 +1144,8 @@ class Tracer:
         loc = loc or user_location()
         dtype = as_dtype(dtype)
         if space == "psum" and dtype.size != 4:
-            if dtype == bfloat16:
-                dtype = float32  # PSUM holds 4-byte values: a bf16 PSUM tile accumulates in f32
+            if dtype.is_float:
+                dtype = float32  # PSUM holds 4-byte values: a bf16 / f16 / fp8 PSUM tile accumulates in f32
             else:
                 unsupported("a PSUM tensor of %s (PSUM holds f32, i32 or u32)" % dtype.name, loc)
         t = Tensor(self, self.unique(name or _source_name(loc) or space), space, dtype, shape, loc, pdim, placement,

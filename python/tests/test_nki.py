@@ -34,6 +34,7 @@ import norms_pool  # noqa: E402
 import partial  # noqa: E402
 import placed  # noqa: E402
 import rotating  # noqa: E402
+import small_types  # noqa: E402
 import softmax  # noqa: E402
 import spmd  # noqa: E402
 import tile_lists  # noqa: E402
@@ -104,16 +105,16 @@ class TypingTest(unittest.TestCase):
 
 
     def test_dtypes_outside_the_format_are_refused_at_the_kernel(self):
-        for dt in (np.float16, np.int8):
+        for dt in (np.float64, np.int64):
             with self.assertRaises(allocsim_nki.KernelError) as ctx:
                 allocsim_nki.simulate(typed.typed_add, np.ones((8, 64), dt), np.ones((8, 64), dt), arch="tiny")
             self.assertRegex(ctx.exception.format(), r"typed\.py:\d+: unsupported: parameter 'a' is a numpy array of "
                              + np.dtype(dt).name)
         p = subprocess.run([BIN, "nki", os.path.join(KERNELS, "typed.py"), "--kernel", "typed_add", "--arg",
-                            "a=8x64:float16", "--arg", "b=8x64:float32"], stdout=subprocess.PIPE,
+                            "a=8x64:tfloat32", "--arg", "b=8x64:float32"], stdout=subprocess.PIPE,
                            stderr=subprocess.PIPE, text=True)
         self.assertEqual(p.returncode, 2)
-        self.assertRegex(p.stderr, r"typed\.py:\d+: --arg a: unsupported: dtype float16")
+        self.assertRegex(p.stderr, r"typed\.py:\d+: --arg a: unsupported: dtype tfloat32")
 
     def test_nki_simulate_returns_a_function(self):
         import nki
@@ -442,6 +443,67 @@ class HandPlacedTest(unittest.TestCase):
             self.assertRegex(o7, r"(?m)^\w+ %s \[[^\]]*\] \w+ pinned %s$" % (n, re.escape(p)))
         ok = subprocess.run([BIN, "verify", path, "--quiet"] + self.ARGS, stdout=subprocess.PIPE, text=True)
         self.assertEqual(ok.returncode, 0, ok.stdout)
+
+
+def special_floats(seed):
+    """float32 values for conversions: zeros, ties and near-ties of the small formats, subnormals, values around
+    their largest finite ones, infinities and NaN, and random values over many binades."""
+    r = np.random.RandomState(seed)
+    fixed = [0.0, -0.0, 1.0, -1.5, 1.0625, 1.125, 1.1875, 0.3, 2.0 ** -7, 2.0 ** -9, 2.0 ** -10, 3 * 2.0 ** -11,
+             2.0 ** -16, 2.0 ** -17, 2.0 ** -24, 3 * 2.0 ** -25, 2.0 ** -26, 224.0, 232.0, 240.0, 247.9, 248.0, 256.0,
+             440.0, 448.0, 460.0, 464.0, 464.1, 480.0, 57344.0, 61439.0, 61440.0, 65504.0, 65519.0, 65520.0, 1e6,
+             np.inf, -np.inf, np.nan]
+    rand = r.uniform(-1, 1, 512 - len(fixed)) * 2.0 ** r.randint(-30, 20, 512 - len(fixed))
+    return np.array(fixed + list(rand), dtype=np.float32).reshape(8, 64)
+
+
+class SmallTypesTest(unittest.TestCase):
+    def test_float16_matches_numpy(self):
+        x = special_floats(71)
+        r = allocsim_nki.simulate(small_types.cast, x, dtype="float16", arch="tiny")
+        self.assertEqual(r.returned.dtype, np.float16)
+        with np.errstate(over="ignore"):
+            want = x.astype(np.float16)  # numpy rounds f32 -> f16 to nearest even, beyond 65520 to infinity
+        self.assertTrue(np.array_equal(r.returned.view(np.uint16), want.view(np.uint16)))
+        a, b = rand((8, 64), 72).astype(np.float16), rand((8, 64), 73).astype(np.float16)
+        r = allocsim_nki.simulate(small_types.mul_add, a, b, arch="tiny")
+        prod = (a.astype(np.float32) * b.astype(np.float32)).astype(np.float16)
+        want = (prod.astype(np.float32) + a.astype(np.float32)).astype(np.float16)
+        self.assertTrue(np.array_equal(r.returned.view(np.uint16), want.view(np.uint16)))
+        r = allocsim_nki.simulate(small_types.widen, a, arch="tiny")
+        self.assertTrue(same_bits(r.returned, a.astype(np.float32)))
+
+    def test_fp8_rounding(self):
+        from allocsim_nki import floats
+        x = special_floats(74)
+        for name, fmt in (("float8_e4m3", "f8e4m3"), ("float8_e5m2", "f8e5m2"), ("float8_e4m3fn", "f8e4m3fn")):
+            r = allocsim_nki.simulate(small_types.cast, x, dtype=name, arch="tiny")
+            want = floats.decode(floats.encode(x, fmt), fmt)
+            self.assertTrue(same_bits(r.returned, want), name)
+            # fp8 data in: read exactly
+            r = allocsim_nki.simulate(small_types.widen, x, arch="tiny", dtypes={"a": name})
+            self.assertTrue(same_bits(r.returned, want), name)
+        # the largest finite values and what lies beyond them, from the formats' definitions
+        self.assertEqual(list(floats.decode(floats.encode(np.float32([240, 250, 448, 464, 470]), "f8e4m3fn"),
+                                            "f8e4m3fn")[:4]), [240, 256, 448, 448])
+        self.assertTrue(np.isnan(floats.decode(floats.encode(np.float32([470]), "f8e4m3fn"), "f8e4m3fn")[0]))
+        self.assertEqual(list(floats.decode(floats.encode(np.float32([240, 247, 248]), "f8e4m3"), "f8e4m3")),
+                         [240, 240, np.inf])
+
+    def test_narrow_integers_wrap(self):
+        for dt in (np.int8, np.uint8, np.int16):
+            info = np.iinfo(dt)
+            a = np.random.RandomState(75).randint(info.min, info.max + 1, (8, 64)).astype(dt)
+            b = np.random.RandomState(76).randint(info.min, info.max + 1, (8, 64)).astype(dt)
+            r = allocsim_nki.simulate(small_types.mul_add, a, b, arch="tiny")
+            prod = (a.astype(np.int64) * b).astype(dt)  # numpy's astype keeps the low bits
+            want = (prod.astype(np.int64) + a).astype(dt)
+            self.assertEqual(r.returned.dtype, dt)
+            self.assertTrue(np.array_equal(r.returned, want), np.dtype(dt).name)
+        # float -> int8 truncates toward zero and saturates; NaN -> 0
+        x = np.float32([[1.9, -1.9, 127.5, 128.0, -128.9, -200.0, 1e9, np.nan]])
+        r = allocsim_nki.simulate(small_types.cast, x, dtype="int8", arch="tiny")
+        self.assertEqual(list(r.returned[0]), [1, -1, 127, 127, -128, -128, 127, 0])
 
 
 class RotatingBuffersTest(unittest.TestCase):

@@ -22,7 +22,8 @@
 namespace allocsim {
 namespace {
 
-constexpr uint64_t kPrograms = 30;  // seeds 0..29, size 20, pressure 100, as `allocsim gen --seed S --size 20`
+// Seeds 0..29, size 20, pressure 100, as `allocsim gen --seed S --size 20 --reuse 0 --conditionals 0`.
+constexpr uint64_t kPrograms = 30;
 
 TEST(RegGenerated, TinyProgramsWhoseMemoryFitsAllocateAtEveryLevelAndPassAllOracles) {
   uint64_t fits = 0, allocated = 0, spilled = 0, justified = 0, unknown = 0;

@@ -307,8 +307,8 @@ TEST(ParseError, TrailingTokens) {
 }
 
 TEST(ParseError, UnknownDtype) {
-  EXPECT_EQ(errorOf("sbuf c [8, 4] f64"), "1:15: unknown dtype 'f64' (expected u32, i32, f32, bf16 or u16)");
-  EXPECT_EQ(errorOf("sbuf c [8, 4]"), "1:14: expected a dtype (u32, i32, f32, bf16 or u16)");
+  EXPECT_EQ(errorOf("sbuf c [8, 4] f64"), "1:15: unknown dtype 'f64' (expected u32, i32, f32, bf16, u16, f16, i16, u8, i8, f8e4m3, f8e5m2 or f8e4m3fn)");
+  EXPECT_EQ(errorOf("sbuf c [8, 4]"), "1:14: expected a dtype (u32, i32, f32, bf16, u16, f16, i16, u8, i8, f8e4m3, f8e5m2 or f8e4m3fn)");
 }
 
 TEST(ParseError, TensorFlags) {

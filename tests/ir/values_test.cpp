@@ -107,6 +107,60 @@ TEST(Conversions, FloatToIntTruncatesAndSaturates) {
   EXPECT_EQ(floatToU16(-3.99f), 0u);
 }
 
+// Expected codes from the formats' definitions: sign | exponent field (bias 2^(E-1)-1) | mantissa field.
+TEST(Conversions, SmallFloatsRoundToNearestEven) {
+  const SmallFloat f16 = smallFloatOf(DType::F16), e4m3 = smallFloatOf(DType::F8E4M3);
+  const SmallFloat e5m2 = smallFloatOf(DType::F8E5M2), e4m3fn = smallFloatOf(DType::F8E4M3FN);
+  EXPECT_EQ(f64ToSmallFloat(1.0, f16), 0x3c00u);
+  EXPECT_EQ(f64ToSmallFloat(-0.0, f16), 0x8000u);
+  EXPECT_EQ(f64ToSmallFloat(65504.0, f16), 0x7bffu);          // largest finite
+  EXPECT_EQ(f64ToSmallFloat(65519.0, f16), 0x7bffu);          // below the half step to 65536
+  EXPECT_EQ(f64ToSmallFloat(65520.0, f16), 0x7c00u);          // the tie goes to the even 65536: infinity
+  EXPECT_EQ(f64ToSmallFloat(std::ldexp(1.0, -24), f16), 0x0001u);      // smallest subnormal
+  EXPECT_EQ(f64ToSmallFloat(std::ldexp(1.0, -25), f16), 0x0000u);      // tie between 0 and it: even
+  EXPECT_EQ(f64ToSmallFloat(3 * std::ldexp(1.0, -25), f16), 0x0002u);  // tie between 1 and 2 units: even
+  EXPECT_EQ(f64ToSmallFloat(1.0 + std::ldexp(1.0, -11), f16), 0x3c00u);  // tie: mantissa 0 is even
+  EXPECT_EQ(f64ToSmallFloat(-std::nan(""), f16), 0xfe00u);
+  EXPECT_EQ(f64ToSmallFloat(240.0, e4m3), 0x77u);
+  EXPECT_EQ(f64ToSmallFloat(248.0, e4m3), 0x78u);  // infinity
+  EXPECT_EQ(f64ToSmallFloat(57344.0, e5m2), 0x7bu);
+  EXPECT_EQ(f64ToSmallFloat(-INFINITY, e5m2), 0xfcu);
+  EXPECT_EQ(f64ToSmallFloat(448.0, e4m3fn), 0x7eu);
+  EXPECT_EQ(f64ToSmallFloat(464.0, e4m3fn), 0x7eu);  // the tie goes to the even 448
+  EXPECT_EQ(f64ToSmallFloat(465.0, e4m3fn), 0x7fu);  // NaN: no infinities
+  EXPECT_EQ(f64ToSmallFloat(INFINITY, e4m3fn), 0x7fu);
+  EXPECT_EQ(smallFloatToF32(0x7eu, e4m3fn), 448.0f);
+  EXPECT_EQ(smallFloatToF32(0x01u, e4m3fn), 0.001953125f);  // 2^-9
+  EXPECT_EQ(smallFloatToF32(0x78u, e4m3), INFINITY);
+  EXPECT_EQ(f32Bits(smallFloatToF32(0xffu, e4m3fn)), kQuietNaNBits);
+  // every code of each 8-bit format converts back to itself (NaNs to the quiet NaN)
+  for (DType t : {DType::F8E4M3, DType::F8E5M2, DType::F8E4M3FN}) {
+    const SmallFloat f = smallFloatOf(t);
+    for (uint32_t c = 0; c < 256; ++c) {
+      const float v = smallFloatToF32(c, f);
+      if (v == v) {
+        EXPECT_EQ(f64ToSmallFloat(v, f), c) << dtypeName(t) << " " << c;
+      }
+    }
+  }
+}
+
+TEST(Conversions, NarrowIntegers) {
+  uint8_t b[4];
+  storeF32(DType::I8, b, -128.9f);
+  EXPECT_EQ(int32_t(loadInt(DType::I8, b, NumClass::Signed)), -128);  // saturates
+  storeF32(DType::U8, b, 255.9f);
+  EXPECT_EQ(loadInt(DType::U8, b, NumClass::Unsigned), 255u);
+  storeF32(DType::I16, b, quietNaN());
+  EXPECT_EQ(loadInt(DType::I16, b, NumClass::Signed), 0u);
+  storeInt(DType::I8, b, 0x17fu, NumClass::Signed);
+  EXPECT_EQ(int32_t(loadInt(DType::I8, b, NumClass::Signed)), 127);  // the low 8 bits
+  storeInt(DType::I8, b, 0x80u, NumClass::Signed);
+  EXPECT_EQ(loadF32(DType::I8, b), -128.0f);  // sign-extended
+  storeInt(DType::F16, b, 2049u, NumClass::Unsigned);
+  EXPECT_EQ(loadF32(DType::F16, b), 2048.0f);  // one rounding, ties to even
+}
+
 TEST(Conversions, StoreAndLoadElements) {
   uint8_t b[4];
   storeF32(DType::I32, b, -3.5f);
