@@ -332,12 +332,9 @@ AllocReport formatDmaOpt(const DmaOptStats& s) {
 
 AllocReport formatExact(const ExactStats& s) {
   AllocReport r;
-  if (s.values == ExactStats::Values::Split)
+  if (s.split_tensors > 0)
     r.line("values: " + std::to_string(s.split_tensors) + " tensors split into " + std::to_string(s.split_values) +
            " more, one per value");
-  if (s.values == ExactStats::Values::KeptWhole)
-    r.line("values: " + std::to_string(s.split_tensors) +
-           " tensors kept whole (their values, split, were proved not to fit)");
   for (const bool sbuf : {false, true}) {
     const ExactSpaceStats& x = sbuf ? s.sbuf : s.psum;
     const std::string name = sbuf ? "SBUF" : "PSUM";
