@@ -186,4 +186,59 @@ uint64_t maxLiveBytes(const MinimallocProblem& p) {
   return uint64_t(peak);
 }
 
+namespace {
+
+// Calls f(buffer, live bytes, live buffers, time) after each start, in time order: the ends at a time before the
+// starts there, the starts in file order.
+template <typename F>
+void sweepStarts(const MinimallocProblem& p, F&& f) {
+  struct Event {
+    int64_t time;
+    bool start;
+    uint32_t buffer;
+  };
+  std::vector<Event> events;
+  events.reserve(2 * p.buffers.size());
+  for (size_t i = 0; i < p.buffers.size(); ++i) {
+    events.push_back({p.buffers[i].lower, true, uint32_t(i)});
+    events.push_back({p.buffers[i].upper, false, uint32_t(i)});
+  }
+  std::sort(events.begin(), events.end(), [](const Event& a, const Event& b) {
+    if (a.time != b.time) return a.time < b.time;
+    if (a.start != b.start) return !a.start;
+    return a.buffer < b.buffer;
+  });
+  uint64_t bytes = 0, count = 0;
+  for (const Event& e : events) {
+    const uint64_t size = uint64_t(p.buffers[e.buffer].size);
+    if (!e.start) {
+      bytes -= size, --count;
+      continue;
+    }
+    bytes += size, ++count;
+    if (!f(e.buffer, bytes, count, e.time)) return;
+  }
+}
+
+}  // namespace
+
+std::optional<LiveExcess> firstLiveExcess(const MinimallocProblem& p, uint64_t capacity) {
+  std::optional<LiveExcess> out;
+  sweepStarts(p, [&](uint32_t buffer, uint64_t bytes, uint64_t, int64_t time) {
+    if (bytes <= capacity) return true;
+    out = LiveExcess{buffer, time, bytes};
+    return false;
+  });
+  return out;
+}
+
+LiveCrowd mostBuffersLive(const MinimallocProblem& p) {
+  LiveCrowd out;
+  sweepStarts(p, [&](uint32_t buffer, uint64_t, uint64_t count, int64_t time) {
+    if (count > out.count) out = LiveCrowd{buffer, time, count};
+    return true;
+  });
+  return out;
+}
+
 }  // namespace allocsim

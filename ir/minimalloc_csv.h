@@ -41,4 +41,23 @@ std::optional<uint64_t> capacityFromFileName(const std::string& path);
 // Max over time of the bytes live at once: no placement fits in less (the lower bound of every table).
 uint64_t maxLiveBytes(const MinimallocProblem& p);
 
+// Where the buffers live at once first need more than `capacity` bytes: the buffer whose start takes them over
+// (the starts at one time taken in file order, after the ends there), the time and the bytes live then. A problem
+// with such a point has no placement within `capacity`; nullopt when there is none.
+struct LiveExcess {
+  size_t buffer = 0;  // index in p.buffers
+  int64_t time = 0;
+  uint64_t live = 0;
+};
+std::optional<LiveExcess> firstLiveExcess(const MinimallocProblem& p, uint64_t capacity);
+
+// Where the most buffers are live at once (the first such time): a buffer that starts there (the last in file order)
+// and how many are live. The exact search's tables grow with the pairs of buffers live at once.
+struct LiveCrowd {
+  size_t buffer = 0;  // index in p.buffers
+  int64_t time = 0;
+  uint64_t count = 0;
+};
+LiveCrowd mostBuffersLive(const MinimallocProblem& p);
+
 }  // namespace allocsim

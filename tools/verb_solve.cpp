@@ -4,11 +4,13 @@
 #include <chrono>
 #include <cstdio>
 #include <string>
+#include <utility>
 
 #include "alloc/exact/exact_search.h"
 #include "alloc/exact/minimalloc_problem.h"
 #include "alloc/number_text.h"
 #include "ir/memory_available.h"
+#include "ir/minimalloc_csv.h"
 #include "tools/args.h"
 #include "tools/load.h"
 #include "tools/progress_line.h"
@@ -100,20 +102,39 @@ int runSolve(const Args& args) {
       return kExitAllocImpossible;
     }
     if (elapsed() > time_limit) return outOfTime("while the file was read");
+    // A time at which the buffers live at once need more than the capacity proves that no placement exists: said
+    // at the row whose buffer takes them over, before any table is built (however large the tables would be).
+    if (const std::optional<LiveExcess> over = firstLiveExcess(problem, *capacity)) {
+      const MinimallocBuffer& b = problem.buffers[over->buffer];
+      progress.erase();
+      std::fprintf(stderr, "%s:%u:%u: exact: no placement within %llu bytes exists (proved): at time %lld the buffers "
+                   "live at once need %llu bytes; buffer '%s' of this row starts then and takes them over the "
+                   "capacity\n", display.c_str(), b.loc.line, b.loc.col, (unsigned long long)*capacity,
+                   (long long)over->time, (unsigned long long)over->live, b.id.c_str());
+      return kExitAllocImpossible;
+    }
     progress.report("building the search's tables", problem.buffers.size(), "buffers");
     exact = exactProblemOf(problem, *capacity);
-    // Memory: what the search's tables need, known before they are built.
+    // Memory: what the search's tables need, known before they are built. Refused at the row where the most buffers
+    // are live at once.
     const uint64_t need = exactTableBytes(exact) + 200 * uint64_t(problem.buffers.size());
-    if (need > max_memory)
-      throw InputError({1, 1}, "out of memory: the exact search's tables for " +
-                                   std::to_string(problem.buffers.size()) + " buffers need about " +
-                                   formatBytes(need) + " (they grow with the pairs of buffers live at once), more "
-                                   "than --max-memory " + formatBytes(max_memory));
-    if (const MemoryAvailable m = memoryAvailable(); need > m.bytes)
-      throw InputError({1, 1}, "out of memory: the exact search's tables for " +
-                                   std::to_string(problem.buffers.size()) + " buffers need about " +
-                                   formatBytes(need) + ", and this process can get " + formatBytes(m.bytes) +
-                                   " more (" + m.limited_by + ")");
+    auto crowded = [&] {
+      const LiveCrowd c = mostBuffersLive(problem);
+      return std::pair{problem.buffers[c.buffer].loc, "; " + std::to_string(c.count) + " buffers are live at once at "
+                                                          "time " + std::to_string(c.time) + ", this row's among them"};
+    };
+    if (need > max_memory) {
+      const auto [at, where] = crowded();
+      throw InputError(at, "out of memory: the exact search's tables for " + std::to_string(problem.buffers.size()) +
+                               " buffers need about " + formatBytes(need) + " (they grow with the pairs of buffers "
+                               "live at once), more than --max-memory " + formatBytes(max_memory) + where);
+    }
+    if (const MemoryAvailable m = memoryAvailable(); need > m.bytes) {
+      const auto [at, where] = crowded();
+      throw InputError(at, "out of memory: the exact search's tables for " + std::to_string(problem.buffers.size()) +
+                               " buffers need about " + formatBytes(need) + ", and this process can get " +
+                               formatBytes(m.bytes) + " more (" + m.limited_by + ")" + where);
+    }
   } catch (const InputError& e) {
     progress.erase();
     std::fputs(e.format(display).c_str(), stderr);

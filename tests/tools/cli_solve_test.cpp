@@ -42,6 +42,18 @@ TEST(CliSolve, BelowTheLowerBoundIsProvedImpossible) {
   EXPECT_TRUE(contains(r.out, "no placement within 11 bytes exists (proved)")) << r.out;
 }
 
+TEST(CliSolve, AnOvercrowdedTimeIsRefusedAtItsRow) {
+  // a and b overlap over [5, 10): 16 bytes live at once from time 5, when b (line 3) starts; c never meets b's peak.
+  const std::string path = testing::TempDir() + "solve_crowded.csv";
+  std::ofstream(path) << "id,lower,upper,size\na,0,10,8\nb,5,15,8\nc,12,20,4\n";
+  const CliRun r = allocsim("solve minimalloc " + path + " --capacity 15", "2>&1 >/dev/null");
+  EXPECT_EQ(r.exit_code, 3) << r.out;
+  EXPECT_TRUE(contains(r.out, path + ":3:1: exact: no placement within 15 bytes exists (proved): at time 5 the buffers "
+                                     "live at once need 16 bytes; buffer 'b' of this row")) << r.out;
+  // At 16 bytes it fits: no refusal.
+  EXPECT_EQ(allocsim("solve minimalloc " + path + " --capacity 16", ">/dev/null 2>&1").exit_code, 0);
+}
+
 TEST(CliSolve, BadInputIsLocated) {
   const std::string path = testing::TempDir() + "solve_bad.csv";
   std::ofstream(path) << "id,lower,upper,size\na,0,4,8\nb,5,5,8\n";

@@ -155,10 +155,11 @@ run "export binary program" 10 "$allocsim" export minimalloc binary.nki.txt odd.
 expect "export binary program" 2 "^binary\.nki\.txt:[0-9]+:[0-9]+: "
 run "export header-only CSV" 10 "$allocsim" export minimalloc odd.allocated.nki.txt header.64.csv
 expect "export header-only CSV" 2 "^header\.64\.csv:1:1: no buffers"
-# A problem whose search tables would pass the memory allowed is refused before they are built, at the file.
+# A problem whose search tables would pass the memory allowed is refused before they are built, at a row where the
+# most buffers are live at once (all 3000 start at 0: the last of them, on line 3001).
 awk 'BEGIN { print "id,lower,upper,size"; for (i = 0; i < 3000; i++) print i ",0,100,8" }' >wide.100000.csv
 run "solve over --max-memory" 10 "$allocsim" solve minimalloc wide.100000.csv --max-memory 1000000
-expect "solve over --max-memory" 2 "^wide\.100000\.csv:1:1: out of memory: the exact search's tables for 3000 buffers need about .* more than --max-memory 1\.00 MB"
+expect "solve over --max-memory" 2 "^wide\.100000\.csv:3001:1: out of memory: the exact search's tables for 3000 buffers need about .* more than --max-memory 1\.00 MB; 3000 buffers are live at once at time 0, this row's among them"
 
 # --- The fuzz harness against misbehaving allocators.
 cat >crash.sh <<'EOF'
