@@ -312,7 +312,7 @@ class CoverageWalk {
   }
   void nameCondition(const Instruction& inst) {
     if (inst.op != Op::If && !hasRegisterBound(inst)) return;
-    for (const IndexTerm& term : inst.mask.c.terms)
+    for (const IndexTerm& term : inst.rare->mask.c.terms)
       if (term.reg < named_.size()) named_[term.reg] = true;
   }
   // Appends to forget_regs_ / forget_slots_ every register (loop registers included) and slot that `b` writes.
@@ -363,7 +363,7 @@ class CoverageWalk {
           // A body run or not, or a number of times, by a tainted register: what it writes depends on it too.
           bool control = false;
           if (inst.op == Op::If || hasRegisterBound(inst))
-            for (const IndexTerm& term : inst.mask.c.terms) control = control || reg(term.reg);
+            for (const IndexTerm& term : inst.rare->mask.c.terms) control = control || reg(term.reg);
           if (control) taintWrites(inst, changed);
           taint(inst.body, changed);
           continue;
@@ -467,8 +467,8 @@ class CoverageWalk {
     for (const Instruction& inst : b) {
       if (&inst == inner || done() || !spend(1)) return !done();
       if (inst.op == Op::If && contains(inst.body, inner)) {
-        const std::optional<__int128> c = index(inst.mask.c);
-        if (c && !conditionHolds(inst.mask.cmp, *c)) return false;
+        const std::optional<__int128> c = index(inst.rare->mask.c);
+        if (c && !conditionHolds(inst.rare->mask.cmp, *c)) return false;
         if (!c) uncertain_seen_ = true;
         return prewalk(inst.body, inner);
       }
@@ -500,7 +500,7 @@ class CoverageWalk {
   // A loop's upper bound on this entry: hi, or its register bound when the walk knows its registers (at most hi).
   std::optional<__int128> upperBound(const Instruction& l) const {
     if (!hasRegisterBound(l)) return __int128(l.hi);
-    const std::optional<__int128> b = index(l.mask.c);
+    const std::optional<__int128> b = index(l.rare->mask.c);
     if (!b) return std::nullopt;
     return std::min<__int128>(*b, l.hi);
   }
@@ -651,9 +651,9 @@ class CoverageWalk {
         case Step::Kind::If: {
           // Known: the body runs or not, exactly. Unknown: it is walked as uncertain, and what it computes is
           // forgotten after it.
-          const std::optional<__int128> c = index(s.inst->mask.c);
+          const std::optional<__int128> c = index(s.inst->rare->mask.c);
           if (c) {
-            if (conditionHolds(s.inst->mask.cmp, *c)) walk(s.block);
+            if (conditionHolds(s.inst->rare->mask.cmp, *c)) walk(s.block);
             break;
           }
           ++uncertain_;

@@ -415,7 +415,7 @@ Liveness computeLiveness(const Program& p) {
     const WriteCover whole = at.conditional ? WriteCover::Partial : WriteCover::Whole;
     if (at.kind == LinearPosition::Kind::LoopHeader || at.kind == LinearPosition::Kind::LoopEnd) {
       if (at.kind == LinearPosition::Kind::LoopHeader)  // a register bound is read on entry
-        for (const IndexTerm& t : at.inst->mask.c.terms)
+        for (const IndexTerm& t : at.inst->rare->mask.c.terms)
           if (t.reg < regs.size()) readReg(t.reg, pos);
       // The end steps the register from its value (a read, then the write of the next or the exit value): the value
       // the header starts lives over the whole loop.

@@ -79,7 +79,7 @@ void operandEffects(const Program& p, const Instruction& inst, OperandEffects& e
       });
       break;
     case Op::Iota:  // every element written with a value of p, e and c
-      c.replace(inst.dst, [&] { c.reg(inst.mask.c); });
+      c.replace(inst.dst, [&] { c.reg(inst.rare->mask.c); });
       break;
     case Op::TT:
       c.replace(inst.dst, [&] {
@@ -97,7 +97,7 @@ void operandEffects(const Program& p, const Instruction& inst, OperandEffects& e
         }
       });
       // A fused reduction writes its destination R too, a write operand like any other (docs/format.md).
-      if (hasFusedReduce(inst)) c.replace(inst.reduce_dst, [] {});
+      if (hasFusedReduce(inst)) c.replace(inst.rare->reduce_dst, [] {});
       break;
     case Op::Memset:
       c.replace(inst.dst, [] {});
@@ -105,7 +105,7 @@ void operandEffects(const Program& p, const Instruction& inst, OperandEffects& e
     case Op::Select:  // every element of the view is written: the source's where the mask keeps it, the fill elsewhere
       c.replace(inst.dst, [&] {
         c.read(inst.a);
-        c.reg(inst.mask.c);
+        c.reg(inst.rare->mask.c);
       });
       break;
     case Op::Matmul: {
@@ -144,7 +144,7 @@ void operandEffects(const Program& p, const Instruction& inst, OperandEffects& e
       c.replace(inst.dst, [&] { c.readReg(inst.rs); });
       break;
     case Op::If:  // the condition's registers; the body's instructions have positions of their own
-      c.reg(inst.mask.c);
+      c.reg(inst.rare->mask.c);
       break;
     case Op::Loop:
       break;
@@ -180,7 +180,7 @@ OperandViews operandViews(const Instruction& inst) {
       for (const ScalarOperand* s : scalarOperands(inst))
         if (s->kind == ScalarOperand::Kind::Tensor) v.reads.push_back(&s->ap.get());
       v.write = &inst.dst;
-      if (hasFusedReduce(inst)) v.reduce_write = &inst.reduce_dst;
+      if (hasFusedReduce(inst)) v.reduce_write = &inst.rare->reduce_dst;
       break;
     case Op::Memset:
     case Op::Iota:

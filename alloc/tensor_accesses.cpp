@@ -10,10 +10,10 @@ const AccessPattern& operandOf(const Instruction& inst, Operand o) {
     case Operand::A: return inst.a;
     case Operand::B: return inst.b;
     case Operand::Scalar: return inst.scalar.ap;
-    case Operand::Scale: return inst.scale.ap;
-    case Operand::Bias: return inst.bias.ap;
-    case Operand::Scalar2: return inst.scalar2.ap;
-    case Operand::ReduceDst: return inst.reduce_dst;
+    case Operand::Scale: return inst.rare->scale.ap;
+    case Operand::Bias: return inst.rare->bias.ap;
+    case Operand::Scalar2: return inst.rare->scalar2.ap;
+    case Operand::ReduceDst: return inst.rare->reduce_dst;
   }
   return inst.dst;
 }
@@ -42,8 +42,8 @@ TensorAccessList tensorAccesses(const Program& p, const Instruction& inst, Space
       break;
     case Op::Act:
       add(Operand::A, true, false);
-      if (inst.scale.kind == ScalarOperand::Kind::Tensor) add(Operand::Scale, true, false);
-      if (inst.bias.kind == ScalarOperand::Kind::Tensor) add(Operand::Bias, true, false);
+      if (inst.rare->scale.kind == ScalarOperand::Kind::Tensor) add(Operand::Scale, true, false);
+      if (inst.rare->bias.kind == ScalarOperand::Kind::Tensor) add(Operand::Bias, true, false);
       break;
     case Op::TT:
     case Op::Matmul:
@@ -58,7 +58,7 @@ TensorAccessList tensorAccesses(const Program& p, const Instruction& inst, Space
     case Op::TS:
       add(Operand::A, true, false);
       if (inst.scalar.kind == ScalarOperand::Kind::Tensor) add(Operand::Scalar, true, false);
-      if (hasSecondOp(inst) && inst.scalar2.kind == ScalarOperand::Kind::Tensor) add(Operand::Scalar2, true, false);
+      if (hasSecondOp(inst) && inst.rare->scalar2.kind == ScalarOperand::Kind::Tensor) add(Operand::Scalar2, true, false);
       break;
     default:
       break;

@@ -29,11 +29,13 @@ void shiftView(AccessPattern& ap, const Shift& s) {
 
 void shiftBody(std::vector<Instruction>& body, const Shift& s) {
   for (Instruction& inst : body) {
-    for (AccessPattern* ap : {&inst.dst, &inst.a, &inst.b, inst.scalar.ap.ifStored(), inst.scalar2.ap.ifStored(), inst.scale.ap.ifStored(),
-                              inst.bias.ap.ifStored(), &inst.reduce_dst})
+    for (AccessPattern* ap : storedViews(inst))
       if (ap) shiftView(*ap, s);  // null: an operand left at its default, which names nothing
-    for (ScalarOperand* sc : {&inst.scalar, &inst.scalar2, &inst.scale, &inst.bias}) sc->reg = shiftedReg(sc->reg, s);
-    for (IndexTerm& t : inst.mask.c.terms) t.reg = shiftedReg(t.reg, s);  // affine_select's offset c
+    inst.scalar.reg = shiftedReg(inst.scalar.reg, s);
+    if (RareOperands* r = inst.rare.ifStored()) {
+      for (ScalarOperand* sc : {&r->scalar2, &r->scale, &r->bias}) sc->reg = shiftedReg(sc->reg, s);
+      for (IndexTerm& t : r->mask.c.terms) t.reg = shiftedReg(t.reg, s);  // affine_select's offset c
+    }
     inst.rd = shiftedReg(inst.rd, s);
     inst.rs = shiftedReg(inst.rs, s);
     inst.rt = shiftedReg(inst.rt, s);

@@ -51,12 +51,12 @@ class Intervals {
           for (const IndexTerm& t : ix->terms) reg(t.reg);
       };
       view(inst.dst), view(inst.a), view(inst.b);
-      if (hasFusedReduce(inst)) view(inst.reduce_dst);  // a second destination (docs/format.md "Fused reduction")
+      if (hasFusedReduce(inst)) view(inst.rare->reduce_dst);  // a second destination (docs/format.md "Fused reduction")
       for (const ScalarOperand* sc : scalarOperands(inst)) {  // ts's scalar, act's scale and bias
         if (sc->kind == ScalarOperand::Kind::Tensor) view(sc->ap);
         if (sc->kind == ScalarOperand::Kind::Reg) reg(sc->reg);
       }
-      for (const IndexTerm& t : inst.mask.c.terms) reg(t.reg);  // affine_select's offset c
+      for (const IndexTerm& t : inst.rare->mask.c.terms) reg(t.reg);  // affine_select's offset c
       reg(inst.rd), reg(inst.rs), reg(inst.rt);
       if (inst.op == Op::Loop) walk(inst.body, index, lf, ll);
     }

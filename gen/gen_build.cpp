@@ -170,9 +170,11 @@ static Instruction canonical(Instruction in) {
       out.dst = in.dst;
       out.a = in.a;
       out.func = in.func;
-      out.scale = canonicalScalar(in.scale);
-      out.bias = canonicalScalar(in.bias);
-      if (hasFusedReduce(in)) out.reduce_dst = in.reduce_dst, out.reduce_alu = in.reduce_alu;
+      if (hasScaleOrBias(in)) {
+        out.rare.mut().scale = canonicalScalar(in.rare->scale);
+        out.rare.mut().bias = canonicalScalar(in.rare->bias);
+      }
+      if (hasFusedReduce(in)) out.rare.mut().reduce_dst = in.rare->reduce_dst, out.reduce_alu = in.reduce_alu;
       break;
     case Op::TT:
       out.b = in.b;
@@ -187,8 +189,8 @@ static Instruction canonical(Instruction in) {
       out.a = in.a;
       out.alu = in.alu;
       out.scalar = canonicalScalar(in.scalar);
-      if (hasSecondOp(in)) out.scalar2 = canonicalScalar(in.scalar2), out.alu2 = in.alu2;
-      if (hasFusedReduce(in)) out.reduce_dst = in.reduce_dst, out.reduce_alu = in.reduce_alu;
+      if (hasSecondOp(in)) out.rare.mut().scalar2 = canonicalScalar(in.rare->scalar2), out.alu2 = in.alu2;
+      if (hasFusedReduce(in)) out.rare.mut().reduce_dst = in.rare->reduce_dst, out.reduce_alu = in.reduce_alu;
       break;
     case Op::Memset:
       out.dst = in.dst;
@@ -197,13 +199,13 @@ static Instruction canonical(Instruction in) {
     case Op::Select:
       out.dst = in.dst;
       out.a = in.a;
-      out.mask = in.mask;
+      out.rare.mut().mask = in.rare->mask;
       out.imm = in.imm;
       break;
     case Op::Iota:
       out.dst = in.dst;
-      out.mask = in.mask;
-      out.mask.cmp = CmpOp::Ge;  // not part of an iota
+      out.rare.mut().mask = in.rare->mask;
+      out.rare.mut().mask.cmp = CmpOp::Ge;  // not part of an iota
       break;
     case Op::Transpose:
     case Op::Broadcast:
@@ -249,12 +251,12 @@ static Instruction canonical(Instruction in) {
       out.lo = in.lo;
       out.hi = in.hi;
       out.step = in.step;
-      out.mask.c = in.mask.c;  // a register bound
+      if (hasRegisterBound(in)) out.rare.mut().mask.c = in.rare->mask.c;  // a register bound
       out.body = std::move(in.body);
       break;
     case Op::If:
-      out.mask.c = in.mask.c;
-      out.mask.cmp = in.mask.cmp;
+      out.rare.mut().mask.c = in.rare->mask.c;
+      out.rare.mut().mask.cmp = in.rare->mask.cmp;
       out.body = std::move(in.body);
       break;
   }

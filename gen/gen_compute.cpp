@@ -339,19 +339,20 @@ void Generator::elementwiseStatement() {
     i.func = func;
     i.alu = alu;
     i.scalar = scalar;
-    i.scalar2 = scalar2;
+    if (scalar2.kind != ScalarOperand::Kind::None) i.rare.mut().scalar2 = scalar2;
     i.alu2 = alu2;
-    i.scale = scale;
-    i.bias = bias;
+    if (scale.kind != ScalarOperand::Kind::None) i.rare.mut().scale = scale;
+    if (bias.kind != ScalarOperand::Kind::None) i.rare.mut().bias = bias;
     if (reduced != kNone) {
-      i.reduce_dst = whole(reduced);
+      i.rare.mut().reduce_dst = whole(reduced);
       i.reduce_alu = reduceAlu;
     }
     if (op == Op::Select) {
-      i.mask = mask;
+      i.rare.mut().mask = mask;
       i.imm = fill;
     }
-    AccessPattern& columnView = op == Op::Act ? i.bias.ap : i.scalar.ap;
+    // Act's bias or ts's scalar: made when the column is written.
+    auto columnView = [&]() -> AccessPattern& { return op == Op::Act ? i.rare.mut().bias.ap.mut() : i.scalar.ap.mut(); };
     if (column) {
       if (g) {
         // The column follows the piece's partitions.
@@ -361,10 +362,10 @@ void Generator::elementwiseStatement() {
         cg.count2 = 1;
         cg.step2 = 0;
         Rect rc{column->tensor, uint32_t(column->partition.constant), parts, uint32_t(column->offset.constant), 1};
-        if (column->partition.isConstant() && column->offset.isConstant()) columnView = view(rc, cg);
-        else columnView = *column;
+        if (column->partition.isConstant() && column->offset.isConstant()) columnView() = view(rc, cg);
+        else columnView() = *column;
       } else {
-        columnView = *column;
+        columnView() = *column;
       }
     }
     charge(uint64_t(dst.partitions) * dst.elementsPerPartition() * 4 * (second ? 3 : 2));

@@ -48,7 +48,7 @@ void Generator::closeLoop() {
   loop.lo = s.lo;
   loop.hi = s.hi;
   loop.step = s.step;
-  loop.mask.c = s.bound;
+  loop.rare.mut().mask.c = s.bound;
   loop.body = std::move(bodies_.back());
   bodies_.pop_back();
   const std::vector<RegId> regs = std::move(scopes_.back().regs);  // with the li above
@@ -80,10 +80,10 @@ void Generator::conditionalStatement() {
   Instruction in;
   in.op = Op::If;
   const uint32_t shape = uint32_t(c_.below(3));
-  in.mask.c.addTerm(a.var, 1, shape == 2 ? 2 : 1, shape == 1 ? 2 : 0);
-  if (&a != &b && yes(60)) in.mask.c.addTerm(b.var, -1);
-  else in.mask.c.constant = -int64_t(upTo(uint64_t(std::max<int64_t>(a.lo, a.last()))));
-  in.mask.cmp = CmpOp(c_.below(6));
+  in.rare.mut().mask.c.addTerm(a.var, 1, shape == 2 ? 2 : 1, shape == 1 ? 2 : 0);
+  if (&a != &b && yes(60)) in.rare.mut().mask.c.addTerm(b.var, -1);
+  else in.rare.mut().mask.c.constant = -int64_t(upTo(uint64_t(std::max<int64_t>(a.lo, a.last()))));
+  in.rare.mut().mask.cmp = CmpOp(c_.below(6));
   in.body.push_back(memsetOfLiveTensor());
   emit(std::move(in));
 }

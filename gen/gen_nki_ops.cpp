@@ -34,17 +34,17 @@ void Generator::iotaStatement() {
   Instruction i;
   i.op = Op::Iota;
   i.dst = whole(t);
-  i.mask.p_scale = kP[c_.below(std::size(kP))];
-  i.mask.e_scale = kE[c_.below(std::size(kE))];
-  i.mask.c = Index::constantIndex(int64_t(upTo(16)) - 8);
+  i.rare.mut().mask.p_scale = kP[c_.below(std::size(kP))];
+  i.rare.mut().mask.e_scale = kE[c_.below(std::size(kE))];
+  i.rare.mut().mask.c = Index::constantIndex(int64_t(upTo(16)) - 8);
   double regMag = 0;
   if (std::optional<RegId> r = yes(40) ? readableReg(32, false) : std::nullopt) {
     const int64_t scale = yes(50) ? 1 : 64;
-    i.mask.c.addTerm(*r, scale);
+    i.rare.mut().mask.c.addTerm(*r, scale);
     regMag = double(UINT32_MAX) * double(scale);  // any 32-bit value
   }
-  const double mag = std::min(double(INT32_MAX) + 1, std::fabs(double(i.mask.p_scale)) * parts +
-                                                        std::fabs(double(i.mask.e_scale)) * elems + 8 + regMag);
+  const double mag = std::min(double(INT32_MAX) + 1, std::fabs(double(i.rare.mut().mask.p_scale)) * parts +
+                                                        std::fabs(double(i.rare.mut().mask.e_scale)) * elems + 8 + regMag);
   charge(uint64_t(parts) * elems * dtypeSize(dt));
   emit(std::move(i));
   ts_[t].mag = mag;

@@ -35,7 +35,7 @@ void forEachView(const Instruction& i, const std::function<void(const AccessPatt
       f(i.a);
       for (const ScalarOperand* sc : scalarOperands(i))
         if (sc->kind == ScalarOperand::Kind::Tensor) f(sc->ap);
-      if (hasFusedReduce(i)) f(i.reduce_dst);
+      if (hasFusedReduce(i)) f(i.rare->reduce_dst);
       return;
     case Op::Memset:
     case Op::Iota:
@@ -55,7 +55,7 @@ void forEachRegister(const Instruction& i, const std::function<void(RegId)>& f) 
     for (const Index* ix : {&ap.partition, &ap.offset})
       for (const IndexTerm& t : ix->terms) f(t.reg);
   });
-  for (const IndexTerm& t : i.mask.c.terms) f(t.reg);  // affine_select's offset c
+  for (const IndexTerm& t : i.rare->mask.c.terms) f(t.reg);  // affine_select's offset c
 }
 
 uint32_t maxDepth(const std::vector<Instruction>& body) {
@@ -298,7 +298,7 @@ void registerEvents(const Instruction& i, const std::function<void(RegId, bool)>
     for (const Index* ix : {&ap.partition, &ap.offset})
       for (const IndexTerm& t : ix->terms) f(t.reg, false);
   });
-  for (const IndexTerm& t : i.mask.c.terms) f(t.reg, false);
+  for (const IndexTerm& t : i.rare->mask.c.terms) f(t.reg, false);
   switch (i.op) {
     case Op::Li: case Op::Addi: case Op::Add: case Op::Mov: case Op::RegLoad: case Op::Loop: f(i.rd, true); break;
     default: break;
@@ -314,7 +314,7 @@ void tensorEvents(const Instruction& i, const std::function<void(const AccessPat
     default:
       if (i.dst.tensor != kNone) f(i.dst, true);
   }
-  if (hasFusedReduce(i)) f(i.reduce_dst, true);
+  if (hasFusedReduce(i)) f(i.rare->reduce_dst, true);
 }
 
 void flatten(const std::vector<Instruction>& body, std::vector<const Instruction*>& out) {
@@ -457,8 +457,8 @@ std::vector<ShapeFeature> measureShape(const Program& p) {
     actScaleBias += hasScaleOrBias(i);
     twoOpTs += hasSecondOp(i);
     fusedReduces += hasFusedReduce(i);
-    selectRegOffsets += i.op == Op::Select && !i.mask.c.isConstant();
-    divModConditions += i.op == Op::If && !i.mask.c.isAffine();
+    selectRegOffsets += i.op == Op::Select && !i.rare->mask.c.isConstant();
+    divModConditions += i.op == Op::If && !i.rare->mask.c.isAffine();
     boundedLoops += hasRegisterBound(i);
     ++ops[uint32_t(i.op)];
     if (i.op == Op::Act) ++funcs[uint32_t(i.func)];

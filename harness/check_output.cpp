@@ -40,7 +40,7 @@ std::vector<TensorId> involvedTensors(const Program& p, const Finding& f) {
   if (out.empty() && f.inst_id != kNone)
     forEachInstruction(p.body, [&](const Instruction& i) {
       if (i.id != f.inst_id) return;
-      for (const AccessPattern* ap : {&i.dst, &i.a, &i.b, &i.reduce_dst}) add(ap->tensor);
+      for (const AccessPattern* ap : {&i.dst, &i.a, &i.b, &i.rare->reduce_dst}) add(ap->tensor);
     });
   return out;
 }

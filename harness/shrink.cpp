@@ -71,7 +71,7 @@ std::optional<Program> reshaped(const Program& p, TensorId t, uint32_t partition
   std::vector<AccessPattern*> views;
   std::function<void(std::vector<Instruction>&)> walk = [&](std::vector<Instruction>& body) {
     for (Instruction& i : body) {
-      for (AccessPattern* ap : {&i.dst, &i.a, &i.b, i.scalar.ap.ifStored(), i.scalar2.ap.ifStored(), i.scale.ap.ifStored(), i.bias.ap.ifStored(), &i.reduce_dst}) {
+      for (AccessPattern* ap : storedViews(i)) {
         if (!ap || ap->tensor != t) continue;
         ap->tile.reset();  // a reshaped tile array is a plain tensor; its tile views keep their row offsets
         if (isWhole(old, *ap)) views.push_back(ap);
@@ -195,7 +195,7 @@ class Shrinker {
       const int64_t want = how == 1 ? 1 : (trips + 1) / 2;
       if (want >= trips) return false;
       loop.hi = loop.lo + want * loop.step;
-      loop.mask.c = Index{};  // a register bound becomes the constant one
+      if (RareOperands* r = loop.rare.ifStored()) r->mask.c = Index{};  // a register bound becomes the constant one
       return true;
     });
   }
@@ -227,12 +227,12 @@ class Shrinker {
     };
     std::function<void(std::vector<Instruction>&)> walk = [&](std::vector<Instruction>& body) {
       for (Instruction& i : body) {
-        for (AccessPattern* ap : {&i.dst, &i.a, &i.b, i.scalar.ap.ifStored(), i.scalar2.ap.ifStored(), i.scale.ap.ifStored(), i.bias.ap.ifStored(), &i.reduce_dst}) {
+        for (AccessPattern* ap : storedViews(i)) {
           if (!ap) continue;  // an operand left at its default has no terms
           index(ap->partition), index(ap->offset);
           if (ap->tile) index(*ap->tile);  // the offset holds the tile's terms too: both lose r
         }
-        index(i.mask.c);  // affine_select's offset c
+        if (RareOperands* r = i.rare.ifStored()) index(r->mask.c);  // affine_select's offset c
         if (hasBody(i.op)) walk(i.body);
       }
     };
@@ -282,12 +282,12 @@ class Shrinker {
     };
     std::function<void(std::vector<Instruction>&)> walk = [&](std::vector<Instruction>& body) {
       for (Instruction& i : body) {
-        for (AccessPattern* ap : {&i.dst, &i.a, &i.b, i.scalar.ap.ifStored(), i.scalar2.ap.ifStored(), i.scale.ap.ifStored(), i.bias.ap.ifStored(), &i.reduce_dst}) {
+        for (AccessPattern* ap : storedViews(i)) {
           if (!ap) continue;  // an operand left at its default has no terms
           index(ap->partition), index(ap->offset);
           if (ap->tile) index(*ap->tile);
         }
-        index(i.mask.c);  // affine_select's offset c
+        if (RareOperands* r = i.rare.ifStored()) index(r->mask.c);  // affine_select's offset c
         if (hasBody(i.op)) walk(i.body);
       }
     };
@@ -381,17 +381,17 @@ class Shrinker {
           }
           // Without a fused reduction, then ts without its second op (docs/format.md "Fused reduction", "Two-op ts").
           if (hasFusedReduce(i)) {
-            i.reduce_dst = AccessPattern{};
+            i.rare.mut().reduce_dst = AccessPattern{};
             i.reduce_alu = AluOp::Add;
             return true;
           }
           if (hasSecondOp(i)) {
-            i.scalar2 = ScalarOperand::absent();
+            i.rare.mut().scalar2 = ScalarOperand::absent();
             i.alu2 = AluOp::Add;
             return true;
           }
           if (hasScaleOrBias(i)) {  // act without its scale and bias first, then with the identity
-            i.scale.kind = i.bias.kind = ScalarOperand::Kind::None;
+            i.rare.mut().scale.kind = i.rare.mut().bias.kind = ScalarOperand::Kind::None;
             return true;
           }
           if (i.op != Op::Act || i.func == ActFunc::Identity) return false;

@@ -103,7 +103,7 @@ class InstrRules {
         Few<const AccessPattern*, 5> out{&in_.dst, &in_.a};
         for (const ScalarOperand* s : scalarOperands(in_))
           if (s->kind == ScalarOperand::Kind::Tensor) out.push_back(&s->ap.get());
-        if (hasFusedReduce(in_)) out.push_back(&in_.reduce_dst);
+        if (hasFusedReduce(in_)) out.push_back(&in_.rare->reduce_dst);
         return out;
       }
       case Op::Memset:
@@ -120,7 +120,7 @@ class InstrRules {
     Few<RegId, 3> regs;
     switch (in_.op) {
       case Op::Loop:
-        for (const IndexTerm& t : in_.mask.c.terms)  // a register bound
+        for (const IndexTerm& t : in_.rare->mask.c.terms)  // a register bound
           if (!reg(t.reg)) return false;
         regs = {in_.rd};
         break;
@@ -133,7 +133,7 @@ class InstrRules {
       case Op::Select:
       case Op::If:
       case Op::Iota:
-        for (const IndexTerm& t : in_.mask.c.terms)
+        for (const IndexTerm& t : in_.rare->mask.c.terms)
           if (!reg(t.reg)) return false;
         return true;
       case Op::Act:
@@ -366,7 +366,7 @@ class InstrRules {
     const AccessPattern& dst = in_.dst;
     if (!shapesMatch(dst, in_.a, "source")) return false;
     if (!scalarOperation(in_.scalar, in_.alu, "scalar")) return false;
-    return !hasSecondOp(in_) || scalarOperation(in_.scalar2, in_.alu2, "second scalar");
+    return !hasSecondOp(in_) || scalarOperation(in_.rare->scalar2, in_.alu2, "second scalar");
   }
 
   // One `op scalar` of ts (its first, or its second: docs/format.md "Two-op ts"): the rules of a one-op ts.
@@ -390,7 +390,7 @@ class InstrRules {
   // every execution, check_trace.cpp).
   bool fusedReduce() {
     if (!hasFusedReduce(in_)) return true;
-    const AccessPattern& r = in_.reduce_dst;
+    const AccessPattern& r = in_.rare->reduce_dst;
     if (in_.reduce_alu != AluOp::Add && in_.reduce_alu != AluOp::Max && in_.reduce_alu != AluOp::Min)
       return fail(r.loc, std::string("a fused reduction takes add, max or min, not ") + aluName(in_.reduce_alu));
     if (!isFloat(tensor(in_.a).dtype))
@@ -412,7 +412,7 @@ class InstrRules {
       return fail(in_.a.loc, "act scale and bias compute in f32 and need a float source; " + name(in_.a) + " is " +
                                  dtypeName(tensor(in_.a).dtype));
     for (const ScalarOperand* s : scalarOperands(in_)) {
-      const char* what = s == &in_.scale ? "scale" : "bias";
+      const char* what = s == &in_.rare->scale ? "scale" : "bias";
       if (s->kind != ScalarOperand::Kind::Tensor) continue;
       if (s->ap->partitions != in_.dst.partitions || s->ap->elementsPerPartition() != 1)
         return fail(s->ap->loc, std::string("act ") + what + " " + name(s->ap) + " view " + viewShape(s->ap) +
@@ -488,7 +488,7 @@ class InstrRules {
       return nullptr;
     };
     RegId missing = kNone;
-    std::optional<int64_t> max = loopBoundMaximum(in_.mask.c, controller, &missing);
+    std::optional<int64_t> max = loopBoundMaximum(in_.rare->mask.c, controller, &missing);
     if (!max)
       return fail("loop bound uses register " + regName(missing) +
                   ", which no enclosing loop counts with; a bound is on the registers of enclosing loops");

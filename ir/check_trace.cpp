@@ -350,7 +350,7 @@ class Tracer {
     }
     // affine_select's and iota's offset c: its registers are read (their values decide which elements are kept, or
     // the values written).
-    for (const IndexTerm& t : in.mask.c.terms) readReg(t.reg, in.loc);
+    for (const IndexTerm& t : in.rare->mask.c.terms) readReg(t.reg, in.loc);
     for (const AccessPattern* src : sources)
       if (std::optional<View> v = evalView(*src); v && !stopped_) readCheck(*v, *src);
     if (stopped_) return;
@@ -370,7 +370,7 @@ class Tracer {
   using Sources = InlineList<const AccessPattern*, 4>;
 
   void fusedReduce(const Instruction& in, const std::optional<View>& d, const Sources& sources) {
-    std::optional<View> r = evalView(in.reduce_dst);
+    std::optional<View> r = evalView(in.rare->reduce_dst);
     if (!r || stopped_) return;
     auto overlaps = [&](const View& v) {
       if (v.tensor != r->tensor || r->p0 + r->np <= v.p0 || v.p0 + v.np <= r->p0) return false;
@@ -384,13 +384,13 @@ class Tracer {
       const char* role = other.second;
       std::optional<View> v = ap == &in.dst ? d : evalView(*ap);
       if (!v || stopped_ || !overlaps(*v)) continue;
-      report(in.reduce_dst.loc, [&] {
-        return "reduction destination " + sliceText(p_, in.reduce_dst, r->p0, r->off) + " overlaps the " + role +
-               " " + tensorName(v->tensor) + "; it must be a tensor range of its own" + registerValues(in.reduce_dst);
+      report(in.rare->reduce_dst.loc, [&] {
+        return "reduction destination " + sliceText(p_, in.rare->reduce_dst, r->p0, r->off) + " overlaps the " + role +
+               " " + tensorName(v->tensor) + "; it must be a tensor range of its own" + registerValues(in.rare->reduce_dst);
       });
       break;
     }
-    write(*r, in.reduce_dst);
+    write(*r, in.rare->reduce_dst);
   }
 
   void scalarOp() {
@@ -471,8 +471,8 @@ class Tracer {
   // the static rules require; at most hi, the bound's largest value).
   Int upperBound(const Instruction& in) {
     if (!hasRegisterBound(in)) return in.hi;
-    Int c = in.mask.c.constant;
-    for (const IndexTerm& t : in.mask.c.terms) {
+    Int c = in.rare->mask.c.constant;
+    for (const IndexTerm& t : in.rare->mask.c.terms) {
       const RegState* r = readReg(t.reg, in.loc);
       if (!r) return in.lo;  // reported: the body does not run
       c += Int(t.scale) * Int(t.apply(r->value));
@@ -514,9 +514,9 @@ class Tracer {
     const Instruction& in = *nodes_[node].inst;
     bool runs = quiet_;
     if (!quiet_) {
-      Int c = in.mask.c.constant;
+      Int c = in.rare->mask.c.constant;
       bool known = true;
-      for (const IndexTerm& t : in.mask.c.terms) {
+      for (const IndexTerm& t : in.rare->mask.c.terms) {
         const RegState* r = readReg(t.reg, in.loc);
         if (!r) {
           known = false;
@@ -536,7 +536,7 @@ class Tracer {
         c += term > limit ? limit : term < -limit ? -limit : term;
         c = c > limit ? limit : c < -limit ? -limit : c;
       }
-      runs = known ? conditionHolds(in.mask.cmp, c) : false;
+      runs = known ? conditionHolds(in.rare->mask.cmp, c) : false;
     }
     if (runs) execRange(node + 1, nodes_[node].end);
   }

@@ -95,4 +95,38 @@ class HeapValue {
   std::unique_ptr<T> p_;
 };
 
+// A T that is usually T{}, like HeapValue, but read-only through `->`: reading never stores a T{}, even on a
+// mutable owner (a pass that walks a whole program by reference and reads the value of each instruction must not
+// give every one of them a heap block). mut() stores a T{} first when there is none and is the one way to write.
+template <typename T>
+class RareValue {
+ public:
+  RareValue() = default;
+  RareValue(const RareValue& o) : p_(o.p_ ? std::make_unique<T>(*o.p_) : nullptr) {}
+  RareValue(RareValue&&) noexcept = default;
+  RareValue& operator=(const RareValue& o) {
+    if (this != &o) p_ = o.p_ ? std::make_unique<T>(*o.p_) : nullptr;
+    return *this;
+  }
+  RareValue& operator=(RareValue&&) noexcept = default;
+
+  const T& get() const { return p_ ? *p_ : empty(); }
+  const T* operator->() const { return &get(); }
+  T& mut() {
+    if (!p_) p_ = std::make_unique<T>();
+    return *p_;
+  }
+  // The stored value, or null when it is T{}: for passes that rewrite values in place, which leave T{} as it is.
+  T* ifStored() { return p_.get(); }
+
+  bool operator==(const RareValue& o) const { return get() == o.get(); }
+
+ private:
+  static const T& empty() {
+    static const T value{};
+    return value;
+  }
+  std::unique_ptr<T> p_;
+};
+
 }  // namespace allocsim

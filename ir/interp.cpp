@@ -187,8 +187,8 @@ class Executor {
   // What ran out of memory: the step, the instruction (its location) and the tensors it names.
   InputError outOfMemory(const Instruction& inst) const {
     std::string tensors;
-    for (const AccessPattern* ap : {&inst.dst, &inst.a, &inst.b, &inst.scalar.ap.get(), &inst.scalar2.ap.get(), &inst.scale.ap.get(),
-                                    &inst.bias.ap.get(), &inst.reduce_dst}) {
+    for (const AccessPattern* ap : {&inst.dst, &inst.a, &inst.b, &inst.scalar.ap.get(), &inst.rare->scalar2.ap.get(), &inst.rare->scale.ap.get(),
+                                    &inst.rare->bias.ap.get(), &inst.rare->reduce_dst}) {
       if (ap->tensor >= p_.tensors.size()) continue;
       const std::string name = "'" + p_.tensors[ap->tensor].name + "'";
       if (tensors.find(name) != std::string::npos) continue;
@@ -211,7 +211,7 @@ class Executor {
       if (o_.observer) {
         clearAccess();
         if (v == inst.lo)  // the first iteration's step also reads the bound's registers
-          for (const IndexTerm& t : inst.mask.c.terms) access_.reg_reads.push_back(t.reg);
+          for (const IndexTerm& t : inst.rare->mask.c.terms) access_.reg_reads.push_back(t.reg);
         access_.reg_writes.push_back(r);
         o_.observer->onExecute(inst, result_.steps, access_);
       }
@@ -227,7 +227,7 @@ class Executor {
   __int128 upperBound(const Instruction& inst) {
     if (!hasRegisterBound(inst)) return inst.hi;
     OperandHasher h(false);
-    return std::min<__int128>(evaluateIndex(p_, s_, inst.mask.c, inst.loc, h), inst.hi);
+    return std::min<__int128>(evaluateIndex(p_, s_, inst.rare->mask.c, inst.loc, h), inst.hi);
   }
 
   RegId reg(const Instruction& inst, RegId r) const {
@@ -332,10 +332,10 @@ class Executor {
       case Op::Loop: return;  // runBody handles loops
       case Op::If: {
         // The condition's value is its operand (hashed like affine_select's c); runBody runs the body.
-        const __int128 c = evaluateIndex(p_, s_, inst.mask.c, inst.loc, h);
+        const __int128 c = evaluateIndex(p_, s_, inst.rare->mask.c, inst.loc, h);
         if (o_.observer)
-          for (const IndexTerm& t : inst.mask.c.terms) access_.reg_reads.push_back(t.reg);
-        condition_held_ = conditionHolds(inst.mask.cmp, c);
+          for (const IndexTerm& t : inst.rare->mask.c.terms) access_.reg_reads.push_back(t.reg);
+        condition_held_ = conditionHolds(inst.rare->mask.cmp, c);
         return;
       }
     }
@@ -440,10 +440,10 @@ class Executor {
   void actScaleBias(const Instruction& inst, ActFunc f, const ResolvedView& dst, const ResolvedView& src,
                     OperandHasher& h) {
     const size_t parts = dst.partitions;
-    const bool scaled = inst.scale.kind != ScalarOperand::Kind::None;
-    const bool biased = inst.bias.kind != ScalarOperand::Kind::None;
-    if (scaled) scalarValues(inst, inst.scale, parts, NumClass::Float, scalars_, h);
-    if (biased) scalarValues(inst, inst.bias, parts, NumClass::Float, bias_, h);
+    const bool scaled = inst.rare->scale.kind != ScalarOperand::Kind::None;
+    const bool biased = inst.rare->bias.kind != ScalarOperand::Kind::None;
+    if (scaled) scalarValues(inst, inst.rare->scale, parts, NumClass::Float, scalars_, h);
+    if (biased) scalarValues(inst, inst.rare->bias, parts, NumClass::Float, bias_, h);
     std::optional<ResolvedView> folded = foldTarget(inst, parts, h);
     if (!values_) return;
     const size_t per = dst.perPartition();
@@ -464,8 +464,8 @@ class Executor {
   // is written; nullopt without a reduction.
   std::optional<ResolvedView> foldTarget(const Instruction& inst, size_t parts, OperandHasher& h) {
     if (!hasFusedReduce(inst)) return std::nullopt;
-    ResolvedView r = resolve(inst.reduce_dst, h, Role::Write);
-    requireShape(r, inst.reduce_dst, parts, 1, "reduction destination");
+    ResolvedView r = resolve(inst.rare->reduce_dst, h, Role::Write);
+    requireShape(r, inst.rare->reduce_dst, parts, 1, "reduction destination");
     grow(folded_.f, parts);
     return r;
   }
@@ -504,7 +504,7 @@ class Executor {
     // One scalar per partition (a single one repeated for an immediate or a register).
     scalarValues(inst, inst.scalar, dst.partitions, c, scalars_, h);
     const bool second = hasSecondOp(inst);
-    if (second) scalarValues(inst, inst.scalar2, dst.partitions, c, bias_, h);
+    if (second) scalarValues(inst, inst.rare->scalar2, dst.partitions, c, bias_, h);
     std::optional<ResolvedView> folded = foldTarget(inst, dst.partitions, h);
     if (!values_) return;
     const size_t per = dst.perPartition();
@@ -562,9 +562,9 @@ class Executor {
     ResolvedView dst = resolve(inst.dst, h, Role::Write);
     ResolvedView src = resolve(inst.a, h);
     requireSameShape(src, inst.a, dst);
-    const __int128 c = evaluateIndex(p_, s_, inst.mask.c, inst.loc, h);
+    const __int128 c = evaluateIndex(p_, s_, inst.rare->mask.c, inst.loc, h);
     if (o_.observer)
-      for (const IndexTerm& t : inst.mask.c.terms) access_.reg_reads.push_back(t.reg);
+      for (const IndexTerm& t : inst.rare->mask.c.terms) access_.reg_reads.push_back(t.reg);
     if (!values_) return;
     uint8_t fill[4];
     NumClass fc = classOf(dst.dtype);
@@ -576,7 +576,7 @@ class Executor {
     const size_t per = dst.perPartition();
     for (size_t q = 0; q < dst.partitions; ++q)
       for (size_t e = 0; e < per; ++e)
-        if (!selectKeeps(inst.mask, q, e, c)) std::memcpy(out + (q * per + e) * dst.elem_size, fill, dst.elem_size);
+        if (!selectKeeps(inst.rare->mask, q, e, c)) std::memcpy(out + (q * per + e) * dst.elem_size, fill, dst.elem_size);
     put(dst, out);
   }
 
@@ -599,15 +599,15 @@ class Executor {
   // iota (docs/format.md "Iota"): A*p + B*e + C, exact, taken modulo 2^32 as an i32, converted as copy converts an i32.
   void iota(const Instruction& inst, OperandHasher& h) {
     ResolvedView dst = resolve(inst.dst, h, Role::Write);
-    const __int128 c = evaluateIndex(p_, s_, inst.mask.c, inst.loc, h);
+    const __int128 c = evaluateIndex(p_, s_, inst.rare->mask.c, inst.loc, h);
     if (o_.observer)
-      for (const IndexTerm& t : inst.mask.c.terms) access_.reg_reads.push_back(t.reg);
+      for (const IndexTerm& t : inst.rare->mask.c.terms) access_.reg_reads.push_back(t.reg);
     if (!values_) return;
     const size_t per = dst.perPartition();
     uint32_t* v = grow(out_.i, dst.elements());
     for (size_t q = 0; q < dst.partitions; ++q)
       for (size_t e = 0; e < per; ++e) {
-        const __int128 x = __int128(inst.mask.p_scale) * __int128(q) + __int128(inst.mask.e_scale) * __int128(e) + c;
+        const __int128 x = __int128(inst.rare->mask.p_scale) * __int128(q) + __int128(inst.rare->mask.e_scale) * __int128(e) + c;
         v[q * per + e] = uint32_t(uint64_t(x));
       }
     write(dst, NumClass::Signed, out_);

@@ -432,7 +432,7 @@ void Parser::operands(Instruction& in) {
     case Op::Select:
       in.dst = operandThenComma("destination");
       in.a = operandThenComma("source");
-      selectMask(in.mask, "affine_select", true);
+      selectMask(in.rare.mut().mask, "affine_select", true);
       in.imm = immediate("fill value");
       return;
     case Op::If:
@@ -440,7 +440,7 @@ void Parser::operands(Instruction& in) {
       return;
     case Op::Iota:
       in.dst = operandThenComma("destination");
-      selectMask(in.mask, "iota", false);
+      selectMask(in.rare.mut().mask, "iota", false);
       return;
     case Op::TTScan:
       in.dst = operandThenComma("destination");
@@ -476,13 +476,13 @@ void Parser::actScaleBias(Instruction& in) {
       return;
     }
     if (seen_bias) failAt(key.loc, "only reduce=OP -> R may follow act's bias");
-    const bool have_scale = in.scale.kind != ScalarOperand::Kind::None;
+    const bool have_scale = in.rare->scale.kind != ScalarOperand::Kind::None;
     const bool is_scale = !have_scale && key.isName("scale");
     if (!is_scale && !key.isName("bias"))
       failAt(key.loc, have_scale ? "expected bias=B or reduce=OP -> R after act's scale"
                                  : "expected scale=S, bias=B or reduce=OP -> R after the activation function");
     expect('=', std::string("expected '=' after ") + (is_scale ? "scale" : "bias"));
-    (is_scale ? in.scale : in.bias) = scalar();
+    (is_scale ? in.rare.mut().scale : in.rare.mut().bias) = scalar();
     seen_bias = !is_scale;
   }
 }
@@ -496,7 +496,7 @@ void Parser::tsOptions(Instruction& in) {
     lex_.next();
     return fusedReduce(in);
   }
-  in.scalar2 = scalar();
+  in.rare.mut().scalar2 = scalar();
   comma("second scalar");
   in.alu2 = alu();
   if (!lex_.peek().is(',')) return;
@@ -515,7 +515,7 @@ void Parser::fusedReduce(Instruction& in) {
     failAt(dash.loc, "expected '->' and the reduction's [P, 1] destination after reduce=" +
                          std::string(aluName(in.reduce_alu)));
   lex_.next();
-  in.reduce_dst = accessPattern("reduction destination");
+  in.rare.mut().reduce_dst = accessPattern("reduction destination");
   if (lex_.peek().is(',')) failAt(lex_.peek().loc, "nothing may follow the fused reduction's destination");
 }
 
@@ -603,7 +603,7 @@ void Parser::condition(Instruction& in) {
   if (!cmp) failAt(c.loc, "expected a comparison (>= > == != <= <) after the condition's left side, got " + describe(c));
   Index rhs = index("condition's right side");
   // lhs - rhs, exactly: the terms of both sides merged.
-  Index& d = in.mask.c;
+  Index& d = in.rare.mut().mask.c;
   d = std::move(lhs);
   if (__builtin_sub_overflow(d.constant, rhs.constant, &d.constant)) failAt(at, "the condition's constant is out of range");
   for (const IndexTerm& t : rhs.terms) {
@@ -615,7 +615,7 @@ void Parser::condition(Instruction& in) {
     if (__builtin_sub_overflow(int64_t(0), t.scale, &neg) || !d.addTerm(t.reg, neg, t.div, t.mod))
       failAt(at, "the condition's scale is out of range");
   }
-  in.mask.cmp = *cmp;
+  in.rare.mut().mask.cmp = *cmp;
 }
 
 // A loop's upper bound: an integer, or an index on the registers of enclosing loops (docs/format.md "Loops with
@@ -638,7 +638,7 @@ void Parser::loopBound(Instruction& in) {
     failAt(at, "loop bound uses register " + quoted(prog_.registers[missing].name) +
                    ", which no enclosing loop counts with; a bound is on the registers of enclosing loops");
   in.hi = *max;
-  in.mask.c = std::move(bound);
+  in.rare.mut().mask.c = std::move(bound);
 }
 
 void Parser::closeLoop(const Token& brace) {

@@ -135,7 +135,7 @@ std::string printScalar(const Program& p, const ScalarOperand& s) {
 // act's and ts's optional ", reduce=OP -> R" (docs/format.md "Fused reduction").
 std::string fusedReduce(const Program& p, const Instruction& in) {
   if (!hasFusedReduce(in)) return "";
-  return std::string(", reduce=") + aluName(in.reduce_alu) + " -> " + printAccessPattern(p, in.reduce_dst);
+  return std::string(", reduce=") + aluName(in.reduce_alu) + " -> " + printAccessPattern(p, in.rare->reduce_dst);
 }
 
 std::string operands(const Program& p, const Instruction& in) {
@@ -149,25 +149,25 @@ std::string operands(const Program& p, const Instruction& in) {
              matmulFlag("stop", in.stop);
     case Op::Act: {
       std::string out = ap(in.dst) + ", " + ap(in.a) + ", " + actName(in.func);
-      if (in.scale.kind != ScalarOperand::Kind::None) out += ", scale=" + printScalar(p, in.scale);
-      if (in.bias.kind != ScalarOperand::Kind::None) out += ", bias=" + printScalar(p, in.bias);
+      if (in.rare->scale.kind != ScalarOperand::Kind::None) out += ", scale=" + printScalar(p, in.rare->scale);
+      if (in.rare->bias.kind != ScalarOperand::Kind::None) out += ", bias=" + printScalar(p, in.rare->bias);
       return out + fusedReduce(p, in);
     }
     case Op::TT: return ap(in.dst) + ", " + ap(in.a) + ", " + ap(in.b) + ", " + aluName(in.alu);
     case Op::TS: {
       std::string out = ap(in.dst) + ", " + ap(in.a) + ", " + printScalar(p, in.scalar) + ", " + aluName(in.alu);
-      if (hasSecondOp(in)) out += ", " + printScalar(p, in.scalar2) + ", " + aluName(in.alu2);
+      if (hasSecondOp(in)) out += ", " + printScalar(p, in.rare->scalar2) + ", " + aluName(in.alu2);
       return out + fusedReduce(p, in);
     }
     case Op::Reduce: return ap(in.dst) + ", " + ap(in.a) + ", " + aluName(in.alu);
     case Op::Memset: return ap(in.dst) + ", " + printImmediate(in.imm);
     case Op::Select:
-      return ap(in.dst) + ", " + ap(in.a) + ", p=" + std::to_string(in.mask.p_scale) +
-             ", e=" + std::to_string(in.mask.e_scale) + ", c=" + printIndex(p, in.mask.c) + ", " + cmpName(in.mask.cmp) +
+      return ap(in.dst) + ", " + ap(in.a) + ", p=" + std::to_string(in.rare->mask.p_scale) +
+             ", e=" + std::to_string(in.rare->mask.e_scale) + ", c=" + printIndex(p, in.rare->mask.c) + ", " + cmpName(in.rare->mask.cmp) +
              ", " + printImmediate(in.imm);
     case Op::Iota:
-      return ap(in.dst) + ", p=" + std::to_string(in.mask.p_scale) + ", e=" + std::to_string(in.mask.e_scale) +
-             ", c=" + printIndex(p, in.mask.c);
+      return ap(in.dst) + ", p=" + std::to_string(in.rare->mask.p_scale) + ", e=" + std::to_string(in.rare->mask.e_scale) +
+             ", c=" + printIndex(p, in.rare->mask.c);
     case Op::Transpose:
     case Op::Broadcast:
     case Op::BnStats:
@@ -181,10 +181,10 @@ std::string operands(const Program& p, const Instruction& in) {
     case Op::Mov: return reg(in.rd) + ", " + reg(in.rs);
     case Op::RegLoad: return reg(in.rd) + ", " + ap(in.a);
     case Op::RegStore: return ap(in.dst) + ", " + reg(in.rs);
-    case Op::If: return printCondition(p, in.mask);
+    case Op::If: return printCondition(p, in.rare->mask);
     case Op::Loop:
       return reg(in.rd) + " = " + std::to_string(in.lo) + ", " +
-             (hasRegisterBound(in) ? printIndex(p, in.mask.c) : std::to_string(in.hi)) + ", " +
+             (hasRegisterBound(in) ? printIndex(p, in.rare->mask.c) : std::to_string(in.hi)) + ", " +
              std::to_string(in.step);
   }
   return "";

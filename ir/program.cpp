@@ -246,26 +246,33 @@ bool isContiguous(const AccessPattern& ap) { return ap.count2 == 1 || ap.step2 =
 ScalarOperandList<const ScalarOperand*> scalarOperands(const Instruction& inst) {
   ScalarOperandList<const ScalarOperand*> out;
   if (inst.op == Op::TS || inst.op == Op::TTScan) out.push_back(&inst.scalar);
-  if (hasSecondOp(inst)) out.push_back(&inst.scalar2);
+  if (hasSecondOp(inst)) out.push_back(&inst.rare->scalar2);
   if (inst.op == Op::Act)
-    for (const ScalarOperand* s : {&inst.scale, &inst.bias})
+    for (const ScalarOperand* s : {&inst.rare->scale, &inst.rare->bias})
       if (s->kind != ScalarOperand::Kind::None) out.push_back(s);
   return out;
 }
 ScalarOperandList<ScalarOperand*> scalarOperands(Instruction& inst) {
   ScalarOperandList<ScalarOperand*> out;
+  // Each is the instruction's own: the rare ones are listed only when given, so they are in its stored block.
   for (const ScalarOperand* s : scalarOperands(std::as_const(inst))) out.push_back(const_cast<ScalarOperand*>(s));
   return out;
 }
+std::array<AccessPattern*, 8> storedViews(Instruction& inst) {
+  RareOperands* r = inst.rare.ifStored();
+  return {&inst.dst, &inst.a, &inst.b, inst.scalar.ap.ifStored(), r ? r->scalar2.ap.ifStored() : nullptr,
+          r ? r->scale.ap.ifStored() : nullptr, r ? r->bias.ap.ifStored() : nullptr, r ? &r->reduce_dst : nullptr};
+}
+
 bool hasScaleOrBias(const Instruction& inst) {
-  return inst.op == Op::Act && (inst.scale.kind != ScalarOperand::Kind::None || inst.bias.kind != ScalarOperand::Kind::None);
+  return inst.op == Op::Act && (inst.rare->scale.kind != ScalarOperand::Kind::None || inst.rare->bias.kind != ScalarOperand::Kind::None);
 }
 
 bool hasSecondOp(const Instruction& inst) {
-  return inst.op == Op::TS && inst.scalar2.kind != ScalarOperand::Kind::None;
+  return inst.op == Op::TS && inst.rare->scalar2.kind != ScalarOperand::Kind::None;
 }
 bool hasFusedReduce(const Instruction& inst) {
-  return (inst.op == Op::Act || inst.op == Op::TS) && inst.reduce_dst.tensor != kNone;
+  return (inst.op == Op::Act || inst.op == Op::TS) && inst.rare->reduce_dst.tensor != kNone;
 }
 
 bool isConvertingDma(const Program& p, const Instruction& inst) {
@@ -322,7 +329,7 @@ bool setLoopBoundMaxima(Program& p) {
             if ((*it)->rd == r) return *it;
           return nullptr;
         };
-        if (std::optional<int64_t> max = loopBoundMaximum(i.mask.c, controller)) i.hi = *max;
+        if (std::optional<int64_t> max = loopBoundMaximum(i.rare->mask.c, controller)) i.hi = *max;
         else ok = false;
       }
       if (!hasBody(i.op)) continue;

@@ -3,6 +3,7 @@
 // so an allocated program is printed, parsed and checked like any other (docs/format.md).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -269,45 +270,56 @@ bool selectKeeps(const SelectMask& m, uint64_t p, uint64_t e, __int128 c);
 // which is how a K-loop accumulation is written without unrolling it.
 enum class When : uint8_t { Never, Always, First, Last };
 
-// Everything an instruction says but a loop's body. A pass that needs one instruction's operands without what is
-// nested in it copies this part alone (withoutBody): a copy of a whole loop copies every instruction inside it.
-struct InstructionHead {
-  Op op = Op::Copy;
-  Origin origin = Origin::Source;
-  SourceLoc loc;
-  uint32_t id = 0;  // position in a preorder walk of the program (Program::renumber); not printed
-
-  AccessPattern dst;  // every instruction that writes a tensor
-  AccessPattern a;    // dma src, matmul stationary, the (first) source of the others, reg_load source
-  AccessPattern b;    // matmul moving, tt and tt_scan second source
-  ScalarOperand scalar;  // ts; tt_scan's initial value
+// The operands few instructions have: act's scale and bias, ts's second scalar, the fused reduction's destination,
+// and the mask of affine_select, iota, if and register-bound loops. Kept behind one pointer in InstructionHead
+// (`rare`, ir/heap_box.h): an instruction without them (most of them) holds no block, and a large program is held
+// whole by every pass (and twice by the verifier, docs/verification.md "Scale").
+struct RareOperands {
   // act only: func(x * scale + bias), docs/format.md "Activation with scale and bias"; None when not written.
   ScalarOperand scale = ScalarOperand::absent();
   ScalarOperand bias = ScalarOperand::absent();
   // ts only: the optional second operation, (A alu scalar) alu2 scalar2 (docs/format.md "Two-op ts"); scalar2 is
   // None when not written.
   ScalarOperand scalar2 = ScalarOperand::absent();
-  AluOp alu2 = AluOp::Add;
   // act and ts: the optional fused free-axis reduction of the result into a [P, 1] view (docs/format.md "Fused
   // reduction"), a second destination; reduce_dst.tensor is kNone when not written.
   AccessPattern reduce_dst;
-  AluOp reduce_alu = AluOp::Add;
   // affine_select (its fill value is `imm`) and iota (p, e and c only); if: its condition `mask.c CMP 0` (p_scale
-  // and e_scale 0), its registers read like address terms.
+  // and e_scale 0), its registers read like address terms; a loop's register bound (mask.c).
   SelectMask mask;
-  AluOp alu = AluOp::Add;  // tt_scan: op0, with alu2 its op1
+  bool operator==(const RareOperands&) const = default;
+};
+
+// Everything an instruction says but a loop's body. A pass that needs one instruction's operands without what is
+// nested in it copies this part alone (withoutBody): a copy of a whole loop copies every instruction inside it.
+// The one-byte fields come first so that they pack.
+struct InstructionHead {
+  Op op = Op::Copy;
+  Origin origin = Origin::Source;
+  AluOp alu = AluOp::Add;         // tt_scan: op0, with alu2 its op1
+  AluOp alu2 = AluOp::Add;        // ts's second operation (rare->scalar2); tt_scan's op1
+  AluOp reduce_alu = AluOp::Add;  // the fused reduction's operation (rare->reduce_dst)
   ActFunc func = ActFunc::Identity;
   When start = When::Never;
   When stop = When::Never;
-  Immediate imm;  // memset value, affine_select fill value, li / addi immediate
+  SourceLoc loc;
+  uint32_t id = 0;  // position in a preorder walk of the program (Program::renumber); not printed
 
   RegId rd = kNone;  // li/addi/add/mov/reg_load destination; loop induction register
   RegId rs = kNone;  // addi/add/mov source, reg_store source
   RegId rt = kNone;  // add second source
 
+  AccessPattern dst;  // every instruction that writes a tensor
+  AccessPattern a;    // dma src, matmul stationary, the (first) source of the others, reg_load source
+  AccessPattern b;    // matmul moving, tt and tt_scan second source
+  ScalarOperand scalar;  // ts; tt_scan's initial value
+  Immediate imm;  // memset value, affine_select fill value, li / addi immediate
+  // Read through `rare->`, written through `rare.mut()` (which gives the instruction its block).
+  RareValue<RareOperands> rare;
+
   // Loop bounds: rd = lo, lo+step, ... while < the upper bound. The upper bound is `hi`, unless it names registers
-  // (hasRegisterBound): then it is mask.c, evaluated on each entry of the loop, and `hi` is its largest value over
-  // the enclosing loops' registers (loopBoundMaximum), which passes that do not run the program take.
+  // (hasRegisterBound): then it is rare->mask.c, evaluated on each entry of the loop, and `hi` is its largest value
+  // over the enclosing loops' registers (loopBoundMaximum), which passes that do not run the program take.
   int64_t lo = 0, hi = 0, step = 1;
 
   bool operator==(const InstructionHead&) const = default;
@@ -352,6 +364,10 @@ template <class T>
 using ScalarOperandList = InlineList<T, 2>;
 ScalarOperandList<const ScalarOperand*> scalarOperands(const Instruction& inst);
 ScalarOperandList<ScalarOperand*> scalarOperands(Instruction& inst);
+// The views `inst` holds, for passes that rewrite views in place: dst, a, b, then the views of its scalar
+// operands (ts's scalar, its second scalar, act's scale and bias) and the fused reduction's destination where they
+// are stored; null where they are not (an operand left at its default, which names no tensor and has no terms).
+std::array<AccessPattern*, 8> storedViews(Instruction& inst);
 // act with a scale or a bias.
 bool hasScaleOrBias(const Instruction& inst);
 // ts with a second operation (docs/format.md "Two-op ts").
@@ -382,8 +398,8 @@ void forEachInstruction(const std::vector<Instruction>& body, F&& f) {
 bool conditionHolds(CmpOp cmp, __int128 c);
 
 // A loop whose upper bound names registers (`loop j = 0, i+1, 1`, docs/format.md "Loops with register bounds"):
-// the bound is mask.c and `hi` its largest value.
-inline bool hasRegisterBound(const InstructionHead& i) { return i.op == Op::Loop && !i.mask.c.terms.empty(); }
+// the bound is rare->mask.c and `hi` its largest value.
+inline bool hasRegisterBound(const InstructionHead& i) { return i.op == Op::Loop && !i.rare->mask.c.terms.empty(); }
 // The largest value of `bound` when each register it names counts through the loop `controller(r)` returns (the
 // values lo, lo+step, ... below that loop's hi), each term taken at its own largest value (an upper bound when two
 // terms share a register), clamped to +-2^62. nullopt when a register has no controller (*missing names it).

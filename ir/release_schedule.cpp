@@ -41,7 +41,7 @@ ReleaseSchedule::ReleaseSchedule(const Program& p) : flags_(p.tensors.size(), 0)
       note(i.b);
       for (const ScalarOperand* sc : scalarOperands(i))
         if (sc->kind == ScalarOperand::Kind::Tensor) note(sc->ap);
-      if (hasFusedReduce(i)) note(i.reduce_dst);
+      if (hasFusedReduce(i)) note(i.rare->reduce_dst);
     };
     visit(p.body[s]);
     if (hasBody(p.body[s].op)) forEachInstruction(p.body[s].body, visit);

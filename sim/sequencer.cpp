@@ -114,7 +114,7 @@ void Sequencer::runBody(const std::vector<Instruction>& body, const LoopPos* loo
 void Sequencer::waitForIndexRegisters(const Instruction& inst) {
   std::vector<Dependence>& deps = loop_deps_;
   deps.clear();
-  for (const IndexTerm& t : inst.mask.c.terms) {
+  for (const IndexTerm& t : inst.rare->mask.c.terms) {
     if (t.reg >= s_.p->registers.size()) throw InputError(inst.loc, std::string(opName(inst.op)) + " names no register");
     const uint32_t lane = s_.layout->firstLane(t.reg);
     s_.board.sequencerRegisterAccess(lane, lane + s_.layout->lanes(t.reg), DepKind::RAW, deps);
@@ -130,7 +130,7 @@ void Sequencer::runIf(const Instruction& inst, const LoopPos* loop) {
   countStep(inst);
   waitForIndexRegisters(inst);
   OperandHasher h(s_.o->record_reads);
-  const bool holds = conditionHolds(inst.mask.cmp, evaluateIndex(*s_.p, *s_.phys, inst.mask.c, inst.loc, h));
+  const bool holds = conditionHolds(inst.rare->mask.cmp, evaluateIndex(*s_.p, *s_.phys, inst.rare->mask.c, inst.loc, h));
   if (s_.o->record_reads) s_.result.exec.reads.push_back({inst.id, h.digest()});
   const uint64_t cost = computeCycles(*s_.timing, inst, nullptr, nullptr, nullptr);
   const uint64_t t0 = clock_;
@@ -159,7 +159,7 @@ void Sequencer::runLoop(const Instruction& inst) {
     // cycles of its own; as in the interpreter, it is no operand read.
     waitForIndexRegisters(inst);
     OperandHasher h(false);
-    hi = std::min<__int128>(evaluateIndex(*s_.p, *s_.phys, inst.mask.c, inst.loc, h), inst.hi);
+    hi = std::min<__int128>(evaluateIndex(*s_.p, *s_.phys, inst.rare->mask.c, inst.loc, h), inst.hi);
   }
   __int128 v = inst.lo;  // as the interpreter: v + step cannot overflow
   for (; v < hi; v += inst.step) {
@@ -193,11 +193,11 @@ const Sequencer::Plan& Sequencer::planOf(const Instruction& inst) {
     plan.lanes.emplace_back(lane, lane + s_.layout->lanes(r));
   };
   bool register_terms = false;
-  for (const AccessPattern* ap : {&inst.dst, &inst.a, &inst.b, &inst.scalar.ap.get(), &inst.scalar2.ap.get(), &inst.scale.ap.get(),
-                                  &inst.bias.ap.get(), &inst.reduce_dst})
+  for (const AccessPattern* ap : {&inst.dst, &inst.a, &inst.b, &inst.scalar.ap.get(), &inst.rare->scalar2.ap.get(), &inst.rare->scale.ap.get(),
+                                  &inst.rare->bias.ap.get(), &inst.rare->reduce_dst})
     for (const Index* index : {&ap->partition, &ap->offset})
       for (const IndexTerm& term : index->terms) add(term.reg), register_terms = true;
-  for (const IndexTerm& term : inst.mask.c.terms) add(term.reg);  // empty but for affine_select and iota
+  for (const IndexTerm& term : inst.rare->mask.c.terms) add(term.reg);  // empty but for affine_select and iota
   for (const ScalarOperand* sc : scalarOperands(inst))
     if (sc->kind == ScalarOperand::Kind::Reg) add(sc->reg);
   if (inst.op == Op::Addi || inst.op == Op::Add || inst.op == Op::Mov || inst.op == Op::RegStore) add(inst.rs);
@@ -281,7 +281,7 @@ void Sequencer::resolveOperands(const Instruction& inst, Operands& out) {
       for (const ScalarOperand* sc : scalarOperands(inst))
         if (sc->kind == ScalarOperand::Kind::Tensor) source(view(sc->ap));
       write(d);
-      if (hasFusedReduce(inst)) write(view(inst.reduce_dst));  // the same engine pass writes R (docs/format.md)
+      if (hasFusedReduce(inst)) write(view(inst.rare->reduce_dst));  // the same engine pass writes R (docs/format.md)
       out.latency = computeCycles(t, inst, &d, &a, inst.op == Op::TT ? &second : nullptr, s_.p);
       return;
     }

@@ -41,9 +41,9 @@ std::string declText(const Program& p, const Tensor& t) {
 // A loop's or if's text says its header only; its body is compared instruction by instruction.
 bool sameInstruction(const Instruction& a, const Instruction& b) {
   if (a.op == Op::Loop && b.op == Op::Loop)
-    return a.rd == b.rd && a.lo == b.lo && a.hi == b.hi && a.step == b.step && a.mask.c == b.mask.c &&
+    return a.rd == b.rd && a.lo == b.lo && a.hi == b.hi && a.step == b.step && a.rare->mask.c == b.rare->mask.c &&
            a.body.size() == b.body.size();
-  if (a.op == Op::If && b.op == Op::If) return a.mask == b.mask && a.body.size() == b.body.size();
+  if (a.op == Op::If && b.op == Op::If) return a.rare->mask == b.rare->mask && a.body.size() == b.body.size();
   return a == b;
 }
 

@@ -45,11 +45,11 @@ std::vector<RegisterOperand> registerOperands(const Program& p, const Instructio
       view("destination", inst.dst);
       view("source", inst.a);
       for (const ScalarOperand* sc : scalarOperands(inst)) {
-        const char* role = sc == &inst.scale ? "scale" : "bias";
+        const char* role = sc == &inst.rare->scale ? "scale" : "bias";
         if (sc->kind == ScalarOperand::Kind::Tensor) view(role, sc->ap);
         if (sc->kind == ScalarOperand::Kind::Reg) out.push_back({sc->reg, role});
       }
-      if (hasFusedReduce(inst)) view("reduction destination", inst.reduce_dst);
+      if (hasFusedReduce(inst)) view("reduction destination", inst.rare->reduce_dst);
       break;
     case Op::Matmul:
       view("destination", inst.dst);
@@ -69,7 +69,7 @@ std::vector<RegisterOperand> registerOperands(const Program& p, const Instructio
         if (sc->kind == ScalarOperand::Kind::Tensor) view(role, sc->ap);
         if (sc->kind == ScalarOperand::Kind::Reg) out.push_back({sc->reg, role});
       }
-      if (hasFusedReduce(inst)) view("reduction destination", inst.reduce_dst);
+      if (hasFusedReduce(inst)) view("reduction destination", inst.rare->reduce_dst);
       break;
     case Op::Memset: view("destination", inst.dst); break;
     case Op::Transpose:
@@ -91,14 +91,14 @@ std::vector<RegisterOperand> registerOperands(const Program& p, const Instructio
       view("destination", inst.dst);
       if (inst.op == Op::Select) view("source", inst.a);
       std::vector<RegId> regs;
-      for (const IndexTerm& t : inst.mask.c.terms) regs.push_back(t.reg);
+      for (const IndexTerm& t : inst.rare->mask.c.terms) regs.push_back(t.reg);
       sortStably(regs, key);
       for (RegId r : regs) out.push_back({r, "mask offset c"});
       break;
     }
     case Op::If: {
       std::vector<RegId> regs;
-      for (const IndexTerm& t : inst.mask.c.terms) regs.push_back(t.reg);
+      for (const IndexTerm& t : inst.rare->mask.c.terms) regs.push_back(t.reg);
       sortStably(regs, key);
       for (RegId r : regs) out.push_back({r, "condition"});
       break;
@@ -140,7 +140,7 @@ std::vector<std::string> readOperandNames(const Program& p, const Instruction& i
     case Op::Act:
       out.push_back(named(p, "source", inst.a));
       for (const ScalarOperand* sc : scalarOperands(inst))
-        if (sc->kind == ScalarOperand::Kind::Tensor) out.push_back(named(p, sc == &inst.scale ? "scale" : "bias", sc->ap));
+        if (sc->kind == ScalarOperand::Kind::Tensor) out.push_back(named(p, sc == &inst.rare->scale ? "scale" : "bias", sc->ap));
       break;
     case Op::Matmul:
       if (reads > 2) out.push_back(named(p, "accumulator", inst.dst));

@@ -27,9 +27,11 @@ Shape shapeOf(const Instruction& i) {
   s.inst.loc = {};
   s.inst.id = 0;
   s.inst.origin = Origin::Source;
-  for (AccessPattern* ap : {&s.inst.dst, &s.inst.a, &s.inst.b, s.inst.scalar.ap.ifStored(), s.inst.scalar2.ap.ifStored(), s.inst.scale.ap.ifStored(),
-                            s.inst.bias.ap.ifStored(), &s.inst.reduce_dst})
+  for (AccessPattern* ap : {&s.inst.dst, &s.inst.a, &s.inst.b, s.inst.scalar.ap.ifStored()})
     if (ap) clearLoc(*ap);  // null: an operand left at its default, which has no locations
+  if (RareOperands* r = s.inst.rare.ifStored())
+    for (AccessPattern* ap : {r->scalar2.ap.ifStored(), r->scale.ap.ifStored(), r->bias.ap.ifStored(), &r->reduce_dst})
+      if (ap) clearLoc(*ap);
   return s;
 }
 

@@ -26,13 +26,15 @@ void forEachReference(std::vector<Instruction>& body, FT&& onTensor, FR&& onRegi
     view(i.dst);
     view(i.a);
     view(i.b);
-    if (hasFusedReduce(i)) view(i.reduce_dst);
+    if (hasFusedReduce(i)) view(i.rare.mut().reduce_dst);
     for (ScalarOperand* sc : scalarOperands(i)) {  // ts's scalar, act's scale and bias
       if (sc->kind == ScalarOperand::Kind::Tensor) view(sc->ap);
       if (sc->kind == ScalarOperand::Kind::Reg && sc->reg != kNone) onRegister(sc->reg);
     }
-    for (IndexTerm& t : i.mask.c.terms) onRegister(t.reg);  // affine_select's offset c
-    i.mask.c.normalize();
+    if (RareOperands* r = i.rare.ifStored()) {
+      for (IndexTerm& t : r->mask.c.terms) onRegister(t.reg);  // affine_select's offset c
+      r->mask.c.normalize();
+    }
     for (RegId* r : {&i.rd, &i.rs, &i.rt})
       if (*r != kNone) onRegister(*r);
     if (hasBody(i.op)) forEachReference(i.body, onTensor, onRegister);

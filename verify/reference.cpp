@@ -38,13 +38,15 @@ class NameMap {
   // Maps the names of `copy`, a copy of `inst` (its body, for a loop, is the caller's business).
   void mapNames(const Instruction& inst, Instruction& copy) const {
     for (AccessPattern* ap : {&copy.dst, &copy.a, &copy.b}) mapView(inst, *ap);
-    if (hasFusedReduce(copy)) mapView(inst, copy.reduce_dst);
+    if (hasFusedReduce(copy)) mapView(inst, copy.rare.mut().reduce_dst);
     for (ScalarOperand* sc : scalarOperands(copy)) {  // ts's scalar, act's scale and bias
       if (sc->kind == ScalarOperand::Kind::Tensor) mapView(inst, sc->ap);
       if (sc->kind == ScalarOperand::Kind::Reg) sc->reg = reg(inst, sc->reg);
     }
-    for (IndexTerm& t : copy.mask.c.terms) t.reg = reg(inst, t.reg);  // affine_select's offset c
-    copy.mask.c.normalize();
+    if (RareOperands* r = copy.rare.ifStored()) {
+      for (IndexTerm& t : r->mask.c.terms) t.reg = reg(inst, t.reg);  // affine_select's offset c
+      r->mask.c.normalize();
+    }
     copy.rd = reg(inst, copy.rd);
     copy.rs = reg(inst, copy.rs);
     copy.rt = reg(inst, copy.rt);
@@ -54,12 +56,12 @@ class NameMap {
   void check(const Instruction& inst) const {
     if (inst.op != Op::Loop) {
       for (const AccessPattern* ap : {&inst.dst, &inst.a, &inst.b}) checkView(inst, *ap);
-      if (hasFusedReduce(inst)) checkView(inst, inst.reduce_dst);
+      if (hasFusedReduce(inst)) checkView(inst, inst.rare->reduce_dst);
       for (const ScalarOperand* sc : scalarOperands(inst)) {
         if (sc->kind == ScalarOperand::Kind::Tensor) checkView(inst, sc->ap.get());
         if (sc->kind == ScalarOperand::Kind::Reg) reg(inst, sc->reg);
       }
-      for (const IndexTerm& t : inst.mask.c.terms) reg(inst, t.reg);
+      for (const IndexTerm& t : inst.rare->mask.c.terms) reg(inst, t.reg);
     }
     reg(inst, inst.rd);
     reg(inst, inst.rs);

@@ -75,7 +75,7 @@ std::string readLabel(const Instruction& inst, size_t index, size_t count) {
       if (index == 0) return "source";
       size_t k = 0;
       for (const ScalarOperand* sc : scalarOperands(inst))
-        if (sc->kind == ScalarOperand::Kind::Tensor && ++k == index) return sc == &inst.scale ? "scale" : "bias";
+        if (sc->kind == ScalarOperand::Kind::Tensor && ++k == index) return sc == &inst.rare->scale ? "scale" : "bias";
       return "source";
     }
     default: return "source";

@@ -202,7 +202,7 @@ class Recorder : public ExecObserver {
       case Op::BnAggr: v.a = view(inst.a); break;
       case Op::If: {
         OperandHasher h(false);
-        e.held = conditionHolds(inst.mask.cmp, evaluateIndex(p_, s_, inst.mask.c, inst.loc, h));
+        e.held = conditionHolds(inst.rare->mask.cmp, evaluateIndex(p_, s_, inst.rare->mask.c, inst.loc, h));
         break;
       }
       default: break;
@@ -261,7 +261,7 @@ class Scheduler {
       if (inst.op == Op::Loop) {
         if (hasRegisterBound(inst)) {  // the bound is read on entry: after the SP writers of its registers (RAW)
           std::vector<uint32_t> bound;
-          for (const IndexTerm& t : inst.mask.c.terms)
+          for (const IndexTerm& t : inst.rare->mask.c.terms)
             for (uint32_t l = layout().firstLane(t.reg), end = l + layout().lanes(t.reg); l < end; ++l) bound.push_back(l);
           waitRegisterWriters(bound);
         }

@@ -100,7 +100,7 @@ bool visitViews(const Program& p, const Instruction& inst, Visit&& visit) {
       if (read(inst.a)) return true;
       for (const ScalarOperand* sc : scalarOperands(inst))
         if (sc->kind == ScalarOperand::Kind::Tensor && read(sc->ap)) return true;
-      return write(inst.dst) || (hasFusedReduce(inst) && write(inst.reduce_dst));
+      return write(inst.dst) || (hasFusedReduce(inst) && write(inst.rare->reduce_dst));
     case Op::Matmul:
       return read(inst.a) || read(inst.b) || read(inst.dst) /* it may accumulate */ || write(inst.dst);
     case Op::Memset:

@@ -144,7 +144,7 @@ class Sweep {
       check(inst.b);
       for (const ScalarOperand* sc : scalarOperands(inst))
         if (sc->kind == ScalarOperand::Kind::Tensor) check(sc->ap);
-      if (hasFusedReduce(inst)) check(inst.reduce_dst);
+      if (hasFusedReduce(inst)) check(inst.rare->reduce_dst);
     };
     for (size_t k = i + 1; k < j && clear; ++k) {
       visit(body[k]);

@@ -14,7 +14,7 @@ void forEachView(std::vector<Instruction>& body, F&& f) {
     f(i.b);
     for (ScalarOperand* sc : scalarOperands(i))
       if (sc->kind == ScalarOperand::Kind::Tensor) f(sc->ap);
-    if (hasFusedReduce(i)) f(i.reduce_dst);
+    if (hasFusedReduce(i)) f(i.rare.mut().reduce_dst);
     if (hasBody(i.op)) forEachView(i.body, f);
   }
 }

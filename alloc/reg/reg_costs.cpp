@@ -21,7 +21,7 @@ void walk(const Program& p, const std::vector<Instruction>& body, uint32_t depth
         // Spilled, its body starts with a store and ends with a reload of it, every iteration.
         c.cost[inst.rd] += 2 * weightAt(depth + 1) * p.registers[inst.rd].lanes();
       }
-      for (const IndexTerm& t : inst.mask.c.terms)  // a register bound
+      for (const IndexTerm& t : inst.rare->mask.c.terms)  // a register bound
         if (t.reg < bounds.size() && !bounds[t.reg].known()) bounds[t.reg] = inst.loc;
       walk(p, inst.body, depth + 1, c, loops, bounds);
       continue;

@@ -32,13 +32,14 @@ void registerSlots(Instruction& inst, RegisterSlots& s) {
   s.reads.clear();
   s.write = nullptr;
   for (AccessPattern* ap : {&inst.dst, &inst.a, &inst.b}) viewSlots(*ap, s.reads);
-  if (hasFusedReduce(inst)) viewSlots(inst.reduce_dst, s.reads);
+  if (hasFusedReduce(inst)) viewSlots(inst.rare.mut().reduce_dst, s.reads);
   for (ScalarOperand* sc : scalarOperands(inst)) {  // ts's scalar, act's scale and bias
     if (sc->kind == ScalarOperand::Kind::Tensor) viewSlots(sc->ap, s.reads);
     if (sc->kind == ScalarOperand::Kind::Reg && sc->reg != kNone) s.reads.push_back(&sc->reg);
   }
-  for (IndexTerm& t : inst.mask.c.terms)  // affine_select's offset c: read like an address term
-    if (t.reg != kNone) s.reads.push_back(&t.reg);
+  if (RareOperands* r = inst.rare.ifStored())
+    for (IndexTerm& t : r->mask.c.terms)  // affine_select's offset c: read like an address term
+      if (t.reg != kNone) s.reads.push_back(&t.reg);
   for (RegId* r : {&inst.rs, &inst.rt})
     if (*r != kNone) s.reads.push_back(r);
   if (inst.rd != kNone) s.write = &inst.rd;
@@ -46,10 +47,10 @@ void registerSlots(Instruction& inst, RegisterSlots& s) {
 
 void normalizeRegisterTerms(Instruction& inst) {
   for (AccessPattern* ap : {&inst.dst, &inst.a, &inst.b}) normalizeView(*ap);
-  if (hasFusedReduce(inst)) normalizeView(inst.reduce_dst);
+  if (hasFusedReduce(inst)) normalizeView(inst.rare.mut().reduce_dst);
   for (ScalarOperand* sc : scalarOperands(inst))
     if (sc->kind == ScalarOperand::Kind::Tensor) normalizeView(sc->ap);
-  inst.mask.c.normalize();
+  if (RareOperands* r = inst.rare.ifStored()) r->mask.c.normalize();
 }
 
 }  // namespace allocsim

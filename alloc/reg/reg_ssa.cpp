@@ -115,8 +115,8 @@ class Splitter {
           case LinearPosition::Kind::LoopHeader: {
             const int32_t L = loopIndex(order, pos);
             // A register bound's registers are read on entry, before the loop writes its own (slots 0, 1, ...).
-            for (uint32_t k = 0; k < inst->mask.c.terms.size(); ++k) {
-              const RegId r = inst->mask.c.terms[k].reg;
+            for (uint32_t k = 0; k < inst->rare->mask.c.terms.size(); ++k) {
+              const RegId r = inst->rare->mask.c.terms[k].reg;
               if (r >= n || state[r].empty()) continue;
               const DefSet& seen = state[r];
               for (uint32_t d : seen) uf_.unite(seen.front(), d);
@@ -249,9 +249,11 @@ class Splitter {
       if (inst.op == Op::Loop) {
         auto it = renamed.find({inst.id, kWriteSlot});
         if (it != renamed.end()) inst.rd = it->second;
-        for (uint32_t k = 0; k < inst.mask.c.terms.size(); ++k)  // a register bound's registers
-          if (auto b = renamed.find({inst.id, k}); b != renamed.end()) inst.mask.c.terms[k].reg = b->second;
-        inst.mask.c.normalize();
+        if (RareOperands* r = inst.rare.ifStored()) {
+          for (uint32_t k = 0; k < r->mask.c.terms.size(); ++k)  // a register bound's registers
+            if (auto b = renamed.find({inst.id, k}); b != renamed.end()) r->mask.c.terms[k].reg = b->second;
+          r->mask.c.normalize();
+        }
         apply(inst.body, renamed);
         continue;
       }

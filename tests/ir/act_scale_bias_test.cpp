@@ -76,11 +76,11 @@ TEST(ActScaleBias, ParsesAndPrintsBack) {
   const Program p = parseProgram(text);
   EXPECT_EQ(printProgram(p), text);
   EXPECT_EQ(parseProgram(printProgram(p)), p);
-  EXPECT_EQ(p.body[3].scale.kind, ScalarOperand::Kind::Imm);
-  EXPECT_EQ(p.body[3].bias.kind, ScalarOperand::Kind::Tensor);
-  EXPECT_EQ(p.body[4].scale.kind, ScalarOperand::Kind::None);
-  EXPECT_EQ(p.body[5].scale.kind, ScalarOperand::Kind::Reg);
-  EXPECT_EQ(p.body[5].bias.kind, ScalarOperand::Kind::None);
+  EXPECT_EQ(p.body[3].rare->scale.kind, ScalarOperand::Kind::Imm);
+  EXPECT_EQ(p.body[3].rare->bias.kind, ScalarOperand::Kind::Tensor);
+  EXPECT_EQ(p.body[4].rare->scale.kind, ScalarOperand::Kind::None);
+  EXPECT_EQ(p.body[5].rare->scale.kind, ScalarOperand::Kind::Reg);
+  EXPECT_EQ(p.body[5].rare->bias.kind, ScalarOperand::Kind::None);
 }
 
 std::string parseError(const std::string& line) { return parseErrorOf(kHead + line + "\n"); }

@@ -118,11 +118,11 @@ TEST(AffineSelect, ParsesAndPrintsBack) {
   const Instruction& s = p.body[3];
   EXPECT_EQ(s.op, Op::Select);
   EXPECT_EQ(engineOf(s.op), Engine::POOL);
-  EXPECT_EQ(s.mask.p_scale, 1);
-  EXPECT_EQ(s.mask.e_scale, -1);
-  EXPECT_EQ(s.mask.c.scaleOf(p.findRegister("q")), 128);
-  EXPECT_EQ(s.mask.c.scaleOf(p.findRegister("k")), -512);
-  EXPECT_EQ(s.mask.cmp, CmpOp::Ge);
+  EXPECT_EQ(s.rare->mask.p_scale, 1);
+  EXPECT_EQ(s.rare->mask.e_scale, -1);
+  EXPECT_EQ(s.rare->mask.c.scaleOf(p.findRegister("q")), 128);
+  EXPECT_EQ(s.rare->mask.c.scaleOf(p.findRegister("k")), -512);
+  EXPECT_EQ(s.rare->mask.cmp, CmpOp::Ge);
   EXPECT_TRUE(s.imm.is_float);
   EXPECT_EQ(s.imm.f, -9984.0);
   // The written form `c=q*4-k*4` prints in the canonical form of an index.
@@ -283,7 +283,7 @@ TEST(AffineSelect, GeneratedProgramsAllocateVerifyAndSimulate) {
         uint32_t n = 0, regs = 0;
         forEachInstruction(p.body, [&](const Instruction& i) {
           n += i.op == Op::Select;
-          regs += i.op == Op::Select && !i.mask.c.isConstant();
+          regs += i.op == Op::Select && !i.rare->mask.c.isConstant();
         });
         registerOffsets += n > 0 && regs > 0;
         return n;

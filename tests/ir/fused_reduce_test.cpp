@@ -112,7 +112,7 @@ TEST(FusedReduce, ParsesAndPrintsBack) {
   EXPECT_EQ(parseProgram(printProgram(p)), p);
   EXPECT_TRUE(hasFusedReduce(p.body[2]));
   EXPECT_EQ(p.body[3].reduce_alu, AluOp::Max);
-  EXPECT_EQ(p.body[3].bias.kind, ScalarOperand::Kind::Tensor);
+  EXPECT_EQ(p.body[3].rare->bias.kind, ScalarOperand::Kind::Tensor);
   EXPECT_TRUE(hasSecondOp(p.body[5]) && hasFusedReduce(p.body[5]));
   EXPECT_FALSE(hasFusedReduce(p.body[1]));
 }
@@ -183,7 +183,7 @@ TEST(FusedReduce, ReductionDestinationIsAWriteOperand) {
   EXPECT_EQ(e.tensor_reads, std::vector<TensorId>{p.findTensor("x")});
   EXPECT_EQ(e.reg_reads, std::vector<RegId>{p.findRegister("n")});
   const OperandViews v = operandViews(act);
-  EXPECT_EQ(v.reduce_write, &act.reduce_dst);
+  EXPECT_EQ(v.reduce_write, &act.rare->reduce_dst);
   const std::vector<RegisterOperand> regs = registerOperands(p, act);
   ASSERT_EQ(regs.size(), 1u);
   EXPECT_EQ(regs[0].role, "address of reduction destination 'r[:, n:1]'");

@@ -71,9 +71,9 @@ TEST(TwoOpTs, ParsesAndPrintsBack) {
   const Program p = parseProgram(text);
   EXPECT_EQ(printProgram(p), text);
   EXPECT_EQ(parseProgram(printProgram(p)), p);
-  EXPECT_EQ(p.body[3].scalar2.kind, ScalarOperand::Kind::Tensor);
+  EXPECT_EQ(p.body[3].rare->scalar2.kind, ScalarOperand::Kind::Tensor);
   EXPECT_EQ(p.body[3].alu2, AluOp::Add);
-  EXPECT_EQ(p.body[4].scalar2.kind, ScalarOperand::Kind::Imm);
+  EXPECT_EQ(p.body[4].rare->scalar2.kind, ScalarOperand::Kind::Imm);
   EXPECT_EQ(p.body[4].alu2, AluOp::Min);
   EXPECT_TRUE(hasSecondOp(p.body[5]));
   EXPECT_FALSE(hasSecondOp(p.body[6]));  // a one-op ts is what it was
