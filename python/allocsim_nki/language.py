@@ -347,6 +347,26 @@ less = _cmp("less")
 
 # ---- reductions, matmul, transpose ----
 
+def loop_reduce(x, op, loop_indices=None, dtype=None, mask=None, **kw):
+    """`t = op(t, x)` for the tile t the result is assigned to: `t[...] = nl.loop_reduce(x, op=np.add,
+    loop_indices=[k])` becomes `tt t, t, x, OP` at the assignment. `t = nl.loop_reduce(...)` names the tile by the
+    name it is assigned to."""
+    import sys
+    loc = _loc()
+    _t.check_mask(mask, loc)
+    from .isa import _alu
+    red = _t.LoopReduce(x, _alu(op), dtype, loc)
+    name = _t._source_name(loc, _t._PLAIN_ASSIGN_RE)
+    if name is not None:
+        prev = sys._getframe(1).f_locals.get(name)
+        if not isinstance(prev, _t.View):
+            raise KernelError("nl.loop_reduce accumulates into the tile it is assigned to; '%s' is not a tile yet "
+                              "(declare it first: %s = nl.zeros(...))" % (name, name), loc)
+        red.into(prev)
+        return prev
+    return red
+
+
 def _reduce(op):
     def f(x, axis, dtype=None, keepdims=False, mask=None, **kw):
         loc = _loc()

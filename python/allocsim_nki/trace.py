@@ -834,6 +834,9 @@ class View:
         if isinstance(value, View) and getattr(value, "_accumulated", False) and value.tensor is self.tensor:
             value._accumulated = False  # `t[...] += x`: the accumulation is already in the program
             return
+        if isinstance(value, LoopReduce):
+            value.into(dst)
+            return
         tracer().assign(dst, value)
 
     def __iadd__(self, o):
@@ -1096,6 +1099,7 @@ def _is_number(x):
 
 import linecache
 
+_PLAIN_ASSIGN_RE = re.compile(r"^\s*([A-Za-z_]\w*)\s*=(?!=)")
 _NAME_RE = re.compile(r"^\s*([A-Za-z_]\w*)\s*(?:\[[^=]*\])?\s*(?:\+)?=(?!=)")
 _FOR_RE = re.compile(r"^\s*for\s+([A-Za-z_]\w*)\s+in\b")
 
@@ -1120,6 +1124,7 @@ class Tracer:
         self.idents = {}
         self.mask = None    # (mask, kernel line, frame of the NKI call it belongs to)
         self.grid = []      # (size, loop index) per axis of an SPMD launch grid
+        self.accumulators = {}  # engine -> [tensor, whether a reset was traced]: engine_reduction
 
     @property
     def depth(self):
@@ -2117,6 +2122,33 @@ def binary(op, x, y, dtype=None, loc=None, dst=None):
     return _made(out, ins)
 
 
+class LoopReduce:
+    """The value of `nl.loop_reduce(x, op)`: `dst = dst op x` into the tile it is assigned to, which is op's other
+    operand (`t[...] = nl.loop_reduce(x, ...)`, or `t = nl.loop_reduce(x, ...)` with `t` a tile already)."""
+
+    def __init__(self, x, op, dtype, loc):
+        self.x, self.op, self.dtype, self.loc = x, op, dtype, loc
+        self.done = False
+
+    def into(self, dst):
+        if self.done:
+            raise KernelError("nl.loop_reduce's result is assigned once, to the tile it accumulates into", self.loc)
+        self.done = True
+        if not isinstance(self.x, View):
+            raise KernelError("nl.loop_reduce reduces a tile, not %r" % (self.x,), self.loc)
+        _same_shape(dst, self.x, "nl.loop_reduce", self.loc)
+        if dst.tensor.space == "dram":
+            raise KernelError("nl.loop_reduce accumulates into a tile on chip, not '%s' in HBM" % dst.tensor.name,
+                              self.loc)
+        return binary(self.op, dst, self.x, loc=self.loc, dst=dst)
+
+    def _unassigned(self, *a, **k):
+        raise KernelError("nl.loop_reduce's result is the tile it accumulates into: assign it to that tile "
+                          "(t[...] = nl.loop_reduce(x, op=..., loop_indices=[...]))", self.loc)
+
+    __getattr__ = __getitem__ = __add__ = __radd__ = __mul__ = __rmul__ = __sub__ = __rsub__ = _unassigned
+
+
 def _made(out, ins):
     if out.tensor.producer is None and not out.tensor.read and _whole(out) and ins.parts[0] is out:
         out.tensor.producer = ins
@@ -2202,6 +2234,64 @@ def activation_fn(func, x, dtype=None, bias=None, scale=None, loc=None, dst=None
     else:
         ins = tr.emit("act", *parts, loc=loc)
     return _made(out, ins)
+
+
+_REDUCE_IDENTITY = {"add": 0.0, "max": float("-inf"), "min": float("inf")}
+
+
+def engine_reduction(engine, cmd, compute, data, reduce_op, reduce_res, init, loc):
+    """An instruction's fused reduction through its engine's accumulator registers (NKI's reduce_cmd): one f32 per
+    partition, kept in the program as a [P, 1] f32 tile per engine. `compute(op, dst)` emits the instruction, with
+    its fused reduction into dst when op is not None.
+
+    - reset: the accumulator becomes 0 (the Vector Engine's: the identity of reduce_op) and the instruction reduces
+      nothing; reset_reduce: the accumulator becomes the instruction's reduction;
+    - reduce: the instruction's reduction into a [P, 1] tile, then `tt ACC, ACC, it, OP`; load_reduce: the
+      accumulator is first set from init (a number or a [P, 1] tile);
+    - idle: the instruction reduces nothing and the accumulator keeps its value;
+    - with reduce_res, the accumulator is then copied into it (converted to its dtype)."""
+    tr = tracer()
+    P = _flat(data)[0]
+    if cmd in ("reduce", "reset_reduce", "load_reduce") and reduce_op is None:
+        raise KernelError("reduce_cmd=%s needs reduce_op" % cmd, loc)
+    if reduce_op is not None and reduce_op not in _REDUCE_IDENTITY:
+        unsupported("an accumulated reduction with %s (add, max and min accumulate)" % reduce_op, loc)
+    acc = tr.accumulators.get(engine)
+    if acc is None:
+        acc = tr.accumulators[engine] = [tr.tensor((tr.partitions, 1), float32, "sbuf", loc,
+                                                   name=engine + "_accumulator"), False]
+    regs = acc[0][0:P, 0:1]
+    if cmd in ("reduce", "idle") and not acc[1] and (cmd == "reduce" or reduce_res is not None):
+        raise KernelError("reduce_cmd=%s reads the %s engine's accumulator before any instruction reset it "
+                          "(reduce_cmd=reset, reset_reduce or load_reduce)" % (cmd, engine.upper()), loc)
+    if cmd == "reset":
+        out = compute(None, None)
+        tr.emit("memset", regs, _REDUCE_IDENTITY[reduce_op] if engine == "dve" and reduce_op else 0.0, loc=loc)
+    elif cmd == "reset_reduce":
+        out = compute(reduce_op, regs)
+    elif cmd in ("reduce", "load_reduce"):
+        if cmd == "load_reduce":
+            if init is None:
+                raise KernelError("reduce_cmd=load_reduce needs reduce_init", loc)
+            if isinstance(init, View):
+                if _flat(init) != (P, 1):
+                    raise KernelError("reduce_init is a [P, 1] tile of the data's partitions", loc)
+                tr.emit("copy", regs, _on_chip(init, "reduce_init", loc), loc=loc)
+            elif _is_number(init):
+                tr.emit("memset", regs, float(init), loc=loc)
+            else:
+                raise KernelError("reduce_init %r is neither a number nor a tile" % (init,), loc)
+        part = tr.temp((P, 1), float32, "sbuf", loc, name=engine + "_partial")
+        out = compute(reduce_op, part)
+        tr.emit("tt", regs, regs, part, reduce_op, loc=loc)
+    else:
+        out = compute(None, None)
+    acc[1] = acc[1] or cmd != "idle"
+    if reduce_res is not None:
+        if not isinstance(reduce_res, View) or _flat(reduce_res) != (P, 1):
+            raise KernelError("reduce_res is a [P, 1] tile of the data's partitions", loc)
+        tr.emit("copy", _on_chip(reduce_res, "reduce_res", loc), regs, loc=loc)
+    return out
 
 
 def _axes_free(x, axis, loc):
