@@ -78,3 +78,55 @@ def running_max_from_init(a, init):
     nl.store(out[:, 0:1], value=m)
     nl.store(out[:, 1:2], value=m2)
     return out
+
+
+@nki.jit
+def boolean_conditions(a):
+    """Row tiles (i, j) of a 4x2 grid of tiles: `or` adds 1 to the corner tiles, `not (... and ...)` doubles every
+    tile but (1, 0), and a conditional expression scales by 3 on even rows of tiles and by 0.5 on odd ones."""
+    P = nl.tile_size.pmax
+    F = a.shape[1] // 2
+    out = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
+    for i in nl.affine_range(4):
+        for j in nl.affine_range(2):
+            t = nl.load(a[i * P:(i + 1) * P, j * F:(j + 1) * F])
+            u = nl.ndarray(t.shape, dtype=t.dtype, buffer=nl.sbuf)
+            u[...] = nl.multiply(t, 3.0 if i % 2 == 0 else 0.5)
+            if (i == 0 or i == 3) and j == 1:
+                u[...] = nl.add(u, 1.0)
+            if not (i == 1 and j == 0):
+                u[...] = nl.multiply(u, 2.0)
+            else:
+                u[...] = nl.subtract(u, 1.0)
+            nl.store(out[i * P:(i + 1) * P, j * F:(j + 1) * F], value=u)
+    return out
+
+
+@nki.jit
+def conditional_tiles(a):
+    """Per row tile: exp of the tile on the first two tiles and zeros on the others (a tile or a number), plus the
+    tile itself or its square (two tiles)."""
+    P = nl.tile_size.pmax
+    out = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
+    for i in nl.affine_range(a.shape[0] // P):
+        t = nl.load(a[i * P:(i + 1) * P, :])
+        e = nl.exp(t) if i < 2 else 0.0
+        s = t if i % 2 == 0 else nl.multiply(t, t)
+        nl.store(out[i * P:(i + 1) * P, :], value=nl.add(e, s))
+    return out
+
+
+@nki.jit
+def reduce_cmd_by_iteration(a):
+    """Row sums of a over its column tiles, the accumulator reset on the first tile and accumulated on the others by
+    a reduce_cmd chosen with a conditional expression, read out on the last."""
+    P, F = nl.tile_size.pmax, 16
+    n = a.shape[1] // F
+    res = nl.ndarray((P, 1), dtype=nl.float32, buffer=nl.sbuf)
+    for c in nl.affine_range(n):
+        t = nl.load(a[0:P, c * F:(c + 1) * F])
+        nisa.activation(op=nl.copy, data=t, reduce_op=nl.add, reduce_res=res,
+                        reduce_cmd=nisa.reduce_cmd.reduce if c > 0 else nisa.reduce_cmd.reset_reduce)
+    out = nl.ndarray((P, 1), dtype=nl.float32, buffer=nl.shared_hbm)
+    nl.store(out, value=res)
+    return out
