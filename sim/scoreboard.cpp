@@ -40,6 +40,7 @@ void Scoreboard::reset(DropDependency drop) {
   resources_.clear();
   live_seq_.assign(live_seq_.size(), 0);
   lane_writer_.clear();
+  written_.clear();
   drop_ = drop;
 }
 
@@ -133,6 +134,7 @@ void Scoreboard::access(const Footprint& fp, bool write, uint32_t slot, uint64_t
                         bool record, std::vector<Dependence>& deps) {
   if (fp.empty()) return;
   if (fp.resource == Footprint::kRegisters) return accessRegisters(fp, write, slot, seq, inst, record, deps);
+  if (!write && fp.resource < written_.size() && !written_[fp.resource]) return;
   if (fp.resource >= resources_.size()) {
     const size_t from = resources_.size();
     resources_.resize(fp.resource + 1);

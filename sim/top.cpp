@@ -96,6 +96,7 @@ SimResult Top::run(const Program& p, const SimOptions& opts) {
   s.snap = std::make_unique<SnapshotStorage>(*s.phys);
   s.stepper = std::make_unique<InstructionStepper>(p, *s.snap, s.max_view_bytes);
   s.board.reset(opts.drop);
+  s.board.setWritten(writtenResources(p, *s.layout));
   s.fabric.clear();
   sequencer_->reset();
   s.result = SimResult{};
