@@ -170,6 +170,9 @@ class Shared {
   // its end being decided then, instead of by its queue's thread. Not with quantum 0, whose units wait out every
   // instruction in model time.
   bool no_value_waits = false;
+  // Whether an instruction's execution is skipped: with skip_data, every one on a tensor engine or the DMA. The SP's
+  // run, since addresses and loop bounds read the registers they write.
+  bool dataSkipped(const Instruction& inst) const { return skip_data && engineOf(inst.op) != Engine::SP; }
   bool dispatch_done = false, dma_issue_done = false, abort = false;
   std::exception_ptr error;
   SimResult result;
