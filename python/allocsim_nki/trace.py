@@ -2731,7 +2731,23 @@ def subscript(obj, key):
     return obj[key]
 
 
-class Poisoned:
+class _Refusing:
+    """A value the kernel may hold but not use: every use calls _refuse (which raises the refusal)."""
+
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        self._refuse()
+
+    def _use(self, *a, **k):
+        self._refuse()
+
+    __bool__ = __index__ = __int__ = __float__ = __iter__ = __len__ = __getitem__ = __call__ = _use
+    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = __truediv__ = __rtruediv__ = _use
+    __floordiv__ = __mod__ = __neg__ = __lt__ = __le__ = __gt__ = __ge__ = __iadd__ = _use
+
+
+class Poisoned(_Refusing):
     """A name the kernel assigned inside an `if` on a loop index: both branches were traced, so after the block the
     name has no single value."""
 
@@ -2744,15 +2760,6 @@ class Poisoned:
 
     def __repr__(self):
         return "'%s' (assigned inside the `if` on a loop index at line %d)" % (self._name, self._line)
-
-    def __getattr__(self, name):
-        if name.startswith("__"):
-            raise AttributeError(name)
-        self._refuse()
-
-    __bool__ = __index__ = __int__ = __float__ = __iter__ = __len__ = __getitem__ = __call__ = _refuse
-    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = __truediv__ = __rtruediv__ = _refuse
-    __floordiv__ = __mod__ = __neg__ = __lt__ = __le__ = __gt__ = __ge__ = __iadd__ = _refuse
 
 
 # ---- Python's boolean operators and conditional expressions on loop indices ----------------------------------
@@ -2961,7 +2968,7 @@ def bool_not(v):
     return not v
 
 
-class Choice:
+class Choice(_Refusing):
     """The value of `x if c else y` with c a condition on loop indices and x, y not tiles: where it is used, the
     instruction is written once per case in `if` blocks (a reduce_cmd, an operand of an elementwise operation)."""
 
@@ -2971,15 +2978,6 @@ class Choice:
     def _refuse(self, *a, **k):
         unsupported("a conditional expression on loop indices (line %d) whose values are not tiles, used here "
                     "(tiles, reduce_cmd and the operands of elementwise operations can be)" % self.loc[1])
-
-    def __getattr__(self, name):
-        if name.startswith("__"):
-            raise AttributeError(name)
-        self._refuse()
-
-    __bool__ = __index__ = __int__ = __float__ = __iter__ = __len__ = __getitem__ = __call__ = _refuse
-    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = __truediv__ = __rtruediv__ = _refuse
-    __floordiv__ = __mod__ = __neg__ = __lt__ = __le__ = __gt__ = __ge__ = _refuse
 
 
 def each_choice(values, loc):
