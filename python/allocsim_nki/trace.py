@@ -1343,6 +1343,7 @@ class Tracer:
     # -- instructions --
 
     def emit(self, op, *parts, loc=None):
+        dst_had_data = isinstance(parts[0], View) and parts[0].tensor.written if parts else False
         pws = []
         for p in parts:
             v = p[1] if isinstance(p, tuple) else p
@@ -1375,6 +1376,8 @@ class Tracer:
                 self.touch(v, write=(p is parts[0] and op not in ("reduce_res",)))
         mask = self._active_mask()
         if mask is not None:
+            if any(len(p.expr.terms) > 1 for p in mask[0]._list()):
+                return self._emit_related_mask(ins, mask[0], mask[1], dst_had_data)
             return self._emit_masked(ins, *mask)
         _check_in_range(parts, ins.loc)
         split = self._split_axis(ins)
@@ -1431,6 +1434,48 @@ class Tracer:
             self.mask = None
             return None
         return self.mask[:2]
+
+    def _emit_related_mask(self, ins, mask, loc, dst_had_data):
+        """`ins` under a mask that relates two tile axes (`i_f <= i_p`): the instruction on the whole tile into a
+        temporary T, then affine_select. A destination that held data keeps it outside the mask: T selected under
+        the comparison and the destination under its opposite, each against -0.0 (integers 0), then added (exact:
+        v + -0.0 is v). A destination written for the first time gets -0.0 (0) outside the mask."""
+        parts = mask._list()
+        dst = ins.parts[0]
+        if ins.op not in ("copy", "act", "tt", "ts", "memset") or any(isinstance(x, tuple) for x in ins.parts) or \
+                any(len(p.expr.terms) <= 1 for p in parts):
+            unsupported("a mask that relates two tile axes here (it is taken by an elementwise instruction without "
+                        "a fused reduction, alone in its mask; use affine_select / nl.where)", loc)
+        if dst_had_data and len(parts) > 1:
+            unsupported("a conjunction of masks that relate two tile axes, into a tile that holds data", loc)
+        saved, self.mask = self.mask, None
+        try:
+            t = self.temp(dst.shape, dst.dtype, "sbuf", loc, name="masked")
+            self.emit(ins.op, t, *ins.parts[1:], loc=ins.loc)
+            res = self.select_into(dst, t, parts, dst_had_data, loc)
+            if not dst_had_data and _whole(dst):
+                dst.tensor.related_mask = parts  # an assignment of this result is masked too (Tracer.assign)
+            return res
+        finally:
+            self.mask = saved
+
+    def select_into(self, dst, t, parts, dst_had_data, loc):
+        """dst where the comparisons (each relating two tile axes) hold becomes t; elsewhere dst keeps its data, or
+        gets -0.0 (integers 0) when it holds none."""
+        zero = -0.0 if dst.dtype.is_float else 0
+        if dst_had_data:
+            if len(parts) > 1:
+                unsupported("a conjunction of masks that relate two tile axes, into a tile that holds data", loc)
+            p = parts[0]
+            u = self.temp(dst.shape, dst.dtype, "sbuf", loc, name="kept")
+            affine_select(u, dst, *select_args(Pred(p.expr, _CMP_NOT[p.op]), dst.shape, loc), zero, loc)
+            affine_select(t, t, *select_args(p, dst.shape, loc), zero, loc)
+            return self.emit("tt", dst, t, u, "add", loc=loc)
+        src = t
+        for p in parts:
+            affine_select(dst, src, *select_args(p, dst.shape, loc), zero, loc)
+            src = dst
+        return self.body[-1]
 
     def _emit_masked(self, ins, mask, loc):
         """`ins` restricted to where `mask` holds: each conjunct bounds one tile axis (or is a condition on loop
@@ -1719,6 +1764,12 @@ class Tracer:
             raise KernelError("cannot assign %r to a tile" % (value,), loc)
         _same_shape(dst, value, "assignment", loc)
         src_t = value.tensor
+        if getattr(src_t, "related_mask", None) and _whole(value) and dst.tensor.space != "dram":
+            # the value of a call with a mask relating two tile axes: the assignment writes where the mask holds
+            parts, src_t.related_mask = src_t.related_mask, None
+            t = self.temp(dst.shape, dst.dtype, "sbuf", loc, name="masked")
+            self.emit("copy", t, value, loc=loc)
+            return self.select_into(dst, t, parts, dst.tensor.written, loc)
         prod = src_t.producer
         if prod is not None and self.body and self.body[-1] is prod and _whole(value) and not src_t.param:
             ok = {"matmul": dst.tensor.space == "psum", "transpose": dst.tensor.space == "psum",
