@@ -100,5 +100,23 @@ class BooleanConditionTest(unittest.TestCase):
                                        rtol=1e-6, atol=1e-6)
 
 
+class PiecewiseIndexTest(unittest.TestCase):
+    def test_remainders_and_quotients_of_sums(self):
+        a = rand((24, 16), 70)
+        r = allocsim_nki.simulate(expressions.piecewise_indices, a, arch="tiny")
+        want = np.zeros((48, 16), np.float32)
+        for i in range(3):
+            for j in range(2):
+                k, m, q = (i + 1) % 3, (i + j) % 2, (2 * i + j + 1) // 3
+                t, u = a[k * 8:(k + 1) * 8], a[m * 8:(m + 1) * 8]
+                v = t + u if (i + j) % 2 == 1 else t - u
+                o = (i * 2 + j) * 8
+                want[o:o + 8] = v
+                want[o, 0:3] = 0.0
+                want[o, q] = v[0, 0]
+        self.assertTrue(same_bits(r.returned, want))
+        self.assertEqual(r.program.count("loop "), 2)  # no unrolling: the pieces are `if` blocks
+
+
 if __name__ == "__main__":
     unittest.main()
