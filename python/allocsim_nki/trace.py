@@ -310,7 +310,7 @@ class Aff(_Comparisons):
         return s.replace("+-", "-")
 
 
-MAX_INDEX_TERMS = 4  # the format's register terms per index
+MAX_INDEX_TERMS = 8  # the format's register terms per index
 
 
 def aff_text(x, reg_order):
