@@ -1781,6 +1781,8 @@ class Tracer:
 
     def render(self):
         self.finish_groups()
+        from .psum_fold import fold_psum_arrays
+        fold_psum_arrays(self, self.prelude + self.top)
         dram_rows = self._dram_rows()
         out = ["arch %s" % self.arch]
         hand = [t for t in self.tensors if t.space != "dram" and not t.dead and t.alias is None]
