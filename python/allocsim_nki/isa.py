@@ -19,6 +19,12 @@ def _func_name(op, what):
             return v
     if isinstance(op, str):
         return op
+    if what == "activation" and (type(op).__name__ == "ufunc" or
+                                 (getattr(op, "__module__", None) or "").split(".")[0] == "numpy"):
+        # numpy's functions where NKI takes an activation (np.copy, np.exp, np.tanh, ...): the nl one of that name
+        f = getattr(nl, {"copy": "copy", "absolute": "abs", "abs": "abs"}.get(op.__name__, op.__name__), None)
+        if getattr(f, "_act", None) is not None:
+            return f._act
     raise KernelError("%s %r is not an NKI operation" % (what, op))
 
 
@@ -32,6 +38,9 @@ def _alu(op):
         a = {"add": "add", "subtract": "sub", "multiply": "mul", "divide": "div", "true_divide": "div",
              "maximum": "max", "minimum": "min", "bitwise_and": "and", "bitwise_or": "or", "bitwise_xor": "xor",
              "left_shift": "shl", "right_shift": "shr"}.get(op.__name__)
+    if a is None and callable(op) and (getattr(op, "__module__", None) or "").split(".")[0] == "numpy":
+        # numpy's reductions as a reduction op (nisa.tensor_reduce(np.max, ...))
+        a = {"amax": "max", "max": "max", "amin": "min", "min": "min", "sum": "add"}.get(op.__name__)
     if a is None:
         raise KernelError("%r is not an ALU operation (nl.add, nl.multiply, nl.maximum, ...)" % (op,))
     return a
