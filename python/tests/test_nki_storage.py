@@ -1,5 +1,5 @@
 """The NKI front end's storage: HBM views spanning rows, indexes over many loops, PSUM tile arrays folded onto fewer
-tiles, hand placements in loops. Each kernel of tests/kernels/storage.py is traced, run by the allocsim binary and
+tiles, hand placements in loops (and scalar_tensor_tensor, which a hand-placed sample needs). Each kernel of tests/kernels/storage.py is traced, run by the allocsim binary and
 compared with numpy (bit for bit where the interpreter is exact).
 
 Run by ctest (nki_python); by hand: ALLOCSIM_BINARY=build/allocsim PYTHONPATH=python python3 -m unittest discover
@@ -92,6 +92,13 @@ class PlacedInLoopTest(unittest.TestCase):
         self.assertRegex(r.program, r"matmul res\[:, m%2\*32:32\], a_sb\[:, m%2\*8:8\]")
         v = allocsim_nki.verify(storage.placed_in_loop, aT, w, arch="tiny")
         self.assertTrue(v.ok, v.findings)
+
+
+class ScalarTensorTensorTest(unittest.TestCase):
+    def test_matches_numpy_in_f32(self):
+        a, s, b = rand((8, 32), 10), rand((8, 1), 11), rand((8, 32), 12)
+        r = allocsim_nki.simulate(storage.scaled_sum, a, s, b, arch="tiny")
+        self.assertTrue(same_bits(r.returned, (a * s).astype(np.float32) + b))
 
 
 class RefusedTest(unittest.TestCase):

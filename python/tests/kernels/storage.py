@@ -129,3 +129,13 @@ def packed_mx(a):
     t = nl.ndarray((8, 16), dtype=nl.float8_e4m3fn_x4, buffer=nl.sbuf)  # refused: float8_e4m3fn_x4
     t[...] = nl.load(a)
     return a
+
+
+@nki.jit
+def scaled_sum(a, s, b):
+    """out = a * s + b, s one number per row ([P, 1]), in one nisa.scalar_tensor_tensor."""
+    out = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
+    r = nisa.scalar_tensor_tensor(data=nl.load(a), op0=nl.multiply, operand0=nl.load(s), op1=nl.add,
+                                  operand1=nl.load(b))
+    nl.store(out, value=r)
+    return out
