@@ -58,10 +58,13 @@ def _operands(ins):
     return out
 
 
-def _touches(body, t):
+def _touches(body, t, memo):
+    """Whether an instruction of body names t (memo: id of a loop or block -> the answer for its body)."""
     for item in body:
         if isinstance(item, (_t.Loop, _t.IfBlock)):
-            if _touches(item.body, t):
+            if id(item) not in memo:
+                memo[id(item)] = _touches(item.body, t, memo)
+            if memo[id(item)]:
                 return True
         elif any(v._tensor is t for _, v, _, _ in _operands(item)):
             return True
@@ -101,11 +104,12 @@ def _replay_ok(t, body, blocks, k):
     where = {(id(ins), i): blk for ins, i, _, blk, _ in blocks}
     owner = {}
     steps = [0]
+    memo = {}
 
     def run(items, env):
         for item in items:
             if isinstance(item, _t.Loop):
-                if not _touches(item.body, t):
+                if not _touches(item.body, t, memo):
                     continue
                 r = item.reg
                 for val in range(r.start, r.stop, r.step):
@@ -113,7 +117,7 @@ def _replay_ok(t, body, blocks, k):
                     run(item.body, env)
                 env.pop(r, None)
             elif isinstance(item, _t.IfBlock):
-                if _t._holds(_value(_t.Aff.of(item.expr), env), item.op) and _touches(item.body, t):
+                if _touches(item.body, t, memo) and _t._holds(_value(_t.Aff.of(item.expr), env), item.op):
                     run(item.body, env)
             else:
                 for i, v, rd, wr in _operands(item):
