@@ -8,6 +8,7 @@ Run by ctest (nki_python); by hand: ALLOCSIM_BINARY=build/allocsim PYTHONPATH=py
 
 import os
 import re
+import subprocess
 import sys
 import unittest
 
@@ -92,6 +93,11 @@ class PlacedInLoopTest(unittest.TestCase):
         self.assertRegex(r.program, r"matmul res\[:, m%2\*32:32\], a_sb\[:, m%2\*8:8\]")
         v = allocsim_nki.verify(storage.placed_in_loop, aT, w, arch="tiny")
         self.assertTrue(v.ok, v.findings)
+        # -O7 keeps every placement
+        o7 = subprocess.run([allocsim_nki.binary(), "alloc", storage.__file__, "-O7", "--quiet", "--arch", "tiny",
+                             "--kernel", "placed_in_loop", "--arg", "aT=8x64:float32", "--arg", "w=8x32:float32"],
+                            check=True, stdout=subprocess.PIPE, text=True).stdout
+        self.assertEqual(dict(re.findall(r"(?m)^(?:sbuf|psum) (\w+) (\[[^\]]*\] f32 pinned @\S+)", o7)), decls)
 
 
 class ScalarTensorTensorTest(unittest.TestCase):
