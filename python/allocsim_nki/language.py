@@ -492,16 +492,41 @@ def no_reorder():
     return contextlib.nullcontext()
 
 
+def _where_values(cond, x, y, dtype, loc):
+    """nl.where on a tile of values (nonzero: take x): `keep` each side under the condition and its opposite, then
+    add: `x keep c` is x where c is nonzero and -0.0 (integers: 0) elsewhere, and x + -0.0 is x, so every value
+    comes through exactly. A number on either side is first a tile (memset)."""
+    if not _t.has_op("alu_keep"):
+        _t.unsupported("nl.where on a tile of values (the program format has no keep ALU operation yet)", loc)
+    tr = _t.tracer()
+    _t._on_chip(cond, "nl.where", loc)
+    out_dt = _t.as_dtype(dtype) if dtype is not None else _t._result_dtype(x, y) if isinstance(x, _t.View) or \
+        isinstance(y, _t.View) else cond.dtype
+    sides = []
+    for v, holds in ((x, "ne"), (y, "eq")):
+        if _t._is_number(v):
+            t = tr.temp(cond.shape, out_dt, "sbuf", loc)
+            tr.emit("memset", t, float(v) if out_dt.is_float else v, loc=loc)
+            v = t
+        if not isinstance(v, _t.View):
+            raise KernelError("nl.where takes tiles or numbers, not %r" % (v,), loc)
+        _t._same_shape(v, cond, "nl.where", loc)
+        m = _t.binary(holds, cond, 0.0 if cond.dtype.is_float else 0, dtype=v.dtype, loc=loc)
+        sides.append(_t.binary("keep", v, m, loc=loc, dst=m))
+    out = tr.temp(cond.shape, out_dt, "sbuf", loc)
+    return _t.binary("add", sides[0], sides[1], loc=loc, dst=out)
+
+
 def where(condition, x, y, dtype=None, mask=None, **kw):
     """nl.where on a comparison of tile indices (i_p >= i_f, with loop indices in the constant): affine_select.
     A tile and a number: one affine_select per comparison; two tiles: each selected against -0.0 (or 0), then
-    added, which gives every value exactly (x + -0.0 is x). A condition that is a tile of values is refused: the
-    program format compares indices, not values."""
+    added, which gives every value exactly (x + -0.0 is x). A condition that is a tile of values: _where_values."""
     loc = _loc()
     _t.check_mask(mask, loc)
+    if isinstance(condition, _t.View):
+        return _where_values(condition, x, y, dtype, loc)
     if not isinstance(condition, _t.Pred):
-        _t.unsupported("nl.where on a tile of values (the program format selects by a comparison of indices only: "
-                       "nl.where(i_p >= i_f, x, y) or affine_select)", loc)
+        raise KernelError("nl.where's condition is a tile or a comparison of indices, not %r" % (condition,), loc)
     tr = _t.tracer()
     xv, yv = isinstance(x, _t.View), isinstance(y, _t.View)
     parts = condition._list()
