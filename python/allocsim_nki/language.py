@@ -84,10 +84,9 @@ def ndarray(shape, dtype, buffer=sbuf, name="", address=None, **kw):
             placement = _t.Placement("psum", bank=off // tr.bank_bytes)
         else:
             placement = _t.Placement("sbuf", partition=int(p), offset=int(off))
-    if placement is not None and placement.rotates and tr.depth > 0:
-        _t.unsupported("a modulo allocation that moves the tile from one loop iteration to the next (a placement "
-                       "of the program is fixed)", loc)
     mods = None
+    if placement is not None and placement.func is not None and placement.counts is None and pdim > 0:
+        placement = _counts_of_func(placement, dims, pdim, dtype, loc)
     if placement is not None and placement.counts is not None and pdim > 0:
         placement, dims, mods = _modulo_blocks(placement, dims, pdim, loc)
     if placement is not None:
@@ -96,6 +95,36 @@ def ndarray(shape, dtype, buffer=sbuf, name="", address=None, **kw):
     if mods:
         t.rotate_blocks(mods)
     return t
+
+
+def _counts_of_func(pl, dims, pdim, dtype, loc):
+    """An allocation function (ncc.sbuf.alloc(func), ncc.psum.alloc(func)) that places block (i0, i1, ...) where it
+    places (i0 % n0, i1 % n1, ...) for some counts n: the same placement as a modulo allocation with those counts
+    (checked on every block; _resolve_placement then checks that the tiles lie side by side)."""
+    import itertools
+    blocks = dims[:pdim]
+    if _t._prod(blocks) > 1 << 16:
+        _t.unsupported("an allocation function over more than 65536 blocks", loc)
+    fbytes = _t._prod(dims[pdim + 1:]) * _t.as_dtype(dtype).size
+
+    def probe(idx):
+        return tuple(pl.func(tuple(idx), dims[pdim], fbytes))
+    counts = []
+    for d, b in enumerate(blocks):
+        base = [0] * len(blocks)
+        n = b
+        for j in range(1, b):
+            base[d] = j
+            if probe(base) == probe([0] * len(blocks)):
+                n = j
+                break
+        counts.append(n)
+    for idx in itertools.product(*[range(b) for b in blocks]):
+        if probe(idx) != probe(tuple(i % n for i, n in zip(idx, counts))):
+            return pl  # not a modulo placement: _resolve_placement checks it block by block
+    out = _t.Placement(pl.space, func=pl.func)
+    out.counts = tuple(counts)
+    return out
 
 
 def _modulo_blocks(pl, dims, pdim, loc):
@@ -463,16 +492,41 @@ def no_reorder():
     return contextlib.nullcontext()
 
 
+def _where_values(cond, x, y, dtype, loc):
+    """nl.where on a tile of values (nonzero: take x): `keep` each side under the condition and its opposite, then
+    add: `x keep c` is x where c is nonzero and -0.0 (integers: 0) elsewhere, and x + -0.0 is x, so every value
+    comes through exactly. A number on either side is first a tile (memset)."""
+    if not _t.has_op("alu_keep"):
+        _t.unsupported("nl.where on a tile of values (the program format has no keep ALU operation yet)", loc)
+    tr = _t.tracer()
+    _t._on_chip(cond, "nl.where", loc)
+    out_dt = _t.as_dtype(dtype) if dtype is not None else _t._result_dtype(x, y) if isinstance(x, _t.View) or \
+        isinstance(y, _t.View) else cond.dtype
+    sides = []
+    for v, holds in ((x, "ne"), (y, "eq")):
+        if _t._is_number(v):
+            t = tr.temp(cond.shape, out_dt, "sbuf", loc)
+            tr.emit("memset", t, float(v) if out_dt.is_float else v, loc=loc)
+            v = t
+        if not isinstance(v, _t.View):
+            raise KernelError("nl.where takes tiles or numbers, not %r" % (v,), loc)
+        _t._same_shape(v, cond, "nl.where", loc)
+        m = _t.binary(holds, cond, 0.0 if cond.dtype.is_float else 0, dtype=v.dtype, loc=loc)
+        sides.append(_t.binary("keep", v, m, loc=loc, dst=m))
+    out = tr.temp(cond.shape, out_dt, "sbuf", loc)
+    return _t.binary("add", sides[0], sides[1], loc=loc, dst=out)
+
+
 def where(condition, x, y, dtype=None, mask=None, **kw):
     """nl.where on a comparison of tile indices (i_p >= i_f, with loop indices in the constant): affine_select.
     A tile and a number: one affine_select per comparison; two tiles: each selected against -0.0 (or 0), then
-    added, which gives every value exactly (x + -0.0 is x). A condition that is a tile of values is refused: the
-    program format compares indices, not values."""
+    added, which gives every value exactly (x + -0.0 is x). A condition that is a tile of values: _where_values."""
     loc = _loc()
     _t.check_mask(mask, loc)
+    if isinstance(condition, _t.View):
+        return _where_values(condition, x, y, dtype, loc)
     if not isinstance(condition, _t.Pred):
-        _t.unsupported("nl.where on a tile of values (the program format selects by a comparison of indices only: "
-                       "nl.where(i_p >= i_f, x, y) or affine_select)", loc)
+        raise KernelError("nl.where's condition is a tile or a comparison of indices, not %r" % (condition,), loc)
     tr = _t.tracer()
     xv, yv = isinstance(x, _t.View), isinstance(y, _t.View)
     parts = condition._list()

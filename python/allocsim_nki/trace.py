@@ -239,10 +239,17 @@ class Aff(_Comparisons):
         one = self._single()
         if one is not None and one[1] % o == 0:
             return Aff(0, {one[0]: one[1] // o})
-        if one is None or one[1] != 1 or (isinstance(one[0], DivMod) and one[0].mod):
-            unsupported("floor division of a loop index expression other than `i // D` or `i // D // D2`")
-        k = one[0]
-        return Aff(0, {DivMod(k.reg, k.div * o, 0) if isinstance(k, DivMod) else DivMod(k, o, 0): 1})
+        if one is not None and one[1] == 1 and not (isinstance(one[0], DivMod) and one[0].mod):
+            k = one[0]
+            return Aff(0, {DivMod(k.reg, k.div * o, 0) if isinstance(k, DivMod) else DivMod(k, o, 0): 1})
+        # sum(a*k) + c = o*sum(a*(k//o)) + sum(a*(k%o)) + c: the second part's quotient is piecewise
+        whole, rest = Aff(0), Aff(self.const)
+        for k, c in self.terms.items():
+            q, r = _split_term(k, o, "floor division")
+            whole = whole + q * c
+            rest = rest + r * c
+        out = whole + Piecewise.of(rest, o, quotient=True)
+        return out.simplify() if isinstance(out, Aff) else out
 
     def __mod__(self, o):
         self._divisor(o, "%")
@@ -268,8 +275,11 @@ class Aff(_Comparisons):
                     return Aff(0, {mod: 1})
                 if o == 2:
                     return Aff(1, {mod: -1})  # (i + 1) % 2 is 1 - i % 2
-        unsupported("% of a loop index expression other than `i % M`, `i // D % M`, `(i + c) % M` with c a multiple "
-                    "of M, or `(i + c) % 2`")
+        # (sum(a*k) + c) % M is (sum(a*(k%M)) + c) % M: piecewise over the quotient
+        rest = Aff(const)
+        for k, c in terms.items():
+            rest = rest + _split_term(k, o, "%")[1] * c
+        return Piecewise.of(rest, o, quotient=False)
 
     def __rfloordiv__(self, o):
         unsupported("a number divided by a loop index")
@@ -310,11 +320,94 @@ class Aff(_Comparisons):
         return s.replace("+-", "-")
 
 
-MAX_INDEX_TERMS = 4  # the format's register terms per index
+MAX_INDEX_TERMS = 8  # the format's register terms per index
 
 
 def aff_text(x, reg_order):
     return Aff.of(x).text(reg_order) if isinstance(x, Aff) else str(x)
+
+
+def _split_term(k, o, what):
+    """(k // o, k % o) of a register term k as index terms."""
+    if isinstance(k, Piecewise):
+        unsupported("%s of an index that is already piecewise (a // or % of a sum of loop indices)" % what)
+    if isinstance(k, DivMod):
+        if k.mod:
+            if k.mod % o:
+                unsupported("%s by %d of a loop index term %s" % (what, o, k.name))
+            return Aff(0, {DivMod(k.reg, k.div * o, k.mod // o): 1}), Aff(0, {DivMod(k.reg, k.div, o): 1})
+        return Aff(0, {DivMod(k.reg, k.div * o, 0): 1}), Aff(0, {DivMod(k.reg, k.div, o): 1})
+    return Aff(0, {DivMod(k, o, 0): 1}), Aff(0, {DivMod(k, 1, o): 1})
+
+
+class Piecewise:
+    """`s // M` or `s % M` of an index s (terms `i % M`, small values) that the format cannot write as one term:
+    `(i + 1) % 3`, `(i + j) % 2`, `(i + 1) // 3`. It is a register term of an index until an instruction or a
+    condition uses it; there each case `q*M <= s < (q+1)*M` becomes `if` blocks in which the term is q (a quotient)
+    or s - q*M (a remainder)."""
+
+    def __init__(self, s, m, quotient, cases):
+        self.s, self.m, self.quotient, self.cases = s, m, quotient, cases  # cases: [(preds, Aff or int)]
+        self.name = "(%s)%s%d" % (s.text([]) if isinstance(s, Aff) else s, "//" if quotient else "%", m)
+
+    @staticmethod
+    def of(s, m, quotient):
+        if not has_op("if"):
+            unsupported("%s of a sum of loop indices (the program format has no conditional block yet)"
+                        % ("//" if quotient else "%"))
+        lo, hi = s.values_range() if isinstance(s, Aff) else (s, s)
+        cases = []
+        for q in range(lo // m, hi // m + 1):
+            below = IExpr.of(s) - q * m        # s - q*M >= 0
+            above = IExpr.of(s) - (q + 1) * m  # s - (q+1)*M < 0
+            preds = [p for p in (Pred(below, "ge"), Pred(above, "lt")) if not p.always_true()]
+            value = q if quotient else (s - q * m)
+            value = value.simplify() if isinstance(value, Aff) else value
+            if _simplify([preds]):
+                cases.append((preds, value))
+        if len(cases) == 1:
+            return cases[0][1]
+        if len(cases) > MAX_CASES:
+            unsupported("a // or % of loop indices with more than %d cases" % MAX_CASES)
+        return Aff(0, {Piecewise(s, m, quotient, cases): 1})
+
+    def values_range(self):
+        lo, hi = self.s.values_range() if isinstance(self.s, Aff) else (self.s, self.s)
+        if self.quotient:
+            return lo // self.m, hi // self.m
+        regs = []
+        for k in self.s.terms:
+            if k.reg not in regs:
+                regs.append(k.reg)
+        ranges = [range(r.start, r.stop, r.step) for r in regs]
+        if _prod(len(x) for x in ranges) > 4096:
+            return 0, self.m - 1
+        import itertools
+        vals = [_aff_value(self.s, dict(zip(regs, v))) % self.m for v in itertools.product(*ranges)]
+        return min(vals), max(vals)
+
+
+def _piecewise_in(x, found):
+    """Collects the Piecewise terms of an index (an int, an Aff, an IExpr) into found."""
+    if isinstance(x, IExpr):
+        x = x.base
+    if isinstance(x, Aff):
+        for k in x.terms:
+            if isinstance(k, Piecewise) and k not in found:
+                found.append(k)
+    return found
+
+
+def _substitute(x, pw, value):
+    """x with the term pw replaced by value (an int or an Aff)."""
+    if isinstance(x, IExpr):
+        return IExpr(_substitute(x.base, pw, value), x.terms, x.shape)
+    if not isinstance(x, Aff) or pw not in x.terms:
+        return x
+    terms = dict(x.terms)
+    c = terms.pop(pw)
+    out = Aff(x.const, terms) + Aff.of(value) * c
+    return out.simplify() if isinstance(out, Aff) else out
 
 
 class DivMod:
@@ -622,7 +715,6 @@ class Placement:
 
     def __init__(self, space, partition=0, offset=0, bank=None, func=None):
         self.space, self.partition, self.offset, self.bank, self.func = space, partition, offset, bank, func
-        self.rotates = False  # a modulo allocation whose address changes from one loop iteration to the next
         self.counts = None    # of a modulo allocation (mod_alloc): the tiles per block dimension
 
 
@@ -1250,6 +1342,32 @@ class Tracer:
     # -- instructions --
 
     def emit(self, op, *parts, loc=None):
+        dst_had_data = isinstance(parts[0], View) and parts[0].tensor.written if parts else False
+        pws = []
+        for p in parts:
+            v = p[1] if isinstance(p, tuple) else p
+            if isinstance(v, View):
+                _piecewise_in(v.base_p, pws)
+                _piecewise_in(v._base_f, pws)
+            else:
+                _piecewise_in(v, pws)
+        if pws:  # an index term `(i + 1) % 3`: the instruction once per case, in `if` blocks
+            pw, last = pws[0], None
+            for preds, value in pw.cases:
+                sub = []
+                for p in parts:
+                    v = p[1] if isinstance(p, tuple) else p
+                    if isinstance(v, View):
+                        w = View(v._tensor, _substitute(v.base_p, pw, value), _substitute(v._base_f, pw, value),
+                                 v.axes)
+                        w.oob = v.oob
+                        v = w
+                    else:
+                        v = _substitute(v, pw, value)
+                    sub.append((p[0], v) if isinstance(p, tuple) else v)
+                with self._branch(preds, loc or user_location()):
+                    last = self.emit(op, *sub, loc=loc)
+            return last
         ins = Instr(op, parts, loc or user_location(), self.loops)
         for p in parts:
             v = p[1] if isinstance(p, tuple) else p
@@ -1257,6 +1375,8 @@ class Tracer:
                 self.touch(v, write=(p is parts[0] and op not in ("reduce_res",)))
         mask = self._active_mask()
         if mask is not None:
+            if any(len(p.expr.terms) > 1 for p in mask[0]._list()):
+                return self._emit_related_mask(ins, mask[0], mask[1], dst_had_data)
             return self._emit_masked(ins, *mask)
         _check_in_range(parts, ins.loc)
         split = self._split_axis(ins)
@@ -1283,6 +1403,18 @@ class Tracer:
             if len(counts) == 1 and counts.pop() > 1 and all(v.axes[d][1] == 0 for v in full):
                 return d
         return None
+
+    def _append_split(self, ins, body):
+        """Appends `ins` to `body`, in loops over free axes when a view of it cannot be written (`_split_axis`)."""
+        split = self._split_axis(ins)
+        if split is None:
+            body.append(ins)
+            return ins
+        outer, self.body = self.body, body
+        try:
+            return self._emit_split(ins, split)
+        finally:
+            self.body = outer
 
     def _emit_split(self, ins, d):
         n = ins.parts[0].axes[d][0]
@@ -1314,6 +1446,48 @@ class Tracer:
             return None
         return self.mask[:2]
 
+    def _emit_related_mask(self, ins, mask, loc, dst_had_data):
+        """`ins` under a mask that relates two tile axes (`i_f <= i_p`): the instruction on the whole tile into a
+        temporary T, then affine_select. A destination that held data keeps it outside the mask: T selected under
+        the comparison and the destination under its opposite, each against -0.0 (integers 0), then added (exact:
+        v + -0.0 is v). A destination written for the first time gets -0.0 (0) outside the mask."""
+        parts = mask._list()
+        dst = ins.parts[0]
+        if ins.op not in ("copy", "act", "tt", "ts", "memset") or any(isinstance(x, tuple) for x in ins.parts) or \
+                any(len(p.expr.terms) <= 1 for p in parts):
+            unsupported("a mask that relates two tile axes here (it is taken by an elementwise instruction without "
+                        "a fused reduction, alone in its mask; use affine_select / nl.where)", loc)
+        if dst_had_data and len(parts) > 1:
+            unsupported("a conjunction of masks that relate two tile axes, into a tile that holds data", loc)
+        saved, self.mask = self.mask, None
+        try:
+            t = self.temp(dst.shape, dst.dtype, "sbuf", loc, name="masked")
+            self.emit(ins.op, t, *ins.parts[1:], loc=ins.loc)
+            res = self.select_into(dst, t, parts, dst_had_data, loc)
+            if not dst_had_data and _whole(dst):
+                dst.tensor.related_mask = parts  # an assignment of this result is masked too (Tracer.assign)
+            return res
+        finally:
+            self.mask = saved
+
+    def select_into(self, dst, t, parts, dst_had_data, loc):
+        """dst where the comparisons (each relating two tile axes) hold becomes t; elsewhere dst keeps its data, or
+        gets -0.0 (integers 0) when it holds none."""
+        zero = -0.0 if dst.dtype.is_float else 0
+        if dst_had_data:
+            if len(parts) > 1:
+                unsupported("a conjunction of masks that relate two tile axes, into a tile that holds data", loc)
+            p = parts[0]
+            u = self.temp(dst.shape, dst.dtype, "sbuf", loc, name="kept")
+            affine_select(u, dst, *select_args(Pred(p.expr, _CMP_NOT[p.op]), dst.shape, loc), zero, loc)
+            affine_select(t, t, *select_args(p, dst.shape, loc), zero, loc)
+            return self.emit("tt", dst, t, u, "add", loc=loc)
+        src = t
+        for p in parts:
+            affine_select(dst, src, *select_args(p, dst.shape, loc), zero, loc)
+            src = dst
+        return self.body[-1]
+
     def _emit_masked(self, ins, mask, loc):
         """`ins` restricted to where `mask` holds: each conjunct bounds one tile axis (or is a condition on loop
         indices alone). Bounds that depend on a loop index give one sub-view per run of iterations with the same
@@ -1335,7 +1509,7 @@ class Tracer:
             (d, c), = e.terms.items()
             base = Aff.of(e.base)
             for k in base.terms:
-                if isinstance(k, DivMod):
+                if isinstance(k, (DivMod, Piecewise)):
                     unsupported("a mask bound with // or % of a loop index", loc)
                 regs.add(k)
             if len(base.terms) > 1:
@@ -1407,8 +1581,7 @@ class Tracer:
                     blk = IfBlock(expr, op, loc, self.loops)
                     target.append(blk)
                     target = blk.body
-                target.append(sub)
-                last = sub
+                last = self._append_split(sub, target)
         finally:
             self.body = outer
         return last if last is not None else ins
@@ -1552,6 +1725,9 @@ class Tracer:
         self.touch(stat, False)
         self.touch(mov, False)
         t = dst.tensor
+        for v in (dst, stat, mov):
+            if _piecewise_in(v.base_p, []) or _piecewise_in(v._base_f, []):
+                unsupported("a matmul operand indexed by a // or % of a sum of loop indices", loc)
         _check_in_range((dst, stat, mov), loc)
         ins = Instr("matmul", [dst, stat, mov], loc, self.loops)
         key = (aff_text(dst.base_p, self.regs), aff_text(dst.base_f, self.regs), dst.shape)
@@ -1598,6 +1774,12 @@ class Tracer:
             raise KernelError("cannot assign %r to a tile" % (value,), loc)
         _same_shape(dst, value, "assignment", loc)
         src_t = value.tensor
+        if getattr(src_t, "related_mask", None) and _whole(value) and dst.tensor.space != "dram":
+            # the value of a call with a mask relating two tile axes: the assignment writes where the mask holds
+            parts, src_t.related_mask = src_t.related_mask, None
+            t = self.temp(dst.shape, dst.dtype, "sbuf", loc, name="masked")
+            self.emit("copy", t, value, loc=loc)
+            return self.select_into(dst, t, parts, dst.tensor.written, loc)
         prod = src_t.producer
         if prod is not None and self.body and self.body[-1] is prod and _whole(value) and not src_t.param:
             ok = {"matmul": dst.tensor.space == "psum", "transpose": dst.tensor.space == "psum",
@@ -1615,6 +1797,8 @@ class Tracer:
                     ok = False  # the producer also reads the value (reduce then negate in place): it stays
             if ok and not _expressible(dst):
                 ok = False  # written through a copy that loops over a free axis (Tracer._split_axis)
+            if ok and (_piecewise_in(dst.base_p, []) or _piecewise_in(dst._base_f, [])):
+                ok = False  # a piecewise index: the copy is written once per piece (Tracer.emit)
             if ok:
                 prod.parts[0] = dst
                 src_t.dead = True
@@ -1784,6 +1968,8 @@ class Tracer:
 
     def render(self):
         self.finish_groups()
+        from .psum_fold import fold_psum_arrays
+        fold_psum_arrays(self, self.prelude + self.top)
         dram_rows = self._dram_rows()
         out = ["arch %s" % self.arch]
         hand = [t for t in self.tensors if t.space != "dram" and not t.dead and t.alias is None]
@@ -1824,6 +2010,9 @@ class Tracer:
                 continue
             for b in (v.base_p, v.base_f):
                 for k in (Aff.of(b).terms if isinstance(b, Aff) else ()):
+                    if isinstance(k, Piecewise):
+                        unsupported("an index %s (a // or %% of a sum of loop indices) in this instruction" % k.name,
+                                    ins.loc)
                     r = k.reg if isinstance(k, DivMod) else k
                     if r not in inside:
                         raise KernelError("tile '%s' is one tile per iteration of loop '%s' (line %d); here it is "
@@ -1996,7 +2185,12 @@ def _expressible(v):
     at a step."""
     axes = [a for a in v.axes if a[0] > 1]
     if v.tensor.space == "dram":
-        free = axes[1:] if len(v.axes) > 1 and v.axes[0][0] > 1 else axes
+        rows = len(v.axes) > 1 and v.axes[0][0] > 1
+        free = axes[1:] if rows else axes
+        # rows of the partition stride: free elements reaching past it span rows (`in[i_h + i_kh, i_w]`), which the
+        # format's DRAM view cannot; a loop over the outer free axis keeps each view in its rows
+        if rows and len(free) > 1 and sum((c - 1) * s for c, _, s in free) >= v.axes[0][2] > 0:
+            return False
     else:
         part = [a for a in axes if a[1] != 0]
         if len(part) > 1 or (part and (part[0] is not axes[0] or part[0][1] != 1 or part[0][2] != 0)):
@@ -2186,6 +2380,7 @@ _PROBES = {
     "index_divmod": "loop i = 0, 2, 1 {\n  memset a[:, i%2*2:2], 0.0\n}",
     "if": "loop i = 0, 2, 1 {\n  if i == 0 {\n    memset a, 0.0\n  }\n}",
     "alu_compare": "tt m, m, m, gt",
+    "alu_keep": "tt m, m, m, keep",
 }
 _ACT_PROBED = ("log", "sin", "cos", "erf", "softplus", "gelu_apprx_tanh", "sign", "arctan", "mish")
 _FEATURES = None
@@ -2604,7 +2799,23 @@ def subscript(obj, key):
     return obj[key]
 
 
-class Poisoned:
+class _Refusing:
+    """A value the kernel may hold but not use: every use calls _refuse (which raises the refusal)."""
+
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        self._refuse()
+
+    def _use(self, *a, **k):
+        self._refuse()
+
+    __bool__ = __index__ = __int__ = __float__ = __iter__ = __len__ = __getitem__ = __call__ = _use
+    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = __truediv__ = __rtruediv__ = _use
+    __floordiv__ = __mod__ = __neg__ = __lt__ = __le__ = __gt__ = __ge__ = __iadd__ = _use
+
+
+class Poisoned(_Refusing):
     """A name the kernel assigned inside an `if` on a loop index: both branches were traced, so after the block the
     name has no single value."""
 
@@ -2617,15 +2828,6 @@ class Poisoned:
 
     def __repr__(self):
         return "'%s' (assigned inside the `if` on a loop index at line %d)" % (self._name, self._line)
-
-    def __getattr__(self, name):
-        if name.startswith("__"):
-            raise AttributeError(name)
-        self._refuse()
-
-    __bool__ = __index__ = __int__ = __float__ = __iter__ = __len__ = __getitem__ = __call__ = _refuse
-    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = __truediv__ = __rtruediv__ = _refuse
-    __floordiv__ = __mod__ = __neg__ = __lt__ = __le__ = __gt__ = __ge__ = __iadd__ = _refuse
 
 
 # ---- Python's boolean operators and conditional expressions on loop indices ----------------------------------
@@ -2678,6 +2880,8 @@ def _possible(case, implied=None):
         if p.expr.terms:
             return True
         for k in Aff.of(p.expr.base).terms:
+            if isinstance(k, Piecewise):
+                return True
             r = k.reg if isinstance(k, DivMod) else k
             if r not in regs:
                 regs.append(r)
@@ -2727,7 +2931,21 @@ def _dnf(v):
     if isinstance(v, Aff):
         v = v != 0
     cases = v.cases if isinstance(v, AnyOf) else [v._list()]
-    return _simplify(cases)
+    out = []
+    for case in cases:  # a comparison of a piecewise index: one case per piece
+        pending = [case]
+        while pending:
+            c = pending.pop()
+            pws = []
+            for p in c:
+                _piecewise_in(p.expr, pws)
+            if not pws:
+                out.append(c)
+                continue
+            pw = pws[0]
+            for preds, value in pw.cases:
+                pending.append(preds + [Pred(_substitute(p.expr, pw, value), p.op) for p in c])
+    return _simplify(out)
 
 
 def _cond(cases):
@@ -2818,7 +3036,7 @@ def bool_not(v):
     return not v
 
 
-class Choice:
+class Choice(_Refusing):
     """The value of `x if c else y` with c a condition on loop indices and x, y not tiles: where it is used, the
     instruction is written once per case in `if` blocks (a reduce_cmd, an operand of an elementwise operation)."""
 
@@ -2828,15 +3046,6 @@ class Choice:
     def _refuse(self, *a, **k):
         unsupported("a conditional expression on loop indices (line %d) whose values are not tiles, used here "
                     "(tiles, reduce_cmd and the operands of elementwise operations can be)" % self.loc[1])
-
-    def __getattr__(self, name):
-        if name.startswith("__"):
-            raise AttributeError(name)
-        self._refuse()
-
-    __bool__ = __index__ = __int__ = __float__ = __iter__ = __len__ = __getitem__ = __call__ = _refuse
-    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = __truediv__ = __rtruediv__ = _refuse
-    __floordiv__ = __mod__ = __neg__ = __lt__ = __le__ = __gt__ = __ge__ = _refuse
 
 
 def each_choice(values, loc):

@@ -100,5 +100,35 @@ class BooleanConditionTest(unittest.TestCase):
                                        rtol=1e-6, atol=1e-6)
 
 
+class PiecewiseIndexTest(unittest.TestCase):
+    def test_remainders_and_quotients_of_sums(self):
+        a = rand((24, 16), 70)
+        r = allocsim_nki.simulate(expressions.piecewise_indices, a, arch="tiny")
+        want = np.zeros((48, 16), np.float32)
+        for i in range(3):
+            for j in range(2):
+                k, m, q = (i + 1) % 3, (i + j) % 2, (2 * i + j + 1) // 3
+                t, u = a[k * 8:(k + 1) * 8], a[m * 8:(m + 1) * 8]
+                v = t + u if (i + j) % 2 == 1 else t - u
+                o = (i * 2 + j) * 8
+                want[o:o + 8] = v
+                want[o, 0:3] = 0.0
+                want[o, q] = v[0, 0]
+        self.assertTrue(same_bits(r.returned, want))
+        self.assertEqual(r.program.count("loop "), 2)  # no unrolling: the pieces are `if` blocks
+
+
+class RelatedMaskTest(unittest.TestCase):
+    def test_mask_relating_two_tile_axes(self):
+        a = rand((8, 8), 71)
+        r = allocsim_nki.simulate(expressions.triangular_masks, a, arch="tiny")
+        i_p, i_f = np.mgrid[0:8, 0:8]
+        # a fresh destination gets -0.0 outside the mask
+        self.assertTrue(same_bits(r.returned[:, :8], np.where(i_f <= i_p, a * np.float32(2.0), np.float32(-0.0))))
+        z, upper = r.returned[:, 8:], i_f > i_p + 1
+        self.assertTrue(same_bits(z[~upper], a[~upper]))  # kept where the mask does not hold
+        np.testing.assert_allclose(z[upper], np.exp(a[upper].astype(np.float64)), rtol=1e-6)
+
+
 if __name__ == "__main__":
     unittest.main()

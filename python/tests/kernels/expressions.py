@@ -130,3 +130,78 @@ def reduce_cmd_by_iteration(a):
     out = nl.ndarray((P, 1), dtype=nl.float32, buffer=nl.shared_hbm)
     nl.store(out, value=res)
     return out
+
+
+@nki.jit
+def compare_and_select(a, b):
+    """Elementwise comparisons of two tiles and of a tile and a number (1 / 0), logical operations on them, and
+    nl.where on the resulting tile of values (tiles and a number)."""
+    P, F = a.shape
+    x = nl.load(a)
+    y = nl.load(b)
+    gt = nl.greater(x, y)
+    le = x <= 0.25
+    ge_rev = 0.25 >= x  # a number on the left: the comparison mirrored
+    both = nl.logical_and(gt, le)
+    either = nl.logical_or(gt, le)
+    neither = nl.logical_not(either)
+    picked = nl.where(gt, x, y)
+    floor = nl.where(le, -1.0, x)
+    out = nl.ndarray((P, 7 * F), dtype=a.dtype, buffer=nl.shared_hbm)
+    for k, v in enumerate((gt, ge_rev, both, either, neither, picked, floor)):
+        nl.store(out[:, k * F:(k + 1) * F], value=v)
+    return out
+
+
+@nki.jit
+def integer_where(a, b, c):
+    """nl.where on int32 tiles with an int32 condition (nonzero: take a), and nl.equal of two int32 tiles."""
+    x, y, cond = nl.load(a), nl.load(b), nl.load(c)
+    out = nl.ndarray((a.shape[0], 2 * a.shape[1]), dtype=a.dtype, buffer=nl.shared_hbm)
+    nl.store(out[:, 0:a.shape[1]], value=nl.where(cond, x, y))
+    nl.store(out[:, a.shape[1]:2 * a.shape[1]], value=nl.equal(x, y))
+    return out
+
+
+@nki.jit
+def piecewise_indices(a):
+    """out tile (i, j) of a 3x2 grid: row tile (i + 1) % 3 of a plus row tile (i + j) % 2, or minus it where
+    (i + j) % 2 == 0; column 0 of its first row scaled by (2*i + j + 1) // 3."""
+    P, F = nl.tile_size.pmax, a.shape[1]
+    out = nl.ndarray((6 * P, F), dtype=a.dtype, buffer=nl.shared_hbm)
+    for i in nl.affine_range(3):
+        for j in nl.affine_range(2):
+            k = (i + 1) % 3
+            m = (i + j) % 2
+            q = (2 * i + j + 1) // 3
+            t = nl.load(a[k * P:(k + 1) * P, :])
+            u = nl.load(a[m * P:(m + 1) * P, :])
+            v = nl.ndarray((P, F), dtype=a.dtype, buffer=nl.sbuf)
+            if (i + j) % 2 == 1:
+                v[...] = nl.add(t, u)
+            else:
+                v[...] = nl.subtract(t, u)
+            w = nl.ndarray((P, 3), dtype=a.dtype, buffer=nl.sbuf)
+            w[...] = 0.0
+            w[0:1, q:q + 1] = nl.copy(v[0:1, 0:1])
+            o = (i * 2 + j) * P
+            nl.store(out[o:o + P, :], value=v)
+            nl.store(out[o:o + 1, 0:3], value=w[0:1, :])
+    return out
+
+
+@nki.jit
+def triangular_masks(a):
+    """A mask relating the two tile axes: 2*a on and below the diagonal of a fresh tile; exp of a strictly above the
+    first superdiagonal written into a tile that holds a copy of a (kept elsewhere)."""
+    P, F = a.shape
+    i_p, i_f = nl.mgrid[0:P, 0:F]
+    x = nl.load(a)
+    lower = nl.multiply(x, 2.0, mask=(i_f <= i_p))
+    z = nl.ndarray((P, F), dtype=a.dtype, buffer=nl.sbuf)
+    z[...] = nl.copy(x)
+    z[...] = nl.exp(x, mask=(i_f > i_p + 1))
+    out = nl.ndarray((P, 2 * F), dtype=a.dtype, buffer=nl.shared_hbm)
+    nl.store(out[:, 0:F], value=lower)
+    nl.store(out[:, F:2 * F], value=z)
+    return out
