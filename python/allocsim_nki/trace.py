@@ -320,7 +320,7 @@ class Aff(_Comparisons):
         return s.replace("+-", "-")
 
 
-MAX_INDEX_TERMS = 4  # the format's register terms per index
+MAX_INDEX_TERMS = 8  # the format's register terms per index
 
 
 def aff_text(x, reg_order):
@@ -715,7 +715,6 @@ class Placement:
 
     def __init__(self, space, partition=0, offset=0, bank=None, func=None):
         self.space, self.partition, self.offset, self.bank, self.func = space, partition, offset, bank, func
-        self.rotates = False  # a modulo allocation whose address changes from one loop iteration to the next
         self.counts = None    # of a modulo allocation (mod_alloc): the tiles per block dimension
 
 
@@ -1405,6 +1404,18 @@ class Tracer:
                 return d
         return None
 
+    def _append_split(self, ins, body):
+        """Appends `ins` to `body`, in loops over free axes when a view of it cannot be written (`_split_axis`)."""
+        split = self._split_axis(ins)
+        if split is None:
+            body.append(ins)
+            return ins
+        outer, self.body = self.body, body
+        try:
+            return self._emit_split(ins, split)
+        finally:
+            self.body = outer
+
     def _emit_split(self, ins, d):
         n = ins.parts[0].axes[d][0]
         last = None
@@ -1570,8 +1581,7 @@ class Tracer:
                     blk = IfBlock(expr, op, loc, self.loops)
                     target.append(blk)
                     target = blk.body
-                target.append(sub)
-                last = sub
+                last = self._append_split(sub, target)
         finally:
             self.body = outer
         return last if last is not None else ins
@@ -1958,6 +1968,8 @@ class Tracer:
 
     def render(self):
         self.finish_groups()
+        from .psum_fold import fold_psum_arrays
+        fold_psum_arrays(self, self.prelude + self.top)
         dram_rows = self._dram_rows()
         out = ["arch %s" % self.arch]
         hand = [t for t in self.tensors if t.space != "dram" and not t.dead and t.alias is None]
@@ -2173,7 +2185,12 @@ def _expressible(v):
     at a step."""
     axes = [a for a in v.axes if a[0] > 1]
     if v.tensor.space == "dram":
-        free = axes[1:] if len(v.axes) > 1 and v.axes[0][0] > 1 else axes
+        rows = len(v.axes) > 1 and v.axes[0][0] > 1
+        free = axes[1:] if rows else axes
+        # rows of the partition stride: free elements reaching past it span rows (`in[i_h + i_kh, i_w]`), which the
+        # format's DRAM view cannot; a loop over the outer free axis keeps each view in its rows
+        if rows and len(free) > 1 and sum((c - 1) * s for c, _, s in free) >= v.axes[0][2] > 0:
+            return False
     else:
         part = [a for a in axes if a[1] != 0]
         if len(part) > 1 or (part and (part[0] is not axes[0] or part[0][1] != 1 or part[0][2] != 0)):
