@@ -39,7 +39,7 @@ class PathWalk {
       const Instruction& c = *path_[i];
       if (c.op == Op::Loop && c.step <= 0) return false;
       if (!isConditional(c)) continue;
-      for (const IndexTerm& t : c.mask.c.terms) {
+      for (const IndexTerm& t : c.rare->mask.c.terms) {
         size_t j = i;
         while (j > 0 && !(path_[j - 1]->op == Op::Loop && path_[j - 1]->rd == t.reg)) --j;
         if (j == 0 || writesRegister(p_, path_[j - 1]->body, t.reg, e)) return false;
@@ -79,14 +79,14 @@ class PathWalk {
     const Instruction& c = *path_[i];
     __int128 v = 0;
     if (c.op == Op::If) {
-      if (!evaluate(c.mask.c, v)) return false;
-      if (conditionHolds(c.mask.cmp, v)) return walk(i + 1);
+      if (!evaluate(c.rare->mask.c, v)) return false;
+      if (conditionHolds(c.rare->mask.cmp, v)) return walk(i + 1);
       always_ = false;
       return true;
     }
     __int128 hi = c.hi;
     if (hasRegisterBound(c)) {
-      if (!evaluate(c.mask.c, v)) return false;
+      if (!evaluate(c.rare->mask.c, v)) return false;
       hi = std::min<__int128>(v, c.hi);
     }
     if (c.lo >= hi) always_ = false;

@@ -55,7 +55,7 @@ namespace {
 // (A view of an undeclared tensor marks nothing: resolving it fails.)
 void markWritten(const std::vector<Instruction>& body, const MachineLayout& layout, std::vector<bool>& written) {
   for (const Instruction& inst : body) {
-    for (const AccessPattern* ap : {&inst.dst, &inst.reduce_dst})
+    for (const AccessPattern* ap : {&inst.dst, &inst.rare->reduce_dst})
       if (Footprint::kOwnDram + uint64_t(ap->tensor) < written.size())
         written[tensorResource(layout, ap->tensor)] = true;
     markWritten(inst.body, layout, written);
