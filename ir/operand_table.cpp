@@ -94,6 +94,9 @@ bool present(const Instruction& inst, Operand o) {
   return true;
 }
 
+// Rd, Rs, Rt and MaskC name no view.
+bool isRegisterOperand(Operand o) { return o == O::Rd || o == O::Rs || o == O::Rt || o == O::MaskC; }
+
 }  // namespace
 
 OperandUses operandUses(const Instruction& inst) {
@@ -107,13 +110,7 @@ OperandUses operandUses(const Instruction& inst) {
 const AccessPattern* operandView(const Instruction& inst, Operand o) {
   if (const ScalarOperand* s = scalarField(inst, o))
     return s->kind == ScalarOperand::Kind::Tensor ? &s->ap.get() : nullptr;
-  switch (o) {
-    case O::Dst: return &inst.dst;
-    case O::A: return &inst.a;
-    case O::B: return &inst.b;
-    case O::ReduceDst: return &inst.reduce_dst;
-    default: return nullptr;
-  }
+  return isRegisterOperand(o) ? nullptr : &operandOf(inst, o);
 }
 
 RegId operandRegister(const Instruction& inst, Operand o) {
@@ -127,21 +124,14 @@ RegId operandRegister(const Instruction& inst, Operand o) {
 }
 
 const AccessPattern& operandOf(const Instruction& inst, Operand o) {
+  if (const ScalarOperand* s = scalarField(inst, o)) return s->ap;
   switch (o) {
     case O::Dst: return inst.dst;
     case O::A: return inst.a;
     case O::B: return inst.b;
-    case O::Scalar: return inst.scalar.ap;
-    case O::Scale: return inst.scale.ap;
-    case O::Bias: return inst.bias.ap;
-    case O::Scalar2: return inst.scalar2.ap;
     case O::ReduceDst: return inst.reduce_dst;
-    case O::Rd:
-    case O::Rs:
-    case O::Rt:
-    case O::MaskC: break;
+    default: throw std::invalid_argument("operandOf: not a view operand");
   }
-  throw std::invalid_argument("operandOf: not a view operand");
 }
 
 AccessPattern& operandOf(Instruction& inst, Operand o) {
