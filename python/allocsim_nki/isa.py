@@ -31,7 +31,8 @@ def _alu(op):
         # numpy's ufuncs, which kernels pass as ops too (op0=np.multiply)
         a = {"add": "add", "subtract": "sub", "multiply": "mul", "divide": "div", "true_divide": "div",
              "maximum": "max", "minimum": "min", "bitwise_and": "and", "bitwise_or": "or", "bitwise_xor": "xor",
-             "left_shift": "shl", "right_shift": "shr"}.get(op.__name__)
+             "left_shift": "shl", "right_shift": "shr", "equal": "eq", "not_equal": "ne", "less": "lt",
+             "less_equal": "le", "greater": "gt", "greater_equal": "ge"}.get(op.__name__)
     if a is None:
         raise KernelError("%r is not an ALU operation (nl.add, nl.multiply, nl.maximum, ...)" % (op,))
     return a
@@ -40,15 +41,32 @@ def _alu(op):
 engine = type("engine", (), {"unknown": None, "tensor": "pe", "vector": "dve", "scalar": "act", "gpsimd": "pool"})
 # The engine an instruction runs on is the program's (by opcode): an `engine=` argument is accepted and not used.
 unknown_engine, tensor_engine, vector_engine, scalar_engine, gpsimd_engine = None, "pe", "dve", "act", "pool"
-# How an instruction's fused reduction treats the engine's accumulator: only a fresh reduction per instruction
-# (reset_reduce, the default) is in the program format.
+# How an instruction's fused reduction treats the engine's accumulator registers (one f32 per partition, per engine):
+# docs/nki.md "Accumulating reductions".
 reduce_cmd = type("reduce_cmd", (), {"idle": "idle", "reset": "reset", "reduce": "reduce",
                                      "reset_reduce": "reset_reduce", "load_reduce": "load_reduce"})
 
 
-def _fresh_reduction(cmd, loc):
-    if cmd not in (None, "reset_reduce"):
-        _t.unsupported("reduce_cmd=%s (a reduction accumulated across instructions)" % cmd, loc)
+def _per_reduce_cmd(cmd, call, dst, data, dtype, loc):
+    """reduce_cmd given as `x if i == 0 else y` (a trace.Choice): the instruction once per case, each in its `if`
+    blocks, into one destination; the commands that reset the accumulator are traced first."""
+    tr = _t.tracer()
+    out = dst if dst is not None else tr.temp(data.shape, _t._result_dtype(data, dtype=dtype), "sbuf", loc)
+    options = sorted(cmd.options, key=lambda o: _reduce_cmd(o[1], loc) in ("reduce", "idle"))
+    for case, c in options:
+        with tr._branch(case, loc):
+            call(c, out)
+    return out
+
+
+def _reduce_cmd(cmd, loc):
+    """The command's name (an nisa.reduce_cmd member, or an enum of NKI's own with such a name); None for none."""
+    if cmd is None:
+        return None
+    name = getattr(cmd, "name", cmd)
+    if name not in ("idle", "reset", "reduce", "reset_reduce", "load_reduce"):
+        raise KernelError("reduce_cmd %r is not an nisa.reduce_cmd" % (cmd,), loc)
+    return name
 
 
 def nc_matmul(stationary, moving, is_stationary_onezero=False, is_moving_onezero=False, is_transpose=False,
@@ -70,10 +88,19 @@ def activation(op, data, bias=None, scale=1.0, reduce_op=None, reduce_res=None, 
                dtype=None, dst=None, **kw):
     loc = _loc()
     _t.check_mask(mask, loc)
-    _fresh_reduction(reduce_cmd, loc)
+    if isinstance(reduce_cmd, _t.Choice):
+        return _per_reduce_cmd(reduce_cmd, lambda c, out: activation(
+            op, data, bias, scale, reduce_op, reduce_res, c, dtype=dtype, dst=out), dst, data, dtype, loc)
+    cmd = _reduce_cmd(reduce_cmd, loc)
     red = _alu(reduce_op) if reduce_op is not None else None
-    return _t.activation_fn(_func_name(op, "activation"), data, dtype, bias=bias, scale=scale, loc=loc, dst=dst,
-                            reduce_op=red, reduce_res=reduce_res)
+    func = _func_name(op, "activation")
+    if cmd is None:
+        return _t.activation_fn(func, data, dtype, bias=bias, scale=scale, loc=loc, dst=dst, reduce_op=red,
+                                reduce_res=reduce_res)
+    return _t.engine_reduction(
+        "act", cmd, lambda rop, rdst: _t.activation_fn(func, data, dtype, bias=bias, scale=scale, loc=loc, dst=dst,
+                                                       reduce_op=rop, reduce_res=rdst),
+        data, red, reduce_res, None, loc)
 
 
 def activation_reduce(op, data, reduce_op, reduce_res, bias=None, scale=1.0, mask=None, dtype=None, dst=None, **kw):
@@ -105,24 +132,41 @@ def tensor_scalar(data, op0, operand0, reverse0=False, op1=None, operand1=None, 
     return _t._made(out, tr.emit("ts", *parts, loc=loc))
 
 
-def tensor_scalar_reduce(data, op0, operand0, reduce_op, reduce_res, reverse0=False, dtype=None, mask=None,
-                         dst=None, reduce_cmd=None, **kw):
-    """`ts DST, data, operand0, op0, reduce=reduce_op -> reduce_res`."""
+def tensor_scalar_reduce(data, op0, operand0, reduce_op, reduce_res=None, reverse0=False, dtype=None, mask=None,
+                         dst=None, reduce_cmd=None, reduce_init=None, **kw):
+    """`ts DST, data, operand0, op0, reduce=reduce_op -> reduce_res`; with reduce_cmd, through the Vector Engine's
+    accumulator (trace.engine_reduction)."""
     loc = _loc()
     _t.check_mask(mask, loc)
-    _fresh_reduction(reduce_cmd, loc)
+    if isinstance(reduce_cmd, _t.Choice):
+        return _per_reduce_cmd(reduce_cmd, lambda c, out: tensor_scalar_reduce(
+            data, op0, operand0, reduce_op, reduce_res, reverse0, dtype=dtype, dst=out, reduce_cmd=c,
+            reduce_init=reduce_init), dst, data, dtype, loc)
+    cmd = _reduce_cmd(reduce_cmd, loc)
     tr = _t.tracer()
     _t._on_chip(data, "tensor_scalar_reduce", loc)
     a0 = _alu(op0)
     if reverse0 and a0 not in _t.COMMUTATIVE:
         _t.unsupported("tensor_scalar_reduce with reverse0=True for %s" % a0, loc)
-    if not isinstance(reduce_res, _t.View) or not _t._is_col(reduce_res) or \
-            _t._flat(reduce_res)[0] != _t._flat(data)[0]:
+    if reduce_res is not None and (not isinstance(reduce_res, _t.View) or not _t._is_col(reduce_res) or
+                                   _t._flat(reduce_res)[0] != _t._flat(data)[0]):
         raise KernelError("tensor_scalar_reduce's reduce_res is a [P, 1] tile of the data's partitions", loc)
+    if reduce_init is not None and cmd != "load_reduce":
+        raise KernelError("reduce_init is for reduce_cmd=load_reduce", loc)
+    red = _alu(reduce_op)
     out = dst if dst is not None else tr.temp(data.shape, _t._result_dtype(data, dtype=dtype), "sbuf", loc)
-    parts = [out, data, _t._scalar_operand(operand0, loc, data.dtype), a0,
-             ("reduce=%s -> " % _alu(reduce_op), reduce_res)]
-    return _t._made(out, tr.emit("ts", *parts, loc=loc))
+    operand = _t._scalar_operand(operand0, loc, data.dtype)
+
+    def compute(rop, rdst):
+        parts = [out, data, operand, a0]
+        if rop is not None:
+            parts.append(("reduce=%s -> " % rop, rdst))
+        return _t._made(out, tr.emit("ts", *parts, loc=loc))
+    if cmd is None:
+        if reduce_res is None:
+            raise KernelError("tensor_scalar_reduce needs reduce_res (or a reduce_cmd)", loc)
+        return compute(red, reduce_res)  # a fresh reduction
+    return _t.engine_reduction("dve", cmd, compute, data, red, reduce_res, reduce_init, loc)
 
 
 def tensor_reduce(op, data, axis, mask=None, dtype=None, negate=False, keepdims=False, dst=None, **kw):

@@ -14,7 +14,7 @@ def nc_transpose(dst, data, engine=None, **kw):
 
 
 def activation(dst, op, data, bias=None, scale=1.0, reduce_op=None, reduce_res=None, reduce_cmd=None, **kw):
-    return _i.activation(op, data, bias, scale, reduce_op, reduce_res, dst=dst)
+    return _i.activation(op, data, bias, scale, reduce_op, reduce_res, reduce_cmd=reduce_cmd, dst=dst)
 
 
 def activation_reduce(dst, op, data, reduce_op, reduce_res, bias=None, scale=1.0, **kw):
@@ -28,6 +28,12 @@ def tensor_tensor(dst, data1, data2, op, engine=None, **kw):
 def tensor_scalar(dst, data, op0, operand0, reverse0=False, op1=None, operand1=None, reverse1=False, engine=None,
                   **kw):
     return _i.tensor_scalar(data, op0, operand0, reverse0, op1, operand1, reverse1, dst=dst)
+
+
+def tensor_scalar_reduce(dst, data, op0, operand0, reduce_op, reduce_res=None, reverse0=False, reduce_cmd=None,
+                         reduce_init=None, **kw):
+    return _i.tensor_scalar_reduce(data, op0, operand0, reduce_op, reduce_res, reverse0, reduce_cmd=reduce_cmd,
+                                   reduce_init=reduce_init, dst=dst)
 
 
 def tensor_reduce(dst, op, data, axis, negate=False, keepdims=False, **kw):

@@ -560,19 +560,20 @@ class CommandLineTest(unittest.TestCase):
         self.assertTrue(lines <= calls)
 
     def test_refusals_are_located(self):
-        path = os.path.join(KERNELS, "errors.py")
-        with open(path) as f:
-            lines = f.read().splitlines()
-        marked = [i + 1 for i, line in enumerate(lines) if line.rstrip().endswith("# refused here") and
-                  not line.lstrip().startswith('"""')]
-        kernels = re.findall(r"^def (\w+)", "\n".join(lines), re.M)
-        self.assertEqual(len(marked), len(kernels))
-        for kernel, line in zip(kernels, marked):
-            p = subprocess.run([BIN, "nki", path, "--kernel", kernel, "--arg", "a=16x64:float32", "--arch", "tiny"],
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-            self.assertEqual(p.returncode, 2, kernel)
-            first = p.stderr.splitlines()[0]
-            self.assertTrue(first.startswith("%s:%d: " % (path, line)), (kernel, first))
+        for name in ("errors.py", "expression_errors.py"):
+            path = os.path.join(KERNELS, name)
+            with open(path) as f:
+                lines = f.read().splitlines()
+            marked = [i + 1 for i, line in enumerate(lines) if line.rstrip().endswith("# refused here") and
+                      not line.lstrip().startswith('"""')]
+            kernels = re.findall(r"^def (\w+)", "\n".join(lines), re.M)
+            self.assertEqual(len(marked), len(kernels), name)
+            for kernel, line in zip(kernels, marked):
+                p = subprocess.run([BIN, "nki", path, "--kernel", kernel, "--arg", "a=16x64:float32", "--arch",
+                                    "tiny"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                self.assertEqual(p.returncode, 2, kernel)
+                first = p.stderr.splitlines()[0]
+                self.assertTrue(first.startswith("%s:%d: " % (path, line)), (kernel, first))
 
     def test_simulate_locates_checker_findings(self):
         sys.path.insert(0, KERNELS)
@@ -584,10 +585,10 @@ class CommandLineTest(unittest.TestCase):
         self.assertIn("errors.py:%d: reads never-written element" % line, str(ctx.exception))
 
     def test_unsupported_names_the_construct(self):
-        p = subprocess.run([BIN, "nki", os.path.join(KERNELS, "errors.py"), "--kernel", "uses_where", "--arg",
+        p = subprocess.run([BIN, "nki", os.path.join(KERNELS, "errors.py"), "--kernel", "uses_tan", "--arg",
                             "a=16x64:float32", "--arch", "tiny"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                            text=True)
-        self.assertIn("unsupported: nl.where", p.stderr)
+        self.assertIn("unsupported: nl.tan", p.stderr)
 
 
 if __name__ == "__main__":
