@@ -194,7 +194,7 @@ TEST(LinearScan, WhereBestFitWouldSpillTheFirstFitScanPlacesEverything) {
 TEST(LinearScan, TheComparatorPutsTheFurthestEndFirstThenNameThenMembershipThenSize) {
   const std::string a = "a", b = "b";
   auto e = [](uint32_t end, const std::string* name, bool in, uint64_t size) {
-    return ActiveEntry{.end = end, .name = name, .in_instruction = in, .size = size};
+    return ActiveEntry{.tensor = kNone, .end = end, .name = name, .in_instruction = in, .size = size};
   };
   EXPECT_TRUE(liveSetComparator(e(9, &b, false, 1), e(3, &a, true, 1)));  // end descending beats the name
   EXPECT_TRUE(liveSetComparator(e(5, &a, false, 9), e(5, &b, true, 1)));  // then the name

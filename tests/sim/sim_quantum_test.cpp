@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,7 @@
 #include "ir/parse.h"
 #include "sim/simulate.h"
 #include "tests/common/files.h"
+#include "tests/common/sim_checks.h"
 
 namespace allocsim {
 namespace {

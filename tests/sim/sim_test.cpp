@@ -2,6 +2,7 @@
 // the scoreboard gives a run the interpreter disagrees with), independent work overlaps, stalls are named.
 #include <gtest/gtest.h>
 
+#include <optional>
 #include <string>
 
 #include "alloc/alloc_error.h"
