@@ -177,7 +177,7 @@ BENCHMARK(allocsim::BM_Interpreter)->Unit(benchmark::kMillisecond)->MeasureProce
 BENCHMARK(allocsim::BM_MillionInstructions)->Unit(benchmark::kMillisecond)->Iterations(1);
 
 int main(int argc, char** argv) {
-  // `sim_speed --profile full|bare|interp N`: N runs of one model and nothing else, for a profiler
+  // `sim_speed --profile full|timing|bare|interp N`: N runs of one model and nothing else, for a profiler
   // (valgrind --tool=cachegrind, perf): the difference between two N is the cost of the runs alone.
   if (argc == 2 && std::string(argv[1]) == "--print-generated") {
     std::fputs(allocsim::printProgram(allocsim::benchProgram(200)).c_str(), stdout);
@@ -190,6 +190,7 @@ int main(int argc, char** argv) {
     allocsim::sim::SimOptions o;
     o.record_reads = false;
     o.prevalidate = false;
+    o.timing_only = what == "timing";
     allocsim::sim::Trace trace;
     allocsim::sim::SimOptions traced;
     traced.trace = &trace;
@@ -199,7 +200,7 @@ int main(int argc, char** argv) {
     io.record_reads = false;
     uint64_t steps = 0;
     for (long i = 0; i < n; ++i) {
-      if (what == "full") steps += allocsim::sim::simulate(p, o).exec.steps;
+      if (what == "full" || what == "timing") steps += allocsim::sim::simulate(p, o).exec.steps;
       else if (what == "bare") steps += allocsim::bench::simulateBare(tracks);
       else steps += allocsim::interpret(p, io).steps;
     }

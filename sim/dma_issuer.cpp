@@ -1,6 +1,7 @@
 #include "sim/dma_issuer.h"
 
 #include "ir/plant.h"
+#include "sim/dma_queue.h"
 
 namespace allocsim::sim {
 
@@ -61,9 +62,13 @@ void DmaIssuer::serve() {
         s_.busy[e] = false;
         s_.ring_used[q % 256] = uint32_t(ring.size());
       }
-      Fifo& queue = rings_[q];
-      queue.slots.push_back(slot);
-      queue.pushed.notifyWaiters();
+      if (s_.no_value_waits) {
+        endTransfer(s_, q, slot);
+      } else {
+        Fifo& queue = rings_[q];
+        queue.slots.push_back(slot);
+        queue.pushed.notifyWaiters();
+      }
       s_.keepQuantum(clock);
     }
   } catch (const Aborted&) {

@@ -7,11 +7,24 @@ DmaQueue::DmaQueue(const std::string& name, Shared& shared, uint32_t queue, Fifo
   spawnUnit(name.c_str(), start, [this] { serve(); }, true);
 }
 
+void endTransfer(Shared& s, uint32_t q, uint32_t slot) {
+  Record& r = s.record(slot);
+  s.executeRecord(slot);
+  QueueStats& stats = s.result.stats.queues[q];
+  stats.bytes += r.bytes;
+  stats.descriptors += r.descriptors;
+  stats.busy_cycles += r.latency;
+  ++stats.transfers;
+  const uint64_t end = r.end_cycle;
+  s.slice(kFirstQueueTrack + q, end - r.latency, end, r.inst);
+  if (s.o->trace) s.ring_changes.push_back({end, q, -1});
+  s.finishRecord(slot);
+}
+
 void DmaQueue::serve() {
   const uint32_t q = queue_;
   if (q >= s_.p->arch.dma_queues) return;
   Fifo& ring = ring_;
-  QueueStats& stats = s_.result.stats.queues[q];
   try {
     for (;;) {
       const uint32_t slot = s_.nextSlot(ring, s_.dma_issue_done);
@@ -19,17 +32,10 @@ void DmaQueue::serve() {
       Record& r = s_.record(slot);
       s_.waitUntilDone(r.deps);
       if (s_.quantum == 0) s_.syncTo(r.end_cycle);
-      s_.executeRecord(slot);
-      stats.bytes += r.bytes;
-      stats.descriptors += r.descriptors;
-      stats.busy_cycles += r.latency;
-      ++stats.transfers;
       const uint64_t end = r.end_cycle;
-      s_.slice(kFirstQueueTrack + q, end - r.latency, end, r.inst);
       ring.slots.pop_front();
       if (s_.vcd) s_.ring_used[q % 256] = uint32_t(ring.slots.size());
-      if (s_.o->trace) s_.ring_changes.push_back({end, q, -1});
-      s_.finishRecord(slot);  // the record may be released at the next wait
+      endTransfer(s_, q, slot);  // the record may be released at the next wait
       s_.keepQuantum(end);
     }
   } catch (const Aborted&) {

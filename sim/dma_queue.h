@@ -12,6 +12,11 @@ namespace allocsim::sim {
 
 // Not an sc_module: SystemC makes no module once elaboration has ended, and a program's machine names its number
 // of queues when a job starts. Its thread is a dynamic process.
+// What a queue does at a transfer's end (the record in `slot`, on queue `q`): moves its bytes, counts it, traces it
+// and finishes its record. The queue calls it from its thread; when the data path is skipped
+// (Shared::no_value_waits), the issuer calls it when it issues the transfer.
+void endTransfer(Shared& s, uint32_t q, uint32_t slot);
+
 class DmaQueue {
  public:
   // Made while a job runs (the top makes as many as the program's machine has queues), so it serves that job at

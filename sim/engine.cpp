@@ -32,7 +32,7 @@ void Engine::serve() {
       if (r.known_waiting) r.known_ev.notify();
       // It reads and writes at once, once its producers have written and its sources' older readers have read
       // (this is the order of the values; their times are the cycles above).
-      s_.waitUntilDone(r.deps);
+      if (!s_.no_value_waits) s_.waitUntilDone(r.deps);
       if (s_.vcd) {
         s_.syncTo(start);
         s_.busy[e] = true;

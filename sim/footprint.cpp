@@ -39,6 +39,34 @@ Footprint viewFootprint(const MachineLayout& layout, const ResolvedView& v) {
   return f;
 }
 
+uint32_t tensorResource(const MachineLayout& layout, TensorId t) {
+  switch (layout.locate(t, 0, 0).region) {
+    case PhysRegion::Sbuf: return Footprint::kSbuf;
+    case PhysRegion::Psum: return Footprint::kPsum;
+    case PhysRegion::Dram: return Footprint::kDram;
+    case PhysRegion::OwnDram: break;
+  }
+  return Footprint::kOwnDram + t;
+}
+
+namespace {
+// (A view of an undeclared tensor marks nothing: resolving it fails.)
+void markWritten(const std::vector<Instruction>& body, const MachineLayout& layout, std::vector<bool>& written) {
+  for (const Instruction& inst : body) {
+    for (const AccessPattern* ap : {&inst.dst, &inst.reduce_dst})
+      if (Footprint::kOwnDram + uint64_t(ap->tensor) < written.size())
+        written[tensorResource(layout, ap->tensor)] = true;
+    markWritten(inst.body, layout, written);
+  }
+}
+}  // namespace
+
+std::vector<bool> writtenResources(const Program& p, const MachineLayout& layout) {
+  std::vector<bool> written(Footprint::kOwnDram + p.tensors.size(), false);
+  markWritten(p.body, layout, written);
+  return written;
+}
+
 Footprint registerFootprint(const MachineLayout& layout, RegId r) {
   Footprint f;
   f.resource = Footprint::kRegisters;

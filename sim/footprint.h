@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "ir/machine_layout.h"
 #include "ir/view.h"
@@ -31,6 +32,11 @@ struct Footprint {
 
 // The footprint of a resolved view of an allocated program (empty for an empty view).
 Footprint viewFootprint(const MachineLayout& layout, const ResolvedView& v);
+// The resource (Footprint::resource) that holds tensor `t`'s elements (SBUF, PSUM or DRAM tensor, not a register).
+uint32_t tensorResource(const MachineLayout& layout, TensorId t);
+// The resources the instructions of `p` write (by Footprint::resource; registers not included): those of every
+// tensor an instruction names as its destination or fused reduction's destination.
+std::vector<bool> writtenResources(const Program& p, const MachineLayout& layout);
 // The footprint of a register's lanes.
 Footprint registerFootprint(const MachineLayout& layout, RegId r);
 

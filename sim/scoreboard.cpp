@@ -40,6 +40,7 @@ void Scoreboard::reset(DropDependency drop) {
   resources_.clear();
   live_seq_.assign(live_seq_.size(), 0);
   lane_writer_.clear();
+  written_.clear();
   drop_ = drop;
 }
 
@@ -47,25 +48,29 @@ void Scoreboard::scan(List& list, const Resource* r, uint64_t bucket, uint64_t f
                       uint64_t seq, uint8_t in_order, DepKind kind, bool prune, std::vector<Dependence>& deps) {
   if (uint8_t(kind) + 1 == uint8_t(drop_)) return;  // DropDependency::RAW == DepKind::RAW + 1, ...
   // Overlap first: most entries are elsewhere, and the test needs only the entry itself. Entries of finished
-  // instructions are skipped here and swept out in access() (keepSwept).
+  // instructions are skipped here and swept out in access() (keepSwept). The list is only read until the first
+  // entry to drop, and compacted from there on.
   const uint64_t byte_lo = fp.byte_lo, byte_hi = fp.byte_hi;
   const uint32_t row_lo = fp.row_lo, row_hi = fp.row_hi;
-  Entry* kept = list.entries.data();
-  for (Entry *e = kept, *end = e + list.entries.size(); e != end; ++e) {
-    if (e->byte_lo >= byte_hi || byte_lo >= e->byte_hi || e->row_lo >= row_hi || row_lo >= e->row_hi) {
-      *kept++ = *e;
-      continue;
-    }
-    if (e->seq != seq && e->engine != in_order && live(*e) &&
-        (!r || std::max(r->bucketOf(e->byte_lo), first) == bucket))
-      deps.push_back({e->slot, e->seq, kind, e->inst, Dependence::kEndUnknown, false});
-    // Covered by a recorded write: off the board (see access()). Its copies in other buckets lie in fp's buckets
-    // too and go with them.
-    if (prune && e->seq != seq && byte_lo <= e->byte_lo && e->byte_hi <= byte_hi && row_lo <= e->row_lo &&
-        e->row_hi <= row_hi)
-      continue;
-    *kept++ = *e;
-  }
+  // Whether an overlapping entry is dropped: covered by a recorded write, it goes off the board (see access()). Its
+  // copies in other buckets lie in fp's buckets too and go with them.
+  auto visit = [&](const Entry& e) {
+    if (e.seq != seq && e.engine != in_order && live(e) && (!r || std::max(r->bucketOf(e.byte_lo), first) == bucket))
+      deps.push_back({e.slot, e.seq, kind, e.inst, Dependence::kEndUnknown, false});
+    return prune && e.seq != seq && byte_lo <= e.byte_lo && e.byte_hi <= byte_hi && row_lo <= e.row_lo &&
+           e.row_hi <= row_hi;
+  };
+  auto apart = [&](const Entry& e) {
+    return e.byte_lo >= byte_hi || byte_lo >= e.byte_hi || e.row_lo >= row_hi || row_lo >= e.row_hi;
+  };
+  Entry* e = list.entries.data();
+  Entry* const end = e + list.entries.size();
+  for (; e != end; ++e)
+    if (!apart(*e) && visit(*e)) break;
+  if (e == end) return;
+  Entry* kept = e;
+  for (++e; e != end; ++e)
+    if (apart(*e) || !visit(*e)) *kept++ = *e;
   list.entries.resize(size_t(kept - list.entries.data()));
 }
 
@@ -129,6 +134,7 @@ void Scoreboard::access(const Footprint& fp, bool write, uint32_t slot, uint64_t
                         bool record, std::vector<Dependence>& deps) {
   if (fp.empty()) return;
   if (fp.resource == Footprint::kRegisters) return accessRegisters(fp, write, slot, seq, inst, record, deps);
+  if (!write && fp.resource < written_.size() && !written_[fp.resource]) return;
   if (fp.resource >= resources_.size()) {
     const size_t from = resources_.size();
     resources_.resize(fp.resource + 1);

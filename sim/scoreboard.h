@@ -72,6 +72,10 @@ class Scoreboard {
       if (w.seq != 0 && live(w)) deps.push_back({w.slot, w.seq, kind, w.inst, Dependence::kEndUnknown, false});
     }
   }
+  // The resources (Footprint::resource) the job's program writes; a read of any other can wait for nothing (no
+  // write is ever entered there) and nothing waits for it (only writes wait for reads), so access() leaves it off
+  // the board: the input tensors a kernel streams from DRAM. Until set, every resource counts as written.
+  void setWritten(std::vector<bool> written) { written_ = std::move(written); }
   void retire(uint32_t slot);  // the instruction in `slot` ended: its accesses happened
   size_t size();               // live entries (drops finished ones first)
 
@@ -123,6 +127,7 @@ class Scoreboard {
   std::vector<Resource> resources_;  // by Footprint::resource
   std::vector<Entry> lane_writer_;    // by register lane: its youngest recorded writer (seq 0: none)
   std::vector<uint64_t> live_seq_;   // by pool slot: the dispatch number of the instruction holding entries, or 0
+  std::vector<bool> written_;        // by resource (setWritten)
   DropDependency drop_;
 };
 

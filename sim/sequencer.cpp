@@ -323,28 +323,32 @@ void Sequencer::resolveOperands(const Instruction& inst, Operands& out) {
   return;
 }
 
-void Sequencer::resolveWithRegisters(const Instruction& inst, Record& rec) {
+const Operands* Sequencer::resolveWithRegisters(const Instruction& inst, Record& rec) {
   const size_t n = rec.regs.size();
-  if (n > CachedOperands::kMaxRegs) return resolveOperands(inst, rec.own_operands);
+  if (n > CachedOperands::kMaxRegs) {
+    resolveOperands(inst, rec.own_operands);
+    return &rec.own_operands;
+  }
   uint64_t h = uint64_t(inst.id) * 0x9e3779b97f4a7c15ULL;
   for (const auto& [reg, v] : rec.regs) h = (h ^ v) * 0x100000001b3ULL;
   CachedOperands& c = operand_cache_[(h ^ (h >> 29)) & (kOperandCacheEntries - 1)];
   bool hit = c.inst == &inst && c.n == n;
   for (size_t i = 0; hit && i < n; ++i) hit = c.regs[i] == rec.regs[i].second;
-  if (hit) {
-    rec.own_operands.assign(c.operands);
-    return;
+  if (!hit) {
+    c.inst = nullptr;
+    resolveOperands(inst, c.operands);  // throws as before; nothing is cached then
+    c.inst = &inst;
+    c.n = uint32_t(n);
+    for (size_t i = 0; i < n; ++i) c.regs[i] = rec.regs[i].second;
   }
-  resolveOperands(inst, rec.own_operands);  // throws as before; nothing is cached then
-  c.inst = &inst;
-  c.n = uint32_t(n);
-  for (size_t i = 0; i < n; ++i) c.regs[i] = rec.regs[i].second;
-  c.operands.assign(rec.own_operands);
+  // An instruction whose data is skipped has its operands read by dispatch alone: the entry serves as it is.
+  if (s_.dataSkipped(inst)) return &c.operands;
+  rec.own_operands.assign(c.operands);
+  return &rec.own_operands;
 }
 
 void Sequencer::enterOperands(const Plan& plan, const Instruction& inst, uint32_t slot, Record& rec) {
-  if (!plan.static_operands) resolveWithRegisters(inst, rec);
-  rec.operands = plan.static_operands ? &plan.operands : &rec.own_operands;
+  rec.operands = plan.static_operands ? &plan.operands : resolveWithRegisters(inst, rec);
   const Operands& ops = *rec.operands;
   const bool starts_sum = holds(inst.start, rec.first, rec.last);
   for (uint32_t i = 0; i < ops.n; ++i) {
@@ -415,6 +419,7 @@ void Sequencer::dispatch(const Instruction& inst, const LoopPos* loop) {
   readRegistersAtDispatch(plan, inst, rec);
   enterOperands(plan, inst, slot, rec);
   enterPorts(inst, slot, rec);
+  if (s_.dataSkipped(inst)) rec.operands = nullptr;  // possibly the operand cache's entry, replaced by a later miss
   keepYoungestPerEngine(rec.deps);
   orderDependences(rec.deps);
   s_.noteProducers(rec.deps);

@@ -64,7 +64,9 @@ class Sequencer : public sc_core::sc_module {
   const Plan& planOf(const Instruction& inst);
   void readRegistersAtDispatch(const Plan& plan, const Instruction& inst, Record& rec);
   void resolveOperands(const Instruction& inst, Operands& out);
-  void resolveWithRegisters(const Instruction& inst, Record& rec);  // into rec.own_operands
+  // Through the operand cache: an entry of the cache when the instruction's data is skipped (Shared::dataSkipped),
+  // else rec.own_operands.
+  const Operands* resolveWithRegisters(const Instruction& inst, Record& rec);
   void enterOperands(const Plan& plan, const Instruction& inst, uint32_t slot, Record& rec);
   // Shared access ports (docs/simulator.md "Shared ports"): the dependence of a DVE, POOL or ACT instruction on the
   // youngest older instruction of the engine it shares an SBUF or PSUM port with, and that record as the youngest

@@ -138,13 +138,9 @@ bool Shared::releaseAll() {
   return free_.size() == records_.size();
 }
 
-// Whether an instruction's execution is skipped in a timing-only run: every one on a tensor engine or the DMA. The
-// SP's run, since addresses and loop bounds read the registers they write.
-static bool skipped(const Instruction& inst) { return engineOf(inst.op) != Engine::SP; }
-
 void Shared::startRecord(uint32_t slot) {
   Record& r = record(slot);
-  if (skip_data && skipped(*r.inst)) return r.writes.clear();
+  if (dataSkipped(*r.inst)) return r.writes.clear();
   snap->snapshot = &r.regs;
   uint64_t hash;
   if (r.streams_over_itself) {  // sim/stream.h: only here does streaming change the result
@@ -162,7 +158,7 @@ void Shared::startRecord(uint32_t slot) {
 void Shared::executeRecord(uint32_t slot) {
   Record& r = record(slot);
   r.writes.clear();
-  if (skip_data && skipped(*r.inst)) return;
+  if (dataSkipped(*r.inst)) return;
   snap->snapshot = &r.regs;
   const uint64_t hash = stepper->step(*r.inst, r.first, r.last, o->record_reads, &r.operands->views);
   snap->snapshot = nullptr;

@@ -165,6 +165,14 @@ class Shared {
   uint64_t last_cycle = 0;
   uint64_t quantum = 0;  // SimOptions::quantum; 0 with a VCD
   bool skip_data = false;  // timing only, and no register depends on tensor data (timingSkipsData)
+  // No data moves (skip_data), so nothing waits for a value: an instruction's producers need not have written
+  // before it runs, and a transfer is ended (counted, traced, its record finished) by the issuer when it issues it,
+  // its end being decided then, instead of by its queue's thread. Not with quantum 0, whose units wait out every
+  // instruction in model time.
+  bool no_value_waits = false;
+  // Whether an instruction's execution is skipped: with skip_data, every one on a tensor engine or the DMA. The SP's
+  // run, since addresses and loop bounds read the registers they write.
+  bool dataSkipped(const Instruction& inst) const { return skip_data && engineOf(inst.op) != Engine::SP; }
   bool dispatch_done = false, dma_issue_done = false, abort = false;
   std::exception_ptr error;
   SimResult result;

@@ -96,6 +96,7 @@ SimResult Top::run(const Program& p, const SimOptions& opts) {
   s.snap = std::make_unique<SnapshotStorage>(*s.phys);
   s.stepper = std::make_unique<InstructionStepper>(p, *s.snap, s.max_view_bytes);
   s.board.reset(opts.drop);
+  s.board.setWritten(writtenResources(p, *s.layout));
   s.fabric.clear();
   sequencer_->reset();
   s.result = SimResult{};
@@ -105,6 +106,7 @@ SimResult Top::run(const Program& p, const SimOptions& opts) {
   s.error = nullptr;
   s.quantum = s.vcd || opts.drop != DropDependency::None ? 0 : opts.quantum;
   s.skip_data = opts.timing_only && timingSkipsData(p);
+  s.no_value_waits = s.skip_data && s.quantum != 0;
   s.resetRecords();
   for (Fifo& f : engine_fifo_) f.slots.clear(), f.held.clear();
   for (Fifo& f : rings_) f.slots.clear();

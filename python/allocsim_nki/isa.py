@@ -31,7 +31,8 @@ def _alu(op):
         # numpy's ufuncs, which kernels pass as ops too (op0=np.multiply)
         a = {"add": "add", "subtract": "sub", "multiply": "mul", "divide": "div", "true_divide": "div",
              "maximum": "max", "minimum": "min", "bitwise_and": "and", "bitwise_or": "or", "bitwise_xor": "xor",
-             "left_shift": "shl", "right_shift": "shr"}.get(op.__name__)
+             "left_shift": "shl", "right_shift": "shr", "equal": "eq", "not_equal": "ne", "less": "lt",
+             "less_equal": "le", "greater": "gt", "greater_equal": "ge"}.get(op.__name__)
     if a is None:
         raise KernelError("%r is not an ALU operation (nl.add, nl.multiply, nl.maximum, ...)" % (op,))
     return a
@@ -44,6 +45,18 @@ unknown_engine, tensor_engine, vector_engine, scalar_engine, gpsimd_engine = Non
 # docs/nki.md "Accumulating reductions".
 reduce_cmd = type("reduce_cmd", (), {"idle": "idle", "reset": "reset", "reduce": "reduce",
                                      "reset_reduce": "reset_reduce", "load_reduce": "load_reduce"})
+
+
+def _per_reduce_cmd(cmd, call, dst, data, dtype, loc):
+    """reduce_cmd given as `x if i == 0 else y` (a trace.Choice): the instruction once per case, each in its `if`
+    blocks, into one destination; the commands that reset the accumulator are traced first."""
+    tr = _t.tracer()
+    out = dst if dst is not None else tr.temp(data.shape, _t._result_dtype(data, dtype=dtype), "sbuf", loc)
+    options = sorted(cmd.options, key=lambda o: _reduce_cmd(o[1], loc) in ("reduce", "idle"))
+    for case, c in options:
+        with tr._branch(case, loc):
+            call(c, out)
+    return out
 
 
 def _reduce_cmd(cmd, loc):
@@ -75,6 +88,9 @@ def activation(op, data, bias=None, scale=1.0, reduce_op=None, reduce_res=None, 
                dtype=None, dst=None, **kw):
     loc = _loc()
     _t.check_mask(mask, loc)
+    if isinstance(reduce_cmd, _t.Choice):
+        return _per_reduce_cmd(reduce_cmd, lambda c, out: activation(
+            op, data, bias, scale, reduce_op, reduce_res, c, dtype=dtype, dst=out), dst, data, dtype, loc)
     cmd = _reduce_cmd(reduce_cmd, loc)
     red = _alu(reduce_op) if reduce_op is not None else None
     func = _func_name(op, "activation")
@@ -122,6 +138,10 @@ def tensor_scalar_reduce(data, op0, operand0, reduce_op, reduce_res=None, revers
     accumulator (trace.engine_reduction)."""
     loc = _loc()
     _t.check_mask(mask, loc)
+    if isinstance(reduce_cmd, _t.Choice):
+        return _per_reduce_cmd(reduce_cmd, lambda c, out: tensor_scalar_reduce(
+            data, op0, operand0, reduce_op, reduce_res, reverse0, dtype=dtype, dst=out, reduce_cmd=c,
+            reduce_init=reduce_init), dst, data, dtype, loc)
     cmd = _reduce_cmd(reduce_cmd, loc)
     tr = _t.tracer()
     _t._on_chip(data, "tensor_scalar_reduce", loc)

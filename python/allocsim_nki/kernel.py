@@ -197,18 +197,48 @@ class _KernelSource(ast.NodeTransformer):
             return node
         return ast.copy_location(_hook("subscript", node.value, key), node)
 
+    def _lazy(self, node):
+        """Whether an operand can be wrapped in a lambda (it holds no assignment expression, yield or await)."""
+        return not any(isinstance(n, (ast.NamedExpr, ast.Yield, ast.YieldFrom, ast.Await)) for n in ast.walk(node))
+
+    def visit_BoolOp(self, node):
+        self.generic_visit(node)
+        if not all(self._lazy(v) for v in node.values):
+            return node
+        thunks = [ast.Lambda(args=ast.arguments(posonlyargs=[], args=[], vararg=None, kwonlyargs=[], kw_defaults=[],
+                                                kwarg=None, defaults=[]), body=v) for v in node.values]
+        return ast.copy_location(_hook("bool_and" if isinstance(node.op, ast.And) else "bool_or", *thunks), node)
+
+    def visit_UnaryOp(self, node):
+        self.generic_visit(node)
+        if not isinstance(node.op, ast.Not):
+            return node
+        return ast.copy_location(_hook("bool_not", node.operand), node)
+
+    def visit_IfExp(self, node):
+        self.generic_visit(node)
+        if not self._lazy(node.body) or not self._lazy(node.orelse):
+            return node
+        lam = lambda body: ast.Lambda(args=ast.arguments(posonlyargs=[], args=[], vararg=None,  # noqa: E731
+                                                         kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[]),
+                                      body=body)
+        return ast.copy_location(_hook("if_exp", node.test, lam(node.body), lam(node.orelse)), node)
+
     def visit_If(self, node):
         self.generic_visit(node)
         if _leaves_block(node.body) or _leaves_block(node.orelse):
             return node
         self.count += 1
         t, p = "__allocsim_test%d" % self.count, "__allocsim_pred%d" % self.count
+        c = "__allocsim_case%d" % self.count
         name = lambda n, ctx=ast.Load: ast.Name(id=n, ctx=ctx())  # noqa: E731
-        traced = [ast.With(items=[ast.withitem(context_expr=_hook("branch", name(p), ast.Constant(True)))],
-                           body=node.body)]
+
+        def per_case(taken, body):  # for c in branches(p, taken): with c: body
+            return ast.For(target=name(c, ast.Store), iter=_hook("branches", name(p), ast.Constant(taken)),
+                           body=[ast.With(items=[ast.withitem(context_expr=name(c))], body=body)], orelse=[])
+        traced = [per_case(True, node.body)]
         if node.orelse:
-            traced.append(ast.With(items=[ast.withitem(context_expr=_hook("branch", name(p), ast.Constant(False)))],
-                                   body=copy.deepcopy(node.orelse)))
+            traced.append(per_case(False, copy.deepcopy(node.orelse)))
         for n in _assigned_names(node.body + node.orelse):
             traced.append(ast.Assign(targets=[name(n, ast.Store)],
                                      value=_hook("poison", ast.Constant(n), ast.Constant(node.lineno + self.offset))))

@@ -322,19 +322,55 @@ for _n in ("sin", "cos", "arctan", "sign", "erf", "softplus", "mish", "gelu_appr
     globals()[_n] = _act(_n)
 
 for _n in ("tan", "ceil", "floor", "trunc", "gelu_apprx_sigmoid", "gelu_dx", "silu_dx", "erf_dx", "power", "fmod", "mod",
-           "abs_max", "abs_min", "invert", "logical_and", "logical_or", "logical_xor", "logical_not", "prod",
+           "abs_max", "abs_min", "invert", "prod",
            "var", "all", "softmax", "rms_norm", "dropout", "rand", "random_seed", "gather_flattened",
            "expand_dims", "device_print"):
     globals()[_n] = _unsupported_fn(_n)
 
 
 def _cmp(op):
-    def f(x=None, y=None, dtype=None, **kw):
-        _t.unsupported("nl.%s as an elementwise operation (it names a comparison in affine_select's cmp_op)" % op)
-    f._cmp = {"greater_equal": "ge", "greater": "gt", "equal": "eq", "not_equal": "ne", "less_equal": "le",
-              "less": "lt"}[op]
+    """An elementwise comparison (1 where it holds, 0 elsewhere, in the result's dtype); also a cmp_op of
+    affine_select."""
+    cmp = {"greater_equal": "ge", "greater": "gt", "equal": "eq", "not_equal": "ne", "less_equal": "le",
+           "less": "lt"}[op]
+
+    def f(x, y, dtype=None, mask=None, **kw):
+        loc = _loc()
+        _t.check_mask(mask, loc)
+        return _t.binary(cmp, x, y, dtype, loc)
+    f._cmp = f._alu = cmp
     f.__name__ = op
     return f
+
+
+def _truth(v, loc):
+    """1 where v is nonzero, 0 elsewhere (a tile), or Python's truth of a number as 1 / 0."""
+    if isinstance(v, _t.View):
+        return _t.binary("ne", v, 0.0 if v.dtype.is_float else 0, loc=loc)
+    return 1 if v else 0
+
+
+def _logical(name, combine):
+    """logical_and / or / xor of two tiles: each side's truth (`ne 0`), then mul / max / ne of the two."""
+    def f(x, y, dtype=None, mask=None, **kw):
+        loc = _loc()
+        _t.check_mask(mask, loc)
+        return _t.binary(combine, _truth(x, loc), _truth(y, loc), dtype, loc)
+    f.__name__ = name
+    return f
+
+
+logical_and = _logical("logical_and", "mul")
+logical_or = _logical("logical_or", "max")
+logical_xor = _logical("logical_xor", "ne")
+
+
+def logical_not(x, dtype=None, mask=None, **kw):
+    loc = _loc()
+    _t.check_mask(mask, loc)
+    if not isinstance(x, _t.View):
+        raise KernelError("nl.logical_not takes a tile", loc)
+    return _t.binary("eq", x, 0.0 if x.dtype.is_float else 0, dtype, loc)
 
 
 greater_equal = _cmp("greater_equal")
@@ -427,16 +463,41 @@ def no_reorder():
     return contextlib.nullcontext()
 
 
+def _where_values(cond, x, y, dtype, loc):
+    """nl.where on a tile of values (nonzero: take x): `keep` each side under the condition and its opposite, then
+    add: `x keep c` is x where c is nonzero and -0.0 (integers: 0) elsewhere, and x + -0.0 is x, so every value
+    comes through exactly. A number on either side is first a tile (memset)."""
+    if not _t.has_op("alu_keep"):
+        _t.unsupported("nl.where on a tile of values (the program format has no keep ALU operation yet)", loc)
+    tr = _t.tracer()
+    _t._on_chip(cond, "nl.where", loc)
+    out_dt = _t.as_dtype(dtype) if dtype is not None else _t._result_dtype(x, y) if isinstance(x, _t.View) or \
+        isinstance(y, _t.View) else cond.dtype
+    sides = []
+    for v, holds in ((x, "ne"), (y, "eq")):
+        if _t._is_number(v):
+            t = tr.temp(cond.shape, out_dt, "sbuf", loc)
+            tr.emit("memset", t, float(v) if out_dt.is_float else v, loc=loc)
+            v = t
+        if not isinstance(v, _t.View):
+            raise KernelError("nl.where takes tiles or numbers, not %r" % (v,), loc)
+        _t._same_shape(v, cond, "nl.where", loc)
+        m = _t.binary(holds, cond, 0.0 if cond.dtype.is_float else 0, dtype=v.dtype, loc=loc)
+        sides.append(_t.binary("keep", v, m, loc=loc, dst=m))
+    out = tr.temp(cond.shape, out_dt, "sbuf", loc)
+    return _t.binary("add", sides[0], sides[1], loc=loc, dst=out)
+
+
 def where(condition, x, y, dtype=None, mask=None, **kw):
     """nl.where on a comparison of tile indices (i_p >= i_f, with loop indices in the constant): affine_select.
     A tile and a number: one affine_select per comparison; two tiles: each selected against -0.0 (or 0), then
-    added, which gives every value exactly (x + -0.0 is x). A condition that is a tile of values is refused: the
-    program format compares indices, not values."""
+    added, which gives every value exactly (x + -0.0 is x). A condition that is a tile of values: _where_values."""
     loc = _loc()
     _t.check_mask(mask, loc)
+    if isinstance(condition, _t.View):
+        return _where_values(condition, x, y, dtype, loc)
     if not isinstance(condition, _t.Pred):
-        _t.unsupported("nl.where on a tile of values (the program format selects by a comparison of indices only: "
-                       "nl.where(i_p >= i_f, x, y) or affine_select)", loc)
+        raise KernelError("nl.where's condition is a tile or a comparison of indices, not %r" % (condition,), loc)
     tr = _t.tracer()
     xv, yv = isinstance(x, _t.View), isinstance(y, _t.View)
     parts = condition._list()

@@ -239,10 +239,17 @@ class Aff(_Comparisons):
         one = self._single()
         if one is not None and one[1] % o == 0:
             return Aff(0, {one[0]: one[1] // o})
-        if one is None or one[1] != 1 or (isinstance(one[0], DivMod) and one[0].mod):
-            unsupported("floor division of a loop index expression other than `i // D` or `i // D // D2`")
-        k = one[0]
-        return Aff(0, {DivMod(k.reg, k.div * o, 0) if isinstance(k, DivMod) else DivMod(k, o, 0): 1})
+        if one is not None and one[1] == 1 and not (isinstance(one[0], DivMod) and one[0].mod):
+            k = one[0]
+            return Aff(0, {DivMod(k.reg, k.div * o, 0) if isinstance(k, DivMod) else DivMod(k, o, 0): 1})
+        # sum(a*k) + c = o*sum(a*(k//o)) + sum(a*(k%o)) + c: the second part's quotient is piecewise
+        whole, rest = Aff(0), Aff(self.const)
+        for k, c in self.terms.items():
+            q, r = _split_term(k, o, "floor division")
+            whole = whole + q * c
+            rest = rest + r * c
+        out = whole + Piecewise.of(rest, o, quotient=True)
+        return out.simplify() if isinstance(out, Aff) else out
 
     def __mod__(self, o):
         self._divisor(o, "%")
@@ -268,8 +275,11 @@ class Aff(_Comparisons):
                     return Aff(0, {mod: 1})
                 if o == 2:
                     return Aff(1, {mod: -1})  # (i + 1) % 2 is 1 - i % 2
-        unsupported("% of a loop index expression other than `i % M`, `i // D % M`, `(i + c) % M` with c a multiple "
-                    "of M, or `(i + c) % 2`")
+        # (sum(a*k) + c) % M is (sum(a*(k%M)) + c) % M: piecewise over the quotient
+        rest = Aff(const)
+        for k, c in terms.items():
+            rest = rest + _split_term(k, o, "%")[1] * c
+        return Piecewise.of(rest, o, quotient=False)
 
     def __rfloordiv__(self, o):
         unsupported("a number divided by a loop index")
@@ -283,9 +293,9 @@ class Aff(_Comparisons):
                           "nl.ndarray((n, nl.par_dim(p), f), ...) with it, or use nl.static_range to unroll")
 
     def __bool__(self):
-        unsupported("Python control flow on a loop index here (`and`, `or`, `not`, `while`, a conditional "
-                    "expression, or an `if` outside the kernel function); the kernel's own `if` statements on loop "
-                    "indices become conditional blocks")
+        unsupported("Python control flow on a loop index here (a `while`, or an `if`, `and`, `or`, `not` or "
+                    "conditional expression in a helper function); those of the kernel function itself become "
+                    "conditional blocks, except `while`")
 
     def _cmp(self, o, op):
         return Pred(IExpr.of(self) - IExpr.of(o), op)
@@ -315,6 +325,89 @@ MAX_INDEX_TERMS = 4  # the format's register terms per index
 
 def aff_text(x, reg_order):
     return Aff.of(x).text(reg_order) if isinstance(x, Aff) else str(x)
+
+
+def _split_term(k, o, what):
+    """(k // o, k % o) of a register term k as index terms."""
+    if isinstance(k, Piecewise):
+        unsupported("%s of an index that is already piecewise (a // or % of a sum of loop indices)" % what)
+    if isinstance(k, DivMod):
+        if k.mod:
+            if k.mod % o:
+                unsupported("%s by %d of a loop index term %s" % (what, o, k.name))
+            return Aff(0, {DivMod(k.reg, k.div * o, k.mod // o): 1}), Aff(0, {DivMod(k.reg, k.div, o): 1})
+        return Aff(0, {DivMod(k.reg, k.div * o, 0): 1}), Aff(0, {DivMod(k.reg, k.div, o): 1})
+    return Aff(0, {DivMod(k, o, 0): 1}), Aff(0, {DivMod(k, 1, o): 1})
+
+
+class Piecewise:
+    """`s // M` or `s % M` of an index s (terms `i % M`, small values) that the format cannot write as one term:
+    `(i + 1) % 3`, `(i + j) % 2`, `(i + 1) // 3`. It is a register term of an index until an instruction or a
+    condition uses it; there each case `q*M <= s < (q+1)*M` becomes `if` blocks in which the term is q (a quotient)
+    or s - q*M (a remainder)."""
+
+    def __init__(self, s, m, quotient, cases):
+        self.s, self.m, self.quotient, self.cases = s, m, quotient, cases  # cases: [(preds, Aff or int)]
+        self.name = "(%s)%s%d" % (s.text([]) if isinstance(s, Aff) else s, "//" if quotient else "%", m)
+
+    @staticmethod
+    def of(s, m, quotient):
+        if not has_op("if"):
+            unsupported("%s of a sum of loop indices (the program format has no conditional block yet)"
+                        % ("//" if quotient else "%"))
+        lo, hi = s.values_range() if isinstance(s, Aff) else (s, s)
+        cases = []
+        for q in range(lo // m, hi // m + 1):
+            below = IExpr.of(s) - q * m        # s - q*M >= 0
+            above = IExpr.of(s) - (q + 1) * m  # s - (q+1)*M < 0
+            preds = [p for p in (Pred(below, "ge"), Pred(above, "lt")) if not p.always_true()]
+            value = q if quotient else (s - q * m)
+            value = value.simplify() if isinstance(value, Aff) else value
+            if _simplify([preds]):
+                cases.append((preds, value))
+        if len(cases) == 1:
+            return cases[0][1]
+        if len(cases) > MAX_CASES:
+            unsupported("a // or % of loop indices with more than %d cases" % MAX_CASES)
+        return Aff(0, {Piecewise(s, m, quotient, cases): 1})
+
+    def values_range(self):
+        lo, hi = self.s.values_range() if isinstance(self.s, Aff) else (self.s, self.s)
+        if self.quotient:
+            return lo // self.m, hi // self.m
+        regs = []
+        for k in self.s.terms:
+            if k.reg not in regs:
+                regs.append(k.reg)
+        ranges = [range(r.start, r.stop, r.step) for r in regs]
+        if _prod(len(x) for x in ranges) > 4096:
+            return 0, self.m - 1
+        import itertools
+        vals = [_aff_value(self.s, dict(zip(regs, v))) % self.m for v in itertools.product(*ranges)]
+        return min(vals), max(vals)
+
+
+def _piecewise_in(x, found):
+    """Collects the Piecewise terms of an index (an int, an Aff, an IExpr) into found."""
+    if isinstance(x, IExpr):
+        x = x.base
+    if isinstance(x, Aff):
+        for k in x.terms:
+            if isinstance(k, Piecewise) and k not in found:
+                found.append(k)
+    return found
+
+
+def _substitute(x, pw, value):
+    """x with the term pw replaced by value (an int or an Aff)."""
+    if isinstance(x, IExpr):
+        return IExpr(_substitute(x.base, pw, value), x.terms, x.shape)
+    if not isinstance(x, Aff) or pw not in x.terms:
+        return x
+    terms = dict(x.terms)
+    c = terms.pop(pw)
+    out = Aff(x.const, terms) + Aff.of(value) * c
+    return out.simplify() if isinstance(out, Aff) else out
 
 
 class DivMod:
@@ -475,7 +568,9 @@ class Pred:
             return True
         if self.always_false():
             return False
-        unsupported("Python control flow on a comparison of indices outside the kernel function (a helper's `if`)")
+        unsupported("Python control flow on a comparison of loop indices here (a `while`, or an `if`, `and`, `or`, "
+                    "`not` or conditional expression in a helper function); those of the kernel function itself "
+                    "become conditional blocks, except `while`")
 
     def always_false(self):
         return any(p._never() for p in self._list())
@@ -887,10 +982,18 @@ class View:
     def __rshift__(self, o):
         return binary("shr", self, o)
 
-    def _cmp_unsupported(self, o):
-        unsupported("an elementwise comparison of tiles (the program format has no compare instruction)")
+    # elementwise comparisons (1 where they hold, 0 elsewhere); `==` and `!=` keep Python's identity: nl.equal
+    def __lt__(self, o):
+        return binary("lt", self, o)
 
-    __lt__ = __le__ = __gt__ = __ge__ = _cmp_unsupported
+    def __le__(self, o):
+        return binary("le", self, o)
+
+    def __gt__(self, o):
+        return binary("gt", self, o)
+
+    def __ge__(self, o):
+        return binary("ge", self, o)
 
     def __pow__(self, o):
         unsupported("** on a tile")
@@ -1217,23 +1320,9 @@ class Tracer:
 
     # -- conditional blocks --
 
-    def branch(self, pred, taken=True, loc=None):
-        """A context in which traced instructions go into `if` blocks: where `pred` (a comparison of loop indices, or
-        a conjunction of them) holds, or, with taken=False, where it does not."""
-        loc = loc or user_location()
-        if not has_op("if"):
-            unsupported("Python control flow on a loop index (the program format has no conditional block yet)", loc)
-        parts = pred._list()
-        for p in parts:
-            if p.expr.terms:
-                unsupported("an `if` on an nl.arange index (use a mask or affine_select)", loc)
-        if not taken:
-            if len(parts) != 1:
-                unsupported("an `else` of a conjunction of conditions (write the cases as separate `if`s)", loc)
-            parts = [Pred(parts[0].expr, _CMP_NOT[parts[0].op])]
-        return self._branch(parts, loc)
-
     def _branch(self, parts, loc):
+        """A context in which traced instructions go into nested `if` blocks, one per comparison of loop indices in
+        parts (a conjunction: trace.condition_cases)."""
         import contextlib
 
         @contextlib.contextmanager
@@ -1246,12 +1335,39 @@ class Tracer:
             try:
                 yield
             finally:
+                if parts and not self.body and outer and isinstance(outer[-1], IfBlock):
+                    outer.pop()  # nothing was traced inside: no blocks
                 self.body = outer
         return ctx()
 
     # -- instructions --
 
     def emit(self, op, *parts, loc=None):
+        pws = []
+        for p in parts:
+            v = p[1] if isinstance(p, tuple) else p
+            if isinstance(v, View):
+                _piecewise_in(v.base_p, pws)
+                _piecewise_in(v._base_f, pws)
+            else:
+                _piecewise_in(v, pws)
+        if pws:  # an index term `(i + 1) % 3`: the instruction once per case, in `if` blocks
+            pw, last = pws[0], None
+            for preds, value in pw.cases:
+                sub = []
+                for p in parts:
+                    v = p[1] if isinstance(p, tuple) else p
+                    if isinstance(v, View):
+                        w = View(v._tensor, _substitute(v.base_p, pw, value), _substitute(v._base_f, pw, value),
+                                 v.axes)
+                        w.oob = v.oob
+                        v = w
+                    else:
+                        v = _substitute(v, pw, value)
+                    sub.append((p[0], v) if isinstance(p, tuple) else v)
+                with self._branch(preds, loc or user_location()):
+                    last = self.emit(op, *sub, loc=loc)
+            return last
         ins = Instr(op, parts, loc or user_location(), self.loops)
         for p in parts:
             v = p[1] if isinstance(p, tuple) else p
@@ -1337,7 +1453,7 @@ class Tracer:
             (d, c), = e.terms.items()
             base = Aff.of(e.base)
             for k in base.terms:
-                if isinstance(k, DivMod):
+                if isinstance(k, (DivMod, Piecewise)):
                     unsupported("a mask bound with // or % of a loop index", loc)
                 regs.add(k)
             if len(base.terms) > 1:
@@ -1554,6 +1670,9 @@ class Tracer:
         self.touch(stat, False)
         self.touch(mov, False)
         t = dst.tensor
+        for v in (dst, stat, mov):
+            if _piecewise_in(v.base_p, []) or _piecewise_in(v._base_f, []):
+                unsupported("a matmul operand indexed by a // or % of a sum of loop indices", loc)
         _check_in_range((dst, stat, mov), loc)
         ins = Instr("matmul", [dst, stat, mov], loc, self.loops)
         key = (aff_text(dst.base_p, self.regs), aff_text(dst.base_f, self.regs), dst.shape)
@@ -1617,6 +1736,8 @@ class Tracer:
                     ok = False  # the producer also reads the value (reduce then negate in place): it stays
             if ok and not _expressible(dst):
                 ok = False  # written through a copy that loops over a free axis (Tracer._split_axis)
+            if ok and (_piecewise_in(dst.base_p, []) or _piecewise_in(dst._base_f, [])):
+                ok = False  # a piecewise index: the copy is written once per piece (Tracer.emit)
             if ok:
                 prod.parts[0] = dst
                 src_t.dead = True
@@ -1826,6 +1947,9 @@ class Tracer:
                 continue
             for b in (v.base_p, v.base_f):
                 for k in (Aff.of(b).terms if isinstance(b, Aff) else ()):
+                    if isinstance(k, Piecewise):
+                        unsupported("an index %s (a // or %% of a sum of loop indices) in this instruction" % k.name,
+                                    ins.loc)
                     r = k.reg if isinstance(k, DivMod) else k
                     if r not in inside:
                         raise KernelError("tile '%s' is one tile per iteration of loop '%s' (line %d); here it is "
@@ -2040,7 +2164,9 @@ def _same_shape(a, b, what, loc):
 
 # ---- operations -----------------------------------------------------------------------------------------------
 
-COMMUTATIVE = {"add", "mul", "max", "min", "and", "or", "xor"}
+COMMUTATIVE = {"add", "mul", "max", "min", "and", "or", "xor", "eq", "ne"}
+COMPARISONS = {"eq", "ne", "lt", "le", "gt", "ge"}
+_CMP_SWAP = {"lt": "gt", "le": "ge", "gt": "lt", "ge": "le"}  # s < x is x > s
 
 
 def _result_dtype(*xs, dtype=None):
@@ -2080,9 +2206,21 @@ def binary(op, x, y, dtype=None, loc=None, dst=None):
     """x op y elementwise: tt for two tiles, ts for a tile and a number or a [P, 1] tile."""
     tr = tracer()
     loc = loc or user_location()
+    if isinstance(x, Choice) or isinstance(y, Choice):
+        # an operand `a if i == 0 else b`: the operation once per case, each in its `if` blocks, into one tile
+        full = x if isinstance(x, View) else y
+        if not isinstance(full, View):
+            raise KernelError("%s needs a tile on one side" % op, loc)
+        out = dst if dst is not None else tr.temp(full.shape, _result_dtype(x, y, dtype=dtype), "sbuf", loc)
+        for case, (vx, vy) in each_choice([x, y], loc):
+            with tr._branch(case, loc):
+                binary(op, vx, vy, dtype, loc, dst=out)
+        return out
     xv, yv = isinstance(x, View), isinstance(y, View)
     if not xv and not yv:
         raise KernelError("%s of two numbers is Python's, not a tile operation" % op, loc)
+    if op in COMPARISONS and not has_op("alu_compare"):
+        unsupported("an elementwise comparison (the program format has no comparison ALU operation yet)", loc)
     if xv:
         _on_chip(x, "nl." + op, loc)
     if yv:
@@ -2111,6 +2249,8 @@ def binary(op, x, y, dtype=None, loc=None, dst=None):
     other = _scalar_operand(other, loc, full.dtype)
     if not full.dtype.is_float and _is_number(other) and isinstance(other, float):
         unsupported("a float operand with an integer tile", loc)
+    if reverse and op in _CMP_SWAP:
+        op = _CMP_SWAP[op]
     if reverse and op not in COMMUTATIVE:
         if op == "sub":
             # s - x = (x * -1) + s: exact (negation is exact, then one rounded add)
@@ -2171,6 +2311,8 @@ _PROBES = {
     "bn_aggr": "bn_aggr m, s",
     "index_divmod": "loop i = 0, 2, 1 {\n  memset a[:, i%2*2:2], 0.0\n}",
     "if": "loop i = 0, 2, 1 {\n  if i == 0 {\n    memset a, 0.0\n  }\n}",
+    "alu_compare": "tt m, m, m, gt",
+    "alu_keep": "tt m, m, m, keep",
 }
 _ACT_PROBED = ("log", "sin", "cos", "erf", "softplus", "gelu_apprx_tanh", "sign", "arctan", "mish")
 _FEATURES = None
@@ -2589,7 +2731,23 @@ def subscript(obj, key):
     return obj[key]
 
 
-class Poisoned:
+class _Refusing:
+    """A value the kernel may hold but not use: every use calls _refuse (which raises the refusal)."""
+
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        self._refuse()
+
+    def _use(self, *a, **k):
+        self._refuse()
+
+    __bool__ = __index__ = __int__ = __float__ = __iter__ = __len__ = __getitem__ = __call__ = _use
+    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = __truediv__ = __rtruediv__ = _use
+    __floordiv__ = __mod__ = __neg__ = __lt__ = __le__ = __gt__ = __ge__ = __iadd__ = _use
+
+
+class Poisoned(_Refusing):
     """A name the kernel assigned inside an `if` on a loop index: both branches were traced, so after the block the
     name has no single value."""
 
@@ -2603,33 +2761,296 @@ class Poisoned:
     def __repr__(self):
         return "'%s' (assigned inside the `if` on a loop index at line %d)" % (self._name, self._line)
 
-    def __getattr__(self, name):
-        if name.startswith("__"):
-            raise AttributeError(name)
-        self._refuse()
 
-    __bool__ = __index__ = __int__ = __float__ = __iter__ = __len__ = __getitem__ = __call__ = _refuse
-    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = __truediv__ = __rtruediv__ = _refuse
-    __floordiv__ = __mod__ = __neg__ = __lt__ = __le__ = __gt__ = __ge__ = __iadd__ = _refuse
+# ---- Python's boolean operators and conditional expressions on loop indices ----------------------------------
+
+MAX_CASES = 64  # disjoint conjunctions one condition may become
+
+
+class AnyOf:
+    """A condition on loop indices that holds where one of its cases does: each case a list of comparisons that all
+    hold (`i == 0 or j > 2`, `not (i == 0 and j == 0)`). An `if` on it traces its body once per case, the cases made
+    disjoint first."""
+
+    def __init__(self, cases):
+        self.cases = cases
+
+    def __bool__(self):
+        unsupported("Python control flow on a condition of loop indices here (a `while`, or an `if`, `and`, `or`, "
+                    "`not` or conditional expression in a helper function); those of the kernel function itself "
+                    "become conditional blocks, except `while`")
+
+    def __and__(self, o):
+        return _cond([a + b for a in _dnf(self) for b in _dnf(o)])
+
+    __rand__ = __and__
+
+
+def _pred_key(p):
+    base = Aff.of(p.expr.base)
+    return (base.const, frozenset(base.terms.items()), frozenset(p.expr.terms.items()))
+
+
+def _aff_value(a, env):
+    a = Aff.of(a)
+    v = a.const
+    for k, c in a.terms.items():
+        x = env[k.reg if isinstance(k, DivMod) else k]
+        if isinstance(k, DivMod):
+            x = x // k.div % k.mod if k.mod else x // k.div
+        v += c * x
+    return v
+
+
+def _possible(case, implied=None):
+    """Whether the comparisons of a case can all hold (with `implied`: whether they cannot hold without it): by
+    trying every value of their loop registers when there are at most 4096 combinations, else True (False)."""
+    if implied is not None:
+        return not _possible(case + [Pred(implied.expr, _CMP_NOT[implied.op])])
+    regs = []
+    for p in case:
+        if p.expr.terms:
+            return True
+        for k in Aff.of(p.expr.base).terms:
+            if isinstance(k, Piecewise):
+                return True
+            r = k.reg if isinstance(k, DivMod) else k
+            if r not in regs:
+                regs.append(r)
+    ranges = [range(r.start, r.stop, r.step) for r in regs]
+    if _prod(len(x) for x in ranges) > 4096:
+        return True
+    import itertools
+    for vals in itertools.product(*ranges):
+        env = dict(zip(regs, vals))
+        if all(_holds(_aff_value(p.expr.base, env), p.op) for p in case):
+            return True
+    return False
+
+
+def _simplify(cases):
+    """Cases without repeated comparisons, and without those that cannot hold."""
+    out = []
+    for case in cases:
+        seen, kept = set(), []
+        for p in case:
+            key = (_pred_key(p), p.op)
+            if key not in seen:
+                seen.add(key)
+                kept.append(p)
+        if any(p._never() for p in kept) or not _possible(kept):
+            continue
+        for p in list(kept):  # drop a comparison the others imply (`i != 0 and i == 3` is `i == 3`)
+            rest = [q for q in kept if q is not p]
+            if rest and _possible(rest, implied=p):
+                kept = rest
+        out.append(kept)
+    return out
+
+
+def _is_cond(v):
+    """Whether v is a condition on loop indices that is not the same for every iteration."""
+    if isinstance(v, Aff):
+        v = v != 0
+    if isinstance(v, Pred):
+        return not v.always_true() and not v.always_false()
+    return isinstance(v, AnyOf)
+
+
+def _dnf(v):
+    """v (a Pred, a conjunction, an AnyOf or an Aff) as a list of cases, each a list of single comparisons; cases
+    that can never hold are left out."""
+    if isinstance(v, Aff):
+        v = v != 0
+    cases = v.cases if isinstance(v, AnyOf) else [v._list()]
+    out = []
+    for case in cases:  # a comparison of a piecewise index: one case per piece
+        pending = [case]
+        while pending:
+            c = pending.pop()
+            pws = []
+            for p in c:
+                _piecewise_in(p.expr, pws)
+            if not pws:
+                out.append(c)
+                continue
+            pw = pws[0]
+            for preds, value in pw.cases:
+                pending.append(preds + [Pred(_substitute(p.expr, pw, value), p.op) for p in c])
+    return _simplify(out)
+
+
+def _cond(cases):
+    if len(cases) > MAX_CASES:
+        unsupported("a condition of loop indices with more than %d cases" % MAX_CASES)
+    cases = _simplify(cases)
+    if len(cases) == 1:
+        return Pred(None, "and", cases[0]) if len(cases[0]) > 1 else cases[0][0]
+    return AnyOf(cases)
+
+
+def _negate(cases):
+    """not (C1 or C2 ...) = (not C1) and (not C2) ..., each `not C` the disjoint cases `not a`, `a and not b`, ..."""
+    out = [[]]
+    for case in cases:
+        neg = [case[:k] + [Pred(p.expr, _CMP_NOT[p.op])] for k, p in enumerate(case)]
+        out = _simplify([a + b for a in out for b in neg])
+        if len(out) > MAX_CASES:
+            unsupported("a condition of loop indices with more than %d cases" % MAX_CASES)
+    return out
+
+
+def condition_cases(cond, taken=True):
+    """Disjoint conjunctions whose union is where cond holds (taken) or where it does not."""
+    cases = _dnf(cond)
+    if not taken:
+        return _negate(cases)
+    out, before = [], []
+    for case in cases:  # C1, (not C1) and C2, ...
+        out += _simplify([prefix + case for prefix in (_negate(before) if before else [[]])])
+        before.append(case)
+        if len(out) > MAX_CASES:
+            unsupported("a condition of loop indices with more than %d cases" % MAX_CASES)
+    return out
+
+
+def block_cases(cond, taken, loc):
+    """condition_cases of a condition that `if` blocks test: comparisons of loop indices only."""
+    if not has_op("if"):
+        unsupported("Python control flow on a loop index (the program format has no conditional block yet)", loc)
+    cases = condition_cases(cond, taken)
+    for case in cases:
+        for p in case:
+            if p.expr.terms:
+                unsupported("Python control flow on an nl.arange index (use a mask, affine_select or nl.where)", loc)
+    return cases
+
+
+def bool_and(*thunks):
+    """`a and b and ...` in the kernel: Python's where every operand is an ordinary value; a comparison of loop
+    indices among them makes the conjunction a condition (the operands after it are evaluated too)."""
+    cond, value = None, True
+    for th in thunks:
+        v = th()
+        if _is_cond(v):
+            cond = v if cond is None else _cond([a + b for a in _dnf(cond) for b in _dnf(v)])
+            continue
+        if isinstance(v, Pred):
+            v = v.always_true()
+        if not v:
+            return False if cond is not None else v
+        value = v
+    return cond if cond is not None else value
+
+
+def bool_or(*thunks):
+    """`a or b or ...` in the kernel: Python's where every operand is an ordinary value; comparisons of loop indices
+    among them make a condition that holds where one of them does."""
+    cases, value = None, False
+    for th in thunks:
+        v = th()
+        if _is_cond(v):
+            cases = (cases or []) + _dnf(v)
+            continue
+        if isinstance(v, Pred):
+            v = v.always_true()
+        if v:
+            return True if cases is not None else v
+        value = v
+    return _cond(cases) if cases is not None else value
+
+
+def bool_not(v):
+    if _is_cond(v):
+        return _cond(_negate(_dnf(v)))
+    if isinstance(v, Pred):
+        return not v.always_true()
+    return not v
+
+
+class Choice(_Refusing):
+    """The value of `x if c else y` with c a condition on loop indices and x, y not tiles: where it is used, the
+    instruction is written once per case in `if` blocks (a reduce_cmd, an operand of an elementwise operation)."""
+
+    def __init__(self, options, loc):
+        self.options, self.loc = options, loc  # [(case, value)]
+
+    def _refuse(self, *a, **k):
+        unsupported("a conditional expression on loop indices (line %d) whose values are not tiles, used here "
+                    "(tiles, reduce_cmd and the operands of elementwise operations can be)" % self.loc[1])
+
+
+def each_choice(values, loc):
+    """For arguments that may be Choices: [(case or None, values with each Choice resolved)] — the cases of every
+    Choice combined; one entry with case None when there is none."""
+    out = [([], list(values))]
+    for k, v in enumerate(values):
+        if isinstance(v, Choice):
+            out = [(c + case, vals[:k] + [val] + vals[k + 1:]) for c, vals in out for case, val in v.options
+                   if _simplify([c + case])]
+    if len(out) > MAX_CASES:
+        unsupported("conditional expressions on loop indices with more than %d cases together" % MAX_CASES, loc)
+    return out
+
+
+def if_exp(test, then, orelse):
+    """`x if test else y` in the kernel: Python's unless test is a condition on loop indices. Then each side is
+    evaluated inside `if` blocks where it applies: tiles are copied into one tile that is the expression's value;
+    other values make a Choice."""
+    if not _is_cond(test):
+        return then() if test else orelse()
+    tr = tracer()
+    loc = user_location()
+    options, out, pending = [], None, []
+    for taken, th in ((True, then), (False, orelse)):
+        for case in block_cases(test, taken, loc):
+            with tr._branch(case, loc):
+                v = th()
+                options.append((case, v))
+                if isinstance(v, View):
+                    if out is None:
+                        out = tr.temp(v.shape, v.dtype, "sbuf", loc)
+                    elif _flat(v) != _flat(out):
+                        raise KernelError("the two values of a conditional expression on loop indices are tiles of "
+                                          "shapes %s and %s" % (out.shape, v.shape), loc)
+                    tr.assign(out, v, loc)
+                elif out is not None and _is_number(v):
+                    tr.assign(out, v, loc)
+                else:
+                    pending.append((case, v))
+    if out is None:
+        return Choice(options, loc)
+    for case, v in pending:  # numbers traced before the first tile
+        if not _is_number(v):
+            unsupported("a conditional expression on loop indices with a tile on one side and %r on the other"
+                        % (v,), loc)
+        with tr._branch(case, loc):
+            tr.assign(out, v, loc)
+    return out
 
 
 class Hooks:
-    """What the recompiled kernel function calls (kernel.traced_function): subscripts and `if` statements."""
+    """What the recompiled kernel function calls (kernel.traced_function): subscripts, `if` statements, `and`, `or`,
+    `not` and conditional expressions."""
 
     subscript = staticmethod(subscript)
+    bool_and = staticmethod(bool_and)
+    bool_or = staticmethod(bool_or)
+    bool_not = staticmethod(bool_not)
+    if_exp = staticmethod(if_exp)
 
     @staticmethod
     def traced_if(test):
-        """The predicate of an `if` on loop indices that the trace keeps as a conditional block, else None (Python
+        """The condition of an `if` on loop indices that the trace keeps as conditional blocks, else None (Python
         decides the `if`: an ordinary value, or a comparison known for every iteration)."""
-        if isinstance(test, Aff):
-            test = test != 0
-        if isinstance(test, Pred) and not test.always_true() and not test.always_false():
-            return test
-        return None
+        return test if _is_cond(test) else None
 
     @staticmethod
-    def branch(pred, taken):
-        return tracer().branch(pred, taken)
+    def branches(cond, taken):
+        """One context per disjoint case of cond (taken) or of its negation: the body is traced in each."""
+        tr = tracer()
+        loc = user_location()
+        for case in block_cases(cond, taken, loc):
+            yield tr._branch(case, loc)
 
     poison = Poisoned

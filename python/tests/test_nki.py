@@ -585,10 +585,10 @@ class CommandLineTest(unittest.TestCase):
         self.assertIn("errors.py:%d: reads never-written element" % line, str(ctx.exception))
 
     def test_unsupported_names_the_construct(self):
-        p = subprocess.run([BIN, "nki", os.path.join(KERNELS, "errors.py"), "--kernel", "uses_where", "--arg",
+        p = subprocess.run([BIN, "nki", os.path.join(KERNELS, "errors.py"), "--kernel", "uses_tan", "--arg",
                             "a=16x64:float32", "--arch", "tiny"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                            text=True)
-        self.assertIn("unsupported: nl.where", p.stderr)
+        self.assertIn("unsupported: nl.tan", p.stderr)
 
 
 if __name__ == "__main__":

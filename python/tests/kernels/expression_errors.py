@@ -23,3 +23,24 @@ def loop_reduce_not_assigned_to_a_tile(a):
         acc = nl.loop_reduce(t, op=nl.add, loop_indices=[i])  # refused here
         nl.store(out, value=acc)
     return out
+
+
+@nki.jit
+def while_on_loop_index(a):
+    out = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
+    for i in nl.affine_range(2):
+        t = nl.load(a[i * 8:(i + 1) * 8, :])
+        while i < 1:  # refused here
+            t = nl.exp(t)
+        nl.store(out[i * 8:(i + 1) * 8, :], value=t)
+    return out
+
+
+@nki.jit
+def conditional_number_as_index(a):
+    out = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
+    for i in nl.affine_range(2):
+        k = 0 if i == 0 else 1
+        t = nl.load(a[k * 8:(k + 1) * 8, :])  # refused here
+        nl.store(out[i * 8:(i + 1) * 8, :], value=t)
+    return out

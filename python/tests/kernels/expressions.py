@@ -78,3 +78,113 @@ def running_max_from_init(a, init):
     nl.store(out[:, 0:1], value=m)
     nl.store(out[:, 1:2], value=m2)
     return out
+
+
+@nki.jit
+def boolean_conditions(a):
+    """Row tiles (i, j) of a 4x2 grid of tiles: `or` adds 1 to the corner tiles, `not (... and ...)` doubles every
+    tile but (1, 0), and a conditional expression scales by 3 on even rows of tiles and by 0.5 on odd ones."""
+    P = nl.tile_size.pmax
+    F = a.shape[1] // 2
+    out = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
+    for i in nl.affine_range(4):
+        for j in nl.affine_range(2):
+            t = nl.load(a[i * P:(i + 1) * P, j * F:(j + 1) * F])
+            u = nl.ndarray(t.shape, dtype=t.dtype, buffer=nl.sbuf)
+            u[...] = nl.multiply(t, 3.0 if i % 2 == 0 else 0.5)
+            if (i == 0 or i == 3) and j == 1:
+                u[...] = nl.add(u, 1.0)
+            if not (i == 1 and j == 0):
+                u[...] = nl.multiply(u, 2.0)
+            else:
+                u[...] = nl.subtract(u, 1.0)
+            nl.store(out[i * P:(i + 1) * P, j * F:(j + 1) * F], value=u)
+    return out
+
+
+@nki.jit
+def conditional_tiles(a):
+    """Per row tile: exp of the tile on the first two tiles and zeros on the others (a tile or a number), plus the
+    tile itself or its square (two tiles)."""
+    P = nl.tile_size.pmax
+    out = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
+    for i in nl.affine_range(a.shape[0] // P):
+        t = nl.load(a[i * P:(i + 1) * P, :])
+        e = nl.exp(t) if i < 2 else 0.0
+        s = t if i % 2 == 0 else nl.multiply(t, t)
+        nl.store(out[i * P:(i + 1) * P, :], value=nl.add(e, s))
+    return out
+
+
+@nki.jit
+def reduce_cmd_by_iteration(a):
+    """Row sums of a over its column tiles, the accumulator reset on the first tile and accumulated on the others by
+    a reduce_cmd chosen with a conditional expression, read out on the last."""
+    P, F = nl.tile_size.pmax, 16
+    n = a.shape[1] // F
+    res = nl.ndarray((P, 1), dtype=nl.float32, buffer=nl.sbuf)
+    for c in nl.affine_range(n):
+        t = nl.load(a[0:P, c * F:(c + 1) * F])
+        nisa.activation(op=nl.copy, data=t, reduce_op=nl.add, reduce_res=res,
+                        reduce_cmd=nisa.reduce_cmd.reduce if c > 0 else nisa.reduce_cmd.reset_reduce)
+    out = nl.ndarray((P, 1), dtype=nl.float32, buffer=nl.shared_hbm)
+    nl.store(out, value=res)
+    return out
+
+
+@nki.jit
+def compare_and_select(a, b):
+    """Elementwise comparisons of two tiles and of a tile and a number (1 / 0), logical operations on them, and
+    nl.where on the resulting tile of values (tiles and a number)."""
+    P, F = a.shape
+    x = nl.load(a)
+    y = nl.load(b)
+    gt = nl.greater(x, y)
+    le = x <= 0.25
+    ge_rev = 0.25 >= x  # a number on the left: the comparison mirrored
+    both = nl.logical_and(gt, le)
+    either = nl.logical_or(gt, le)
+    neither = nl.logical_not(either)
+    picked = nl.where(gt, x, y)
+    floor = nl.where(le, -1.0, x)
+    out = nl.ndarray((P, 7 * F), dtype=a.dtype, buffer=nl.shared_hbm)
+    for k, v in enumerate((gt, ge_rev, both, either, neither, picked, floor)):
+        nl.store(out[:, k * F:(k + 1) * F], value=v)
+    return out
+
+
+@nki.jit
+def integer_where(a, b, c):
+    """nl.where on int32 tiles with an int32 condition (nonzero: take a), and nl.equal of two int32 tiles."""
+    x, y, cond = nl.load(a), nl.load(b), nl.load(c)
+    out = nl.ndarray((a.shape[0], 2 * a.shape[1]), dtype=a.dtype, buffer=nl.shared_hbm)
+    nl.store(out[:, 0:a.shape[1]], value=nl.where(cond, x, y))
+    nl.store(out[:, a.shape[1]:2 * a.shape[1]], value=nl.equal(x, y))
+    return out
+
+
+@nki.jit
+def piecewise_indices(a):
+    """out tile (i, j) of a 3x2 grid: row tile (i + 1) % 3 of a plus row tile (i + j) % 2, or minus it where
+    (i + j) % 2 == 0; column 0 of its first row scaled by (2*i + j + 1) // 3."""
+    P, F = nl.tile_size.pmax, a.shape[1]
+    out = nl.ndarray((6 * P, F), dtype=a.dtype, buffer=nl.shared_hbm)
+    for i in nl.affine_range(3):
+        for j in nl.affine_range(2):
+            k = (i + 1) % 3
+            m = (i + j) % 2
+            q = (2 * i + j + 1) // 3
+            t = nl.load(a[k * P:(k + 1) * P, :])
+            u = nl.load(a[m * P:(m + 1) * P, :])
+            v = nl.ndarray((P, F), dtype=a.dtype, buffer=nl.sbuf)
+            if (i + j) % 2 == 1:
+                v[...] = nl.add(t, u)
+            else:
+                v[...] = nl.subtract(t, u)
+            w = nl.ndarray((P, 3), dtype=a.dtype, buffer=nl.sbuf)
+            w[...] = 0.0
+            w[0:1, q:q + 1] = nl.copy(v[0:1, 0:1])
+            o = (i * 2 + j) * P
+            nl.store(out[o:o + P, :], value=v)
+            nl.store(out[o:o + 1, 0:3], value=w[0:1, :])
+    return out
