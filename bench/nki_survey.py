@@ -148,7 +148,7 @@ def cases():
                                                            ((16, 128), u8), "float8_e4m3fn_x4"]),
                     ("kernel_on_device_quantize_matmul_mx", [((128, 512), u8), ((16, 32), u8), ((128, 512), bf),
                                                             "float8_e4m3fn_x4", "float8_e4m3fn_x4"]),
-                    ("kernel_copy_strided_quantize_matmul_mx", [((128, 512), bf), ((128, 512), bf),
+                    ("kernel_copy_strided_quantize_matmul_mx", [((512, 128), bf), ((512, 512), bf),
                                                                "float8_e4m3fn_x4"])):
         out.append(("samples", mx, k, None, {"_args": args}))
     out.append(("samples", "contributed/matmul.py", "matmul", matmul_case(1024, 512, 2048), {}))

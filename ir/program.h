@@ -105,7 +105,11 @@ struct IndexTerm {
 // floor division and/or remainder (IndexTerm). Terms are kept sorted by (register, div, mod), each key once (addTerm
 // merges), so that equal indexes compare equal and print the same way. A term whose scale is 0 is kept: the register
 // is still read (it must be written before).
-constexpr size_t kMaxIndexTerms = 4;  // per index; keeps evaluation in 128-bit arithmetic (see ir/view.cpp)
+// At most this many register terms per index (a parse error beyond). Evaluation clamps every partial sum (ir/view.cpp),
+// so the bound is not needed for exactness; it keeps an index's register reads few (the sequencer reads them at
+// dispatch). Eight covers NKI views over a kernel's loops and the loops a tracer adds for views the format cannot
+// write (five nested pooling and interpolation indices, for instance).
+constexpr size_t kMaxIndexTerms = 8;
 struct Index {
   CompactVector<IndexTerm> terms;  // one pointer: most indexes have no terms (ir/compact_vector.h)
   int64_t constant = 0;

@@ -1,5 +1,7 @@
 #include "sim/footprint.h"
 
+#include <algorithm>
+
 namespace allocsim::sim {
 
 Footprint viewFootprint(const MachineLayout& layout, const ResolvedView& v) {
@@ -65,6 +67,38 @@ std::vector<bool> writtenResources(const Program& p, const MachineLayout& layout
   std::vector<bool> written(Footprint::kOwnDram + p.tensors.size(), false);
   markWritten(p.body, layout, written);
   return written;
+}
+
+namespace {
+void sbufSpans(const Program& p, const std::vector<Instruction>& body, std::vector<uint64_t>& spans) {
+  for (const Instruction& inst : body) {
+    for (const AccessPattern* ap : {&inst.dst, &inst.a, &inst.b}) {
+      if (ap->tensor >= p.tensors.size() || p.tensors[ap->tensor].space != Space::Sbuf || ap->count == 0) continue;
+      spans.push_back((uint64_t(ap->count2 - 1) * ap->step2 + ap->count) * dtypeSize(p.tensors[ap->tensor].dtype));
+    }
+    sbufSpans(p, inst.body, spans);
+  }
+}
+}  // namespace
+
+uint32_t sbufBucketShift(const Program& p) {
+  std::vector<uint64_t> spans;
+  sbufSpans(p, p.body, spans);
+  if (spans.empty()) return 10;
+  // The span below which half of the bytes lie (a median weighted by size: a kernel's many one-column statistics
+  // do not set the bucket of the tiles that make its traffic).
+  std::sort(spans.begin(), spans.end());
+  uint64_t total = 0;
+  for (uint64_t s : spans) total += s;
+  uint64_t below = 0, median = spans.back();
+  for (uint64_t s : spans)
+    if ((below += s) * 2 >= total) {
+      median = s;
+      break;
+    }
+  uint32_t shift = 6;
+  while (shift < 16 && (uint64_t(2) << shift) <= median) ++shift;
+  return shift;
 }
 
 Footprint registerFootprint(const MachineLayout& layout, RegId r) {

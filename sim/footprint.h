@@ -37,6 +37,10 @@ uint32_t tensorResource(const MachineLayout& layout, TensorId t);
 // The resources the instructions of `p` write (by Footprint::resource; registers not included): those of every
 // tensor an instruction names as its destination or fused reduction's destination.
 std::vector<bool> writtenResources(const Program& p, const MachineLayout& layout);
+// The scoreboard's bucket of SBUF bytes for `p` (sim/scoreboard.h), as a shift: about the bytes per partition its
+// SBUF views span (the median weighted by span over the destination and first two sources of its instructions),
+// a power of two from 64 B to 64 KiB, so that a typical access falls in one or two buckets.
+uint32_t sbufBucketShift(const Program& p);
 // The footprint of a register's lanes.
 Footprint registerFootprint(const MachineLayout& layout, RegId r);
 

@@ -138,9 +138,9 @@ void Scoreboard::access(const Footprint& fp, bool write, uint32_t slot, uint64_t
   if (fp.resource >= resources_.size()) {
     const size_t from = resources_.size();
     resources_.resize(fp.resource + 1);
-    // Buckets of about a tile: SBUF 1 KiB of a partition, PSUM one 2 KiB bank, DRAM 1 MiB.
+    // Buckets of about a tile: SBUF as setBucketShifts says, PSUM a bank, DRAM 1 MiB.
     for (size_t i = from; i < resources_.size(); ++i)
-      resources_[i].shift = i == Footprint::kSbuf ? 10 : i == Footprint::kPsum ? 11 : 20;
+      resources_[i].shift = i == Footprint::kSbuf ? sbuf_shift_ : i == Footprint::kPsum ? psum_shift_ : 20;
   }
   Resource& r = resources_[fp.resource];
   const uint8_t engine = uint8_t(engineOf(inst->op));

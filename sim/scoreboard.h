@@ -76,6 +76,8 @@ class Scoreboard {
   // write is ever entered there) and nothing waits for it (only writes wait for reads), so access() leaves it off
   // the board: the input tensors a kernel streams from DRAM. Until set, every resource counts as written.
   void setWritten(std::vector<bool> written) { written_ = std::move(written); }
+  // The bucket sizes (as shifts) of SBUF and of PSUM, before the job's first access (see Resource).
+  void setBucketShifts(uint32_t sbuf, uint32_t psum) { sbuf_shift_ = sbuf, psum_shift_ = psum; }
   void retire(uint32_t slot);  // the instruction in `slot` ended: its accesses happened
   size_t size();               // live entries (drops finished ones first)
 
@@ -128,6 +130,7 @@ class Scoreboard {
   std::vector<Entry> lane_writer_;    // by register lane: its youngest recorded writer (seq 0: none)
   std::vector<uint64_t> live_seq_;   // by pool slot: the dispatch number of the instruction holding entries, or 0
   std::vector<bool> written_;        // by resource (setWritten)
+  uint32_t sbuf_shift_ = 10, psum_shift_ = 11;
   DropDependency drop_;
 };
 

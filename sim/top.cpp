@@ -97,6 +97,9 @@ SimResult Top::run(const Program& p, const SimOptions& opts) {
   s.stepper = std::make_unique<InstructionStepper>(p, *s.snap, s.max_view_bytes);
   s.board.reset(opts.drop);
   s.board.setWritten(writtenResources(p, *s.layout));
+  uint32_t psum_shift = 0;  // a PSUM footprint is whole banks: one bucket per bank (the largest power of two in one)
+  while ((uint64_t(2) << psum_shift) <= p.arch.psum_bank_bytes) ++psum_shift;
+  s.board.setBucketShifts(sbufBucketShift(p), psum_shift);
   s.fabric.clear();
   sequencer_->reset();
   s.result = SimResult{};

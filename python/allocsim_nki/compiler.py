@@ -17,13 +17,10 @@ def _modulo_func(base, shape, scale):
 class _Sbuf:
     def mod_alloc(self, base_addr, base_partition=0, num_par_tiles=(), num_free_tiles=()):
         if num_par_tiles and tuple(num_par_tiles) != (1,) * len(num_par_tiles):
-            pl = _t.Placement("sbuf", func=lambda idx, p, f: (
-                _modulo_func(base_partition, num_par_tiles, p)(idx), _modulo_func(base_addr, num_free_tiles, f)(idx)))
-            pl.rotates = True
-            return pl
+            # blocks at different partitions: a tensor of the program keeps its blocks side by side in its free axis
+            _t.unsupported("a modulo allocation over partitions (num_par_tiles=%s)" % (tuple(num_par_tiles),))
         pl = _t.Placement("sbuf", partition=base_partition, offset=base_addr,
                           func=lambda idx, p, f: (base_partition, _modulo_func(base_addr, num_free_tiles, f)(idx)))
-        pl.rotates = bool(num_free_tiles) and tuple(num_free_tiles) != (1,) * len(num_free_tiles)
         pl.counts = tuple(num_free_tiles)
         return pl
 
@@ -37,7 +34,6 @@ class _Psum:
             _t.unsupported("a PSUM allocation inside a bank (base_addr=%d)" % base_addr)
         pl = _t.Placement("psum", bank=base_bank,
                             func=lambda idx, p, f: (0, _modulo_func(base_bank, num_bank_tiles, 1)(idx)))
-        pl.rotates = bool(num_bank_tiles) and tuple(num_bank_tiles) != (1,) * len(num_bank_tiles)
         pl.counts = tuple(num_bank_tiles)
         return pl
 
@@ -46,9 +42,14 @@ class _Psum:
 
 
 def _psum_func(func, idx, p, f):
-    r = func(idx, p, f)
-    # (bank, address in bank) or (partition, bank)
-    return r
+    """NKI's PSUM allocation function gives (bank, partition, byte address in the bank); the tracer's placements are
+    (partition, bank) of whole banks."""
+    r = tuple(func(idx, p, f))
+    if len(r) != 3:
+        _t.unsupported("a PSUM allocation function that returns %r (NKI's returns (bank, partition, address))" % (r,))
+    if r[1] or r[2]:
+        _t.unsupported("a PSUM allocation at partition %d, byte %d of a bank (tiles start at a bank)" % (r[1], r[2]))
+    return 0, r[0]
 
 
 sbuf = _Sbuf()

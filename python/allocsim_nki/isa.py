@@ -19,6 +19,12 @@ def _func_name(op, what):
             return v
     if isinstance(op, str):
         return op
+    if what == "activation" and (type(op).__name__ == "ufunc" or
+                                 (getattr(op, "__module__", None) or "").split(".")[0] == "numpy"):
+        # numpy's functions where NKI takes an activation (np.copy, np.exp, np.tanh, ...): the nl one of that name
+        f = getattr(nl, {"copy": "copy", "absolute": "abs", "abs": "abs"}.get(op.__name__, op.__name__), None)
+        if getattr(f, "_act", None) is not None:
+            return f._act
     raise KernelError("%s %r is not an NKI operation" % (what, op))
 
 
@@ -33,6 +39,9 @@ def _alu(op):
              "maximum": "max", "minimum": "min", "bitwise_and": "and", "bitwise_or": "or", "bitwise_xor": "xor",
              "left_shift": "shl", "right_shift": "shr", "equal": "eq", "not_equal": "ne", "less": "lt",
              "less_equal": "le", "greater": "gt", "greater_equal": "ge"}.get(op.__name__)
+    if a is None and callable(op) and (getattr(op, "__module__", None) or "").split(".")[0] == "numpy":
+        # numpy's reductions as a reduction op (nisa.tensor_reduce(np.max, ...))
+        a = {"amax": "max", "max": "max", "amin": "min", "min": "min", "sum": "add"}.get(op.__name__)
     if a is None:
         raise KernelError("%r is not an ALU operation (nl.add, nl.multiply, nl.maximum, ...)" % (op,))
     return a
@@ -130,6 +139,25 @@ def tensor_scalar(data, op0, operand0, reverse0=False, op1=None, operand1=None, 
     if op1 is not None:
         parts += [_t._scalar_operand(operand1, loc, data.dtype), _alu(op1)]
     return _t._made(out, tr.emit("ts", *parts, loc=loc))
+
+
+def scalar_tensor_tensor(data, op0, operand0, op1, operand1, reverse0=False, reverse1=False, dtype=None, mask=None,
+                         dst=None, **kw):
+    """(data op0 operand0) op1 operand1, operand0 a number or a [P, 1] tile, operand1 a tile of data's shape: `ts`
+    into an f32 tile (the engine computes in f32), then `tt` into the result."""
+    loc = _loc()
+    _t.check_mask(mask, loc)
+    tr = _t.tracer()
+    _t._on_chip(data, "scalar_tensor_tensor", loc)
+    a0, a1 = _alu(op0), _alu(op1)
+    for rev, a in ((reverse0, a0), (reverse1, a1)):
+        if rev and a not in _t.COMMUTATIVE:
+            _t.unsupported("scalar_tensor_tensor with reverse=True for %s" % a, loc)
+    if not (isinstance(operand1, _t.View) and _t._flat(operand1) == _t._flat(data)):
+        raise KernelError("scalar_tensor_tensor's operand1 is a tile of data's shape", loc)
+    mid = tr.temp(data.shape, _t.float32 if data.dtype.is_float else data.dtype, "sbuf", loc)
+    tr.emit("ts", mid, data, _t._scalar_operand(operand0, loc, data.dtype), a0, loc=loc)
+    return _t.binary(a1, mid, operand1, _t._result_dtype(data, operand1, dtype=dtype), loc, dst=dst)
 
 
 def tensor_scalar_reduce(data, op0, operand0, reduce_op, reduce_res=None, reverse0=False, dtype=None, mask=None,
@@ -279,7 +307,7 @@ bn_aggr = _bn("bn_aggr", 2)     # per partition (mean, variance) from bn_stats t
 
 for _n in ("tensor_copy_predicated", "tensor_scalar_cumulative", "local_gather", "nc_n_gather", "nc_stream_shuffle",
            "rng", "dropout", "rand2", "exponential", "max8", "nc_find_index8", "nc_match_replace8",
-           "scalar_tensor_tensor", "range_select", "select_reduce", "dma_transpose",
+           "range_select", "select_reduce", "dma_transpose",
            "tensor_partition_reduce", "activate2", "sequence_bounds", "topk", "nonzero_with_count"):
     globals()[_n] = (lambda n: (lambda *a, **k: _t.unsupported("nisa.%s" % n)))(_n)
 

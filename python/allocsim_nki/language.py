@@ -84,10 +84,9 @@ def ndarray(shape, dtype, buffer=sbuf, name="", address=None, **kw):
             placement = _t.Placement("psum", bank=off // tr.bank_bytes)
         else:
             placement = _t.Placement("sbuf", partition=int(p), offset=int(off))
-    if placement is not None and placement.rotates and tr.depth > 0:
-        _t.unsupported("a modulo allocation that moves the tile from one loop iteration to the next (a placement "
-                       "of the program is fixed)", loc)
     mods = None
+    if placement is not None and placement.func is not None and placement.counts is None and pdim > 0:
+        placement = _counts_of_func(placement, dims, pdim, dtype, loc)
     if placement is not None and placement.counts is not None and pdim > 0:
         placement, dims, mods = _modulo_blocks(placement, dims, pdim, loc)
     if placement is not None:
@@ -96,6 +95,36 @@ def ndarray(shape, dtype, buffer=sbuf, name="", address=None, **kw):
     if mods:
         t.rotate_blocks(mods)
     return t
+
+
+def _counts_of_func(pl, dims, pdim, dtype, loc):
+    """An allocation function (ncc.sbuf.alloc(func), ncc.psum.alloc(func)) that places block (i0, i1, ...) where it
+    places (i0 % n0, i1 % n1, ...) for some counts n: the same placement as a modulo allocation with those counts
+    (checked on every block; _resolve_placement then checks that the tiles lie side by side)."""
+    import itertools
+    blocks = dims[:pdim]
+    if _t._prod(blocks) > 1 << 16:
+        _t.unsupported("an allocation function over more than 65536 blocks", loc)
+    fbytes = _t._prod(dims[pdim + 1:]) * _t.as_dtype(dtype).size
+
+    def probe(idx):
+        return tuple(pl.func(tuple(idx), dims[pdim], fbytes))
+    counts = []
+    for d, b in enumerate(blocks):
+        base = [0] * len(blocks)
+        n = b
+        for j in range(1, b):
+            base[d] = j
+            if probe(base) == probe([0] * len(blocks)):
+                n = j
+                break
+        counts.append(n)
+    for idx in itertools.product(*[range(b) for b in blocks]):
+        if probe(idx) != probe(tuple(i % n for i, n in zip(idx, counts))):
+            return pl  # not a modulo placement: _resolve_placement checks it block by block
+    out = _t.Placement(pl.space, func=pl.func)
+    out.counts = tuple(counts)
+    return out
 
 
 def _modulo_blocks(pl, dims, pdim, loc):

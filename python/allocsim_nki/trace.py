@@ -320,7 +320,7 @@ class Aff(_Comparisons):
         return s.replace("+-", "-")
 
 
-MAX_INDEX_TERMS = 4  # the format's register terms per index
+MAX_INDEX_TERMS = 8  # the format's register terms per index
 
 
 def aff_text(x, reg_order):
@@ -715,7 +715,6 @@ class Placement:
 
     def __init__(self, space, partition=0, offset=0, bank=None, func=None):
         self.space, self.partition, self.offset, self.bank, self.func = space, partition, offset, bank, func
-        self.rotates = False  # a modulo allocation whose address changes from one loop iteration to the next
         self.counts = None    # of a modulo allocation (mod_alloc): the tiles per block dimension
 
 
@@ -1343,6 +1342,7 @@ class Tracer:
     # -- instructions --
 
     def emit(self, op, *parts, loc=None):
+        dst_had_data = isinstance(parts[0], View) and parts[0].tensor.written if parts else False
         pws = []
         for p in parts:
             v = p[1] if isinstance(p, tuple) else p
@@ -1375,6 +1375,8 @@ class Tracer:
                 self.touch(v, write=(p is parts[0] and op not in ("reduce_res",)))
         mask = self._active_mask()
         if mask is not None:
+            if any(len(p.expr.terms) > 1 for p in mask[0]._list()):
+                return self._emit_related_mask(ins, mask[0], mask[1], dst_had_data)
             return self._emit_masked(ins, *mask)
         _check_in_range(parts, ins.loc)
         split = self._split_axis(ins)
@@ -1401,6 +1403,18 @@ class Tracer:
             if len(counts) == 1 and counts.pop() > 1 and all(v.axes[d][1] == 0 for v in full):
                 return d
         return None
+
+    def _append_split(self, ins, body):
+        """Appends `ins` to `body`, in loops over free axes when a view of it cannot be written (`_split_axis`)."""
+        split = self._split_axis(ins)
+        if split is None:
+            body.append(ins)
+            return ins
+        outer, self.body = self.body, body
+        try:
+            return self._emit_split(ins, split)
+        finally:
+            self.body = outer
 
     def _emit_split(self, ins, d):
         n = ins.parts[0].axes[d][0]
@@ -1431,6 +1445,48 @@ class Tracer:
             self.mask = None
             return None
         return self.mask[:2]
+
+    def _emit_related_mask(self, ins, mask, loc, dst_had_data):
+        """`ins` under a mask that relates two tile axes (`i_f <= i_p`): the instruction on the whole tile into a
+        temporary T, then affine_select. A destination that held data keeps it outside the mask: T selected under
+        the comparison and the destination under its opposite, each against -0.0 (integers 0), then added (exact:
+        v + -0.0 is v). A destination written for the first time gets -0.0 (0) outside the mask."""
+        parts = mask._list()
+        dst = ins.parts[0]
+        if ins.op not in ("copy", "act", "tt", "ts", "memset") or any(isinstance(x, tuple) for x in ins.parts) or \
+                any(len(p.expr.terms) <= 1 for p in parts):
+            unsupported("a mask that relates two tile axes here (it is taken by an elementwise instruction without "
+                        "a fused reduction, alone in its mask; use affine_select / nl.where)", loc)
+        if dst_had_data and len(parts) > 1:
+            unsupported("a conjunction of masks that relate two tile axes, into a tile that holds data", loc)
+        saved, self.mask = self.mask, None
+        try:
+            t = self.temp(dst.shape, dst.dtype, "sbuf", loc, name="masked")
+            self.emit(ins.op, t, *ins.parts[1:], loc=ins.loc)
+            res = self.select_into(dst, t, parts, dst_had_data, loc)
+            if not dst_had_data and _whole(dst):
+                dst.tensor.related_mask = parts  # an assignment of this result is masked too (Tracer.assign)
+            return res
+        finally:
+            self.mask = saved
+
+    def select_into(self, dst, t, parts, dst_had_data, loc):
+        """dst where the comparisons (each relating two tile axes) hold becomes t; elsewhere dst keeps its data, or
+        gets -0.0 (integers 0) when it holds none."""
+        zero = -0.0 if dst.dtype.is_float else 0
+        if dst_had_data:
+            if len(parts) > 1:
+                unsupported("a conjunction of masks that relate two tile axes, into a tile that holds data", loc)
+            p = parts[0]
+            u = self.temp(dst.shape, dst.dtype, "sbuf", loc, name="kept")
+            affine_select(u, dst, *select_args(Pred(p.expr, _CMP_NOT[p.op]), dst.shape, loc), zero, loc)
+            affine_select(t, t, *select_args(p, dst.shape, loc), zero, loc)
+            return self.emit("tt", dst, t, u, "add", loc=loc)
+        src = t
+        for p in parts:
+            affine_select(dst, src, *select_args(p, dst.shape, loc), zero, loc)
+            src = dst
+        return self.body[-1]
 
     def _emit_masked(self, ins, mask, loc):
         """`ins` restricted to where `mask` holds: each conjunct bounds one tile axis (or is a condition on loop
@@ -1525,8 +1581,7 @@ class Tracer:
                     blk = IfBlock(expr, op, loc, self.loops)
                     target.append(blk)
                     target = blk.body
-                target.append(sub)
-                last = sub
+                last = self._append_split(sub, target)
         finally:
             self.body = outer
         return last if last is not None else ins
@@ -1719,6 +1774,12 @@ class Tracer:
             raise KernelError("cannot assign %r to a tile" % (value,), loc)
         _same_shape(dst, value, "assignment", loc)
         src_t = value.tensor
+        if getattr(src_t, "related_mask", None) and _whole(value) and dst.tensor.space != "dram":
+            # the value of a call with a mask relating two tile axes: the assignment writes where the mask holds
+            parts, src_t.related_mask = src_t.related_mask, None
+            t = self.temp(dst.shape, dst.dtype, "sbuf", loc, name="masked")
+            self.emit("copy", t, value, loc=loc)
+            return self.select_into(dst, t, parts, dst.tensor.written, loc)
         prod = src_t.producer
         if prod is not None and self.body and self.body[-1] is prod and _whole(value) and not src_t.param:
             ok = {"matmul": dst.tensor.space == "psum", "transpose": dst.tensor.space == "psum",
@@ -1907,6 +1968,8 @@ class Tracer:
 
     def render(self):
         self.finish_groups()
+        from .psum_fold import fold_psum_arrays
+        fold_psum_arrays(self, self.prelude + self.top)
         dram_rows = self._dram_rows()
         out = ["arch %s" % self.arch]
         hand = [t for t in self.tensors if t.space != "dram" and not t.dead and t.alias is None]
@@ -2122,7 +2185,12 @@ def _expressible(v):
     at a step."""
     axes = [a for a in v.axes if a[0] > 1]
     if v.tensor.space == "dram":
-        free = axes[1:] if len(v.axes) > 1 and v.axes[0][0] > 1 else axes
+        rows = len(v.axes) > 1 and v.axes[0][0] > 1
+        free = axes[1:] if rows else axes
+        # rows of the partition stride: free elements reaching past it span rows (`in[i_h + i_kh, i_w]`), which the
+        # format's DRAM view cannot; a loop over the outer free axis keeps each view in its rows
+        if rows and len(free) > 1 and sum((c - 1) * s for c, _, s in free) >= v.axes[0][2] > 0:
+            return False
     else:
         part = [a for a in axes if a[1] != 0]
         if len(part) > 1 or (part and (part[0] is not axes[0] or part[0][1] != 1 or part[0][2] != 0)):

@@ -30,6 +30,10 @@ def tensor_scalar(dst, data, op0, operand0, reverse0=False, op1=None, operand1=N
     return _i.tensor_scalar(data, op0, operand0, reverse0, op1, operand1, reverse1, dst=dst)
 
 
+def scalar_tensor_tensor(dst, data, op0, operand0, op1, operand1, reverse0=False, reverse1=False, engine=None, **kw):
+    return _i.scalar_tensor_tensor(data, op0, operand0, op1, operand1, reverse0, reverse1, dst=dst)
+
+
 def tensor_scalar_reduce(dst, data, op0, operand0, reduce_op, reduce_res=None, reverse0=False, reduce_cmd=None,
                          reduce_init=None, **kw):
     return _i.tensor_scalar_reduce(data, op0, operand0, reduce_op, reduce_res, reverse0, reduce_cmd=reduce_cmd,

@@ -118,5 +118,17 @@ class PiecewiseIndexTest(unittest.TestCase):
         self.assertEqual(r.program.count("loop "), 2)  # no unrolling: the pieces are `if` blocks
 
 
+class RelatedMaskTest(unittest.TestCase):
+    def test_mask_relating_two_tile_axes(self):
+        a = rand((8, 8), 71)
+        r = allocsim_nki.simulate(expressions.triangular_masks, a, arch="tiny")
+        i_p, i_f = np.mgrid[0:8, 0:8]
+        # a fresh destination gets -0.0 outside the mask
+        self.assertTrue(same_bits(r.returned[:, :8], np.where(i_f <= i_p, a * np.float32(2.0), np.float32(-0.0))))
+        z, upper = r.returned[:, 8:], i_f > i_p + 1
+        self.assertTrue(same_bits(z[~upper], a[~upper]))  # kept where the mask does not hold
+        np.testing.assert_allclose(z[upper], np.exp(a[upper].astype(np.float64)), rtol=1e-6)
+
+
 if __name__ == "__main__":
     unittest.main()

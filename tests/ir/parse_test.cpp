@@ -351,8 +351,8 @@ TEST(ParseError, NameResolution) {
 }
 
 TEST(ParseError, Index) {
-  EXPECT_EQ(errorOf(kDecls + "reg m\nreg k\nreg j\nreg i\ndma a[n+m+k+j+i:1, :], b"),
-            "9:15: an index may have at most 4 register terms");
+  EXPECT_EQ(errorOf(kDecls + "reg m\nreg k\nreg j\nreg i\nreg h\nreg g\nreg f\nreg e\ndma a[n+m+k+j+i+h+g+f+e:1, :], b"),
+            "13:23: an index may have at most 8 register terms");
   EXPECT_EQ(errorOf(kDecls + "reg m\ndma a[:, n*9223372036854775807+n:1], b"), "6:32: index scale out of range");
   EXPECT_EQ(errorOf(kDecls + "dma a[:, 9223372036854775807+1:1], b"), "5:30: index constant out of range");
   EXPECT_EQ(errorOf(kDecls + "dma a[:, 0:4294967296], b"), "5:12: the free count 4294967296 does not fit in 32 bits");

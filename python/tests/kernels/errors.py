@@ -65,7 +65,7 @@ def mask_relating_two_axes(a):
     out = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
     i_p, i_f = nl.mgrid[0:8, 0:64]
     t = nl.load(a[i_p, i_f])
-    nl.store(out[i_p, i_f], value=nl.exp(t, mask=(i_f >= i_p)))  # refused here
+    nl.store(out[i_p, i_f], value=t, mask=(i_f >= i_p))  # refused here
     return out
 
 

@@ -188,3 +188,20 @@ def piecewise_indices(a):
             nl.store(out[o:o + P, :], value=v)
             nl.store(out[o:o + 1, 0:3], value=w[0:1, :])
     return out
+
+
+@nki.jit
+def triangular_masks(a):
+    """A mask relating the two tile axes: 2*a on and below the diagonal of a fresh tile; exp of a strictly above the
+    first superdiagonal written into a tile that holds a copy of a (kept elsewhere)."""
+    P, F = a.shape
+    i_p, i_f = nl.mgrid[0:P, 0:F]
+    x = nl.load(a)
+    lower = nl.multiply(x, 2.0, mask=(i_f <= i_p))
+    z = nl.ndarray((P, F), dtype=a.dtype, buffer=nl.sbuf)
+    z[...] = nl.copy(x)
+    z[...] = nl.exp(x, mask=(i_f > i_p + 1))
+    out = nl.ndarray((P, 2 * F), dtype=a.dtype, buffer=nl.shared_hbm)
+    nl.store(out[:, 0:F], value=lower)
+    nl.store(out[:, F:2 * F], value=z)
+    return out
