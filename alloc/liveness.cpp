@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <span>
+#include <unordered_map>
 
+#include "alloc/conditional_runs.h"
 #include "alloc/iteration_coverage.h"
 #include "alloc/operand_effects.h"
 
@@ -90,6 +92,9 @@ struct Event {
   uint32_t pos = 0;
   bool write = false;
   WriteCover cover = WriteCover::Partial;
+  // A write of the whole tensor in conditional code that runs at least once in its outermost loop's one run
+  // (alloc/conditional_runs.h, `once`); its cover is Partial.
+  bool once = false;
 };
 
 // The back-edge questions of one tensor, asked of the views once per loop (counted once in the stats).
@@ -357,6 +362,21 @@ struct TensorOf {
   WrittenElements* written = nullptr;
 };
 
+// Whether the conditional whole write that events[i] records (`once`, at position k) starts a value: its outermost
+// loop L holds no earlier mention of the tensor, and every mention in L is a write at or after k. Then L runs once,
+// overwrites every element at least once before its end, and reads nothing: what is read after L is never older
+// than L.
+bool onceStartsValue(const LinearOrder& order, std::span<const Event> events, size_t i, uint32_t prev,
+                     std::vector<int32_t>& chain) {
+  order.nest(events[i].pos, chain);
+  if (chain.empty()) return false;
+  const LinearLoop& l = order.loops[size_t(chain.front())];
+  if (prev > l.header) return false;
+  for (size_t j = i; j < events.size() && events[j].pos < l.end; ++j)
+    if (!events[j].write) return false;
+  return true;
+}
+
 template <class Answers>
 void valuesOf(const LinearOrder& order, std::span<const Event> events, Answers& answers, CoverageAnswers* coverage,
               LiveRange& range, std::vector<uint32_t>* starts, std::vector<int32_t>& ld, std::vector<int32_t>& lu,
@@ -369,6 +389,7 @@ void valuesOf(const LinearOrder& order, std::span<const Event> events, Answers& 
     const bool starts_one =
         ev.write && !m.empty() &&
         (ev.cover != WriteCover::Partial ||
+         (tensor.p != nullptr && ev.once && onceStartsValue(order, events, i, prev, chain)) ||
          (tensor.p != nullptr && prev < ev.pos && !order.positions[ev.pos].conditional &&
           partialStartsValue(*tensor.p, order, tensor.t, events, i, *tensor.written)));
     if (starts_one && startsValue(order, ev.pos, ev.cover, prev, answers, chain)) {
@@ -408,6 +429,11 @@ Liveness computeLiveness(const Program& p) {
   // The thread's: its vectors keep their room from one instruction, and one call, to the next (liveness is computed
   // several times per allocation).
   thread_local OperandEffects e;
+  // Conditional code that the loop registers make run for certain (alloc/conditional_runs.h).
+  const bool any_conditional = std::any_of(order.positions.begin(), order.positions.end(),
+                                           [](const LinearPosition& at) { return at.conditional; });
+  const std::unordered_map<const Instruction*, ConditionalRuns> runs =
+      any_conditional ? conditionalRuns(p) : std::unordered_map<const Instruction*, ConditionalRuns>{};
   for (uint32_t pos = 0; pos < order.positions.size(); ++pos) {
     const LinearPosition& at = order.positions[pos];
     if (!at.executes || at.inst == nullptr) continue;
@@ -426,8 +452,15 @@ Liveness computeLiveness(const Program& p) {
     operandEffects(p, *at.inst, e);
     for (RegId r : e.reg_reads) readReg(r, pos);
     for (TensorId t : e.tensor_reads) filed.push_back({t, {pos, false, WriteCover::Partial}});
-    for (const TensorWrite& w : e.tensor_writes)
-      filed.push_back({w.tensor, {pos, true, at.conditional ? WriteCover::Partial : w.cover}});
+    ConditionalRuns certain;
+    if (at.conditional)
+      if (auto it = runs.find(at.inst); it != runs.end()) certain = it->second;
+    // A write in code that runs on every iteration of its loops replaces what it covers as unconditional code does.
+    const bool maybe = at.conditional && !certain.always;
+    for (const TensorWrite& w : e.tensor_writes) {
+      const bool once = maybe && certain.once && w.cover == WriteCover::Whole;
+      filed.push_back({w.tensor, {pos, true, maybe ? WriteCover::Partial : w.cover, once}});
+    }
     for (RegId r : e.reg_writes) writeReg(r, pos, whole);
   }
   for (TensorId t = 0; t < p.tensors.size(); ++t)

@@ -24,7 +24,11 @@
 // a value when that loop holds no earlier mention. Writes in code that never runs are not mentions.
 // A write inside a conditional block (`if`) or a loop with a register bound may not run: it never starts a value (it
 // counts as a partial write), while reads inside count as reads; iteration coverage evaluates the conditions and
-// bounds it can (alloc/iteration_coverage.h).
+// bounds it can (alloc/iteration_coverage.h). Two cases are certain where the conditions and bounds name only the
+// registers of the loops around them (alloc/conditional_runs.h): code that runs on every iteration of its loops is
+// unconditional code; and a whole write that runs at least once in its outermost loop's run starts a value when that
+// loop holds no earlier mention and every mention inside it is a write from this one on (nothing in the loop reads
+// the tensor, and by the loop's end every element has been replaced).
 // A partial write starts a value too when nothing of the value before it is read again: it runs on every execution
 // of its loop body, and every later mention up to the next whole write lies in that same body (no nested loop or
 // block between), names no register in its views and reads only elements written from the partial write on (a part

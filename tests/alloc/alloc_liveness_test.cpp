@@ -693,5 +693,75 @@ TEST(LiveSegments, NoNewValueWhereTheLoopCarriesTheOldOne) {
   EXPECT_EQ(l.tensor("b"), range(l.pos(12), l.pos(18)));
 }
 
+// The ifs and register-bounded loops below name only their loops' registers: whether their bodies run is decided by
+// counting through the loops (i = 0..3).
+TEST(LiveSegments, AWholeWriteInAnIfThatAlwaysHoldsStartsAValueAsUnconditionalCodeDoes) {
+  Live l(std::string(kDecls) +
+         "dma a, A\n"            // 11
+         "copy b, a\n"           // 12: the first value's last read
+         "loop i = 0, 4, 1 {\n"  // 13
+         "  if i >= 0 {\n"       // 14: holds for every i
+         "    memset a, 1\n"     // 15: replaces a on every iteration
+         "  }\n"
+         "}\n"
+         "dma O, a\n");          // 18
+  EXPECT_EQ(l.tensor("a"), segments({{l.pos(11), l.pos(12)}, {l.pos(15), l.pos(18)}}));
+}
+
+TEST(LiveSegments, AWholeWriteThatRunsOnSomeIterationStartsAValueAtItsLoop) {
+  // The memset runs at i = 2 only; nothing in the loop reads a, so after the loop a holds what the memset wrote.
+  // Before the memset's run the old value is dead, but one position stands for every iteration: the new value is
+  // live from the loop header.
+  Live l(std::string(kDecls) +
+         "dma a, A\n"            // 11
+         "copy b, a\n"           // 12
+         "loop i = 0, 4, 1 {\n"  // 13
+         "  if i == 2 {\n"       // 14
+         "    memset a, 1\n"     // 15
+         "  }\n"
+         "}\n"
+         "dma O, a\n");          // 18
+  EXPECT_EQ(l.tensor("a"), segments({{l.pos(11), l.pos(12)}, {l.pos(13), l.pos(18)}}));
+}
+
+TEST(LiveSegments, AWholeWriteInARegisterBoundedLoopThatRunsStartsAValue) {
+  // j runs for i = 1..3: the memset runs, though not on every iteration of i.
+  Live l(std::string(kDecls) +
+         "dma a, A\n"              // 11
+         "copy b, a\n"             // 12
+         "loop i = 0, 4, 1 {\n"    // 13
+         "  loop j = 0, i, 1 {\n"  // 14
+         "    memset a, 1\n"       // 15
+         "  }\n"
+         "}\n"
+         "dma O, a\n");            // 18
+  EXPECT_EQ(l.tensor("a"), segments({{l.pos(11), l.pos(12)}, {l.pos(13), l.pos(18)}}));
+}
+
+TEST(LiveSegments, AConditionalWholeWriteThatNeverRunsOrIsReadAroundKeepsOneValue) {
+  // i == 7 never holds: the dma after the loop reads what the first dma wrote.
+  Live never(std::string(kDecls) +
+             "dma a, A\n"            // 11
+             "copy b, a\n"           // 12
+             "loop i = 0, 4, 1 {\n"  // 13
+             "  if i == 7 {\n"       // 14
+             "    memset a, 1\n"     // 15
+             "  }\n"
+             "}\n"
+             "dma O, a\n");          // 18
+  EXPECT_EQ(never.tensor("a"), range(never.pos(11), never.pos(18)));
+  // The memset runs at i = 2, but iterations 0 to 2 read the first value inside the loop.
+  Live read(std::string(kDecls) +
+            "dma a, A\n"            // 11
+            "loop i = 0, 4, 1 {\n"  // 12
+            "  copy b, a\n"         // 13
+            "  if i == 2 {\n"       // 14
+            "    memset a, 1\n"     // 15
+            "  }\n"
+            "}\n"
+            "dma O, a\n");          // 18
+  EXPECT_EQ(read.tensor("a"), range(read.pos(11), read.pos(18)));
+}
+
 }  // namespace
 }  // namespace allocsim

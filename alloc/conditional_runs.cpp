@@ -1,0 +1,139 @@
+#include "alloc/conditional_runs.h"
+
+#include <vector>
+
+#include "alloc/operand_effects.h"
+
+namespace allocsim {
+namespace {
+
+bool isConditional(const Instruction& c) { return c.op == Op::If || hasRegisterBound(c); }
+
+// Whether `body` (at any depth) holds an instruction other than `except` that writes register r.
+bool writesRegister(const Program& p, const std::vector<Instruction>& body, RegId r, OperandEffects& e) {
+  bool found = false;
+  forEachInstruction(body, [&](const Instruction& i) {
+    if (found) return;
+    if (i.op == Op::Loop) {
+      found = i.rd == r;
+      return;
+    }
+    if (i.op == Op::If) return;
+    operandEffects(p, i, e);
+    for (RegId w : e.reg_writes) found = found || w == r;
+  });
+  return found;
+}
+
+// Walks the constructs of `path` (outermost first) for every iteration of its loops, with the loop registers bound.
+class PathWalk {
+ public:
+  PathWalk(const Program& p, const std::vector<const Instruction*>& path) : p_(p), path_(path) {}
+
+  // False when a condition or bound cannot be evaluated (see conditional_runs.h).
+  bool run(ConditionalRuns& out) {
+    OperandEffects e;
+    // Every register a condition or bound names must be the register of a loop above it on the path that nothing
+    // else in that loop's body writes.
+    for (size_t i = 0; i < path_.size(); ++i) {
+      const Instruction& c = *path_[i];
+      if (c.op == Op::Loop && c.step <= 0) return false;
+      if (!isConditional(c)) continue;
+      for (const IndexTerm& t : c.mask.c.terms) {
+        size_t j = i;
+        while (j > 0 && !(path_[j - 1]->op == Op::Loop && path_[j - 1]->rd == t.reg)) --j;
+        if (j == 0 || writesRegister(p_, path_[j - 1]->body, t.reg, e)) return false;
+      }
+    }
+    values_.assign(p_.registers.size(), 0);
+    always_ = true;
+    once_ = false;
+    if (!walk(0)) return false;
+    out.always = always_;
+    out.once = once_ && path_.front()->op == Op::Loop;
+    return true;
+  }
+
+ private:
+  // c = constant + sum of scale * f(register), as the interpreter evaluates it (ir/view.cpp).
+  bool evaluate(const Index& x, __int128& c) const {
+    c = x.constant;
+    for (const IndexTerm& t : x.terms) {
+      if (t.reg >= values_.size()) return false;
+      c += __int128(t.scale) * __int128(t.apply(values_[t.reg]));
+    }
+    return true;
+  }
+
+  bool walk(size_t i) {
+    if (++visited_ > kConditionalRunsBudget) return false;
+    if (i == path_.size()) {
+      once_ = true;
+      return true;
+    }
+    const Instruction& c = *path_[i];
+    __int128 v = 0;
+    if (c.op == Op::If) {
+      if (!evaluate(c.mask.c, v)) return false;
+      if (conditionHolds(c.mask.cmp, v)) return walk(i + 1);
+      always_ = false;
+      return true;
+    }
+    __int128 hi = c.hi;
+    if (hasRegisterBound(c)) {
+      if (!evaluate(c.mask.c, v)) return false;
+      hi = std::min<__int128>(v, c.hi);
+    }
+    if (c.lo >= hi) always_ = false;
+    const uint64_t saved = values_[c.rd];
+    for (__int128 x = c.lo; x < hi; x += c.step) {
+      values_[c.rd] = uint64_t(int64_t(x));
+      if (!walk(i + 1)) return false;
+    }
+    values_[c.rd] = saved;
+    return true;
+  }
+
+  const Program& p_;
+  const std::vector<const Instruction*>& path_;
+  std::vector<uint64_t> values_;  // by RegId: the loop registers' current values
+  bool always_ = true, once_ = false;
+  uint64_t visited_ = 0;
+};
+
+}  // namespace
+
+std::unordered_map<const Instruction*, ConditionalRuns> conditionalRuns(const Program& p) {
+  std::unordered_map<const Instruction*, ConditionalRuns> out;
+  struct Frame {
+    const std::vector<Instruction>* body;
+    size_t next;
+    bool conditional;  // an if or a register-bounded loop on the path to this body
+    ConditionalRuns runs;
+  };
+  std::vector<const Instruction*> path;  // the constructs around the current body, outermost first
+  std::vector<Frame> stack{{&p.body, 0, false, {}}};
+  while (!stack.empty()) {
+    Frame& top = stack.back();
+    if (top.next == top.body->size()) {
+      stack.pop_back();
+      if (!path.empty()) path.pop_back();
+      continue;
+    }
+    const Instruction& inst = (*top.body)[top.next++];
+    if (!hasBody(inst.op)) {
+      if (top.conditional) out[&inst] = top.runs;
+      continue;
+    }
+    path.push_back(&inst);
+    Frame inner{&inst.body, 0, top.conditional || isConditional(inst), {}};
+    if (inner.conditional && !inst.body.empty()) {
+      PathWalk walk(p, path);
+      if (!walk.run(inner.runs)) inner.runs = {};
+    }
+    stack.push_back(inner);
+  }
+  return out;
+}
+
+}  // namespace allocsim

@@ -1,0 +1,32 @@
+// Whether code inside conditional blocks (`if`) and loops with register bounds runs, where the loop registers
+// decide it. The linear order marks such code conditional (alloc/linear_order.h): liveness then never lets its writes
+// replace a value. Where the conditions and bounds name only the registers of the loops around them, they can be
+// evaluated for every iteration of those loops, and two answers are certain:
+//   always  the instruction runs on every iteration of every loop around it (every `if` on the way holds, every
+//           register-bounded loop on the way runs at least once): it runs exactly as unconditional code would;
+//   once    the outermost construct around it is a loop, and the instruction runs at least once on that loop's
+//           one run through its iterations.
+// A condition or bound that names any other register, a register that something else inside its loop writes, or a
+// walk beyond the work budget answers neither.
+#pragma once
+
+#include <cstdint>
+#include <unordered_map>
+
+#include "ir/program.h"
+
+namespace allocsim {
+
+struct ConditionalRuns {
+  bool always = false;
+  bool once = false;
+};
+
+// Iterations the walk of one conditional body may visit before it gives up.
+constexpr uint64_t kConditionalRunsBudget = uint64_t(1) << 14;
+
+// The answers for every non-body instruction inside an `if` or a register-bounded loop (at any depth), by address.
+// The map holds pointers into `p`: it must not outlive it.
+std::unordered_map<const Instruction*, ConditionalRuns> conditionalRuns(const Program& p);
+
+}  // namespace allocsim
