@@ -7,6 +7,8 @@
 //                    saves it whole but reloads only that sub-range: an over-broad save, partial_DMA_access)
 //   dead store       a tensor is written and overwritten before any read (a save nobody reloads:
 //                    extra_save_removal)
+//   reads apart      one instruction reads two halves of a tensor one element apart (a spill writer reloads each view
+//                    separately: two reloads that do not abut, which internal_dma_coalescing must leave apart)
 #include "gen/generator.h"
 
 namespace allocsim::gen {
@@ -19,11 +21,13 @@ void Generator::dmaPatternStatement() {
   const DType dt = prog_.tensors[t].dtype;
   const uint32_t half = elems / 2;
   const bool sub = elems >= 2 || parts >= 2;  // t has a strict sub-rectangle
-  const size_t pattern = weighted({half > 0 ? 1u : 0u, 1, sub || !overBroad_.empty() ? 1u : 0u, 1});
+  const uint32_t apart = elems >= 3 ? (elems - 1) / 2 : 0;  // each half's width when one element separates them
+  const size_t pattern =
+      weighted({half > 0 ? 1u : 0u, 1, sub || !overBroad_.empty() ? 1u : 0u, 1, apart > 0 ? 1u : 0u});
   // over-broad: read a waiting tensor (always when two wait, so the live set stays near the pressure target)
   if (pattern == 2 && (!sub || overBroad_.size() >= 2 || (!overBroad_.empty() && yes(50))))
     return readOverBroad(c_.below(overBroad_.size()));
-  const uint32_t width = pattern == 0 ? half : elems;
+  const uint32_t width = pattern == 0 ? half : pattern == 4 ? apart : elems;
   const TensorId d = newPoolTensor(parts, width, dt, {t});
   const AccessPattern whole_d = whole(d);
   Rect rt = wholeRect(t);
@@ -51,6 +55,13 @@ void Generator::dmaPatternStatement() {
       overBroad_.push_back(d);
       poolBytes_ += prog_.tensors[d].totalBytes();
       return;
+    }
+    case 4: {  // reads apart: max(t[:, 0:a], t[:, a+1:a]), element a read by neither
+      AccessPattern lo = view(rt, g);
+      rt.e0 = apart + 1;
+      AccessPattern hi = view(rt, g);
+      emit(binary(Op::TT, whole_d, lo, hi, AluOp::Max));
+      break;
     }
     default: {  // a dead store: memset, then overwrite with a copy before any read
       Instruction m;

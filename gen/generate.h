@@ -17,8 +17,8 @@ struct GenOptions {
   uint32_t size = 20;       // top-level statements: 1 to size, drawn; from 200 on, size/2 to size (see run())
   uint32_t pressure = 100;  // percent: peak simultaneously-live SBUF (and PSUM) demand relative to capacity; >100 forces spills
   // percent of statements that are DMA patterns (gen/gen_dma_patterns.cpp: abutting reads, repeated reads, a
-  // tensor written whole and read later over a sub-range only, a dead store); 0 draws no decision for it, so the
-  // programs are those a generator without the option draws
+  // tensor written whole and read later over a sub-range only, a dead store, reads one element apart); 0 draws no
+  // decision for it, so the programs are those a generator without the option draws
   uint32_t dma_patterns = 0;
   // Percent of loop-register indexes that take a floor division or a remainder (`i%2*64`, `j//2`), and of statements
   // inside loops that are conditional blocks on the loop registers (`if i >= j { ... }`, docs/format.md

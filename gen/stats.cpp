@@ -173,7 +173,7 @@ namespace {
 
 // The source shapes the DMA optimization's peepholes feed on once a tensor is spilled (gen/gen_dma_patterns.cpp).
 struct DmaPatterns {
-  uint64_t abutting = 0, repeated = 0, sub_range = 0, dead_stores = 0;
+  uint64_t abutting = 0, apart = 0, repeated = 0, sub_range = 0, dead_stores = 0;
 };
 
 bool constantRun(const AccessPattern& ap) { return !ap.hasRegister() && ap.count2 == 1; }
@@ -216,10 +216,15 @@ void dmaPatterns(const Program& p, const std::vector<Instruction>& body, DmaPatt
     }
     const std::vector<const AccessPattern*> reads = sourceViews(i);
     if (reads.size() >= 2 && reads[0]->tensor == reads[1]->tensor && constantRun(*reads[0]) &&
-        constantRun(*reads[1]) && reads[0]->partition == reads[1]->partition &&
-        (reads[1]->offset.constant == reads[0]->offset.constant + reads[0]->count ||
-         reads[0]->offset.constant == reads[1]->offset.constant + reads[1]->count))
-      ++d.abutting;
+        constantRun(*reads[1]) && reads[0]->partition == reads[1]->partition) {
+      // elements between the end of one read and the start of the other (none: they abut)
+      auto between = [](const AccessPattern& a, const AccessPattern& b) {
+        return int64_t(b.offset.constant) - int64_t(a.offset.constant) - int64_t(a.count);
+      };
+      const int64_t gap = std::max(between(*reads[0], *reads[1]), between(*reads[1], *reads[0]));
+      d.abutting += gap == 0;
+      d.apart += gap == 1;
+    }
     for (const AccessPattern* r : reads)
       if (r->tensor < p.tensors.size() && p.tensors[r->tensor].space != Space::Dram && constantRun(*r) &&
           !isFullAccess(p, *r))
@@ -520,6 +525,7 @@ std::vector<ShapeFeature> measureShape(const Program& p) {
   DmaPatterns dp;
   dmaPatterns(p, p.body, dp);
   count("DMA pattern: abutting reads of one tensor", dp.abutting);
+  count("DMA pattern: reads of one tensor one element apart", dp.apart);
   count("DMA pattern: the same view read twice in a row", dp.repeated);
   count("DMA pattern: on-chip sub-range reads", dp.sub_range);
   count("DMA pattern: dead stores (overwritten whole before a read)", dp.dead_stores);

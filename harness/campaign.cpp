@@ -60,10 +60,14 @@ CaseInput generatedCase(const CampaignOptions& opts, uint64_t index) {
   if (!opts.fixed_size) g.size = uint32_t(knobs.range(1, 30));
   // Two cases in three fit the machine (25..100 %): an allocator that does not spill must still be exercised.
   if (!opts.fixed_pressure) g.pressure = uint32_t(knobs.chance(67) ? knobs.range(25, 100) : knobs.range(101, 300));
+  // One case in three has DMA patterns (gen/gen_dma_patterns.cpp): spilled, they give the allocator's DMA
+  // optimization reloads that abut, repeat or lie one element apart. The other cases are the programs without them.
+  if (!opts.fixed_dma_patterns) g.dma_patterns = knobs.chance(33) ? uint32_t(knobs.range(10, 40)) : 0;
   c.size = g.size;
   c.pressure = g.pressure;
   c.reuse = g.reuse;
   c.conditionals = g.conditionals;
+  c.dma_patterns = g.dma_patterns;
   SeededChoices choices(c.seed);
   c.program = generateProgram(choices, g);
   c.seeds = seedsFor(c.seed);

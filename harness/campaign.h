@@ -24,7 +24,8 @@ struct CaseInput {
   bool generated = false;
   uint64_t seed = 0;
   uint32_t size = 0, pressure = 0;
-  uint32_t reuse = 0, conditionals = 0;  // the generator's mix (GenOptions), for the command that regenerates it
+  // the generator's mix (GenOptions), for the command that regenerates it
+  uint32_t reuse = 0, conditionals = 0, dma_patterns = 0;
   Program program;
   CheckSeeds seeds;
 };
@@ -41,7 +42,7 @@ struct CampaignOptions {
   uint32_t jobs = 1;      // cases run concurrently
   uint64_t seed = 1;      // case i is generated from seed + i
   GenOptions gen;         // arch; size and pressure are drawn per case unless fixed below
-  bool fixed_size = false, fixed_pressure = false;
+  bool fixed_size = false, fixed_pressure = false, fixed_dma_patterns = false;
   std::vector<CaseInput> corpus;  // run first (a few real kernels), then the generated cases
   uint32_t max_failures = 0;      // stop after this many failures (0 = never)
   uint32_t reruns = 2;            // re-runs of a failing case to detect flakiness

@@ -36,7 +36,8 @@ std::string indented(const std::string& text) {
 std::string regenerateCommand(const CaseInput& c, const Arch& arch) {
   std::string cmd = "allocsim gen --seed " + std::to_string(c.seed) + " --size " + std::to_string(c.size) +
                     " --pressure " + std::to_string(c.pressure) + " --reuse " + std::to_string(c.reuse) +
-                    " --conditionals " + std::to_string(c.conditionals) + " --arch " + arch.name;
+                    " --conditionals " + std::to_string(c.conditionals) + " --dma-patterns " +
+                    std::to_string(c.dma_patterns) + " --arch " + arch.name;
   for (const auto& [key, value] : archOverridesFromPreset(arch)) cmd += " --" + key + " " + std::to_string(value);
   return cmd;
 }

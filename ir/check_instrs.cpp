@@ -262,7 +262,8 @@ class InstrRules {
         return true;
       case Op::TS: return scalarOp() && fusedReduce();
       case Op::Reduce:
-        if (in_.alu == AluOp::Sub || in_.alu == AluOp::Shl || in_.alu == AluOp::Shr || in_.alu == AluOp::Div)
+        if (in_.alu == AluOp::Sub || in_.alu == AluOp::Shl || in_.alu == AluOp::Shr || in_.alu == AluOp::Div ||
+            aluIsComparison(in_.alu) || in_.alu == AluOp::Keep)
           return fail(std::string("reduce cannot use ") + aluName(in_.alu) + "; it reduces with add mul max min and or xor");
         if (dst.partitions != in_.a.partitions || dst.elementsPerPartition() != 1)
           return fail(dst.loc, "reduce destination " + name(dst) + " view " + viewShape(dst) + " must be " +
@@ -295,7 +296,7 @@ class InstrRules {
       return fail(in_.b.loc, "tt_scan sources " + name(in_.a) + " and " + name(in_.b) +
                                  " cannot both be in PSUM (DVE reads at most one of them from PSUM)");
     for (AluOp alu : {in_.alu, in_.alu2})
-      if (aluIsIntegerOnly(alu))
+      if (aluIsIntegerOnly(alu) || aluIsComparison(alu) || alu == AluOp::Keep)
         return fail(std::string("tt_scan cannot use ") + aluName(alu) + "; its operations are add sub mul max min div");
     const ScalarOperand& init = in_.scalar;
     if (init.kind == ScalarOperand::Kind::Tensor) {

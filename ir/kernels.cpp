@@ -20,6 +20,13 @@ void withAlu(AluOp op, F&& f) {
     case AluOp::Shl: return f(std::integral_constant<AluOp, AluOp::Shl>{});
     case AluOp::Shr: return f(std::integral_constant<AluOp, AluOp::Shr>{});
     case AluOp::Div: return f(std::integral_constant<AluOp, AluOp::Div>{});
+    case AluOp::Eq: return f(std::integral_constant<AluOp, AluOp::Eq>{});
+    case AluOp::Ne: return f(std::integral_constant<AluOp, AluOp::Ne>{});
+    case AluOp::Lt: return f(std::integral_constant<AluOp, AluOp::Lt>{});
+    case AluOp::Le: return f(std::integral_constant<AluOp, AluOp::Le>{});
+    case AluOp::Gt: return f(std::integral_constant<AluOp, AluOp::Gt>{});
+    case AluOp::Ge: return f(std::integral_constant<AluOp, AluOp::Ge>{});
+    case AluOp::Keep: return f(std::integral_constant<AluOp, AluOp::Keep>{});
   }
 }
 

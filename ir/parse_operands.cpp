@@ -311,7 +311,7 @@ std::string namesList(uint8_t count, const char* (*name)(E)) {
 
 AluOp Parser::alu() {
   Token t = lex_.next();
-  const std::string known = namesList<AluOp>(uint8_t(AluOp::Div) + 1, aluName) + ")";
+  const std::string known = namesList<AluOp>(uint8_t(kLastAlu) + 1, aluName) + ")";
   std::optional<AluOp> a = t.kind == TokKind::Name ? parseAlu(std::string(t.text)) : std::nullopt;
   if (!a) {
     if (t.kind == TokKind::Name) failAt(t.loc, "unknown ALU operation " + quoted(t.text) + " (expected " + known);

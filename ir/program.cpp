@@ -153,7 +153,9 @@ bool conditionHolds(CmpOp cmp, __int128 v) {
   return false;
 }
 
-static const char* const kAluNames[] = {"add", "sub", "mul", "max", "min", "and", "or", "xor", "shl", "shr", "div"};
+static const char* const kAluNames[] = {"add", "sub", "mul", "max", "min", "and", "or", "xor", "shl",
+                                        "shr", "div", "eq",  "ne",  "lt",  "le",  "gt", "ge", "keep"};
+static_assert(std::size(kAluNames) == size_t(kLastAlu) + 1);
 
 const char* aluName(AluOp a) { return kAluNames[size_t(a)]; }
 

@@ -233,11 +233,16 @@ inline Engine engineOf(Op op) {  // inline: the simulator asks several times per
   }
 }
 
-// Div was added after the integer-only group so that older numberings (fuzz inputs) keep their meaning.
-enum class AluOp : uint8_t { Add, Sub, Mul, Max, Min, And, Or, Xor, Shl, Shr, Div };
+// Div was added after the integer-only group, and the comparisons after Div, so that older numberings (fuzz inputs)
+// keep their meaning. A comparison gives 1 where `a CMP b` holds and 0 elsewhere (NKI's nl.equal, nl.greater, ...);
+// Keep gives a where b is nonzero and the additive identity (-0.0, integers 0) elsewhere, so that two kept values
+// added select exactly (NKI's nl.where on a tile of values).
+enum class AluOp : uint8_t { Add, Sub, Mul, Max, Min, And, Or, Xor, Shl, Shr, Div, Eq, Ne, Lt, Le, Gt, Ge, Keep };
+constexpr AluOp kLastAlu = AluOp::Keep;  // every AluOp is in [0, kLastAlu]
 const char* aluName(AluOp a);
 std::optional<AluOp> parseAlu(const std::string& s);
 bool aluIsIntegerOnly(AluOp a);  // and, or, xor, shl, shr
+inline bool aluIsComparison(AluOp a) { return a >= AluOp::Eq && a <= AluOp::Ge; }  // eq ne lt le gt ge
 
 // Log and the functions after it were added after Reciprocal so that older numberings (fuzz inputs) keep their meaning.
 enum class ActFunc : uint8_t {

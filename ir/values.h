@@ -272,6 +272,14 @@ inline float aluF32(AluOp op, float a, float b) {
     case AluOp::Max: return maxF32(a, b);
     case AluOp::Min: return minF32(a, b);
     case AluOp::Div: return canonicalNaN(a / b);
+    // IEEE comparisons: a NaN compares unequal to everything, so only `ne` holds for it; -0 == +0.
+    case AluOp::Eq: return a == b ? 1.0f : 0.0f;
+    case AluOp::Ne: return a != b ? 1.0f : 0.0f;
+    case AluOp::Lt: return a < b ? 1.0f : 0.0f;
+    case AluOp::Le: return a <= b ? 1.0f : 0.0f;
+    case AluOp::Gt: return a > b ? 1.0f : 0.0f;
+    case AluOp::Ge: return a >= b ? 1.0f : 0.0f;
+    case AluOp::Keep: return b != 0.0f ? canonicalNaN(a) : -0.0f;  // a NaN b is nonzero
     default: return quietNaN();
   }
 }
@@ -297,6 +305,13 @@ inline uint32_t aluInt(AluOp op, uint32_t a, uint32_t b, NumClass c) {
       if (!s) return a / b;
       if (a == 0x80000000u && b == ~0u) return a;
       return uint32_t(int32_t(a) / int32_t(b));
+    case AluOp::Eq: return a == b;
+    case AluOp::Ne: return a != b;
+    case AluOp::Lt: return s ? int32_t(a) < int32_t(b) : a < b;
+    case AluOp::Le: return s ? int32_t(a) <= int32_t(b) : a <= b;
+    case AluOp::Gt: return s ? int32_t(a) > int32_t(b) : a > b;
+    case AluOp::Ge: return s ? int32_t(a) >= int32_t(b) : a >= b;
+    case AluOp::Keep: return b != 0 ? a : 0;
   }
   return 0;
 }

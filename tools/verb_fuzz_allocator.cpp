@@ -24,7 +24,8 @@ namespace allocsim::cli {
 
 static const char kFuzzAllocatorHelp[] =
     "usage: allocsim fuzz-allocator [--runs N | --time S] [--jobs J] [--seed S] [--arch A] [--KEY VALUE]\n"
-    "                               [--size N] [--pressure P] [--corpus DIR] [--no-kernels] [--out DIR]\n"
+    "                               [--size N] [--pressure P] [--dma-patterns P] [--corpus DIR] [--no-kernels]\n"
+    "                               [--out DIR]\n"
     "                               [--timeout S] [--max-output K] [--max-failures N] [--no-shrink]\n"
     "                               [--shrink-time S] [--no-sim]\n"
     "                               [--json] [--quiet] -- CMD ARGS...\n"
@@ -52,6 +53,8 @@ static const char kFuzzAllocatorHelp[] =
     "  --size N          fix the generator's size (default: 1..30, drawn per case)\n"
     "  --pressure P      fix the generator's pressure in percent (default: drawn per case, 25..100 in two\n"
     "                    cases of three, else 101..300; above 100 the program must spill)\n"
+    "  --dma-patterns P  fix the percent of statements that are DMA patterns (gen --dma-patterns; default:\n"
+    "                    10..40 in one case of three, else 0)\n"
     "  --corpus DIR      also run every DIR/*.nki.txt (unallocated programs)\n"
     "  --no-kernels      skip the bundled corpus kernels\n"
     "  --out DIR         where failures go (default allocsim-failures)\n"
@@ -157,6 +160,8 @@ int runFuzzAllocator(const Args& all) {
     else if (auto v = r.value("--size")) opts.gen.size = uint32_t(ArgReader::toUint("--size", *v, 100000)), opts.fixed_size = true;
     else if (auto v = r.value("--pressure"))
       opts.gen.pressure = uint32_t(ArgReader::toUint("--pressure", *v, 1000)), opts.fixed_pressure = true;
+    else if (auto v = r.value("--dma-patterns"))
+      opts.gen.dma_patterns = uint32_t(ArgReader::toUint("--dma-patterns", *v, 100)), opts.fixed_dma_patterns = true;
     else if (auto v = r.value("--corpus")) corpus_dirs.push_back(*v);
     else if (r.flag("--no-kernels")) kernels = false;
     else if (auto v = r.value("--out")) out_dir = *v;

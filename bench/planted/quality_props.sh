@@ -16,7 +16,10 @@ esac
 # property                                  plants that regress what it checks
 pairs=(
   "BestOfNKeepsTheBestCandidateItTried        bestofn_keeps_worst sbuf_score_prefers_larger_footprint"
+  "PsumFirstRoundKeepsTheLeastSpillCostItTried psum_score_ignores_spill"
+  "PsumSimplifyCountsTheBanksOfEachNeighbour  psum_neighbour_banks_as_one psum_banks_round_down"
   "NoPsumSpillWhenTheLiveBanksFit             psum_first_fit_resets_late"
+  "NoPsumSpillWhereNoNeighboursCanCoverEveryRun psum_first_fit_resets_late"
   "NoLevelSpillsWhereNoReuseFits              psum_first_fit_resets_late psum_banks_round_down no_reuse_next_tensor_shares"
   "O3ScoresNoWorseThanO2                      o3_without_packing bestofn_keeps_worst"
   "ColorerHeightWithinAFactorOfTheExactSearch exact_touching_items_apart"

@@ -511,7 +511,11 @@ def _where_values(cond, x, y, dtype, loc):
         if not isinstance(v, _t.View):
             raise KernelError("nl.where takes tiles or numbers, not %r" % (v,), loc)
         _t._same_shape(v, cond, "nl.where", loc)
-        m = _t.binary(holds, cond, 0.0 if cond.dtype.is_float else 0, dtype=v.dtype, loc=loc)
+        m = _t.binary(holds, cond, 0.0 if cond.dtype.is_float else 0, loc=loc)
+        if m.dtype.is_float != v.dtype.is_float:  # keep's sources are both float or both integer: convert the 1 / 0
+            m2 = tr.temp(cond.shape, v.dtype, "sbuf", loc)
+            tr.emit("copy", m2, m, loc=loc)
+            m = m2
         sides.append(_t.binary("keep", v, m, loc=loc, dst=m))
     out = tr.temp(cond.shape, out_dt, "sbuf", loc)
     return _t.binary("add", sides[0], sides[1], loc=loc, dst=out)

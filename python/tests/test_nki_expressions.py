@@ -130,5 +130,38 @@ class RelatedMaskTest(unittest.TestCase):
         np.testing.assert_allclose(z[upper], np.exp(a[upper].astype(np.float64)), rtol=1e-6)
 
 
+class CompareSelectTest(unittest.TestCase):
+    """Elementwise comparisons (tt / ts gt, le, ...: 1 or 0) and nl.where on tiles of values (keep, keep, add)."""
+
+    def test_comparisons_logic_and_where(self):
+        a, b = rand((8, 16), 67), rand((8, 16), 68)
+        a[0, :4] = [np.inf, np.nan, -0.0, 0.25]
+        b[0, :4] = [1.0, 0.0, 0.0, 0.25]
+        b[1, :2] = [np.nan, -np.inf]
+        r = allocsim_nki.simulate(expressions.compare_and_select, a, b, arch="tiny")
+        o = r.returned.reshape(8, 7, 16).transpose(1, 0, 2)
+        f = np.float32
+        with np.errstate(invalid="ignore"):
+            gt, le = (a > b).astype(f), (a <= f(0.25)).astype(f)
+        self.assertTrue(same_bits(o[0], gt))
+        self.assertTrue(same_bits(o[1], (f(0.25) >= a).astype(f)))
+        self.assertTrue(same_bits(o[2], ((gt != 0) & (le != 0)).astype(f)))
+        either = ((gt != 0) | (le != 0)).astype(f)
+        self.assertTrue(same_bits(o[3], either))
+        self.assertTrue(same_bits(o[4], (either == 0).astype(f)))
+        # selected values keep their bits (the infinity, -0.0, a NaN as the quiet NaN)
+        self.assertTrue(same_bits(o[5], np.where(gt != 0, a, b)))
+        self.assertTrue(same_bits(o[6], np.where(le != 0, f(-1.0), a)))
+
+    def test_integer_where_and_equal(self):
+        rs = np.random.RandomState(69)
+        a, b = rs.randint(-2**31, 2**31, (8, 8)).astype(np.int32), rs.randint(-3, 3, (8, 8)).astype(np.int32)
+        b[0, :3] = a[0, :3]
+        c = rs.randint(-1, 2, (8, 8)).astype(np.int32)
+        r = allocsim_nki.simulate(expressions.integer_where, a, b, c, arch="tiny")
+        np.testing.assert_array_equal(r.returned[:, :8], np.where(c != 0, a, b))
+        np.testing.assert_array_equal(r.returned[:, 8:], (a == b).astype(np.int32))
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -366,7 +366,7 @@ TEST(ParseError, UnknownFunctionOrAluOp) {
             "5:11: unknown activation function 'softsign' (expected identity, relu, neg, abs, square, exp, tanh, sigmoid, "
             "silu, gelu, sqrt, rsqrt, reciprocal, log, sin, cos, erf, softplus, gelu_apprx_tanh, sign, arctan or mish)");
   EXPECT_EQ(errorOf(kDecls + "tt a, a, b, pow"),
-            "5:13: unknown ALU operation 'pow' (expected add, sub, mul, max, min, and, or, xor, shl, shr or div)");
+            "5:13: unknown ALU operation 'pow' (expected add, sub, mul, max, min, and, or, xor, shl, shr, div, eq, ne, lt, le, gt, ge or keep)");
 }
 
 TEST(ParseError, Immediate) {

@@ -86,7 +86,7 @@ TEST(TwoOpTs, ParseErrorsAreLocated) {
   EXPECT_EQ(parseError("ts y, x, 1.0, add, 2.0, mul, 3.0"),
             "t:8:30: expected reduce=OP -> R after ts's second operation\n");
   EXPECT_EQ(parseError("ts y, x, 1.0, add, 2.0, pow"),
-            "t:8:25: unknown ALU operation 'pow' (expected add, sub, mul, max, min, and, or, xor, shl, shr or div)\n");
+            "t:8:25: unknown ALU operation 'pow' (expected add, sub, mul, max, min, and, or, xor, shl, shr, div, eq, ne, lt, le, gt, ge or keep)\n");
 }
 
 std::string diagnostics(const std::string& body) {
