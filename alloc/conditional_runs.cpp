@@ -55,12 +55,17 @@ class PathWalk {
   }
 
  private:
-  // c = constant + sum of scale * f(register), as the interpreter evaluates it (ir/view.cpp).
+  // c = constant + sum of scale * f(register), as the interpreter evaluates it (ir/view.cpp): every partial sum
+  // clamped to +-2^100, so that no sum overflows.
   bool evaluate(const Index& x, __int128& c) const {
+    auto clamp = [](__int128 v) {
+      const __int128 limit = __int128(1) << 100;
+      return v > limit ? limit : v < -limit ? -limit : v;
+    };
     c = x.constant;
     for (const IndexTerm& t : x.terms) {
       if (t.reg >= values_.size()) return false;
-      c += __int128(t.scale) * __int128(t.apply(values_[t.reg]));
+      c = clamp(c + clamp(__int128(t.scale) * __int128(t.apply(values_[t.reg]))));
     }
     return true;
   }

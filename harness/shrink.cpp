@@ -1,6 +1,7 @@
 #include "harness/shrink.h"
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <functional>
 #include <map>
@@ -58,6 +59,26 @@ std::optional<Program> editAt(const Program& p, size_t target, F&& f) {
   return c;
 }
 
+// The views of `i`'s operands; null for an operand left at its default (it has none).
+std::array<AccessPattern*, 8> viewsOf(Instruction& i) {
+  return {&i.dst, &i.a, &i.b, i.scalar.ap.ifStored(), i.scalar2.ap.ifStored(), i.scale.ap.ifStored(),
+          i.bias.ap.ifStored(), &i.reduce_dst};
+}
+
+// Every index in `body` (loops and blocks included) that may name a register: the views' partition, offset and tile
+// indices, and affine_select's offset c.
+void forEachIndex(std::vector<Instruction>& body, const std::function<void(Index&)>& index) {
+  for (Instruction& i : body) {
+    for (AccessPattern* ap : viewsOf(i)) {
+      if (!ap) continue;
+      index(ap->partition), index(ap->offset);
+      if (ap->tile) index(*ap->tile);  // the offset holds the tile's terms too: both change
+    }
+    index(i.mask.c);
+    if (hasBody(i.op)) forEachIndex(i.body, index);
+  }
+}
+
 bool isWhole(const Tensor& t, const AccessPattern& ap) {
   return ap.partition.isConstant() && ap.partition.constant == 0 && ap.partitions == t.partitions &&
          ap.offset.isConstant() && ap.offset.constant == 0 && ap.count == t.elements && ap.count2 == 1;
@@ -71,7 +92,7 @@ std::optional<Program> reshaped(const Program& p, TensorId t, uint32_t partition
   std::vector<AccessPattern*> views;
   std::function<void(std::vector<Instruction>&)> walk = [&](std::vector<Instruction>& body) {
     for (Instruction& i : body) {
-      for (AccessPattern* ap : {&i.dst, &i.a, &i.b, i.scalar.ap.ifStored(), i.scalar2.ap.ifStored(), i.scale.ap.ifStored(), i.bias.ap.ifStored(), &i.reduce_dst}) {
+      for (AccessPattern* ap : viewsOf(i)) {
         if (!ap || ap->tensor != t) continue;
         ap->tile.reset();  // a reshaped tile array is a plain tensor; its tile views keep their row offsets
         if (isWhole(old, *ap)) views.push_back(ap);
@@ -225,18 +246,7 @@ class Shrinker {
       i.terms.erase(it);
       changed = true;
     };
-    std::function<void(std::vector<Instruction>&)> walk = [&](std::vector<Instruction>& body) {
-      for (Instruction& i : body) {
-        for (AccessPattern* ap : {&i.dst, &i.a, &i.b, i.scalar.ap.ifStored(), i.scalar2.ap.ifStored(), i.scale.ap.ifStored(), i.bias.ap.ifStored(), &i.reduce_dst}) {
-          if (!ap) continue;  // an operand left at its default has no terms
-          index(ap->partition), index(ap->offset);
-          if (ap->tile) index(*ap->tile);  // the offset holds the tile's terms too: both lose r
-        }
-        index(i.mask.c);  // affine_select's offset c
-        if (hasBody(i.op)) walk(i.body);
-      }
-    };
-    walk(c.body);
+    forEachIndex(c.body, index);
     if (!changed) return std::nullopt;
     return c;
   }
@@ -280,18 +290,7 @@ class Shrinker {
       ix.terms.erase(it);
       changed = true;
     };
-    std::function<void(std::vector<Instruction>&)> walk = [&](std::vector<Instruction>& body) {
-      for (Instruction& i : body) {
-        for (AccessPattern* ap : {&i.dst, &i.a, &i.b, i.scalar.ap.ifStored(), i.scalar2.ap.ifStored(), i.scale.ap.ifStored(), i.bias.ap.ifStored(), &i.reduce_dst}) {
-          if (!ap) continue;  // an operand left at its default has no terms
-          index(ap->partition), index(ap->offset);
-          if (ap->tile) index(*ap->tile);
-        }
-        index(i.mask.c);  // affine_select's offset c
-        if (hasBody(i.op)) walk(i.body);
-      }
-    };
-    walk(c.body);
+    forEachIndex(c.body, index);
     if (!changed) return std::nullopt;
     return c;
   }
