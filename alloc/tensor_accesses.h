@@ -6,15 +6,13 @@
 
 #include <cstdint>
 #include "ir/inline_list.h"
+#include "ir/operand_table.h"
 #include "ir/program.h"
 
 namespace allocsim {
 
-// Scale, Bias: act's; Scalar2: ts's second scalar; ReduceDst: the fused reduction's destination (docs/format.md).
-enum class Operand : uint8_t { Dst, A, B, Scalar, Scale, Bias, Scalar2, ReduceDst };
-
 struct TensorAccess {
-  Operand operand = Operand::Dst;
+  Operand operand = Operand::Dst;  // a view operand (ir/operand_table.h)
   bool read = false;   // the instruction reads this view (a matmul without an unconditional start reads its
                        // accumulator: it adds to what the bank holds)
   bool write = false;  // the destination
@@ -27,8 +25,5 @@ using TensorAccessList = InlineList<TensorAccess, 5>;
 // The operands of `inst` (not a loop) that name a tensor of `p` in `space`, sources first, destination last. An
 // operand naming an unknown tensor is left out.
 TensorAccessList tensorAccesses(const Program& p, const Instruction& inst, Space space);
-
-const AccessPattern& operandOf(const Instruction& inst, Operand o);
-AccessPattern& operandOf(Instruction& inst, Operand o);
 
 }  // namespace allocsim

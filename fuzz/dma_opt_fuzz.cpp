@@ -20,7 +20,10 @@ using namespace allocsim;
 
 namespace {
 
-std::string traffic(const DmaTraffic& t) { return dmaTrafficLine("", t); }
+std::string traffic(const DmaTraffic& t) {
+  return std::to_string(t.instructions) + " dma instructions, executed " + std::to_string(t.executed) + ", " +
+         std::to_string(t.descriptors) + " descriptors, " + std::to_string(t.bytes) + " bytes";
+}
 
 }  // namespace
 
@@ -64,6 +67,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (after.instructions > before.instructions || after.executed > before.executed ||
       after.descriptors > before.descriptors || after.bytes > before.bytes)
     fuzz::reportBug("dma_opt", "the DMA optimization increased DMA traffic", in.program, &p,
-                    "before:" + traffic(before) + "\nafter: " + traffic(after));
+                    "before: " + traffic(before) + "\nafter:  " + traffic(after));
   return 0;
 }

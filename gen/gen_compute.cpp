@@ -394,19 +394,16 @@ void Generator::elementwiseStatement() {
 void Generator::reduceStatement() {
   std::vector<TensorId> srcs = readable(true);
   if (srcs.empty()) return memsetStatement();
-  const TensorId a = srcs[c_.below(srcs.size())];
+  const std::optional<SourceView> src = chooseSourceView(srcs);
+  if (!src) return;
+  const auto& [a, parts, elems, va] = *src;
   const DType dt = prog_.tensors[a].dtype;
-  uint32_t parts;
-  uint64_t elems;
-  chooseSubShape(a, parts, elems);
-  std::optional<AccessPattern> va = chooseView(a, parts, elems, true, /*allowSelfOverlap=*/true);
-  if (!va) return;
   std::vector<TensorId> cols;
   for (TensorId t : pool_)
     if (t != a && prog_.tensors[t].dtype == dt && prog_.tensors[t].partitions >= parts) cols.push_back(t);
   Instruction i;
   i.op = Op::Reduce;
-  i.a = *va;
+  i.a = va;
   static const AluOp kOps[] = {AluOp::Add, AluOp::Max, AluOp::Min};
   i.alu = kOps[c_.below(3)];
   double mag = i.alu == AluOp::Add ? magOf(a) * double(elems) : magOf(a);

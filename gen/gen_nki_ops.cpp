@@ -85,13 +85,10 @@ void Generator::peMoveStatement(const std::vector<TensorId>& srcs, Op op) {
 // tt_scan over a full float tensor and a second of at least its shape; INIT an immediate or a [P, 1] column. The
 // chain's bound is followed step by step; a scan whose bound grows past 1e30 takes max as its second op instead.
 void Generator::scanStatement(const std::vector<TensorId>& srcs) {
-  const TensorId a = srcs[c_.below(srcs.size())];
+  const std::optional<SourceView> src = chooseSourceView(srcs);
+  if (!src) return;
+  const auto& [a, parts, elems, va] = *src;
   const DType dt = prog_.tensors[a].dtype;
-  uint32_t parts;
-  uint64_t elems;
-  chooseSubShape(a, parts, elems);
-  std::optional<AccessPattern> va = chooseView(a, parts, elems, true, /*allowSelfOverlap=*/true);
-  if (!va) return;
   std::vector<TensorId> bs;
   const bool aInPsum = prog_.tensors[a].space == Space::Psum;  // DVE reads at most one of them from PSUM
   for (TensorId t : srcs)
@@ -104,7 +101,7 @@ void Generator::scanStatement(const std::vector<TensorId>& srcs) {
   if (!vb) return;
   Instruction i;
   i.op = Op::TTScan;
-  i.a = *va;
+  i.a = va;
   i.b = *vb;
   static const AluOp kOp0[] = {AluOp::Add, AluOp::Sub, AluOp::Max, AluOp::Min};
   static const AluOp kOp1[] = {AluOp::Add, AluOp::Sub, AluOp::Max, AluOp::Min, AluOp::Mul};

@@ -162,4 +162,14 @@ void Generator::chooseSubShape(TensorId t, uint32_t& parts, uint64_t& elems) {
   if (yes(50)) parts = uint32_t(between(1, T.partitions));
   elems = between(1, T.elements);
 }
+
+std::optional<Generator::SourceView> Generator::chooseSourceView(const std::vector<TensorId>& srcs) {
+  SourceView s;
+  s.tensor = srcs[c_.below(srcs.size())];
+  chooseSubShape(s.tensor, s.parts, s.elems);
+  std::optional<AccessPattern> v = chooseView(s.tensor, s.parts, s.elems, true, /*allowSelfOverlap=*/true);
+  if (!v) return std::nullopt;
+  s.view = *v;
+  return s;
+}
 }  // namespace allocsim::gen

@@ -171,6 +171,15 @@ class Generator {
                                           bool allowSelfOverlap = false);
   // Shape of a view of t: the whole tensor on choice 0.
   void chooseSubShape(TensorId t, uint32_t& parts, uint64_t& elems);
+  // A source drawn from `srcs` (not empty), a sub-shape of it and a view of that shape that may overlap itself (it is
+  // only read); nullopt if the view does not fit.
+  struct SourceView {
+    TensorId tensor;
+    uint32_t parts;
+    uint64_t elems;
+    AccessPattern view;
+  };
+  std::optional<SourceView> chooseSourceView(const std::vector<TensorId>& srcs);
 
   // --- memory and pressure (gen_memory.cpp)
   void chooseShape(DType dt, uint32_t& parts, uint32_t& elems);

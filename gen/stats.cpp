@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <functional>
 
+#include "ir/operand_table.h"
+
 namespace allocsim {
 namespace {
 
@@ -12,37 +14,8 @@ constexpr uint32_t kPsumBankRows = 8;  // "PSUM tensors of 1 bank" .. "8 banks" 
 
 // The views an instruction names, in operand order (docs/format.md "Instructions").
 void forEachView(const Instruction& i, const std::function<void(const AccessPattern&)>& f) {
-  switch (i.op) {
-    case Op::Dma:
-    case Op::Copy:
-    case Op::Reduce:
-    case Op::Select:
-    case Op::Transpose:
-    case Op::Broadcast:
-    case Op::BnStats:
-    case Op::BnAggr: f(i.dst); f(i.a); return;
-    case Op::Matmul:
-    case Op::TT: f(i.dst); f(i.a); f(i.b); return;
-    case Op::TTScan:
-      f(i.dst);
-      f(i.a);
-      f(i.b);
-      if (i.scalar.kind == ScalarOperand::Kind::Tensor) f(i.scalar.ap);
-      return;
-    case Op::Act:
-    case Op::TS:
-      f(i.dst);
-      f(i.a);
-      for (const ScalarOperand* sc : scalarOperands(i))
-        if (sc->kind == ScalarOperand::Kind::Tensor) f(sc->ap);
-      if (hasFusedReduce(i)) f(i.rare->reduce_dst);
-      return;
-    case Op::Memset:
-    case Op::Iota:
-    case Op::RegStore: f(i.dst); return;
-    case Op::RegLoad: f(i.a); return;
-    default: return;
-  }
+  for (const OperandUse* u : operandUses(i))
+    if (const AccessPattern* ap = operandView(i, u->operand)) f(*ap);
 }
 
 // The registers an instruction names: destinations, sources, loop variables and address terms.
@@ -184,21 +157,20 @@ bool sameView(AccessPattern a, const AccessPattern& b) {
   return a == b;
 }
 
-// Tensor reads of a non-loop instruction (sources; a matmul's accumulator too).
+// The source views the pattern and edge counts look at: those of dma, copy, reduce, affine_select, reg_load, tt,
+// act, ts and matmul (not a matmul's accumulator). The PE moves', tt_scan's and batch norm's sources are not counted.
+bool countsSources(Op op) {
+  switch (op) {
+    case Op::Dma: case Op::Copy: case Op::Reduce: case Op::Select: case Op::RegLoad: case Op::TT: case Op::Act:
+    case Op::TS: case Op::Matmul: return true;
+    default: return false;
+  }
+}
 std::vector<const AccessPattern*> sourceViews(const Instruction& i) {
   std::vector<const AccessPattern*> out;
-  switch (i.op) {
-    case Op::Dma: case Op::Copy: case Op::Reduce: case Op::Select: case Op::RegLoad: out = {&i.a}; break;
-    case Op::TT: out = {&i.a, &i.b}; break;
-    case Op::Act:
-    case Op::TS:
-      out = {&i.a};
-      for (const ScalarOperand* sc : scalarOperands(i))
-        if (sc->kind == ScalarOperand::Kind::Tensor) out.push_back(&sc->ap.get());
-      break;
-    case Op::Matmul: out = {&i.a, &i.b}; break;
-    default: break;
-  }
+  if (!countsSources(i.op)) return out;
+  for (const OperandUse* u : operandUses(i))
+    if (const AccessPattern* ap = operandView(i, u->operand); ap && u->role == Role::Read) out.push_back(ap);
   return out;
 }
 
@@ -290,36 +262,34 @@ struct EdgeShapes {
   uint64_t in_place_exact = 0, in_place_one_short = 0;
 };
 
-// Registers an instruction reads and writes (a loop instruction: its induction register, written on entry).
+// Registers an instruction reads and writes (a loop instruction: its induction register, written on entry), its
+// reads first.
 void registerEvents(const Instruction& i, const std::function<void(RegId, bool)>& f) {
-  switch (i.op) {
-    case Op::Addi: case Op::Mov: case Op::RegStore: f(i.rs, false); break;
-    case Op::Add: f(i.rs, false); f(i.rt, false); break;
-    default: break;
+  const OperandUses uses = operandUses(i);
+  for (const OperandUse* u : uses) {
+    if (u->operand == Operand::MaskC) {
+      for (const IndexTerm& t : i.rare->mask.c.terms) f(t.reg, false);
+    } else if (const AccessPattern* ap = operandView(i, u->operand)) {
+      for (const Index* ix : {&ap->partition, &ap->offset})
+        for (const IndexTerm& t : ix->terms) f(t.reg, false);
+    } else if (u->role == Role::Read) {
+      f(operandRegister(i, u->operand), false);
+    }
   }
-  for (const ScalarOperand* sc : scalarOperands(i))
-    if (sc->kind == ScalarOperand::Kind::Reg) f(sc->reg, false);
-  forEachView(i, [&](const AccessPattern& ap) {
-    for (const Index* ix : {&ap.partition, &ap.offset})
-      for (const IndexTerm& t : ix->terms) f(t.reg, false);
-  });
-  for (const IndexTerm& t : i.rare->mask.c.terms) f(t.reg, false);
-  switch (i.op) {
-    case Op::Li: case Op::Addi: case Op::Add: case Op::Mov: case Op::RegLoad: case Op::Loop: f(i.rd, true); break;
-    default: break;
-  }
+  for (const OperandUse* u : uses)
+    if (u->role == Role::Write && !operandView(i, u->operand)) f(operandRegister(i, u->operand), true);
 }
 
 // Tensors an instruction reads (sources, a matmul's accumulator unless it starts always) and writes.
 void tensorEvents(const Instruction& i, const std::function<void(const AccessPattern&, bool)>& f) {
   for (const AccessPattern* r : sourceViews(i)) f(*r, false);
-  if (i.op == Op::Matmul && i.start != When::Always) f(i.dst, false);
-  switch (i.op) {
-    case Op::Loop: case Op::RegLoad: break;
-    default:
-      if (i.dst.tensor != kNone) f(i.dst, true);
+  const OperandUses uses = operandUses(i);
+  for (const OperandUse* u : uses)
+    if (u->role == Role::Accumulate && i.start != When::Always) f(*operandView(i, u->operand), false);
+  for (const OperandUse* u : uses) {
+    const AccessPattern* ap = operandView(i, u->operand);
+    if (u->role != Role::Read && ap && ap->tensor != kNone) f(*ap, true);
   }
-  if (hasFusedReduce(i)) f(i.rare->reduce_dst, true);
 }
 
 void flatten(const std::vector<Instruction>& body, std::vector<const Instruction*>& out) {

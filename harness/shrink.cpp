@@ -1,6 +1,7 @@
 #include "harness/shrink.h"
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <functional>
 #include <map>
@@ -56,6 +57,20 @@ std::optional<Program> editAt(const Program& p, size_t target, F&& f) {
   if (!changed) return std::nullopt;
   c.renumber();
   return c;
+}
+
+// Every index in `body` (loops and blocks included) that may name a register: the views' partition, offset and tile
+// indices, and affine_select's offset c.
+void forEachIndex(std::vector<Instruction>& body, const std::function<void(Index&)>& index) {
+  for (Instruction& i : body) {
+    for (AccessPattern* ap : storedViews(i)) {
+      if (!ap) continue;
+      index(ap->partition), index(ap->offset);
+      if (ap->tile) index(*ap->tile);  // the offset holds the tile's terms too: both change
+    }
+    if (RareOperands* r = i.rare.ifStored()) index(r->mask.c);  // unstored: no register named
+    if (hasBody(i.op)) forEachIndex(i.body, index);
+  }
 }
 
 bool isWhole(const Tensor& t, const AccessPattern& ap) {
@@ -225,18 +240,7 @@ class Shrinker {
       i.terms.erase(it);
       changed = true;
     };
-    std::function<void(std::vector<Instruction>&)> walk = [&](std::vector<Instruction>& body) {
-      for (Instruction& i : body) {
-        for (AccessPattern* ap : storedViews(i)) {
-          if (!ap) continue;  // an operand left at its default has no terms
-          index(ap->partition), index(ap->offset);
-          if (ap->tile) index(*ap->tile);  // the offset holds the tile's terms too: both lose r
-        }
-        if (RareOperands* r = i.rare.ifStored()) index(r->mask.c);  // affine_select's offset c
-        if (hasBody(i.op)) walk(i.body);
-      }
-    };
-    walk(c.body);
+    forEachIndex(c.body, index);
     if (!changed) return std::nullopt;
     return c;
   }
@@ -280,18 +284,7 @@ class Shrinker {
       ix.terms.erase(it);
       changed = true;
     };
-    std::function<void(std::vector<Instruction>&)> walk = [&](std::vector<Instruction>& body) {
-      for (Instruction& i : body) {
-        for (AccessPattern* ap : storedViews(i)) {
-          if (!ap) continue;  // an operand left at its default has no terms
-          index(ap->partition), index(ap->offset);
-          if (ap->tile) index(*ap->tile);
-        }
-        if (RareOperands* r = i.rare.ifStored()) index(r->mask.c);  // affine_select's offset c
-        if (hasBody(i.op)) walk(i.body);
-      }
-    };
-    walk(c.body);
+    forEachIndex(c.body, index);
     if (!changed) return std::nullopt;
     return c;
   }

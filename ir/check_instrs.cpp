@@ -5,9 +5,9 @@
 #include <climits>
 #include <cmath>
 #include <cstddef>
-#include <initializer_list>
 
 #include "ir/check_internal.h"
+#include "ir/operand_table.h"
 #include "ir/print.h"
 #include "ir/values.h"
 
@@ -65,87 +65,27 @@ class InstrRules {
     return true;
   }
 
-  // At most five views (act and ts: destination, source, two scalar tensors, fused reduction) and three registers
-  // (add), in an array: the rules ask for them several times per instruction, and a vector each time was a heap
-  // allocation per instruction of every program checked.
-  template <class T, size_t N>
-  struct Few {
-    T items[N] = {};
-    size_t n = 0;
-    Few() = default;
-    Few(std::initializer_list<T> l) {
-      for (T x : l) items[n++] = x;
-    }
-    void push_back(T x) { items[n++] = x; }
-    const T* begin() const { return items; }
-    const T* end() const { return items + n; }
-  };
-
-  Few<const AccessPattern*, 5> views() const {
-    switch (in_.op) {
-      case Op::Dma:
-      case Op::Copy:
-      case Op::Reduce:
-      case Op::Select:
-      case Op::Transpose:
-      case Op::Broadcast:
-      case Op::BnStats:
-      case Op::BnAggr: return {&in_.dst, &in_.a};
-      case Op::Matmul:
-      case Op::TT: return {&in_.dst, &in_.a, &in_.b};
-      case Op::TTScan: {
-        Few<const AccessPattern*, 5> out{&in_.dst, &in_.a, &in_.b};
-        if (in_.scalar.kind == ScalarOperand::Kind::Tensor) out.push_back(&in_.scalar.ap.get());
-        return out;
-      }
-      case Op::Act:
-      case Op::TS: {
-        Few<const AccessPattern*, 5> out{&in_.dst, &in_.a};
-        for (const ScalarOperand* s : scalarOperands(in_))
-          if (s->kind == ScalarOperand::Kind::Tensor) out.push_back(&s->ap.get());
-        if (hasFusedReduce(in_)) out.push_back(&in_.rare->reduce_dst);
-        return out;
-      }
-      case Op::Memset:
-      case Op::Iota:
-      case Op::RegStore: return {&in_.dst};
-      case Op::RegLoad: return {&in_.a};
-      default: return {};
-    }
+  // At most five views (act and ts: destination, source, two scalar tensors, fused reduction), kept inline: the
+  // rules ask for them several times per instruction.
+  InlineList<const AccessPattern*, 5> views() const {
+    InlineList<const AccessPattern*, 5> out;
+    for (const OperandUse* u : operandUses(in_))
+      if (const AccessPattern* ap = operandView(in_, u->operand)) out.push_back(ap);
+    return out;
   }
 
-  // Every register the instruction names outside its views exists (the registers of the mask's offset c of a
-  // select are read like address terms).
+  // Every register the instruction names outside its views exists: the registers of an index (a loop's register
+  // bound, the offset c of an affine_select or iota, an if's condition, read like address terms) first, then the
+  // register operands.
   bool registersExist() {
-    Few<RegId, 3> regs;
-    switch (in_.op) {
-      case Op::Loop:
-        for (const IndexTerm& t : in_.rare->mask.c.terms)  // a register bound
-          if (!reg(t.reg)) return false;
-        regs = {in_.rd};
-        break;
-      case Op::Li:
-      case Op::RegLoad: regs = {in_.rd}; break;
-      case Op::Addi:
-      case Op::Mov: regs = {in_.rd, in_.rs}; break;
-      case Op::Add: regs = {in_.rd, in_.rs, in_.rt}; break;
-      case Op::RegStore: regs = {in_.rs}; break;
-      case Op::Select:
-      case Op::If:
-      case Op::Iota:
+    const OperandUses uses = operandUses(in_);
+    for (const OperandUse* u : uses)
+      if (u->operand == Operand::MaskC)
         for (const IndexTerm& t : in_.rare->mask.c.terms)
           if (!reg(t.reg)) return false;
-        return true;
-      case Op::Act:
-      case Op::TS:
-      case Op::TTScan:
-        for (const ScalarOperand* s : scalarOperands(in_))
-          if (s->kind == ScalarOperand::Kind::Reg) regs.push_back(s->reg);
-        break;
-      default: break;
-    }
-    for (RegId r : regs)
-      if (!reg(r)) return false;
+    for (const OperandUse* u : uses)
+      if (u->operand != Operand::MaskC && !operandView(in_, u->operand))
+        if (!reg(operandRegister(in_, u->operand))) return false;
     return true;
   }
 

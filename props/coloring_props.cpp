@@ -33,30 +33,33 @@ DriverResult allocateOrDiscard(const Program& p, int optlevel) {
   }
 }
 
+// What allocating `p` at `level` throws, an allocation error or a rejection of the input; "" when it allocates.
+std::string refusalAt(const Program& p, int level) {
+  DriverOptions o;
+  o.optlevel = level;
+  try {
+    allocate(p, o);
+  } catch (const AllocError& e) {
+    return e.what();
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
 RC_GTEST_PROP(Coloring, AllocationsAreWellFormedAndPassAllOracles, ()) {
   const Program p = *genPressuredProgram();
   const int level = genOptlevel();
   DriverResult r = allocateOrDiscard(p, level);
   const std::string name = "coloring_O" + std::to_string(level);
   requireCorrectAllocation(name + "_finding", p, r.program, *rc::gen::inRange<uint64_t>(1, UINT64_MAX));
-  bool spilled = false;
-  for (const Tensor& t : r.program.tensors) spilled |= t.origin == Origin::Spill || t.origin == Origin::Reload;
-  RC_TAG(spilled ? "spilled" : "no spill");
+  tagTensorSpills(r.program);
 }
 
 RC_GTEST_PROP(Coloring, FixedAssignmentReproducesAnAllocation, ()) {
   const Program p = *genPressuredProgram();
   DriverResult r = allocateOrDiscard(p, genOptlevel());
-  DriverOptions fixed;
-  fixed.optlevel = 7;
-  DriverResult again;
-  try {
-    again = allocate(r.program, fixed);
-  } catch (const AllocError& e) {
-    saveRegression("coloring_O7_rejects", p, e.what());
-    RC_FAIL(std::string("O7 rejects the allocation: ") + e.what());
-  }
-  RC_ASSERT(printProgram(again.program) == printProgram(r.program));
+  requireFixedAssignmentReproduces("coloring_O7_rejects", p, r.program);
 }
 
 RC_GTEST_PROP(Coloring, AllocationIsDeterministic, ()) {
@@ -88,16 +91,7 @@ RC_GTEST_PROP(Coloring, PsumCapacityGuardQuotesTheProductionAllocator, ()) {
   t.elements = banks * arch.psum_bank_bytes / 4;
   t.dtype = DType::F32;
   p.tensors.push_back(t);
-  DriverOptions o;
-  o.optlevel = genOptlevel();
-  std::string message;
-  try {
-    allocate(p, o);
-  } catch (const AllocError& e) {
-    message = e.what();
-  } catch (const InputError& e) {
-    message = e.what();
-  }
+  const std::string message = refusalAt(p, genOptlevel());
   RC_ASSERT(message.find("acc is too big for PSUM, requires " + std::to_string(banks) +
                          " banks with PSUM size " + std::to_string(arch.psum_banks)) != std::string::npos);
 }
@@ -114,16 +108,7 @@ RC_GTEST_PROP(Coloring, SbufCapacityGuardNamesTheTensorAndDemand, ()) {
   t.elements = elements;
   t.dtype = DType::F32;
   p.tensors.push_back(t);
-  DriverOptions o;
-  o.optlevel = genOptlevel();
-  std::string message;
-  try {
-    allocate(p, o);
-  } catch (const AllocError& e) {
-    message = e.what();
-  } catch (const InputError& e) {
-    message = e.what();
-  }
+  const std::string message = refusalAt(p, genOptlevel());
   RC_ASSERT(message == "sbuf tensor 'wide' needs " + std::to_string(uint64_t(elements) * 4) +
                            " bytes per partition; SBUF has " + std::to_string(arch.sbuf_bytes));
 }

@@ -50,9 +50,7 @@ RC_GTEST_PROP(LinearScan, AllocationsAreWellFormedAndPassAllOracles, ()) {
   }
   const std::string name = "lsa_O" + std::to_string(level);
   requireCorrectAllocation(name + "_finding", p, r.program, *rc::gen::inRange<uint64_t>(1, UINT64_MAX));
-  bool spilled = false;
-  for (const Tensor& t : r.program.tensors) spilled |= t.origin == Origin::Spill || t.origin == Origin::Reload;
-  RC_TAG(spilled ? "spilled" : "no spill");
+  tagTensorSpills(r.program);
 }
 
 RC_GTEST_PROP(LinearScan, AllocationIsDeterministic, ()) {

@@ -70,16 +70,7 @@ RC_GTEST_PROP(RegColorer, DeterministicAndReproducedAtO7, ()) {
   DriverResult b = allocate(p, o);
   RC_ASSERT(printProgram(a.program) == printProgram(b.program));
   RC_ASSERT(a.steps == b.steps);
-  DriverOptions fixed;
-  fixed.optlevel = 7;
-  DriverResult again;
-  try {
-    again = allocate(a.program, fixed);
-  } catch (const AllocError& e) {
-    saveRegression("reg_O7_rejects", p, e.what());
-    RC_FAIL(std::string("O7 rejects the allocation: ") + e.what());
-  }
-  RC_ASSERT(printProgram(again.program) == printProgram(a.program));
+  requireFixedAssignmentReproduces("reg_O7_rejects", p, a.program);
 }
 
 }  // namespace

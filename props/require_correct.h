@@ -1,5 +1,5 @@
-// The properties' check of an allocation: verify/correct.h checkAllocation with the generated program as the
-// input. A counterexample is saved as a regression file (props/regression_file.h) before the property fails, so
+// The properties' checks of an allocation: verify/correct.h checkAllocation with the generated program as the
+// input, and O7's reproduction of it. A counterexample is saved as a regression file (props/regression_file.h) before the property fails, so
 // that the suite replays it from then on.
 #pragma once
 
@@ -8,6 +8,8 @@
 #include <cstdint>
 #include <string>
 
+#include "alloc/alloc_error.h"
+#include "alloc/driver.h"
 #include "ir/print.h"
 #include "ir/program.h"
 #include "props/regression_file.h"
@@ -27,6 +29,29 @@ inline Verdict requireCorrectAllocation(const std::string& regression_name, cons
     RC_FAIL(why + "allocated program:\n" + printProgram(allocated));
   }
   return v;
+}
+
+// Tags the case by whether the allocation inserted SBUF or PSUM spill code.
+inline void tagTensorSpills(const Program& allocated) {
+  bool spilled = false;
+  for (const Tensor& t : allocated.tensors) spilled |= t.origin == Origin::Spill || t.origin == Origin::Reload;
+  RC_TAG(spilled ? "spilled" : "no spill");
+}
+
+// O7 takes `allocated` (an allocation of `input`) as a fixed assignment and gives it back unchanged; a rejection is
+// saved as the regression `regression_name`.
+inline void requireFixedAssignmentReproduces(const std::string& regression_name, const Program& input,
+                                             const Program& allocated) {
+  DriverOptions fixed;
+  fixed.optlevel = 7;
+  DriverResult again;
+  try {
+    again = allocate(allocated, fixed);
+  } catch (const AllocError& e) {
+    saveRegression(regression_name, input, e.what());
+    RC_FAIL(std::string("O7 rejects the allocation: ") + e.what());
+  }
+  RC_ASSERT(printProgram(again.program) == printProgram(allocated));
 }
 
 }  // namespace allocsim

@@ -162,255 +162,341 @@ struct LegendEntry {
   bool inserted = false;
 };
 
-}  // namespace
+// The picture, drawn in named steps, each appending its part of the document to `out` in order: the header line,
+// the SBUF panel (its byte axis, tensors, spill markers and time axis), the PSUM panel, the floorplan at the peak
+// (its overflow text and tensors), the legend, the finding and the footer.
+class MapWriter {
+ public:
+  MapWriter(const Program& p, const SvgOptions& opts)
+      : p_(p), opts_(opts), live_(computeLiveness(p)), positions_(uint32_t(live_.order.positions.size())) {
+    collectBoxes();
+    byteAxisRange();
+    findPeak();
+    const double psum_h = kBankHeight * std::max<uint32_t>(1, p.arch.psum_banks);
+    sf_ = {kLeft, 60, kPanelWidth, kSbufHeight, double(std::max<uint32_t>(positions_, 1))};
+    pf_ = {kLeft, sf_.y0 + sf_.h + 80, kPanelWidth, psum_h, sf_.positions};
+    ff_ = {kLeft, pf_.y0 + pf_.h + 80, kPanelWidth, kFloorHeight, 1};
+  }
 
-std::string allocationSvg(const Program& p, const SvgOptions& opts) {
-  Liveness live = computeLiveness(p);
-  const uint32_t positions = uint32_t(live.order.positions.size());
-  std::vector<Box> sbuf, psum;
-  size_t unplaced = 0;
-  for (TensorId id = 0; id < p.tensors.size(); ++id) {
-    const Tensor& t = p.tensors[id];
-    if (t.space == Space::Dram) continue;
-    if (!t.placement) {
-      ++unplaced;
-      continue;
+  std::string write() {
+    header();
+    sbufPanel();
+    psumPanel();
+    floorplan();
+    const double height = legend();
+    if (opts_.finding) finding(*opts_.finding, height);
+    out_ += text(10, height - 12,
+                 "dashed outline: inserted tensor (spill / reload / copy);  orange v: spill store;  blue ^: reload;  "
+                 "hover a box for its exact placement and live range", "font-size=\"9\"") + "\n";
+    return document(height);
+  }
+
+ private:
+  // The placed on-chip tensors that are live somewhere; the unplaced ones are counted.
+  void collectBoxes() {
+    for (TensorId id = 0; id < p_.tensors.size(); ++id) {
+      const Tensor& t = p_.tensors[id];
+      if (t.space == Space::Dram) continue;
+      if (!t.placement) {
+        ++unplaced_;
+        continue;
+      }
+      if (live_.tensors[id].empty()) continue;
+      (t.space == Space::Sbuf ? sbuf_ : psum_).push_back({id, &t, live_.tensors[id]});
     }
-    if (live.tensors[id].empty()) continue;
-    (t.space == Space::Sbuf ? sbuf : psum).push_back({id, &t, live.tensors[id]});
   }
 
   // The byte axis: what the placements reach, or the capacity when they reach most of it.
-  uint64_t reach = 1;
-  for (const Box& b : sbuf) reach = std::max(reach, b.t->placement->offset + b.t->bytesPerPartition());
-  uint64_t ymax = reach * 5 >= uint64_t(p.arch.sbuf_bytes) * 4 ? std::max<uint64_t>(reach, p.arch.sbuf_bytes) : reach;
+  void byteAxisRange() {
+    uint64_t reach = 1;
+    for (const Box& b : sbuf_) reach = std::max(reach, b.t->placement->offset + b.t->bytesPerPartition());
+    ymax_ = reach * 5 >= uint64_t(p_.arch.sbuf_bytes) * 4 ? std::max<uint64_t>(reach, p_.arch.sbuf_bytes) : reach;
+  }
 
   // Peak SBUF use (bytes over all partitions) and where it happens: the floorplan's moment.
-  std::vector<int64_t> delta(positions + 1, 0);
-  for (const Box& b : sbuf) {
-    addOverSegments(delta, b.live, int64_t(b.t->totalBytes()));
-  }
-  int64_t cur = 0, peak = 0;
-  uint32_t peak_pos = 0;
-  for (uint32_t i = 0; i < positions; ++i) {
-    cur += delta[i];
-    if (cur > peak) peak = cur, peak_pos = i;
+  void findPeak() {
+    std::vector<int64_t> delta(positions_ + 1, 0);
+    for (const Box& b : sbuf_) addOverSegments(delta, b.live, int64_t(b.t->totalBytes()));
+    int64_t cur = 0;
+    for (uint32_t i = 0; i < positions_; ++i) {
+      cur += delta[i];
+      if (cur > peak_) peak_ = cur, peak_pos_ = i;
+    }
   }
 
-  const double psum_h = kBankHeight * std::max<uint32_t>(1, p.arch.psum_banks);
-  Frame sf{kLeft, 60, kPanelWidth, kSbufHeight, double(std::max<uint32_t>(positions, 1))};
-  Frame pf{kLeft, sf.y0 + sf.h + 80, kPanelWidth, psum_h, sf.positions};
-  Frame ff{kLeft, pf.y0 + pf.h + 80, kPanelWidth, kFloorHeight, 1};
-  const double width = kLeft + kPanelWidth + 30;
-  std::vector<LegendEntry> legend;
-  size_t legend_left_out = 0;
-  auto toLegend = [&](const Tensor& t, const std::string& title) {
-    if (legend.size() >= kMaxLegend) return void(++legend_left_out);
-    legend.push_back({t.name, title, colorOf(t.name), t.origin != Origin::Source});
-  };
+  double ybyte(uint64_t b) const { return sf_.y0 + sf_.h * double(b) / double(ymax_); }
 
-  std::string out;
-  std::string header = (opts.title.empty() ? std::string("allocation") : opts.title) + " - arch " + p.arch.name +
-                       ": SBUF " + std::to_string(p.arch.sbuf_partitions) + " x " +
-                       std::to_string(p.arch.sbuf_bytes) + " B, PSUM " + std::to_string(p.arch.psum_banks) +
-                       " banks; " + std::to_string(sbuf.size()) + " SBUF and " + std::to_string(psum.size()) +
-                       " PSUM tensors drawn";
-  if (unplaced) header += ", " + std::to_string(unplaced) + " unplaced left out";
-  out += text(10, 20, header, "font-size=\"13\"") + "\n";
+  void toLegend(const Tensor& t, const std::string& title) {
+    if (legend_.size() >= kMaxLegend) return void(++legend_left_out_);
+    legend_.push_back({t.name, title, colorOf(t.name), t.origin != Origin::Source});
+  }
 
-  // --- SBUF over time
-  out += "<g id=\"sbuf\">\n" + text(10, sf.y0 - 10, "SBUF: byte offset within a partition (y) over time (x)") + "\n";
-  out += rect(sf.x0, sf.y0, sf.w, sf.h, "fill=\"#f7f7f7\" stroke=\"#000\"") + "\n";
-  auto ybyte = [&](uint64_t b) { return sf.y0 + sf.h * double(b) / double(ymax); };
-  for (int i = 0; i <= 4; ++i) {
-    uint64_t b = ymax * uint64_t(i) / 4;
-    out += text(4, ybyte(b) + 4, std::to_string(b) + " B", "font-size=\"9\"") + "\n";
+  void header() {
+    std::string header = (opts_.title.empty() ? std::string("allocation") : opts_.title) + " - arch " +
+                         p_.arch.name + ": SBUF " + std::to_string(p_.arch.sbuf_partitions) + " x " +
+                         std::to_string(p_.arch.sbuf_bytes) + " B, PSUM " + std::to_string(p_.arch.psum_banks) +
+                         " banks; " + std::to_string(sbuf_.size()) + " SBUF and " + std::to_string(psum_.size()) +
+                         " PSUM tensors drawn";
+    if (unplaced_) header += ", " + std::to_string(unplaced_) + " unplaced left out";
+    out_ += text(10, 20, header, "font-size=\"13\"") + "\n";
   }
-  if (ymax >= p.arch.sbuf_bytes)
-    out += "<line class=\"capacity\" x1=\"" + num(sf.x0) + "\" y1=\"" + num(ybyte(p.arch.sbuf_bytes)) + "\" x2=\"" +
-           num(sf.x0 + sf.w) + "\" y2=\"" + num(ybyte(p.arch.sbuf_bytes)) +
-           "\" stroke=\"#900\" stroke-dasharray=\"6,3\"/>\n";
-  std::vector<const Box*> sbuf_rest, psum_rest;
-  auto sbufRect = [&](const Box& b) {
-    const Placement& pl = *b.t->placement;
-    const double x = sf.x(b.live.first), y = ybyte(pl.offset);
-    return std::tuple{x, y, sf.x(b.live.last + 1) - x, ybyte(pl.offset + b.t->bytesPerPartition()) - y};
-  };
-  for (const Box* bp : drawnBoxes(sbuf, sbuf_rest, true)) {
-    const Box& b = *bp;
-    const Placement& pl = *b.t->placement;
-    auto [x, y, w, h] = sbufRect(b);
-    std::string parts = "p" + std::to_string(pl.partition) + ".." + std::to_string(pl.partition + b.t->partitions - 1);
-    std::string title = b.t->name + ": SBUF partitions " + std::to_string(pl.partition) + ".." +
-                        std::to_string(pl.partition + b.t->partitions - 1) + ", bytes " + std::to_string(pl.offset) +
-                        ".." + std::to_string(pl.offset + b.t->bytesPerPartition() - 1) + ", " + liveText(b.live) +
-                        (b.t->origin != Origin::Source ? std::string(", inserted (") + originName(b.t->origin) + ")" : "");
-    std::string label = w > 40 && h > 10 ? b.t->name + " " + parts : "";
-    if (label.empty()) toLegend(*b.t, title);
-    out += tensorGroup(b, "sbuf", rect(x, y, w, h, "fill=\"" + colorOf(b.t->name) + "\" fill-opacity=\"0.7\" " + outline(*b.t)),
-                       title, label, x + 2, y + std::min(h, 12.0) - 2);
+
+  void sbufPanel() {
+    out_ += "<g id=\"sbuf\">\n" + text(10, sf_.y0 - 10, "SBUF: byte offset within a partition (y) over time (x)") + "\n";
+    out_ += rect(sf_.x0, sf_.y0, sf_.w, sf_.h, "fill=\"#f7f7f7\" stroke=\"#000\"") + "\n";
+    sbufByteAxis();
+    sbufTensors();
+    out_ += timeAxis(sf_, live_.order);
+    spillMarkers();
+    out_ += "</g>\n";
   }
-  out += aggregateGrid(sbuf_rest, sf, sbufRect, "sbuf");
-  out += timeAxis(sf, live.order);
+
+  // Byte ticks down the SBUF panel and, when the axis reaches it, the capacity as a red dashed line.
+  void sbufByteAxis() {
+    for (int i = 0; i <= 4; ++i) {
+      uint64_t b = ymax_ * uint64_t(i) / 4;
+      out_ += text(4, ybyte(b) + 4, std::to_string(b) + " B", "font-size=\"9\"") + "\n";
+    }
+    if (ymax_ >= p_.arch.sbuf_bytes)
+      out_ += "<line class=\"capacity\" x1=\"" + num(sf_.x0) + "\" y1=\"" + num(ybyte(p_.arch.sbuf_bytes)) +
+              "\" x2=\"" + num(sf_.x0 + sf_.w) + "\" y2=\"" + num(ybyte(p_.arch.sbuf_bytes)) +
+              "\" stroke=\"#900\" stroke-dasharray=\"6,3\"/>\n";
+  }
+
+  void sbufTensors() {
+    std::vector<const Box*> rest;
+    auto sbufRect = [&](const Box& b) {
+      const Placement& pl = *b.t->placement;
+      const double x = sf_.x(b.live.first), y = ybyte(pl.offset);
+      return std::tuple{x, y, sf_.x(b.live.last + 1) - x, ybyte(pl.offset + b.t->bytesPerPartition()) - y};
+    };
+    for (const Box* bp : drawnBoxes(sbuf_, rest, true)) {
+      const Box& b = *bp;
+      const Placement& pl = *b.t->placement;
+      auto [x, y, w, h] = sbufRect(b);
+      std::string parts =
+          "p" + std::to_string(pl.partition) + ".." + std::to_string(pl.partition + b.t->partitions - 1);
+      std::string title = b.t->name + ": SBUF partitions " + std::to_string(pl.partition) + ".." +
+                          std::to_string(pl.partition + b.t->partitions - 1) + ", bytes " +
+                          std::to_string(pl.offset) + ".." + std::to_string(pl.offset + b.t->bytesPerPartition() - 1) +
+                          ", " + liveText(b.live) +
+                          (b.t->origin != Origin::Source ? std::string(", inserted (") + originName(b.t->origin) + ")"
+                                                         : "");
+      std::string label = w > 40 && h > 10 ? b.t->name + " " + parts : "";
+      if (label.empty()) toLegend(*b.t, title);
+      out_ += tensorGroup(
+          b, "sbuf", rect(x, y, w, h, "fill=\"" + colorOf(b.t->name) + "\" fill-opacity=\"0.7\" " + outline(*b.t)),
+          title, label, x + 2, y + std::min(h, 12.0) - 2);
+    }
+    out_ += aggregateGrid(rest, sf_, sbufRect, "sbuf");
+  }
+
   // Spill stores and reloads on the time axis: one marker of each kind per pixel column.
-  std::vector<int> marked;  // per pixel column: bit 1 spill, bit 2 reload
-  marked.assign(size_t(kPanelWidth) + 2, 0);
-  for (uint32_t pos = 0; pos < positions; ++pos) {
-    const LinearPosition& lp = live.order.positions[pos];
-    if (lp.kind != LinearPosition::Kind::Instruction || !lp.inst) continue;
-    Origin o = lp.inst->origin;
-    if (o != Origin::Spill && o != Origin::Reload) continue;
-    double x = sf.x(pos + 0.5), y = sf.y0 + sf.h + 18;
-    int& seen = marked[size_t(std::clamp(x - sf.x0, 0.0, kPanelWidth + 1))];
-    const int bit = o == Origin::Spill ? 1 : 2;
-    if (seen & bit) continue;
-    seen |= bit;
-    std::string pts = o == Origin::Spill
-                          ? num(x - 4) + "," + num(y) + " " + num(x + 4) + "," + num(y) + " " + num(x) + "," + num(y + 7)
-                          : num(x - 4) + "," + num(y + 7) + " " + num(x + 4) + "," + num(y + 7) + " " + num(x) + "," + num(y);
-    out += std::string("<polygon class=\"") + (o == Origin::Spill ? "spill" : "reload") + "\" points=\"" + pts +
-           "\" fill=\"" + (o == Origin::Spill ? "#d97706" : "#2563eb") + "\"><title>" +
-           (o == Origin::Spill ? "spill store" : "reload") + " at position " + std::to_string(pos) + ", line " +
-           std::to_string(lp.inst->loc.line) + "</title></polygon>\n";
+  void spillMarkers() {
+    std::vector<int> marked(size_t(kPanelWidth) + 2, 0);  // per pixel column: bit 1 spill, bit 2 reload
+    for (uint32_t pos = 0; pos < positions_; ++pos) {
+      const LinearPosition& lp = live_.order.positions[pos];
+      if (lp.kind != LinearPosition::Kind::Instruction || !lp.inst) continue;
+      Origin o = lp.inst->origin;
+      if (o != Origin::Spill && o != Origin::Reload) continue;
+      double x = sf_.x(pos + 0.5), y = sf_.y0 + sf_.h + 18;
+      int& seen = marked[size_t(std::clamp(x - sf_.x0, 0.0, kPanelWidth + 1))];
+      const int bit = o == Origin::Spill ? 1 : 2;
+      if (seen & bit) continue;
+      seen |= bit;
+      std::string pts =
+          o == Origin::Spill
+              ? num(x - 4) + "," + num(y) + " " + num(x + 4) + "," + num(y) + " " + num(x) + "," + num(y + 7)
+              : num(x - 4) + "," + num(y + 7) + " " + num(x + 4) + "," + num(y + 7) + " " + num(x) + "," + num(y);
+      out_ += std::string("<polygon class=\"") + (o == Origin::Spill ? "spill" : "reload") + "\" points=\"" + pts +
+              "\" fill=\"" + (o == Origin::Spill ? "#d97706" : "#2563eb") + "\"><title>" +
+              (o == Origin::Spill ? "spill store" : "reload") + " at position " + std::to_string(pos) + ", line " +
+              std::to_string(lp.inst->loc.line) + "</title></polygon>\n";
+    }
   }
-  out += "</g>\n";
 
-  // --- PSUM banks over time
-  out += "<g id=\"psum\">\n" + text(10, pf.y0 - 10, "PSUM: banks (y, all partitions) over time (x)") + "\n";
-  out += rect(pf.x0, pf.y0, pf.w, pf.h, "fill=\"#f7f7f7\" stroke=\"#000\"") + "\n";
-  for (uint32_t bank = 0; bank < p.arch.psum_banks; ++bank)
-    out += text(4, pf.y0 + kBankHeight * (bank + 0.6), "bank " + std::to_string(bank), "font-size=\"9\"") + "\n";
-  auto psumRect = [&](const Box& b) {
-    const double x = pf.x(b.live.first);
-    return std::tuple{x, pf.y0 + kBankHeight * b.t->placement->bank, pf.x(b.live.last + 1) - x,
-                      kBankHeight * double(psumBanks(p.arch, *b.t))};
-  };
-  for (const Box* bp : drawnBoxes(psum, psum_rest, false)) {
-    const Box& b = *bp;
-    uint64_t banks = psumBanks(p.arch, *b.t);
-    auto [x, y, w, h] = psumRect(b);
-    std::string title = b.t->name + ": PSUM banks " + std::to_string(b.t->placement->bank) + ".." +
-                        std::to_string(b.t->placement->bank + banks - 1) + ", " + liveText(b.live);
-    if (w <= 30) toLegend(*b.t, title);
-    out += tensorGroup(b, "psum", rect(x, y, w, h, "fill=\"" + colorOf(b.t->name) + "\" fill-opacity=\"0.8\" " + outline(*b.t)),
-                       title, w > 30 ? b.t->name : "", x + 2, y + 11);
+  void psumPanel() {
+    out_ += "<g id=\"psum\">\n" + text(10, pf_.y0 - 10, "PSUM: banks (y, all partitions) over time (x)") + "\n";
+    out_ += rect(pf_.x0, pf_.y0, pf_.w, pf_.h, "fill=\"#f7f7f7\" stroke=\"#000\"") + "\n";
+    for (uint32_t bank = 0; bank < p_.arch.psum_banks; ++bank)
+      out_ += text(4, pf_.y0 + kBankHeight * (bank + 0.6), "bank " + std::to_string(bank), "font-size=\"9\"") + "\n";
+    psumTensors();
+    out_ += timeAxis(pf_, live_.order) + "</g>\n";
   }
-  out += aggregateGrid(psum_rest, pf, psumRect, "psum");
-  out += timeAxis(pf, live.order) + "</g>\n";
 
-  // --- SBUF floorplan at the peak
-  const uint64_t sbuf_total = uint64_t(p.arch.sbuf_partitions) * p.arch.sbuf_bytes;
-  const LinearPosition& peak_at = live.order.positions[std::min<size_t>(peak_pos, positions ? positions - 1 : 0)];
-  const std::string peak_line = positions && peak_at.inst ? ", line " + std::to_string(peak_at.inst->loc.line) : "";
-  out += "<g id=\"floorplan\">\n" +
-         text(10, ff.y0 - 24, "SBUF floorplan at step " + std::to_string(peak_pos) + peak_line + " (peak, " +
-                                  std::to_string(peak) + " bytes live): partitions (y) x bytes (x)") + "\n";
+  void psumTensors() {
+    std::vector<const Box*> rest;
+    auto psumRect = [&](const Box& b) {
+      const double x = pf_.x(b.live.first);
+      return std::tuple{x, pf_.y0 + kBankHeight * b.t->placement->bank, pf_.x(b.live.last + 1) - x,
+                        kBankHeight * double(psumBanks(p_.arch, *b.t))};
+    };
+    for (const Box* bp : drawnBoxes(psum_, rest, false)) {
+      const Box& b = *bp;
+      uint64_t banks = psumBanks(p_.arch, *b.t);
+      auto [x, y, w, h] = psumRect(b);
+      std::string title = b.t->name + ": PSUM banks " + std::to_string(b.t->placement->bank) + ".." +
+                          std::to_string(b.t->placement->bank + banks - 1) + ", " + liveText(b.live);
+      if (w <= 30) toLegend(*b.t, title);
+      out_ += tensorGroup(
+          b, "psum", rect(x, y, w, h, "fill=\"" + colorOf(b.t->name) + "\" fill-opacity=\"0.8\" " + outline(*b.t)),
+          title, w > 30 ? b.t->name : "", x + 2, y + 11);
+    }
+    out_ += aggregateGrid(rest, pf_, psumRect, "psum");
+  }
+
+  void floorplan() {
+    const LinearPosition& peak_at =
+        live_.order.positions[std::min<size_t>(peak_pos_, positions_ ? positions_ - 1 : 0)];
+    const std::string peak_line = positions_ && peak_at.inst ? ", line " + std::to_string(peak_at.inst->loc.line) : "";
+    out_ += "<g id=\"floorplan\">\n" +
+            text(10, ff_.y0 - 24, "SBUF floorplan at step " + std::to_string(peak_pos_) + peak_line + " (peak, " +
+                                      std::to_string(peak_) + " bytes live): partitions (y) x bytes (x)") + "\n";
+    overflowText();
+    out_ += rect(ff_.x0, ff_.y0, ff_.w, ff_.h, "fill=\"#f7f7f7\" stroke=\"#000\"") + "\n";
+    floorplanTensors();
+    out_ += "</g>\n";
+  }
+
   // A peak beyond the SBUF is no allocation: say why in words.
-  size_t beyond = 0;
-  for (const Box& b : sbuf) {
-    const Placement& pl = *b.t->placement;
-    beyond += pl.offset + b.t->bytesPerPartition() > p.arch.sbuf_bytes || pl.partition + b.t->partitions > p.arch.sbuf_partitions;
-  }
-  if (uint64_t(peak) > sbuf_total || beyond > 0) {
+  void overflowText() {
+    const uint64_t sbuf_total = uint64_t(p_.arch.sbuf_partitions) * p_.arch.sbuf_bytes;
+    size_t beyond = 0;
+    for (const Box& b : sbuf_) {
+      const Placement& pl = *b.t->placement;
+      beyond += pl.offset + b.t->bytesPerPartition() > p_.arch.sbuf_bytes ||
+                pl.partition + b.t->partitions > p_.arch.sbuf_partitions;
+    }
+    if (uint64_t(peak_) <= sbuf_total && beyond == 0) return;
     std::string why;
-    if (uint64_t(peak) > sbuf_total)
-      why = "overflow: " + std::to_string(peak) + " bytes live at once is " + std::to_string(uint64_t(peak) - sbuf_total) +
-            " more than the SBUF's " + std::to_string(sbuf_total) + " (" + std::to_string(p.arch.sbuf_partitions) +
-            " partitions x " + std::to_string(p.arch.sbuf_bytes) + " bytes), so tensors live here share bytes or lie beyond the SBUF";
+    if (uint64_t(peak_) > sbuf_total)
+      why = "overflow: " + std::to_string(peak_) + " bytes live at once is " +
+            std::to_string(uint64_t(peak_) - sbuf_total) + " more than the SBUF's " + std::to_string(sbuf_total) +
+            " (" + std::to_string(p_.arch.sbuf_partitions) + " partitions x " + std::to_string(p_.arch.sbuf_bytes) +
+            " bytes), so tensors live here share bytes or lie beyond the SBUF";
     if (beyond > 0)
       why += std::string(why.empty() ? "overflow: " : "; ") + std::to_string(beyond) +
              " tensor(s) placed past the SBUF's end (beyond the red dashed line)";
-    out += text(10, ff.y0 - 10, why, "class=\"overflow\" fill=\"#b91c1c\" font-size=\"10\"") + "\n";
+    out_ += text(10, ff_.y0 - 10, why, "class=\"overflow\" fill=\"#b91c1c\" font-size=\"10\"") + "\n";
   }
-  out += rect(ff.x0, ff.y0, ff.w, ff.h, "fill=\"#f7f7f7\" stroke=\"#000\"") + "\n";
-  const double parts = std::max<uint32_t>(1, p.arch.sbuf_partitions);
-  std::vector<const Box*> at_peak_rest;
-  std::vector<Box> at_peak;
-  for (const Box& b : sbuf)
-    if (b.live.contains(peak_pos)) at_peak.push_back(b);
-  for (const Box* bp : drawnBoxes(at_peak, at_peak_rest, true)) {
-    const Box& b = *bp;
-    const Placement& pl = *b.t->placement;
-    double x = ff.x0 + ff.w * double(pl.offset) / double(ymax);
-    double w = ff.w * double(b.t->bytesPerPartition()) / double(ymax);
-    double y = ff.y0 + ff.h * pl.partition / parts, h = ff.h * b.t->partitions / parts;
-    out += "<rect class=\"floor\" data-tensor=\"" + xmlEscape(b.t->name) + "\" x=\"" + num(x) + "\" y=\"" + num(y) +
-           "\" width=\"" + num(std::max(w, 0.5)) + "\" height=\"" + num(std::max(h, 0.5)) + "\" fill=\"" +
-           colorOf(b.t->name) + "\" " + outline(*b.t) + "><title>" + xmlEscape(b.t->name) + "</title></rect>\n";
-    if (w > 40 && h > 10) out += text(x + 2, y + std::min(h, 12.0) - 2, b.t->name, "font-size=\"9\"") + "\n";
-  }
-  if (!at_peak_rest.empty())
-    out += text(ff.x0, ff.y0 + ff.h + 14, std::to_string(at_peak_rest.size()) + " smaller tensors live here are not drawn",
-                "font-size=\"9\"") + "\n";
-  out += "</g>\n";
 
-  // --- the legend: the tensors too small for a label
-  const double legend_y = ff.y0 + ff.h + 40;
-  const size_t legend_rows = (legend.size() + kLegendColumns - 1) / kLegendColumns;
-  const double height = legend_y + (legend.empty() ? 0 : 16 + kLegendRow * double(legend_rows + (legend_left_out ? 1 : 0))) + 60;
-  if (!legend.empty()) {
-    out += "<g id=\"legend\">\n" + text(10, legend_y, "tensors too small to label (hover for the placement):") + "\n";
-    for (size_t k = 0; k < legend.size(); ++k) {
-      const LegendEntry& e = legend[k];
-      const double x = 10 + kLegendColumn * double(k % kLegendColumns), y = legend_y + 8 + kLegendRow * double(k / kLegendColumns);
-      out += "<g class=\"legend-entry\" data-tensor=\"" + xmlEscape(e.name) + "\"><title>" + xmlEscape(e.title) +
-             "</title>" + rect(x, y, 10, 10, "fill=\"" + e.color + "\" stroke=\"#333\" stroke-width=\"0.6\"" +
-                                             (e.inserted ? " stroke-dasharray=\"3,2\"" : "")) +
-             text(x + 14, y + 9, e.name, "font-size=\"9\"") + "</g>\n";
+  // The SBUF tensors live at the peak, at their partitions and bytes.
+  void floorplanTensors() {
+    const double parts = std::max<uint32_t>(1, p_.arch.sbuf_partitions);
+    std::vector<const Box*> rest;
+    std::vector<Box> at_peak;
+    for (const Box& b : sbuf_)
+      if (b.live.contains(peak_pos_)) at_peak.push_back(b);
+    for (const Box* bp : drawnBoxes(at_peak, rest, true)) {
+      const Box& b = *bp;
+      const Placement& pl = *b.t->placement;
+      double x = ff_.x0 + ff_.w * double(pl.offset) / double(ymax_);
+      double w = ff_.w * double(b.t->bytesPerPartition()) / double(ymax_);
+      double y = ff_.y0 + ff_.h * pl.partition / parts, h = ff_.h * b.t->partitions / parts;
+      out_ += "<rect class=\"floor\" data-tensor=\"" + xmlEscape(b.t->name) + "\" x=\"" + num(x) + "\" y=\"" +
+              num(y) + "\" width=\"" + num(std::max(w, 0.5)) + "\" height=\"" + num(std::max(h, 0.5)) +
+              "\" fill=\"" + colorOf(b.t->name) + "\" " + outline(*b.t) + "><title>" + xmlEscape(b.t->name) +
+              "</title></rect>\n";
+      if (w > 40 && h > 10) out_ += text(x + 2, y + std::min(h, 12.0) - 2, b.t->name, "font-size=\"9\"") + "\n";
     }
-    if (legend_left_out)
-      out += text(10, legend_y + 8 + kLegendRow * double(legend_rows) + 9,
-                  "and " + std::to_string(legend_left_out) + " more (each box's hover title has its placement)",
-                  "font-size=\"9\"") + "\n";
-    out += "</g>\n";
+    if (!rest.empty())
+      out_ += text(ff_.x0, ff_.y0 + ff_.h + 14, std::to_string(rest.size()) + " smaller tensors live here are not drawn",
+                   "font-size=\"9\"") + "\n";
   }
 
-  // --- the finding, in red
-  if (opts.finding) {
-    const Finding& f = *opts.finding;
-    out += "<g id=\"finding\">\n";
-    // Its instruction's position: a red line across the time panels.
-    for (uint32_t pos = 0; pos < positions; ++pos) {
-      const LinearPosition& lp = live.order.positions[pos];
+  // The tensors too small for a label, each with its color and the same hover title. Returns the document's height,
+  // which the legend's rows decide.
+  double legend() {
+    const double legend_y = ff_.y0 + ff_.h + 40;
+    const size_t legend_rows = (legend_.size() + kLegendColumns - 1) / kLegendColumns;
+    const double height =
+        legend_y + (legend_.empty() ? 0 : 16 + kLegendRow * double(legend_rows + (legend_left_out_ ? 1 : 0))) + 60;
+    if (legend_.empty()) return height;
+    out_ += "<g id=\"legend\">\n" + text(10, legend_y, "tensors too small to label (hover for the placement):") + "\n";
+    for (size_t k = 0; k < legend_.size(); ++k) {
+      const LegendEntry& e = legend_[k];
+      const double x = 10 + kLegendColumn * double(k % kLegendColumns),
+                   y = legend_y + 8 + kLegendRow * double(k / kLegendColumns);
+      out_ += "<g class=\"legend-entry\" data-tensor=\"" + xmlEscape(e.name) + "\"><title>" + xmlEscape(e.title) +
+              "</title>" + rect(x, y, 10, 10, "fill=\"" + e.color + "\" stroke=\"#333\" stroke-width=\"0.6\"" +
+                                                  (e.inserted ? " stroke-dasharray=\"3,2\"" : "")) +
+              text(x + 14, y + 9, e.name, "font-size=\"9\"") + "</g>\n";
+    }
+    if (legend_left_out_)
+      out_ += text(10, legend_y + 8 + kLegendRow * double(legend_rows) + 9,
+                   "and " + std::to_string(legend_left_out_) + " more (each box's hover title has its placement)",
+                   "font-size=\"9\"") + "\n";
+    out_ += "</g>\n";
+    return height;
+  }
+
+  // The finding, in red: a line at its instruction's position across the time panels, its region over the time both
+  // items are live, and its message above the footer.
+  void finding(const Finding& f, double height) {
+    out_ += "<g id=\"finding\">\n";
+    for (uint32_t pos = 0; pos < positions_; ++pos) {
+      const LinearPosition& lp = live_.order.positions[pos];
       if (!lp.inst || lp.inst->id != f.inst_id || f.inst_id == kNone) continue;
-      double x = sf.x(pos + 0.5);
-      out += "<line class=\"finding-position\" x1=\"" + num(x) + "\" y1=\"" + num(sf.y0) + "\" x2=\"" + num(x) +
-             "\" y2=\"" + num(pf.y0 + pf.h) + "\" stroke=\"#dc2626\" stroke-width=\"1.5\"/>\n";
+      double x = sf_.x(pos + 0.5);
+      out_ += "<line class=\"finding-position\" x1=\"" + num(x) + "\" y1=\"" + num(sf_.y0) + "\" x2=\"" + num(x) +
+              "\" y2=\"" + num(pf_.y0 + pf_.h) + "\" stroke=\"#dc2626\" stroke-width=\"1.5\"/>\n";
       break;
     }
     const FindingRegion& r = f.region;
     if (r.present() && (r.kind == FindingRegion::Kind::Sbuf || r.kind == FindingRegion::Kind::Psum)) {
       // Over the time both items are live (their static ranges' intersection).
-      uint32_t first = 0, last = positions ? positions - 1 : 0;
+      uint32_t first = 0, last = positions_ ? positions_ - 1 : 0;
       for (uint32_t item : r.items)
-        if (item < live.tensors.size() && !live.tensors[item].empty()) {
-          first = std::max(first, live.tensors[item].first);
-          last = std::min(last, live.tensors[item].last);
+        if (item < live_.tensors.size() && !live_.tensors[item].empty()) {
+          first = std::max(first, live_.tensors[item].first);
+          last = std::min(last, live_.tensors[item].last);
         }
       if (first > last) first = last;
-      const Frame& fr = r.kind == FindingRegion::Kind::Sbuf ? sf : pf;
+      const Frame& fr = r.kind == FindingRegion::Kind::Sbuf ? sf_ : pf_;
       double x = fr.x(first), w = fr.x(last + 1) - x;
-      double y = r.kind == FindingRegion::Kind::Sbuf ? ybyte(r.lo) : pf.y0 + kBankHeight * double(r.lo);
+      double y = r.kind == FindingRegion::Kind::Sbuf ? ybyte(r.lo) : pf_.y0 + kBankHeight * double(r.lo);
       double h = r.kind == FindingRegion::Kind::Sbuf ? ybyte(r.hi) - y : kBankHeight * double(r.hi - r.lo);
       // A one-byte clobber is thinner than a pixel: keep it visible.
       if (h < 4) y -= (4 - h) / 2, h = 4;
-      out += rect(x, y, w, h, "class=\"finding-region\" fill=\"#dc2626\" fill-opacity=\"0.55\" stroke=\"#dc2626\" stroke-width=\"1.5\"") + "\n";
+      out_ += rect(x, y, w, h,
+                   "class=\"finding-region\" fill=\"#dc2626\" fill-opacity=\"0.55\" stroke=\"#dc2626\" "
+                   "stroke-width=\"1.5\"") + "\n";
     }
-    out += text(10, height - 30, "finding (" + std::string(oracleName(f.oracle)) + ", " + findingKindName(f.kind) + ", line " +
-                                     std::to_string(f.loc.line) + "): " + f.message,
-                "fill=\"#dc2626\" font-size=\"10\"") + "\n</g>\n";
+    out_ += text(10, height - 30,
+                 "finding (" + std::string(oracleName(f.oracle)) + ", " + findingKindName(f.kind) + ", line " +
+                     std::to_string(f.loc.line) + "): " + f.message,
+                 "fill=\"#dc2626\" font-size=\"10\"") + "\n</g>\n";
   }
 
-  out += text(10, height - 12,
-              "dashed outline: inserted tensor (spill / reload / copy);  orange v: spill store;  blue ^: reload;  "
-              "hover a box for its exact placement and live range", "font-size=\"9\"") + "\n";
-  std::string head = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" +
-                     num(width) + "\" height=\"" + num(height) + "\" viewBox=\"0 0 " + num(width) + " " +
-                     num(height) + "\" font-family=\"monospace\" font-size=\"11\">\n";
-  head += "<title>" + xmlEscape("allocsim allocation map" + (opts.title.empty() ? "" : ": " + opts.title)) +
-          "</title>\n<rect x=\"0\" y=\"0\" width=\"" + num(width) + "\" height=\"" + num(height) +
-          "\" fill=\"#fff\"/>\n";
-  return head + out + "</svg>\n";
-}
+  // The SVG document around the drawing.
+  std::string document(double height) const {
+    const double width = kLeft + kPanelWidth + 30;
+    std::string head = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" +
+                       num(width) + "\" height=\"" + num(height) + "\" viewBox=\"0 0 " + num(width) + " " +
+                       num(height) + "\" font-family=\"monospace\" font-size=\"11\">\n";
+    head += "<title>" + xmlEscape("allocsim allocation map" + (opts_.title.empty() ? "" : ": " + opts_.title)) +
+            "</title>\n<rect x=\"0\" y=\"0\" width=\"" + num(width) + "\" height=\"" + num(height) +
+            "\" fill=\"#fff\"/>\n";
+    return head + out_ + "</svg>\n";
+  }
+
+  const Program& p_;
+  const SvgOptions& opts_;
+  Liveness live_;
+  uint32_t positions_;
+  std::vector<Box> sbuf_, psum_;
+  size_t unplaced_ = 0;
+  uint64_t ymax_ = 1;
+  int64_t peak_ = 0;
+  uint32_t peak_pos_ = 0;
+  Frame sf_{}, pf_{}, ff_{};  // the SBUF, PSUM and floorplan panels
+  std::vector<LegendEntry> legend_;
+  size_t legend_left_out_ = 0;
+  std::string out_;
+};
+
+}  // namespace
+
+std::string allocationSvg(const Program& p, const SvgOptions& opts) { return MapWriter(p, opts).write(); }
 
 }  // namespace allocsim::cli

@@ -1,6 +1,7 @@
 #include "tools/args.h"
 
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 
 namespace allocsim::cli {
@@ -8,6 +9,12 @@ namespace allocsim::cli {
 bool ArgReader::flag(const std::string& name) {
   if (done() || args_[pos_] != name) return false;
   ++pos_;
+  return true;
+}
+
+bool ArgReader::help(const char* text) {
+  if (!flag("--help") && !flag("-h")) return false;
+  std::fputs(text, stdout);
   return true;
 }
 

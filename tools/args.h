@@ -25,6 +25,8 @@ class ArgReader {
   // Consumes the current argument if it is `flag` (exactly); for valued options returns the value.
   bool flag(const std::string& name);
   std::optional<std::string> value(const std::string& name);
+  // Consumes --help or -h and prints `text` to standard output; false when the current argument is neither.
+  bool help(const char* text);
   // Consumes an architecture option: --arch NAME or --<override-key> VALUE (ir/arch.h), applied to `arch`.
   bool archOption(Arch& arch);
   // The current argument as a positional (anything not starting with '-', or "-" for stdin).

@@ -5,6 +5,8 @@
 #include <iterator>
 #include <utility>
 
+#include "tools/verify_report.h"
+
 namespace allocsim {
 namespace {
 
@@ -21,22 +23,8 @@ void put(std::vector<ReportField>& fields, ReportField&& f) {
   fields.push_back(std::move(f));
 }
 
-std::string jsonString(const std::string& s) {
-  std::string out = "\"";
-  for (unsigned char c : s) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += char(c);
-    } else if (c < 0x20) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\u%04x", c);
-      out += buf;
-    } else {
-      out += char(c);
-    }
-  }
-  return out + "\"";
-}
+// Report fields escape every control character as \u00XX.
+std::string jsonString(const std::string& s) { return cli::jsonString(s, false); }
 
 }  // namespace
 

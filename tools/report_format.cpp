@@ -278,6 +278,12 @@ AllocReport formatLsa(const LsaStats& s) {
   return r;
 }
 
+// DMAReport::DMA_analysis's line: "<label> DMA instructions: N (executed M), descriptors: D, bytes: B".
+static std::string dmaTrafficLine(const std::string& label, const DmaTraffic& t) {
+  return label + " DMA instructions: " + std::to_string(t.instructions) + " (executed " + std::to_string(t.executed) +
+         "), descriptors: " + std::to_string(t.descriptors) + ", bytes: " + std::to_string(t.bytes);
+}
+
 static void setTraffic(AllocReport& r, const std::string& prefix, const DmaTraffic& t) {
   r.set(prefix + ".instructions", int64_t(t.instructions));
   r.set(prefix + ".executed", int64_t(t.executed));

@@ -67,10 +67,7 @@ int runDemo(const Args& args) {
   bool print = false;
   VerifyOptions vopts;
   while (!r.done()) {
-    if (r.flag("--help") || r.flag("-h")) {
-      std::fputs(kDemoHelp, stdout);
-      return kExitOk;
-    }
+    if (r.help(kDemoHelp)) return kExitOk;
     if (r.flag("--print")) print = true;
     else if (auto v = r.value("--poison-seed")) vopts.poison_seed = ArgReader::toUint("--poison-seed", *v, UINT64_MAX);
     else r.unknown();

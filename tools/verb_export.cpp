@@ -26,10 +26,7 @@ int runExport(const Args& args) {
   std::string format, allocated, csv, out;
   std::optional<uint64_t> capacity;
   while (!r.done()) {
-    if (r.flag("--help") || r.flag("-h")) {
-      std::fputs(kExportHelp, stdout);
-      return kExitOk;
-    }
+    if (r.help(kExportHelp)) return kExitOk;
     if (auto v = r.value("-o")) out = *v;
     else if (auto v = r.value("--capacity")) capacity = ArgReader::toUint("--capacity", *v, UINT64_MAX);
     else if (auto p = r.positional()) {

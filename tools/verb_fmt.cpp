@@ -24,10 +24,7 @@ int runFmt(const Args& args) {
   std::string in, out;
   bool check = true;
   while (!r.done()) {
-    if (r.flag("--help") || r.flag("-h")) {
-      std::fputs(kFmtHelp, stdout);
-      return kExitOk;
-    }
+    if (r.help(kFmtHelp)) return kExitOk;
     if (auto v = r.value("-o")) out = *v;
     else if (r.flag("--no-check")) check = false;
     else if (auto p = r.positional(); p && in.empty()) in = *p;

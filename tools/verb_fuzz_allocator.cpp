@@ -152,10 +152,7 @@ int runFuzzAllocator(const Args& all) {
   ProcessOptions process;
   double max_output = ExternalCommandSubject::kDefaultMaxOutputMultiple;
   while (!r.done()) {
-    if (r.flag("--help") || r.flag("-h")) {
-      std::fputs(kFuzzAllocatorHelp, stdout);
-      return kExitOk;
-    }
+    if (r.help(kFuzzAllocatorHelp)) return kExitOk;
     if (auto v = r.value("--runs")) opts.runs = ArgReader::toUint("--runs", *v, UINT64_MAX), runs_given = true;
     else if (auto v = r.value("--time")) opts.seconds = toSeconds("--time", *v);
     else if (auto v = r.value("--jobs")) opts.jobs = uint32_t(ArgReader::toUint("--jobs", *v, 256));

@@ -63,10 +63,7 @@ int runGen(const Args& args) {
   bool stats = false, json = false;
   uint64_t seeds = 1000;
   while (!r.done()) {
-    if (r.flag("--help") || r.flag("-h")) {
-      std::fputs(kGenHelp, stdout);
-      return kExitOk;
-    }
+    if (r.help(kGenHelp)) return kExitOk;
     if (auto v = r.value("--seed")) seed = ArgReader::toUint("--seed", *v, UINT64_MAX);
     else if (auto v = r.value("--size")) opts.size = uint32_t(ArgReader::toUint("--size", *v, 100000));
     else if (auto v = r.value("--pressure")) opts.pressure = uint32_t(ArgReader::toUint("--pressure", *v, 1000));

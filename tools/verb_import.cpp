@@ -21,35 +21,17 @@ static const char kImportHelp[] =
     "exit codes: 0 ok, 2 bad input (file:line:col: message) or usage\n";
 
 int runImport(const Args& args) {
-  ArgReader r(args);
-  std::string format, in, out;
-  std::optional<uint64_t> capacity;
-  bool quiet = false;
-  while (!r.done()) {
-    if (r.flag("--help") || r.flag("-h")) {
-      std::fputs(kImportHelp, stdout);
-      return kExitOk;
-    }
-    if (auto v = r.value("-o")) out = *v;
-    else if (auto v = r.value("--capacity")) capacity = ArgReader::toUint("--capacity", *v, UINT32_MAX);
-    else if (r.flag("--quiet")) quiet = true;
-    else if (auto p = r.positional()) {
-      std::string& slot = format.empty() ? format : in;
-      if (!slot.empty()) throw UsageError("unexpected argument '" + *p + "'");
-      slot = *p;
-    } else r.unknown();
-  }
-  if (format != "minimalloc") throw UsageError("import knows one format: 'import minimalloc FILE.csv'");
-  if (in.empty()) throw UsageError("import minimalloc needs a CSV file (a path, or - for standard input)");
-  if (!capacity) capacity = capacityFromFileName(in);
-  if (!capacity) throw UsageError("--capacity N is needed: the file name '" + in + "' carries no capacity");
-  const std::string display = in == "-" ? "<stdin>" : in;
-  ProgressLine progress("import", ProgressLine::wanted(quiet));
+  const std::optional<MinimallocArgs> a =
+      readMinimallocArgs(args, "import", UINT32_MAX, kImportHelp, [](ArgReader&) { return false; });
+  if (!a) return kExitOk;
+  const std::string &in = a->in, &out = a->out, &display = a->display;
+  const uint64_t capacity = a->capacity;
+  ProgressLine progress("import", ProgressLine::wanted(a->quiet));
   try {
     // Written as text directly: a million buffers take the memory of their declarations, not of a program's
     // instructions (ir/minimalloc_import.h).
     const std::string text =
-        importMinimallocText(parseMinimallocCsv(readSource(in), progress.fn()), *capacity, progress.fn());
+        importMinimallocText(parseMinimallocCsv(readSource(in), progress.fn()), capacity, progress.fn());
     progress.erase();
     writeOutput(out, text);
   } catch (const InputError& e) {

@@ -36,10 +36,7 @@ int runInterp(const Args& args) {
   bool dump = false, json = false, quiet = false;
   std::string outputs_dir;
   while (!r.done()) {
-    if (r.flag("--help") || r.flag("-h")) {
-      std::fputs(kInterpHelp, stdout);
-      return kExitOk;
-    }
+    if (r.help(kInterpHelp)) return kExitOk;
     if (auto v = r.value("--seed")) seed = ArgReader::toUint("--seed", *v, UINT64_MAX);
     else if (r.flag("--dump")) dump = true;
     else if (r.flag("--json")) json = true;

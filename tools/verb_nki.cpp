@@ -45,10 +45,7 @@ int runNki(const Args& raw) {
   std::string in;
   ArgReader r(args);
   while (!r.done()) {
-    if (r.flag("--help") || r.flag("-h")) {
-      std::fputs(kNkiHelp, stdout);
-      return kExitOk;
-    }
+    if (r.help(kNkiHelp)) return kExitOk;
     if (auto v = r.value("-o")) out = *v;
     else if (auto v = r.value("--kernel")) kernel = *v;
     else if (auto v = r.value("--arg")) specs.push_back(*v);

@@ -265,7 +265,7 @@ int runRun(const Args& args) {
   auto loaded = loadProgram(a.in, !a.arch_given);
   if (!loaded) return kExitBadInput;
   Program& input = *loaded;
-  try {
+  return allocationErrorsReported(display, [&]() -> int {
     if (a.arch_given) {
       parseRunArgs(args, input.arch);
       if (std::string err = validateArch(input.arch); !err.empty()) throw UsageError(err);
@@ -321,15 +321,7 @@ int runRun(const Args& args) {
                      .c_str(),
                  stdout);
     return kExitOk;
-  } catch (const OptionError& e) {
-    throw UsageError(e.what());
-  } catch (const AllocError& e) {
-    std::fputs((e.format(display) + "\n").c_str(), stderr);
-    return kExitAllocImpossible;
-  } catch (const InputError& e) {
-    std::fputs(e.format(display).c_str(), stderr);
-    return kExitBadInput;
-  }
+  });
 }
 
 }  // namespace allocsim::cli

@@ -25,10 +25,7 @@ int runShow(const Args& args) {
   ArgReader r(args);
   std::string in, out;
   while (!r.done()) {
-    if (r.flag("--help") || r.flag("-h")) {
-      std::fputs(kShowHelp, stdout);
-      return kExitOk;
-    }
+    if (r.help(kShowHelp)) return kExitOk;
     if (auto v = r.value("-o")) out = *v;
     else if (auto p = r.positional(); p && in.empty()) in = *p;
     else r.unknown();

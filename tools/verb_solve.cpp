@@ -40,38 +40,23 @@ static const char kSolveHelp[] =
     "2 bad input or usage, 3 no placement within N (proved, or not found within the time limit)\n";
 
 int runSolve(const Args& args) {
-  ArgReader r(args);
-  std::string format, in, out;
-  std::optional<uint64_t> capacity;
   double time_limit = 10;
   uint64_t max_memory = kDefaultMaxMemory;
-  bool quiet = false;
   const auto start = std::chrono::steady_clock::now();
   auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
-  while (!r.done()) {
-    if (r.flag("--help") || r.flag("-h")) {
-      std::fputs(kSolveHelp, stdout);
-      return kExitOk;
-    }
-    if (auto v = r.value("-o")) out = *v;
-    else if (auto v = r.value("--capacity")) capacity = ArgReader::toUint("--capacity", *v, UINT64_MAX);
-    else if (auto v = r.value("--time-limit")) time_limit = ArgReader::toSeconds("--time-limit", *v);
-    else if (auto v = r.value("--max-memory")) max_memory = ArgReader::toUint("--max-memory", *v, UINT64_MAX);
-    else if (r.flag("--quiet")) quiet = true;
-    else if (auto p = r.positional()) {
-      std::string& slot = format.empty() ? format : in;
-      if (!slot.empty()) throw UsageError("unexpected argument '" + *p + "'");
-      slot = *p;
-    } else r.unknown();
-  }
-  if (format != "minimalloc") throw UsageError("solve knows one format: 'solve minimalloc FILE.csv'");
-  if (in.empty()) throw UsageError("solve minimalloc needs a CSV file (a path, or - for standard input)");
-  if (!capacity) capacity = capacityFromFileName(in);
-  if (!capacity) throw UsageError("--capacity N is needed: the file name '" + in + "' carries no capacity");
-  const std::string display = in == "-" ? "<stdin>" : in;
+  const std::optional<MinimallocArgs> a =
+      readMinimallocArgs(args, "solve", UINT64_MAX, kSolveHelp, [&](ArgReader& r) {
+        if (auto v = r.value("--time-limit")) time_limit = ArgReader::toSeconds("--time-limit", *v);
+        else if (auto v = r.value("--max-memory")) max_memory = ArgReader::toUint("--max-memory", *v, UINT64_MAX);
+        else return false;
+        return true;
+      });
+  if (!a) return kExitOk;
+  const std::string &in = a->in, &out = a->out, &display = a->display;
+  const uint64_t capacity = a->capacity;
   MinimallocProblem problem;
   ExactProblem exact;
-  ProgressLine progress("solve", ProgressLine::wanted(quiet));
+  ProgressLine progress("solve", ProgressLine::wanted(a->quiet));
   auto outOfTime = [&](const char* during) {
     progress.erase();
     std::fprintf(stderr, "%s: exact: the time limit of %s s ran out %s (after %s s): no placement found\n",
@@ -104,17 +89,17 @@ int runSolve(const Args& args) {
     if (elapsed() > time_limit) return outOfTime("while the file was read");
     // A time at which the buffers live at once need more than the capacity proves that no placement exists: said
     // at the row whose buffer takes them over, before any table is built (however large the tables would be).
-    if (const std::optional<LiveExcess> over = firstLiveExcess(problem, *capacity)) {
+    if (const std::optional<LiveExcess> over = firstLiveExcess(problem, capacity)) {
       const MinimallocBuffer& b = problem.buffers[over->buffer];
       progress.erase();
       std::fprintf(stderr, "%s:%u:%u: exact: no placement within %llu bytes exists (proved): at time %lld the buffers "
                    "live at once need %llu bytes; buffer '%s' of this row starts then and takes them over the "
-                   "capacity\n", display.c_str(), b.loc.line, b.loc.col, (unsigned long long)*capacity,
+                   "capacity\n", display.c_str(), b.loc.line, b.loc.col, (unsigned long long)capacity,
                    (long long)over->time, (unsigned long long)over->live, b.id.c_str());
       return kExitAllocImpossible;
     }
     progress.report("building the search's tables", problem.buffers.size(), "buffers");
-    exact = exactProblemOf(problem, *capacity);
+    exact = exactProblemOf(problem, capacity);
     // Memory: what the search's tables need, known before they are built. Refused at the row where the most buffers
     // are live at once.
     const uint64_t need = exactTableBytes(exact) + 200 * uint64_t(problem.buffers.size());
@@ -148,9 +133,9 @@ int runSolve(const Args& args) {
   progress.erase();
   const std::string how = std::string(exactStatusName(res.status)) + " (" + res.method + ", " +
                           std::to_string(res.nodes) + " nodes, " + formatReportNumber(res.seconds, 2) + " s)";
-  const std::string bound = "lower bound " + std::to_string(res.lower_bound) + ", capacity " + std::to_string(*capacity);
+  const std::string bound = "lower bound " + std::to_string(res.lower_bound) + ", capacity " + std::to_string(capacity);
   if (res.status != ExactStatus::Fit) {
-    std::string msg = display + ": exact: " + how + ": no placement within " + std::to_string(*capacity) + " bytes ";
+    std::string msg = display + ": exact: " + how + ": no placement within " + std::to_string(capacity) + " bytes ";
     msg += res.status == ExactStatus::NoFit ? "exists (proved)" : "found within the time limit (not proved impossible)";
     if (!res.placements.empty())
       msg += "; best height " + std::to_string(res.height) + ", " +
@@ -161,7 +146,7 @@ int runSolve(const Args& args) {
   }
   const MinimallocProblem solution = withOffsets(problem, res.placements);
   writeOutput(out, printMinimallocCsv(solution));
-  const MinimallocCheck check = checkMinimallocSolution(solution, *capacity);
+  const MinimallocCheck check = checkMinimallocSolution(solution, capacity);
   for (const std::string& v : check.violations) std::fprintf(stderr, "%s: %s\n", display.c_str(), v.c_str());
   std::fprintf(stderr, "%s: exact: %s; height %llu, %s; minimalloc rules: %s\n", display.c_str(), how.c_str(),
                (unsigned long long)check.height, bound.c_str(), check.ok() ? "valid" : "INVALID");

@@ -82,7 +82,7 @@ int runTrace(const Args& raw) {
   }
   auto loaded = loadProgram(in, !arch_given);
   if (!loaded) return kExitBadInput;
-  try {
+  return allocationErrorsReported(display, [&]() -> int {
     Program& input = *loaded;
     if (arch_given) {
       in.clear();
@@ -119,15 +119,7 @@ int runTrace(const Args& raw) {
       return kExitVerifyFailed;
     }
     return kExitOk;
-  } catch (const OptionError& e) {
-    throw UsageError(e.what());
-  } catch (const AllocError& e) {
-    std::fputs((e.format(display) + "\n").c_str(), stderr);
-    return kExitAllocImpossible;
-  } catch (const InputError& e) {
-    std::fputs(e.format(display).c_str(), stderr);
-    return kExitBadInput;
-  }
+  });
 }
 
 }  // namespace allocsim::cli

@@ -42,10 +42,7 @@ int runVerify(const Args& args) {
   VerifyOptions opts;
   bool json = false, all_groups = false, quiet = false;
   while (!r.done()) {
-    if (r.flag("--help") || r.flag("-h")) {
-      std::fputs(kVerifyHelp, stdout);
-      return kExitOk;
-    }
+    if (r.help(kVerifyHelp)) return kExitOk;
     if (auto v = r.value("--original")) original = *v;
     else if (auto v = r.value("--seed")) opts.input_seed = ArgReader::toUint("--seed", *v, UINT64_MAX);
     else if (auto v = r.value("--poison-seed")) opts.poison_seed = ArgReader::toUint("--poison-seed", *v, UINT64_MAX);

@@ -6,15 +6,20 @@
 
 namespace allocsim::cli {
 
-std::string jsonString(const std::string& s) {
+std::string jsonString(const std::string& s, bool named_escapes) {
   std::string out = "\"";
   for (unsigned char c : s) {
     switch (c) {
       case '"': out += "\\\""; break;
       case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\t': out += "\\t"; break;
-      case '\r': out += "\\r"; break;
+      case '\n':
+      case '\t':
+      case '\r':
+        if (named_escapes) {
+          out += c == '\n' ? "\\n" : c == '\t' ? "\\t" : "\\r";
+          break;
+        }
+        [[fallthrough]];
       default:
         if (c < 0x20) {
           char buf[8];

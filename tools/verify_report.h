@@ -16,7 +16,8 @@ namespace allocsim::cli {
 std::string verifyReportText(const VerifyReport& r, const std::string& file, uint64_t input_seed,
                              size_t max_groups = 20);
 std::string verifyReportJson(const VerifyReport& r, const std::string& file, uint64_t input_seed);
-// `s` as a JSON string literal, quotes included.
-std::string jsonString(const std::string& s);
+// `s` as a JSON string literal, quotes included. Control characters are escaped as \u00XX, except newline, tab and
+// carriage return, which are \n, \t and \r unless `named_escapes` is false.
+std::string jsonString(const std::string& s, bool named_escapes = true);
 
 }  // namespace allocsim::cli

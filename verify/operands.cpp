@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "ir/operand_table.h"
 #include "ir/print.h"
 
 namespace allocsim {
@@ -24,140 +25,42 @@ std::string named(const Program& p, const char* role, const AccessPattern& ap) {
 std::vector<RegisterOperand> registerOperands(const Program& p, const Instruction& inst,
                                               const std::vector<RegId>* term_order) {
   std::vector<RegisterOperand> out;
+  if (inst.op == Op::Loop) return out;  // its register and bound are the sequencer's, not an executed step's
   auto key = [&](RegId r) { return term_order && r < term_order->size() ? (*term_order)[r] : r; };
-  auto view = [&](const char* role, const AccessPattern& ap) {
-    if (ap.tensor == kNone) return;
-    for (const Index* ix : {&ap.partition, &ap.offset}) {
-      std::vector<RegId> regs;
-      for (const IndexTerm& t : ix->terms) regs.push_back(t.reg);
-      sortStably(regs, key);
-      for (RegId r : regs) out.push_back({r, "address of " + named(p, role, ap)});
-    }
+  auto terms = [&](const Index& ix, const std::string& role) {
+    std::vector<RegId> regs;
+    for (const IndexTerm& t : ix.terms) regs.push_back(t.reg);
+    sortStably(regs, key);
+    for (RegId r : regs) out.push_back({r, role});
   };
-  switch (inst.op) {
-    case Op::Dma:
-    case Op::Copy:
-    case Op::Reduce:
-      view("destination", inst.dst);
-      view("source", inst.a);
-      break;
-    case Op::Act:  // the interpreter reads the scale, then the bias, then resolves R (ir/interp.cpp)
-      view("destination", inst.dst);
-      view("source", inst.a);
-      for (const ScalarOperand* sc : scalarOperands(inst)) {
-        const char* role = sc == &inst.rare->scale ? "scale" : "bias";
-        if (sc->kind == ScalarOperand::Kind::Tensor) view(role, sc->ap);
-        if (sc->kind == ScalarOperand::Kind::Reg) out.push_back({sc->reg, role});
-      }
-      if (hasFusedReduce(inst)) view("reduction destination", inst.rare->reduce_dst);
-      break;
-    case Op::Matmul:
-      view("destination", inst.dst);
-      view("stationary", inst.a);
-      view("moving", inst.b);
-      break;
-    case Op::TT:
-      view("destination", inst.dst);
-      view("source a", inst.a);
-      view("source b", inst.b);
-      break;
-    case Op::TS:
-      view("destination", inst.dst);
-      view("source", inst.a);
-      for (const ScalarOperand* sc : scalarOperands(inst)) {  // the scalar, then the second op's (ir/interp.cpp)
-        const char* role = sc == &inst.scalar ? "scalar" : "second scalar";
-        if (sc->kind == ScalarOperand::Kind::Tensor) view(role, sc->ap);
-        if (sc->kind == ScalarOperand::Kind::Reg) out.push_back({sc->reg, role});
-      }
-      if (hasFusedReduce(inst)) view("reduction destination", inst.rare->reduce_dst);
-      break;
-    case Op::Memset: view("destination", inst.dst); break;
-    case Op::Transpose:
-    case Op::Broadcast:
-    case Op::BnStats:
-    case Op::BnAggr:
-      view("destination", inst.dst);
-      view("source", inst.a);
-      break;
-    case Op::TTScan:  // the views, then the initial value (ir/interp.cpp)
-      view("destination", inst.dst);
-      view("source a", inst.a);
-      view("source b", inst.b);
-      if (inst.scalar.kind == ScalarOperand::Kind::Tensor) view("initial value", inst.scalar.ap);
-      if (inst.scalar.kind == ScalarOperand::Kind::Reg) out.push_back({inst.scalar.reg, "initial value"});
-      break;
-    case Op::Iota:
-    case Op::Select: {  // the mask's offset c after the views, as the interpreter reads it
-      view("destination", inst.dst);
-      if (inst.op == Op::Select) view("source", inst.a);
-      std::vector<RegId> regs;
-      for (const IndexTerm& t : inst.rare->mask.c.terms) regs.push_back(t.reg);
-      sortStably(regs, key);
-      for (RegId r : regs) out.push_back({r, "mask offset c"});
-      break;
+  // In the order the interpreter resolves them (ir/interp.cpp): operand by operand as written, a view's partition
+  // before its offset, the mask's offset c after the views.
+  for (const OperandUse* u : operandUses(inst)) {
+    if (u->operand == Operand::MaskC) {
+      terms(inst.rare->mask.c, u->name);
+    } else if (const AccessPattern* ap = operandView(inst, u->operand)) {
+      if (ap->tensor == kNone || (ap->partition.terms.empty() && ap->offset.terms.empty())) continue;
+      const std::string role = "address of " + named(p, u->name, *ap);
+      terms(ap->partition, role);
+      terms(ap->offset, role);
+    } else if (u->role == Role::Read) {
+      out.push_back({operandRegister(inst, u->operand), u->name});
     }
-    case Op::If: {
-      std::vector<RegId> regs;
-      for (const IndexTerm& t : inst.rare->mask.c.terms) regs.push_back(t.reg);
-      sortStably(regs, key);
-      for (RegId r : regs) out.push_back({r, "condition"});
-      break;
-    }
-    case Op::RegLoad: view("source", inst.a); break;
-    case Op::RegStore:
-      view("destination", inst.dst);
-      out.push_back({inst.rs, "source"});
-      break;
-    case Op::Addi:
-    case Op::Mov: out.push_back({inst.rs, "source"}); break;
-    case Op::Add:
-      out.push_back({inst.rs, "first source"});
-      out.push_back({inst.rt, "second source"});
-      break;
-    case Op::Li:
-    case Op::Loop: break;
   }
   return out;
 }
 
 std::vector<std::string> readOperandNames(const Program& p, const Instruction& inst, size_t reads) {
   std::vector<std::string> out;
-  switch (inst.op) {
-    case Op::Dma:
-    case Op::Copy:
-    case Op::Reduce:
-    case Op::Select:
-    case Op::Transpose:
-    case Op::Broadcast:
-    case Op::BnStats:
-    case Op::BnAggr:
-    case Op::RegLoad: out.push_back(named(p, "source", inst.a)); break;
-    case Op::TTScan:
-      out.push_back(named(p, "source a", inst.a));
-      out.push_back(named(p, "source b", inst.b));
-      if (inst.scalar.kind == ScalarOperand::Kind::Tensor) out.push_back(named(p, "initial value", inst.scalar.ap));
-      break;
-    case Op::Act:
-      out.push_back(named(p, "source", inst.a));
-      for (const ScalarOperand* sc : scalarOperands(inst))
-        if (sc->kind == ScalarOperand::Kind::Tensor) out.push_back(named(p, sc == &inst.rare->scale ? "scale" : "bias", sc->ap));
-      break;
-    case Op::Matmul:
-      if (reads > 2) out.push_back(named(p, "accumulator", inst.dst));
-      out.push_back(named(p, "stationary", inst.a));
-      out.push_back(named(p, "moving", inst.b));
-      break;
-    case Op::TT:
-      out.push_back(named(p, "source a", inst.a));
-      out.push_back(named(p, "source b", inst.b));
-      break;
-    case Op::TS:
-      out.push_back(named(p, "source", inst.a));
-      for (const ScalarOperand* sc : scalarOperands(inst))
-        if (sc->kind == ScalarOperand::Kind::Tensor)
-          out.push_back(named(p, sc == &inst.scalar ? "scalar" : "second scalar", sc->ap));
-      break;
-    default: break;
+  const OperandUses uses = operandUses(inst);
+  size_t sources = 0;
+  for (const OperandUse* u : uses) sources += u->role == Role::Read && operandView(inst, u->operand);
+  for (const OperandUse* u : uses) {
+    const AccessPattern* ap = operandView(inst, u->operand);
+    if (!ap) continue;
+    // A matmul reads its accumulator first, on the executions where it has no start.
+    if (u->role == Role::Accumulate && reads > sources) out.push_back(named(p, "accumulator", *ap));
+    if (u->role == Role::Read) out.push_back(named(p, u->name, *ap));
   }
   while (out.size() < reads) out.push_back("operand " + std::to_string(out.size() + 1));
   out.resize(reads);

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "ir/operand_table.h"
+
 namespace allocsim {
 
 bool overlaps(const Area& a, const Area& b) {
@@ -73,45 +75,22 @@ namespace {
 // areasOf of every instruction between two DMAs, a quarter of reg_colorer's heap allocations.
 template <typename Visit>
 bool visitViews(const Program& p, const Instruction& inst, Visit&& visit) {
-  auto read = [&](const AccessPattern& ap) { return ap.tensor < p.tensors.size() && visit(ap, false); };
-  auto write = [&](const AccessPattern& ap) { return ap.tensor < p.tensors.size() && visit(ap, true); };
-  switch (inst.op) {
-    case Op::Loop:
-    case Op::If:  // its condition reads registers only
-      for (const Instruction& b : inst.body)
-        if (visitViews(p, b, visit)) return true;
-      return false;
-    case Op::Dma:
-    case Op::Copy:
-    case Op::Reduce:
-    case Op::Select:
-    case Op::Transpose:
-    case Op::Broadcast:
-    case Op::BnStats:
-    case Op::BnAggr:
-      return read(inst.a) || write(inst.dst);
-    case Op::TT:
-      return read(inst.a) || read(inst.b) || write(inst.dst);
-    case Op::TTScan:
-      return read(inst.a) || read(inst.b) || (inst.scalar.kind == ScalarOperand::Kind::Tensor && read(inst.scalar.ap)) ||
-             write(inst.dst);
-    case Op::Act:
-    case Op::TS:
-      if (read(inst.a)) return true;
-      for (const ScalarOperand* sc : scalarOperands(inst))
-        if (sc->kind == ScalarOperand::Kind::Tensor && read(sc->ap)) return true;
-      return write(inst.dst) || (hasFusedReduce(inst) && write(inst.rare->reduce_dst));
-    case Op::Matmul:
-      return read(inst.a) || read(inst.b) || read(inst.dst) /* it may accumulate */ || write(inst.dst);
-    case Op::Memset:
-    case Op::Iota:
-    case Op::RegStore:
-      return write(inst.dst);
-    case Op::RegLoad:
-      return read(inst.a);
-    default:
-      return false;
+  if (hasBody(inst.op)) {  // an if's condition reads registers only
+    for (const Instruction& b : inst.body)
+      if (visitViews(p, b, visit)) return true;
+    return false;
   }
+  const OperandUses uses = operandUses(inst);
+  auto each = [&](bool is_write, auto&& pick) {
+    for (const OperandUse* u : uses) {
+      const AccessPattern* ap = pick(*u) ? operandView(inst, u->operand) : nullptr;
+      if (ap && ap->tensor < p.tensors.size() && visit(*ap, is_write)) return true;
+    }
+    return false;
+  };
+  return each(false, [](const OperandUse& u) { return u.role == Role::Read; }) ||
+         each(false, [](const OperandUse& u) { return u.role == Role::Accumulate; }) ||  // it may accumulate
+         each(true, [](const OperandUse& u) { return u.role != Role::Read; });
 }
 
 }  // namespace

@@ -48,9 +48,4 @@ DmaTraffic measureDmaTraffic(const Program& p) {
   return t;
 }
 
-std::string dmaTrafficLine(const std::string& label, const DmaTraffic& t) {
-  return label + " DMA instructions: " + std::to_string(t.instructions) + " (executed " + std::to_string(t.executed) +
-         "), descriptors: " + std::to_string(t.descriptors) + ", bytes: " + std::to_string(t.bytes);
-}
-
 }  // namespace allocsim

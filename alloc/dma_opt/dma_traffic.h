@@ -1,6 +1,7 @@
 // DMAReport::DMA_analysis (the production allocator, DMAOptimization, "Pre/PostGcaDMAAccesses"): the DMA traffic of a
 // program, snapshotted before ("Pre GCA") and after ("Post GCA") the DMA optimization. GCA, graph-coloring allocation,
-// is the production compiler's name for the colorers; the figures keep its names.
+// is the production compiler's name for the colorers; the figures keep its names. The pass counts them here; the
+// report's lines are written in tools/report_format.cpp.
 //
 //   instructions   dma statements in the program text
 //   executed       dma instructions executed (loop bodies times their trip counts; an if's body counted as if its
@@ -12,7 +13,6 @@
 #pragma once
 
 #include <cstdint>
-#include <string>
 
 #include "ir/program.h"
 
@@ -31,8 +31,5 @@ uint64_t dmaDescriptors(const Program& p, const Instruction& dma);
 uint64_t dmaBytes(const Program& p, const Instruction& dma);
 
 DmaTraffic measureDmaTraffic(const Program& p);
-
-// "<label> DMA instructions: N (executed M), descriptors: D, bytes: B"
-std::string dmaTrafficLine(const std::string& label, const DmaTraffic& t);
 
 }  // namespace allocsim

@@ -19,6 +19,7 @@
 #include "gen/generate.h"
 #include "ir/check.h"
 #include "ir/print.h"
+#include "tests/common/verify_checks.h"
 #include "verify/correct.h"
 
 namespace allocsim {
@@ -37,10 +38,7 @@ void optimizeAndCheck(const Program& original, const Program& allocated, int lev
   t.coalesced += both.stats.coalesced;
   t.partial += both.stats.partial;
   const std::string where = "seed " + std::to_string(seed) + " level " + std::to_string(level);
-  CorrectnessOptions check;
-  check.input = &original;
-  check.verify.poison_seed = seed + 1;
-  const Verdict v = checkAllocation(p, check);
+  const Verdict v = verdictAgainst(original, p, seed + 1);
   ASSERT_TRUE(v.ok()) << where << ": " << describeDefect(v, "allocated") << "\n" << printProgram(p);
   const DmaTraffic before = measureDmaTraffic(allocated), after = measureDmaTraffic(p);
   EXPECT_LE(after.instructions, before.instructions) << where;

@@ -65,10 +65,7 @@ std::vector<dma_event::CopyConsidered> copyDecisions(const DmaOptStats& s) {
 void expectCorrect(const Optimized& r) {
   // The input is the unallocated program the hand allocation stands for.
   const Program original = referenceProgram(r.before).program;
-  CorrectnessOptions check;
-  check.input = &original;
-  check.verify.poison_seed = 7;
-  const Verdict v = checkAllocation(r.after, check);
+  const Verdict v = verdictAgainst(original, r.after, 7);
   EXPECT_TRUE(v.ok()) << describeDefect(v, "allocated") << "\n" << printProgram(r.after);
   EXPECT_EQ(referenceProgram(r.after).program, referenceProgram(r.before).program);
 }

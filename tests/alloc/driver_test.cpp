@@ -15,6 +15,7 @@
 #include "ir/parse.h"
 #include "ir/print.h"
 #include "tests/common/placed_program_checks.h"
+#include "tests/common/thrown.h"
 #include "tests/common/verify_checks.h"
 #include "tools/report_format.h"
 #include "verify/verify.h"
@@ -23,12 +24,7 @@ namespace allocsim {
 namespace {
 
 std::string selectionError(const SelectionInput& in) {
-  try {
-    selectAllocator(in);
-  } catch (const OptionError& e) {
-    return e.what();
-  }
-  return "selected";
+  return messageThrown<OptionError>([&] { selectAllocator(in); }, "selected");
 }
 
 SelectionInput at(int optlevel, std::string allocator = "", int cores = 1) {

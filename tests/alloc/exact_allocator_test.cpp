@@ -10,6 +10,7 @@
 #include "ir/parse.h"
 #include "tests/common/placed_program_checks.h"
 #include "verify/minimalloc_rules.h"
+#include "tests/common/thrown.h"
 #include "tests/common/verify_checks.h"
 #include "verify/verify.h"
 
@@ -25,12 +26,7 @@ DriverResult exact(const Program& p, int optlevel = 2) {
 }
 
 std::string refusal(const Program& p) {
-  try {
-    exact(p);
-  } catch (const AllocError& e) {
-    return e.what();
-  }
-  return "fits";
+  return messageThrown<AllocError>([&] { exact(p); }, "fits");
 }
 
 MinimallocProblem benchmark(const std::string& name) {

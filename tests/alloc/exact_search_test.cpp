@@ -82,12 +82,7 @@ TEST(ExactSearch, RowBandsAgreeWithEnumeration) { agreeWithEnumeration(true, fal
 TEST(ExactSearch, RowBandsWithPinnedItemsAgreeWithEnumeration) { agreeWithEnumeration(true, true, false, 5); }
 
 ExactItem item(uint32_t first, uint32_t last, uint64_t size, uint64_t align = 1) {
-  ExactItem it;
-  it.first = first;
-  it.last = last;
-  it.size = size;
-  it.align = align;
-  return it;
+  return ExactItem{.size = size, .align = align, .first = first, .last = last, .rows = 1, .starts = {0}, .fixed_offset = {}};
 }
 
 TEST(ExactSearch, ProvesNoFitByTheLowerBoundAndBySearch) {

@@ -264,8 +264,7 @@ TEST(Greedy, CorpusKernels) {
 TEST(Greedy, GeneratedProgramsPlaceCorrectlyOrFailCleanly) {
   std::map<std::string, size_t> outcomes;
   for (uint64_t seed = 0; seed < 2000; ++seed) {
-    SeededChoices c(seed);
-    Program p = generateProgram(c, GenOptions{*archPreset("tiny"), uint32_t(5 + seed % 30), uint32_t(10 + seed % 71)});
+    const Program p = testing_placed::generatedForPlacers(*archPreset("tiny"), seed);
     std::string what = "seed " + std::to_string(seed);
     try {
       Program placed = placeGreedy(p);
@@ -291,8 +290,7 @@ TEST(Greedy, GeneratedProgramsWithRegistersToSpareFailOnlyOnMemory) {
   arch.sp_registers = 64;
   size_t placed_count = 0;
   for (uint64_t seed = 0; seed < 500; ++seed) {
-    SeededChoices c(seed);
-    Program p = generateProgram(c, GenOptions{arch, uint32_t(5 + seed % 30), uint32_t(10 + seed % 71)});
+    const Program p = testing_placed::generatedForPlacers(arch, seed);
     try {
       Program placed = placeGreedy(p);
       ++placed_count;

@@ -167,8 +167,7 @@ TEST(InPlace, AcceptsWhatThePlacersAndTheDriverProduce) {
   EXPECT_EQ(checked, testing_placed::corpusKernelCount(false) * 7 + testing_placed::corpusKernelCount(true) * 4);
   size_t generated = 0;
   for (uint64_t seed = 0; seed < 300; ++seed) {
-    SeededChoices c(seed);
-    Program p = generateProgram(c, GenOptions{*archPreset("tiny"), uint32_t(5 + seed % 30), uint32_t(10 + seed % 71)});
+    const Program p = testing_placed::generatedForPlacers(*archPreset("tiny"), seed);
     Program placed;
     try {
       placed = placeGreedy(p);

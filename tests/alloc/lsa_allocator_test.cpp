@@ -15,6 +15,7 @@
 #include "ir/parse.h"
 #include "ir/print.h"
 #include "tests/common/placed_program_checks.h"
+#include "tests/common/verify_checks.h"
 #include "verify/correct.h"
 
 namespace allocsim {
@@ -29,10 +30,7 @@ DriverResult lsa(const Program& p, int optlevel, int verbosity = 0) {
 }
 
 std::vector<std::string> findings(const Program& original, const Program& allocated, uint64_t poison) {
-  CorrectnessOptions check;
-  check.input = &original;
-  check.verify.poison_seed = poison;
-  const Verdict v = checkAllocation(allocated, check);
+  const Verdict v = verdictAgainst(original, allocated, poison);
   if (v.defect != Defect::None && v.defect != Defect::Findings) return {describeDefect(v, "allocated")};
   std::vector<std::string> out;
   for (const Finding& f : v.report.findings) out.push_back(f.format("allocated"));
@@ -196,12 +194,7 @@ TEST(LinearScan, WhereBestFitWouldSpillTheFirstFitScanPlacesEverything) {
 TEST(LinearScan, TheComparatorPutsTheFurthestEndFirstThenNameThenMembershipThenSize) {
   const std::string a = "a", b = "b";
   auto e = [](uint32_t end, const std::string* name, bool in, uint64_t size) {
-    ActiveEntry x;
-    x.end = end;
-    x.name = name;
-    x.in_instruction = in;
-    x.size = size;
-    return x;
+    return ActiveEntry{.tensor = kNone, .end = end, .name = name, .in_instruction = in, .size = size};
   };
   EXPECT_TRUE(liveSetComparator(e(9, &b, false, 1), e(3, &a, true, 1)));  // end descending beats the name
   EXPECT_TRUE(liveSetComparator(e(5, &a, false, 9), e(5, &b, true, 1)));  // then the name

@@ -182,8 +182,7 @@ TEST(NoReuse, CorpusKernels) {
 TEST(NoReuse, GeneratedProgramsPlaceCorrectlyOrFailCleanly) {
   size_t placed_count = 0;
   for (uint64_t seed = 0; seed < 300; ++seed) {
-    SeededChoices c(seed);
-    Program p = generateProgram(c, GenOptions{*archPreset("tiny"), uint32_t(3 + seed % 12), uint32_t(10 + seed % 71)});
+    const Program p = testing_placed::generatedForPlacers(*archPreset("tiny"), seed, 3, 12);
     std::string what = "seed " + std::to_string(seed);
     try {
       Program placed = placeNoReuse(p);
@@ -195,8 +194,7 @@ TEST(NoReuse, GeneratedProgramsPlaceCorrectlyOrFailCleanly) {
     }
     if (::testing::Test::HasFatalFailure()) return;
   }
-  // Small programs at low pressure mostly fit even without reuse (observed: see the report); a placer that
-  // placed none would be broken.
+  // Small programs at low pressure mostly fit even without reuse; a placer that placed none would be broken.
   EXPECT_GE(placed_count, 30u);
 }
 

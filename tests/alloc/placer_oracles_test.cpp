@@ -33,43 +33,34 @@ TEST(PlacerOracles, CorpusKernelsPlacedWithoutReuseAndGreedilyPassAllThree) {
   EXPECT_EQ(checked, 2 * testing_placed::corpusKernelCount(false));
 }
 
-TEST(PlacerOracles, GeneratedProgramsPlacedGreedilyPassAllThree) {
+// Generated programs (seeds 0 .. seeds - 1) on `arch`, placed greedily: each one that fits is a correct allocation
+// (tests/alloc/greedy_placer_test.cpp accounts for those that do not). Returns how many were checked.
+size_t expectGreedyPlacementsCorrect(const Arch& arch, uint64_t seeds, const std::string& label) {
   size_t checked = 0;
-  for (uint64_t seed = 0; seed < 2000; ++seed) {
-    SeededChoices c(seed);
-    Program p = generateProgram(c, GenOptions{*archPreset("tiny"), uint32_t(5 + seed % 30), uint32_t(10 + seed % 71)});
-    std::string what = "tiny seed " + std::to_string(seed);
+  for (uint64_t seed = 0; seed < seeds; ++seed) {
+    const Program p = testing_placed::generatedForPlacers(arch, seed);
+    Program placed;
     try {
-      Program placed = placeGreedy(p);
-      expectCorrectUnderTwoPoisons(p, placed, what);
-      ++checked;
+      placed = placeGreedy(p);
     } catch (const AllocError&) {
-      continue;  // tests/alloc/greedy_placer_test.cpp accounts for these
+      continue;
     }
-    if (::testing::Test::HasFailure()) return;
+    expectCorrectUnderTwoPoisons(p, placed, label + " seed " + std::to_string(seed));
+    ++checked;
+    if (::testing::Test::HasFailure()) break;
   }
-  EXPECT_GE(checked, 400u);
+  return checked;
+}
+
+TEST(PlacerOracles, GeneratedProgramsPlacedGreedilyPassAllThree) {
+  EXPECT_GE(expectGreedyPlacementsCorrect(*archPreset("tiny"), 2000, "tiny"), 400u);
 }
 
 // With registers to spare more programs place, so more register reuse and loop-carried values get checked.
 TEST(PlacerOracles, GeneratedProgramsWithRegistersToSparePassAllThree) {
   Arch arch = *archPreset("tiny");
   arch.sp_registers = 64;
-  size_t checked = 0;
-  for (uint64_t seed = 0; seed < 1000; ++seed) {
-    SeededChoices c(seed);
-    Program p = generateProgram(c, GenOptions{arch, uint32_t(5 + seed % 30), uint32_t(10 + seed % 71)});
-    std::string what = "tiny sp-registers=64 seed " + std::to_string(seed);
-    try {
-      Program placed = placeGreedy(p);
-      expectCorrectUnderTwoPoisons(p, placed, what);
-      ++checked;
-    } catch (const AllocError&) {
-      continue;
-    }
-    if (::testing::Test::HasFailure()) return;
-  }
-  EXPECT_GE(checked, 500u);
+  EXPECT_GE(expectGreedyPlacementsCorrect(arch, 1000, "tiny sp-registers=64"), 500u);
 }
 
 }  // namespace

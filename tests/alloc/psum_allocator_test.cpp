@@ -27,6 +27,7 @@
 #include "ir/parse.h"
 #include "ir/print.h"
 #include "tests/alloc/colorer_checks.h"
+#include "tests/common/thrown.h"
 #include "tests/common/verify_checks.h"
 #include "verify/equivalence.h"
 #include "verify/placement.h"
@@ -444,16 +445,16 @@ TEST(PsumAllocator, OraclesRejectASpilledProgramWithABankMovedOntoALiveOne) {
   EXPECT_FALSE(checkSymbolic(a).empty());
 }
 
+// Three one-bank accumulators x, y and z on a 2-bank PSUM, with s and o to multiply (declarations on lines 1-6).
+constexpr const char* kThreeAccumulatorsOnTwoBanks =
+    "arch tiny psum-banks=2\nsbuf s [8, 8] f32\nsbuf o [8, 64] f32\npsum x [8, 64] f32\npsum y [8, 64] f32\n"
+    "psum z [8, 64] f32\n";
+
 TEST(PsumAllocator, TooManyReloadsWhenOpenGroupsAloneExceedPsum) {
   // Three accumulation groups open at once on a 2-bank PSUM: each may be saved once closed, but no spill frees
   // a bank while the three are open together.
   Program p = parseProgram(
-      "arch tiny psum-banks=2\n"
-      "sbuf s [8, 8] f32\n"
-      "sbuf o [8, 64] f32\n"
-      "psum x [8, 64] f32\n"
-      "psum y [8, 64] f32\n"
-      "psum z [8, 64] f32\n"
+      std::string(kThreeAccumulatorsOnTwoBanks) +
       "\n"
       "memset s, 1.0\n"
       "memset o, 1.0\n"
@@ -467,24 +468,15 @@ TEST(PsumAllocator, TooManyReloadsWhenOpenGroupsAloneExceedPsum) {
       "tt o, o, y, add\n"
       "tt o, o, z, add\n");
   ASSERT_TRUE(checkProgram(p).empty());
-  try {
-    allocatePsum(p);
-    FAIL() << "expected AllocError";
-  } catch (const AllocError& e) {
-    EXPECT_EQ(std::string(e.what()).rfind("PSUM cannot hold ", 0), 0u) << e.what();
-  }
+  const std::string what = messageThrown<AllocError>([&] { allocatePsum(p); }, "allocated");
+  EXPECT_EQ(what.rfind("PSUM cannot hold ", 0), 0u) << what;
 }
 
 TEST(PsumAllocator, TooManyReloadsWhenOpenKLoopGroupsExceedPsum) {
   // Three K-loop groups open over the same loop on a 2-bank PSUM; each is saved after the loop once spilled, but
   // inside the loop all three hold their banks, so spilling them (one round each) frees nothing there.
   Program p = parseProgram(
-      "arch tiny psum-banks=2\n"
-      "sbuf s [8, 8] f32\n"
-      "sbuf o [8, 64] f32\n"
-      "psum x [8, 64] f32\n"
-      "psum y [8, 64] f32\n"
-      "psum z [8, 64] f32\n"
+      std::string(kThreeAccumulatorsOnTwoBanks) +
       "reg k\n"
       "\n"
       "memset s, 1.0\n"

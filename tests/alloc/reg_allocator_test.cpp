@@ -21,6 +21,7 @@
 #include "ir/interp.h"
 #include "ir/parse.h"
 #include "ir/print.h"
+#include "tests/common/thrown.h"
 #include "tests/common/verify_checks.h"
 #include "verify/verify.h"
 
@@ -220,20 +221,16 @@ TEST(RegAllocator, RegistersNamedByLoopBoundsRefuseWithTheLoopThatKeepsThem) {
       "     }\n    }\n   }\n  }\n }\n}\n"
       "dma O, t\n");
   ASSERT_TRUE(checkProgram(p).empty());
-  try {
-    allocateRegisters(p);
-    ADD_FAILURE() << "six live loop registers, five of them bounds, allocated on four lanes";
-  } catch (const AllocError& e) {
-    const std::string msg = e.what();
-    EXPECT_EQ(msg.rfind("cannot allocate registers since spilling candidates are not enough: ", 0), 0u) << msg;
-    EXPECT_NE(msg.find("takes its bound from it"), std::string::npos) << msg;
-    // 'b' keeps the bound of the loop on line 13, whichever register the message starts with.
-    EXPECT_NE(msg.find("'b' (bound of the loop at line 13)"), std::string::npos) << msg;
-    EXPECT_NE(msg.find("the machine has 4 SP registers"), std::string::npos) << msg;
-  }
+  const std::string msg = messageThrown<AllocError>(
+      [&] { allocateRegisters(p); }, "six live loop registers, five of them bounds, allocated on four lanes");
+  EXPECT_EQ(msg.rfind("cannot allocate registers since spilling candidates are not enough: ", 0), 0u) << msg;
+  EXPECT_NE(msg.find("takes its bound from it"), std::string::npos) << msg;
+  // 'b' keeps the bound of the loop on line 13, whichever register the message starts with.
+  EXPECT_NE(msg.find("'b' (bound of the loop at line 13)"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("the machine has 4 SP registers"), std::string::npos) << msg;
 }
 
-TEST(RegAllocator, SeedFatalOnlyWhenNoSpillCanHelp) {
+TEST(RegAllocator, ProductionFatalOnlyWhenNoSpillCanHelp) {
   const std::string text =
       "arch tiny\n"
       "dram A [1, 16] u32 input\n"

@@ -32,6 +32,8 @@
 #include "ir/print.h"
 #include "tests/alloc/colorer_checks.h"
 #include "tests/common/placed_program_checks.h"
+#include "tests/common/program_text.h"
+#include "tests/common/thrown.h"
 #include "tests/common/verify_checks.h"
 #include "verify/correct.h"
 #include "verify/equivalence.h"
@@ -65,12 +67,7 @@ SbufNode rect(uint32_t partitions, uint64_t bytes) {
 }
 
 std::string allocErrorOf(const Program& p) {
-  try {
-    allocateSbuf(p);
-  } catch (const AllocError& e) {
-    return e.what();
-  }
-  return "(no error)";
+  return messageThrown<AllocError>([&] { allocateSbuf(p); }, "(no error)");
 }
 
 // --- the geometric degree test ---------------------------------------------------------------------------------
@@ -340,12 +337,7 @@ TEST(SbufSelect, TheFifthFullHeightQuarterCannotAllocate) {
 
 TEST(SbufSpill, StoreAfterTheDefAndAReloadIntoAStandInBeforeEachUse) {
   Program p = parseProgram(
-      "arch tiny\n"
-      "dram X [8, 64] f32 input\n"
-      "dram Y [8, 64] f32 output\n"
-      "sbuf a [8, 64] f32\n"
-      "sbuf b [8, 64] f32\n"
-      "\n"
+      std::string(kTinyTwoTileDecls) +
       "dma a, X\n"
       "tt b, a, a, add\n"
       "ts b[:, 0:16, 16:2], a[:, 0:16, 8:2], 1.0, mul\n"
@@ -402,16 +394,7 @@ TEST(SbufSpill, SlotsBeyondDramLimitAreAnAllocError) {
 // --- the driver ------------------------------------------------------------------------------------------------
 
 TEST(SbufAllocator, ReportLinesWhenEverythingFits) {
-  Program p = parseProgram(
-      "arch tiny\n"
-      "dram X [8, 64] f32 input\n"
-      "dram Y [8, 64] f32 output\n"
-      "sbuf a [8, 64] f32\n"
-      "sbuf b [8, 64] f32\n"
-      "\n"
-      "dma a, X\n"
-      "tt b, a, a, add\n"
-      "dma Y, b\n");
+  Program p = parseProgram(kTinyLoadAddStore);
   const SbufResult r = allocateSbuf(p);
   const SbufStats& s = r.stats;
   // a and b: 8 partitions x 256 bytes each, both live at the tt; tiny: 8 x 4096 bytes

@@ -65,12 +65,9 @@ TEST(SingleHeuristic, BestOfNGivesItsWinnersRunAlone) {
     const Program p = generateProgram(c, GenOptions{*archPreset("tiny"), 6, 200});
     DriverOptions all;
     all.optlevel = 3;
-    DriverResult best;
-    try {
-      best = allocate(p, all);
-    } catch (const AllocError&) {
-      continue;
-    }
+    const std::optional<DriverResult> allocated = allocatedUnlessRefused(p, all);
+    if (!allocated) continue;
+    const DriverResult& best = *allocated;
     const SbufStats* sbuf = findStep<SbufStats>(best);
     if (!sbuf || sbuf->outcome.best.heuristic == "exact packing") continue;  // no SBUF pass, or the packing won
     const std::string winner = sbuf->outcome.best.heuristic;

@@ -27,4 +27,7 @@ inline CliRun allocsim(const std::string& args, const std::string& streams = "2>
   return r;
 }
 
+// Whether `s` (a run's output) contains `part`.
+inline bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+
 }  // namespace allocsim

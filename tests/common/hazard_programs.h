@@ -1,6 +1,7 @@
-// Hand-allocated programs whose result depends on one class of dependence between instructions, shared by the
-// simulator's tests (a simulator that drops the class computes something else), the harness's (its simulated
-// run must report that disagreement) and the timing oracle's (their schedules by hand).
+// Hand-allocated programs shared by the tests of several modules. Most have a result that depends on one class of
+// dependence between instructions, shared by the simulator's tests (a simulator that drops the class computes
+// something else), the harness's (its simulated run must report that disagreement) and the timing oracle's (their
+// schedules by hand).
 #pragma once
 
 namespace allocsim {
@@ -30,6 +31,20 @@ sbuf y [8, 64] f32 @p0+256
 dma x, X
 act y, x, relu
 dma Y, y
+)";
+
+// The declarations of a hand-allocated SBUF spill: a is spilled to a_spill, b reuses its bytes, and a's reload
+// a_Reload1 lands on b's bytes once b is dead; c has bytes of its own. The equivalence oracle's and the reference
+// storage's tests write the body.
+inline constexpr char kSpillReloadDecls[] = R"(arch tiny
+dram A [8, 64] u32 input
+dram B [8, 64] u32 input
+dram C [8, 64] u32 output
+sbuf a [8, 64] u32 @p0+0
+dram a_spill [8, 64] u32 @0 !spill(a)
+sbuf b [8, 64] u32 @p0+0
+sbuf a_Reload1 [8, 64] u32 @p0+0 !reload(a)
+sbuf c [8, 64] u32 @p0+512
 )";
 
 }  // namespace allocsim

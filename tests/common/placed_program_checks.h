@@ -22,6 +22,9 @@
 #include "alloc/alloc_error.h"
 #include "alloc/first_fit.h"
 #include "alloc/psum/psum_bank_model.h"
+#include "gen/choices.h"
+#include "gen/generate.h"
+#include "ir/arch.h"
 #include "ir/check.h"
 #include "ir/interp.h"
 #include "ir/parse.h"
@@ -161,6 +164,13 @@ void expectCorpusOutcomes(Place place, ApartOf apart_of, const std::map<std::str
   }
   EXPECT_EQ(gen2, tiny);  // every kernel has its tiny twin
   EXPECT_EQ(tiny, tiny_failures.size());
+}
+
+// The program generated on `arch` from `seed` for the placers' tests: `min_size` to `min_size + sizes - 1`
+// statements and memory pressure 10 to 80, both varying with the seed.
+inline Program generatedForPlacers(const Arch& arch, uint64_t seed, uint32_t min_size = 5, uint32_t sizes = 30) {
+  SeededChoices c(seed);
+  return generateProgram(c, GenOptions{arch, uint32_t(min_size + seed % sizes), uint32_t(10 + seed % 71)});
 }
 
 }  // namespace allocsim::testing_placed

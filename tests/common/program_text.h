@@ -81,6 +81,12 @@ inline constexpr const char* kCausalAttentionDecls =
     "sbuf q [4, 64] f32\nsbuf k [2] [4, 16] f32\nsbuf o [4, 64] f32\nsbuf m [4, 16] f32\nsbuf t [4, 16] f32\n"
     "psum s [4, 16] f32\nreg i\nreg j\n\n";
 
+// One tile loaded, added to itself and stored on the tiny machine: X is loaded into a, b = a + a is stored to Y
+// (two SBUF tensors of 8 partitions x 256 bytes, both live at the add; instructions from line 7).
+inline constexpr const char* kTinyTwoTileDecls =
+    "arch tiny\ndram X [8, 64] f32 input\ndram Y [8, 64] f32 output\nsbuf a [8, 64] f32\nsbuf b [8, 64] f32\n\n";
+inline const std::string kTinyLoadAddStore = std::string(kTinyTwoTileDecls) + "dma a, X\ntt b, a, a, add\ndma Y, b\n";
+
 // The same for an f32 output, as floats.
 inline std::vector<float> outputFloats(const std::string& text, const std::string& name = "O") {
   std::vector<float> out;

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <functional>
 #include <initializer_list>
+#include <optional>
 #include <string>
 
 #include "alloc/alloc_error.h"
@@ -19,15 +20,37 @@
 
 namespace allocsim {
 
+// checkAllocation of `allocated` against `input`, the program the allocator was given, with the poison pattern
+// `poison_seed` (0: one from the clock).
+inline Verdict verdictAgainst(const Program& input, const Program& allocated, uint64_t poison_seed) {
+  CorrectnessOptions check;
+  check.input = &input;
+  check.verify.poison_seed = poison_seed;
+  return checkAllocation(allocated, check);
+}
+
+// `input` allocated by the driver with `o`; nothing when the allocator refuses it (an AllocError).
+inline std::optional<DriverResult> allocatedUnlessRefused(const Program& input, const DriverOptions& o) {
+  try {
+    return allocate(input, o);
+  } catch (const AllocError&) {
+    return std::nullopt;
+  }
+}
+
+// `input` allocated by the driver at `level`, everything else default.
+inline Program allocatedAt(const Program& input, uint32_t level) {
+  DriverOptions o;
+  o.optlevel = level;
+  return allocate(input, o).program;
+}
+
 // `allocated` must be a correct allocation of `input`, the program the allocator was given: well-formed,
 // implementing it, and passing the three oracles against it. Every defect fails the test (named by `what`); so
 // does an oracle that did not run.
 inline void expectCorrectAllocation(const Program& input, const Program& allocated, const std::string& what,
                               uint64_t poison_seed) {
-  CorrectnessOptions check;
-  check.input = &input;
-  check.verify.poison_seed = poison_seed;
-  const Verdict v = checkAllocation(allocated, check);
+  const Verdict v = verdictAgainst(input, allocated, poison_seed);
   EXPECT_TRUE(v.ok()) << what << ": " << describeDefect(v, what);
   if (v.defect == Defect::None || v.defect == Defect::Findings) {
     for (const OracleRun& o : v.report.oracles) EXPECT_TRUE(o.ran) << what;
@@ -63,17 +86,24 @@ inline GeneratedChecks checkGeneratedPrograms(uint32_t size, const std::function
     ++out.with;
     DriverOptions o;
     o.optlevel = 2;
-    DriverResult r;
-    try {
-      r = allocate(p, o);
-    } catch (const AllocError&) {
-      continue;
-    }
-    expectCorrectAllocation(p, r.program, "seed " + std::to_string(seed), seed);
-    expectSimulatorMatchesInterpreter(r.program, seed);
+    const std::optional<DriverResult> r = allocatedUnlessRefused(p, o);
+    if (!r) continue;
+    expectCorrectAllocation(p, r->program, "seed " + std::to_string(seed), seed);
+    expectSimulatorMatchesInterpreter(r->program, seed);
     ++out.verified;
   }
   return out;
+}
+
+// A count for checkGeneratedPrograms: the instructions of a program, in loops and blocks too, for which
+// `has(program, instruction)` holds.
+inline std::function<uint32_t(const Program&)> instructionsWhere(
+    std::function<bool(const Program&, const Instruction&)> has) {
+  return [has = std::move(has)](const Program& p) {
+    uint32_t n = 0;
+    forEachInstruction(p.body, [&](const Instruction& i) { n += has(p, i); });
+    return n;
+  };
 }
 
 // `input` allocated by the driver at each of `levels`: each allocation is correct (poison pattern `poison_seed`) and

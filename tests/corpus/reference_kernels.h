@@ -15,6 +15,7 @@
 // that the inputs are such data.
 #pragma once
 
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -35,16 +36,8 @@ struct Matrix {
   float at(uint32_t r, uint32_t c) const { return v[size_t(r) * cols + c]; }
 };
 
-inline uint32_t bitsOf(float f) {
-  uint32_t u;
-  std::memcpy(&u, &f, 4);
-  return u;
-}
-inline float floatOf(uint32_t u) {
-  float f;
-  std::memcpy(&f, &u, 4);
-  return f;
-}
+inline uint32_t bitsOf(float f) { return std::bit_cast<uint32_t>(f); }
+inline float floatOf(uint32_t u) { return std::bit_cast<float>(u); }
 
 // f32 -> bf16, round to nearest, ties to even: keep the top 16 bits and round up when the dropped half is
 // more than half an ulp, or exactly half and the kept part is odd. (Only finite values occur here.)

@@ -127,12 +127,10 @@ TEST(ActScaleBias, ScaleAndBiasAreOperands) {
 // Generated tiny programs (seeds 1-100, size 30): those with act scale or bias allocate at O2, pass all three oracles against
 // the original, and the simulator gives the interpreter's bits.
 TEST(ActScaleBias, GeneratedProgramsAllocateVerifyAndSimulate) {
-  const GeneratedChecks r = checkGeneratedPrograms(30, [](const Program& p) {
-    uint32_t n = 0;
-    forEachInstruction(p.body, [&](const Instruction& i) { n += hasScaleOrBias(i); });
-    return n;
-  });
-  // 14 and 10 at the time of writing (19 and 16 before the generator drew two-op ts and fused reductions too).
+  const GeneratedChecks r = checkGeneratedPrograms(
+      30, instructionsWhere([](const Program&, const Instruction& i) { return hasScaleOrBias(i); }));
+  // The bounds sit a little below what these seeds give: a change of the generator's mix moves every later draw, so
+  // they bound the counts from below rather than pin them.
   EXPECT_GE(r.with, 12u);
   EXPECT_GE(r.verified, 8u);
 }

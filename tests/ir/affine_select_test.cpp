@@ -232,15 +232,11 @@ TEST(AffineSelect, AllocatesVerifiesAndSimulates) {
 // physical register fails the oracles (the placement check: both live; the equivalence oracle: C's value differs).
 TEST(AffineSelect, RegisterOfTheOffsetIsLive) {
   const Program p = parseProgram(kCausal);
-  DriverOptions o;
-  o.optlevel = 2;
-  Program bad = allocate(p, o).program;
+  Program bad = allocatedAt(p, 2);
   const RegId t = bad.findRegister("t"), k = bad.findRegister("k");
   ASSERT_NE(bad.registers[t].phys, bad.registers[k].phys);
   bad.registers[t].phys = bad.registers[k].phys;
-  CorrectnessOptions check;
-  check.input = &p;
-  const Verdict v = checkAllocation(bad, check);
+  const Verdict v = verdictAgainst(p, bad, 0);
   EXPECT_EQ(v.defect, Defect::Findings);
   EXPECT_FALSE(v.report.findings.empty());
 }
@@ -290,8 +286,8 @@ TEST(AffineSelect, GeneratedProgramsAllocateVerifyAndSimulate) {
       },
       0, 90);
   const uint32_t with = g.with, verified = g.verified;
-  // At the time of writing: 22 programs with affine_select, 5 of them with a register in c, 20 allocated at O2 (2
-  // refused on tiny at 80% pressure).
+  // The bounds sit below what these seeds give (a change of the generator's mix moves every later draw); some
+  // programs are refused on tiny at 80% pressure.
   EXPECT_GE(with, 16u);
   EXPECT_GE(registerOffsets, 4u);
   EXPECT_GE(verified, with * 3 / 4);

@@ -5,10 +5,9 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "ir/parse.h"
+#include "tests/common/files.h"
 
 namespace allocsim {
 namespace {
@@ -68,15 +67,11 @@ TEST(Check, EveryCorpusKernelIsWellFormed) {
   const std::filesystem::path dir = std::filesystem::path(ALLOCSIM_SOURCE_DIR) / "corpus" / "kernels";
   ASSERT_TRUE(std::filesystem::is_directory(dir)) << dir;
   int kernels = 0;
-  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
-    const std::string name = entry.path().filename().string();
-    if (name.size() < 8 || name.substr(name.size() - 8) != ".nki.txt") continue;
-    std::ifstream in(entry.path());
-    std::stringstream text;
-    text << in.rdbuf();
+  for (const std::filesystem::path& path : programFiles(dir)) {
+    const std::string name = path.filename().string();
     Program p;
     try {
-      p = parseProgram(text.str());
+      p = parseProgram(readFile(path));
     } catch (const InputError& e) {
       ADD_FAILURE() << e.format(name);
       continue;

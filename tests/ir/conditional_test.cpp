@@ -289,23 +289,17 @@ TEST(Conditional, GeneratedProgramsUseBothAndVerify) {
   }
   const GeneratedChecks ifs = checkGeneratedPrograms(
       12,
-      [](const Program& p) {
-        uint32_t n = 0;
-        forEachInstruction(p.body, [&](const Instruction& i) { n += i.op == Op::If; });
-        return n;
-      },
+      instructionsWhere([](const Program&, const Instruction& i) { return i.op == Op::If; }),
       40);
   EXPECT_GE(ifs.with, 25u);
   EXPECT_GE(ifs.verified, 20u);
   const GeneratedChecks div_mod = checkGeneratedPrograms(
       12,
-      [](const Program& p) {
-        uint32_t n = 0;
-        forEachInstruction(p.body, [&](const Instruction& i) {
-          for (const AccessPattern* ap : {&i.dst, &i.a, &i.b}) n += !ap->offset.isAffine() || !ap->partition.isAffine();
-        });
-        return n;
-      },
+      instructionsWhere([](const Program&, const Instruction& i) {
+        for (const AccessPattern* ap : {&i.dst, &i.a, &i.b})
+          if (!ap->offset.isAffine() || !ap->partition.isAffine()) return true;
+        return false;
+      }),
       40);
   EXPECT_GE(div_mod.with, 25u);
   EXPECT_GE(div_mod.verified, 20u);

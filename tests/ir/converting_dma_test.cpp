@@ -141,11 +141,8 @@ TEST(ConvertingDma, DmaOptimizationLeavesItAlone) {
 // Generated tiny programs (seeds 1-100): those with a converting DMA allocate at O2, pass all three oracles
 // against the original, and the simulator gives the interpreter's bits.
 TEST(ConvertingDma, GeneratedProgramsAllocateVerifyAndSimulate) {
-  const GeneratedChecks r = checkGeneratedPrograms(12, [](const Program& p) {
-    uint32_t n = 0;
-    forEachInstruction(p.body, [&](const Instruction& i) { n += isConvertingDma(p, i); });
-    return n;
-  });
+  const GeneratedChecks r = checkGeneratedPrograms(
+      12, instructionsWhere([](const Program& p, const Instruction& i) { return isConvertingDma(p, i); }));
   EXPECT_GE(r.with, 20u);
   EXPECT_GE(r.verified, 15u);
 }

@@ -199,22 +199,15 @@ TEST(FusedReduce, AllocatesAndSimulatesToTheInterpretersBits) {
       "loop n = 0, 4, 1 {\n  act e[n:1, :], a[n:1, :], exp, bias=m[n:1, 0:1], reduce=add -> s[n:1, 0:1]\n}\n"
       "ts e, e, s, div, 2.0, mul, reduce=max -> m\ndma O, e\n");
   ASSERT_TRUE(checkProgram(p).empty());
-  DriverOptions o;
-  o.optlevel = 2;
-  const DriverResult r = allocate(p, o);
-  expectCorrectAllocation(p, r.program, "hand", 11);
-  expectSimulatorMatchesInterpreter(r.program, 11);
+  expectEveryLevelCorrectAndSimulated(p, {2}, 11);
 }
 
 // Generated tiny programs (seeds 1-100, size 30) with a fused reduction.
 TEST(FusedReduce, GeneratedProgramsAllocateVerifyAndSimulate) {
-  const GeneratedChecks r = checkGeneratedPrograms(30, [](const Program& p) {
-    uint32_t n = 0;
-    forEachInstruction(p.body, [&](const Instruction& i) { n += hasFusedReduce(i); });
-    return n;
-  });
-  // 17 and 17 at the time of writing (24 and 19 in gcc builds before the generator's draws stopped depending on the
-  // compiler's argument order, gen/gen_scalar.cpp).
+  const GeneratedChecks r = checkGeneratedPrograms(
+      30, instructionsWhere([](const Program&, const Instruction& i) { return hasFusedReduce(i); }));
+  // The bounds sit a little below what these seeds give: a change of the generator's mix moves every later draw, so
+  // they bound the counts from below rather than pin them.
   EXPECT_GE(r.with, 14u);
   EXPECT_GE(r.verified, r.with * 3 / 4);
 }

@@ -199,11 +199,7 @@ TEST(LoopBound, AllocatesAtEveryLevelAndPassesTheOracles) {
 TEST(LoopBound, GeneratedProgramsUseThemAndVerify) {
   const GeneratedChecks bounded = checkGeneratedPrograms(
       12,
-      [](const Program& p) {
-        uint32_t n = 0;
-        forEachInstruction(p.body, [&](const Instruction& i) { n += hasRegisterBound(i); });
-        return n;
-      },
+      instructionsWhere([](const Program&, const Instruction& i) { return hasRegisterBound(i); }),
       40);
   EXPECT_GE(bounded.with, 10u);
   EXPECT_GE(bounded.verified, 8u);

@@ -366,16 +366,12 @@ TEST(NkiInstructions, AllocatesVerifiesAndSimulates) {
 // oracles.
 TEST(NkiInstructions, OraclesCatchAClobberedStatisticsTensor) {
   const Program p = parseProgram(kKernel);
-  DriverOptions o;
-  o.optlevel = 2;
-  Program bad = allocate(p, o).program;
+  Program bad = allocatedAt(p, 2);
   const TensorId st = bad.findTensor("st"), x = bad.findTensor("x");
   ASSERT_TRUE(bad.tensors[st].placement && bad.tensors[x].placement);
   ASSERT_NE(bad.tensors[st].placement, bad.tensors[x].placement);
   bad.tensors[st].placement = bad.tensors[x].placement;
-  CorrectnessOptions check;
-  check.input = &p;
-  EXPECT_EQ(checkAllocation(bad, check).defect, Defect::Findings);
+  EXPECT_EQ(verdictAgainst(p, bad, 0).defect, Defect::Findings);
 }
 
 TEST(NkiInstructions, GeneratedProgramsAllocateVerifyAndSimulate) {

@@ -240,14 +240,13 @@ TEST(Print, CorpusKernelsRoundTrip) {
   namespace fs = std::filesystem;
   fs::path dir = fs::path(ALLOCSIM_SOURCE_DIR) / "corpus" / "kernels";
   ASSERT_TRUE(fs::is_directory(dir)) << dir;
-  for (const auto& entry : fs::directory_iterator(dir)) {
-    std::string name = entry.path().filename().string();
-    if (name.size() < 8 || name.substr(name.size() - 8) != ".nki.txt") continue;
-    std::string text = readFile(entry.path());
+  for (const fs::path& path : programFiles(dir)) {
+    std::string name = path.filename().string();
+    std::string text = readFile(path);
     try {
       expectRoundTrip(text, name);
     } catch (const InputError& e) {
-      ADD_FAILURE() << e.format(entry.path().string());
+      ADD_FAILURE() << e.format(path.string());
     }
   }
 }

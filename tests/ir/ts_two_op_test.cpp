@@ -134,22 +134,15 @@ TEST(TwoOpTs, AllocatesAndSimulatesToTheInterpretersBits) {
       "loop n = 0, 4, 1 {\n  ts y[n:1, :], a[n:1, :], c[n:1, 0:1], sub, 0.5, mul\n}\n"
       "ts y, y, 1.0, add, c, div\ndma O, y\n");
   ASSERT_TRUE(checkProgram(p).empty());
-  DriverOptions o;
-  o.optlevel = 2;
-  const DriverResult r = allocate(p, o);
-  expectCorrectAllocation(p, r.program, "hand", 7);
-  expectSimulatorMatchesInterpreter(r.program, 7);
+  expectEveryLevelCorrectAndSimulated(p, {2}, 7);
 }
 
 // Generated tiny programs (seeds 1-100, size 20) with a two-op ts.
 TEST(TwoOpTs, GeneratedProgramsAllocateVerifyAndSimulate) {
-  const GeneratedChecks r = checkGeneratedPrograms(20, [](const Program& p) {
-    uint32_t n = 0;
-    forEachInstruction(p.body, [&](const Instruction& i) { n += hasSecondOp(i); });
-    return n;
-  });
-  // The generator's draws give 27 and 24 at these seeds; the bounds sit a little below them, since a change of the
-  // generator's mix moves every later draw: they bound the counts from below rather than pin them.
+  const GeneratedChecks r = checkGeneratedPrograms(
+      20, instructionsWhere([](const Program&, const Instruction& i) { return hasSecondOp(i); }));
+  // The bounds sit a little below what these seeds give: a change of the generator's mix moves every later draw, so
+  // they bound the counts from below rather than pin them.
   EXPECT_GE(r.with, 22u);
   EXPECT_GE(r.verified, 19u);  // the others are refused at O2 on tiny
 }

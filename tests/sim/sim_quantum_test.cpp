@@ -8,18 +8,16 @@
 
 #include <cstdint>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "alloc/alloc_error.h"
 #include "alloc/driver.h"
-#include "alloc/greedy_placer.h"
-#include "gen/choices.h"
-#include "gen/generate.h"
 #include "ir/parse.h"
 #include "sim/simulate.h"
+#include "tests/common/files.h"
+#include "tests/common/sim_checks.h"
 
 namespace allocsim {
 namespace {
@@ -69,12 +67,9 @@ TEST(SimQuantum, TinyCorpusKernelsGiveTheSameRunAtEveryQuantum) {
     const std::string name = entry.path().filename().string();
     gen2 += name.ends_with(".nki.txt") && !name.ends_with("_tiny.nki.txt");
     if (name.find("_tiny.nki.txt") == std::string::npos) continue;
-    std::ifstream in(entry.path());
-    std::stringstream text;
-    text << in.rdbuf();
     DriverOptions d;
     d.optlevel = 2;
-    const Program allocated = allocate(parseProgram(text.str()), d).program;
+    const Program allocated = allocate(parseProgram(readFile(entry.path())), d).program;
     SCOPED_TRACE(name);
     expectQuantumDoesNotMatter(allocated, sim::SimOptions{});
     ++kernels;
@@ -87,17 +82,9 @@ TEST(SimQuantum, GeneratedProgramsWithShortQueuesGiveTheSameRunAtEveryQuantum) {
   uint32_t programs = 0;
   // Most generated programs do not fit the greedy placer (no spilling): about one in ten does.
   for (uint64_t seed = 1; programs < 25 && seed < 800; ++seed) {
-    GenOptions g;
-    g.arch = *archPreset("tiny");
-    g.size = 30;
-    g.pressure = 50 + uint32_t(seed % 3) * 25;
-    SeededChoices choices(seed);
-    Program p;
-    try {
-      p = placeGreedy(generateProgram(choices, g));
-    } catch (const AllocError&) {
-      continue;
-    }
+    std::optional<Program> placed = greedilyPlacedGenerated(seed, 30);
+    if (!placed) continue;
+    Program& p = *placed;
     p.arch.dma_queues = 1 + uint32_t(seed % 3);
     p.arch.dma_ring_slots = 1 + uint32_t(seed % 2);
     sim::SimOptions o;

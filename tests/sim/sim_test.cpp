@@ -2,16 +2,13 @@
 // the scoreboard gives a run the interpreter disagrees with), independent work overlaps, stalls are named.
 #include <gtest/gtest.h>
 
-#include <fstream>
-#include <sstream>
+#include <optional>
 #include <string>
 
 #include "alloc/alloc_error.h"
-#include "alloc/greedy_placer.h"
-#include "gen/choices.h"
-#include "gen/generate.h"
 #include "ir/parse.h"
 #include "sim/simulate.h"
+#include "tests/common/files.h"
 #include "tests/common/hazard_programs.h"
 #include "tests/common/sim_checks.h"
 
@@ -72,27 +69,17 @@ TEST(Sim, SameInputSameCycles) {
 // must not leak into a run. corpus/allocated/sim_run_order.nki.txt (a sim fuzz finding) took 3 cycles more after
 // some programs than after itself while the threads started each job in the order they finished the last one.
 TEST(Sim, CyclesDoNotDependOnWhatRanBefore) {
-  std::ifstream in(std::string(ALLOCSIM_SOURCE_DIR) + "/corpus/allocated/sim_run_order.nki.txt");
-  std::stringstream text;
-  text << in.rdbuf();
-  const Program x = parseProgram(text.str());
+  const Program x =
+      parseProgram(readFile(std::string(ALLOCSIM_SOURCE_DIR) + "/corpus/allocated/sim_run_order.nki.txt"));
   sim::SimOptions o;
   o.timing = sim::TimingTable::defaults();
   o.timing->engine_queue_depth = 4;
   const sim::SimStats alone = sim::simulate(x, o).stats;
   uint32_t others = 0;
   for (uint64_t seed = 1; others < 30 && seed < 600; ++seed) {  // about one in ten fits the greedy placer
-    GenOptions g;
-    g.arch = *archPreset("tiny");
-    g.size = 24;
-    g.pressure = 50 + uint32_t(seed % 3) * 25;
-    SeededChoices choices(seed);
-    Program other;
-    try {
-      other = placeGreedy(generateProgram(choices, g));
-    } catch (const AllocError&) {
-      continue;
-    }
+    std::optional<Program> placed = greedilyPlacedGenerated(seed, 24);
+    if (!placed) continue;
+    Program& other = *placed;
     other.arch.dma_queues = 1 + uint32_t(seed % 4);
     ++others;
     sim::simulate(other);

@@ -46,12 +46,24 @@ bool hasPair(const sim::SimStats& s, sim::StallCause cause, Op consumer, Op prod
   return false;
 }
 
+// A program whose two tensors have places of their own (`two`) and the same with one moved onto the other's
+// (`one`: `separate` replaced by `shared`), each simulated and held against the interpreter; the separate places
+// must run in fewer cycles.
+struct SeparateAndShared {
+  Program two, one;
+  sim::SimResult fast, slow;
+};
+SeparateAndShared separateAndShared(const char* text, const std::string& separate, const std::string& shared) {
+  SeparateAndShared r{parseProgram(text), parseProgram(replaceOnce(text, separate, shared)), {}, {}};
+  r.fast = expectSimulatorMatchesInterpreter(r.two, 1);
+  r.slow = expectSimulatorMatchesInterpreter(r.one, 1);
+  EXPECT_LT(r.fast.stats.cycles, r.slow.stats.cycles);
+  return r;
+}
+
 TEST(SimTime, DoubleBufferedRunsFasterThanOneAddress) {
-  const Program two = parseProgram(kTiles);
-  const Program one = parseProgram(replaceOnce(kTiles, "sbuf b [8, 128] f32 @p0+512", "sbuf b [8, 128] f32 @p0+0"));
-  sim::SimResult fast = expectSimulatorMatchesInterpreter(two, 1);
-  sim::SimResult slow = expectSimulatorMatchesInterpreter(one, 1);
-  EXPECT_LT(fast.stats.cycles, slow.stats.cycles);
+  const SeparateAndShared r = separateAndShared(kTiles, "sbuf b [8, 128] f32 @p0+512", "sbuf b [8, 128] f32 @p0+0");
+  const sim::SimResult &fast = r.fast, &slow = r.slow;
   // The single address's cost is named: the load into b waits for the activation still reading a.
   EXPECT_GT(slow.stats.stall_cycles[size_t(sim::StallCause::WAR)], fast.stats.stall_cycles[size_t(sim::StallCause::WAR)]);
   EXPECT_TRUE(hasPair(slow.stats, sim::StallCause::WAR, Op::Dma, Op::Act));
@@ -80,11 +92,7 @@ dma Y, y
 )";
 
 TEST(SimTime, SeparatePsumBanksLetPeAndActOverlap) {
-  const Program two = parseProgram(kBanks);
-  const Program one = parseProgram(replaceOnce(kBanks, "psum p2 [8, 64] f32 @bank1", "psum p2 [8, 64] f32 @bank0"));
-  sim::SimResult fast = expectSimulatorMatchesInterpreter(two, 1);
-  sim::SimResult slow = expectSimulatorMatchesInterpreter(one, 1);
-  EXPECT_LT(fast.stats.cycles, slow.stats.cycles);
+  const SeparateAndShared r = separateAndShared(kBanks, "psum p2 [8, 64] f32 @bank1", "psum p2 [8, 64] f32 @bank0");
   // One bank: PE's matmul into p2 waits for ACT still draining p1 from the same bank; on two banks it never does.
   auto p2WaitsForP1 = [](const Program& p, const sim::SimStats& s) {
     const TensorId p1 = p.findTensor("p1"), p2 = p.findTensor("p2");
@@ -94,8 +102,8 @@ TEST(SimTime, SeparatePsumBanksLetPeAndActOverlap) {
         return true;
     return false;
   };
-  EXPECT_TRUE(p2WaitsForP1(one, slow.stats));
-  EXPECT_FALSE(p2WaitsForP1(two, fast.stats));
+  EXPECT_TRUE(p2WaitsForP1(r.one, r.slow.stats));
+  EXPECT_FALSE(p2WaitsForP1(r.two, r.fast.stats));
 }
 
 // Shared access ports (docs/simulator.md "Shared ports"): on NeuronCore-v2 a DVE instruction that accesses SBUF

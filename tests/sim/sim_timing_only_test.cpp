@@ -10,6 +10,7 @@
 #include "alloc/alloc_error.h"
 #include "alloc/driver.h"
 #include "ir/parse.h"
+#include "tests/common/files.h"
 #include "sim/simulate.h"
 #include "tests/common/sim_checks.h"
 
@@ -18,17 +19,13 @@ namespace {
 
 TEST(SimTimingOnly, EveryCorpusProgramHasTheFullRunsTiming) {
   int compared = 0;
-  for (const auto& entry : std::filesystem::recursive_directory_iterator(std::string(ALLOCSIM_SOURCE_DIR) + "/corpus")) {
-    const std::string name = entry.path().string();
-    if (name.size() < 8 || name.substr(name.size() - 8) != ".nki.txt") continue;
-    std::ifstream in(entry.path());
-    std::stringstream ss;
-    ss << in.rdbuf();
+  for (const std::filesystem::path& path : programFiles(std::string(ALLOCSIM_SOURCE_DIR) + "/corpus", true)) {
+    const std::string name = path.string();
     Program allocated;
     try {
       DriverOptions o;
       o.optlevel = 2;
-      allocated = allocate(parseProgram(ss.str()), o).program;
+      allocated = allocate(parseProgram(readFile(path)), o).program;
     } catch (const std::exception&) {
       continue;  // the allocator refuses it (the broken corpus)
     }
@@ -46,12 +43,10 @@ TEST(SimTimingOnly, EveryCorpusProgramHasTheFullRunsTiming) {
 }
 
 TEST(SimTimingOnly, LeavesTheDataUncomputed) {
-  std::ifstream in(std::string(ALLOCSIM_SOURCE_DIR) + "/corpus/kernels/looped_add.nki.txt");
-  std::stringstream ss;
-  ss << in.rdbuf();
   DriverOptions d;
   d.optlevel = 2;
-  const Program p = allocate(parseProgram(ss.str()), d).program;
+  const std::string text = readFile(std::string(ALLOCSIM_SOURCE_DIR) + "/corpus/kernels/looped_add.nki.txt");
+  const Program p = allocate(parseProgram(text), d).program;
   ASSERT_TRUE(sim::timingSkipsData(p));
   sim::SimOptions o;
   const sim::SimResult full = sim::simulate(p, o);

@@ -24,7 +24,6 @@ std::string tempFile(const std::string& name, const std::string& text = "") {
   return p.string();
 }
 
-bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
 
 const char kKernel[] = "corpus/kernels/looped_add.nki.txt";
 

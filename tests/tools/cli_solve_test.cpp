@@ -13,7 +13,6 @@
 namespace allocsim {
 namespace {
 
-bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
 
 // Solves FILE at `capacity` and checks the CSV on standard output independently.
 void expectValidSolution(const std::string& file, uint64_t capacity, size_t buffers) {

@@ -9,6 +9,7 @@
 
 #include "alloc/driver.h"
 #include "alloc/exact/exact_search.h"
+#include "alloc/exact/minimalloc_problem.h"
 #include "alloc/sbuf/sbuf_heuristic.h"
 #include "ir/interp.h"
 #include "ir/minimalloc_csv.h"
@@ -139,15 +140,7 @@ TEST(Progress, TheAllocatorsReportTheirSpillRoundsScansAndSearchNodes) {
   // every 256), and stops after the first round of preorders that passes 300 nodes in all.
   const MinimallocProblem bench =
       parseMinimallocCsv(readFile(std::string(ALLOCSIM_SOURCE_DIR) + "/bench/minimalloc/I.1048576.csv"));
-  ExactProblem hard;
-  hard.capacity = 1048576;
-  for (const MinimallocBuffer& b : bench.buffers) {
-    ExactItem it;
-    it.size = uint64_t(b.size);
-    it.first = uint32_t(b.lower);
-    it.last = uint32_t(b.upper - 1);
-    hard.items.push_back(it);
-  }
+  const ExactProblem hard = exactProblemOf(bench, 1048576);
   Seen searched;
   ExactSearchOptions eo;
   eo.progress = &searched.fn;

@@ -9,6 +9,7 @@
 #include "alloc/driver.h"
 #include "alloc/sbuf/sbuf_allocator.h"
 #include "ir/parse.h"
+#include "tests/common/program_text.h"
 #include "tools/report.h"
 #include "tools/report_format.h"
 
@@ -20,16 +21,7 @@ using cli::formatSbuf;
 using cli::formatStep;
 
 TEST(ReportFormat, SbufLinesWhenEverythingFits) {
-  const Program p = parseProgram(
-      "arch tiny\n"
-      "dram X [8, 64] f32 input\n"
-      "dram Y [8, 64] f32 output\n"
-      "sbuf a [8, 64] f32\n"
-      "sbuf b [8, 64] f32\n"
-      "\n"
-      "dma a, X\n"
-      "tt b, a, a, add\n"
-      "dma Y, b\n");
+  const Program p = parseProgram(kTinyLoadAddStore);
   const AllocReport r = formatSbuf(allocateSbuf(p).stats);
   EXPECT_EQ(r.lines, std::vector<std::string>({
                          "800% SB demand before allocation",

@@ -25,19 +25,18 @@ TEST(VerifyCli, CorrectHandAllocationPasses) {
 TEST(VerifyCli, BrokenAllocationIsNamedByEveryOracle) {
   CliRun r = allocsim("verify corpus/allocated/spill_forgotten.nki.txt --poison-seed 7");
   EXPECT_EQ(r.exit_code, 1) << r.out;
-  EXPECT_NE(r.out.find("corpus/allocated/spill_forgotten.nki.txt:16:1: [equivalence] `tt s, x, s, add` reads"),
-            std::string::npos)
+  EXPECT_TRUE(contains(r.out, "corpus/allocated/spill_forgotten.nki.txt:16:1: [equivalence] `tt s, x, s, add` reads"))
       << r.out;
-  EXPECT_NE(r.out.find("corpus/allocated/spill_forgotten.nki.txt:16:1: [symbolic] `tt s, x, s, add` reads"),
-            std::string::npos)
+  EXPECT_TRUE(contains(r.out, "corpus/allocated/spill_forgotten.nki.txt:16:1: [symbolic] `tt s, x, s, add` reads"))
       << r.out;
-  EXPECT_NE(r.out.find("corpus/allocated/spill_forgotten.nki.txt:14:1: [placement] sbuf tensors 'y' @p0+0 and "
-                       "'x' @p0+0 overlap"),
-            std::string::npos)
+  EXPECT_TRUE(contains(r.out,
+                       "corpus/allocated/spill_forgotten.nki.txt:14:1: [placement] sbuf tensors 'y' @p0+0 and "
+                       "'x' @p0+0 overlap"))
       << r.out;
-  EXPECT_NE(r.out.find("FAILED: findings by oracle: equivalence 1, symbolic 1, placement 1 (input seed 1, poison "
-                       "seed 7; reference recovered from the allocated program; rerun with --poison-seed 7 to reproduce)\n"),
-            std::string::npos)
+  EXPECT_TRUE(
+      contains(r.out,
+               "FAILED: findings by oracle: equivalence 1, symbolic 1, placement 1 (input seed 1, poison "
+               "seed 7; reference recovered from the allocated program; rerun with --poison-seed 7 to reproduce)\n"))
       << r.out;
 }
 
@@ -49,8 +48,8 @@ TEST(VerifyCli, JsonReportCarriesTheSameFindings) {
                         0),
             0u)
       << r.out;
-  EXPECT_NE(r.out.find("{\"oracle\": \"placement\", \"kind\": \"overlap\", \"line\": 14, \"col\": 1, \"step\": 2,"),
-            std::string::npos)
+  EXPECT_TRUE(
+      contains(r.out, "{\"oracle\": \"placement\", \"kind\": \"overlap\", \"line\": 14, \"col\": 1, \"step\": 2,"))
       << r.out;
 }
 
@@ -87,8 +86,7 @@ TEST(VerifyCli, OriginalThatDiffersIsAFinding) {
   // An unrelated kernel.
   CliRun unrelated = allocsim("verify " + alloc + " --original corpus/kernels/looped_add_tiny.nki.txt");
   EXPECT_EQ(unrelated.exit_code, 1) << unrelated.out;
-  EXPECT_NE(unrelated.out.find("[equivalence] the recovered program does not declare the original's tensors"),
-            std::string::npos)
+  EXPECT_TRUE(contains(unrelated.out, "[equivalence] the recovered program does not declare the original's tensors"))
       << unrelated.out;
   // The original with `add` where the allocated program has `mul` (its first `ts ... mul`).
   std::string changed = kernel;
@@ -96,16 +94,15 @@ TEST(VerifyCli, OriginalThatDiffersIsAFinding) {
   write(orig, changed);
   CliRun alu = allocsim("verify " + alloc + " --original " + orig);
   EXPECT_EQ(alu.exit_code, 1) << alu.out;
-  EXPECT_NE(alu.out.find("[equivalence] original instruction #12 of the recovered program is `ts p32, s0, "
-                         "0.35355339059327373, mul` where the original has `ts p32, s0, 0.35355339059327373, add`"),
-            std::string::npos)
+  EXPECT_TRUE(contains(alu.out,
+                       "[equivalence] original instruction #12 of the recovered program is `ts p32, s0, "
+                       "0.35355339059327373, mul` where the original has `ts p32, s0, 0.35355339059327373, add`"))
       << alu.out;
   // The original with one more instruction at the end.
   write(other, kernel + "memset l_t, 0.0\n");
   CliRun added = allocsim("verify " + alloc + " --original " + other);
   EXPECT_EQ(added.exit_code, 1) << added.out;
-  EXPECT_NE(added.out.find("is the end of the program where the original has `memset l_t, 0.0`"), std::string::npos)
-      << added.out;
+  EXPECT_TRUE(contains(added.out, "is the end of the program where the original has `memset l_t, 0.0`")) << added.out;
   std::remove(orig.c_str());
   std::remove(other.c_str());
 }
@@ -113,8 +110,7 @@ TEST(VerifyCli, OriginalThatDiffersIsAFinding) {
 TEST(VerifyCli, BadInputAndUsageExitWithTwo) {
   CliRun unplaced = allocsim("verify corpus/kernels/looped_add_tiny.nki.txt");
   EXPECT_EQ(unplaced.exit_code, 2) << unplaced.out;
-  EXPECT_NE(unplaced.out.find("corpus/kernels/looped_add_tiny.nki.txt:11:6: sbuf tensor 'a0' has no placement"),
-            std::string::npos)
+  EXPECT_TRUE(contains(unplaced.out, "corpus/kernels/looped_add_tiny.nki.txt:11:6: sbuf tensor 'a0' has no placement"))
       << unplaced.out;
   EXPECT_EQ(allocsim("verify").exit_code, 2);
   EXPECT_EQ(allocsim("verify corpus/allocated/spill_reload.nki.txt --poison-seed x").exit_code, 2);
@@ -160,9 +156,9 @@ TEST(VerifyCli, ManyFindingsAreCappedAndCountedAndAllOfThemOnRequest) {
     at = nl + 1;
   }
   EXPECT_EQ(shown, 20u) << capped.out;
-  EXPECT_NE(capped.out.find("more groups not shown (--all prints every group, --json every finding)"), std::string::npos)
+  EXPECT_TRUE(contains(capped.out, "more groups not shown (--all prints every group, --json every finding)"))
       << capped.out;
-  EXPECT_NE(capped.out.find("placement " + std::to_string(pairs) + " "), std::string::npos) << capped.out;
+  EXPECT_TRUE(contains(capped.out, "placement " + std::to_string(pairs) + " ")) << capped.out;
 
   CliRun all = allocsim("verify " + path + " --poison-seed 5 --all");
   EXPECT_EQ(count(all.out, "[placement] sbuf tensors"), pairs);

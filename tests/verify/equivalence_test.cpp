@@ -14,6 +14,7 @@
 #include "alloc/no_reuse.h"
 #include "ir/parse.h"
 #include "tests/common/files.h"
+#include "tests/common/hazard_programs.h"
 #include "verify/equivalence.h"
 
 namespace allocsim {
@@ -42,16 +43,7 @@ std::string dump(const std::vector<Finding>& fs) {
 }
 
 // a is spilled, b reuses its bytes, a is reloaded onto b's bytes once b is dead.
-const std::string kSpillReload = R"(arch tiny
-dram A [8, 64] u32 input
-dram B [8, 64] u32 input
-dram C [8, 64] u32 output
-sbuf a [8, 64] u32 @p0+0
-dram a_spill [8, 64] u32 @0 !spill(a)
-sbuf b [8, 64] u32 @p0+0
-sbuf a_Reload1 [8, 64] u32 @p0+0 !reload(a)
-sbuf c [8, 64] u32 @p0+512
-
+const std::string kSpillReload = std::string(kSpillReloadDecls) + R"(
 dma a, A
 dma a_spill, a !spill
 dma b, B

@@ -17,6 +17,7 @@
 #include "ir/interp.h"
 #include "ir/parse.h"
 #include "tests/common/files.h"
+#include "tests/common/hazard_programs.h"
 #include "verify/equivalence.h"
 #include "verify/reference.h"
 #include "verify/reference_storage.h"
@@ -25,16 +26,7 @@ namespace allocsim {
 namespace {
 
 // a is spilled, b reuses its bytes, a is reloaded onto b's bytes once b is dead; n is a REG spill's stand-in.
-const std::string kSpillReload = R"(arch tiny
-dram A [8, 64] u32 input
-dram B [8, 64] u32 input
-dram C [8, 64] u32 output
-sbuf a [8, 64] u32 @p0+0
-dram a_spill [8, 64] u32 @0 !spill(a)
-sbuf b [8, 64] u32 @p0+0
-sbuf a_Reload1 [8, 64] u32 @p0+0 !reload(a)
-sbuf c [8, 64] u32 @p0+512
-reg n @r0
+const std::string kSpillReload = std::string(kSpillReloadDecls) + R"(reg n @r0
 reg n_Reload @r1 !reload(n)
 
 li n, 3
