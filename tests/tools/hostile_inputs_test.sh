@@ -79,10 +79,10 @@ expect "interp under ulimit" 2 "^bigdram\.nki\.txt:2:[0-9]+: out of memory: tens
 # Where no verb can tell beforehand, the report still names the input (or the arguments), how much was asked for, how
 # much the process held and how much it could have got.
 run "gen under ulimit" 30 bash -c "ulimit -v 150000; exec '$allocsim' gen --seed 1 --size 100000 --arch tiny"
-expect "gen under ulimit" 2 "^allocsim gen --seed 1 --size 100000 --arch tiny: out of memory \(asked for [0-9.]+ [kMG]?B; holding [0-9.]+ [kMG]?B at the peak; this process can get [0-9.]+ [kMG]?B more: the address-space limit"
+expect "gen under ulimit" 2 "^allocsim gen --seed 1 --size 100000 --arch tiny: out of memory \(asked for [0-9.]+ ([kMG]?B|bytes); holding [0-9.]+ [kMG]?B at the peak; this process can get [0-9.]+ [kMG]?B more: the address-space limit"
 awk 'BEGIN { print "id,lower,upper,size"; for (i = 0; i < 1000000; i++) print "b" i "," i "," i + 7 "," 64 }' >rows.16777216.csv
 run "import under ulimit" 30 bash -c "ulimit -v 150000; exec '$allocsim' import minimalloc rows.16777216.csv -o rows.nki.txt"
-expect "import under ulimit" 2 "^allocsim import: rows\.16777216\.csv: out of memory \(asked for [0-9.]+ [kMG]?B; .*this process can get [0-9.]+ [kMG]?B more"
+expect "import under ulimit" 2 "^allocsim import: rows\.16777216\.csv: out of memory \(asked for [0-9.]+ ([kMG]?B|bytes); .*this process can get [0-9.]+ [kMG]?B more"
 # solve's --time-limit covers reading the file: a limit shorter than the read ends the run at the file (at the line
 # reached when the parse was under way), exit 3, long before the search could start.
 run "solve, time limit while reading" 10 "$allocsim" solve minimalloc rows.16777216.csv --time-limit 0.2 -o /dev/null
