@@ -56,8 +56,6 @@ Sequencer::Sequencer(sc_core::sc_module_name name, Shared& shared, Fifo* engine_
 
 void Sequencer::reset() {
   plans_.clear();  // keyed by address: another program's instructions may sit where this one's were
-  operand_cache_.resize(kOperandCacheEntries);
-  for (CachedOperands& c : operand_cache_) c.inst = nullptr;  // keyed by address too
 }
 
 void Sequencer::runJob() {
@@ -176,7 +174,7 @@ void Sequencer::runLoop(const Instruction& inst) {
   setRegister(uint64_t(int64_t(v)));
 }
 
-const Sequencer::Plan& Sequencer::planOf(const Instruction& inst) {
+Sequencer::Plan& Sequencer::planOf(const Instruction& inst) {
   if (inst.id >= plans_.size()) plans_.resize(size_t(inst.id) + 1);
   std::unique_ptr<Plan>& slot = plans_[inst.id];
   if (slot && slot->inst == &inst) return *slot;
@@ -188,6 +186,7 @@ const Sequencer::Plan& Sequencer::planOf(const Instruction& inst) {
   auto add = [&](RegId r) {
     if (r == kNone) return;
     if (r >= s_.p->registers.size()) throw InputError(inst.loc, std::string(opName(inst.op)) + " names no register");
+    if (std::find(plan.regs.begin(), plan.regs.end(), r) != plan.regs.end()) return;  // read once
     plan.regs.push_back(r);
     const uint32_t lane = s_.layout->firstLane(r);
     plan.lanes.emplace_back(lane, lane + s_.layout->lanes(r));
@@ -220,30 +219,34 @@ void Sequencer::readRegistersAtDispatch(const Plan& plan, const Instruction& ins
   for (RegId r : plan.regs) rec.regs.emplace_back(r, s_.phys->readReg(r));
 }
 
-void Sequencer::resolveOperands(const Instruction& inst, Operands& out) {
+void Sequencer::resolveOperands(const Instruction& inst, Operands& out, Shape* shape) {
   out.n = 0;
   out.latency = out.bytes = out.descriptors = out.fabric = 0;
   out.streams_over_itself = false;
   out.views.clear();
+  if (shape) shape->overlap_pairs.clear();
   OperandHasher unused(false);  // the hash is taken when the engine reads (startRecord)
-  auto view = [&](const AccessPattern& ap) {
-    ResolvedView v = resolveView(*s_.p, *s_.phys, ap, s_.max_view_bytes, unused);
-    out.views.add(ap, v);
-    return v;
+  // A view is resolved into out.views (at most six per instruction: KnownViews::kMax is eight); a view's number
+  // there is what the shape records.
+  auto view = [&](const AccessPattern& ap) -> const ResolvedView& {
+    out.views.add(ap, resolveView(*s_.p, *s_.phys, ap, s_.max_view_bytes, unused));
+    return out.views.view[out.views.n - 1];
   };
-  auto enter = [&](const Footprint& fp, bool write, bool accumulate = false) {
+  auto number = [&](const ResolvedView& v) { return uint8_t(&v - out.views.view); };
+  auto enter = [&](const Footprint& fp, bool write, bool accumulate, uint8_t from) {
+    if (shape) shape->access_view[out.n] = from;
     out.access[out.n++] = {fp, write, accumulate};
   };
-  auto read = [&](const ResolvedView& v) { enter(viewFootprint(*s_.layout, v), false); };
-  auto write = [&](const ResolvedView& v) { enter(viewFootprint(*s_.layout, v), true); };
+  auto read = [&](const ResolvedView& v) { enter(viewFootprint(*s_.layout, v), false, false, number(v)); };
+  auto write = [&](const ResolvedView& v) { enter(viewFootprint(*s_.layout, v), true, false, number(v)); };
   auto writeReg = [&](RegId r) {
     if (r >= s_.p->registers.size()) throw InputError(inst.loc, std::string(opName(inst.op)) + " names no register");
-    enter(registerFootprint(*s_.layout, r), true);
+    enter(registerFootprint(*s_.layout, r), true, false, kNoView);
   };
   const TimingTable& t = *s_.timing;
   switch (inst.op) {
     case Op::Dma: {
-      ResolvedView d = view(inst.dst), a = view(inst.a);
+      const ResolvedView &d = view(inst.dst), &a = view(inst.a);
       read(a);
       write(d);
       // A converting DMA moves the wider side's bytes (sim/timing/default.txt "dma.convert-fixed").
@@ -256,10 +259,10 @@ void Sequencer::resolveOperands(const Instruction& inst, Operands& out) {
       return;
     }
     case Op::Matmul: {
-      ResolvedView d = view(inst.dst), a = view(inst.a), b = view(inst.b);
+      const ResolvedView &d = view(inst.dst), &a = view(inst.a), &b = view(inst.b);
       read(a);
       read(b);
-      enter(viewFootprint(*s_.layout, d), false, true);  // accumulating into d reads it
+      enter(viewFootprint(*s_.layout, d), false, true, number(d));  // accumulating into d reads it
       write(d);
       out.latency = computeCycles(t, inst, &d, &a, &b);
       return;
@@ -269,25 +272,27 @@ void Sequencer::resolveOperands(const Instruction& inst, Operands& out) {
     case Op::Reduce:
     case Op::TT:
     case Op::TS: {
-      ResolvedView d = view(inst.dst), a = view(inst.a);
+      const ResolvedView &d = view(inst.dst), &a = view(inst.a);
       const bool streams = inst.op != Op::Reduce;  // sim/stream.h
       auto source = [&](const ResolvedView& v) {
         read(v);
-        out.streams_over_itself |= streams && overlapsAtAnOffset(*s_.layout, d, v);
+        if (!streams) return;
+        out.streams_over_itself |= overlapsAtAnOffset(*s_.layout, d, v);
+        if (shape) shape->overlap_pairs.emplace_back(number(d), number(v));
       };
       source(a);
-      ResolvedView second;
-      if (inst.op == Op::TT) source(second = view(inst.b));
+      const ResolvedView* second = nullptr;
+      if (inst.op == Op::TT) source(*(second = &view(inst.b)));
       for (const ScalarOperand* sc : scalarOperands(inst))
         if (sc->kind == ScalarOperand::Kind::Tensor) source(view(sc->ap));
       write(d);
       if (hasFusedReduce(inst)) write(view(inst.rare->reduce_dst));  // the same engine pass writes R (docs/format.md)
-      out.latency = computeCycles(t, inst, &d, &a, inst.op == Op::TT ? &second : nullptr, s_.p);
+      out.latency = computeCycles(t, inst, &d, &a, second, s_.p);
       return;
     }
     case Op::Memset:
     case Op::Iota: {
-      ResolvedView d = view(inst.dst);
+      const ResolvedView& d = view(inst.dst);
       write(d);
       out.latency = computeCycles(t, inst, &d, nullptr, nullptr);
       return;
@@ -300,7 +305,7 @@ void Sequencer::resolveOperands(const Instruction& inst, Operands& out) {
     case Op::BnStats:
     case Op::BnAggr:
     case Op::TTScan: {
-      ResolvedView d = view(inst.dst), a = view(inst.a);
+      const ResolvedView &d = view(inst.dst), &a = view(inst.a);
       read(a);
       if (inst.op == Op::TTScan) {
         read(view(inst.b));
@@ -323,32 +328,88 @@ void Sequencer::resolveOperands(const Instruction& inst, Operands& out) {
   return;
 }
 
-const Operands* Sequencer::resolveWithRegisters(const Instruction& inst, Record& rec) {
-  const size_t n = rec.regs.size();
-  if (n > CachedOperands::kMaxRegs) {
-    resolveOperands(inst, rec.own_operands);
-    return &rec.own_operands;
+void Sequencer::planViews(Plan& plan, const Shape& shape) {
+  const Operands& o = plan.operands;
+  std::copy(shape.access_view, shape.access_view + o.n, plan.access_view);
+  plan.overlap_pairs = shape.overlap_pairs;
+  plan.terms.clear();
+  plan.views.clear();
+  auto limit = [](__int128 v) { return int64_t(std::clamp<__int128>(v, -1, INT64_MAX)); };  // < 0: never in range
+  auto addTerms = [&](const Index& index) {
+    for (const IndexTerm& t : index.terms) {
+      const uint32_t reg = uint32_t(std::find(plan.regs.begin(), plan.regs.end(), t.reg) - plan.regs.begin());
+      plan.terms.push_back({reg, t.div, t.mod, t.scale});
+    }
+    return uint32_t(index.terms.size());
+  };
+  for (uint32_t i = 0; i < o.views.n; ++i) {
+    const AccessPattern& ap = *o.views.ap[i];
+    const Tensor& t = s_.p->tensors[ap.tensor];
+    const bool empty = ap.count == 0 || ap.count2 == 0 || ap.partitions == 0;
+    const __int128 extent = empty ? 0 : __int128(ap.count2 - 1) * ap.step2 + ap.count - 1;  // last - first element
+    PlannedView v;
+    v.part_constant = ap.partition.constant;
+    v.off_constant = ap.offset.constant;
+    v.max_part = limit(__int128(t.partitions) - ap.partitions);
+    v.max_off = limit(empty ? __int128(t.elements) : __int128(t.elements) - 1 - extent);
+    v.first_term = uint32_t(plan.terms.size());
+    v.part_terms = addTerms(ap.partition);
+    v.off_terms = addTerms(ap.offset);
+    plan.views.push_back(v);
   }
-  uint64_t h = uint64_t(inst.id) * 0x9e3779b97f4a7c15ULL;
-  for (const auto& [reg, v] : rec.regs) h = (h ^ v) * 0x100000001b3ULL;
-  CachedOperands& c = operand_cache_[(h ^ (h >> 29)) & (kOperandCacheEntries - 1)];
-  bool hit = c.inst == &inst && c.n == n;
-  for (size_t i = 0; hit && i < n; ++i) hit = c.regs[i] == rec.regs[i].second;
-  if (!hit) {
-    c.inst = nullptr;
-    resolveOperands(inst, c.operands);  // throws as before; nothing is cached then
-    c.inst = &inst;
-    c.n = uint32_t(n);
-    for (size_t i = 0; i < n; ++i) c.regs[i] = rec.regs[i].second;
+}
+
+bool Sequencer::recompute(Plan& plan, const Record& rec) {
+  Operands& o = plan.operands;
+  const Term* term = plan.terms.data();
+  // The index's exact value in 64 bits (resolveView's, which clamps only beyond 2^100); false on overflow.
+  auto index = [&](int64_t sum, uint32_t n, int64_t& out) {
+    for (const Term* end = term + n; term != end; ++term) {
+      uint64_t r = rec.regs[term->reg].second / term->div;
+      if (term->mod) r %= term->mod;
+      int64_t product;
+      if (r > uint64_t(INT64_MAX) || __builtin_mul_overflow(term->scale, int64_t(r), &product) ||
+          __builtin_add_overflow(sum, product, &sum))
+        return false;
+    }
+    out = sum;
+    return true;
+  };
+  for (size_t i = 0; i < plan.views.size(); ++i) {
+    const PlannedView& v = plan.views[i];
+    int64_t part, off;
+    if (!index(v.part_constant, v.part_terms, part) || !index(v.off_constant, v.off_terms, off)) return false;
+    if (part < 0 || part > v.max_part || off < 0 || off > v.max_off) return false;
+    ResolvedView& view = o.views.view[i];
+    view.partition = uint32_t(part);
+    view.offset = uint64_t(off);
   }
-  // An instruction whose data is skipped has its operands read by dispatch alone: the entry serves as it is.
-  if (s_.dataSkipped(inst)) return &c.operands;
-  rec.own_operands.assign(c.operands);
+  for (uint32_t i = 0; i < o.n; ++i)
+    if (plan.access_view[i] != kNoView) o.access[i].fp = viewFootprint(*s_.layout, o.views.view[plan.access_view[i]]);
+  o.streams_over_itself = false;
+  for (const auto& [d, src] : plan.overlap_pairs)
+    o.streams_over_itself |= overlapsAtAnOffset(*s_.layout, o.views.view[d], o.views.view[src]);
+  return true;
+}
+
+const Operands* Sequencer::resolveWithRegisters(Plan& plan, const Instruction& inst, Record& rec) {
+  Operands& o = plan.operands;
+  if (!plan.shaped || !recompute(plan, rec)) {
+    // The first execution, or a view out of range (resolution throws its error) or an index beyond 64 bits.
+    plan.shaped = false;
+    Shape shape;
+    resolveOperands(inst, o, &shape);
+    planViews(plan, shape);
+    plan.shaped = true;
+  }
+  // An instruction whose data is skipped has its operands read by dispatch alone: the plan's serve as they are.
+  if (s_.dataSkipped(inst)) return &o;
+  rec.own_operands.assign(o);
   return &rec.own_operands;
 }
 
-void Sequencer::enterOperands(const Plan& plan, const Instruction& inst, uint32_t slot, Record& rec) {
-  rec.operands = plan.static_operands ? &plan.operands : resolveWithRegisters(inst, rec);
+void Sequencer::enterOperands(Plan& plan, const Instruction& inst, uint32_t slot, Record& rec) {
+  rec.operands = plan.static_operands ? &plan.operands : resolveWithRegisters(plan, inst, rec);
   const Operands& ops = *rec.operands;
   const bool starts_sum = holds(inst.start, rec.first, rec.last);
   for (uint32_t i = 0; i < ops.n; ++i) {
@@ -415,11 +476,11 @@ void Sequencer::dispatch(const Instruction& inst, const LoopPos* loop) {
   rec.inst = &inst;
   rec.first = !loop || loop->first;
   rec.last = !loop || loop->last;
-  const Plan& plan = planOf(inst);
+  Plan& plan = planOf(inst);
   readRegistersAtDispatch(plan, inst, rec);
   enterOperands(plan, inst, slot, rec);
   enterPorts(inst, slot, rec);
-  if (s_.dataSkipped(inst)) rec.operands = nullptr;  // possibly the operand cache's entry, replaced by a later miss
+  if (s_.dataSkipped(inst)) rec.operands = nullptr;  // possibly the plan's, recomputed at the next dispatch
   keepYoungestPerEngine(rec.deps);
   orderDependences(rec.deps);
   s_.noteProducers(rec.deps);
