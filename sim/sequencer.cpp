@@ -4,6 +4,7 @@
 #include <cmath>
 #include <string>
 
+#include "ir/operand_table.h"
 #include "sim/stream.h"
 #include "sim/timing.h"
 
@@ -181,8 +182,8 @@ Sequencer::Plan& Sequencer::planOf(const Instruction& inst) {
   if (!slot) slot = std::make_unique<Plan>();
   Plan& plan = *slot;
   plan = Plan{};
-  // Address terms, the ts scalar register and scalar sources (8 views x 2 indices x kMaxIndexTerms terms +
-  // affine_select's offset c + the scalar registers (ts's two; act's scale and bias) and two scalar sources).
+  // The registers its operands read (ir/operand_table.h): the address terms of its views, the registers of an
+  // index (affine_select's and iota's offset c) and the registers it reads as values (a scalar, an SP source).
   auto add = [&](RegId r) {
     if (r == kNone) return;
     if (r >= s_.p->registers.size()) throw InputError(inst.loc, std::string(opName(inst.op)) + " names no register");
@@ -192,15 +193,16 @@ Sequencer::Plan& Sequencer::planOf(const Instruction& inst) {
     plan.lanes.emplace_back(lane, lane + s_.layout->lanes(r));
   };
   bool register_terms = false;
-  for (const AccessPattern* ap : {&inst.dst, &inst.a, &inst.b, &inst.scalar.ap.get(), &inst.rare->scalar2.ap.get(), &inst.rare->scale.ap.get(),
-                                  &inst.rare->bias.ap.get(), &inst.rare->reduce_dst})
-    for (const Index* index : {&ap->partition, &ap->offset})
-      for (const IndexTerm& term : index->terms) add(term.reg), register_terms = true;
-  for (const IndexTerm& term : inst.rare->mask.c.terms) add(term.reg);  // empty but for affine_select and iota
-  for (const ScalarOperand* sc : scalarOperands(inst))
-    if (sc->kind == ScalarOperand::Kind::Reg) add(sc->reg);
-  if (inst.op == Op::Addi || inst.op == Op::Add || inst.op == Op::Mov || inst.op == Op::RegStore) add(inst.rs);
-  if (inst.op == Op::Add) add(inst.rt);
+  for (const OperandUse* use : operandUses(inst)) {
+    if (const AccessPattern* ap = operandView(inst, use->operand)) {
+      for (const Index* index : {&ap->partition, &ap->offset})
+        for (const IndexTerm& term : index->terms) add(term.reg), register_terms = true;
+    } else if (use->operand == Operand::MaskC) {
+      for (const IndexTerm& term : inst.rare->mask.c.terms) add(term.reg);
+    } else if (use->role == Role::Read) {
+      add(operandRegister(inst, use->operand));
+    }
+  }
   if (!register_terms) {
     resolveOperands(inst, plan.operands);  // throws as dispatch would, at the first execution
     plan.static_operands = true;
@@ -225,78 +227,77 @@ void Sequencer::resolveOperands(const Instruction& inst, Operands& out, Shape* s
   out.streams_over_itself = false;
   out.views.clear();
   if (shape) shape->overlap_pairs.clear();
+  const TimingTable& t = *s_.timing;
+  if (inst.op == Op::Loop || inst.op == Op::If) {  // the sequencer's own (runLoop, runIf): no operand entered
+    out.latency = computeCycles(t, inst, nullptr, nullptr, nullptr);
+    return;
+  }
+  // Its views in the order the instruction names them (ir/operand_table.h: the destination first), each resolved
+  // into out.views (at most five: KnownViews::kMax is eight); `number` gives each use's view there, `view` each
+  // operand's.
+  const OperandUses uses = operandUses(inst);
+  uint8_t number[KnownViews::kMax];  // an instruction has at most five operands (OperandUses)
+  const ResolvedView* view[size_t(Operand::MaskC) + 1] = {};
+  uint8_t dst_number = kNoView;
   OperandHasher unused(false);  // the hash is taken when the engine reads (startRecord)
-  // A view is resolved into out.views (at most six per instruction: KnownViews::kMax is eight); a view's number
-  // there is what the shape records.
-  auto view = [&](const AccessPattern& ap) -> const ResolvedView& {
-    out.views.add(ap, resolveView(*s_.p, *s_.phys, ap, s_.max_view_bytes, unused));
-    return out.views.view[out.views.n - 1];
-  };
-  auto number = [&](const ResolvedView& v) { return uint8_t(&v - out.views.view); };
+  for (size_t k = 0; k < uses.size(); ++k) {
+    number[k] = kNoView;
+    if (const AccessPattern* ap = operandView(inst, uses[k]->operand)) {
+      out.views.add(*ap, resolveView(*s_.p, *s_.phys, *ap, s_.max_view_bytes, unused));
+      number[k] = uint8_t(out.views.n - 1);
+      view[size_t(uses[k]->operand)] = &out.views.view[number[k]];
+      if (uses[k]->operand == Operand::Dst) dst_number = number[k];
+    }
+  }
   auto enter = [&](const Footprint& fp, bool write, bool accumulate, uint8_t from) {
     if (shape) shape->access_view[out.n] = from;
     out.access[out.n++] = {fp, write, accumulate};
   };
-  auto read = [&](const ResolvedView& v) { enter(viewFootprint(*s_.layout, v), false, false, number(v)); };
-  auto write = [&](const ResolvedView& v) { enter(viewFootprint(*s_.layout, v), true, false, number(v)); };
-  auto writeReg = [&](RegId r) {
+  auto footprint = [&](uint8_t v) { return viewFootprint(*s_.layout, out.views.view[v]); };
+  // The scoreboard sees its reads first, then matmul's read of the destination it accumulates into, then its
+  // writes. ACT's and DVE's elementwise instructions stream (sim/stream.h): a source overlapping the destination
+  // at an offset makes the instruction stream over itself.
+  const ResolvedView* dst = view[size_t(Operand::Dst)];
+  const bool streams = inst.op == Op::Copy || inst.op == Op::Act || inst.op == Op::TT || inst.op == Op::TS;
+  for (size_t k = 0; k < uses.size(); ++k) {
+    if (uses[k]->role != Role::Read || number[k] == kNoView) continue;
+    enter(footprint(number[k]), false, false, number[k]);
+    if (!streams) continue;
+    out.streams_over_itself |= overlapsAtAnOffset(*s_.layout, *dst, out.views.view[number[k]]);
+    if (shape) shape->overlap_pairs.emplace_back(dst_number, number[k]);
+  }
+  for (size_t k = 0; k < uses.size(); ++k)
+    if (uses[k]->role == Role::Accumulate) enter(footprint(number[k]), false, true, number[k]);
+  for (size_t k = 0; k < uses.size(); ++k) {
+    if (uses[k]->role == Role::Read) continue;
+    if (number[k] != kNoView) {
+      enter(footprint(number[k]), true, false, number[k]);
+      continue;
+    }
+    const RegId r = operandRegister(inst, uses[k]->operand);
     if (r >= s_.p->registers.size()) throw InputError(inst.loc, std::string(opName(inst.op)) + " names no register");
     enter(registerFootprint(*s_.layout, r), true, false, kNoView);
-  };
-  const TimingTable& t = *s_.timing;
+  }
+  const ResolvedView *a = view[size_t(Operand::A)], *b = view[size_t(Operand::B)];
   switch (inst.op) {
     case Op::Dma: {
-      const ResolvedView &d = view(inst.dst), &a = view(inst.a);
-      read(a);
-      write(d);
       // A converting DMA moves the wider side's bytes (sim/timing/default.txt "dma.convert-fixed").
-      out.bytes = std::max(a.bytes(), d.bytes());
-      out.descriptors = dmaDescriptors(d, a, s_.p->tensors[d.tensor].space, s_.p->tensors[a.tensor].space);
+      out.bytes = std::max(a->bytes(), dst->bytes());
+      out.descriptors = dmaDescriptors(*dst, *a, s_.p->tensors[dst->tensor].space, s_.p->tensors[a->tensor].space);
       const DmaCost cost = dmaTransferCycles(t, out.bytes, out.descriptors);
       out.latency = cost.span;
       out.fabric = cost.fabric;
-      if (d.dtype != a.dtype) out.latency += uint64_t(std::ceil(t.dma_convert_fixed));
+      if (dst->dtype != a->dtype) out.latency += uint64_t(std::ceil(t.dma_convert_fixed));
       return;
     }
-    case Op::Matmul: {
-      const ResolvedView &d = view(inst.dst), &a = view(inst.a), &b = view(inst.b);
-      read(a);
-      read(b);
-      enter(viewFootprint(*s_.layout, d), false, true, number(d));  // accumulating into d reads it
-      write(d);
-      out.latency = computeCycles(t, inst, &d, &a, &b);
-      return;
-    }
+    case Op::Matmul: out.latency = computeCycles(t, inst, dst, a, b); return;
     case Op::Copy:
     case Op::Act:
     case Op::Reduce:
     case Op::TT:
-    case Op::TS: {
-      const ResolvedView &d = view(inst.dst), &a = view(inst.a);
-      const bool streams = inst.op != Op::Reduce;  // sim/stream.h
-      auto source = [&](const ResolvedView& v) {
-        read(v);
-        if (!streams) return;
-        out.streams_over_itself |= overlapsAtAnOffset(*s_.layout, d, v);
-        if (shape) shape->overlap_pairs.emplace_back(number(d), number(v));
-      };
-      source(a);
-      const ResolvedView* second = nullptr;
-      if (inst.op == Op::TT) source(*(second = &view(inst.b)));
-      for (const ScalarOperand* sc : scalarOperands(inst))
-        if (sc->kind == ScalarOperand::Kind::Tensor) source(view(sc->ap));
-      write(d);
-      if (hasFusedReduce(inst)) write(view(inst.rare->reduce_dst));  // the same engine pass writes R (docs/format.md)
-      out.latency = computeCycles(t, inst, &d, &a, second, s_.p);
-      return;
-    }
+    case Op::TS: out.latency = computeCycles(t, inst, dst, a, inst.op == Op::TT ? b : nullptr, s_.p); return;
     case Op::Memset:
-    case Op::Iota: {
-      const ResolvedView& d = view(inst.dst);
-      write(d);
-      out.latency = computeCycles(t, inst, &d, nullptr, nullptr);
-      return;
-    }
+    case Op::Iota: out.latency = computeCycles(t, inst, dst, nullptr, nullptr); return;
     // POOL, the PE moves and DVE's statistics do not stream (sim/stream.h): they read at their start and write at
     // their end. A scan's element depends on the one before, and bn_stats / bn_aggr write their results at the end.
     case Op::Select:
@@ -304,28 +305,9 @@ void Sequencer::resolveOperands(const Instruction& inst, Operands& out, Shape* s
     case Op::Broadcast:
     case Op::BnStats:
     case Op::BnAggr:
-    case Op::TTScan: {
-      const ResolvedView &d = view(inst.dst), &a = view(inst.a);
-      read(a);
-      if (inst.op == Op::TTScan) {
-        read(view(inst.b));
-        if (inst.scalar.kind == ScalarOperand::Kind::Tensor) read(view(inst.scalar.ap));
-      }
-      write(d);
-      out.latency = computeCycles(t, inst, &d, &a, nullptr);
-      return;
-    }
-    case Op::RegLoad: read(view(inst.a)), writeReg(inst.rd); break;
-    case Op::RegStore: write(view(inst.dst)); break;
-    case Op::Li:
-    case Op::Addi:
-    case Op::Add:
-    case Op::Mov: writeReg(inst.rd); break;
-    case Op::Loop:
-    case Op::If: break;
+    case Op::TTScan: out.latency = computeCycles(t, inst, dst, a, nullptr); return;
+    default: out.latency = computeCycles(t, inst, nullptr, nullptr, nullptr); return;
   }
-  out.latency = computeCycles(t, inst, nullptr, nullptr, nullptr);
-  return;
 }
 
 void Sequencer::planViews(Plan& plan, const Shape& shape) {
