@@ -6,6 +6,7 @@
 
 #include <optional>
 #include <ostream>
+#include <cstdint>
 #include <string>
 #include <utility>
 #include <vector>
@@ -58,6 +59,16 @@ const char* const kDecls =
     "reg j\n"
     "reg s\n";
 
+// The shape most programs below share, after kDecls: a is loaded (line 11), a loop over i of `trips` iterations
+// (header on line 12) runs `body` (from line 13 on), and `out` is written to O after the loop.
+std::string loadLoopStore(const std::string& body, int64_t trips = 4, const std::string& out = "c") {
+  return "dma a, A\n"
+         "loop i = 0, " + std::to_string(trips) + ", 1 {\n" +
+         body +
+         "}\n"
+         "dma O, " + out + "\n";
+}
+
 // A position of the linear order named by a source line: the instruction (or loop header) on that line, or the end
 // of the loop whose header is on it.
 struct Anchor {
@@ -80,7 +91,7 @@ struct ExpectedRange {
 // questions' counts are checked where given.
 struct RangeCase {
   const char* name;
-  const char* body;
+  std::string body;
   std::vector<ExpectedRange> expect;
   std::optional<uint32_t> undecidable = std::nullopt;
   std::optional<uint32_t> per_iteration = std::nullopt;
@@ -95,7 +106,7 @@ class LiveRangeOf : public ::testing::TestWithParam<RangeCase> {};
 
 TEST_P(LiveRangeOf, MatchesTheRangesDerivedByHand) {
   const RangeCase& c = GetParam();
-  Live l(std::string(kDecls) + c.body);
+  Live l(kDecls + c.body);
   auto position = [&](Anchor a) { return a.loop_end ? l.end(a.line) : l.pos(a.line); };
   for (const ExpectedRange& e : c.expect) {
     LiveRange expected;
@@ -120,14 +131,10 @@ TEST_P(LiveRangeOf, MatchesTheRangesDerivedByHand) {
 
 TEST(LinearOrder, LoopsFlattenToHeaderBodyEnd) {
   Live l(std::string(kDecls) +
-         "dma a, A\n"                 // 11
-         "loop i = 0, 2, 1 {\n"       // 12
-         "  loop j = 0, 3, 1 {\n"     // 13
-         "    tt b, a, a, add\n"      // 14
-         "  }\n"
-         "  copy c, b\n"              // 16
-         "}\n"
-         "dma O, c\n");               // 18
+         loadLoopStore("  loop j = 0, 3, 1 {\n"  // 13
+                       "    tt b, a, a, add\n"   // 14
+                       "  }\n"
+                       "  copy c, b\n", 2));     // 16; `dma O, c` is line 18
   const LinearOrder& o = l.live.order;
   using K = LinearPosition::Kind;
   ASSERT_EQ(o.positions.size(), 10u);
@@ -166,55 +173,35 @@ TEST(LoopTrips, CeilOfSpanOverStepAndZeroForEmptyOrBadLoops) {
 
 INSTANTIATE_TEST_SUITE_P(Liveness, LiveRangeOf, ::testing::ValuesIn(std::vector<RangeCase>{
     {.name = "DefinedBeforeALoopAndUsedInsideIsLiveToTheLoopEnd",
-     .body = "dma a, A\n"            // 11
-             "loop i = 0, 4, 1 {\n"  // 12
-             "  tt b, a, a, add\n"   // 13
-             "  copy c, b\n"         // 14
-             "}\n"
-             "dma O, c\n",           // 16
+     .body = loadLoopStore("  tt b, a, a, add\n"  // 13
+                           "  copy c, b\n"),      // 14; `dma O, c` is line 16
      .expect = {{.value = "a", .segments = {{P(11), E(12)}}}}},
     // c is written whole on every iteration before anything reads it: what an iteration leaves is gone when the next
     // one writes it again, and only the last iteration's value reaches the read after the loop.
     {.name = "WrittenWholeInALoopAndUsedAfterIsLiveFromTheWrite",
-     .body = "dma a, A\n"            // 11
-             "loop i = 0, 4, 1 {\n"  // 12
-             "  tt b, a, a, add\n"   // 13
-             "  copy c, b\n"         // 14
-             "}\n"
-             "dma O, c\n",           // 16
+     .body = loadLoopStore("  tt b, a, a, add\n"  // 13
+                           "  copy c, b\n"),      // 14; `dma O, c` is line 16
      .expect = {{.value = "c", .segments = {{P(14), P(16)}}}}},
     // Each iteration writes another chunk of c: the chunks of earlier iterations wait for the read after the loop, so c
     // is live from the loop header.
     {.name = "WrittenInChunksInALoopAndUsedAfterIsLiveFromTheLoopHeader",
-     .body = "dma a, A\n"                              // 11
-             "loop i = 0, 4, 1 {\n"                    // 12
-             "  copy c[:, i*16:16], a[:, i*16:16]\n"   // 13
-             "}\n"
-             "dma O, c\n",                             // 15
+     .body = loadLoopStore("  copy c[:, i*16:16], a[:, i*16:16]\n"),  // 13; `dma O, c` is line 15
      .expect = {{.value = "c", .segments = {{P(12), P(15)}}}}},
     // The same chunks, each written twice by an inner loop: every iteration of the outer loop rewrites all of c before
     // its end, so c is live from its first write (in the outer loop's last iteration's terms), not from the header.
     {.name = "RewrittenWholeByAnInnerLoopOnEveryIterationIsLiveFromTheFirstWrite",
-     .body = "dma a, A\n"                                // 11
-             "loop i = 0, 3, 1 {\n"                      // 12
-             "  tt b, a, a, add\n"                       // 13
-             "  loop j = 0, 4, 1 {\n"                    // 14
-             "    copy c[:, j*16:16], b[:, j*16:16]\n"   // 15
-             "  }\n"
-             "}\n"
-             "dma O, c\n",                               // 18
+     .body = loadLoopStore("  tt b, a, a, add\n"                      // 13
+                           "  loop j = 0, 4, 1 {\n"                   // 14
+                           "    copy c[:, j*16:16], b[:, j*16:16]\n"  // 15
+                           "  }\n", 3),                               // `dma O, c` is line 18
      // Inside the inner loop the chunks of earlier j iterations wait: live from its header.
      .expect = {{.value = "c", .segments = {{P(14), P(18)}}}}},
     // A loop that runs once has no earlier iteration: a value first written in it is live from the write, and one last
     // read in it dies at the read.
     {.name = "ALoopOfOneIterationExtendsNothing",
-     .body = "dma a, A\n"                              // 11
-             "loop i = 0, 1, 1 {\n"                    // 12
-             "  tt b, a, a, add\n"                     // 13
-             "  copy c[:, 0:16], a[:, 0:16]\n"         // 14
-             "  copy b[:, 0:16], a[:, 16:16]\n"        // 15
-             "}\n"
-             "dma O, c\n",                             // 17
+     .body = loadLoopStore("  tt b, a, a, add\n"                    // 13
+                           "  copy c[:, 0:16], a[:, 0:16]\n"        // 14
+                           "  copy b[:, 0:16], a[:, 16:16]\n", 1),  // 15; `dma O, c` is line 17
      .expect = {{.value = "a", .segments = {{P(11), P(15)}}}, {.value = "c", .segments = {{P(14), P(17)}}}}},
     // A partial write after which only what it wrote is read starts a value: nothing of the old one is read again.
     {.name = "PartialRewriteReadBackOnlyStartsAValue",
@@ -248,13 +235,10 @@ INSTANTIATE_TEST_SUITE_P(Liveness, LiveRangeOf, ::testing::ValuesIn(std::vector<
              "dma O, c\n",                     // 17
      .expect = {{.value = "b", .segments = {{P(12), P(13)}, {P(15), P(15)}}}}},
     {.name = "InPlaceUpdateInALoopIsARead",
-     .body = "dma a, A\n"              // 11
-             "loop i = 0, 4, 1 {\n"    // 12
-             "  memset b, 1\n"         // 13
-             "  tt b, b, a, add\n"     // 14
-             "  tt c, c, b, add\n"     // 15: c carried around the back edge; its first mention
-             "}\n"
-             "dma O, b\n",             // 17
+     .body = loadLoopStore("  memset b, 1\n"                // 13
+                           "  tt b, b, a, add\n"            // 14
+                           "  tt c, c, b, add\n", 4, "b"),  // 15: c carried around the back edge; its first mention
+                                                            // `dma O, b` is line 17
      // b is written whole in the loop and used after it; c is carried around the back edge.
      .expect = {{.value = "b", .segments = {{P(13), P(17)}}}, {.value = "c", .segments = {{P(12), E(12)}}}}},
     {.name = "DeadStoreKeepsItsMemoryUntilItWrites",
@@ -263,35 +247,25 @@ INSTANTIATE_TEST_SUITE_P(Liveness, LiveRangeOf, ::testing::ValuesIn(std::vector<
              "memset a, 0\n",   // 13
      .expect = {{.value = "a", .segments = {{P(11), P(13)}}}}},
     {.name = "RegisterDefinedInTheBodyBeforeItsReadIsBodyLocal",
-     .body = "dma a, A\n"                       // 11
-             "loop i = 0, 2, 1 {\n"             // 12
-             "  addi s, i, 4\n"                 // 13
-             "  copy b[:, s:4], a[:, 0:4]\n"    // 14
-             "}\n"
-             "dma O, b\n",                      // 16
+     .body = loadLoopStore("  addi s, i, 4\n"                         // 13
+                           "  copy b[:, s:4], a[:, 0:4]\n", 2, "b"),  // 14; `dma O, b` is line 16
      .expect = {{.value = "s", .segments = {{P(13), P(14)}}, .reg = true}}},
     // Rule 3 decided from the views (alloc/iteration_coverage.h): what each iteration writes before it reads.
     {.name = "ColumnChunkWrittenThenReadInOneIterationIsPerIteration",
-     .body = "dma a, A\n"                               // 11
-             "loop i = 0, 4, 1 {\n"                     // 12
-             "  copy b[:, i*16:16], a[:, i*16:16]\n"     // 13: chunk i of b
-             "  copy c[:, i*16:16], b[:, i*16:16]\n"     // 14: reads exactly chunk i
-             "}\n"
-             "dma O, c\n",                              // 16
+     .body = loadLoopStore("  copy b[:, i*16:16], a[:, i*16:16]\n"    // 13: chunk i of b
+                           "  copy c[:, i*16:16], b[:, i*16:16]\n"),  // 14: reads exactly chunk i
+                                                                      // `dma O, c` is line 16
      .expect = {{.value = "b", .segments = {{P(13), P(14)}}}},
      .undecidable = 0,
      .per_iteration = 1,
      .carried = 0},
     {.name = "TileAssembledByAnInnerLoopAndReadWholeIsPerIterationOfTheOuterLoop",
-     .body = "dma a, A\n"                                 // 11
-             "loop i = 0, 2, 1 {\n"                       // 12
-             "  loop j = 0, 4, 1 {\n"                     // 13
-             "    copy b[j*2:2, j*16:16], a[0:2, 0:16]\n"   // 14: k-slices: partitions and columns both move
-             "    copy b[j*2:2, j*-16+48:16], a[0:2, 16:16]\n"   // 15
-             "  }\n"
-             "  tt c, b, a, add\n"                        // 17: reads only what this i iteration wrote?
-             "}\n"
-             "dma O, c\n",                                // 19
+     .body = loadLoopStore("  loop j = 0, 4, 1 {\n"                           // 13
+                           "    copy b[j*2:2, j*16:16], a[0:2, 0:16]\n"       // 14: k-slices: partitions and columns both move
+                           "    copy b[j*2:2, j*-16+48:16], a[0:2, 16:16]\n"  // 15
+                           "  }\n"
+                           "  tt c, b, a, add\n", 2),                         // 17: reads only what this i iteration wrote?
+                                                                              // `dma O, c` is line 19
      // Each j writes columns j*16.. and 48-j*16.. of partitions 2j, 2j+1; j = 0..3 write rows 0..7 (all 8), but
      // only 2 of the 4 column chunks per row: the read of the whole b is not covered.
      .expect = {{.value = "b", .segments = {{P(12), E(12)}}}},
@@ -310,21 +284,13 @@ INSTANTIATE_TEST_SUITE_P(Liveness, LiveRangeOf, ::testing::ValuesIn(std::vector<
      .expect = {{.value = "b", .segments = {{P(13), P(16)}}}},
      .per_iteration = 1},
     {.name = "HalfWrittenTensorReadWholeIsCarried",
-     .body = "dma a, A\n"                          // 11
-             "loop i = 0, 4, 1 {\n"                // 12
-             "  copy b[:, 0:32], a[:, 0:32]\n"      // 13
-             "  copy c, b\n"                       // 14
-             "}\n"
-             "dma O, c\n",                         // 16
+     .body = loadLoopStore("  copy b[:, 0:32], a[:, 0:32]\n"  // 13
+                           "  copy c, b\n"),                  // 14; `dma O, c` is line 16
      .expect = {{.value = "b", .segments = {{P(12), E(12)}}}}},
     {.name = "SecondDimensionViewsAreWalkedElementByElement",
-     .body = "dma a, A\n"                                   // 11
-             "loop i = 0, 2, 1 {\n"                         // 12
-             "  copy b[:, 0:8, 16:4], a[:, 0:32]\n"    // 13: columns 0..7, 16..23, 32..39, 48..55
-             "  copy b[:, 8:8, 16:4], a[:, 32:32]\n"   // 14: the gaps
-             "  copy c, b\n"                                // 15
-             "}\n"
-             "dma O, c\n",                                  // 17
+     .body = loadLoopStore("  copy b[:, 0:8, 16:4], a[:, 0:32]\n"   // 13: columns 0..7, 16..23, 32..39, 48..55
+                           "  copy b[:, 8:8, 16:4], a[:, 32:32]\n"  // 14: the gaps
+                           "  copy c, b\n", 2),                     // 15; `dma O, c` is line 17
      .expect = {{.value = "b", .segments = {{P(13), P(15)}}}}},
     {.name = "AddressFromARegisterSetOutsideTheLoopIsUndecidableAndConservative",
      .body = "li s, 16\n"                           // 11
@@ -337,38 +303,26 @@ INSTANTIATE_TEST_SUITE_P(Liveness, LiveRangeOf, ::testing::ValuesIn(std::vector<
      .expect = {{.value = "b", .segments = {{P(13), E(13)}}}},
      .undecidable = 1},
     {.name = "AddressComputedFromTheLoopRegisterInsideTheBodyIsKnown",
-     .body = "dma a, A\n"                           // 11
-             "loop i = 0, 4, 1 {\n"                 // 12
-             "  addi s, i, 2\n"                     // 13
-             "  copy b[:, s:16], a[:, 0:16]\n"      // 14
-             "  copy c[:, i*16:16], b[:, s:16]\n"    // 15
-             "}\n"
-             "dma O, c\n",                          // 17
+     .body = loadLoopStore("  addi s, i, 2\n"                      // 13
+                           "  copy b[:, s:16], a[:, 0:16]\n"       // 14
+                           "  copy c[:, i*16:16], b[:, s:16]\n"),  // 15; `dma O, c` is line 17
      .expect = {{.value = "b", .segments = {{P(14), P(15)}}}},
      .undecidable = 0},
     // 2^31 iterations of an empty inner loop between the write and the read: the walk gives up (undecidable,
     // conservative) instead of running them.
     {.name = "HugeLoopsAroundTheQuestionEndWithinTheBudget",
-     .body = "dma a, A\n"                            // 11
-             "loop i = 0, 2, 1 {\n"                  // 12
-             "  copy b[:, i*16:16], a[:, 0:16]\n"     // 13
-             "  loop j = 0, 2147483648, 1 {\n"       // 14
-             "  }\n"
-             "  copy c[:, i*16:16], b[:, i*16:16]\n"  // 16
-             "}\n"
-             "dma O, c\n",                           // 18
+     .body = loadLoopStore("  copy b[:, i*16:16], a[:, 0:16]\n"          // 13
+                           "  loop j = 0, 2147483648, 1 {\n"             // 14
+                           "  }\n"
+                           "  copy c[:, i*16:16], b[:, i*16:16]\n", 2),  // 16; `dma O, c` is line 18
      .expect = {{.value = "b", .segments = {{P(12), E(12)}}}},
      .undecidable = 1},
     // b's views name no register: every iteration but the first and the last repeats the second, so the walk visits
     // three of the 2^31 and decides (a walk of every iteration would run out of budget and keep b live over the
     // whole loop).
     {.name = "HugeTripCountsAreDecidedWhereTheViewsDoNotMove",
-     .body = "dma a, A\n"                            // 11
-             "loop i = 0, 2147483648, 1 {\n"         // 12
-             "  copy b, a\n"                         // 13
-             "  copy c, b\n"                         // 14
-             "}\n"
-             "dma O, c\n",                           // 16
+     .body = loadLoopStore("  copy b, a\n"                // 13
+                           "  copy c, b\n", 2147483648),  // 14; `dma O, c` is line 16
      .expect = {{.value = "b", .segments = {{P(13), P(14)}}}},
      .undecidable = 0},
 }), caseName);
@@ -390,12 +344,8 @@ TEST(Liveness, UnreadAccumulationIsLiveOverItsLoop) {
 
 TEST(Liveness, BodyLocalValueStaysInTheBody) {
   Live l(std::string(kDecls) +
-         "dma a, A\n"            // 11
-         "loop i = 0, 4, 1 {\n"  // 12
-         "  tt b, a, a, add\n"   // 13
-         "  copy c, b\n"         // 14
-         "}\n"
-         "dma O, c\n");          // 16
+         loadLoopStore("  tt b, a, a, add\n"  // 13
+                       "  copy c, b\n"));     // 14; `dma O, c` is line 16
   EXPECT_EQ(l.tensor("b"), range(l.pos(13), l.pos(14)));
   EXPECT_FALSE(interferes(l.tensor("b"), l.tensor("c")) && l.tensor("b").last < l.tensor("c").first);
 }
@@ -491,14 +441,10 @@ TEST(Liveness, AccumulatorThatKeepsAccumulatingAcrossAnOuterLoopIsCarried) {
 
 TEST(Liveness, PartialWriteReadInALaterIterationIsLiveOverTheWholeLoop) {
   Live l(std::string(kDecls) +
-         "dma a, A\n"                        // 11
-         "loop i = 0, 4, 1 {\n"              // 12
-         "  copy b[:, i*16:16], a[:, 0:16]\n"   // 13
-         "  copy c[:, i*16:16], b[:, 0:16]\n"   // 14: iterations 2..4 read what iteration 1 wrote
-         "  memset d, 0\n"                   // 15
-         "  copy c[:, 0:16], d[:, 0:16]\n"   // 16
-         "}\n"
-         "dma O, c\n");                      // 18
+         loadLoopStore("  copy b[:, i*16:16], a[:, 0:16]\n"  // 13
+                       "  copy c[:, i*16:16], b[:, 0:16]\n"  // 14: iterations 2..4 read what iteration 1 wrote
+                       "  memset d, 0\n"                     // 15
+                       "  copy c[:, 0:16], d[:, 0:16]\n"));  // 16; `dma O, c` is line 18
   EXPECT_EQ(l.tensor("b"), range(l.pos(12), l.end(12)));
   // d is replaced whole at the top of every iteration: body-local although read in the same body.
   EXPECT_EQ(l.tensor("d"), range(l.pos(15), l.pos(16)));
@@ -657,15 +603,11 @@ INSTANTIATE_TEST_SUITE_P(LiveSegments, LiveRangeOf, ::testing::ValuesIn(std::vec
     // Two values of one tensor within each iteration of a loop: every read is covered by a write of the same iteration,
     // so the second full write starts a value there too.
     {.name = "ValuesWithinOneIterationOfALoop",
-     .body = "dma a, A\n"            // 11
-             "loop i = 0, 4, 1 {\n"  // 12
-             "  copy b, a\n"         // 13
-             "  copy c, b\n"         // 14
-             "  copy d, c\n"         // 15
-             "  memset b, 2\n"       // 16
-             "  tt c, b, d, add\n"   // 17
-             "}\n"
-             "dma O, c\n",           // 19
+     .body = loadLoopStore("  copy b, a\n"          // 13
+                           "  copy c, b\n"          // 14
+                           "  copy d, c\n"          // 15
+                           "  memset b, 2\n"        // 16
+                           "  tt c, b, d, add\n"),  // 17; `dma O, c` is line 19
      .expect = {{.value = "b", .segments = {{P(13), P(14)}, {P(16), P(17)}}}}},
     // A value read at the top of the body before the body writes it again is carried around the back edge: no new
     // value starts there.
@@ -728,14 +670,10 @@ INSTANTIATE_TEST_SUITE_P(LiveSegments, LiveRangeOf, ::testing::ValuesIn(std::vec
      .expect = {{.value = "a", .segments = {{P(11), P(18)}}}}},
     // The memset runs at i = 2, but iterations 0 to 2 read the first value inside the loop.
     {.name = "AConditionalWholeWriteReadAroundKeepsOneValue",
-     .body = "dma a, A\n"            // 11
-             "loop i = 0, 4, 1 {\n"  // 12
-             "  copy b, a\n"         // 13
-             "  if i == 2 {\n"       // 14
-             "    memset a, 1\n"     // 15
-             "  }\n"
-             "}\n"
-             "dma O, a\n",           // 18
+     .body = loadLoopStore("  copy b, a\n"      // 13
+                           "  if i == 2 {\n"    // 14
+                           "    memset a, 1\n"  // 15
+                           "  }\n", 4, "a"),    // `dma O, a` is line 18
      .expect = {{.value = "a", .segments = {{P(11), P(18)}}}}},
 }), caseName);
 
