@@ -69,6 +69,19 @@ std::string loadLoopStore(const std::string& body, int64_t trips = 4, const std:
          "dma O, " + out + "\n";
 }
 
+// a is loaded (line 11) and read (12), then a loop over i of four iterations (13) writes a whole under `guard`, an
+// if or an inner loop (14; the memset on 15), and O is written from a after the loop (18).
+std::string guardedWholeWrite(const std::string& guard) {
+  return "dma a, A\n"
+         "copy b, a\n"
+         "loop i = 0, 4, 1 {\n"
+         "  " + guard + " {\n"
+         "    memset a, 1\n"
+         "  }\n"
+         "}\n"
+         "dma O, a\n";
+}
+
 // A position of the linear order named by a source line: the instruction (or loop header) on that line, or the end
 // of the loop whose header is on it.
 struct Anchor {
@@ -623,50 +636,24 @@ INSTANTIATE_TEST_SUITE_P(LiveSegments, LiveRangeOf, ::testing::ValuesIn(std::vec
      .expect = {{.value = "b", .segments = {{P(12), P(18)}}}}},
     // The ifs and register-bounded loops below name only their loops' registers: whether their bodies run is decided by
     // counting through the loops (i = 0..3).
+    // i >= 0 holds for every i: the memset (line 15) replaces a on every iteration, after the first value's last
+    // read (line 12).
     {.name = "AWholeWriteInAnIfThatAlwaysHoldsStartsAValueAsUnconditionalCodeDoes",
-     .body = "dma a, A\n"            // 11
-             "copy b, a\n"           // 12: the first value's last read
-             "loop i = 0, 4, 1 {\n"  // 13
-             "  if i >= 0 {\n"       // 14: holds for every i
-             "    memset a, 1\n"     // 15: replaces a on every iteration
-             "  }\n"
-             "}\n"
-             "dma O, a\n",           // 18
+     .body = guardedWholeWrite("if i >= 0"),
      .expect = {{.value = "a", .segments = {{P(11), P(12)}, {P(15), P(18)}}}}},
     // The memset runs at i = 2 only; nothing in the loop reads a, so after the loop a holds what the memset wrote.
     // Before the memset's run the old value is dead, but one position stands for every iteration: the new value is
     // live from the loop header.
     {.name = "AWholeWriteThatRunsOnSomeIterationStartsAValueAtItsLoop",
-     .body = "dma a, A\n"            // 11
-             "copy b, a\n"           // 12
-             "loop i = 0, 4, 1 {\n"  // 13
-             "  if i == 2 {\n"       // 14
-             "    memset a, 1\n"     // 15
-             "  }\n"
-             "}\n"
-             "dma O, a\n",           // 18
+     .body = guardedWholeWrite("if i == 2"),
      .expect = {{.value = "a", .segments = {{P(11), P(12)}, {P(13), P(18)}}}}},
     // j runs for i = 1..3: the memset runs, though not on every iteration of i.
     {.name = "AWholeWriteInARegisterBoundedLoopThatRunsStartsAValue",
-     .body = "dma a, A\n"              // 11
-             "copy b, a\n"             // 12
-             "loop i = 0, 4, 1 {\n"    // 13
-             "  loop j = 0, i, 1 {\n"  // 14
-             "    memset a, 1\n"       // 15
-             "  }\n"
-             "}\n"
-             "dma O, a\n",             // 18
+     .body = guardedWholeWrite("loop j = 0, i, 1"),
      .expect = {{.value = "a", .segments = {{P(11), P(12)}, {P(13), P(18)}}}}},
     // i == 7 never holds: the dma after the loop reads what the first dma wrote.
     {.name = "AConditionalWholeWriteThatNeverRunsKeepsOneValue",
-     .body = "dma a, A\n"            // 11
-             "copy b, a\n"           // 12
-             "loop i = 0, 4, 1 {\n"  // 13
-             "  if i == 7 {\n"       // 14
-             "    memset a, 1\n"     // 15
-             "  }\n"
-             "}\n"
-             "dma O, a\n",           // 18
+     .body = guardedWholeWrite("if i == 7"),
      .expect = {{.value = "a", .segments = {{P(11), P(18)}}}}},
     // The memset runs at i = 2, but iterations 0 to 2 read the first value inside the loop.
     {.name = "AConditionalWholeWriteReadAroundKeepsOneValue",
