@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <optional>
+#include <sstream>
 #include <ostream>
 #include <cstdint>
 #include <string>
@@ -80,6 +81,24 @@ std::string guardedWholeWrite(const std::string& guard) {
          "  }\n"
          "}\n"
          "dma O, a\n";
+}
+
+// The declarations of the matmul programs below: L holds `k_rows` rows of lhs tiles, R and O `cols` columns, lt and
+// rt one tile each, acc one accumulator and res its copies; then one `reg` line for each name in `regs` (the last
+// declaration is on line 8 + the number of registers).
+std::string matmulDecls(int k_rows, int cols, const std::string& regs) {
+  const std::string r = std::to_string(k_rows), c = std::to_string(cols);
+  std::string text = "arch tiny\n"
+                     "dram L [" + r + ", 8] bf16 input\n"
+                     "dram R [" + r + ", " + c + "] bf16 input\n"
+                     "dram O [8, " + c + "] f32 output\n"
+                     "sbuf lt [8, 8] bf16\n"
+                     "sbuf rt [8, 64] bf16\n"
+                     "psum acc [8, 64] f32\n"
+                     "sbuf res [8, " + c + "] f32\n";
+  std::istringstream names(regs);
+  for (std::string name; names >> name;) text += "reg " + name + "\n";
+  return text;
 }
 
 // A position of the linear order named by a source line: the instruction (or loop header) on that line, or the end
@@ -374,23 +393,14 @@ TEST(Liveness, InputsStartAtProgramStartAndOutputsEndAtProgramEnd) {
 }
 
 TEST(Liveness, AccumulationOverAKLoopIsLiveFromTheKLoopHeaderToTheLastReader) {
-  Live l(
-      "arch tiny\n"
-      "dram L [32, 8] bf16 input\n"
-      "dram R [32, 64] bf16 input\n"
-      "dram O [8, 64] f32 output\n"
-      "sbuf lt [8, 8] bf16\n"
-      "sbuf rt [8, 64] bf16\n"
-      "psum acc [8, 64] f32\n"
-      "sbuf res [8, 64] f32\n"
-      "reg k\n"
-      "loop k = 0, 4, 1 {\n"                               // 10
-      "  dma lt, L[k*8:8, :]\n"                            // 11
-      "  dma rt, R[k*8:8, :]\n"                            // 12
-      "  matmul acc, lt, rt, start@first, stop@last\n"     // 13
-      "}\n"
-      "copy res, acc\n"                                    // 15
-      "dma O, res\n");                                     // 16
+  Live l(matmulDecls(32, 64, "k") +
+         "loop k = 0, 4, 1 {\n"                            // 10
+         "  dma lt, L[k*8:8, :]\n"                         // 11
+         "  dma rt, R[k*8:8, :]\n"                         // 12
+         "  matmul acc, lt, rt, start@first, stop@last\n"  // 13
+         "}\n"
+         "copy res, acc\n"                                 // 15
+         "dma O, res\n");                                  // 16
   // def = the first matmul, inside the k loop, so anchored at its header; use = the last reader.
   EXPECT_EQ(l.tensor("acc"), range(l.pos(10), l.pos(15)));
   // The operand tiles are reloaded in every iteration: body-local.
@@ -400,26 +410,16 @@ TEST(Liveness, AccumulationOverAKLoopIsLiveFromTheKLoopHeaderToTheLastReader) {
 }
 
 TEST(Liveness, AccumulatorIsNotCarriedAcrossTheOuterLoopThatRestartsIt) {
-  Live l(
-      "arch tiny\n"
-      "dram L [32, 8] bf16 input\n"
-      "dram R [32, 128] bf16 input\n"
-      "dram O [8, 128] f32 output\n"
-      "sbuf lt [8, 8] bf16\n"
-      "sbuf rt [8, 64] bf16\n"
-      "psum acc [8, 64] f32\n"
-      "sbuf res [8, 128] f32\n"
-      "reg n\n"
-      "reg k\n"
-      "loop n = 0, 2, 1 {\n"                               // 11
-      "  loop k = 0, 4, 1 {\n"                             // 12
-      "    dma lt, L[k*8:8, :]\n"                          // 13
-      "    dma rt, R[k*8:8, n*64:64]\n"                    // 14
-      "    matmul acc, lt, rt, start@first, stop@last\n"   // 15
-      "  }\n"
-      "  copy res[:, n*64:64], acc\n"                      // 17
-      "}\n"
-      "dma O, res\n");                                     // 19
+  Live l(matmulDecls(32, 128, "n k") +
+         "loop n = 0, 2, 1 {\n"                            // 11
+         "  loop k = 0, 4, 1 {\n"                          // 12
+         "    dma lt, L[k*8:8, :]\n"                       // 13
+         "    dma rt, R[k*8:8, n*64:64]\n"                 // 14
+         "    matmul acc, lt, rt, start@first, stop@last\n"  // 15
+         "  }\n"
+         "  copy res[:, n*64:64], acc\n"                   // 17
+         "}\n"
+         "dma O, res\n");                                  // 19
   // start@first replaces the whole accumulator on the first k iteration of every n iteration.
   EXPECT_EQ(l.tensor("acc"), range(l.pos(12), l.pos(17)));
   // res is written a slice per n iteration and read after the loop: live from the n header.
@@ -427,26 +427,16 @@ TEST(Liveness, AccumulatorIsNotCarriedAcrossTheOuterLoopThatRestartsIt) {
 }
 
 TEST(Liveness, AccumulatorThatKeepsAccumulatingAcrossAnOuterLoopIsCarried) {
-  Live l(
-      "arch tiny\n"
-      "dram L [32, 8] bf16 input\n"
-      "dram R [32, 64] bf16 input\n"
-      "dram O [8, 64] f32 output\n"
-      "sbuf lt [8, 8] bf16\n"
-      "sbuf rt [8, 64] bf16\n"
-      "psum acc [8, 64] f32\n"
-      "sbuf res [8, 64] f32\n"
-      "reg n\n"
-      "reg k\n"
-      "loop n = 0, 2, 1 {\n"                                    // 11
-      "  loop k = 0, 4, 1 {\n"                                  // 12
-      "    dma lt, L[k*8:8, :]\n"                               // 13
-      "    dma rt, R[k*8:8, :]\n"                               // 14
-      "    matmul acc, lt, rt, start@first, stop\n"             // 15
-      "    copy res, acc\n"                                     // 16
-      "  }\n"
-      "}\n"
-      "dma O, res\n");                                          // 19
+  Live l(matmulDecls(32, 64, "n k") +
+         "loop n = 0, 2, 1 {\n"                                 // 11
+         "  loop k = 0, 4, 1 {\n"                               // 12
+         "    dma lt, L[k*8:8, :]\n"                            // 13
+         "    dma rt, R[k*8:8, :]\n"                            // 14
+         "    matmul acc, lt, rt, start@first, stop\n"          // 15
+         "    copy res, acc\n"                                  // 16
+         "  }\n"
+         "}\n"
+         "dma O, res\n");                                       // 19
   // The matmul's innermost loop is k: start@first restarts it per k entry, so acc is body-local to n but
   // carried around k's back edge (a matmul without start in iterations 2..4 adds to it).
   EXPECT_EQ(l.tensor("acc"), range(l.pos(12), l.end(12)));
@@ -511,23 +501,14 @@ TEST(Liveness, RegistersFollowTheSameRule) {
 TEST(Liveness, SampledIterationsStillSeeAnAccumulationThatOnlyTheFirstStarts) {
   // start@first in a loop of its own: only iteration 0 starts the group, every later one reads acc before writing
   // it. The views do not move, so the walk samples iterations 0, 1 and 999: iteration 1 is the carried one.
-  Live l(
-      "arch tiny\n"
-      "dram L [8, 8] bf16 input\n"
-      "dram R [8, 64] bf16 input\n"
-      "dram O [8, 64] f32 output\n"
-      "sbuf lt [8, 8] bf16\n"
-      "sbuf rt [8, 64] bf16\n"
-      "psum acc [8, 64] f32\n"
-      "sbuf res [8, 64] f32\n"
-      "reg k\n"
-      "dma lt, L\n"                                       // 10
-      "dma rt, R\n"                                       // 11
-      "loop k = 0, 1000, 1 {\n"                           // 12
-      "  matmul acc, lt, rt, start@first, stop@last\n"    // 13
-      "  copy res, acc\n"                                 // 14
-      "}\n"
-      "dma O, res\n");                                    // 16
+  Live l(matmulDecls(8, 64, "k") +
+         "dma lt, L\n"                                    // 10
+         "dma rt, R\n"                                    // 11
+         "loop k = 0, 1000, 1 {\n"                        // 12
+         "  matmul acc, lt, rt, start@first, stop@last\n"  // 13
+         "  copy res, acc\n"                              // 14
+         "}\n"
+         "dma O, res\n");                                 // 16
   EXPECT_EQ(l.tensor("acc"), range(l.pos(12), l.end(12)));  // carried: live around the back edge
   EXPECT_EQ(l.live.stats.undecidable, 0u);
 }
