@@ -13,6 +13,7 @@
 #include "alloc/no_reuse.h"
 #include "gen/generate.h"
 #include "tests/common/placed_program_checks.h"
+#include "tests/common/program_text.h"
 #include "tests/alloc/placement_lookup.h"
 
 namespace allocsim {
@@ -48,13 +49,7 @@ Program placedChecked(const std::string& text) {
 
 TEST(Greedy, ReusesBanksAndLanesAndTheGapsBetweenATensorsValues) {
   Program p = placedChecked(
-      "arch tiny\n"
-      "dram A [8, 64] f32 input\n"
-      "dram O [8, 64] f32 output\n"
-      "sbuf a [8, 64] f32\n"
-      "sbuf b [8, 64] f32\n"
-      "sbuf c [8, 64] f32\n"
-      "sbuf d [8, 64] f32\n"
+      tinyTileDecls("a b c d") +
       "psum p1 [8, 64] f32\n"
       "psum p2 [8, 64] f32\n"
       "sbuf id [8, 8] f32\n"
@@ -85,13 +80,7 @@ TEST(Greedy, ReusesBanksAndLanesAndTheGapsBetweenATensorsValues) {
 
 TEST(Greedy, AChainOfCopiesAlternatesBetweenTwoSlots) {
   Program p = placedChecked(
-      "arch tiny\n"
-      "dram A [8, 64] f32 input\n"
-      "dram O [8, 64] f32 output\n"
-      "sbuf a [8, 64] f32\n"
-      "sbuf b [8, 64] f32\n"
-      "sbuf c [8, 64] f32\n"
-      "sbuf d [8, 64] f32\n"
+      tinyTileDecls("a b c d") +
       "dma a, A\n"
       "copy b, a\n"
       "copy c, b\n"
@@ -102,13 +91,7 @@ TEST(Greedy, AChainOfCopiesAlternatesBetweenTwoSlots) {
 
 TEST(Greedy, AValueCarriedAroundALoopKeepsItsStorageForTheWholeLoop) {
   Program p = placedChecked(
-      "arch tiny\n"
-      "dram A [8, 64] f32 input\n"
-      "dram O [8, 64] f32 output\n"
-      "sbuf a [8, 64] f32\n"
-      "sbuf b [8, 64] f32\n"
-      "sbuf c [8, 64] f32\n"
-      "sbuf d [8, 64] f32\n"
+      tinyTileDecls("a b c d") +
       "reg i\n"
       "dma a, A\n"
       "memset c, 0.0\n"
@@ -140,11 +123,7 @@ TEST(Greedy, PinnedTensorsAreObstaclesOnlyWhileLive) {
 TEST(Greedy, TensorsArePlacedInOrderOfFirstDef) {
   // Declared in the reverse order of use: the first defined gets the lowest offset.
   Program p = placedChecked(
-      "arch tiny\n"
-      "dram A [8, 64] f32 input\n"
-      "dram O [8, 64] f32 output\n"
-      "sbuf late [8, 64] f32\n"
-      "sbuf early [8, 64] f32\n"
+      tinyTileDecls("late early") +
       "sbuf never [8, 8] f32\n"  // never mentioned: placed last, and interferes with nothing
       "dma early, A\n"
       "copy late, early\n"
