@@ -39,6 +39,11 @@ std::pair<std::string, uint32_t> failure(const std::string& text) {
   return testing_placed::placeFailure(placeGreedy, text);
 }
 
+// Placing `text` fails with exactly `message`, located at `line`.
+void expectFailure(const std::string& text, const std::string& message, uint32_t line) {
+  EXPECT_EQ(failure(text), std::make_pair(message, line));
+}
+
 Program placedChecked(const std::string& text) {
   Program p = parseProgram(text);
   Program placed = placeGreedy(p);
@@ -132,7 +137,7 @@ TEST(Greedy, TensorsArePlacedInOrderOfFirstDef) {
 }
 
 TEST(Greedy, SbufShortageNamesTheTensorItsLiveRangeAndThePeakDemand) {
-  auto [message, line] = failure(
+  expectFailure(
       "arch tiny\n"
       "dram A [8, 1000] f32 input\n"
       "dram O [8, 1000] f32 output\n"
@@ -140,16 +145,15 @@ TEST(Greedy, SbufShortageNamesTheTensorItsLiveRangeAndThePeakDemand) {
       "sbuf b [8, 1000] f32\n"
       "dma a, A\n"
       "copy b, a\n"
-      "dma O, b\n");
-  EXPECT_EQ(message,
-            "sbuf tensor 'b' [8, 1000] f32 does not fit in SBUF (greedy placement, no spilling): no free 8-partition "
-            "x 4000-byte rectangle at positions 2..3 of the linear order; tensors live there need up to 64000 bytes "
-            "(partitions x bytes per partition), SBUF has 32768 (8 partitions x 4096 bytes)");
-  EXPECT_EQ(line, 5u);
+      "dma O, b\n",
+      "sbuf tensor 'b' [8, 1000] f32 does not fit in SBUF (greedy placement, no spilling): no free 8-partition "
+      "x 4000-byte rectangle at positions 2..3 of the linear order; tensors live there need up to 64000 bytes "
+      "(partitions x bytes per partition), SBUF has 32768 (8 partitions x 4096 bytes)",
+      5);
 }
 
 TEST(Greedy, PsumAndRegisterShortages) {
-  auto [message, line] = failure(
+  expectFailure(
       "arch tiny\n"
       "sbuf id [8, 8] f32\n"
       "sbuf x [8, 64] f32\n"
@@ -160,11 +164,11 @@ TEST(Greedy, PsumAndRegisterShortages) {
       "matmul big[:, 0:64], id, x, start, stop\n"
       "matmul acc[:, 0:64], id, x, start, stop\n"
       "copy x, big[:, 0:64]\n"
-      "copy x, acc[:, 0:64]\n");
-  EXPECT_EQ(message, "psum tensor 'acc' [8, 128] f32 (2 banks) does not fit in PSUM (greedy placement, no spilling) "
-                     "at positions 4..6 of the linear order: tensors live there need up to 5 banks, PSUM has 4");
-  EXPECT_EQ(line, 5u);
-  std::tie(message, line) = failure(
+      "copy x, acc[:, 0:64]\n",
+      "psum tensor 'acc' [8, 128] f32 (2 banks) does not fit in PSUM (greedy placement, no spilling) "
+      "at positions 4..6 of the linear order: tensors live there need up to 5 banks, PSUM has 4",
+      5);
+  expectFailure(
       "arch tiny\n"
       "reg a\n"
       "reg b 64\n"
@@ -173,11 +177,11 @@ TEST(Greedy, PsumAndRegisterShortages) {
       "li b, 2\n"
       "li c, 3\n"
       "add a, a, c\n"
-      "add b, b, b\n");
-  EXPECT_EQ(message, "register 'c' (64-bit, 2 lanes) does not fit in the SP registers (greedy placement, no "
-                     "spilling) at positions 3..4 of the linear order: registers live there need up to 5 lanes, the "
-                     "machine has 4");
-  EXPECT_EQ(line, 4u);
+      "add b, b, b\n",
+      "register 'c' (64-bit, 2 lanes) does not fit in the SP registers (greedy placement, no "
+      "spilling) at positions 3..4 of the linear order: registers live there need up to 5 lanes, the "
+      "machine has 4",
+      4);
 }
 
 // Every gen2 kernel places, with reuse. Every tiny kernel overfills the tiny machine with data live at the same
