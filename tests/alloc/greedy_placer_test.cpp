@@ -20,6 +20,8 @@ namespace {
 
 using testing_placed::Apart;
 using testing_placed::bankAt;
+using testing_placed::expectLanes;
+using testing_placed::expectPlacements;
 using testing_placed::physOf;
 using testing_placed::placementOf;
 using testing_placed::sbufAt;
@@ -74,14 +76,11 @@ TEST(Greedy, ReusesBanksAndLanesAndTheGapsBetweenATensorsValues) {
       "}\n");
   // a and b (also rewritten late) are not live between their values: c (live from its write to `copy d, c`) takes
   // a's slot in a's gap, d (to the first matmul) b's slot in b's gap.
-  EXPECT_EQ(placementOf(p, "a"), sbufAt(0, 0));
-  EXPECT_EQ(placementOf(p, "b"), sbufAt(0, 256));
-  EXPECT_EQ(placementOf(p, "c"), sbufAt(0, 0));
-  EXPECT_EQ(placementOf(p, "d"), sbufAt(0, 256));
-  EXPECT_EQ(placementOf(p, "p1"), bankAt(0));
-  EXPECT_EQ(placementOf(p, "p2"), bankAt(0));  // p1 was last read before p2's first write
-  EXPECT_EQ(physOf(p, "i"), 0u);
-  EXPECT_EQ(physOf(p, "j"), 0u);  // two loops one after the other share a lane
+  // p2: p1 was last read before p2's first write
+  expectPlacements(p, {{"a", sbufAt(0, 0)}, {"b", sbufAt(0, 256)}, {"c", sbufAt(0, 0)}, {"d", sbufAt(0, 256)},
+                       {"p1", bankAt(0)}, {"p2", bankAt(0)}});
+  // j: two loops one after the other share a lane
+  expectLanes(p, {{"i", 0}, {"j", 0}});
 }
 
 TEST(Greedy, AChainOfCopiesAlternatesBetweenTwoSlots) {
@@ -98,10 +97,7 @@ TEST(Greedy, AChainOfCopiesAlternatesBetweenTwoSlots) {
       "copy c, b\n"
       "copy d, c\n"
       "dma O, d\n");
-  EXPECT_EQ(placementOf(p, "a"), sbufAt(0, 0));
-  EXPECT_EQ(placementOf(p, "b"), sbufAt(0, 256));
-  EXPECT_EQ(placementOf(p, "c"), sbufAt(0, 0));
-  EXPECT_EQ(placementOf(p, "d"), sbufAt(0, 256));
+  expectPlacements(p, {{"a", sbufAt(0, 0)}, {"b", sbufAt(0, 256)}, {"c", sbufAt(0, 0)}, {"d", sbufAt(0, 256)}});
 }
 
 TEST(Greedy, AValueCarriedAroundALoopKeepsItsStorageForTheWholeLoop) {
@@ -123,10 +119,7 @@ TEST(Greedy, AValueCarriedAroundALoopKeepsItsStorageForTheWholeLoop) {
       "  tt c[:, 0:16], c[:, 0:16], d[:, 0:16], add\n"
       "}\n"
       "dma O, c\n");
-  EXPECT_EQ(placementOf(p, "a"), sbufAt(0, 0));
-  EXPECT_EQ(placementOf(p, "c"), sbufAt(0, 256));
-  EXPECT_EQ(placementOf(p, "b"), sbufAt(0, 512));
-  EXPECT_EQ(placementOf(p, "d"), sbufAt(0, 768));
+  expectPlacements(p, {{"a", sbufAt(0, 0)}, {"c", sbufAt(0, 256)}, {"b", sbufAt(0, 512)}, {"d", sbufAt(0, 768)}});
 }
 
 TEST(Greedy, PinnedTensorsAreObstaclesOnlyWhileLive) {
@@ -141,9 +134,7 @@ TEST(Greedy, PinnedTensorsAreObstaclesOnlyWhileLive) {
       "copy a, pin\n"  // pin is live here: a goes beside it
       "copy b, a\n"    // pin is dead: b may take its bytes
       "dma O, b\n");
-  EXPECT_EQ(placementOf(p, "pin"), sbufAt(0, 0));
-  EXPECT_EQ(placementOf(p, "a"), sbufAt(0, 256));
-  EXPECT_EQ(placementOf(p, "b"), sbufAt(0, 0));
+  expectPlacements(p, {{"pin", sbufAt(0, 0)}, {"a", sbufAt(0, 256)}, {"b", sbufAt(0, 0)}});
 }
 
 TEST(Greedy, TensorsArePlacedInOrderOfFirstDef) {
@@ -158,9 +149,7 @@ TEST(Greedy, TensorsArePlacedInOrderOfFirstDef) {
       "dma early, A\n"
       "copy late, early\n"
       "dma O, late\n");
-  EXPECT_EQ(placementOf(p, "early"), sbufAt(0, 0));
-  EXPECT_EQ(placementOf(p, "late"), sbufAt(0, 256));
-  EXPECT_EQ(placementOf(p, "never"), sbufAt(0, 0));
+  expectPlacements(p, {{"early", sbufAt(0, 0)}, {"late", sbufAt(0, 256)}, {"never", sbufAt(0, 0)}});
 }
 
 TEST(Greedy, SbufShortageNamesTheTensorItsLiveRangeAndThePeakDemand) {

@@ -17,6 +17,8 @@ namespace {
 
 using testing_placed::Apart;
 using testing_placed::bankAt;
+using testing_placed::expectLanes;
+using testing_placed::expectPlacements;
 using testing_placed::physOf;
 using testing_placed::placementOf;
 using testing_placed::sbufAt;
@@ -36,11 +38,8 @@ TEST(NoReuse, SbufFirstFitIsLowestPartitionBandThenLowestAlignedOffset) {
       "sbuf e [8, 10] f32\n"    // 40 bytes on all 8 partitions: after a and d
       "sbuf f [1, 3] bf16\n"    // 6 bytes: band 0, after e
       "sbuf g [2, 1] u16\n"));  // 2 bytes: band 0, after f's 6 bytes rounded up to the 4-byte alignment
-  EXPECT_EQ(placementOf(p, "a"), sbufAt(0, 0));
-  EXPECT_EQ(placementOf(p, "d"), sbufAt(4, 0));
-  EXPECT_EQ(placementOf(p, "e"), sbufAt(0, 4000));
-  EXPECT_EQ(placementOf(p, "f"), sbufAt(0, 4040));
-  EXPECT_EQ(placementOf(p, "g"), sbufAt(0, 4048));
+  expectPlacements(p, {{"a", sbufAt(0, 0)}, {"d", sbufAt(4, 0)}, {"e", sbufAt(0, 4000)}, {"f", sbufAt(0, 4040)},
+                       {"g", sbufAt(0, 4048)}});
 }
 
 TEST(NoReuse, AlignmentAndPartitionQuantumAreTheArchs) {
@@ -51,11 +50,8 @@ TEST(NoReuse, AlignmentAndPartitionQuantumAreTheArchs) {
       "sbuf c [1, 3] u16\n"      // after b's 6 bytes, at the next multiple of 64
       "sbuf d [2, 1000] f32\n"   // partitions 2-3 are taken up to byte 70: band 4
       "sbuf e [1, 1000] f32\n"));  // band 6: a multiple of the quantum 2, not of 4
-  EXPECT_EQ(placementOf(p, "a"), sbufAt(0, 0));
-  EXPECT_EQ(placementOf(p, "b"), sbufAt(2, 0));
-  EXPECT_EQ(placementOf(p, "c"), sbufAt(2, 64));
-  EXPECT_EQ(placementOf(p, "d"), sbufAt(4, 0));
-  EXPECT_EQ(placementOf(p, "e"), sbufAt(6, 0));
+  expectPlacements(p, {{"a", sbufAt(0, 0)}, {"b", sbufAt(2, 0)}, {"c", sbufAt(2, 64)}, {"d", sbufAt(4, 0)},
+                       {"e", sbufAt(6, 0)}});
 }
 
 TEST(NoReuse, PsumGetsDisjointBankRangesAndRegistersDisjointLanes) {
@@ -67,12 +63,8 @@ TEST(NoReuse, PsumGetsDisjointBankRangesAndRegistersDisjointLanes) {
       "reg i\n"
       "reg w 64\n"
       "reg j\n"));
-  EXPECT_EQ(placementOf(p, "acc1"), bankAt(0));
-  EXPECT_EQ(placementOf(p, "acc2"), bankAt(1));
-  EXPECT_EQ(placementOf(p, "acc3"), bankAt(3));
-  EXPECT_EQ(physOf(p, "i"), 0u);
-  EXPECT_EQ(physOf(p, "w"), 1u);
-  EXPECT_EQ(physOf(p, "j"), 3u);
+  expectPlacements(p, {{"acc1", bankAt(0)}, {"acc2", bankAt(1)}, {"acc3", bankAt(3)}});
+  expectLanes(p, {{"i", 0}, {"w", 1}, {"j", 3}});
 }
 
 TEST(NoReuse, PinnedTensorsKeepTheirPlacementAndOthersAvoidThem) {
@@ -84,11 +76,8 @@ TEST(NoReuse, PinnedTensorsKeepTheirPlacementAndOthersAvoidThem) {
       "psum acc [8, 64] f32\n"
       "psum pacc [8, 64] f32 pinned @bank0\n"
       "dram X [8, 16] u32 input\n"));
-  EXPECT_EQ(placementOf(p, "pin"), sbufAt(0, 0));
-  EXPECT_EQ(placementOf(p, "a"), sbufAt(0, 64));
-  EXPECT_EQ(placementOf(p, "b"), sbufAt(0, 128));
-  EXPECT_EQ(placementOf(p, "pacc"), bankAt(0));
-  EXPECT_EQ(placementOf(p, "acc"), bankAt(1));
+  expectPlacements(p, {{"pin", sbufAt(0, 0)}, {"a", sbufAt(0, 64)}, {"b", sbufAt(0, 128)}, {"pacc", bankAt(0)},
+                       {"acc", bankAt(1)}});
   EXPECT_FALSE(placementOf(p, "X").has_value());  // DRAM keeps no placement
 }
 
