@@ -19,13 +19,8 @@
 namespace allocsim {
 namespace {
 
-using testing_placed::Apart;
-using testing_placed::bankAt;
-using testing_placed::expectLanes;
-using testing_placed::expectPlacements;
-using testing_placed::physOf;
-using testing_placed::placementOf;
-using testing_placed::sbufAt;
+// The placement helpers (placement_lookup.h, placed_program_checks.h).
+using namespace testing_placed;
 
 // The placer's promise: items whose live ranges interfere never share storage.
 Apart interfering(const Program& p) {
