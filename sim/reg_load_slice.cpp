@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "ir/operand_table.h"
 #include "sim/footprint.h"
 
 namespace allocsim::sim {
@@ -86,39 +87,38 @@ class Slicer {
   static constexpr int kMaxPasses = 64;
 
   bool step(const Instruction& inst, LiveSet& live) {
-    switch (inst.op) {
-      case Op::Loop: return loop(inst, live);
-      case Op::If: {
-        LiveSet taken = live;
-        if (!walk(inst.body, taken)) return false;
-        for (const Live& l : taken) add(live, l);
-        return true;
+    if (inst.op == Op::Loop) return loop(inst, live);
+    if (inst.op == Op::If) {
+      LiveSet taken = live;
+      if (!walk(inst.body, taken)) return false;
+      for (const Live& l : taken) add(live, l);
+      return true;
+    }
+    // Its views by what it does with them (ir/operand_table.h); a register it writes moves the views naming it.
+    const AccessPattern* writes[5];
+    const AccessPattern* reads[5];
+    size_t nw = 0, nr = 0;
+    for (const OperandUse* use : operandUses(inst)) {
+      const AccessPattern* view = operandView(inst, use->operand);
+      if (!view) {
+        if (use->role == Role::Write) written(operandRegister(inst, use->operand), live);
+        continue;
       }
-      case Op::Li:
-      case Op::Addi:
-      case Op::Add:
-      case Op::Mov: written(inst.rd, live); return true;
-      case Op::RegLoad:
-        written(inst.rd, live);
-        read(inst.a, live);
-        return true;
-      case Op::RegStore: overwrite(inst.dst, live); return true;
-      default: break;
+      if (use->role != Role::Read) writes[nw++] = view;
+      if (use->role != Role::Write) reads[nr++] = view;  // a matmul's accumulator is both
     }
-    const AccessPattern* writes[] = {&inst.dst, &inst.rare->reduce_dst};
-    bool needed = false;
-    for (const AccessPattern* w : writes) {
-      const Footprint f = footprintOf(p_, layout_, *w);
-      for (const Live& l : live) needed |= f.overlaps(l.fp);
+    if (engineOf(inst.op) != Engine::SP) {  // the SP's always run
+      bool needed = false;
+      for (size_t i = 0; i < nw; ++i) {
+        const Footprint f = footprintOf(p_, layout_, *writes[i]);
+        for (const Live& l : live) needed |= f.overlaps(l.fp);
+      }
+      if (!needed) return true;
+      computed_[inst.id] = true;
     }
-    if (!needed) return true;
-    computed_[inst.id] = true;
-    for (const AccessPattern* w : writes) overwrite(*w, live);
-    read(inst.a, live);
-    read(inst.b, live);
-    for (const ScalarOperand* sc : {&inst.scalar, &inst.rare->scalar2, &inst.rare->scale, &inst.rare->bias})
-      if (sc->kind == ScalarOperand::Kind::Tensor) read(sc->ap, live);
-    if (inst.op == Op::Matmul) read(inst.dst, live);  // accumulates into it
+    // Its reads happen before its writes.
+    for (size_t i = 0; i < nw; ++i) overwrite(*writes[i], live);
+    for (size_t i = 0; i < nr; ++i) read(*reads[i], live);
     return true;
   }
 
