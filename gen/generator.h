@@ -111,6 +111,8 @@ struct Divisors {
 };
 Divisors divisorsIn(uint64_t n, uint32_t lo, uint32_t hi);
 
+struct ElementwisePlan;  // gen_compute.cpp
+
 class Generator {
  public:
   Generator(Choices& choices, const GenOptions& opts);
@@ -214,6 +216,21 @@ class Generator {
 
   // --- compute (gen_compute.cpp)
   void elementwiseStatement();
+  // elementwiseStatement's steps, in the order of their draws; a false return abandons the statement.
+  void chooseElementwiseOp(ElementwisePlan& p);
+  void chooseActivation(ElementwisePlan& p);
+  void chooseSelectMask(ElementwisePlan& p);
+  void chooseElementwiseAlu(ElementwisePlan& p);
+  bool chooseElementwiseSources(ElementwisePlan& p);
+  void chooseBiasColumn(ElementwisePlan& p);
+  void chooseTsScalar(ElementwisePlan& p);
+  void chooseSecondTsScalar(ElementwisePlan& p);
+  bool chooseElementwiseDestination(ElementwisePlan& p);
+  double elementwiseMagnitude(const ElementwisePlan& p) const;
+  void chooseFusedReduction(ElementwisePlan& p);
+  void emitElementwise(ElementwisePlan& p);
+  void emitElementwiseInstruction(const ElementwisePlan& p, const AccessPattern& dst, const AccessPattern& src,
+                                  const AccessPattern* second, const Geo* g);
   void reduceStatement();
   std::optional<AccessPattern> scalarColumn(DType dt, uint32_t parts, const std::vector<TensorId>& keep);
   void noteWrite(TensorId dst, double mag, bool inPlace);
