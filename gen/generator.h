@@ -249,6 +249,19 @@ class Generator {
 
   // --- shapes at loop edges and live-range boundaries (gen_reach.cpp)
   void reachStatement();
+  // reachStatement's shapes; `wide` and `any` index pool_ (wide: two or more elements per partition).
+  struct TiledTensor {
+    TensorId t;
+    Tensor T;  // a copy: new tensors move the table
+    uint32_t trips, e;
+  };
+  std::optional<TiledTensor> tiledLiveTensor(const std::vector<size_t>& wide);
+  void carriedRegisterShape(const std::vector<size_t>& wide);
+  void advanceCarriedRegister(RegId x, bool counter, uint32_t e);
+  void carriedTensorShape(const std::vector<size_t>& any);
+  void writtenInLoopShape(const std::vector<size_t>& wide);
+  void partialThenWholeShape(const std::vector<size_t>& wide);
+  void boundaryInPlaceShape(const std::vector<size_t>& any);
 
   // --- matmul (gen_matmul.cpp)
   void matmulStatement();
