@@ -268,6 +268,15 @@ class Generator {
 
   // --- scalar (gen_scalar.cpp)
   void scalarStatement();
+  // scalarStatement's instructions and their helpers.
+  RegId scalarDestination(uint32_t width);
+  void setRegValue(RegId rd, bool known, const Affine& v);
+  void addiInstruction(uint32_t width, RegId src);
+  void addInstruction(uint32_t width, RegId src, RegId src2);
+  void movInstruction(uint32_t width, RegId src);
+  void regRoundTrip(uint32_t width, RegId src, const std::vector<TensorId>& words);
+  void tsWithRegister(const std::vector<TensorId>& targets, RegId reg);
+  void liInstruction(uint32_t width);
   std::optional<RegId> readableReg(uint32_t width, bool knownOnly);
 
   Choices& c_;
