@@ -112,6 +112,7 @@ struct Divisors {
 Divisors divisorsIn(uint64_t n, uint32_t lo, uint32_t hi);
 
 struct ElementwisePlan;  // gen_compute.cpp
+struct MatmulPlan;       // gen_matmul.cpp
 
 class Generator {
  public:
@@ -265,6 +266,13 @@ class Generator {
 
   // --- matmul (gen_matmul.cpp)
   void matmulStatement();
+  // matmulStatement's steps.
+  void chooseMatmulShape(MatmulPlan& p);
+  void interleavedPieces(MatmulPlan& p, AccessPattern& dst);
+  void accumulationGroup(MatmulPlan& p, const AccessPattern& dst);
+  void emitMatmul(const MatmulPlan& p, const AccessPattern& dst, When start, When stop, double& groupMag);
+  AccessPattern matmulOperand(DType dt, uint32_t K, uint32_t cols, const std::vector<TensorId>& keep, double& m);
+  std::optional<AccessPattern> loopTileOperand(DType dt, uint32_t K, uint32_t cols);
 
   // --- scalar (gen_scalar.cpp)
   void scalarStatement();
