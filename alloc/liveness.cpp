@@ -105,41 +105,35 @@ class CoverageAnswers {
   void reset(TensorId t, std::span<const Event> events) {
     t_ = t;
     events_ = events;
-    asked_.clear();
+    carried_asked_.clear();
     rewrite_asked_.clear();
     reach_asked_.clear();
   }
   // Whether the tensor's value is carried around `loop`'s back edge (Undecidable counts as carried).
   bool carried(int32_t loop) {
-    for (const auto& [l, c] : asked_)
-      if (l == loop) return c;
-    bool c = true;
-    switch (iterationCoverage(p_, order_, t_, loop, cache_)) {
-      case IterationCoverage::Covered: ++stats_.per_iteration; c = false; break;
-      case IterationCoverage::Carried: ++stats_.carried; break;
-      case IterationCoverage::Undecidable: ++stats_.undecidable; break;
-    }
-    asked_.push_back({loop, c});
-    return c;
+    return memo(carried_asked_, loop, [&] {
+      switch (iterationCoverage(p_, order_, t_, loop, cache_)) {
+        case IterationCoverage::Covered: ++stats_.per_iteration; return false;
+        case IterationCoverage::Carried: ++stats_.carried; return true;
+        case IterationCoverage::Undecidable: ++stats_.undecidable; return true;
+      }
+      return true;
+    });
   }
   // Whether an iteration of `loop` reads what it did not write itself (the back-edge question, for a loop that holds
   // a value's last mention but not its first). Not counted in the stats.
   bool reaches(int32_t loop) {
-    for (const auto& [l, c] : reach_asked_)
-      if (l == loop) return c;
-    const bool c = !writesIn(loop) || iterationCoverage(p_, order_, t_, loop, cache_) != IterationCoverage::Covered;
-    reach_asked_.push_back({loop, c});
-    return c;
+    return memo(reach_asked_, loop, [&] {
+      return !writesIn(loop) || iterationCoverage(p_, order_, t_, loop, cache_) != IterationCoverage::Covered;
+    });
   }
   // Whether an iteration of `loop` can leave something the next one (or the code after the loop) sees: not when
   // every iteration reads only what it wrote and has rewritten the whole tensor by its end (iterationRewrite;
   // Undecidable counts as leaving something). Not counted in the stats.
   bool leaves(int32_t loop) {
-    for (const auto& [l, c] : rewrite_asked_)
-      if (l == loop) return c;
-    const bool c = !writesIn(loop) || iterationRewrite(p_, order_, t_, loop, cache_) != IterationCoverage::Covered;
-    rewrite_asked_.push_back({loop, c});
-    return c;
+    return memo(rewrite_asked_, loop, [&] {
+      return !writesIn(loop) || iterationRewrite(p_, order_, t_, loop, cache_) != IterationCoverage::Covered;
+    });
   }
 
  private:
@@ -147,6 +141,16 @@ class CoverageAnswers {
   const LinearOrder& order_;
   LivenessStats& stats_;
   CoverageCache& cache_;
+  using Asked = std::vector<std::pair<int32_t, bool>>;  // (loop, answer) pairs, in the order asked
+  // The answer `asked` holds for `loop`, or `compute()`'s, kept there: each question is asked once per loop.
+  template <class Compute>
+  static bool memo(Asked& asked, int32_t loop, Compute compute) {
+    for (const auto& [l, c] : asked)
+      if (l == loop) return c;
+    const bool c = compute();
+    asked.push_back({loop, c});
+    return c;
+  }
   // Whether the tensor is written in `loop`'s body at all (without a write, a read there is never covered).
   bool writesIn(int32_t loop) const {
     const LinearLoop& l = order_.loops[size_t(loop)];
@@ -159,9 +163,9 @@ class CoverageAnswers {
 
   TensorId t_ = kNone;
   std::span<const Event> events_;  // the tensor's mentions, in order
-  std::vector<std::pair<int32_t, bool>> asked_;
-  std::vector<std::pair<int32_t, bool>> rewrite_asked_;
-  std::vector<std::pair<int32_t, bool>> reach_asked_;
+  Asked carried_asked_;
+  Asked rewrite_asked_;
+  Asked reach_asked_;
 };
 
 // Whether the first mention, at `pos`, replaces the whole value on every iteration of common loop `loop`.
