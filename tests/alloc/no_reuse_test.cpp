@@ -15,19 +15,19 @@
 namespace allocsim {
 namespace {
 
-using testing_placed::Apart;
-using testing_placed::bankAt;
-using testing_placed::expectLanes;
-using testing_placed::expectPlacements;
-using testing_placed::physOf;
-using testing_placed::placementOf;
-using testing_placed::sbufAt;
+// The placement helpers (placement_lookup.h, placed_program_checks.h).
+using namespace testing_placed;
 
 const Apart kAllApart{[](TensorId, TensorId) { return true; }, [](RegId, RegId) { return true; }};
 
 // The AllocError message and line of placing `text`, or "" if it fits.
 std::pair<std::string, uint32_t> failure(const std::string& text) {
   return testing_placed::placeFailure(placeNoReuse, text);
+}
+
+// Placing `text` fails with exactly `message`, located at `line`.
+void expectFailure(const std::string& text, const std::string& message, uint32_t line) {
+  EXPECT_EQ(failure(text), std::make_pair(message, line));
 }
 
 TEST(NoReuse, SbufFirstFitIsLowestPartitionBandThenLowestAlignedOffset) {
@@ -82,43 +82,43 @@ TEST(NoReuse, PinnedTensorsKeepTheirPlacementAndOthersAvoidThem) {
 }
 
 TEST(NoReuse, SbufShortageNamesTheTensorAndTheTotalDemand) {
-  auto [message, line] = failure(
+  expectFailure(
       "arch tiny\n"
       "sbuf a [8, 1000] f32\n"
       "sbuf b [8, 24] f32\n"
-      "sbuf c [4, 2] f32\n");
-  EXPECT_EQ(message,
-            "sbuf tensor 'c' [4, 2] f32 does not fit in SBUF without reuse: no free 4-partition x 8-byte rectangle; "
-            "all sbuf tensors need 32800 bytes (partitions x bytes per partition), SBUF has 32768 (8 partitions x "
-            "4096 bytes)");
-  EXPECT_EQ(line, 4u);
+      "sbuf c [4, 2] f32\n",
+      "sbuf tensor 'c' [4, 2] f32 does not fit in SBUF without reuse: no free 4-partition x 8-byte rectangle; "
+      "all sbuf tensors need 32800 bytes (partitions x bytes per partition), SBUF has 32768 (8 partitions x "
+      "4096 bytes)",
+      4);
 }
 
 TEST(NoReuse, PsumShortageAndTheProductionCapacityGuard) {
-  auto [message, line] = failure(
+  expectFailure(
       "arch tiny\n"
       "psum a [8, 128] f32\n"
       "psum b [8, 64] f32\n"
-      "psum c [8, 65] f32\n");
-  EXPECT_EQ(message, "psum tensor 'c' [8, 65] f32 (2 banks) does not fit in PSUM without reuse: all psum tensors "
-                     "need 5 banks, PSUM has 4");
-  EXPECT_EQ(line, 4u);
+      "psum c [8, 65] f32\n",
+      "psum tensor 'c' [8, 65] f32 (2 banks) does not fit in PSUM without reuse: all psum tensors "
+      "need 5 banks, PSUM has 4",
+      4);
   // The production allocator's guard, verbatim (a well-formed program never gets here: ir/check.h rejects it
   // first).
-  std::tie(message, line) = failure("arch tiny\npsum big [8, 320] f32\n");
-  EXPECT_EQ(message, "big is too big for PSUM, requires 5 banks with PSUM size 4");
-  EXPECT_EQ(line, 2u);
+  expectFailure(
+      "arch tiny\npsum big [8, 320] f32\n",
+      "big is too big for PSUM, requires 5 banks with PSUM size 4",
+      2);
 }
 
 TEST(NoReuse, RegisterShortageCountsLanes) {
-  auto [message, line] = failure(
+  expectFailure(
       "arch tiny\n"
       "reg a 64\n"
       "reg b\n"
-      "reg c 64\n");
-  EXPECT_EQ(message, "register 'c' (64-bit, 2 lanes) does not fit in the SP registers without reuse: all registers "
-                     "need 5 lanes, the machine has 4");
-  EXPECT_EQ(line, 4u);
+      "reg c 64\n",
+      "register 'c' (64-bit, 2 lanes) does not fit in the SP registers without reuse: all registers "
+      "need 5 lanes, the machine has 4",
+      4);
 }
 
 TEST(NoReuse, OversizedTensorsFailCleanly) {
