@@ -211,7 +211,8 @@ class Shared {
   // Releases the finished records whose end no instruction still to start can wait for: those ending at or before
   // the sequencer's clock `sequencer_cycle` (every instruction dispatched from then on starts no earlier).
   void releaseEnded(uint64_t sequencer_cycle);
-  // Decided ends are copied into the dependences; a consumer of an undecided one is counted on its producer.
+  // Decided ends are copied into the dependences; a consumer of an undecided one is counted on its producer. With
+  // no_value_waits, of the decided ones only the one that can bind is kept (the last of those ending last).
   void noteProducers(std::vector<Dependence>& deps);
   void startRecord(uint32_t slot);    // reads the operands (streamed: sim/stream.h)
   void executeRecord(uint32_t slot);  // reads the operands and writes the results at once (not streamed)
