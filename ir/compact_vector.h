@@ -12,6 +12,8 @@
 #include <new>
 #include <type_traits>
 
+#include "ir/memory_available.h"
+
 namespace allocsim {
 
 template <typename T>
@@ -92,8 +94,12 @@ class CompactVector {
     size_t cap = h_ ? h_->cap : 0;
     if (n <= cap) return;
     size_t next = std::max<size_t>(n, cap ? 2 * cap : 1);
-    auto* h = static_cast<Header*>(std::realloc(static_cast<void*>(h_), sizeof(Header) + next * sizeof(T)));
-    if (!h) throw std::bad_alloc();
+    const size_t bytes = sizeof(Header) + next * sizeof(T);
+    auto* h = static_cast<Header*>(std::realloc(static_cast<void*>(h_), bytes));
+    if (!h) {
+      noteFailedAllocation(bytes);  // for the out-of-memory report, as the program's operator new does
+      throw std::bad_alloc();
+    }
     if (!h_) h->size = 0;
     h->cap = uint32_t(next);
     h_ = h;
