@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "ir/check.h"
@@ -15,6 +16,7 @@
 #include "ir/dtype.h"
 #include "ir/interp.h"
 #include "ir/parse.h"
+#include "ir/print.h"
 
 namespace allocsim {
 
@@ -34,6 +36,28 @@ inline std::string diagnosticsOf(const std::string& text) {
   std::string out;
   for (const Diagnostic& d : checkProgram(parseProgram(text))) out += formatDiagnostic("t", d) + "\n";
   return out;
+}
+
+// Cases of text appended to a program's head and the message each must give.
+using TextCases = std::vector<std::pair<std::string, std::string>>;
+
+// Each line after `head` (a newline is added) gives exactly the parser error given, or "parsed".
+inline void expectParseErrors(const std::string& head, const TextCases& cases) {
+  for (const auto& [line, error] : cases) EXPECT_EQ(parseErrorOf(head + line + "\n"), error) << line;
+}
+
+// Each body after `head` gives exactly the checker diagnostics given ("" for a well-formed program).
+inline void expectDiagnostics(const std::string& head, const TextCases& cases) {
+  for (const auto& [body, diagnostics] : cases) EXPECT_EQ(diagnosticsOf(head + body), diagnostics) << body;
+}
+
+// The program `text` parses to, after checking that it prints back to `text` word for word and that the printed
+// text parses to the same program.
+inline Program printedBack(const std::string& text) {
+  Program p = parseProgram(text);
+  EXPECT_EQ(printProgram(p), text);
+  EXPECT_EQ(parseProgram(printProgram(p)), p);
+  return p;
 }
 
 // The first error of the parser or the checker on `text` ("t:line:col: message", no newline); "" when the program
