@@ -20,6 +20,15 @@
 
 namespace allocsim {
 
+// `text` with the first occurrence of `from` replaced by `to`: a program edited into a variant. A failure where
+// `text` does not contain `from`.
+inline std::string replaced(std::string text, const std::string& from, const std::string& to) {
+  const size_t at = text.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  if (at != std::string::npos) text.replace(at, from.size(), to);
+  return text;
+}
+
 // The parser's error for `text` ("t:line:col: message\n"), or "parsed" when it parses.
 inline std::string parseErrorOf(const std::string& text) {
   try {
