@@ -645,5 +645,73 @@ INSTANTIATE_TEST_SUITE_P(LiveSegments, LiveRangeOf, ::testing::ValuesIn(std::vec
      .expect = {{.value = "a", .segments = {{P(11), P(18)}}}}},
 }), caseName);
 
+TEST(LiveSegments, ATensorReplacedPiecewiseStartsAValueAtTheFirstPiece) {
+  // The two memsets together write every element of b before anything reads it: what the loop reads is theirs.
+  Live l(std::string(kDecls) +
+         "dma a, A\n"                                // 11
+         "copy b, a\n"                               // 12
+         "copy c, b\n"                               // 13: the first value's last read
+         "copy d, a\n"                               // 14
+         "memset b[:, 0:32], 1\n"                    // 15
+         "memset b[:, 32:32], 2\n"                   // 16
+         "copy d, b\n"                               // 17
+         "loop i = 0, 4, 1 {\n"                      // 18
+         "  copy c[:, i*16:16], b[:, i*16:16]\n"     // 19
+         "}\n"
+         "dma O, c\n");                              // 21
+  EXPECT_EQ(l.live.value_starts[l.p.findTensor("b")], (std::vector<uint32_t>{l.pos(15)}));
+  EXPECT_EQ(l.tensor("b"), segments({{l.pos(12), l.pos(13)}, {l.pos(15), l.end(18)}}));
+  // One element short (element 63 keeps the first value's, and the loop reads it): one value.
+  Live short_by_one(std::string(kDecls) +
+                    "dma a, A\n"                             // 11
+                    "copy b, a\n"                            // 12
+                    "copy c, b\n"                            // 13
+                    "copy d, a\n"                            // 14
+                    "memset b[:, 0:32], 1\n"                 // 15
+                    "memset b[:, 32:31], 2\n"                // 16
+                    "copy d, b\n"                            // 17
+                    "loop i = 0, 4, 1 {\n"                   // 18
+                    "  copy c[:, i*16:16], b[:, i*16:16]\n"  // 19
+                    "}\n"
+                    "dma O, c\n");                           // 21
+  EXPECT_TRUE(short_by_one.live.value_starts[short_by_one.p.findTensor("b")].empty());
+  EXPECT_EQ(short_by_one.tensor("b"), range(short_by_one.pos(12), short_by_one.end(18)));
+}
+
+TEST(LiveSegments, ALoopThatWritesEveryElementPiecewiseStartsAValueAtItsHeader) {
+  // The loop's four iterations write a quarter each and read nothing of a: after it, a holds only what it wrote.
+  // The new value is live from the header (one position stands for every iteration).
+  Live l(std::string(kDecls) +
+         "dma a, A\n"                          // 11
+         "copy b, a\n"                         // 12: the first value's last read
+         "loop i = 0, 4, 1 {\n"                // 13
+         "  memset a[:, i*16:16], 1\n"         // 14
+         "}\n"
+         "dma O, a\n");                        // 16
+  EXPECT_EQ(l.live.value_starts[l.p.findTensor("a")], (std::vector<uint32_t>{l.pos(14)}));
+  EXPECT_EQ(l.tensor("a"), segments({{l.pos(11), l.pos(12)}, {l.pos(13), l.pos(16)}}));
+  // Three quarters only: the last quarter is the first value's, read after the loop.
+  Live partly(std::string(kDecls) +
+              "dma a, A\n"                     // 11
+              "copy b, a\n"                    // 12
+              "loop i = 0, 3, 1 {\n"           // 13
+              "  memset a[:, i*16:16], 1\n"    // 14
+              "}\n"
+              "dma O, a\n");                   // 16
+  EXPECT_TRUE(partly.live.value_starts[partly.p.findTensor("a")].empty());
+  EXPECT_EQ(partly.tensor("a"), range(partly.pos(11), partly.pos(16)));
+  // Every element written, but the loop also reads a quarter before the iteration that writes it: one value.
+  Live reads(std::string(kDecls) +
+             "dma a, A\n"                      // 11
+             "copy b, a\n"                     // 12
+             "loop i = 0, 4, 1 {\n"            // 13
+             "  memset a[:, i*16:16], 1\n"     // 14
+             "  copy c[:, 0:16], a[:, 48:16]\n"  // 15
+             "}\n"
+             "dma O, a\n");                    // 17
+  EXPECT_TRUE(reads.live.value_starts[reads.p.findTensor("a")].empty());
+  EXPECT_EQ(reads.tensor("a"), range(reads.pos(11), reads.pos(17)));
+}
+
 }  // namespace
 }  // namespace allocsim
