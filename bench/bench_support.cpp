@@ -1,5 +1,7 @@
 #include "bench/bench_support.h"
 
+#include <benchmark/benchmark.h>
+
 #include <cmath>
 #include <ctime>
 
@@ -38,6 +40,15 @@ Program wrapInLoop(Program p, const std::string& register_name, int64_t trips) {
   p.body = {std::move(loop)};
   p.renumber();
   return p;
+}
+
+int runBenchmarksThen(int argc, char** argv, void (*summary)()) {
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  summary();
+  return 0;
 }
 
 }  // namespace allocsim::bench

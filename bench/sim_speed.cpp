@@ -80,29 +80,28 @@ const Program& program() {
 
 double g_full = 0, g_bare = 0, g_timing = 0;
 
-// The same program in timing-only mode (SimOptions::timing_only): no tensor data path.
-void BM_TimingOnlyModel(benchmark::State& state) {
+// Instructions per second over the timed loop.
+void reportRate(benchmark::State& state, uint64_t instructions) {
+  state.SetItemsProcessed(int64_t(instructions));
+  state.counters["instr_per_s"] = benchmark::Counter(double(instructions), benchmark::Counter::kIsRate);
+}
+
+// The SystemC model on the program, which ran once in program() (so the timed runs skip the interpreter's
+// pre-check); `timing_only` (SimOptions::timing_only): no tensor data path.
+void timeModel(benchmark::State& state, bool timing_only) {
   sim::SimOptions o;
   o.record_reads = false;
   o.prevalidate = false;
-  o.timing_only = true;
-  const Program& p = program();
+  o.timing_only = timing_only;
+  const Program& p = program();  // built outside the timed loop
   uint64_t n = 0;
   for (auto _ : state) n += sim::simulate(p, o).exec.steps;
-  state.SetItemsProcessed(int64_t(n));
-  state.counters["instr_per_s"] = benchmark::Counter(double(n), benchmark::Counter::kIsRate);
+  reportRate(state, n);
 }
 
-void BM_FullModel(benchmark::State& state) {
-  sim::SimOptions o;
-  o.record_reads = false;
-  o.prevalidate = false;  // the program ran once in benchProgram()
-  const Program& p = program();  // built (generated, allocated, run once) outside the timed loop
-  uint64_t n = 0;
-  for (auto _ : state) n += sim::simulate(p, o).exec.steps;
-  state.SetItemsProcessed(int64_t(n));
-  state.counters["instr_per_s"] = benchmark::Counter(double(n), benchmark::Counter::kIsRate);
-}
+void BM_TimingOnlyModel(benchmark::State& state) { timeModel(state, true); }
+
+void BM_FullModel(benchmark::State& state) { timeModel(state, false); }
 
 void BM_BareModel(benchmark::State& state) {
   sim::Trace trace;
@@ -112,8 +111,7 @@ void BM_BareModel(benchmark::State& state) {
   const auto tracks = bench::bareTracks(trace);
   uint64_t n = 0;
   for (auto _ : state) n += bench::simulateBare(tracks);
-  state.SetItemsProcessed(int64_t(n));
-  state.counters["instr_per_s"] = benchmark::Counter(double(n), benchmark::Counter::kIsRate);
+  reportRate(state, n);
 }
 
 // The reference interpreter alone on the same program: what executing the data costs without any timing model.
@@ -123,8 +121,7 @@ void BM_Interpreter(benchmark::State& state) {
   const Program& p = program();
   uint64_t n = 0;
   for (auto _ : state) n += interpret(p, o).steps;
-  state.SetItemsProcessed(int64_t(n));
-  state.counters["instr_per_s"] = benchmark::Counter(double(n), benchmark::Counter::kIsRate);
+  reportRate(state, n);
 }
 
 long peakRssKiB() {
