@@ -3,16 +3,13 @@
 
 #include <algorithm>
 
+#include "ir/enum_names.h"
 #include "ir/parser.h"
 
 namespace allocsim {
 namespace {
 
-std::optional<Op> opcode(std::string_view word) {
-  for (int i = 0; i <= int(kLastOp); ++i)
-    if (word == opName(Op(i))) return Op(i);
-  return std::nullopt;
-}
+std::optional<Op> opcode(std::string_view word) { return valueNamed<Op>(word, opName, size_t(kLastOp) + 1); }
 
 std::string presetList() {
   std::string out;
