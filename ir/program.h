@@ -8,6 +8,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "ir/arch.h"
@@ -401,6 +402,23 @@ void forEachInstruction(const std::vector<Instruction>& body, F&& f) {
     f(i);
     if (hasBody(i.op)) forEachInstruction(i.body, f);
   }
+}
+
+// Calls f(view) on every view `inst` names a tensor through, as far as the tensor goes: dst, a and b (an operand the
+// instruction does not use names no tensor, kNone), the scalar operands that are tensor views, the fused reduction's
+// destination. `I` is Instruction (f may rewrite the views) or const Instruction.
+template <class I, typename F>
+void forEachOperandView(I& inst, F&& f) {
+  f(inst.dst);
+  f(inst.a);
+  f(inst.b);
+  for (auto* sc : scalarOperands(inst))
+    if (sc->kind == ScalarOperand::Kind::Tensor) f(sc->ap);
+  if (!hasFusedReduce(inst)) return;
+  if constexpr (std::is_const_v<I>)
+    f(inst.rare->reduce_dst);
+  else
+    f(inst.rare.mut().reduce_dst);
 }
 
 // Whether an if's condition holds for the evaluated difference c = LHS - RHS.
