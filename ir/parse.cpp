@@ -394,32 +394,25 @@ void Parser::operands(Instruction& in) {
       in.imm = immediate("fill value");
       return;
     case Op::Li:
-      in.rd = reg("destination");
-      comma("destination");
+      in.rd = regThenComma("destination");
       in.imm = immediate("immediate operand");
       return;
     case Op::Addi:
-      in.rd = reg("destination");
-      comma("destination");
-      in.rs = reg("source");
-      comma("source");
+      in.rd = regThenComma("destination");
+      in.rs = regThenComma("source");
       in.imm = immediate("immediate operand");
       return;
     case Op::Add:
-      in.rd = reg("destination");
-      comma("destination");
-      in.rs = reg("first source");
-      comma("first source");
+      in.rd = regThenComma("destination");
+      in.rs = regThenComma("first source");
       in.rt = reg("second source");
       return;
     case Op::Mov:
-      in.rd = reg("destination");
-      comma("destination");
+      in.rd = regThenComma("destination");
       in.rs = reg("source");
       return;
     case Op::RegLoad:
-      in.rd = reg("destination");
-      comma("destination");
+      in.rd = regThenComma("destination");
       in.a = accessPattern("source");
       return;
     case Op::RegStore:
