@@ -216,6 +216,11 @@ Index offsetInTile(const AccessPattern& ap, const Tensor& t) {
   return in;
 }
 
+uint64_t psumBankCount(const Arch& arch, const Tensor& t) {
+  if (arch.psum_bank_bytes == 0) return 0;
+  return (t.bytesPerPartition() + arch.psum_bank_bytes - 1) / arch.psum_bank_bytes;
+}
+
 AccessPattern wholeTensor(const Program& p, TensorId t) {
   AccessPattern ap;
   ap.tensor = t;

@@ -387,6 +387,9 @@ bool hasFusedReduce(const Instruction& inst);
 
 // The whole-tensor view of `t`.
 AccessPattern wholeTensor(const Program& p, TensorId t);
+// The PSUM banks tensor `t` occupies: ceil(bytes per partition / bank bytes) (a bank spans every partition). 0 for an
+// arch without bank bytes, which validateArch rejects.
+uint64_t psumBankCount(const Arch& arch, const Tensor& t);
 bool isFullAccess(const Program& p, const AccessPattern& ap);
 // True when the view covers one byte range per partition with no gaps (no register term needed).
 bool isContiguous(const AccessPattern& ap);
