@@ -9,6 +9,12 @@
 
 namespace allocsim {
 
+enum class CoverageQuestion : uint8_t {
+  Reads,             // iterationCoverage
+  IterationRewrite,  // iterationRewrite
+  RunRewrite         // runRewrite
+};
+
 // See CoverageCache in the header. Slot states are those of CoverageWalk::noteSlots without the tested tensor's
 // exclusion (isSlot applies it), so that they hold for every tensor.
 struct CoverageCache::Data {
@@ -159,8 +165,8 @@ struct WalkScratch {
 class CoverageWalk {
  public:
   CoverageWalk(const Program& p, TensorId t, uint64_t budget, WalkScratch& scratch, CoverageCache::Data& cache,
-               bool whole_by_end)
-      : p_(p), t_(t), budget_(budget), whole_by_end_(whole_by_end), bits_(scratch.bits, p.tensors[t].partitions, p.tensors[t].elements),
+               CoverageQuestion question)
+      : p_(p), t_(t), budget_(budget), question_(question), bits_(scratch.bits, p.tensors[t].partitions, p.tensors[t].elements),
         regs_(scratch.regs), flags_(scratch.flags), named_(scratch.named),
         written_(scratch.written), blocks_(scratch.blocks), blocks_used_(scratch.blocks_used), binds_(scratch.binds),
         chain_(scratch.chain), slot_state_(scratch.slot_state), slot_view_(scratch.slot_view),
@@ -439,12 +445,22 @@ class CoverageWalk {
   void outer(const std::vector<const Instruction*>& chain, size_t i) {
     const Instruction& l = *chain[i];
     if (i + 1 == chain.size()) {
+      if (question_ == CoverageQuestion::RunRewrite) {
+        // One run of the loop, what its iterations wrote kept from one to the next. The iterations the sampling
+        // leaves out write where the second one does (findInvariance), so they add nothing to the union.
+        if (!spend(bits_.words())) return;
+        bits_.clear();
+        iterate(l, tested_invariant_ ? Sampling::FirstSecondLast : Sampling::All, [&] { walk(root_); });
+        if (!done() && !allWritten() && !done()) verdict_ = IterationCoverage::Carried;
+        return;
+      }
       iterate(l, tested_invariant_ ? Sampling::FirstSecondLast : Sampling::All, [&] {
         if (!spend(bits_.words())) return;
         bits_.clear();
         walk(root_);
         // The rewrite question: the iteration must also have written every element by its end.
-        if (whole_by_end_ && !done() && !allWritten() && !done()) verdict_ = IterationCoverage::Carried;
+        if (question_ == CoverageQuestion::IterationRewrite && !done() && !allWritten() && !done())
+          verdict_ = IterationCoverage::Carried;
       });
       return;
     }
@@ -805,7 +821,7 @@ class CoverageWalk {
   const Program& p_;
   TensorId t_;
   uint64_t budget_;
-  bool whole_by_end_;  // iterationRewrite's question
+  CoverageQuestion question_;
   ElementBits bits_;
   // The rest live in the thread's WalkScratch.
   std::vector<std::optional<uint64_t>>& regs_;  // by RegId: the value, when the walk knows it
@@ -837,9 +853,9 @@ class CoverageWalk {
 
 }  // namespace
 
-// Both questions (the friend of CoverageCache).
+// The three questions (the friend of CoverageCache).
 IterationCoverage decideCoverage(const Program& p, const LinearOrder& order, TensorId t, int32_t loop,
-                                 CoverageCache& cache, uint64_t budget, bool whole_by_end) {
+                                 CoverageCache& cache, uint64_t budget, CoverageQuestion question) {
   if (t >= p.tensors.size() || loop < 0 || size_t(loop) >= order.loops.size()) return IterationCoverage::Undecidable;
   const Tensor& x = p.tensors[t];
   // The bitmap itself counts against the budget: a huge tensor is not worth an exact answer.
@@ -847,19 +863,24 @@ IterationCoverage decideCoverage(const Program& p, const LinearOrder& order, Ten
   if (words > budget) return IterationCoverage::Undecidable;
   static thread_local WalkScratch scratch;
   cache.data_->reset(p, order);
-  IterationCoverage verdict = CoverageWalk(p, t, budget, scratch, *cache.data_, whole_by_end).run(order, loop);
+  IterationCoverage verdict = CoverageWalk(p, t, budget, scratch, *cache.data_, question).run(order, loop);
   scratch.trim();
   return verdict;
 }
 
 IterationCoverage iterationCoverage(const Program& p, const LinearOrder& order, TensorId t, int32_t loop,
                                     CoverageCache& cache, uint64_t budget) {
-  return decideCoverage(p, order, t, loop, cache, budget, false);
+  return decideCoverage(p, order, t, loop, cache, budget, CoverageQuestion::Reads);
 }
 
 IterationCoverage iterationRewrite(const Program& p, const LinearOrder& order, TensorId t, int32_t loop,
                                    CoverageCache& cache, uint64_t budget) {
-  return decideCoverage(p, order, t, loop, cache, budget, true);
+  return decideCoverage(p, order, t, loop, cache, budget, CoverageQuestion::IterationRewrite);
+}
+
+IterationCoverage runRewrite(const Program& p, const LinearOrder& order, TensorId t, int32_t loop, CoverageCache& cache,
+                             uint64_t budget) {
+  return decideCoverage(p, order, t, loop, cache, budget, CoverageQuestion::RunRewrite);
 }
 
 IterationCoverage iterationCoverage(const Program& p, const LinearOrder& order, TensorId t, int32_t loop,

@@ -38,6 +38,8 @@
 
 namespace allocsim {
 
+enum class CoverageQuestion : uint8_t;  // which of the questions below (alloc/iteration_coverage.cpp)
+
 enum class IterationCoverage : uint8_t {
   Covered,     // every read in every iteration of the loop is covered by earlier writes of that iteration
   Carried,     // some iteration reads an element it has not written: a true loop-carried value
@@ -62,7 +64,7 @@ class CoverageCache {
 
  private:
   friend IterationCoverage decideCoverage(const Program&, const LinearOrder&, TensorId, int32_t, CoverageCache&,
-                                          uint64_t, bool);
+                                          uint64_t, CoverageQuestion);
   std::unique_ptr<Data> data_;
 };
 
@@ -78,5 +80,12 @@ IterationCoverage iterationCoverage(const Program& p, const LinearOrder& order, 
 // nothing an iteration leaves survives the next one, and a value read after the loop is the last iteration's only.
 IterationCoverage iterationRewrite(const Program& p, const LinearOrder& order, TensorId t, int32_t loop,
                                    CoverageCache& cache, uint64_t budget = kCoverageBudget);
+
+// The question liveness asks of a loop whose run writes `t` without reading it first: Covered when, over one run of
+// the loop (its iterations one after another, what each writes kept), every read is of an element the run has
+// written and by the run's end every element of `t` has been written. Then what is read after the loop is never
+// older than the loop.
+IterationCoverage runRewrite(const Program& p, const LinearOrder& order, TensorId t, int32_t loop, CoverageCache& cache,
+                             uint64_t budget = kCoverageBudget);
 
 }  // namespace allocsim

@@ -105,41 +105,41 @@ class CoverageAnswers {
   void reset(TensorId t, std::span<const Event> events) {
     t_ = t;
     events_ = events;
-    asked_.clear();
+    carried_asked_.clear();
     rewrite_asked_.clear();
     reach_asked_.clear();
+    run_asked_.clear();
   }
   // Whether the tensor's value is carried around `loop`'s back edge (Undecidable counts as carried).
   bool carried(int32_t loop) {
-    for (const auto& [l, c] : asked_)
-      if (l == loop) return c;
-    bool c = true;
-    switch (iterationCoverage(p_, order_, t_, loop, cache_)) {
-      case IterationCoverage::Covered: ++stats_.per_iteration; c = false; break;
-      case IterationCoverage::Carried: ++stats_.carried; break;
-      case IterationCoverage::Undecidable: ++stats_.undecidable; break;
-    }
-    asked_.push_back({loop, c});
-    return c;
+    return memo(carried_asked_, loop, [&] {
+      switch (iterationCoverage(p_, order_, t_, loop, cache_)) {
+        case IterationCoverage::Covered: ++stats_.per_iteration; return false;
+        case IterationCoverage::Carried: ++stats_.carried; return true;
+        case IterationCoverage::Undecidable: ++stats_.undecidable; return true;
+      }
+      return true;
+    });
   }
   // Whether an iteration of `loop` reads what it did not write itself (the back-edge question, for a loop that holds
   // a value's last mention but not its first). Not counted in the stats.
   bool reaches(int32_t loop) {
-    for (const auto& [l, c] : reach_asked_)
-      if (l == loop) return c;
-    const bool c = !writesIn(loop) || iterationCoverage(p_, order_, t_, loop, cache_) != IterationCoverage::Covered;
-    reach_asked_.push_back({loop, c});
-    return c;
+    return memo(reach_asked_, loop, [&] {
+      return !writesIn(loop) || iterationCoverage(p_, order_, t_, loop, cache_) != IterationCoverage::Covered;
+    });
+  }
+  // Whether one run of `loop` writes every element of the tensor and reads only what the run wrote
+  // (alloc/iteration_coverage.h, runRewrite). Not counted in the stats.
+  bool rewritesInRun(int32_t loop) {
+    return memo(run_asked_, loop, [&] { return runRewrite(p_, order_, t_, loop, cache_) == IterationCoverage::Covered; });
   }
   // Whether an iteration of `loop` can leave something the next one (or the code after the loop) sees: not when
   // every iteration reads only what it wrote and has rewritten the whole tensor by its end (iterationRewrite;
   // Undecidable counts as leaving something). Not counted in the stats.
   bool leaves(int32_t loop) {
-    for (const auto& [l, c] : rewrite_asked_)
-      if (l == loop) return c;
-    const bool c = !writesIn(loop) || iterationRewrite(p_, order_, t_, loop, cache_) != IterationCoverage::Covered;
-    rewrite_asked_.push_back({loop, c});
-    return c;
+    return memo(rewrite_asked_, loop, [&] {
+      return !writesIn(loop) || iterationRewrite(p_, order_, t_, loop, cache_) != IterationCoverage::Covered;
+    });
   }
 
  private:
@@ -147,6 +147,16 @@ class CoverageAnswers {
   const LinearOrder& order_;
   LivenessStats& stats_;
   CoverageCache& cache_;
+  using Asked = std::vector<std::pair<int32_t, bool>>;  // (loop, answer) pairs, in the order asked
+  // The answer `asked` holds for `loop`, or `compute()`'s, kept there: each question is asked once per loop.
+  template <class Compute>
+  static bool memo(Asked& asked, int32_t loop, Compute compute) {
+    for (const auto& [l, c] : asked)
+      if (l == loop) return c;
+    const bool c = compute();
+    asked.push_back({loop, c});
+    return c;
+  }
   // Whether the tensor is written in `loop`'s body at all (without a write, a read there is never covered).
   bool writesIn(int32_t loop) const {
     const LinearLoop& l = order_.loops[size_t(loop)];
@@ -159,9 +169,10 @@ class CoverageAnswers {
 
   TensorId t_ = kNone;
   std::span<const Event> events_;  // the tensor's mentions, in order
-  std::vector<std::pair<int32_t, bool>> asked_;
-  std::vector<std::pair<int32_t, bool>> rewrite_asked_;
-  std::vector<std::pair<int32_t, bool>> reach_asked_;
+  Asked carried_asked_;
+  Asked rewrite_asked_;
+  Asked reach_asked_;
+  Asked run_asked_;
 };
 
 // Whether the first mention, at `pos`, replaces the whole value on every iteration of common loop `loop`.
@@ -256,8 +267,6 @@ class RegisterAnswers {
   const std::vector<Event>& events_;
 };
 
-// Cuts one tensor's or register's mentions (in order) into values and adds their segments to `range` (the rules in
-// liveness.h); `starts` gets the positions of the writes that start the second, third, ... value.
 // The elements of one tensor some writes have covered, for partialStartsValue.
 class WrittenElements {
  public:
@@ -267,9 +276,11 @@ class WrittenElements {
     elements_ = t.elements;
     if (uint64_t(partitions_) * elements_ > (uint64_t(1) << 18)) return false;
     bits_.assign(size_t(partitions_) * elements_, false);
+    marked_ = 0;
     return true;
   }
-  void markAll() { bits_.assign(bits_.size(), true); }
+  // Whether every element of the tensor is marked.
+  bool complete() const { return marked_ == bits_.size(); }
   // Marks (write) or tests (!write) the elements of a view whose indexes name no register; false when the view
   // names a register or leaves the tensor, or (a test) when some element is not marked.
   bool visit(const AccessPattern& ap, bool write) {
@@ -281,8 +292,11 @@ class WrittenElements {
       for (uint64_t j = 0; j < ap.count2; ++j)
         for (uint64_t e = off + j * ap.step2; e < off + j * ap.step2 + ap.count; ++e) {
           const size_t at = size_t(q * elements_ + e);
-          if (write) bits_[at] = true;
-          else if (!bits_[at]) return false;
+          if (!bits_[at]) {
+            if (!write) return false;
+            bits_[at] = true;
+            ++marked_;
+          }
         }
     return true;
   }
@@ -291,6 +305,7 @@ class WrittenElements {
   uint32_t partitions_ = 0;
   uint32_t elements_ = 0;
   std::vector<bool> bits_;
+  size_t marked_ = 0;  // elements of bits_ set
 };
 
 // How many instructions partialStartsValue looks at after the write before it gives up (and keeps one value): the
@@ -298,9 +313,10 @@ class WrittenElements {
 constexpr uint32_t kPartialLookahead = 64;
 
 // Whether the partial write that events[i] records (at position k, on every execution of its block) leaves nothing
-// of the value before it to be read: every later mention of the tensor, up to the next write of the whole tensor,
-// lies in the same loop body as k (no nested loop or block between), names no register in its views, and reads only
-// elements written at or after k. Then k starts a new value (if no loop carries the tensor: startsValue).
+// of the value before it to be read: every later mention of the tensor, up to the next write of the whole tensor or
+// up to the write that completes, with k and the writes between, a write of every element, lies in the same loop
+// body as k (no nested loop or block between), names no register in its views, and reads only elements written at
+// or after k. Then k starts a new value (if no loop carries the tensor: startsValue).
 bool partialStartsValue(const Program& p, const LinearOrder& order, TensorId t, std::span<const Event> events,
                         size_t i, WrittenElements& written) {
   const uint32_t k = events[i].pos;
@@ -325,6 +341,7 @@ bool partialStartsValue(const Program& p, const LinearOrder& order, TensorId t, 
     if (pos != k && events[j].write && events[j].cover == WriteCover::Whole) return true;  // replaced whole
     for (const AccessPattern* ap : {v.write, v.reduce_write})
       if (ap != nullptr && ap->tensor == t && !written.visit(*ap, true)) return false;
+    if (written.complete()) return true;  // replaced piecewise: what is read from here on was written from k on
   }
   return true;
 }
@@ -362,21 +379,31 @@ struct TensorOf {
   WrittenElements* written = nullptr;
 };
 
-// Whether the conditional whole write that events[i] records (`once`, at position k) starts a value: its outermost
-// loop L holds no earlier mention of the tensor, and every mention in L is a write at or after k. Then L runs once,
-// overwrites every element at least once before its end, and reads nothing: what is read after L is never older
-// than L.
-bool onceStartsValue(const LinearOrder& order, std::span<const Event> events, size_t i, uint32_t prev,
-                     std::vector<int32_t>& chain) {
+// The outermost loop L around the write that events[i] records, when L holds no earlier mention of the tensor (the
+// previous one is at `prev`) and every mention in L is a write at or after it; -1 otherwise.
+int32_t writeOnlyLoop(const LinearOrder& order, std::span<const Event> events, size_t i, uint32_t prev,
+                      std::vector<int32_t>& chain) {
   order.nest(events[i].pos, chain);
-  if (chain.empty()) return false;
+  if (chain.empty()) return -1;
   const LinearLoop& l = order.loops[size_t(chain.front())];
-  if (prev > l.header) return false;
+  if (prev > l.header) return -1;
   for (size_t j = i; j < events.size() && events[j].pos < l.end; ++j)
-    if (!events[j].write) return false;
-  return true;
+    if (!events[j].write) return -1;
+  return chain.front();
 }
 
+// Whether the write that events[i] records, in a loop L that writeOnlyLoop finds, starts a value: it is a conditional
+// whole write that runs at least once in L's run (`once`), or one run of L writes every element (a tensor written
+// piecewise by a loop: alloc/iteration_coverage.h, runRewrite). Then L runs once, overwrites every element at least
+// once before its end, and reads nothing: what is read after L is never older than L.
+bool loopStartsValue(const LinearOrder& order, std::span<const Event> events, size_t i, uint32_t prev,
+                     CoverageAnswers& coverage, std::vector<int32_t>& chain) {
+  const int32_t loop = writeOnlyLoop(order, events, i, prev, chain);
+  return loop >= 0 && (events[i].once || coverage.rewritesInRun(loop));
+}
+
+// Cuts one tensor's or register's mentions (in order) into values and adds their segments to `range` (the rules in
+// liveness.h); `starts` gets the positions of the writes that start the second, third, ... value.
 template <class Answers>
 void valuesOf(const LinearOrder& order, std::span<const Event> events, Answers& answers, CoverageAnswers* coverage,
               LiveRange& range, std::vector<uint32_t>* starts, std::vector<int32_t>& ld, std::vector<int32_t>& lu,
@@ -389,7 +416,7 @@ void valuesOf(const LinearOrder& order, std::span<const Event> events, Answers& 
     const bool starts_one =
         ev.write && !m.empty() &&
         (ev.cover != WriteCover::Partial ||
-         (tensor.p != nullptr && ev.once && onceStartsValue(order, events, i, prev, chain)) ||
+         (coverage != nullptr && loopStartsValue(order, events, i, prev, *coverage, chain)) ||
          (tensor.p != nullptr && prev < ev.pos && !order.positions[ev.pos].conditional &&
           partialStartsValue(*tensor.p, order, tensor.t, events, i, *tensor.written)));
     if (starts_one && startsValue(order, ev.pos, ev.cover, prev, answers, chain)) {

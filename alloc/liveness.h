@@ -28,12 +28,15 @@
 // registers of the loops around them (alloc/conditional_runs.h): code that runs on every iteration of its loops is
 // unconditional code; and a whole write that runs at least once in its outermost loop's run starts a value when that
 // loop holds no earlier mention and every mention inside it is a write from this one on (nothing in the loop reads
-// the tensor, and by the loop's end every element has been replaced).
+// the tensor, and by the loop's end every element has been replaced). The same holds for the first write of a loop
+// that writes the tensor piecewise, its iterations together replacing every element, and reads none of it (`loop i
+// { copy t[:, i*32:32], ... }` after t's last read): alloc/iteration_coverage.h, runRewrite.
 // A partial write starts a value too when nothing of the value before it is read again: it runs on every execution
-// of its loop body, and every later mention up to the next whole write lies in that same body (no nested loop or
-// block between), names no register in its views and reads only elements written from the partial write on (a part
-// of a PSUM accumulator rewritten and read back, then the whole replaced). The loops around it must not carry the
-// tensor, as for a full write.
+// of its loop body, and every later mention up to the next whole write, or up to the write that completes a write of
+// every element (the tensor replaced piecewise: two matmuls into its halves), lies in that same body (no nested loop
+// or block between), names no register in its views and reads only elements written from the partial write on (a
+// part of a PSUM accumulator rewritten and read back, then the whole replaced). The loops around it must not carry
+// the tensor, as for a full write.
 //
 // Each group's range is computed as a single value always was, with what the data allows taken off:
 //  1. Anchors: from the group's first mention to its last. Inputs are written at program start, outputs read at

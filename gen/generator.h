@@ -111,6 +111,9 @@ struct Divisors {
 };
 Divisors divisorsIn(uint64_t n, uint32_t lo, uint32_t hi);
 
+struct ElementwisePlan;  // gen_compute.cpp
+struct MatmulPlan;       // gen_matmul.cpp
+
 class Generator {
  public:
   Generator(Choices& choices, const GenOptions& opts);
@@ -214,6 +217,21 @@ class Generator {
 
   // --- compute (gen_compute.cpp)
   void elementwiseStatement();
+  // elementwiseStatement's steps, in the order of their draws; a false return abandons the statement.
+  void chooseElementwiseOp(ElementwisePlan& p);
+  void chooseActivation(ElementwisePlan& p);
+  void chooseSelectMask(ElementwisePlan& p);
+  void chooseElementwiseAlu(ElementwisePlan& p);
+  bool chooseElementwiseSources(ElementwisePlan& p);
+  void chooseBiasColumn(ElementwisePlan& p);
+  void chooseTsScalar(ElementwisePlan& p);
+  void chooseSecondTsScalar(ElementwisePlan& p);
+  bool chooseElementwiseDestination(ElementwisePlan& p);
+  double elementwiseMagnitude(const ElementwisePlan& p) const;
+  void chooseFusedReduction(ElementwisePlan& p);
+  void emitElementwise(ElementwisePlan& p);
+  void emitElementwiseInstruction(const ElementwisePlan& p, const AccessPattern& dst, const AccessPattern& src,
+                                  const AccessPattern* second, const Geo* g);
   void reduceStatement();
   std::optional<AccessPattern> scalarColumn(DType dt, uint32_t parts, const std::vector<TensorId>& keep);
   void noteWrite(TensorId dst, double mag, bool inPlace);
@@ -232,12 +250,41 @@ class Generator {
 
   // --- shapes at loop edges and live-range boundaries (gen_reach.cpp)
   void reachStatement();
+  // reachStatement's shapes; `wide` and `any` index pool_ (wide: two or more elements per partition).
+  struct TiledTensor {
+    TensorId t;
+    Tensor T;  // a copy: new tensors move the table
+    uint32_t trips, e;
+  };
+  std::optional<TiledTensor> tiledLiveTensor(const std::vector<size_t>& wide);
+  void carriedRegisterShape(const std::vector<size_t>& wide);
+  void advanceCarriedRegister(RegId x, bool counter, uint32_t e);
+  void carriedTensorShape(const std::vector<size_t>& any);
+  void writtenInLoopShape(const std::vector<size_t>& wide);
+  void partialThenWholeShape(const std::vector<size_t>& wide);
+  void boundaryInPlaceShape(const std::vector<size_t>& any);
 
   // --- matmul (gen_matmul.cpp)
   void matmulStatement();
+  // matmulStatement's steps.
+  void chooseMatmulShape(MatmulPlan& p);
+  void interleavedPieces(MatmulPlan& p, AccessPattern& dst);
+  void accumulationGroup(MatmulPlan& p, const AccessPattern& dst);
+  void emitMatmul(const MatmulPlan& p, const AccessPattern& dst, When start, When stop, double& groupMag);
+  AccessPattern matmulOperand(DType dt, uint32_t K, uint32_t cols, const std::vector<TensorId>& keep, double& m);
+  std::optional<AccessPattern> loopTileOperand(DType dt, uint32_t K, uint32_t cols);
 
   // --- scalar (gen_scalar.cpp)
   void scalarStatement();
+  // scalarStatement's instructions and their helpers.
+  RegId scalarDestination(uint32_t width);
+  void setRegValue(RegId rd, bool known, const Affine& v);
+  void addiInstruction(uint32_t width, RegId src);
+  void addInstruction(uint32_t width, RegId src, RegId src2);
+  void movInstruction(uint32_t width, RegId src);
+  void regRoundTrip(uint32_t width, RegId src, const std::vector<TensorId>& words);
+  void tsWithRegister(const std::vector<TensorId>& targets, RegId reg);
+  void liInstruction(uint32_t width);
   std::optional<RegId> readableReg(uint32_t width, bool knownOnly);
 
   Choices& c_;

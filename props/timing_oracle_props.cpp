@@ -37,6 +37,8 @@ sim::TimingTable genTable() {
   t.dve_tt_fast_per_element = *rc::gen::element<double>(0.5, 1);
   t.dve_reduce_per_element = *rc::gen::element<double>(0.5, 1);
   t.dve_reduce_bf16_per_element = *rc::gen::element<double>(0.5, 1);
+  t.dve_perf_ts_factor = *rc::gen::element<double>(0.25, 1);
+  t.dve_perf_tt_factor = *rc::gen::element<double>(0.5, 1);
   t.fused_reduce_fixed = *rc::gen::element<double>(0, 64);
   t.pool_fixed = *rc::gen::element<double>(0, 150);
   t.pool_per_element = *rc::gen::element<double>(0.5, 1);

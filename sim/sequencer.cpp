@@ -4,6 +4,7 @@
 #include <cmath>
 #include <string>
 
+#include "ir/operand_table.h"
 #include "sim/stream.h"
 #include "sim/timing.h"
 
@@ -56,8 +57,6 @@ Sequencer::Sequencer(sc_core::sc_module_name name, Shared& shared, Fifo* engine_
 
 void Sequencer::reset() {
   plans_.clear();  // keyed by address: another program's instructions may sit where this one's were
-  operand_cache_.resize(kOperandCacheEntries);
-  for (CachedOperands& c : operand_cache_) c.inst = nullptr;  // keyed by address too
 }
 
 void Sequencer::runJob() {
@@ -176,32 +175,34 @@ void Sequencer::runLoop(const Instruction& inst) {
   setRegister(uint64_t(int64_t(v)));
 }
 
-const Sequencer::Plan& Sequencer::planOf(const Instruction& inst) {
+Sequencer::Plan& Sequencer::planOf(const Instruction& inst) {
   if (inst.id >= plans_.size()) plans_.resize(size_t(inst.id) + 1);
   std::unique_ptr<Plan>& slot = plans_[inst.id];
   if (slot && slot->inst == &inst) return *slot;
   if (!slot) slot = std::make_unique<Plan>();
   Plan& plan = *slot;
   plan = Plan{};
-  // Address terms, the ts scalar register and scalar sources (8 views x 2 indices x kMaxIndexTerms terms +
-  // affine_select's offset c + the scalar registers (ts's two; act's scale and bias) and two scalar sources).
+  // The registers its operands read (ir/operand_table.h): the address terms of its views, the registers of an
+  // index (affine_select's and iota's offset c) and the registers it reads as values (a scalar, an SP source).
   auto add = [&](RegId r) {
     if (r == kNone) return;
     if (r >= s_.p->registers.size()) throw InputError(inst.loc, std::string(opName(inst.op)) + " names no register");
+    if (std::find(plan.regs.begin(), plan.regs.end(), r) != plan.regs.end()) return;  // read once
     plan.regs.push_back(r);
     const uint32_t lane = s_.layout->firstLane(r);
     plan.lanes.emplace_back(lane, lane + s_.layout->lanes(r));
   };
   bool register_terms = false;
-  for (const AccessPattern* ap : {&inst.dst, &inst.a, &inst.b, &inst.scalar.ap.get(), &inst.rare->scalar2.ap.get(), &inst.rare->scale.ap.get(),
-                                  &inst.rare->bias.ap.get(), &inst.rare->reduce_dst})
-    for (const Index* index : {&ap->partition, &ap->offset})
-      for (const IndexTerm& term : index->terms) add(term.reg), register_terms = true;
-  for (const IndexTerm& term : inst.rare->mask.c.terms) add(term.reg);  // empty but for affine_select and iota
-  for (const ScalarOperand* sc : scalarOperands(inst))
-    if (sc->kind == ScalarOperand::Kind::Reg) add(sc->reg);
-  if (inst.op == Op::Addi || inst.op == Op::Add || inst.op == Op::Mov || inst.op == Op::RegStore) add(inst.rs);
-  if (inst.op == Op::Add) add(inst.rt);
+  for (const OperandUse* use : operandUses(inst)) {
+    if (const AccessPattern* ap = operandView(inst, use->operand)) {
+      for (const Index* index : {&ap->partition, &ap->offset})
+        for (const IndexTerm& term : index->terms) add(term.reg), register_terms = true;
+    } else if (use->operand == Operand::MaskC) {
+      for (const IndexTerm& term : inst.rare->mask.c.terms) add(term.reg);
+    } else if (use->role == Role::Read) {
+      add(operandRegister(inst, use->operand));
+    }
+  }
   if (!register_terms) {
     resolveOperands(inst, plan.operands);  // throws as dispatch would, at the first execution
     plan.static_operands = true;
@@ -220,78 +221,83 @@ void Sequencer::readRegistersAtDispatch(const Plan& plan, const Instruction& ins
   for (RegId r : plan.regs) rec.regs.emplace_back(r, s_.phys->readReg(r));
 }
 
-void Sequencer::resolveOperands(const Instruction& inst, Operands& out) {
+void Sequencer::resolveOperands(const Instruction& inst, Operands& out, Shape* shape) {
   out.n = 0;
   out.latency = out.bytes = out.descriptors = out.fabric = 0;
   out.streams_over_itself = false;
   out.views.clear();
+  if (shape) shape->overlap_pairs.clear();
+  const TimingTable& t = *s_.timing;
+  if (inst.op == Op::Loop || inst.op == Op::If) {  // the sequencer's own (runLoop, runIf): no operand entered
+    out.latency = computeCycles(t, inst, nullptr, nullptr, nullptr);
+    return;
+  }
+  // Its views in the order the instruction names them (ir/operand_table.h: the destination first), each resolved
+  // into out.views (at most five: KnownViews::kMax is eight); `number` gives each use's view there, `view` each
+  // operand's.
+  const OperandUses uses = operandUses(inst);
+  uint8_t number[KnownViews::kMax];  // an instruction has at most five operands (OperandUses)
+  const ResolvedView* view[size_t(Operand::MaskC) + 1] = {};
+  uint8_t dst_number = kNoView;
   OperandHasher unused(false);  // the hash is taken when the engine reads (startRecord)
-  auto view = [&](const AccessPattern& ap) {
-    ResolvedView v = resolveView(*s_.p, *s_.phys, ap, s_.max_view_bytes, unused);
-    out.views.add(ap, v);
-    return v;
-  };
-  auto enter = [&](const Footprint& fp, bool write, bool accumulate = false) {
+  for (size_t k = 0; k < uses.size(); ++k) {
+    number[k] = kNoView;
+    if (const AccessPattern* ap = operandView(inst, uses[k]->operand)) {
+      out.views.add(*ap, resolveView(*s_.p, *s_.phys, *ap, s_.max_view_bytes, unused));
+      number[k] = uint8_t(out.views.n - 1);
+      view[size_t(uses[k]->operand)] = &out.views.view[number[k]];
+      if (uses[k]->operand == Operand::Dst) dst_number = number[k];
+    }
+  }
+  auto enter = [&](const Footprint& fp, bool write, bool accumulate, uint8_t from) {
+    if (shape) shape->access_view[out.n] = from;
     out.access[out.n++] = {fp, write, accumulate};
   };
-  auto read = [&](const ResolvedView& v) { enter(viewFootprint(*s_.layout, v), false); };
-  auto write = [&](const ResolvedView& v) { enter(viewFootprint(*s_.layout, v), true); };
-  auto writeReg = [&](RegId r) {
+  auto footprint = [&](uint8_t v) { return viewFootprint(*s_.layout, out.views.view[v]); };
+  // The scoreboard sees its reads first, then matmul's read of the destination it accumulates into, then its
+  // writes. ACT's and DVE's elementwise instructions stream (sim/stream.h): a source overlapping the destination
+  // at an offset makes the instruction stream over itself.
+  const ResolvedView* dst = view[size_t(Operand::Dst)];
+  const bool streams = inst.op == Op::Copy || inst.op == Op::Act || inst.op == Op::TT || inst.op == Op::TS;
+  for (size_t k = 0; k < uses.size(); ++k) {
+    if (uses[k]->role != Role::Read || number[k] == kNoView) continue;
+    enter(footprint(number[k]), false, false, number[k]);
+    if (!streams) continue;
+    out.streams_over_itself |= overlapsAtAnOffset(*s_.layout, *dst, out.views.view[number[k]]);
+    if (shape) shape->overlap_pairs.emplace_back(dst_number, number[k]);
+  }
+  for (size_t k = 0; k < uses.size(); ++k)
+    if (uses[k]->role == Role::Accumulate) enter(footprint(number[k]), false, true, number[k]);
+  for (size_t k = 0; k < uses.size(); ++k) {
+    if (uses[k]->role == Role::Read) continue;
+    if (number[k] != kNoView) {
+      enter(footprint(number[k]), true, false, number[k]);
+      continue;
+    }
+    const RegId r = operandRegister(inst, uses[k]->operand);
     if (r >= s_.p->registers.size()) throw InputError(inst.loc, std::string(opName(inst.op)) + " names no register");
-    enter(registerFootprint(*s_.layout, r), true);
-  };
-  const TimingTable& t = *s_.timing;
+    enter(registerFootprint(*s_.layout, r), true, false, kNoView);
+  }
+  const ResolvedView *a = view[size_t(Operand::A)], *b = view[size_t(Operand::B)];
   switch (inst.op) {
     case Op::Dma: {
-      ResolvedView d = view(inst.dst), a = view(inst.a);
-      read(a);
-      write(d);
       // A converting DMA moves the wider side's bytes (sim/timing/default.txt "dma.convert-fixed").
-      out.bytes = std::max(a.bytes(), d.bytes());
-      out.descriptors = dmaDescriptors(d, a, s_.p->tensors[d.tensor].space, s_.p->tensors[a.tensor].space);
+      out.bytes = std::max(a->bytes(), dst->bytes());
+      out.descriptors = dmaDescriptors(*dst, *a, s_.p->tensors[dst->tensor].space, s_.p->tensors[a->tensor].space);
       const DmaCost cost = dmaTransferCycles(t, out.bytes, out.descriptors);
       out.latency = cost.span;
       out.fabric = cost.fabric;
-      if (d.dtype != a.dtype) out.latency += uint64_t(std::ceil(t.dma_convert_fixed));
+      if (dst->dtype != a->dtype) out.latency += uint64_t(std::ceil(t.dma_convert_fixed));
       return;
     }
-    case Op::Matmul: {
-      ResolvedView d = view(inst.dst), a = view(inst.a), b = view(inst.b);
-      read(a);
-      read(b);
-      enter(viewFootprint(*s_.layout, d), false, true);  // accumulating into d reads it
-      write(d);
-      out.latency = computeCycles(t, inst, &d, &a, &b);
-      return;
-    }
+    case Op::Matmul: out.latency = computeCycles(t, inst, dst, a, b); return;
     case Op::Copy:
     case Op::Act:
     case Op::Reduce:
     case Op::TT:
-    case Op::TS: {
-      ResolvedView d = view(inst.dst), a = view(inst.a);
-      const bool streams = inst.op != Op::Reduce;  // sim/stream.h
-      auto source = [&](const ResolvedView& v) {
-        read(v);
-        out.streams_over_itself |= streams && overlapsAtAnOffset(*s_.layout, d, v);
-      };
-      source(a);
-      ResolvedView second;
-      if (inst.op == Op::TT) source(second = view(inst.b));
-      for (const ScalarOperand* sc : scalarOperands(inst))
-        if (sc->kind == ScalarOperand::Kind::Tensor) source(view(sc->ap));
-      write(d);
-      if (hasFusedReduce(inst)) write(view(inst.rare->reduce_dst));  // the same engine pass writes R (docs/format.md)
-      out.latency = computeCycles(t, inst, &d, &a, inst.op == Op::TT ? &second : nullptr, s_.p);
-      return;
-    }
+    case Op::TS: out.latency = computeCycles(t, inst, dst, a, inst.op == Op::TT ? b : nullptr, s_.p); return;
     case Op::Memset:
-    case Op::Iota: {
-      ResolvedView d = view(inst.dst);
-      write(d);
-      out.latency = computeCycles(t, inst, &d, nullptr, nullptr);
-      return;
-    }
+    case Op::Iota: out.latency = computeCycles(t, inst, dst, nullptr, nullptr); return;
     // POOL, the PE moves and DVE's statistics do not stream (sim/stream.h): they read at their start and write at
     // their end. A scan's element depends on the one before, and bn_stats / bn_aggr write their results at the end.
     case Op::Select:
@@ -299,56 +305,93 @@ void Sequencer::resolveOperands(const Instruction& inst, Operands& out) {
     case Op::Broadcast:
     case Op::BnStats:
     case Op::BnAggr:
-    case Op::TTScan: {
-      ResolvedView d = view(inst.dst), a = view(inst.a);
-      read(a);
-      if (inst.op == Op::TTScan) {
-        read(view(inst.b));
-        if (inst.scalar.kind == ScalarOperand::Kind::Tensor) read(view(inst.scalar.ap));
-      }
-      write(d);
-      out.latency = computeCycles(t, inst, &d, &a, nullptr);
-      return;
-    }
-    case Op::RegLoad: read(view(inst.a)), writeReg(inst.rd); break;
-    case Op::RegStore: write(view(inst.dst)); break;
-    case Op::Li:
-    case Op::Addi:
-    case Op::Add:
-    case Op::Mov: writeReg(inst.rd); break;
-    case Op::Loop:
-    case Op::If: break;
+    case Op::TTScan: out.latency = computeCycles(t, inst, dst, a, nullptr); return;
+    default: out.latency = computeCycles(t, inst, nullptr, nullptr, nullptr); return;
   }
-  out.latency = computeCycles(t, inst, nullptr, nullptr, nullptr);
-  return;
 }
 
-const Operands* Sequencer::resolveWithRegisters(const Instruction& inst, Record& rec) {
-  const size_t n = rec.regs.size();
-  if (n > CachedOperands::kMaxRegs) {
-    resolveOperands(inst, rec.own_operands);
-    return &rec.own_operands;
+void Sequencer::planViews(Plan& plan, const Shape& shape) {
+  const Operands& o = plan.operands;
+  std::copy(shape.access_view, shape.access_view + o.n, plan.access_view);
+  plan.overlap_pairs = shape.overlap_pairs;
+  plan.terms.clear();
+  plan.views.clear();
+  auto limit = [](__int128 v) { return int64_t(std::clamp<__int128>(v, -1, INT64_MAX)); };  // < 0: never in range
+  auto addTerms = [&](const Index& index) {
+    for (const IndexTerm& t : index.terms) {
+      const uint32_t reg = uint32_t(std::find(plan.regs.begin(), plan.regs.end(), t.reg) - plan.regs.begin());
+      plan.terms.push_back({reg, t.div, t.mod, t.scale});
+    }
+    return uint32_t(index.terms.size());
+  };
+  for (uint32_t i = 0; i < o.views.n; ++i) {
+    const AccessPattern& ap = *o.views.ap[i];
+    const Tensor& t = s_.p->tensors[ap.tensor];
+    const bool empty = ap.count == 0 || ap.count2 == 0 || ap.partitions == 0;
+    const __int128 extent = empty ? 0 : __int128(ap.count2 - 1) * ap.step2 + ap.count - 1;  // last - first element
+    PlannedView v;
+    v.part_constant = ap.partition.constant;
+    v.off_constant = ap.offset.constant;
+    v.max_part = limit(__int128(t.partitions) - ap.partitions);
+    v.max_off = limit(empty ? __int128(t.elements) : __int128(t.elements) - 1 - extent);
+    v.first_term = uint32_t(plan.terms.size());
+    v.part_terms = addTerms(ap.partition);
+    v.off_terms = addTerms(ap.offset);
+    plan.views.push_back(v);
   }
-  uint64_t h = uint64_t(inst.id) * 0x9e3779b97f4a7c15ULL;
-  for (const auto& [reg, v] : rec.regs) h = (h ^ v) * 0x100000001b3ULL;
-  CachedOperands& c = operand_cache_[(h ^ (h >> 29)) & (kOperandCacheEntries - 1)];
-  bool hit = c.inst == &inst && c.n == n;
-  for (size_t i = 0; hit && i < n; ++i) hit = c.regs[i] == rec.regs[i].second;
-  if (!hit) {
-    c.inst = nullptr;
-    resolveOperands(inst, c.operands);  // throws as before; nothing is cached then
-    c.inst = &inst;
-    c.n = uint32_t(n);
-    for (size_t i = 0; i < n; ++i) c.regs[i] = rec.regs[i].second;
+}
+
+bool Sequencer::recompute(Plan& plan, const Record& rec) {
+  Operands& o = plan.operands;
+  const Term* term = plan.terms.data();
+  // The index's exact value in 64 bits (resolveView's, which clamps only beyond 2^100); false on overflow.
+  auto index = [&](int64_t sum, uint32_t n, int64_t& out) {
+    for (const Term* end = term + n; term != end; ++term) {
+      uint64_t r = rec.regs[term->reg].second / term->div;
+      if (term->mod) r %= term->mod;
+      int64_t product;
+      if (r > uint64_t(INT64_MAX) || __builtin_mul_overflow(term->scale, int64_t(r), &product) ||
+          __builtin_add_overflow(sum, product, &sum))
+        return false;
+    }
+    out = sum;
+    return true;
+  };
+  for (size_t i = 0; i < plan.views.size(); ++i) {
+    const PlannedView& v = plan.views[i];
+    int64_t part, off;
+    if (!index(v.part_constant, v.part_terms, part) || !index(v.off_constant, v.off_terms, off)) return false;
+    if (part < 0 || part > v.max_part || off < 0 || off > v.max_off) return false;
+    ResolvedView& view = o.views.view[i];
+    view.partition = uint32_t(part);
+    view.offset = uint64_t(off);
   }
-  // An instruction whose data is skipped has its operands read by dispatch alone: the entry serves as it is.
-  if (s_.dataSkipped(inst)) return &c.operands;
-  rec.own_operands.assign(c.operands);
+  for (uint32_t i = 0; i < o.n; ++i)
+    if (plan.access_view[i] != kNoView) o.access[i].fp = viewFootprint(*s_.layout, o.views.view[plan.access_view[i]]);
+  o.streams_over_itself = false;
+  for (const auto& [d, src] : plan.overlap_pairs)
+    o.streams_over_itself |= overlapsAtAnOffset(*s_.layout, o.views.view[d], o.views.view[src]);
+  return true;
+}
+
+const Operands* Sequencer::resolveWithRegisters(Plan& plan, const Instruction& inst, Record& rec) {
+  Operands& o = plan.operands;
+  if (!plan.shaped || !recompute(plan, rec)) {
+    // The first execution, or a view out of range (resolution throws its error) or an index beyond 64 bits.
+    plan.shaped = false;
+    Shape shape;
+    resolveOperands(inst, o, &shape);
+    planViews(plan, shape);
+    plan.shaped = true;
+  }
+  // An instruction whose data is skipped has its operands read by dispatch alone: the plan's serve as they are.
+  if (s_.dataSkipped(inst)) return &o;
+  rec.own_operands.assign(o);
   return &rec.own_operands;
 }
 
-void Sequencer::enterOperands(const Plan& plan, const Instruction& inst, uint32_t slot, Record& rec) {
-  rec.operands = plan.static_operands ? &plan.operands : resolveWithRegisters(inst, rec);
+void Sequencer::enterOperands(Plan& plan, const Instruction& inst, uint32_t slot, Record& rec) {
+  rec.operands = plan.static_operands ? &plan.operands : resolveWithRegisters(plan, inst, rec);
   const Operands& ops = *rec.operands;
   const bool starts_sum = holds(inst.start, rec.first, rec.last);
   for (uint32_t i = 0; i < ops.n; ++i) {
@@ -415,11 +458,11 @@ void Sequencer::dispatch(const Instruction& inst, const LoopPos* loop) {
   rec.inst = &inst;
   rec.first = !loop || loop->first;
   rec.last = !loop || loop->last;
-  const Plan& plan = planOf(inst);
+  Plan& plan = planOf(inst);
   readRegistersAtDispatch(plan, inst, rec);
   enterOperands(plan, inst, slot, rec);
   enterPorts(inst, slot, rec);
-  if (s_.dataSkipped(inst)) rec.operands = nullptr;  // possibly the operand cache's entry, replaced by a later miss
+  if (s_.dataSkipped(inst)) rec.operands = nullptr;  // possibly the plan's, recomputed at the next dispatch
   keepYoungestPerEngine(rec.deps);
   orderDependences(rec.deps);
   s_.noteProducers(rec.deps);

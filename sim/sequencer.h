@@ -32,27 +32,46 @@ class Sequencer : public sc_core::sc_module {
   struct LoopPos {
     bool first, last;
   };
+  // A view whose address has register terms, as dispatch recomputes it: partition and offset are the index's
+  // constant plus its terms, each a scale times a function of one register the plan reads (terms_[first..]); the
+  // view is in range when the two lie within [0, max_*] (the shape, hence the rest of the view, the footprint's
+  // extent and the cost, does not change from one execution to the next).
+  struct Term {
+    uint32_t reg;  // index into Plan::regs (and the record's register values)
+    uint32_t div, mod;
+    int64_t scale;
+  };
+  struct PlannedView {
+    int64_t part_constant, off_constant;
+    int64_t max_part, max_off;
+    uint32_t first_term, part_terms, off_terms;
+  };
   // Per instruction (by Instruction::id, checked against its address), computed at its first dispatch in a job:
-  // the registers it reads at dispatch, and its operands when they are the same every time.
+  // the registers it reads at dispatch, and its operands; when a view has register terms, how dispatch recomputes
+  // the operands from the registers' values.
   struct Plan {
     const Instruction* inst = nullptr;
-    std::vector<RegId> regs;
+    std::vector<RegId> regs;                           // each register once
     std::vector<std::pair<uint32_t, uint32_t>> lanes;  // each register's lanes [lo, hi), for the scoreboard
     bool static_operands = false;
-    Operands operands;
+    // With register terms: whether `operands` was resolved once (its shape is known), and then the views of
+    // `operands.views` in order, which of them each access's footprint is (kNoView: a register's), and the pairs
+    // (destination, source) whose overlap at an offset makes it stream over itself.
+    bool shaped = false;
+    bool direct = false;  // every view is recomputed from its terms (else each dispatch resolves in full)
+    std::vector<Term> terms;
+    std::vector<PlannedView> views;
+    uint8_t access_view[8] = {};
+    std::vector<std::pair<uint8_t, uint8_t>> overlap_pairs;
+    Operands operands;  // static: as resolved; with register terms: the last dispatch's (the engine's copy if needed)
   };
-  // Operands of instructions with register terms, by instruction and the values of the registers it reads at
-  // dispatch (which are all resolveOperands depends on in a job): a loop nest that runs again inside an outer loop
-  // resolves the same addresses again. Direct-mapped, a fixed number of entries (memory does not grow with the
-  // program); a miss resolves and replaces.
-  struct CachedOperands {
-    static constexpr size_t kMaxRegs = 8;
-    const Instruction* inst = nullptr;
-    uint32_t n = 0;
-    uint64_t regs[kMaxRegs] = {};
-    Operands operands;
+  static constexpr uint8_t kNoView = 0xff;
+  // What resolveOperands tells the plan about the operands' shape: the view behind each access and the pairs
+  // whose overlap it tested.
+  struct Shape {
+    uint8_t access_view[8] = {};
+    std::vector<std::pair<uint8_t, uint8_t>> overlap_pairs;
   };
-  static constexpr size_t kOperandCacheEntries = 1024;
 
   void runJob();
   void runBody(const std::vector<Instruction>& body, const LoopPos* loop);
@@ -61,13 +80,18 @@ class Sequencer : public sc_core::sc_module {
   void waitForIndexRegisters(const Instruction& inst);
   void dispatch(const Instruction& inst, const LoopPos* loop);
   void countStep(const Instruction& inst);
-  const Plan& planOf(const Instruction& inst);
+  Plan& planOf(const Instruction& inst);
   void readRegistersAtDispatch(const Plan& plan, const Instruction& inst, Record& rec);
-  void resolveOperands(const Instruction& inst, Operands& out);
-  // Through the operand cache: an entry of the cache when the instruction's data is skipped (Shared::dataSkipped),
-  // else rec.own_operands.
-  const Operands* resolveWithRegisters(const Instruction& inst, Record& rec);
-  void enterOperands(const Plan& plan, const Instruction& inst, uint32_t slot, Record& rec);
+  void resolveOperands(const Instruction& inst, Operands& out, Shape* shape = nullptr);
+  // The operands of an instruction whose views have register terms, for the register values the record read: the
+  // plan's (updated in place) when the instruction's data is skipped (Shared::dataSkipped), else rec.own_operands.
+  const Operands* resolveWithRegisters(Plan& plan, const Instruction& inst, Record& rec);
+  // Makes the plan's direct recomputation from the first resolution's shape.
+  void planViews(Plan& plan, const Shape& shape);
+  // Recomputes plan.operands from the record's register values; false (nothing valid) when a view would leave its
+  // tensor or an index overflow 64 bits: the full resolution then decides (and reports).
+  bool recompute(Plan& plan, const Record& rec);
+  void enterOperands(Plan& plan, const Instruction& inst, uint32_t slot, Record& rec);
   // Shared access ports (docs/simulator.md "Shared ports"): the dependence of a DVE, POOL or ACT instruction on the
   // youngest older instruction of the engine it shares an SBUF or PSUM port with, and that record as the youngest
   // user of its own engine's side.
@@ -81,7 +105,6 @@ class Sequencer : public sc_core::sc_module {
   Fifo* const engine_fifos_;
   const std::function<void(uint32_t)> ensure_queues_;
   std::vector<std::unique_ptr<Plan>> plans_;  // by Instruction::id; records point into the plans while this grows
-  std::vector<CachedOperands> operand_cache_;
   uint64_t clock_ = 0;
   std::vector<Dependence> loop_deps_;  // runLoop's scratch
   // The youngest dispatched instruction of an engine that accesses a memory through a shared port: by port side

@@ -55,6 +55,8 @@ const Key kKeys[] = {
     {"dma.convert-fixed", &TimingTable::dma_convert_fixed, 0, 1e6},
     {"dve.second-op-per-element", &TimingTable::dve_second_op_per_element, 0, 1e6},
     {"fused-reduce.fixed", &TimingTable::fused_reduce_fixed, 0, 1e6},
+    {"dve.perf-ts-factor", &TimingTable::dve_perf_ts_factor, 0.001, 1},
+    {"dve.perf-tt-factor", &TimingTable::dve_perf_tt_factor, 0.001, 1},
 };
 
 uint64_t cycles(double c) { return std::max<uint64_t>(1, uint64_t(std::ceil(c))); }
@@ -159,6 +161,18 @@ bool fastTensorTensor(const Instruction& inst, const ResolvedView& d, const Reso
   return bf16 && op && contiguous(a) && contiguous(b);
 }
 
+bool float16(const ResolvedView& v) { return v.dtype == DType::BF16 || v.dtype == DType::F16; }
+
+// The Vector engine's performance-mode factors (both 16-bit float tensors are in SBUF: PSUM holds 32-bit types).
+// A ts without a fused reduction whose source and destination are 16-bit floats:
+double tsPerfFactor(const TimingTable& t, const Instruction& inst, const ResolvedView& d, const ResolvedView& a) {
+  return !hasFusedReduce(inst) && float16(d) && float16(a) ? t.dve_perf_ts_factor : 1;
+}
+// A tt whose inputs and destination are 16-bit floats:
+double ttPerfFactor(const TimingTable& t, const ResolvedView& d, const ResolvedView& a, const ResolvedView& b) {
+  return float16(d) && float16(a) && float16(b) ? t.dve_perf_tt_factor : 1;
+}
+
 }  // namespace
 
 uint64_t computeCycles(const TimingTable& t, const Instruction& inst, const ResolvedView* dst, const ResolvedView* a,
@@ -175,12 +189,14 @@ uint64_t computeCycles(const TimingTable& t, const Instruction& inst, const Reso
     case Op::Copy: return t.toReport(std::max(t.act_fixed, t.act_per_element * per(dst)), t.act_clock_ghz);
     case Op::Act: return t.toReport(std::max(t.act_fixed, t.act_per_element * per(dst)) + fused, t.act_clock_ghz);
     case Op::TS: {
-      const double rate = t.dve_per_element + (hasSecondOp(inst) ? t.dve_second_op_per_element : 0);
+      double rate = t.dve_per_element + (hasSecondOp(inst) ? t.dve_second_op_per_element : 0);
+      if (dst && a) rate *= tsPerfFactor(t, inst, *dst, *a);
       return t.toReport(std::max(t.dve_fixed, rate * per(a)) + fused, t.dve_clock_ghz);
     }
     case Op::TT: {
       const bool fast = dst && a && b && fastTensorTensor(inst, *dst, *a, *b, p);
-      const double rate = fast ? t.dve_tt_fast_per_element : t.dve_tt_per_element;
+      const double rate = (fast ? t.dve_tt_fast_per_element : t.dve_tt_per_element) *
+                          (dst && a && b ? ttPerfFactor(t, *dst, *a, *b) : 1);
       const double elements = ALLOCSIM_PLANT("sim_tt_costs_per_destination") ? per(dst) / 2 : per(a);
       return t.toReport(std::max(t.dve_fixed, rate * elements), t.dve_clock_ghz);
     }

@@ -37,6 +37,10 @@ struct TimingTable {
   double dma_convert_fixed = 0;  // added to a converting (f32 <-> bf16) DMA's transfer, reporting cycles
   double dve_second_op_per_element = 0;  // added per element per partition to a two-op ts
   double fused_reduce_fixed = 0;         // added to an act or ts with a fused reduction, its engine's cycles
+  // The Vector engine's performance mode on 16-bit float data (NeuronCore-v3): a factor on the per-element cost of a
+  // ts whose source and destination are bf16 or f16 in SBUF (ts), and of a tt whose inputs are both in SBUF, with
+  // every type bf16 or f16 (tt). 1: no such mode.
+  double dve_perf_ts_factor = 1, dve_perf_tt_factor = 1;
 
   // The compiled-in default table (sim/timing/default.txt).
   static const TimingTable& defaults();

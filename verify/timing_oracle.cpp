@@ -34,6 +34,7 @@ uint64_t nsCycles(const TimingTable& t, double ns) {
 
 double n(const ResolvedView& v) { return double(uint64_t(v.count) * v.count2); }
 bool unitStride(const ResolvedView& v) { return v.count2 <= 1 || v.step2 == v.count; }
+bool half(const ResolvedView& v) { return v.dtype == DType::BF16 || v.dtype == DType::F16; }
 
 // The views an instruction's cost reads: its destination and its first and second sources (empty when it has none).
 struct CostViews {
@@ -53,7 +54,9 @@ uint64_t instructionCost(const TimingTable& t, const Program& p, const Instructi
     case Op::Act: return reportCycles(t, std::max(t.act_fixed, t.act_per_element * n(v.d)) + fused, t.act_clock_ghz);
     case Op::TS: {
       const double s = hasSecondOp(inst) ? t.dve_second_op_per_element : 0;
-      return reportCycles(t, std::max(t.dve_fixed, (t.dve_per_element + s) * n(v.a)) + fused, t.dve_clock_ghz);
+      // The Vector engine's performance mode: a ts (no fused reduction) on 16-bit floats.
+      const double mode = !hasFusedReduce(inst) && half(v.d) && half(v.a) ? t.dve_perf_ts_factor : 1;
+      return reportCycles(t, std::max(t.dve_fixed, mode * (t.dve_per_element + s) * n(v.a)) + fused, t.dve_clock_ghz);
     }
     case Op::TT: {
       const bool pa = space(v.a) == Space::Psum, pb = space(v.b) == Space::Psum;
@@ -61,7 +64,8 @@ uint64_t instructionCost(const TimingTable& t, const Program& p, const Instructi
       const bool bf16 = v.d.dtype == DType::BF16 && v.a.dtype == DType::BF16 && v.b.dtype == DType::BF16;
       const bool op = inst.alu == AluOp::Add || inst.alu == AluOp::Sub || inst.alu == AluOp::Mul;
       const bool fast = pa != pb || (sbuf && bf16 && op && unitStride(v.a) && unitStride(v.b));
-      const double r = fast ? t.dve_tt_fast_per_element : t.dve_tt_per_element;
+      const double mode = half(v.d) && half(v.a) && half(v.b) ? t.dve_perf_tt_factor : 1;
+      const double r = (fast ? t.dve_tt_fast_per_element : t.dve_tt_per_element) * mode;
       return reportCycles(t, std::max(t.dve_fixed, r * n(v.a)), t.dve_clock_ghz);
     }
     case Op::Reduce: {
@@ -194,8 +198,8 @@ class Recorder : public ExecObserver {
       case Op::Select: v.d = view(inst.dst); break;
       case Op::TT: v.d = view(inst.dst), v.a = view(inst.a), v.b = view(inst.b); break;
       case Op::Reduce:
+      case Op::TS:  // its destination's type: the performance mode
       case Op::Broadcast: v.d = view(inst.dst), v.a = view(inst.a); break;
-      case Op::TS:
       case Op::Transpose:
       case Op::TTScan:
       case Op::BnStats:

@@ -4,7 +4,13 @@
 
 #include <gtest/gtest.h>
 
+#include <optional>
+#include <sstream>
+#include <ostream>
+#include <cstdint>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "ir/parse.h"
 
@@ -54,16 +60,113 @@ const char* const kDecls =
     "reg j\n"
     "reg s\n";
 
+// The shape most programs below share, after kDecls: a is loaded (line 11), a loop over i of `trips` iterations
+// (header on line 12) runs `body` (from line 13 on), and `out` is written to O after the loop.
+std::string loadLoopStore(const std::string& body, int64_t trips = 4, const std::string& out = "c") {
+  return "dma a, A\n"
+         "loop i = 0, " + std::to_string(trips) + ", 1 {\n" +
+         body +
+         "}\n"
+         "dma O, " + out + "\n";
+}
+
+// a is loaded (line 11) and read (12), then a loop over i of four iterations (13) writes a whole under `guard`, an
+// if or an inner loop (14; the memset on 15), and O is written from a after the loop (18).
+std::string guardedWholeWrite(const std::string& guard) {
+  return "dma a, A\n"
+         "copy b, a\n"
+         "loop i = 0, 4, 1 {\n"
+         "  " + guard + " {\n"
+         "    memset a, 1\n"
+         "  }\n"
+         "}\n"
+         "dma O, a\n";
+}
+
+// The declarations of the matmul programs below: L holds `k_rows` rows of lhs tiles, R and O `cols` columns, lt and
+// rt one tile each, acc one accumulator and res its copies; then one `reg` line for each name in `regs` (the last
+// declaration is on line 8 + the number of registers).
+std::string matmulDecls(int k_rows, int cols, const std::string& regs) {
+  const std::string r = std::to_string(k_rows), c = std::to_string(cols);
+  std::string text = "arch tiny\n"
+                     "dram L [" + r + ", 8] bf16 input\n"
+                     "dram R [" + r + ", " + c + "] bf16 input\n"
+                     "dram O [8, " + c + "] f32 output\n"
+                     "sbuf lt [8, 8] bf16\n"
+                     "sbuf rt [8, 64] bf16\n"
+                     "psum acc [8, 64] f32\n"
+                     "sbuf res [8, " + c + "] f32\n";
+  std::istringstream names(regs);
+  for (std::string name; names >> name;) text += "reg " + name + "\n";
+  return text;
+}
+
+// A position of the linear order named by a source line: the instruction (or loop header) on that line, or the end
+// of the loop whose header is on it.
+struct Anchor {
+  uint32_t line;
+  bool loop_end;
+};
+constexpr Anchor P(uint32_t line) { return {line, false}; }
+constexpr Anchor E(uint32_t line) { return {line, true}; }
+
+// One value's live range, derived by hand: its segments, and where given the positions at which its new values
+// start.
+struct ExpectedRange {
+  const char* value;  // a tensor, or with `reg` a register
+  std::vector<std::pair<Anchor, Anchor>> segments;
+  bool reg = false;
+  std::optional<std::vector<Anchor>> value_starts = std::nullopt;
+};
+
+// A program written after kDecls (its instructions start on line 11) and what its liveness must be; the loop
+// questions' counts are checked where given.
+struct RangeCase {
+  const char* name;
+  std::string body;
+  std::vector<ExpectedRange> expect;
+  std::optional<uint32_t> undecidable = std::nullopt;
+  std::optional<uint32_t> per_iteration = std::nullopt;
+  std::optional<uint32_t> carried = std::nullopt;
+};
+
+void PrintTo(const RangeCase& c, std::ostream* os) { *os << c.name; }
+
+std::string caseName(const ::testing::TestParamInfo<RangeCase>& info) { return info.param.name; }
+
+class LiveRangeOf : public ::testing::TestWithParam<RangeCase> {};
+
+TEST_P(LiveRangeOf, MatchesTheRangesDerivedByHand) {
+  const RangeCase& c = GetParam();
+  Live l(kDecls + c.body);
+  auto position = [&](Anchor a) { return a.loop_end ? l.end(a.line) : l.pos(a.line); };
+  for (const ExpectedRange& e : c.expect) {
+    LiveRange expected;
+    for (const auto& [first, last] : e.segments) expected.add({position(first), position(last)});
+    EXPECT_EQ(e.reg ? l.reg(e.value) : l.tensor(e.value), expected) << e.value;
+    if (e.value_starts) {
+      std::vector<uint32_t> starts;
+      for (Anchor a : *e.value_starts) starts.push_back(position(a));
+      EXPECT_EQ(l.live.value_starts[l.p.findTensor(e.value)], starts) << e.value;
+    }
+  }
+  if (c.undecidable) {
+    EXPECT_EQ(l.live.stats.undecidable, *c.undecidable);
+  }
+  if (c.per_iteration) {
+    EXPECT_EQ(l.live.stats.per_iteration, *c.per_iteration);
+  }
+  if (c.carried) {
+    EXPECT_EQ(l.live.stats.carried, *c.carried);
+  }
+}
+
 TEST(LinearOrder, LoopsFlattenToHeaderBodyEnd) {
   Live l(std::string(kDecls) +
-         "dma a, A\n"                 // 11
-         "loop i = 0, 2, 1 {\n"       // 12
-         "  loop j = 0, 3, 1 {\n"     // 13
-         "    tt b, a, a, add\n"      // 14
-         "  }\n"
-         "  copy c, b\n"              // 16
-         "}\n"
-         "dma O, c\n");               // 18
+         loadLoopStore("  loop j = 0, 3, 1 {\n"  // 13
+                       "    tt b, a, a, add\n"   // 14
+                       "  }\n"
+                       "  copy c, b\n", 2));     // 16; `dma O, c` is line 18
   const LinearOrder& o = l.live.order;
   using K = LinearPosition::Kind;
   ASSERT_EQ(o.positions.size(), 10u);
@@ -100,102 +203,161 @@ TEST(LoopTrips, CeilOfSpanOverStepAndZeroForEmptyOrBadLoops) {
   EXPECT_EQ(loopTrips(loop), UINT64_MAX);
 }
 
-TEST(Liveness, DefinedBeforeALoopAndUsedInsideIsLiveToTheLoopEnd) {
-  Live l(std::string(kDecls) +
-         "dma a, A\n"            // 11
-         "loop i = 0, 4, 1 {\n"  // 12
-         "  tt b, a, a, add\n"   // 13
-         "  copy c, b\n"         // 14
-         "}\n"
-         "dma O, c\n");          // 16
-  EXPECT_EQ(l.tensor("a"), range(l.pos(11), l.end(12)));
-}
-
-// c is written whole on every iteration before anything reads it: what an iteration leaves is gone when the next
-// one writes it again, and only the last iteration's value reaches the read after the loop.
-TEST(Liveness, WrittenWholeInALoopAndUsedAfterIsLiveFromTheWrite) {
-  Live l(std::string(kDecls) +
-         "dma a, A\n"            // 11
-         "loop i = 0, 4, 1 {\n"  // 12
-         "  tt b, a, a, add\n"   // 13
-         "  copy c, b\n"         // 14
-         "}\n"
-         "dma O, c\n");          // 16
-  EXPECT_EQ(l.tensor("c"), range(l.pos(14), l.pos(16)));
-}
-
-// Each iteration writes another chunk of c: the chunks of earlier iterations wait for the read after the loop, so c
-// is live from the loop header.
-TEST(Liveness, WrittenInChunksInALoopAndUsedAfterIsLiveFromTheLoopHeader) {
-  Live l(std::string(kDecls) +
-         "dma a, A\n"                              // 11
-         "loop i = 0, 4, 1 {\n"                    // 12
-         "  copy c[:, i*16:16], a[:, i*16:16]\n"   // 13
-         "}\n"
-         "dma O, c\n");                            // 15
-  EXPECT_EQ(l.tensor("c"), range(l.pos(12), l.pos(15)));
-}
-
-// The same chunks, each written twice by an inner loop: every iteration of the outer loop rewrites all of c before
-// its end, so c is live from its first write (in the outer loop's last iteration's terms), not from the header.
-TEST(Liveness, RewrittenWholeByAnInnerLoopOnEveryIterationIsLiveFromTheFirstWrite) {
-  Live l(std::string(kDecls) +
-         "dma a, A\n"                                // 11
-         "loop i = 0, 3, 1 {\n"                      // 12
-         "  tt b, a, a, add\n"                       // 13
-         "  loop j = 0, 4, 1 {\n"                    // 14
-         "    copy c[:, j*16:16], b[:, j*16:16]\n"   // 15
-         "  }\n"
-         "}\n"
-         "dma O, c\n");                              // 18
-  // Inside the inner loop the chunks of earlier j iterations wait: live from its header.
-  EXPECT_EQ(l.tensor("c"), range(l.pos(14), l.pos(18)));
-}
-
-// A loop that runs once has no earlier iteration: a value first written in it is live from the write, and one last
-// read in it dies at the read.
-TEST(Liveness, ALoopOfOneIterationExtendsNothing) {
-  Live l(std::string(kDecls) +
-         "dma a, A\n"                              // 11
-         "loop i = 0, 1, 1 {\n"                    // 12
-         "  tt b, a, a, add\n"                     // 13
-         "  copy c[:, 0:16], a[:, 0:16]\n"         // 14
-         "  copy b[:, 0:16], a[:, 16:16]\n"        // 15
-         "}\n"
-         "dma O, c\n");                            // 17
-  EXPECT_EQ(l.tensor("a"), range(l.pos(11), l.pos(15)));
-  EXPECT_EQ(l.tensor("c"), range(l.pos(14), l.pos(17)));
-}
-
-// A partial write after which only what it wrote is read starts a value: nothing of the old one is read again.
-TEST(Liveness, PartialRewriteReadBackOnlyStartsAValue) {
-  Live l(std::string(kDecls) +
-         "dma a, A\n"                        // 11
-         "copy b, a\n"                       // 12
-         "copy c, b\n"                       // 13: the first value's last read
-         "copy d, a\n"                       // 14
-         "memset b[:, 0:16], 1\n"            // 15
-         "copy c[:, 0:16], b[:, 0:16]\n"     // 16: reads only what 15 wrote
-         "dma O, c\n");                      // 17
-  EXPECT_EQ(l.live.value_starts[l.p.findTensor("b")], (std::vector<uint32_t>{l.pos(15)}));
-  LiveRange expected(l.pos(12), l.pos(13));
-  expected.add({l.pos(15), l.pos(16)});
-  EXPECT_EQ(l.tensor("b"), expected);
-}
-
-// The same, but the read after the partial write also reads an element of the old value: one value.
-TEST(Liveness, PartialRewriteThenAReadOfOlderElementsKeepsOneValue) {
-  Live l(std::string(kDecls) +
-         "dma a, A\n"                        // 11
-         "copy b, a\n"                       // 12
-         "copy c, b\n"                       // 13
-         "copy d, a\n"                       // 14
-         "memset b[:, 0:16], 1\n"            // 15
-         "copy c[:, 0:17], b[:, 0:17]\n"     // 16: element 16 is the first value's
-         "dma O, c\n");                      // 17
-  EXPECT_TRUE(l.live.value_starts[l.p.findTensor("b")].empty());
-  EXPECT_EQ(l.tensor("b"), range(l.pos(12), l.pos(16)));
-}
+INSTANTIATE_TEST_SUITE_P(Liveness, LiveRangeOf, ::testing::ValuesIn(std::vector<RangeCase>{
+    {.name = "DefinedBeforeALoopAndUsedInsideIsLiveToTheLoopEnd",
+     .body = loadLoopStore("  tt b, a, a, add\n"  // 13
+                           "  copy c, b\n"),      // 14; `dma O, c` is line 16
+     .expect = {{.value = "a", .segments = {{P(11), E(12)}}}}},
+    // c is written whole on every iteration before anything reads it: what an iteration leaves is gone when the next
+    // one writes it again, and only the last iteration's value reaches the read after the loop.
+    {.name = "WrittenWholeInALoopAndUsedAfterIsLiveFromTheWrite",
+     .body = loadLoopStore("  tt b, a, a, add\n"  // 13
+                           "  copy c, b\n"),      // 14; `dma O, c` is line 16
+     .expect = {{.value = "c", .segments = {{P(14), P(16)}}}}},
+    // Each iteration writes another chunk of c: the chunks of earlier iterations wait for the read after the loop, so c
+    // is live from the loop header.
+    {.name = "WrittenInChunksInALoopAndUsedAfterIsLiveFromTheLoopHeader",
+     .body = loadLoopStore("  copy c[:, i*16:16], a[:, i*16:16]\n"),  // 13; `dma O, c` is line 15
+     .expect = {{.value = "c", .segments = {{P(12), P(15)}}}}},
+    // The same chunks, each written twice by an inner loop: every iteration of the outer loop rewrites all of c before
+    // its end, so c is live from its first write (in the outer loop's last iteration's terms), not from the header.
+    {.name = "RewrittenWholeByAnInnerLoopOnEveryIterationIsLiveFromTheFirstWrite",
+     .body = loadLoopStore("  tt b, a, a, add\n"                      // 13
+                           "  loop j = 0, 4, 1 {\n"                   // 14
+                           "    copy c[:, j*16:16], b[:, j*16:16]\n"  // 15
+                           "  }\n", 3),                               // `dma O, c` is line 18
+     // Inside the inner loop the chunks of earlier j iterations wait: live from its header.
+     .expect = {{.value = "c", .segments = {{P(14), P(18)}}}}},
+    // A loop that runs once has no earlier iteration: a value first written in it is live from the write, and one last
+    // read in it dies at the read.
+    {.name = "ALoopOfOneIterationExtendsNothing",
+     .body = loadLoopStore("  tt b, a, a, add\n"                    // 13
+                           "  copy c[:, 0:16], a[:, 0:16]\n"        // 14
+                           "  copy b[:, 0:16], a[:, 16:16]\n", 1),  // 15; `dma O, c` is line 17
+     .expect = {{.value = "a", .segments = {{P(11), P(15)}}}, {.value = "c", .segments = {{P(14), P(17)}}}}},
+    // A partial write after which only what it wrote is read starts a value: nothing of the old one is read again.
+    {.name = "PartialRewriteReadBackOnlyStartsAValue",
+     .body = "dma a, A\n"                        // 11
+             "copy b, a\n"                       // 12
+             "copy c, b\n"                       // 13: the first value's last read
+             "copy d, a\n"                       // 14
+             "memset b[:, 0:16], 1\n"            // 15
+             "copy c[:, 0:16], b[:, 0:16]\n"     // 16: reads only what 15 wrote
+             "dma O, c\n",                       // 17
+     .expect = {{.value = "b", .segments = {{P(12), P(13)}, {P(15), P(16)}}, .value_starts = std::vector<Anchor>{P(15)}}}},
+    // The same, but the read after the partial write also reads an element of the old value: one value.
+    {.name = "PartialRewriteThenAReadOfOlderElementsKeepsOneValue",
+     .body = "dma a, A\n"                        // 11
+             "copy b, a\n"                       // 12
+             "copy c, b\n"                       // 13
+             "copy d, a\n"                       // 14
+             "memset b[:, 0:16], 1\n"            // 15
+             "copy c[:, 0:17], b[:, 0:17]\n"     // 16: element 16 is the first value's
+             "dma O, c\n",                       // 17
+     .expect = {{.value = "b", .segments = {{P(12), P(16)}}, .value_starts = std::vector<Anchor>{}}}},
+    // A write after a value's last read that nothing reads (no later iteration can: no loop holds both) is a dead
+    // store: live at its own position, not from the read to it.
+    {.name = "DeadStoreAfterTheLastReadIsLiveAtItsPositionOnly",
+     .body = "dma a, A\n"                      // 11
+             "copy b, a\n"                     // 12
+             "copy c, b\n"                     // 13
+             "copy d, a\n"                     // 14
+             "copy b[:, 0:16], a[:, 0:16]\n"   // 15: read by nobody
+             "tt c, c, d, add\n"               // 16
+             "dma O, c\n",                     // 17
+     .expect = {{.value = "b", .segments = {{P(12), P(13)}, {P(15), P(15)}}}}},
+    {.name = "InPlaceUpdateInALoopIsARead",
+     .body = loadLoopStore("  memset b, 1\n"                // 13
+                           "  tt b, b, a, add\n"            // 14
+                           "  tt c, c, b, add\n", 4, "b"),  // 15: c carried around the back edge; its first mention
+                                                            // `dma O, b` is line 17
+     // b is written whole in the loop and used after it; c is carried around the back edge.
+     .expect = {{.value = "b", .segments = {{P(13), P(17)}}}, {.value = "c", .segments = {{P(12), E(12)}}}}},
+    {.name = "DeadStoreKeepsItsMemoryUntilItWrites",
+     .body = "dma a, A\n"       // 11
+             "dma O, a\n"       // 12
+             "memset a, 0\n",   // 13
+     .expect = {{.value = "a", .segments = {{P(11), P(13)}}}}},
+    {.name = "RegisterDefinedInTheBodyBeforeItsReadIsBodyLocal",
+     .body = loadLoopStore("  addi s, i, 4\n"                         // 13
+                           "  copy b[:, s:4], a[:, 0:4]\n", 2, "b"),  // 14; `dma O, b` is line 16
+     .expect = {{.value = "s", .segments = {{P(13), P(14)}}, .reg = true}}},
+    // Rule 3 decided from the views (alloc/iteration_coverage.h): what each iteration writes before it reads.
+    {.name = "ColumnChunkWrittenThenReadInOneIterationIsPerIteration",
+     .body = loadLoopStore("  copy b[:, i*16:16], a[:, i*16:16]\n"    // 13: chunk i of b
+                           "  copy c[:, i*16:16], b[:, i*16:16]\n"),  // 14: reads exactly chunk i
+                                                                      // `dma O, c` is line 16
+     .expect = {{.value = "b", .segments = {{P(13), P(14)}}}},
+     .undecidable = 0,
+     .per_iteration = 1,
+     .carried = 0},
+    {.name = "TileAssembledByAnInnerLoopAndReadWholeIsPerIterationOfTheOuterLoop",
+     .body = loadLoopStore("  loop j = 0, 4, 1 {\n"                           // 13
+                           "    copy b[j*2:2, j*16:16], a[0:2, 0:16]\n"       // 14: k-slices: partitions and columns both move
+                           "    copy b[j*2:2, j*-16+48:16], a[0:2, 16:16]\n"  // 15
+                           "  }\n"
+                           "  tt c, b, a, add\n", 2),                         // 17: reads only what this i iteration wrote?
+                                                                              // `dma O, c` is line 19
+     // Each j writes columns j*16.. and 48-j*16.. of partitions 2j, 2j+1; j = 0..3 write rows 0..7 (all 8), but
+     // only 2 of the 4 column chunks per row: the read of the whole b is not covered.
+     .expect = {{.value = "b", .segments = {{P(12), E(12)}}}},
+     .carried = 1},
+    {.name = "RowsWrittenByAnInnerLoopCoverAWholeRead",
+     .body = "dma a, A\n"                         // 11
+             "loop i = 0, 2, 1 {\n"               // 12
+             "  loop j = 0, 4, 1 {\n"             // 13
+             "    copy b[j*2:2, :], a[0:2, :]\n"    // 14
+             "  }\n"
+             "  tt c, b, a, add\n"                // 16
+             "  dma O, c\n"                       // 17
+             "}\n", 
+     // Anchored at the j header (the def is deeper than the use), not extended over i. The one per-iteration
+     // answer is b's (c is replaced whole first: the quick kill, not counted).
+     .expect = {{.value = "b", .segments = {{P(13), P(16)}}}},
+     .per_iteration = 1},
+    {.name = "HalfWrittenTensorReadWholeIsCarried",
+     .body = loadLoopStore("  copy b[:, 0:32], a[:, 0:32]\n"  // 13
+                           "  copy c, b\n"),                  // 14; `dma O, c` is line 16
+     .expect = {{.value = "b", .segments = {{P(12), E(12)}}}}},
+    {.name = "SecondDimensionViewsAreWalkedElementByElement",
+     .body = loadLoopStore("  copy b[:, 0:8, 16:4], a[:, 0:32]\n"   // 13: columns 0..7, 16..23, 32..39, 48..55
+                           "  copy b[:, 8:8, 16:4], a[:, 32:32]\n"  // 14: the gaps
+                           "  copy c, b\n", 2),                     // 15; `dma O, c` is line 17
+     .expect = {{.value = "b", .segments = {{P(13), P(15)}}}}},
+    {.name = "AddressFromARegisterSetOutsideTheLoopIsUndecidableAndConservative",
+     .body = "li s, 16\n"                           // 11
+             "dma a, A\n"                           // 12
+             "loop i = 0, 4, 1 {\n"                 // 13
+             "  copy b[:, s:16], a[:, 0:16]\n"      // 14
+             "  copy c[:, i*16:16], b[:, s:16]\n"    // 15
+             "}\n"
+             "dma O, c\n",                          // 17
+     .expect = {{.value = "b", .segments = {{P(13), E(13)}}}},
+     .undecidable = 1},
+    {.name = "AddressComputedFromTheLoopRegisterInsideTheBodyIsKnown",
+     .body = loadLoopStore("  addi s, i, 2\n"                      // 13
+                           "  copy b[:, s:16], a[:, 0:16]\n"       // 14
+                           "  copy c[:, i*16:16], b[:, s:16]\n"),  // 15; `dma O, c` is line 17
+     .expect = {{.value = "b", .segments = {{P(14), P(15)}}}},
+     .undecidable = 0},
+    // 2^31 iterations of an empty inner loop between the write and the read: the walk gives up (undecidable,
+    // conservative) instead of running them.
+    {.name = "HugeLoopsAroundTheQuestionEndWithinTheBudget",
+     .body = loadLoopStore("  copy b[:, i*16:16], a[:, 0:16]\n"          // 13
+                           "  loop j = 0, 2147483648, 1 {\n"             // 14
+                           "  }\n"
+                           "  copy c[:, i*16:16], b[:, i*16:16]\n", 2),  // 16; `dma O, c` is line 18
+     .expect = {{.value = "b", .segments = {{P(12), E(12)}}}},
+     .undecidable = 1},
+    // b's views name no register: every iteration but the first and the last repeats the second, so the walk visits
+    // three of the 2^31 and decides (a walk of every iteration would run out of budget and keep b live over the
+    // whole loop).
+    {.name = "HugeTripCountsAreDecidedWhereTheViewsDoNotMove",
+     .body = loadLoopStore("  copy b, a\n"                // 13
+                           "  copy c, b\n", 2147483648),  // 14; `dma O, c` is line 16
+     .expect = {{.value = "b", .segments = {{P(13), P(14)}}}},
+     .undecidable = 0},
+}), caseName);
 
 // A start@first matmul that nothing reads afterwards is no dead store: on the later iterations of its loop it reads
 // what the earlier ones accumulated, so it is live over the loop.
@@ -212,30 +374,10 @@ TEST(Liveness, UnreadAccumulationIsLiveOverItsLoop) {
   EXPECT_EQ(l.tensor("acc"), range(l.pos(7), l.end(7)));
 }
 
-// A write after a value's last read that nothing reads (no later iteration can: no loop holds both) is a dead
-// store: live at its own position, not from the read to it.
-TEST(Liveness, DeadStoreAfterTheLastReadIsLiveAtItsPositionOnly) {
-  Live l(std::string(kDecls) +
-         "dma a, A\n"                      // 11
-         "copy b, a\n"                     // 12
-         "copy c, b\n"                     // 13
-         "copy d, a\n"                     // 14
-         "copy b[:, 0:16], a[:, 0:16]\n"   // 15: read by nobody
-         "tt c, c, d, add\n"               // 16
-         "dma O, c\n");                    // 17
-  LiveRange expected(l.pos(12), l.pos(13));
-  expected.add({l.pos(15), l.pos(15)});
-  EXPECT_EQ(l.tensor("b"), expected);
-}
-
 TEST(Liveness, BodyLocalValueStaysInTheBody) {
   Live l(std::string(kDecls) +
-         "dma a, A\n"            // 11
-         "loop i = 0, 4, 1 {\n"  // 12
-         "  tt b, a, a, add\n"   // 13
-         "  copy c, b\n"         // 14
-         "}\n"
-         "dma O, c\n");          // 16
+         loadLoopStore("  tt b, a, a, add\n"  // 13
+                       "  copy c, b\n"));     // 14; `dma O, c` is line 16
   EXPECT_EQ(l.tensor("b"), range(l.pos(13), l.pos(14)));
   EXPECT_FALSE(interferes(l.tensor("b"), l.tensor("c")) && l.tensor("b").last < l.tensor("c").first);
 }
@@ -251,23 +393,14 @@ TEST(Liveness, InputsStartAtProgramStartAndOutputsEndAtProgramEnd) {
 }
 
 TEST(Liveness, AccumulationOverAKLoopIsLiveFromTheKLoopHeaderToTheLastReader) {
-  Live l(
-      "arch tiny\n"
-      "dram L [32, 8] bf16 input\n"
-      "dram R [32, 64] bf16 input\n"
-      "dram O [8, 64] f32 output\n"
-      "sbuf lt [8, 8] bf16\n"
-      "sbuf rt [8, 64] bf16\n"
-      "psum acc [8, 64] f32\n"
-      "sbuf res [8, 64] f32\n"
-      "reg k\n"
-      "loop k = 0, 4, 1 {\n"                               // 10
-      "  dma lt, L[k*8:8, :]\n"                            // 11
-      "  dma rt, R[k*8:8, :]\n"                            // 12
-      "  matmul acc, lt, rt, start@first, stop@last\n"     // 13
-      "}\n"
-      "copy res, acc\n"                                    // 15
-      "dma O, res\n");                                     // 16
+  Live l(matmulDecls(32, 64, "k") +
+         "loop k = 0, 4, 1 {\n"                            // 10
+         "  dma lt, L[k*8:8, :]\n"                         // 11
+         "  dma rt, R[k*8:8, :]\n"                         // 12
+         "  matmul acc, lt, rt, start@first, stop@last\n"  // 13
+         "}\n"
+         "copy res, acc\n"                                 // 15
+         "dma O, res\n");                                  // 16
   // def = the first matmul, inside the k loop, so anchored at its header; use = the last reader.
   EXPECT_EQ(l.tensor("acc"), range(l.pos(10), l.pos(15)));
   // The operand tiles are reloaded in every iteration: body-local.
@@ -277,26 +410,16 @@ TEST(Liveness, AccumulationOverAKLoopIsLiveFromTheKLoopHeaderToTheLastReader) {
 }
 
 TEST(Liveness, AccumulatorIsNotCarriedAcrossTheOuterLoopThatRestartsIt) {
-  Live l(
-      "arch tiny\n"
-      "dram L [32, 8] bf16 input\n"
-      "dram R [32, 128] bf16 input\n"
-      "dram O [8, 128] f32 output\n"
-      "sbuf lt [8, 8] bf16\n"
-      "sbuf rt [8, 64] bf16\n"
-      "psum acc [8, 64] f32\n"
-      "sbuf res [8, 128] f32\n"
-      "reg n\n"
-      "reg k\n"
-      "loop n = 0, 2, 1 {\n"                               // 11
-      "  loop k = 0, 4, 1 {\n"                             // 12
-      "    dma lt, L[k*8:8, :]\n"                          // 13
-      "    dma rt, R[k*8:8, n*64:64]\n"                    // 14
-      "    matmul acc, lt, rt, start@first, stop@last\n"   // 15
-      "  }\n"
-      "  copy res[:, n*64:64], acc\n"                      // 17
-      "}\n"
-      "dma O, res\n");                                     // 19
+  Live l(matmulDecls(32, 128, "n k") +
+         "loop n = 0, 2, 1 {\n"                            // 11
+         "  loop k = 0, 4, 1 {\n"                          // 12
+         "    dma lt, L[k*8:8, :]\n"                       // 13
+         "    dma rt, R[k*8:8, n*64:64]\n"                 // 14
+         "    matmul acc, lt, rt, start@first, stop@last\n"  // 15
+         "  }\n"
+         "  copy res[:, n*64:64], acc\n"                   // 17
+         "}\n"
+         "dma O, res\n");                                  // 19
   // start@first replaces the whole accumulator on the first k iteration of every n iteration.
   EXPECT_EQ(l.tensor("acc"), range(l.pos(12), l.pos(17)));
   // res is written a slice per n iteration and read after the loop: live from the n header.
@@ -304,26 +427,16 @@ TEST(Liveness, AccumulatorIsNotCarriedAcrossTheOuterLoopThatRestartsIt) {
 }
 
 TEST(Liveness, AccumulatorThatKeepsAccumulatingAcrossAnOuterLoopIsCarried) {
-  Live l(
-      "arch tiny\n"
-      "dram L [32, 8] bf16 input\n"
-      "dram R [32, 64] bf16 input\n"
-      "dram O [8, 64] f32 output\n"
-      "sbuf lt [8, 8] bf16\n"
-      "sbuf rt [8, 64] bf16\n"
-      "psum acc [8, 64] f32\n"
-      "sbuf res [8, 64] f32\n"
-      "reg n\n"
-      "reg k\n"
-      "loop n = 0, 2, 1 {\n"                                    // 11
-      "  loop k = 0, 4, 1 {\n"                                  // 12
-      "    dma lt, L[k*8:8, :]\n"                               // 13
-      "    dma rt, R[k*8:8, :]\n"                               // 14
-      "    matmul acc, lt, rt, start@first, stop\n"             // 15
-      "    copy res, acc\n"                                     // 16
-      "  }\n"
-      "}\n"
-      "dma O, res\n");                                          // 19
+  Live l(matmulDecls(32, 64, "n k") +
+         "loop n = 0, 2, 1 {\n"                                 // 11
+         "  loop k = 0, 4, 1 {\n"                               // 12
+         "    dma lt, L[k*8:8, :]\n"                            // 13
+         "    dma rt, R[k*8:8, :]\n"                            // 14
+         "    matmul acc, lt, rt, start@first, stop\n"          // 15
+         "    copy res, acc\n"                                  // 16
+         "  }\n"
+         "}\n"
+         "dma O, res\n");                                       // 19
   // The matmul's innermost loop is k: start@first restarts it per k entry, so acc is body-local to n but
   // carried around k's back edge (a matmul without start in iterations 2..4 adds to it).
   EXPECT_EQ(l.tensor("acc"), range(l.pos(12), l.end(12)));
@@ -331,40 +444,15 @@ TEST(Liveness, AccumulatorThatKeepsAccumulatingAcrossAnOuterLoopIsCarried) {
 
 TEST(Liveness, PartialWriteReadInALaterIterationIsLiveOverTheWholeLoop) {
   Live l(std::string(kDecls) +
-         "dma a, A\n"                        // 11
-         "loop i = 0, 4, 1 {\n"              // 12
-         "  copy b[:, i*16:16], a[:, 0:16]\n"   // 13
-         "  copy c[:, i*16:16], b[:, 0:16]\n"   // 14: iterations 2..4 read what iteration 1 wrote
-         "  memset d, 0\n"                   // 15
-         "  copy c[:, 0:16], d[:, 0:16]\n"   // 16
-         "}\n"
-         "dma O, c\n");                      // 18
+         loadLoopStore("  copy b[:, i*16:16], a[:, 0:16]\n"  // 13
+                       "  copy c[:, i*16:16], b[:, 0:16]\n"  // 14: iterations 2..4 read what iteration 1 wrote
+                       "  memset d, 0\n"                     // 15
+                       "  copy c[:, 0:16], d[:, 0:16]\n"));  // 16; `dma O, c` is line 18
   EXPECT_EQ(l.tensor("b"), range(l.pos(12), l.end(12)));
   // d is replaced whole at the top of every iteration: body-local although read in the same body.
   EXPECT_EQ(l.tensor("d"), range(l.pos(15), l.pos(16)));
   EXPECT_FALSE(interferes(l.tensor("d"), range(l.pos(13), l.pos(14))));
   EXPECT_TRUE(interferes(l.tensor("b"), l.tensor("d")));
-}
-
-TEST(Liveness, InPlaceUpdateInALoopIsARead) {
-  Live l(std::string(kDecls) +
-         "dma a, A\n"              // 11
-         "loop i = 0, 4, 1 {\n"    // 12
-         "  memset b, 1\n"         // 13
-         "  tt b, b, a, add\n"     // 14
-         "  tt c, c, b, add\n"     // 15: c carried around the back edge; its first mention
-         "}\n"
-         "dma O, b\n");            // 17
-  EXPECT_EQ(l.tensor("b"), range(l.pos(13), l.pos(17)));  // written whole in the loop, used after
-  EXPECT_EQ(l.tensor("c"), range(l.pos(12), l.end(12)));
-}
-
-TEST(Liveness, DeadStoreKeepsItsMemoryUntilItWrites) {
-  Live l(std::string(kDecls) +
-         "dma a, A\n"       // 11
-         "dma O, a\n"       // 12
-         "memset a, 0\n");  // 13
-  EXPECT_EQ(l.tensor("a"), range(l.pos(11), l.pos(13)));
 }
 
 TEST(Liveness, CodeInALoopThatNeverRunsMentionsNothing) {
@@ -410,164 +498,17 @@ TEST(Liveness, RegistersFollowTheSameRule) {
   EXPECT_EQ(l.reg("i"), range(l.pos(13), l.pos(20)));
 }
 
-TEST(Liveness, RegisterDefinedInTheBodyBeforeItsReadIsBodyLocal) {
-  Live l(std::string(kDecls) +
-         "dma a, A\n"                       // 11
-         "loop i = 0, 2, 1 {\n"             // 12
-         "  addi s, i, 4\n"                 // 13
-         "  copy b[:, s:4], a[:, 0:4]\n"    // 14
-         "}\n"
-         "dma O, b\n");                     // 16
-  EXPECT_EQ(l.reg("s"), range(l.pos(13), l.pos(14)));
-}
-
-// Rule 3 decided from the views (alloc/iteration_coverage.h): what each iteration writes before it reads.
-TEST(Liveness, ColumnChunkWrittenThenReadInOneIterationIsPerIteration) {
-  Live l(std::string(kDecls) +
-         "dma a, A\n"                               // 11
-         "loop i = 0, 4, 1 {\n"                     // 12
-         "  copy b[:, i*16:16], a[:, i*16:16]\n"     // 13: chunk i of b
-         "  copy c[:, i*16:16], b[:, i*16:16]\n"     // 14: reads exactly chunk i
-         "}\n"
-         "dma O, c\n");                             // 16
-  EXPECT_EQ(l.tensor("b"), range(l.pos(13), l.pos(14)));
-  EXPECT_EQ(l.live.stats.per_iteration, 1u);
-  EXPECT_EQ(l.live.stats.carried, 0u);
-  EXPECT_EQ(l.live.stats.undecidable, 0u);
-}
-
-TEST(Liveness, TileAssembledByAnInnerLoopAndReadWholeIsPerIterationOfTheOuterLoop) {
-  Live l(std::string(kDecls) +
-         "dma a, A\n"                                 // 11
-         "loop i = 0, 2, 1 {\n"                       // 12
-         "  loop j = 0, 4, 1 {\n"                     // 13
-         "    copy b[j*2:2, j*16:16], a[0:2, 0:16]\n"   // 14: k-slices: partitions and columns both move
-         "    copy b[j*2:2, j*-16+48:16], a[0:2, 16:16]\n"   // 15
-         "  }\n"
-         "  tt c, b, a, add\n"                        // 17: reads only what this i iteration wrote?
-         "}\n"
-         "dma O, c\n");                               // 19
-  // Each j writes columns j*16.. and 48-j*16.. of partitions 2j, 2j+1; j = 0..3 write rows 0..7 (all 8), but
-  // only 2 of the 4 column chunks per row: the read of the whole b is not covered.
-  EXPECT_EQ(l.tensor("b"), range(l.pos(12), l.end(12)));
-  EXPECT_EQ(l.live.stats.carried, 1u);
-}
-
-TEST(Liveness, RowsWrittenByAnInnerLoopCoverAWholeRead) {
-  Live l(std::string(kDecls) +
-         "dma a, A\n"                         // 11
-         "loop i = 0, 2, 1 {\n"               // 12
-         "  loop j = 0, 4, 1 {\n"             // 13
-         "    copy b[j*2:2, :], a[0:2, :]\n"    // 14
-         "  }\n"
-         "  tt c, b, a, add\n"                // 16
-         "  dma O, c\n"                       // 17
-         "}\n");
-  // Anchored at the j header (the def is deeper than the use), not extended over i.
-  EXPECT_EQ(l.tensor("b"), range(l.pos(13), l.pos(16)));
-  EXPECT_EQ(l.live.stats.per_iteration, 1u);  // b (c is replaced whole first: the quick kill, not counted)
-}
-
-TEST(Liveness, HalfWrittenTensorReadWholeIsCarried) {
-  Live l(std::string(kDecls) +
-         "dma a, A\n"                          // 11
-         "loop i = 0, 4, 1 {\n"                // 12
-         "  copy b[:, 0:32], a[:, 0:32]\n"      // 13
-         "  copy c, b\n"                       // 14
-         "}\n"
-         "dma O, c\n");                        // 16
-  EXPECT_EQ(l.tensor("b"), range(l.pos(12), l.end(12)));
-}
-
-TEST(Liveness, SecondDimensionViewsAreWalkedElementByElement) {
-  Live l(std::string(kDecls) +
-         "dma a, A\n"                                   // 11
-         "loop i = 0, 2, 1 {\n"                         // 12
-         "  copy b[:, 0:8, 16:4], a[:, 0:32]\n"    // 13: columns 0..7, 16..23, 32..39, 48..55
-         "  copy b[:, 8:8, 16:4], a[:, 32:32]\n"   // 14: the gaps
-         "  copy c, b\n"                                // 15
-         "}\n"
-         "dma O, c\n");                                 // 17
-  EXPECT_EQ(l.tensor("b"), range(l.pos(13), l.pos(15)));
-}
-
-TEST(Liveness, AddressFromARegisterSetOutsideTheLoopIsUndecidableAndConservative) {
-  Live l(std::string(kDecls) +
-         "li s, 16\n"                           // 11
-         "dma a, A\n"                           // 12
-         "loop i = 0, 4, 1 {\n"                 // 13
-         "  copy b[:, s:16], a[:, 0:16]\n"      // 14
-         "  copy c[:, i*16:16], b[:, s:16]\n"    // 15
-         "}\n"
-         "dma O, c\n");                         // 17
-  EXPECT_EQ(l.tensor("b"), range(l.pos(13), l.end(13)));
-  EXPECT_EQ(l.live.stats.undecidable, 1u);
-}
-
-TEST(Liveness, AddressComputedFromTheLoopRegisterInsideTheBodyIsKnown) {
-  Live l(std::string(kDecls) +
-         "dma a, A\n"                           // 11
-         "loop i = 0, 4, 1 {\n"                 // 12
-         "  addi s, i, 2\n"                     // 13
-         "  copy b[:, s:16], a[:, 0:16]\n"      // 14
-         "  copy c[:, i*16:16], b[:, s:16]\n"    // 15
-         "}\n"
-         "dma O, c\n");                         // 17
-  EXPECT_EQ(l.tensor("b"), range(l.pos(14), l.pos(15)));
-  EXPECT_EQ(l.live.stats.undecidable, 0u);
-}
-
-TEST(Liveness, HugeLoopsAroundTheQuestionEndWithinTheBudget) {
-  // 2^31 iterations of an empty inner loop between the write and the read: the walk gives up (undecidable,
-  // conservative) instead of running them.
-  Live l(std::string(kDecls) +
-         "dma a, A\n"                            // 11
-         "loop i = 0, 2, 1 {\n"                  // 12
-         "  copy b[:, i*16:16], a[:, 0:16]\n"     // 13
-         "  loop j = 0, 2147483648, 1 {\n"       // 14
-         "  }\n"
-         "  copy c[:, i*16:16], b[:, i*16:16]\n"  // 16
-         "}\n"
-         "dma O, c\n");                          // 18
-  EXPECT_EQ(l.tensor("b"), range(l.pos(12), l.end(12)));
-  EXPECT_EQ(l.live.stats.undecidable, 1u);
-}
-
-TEST(Liveness, HugeTripCountsAreDecidedWhereTheViewsDoNotMove) {
-  // b's views name no register: every iteration but the first and the last repeats the second, so the walk visits
-  // three of the 2^31 and decides (a walk of every iteration would run out of budget and keep b live over the
-  // whole loop).
-  Live l(std::string(kDecls) +
-         "dma a, A\n"                            // 11
-         "loop i = 0, 2147483648, 1 {\n"         // 12
-         "  copy b, a\n"                         // 13
-         "  copy c, b\n"                         // 14
-         "}\n"
-         "dma O, c\n");                          // 16
-  EXPECT_EQ(l.tensor("b"), range(l.pos(13), l.pos(14)));
-  EXPECT_EQ(l.live.stats.undecidable, 0u);
-}
-
 TEST(Liveness, SampledIterationsStillSeeAnAccumulationThatOnlyTheFirstStarts) {
   // start@first in a loop of its own: only iteration 0 starts the group, every later one reads acc before writing
   // it. The views do not move, so the walk samples iterations 0, 1 and 999: iteration 1 is the carried one.
-  Live l(
-      "arch tiny\n"
-      "dram L [8, 8] bf16 input\n"
-      "dram R [8, 64] bf16 input\n"
-      "dram O [8, 64] f32 output\n"
-      "sbuf lt [8, 8] bf16\n"
-      "sbuf rt [8, 64] bf16\n"
-      "psum acc [8, 64] f32\n"
-      "sbuf res [8, 64] f32\n"
-      "reg k\n"
-      "dma lt, L\n"                                       // 10
-      "dma rt, R\n"                                       // 11
-      "loop k = 0, 1000, 1 {\n"                           // 12
-      "  matmul acc, lt, rt, start@first, stop@last\n"    // 13
-      "  copy res, acc\n"                                 // 14
-      "}\n"
-      "dma O, res\n");                                    // 16
+  Live l(matmulDecls(8, 64, "k") +
+         "dma lt, L\n"                                    // 10
+         "dma rt, R\n"                                    // 11
+         "loop k = 0, 1000, 1 {\n"                        // 12
+         "  matmul acc, lt, rt, start@first, stop@last\n"  // 13
+         "  copy res, acc\n"                              // 14
+         "}\n"
+         "dma O, res\n");                                 // 16
   EXPECT_EQ(l.tensor("acc"), range(l.pos(12), l.end(12)));  // carried: live around the back edge
   EXPECT_EQ(l.live.stats.undecidable, 0u);
 }
@@ -638,129 +579,138 @@ TEST(LiveSegments, AFullWriteAfterTheLastReadStartsANewValue) {
   EXPECT_FALSE(interferes(b, range(l.pos(14), l.pos(14))));
 }
 
-TEST(LiveSegments, APartialWriteExtendsTheValueItLandsIn) {
-  Live l(std::string(kDecls) +
-         "dma a, A\n"                  // 11
-         "copy b, a\n"                 // 12
-         "copy c, b\n"                 // 13
-         "memset b[:, 0:32], 1\n"      // 14: half of b: the rest of the old value survives
-         "tt d, b, c, add\n"           // 15
-         "dma O, d\n");                // 16
-  EXPECT_EQ(l.tensor("b"), range(l.pos(12), l.pos(15)));
-}
-
-TEST(LiveSegments, AnInPlaceUpdateKeepsOneValue) {
-  Live l(std::string(kDecls) +
-         "dma a, A\n"          // 11
-         "copy b, a\n"         // 12
-         "tt b, b, a, add\n"   // 13
-         "dma O, b\n");        // 14
-  EXPECT_EQ(l.tensor("b"), range(l.pos(12), l.pos(14)));
-  EXPECT_TRUE(l.live.value_starts[l.p.findTensor("b")].empty());
-}
-
-// Two values of one tensor within each iteration of a loop: every read is covered by a write of the same iteration,
-// so the second full write starts a value there too.
-TEST(LiveSegments, ValuesWithinOneIterationOfALoop) {
-  Live l(std::string(kDecls) +
-         "dma a, A\n"            // 11
-         "loop i = 0, 4, 1 {\n"  // 12
-         "  copy b, a\n"         // 13
-         "  copy c, b\n"         // 14
-         "  copy d, c\n"         // 15
-         "  memset b, 2\n"       // 16
-         "  tt c, b, d, add\n"   // 17
-         "}\n"
-         "dma O, c\n");          // 19
-  const LiveRange b = l.tensor("b");
-  EXPECT_EQ(b.segmentCount(), 2u);
-  EXPECT_EQ(b.segment(0), (Segment{l.pos(13), l.pos(14)}));
-  EXPECT_EQ(b.segment(1), (Segment{l.pos(16), l.pos(17)}));
-}
-
-// A value read at the top of the body before the body writes it again is carried around the back edge: no new
-// value starts there.
-TEST(LiveSegments, NoNewValueWhereTheLoopCarriesTheOldOne) {
-  Live l(std::string(kDecls) +
-         "dma a, A\n"            // 11
-         "copy b, a\n"           // 12
-         "loop i = 0, 4, 1 {\n"  // 13
-         "  copy c, b\n"         // 14
-         "  memset b, 2\n"       // 15
-         "  tt b, b, c, add\n"   // 16
-         "}\n"
-         "dma O, b\n");          // 18
-  EXPECT_EQ(l.tensor("b"), range(l.pos(12), l.pos(18)));
-}
-
-// The ifs and register-bounded loops below name only their loops' registers: whether their bodies run is decided by
-// counting through the loops (i = 0..3).
-TEST(LiveSegments, AWholeWriteInAnIfThatAlwaysHoldsStartsAValueAsUnconditionalCodeDoes) {
-  Live l(std::string(kDecls) +
-         "dma a, A\n"            // 11
-         "copy b, a\n"           // 12: the first value's last read
-         "loop i = 0, 4, 1 {\n"  // 13
-         "  if i >= 0 {\n"       // 14: holds for every i
-         "    memset a, 1\n"     // 15: replaces a on every iteration
-         "  }\n"
-         "}\n"
-         "dma O, a\n");          // 18
-  EXPECT_EQ(l.tensor("a"), segments({{l.pos(11), l.pos(12)}, {l.pos(15), l.pos(18)}}));
-}
-
-TEST(LiveSegments, AWholeWriteThatRunsOnSomeIterationStartsAValueAtItsLoop) {
-  // The memset runs at i = 2 only; nothing in the loop reads a, so after the loop a holds what the memset wrote.
-  // Before the memset's run the old value is dead, but one position stands for every iteration: the new value is
-  // live from the loop header.
-  Live l(std::string(kDecls) +
-         "dma a, A\n"            // 11
-         "copy b, a\n"           // 12
-         "loop i = 0, 4, 1 {\n"  // 13
-         "  if i == 2 {\n"       // 14
-         "    memset a, 1\n"     // 15
-         "  }\n"
-         "}\n"
-         "dma O, a\n");          // 18
-  EXPECT_EQ(l.tensor("a"), segments({{l.pos(11), l.pos(12)}, {l.pos(13), l.pos(18)}}));
-}
-
-TEST(LiveSegments, AWholeWriteInARegisterBoundedLoopThatRunsStartsAValue) {
-  // j runs for i = 1..3: the memset runs, though not on every iteration of i.
-  Live l(std::string(kDecls) +
-         "dma a, A\n"              // 11
-         "copy b, a\n"             // 12
-         "loop i = 0, 4, 1 {\n"    // 13
-         "  loop j = 0, i, 1 {\n"  // 14
-         "    memset a, 1\n"       // 15
-         "  }\n"
-         "}\n"
-         "dma O, a\n");            // 18
-  EXPECT_EQ(l.tensor("a"), segments({{l.pos(11), l.pos(12)}, {l.pos(13), l.pos(18)}}));
-}
-
-TEST(LiveSegments, AConditionalWholeWriteThatNeverRunsOrIsReadAroundKeepsOneValue) {
-  // i == 7 never holds: the dma after the loop reads what the first dma wrote.
-  Live never(std::string(kDecls) +
-             "dma a, A\n"            // 11
+INSTANTIATE_TEST_SUITE_P(LiveSegments, LiveRangeOf, ::testing::ValuesIn(std::vector<RangeCase>{
+    {.name = "APartialWriteExtendsTheValueItLandsIn",
+     .body = "dma a, A\n"                  // 11
+             "copy b, a\n"                 // 12
+             "copy c, b\n"                 // 13
+             "memset b[:, 0:32], 1\n"      // 14: half of b: the rest of the old value survives
+             "tt d, b, c, add\n"           // 15
+             "dma O, d\n",                 // 16
+     .expect = {{.value = "b", .segments = {{P(12), P(15)}}}}},
+    {.name = "AnInPlaceUpdateKeepsOneValue",
+     .body = "dma a, A\n"          // 11
+             "copy b, a\n"         // 12
+             "tt b, b, a, add\n"   // 13
+             "dma O, b\n",         // 14
+     .expect = {{.value = "b", .segments = {{P(12), P(14)}}, .value_starts = std::vector<Anchor>{}}}},
+    // Two values of one tensor within each iteration of a loop: every read is covered by a write of the same iteration,
+    // so the second full write starts a value there too.
+    {.name = "ValuesWithinOneIterationOfALoop",
+     .body = loadLoopStore("  copy b, a\n"          // 13
+                           "  copy c, b\n"          // 14
+                           "  copy d, c\n"          // 15
+                           "  memset b, 2\n"        // 16
+                           "  tt c, b, d, add\n"),  // 17; `dma O, c` is line 19
+     .expect = {{.value = "b", .segments = {{P(13), P(14)}, {P(16), P(17)}}}}},
+    // A value read at the top of the body before the body writes it again is carried around the back edge: no new
+    // value starts there.
+    {.name = "NoNewValueWhereTheLoopCarriesTheOldOne",
+     .body = "dma a, A\n"            // 11
              "copy b, a\n"           // 12
              "loop i = 0, 4, 1 {\n"  // 13
-             "  if i == 7 {\n"       // 14
-             "    memset a, 1\n"     // 15
-             "  }\n"
+             "  copy c, b\n"         // 14
+             "  memset b, 2\n"       // 15
+             "  tt b, b, c, add\n"   // 16
              "}\n"
-             "dma O, a\n");          // 18
-  EXPECT_EQ(never.tensor("a"), range(never.pos(11), never.pos(18)));
-  // The memset runs at i = 2, but iterations 0 to 2 read the first value inside the loop.
-  Live read(std::string(kDecls) +
-            "dma a, A\n"            // 11
-            "loop i = 0, 4, 1 {\n"  // 12
-            "  copy b, a\n"         // 13
-            "  if i == 2 {\n"       // 14
-            "    memset a, 1\n"     // 15
-            "  }\n"
-            "}\n"
-            "dma O, a\n");          // 18
-  EXPECT_EQ(read.tensor("a"), range(read.pos(11), read.pos(18)));
+             "dma O, b\n",           // 18
+     .expect = {{.value = "b", .segments = {{P(12), P(18)}}}}},
+    // The ifs and register-bounded loops below name only their loops' registers: whether their bodies run is decided by
+    // counting through the loops (i = 0..3).
+    // i >= 0 holds for every i: the memset (line 15) replaces a on every iteration, after the first value's last
+    // read (line 12).
+    {.name = "AWholeWriteInAnIfThatAlwaysHoldsStartsAValueAsUnconditionalCodeDoes",
+     .body = guardedWholeWrite("if i >= 0"),
+     .expect = {{.value = "a", .segments = {{P(11), P(12)}, {P(15), P(18)}}}}},
+    // The memset runs at i = 2 only; nothing in the loop reads a, so after the loop a holds what the memset wrote.
+    // Before the memset's run the old value is dead, but one position stands for every iteration: the new value is
+    // live from the loop header.
+    {.name = "AWholeWriteThatRunsOnSomeIterationStartsAValueAtItsLoop",
+     .body = guardedWholeWrite("if i == 2"),
+     .expect = {{.value = "a", .segments = {{P(11), P(12)}, {P(13), P(18)}}}}},
+    // j runs for i = 1..3: the memset runs, though not on every iteration of i.
+    {.name = "AWholeWriteInARegisterBoundedLoopThatRunsStartsAValue",
+     .body = guardedWholeWrite("loop j = 0, i, 1"),
+     .expect = {{.value = "a", .segments = {{P(11), P(12)}, {P(13), P(18)}}}}},
+    // i == 7 never holds: the dma after the loop reads what the first dma wrote.
+    {.name = "AConditionalWholeWriteThatNeverRunsKeepsOneValue",
+     .body = guardedWholeWrite("if i == 7"),
+     .expect = {{.value = "a", .segments = {{P(11), P(18)}}}}},
+    // The memset runs at i = 2, but iterations 0 to 2 read the first value inside the loop.
+    {.name = "AConditionalWholeWriteReadAroundKeepsOneValue",
+     .body = loadLoopStore("  copy b, a\n"      // 13
+                           "  if i == 2 {\n"    // 14
+                           "    memset a, 1\n"  // 15
+                           "  }\n", 4, "a"),    // `dma O, a` is line 18
+     .expect = {{.value = "a", .segments = {{P(11), P(18)}}}}},
+}), caseName);
+
+TEST(LiveSegments, ATensorReplacedPiecewiseStartsAValueAtTheFirstPiece) {
+  // The two memsets together write every element of b before anything reads it: what the loop reads is theirs.
+  Live l(std::string(kDecls) +
+         "dma a, A\n"                                // 11
+         "copy b, a\n"                               // 12
+         "copy c, b\n"                               // 13: the first value's last read
+         "copy d, a\n"                               // 14
+         "memset b[:, 0:32], 1\n"                    // 15
+         "memset b[:, 32:32], 2\n"                   // 16
+         "copy d, b\n"                               // 17
+         "loop i = 0, 4, 1 {\n"                      // 18
+         "  copy c[:, i*16:16], b[:, i*16:16]\n"     // 19
+         "}\n"
+         "dma O, c\n");                              // 21
+  EXPECT_EQ(l.live.value_starts[l.p.findTensor("b")], (std::vector<uint32_t>{l.pos(15)}));
+  EXPECT_EQ(l.tensor("b"), segments({{l.pos(12), l.pos(13)}, {l.pos(15), l.end(18)}}));
+  // One element short (element 63 keeps the first value's, and the loop reads it): one value.
+  Live short_by_one(std::string(kDecls) +
+                    "dma a, A\n"                             // 11
+                    "copy b, a\n"                            // 12
+                    "copy c, b\n"                            // 13
+                    "copy d, a\n"                            // 14
+                    "memset b[:, 0:32], 1\n"                 // 15
+                    "memset b[:, 32:31], 2\n"                // 16
+                    "copy d, b\n"                            // 17
+                    "loop i = 0, 4, 1 {\n"                   // 18
+                    "  copy c[:, i*16:16], b[:, i*16:16]\n"  // 19
+                    "}\n"
+                    "dma O, c\n");                           // 21
+  EXPECT_TRUE(short_by_one.live.value_starts[short_by_one.p.findTensor("b")].empty());
+  EXPECT_EQ(short_by_one.tensor("b"), range(short_by_one.pos(12), short_by_one.end(18)));
+}
+
+TEST(LiveSegments, ALoopThatWritesEveryElementPiecewiseStartsAValueAtItsHeader) {
+  // The loop's four iterations write a quarter each and read nothing of a: after it, a holds only what it wrote.
+  // The new value is live from the header (one position stands for every iteration).
+  Live l(std::string(kDecls) +
+         "dma a, A\n"                          // 11
+         "copy b, a\n"                         // 12: the first value's last read
+         "loop i = 0, 4, 1 {\n"                // 13
+         "  memset a[:, i*16:16], 1\n"         // 14
+         "}\n"
+         "dma O, a\n");                        // 16
+  EXPECT_EQ(l.live.value_starts[l.p.findTensor("a")], (std::vector<uint32_t>{l.pos(14)}));
+  EXPECT_EQ(l.tensor("a"), segments({{l.pos(11), l.pos(12)}, {l.pos(13), l.pos(16)}}));
+  // Three quarters only: the last quarter is the first value's, read after the loop.
+  Live partly(std::string(kDecls) +
+              "dma a, A\n"                     // 11
+              "copy b, a\n"                    // 12
+              "loop i = 0, 3, 1 {\n"           // 13
+              "  memset a[:, i*16:16], 1\n"    // 14
+              "}\n"
+              "dma O, a\n");                   // 16
+  EXPECT_TRUE(partly.live.value_starts[partly.p.findTensor("a")].empty());
+  EXPECT_EQ(partly.tensor("a"), range(partly.pos(11), partly.pos(16)));
+  // Every element written, but the loop also reads a quarter before the iteration that writes it: one value.
+  Live reads(std::string(kDecls) +
+             "dma a, A\n"                      // 11
+             "copy b, a\n"                     // 12
+             "loop i = 0, 4, 1 {\n"            // 13
+             "  memset a[:, i*16:16], 1\n"     // 14
+             "  copy c[:, 0:16], a[:, 48:16]\n"  // 15
+             "}\n"
+             "dma O, a\n");                    // 17
+  EXPECT_TRUE(reads.live.value_starts[reads.p.findTensor("a")].empty());
+  EXPECT_EQ(reads.tensor("a"), range(reads.pos(11), reads.pos(17)));
 }
 
 }  // namespace

@@ -78,14 +78,18 @@ std::string instructionsText(const Program& p) {
 
 uint64_t dmas(const Program& p) { return measureDmaTraffic(p).instructions; }
 
+// x is loaded, saved to its slot x_S and reloaded into x_R1, which y reads: the start of the programs below.
+const std::string kSaveReloadRead =
+    "dma x, X\n"
+    "dma x_S, x !spill\n"
+    "dma x_R1, x_S !reload\n"
+    "act y, x_R1, relu\n";
+
 // The second reload of x_S lands on the bytes the first filled (x_R2 and x_R1 share @p0+128) and nothing wrote
 // them or the slot in between: merge_load removes it and re-points `tt` onto x_R1; x_R2 is then unnamed (dce).
 // The first reload is not redundant at level 1 (x holds the value, but at other bytes), so 5 DMAs become 4.
 const std::string kRepeatedReload = std::string(kHeader) +
-                                    "dma x, X\n"
-                                    "dma x_S, x !spill\n"
-                                    "dma x_R1, x_S !reload\n"
-                                    "act y, x_R1, relu\n"
+                                    kSaveReloadRead +
                                     "dma x_R2, x_S !reload\n"
                                     "tt y, y, x_R2, add\n"
                                     "dma Y, y\n";
@@ -183,11 +187,8 @@ TEST(DmaOptimization, CostModelKeepsAWideReload) {
 // the stand-ins' bytes once x_R1 is dead) makes the second reload necessary.
 TEST(DmaOptimization, AWriteInBetweenKeepsTheReload) {
   const std::string text = std::string(kHeader) +
-                           "sbuf y_T [8, 16] f32 @p0+128\n"
-                           "dma x, X\n"
-                           "dma x_S, x !spill\n"
-                           "dma x_R1, x_S !reload\n"
-                           "act y, x_R1, relu\n"
+                           "sbuf y_T [8, 16] f32 @p0+128\n" +
+                           kSaveReloadRead +
                            "act y_T, y, relu\n"
                            "tt y, y, y_T, add\n"
                            "dma x_R2, x_S !reload\n"
@@ -202,11 +203,8 @@ TEST(DmaOptimization, AWriteInBetweenKeepsTheReload) {
 // Not across a loop boundary: the second reload sits in a loop body, the first outside.
 TEST(DmaOptimization, NoRemovalAcrossALoopBoundary) {
   const std::string text = std::string(kHeader) +
-                           "reg i @r0\n"
-                           "dma x, X\n"
-                           "dma x_S, x !spill\n"
-                           "dma x_R1, x_S !reload\n"
-                           "act y, x_R1, relu\n"
+                           "reg i @r0\n" +
+                           kSaveReloadRead +
                            "loop i = 0, 2, 1 {\n"
                            "  dma x_R2, x_S !reload\n"
                            "  tt y, y, x_R2, add\n"

@@ -13,16 +13,14 @@
 #include "alloc/no_reuse.h"
 #include "gen/generate.h"
 #include "tests/common/placed_program_checks.h"
+#include "tests/common/program_text.h"
 #include "tests/alloc/placement_lookup.h"
 
 namespace allocsim {
 namespace {
 
-using testing_placed::Apart;
-using testing_placed::bankAt;
-using testing_placed::physOf;
-using testing_placed::placementOf;
-using testing_placed::sbufAt;
+// The placement helpers (placement_lookup.h, placed_program_checks.h).
+using namespace testing_placed;
 
 // The placer's promise: items whose live ranges interfere never share storage.
 Apart interfering(const Program& p) {
@@ -36,6 +34,11 @@ std::pair<std::string, uint32_t> failure(const std::string& text) {
   return testing_placed::placeFailure(placeGreedy, text);
 }
 
+// Placing `text` fails with exactly `message`, located at `line`.
+void expectFailure(const std::string& text, const std::string& message, uint32_t line) {
+  EXPECT_EQ(failure(text), std::make_pair(message, line));
+}
+
 Program placedChecked(const std::string& text) {
   Program p = parseProgram(text);
   Program placed = placeGreedy(p);
@@ -46,13 +49,7 @@ Program placedChecked(const std::string& text) {
 
 TEST(Greedy, ReusesBanksAndLanesAndTheGapsBetweenATensorsValues) {
   Program p = placedChecked(
-      "arch tiny\n"
-      "dram A [8, 64] f32 input\n"
-      "dram O [8, 64] f32 output\n"
-      "sbuf a [8, 64] f32\n"
-      "sbuf b [8, 64] f32\n"
-      "sbuf c [8, 64] f32\n"
-      "sbuf d [8, 64] f32\n"
+      tinyTileDecls("a b c d") +
       "psum p1 [8, 64] f32\n"
       "psum p2 [8, 64] f32\n"
       "sbuf id [8, 8] f32\n"
@@ -74,45 +71,27 @@ TEST(Greedy, ReusesBanksAndLanesAndTheGapsBetweenATensorsValues) {
       "}\n");
   // a and b (also rewritten late) are not live between their values: c (live from its write to `copy d, c`) takes
   // a's slot in a's gap, d (to the first matmul) b's slot in b's gap.
-  EXPECT_EQ(placementOf(p, "a"), sbufAt(0, 0));
-  EXPECT_EQ(placementOf(p, "b"), sbufAt(0, 256));
-  EXPECT_EQ(placementOf(p, "c"), sbufAt(0, 0));
-  EXPECT_EQ(placementOf(p, "d"), sbufAt(0, 256));
-  EXPECT_EQ(placementOf(p, "p1"), bankAt(0));
-  EXPECT_EQ(placementOf(p, "p2"), bankAt(0));  // p1 was last read before p2's first write
-  EXPECT_EQ(physOf(p, "i"), 0u);
-  EXPECT_EQ(physOf(p, "j"), 0u);  // two loops one after the other share a lane
+  // p2: p1 was last read before p2's first write
+  expectPlacements(p, {{"a", sbufAt(0, 0)}, {"b", sbufAt(0, 256)}, {"c", sbufAt(0, 0)}, {"d", sbufAt(0, 256)},
+                       {"p1", bankAt(0)}, {"p2", bankAt(0)}});
+  // j: two loops one after the other share a lane
+  expectLanes(p, {{"i", 0}, {"j", 0}});
 }
 
 TEST(Greedy, AChainOfCopiesAlternatesBetweenTwoSlots) {
   Program p = placedChecked(
-      "arch tiny\n"
-      "dram A [8, 64] f32 input\n"
-      "dram O [8, 64] f32 output\n"
-      "sbuf a [8, 64] f32\n"
-      "sbuf b [8, 64] f32\n"
-      "sbuf c [8, 64] f32\n"
-      "sbuf d [8, 64] f32\n"
+      tinyTileDecls("a b c d") +
       "dma a, A\n"
       "copy b, a\n"
       "copy c, b\n"
       "copy d, c\n"
       "dma O, d\n");
-  EXPECT_EQ(placementOf(p, "a"), sbufAt(0, 0));
-  EXPECT_EQ(placementOf(p, "b"), sbufAt(0, 256));
-  EXPECT_EQ(placementOf(p, "c"), sbufAt(0, 0));
-  EXPECT_EQ(placementOf(p, "d"), sbufAt(0, 256));
+  expectPlacements(p, {{"a", sbufAt(0, 0)}, {"b", sbufAt(0, 256)}, {"c", sbufAt(0, 0)}, {"d", sbufAt(0, 256)}});
 }
 
 TEST(Greedy, AValueCarriedAroundALoopKeepsItsStorageForTheWholeLoop) {
   Program p = placedChecked(
-      "arch tiny\n"
-      "dram A [8, 64] f32 input\n"
-      "dram O [8, 64] f32 output\n"
-      "sbuf a [8, 64] f32\n"
-      "sbuf b [8, 64] f32\n"
-      "sbuf c [8, 64] f32\n"
-      "sbuf d [8, 64] f32\n"
+      tinyTileDecls("a b c d") +
       "reg i\n"
       "dma a, A\n"
       "memset c, 0.0\n"
@@ -123,10 +102,7 @@ TEST(Greedy, AValueCarriedAroundALoopKeepsItsStorageForTheWholeLoop) {
       "  tt c[:, 0:16], c[:, 0:16], d[:, 0:16], add\n"
       "}\n"
       "dma O, c\n");
-  EXPECT_EQ(placementOf(p, "a"), sbufAt(0, 0));
-  EXPECT_EQ(placementOf(p, "c"), sbufAt(0, 256));
-  EXPECT_EQ(placementOf(p, "b"), sbufAt(0, 512));
-  EXPECT_EQ(placementOf(p, "d"), sbufAt(0, 768));
+  expectPlacements(p, {{"a", sbufAt(0, 0)}, {"c", sbufAt(0, 256)}, {"b", sbufAt(0, 512)}, {"d", sbufAt(0, 768)}});
 }
 
 TEST(Greedy, PinnedTensorsAreObstaclesOnlyWhileLive) {
@@ -141,30 +117,22 @@ TEST(Greedy, PinnedTensorsAreObstaclesOnlyWhileLive) {
       "copy a, pin\n"  // pin is live here: a goes beside it
       "copy b, a\n"    // pin is dead: b may take its bytes
       "dma O, b\n");
-  EXPECT_EQ(placementOf(p, "pin"), sbufAt(0, 0));
-  EXPECT_EQ(placementOf(p, "a"), sbufAt(0, 256));
-  EXPECT_EQ(placementOf(p, "b"), sbufAt(0, 0));
+  expectPlacements(p, {{"pin", sbufAt(0, 0)}, {"a", sbufAt(0, 256)}, {"b", sbufAt(0, 0)}});
 }
 
 TEST(Greedy, TensorsArePlacedInOrderOfFirstDef) {
   // Declared in the reverse order of use: the first defined gets the lowest offset.
   Program p = placedChecked(
-      "arch tiny\n"
-      "dram A [8, 64] f32 input\n"
-      "dram O [8, 64] f32 output\n"
-      "sbuf late [8, 64] f32\n"
-      "sbuf early [8, 64] f32\n"
+      tinyTileDecls("late early") +
       "sbuf never [8, 8] f32\n"  // never mentioned: placed last, and interferes with nothing
       "dma early, A\n"
       "copy late, early\n"
       "dma O, late\n");
-  EXPECT_EQ(placementOf(p, "early"), sbufAt(0, 0));
-  EXPECT_EQ(placementOf(p, "late"), sbufAt(0, 256));
-  EXPECT_EQ(placementOf(p, "never"), sbufAt(0, 0));
+  expectPlacements(p, {{"early", sbufAt(0, 0)}, {"late", sbufAt(0, 256)}, {"never", sbufAt(0, 0)}});
 }
 
 TEST(Greedy, SbufShortageNamesTheTensorItsLiveRangeAndThePeakDemand) {
-  auto [message, line] = failure(
+  expectFailure(
       "arch tiny\n"
       "dram A [8, 1000] f32 input\n"
       "dram O [8, 1000] f32 output\n"
@@ -172,16 +140,15 @@ TEST(Greedy, SbufShortageNamesTheTensorItsLiveRangeAndThePeakDemand) {
       "sbuf b [8, 1000] f32\n"
       "dma a, A\n"
       "copy b, a\n"
-      "dma O, b\n");
-  EXPECT_EQ(message,
-            "sbuf tensor 'b' [8, 1000] f32 does not fit in SBUF (greedy placement, no spilling): no free 8-partition "
-            "x 4000-byte rectangle at positions 2..3 of the linear order; tensors live there need up to 64000 bytes "
-            "(partitions x bytes per partition), SBUF has 32768 (8 partitions x 4096 bytes)");
-  EXPECT_EQ(line, 5u);
+      "dma O, b\n",
+      "sbuf tensor 'b' [8, 1000] f32 does not fit in SBUF (greedy placement, no spilling): no free 8-partition "
+      "x 4000-byte rectangle at positions 2..3 of the linear order; tensors live there need up to 64000 bytes "
+      "(partitions x bytes per partition), SBUF has 32768 (8 partitions x 4096 bytes)",
+      5);
 }
 
 TEST(Greedy, PsumAndRegisterShortages) {
-  auto [message, line] = failure(
+  expectFailure(
       "arch tiny\n"
       "sbuf id [8, 8] f32\n"
       "sbuf x [8, 64] f32\n"
@@ -192,11 +159,11 @@ TEST(Greedy, PsumAndRegisterShortages) {
       "matmul big[:, 0:64], id, x, start, stop\n"
       "matmul acc[:, 0:64], id, x, start, stop\n"
       "copy x, big[:, 0:64]\n"
-      "copy x, acc[:, 0:64]\n");
-  EXPECT_EQ(message, "psum tensor 'acc' [8, 128] f32 (2 banks) does not fit in PSUM (greedy placement, no spilling) "
-                     "at positions 4..6 of the linear order: tensors live there need up to 5 banks, PSUM has 4");
-  EXPECT_EQ(line, 5u);
-  std::tie(message, line) = failure(
+      "copy x, acc[:, 0:64]\n",
+      "psum tensor 'acc' [8, 128] f32 (2 banks) does not fit in PSUM (greedy placement, no spilling) "
+      "at positions 4..6 of the linear order: tensors live there need up to 5 banks, PSUM has 4",
+      5);
+  expectFailure(
       "arch tiny\n"
       "reg a\n"
       "reg b 64\n"
@@ -205,11 +172,11 @@ TEST(Greedy, PsumAndRegisterShortages) {
       "li b, 2\n"
       "li c, 3\n"
       "add a, a, c\n"
-      "add b, b, b\n");
-  EXPECT_EQ(message, "register 'c' (64-bit, 2 lanes) does not fit in the SP registers (greedy placement, no "
-                     "spilling) at positions 3..4 of the linear order: registers live there need up to 5 lanes, the "
-                     "machine has 4");
-  EXPECT_EQ(line, 4u);
+      "add b, b, b\n",
+      "register 'c' (64-bit, 2 lanes) does not fit in the SP registers (greedy placement, no "
+      "spilling) at positions 3..4 of the linear order: registers live there need up to 5 lanes, the "
+      "machine has 4",
+      4);
 }
 
 // Every gen2 kernel places, with reuse. Every tiny kernel overfills the tiny machine with data live at the same

@@ -15,17 +15,19 @@
 namespace allocsim {
 namespace {
 
-using testing_placed::Apart;
-using testing_placed::bankAt;
-using testing_placed::physOf;
-using testing_placed::placementOf;
-using testing_placed::sbufAt;
+// The placement helpers (placement_lookup.h, placed_program_checks.h).
+using namespace testing_placed;
 
 const Apart kAllApart{[](TensorId, TensorId) { return true; }, [](RegId, RegId) { return true; }};
 
 // The AllocError message and line of placing `text`, or "" if it fits.
 std::pair<std::string, uint32_t> failure(const std::string& text) {
   return testing_placed::placeFailure(placeNoReuse, text);
+}
+
+// Placing `text` fails with exactly `message`, located at `line`.
+void expectFailure(const std::string& text, const std::string& message, uint32_t line) {
+  EXPECT_EQ(failure(text), std::make_pair(message, line));
 }
 
 TEST(NoReuse, SbufFirstFitIsLowestPartitionBandThenLowestAlignedOffset) {
@@ -36,11 +38,8 @@ TEST(NoReuse, SbufFirstFitIsLowestPartitionBandThenLowestAlignedOffset) {
       "sbuf e [8, 10] f32\n"    // 40 bytes on all 8 partitions: after a and d
       "sbuf f [1, 3] bf16\n"    // 6 bytes: band 0, after e
       "sbuf g [2, 1] u16\n"));  // 2 bytes: band 0, after f's 6 bytes rounded up to the 4-byte alignment
-  EXPECT_EQ(placementOf(p, "a"), sbufAt(0, 0));
-  EXPECT_EQ(placementOf(p, "d"), sbufAt(4, 0));
-  EXPECT_EQ(placementOf(p, "e"), sbufAt(0, 4000));
-  EXPECT_EQ(placementOf(p, "f"), sbufAt(0, 4040));
-  EXPECT_EQ(placementOf(p, "g"), sbufAt(0, 4048));
+  expectPlacements(p, {{"a", sbufAt(0, 0)}, {"d", sbufAt(4, 0)}, {"e", sbufAt(0, 4000)}, {"f", sbufAt(0, 4040)},
+                       {"g", sbufAt(0, 4048)}});
 }
 
 TEST(NoReuse, AlignmentAndPartitionQuantumAreTheArchs) {
@@ -51,11 +50,8 @@ TEST(NoReuse, AlignmentAndPartitionQuantumAreTheArchs) {
       "sbuf c [1, 3] u16\n"      // after b's 6 bytes, at the next multiple of 64
       "sbuf d [2, 1000] f32\n"   // partitions 2-3 are taken up to byte 70: band 4
       "sbuf e [1, 1000] f32\n"));  // band 6: a multiple of the quantum 2, not of 4
-  EXPECT_EQ(placementOf(p, "a"), sbufAt(0, 0));
-  EXPECT_EQ(placementOf(p, "b"), sbufAt(2, 0));
-  EXPECT_EQ(placementOf(p, "c"), sbufAt(2, 64));
-  EXPECT_EQ(placementOf(p, "d"), sbufAt(4, 0));
-  EXPECT_EQ(placementOf(p, "e"), sbufAt(6, 0));
+  expectPlacements(p, {{"a", sbufAt(0, 0)}, {"b", sbufAt(2, 0)}, {"c", sbufAt(2, 64)}, {"d", sbufAt(4, 0)},
+                       {"e", sbufAt(6, 0)}});
 }
 
 TEST(NoReuse, PsumGetsDisjointBankRangesAndRegistersDisjointLanes) {
@@ -67,12 +63,8 @@ TEST(NoReuse, PsumGetsDisjointBankRangesAndRegistersDisjointLanes) {
       "reg i\n"
       "reg w 64\n"
       "reg j\n"));
-  EXPECT_EQ(placementOf(p, "acc1"), bankAt(0));
-  EXPECT_EQ(placementOf(p, "acc2"), bankAt(1));
-  EXPECT_EQ(placementOf(p, "acc3"), bankAt(3));
-  EXPECT_EQ(physOf(p, "i"), 0u);
-  EXPECT_EQ(physOf(p, "w"), 1u);
-  EXPECT_EQ(physOf(p, "j"), 3u);
+  expectPlacements(p, {{"acc1", bankAt(0)}, {"acc2", bankAt(1)}, {"acc3", bankAt(3)}});
+  expectLanes(p, {{"i", 0}, {"w", 1}, {"j", 3}});
 }
 
 TEST(NoReuse, PinnedTensorsKeepTheirPlacementAndOthersAvoidThem) {
@@ -84,52 +76,49 @@ TEST(NoReuse, PinnedTensorsKeepTheirPlacementAndOthersAvoidThem) {
       "psum acc [8, 64] f32\n"
       "psum pacc [8, 64] f32 pinned @bank0\n"
       "dram X [8, 16] u32 input\n"));
-  EXPECT_EQ(placementOf(p, "pin"), sbufAt(0, 0));
-  EXPECT_EQ(placementOf(p, "a"), sbufAt(0, 64));
-  EXPECT_EQ(placementOf(p, "b"), sbufAt(0, 128));
-  EXPECT_EQ(placementOf(p, "pacc"), bankAt(0));
-  EXPECT_EQ(placementOf(p, "acc"), bankAt(1));
+  expectPlacements(p, {{"pin", sbufAt(0, 0)}, {"a", sbufAt(0, 64)}, {"b", sbufAt(0, 128)}, {"pacc", bankAt(0)},
+                       {"acc", bankAt(1)}});
   EXPECT_FALSE(placementOf(p, "X").has_value());  // DRAM keeps no placement
 }
 
 TEST(NoReuse, SbufShortageNamesTheTensorAndTheTotalDemand) {
-  auto [message, line] = failure(
+  expectFailure(
       "arch tiny\n"
       "sbuf a [8, 1000] f32\n"
       "sbuf b [8, 24] f32\n"
-      "sbuf c [4, 2] f32\n");
-  EXPECT_EQ(message,
-            "sbuf tensor 'c' [4, 2] f32 does not fit in SBUF without reuse: no free 4-partition x 8-byte rectangle; "
-            "all sbuf tensors need 32800 bytes (partitions x bytes per partition), SBUF has 32768 (8 partitions x "
-            "4096 bytes)");
-  EXPECT_EQ(line, 4u);
+      "sbuf c [4, 2] f32\n",
+      "sbuf tensor 'c' [4, 2] f32 does not fit in SBUF without reuse: no free 4-partition x 8-byte rectangle; "
+      "all sbuf tensors need 32800 bytes (partitions x bytes per partition), SBUF has 32768 (8 partitions x "
+      "4096 bytes)",
+      4);
 }
 
 TEST(NoReuse, PsumShortageAndTheProductionCapacityGuard) {
-  auto [message, line] = failure(
+  expectFailure(
       "arch tiny\n"
       "psum a [8, 128] f32\n"
       "psum b [8, 64] f32\n"
-      "psum c [8, 65] f32\n");
-  EXPECT_EQ(message, "psum tensor 'c' [8, 65] f32 (2 banks) does not fit in PSUM without reuse: all psum tensors "
-                     "need 5 banks, PSUM has 4");
-  EXPECT_EQ(line, 4u);
+      "psum c [8, 65] f32\n",
+      "psum tensor 'c' [8, 65] f32 (2 banks) does not fit in PSUM without reuse: all psum tensors "
+      "need 5 banks, PSUM has 4",
+      4);
   // The production allocator's guard, verbatim (a well-formed program never gets here: ir/check.h rejects it
   // first).
-  std::tie(message, line) = failure("arch tiny\npsum big [8, 320] f32\n");
-  EXPECT_EQ(message, "big is too big for PSUM, requires 5 banks with PSUM size 4");
-  EXPECT_EQ(line, 2u);
+  expectFailure(
+      "arch tiny\npsum big [8, 320] f32\n",
+      "big is too big for PSUM, requires 5 banks with PSUM size 4",
+      2);
 }
 
 TEST(NoReuse, RegisterShortageCountsLanes) {
-  auto [message, line] = failure(
+  expectFailure(
       "arch tiny\n"
       "reg a 64\n"
       "reg b\n"
-      "reg c 64\n");
-  EXPECT_EQ(message, "register 'c' (64-bit, 2 lanes) does not fit in the SP registers without reuse: all registers "
-                     "need 5 lanes, the machine has 4");
-  EXPECT_EQ(line, 4u);
+      "reg c 64\n",
+      "register 'c' (64-bit, 2 lanes) does not fit in the SP registers without reuse: all registers "
+      "need 5 lanes, the machine has 4",
+      4);
 }
 
 TEST(NoReuse, OversizedTensorsFailCleanly) {

@@ -2,9 +2,13 @@
 // tests/alloc/greedy_placer_test.cpp), which compare exact positions the same way.
 #pragma once
 
+#include <gtest/gtest.h>
+
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "ir/program.h"
 
@@ -29,6 +33,16 @@ inline std::optional<Placement> placementOf(const Program& p, const std::string&
 
 inline uint32_t physOf(const Program& p, const std::string& name) {
   return p.registers.at(p.findRegister(name)).phys.value();
+}
+
+// Each named tensor has exactly the placement given.
+inline void expectPlacements(const Program& p, const std::vector<std::pair<std::string, Placement>>& expected) {
+  for (const auto& [name, placement] : expected) EXPECT_EQ(placementOf(p, name), placement) << name;
+}
+
+// Each named register has the lane given.
+inline void expectLanes(const Program& p, const std::vector<std::pair<std::string, uint32_t>>& expected) {
+  for (const auto& [name, lane] : expected) EXPECT_EQ(physOf(p, name), lane) << name;
 }
 
 }  // namespace allocsim::testing_placed

@@ -59,6 +59,13 @@ Program placeRegisters(const Program& allocated) {
 }
 
 
+// The interference graph of p's SBUF tensors with their spill costs (no ranges split for local spills).
+SbufGraph costedGraph(const Program& p, const Liveness& live) {
+  SbufGraph g = buildSbufGraph(p, live);
+  findSbufCosts(p, live, {}, g);
+  return g;
+}
+
 SbufNode rect(uint32_t partitions, uint64_t bytes) {
   SbufNode n;
   n.partitions = partitions;
@@ -231,8 +238,7 @@ TEST(SbufCosts, SpillDmasWeightedByTripCountsTinyRangesAndStandInsUnspillable) {
       "copy c, b\n"
       "dma Y, c\n");
   const Liveness live = computeLiveness(p);
-  SbufGraph g = buildSbufGraph(p, live);
-  findSbufCosts(p, live, {}, g);
+  SbufGraph g = costedGraph(p, live);
   const double move = double(dmaCycles(Space::Sbuf, Space::Dram, 2048));
   EXPECT_EQ(move, 704.0);  // alloc/cost_table.h: 640 + 2048 / 32
   EXPECT_EQ(dmaCycles(Space::Dram, Space::Sbuf, 2048), 704u);
@@ -283,9 +289,7 @@ TEST(SbufCosts, PsumSpillSlotTouchedOnlyByDmasIsRehomedAtTheExtraDramCost) {
       "dma s, acc !spill\n"
       "dma acc, s !reload\n"
       "dma Z, acc\n");
-  const Liveness live = computeLiveness(p);
-  SbufGraph g = buildSbufGraph(p, live);
-  findSbufCosts(p, live, {}, g);
+  SbufGraph g = costedGraph(p, computeLiveness(p));
   const SbufNode& s = g.nodes[0];
   EXPECT_TRUE(s.rehome);
   const double extra = double(dmaCycles(Space::Psum, Space::Dram, 2048)) - double(dmaCycles(Space::Psum, Space::Sbuf, 2048));
@@ -307,9 +311,7 @@ Program mutual(int n) {
 
 TEST(SbufSimplify, HiNodesArePushedOptimisticallyAndSelectStillColorsThemWhenTheyFit) {
   Program p = mutual(3);
-  const Liveness live = computeLiveness(p);
-  SbufGraph g = buildSbufGraph(p, live);
-  findSbufCosts(p, live, {}, g);
+  SbufGraph g = costedGraph(p, computeLiveness(p));
   SbufWorklistSizes sizes;
   const std::vector<uint32_t> stack = simplifySbuf(p.arch, g, SbufOrder::EarliestStart, &sizes);
   EXPECT_EQ(sizes.lo, 0u);  // 769 - 2 x 512 < 0 for each
@@ -323,9 +325,7 @@ TEST(SbufSimplify, HiNodesArePushedOptimisticallyAndSelectStillColorsThemWhenThe
 
 TEST(SbufSelect, TheFifthFullHeightQuarterCannotAllocate) {
   Program p = mutual(5);
-  const Liveness live = computeLiveness(p);
-  SbufGraph g = buildSbufGraph(p, live);
-  findSbufCosts(p, live, {}, g);
+  SbufGraph g = costedGraph(p, computeLiveness(p));
   const SbufSelection sel = selectSbuf(p, g, simplifySbuf(p.arch, g, SbufOrder::TensorOrder), SbufPolicy::FirstFit);
   ASSERT_EQ(sel.failed.size(), 1u);
   EXPECT_EQ(sel.spill_cost, g.nodes[sel.failed[0]].cost);

@@ -81,6 +81,39 @@ inline constexpr const char* kCausalAttentionDecls =
     "sbuf q [4, 64] f32\nsbuf k [2] [4, 16] f32\nsbuf o [4, 64] f32\nsbuf m [4, 16] f32\nsbuf t [4, 16] f32\n"
     "psum s [4, 16] f32\nreg i\nreg j\n\n";
 
+// A causal-attention program over kCausalAttentionDecls: q is loaded and o zeroed; for each query block i (0..3) the
+// loop `key_loop` (its header, e.g. "loop j = 0, 4, 1") runs the key blocks j, and where `guard` is not empty an
+// `if guard` around the block skips those above the diagonal. A block loads its key tile, scores it, masks the
+// diagonal block's upper triangle, exponentiates and adds the result into o's slice. o is stored at the end.
+inline std::string causalAttention(const std::string& key_loop, const std::string& guard) {
+  const std::string in = guard.empty() ? "    " : "      ";
+  std::string block = in + "dma k{j%2}, K[:, j*16:16]\n" +
+                      in + "matmul s, q[:, i*16:4], k{j%2}, start, stop\n" +
+                      in + "copy m, s\n" +
+                      in + "if i == j {\n" +
+                      in + "  affine_select m, m, p=1, e=-1, c=0, ge, -inf\n" +
+                      in + "}\n" +
+                      in + "act t, m, exp\n" +
+                      in + "tt o[:, i*16:16], o[:, i*16:16], t, add\n";
+  if (!guard.empty()) block = "    if " + guard + " {\n" + block + "    }\n";
+  return std::string(kCausalAttentionDecls) + "dma q, Q\nmemset o, 0.0\nloop i = 0, 4, 1 {\n  " + key_loop + " {\n" +
+         block + "  }\n}\ndma O, o\n";
+}
+
+// The declarations of a program on the tiny machine that moves A to O ([8, 64] f32 each) through SBUF tiles of the
+// same shape, one for each name in `tiles` (space-separated), declared in that order.
+inline std::string tinyTileDecls(const std::string& tiles) {
+  std::string text = "arch tiny\ndram A [8, 64] f32 input\ndram O [8, 64] f32 output\n";
+  size_t from = 0;
+  while (from < tiles.size()) {
+    size_t to = tiles.find(' ', from);
+    if (to == std::string::npos) to = tiles.size();
+    if (to > from) text += "sbuf " + tiles.substr(from, to - from) + " [8, 64] f32\n";
+    from = to + 1;
+  }
+  return text;
+}
+
 // One tile loaded, added to itself and stored on the tiny machine: X is loaded into a, b = a + a is stored to Y
 // (two SBUF tensors of 8 partitions x 256 bytes, both live at the add; instructions from line 7).
 inline constexpr const char* kTinyTwoTileDecls =

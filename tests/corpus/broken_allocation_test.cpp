@@ -193,7 +193,7 @@ INSTANTIATE_TEST_SUITE_P(Corpus, BrokenAllocation, ::testing::ValuesIn(suiteFile
                            return name;
                          });
 
-// The suite itself: every break listed by the issue is there, each with its correct sibling.
+// The suite itself: each of the ten kinds of break named below is there, each with its correct sibling.
 TEST(BrokenAllocationSuite, EveryBreakHasACorrectSibling) {
   std::vector<std::string> files = suiteFiles();
   std::set<std::string> names(files.begin(), files.end());

@@ -6,6 +6,7 @@
 #include "gen/generate.h"
 #include "ir/check.h"
 #include "ir/parse.h"
+#include "tests/common/program_text.h"
 
 namespace allocsim {
 namespace {
@@ -247,12 +248,7 @@ TEST(GenStats, DefaultMixReachesTheNarrowShapesInATenthOfPrograms) {
 // in-place update does not count, nor a partial write.
 TEST(GenStats, RecycledTensorsAreTheOnesWrittenWholeAgainAfterARead) {
   const Program p = parseProgram(
-      "arch tiny\n"
-      "dram A [8, 64] f32 input\n"
-      "dram O [8, 64] f32 output\n"
-      "sbuf a [8, 64] f32\n"
-      "sbuf b [8, 64] f32\n"
-      "sbuf c [8, 64] f32\n"
+      tinyTileDecls("a b c") +
       "dma a, A\n"
       "copy b, a\n"
       "tt a, a, b, add\n"       // in place: not a new value

@@ -236,25 +236,7 @@ TEST(Conditional, AWriteInsideABlockIsNoKill) {
 // inside the blocks (-O0 reuses nothing and refuses; -O7 keeps given placements), and the allocation passes the three
 // oracles and simulates to the interpreter's bits.
 TEST(Conditional, AllocatesAtEveryLevelAndPassesTheOracles) {
-  const std::string text =
-      std::string(kCausalAttentionDecls) +
-      "dma q, Q\n"
-      "memset o, 0.0\n"
-      "loop i = 0, 4, 1 {\n"
-      "  loop j = 0, 4, 1 {\n"
-      "    if i >= j {\n"
-      "      dma k{j%2}, K[:, j*16:16]\n"
-      "      matmul s, q[:, i*16:4], k{j%2}, start, stop\n"
-      "      copy m, s\n"
-      "      if i == j {\n"
-      "        affine_select m, m, p=1, e=-1, c=0, ge, -inf\n"
-      "      }\n"
-      "      act t, m, exp\n"
-      "      tt o[:, i*16:16], o[:, i*16:16], t, add\n"
-      "    }\n"
-      "  }\n"
-      "}\n"
-      "dma O, o\n";
+  const std::string text = causalAttention("loop j = 0, 4, 1", "i >= j");
   const Program p = checkedProgram(text);
   for (int level : {1, 2, 3, 6, 8}) {
     DriverOptions o;

@@ -169,23 +169,7 @@ TEST(LoopBound, AWriteInsideIsNoKill) {
 // Causal attention with a triangular key loop: every level that places by itself allocates it under pressure, and
 // the allocation passes the three oracles and simulates to the interpreter's bits.
 TEST(LoopBound, AllocatesAtEveryLevelAndPassesTheOracles) {
-  const std::string text =
-      std::string(kCausalAttentionDecls) +
-      "dma q, Q\n"
-      "memset o, 0.0\n"
-      "loop i = 0, 4, 1 {\n"
-      "  loop j = 0, i+1, 1 {\n"
-      "    dma k{j%2}, K[:, j*16:16]\n"
-      "    matmul s, q[:, i*16:4], k{j%2}, start, stop\n"
-      "    copy m, s\n"
-      "    if i == j {\n"
-      "      affine_select m, m, p=1, e=-1, c=0, ge, -inf\n"
-      "    }\n"
-      "    act t, m, exp\n"
-      "    tt o[:, i*16:16], o[:, i*16:16], t, add\n"
-      "  }\n"
-      "}\n"
-      "dma O, o\n";
+  const std::string text = causalAttention("loop j = 0, i+1, 1", "");
   const Program p = checked(text);
   expectEveryLevelCorrectAndSimulated(p, {1, 2, 3, 6, 8}, 1);
   DriverOptions o;

@@ -1,11 +1,14 @@
-// parseProgram: what it builds, where it says things are, and one test per class of error with the
-// exact location and message.
+// parseProgram: what it builds, where it says things are, and for each class of error the exact location and
+// message.
 #include "ir/parse.h"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <limits>
+#include <ostream>
+#include <string>
+#include <vector>
 
 namespace allocsim {
 namespace {
@@ -220,174 +223,132 @@ TEST(Parse, DeclarationMayFollowInstructionsThatDoNotUseIt) {
   EXPECT_EQ(p.body[1].dst.tensor, 2u);
 }
 
-// ---- Errors: one test per class, exact location and message. ----
+// ---- Errors: exact location and message, by class of error. ----
 
-TEST(ParseError, UnexpectedCharacter) {
-  EXPECT_EQ(errorOf(kDecls + "dma a, b $"), "5:10: unexpected character '$'");
-  EXPECT_EQ(errorOf(std::string("sbuf c [8, 64] f32\0", 19)), "1:19: unexpected character '\\x00'");
-  EXPECT_EQ(errorOf("sbuf \xC3\xA9 [8, 64] f32"), "1:6: unexpected character '\\xC3'");
-  EXPECT_EQ(errorOf(kDecls + "dma a[:, .5:1], b"), "5:10: unexpected character '.'");
-}
+// One malformed input per case, named by its class of error, with the exact "line:col: message" parseProgram must
+// report.
+struct ParseErrorCase {
+  const char* kind;
+  std::string text;
+  std::string message;
+};
 
-TEST(ParseError, MalformedNumber) {
-  EXPECT_EQ(errorOf(kDecls + "memset a, 12ab"), "5:11: malformed number '12ab'");
-  EXPECT_EQ(errorOf(kDecls + "memset a, 0x"), "5:11: malformed number '0x'");
-  EXPECT_EQ(errorOf(kDecls + "memset a, 1.2.3"), "5:11: malformed number '1.2.3'");
-  EXPECT_EQ(errorOf(kDecls + "memset a, 1e+"), "5:11: malformed number '1e+'");
-}
+void PrintTo(const ParseErrorCase& c, std::ostream* os) { *os << c.kind; }
 
-TEST(ParseError, IntegerOutOfRange) {
-  EXPECT_EQ(errorOf(kDecls + "li n, 9223372036854775808"), "5:7: integer '9223372036854775808' is out of range");
-  EXPECT_EQ(errorOf(kDecls + "li n, -9223372036854775809"), "5:7: integer '-9223372036854775809' is out of range");
-  EXPECT_EQ(errorOf(kDecls + "li n, 18446744073709551616"), "5:7: integer '18446744073709551616' is out of range");
-  EXPECT_EQ(errorOf(kDecls + "li n, 0x10000000000000000"), "5:7: integer '0x10000000000000000' is out of range");
-  EXPECT_EQ(errorOf(kDecls + "loop n = 0, 9223372036854775808, 1 {\n}"),
-            "5:13: integer '9223372036854775808' is out of range");
-}
+const std::vector<ParseErrorCase> kParseErrors = {
+    {"UnexpectedCharacter", kDecls + "dma a, b $", "5:10: unexpected character '$'"},
+    {"UnexpectedCharacter", std::string("sbuf c [8, 64] f32\0", 19), "1:19: unexpected character '\\x00'"},
+    {"UnexpectedCharacter", "sbuf \xC3\xA9 [8, 64] f32", "1:6: unexpected character '\\xC3'"},
+    {"UnexpectedCharacter", kDecls + "dma a[:, .5:1], b", "5:10: unexpected character '.'"},
+    {"MalformedNumber", kDecls + "memset a, 12ab", "5:11: malformed number '12ab'"},
+    {"MalformedNumber", kDecls + "memset a, 0x", "5:11: malformed number '0x'"},
+    {"MalformedNumber", kDecls + "memset a, 1.2.3", "5:11: malformed number '1.2.3'"},
+    {"MalformedNumber", kDecls + "memset a, 1e+", "5:11: malformed number '1e+'"},
+    {"IntegerOutOfRange", kDecls + "li n, 9223372036854775808", "5:7: integer '9223372036854775808' is out of range"},
+    {"IntegerOutOfRange", kDecls + "li n, -9223372036854775809", "5:7: integer '-9223372036854775809' is out of range"},
+    {"IntegerOutOfRange", kDecls + "li n, 18446744073709551616", "5:7: integer '18446744073709551616' is out of range"},
+    {"IntegerOutOfRange", kDecls + "li n, 0x10000000000000000", "5:7: integer '0x10000000000000000' is out of range"},
+    {"IntegerOutOfRange", kDecls + "loop n = 0, 9223372036854775808, 1 {\n}",
+     "5:13: integer '9223372036854775808' is out of range"},
+    {"FloatOutOfRange", kDecls + "memset a, 1e999", "5:11: float '1e999' is out of range"},
+    {"ShapeMustBePositiveAndFit", "sbuf c [0, 4] f32", "1:9: the partition count must be at least 1"},
+    {"ShapeMustBePositiveAndFit", "sbuf c [-1, 4] f32", "1:9: the partition count must be at least 1"},
+    {"ShapeMustBePositiveAndFit", "sbuf c [8, 4294967296] f32",
+     "1:12: the element count 4294967296 does not fit in 32 bits"},
+    {"ShapeMustBePositiveAndFit", "sbuf c [8, x] f32", "1:12: expected the element count (a non-negative integer)"},
+    {"UnknownStatement", kDecls + "frob a", "5:1: unknown statement 'frob'"},
+    {"UnknownStatement", kDecls + "5", "5:1: expected a statement, got '5'"},
+    {"ArchMustComeFirst", "sbuf c [8, 4] f32\narch tiny", "2:1: 'arch' must be the first statement"},
+    {"ArchMustComeFirst", "arch tiny\narch gen2", "2:1: 'arch' must be the first statement"},
+    {"UnknownArchPreset", "arch gen9", "1:6: unknown arch preset 'gen9' (expected gen2, gen1, gen3 or tiny)"},
+    {"BadArchOverride", "arch tiny psum-bankz=2", "1:11: unknown arch parameter 'psum-bankz'"},
+    {"BadArchOverride", "arch tiny psum-banks=2 psum-banks=3", "1:24: duplicate arch parameter 'psum-banks'"},
+    {"BadArchOverride", "arch tiny psum-banks=0", "1:22: psum-banks must be between 1 and 64, got 0"},
+    {"BadArchOverride", "arch tiny psum-banks 2", "1:22: expected '=' after the arch parameter 'psum-banks'"},
+    {"BadArchOverride", "arch tiny psum - banks=2", "1:11: unknown arch parameter 'psum'"},
+    {"BadArchOverride", "arch tiny sbuf-align=3", "1:1: invalid arch: sbuf-bytes must be a multiple of sbuf-align"},
+    {"ReservedWord", "sbuf start [8, 4] f32", "1:6: 'start' is a reserved word"},
+    {"ReservedWord", "reg inf", "1:5: 'inf' is a reserved word"},
+    {"ReservedWord", "reg dma", "1:5: 'dma' is a reserved word"},
+    {"DuplicateName", kDecls + "sbuf a [8, 4] f32", "5:6: duplicate name 'a' (first declared at 2:6)"},
+    {"DuplicateName", kDecls + "reg a", "5:5: duplicate name 'a' (first declared at 2:6)"},
+    {"MissingPunctuation", kDecls + "dma a b", "5:7: expected ',' after the destination"},
+    {"MissingPunctuation", "sbuf c 8, 4] f32", "1:8: expected '[' after the tensor name"},
+    {"MissingPunctuation", kDecls + "dma a[:, :, 1:2, 3], b", "5:16: expected ']' to close the access pattern"},
+    {"MissingPunctuation", kDecls + "dma a[0 1, :], b", "5:9: expected ':' after the partition start"},
+    {"MissingPunctuation", kDecls + "loop n 0, 2, 1 {\n}", "5:8: expected '=' after the loop register"},
+    {"MissingPunctuation", kDecls + "loop n = 0, 2, 1", "5:17: expected '{' to open the loop body"},
+    {"TrailingTokens", kDecls + "dma a, b, c", "5:9: unexpected ',' after the instruction"},
+    {"TrailingTokens", "sbuf c [8, 4] f32 foo", "1:19: unexpected 'foo' after the declaration"},
+    {"TrailingTokens", kDecls + "loop n = 0, 2, 1 { dma a, b\n}", "5:20: unexpected 'dma' after the '{'"},
+    {"TrailingTokens", kDecls + "loop n = 0, 2, 1 {\n} x", "6:3: unexpected 'x' after the '}'"},
+    {"UnknownDtype", "sbuf c [8, 4] f64",
+     "1:15: unknown dtype 'f64' (expected u32, i32, f32, bf16, u16, f16, i16, u8, i8, f8e4m3, f8e5m2 or f8e4m3fn)"},
+    {"UnknownDtype", "sbuf c [8, 4]",
+     "1:14: expected a dtype (u32, i32, f32, bf16, u16, f16, i16, u8, i8, f8e4m3, f8e5m2 or f8e4m3fn)"},
+    {"TensorFlags", "sbuf c [8, 4] f32 input", "1:19: 'input' is only allowed on dram tensors"},
+    {"TensorFlags", "dram c [8, 4] f32 input input", "1:25: duplicate 'input'"},
+    {"TensorFlags", "dram c [8, 4] f32 @0 input", "1:22: unexpected 'input' after the declaration"},
+    {"Placement", "sbuf c [8, 4] f32 @bank2", "1:19: placement @bank2 given for sbuf tensor 'c'"},
+    {"Placement", "dram c [8, 4] f32 @p0+0", "1:19: placement @p0 given for dram tensor 'c'"},
+    {"Placement", "psum c [8, 4] f32 @b2", "1:20: malformed placement for psum tensor 'c' (expected @bankN)"},
+    {"Placement", "sbuf c [8, 4] f32 @p1", "1:22: expected '+' and a byte offset after the placement partition"},
+    {"Placement", "psum c [8, 4] f32 @bank4294967296",
+     "1:20: bank number in placement 'bank4294967296' is out of range"},
+    {"Placement", "reg r @p1", "1:8: malformed placement for register 'r' (expected @rN)"},
+    {"UnknownOrigin", kDecls + "dma a, b !spilled",
+     "5:11: unknown origin 'spilled' (expected spill, reload, coalesced, partial or copy)"},
+    {"UnknownOrigin", "reg r !source",
+     "1:8: unknown origin 'source' (expected spill, reload, coalesced, partial or copy)"},
+    {"RegisterWidth", "reg r 16", "1:7: register width must be 32 or 64"},
+    {"DeclarationInsideLoop", kDecls + "loop n = 0, 2, 1 {\n  sbuf c [8, 4] f32\n}",
+     "6:3: declarations must be at the top level, not inside a loop"},
+    {"NameResolution", kDecls + "dma a, foo", "5:8: unknown tensor 'foo'"},
+    {"NameResolution", kDecls + "dma a, c\nsbuf c [8, 64] f32", "5:8: unknown tensor 'c'"},  // use before declaration
+    {"NameResolution", kDecls + "dma a, n", "5:8: 'n' is a register, not a tensor"},
+    {"NameResolution", kDecls + "mov n, a", "5:8: 'a' is a tensor, not a register"},
+    {"NameResolution", kDecls + "li m, 1", "5:4: unknown register 'm'"},
+    {"NameResolution", kDecls + "ts a, b, zz, add", "5:10: unknown tensor or register 'zz'"},
+    {"NameResolution", kDecls + "dma a[:, b:1], b", "5:10: 'b' is a tensor, not a register"},
+    {"Index", kDecls + "reg m\nreg k\nreg j\nreg i\nreg h\nreg g\nreg f\nreg e\ndma a[n+m+k+j+i+h+g+f+e:1, :], b",
+     "13:23: an index may have at most 8 register terms"},
+    {"Index", kDecls + "reg m\ndma a[:, n*9223372036854775807+n:1], b", "6:32: index scale out of range"},
+    {"Index", kDecls + "dma a[:, 9223372036854775807+1:1], b", "5:30: index constant out of range"},
+    {"Index", kDecls + "dma a[:, 0:4294967296], b", "5:12: the free count 4294967296 does not fit in 32 bits"},
+    {"Index", kDecls + "dma a[:, 1.5:2], b",
+     "5:10: expected the free offset (an integer or a register term such as n*512)"},
+    {"Index", kDecls + "dma a[:, -n*-9223372036854775808:1], b", "5:11: index scale out of range"},
+    {"UnknownFunctionOrAluOp", kDecls + "act a, b, softsign",
+     "5:11: unknown activation function 'softsign' (expected identity, relu, neg, abs, square, exp, tanh, sigmoid, "
+     "silu, gelu, sqrt, rsqrt, reciprocal, log, sin, cos, erf, softplus, gelu_apprx_tanh, sign, arctan or mish)"},
+    {"UnknownFunctionOrAluOp", kDecls + "tt a, a, b, pow",
+     "5:13: unknown ALU operation 'pow' (expected add, sub, mul, max, min, and, or, xor, shl, shr, div, eq, ne, lt, le, gt, ge or keep)"},
+    {"Immediate", kDecls + "memset a, b", "5:11: expected the fill value (an integer or a float)"},
+    {"Immediate", kDecls + "li n, -nan", "5:8: expected the immediate operand (an integer or a float)"},
+    {"MatmulFlags", kMatmulDecls + "matmul p, a, b, stop, start", "5:23: 'start' must come before 'stop'"},
+    {"MatmulFlags", kMatmulDecls + "matmul p, a, b, start, start", "5:24: duplicate matmul flag 'start'"},
+    {"MatmulFlags", kMatmulDecls + "matmul p, a, b, begin",
+     "5:17: expected a matmul flag (start, start@first, stop or stop@last)"},
+    {"MatmulFlags", kMatmulDecls + "matmul p, a, b, start@last", "5:23: expected 'first' after 'start@'"},
+    {"LoopBraces", kDecls + "}", "5:1: unmatched '}'"},
+    {"LoopBraces", kDecls + "loop n = 0, 2, 1 {\n  dma a, b\n", "7:1: expected '}' to close the loop at 5:1"},
+    {"LoopBraces", kDecls + "loop n = 0, 2, 1 {\n  loop n = 0, 2, 1 {\n  }",
+     "7:4: expected '}' to close the loop at 5:1"},
+};
 
-TEST(ParseError, FloatOutOfRange) {
-  EXPECT_EQ(errorOf(kDecls + "memset a, 1e999"), "5:11: float '1e999' is out of range");
-}
+class ParseErrorMessage : public ::testing::TestWithParam<ParseErrorCase> {};
 
-TEST(ParseError, ShapeMustBePositiveAndFit) {
-  EXPECT_EQ(errorOf("sbuf c [0, 4] f32"), "1:9: the partition count must be at least 1");
-  EXPECT_EQ(errorOf("sbuf c [-1, 4] f32"), "1:9: the partition count must be at least 1");
-  EXPECT_EQ(errorOf("sbuf c [8, 4294967296] f32"), "1:12: the element count 4294967296 does not fit in 32 bits");
-  EXPECT_EQ(errorOf("sbuf c [8, x] f32"), "1:12: expected the element count (a non-negative integer)");
-}
+TEST_P(ParseErrorMessage, IsLocatedAndExact) { EXPECT_EQ(errorOf(GetParam().text), GetParam().message); }
 
-TEST(ParseError, UnknownStatement) {
-  EXPECT_EQ(errorOf(kDecls + "frob a"), "5:1: unknown statement 'frob'");
-  EXPECT_EQ(errorOf(kDecls + "5"), "5:1: expected a statement, got '5'");
-}
+// Named by class and ordinal within it: UnexpectedCharacter0, UnexpectedCharacter1, ...
+INSTANTIATE_TEST_SUITE_P(Classes, ParseErrorMessage, ::testing::ValuesIn(kParseErrors),
+                         [](const ::testing::TestParamInfo<ParseErrorCase>& info) {
+                           size_t ordinal = 0;
+                           for (size_t i = 0; i < info.index; ++i)
+                             ordinal += std::string(kParseErrors[i].kind) == info.param.kind;
+                           return info.param.kind + std::to_string(ordinal);
+                         });
 
-TEST(ParseError, ArchMustComeFirst) {
-  EXPECT_EQ(errorOf("sbuf c [8, 4] f32\narch tiny"), "2:1: 'arch' must be the first statement");
-  EXPECT_EQ(errorOf("arch tiny\narch gen2"), "2:1: 'arch' must be the first statement");
-}
-
-TEST(ParseError, UnknownArchPreset) {
-  EXPECT_EQ(errorOf("arch gen9"), "1:6: unknown arch preset 'gen9' (expected gen2, gen1, gen3 or tiny)");
-}
-
-TEST(ParseError, BadArchOverride) {
-  EXPECT_EQ(errorOf("arch tiny psum-bankz=2"), "1:11: unknown arch parameter 'psum-bankz'");
-  EXPECT_EQ(errorOf("arch tiny psum-banks=2 psum-banks=3"), "1:24: duplicate arch parameter 'psum-banks'");
-  EXPECT_EQ(errorOf("arch tiny psum-banks=0"), "1:22: psum-banks must be between 1 and 64, got 0");
-  EXPECT_EQ(errorOf("arch tiny psum-banks 2"), "1:22: expected '=' after the arch parameter 'psum-banks'");
-  EXPECT_EQ(errorOf("arch tiny psum - banks=2"), "1:11: unknown arch parameter 'psum'");
-  EXPECT_EQ(errorOf("arch tiny sbuf-align=3"), "1:1: invalid arch: sbuf-bytes must be a multiple of sbuf-align");
-}
-
-TEST(ParseError, ReservedWord) {
-  EXPECT_EQ(errorOf("sbuf start [8, 4] f32"), "1:6: 'start' is a reserved word");
-  EXPECT_EQ(errorOf("reg inf"), "1:5: 'inf' is a reserved word");
-  EXPECT_EQ(errorOf("reg dma"), "1:5: 'dma' is a reserved word");
-}
-
-TEST(ParseError, DuplicateName) {
-  EXPECT_EQ(errorOf(kDecls + "sbuf a [8, 4] f32"), "5:6: duplicate name 'a' (first declared at 2:6)");
-  EXPECT_EQ(errorOf(kDecls + "reg a"), "5:5: duplicate name 'a' (first declared at 2:6)");
-}
-
-TEST(ParseError, MissingPunctuation) {
-  EXPECT_EQ(errorOf(kDecls + "dma a b"), "5:7: expected ',' after the destination");
-  EXPECT_EQ(errorOf("sbuf c 8, 4] f32"), "1:8: expected '[' after the tensor name");
-  EXPECT_EQ(errorOf(kDecls + "dma a[:, :, 1:2, 3], b"), "5:16: expected ']' to close the access pattern");
-  EXPECT_EQ(errorOf(kDecls + "dma a[0 1, :], b"), "5:9: expected ':' after the partition start");
-  EXPECT_EQ(errorOf(kDecls + "loop n 0, 2, 1 {\n}"), "5:8: expected '=' after the loop register");
-  EXPECT_EQ(errorOf(kDecls + "loop n = 0, 2, 1"), "5:17: expected '{' to open the loop body");
-}
-
-TEST(ParseError, TrailingTokens) {
-  EXPECT_EQ(errorOf(kDecls + "dma a, b, c"), "5:9: unexpected ',' after the instruction");
-  EXPECT_EQ(errorOf("sbuf c [8, 4] f32 foo"), "1:19: unexpected 'foo' after the declaration");
-  EXPECT_EQ(errorOf(kDecls + "loop n = 0, 2, 1 { dma a, b\n}"), "5:20: unexpected 'dma' after the '{'");
-  EXPECT_EQ(errorOf(kDecls + "loop n = 0, 2, 1 {\n} x"), "6:3: unexpected 'x' after the '}'");
-}
-
-TEST(ParseError, UnknownDtype) {
-  EXPECT_EQ(errorOf("sbuf c [8, 4] f64"), "1:15: unknown dtype 'f64' (expected u32, i32, f32, bf16, u16, f16, i16, u8, i8, f8e4m3, f8e5m2 or f8e4m3fn)");
-  EXPECT_EQ(errorOf("sbuf c [8, 4]"), "1:14: expected a dtype (u32, i32, f32, bf16, u16, f16, i16, u8, i8, f8e4m3, f8e5m2 or f8e4m3fn)");
-}
-
-TEST(ParseError, TensorFlags) {
-  EXPECT_EQ(errorOf("sbuf c [8, 4] f32 input"), "1:19: 'input' is only allowed on dram tensors");
-  EXPECT_EQ(errorOf("dram c [8, 4] f32 input input"), "1:25: duplicate 'input'");
-  EXPECT_EQ(errorOf("dram c [8, 4] f32 @0 input"), "1:22: unexpected 'input' after the declaration");
-}
-
-TEST(ParseError, Placement) {
-  EXPECT_EQ(errorOf("sbuf c [8, 4] f32 @bank2"), "1:19: placement @bank2 given for sbuf tensor 'c'");
-  EXPECT_EQ(errorOf("dram c [8, 4] f32 @p0+0"), "1:19: placement @p0 given for dram tensor 'c'");
-  EXPECT_EQ(errorOf("psum c [8, 4] f32 @b2"), "1:20: malformed placement for psum tensor 'c' (expected @bankN)");
-  EXPECT_EQ(errorOf("sbuf c [8, 4] f32 @p1"), "1:22: expected '+' and a byte offset after the placement partition");
-  EXPECT_EQ(errorOf("psum c [8, 4] f32 @bank4294967296"),
-            "1:20: bank number in placement 'bank4294967296' is out of range");
-  EXPECT_EQ(errorOf("reg r @p1"), "1:8: malformed placement for register 'r' (expected @rN)");
-}
-
-TEST(ParseError, UnknownOrigin) {
-  EXPECT_EQ(errorOf(kDecls + "dma a, b !spilled"),
-            "5:11: unknown origin 'spilled' (expected spill, reload, coalesced, partial or copy)");
-  EXPECT_EQ(errorOf("reg r !source"), "1:8: unknown origin 'source' (expected spill, reload, coalesced, partial or copy)");
-}
-
-TEST(ParseError, RegisterWidth) { EXPECT_EQ(errorOf("reg r 16"), "1:7: register width must be 32 or 64"); }
-
-TEST(ParseError, DeclarationInsideLoop) {
-  EXPECT_EQ(errorOf(kDecls + "loop n = 0, 2, 1 {\n  sbuf c [8, 4] f32\n}"),
-            "6:3: declarations must be at the top level, not inside a loop");
-}
-
-TEST(ParseError, NameResolution) {
-  EXPECT_EQ(errorOf(kDecls + "dma a, foo"), "5:8: unknown tensor 'foo'");
-  EXPECT_EQ(errorOf(kDecls + "dma a, c\nsbuf c [8, 64] f32"), "5:8: unknown tensor 'c'");  // use before declaration
-  EXPECT_EQ(errorOf(kDecls + "dma a, n"), "5:8: 'n' is a register, not a tensor");
-  EXPECT_EQ(errorOf(kDecls + "mov n, a"), "5:8: 'a' is a tensor, not a register");
-  EXPECT_EQ(errorOf(kDecls + "li m, 1"), "5:4: unknown register 'm'");
-  EXPECT_EQ(errorOf(kDecls + "ts a, b, zz, add"), "5:10: unknown tensor or register 'zz'");
-  EXPECT_EQ(errorOf(kDecls + "dma a[:, b:1], b"), "5:10: 'b' is a tensor, not a register");
-}
-
-TEST(ParseError, Index) {
-  EXPECT_EQ(errorOf(kDecls + "reg m\nreg k\nreg j\nreg i\nreg h\nreg g\nreg f\nreg e\ndma a[n+m+k+j+i+h+g+f+e:1, :], b"),
-            "13:23: an index may have at most 8 register terms");
-  EXPECT_EQ(errorOf(kDecls + "reg m\ndma a[:, n*9223372036854775807+n:1], b"), "6:32: index scale out of range");
-  EXPECT_EQ(errorOf(kDecls + "dma a[:, 9223372036854775807+1:1], b"), "5:30: index constant out of range");
-  EXPECT_EQ(errorOf(kDecls + "dma a[:, 0:4294967296], b"), "5:12: the free count 4294967296 does not fit in 32 bits");
-  EXPECT_EQ(errorOf(kDecls + "dma a[:, 1.5:2], b"),
-            "5:10: expected the free offset (an integer or a register term such as n*512)");
-  EXPECT_EQ(errorOf(kDecls + "dma a[:, -n*-9223372036854775808:1], b"), "5:11: index scale out of range");
-}
-
-TEST(ParseError, UnknownFunctionOrAluOp) {
-  EXPECT_EQ(errorOf(kDecls + "act a, b, softsign"),
-            "5:11: unknown activation function 'softsign' (expected identity, relu, neg, abs, square, exp, tanh, sigmoid, "
-            "silu, gelu, sqrt, rsqrt, reciprocal, log, sin, cos, erf, softplus, gelu_apprx_tanh, sign, arctan or mish)");
-  EXPECT_EQ(errorOf(kDecls + "tt a, a, b, pow"),
-            "5:13: unknown ALU operation 'pow' (expected add, sub, mul, max, min, and, or, xor, shl, shr, div, eq, ne, lt, le, gt, ge or keep)");
-}
-
-TEST(ParseError, Immediate) {
-  EXPECT_EQ(errorOf(kDecls + "memset a, b"), "5:11: expected the fill value (an integer or a float)");
-  EXPECT_EQ(errorOf(kDecls + "li n, -nan"), "5:8: expected the immediate operand (an integer or a float)");
-}
-
-TEST(ParseError, MatmulFlags) {
-  EXPECT_EQ(errorOf(kMatmulDecls + "matmul p, a, b, stop, start"), "5:23: 'start' must come before 'stop'");
-  EXPECT_EQ(errorOf(kMatmulDecls + "matmul p, a, b, start, start"), "5:24: duplicate matmul flag 'start'");
-  EXPECT_EQ(errorOf(kMatmulDecls + "matmul p, a, b, begin"),
-            "5:17: expected a matmul flag (start, start@first, stop or stop@last)");
-  EXPECT_EQ(errorOf(kMatmulDecls + "matmul p, a, b, start@last"), "5:23: expected 'first' after 'start@'");
-}
-
-TEST(ParseError, LoopBraces) {
-  EXPECT_EQ(errorOf(kDecls + "}"), "5:1: unmatched '}'");
-  EXPECT_EQ(errorOf(kDecls + "loop n = 0, 2, 1 {\n  dma a, b\n"), "7:1: expected '}' to close the loop at 5:1");
-  EXPECT_EQ(errorOf(kDecls + "loop n = 0, 2, 1 {\n  loop n = 0, 2, 1 {\n  }"),
-            "7:4: expected '}' to close the loop at 5:1");
-}
 
 TEST(ParseError, LoopNestingIsCapped) {
   std::string deep = "reg n\n";

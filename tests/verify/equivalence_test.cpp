@@ -36,10 +36,25 @@ bool hasNote(const Finding& f, const std::string& text) {
   return std::any_of(f.notes.begin(), f.notes.end(), [&](const std::string& n) { return n == text; });
 }
 
+std::string dump(const Finding& f) { return f.format("p"); }
+
 std::string dump(const std::vector<Finding>& fs) {
   std::string s;
-  for (const Finding& f : fs) s += f.format("p");
+  for (const Finding& f : fs) s += dump(f);
   return s;
+}
+
+// The one finding of `broken`; a failure (and an empty finding) where there is not exactly one.
+Finding onlyFinding(const std::string& broken) {
+  std::vector<Finding> fs = check(broken);
+  EXPECT_EQ(fs.size(), 1u) << dump(fs);
+  return fs.size() == 1 ? fs[0] : Finding{};
+}
+
+// The same for a broken version of a correct program, after checking that the correct one passes.
+Finding onlyFinding(const std::string& correct, const std::string& broken) {
+  EXPECT_EQ(dump(check(correct)), "");
+  return onlyFinding(broken);
 }
 
 // a is spilled, b reuses its bytes, a is reloaded onto b's bytes once b is dead.
@@ -60,9 +75,7 @@ TEST(Equivalence, CorrectSpillAndReloadPass) {
 
 TEST(Equivalence, MissingReloadNamesTheReaderAndTheTensorThatOwnsTheBytes) {
   std::string broken = replaced(kSpillReload, "dma a_Reload1, a_spill !reload", "# reload missing");
-  std::vector<Finding> fs = check(broken);
-  ASSERT_EQ(fs.size(), 1u) << dump(fs);
-  const Finding& f = fs[0];
+  const Finding f = onlyFinding(broken);
   EXPECT_EQ(f.oracle, Oracle::Equivalence);
   EXPECT_EQ(f.kind, FindingKind::OperandMismatch);
   EXPECT_EQ(f.loc.line, 16u);
@@ -70,11 +83,11 @@ TEST(Equivalence, MissingReloadNamesTheReaderAndTheTensorThatOwnsTheBytes) {
   EXPECT_EQ(f.step, 5u);
   EXPECT_EQ(f.message.rfind("`tt c, a_Reload1, c, add` reads source a 'a_Reload1' element [0, 0] = ", 0), 0u)
       << f.message;
-  EXPECT_TRUE(hasNote(f, "instruction: line 16 `tt c, a_Reload1, c, add` (id 4, step 5); reference step 4")) << dump(fs);
+  EXPECT_TRUE(hasNote(f, "instruction: line 16 `tt c, a_Reload1, c, add` (id 4, step 5); reference step 4")) << dump(f);
   EXPECT_TRUE(hasNote(f, "tensor 'a_Reload1' (inserted by reload, holds 'a') element [0, 0] lives at SBUF p0 bytes 0..3"))
-      << dump(fs);
-  EXPECT_TRUE(hasNote(f, "those bytes were last written by: line 13 `dma b, B` at step 3, writing tensor 'b'")) << dump(fs);
-  EXPECT_TRUE(hasNote(f, "poison seed 0, input seed 1 (the same seeds reproduce this run)")) << dump(fs);
+      << dump(f);
+  EXPECT_TRUE(hasNote(f, "those bytes were last written by: line 13 `dma b, B` at step 3, writing tensor 'b'")) << dump(f);
+  EXPECT_TRUE(hasNote(f, "poison seed 0, input seed 1 (the same seeds reproduce this run)")) << dump(f);
 }
 
 TEST(Equivalence, AReloadOntoFreshBytesReadsPoisonThatVariesWithTheSeed) {
@@ -106,17 +119,14 @@ dma C, c
 )";
 
 TEST(Equivalence, TwoLiveTensorsOverlappingByOneByte) {
-  EXPECT_EQ(dump(check(kTwoLive)), "");
-  std::vector<Finding> fs = check(replaced(kTwoLive, "@p0+256", "@p0+255"));
-  ASSERT_EQ(fs.size(), 1u) << dump(fs);
-  const Finding& f = fs[0];
+  const Finding f = onlyFinding(kTwoLive, replaced(kTwoLive, "@p0+256", "@p0+255"));
   EXPECT_EQ(f.kind, FindingKind::OperandMismatch);
   EXPECT_EQ(f.loc.line, 11u);
   EXPECT_EQ(f.message.rfind("`tt c, a, b, add` reads source a 'a' element [0, 63] = ", 0), 0u) << f.message;
   EXPECT_TRUE(hasNote(f, "tensor 'a' element [0, 63] lives at SBUF p0 bytes 252..255; differing byte(s) 255"))
-      << dump(fs);
+      << dump(f);
   EXPECT_TRUE(hasNote(f, "those bytes were last written by: line 10 `dma b, B` at step 2, writing tensor 'b'"))
-      << dump(fs);
+      << dump(f);
 }
 
 const std::string kLoop = R"(arch tiny
@@ -136,24 +146,19 @@ loop n = 0, 4, 1 {
 )";
 
 TEST(Equivalence, LoopRegisterClobberedByARegisterSharingItsLane) {
-  EXPECT_EQ(dump(check(kLoop)), "");
-  std::vector<Finding> fs = check(replaced(kLoop, "reg t @r1", "reg t @r0"));
-  ASSERT_EQ(fs.size(), 1u) << dump(fs);
-  const Finding& f = fs[0];
+  const Finding f = onlyFinding(kLoop, replaced(kLoop, "reg t @r1", "reg t @r0"));
   EXPECT_EQ(f.kind, FindingKind::OperandMismatch);
   EXPECT_EQ(f.loc.line, 11u);
   EXPECT_EQ(f.step, 3u);
   EXPECT_EQ(f.message,
             "`dma a, A[:, n*16:16]` reads register 'n' (address of source 'A[:, n*16:16]') = 3 (0x00000003); "
             "the reference reads 0 (0x00000000)");
-  EXPECT_TRUE(hasNote(f, "register 'n' @r0; lane r0 differs")) << dump(fs);
-  EXPECT_TRUE(hasNote(f, "lane r0 last written by: line 10 `li t, 3` at step 2, writing register 't' @r0")) << dump(fs);
+  EXPECT_TRUE(hasNote(f, "register 'n' @r0; lane r0 differs")) << dump(f);
+  EXPECT_TRUE(hasNote(f, "lane r0 last written by: line 10 `li t, 3` at step 2, writing register 't' @r0")) << dump(f);
 }
 
 TEST(Equivalence, AnOutOfRangeAccessInThePhysicalRunIsAFindingWithItsCause) {
-  std::vector<Finding> fs = check(replaced(replaced(kLoop, "reg t @r1", "reg t @r0"), "li t, 3", "li t, 100"));
-  ASSERT_EQ(fs.size(), 1u) << dump(fs);
-  const Finding& f = fs[0];
+  const Finding f = onlyFinding(replaced(replaced(kLoop, "reg t @r1", "reg t @r0"), "li t, 3", "li t, 100"));
   EXPECT_EQ(f.kind, FindingKind::RuntimeError);
   EXPECT_EQ(f.loc.line, 11u);
   EXPECT_EQ(f.loc.col, 10u);
@@ -162,24 +167,22 @@ TEST(Equivalence, AnOutOfRangeAccessInThePhysicalRunIsAFindingWithItsCause) {
                        "range: it has 64 per partition");
   EXPECT_TRUE(hasNote(f, "cause: `dma a, A[:, n*16:16]` reads register 'n' (address of source 'A[:, n*16:16]') = "
                          "100 (0x00000064); the reference reads 0 (0x00000000)"))
-      << dump(fs);
+      << dump(f);
   EXPECT_TRUE(hasNote(f, "lane r0 last written by: line 10 `li t, 100` at step 2, writing register 't' @r0"))
-      << dump(fs);
+      << dump(f);
 }
 
 TEST(Equivalence, AClobberBeforeAFailureIsReportedWhereItIsFirstRead) {
   // t shares n's lane: the first dma reads A[:, 32:16] (in range, wrong), the second then runs out of range.
   std::string broken = replaced(replaced(replaced(kLoop, "reg t @r1", "reg t @r0"), "li t, 3", "li t, 2"),
                                 "ts c, a, t, add", "addi t, t, 10");
-  std::vector<Finding> fs = check(broken);
-  ASSERT_EQ(fs.size(), 1u) << dump(fs);
-  const Finding& f = fs[0];
+  const Finding f = onlyFinding(broken);
   EXPECT_EQ(f.kind, FindingKind::OperandMismatch);
   EXPECT_EQ(f.loc.line, 11u);
-  EXPECT_TRUE(hasNote(f, "lane r0 last written by: line 10 `li t, 2` at step 2, writing register 't' @r0")) << dump(fs);
+  EXPECT_TRUE(hasNote(f, "lane r0 last written by: line 10 `li t, 2` at step 2, writing register 't' @r0")) << dump(f);
   EXPECT_TRUE(hasNote(f, "the physical run later fails at line 13: elements [192, 208) of 'C' out of range: it has 64 "
                          "per partition"))
-      << dump(fs);
+      << dump(f);
 }
 
 const std::string kWide = R"(arch tiny
@@ -193,16 +196,13 @@ reg_store D, w
 )";
 
 TEST(Equivalence, A64BitRegisterGivenOneLane) {
-  EXPECT_EQ(dump(check(kWide)), "");
-  std::vector<Finding> fs = check(replaced(kWide, "reg k @r2", "reg k @r1"));
-  ASSERT_EQ(fs.size(), 1u) << dump(fs);
-  const Finding& f = fs[0];
+  const Finding f = onlyFinding(kWide, replaced(kWide, "reg k @r2", "reg k @r1"));
   EXPECT_EQ(f.kind, FindingKind::OperandMismatch);
   EXPECT_EQ(f.loc.line, 8u);
   EXPECT_EQ(f.message, "`reg_store D, w` reads register 'w' (source) = 30064771077 (0x0000000700000005); the "
                        "reference reads 4294967301 (0x0000000100000005)");
-  EXPECT_TRUE(hasNote(f, "register 'w' @r0 (lanes r0, r1); lane r1 differs")) << dump(fs);
-  EXPECT_TRUE(hasNote(f, "lane r1 last written by: line 7 `li k, 7` at step 2, writing register 'k' @r1")) << dump(fs);
+  EXPECT_TRUE(hasNote(f, "register 'w' @r0 (lanes r0, r1); lane r1 differs")) << dump(f);
+  EXPECT_TRUE(hasNote(f, "lane r1 last written by: line 7 `li k, 7` at step 2, writing register 'k' @r1")) << dump(f);
 }
 
 const std::string kAccumulate = R"(arch tiny
@@ -228,10 +228,7 @@ dma O, o
 )";
 
 TEST(Equivalence, PsumBankReusedInTheMiddleOfAnAccumulationGroup) {
-  EXPECT_EQ(dump(check(kAccumulate)), "");
-  std::vector<Finding> fs = check(replaced(kAccumulate, "psum tmp [8, 16] f32 @bank1", "psum tmp [8, 16] f32 @bank0"));
-  ASSERT_EQ(fs.size(), 1u) << dump(fs);
-  const Finding& f = fs[0];
+  const Finding f = onlyFinding(kAccumulate, replaced(kAccumulate, "psum tmp [8, 16] f32 @bank1", "psum tmp [8, 16] f32 @bank0"));
   EXPECT_EQ(f.kind, FindingKind::OperandMismatch);
   EXPECT_EQ(f.loc.line, 16u);
   EXPECT_EQ(f.message.rfind("`matmul acc, s, m, stop` reads accumulator 'acc' element [0, 0] = 1.5 (0x3fc00000); "
@@ -239,9 +236,9 @@ TEST(Equivalence, PsumBankReusedInTheMiddleOfAnAccumulationGroup) {
                             0),
             0u)
       << f.message;
-  EXPECT_TRUE(hasNote(f, "tensor 'acc' element [0, 0] lives at PSUM p0 bank 0 bytes 0..3; differing byte(s) 1, 2, 3")) << dump(fs);
+  EXPECT_TRUE(hasNote(f, "tensor 'acc' element [0, 0] lives at PSUM p0 bank 0 bytes 0..3; differing byte(s) 1, 2, 3")) << dump(f);
   EXPECT_TRUE(hasNote(f, "those bytes were last written by: line 15 `memset tmp, 1.5` at step 4, writing tensor 'tmp'"))
-      << dump(fs);
+      << dump(f);
 }
 
 const std::string kSpillOverOutput = R"(arch tiny
@@ -256,19 +253,16 @@ dma x_spill, x !spill
 )";
 
 TEST(Equivalence, ASpillSlotOverAnOutputIsAnOutputMismatchNamingTheSpill) {
-  EXPECT_EQ(dump(check(kSpillOverOutput)), "");
   // The slot overlaps the output from its byte 8 on: C[0, 2] is overwritten with x[0, 0].
-  std::vector<Finding> fs = check(replaced(kSpillOverOutput, "@512 !spill(x)", "@8 !spill(x)"));
-  ASSERT_EQ(fs.size(), 1u) << dump(fs);
-  const Finding& f = fs[0];
+  const Finding f = onlyFinding(kSpillOverOutput, replaced(kSpillOverOutput, "@512 !spill(x)", "@8 !spill(x)"));
   EXPECT_EQ(f.kind, FindingKind::OutputMismatch);
   EXPECT_EQ(f.loc.line, 9u);
   EXPECT_EQ(f.step, 3u);
   EXPECT_EQ(f.message.rfind("output 'C' element [0, 2] = ", 0), 0u) << f.message;
-  EXPECT_TRUE(hasNote(f, "it lives at DRAM bytes 8..11")) << dump(fs);
+  EXPECT_TRUE(hasNote(f, "it lives at DRAM bytes 8..11")) << dump(f);
   EXPECT_TRUE(hasNote(f, "those bytes were last written by: line 9 `dma x_spill, x !spill` at step 3 (inserted spill), "
                          "writing tensor 'x_spill' (inserted by spill, holds 'x')"))
-      << dump(fs);
+      << dump(f);
 }
 
 // Two outputs of their own storage overwritten by inserted DMAs after their last original write: the allocated run
@@ -290,11 +284,10 @@ dma C0, y !spill
 )";
 
 TEST(Equivalence, OutputsComparedAsTheyBecomeFinalReportTheFirstDeclaredMismatch) {
-  std::vector<Finding> fs = check(kInsertedWritesOverOutputs);
-  ASSERT_EQ(fs.size(), 1u) << dump(fs);
-  EXPECT_EQ(fs[0].kind, FindingKind::OutputMismatch);
-  EXPECT_EQ(fs[0].message.rfind("output 'C0' element [0, 0] = ", 0), 0u) << fs[0].message;
-  EXPECT_EQ(fs[0].loc.line, 14u) << dump(fs);  // the inserted DMA that last wrote C0
+  const Finding f = onlyFinding(kInsertedWritesOverOutputs);
+  EXPECT_EQ(f.kind, FindingKind::OutputMismatch);
+  EXPECT_EQ(f.message.rfind("output 'C0' element [0, 0] = ", 0), 0u) << f.message;
+  EXPECT_EQ(f.loc.line, 14u) << dump(f);  // the inserted DMA that last wrote C0
   // Without the inserted writes both outputs agree.
   EXPECT_EQ(dump(check(replaced(replaced(kInsertedWritesOverOutputs, "dma C1, y !spill\n", ""), "dma C0, y !spill\n", ""))),
             "");

@@ -22,6 +22,14 @@ std::vector<Finding> check(const std::string& text) {
   return checkSymbolic(p);
 }
 
+// The findings of `program` ended by the placement digit `bad`, then `body`, after checking that the same program with
+// the digit `good` has none.
+std::vector<Finding> findingsWhenMisplaced(const std::string& program, const std::string& good, const std::string& bad,
+                                           const std::string& body) {
+  EXPECT_TRUE(check(program + good + body).empty());
+  return check(program + bad + body);
+}
+
 std::string all(const std::vector<Finding>& fs) {
   std::string out;
   for (const Finding& f : fs) out += f.format("t");
@@ -165,8 +173,7 @@ TEST(Symbolic, PsumBankReusedInTheMiddleOfAnAccumulationGroup) {
       "dma O, r\n"
       "copy r, tmp\n"
       "dma P, r\n";
-  EXPECT_TRUE(check(program + "1" + body).empty());
-  auto fs = check(program + "0" + body);
+  auto fs = findingsWhenMisplaced(program, "1", "0", body);
   expectFinding(fs, FindingKind::Clobber, 13,
                 "`matmul acc, s, s, start@first, stop@last` reads accumulator 'acc' element [0, 0], which 'tmp' "
                 "overwrote (clobber)");
@@ -188,8 +195,7 @@ TEST(Symbolic, LoopRegisterClobberedInsideItsLoop) {
       "  ts a[:, k:8], a[:, k:8], t, add\n"
       "}\n"
       "dma O, a\n";
-  EXPECT_TRUE(check(program + "1" + body).empty());
-  auto fs = check(program + "0" + body);
+  auto fs = findingsWhenMisplaced(program, "1", "0", body);
   expectFinding(fs, FindingKind::Clobber, 10, "`dma a[:, k:8], A[:, k:8]` reads register 'k', which register 't' overwrote (clobber)");
   EXPECT_EQ(fs[0].notes[0], "expected: the value `loop k = 0, 16, 8 {` (8:1) at step 1 wrote to register 'k'");
   EXPECT_EQ(fs[0].notes[2], "location: register lane @r0, last written by `li t, 3` (9:3) at step 2");
@@ -209,8 +215,7 @@ TEST(Symbolic, SixtyFourBitRegisterGivenOneLane) {
       "dma a[:, i:8], A[:, i:8]\n"      // 11
       "ts a, a, j, add\n"
       "dma O, a\n";
-  EXPECT_TRUE(check(program + "2" + body).empty());
-  auto fs = check(program + "1" + body);
+  auto fs = findingsWhenMisplaced(program, "2", "1", body);
   expectFinding(fs, FindingKind::Clobber, 11, "`dma a[:, i:8], A[:, i:8]` reads register 'i' lane 1, which register 'j' overwrote (clobber)");
 }
 

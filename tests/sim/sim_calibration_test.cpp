@@ -1,0 +1,96 @@
+// The calibration checkpoints as a regression guard: every kernel of bench/calibration/, each buffer in storage of
+// its own (-O0, as bench/calibration.sh's second table: the timing model alone), simulated with the default timing
+// table, comes within 1.3x of its published figure in bench/calibration/published.tsv, and every optimization step's
+// speed-up within 1.3x of the published one. `bash bench/calibration.sh` prints the same figures as tables.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "alloc/driver.h"
+#include "ir/parse.h"
+#include "sim/simulate.h"
+#include "tests/common/files.h"
+
+namespace allocsim {
+namespace {
+
+const std::string kDir = std::string(ALLOCSIM_SOURCE_DIR) + "/bench/calibration/";
+
+struct Checkpoint {
+  std::string name, kernel, unit, step_from;
+  double published = 0;
+};
+
+std::vector<Checkpoint> publishedCheckpoints() {
+  std::ifstream in(kDir + "published.tsv");
+  std::vector<Checkpoint> out;
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#' || line.rfind("checkpoint\t", 0) == 0) continue;
+    std::vector<std::string> f;
+    std::istringstream fields(line);
+    for (std::string s; std::getline(fields, s, '\t');) f.push_back(s);
+    if (f.size() != 10) {
+      ADD_FAILURE() << "published.tsv: a row without its 10 columns: " << line;
+      continue;
+    }
+    out.push_back({f[0], f[1], f[4], f[9], std::stod(f[3])});
+  }
+  return out;
+}
+
+// The simulated figure in the published unit: latency in ms or us, or PE utilization in % of a K=8192, M=4096,
+// N=8192 matmul (its FLOPs over the 128x128 array at the PE clock).
+double simulatedFigure(const Checkpoint& c, std::map<std::string, double>& seconds_of) {
+  const sim::TimingTable& t = sim::TimingTable::defaults();
+  if (!seconds_of.count(c.kernel)) {
+    DriverOptions d;
+    d.optlevel = 0;
+    const Program p = allocate(parseProgram(readFile(kDir + c.kernel)), d).program;
+    sim::SimOptions o;
+    o.timing_only = true;
+    o.record_reads = false;
+    seconds_of[c.kernel] = double(sim::simulate(p, o).stats.cycles) / (t.clock_ghz * 1e9);
+  }
+  const double s = seconds_of[c.kernel];
+  if (c.unit == "ms") return s * 1e3;
+  if (c.unit == "us") return s * 1e6;
+  EXPECT_EQ(c.unit, "%") << c.name;
+  return 100 * (2.0 * 4096 * 8192 * 8192) / (s * 2 * 128 * 128 * t.pe_clock_ghz * 1e9);
+}
+
+bool within(double ratio, double factor) { return ratio <= factor && ratio >= 1 / factor; }
+
+TEST(SimCalibration, EveryCheckpointAndStepWithinOnePointThreeOfThePublishedFigure) {
+  const std::vector<Checkpoint> checkpoints = publishedCheckpoints();
+  ASSERT_GE(checkpoints.size(), 7u);  // at least the matmul tutorial's four versions and HFU, layernorm's two
+  std::map<std::string, double> seconds_of, simulated;
+  std::map<std::string, const Checkpoint*> by_name;
+  for (const Checkpoint& c : checkpoints) {
+    simulated[c.name] = simulatedFigure(c, seconds_of);
+    by_name[c.name] = &c;
+    EXPECT_TRUE(within(simulated[c.name] / c.published, 1.3))
+        << c.name << ": simulated " << simulated[c.name] << " " << c.unit << ", published " << c.published;
+  }
+  int steps = 0;
+  for (const Checkpoint& c : checkpoints) {
+    if (c.step_from == "-") continue;
+    ASSERT_TRUE(by_name.count(c.step_from)) << c.name << " is a step from an unknown checkpoint " << c.step_from;
+    const Checkpoint& from = *by_name[c.step_from];
+    ASSERT_EQ(from.unit, c.unit) << c.name;
+    const double sim_speedup = simulated[from.name] / simulated[c.name], pub_speedup = from.published / c.published;
+    EXPECT_TRUE(within(sim_speedup / pub_speedup, 1.3))
+        << from.name << " -> " << c.name << ": simulated " << sim_speedup << "x, published " << pub_speedup << "x";
+    // The published ranking of the two versions holds.
+    EXPECT_EQ(sim_speedup > 1, pub_speedup > 1) << from.name << " -> " << c.name;
+    ++steps;
+  }
+  EXPECT_GE(steps, 4);
+}
+
+}  // namespace
+}  // namespace allocsim
