@@ -4,6 +4,8 @@
 
 #include <cmath>
 #include <ctime>
+#include <fstream>
+#include <sstream>
 
 namespace allocsim::bench {
 
@@ -11,6 +13,13 @@ double cpuSeconds() {
   timespec ts{};
   clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
   return double(ts.tv_sec) + double(ts.tv_nsec) * 1e-9;
+}
+
+std::string readFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
 }
 
 double growthExponent(const std::vector<std::pair<double, double>>& size_seconds) {

@@ -1,6 +1,7 @@
 // What several benchmarks share: the process's CPU time (allocation and verification are single-threaded, and on a
-// shared machine wall time measures the load), the least-squares growth exponent of a time in a size, and a
-// program's body wrapped in one loop, and a main that runs the registered benchmarks and then prints a summary.
+// shared machine wall time measures the load), a file read whole, the least-squares growth exponent of a time in a
+// size, a program's body wrapped in one loop, and a main that runs the registered benchmarks and then prints a
+// summary.
 #pragma once
 
 #include <cstdint>
@@ -13,6 +14,9 @@
 namespace allocsim::bench {
 
 double cpuSeconds();
+
+// The whole file at `path`; empty when it cannot be read.
+std::string readFile(const std::string& path);
 
 // k in time ~ size^k, fitted over (size, seconds) points by least squares of log time on log size; 0 with fewer than
 // two points.

@@ -66,12 +66,8 @@ Program withIterations(Program p, uint32_t iterations) {
 const Program& program() {
   static const Program p = [] {
     const std::string path = std::string(ALLOCSIM_SOURCE_DIR) + "/bench/data/sim_speed.nki.txt";
-    std::FILE* f = std::fopen(path.c_str(), "rb");
-    if (!f) throw std::runtime_error("sim_speed: cannot read " + path);
-    std::string text;
-    char buf[65536];
-    for (size_t n; (n = std::fread(buf, 1, sizeof buf, f)) > 0;) text.append(buf, n);
-    std::fclose(f);
+    const std::string text = bench::readFile(path);
+    if (text.empty()) throw std::runtime_error("sim_speed: cannot read " + path);
     Program q = parseProgram(text);
     sim::simulate(q);  // checked once (the timed runs skip the interpreter's pre-check)
     return q;
@@ -210,12 +206,8 @@ int main(int argc, char** argv) {
   // on the bare model of its own trace; the best of each, in instructions per second and as a ratio.
   if ((argc == 3 || argc == 4) && std::string(argv[1]) == "--kernel") {
     const long n = argc == 4 ? std::stol(argv[3]) : 3;
-    std::FILE* f = std::fopen(argv[2], "rb");
-    if (!f) return 2;
-    std::string text;
-    char buf[65536];
-    for (size_t k; (k = std::fread(buf, 1, sizeof buf, f)) > 0;) text.append(buf, k);
-    std::fclose(f);
+    const std::string text = allocsim::bench::readFile(argv[2]);
+    if (text.empty()) return 2;
     allocsim::DriverOptions d;
     d.optlevel = 0;
     const allocsim::Program p = allocsim::allocate(allocsim::parseProgram(text), d).program;
