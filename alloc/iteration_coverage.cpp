@@ -11,6 +11,7 @@ namespace allocsim {
 
 enum class CoverageQuestion : uint8_t {
   Reads,             // iterationCoverage
+  LaterReads,        // laterIterationCoverage
   IterationRewrite,  // iterationRewrite
   RunRewrite         // runRewrite
 };
@@ -457,6 +458,7 @@ class CoverageWalk {
       iterate(l, tested_invariant_ ? Sampling::FirstSecondLast : Sampling::All, [&] {
         if (!spend(bits_.words())) return;
         bits_.clear();
+        tested_first_ = flags_.back().first;
         walk(root_);
         // The rewrite question: the iteration must also have written every element by its end.
         if (question_ == CoverageQuestion::IterationRewrite && !done() && !allWritten() && !done())
@@ -780,6 +782,8 @@ class CoverageWalk {
   void read(const AccessPattern& ap) {
     bool unknown = false;
     auto b = box(ap, unknown);
+    // The later-iterations question leaves out what the first iteration of each run reads.
+    if (question_ == CoverageQuestion::LaterReads && tested_first_) return;
     // A read at an address the walk does not know (a register loaded from memory: e.g. a spilled register's
     // reload, alloc/reg/reg_spill.h) is decided only when it cannot miss: the whole tensor is written.
     if (!b) {
@@ -822,6 +826,7 @@ class CoverageWalk {
   TensorId t_;
   uint64_t budget_;
   CoverageQuestion question_;
+  bool tested_first_ = false;  // the walk is in the first iteration of a run of the tested loop
   ElementBits bits_;
   // The rest live in the thread's WalkScratch.
   std::vector<std::optional<uint64_t>>& regs_;  // by RegId: the value, when the walk knows it
@@ -876,6 +881,11 @@ IterationCoverage iterationCoverage(const Program& p, const LinearOrder& order, 
 IterationCoverage iterationRewrite(const Program& p, const LinearOrder& order, TensorId t, int32_t loop,
                                    CoverageCache& cache, uint64_t budget) {
   return decideCoverage(p, order, t, loop, cache, budget, CoverageQuestion::IterationRewrite);
+}
+
+IterationCoverage laterIterationCoverage(const Program& p, const LinearOrder& order, TensorId t, int32_t loop,
+                                         CoverageCache& cache, uint64_t budget) {
+  return decideCoverage(p, order, t, loop, cache, budget, CoverageQuestion::LaterReads);
 }
 
 IterationCoverage runRewrite(const Program& p, const LinearOrder& order, TensorId t, int32_t loop, CoverageCache& cache,

@@ -81,6 +81,13 @@ IterationCoverage iterationCoverage(const Program& p, const LinearOrder& order, 
 IterationCoverage iterationRewrite(const Program& p, const LinearOrder& order, TensorId t, int32_t loop,
                                    CoverageCache& cache, uint64_t budget = kCoverageBudget);
 
+// The question liveness asks of a loop that holds a value's last mention but not its first: Covered when every read
+// in every iteration but the first of each run is covered by earlier writes of that iteration (the first reads what
+// was there before the loop, which the value's range covers up to its last mention anyway). Then nothing an
+// iteration leaves is read by the next one, and the value need not stay live past its last mention in the body.
+IterationCoverage laterIterationCoverage(const Program& p, const LinearOrder& order, TensorId t, int32_t loop,
+                                         CoverageCache& cache, uint64_t budget = kCoverageBudget);
+
 // The question liveness asks of a loop whose run writes `t` without reading it first: Covered when, over one run of
 // the loop (its iterations one after another, what each writes kept), every read is of an element the run has
 // written and by the run's end every element of `t` has been written. Then what is read after the loop is never

@@ -121,11 +121,11 @@ class CoverageAnswers {
       return true;
     });
   }
-  // Whether an iteration of `loop` reads what it did not write itself (the back-edge question, for a loop that holds
-  // a value's last mention but not its first). Not counted in the stats.
+  // Whether an iteration of `loop` other than the first of its run reads what it did not write itself (the back-edge
+  // question, for a loop that holds a value's last mention but not its first). Not counted in the stats.
   bool reaches(int32_t loop) {
     return memo(reach_asked_, loop, [&] {
-      return !writesIn(loop) || iterationCoverage(p_, order_, t_, loop, cache_) != IterationCoverage::Covered;
+      return !writesIn(loop) || laterIterationCoverage(p_, order_, t_, loop, cache_) != IterationCoverage::Covered;
     });
   }
   // Whether one run of `loop` writes every element of the tensor and reads only what the run wrote

@@ -47,8 +47,9 @@
 //     start@first matmul for the loops outside its own) or each iteration reads only what it wrote and has
 //     rewritten every element by its end (alloc/iteration_coverage.h, iterationRewrite). A last mention deeper
 //     than common is extended to the end of the outermost loop that contains it but not the first, runs more than
-//     once and reads, in some iteration, what that iteration did not write (otherwise nothing is live from one
-//     iteration's last mention to the next).
+//     once and reads, in some iteration but the first of a run, what that iteration did not write (otherwise
+//     nothing is live from one iteration's last mention to the next; what the first iteration reads is what was there
+//     before the loop, live from the first mention on: alloc/iteration_coverage.h, laterIterationCoverage).
 //  3. Back edges: a common loop of more than one iteration extends the segment over its whole body only when the
 //     value is carried around its back edge: a read of some iteration sees an element that iteration has not
 //     written before. Decided from the views (alloc/iteration_coverage.h), exact where it answers; where the views
@@ -77,7 +78,8 @@
 // 1-3 cover every step between a write and a read of the group (a step inside a loop maps to the loop body's
 // positions, covered either by the anchors or by the extensions, which are left out only where no element written
 // before a position of one iteration is read after it: a loop run once, an iteration that rewrites the tensor
-// before reading it, an iteration that reads only what it wrote); a dead store is live only at its own steps. So
+// before reading it, an iteration that reads only what it wrote, the first of a run also what was there before the
+// loop, at or before the last mention); a dead store is live only at its own steps. So
 // every dynamically live step maps to a position inside a segment. The properties in props/liveness_props.cpp and
 // props/reuse_props.cpp check this against verify/dynamic_liveness.h on generated programs that reuse tensors.
 //

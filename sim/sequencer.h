@@ -33,7 +33,7 @@ class Sequencer : public sc_core::sc_module {
     bool first, last;
   };
   // A view whose address has register terms, as dispatch recomputes it: partition and offset are the index's
-  // constant plus its terms, each a scale times a function of one register the plan reads (terms_[first..]); the
+  // constant plus its terms, each a scale times a function of one register the plan reads (Plan::terms); the
   // view is in range when the two lie within [0, max_*] (the shape, hence the rest of the view, the footprint's
   // extent and the cost, does not change from one execution to the next).
   struct Term {
@@ -45,6 +45,7 @@ class Sequencer : public sc_core::sc_module {
     int64_t part_constant, off_constant;
     int64_t max_part, max_off;
     uint32_t first_term, part_terms, off_terms;
+    ShapeFootprint footprint;
   };
   // Per instruction (by Instruction::id, checked against its address), computed at its first dispatch in a job:
   // the registers it reads at dispatch, and its operands; when a view has register terms, how dispatch recomputes
@@ -58,7 +59,6 @@ class Sequencer : public sc_core::sc_module {
     // `operands.views` in order, which of them each access's footprint is (kNoView: a register's), and the pairs
     // (destination, source) whose overlap at an offset makes it stream over itself.
     bool shaped = false;
-    bool direct = false;  // every view is recomputed from its terms (else each dispatch resolves in full)
     std::vector<Term> terms;
     std::vector<PlannedView> views;
     uint8_t access_view[8] = {};
@@ -107,6 +107,7 @@ class Sequencer : public sc_core::sc_module {
   std::vector<std::unique_ptr<Plan>> plans_;  // by Instruction::id; records point into the plans while this grows
   uint64_t clock_ = 0;
   std::vector<Dependence> loop_deps_;  // runLoop's scratch
+  Footprint view_fp_[KnownViews::kMax];  // recompute's scratch: each view's footprint
   // The youngest dispatched instruction of an engine that accesses a memory through a shared port: by port side
   // (kPort* below), its record's slot and dispatch number (seq 0: none this job).
   enum PortSide : uint32_t { kSbufDve, kSbufPool, kPsumDve, kPsumAct, kPortSides };

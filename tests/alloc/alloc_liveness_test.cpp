@@ -645,6 +645,34 @@ INSTANTIATE_TEST_SUITE_P(LiveSegments, LiveRangeOf, ::testing::ValuesIn(std::vec
      .expect = {{.value = "a", .segments = {{P(11), P(18)}}}}},
 }), caseName);
 
+TEST(Liveness, ALastMentionInALoopWhoseLaterIterationsWriteBeforeReadingIsNotExtended) {
+  // The first iteration reads what the dma wrote; every later one rewrites a before reading it. Nothing is live from
+  // one iteration's read to the next iteration's memset.
+  Live l(std::string(kDecls) +
+         "dma a, A\n"            // 11
+         "loop i = 0, 3, 1 {\n"  // 12
+         "  if i >= 1 {\n"       // 13
+         "    memset a, 1\n"     // 14
+         "  }\n"
+         "  copy b, a\n"         // 16
+         "  copy c, d\n"         // 17
+         "}\n"
+         "dma O, b\n");          // 19
+  EXPECT_EQ(l.tensor("a"), range(l.pos(11), l.pos(16)));
+  // The second iteration reads what the first left (the memset runs from the third on): a is live around the loop.
+  Live carried(std::string(kDecls) +
+               "dma a, A\n"            // 11
+               "loop i = 0, 3, 1 {\n"  // 12
+               "  if i >= 2 {\n"       // 13
+               "    memset a, 1\n"     // 14
+               "  }\n"
+               "  copy b, a\n"         // 16
+               "  copy c, d\n"         // 17
+               "}\n"
+               "dma O, b\n");          // 19
+  EXPECT_EQ(carried.tensor("a"), range(carried.pos(11), carried.end(12)));
+}
+
 TEST(LiveSegments, ATensorReplacedPiecewiseStartsAValueAtTheFirstPiece) {
   // The two memsets together write every element of b before anything reads it: what the loop reads is theirs.
   Live l(std::string(kDecls) +
