@@ -101,8 +101,7 @@ class IntervalWalk {
 };
 
 uint32_t psumBanksOf(const Program& p, const Tensor& t) {
-  uint64_t bank = std::max<uint64_t>(1, p.arch.psum_bank_bytes);
-  return uint32_t(std::min<uint64_t>(UINT32_MAX, (t.bytesPerPartition() + bank - 1) / bank));
+  return uint32_t(std::min<uint64_t>(UINT32_MAX, psumBankCount(p.arch, t)));
 }
 
 }  // namespace
