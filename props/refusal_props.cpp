@@ -25,10 +25,6 @@
 namespace allocsim {
 namespace {
 
-uint64_t banksOf(const Arch& a, const Tensor& t) {
-  return (t.bytesPerPartition() + a.psum_bank_bytes - 1) / a.psum_bank_bytes;
-}
-
 // The input tensor a named tensor stands for: itself, or the tensor whose value a `NAME_ValK` holds.
 TensorId inputTensor(const Program& p, std::string name) {
   TensorId t = p.findTensor(name);
@@ -78,7 +74,7 @@ std::string checkRefusal(const Program& p, const DynamicLiveness& dy, const std:
       RC_ASSERT(t != kNone);
       ts.push_back(t);
       const Tensor& x = p.tensors[t];
-      sum += sbuf ? uint64_t(x.partitions) * x.bytesPerPartition() : banksOf(p.arch, x);
+      sum += sbuf ? uint64_t(x.partitions) * x.bytesPerPartition() : psumBankCount(p.arch, x);
       at = end + 2;
     }
     RC_ASSERT(sum == total);
@@ -100,7 +96,7 @@ std::string checkRefusal(const Program& p, const DynamicLiveness& dy, const std:
       RC_ASSERT(t != kNone);
       ts.push_back(t);
       const Tensor& x = p.tensors[t];
-      sum += unit == "banks"             ? banksOf(p.arch, x)
+      sum += unit == "banks"             ? psumBankCount(p.arch, x)
              : unit == "partition-bytes" ? uint64_t(x.partitions) * x.bytesPerPartition()
                                          : x.bytesPerPartition();
     }

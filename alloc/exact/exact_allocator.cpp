@@ -118,7 +118,7 @@ std::string peakOfTheBound(const Program& p, const Liveness& live, const SpacePr
   std::string names;
   for (size_t k = 0; k < here.size() && k < 6; ++k) {
     const Tensor& t = p.tensors[sp.tensors[here[k]]];
-    const uint64_t banks = psumBanksOf(p.arch, t);
+    const uint64_t banks = psumBankCount(p.arch, t);
     names += std::string(k ? ", " : "") + "'" + t.name + "' (" +
              (sbuf ? std::to_string(t.partitions) + " x " + std::to_string(t.bytesPerPartition()) + " bytes"
                    : std::to_string(banks) + (banks == 1 ? " bank" : " banks")) +
