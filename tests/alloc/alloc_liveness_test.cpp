@@ -673,6 +673,66 @@ TEST(Liveness, ALastMentionInALoopWhoseLaterIterationsWriteBeforeReadingIsNotExt
   EXPECT_EQ(carried.tensor("a"), range(carried.pos(11), carried.end(12)));
 }
 
+TEST(LiveSegments, ACarriedValueIsDeadBetweenItsLastReadAndTheWholeWriteOfAnIteration) {
+  // Each iteration reads what the previous one's memset wrote (the dma's on the first), then rewrites a whole:
+  // between the copy to b and the memset, a holds nothing anyone reads.
+  Live l(std::string(kDecls) +
+         "dma a, A\n"            // 11
+         "loop i = 0, 4, 1 {\n"  // 12
+         "  copy b, a\n"         // 13
+         "  memset c, 2\n"       // 14
+         "  memset a, 1\n"       // 15
+         "  copy d, a\n"         // 16
+         "}\n"
+         "dma O, b\n");          // 18
+  EXPECT_EQ(l.tensor("a"), segments({{l.pos(11), l.pos(13)}, {l.pos(15), l.end(12)}}));
+  // The same with the value's first mention inside the loop (a partial write: the loop carries the rest).
+  Live inside(std::string(kDecls) +
+              "loop i = 0, 4, 1 {\n"     // 11
+              "  memset a[:, 0:8], 3\n"  // 12
+              "  copy b, a\n"            // 13: elements 8 on are the previous iteration's
+              "  memset c, 2\n"          // 14
+              "  memset a, 1\n"          // 15
+              "  copy d, a\n"            // 16
+              "}\n"
+              "dma O, d\n");             // 18
+  EXPECT_EQ(inside.tensor("a"), segments({{inside.pos(11), inside.pos(13)}, {inside.pos(15), inside.end(11)}}));
+  // The same when the value is read after the loop too: the anchors span the loop, the gap is left out.
+  Live after(std::string(kDecls) +
+             "dma a, A\n"            // 11
+             "loop i = 0, 4, 1 {\n"  // 12
+             "  copy b, a\n"         // 13
+             "  memset c, 2\n"       // 14
+             "  memset a, 1\n"       // 15
+             "  copy d, a\n"         // 16
+             "}\n"
+             "dma O, a\n");          // 18
+  EXPECT_EQ(after.tensor("a"), segments({{after.pos(11), after.pos(13)}, {after.pos(15), after.pos(18)}}));
+  // A memset that reads a (an in-place update) or that only some iterations run leaves no gap.
+  Live in_place(std::string(kDecls) +
+                "dma a, A\n"              // 11
+                "loop i = 0, 4, 1 {\n"    // 12
+                "  copy b, a\n"           // 13
+                "  memset c, 2\n"         // 14
+                "  tt a, a, c, add\n"     // 15
+                "  copy d, a\n"           // 16
+                "}\n"
+                "dma O, b\n");            // 18
+  EXPECT_EQ(in_place.tensor("a"), range(in_place.pos(11), in_place.end(12)));
+  Live some(std::string(kDecls) +
+            "dma a, A\n"            // 11
+            "loop i = 0, 4, 1 {\n"  // 12
+            "  copy b, a\n"         // 13
+            "  memset c, 2\n"       // 14
+            "  if i >= 2 {\n"       // 15
+            "    memset a, 1\n"     // 16
+            "  }\n"
+            "  copy d, a\n"         // 18
+            "}\n"
+            "dma O, b\n");          // 20
+  EXPECT_EQ(some.tensor("a"), range(some.pos(11), some.end(12)));
+}
+
 TEST(LiveSegments, ATensorReplacedPiecewiseStartsAValueAtTheFirstPiece) {
   // The two memsets together write every element of b before anything reads it: what the loop reads is theirs.
   Live l(std::string(kDecls) +
