@@ -350,6 +350,7 @@ void Parser::instruction(const Token& opcode, Op op) {
   append(std::move(inst));
 }
 
+// The operands after the opcode, by the kind of instruction.
 void Parser::operands(Instruction& in) {
   switch (in.op) {
     case Op::Dma:
@@ -358,29 +359,57 @@ void Parser::operands(Instruction& in) {
     case Op::Broadcast:
     case Op::BnStats:
     case Op::BnAggr:
-      in.dst = operandThenComma("destination");
-      in.a = accessPattern("source");
-      return;
+    case Op::Memset:
+    case Op::Iota: return movementOperands(in);
     case Op::Matmul:
-      in.dst = operandThenComma("destination");
+    case Op::Act:
+    case Op::TT:
+    case Op::TS:
+    case Op::Reduce:
+    case Op::Select:
+    case Op::TTScan: return computeOperands(in);
+    case Op::Li:
+    case Op::Addi:
+    case Op::Add:
+    case Op::Mov:
+    case Op::RegLoad:
+    case Op::RegStore: return registerOperands(in);
+    case Op::If: return condition(in);
+    case Op::Loop: return loopHeader(in);
+  }
+}
+
+// Instructions that move, convert or fill data: a destination and a source, or a destination and a fill (memset) or
+// a mask (iota).
+void Parser::movementOperands(Instruction& in) {
+  in.dst = operandThenComma("destination");
+  switch (in.op) {
+    case Op::Memset: in.imm = immediate("fill value"); return;
+    case Op::Iota: selectMask(in.rare.mut().mask, "iota", false); return;
+    default: in.a = accessPattern("source");
+  }
+}
+
+// Instructions that compute on an engine: matmul, act, tt, ts, reduce, affine_select, tt_scan.
+void Parser::computeOperands(Instruction& in) {
+  in.dst = operandThenComma("destination");
+  switch (in.op) {
+    case Op::Matmul:
       in.a = operandThenComma("stationary operand");
       in.b = accessPattern("moving operand");
       matmulFlags(in);
       return;
     case Op::Act:
-      in.dst = operandThenComma("destination");
       in.a = operandThenComma("source");
       in.func = actFunc();
       actScaleBias(in);
       return;
     case Op::TT:
-      in.dst = operandThenComma("destination");
       in.a = operandThenComma("first source");
       in.b = operandThenComma("second source");
       in.alu = alu();
       return;
     case Op::TS:
-      in.dst = operandThenComma("destination");
       in.a = operandThenComma("source");
       in.scalar = scalar();
       comma("scalar");
@@ -388,62 +417,15 @@ void Parser::operands(Instruction& in) {
       tsOptions(in);
       return;
     case Op::Reduce:
-      in.dst = operandThenComma("destination");
       in.a = operandThenComma("source");
       in.alu = alu();
       return;
-    case Op::Memset:
-      in.dst = operandThenComma("destination");
-      in.imm = immediate("fill value");
-      return;
-    case Op::Li:
-      in.rd = reg("destination");
-      comma("destination");
-      in.imm = immediate("immediate operand");
-      return;
-    case Op::Addi:
-      in.rd = reg("destination");
-      comma("destination");
-      in.rs = reg("source");
-      comma("source");
-      in.imm = immediate("immediate operand");
-      return;
-    case Op::Add:
-      in.rd = reg("destination");
-      comma("destination");
-      in.rs = reg("first source");
-      comma("first source");
-      in.rt = reg("second source");
-      return;
-    case Op::Mov:
-      in.rd = reg("destination");
-      comma("destination");
-      in.rs = reg("source");
-      return;
-    case Op::RegLoad:
-      in.rd = reg("destination");
-      comma("destination");
-      in.a = accessPattern("source");
-      return;
-    case Op::RegStore:
-      in.dst = operandThenComma("destination");
-      in.rs = reg("source");
-      return;
     case Op::Select:
-      in.dst = operandThenComma("destination");
       in.a = operandThenComma("source");
       selectMask(in.rare.mut().mask, "affine_select", true);
       in.imm = immediate("fill value");
       return;
-    case Op::If:
-      condition(in);
-      return;
-    case Op::Iota:
-      in.dst = operandThenComma("destination");
-      selectMask(in.rare.mut().mask, "iota", false);
-      return;
-    case Op::TTScan:
-      in.dst = operandThenComma("destination");
+    default:  // tt_scan
       in.a = operandThenComma("first source");
       in.b = operandThenComma("second source");
       in.scalar = scalar();
@@ -451,17 +433,44 @@ void Parser::operands(Instruction& in) {
       in.alu = alu();
       comma("first operation");
       in.alu2 = alu();
-      return;
-    case Op::Loop:
-      in.rd = reg("loop register");
-      expect('=', "expected '=' after the loop register");
-      in.lo = signedInt("lower bound");
-      comma("lower bound");
-      loopBound(in);
-      comma("upper bound");
-      in.step = signedInt("step");
-      return;
   }
+}
+
+// Scalar-register instructions: li, addi, add, mov, and reg_load / reg_store between a register and SBUF.
+void Parser::registerOperands(Instruction& in) {
+  if (in.op == Op::RegStore) {
+    in.dst = operandThenComma("destination");
+    in.rs = reg("source");
+    return;
+  }
+  in.rd = reg("destination");
+  comma("destination");
+  switch (in.op) {
+    case Op::Li: in.imm = immediate("immediate operand"); return;
+    case Op::Addi:
+      in.rs = reg("source");
+      comma("source");
+      in.imm = immediate("immediate operand");
+      return;
+    case Op::Add:
+      in.rs = reg("first source");
+      comma("first source");
+      in.rt = reg("second source");
+      return;
+    case Op::Mov: in.rs = reg("source"); return;
+    default: in.a = accessPattern("source");  // reg_load
+  }
+}
+
+// A loop's header: `REG = LO, HI, STEP`.
+void Parser::loopHeader(Instruction& in) {
+  in.rd = reg("loop register");
+  expect('=', "expected '=' after the loop register");
+  in.lo = signedInt("lower bound");
+  comma("lower bound");
+  loopBound(in);
+  comma("upper bound");
+  in.step = signedInt("step");
 }
 
 // act's [, scale=S] [, bias=B] [, reduce=OP -> R], in that order, the scale and bias each an immediate, a register

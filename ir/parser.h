@@ -65,6 +65,10 @@ class Parser {
   void registerDeclaration();
   void instruction(const Token& opcode, Op op);
   void operands(Instruction& inst);
+  void movementOperands(Instruction& in);
+  void computeOperands(Instruction& in);
+  void registerOperands(Instruction& in);
+  void loopHeader(Instruction& in);
   void actScaleBias(Instruction& in);
   void tsOptions(Instruction& in);
   void fusedReduce(Instruction& in);

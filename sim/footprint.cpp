@@ -5,40 +5,32 @@
 namespace allocsim::sim {
 
 Footprint viewFootprint(const MachineLayout& layout, const ResolvedView& v) {
-  Footprint f;
-  if (v.elements() == 0) return f;
-  const uint64_t lo = v.offset * v.elem_size;
-  const uint64_t hi = (v.offset + uint64_t(v.count2 - 1) * v.step2 + v.count) * v.elem_size;
-  const PhysicalByte first = layout.locate(v.tensor, v.partition, lo);
+  return ShapeFootprint(layout, v).at(v.partition, v.offset);
+}
+
+// The layout places a tensor's byte b of partition p at its first byte plus p rows plus b (MachineLayout::locate):
+// the first byte and a DRAM tensor's row stride are all the footprint needs besides the shape.
+ShapeFootprint::ShapeFootprint(const MachineLayout& layout, const ResolvedView& shape) {
+  if (shape.elements() == 0) return;
+  empty_ = false;
+  const PhysicalByte first = layout.locate(shape.tensor, 0, 0);
+  partitions_ = shape.partitions;
+  elem_size_ = shape.elem_size;
+  start_ = first.byte;
+  first_row_ = first.row;
+  span_ = (uint64_t(shape.count2 - 1) * shape.step2 + shape.count) * shape.elem_size;
   switch (first.region) {
-    case PhysRegion::Sbuf:
-      f.resource = Footprint::kSbuf;
-      f.row_lo = first.row;
-      f.row_hi = first.row + v.partitions;
-      f.byte_lo = first.byte;
-      f.byte_hi = first.byte + (hi - lo);
-      return f;
-    case PhysRegion::Psum: {
-      const uint64_t bank = layout.arch().psum_bank_bytes;
-      f.resource = Footprint::kPsum;
-      f.row_lo = 0;
-      f.row_hi = 1;
-      f.byte_lo = first.byte / bank * bank;
-      f.byte_hi = (first.byte + (hi - lo) + bank - 1) / bank * bank;
-      return f;
-    }
+    case PhysRegion::Sbuf: resource_ = Footprint::kSbuf; return;
+    case PhysRegion::Psum:
+      resource_ = Footprint::kPsum;
+      bank_ = layout.arch().psum_bank_bytes;
+      return;
     case PhysRegion::Dram:
-    case PhysRegion::OwnDram: {
-      const PhysicalByte last = layout.locate(v.tensor, v.partition + v.partitions - 1, hi - 1);
-      f.resource = first.region == PhysRegion::Dram ? uint32_t(Footprint::kDram) : Footprint::kOwnDram + v.tensor;
-      f.row_lo = 0;
-      f.row_hi = 1;
-      f.byte_lo = first.byte;
-      f.byte_hi = last.byte + 1;
-      return f;
-    }
+    case PhysRegion::OwnDram:
+      resource_ = first.region == PhysRegion::Dram ? uint32_t(Footprint::kDram) : Footprint::kOwnDram + shape.tensor;
+      row_bytes_ = layout.locate(shape.tensor, 1, 0).byte - first.byte;
+      return;
   }
-  return f;
 }
 
 uint32_t tensorResource(const MachineLayout& layout, TensorId t) {

@@ -32,6 +32,47 @@ struct Footprint {
 
 // The footprint of a resolved view of an allocated program (empty for an empty view).
 Footprint viewFootprint(const MachineLayout& layout, const ResolvedView& v);
+
+// The footprints of one view shape (tensor, partitions, counts and step) at any first partition and element: what
+// dispatch recomputes when only a view's registers change. at(v.partition, v.offset) is viewFootprint(layout, v).
+class ShapeFootprint {
+ public:
+  ShapeFootprint() = default;
+  ShapeFootprint(const MachineLayout& layout, const ResolvedView& shape);
+  Footprint at(uint32_t partition, uint64_t offset) const {
+    Footprint f;
+    if (empty_) return f;
+    const uint64_t lo = offset * elem_size_;
+    f.resource = resource_;
+    switch (resource_) {
+      case Footprint::kSbuf:
+        f.row_lo = first_row_ + partition;
+        f.row_hi = f.row_lo + partitions_;
+        f.byte_lo = start_ + lo;
+        f.byte_hi = f.byte_lo + span_;
+        return f;
+      case Footprint::kPsum:  // whole banks
+        f.row_hi = 1;
+        f.byte_lo = (start_ + lo) / bank_ * bank_;
+        f.byte_hi = (start_ + lo + span_ + bank_ - 1) / bank_ * bank_;
+        return f;
+      default:  // DRAM: from the first partition's first byte to the last partition's last
+        f.row_hi = 1;
+        f.byte_lo = start_ + partition * row_bytes_ + lo;
+        f.byte_hi = start_ + (uint64_t(partition) + partitions_ - 1) * row_bytes_ + lo + span_;
+        return f;
+    }
+  }
+
+ private:
+  bool empty_ = true;
+  uint32_t resource_ = Footprint::kSbuf;
+  uint32_t first_row_ = 0, partitions_ = 0, elem_size_ = 0;
+  uint64_t start_ = 0;      // the tensor's first byte (SBUF: in its first row; PSUM: in the banks; DRAM: address)
+  uint64_t row_bytes_ = 0;  // DRAM: from one partition to the next
+  uint64_t bank_ = 1;       // PSUM
+  uint64_t span_ = 0;       // from the view's first byte in a partition to past its last
+};
 // The resource (Footprint::resource) that holds tensor `t`'s elements (SBUF, PSUM or DRAM tensor, not a register).
 uint32_t tensorResource(const MachineLayout& layout, TensorId t);
 // The resources the instructions of `p` write (by Footprint::resource; registers not included): those of every

@@ -337,6 +337,7 @@ void Sequencer::planViews(Plan& plan, const Shape& shape) {
     v.first_term = uint32_t(plan.terms.size());
     v.part_terms = addTerms(ap.partition);
     v.off_terms = addTerms(ap.offset);
+    v.footprint = ShapeFootprint(*s_.layout, o.views.view[i]);
     plan.views.push_back(v);
   }
 }
@@ -347,7 +348,8 @@ bool Sequencer::recompute(Plan& plan, const Record& rec) {
   // The index's exact value in 64 bits (resolveView's, which clamps only beyond 2^100); false on overflow.
   auto index = [&](int64_t sum, uint32_t n, int64_t& out) {
     for (const Term* end = term + n; term != end; ++term) {
-      uint64_t r = rec.regs[term->reg].second / term->div;
+      uint64_t r = rec.regs[term->reg].second;
+      if (term->div != 1) r /= term->div;
       if (term->mod) r %= term->mod;
       int64_t product;
       if (r > uint64_t(INT64_MAX) || __builtin_mul_overflow(term->scale, int64_t(r), &product) ||
@@ -357,6 +359,7 @@ bool Sequencer::recompute(Plan& plan, const Record& rec) {
     out = sum;
     return true;
   };
+  Footprint* fp = view_fp_;
   for (size_t i = 0; i < plan.views.size(); ++i) {
     const PlannedView& v = plan.views[i];
     int64_t part, off;
@@ -365,12 +368,16 @@ bool Sequencer::recompute(Plan& plan, const Record& rec) {
     ResolvedView& view = o.views.view[i];
     view.partition = uint32_t(part);
     view.offset = uint64_t(off);
+    fp[i] = v.footprint.at(view.partition, view.offset);
   }
   for (uint32_t i = 0; i < o.n; ++i)
-    if (plan.access_view[i] != kNoView) o.access[i].fp = viewFootprint(*s_.layout, o.views.view[plan.access_view[i]]);
+    if (plan.access_view[i] != kNoView) o.access[i].fp = fp[plan.access_view[i]];
+  // A destination apart from every source (most) does not stream over itself; one overlapping a source is asked
+  // in full (in place is no overlap at an offset).
   o.streams_over_itself = false;
   for (const auto& [d, src] : plan.overlap_pairs)
-    o.streams_over_itself |= overlapsAtAnOffset(*s_.layout, o.views.view[d], o.views.view[src]);
+    o.streams_over_itself |=
+        fp[d].overlaps(fp[src]) && overlapsAtAnOffset(*s_.layout, o.views.view[d], o.views.view[src]);
   return true;
 }
 

@@ -201,15 +201,26 @@ void Shared::releaseEnded(uint64_t sequencer_cycle) {
 }
 
 void Shared::noteProducers(std::vector<Dependence>& deps) {
-  for (Dependence& d : deps) {
+  size_t known = 0, binding = 0;  // the last of those ending last, among the decided ends
+  for (size_t i = 0; i < deps.size(); ++i) {
+    Dependence& d = deps[i];
     Record& producer = record(d.slot);
     if (producer.end_known) {
       d.end = producer.end_cycle;
+      if (known++ == 0 || d.end >= deps[binding].end) binding = i;
     } else {
       d.counted = true;
       ++producer.consumers;
     }
   }
+  // Where nothing waits for values, a decided end is all a dependence gives its consumer (endOfAll), and of the
+  // decided ones only the last ending last can bind: the others go (a deep queue of transfers writing one tile
+  // leaves a dependence on each).
+  if (!no_value_waits || known < 2) return;
+  size_t kept = 0;
+  for (size_t i = 0; i < deps.size(); ++i)
+    if (deps[i].end == Dependence::kEndUnknown || i == binding) deps[kept++] = deps[i];
+  deps.resize(kept);
 }
 
 }  // namespace allocsim::sim

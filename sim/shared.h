@@ -23,6 +23,7 @@
 #include "ir/physical_storage.h"
 #include "sim/calendar.h"
 #include "sim/footprint.h"
+#include "sim/reg_load_slice.h"
 #include "sim/ring_fifo.h"
 #include "sim/scoreboard.h"
 #include "sim/simulate.h"
@@ -164,15 +165,21 @@ class Shared {
   uint64_t base_ps = 0;  // sc_time value at the job's start
   uint64_t last_cycle = 0;
   uint64_t quantum = 0;  // SimOptions::quantum; 0 with a VCD
-  bool skip_data = false;  // timing only, and no register depends on tensor data (timingSkipsData)
-  // No data moves (skip_data), so nothing waits for a value: an instruction's producers need not have written
-  // before it runs, and a transfer is ended (counted, traced, its record finished) by the issuer when it issues it,
-  // its end being decided then, instead of by its queue's thread. Not with quantum 0, whose units wait out every
-  // instruction in model time.
+  bool skip_data = false;  // timing only: the data path runs only for the instructions of `data_slice`
+  // With skip_data, the instructions that can reach a register load (sim/reg_load_slice.h); empty when the program
+  // has none.
+  RegLoadSlice data_slice;
+  // No data moves (skip_data, an empty data_slice), so nothing waits for a value: an instruction's producers need
+  // not have written before it runs, and a transfer is ended (counted, traced, its record finished) by the issuer
+  // when it issues it, its end being decided then, instead of by its queue's thread. Not with quantum 0, whose units
+  // wait out every instruction in model time.
   bool no_value_waits = false;
-  // Whether an instruction's execution is skipped: with skip_data, every one on a tensor engine or the DMA. The SP's
-  // run, since addresses and loop bounds read the registers they write.
-  bool dataSkipped(const Instruction& inst) const { return skip_data && engineOf(inst.op) != Engine::SP; }
+  // Whether an instruction's execution is skipped: with skip_data, every one on a tensor engine or the DMA outside
+  // the slice. The SP's run, since addresses and loop bounds read the registers they write.
+  bool dataSkipped(const Instruction& inst) const {
+    return skip_data && engineOf(inst.op) != Engine::SP &&
+           !(inst.id < data_slice.computed.size() && data_slice.computed[inst.id]);
+  }
   bool dispatch_done = false, dma_issue_done = false, abort = false;
   std::exception_ptr error;
   SimResult result;
@@ -204,7 +211,8 @@ class Shared {
   // Releases the finished records whose end no instruction still to start can wait for: those ending at or before
   // the sequencer's clock `sequencer_cycle` (every instruction dispatched from then on starts no earlier).
   void releaseEnded(uint64_t sequencer_cycle);
-  // Decided ends are copied into the dependences; a consumer of an undecided one is counted on its producer.
+  // Decided ends are copied into the dependences; a consumer of an undecided one is counted on its producer. With
+  // no_value_waits, of the decided ones only the one that can bind is kept (the last of those ending last).
   void noteProducers(std::vector<Dependence>& deps);
   void startRecord(uint32_t slot);    // reads the operands (streamed: sim/stream.h)
   void executeRecord(uint32_t slot);  // reads the operands and writes the results at once (not streamed)

@@ -72,8 +72,8 @@ struct SimOptions {
   // Timing only: compute just what the timing depends on. Registers, addresses, loop trips and every decision of
   // the model are computed as in a full run, so cycles, busy time, stalls, stall pairs and traces are exactly the
   // full run's; the tensor data path (inputs, element computation, the interpreter check run first) is skipped.
-  // A program with a register load from a tensor (`reg_load`) computes its tensor data too (a register may then depend
-  // on any of it). Left empty: exec.outputs, exec.reads' hashes (zero), stats.self_overlaps (they compare data).
+  // A program with a register load from a tensor (`reg_load`) computes the instructions whose results can reach one,
+  // and loads the inputs they can read (sim/reg_load_slice.h); the rest skip their data. Left empty: exec.outputs, exec.reads' hashes (zero), stats.self_overlaps (they compare data).
   // Bad input is still reported as InputError, raised in the model (SimOptions::prevalidate does not apply).
   bool timing_only = false;
 
@@ -90,7 +90,7 @@ struct SimResult {
 // the same conditions, with the same messages, as interpret() on PhysicalStorage.
 SimResult simulate(const Program& allocated, const SimOptions& opts = {});
 
-// Whether a timing-only run of `p` skips its tensor data (it has no register load from a tensor).
+// Whether a timing-only run of `p` skips all its tensor data (it has no register load from a tensor).
 bool timingSkipsData(const Program& p);
 
 }  // namespace allocsim::sim

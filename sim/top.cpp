@@ -108,8 +108,9 @@ SimResult Top::run(const Program& p, const SimOptions& opts) {
   s.dispatch_done = s.dma_issue_done = s.abort = false;
   s.error = nullptr;
   s.quantum = s.vcd || opts.drop != DropDependency::None ? 0 : opts.quantum;
-  s.skip_data = opts.timing_only && timingSkipsData(p);
-  s.no_value_waits = s.skip_data && s.quantum != 0;
+  s.skip_data = opts.timing_only;
+  s.data_slice = s.skip_data ? regLoadSlice(p, *s.layout) : RegLoadSlice{};
+  s.no_value_waits = s.skip_data && s.data_slice.computed.empty() && s.quantum != 0;
   s.resetRecords();
   for (Fifo& f : engine_fifo_) f.slots.clear(), f.held.clear();
   for (Fifo& f : rings_) f.slots.clear();
@@ -117,9 +118,15 @@ SimResult Top::run(const Program& p, const SimOptions& opts) {
   std::fill(std::begin(s.busy), std::end(s.busy), false);
   std::fill(std::begin(s.ring_used), std::end(s.ring_used), 0u);
 
-  // Inputs, as the interpreter loads them (nothing reads them when the data path is skipped).
+  // Inputs, as the interpreter loads them (when the data path is skipped, only those the slice can read).
   std::vector<std::vector<uint8_t>> inputs;
-  if (!s.skip_data) inputs = makeInputs(p, opts.input_seed);
+  if (!s.skip_data) {
+    inputs = makeInputs(p, opts.input_seed);
+  } else if (!s.data_slice.inputs.empty()) {
+    inputs.resize(p.tensors.size());
+    for (TensorId t = 0; t < p.tensors.size(); ++t)
+      if (s.data_slice.inputs[t]) inputs[t] = inputBytes(p.tensors[t], opts.input_seed);
+  }
   for (TensorId t = 0; t < inputs.size(); ++t) {
     if (inputs[t].empty()) continue;
     const uint64_t bpp = p.tensors[t].bytesPerPartition();

@@ -113,7 +113,9 @@ inline std::optional<Program> greedilyPlacedGenerated(uint64_t seed, uint32_t si
   }
 }
 
-// A full run and a timing-only run of `allocated`, both traced; the first timing difference ("" when none).
+// A full run and a timing-only run of `allocated`, both traced; the first timing difference ("" when none). With
+// o.record_reads, also the first operand read that differs where the timing-only run computes it: every register
+// load's, and every other instruction's it does not skip (a skipped one leaves its hash zero).
 inline std::string timingOnlyDifference(const Program& allocated, sim::SimOptions o = {}) {
   sim::Trace full_trace, fast_trace;
   o.trace = &full_trace;
@@ -122,7 +124,22 @@ inline std::string timingOnlyDifference(const Program& allocated, sim::SimOption
   o.trace = &fast_trace;
   o.timing_only = true;
   const sim::SimResult fast = sim::simulate(allocated, o);
-  return timingDifference(full, full_trace, fast, fast_trace);
+  if (std::string d = timingDifference(full, full_trace, fast, fast_trace); !d.empty()) return d;
+  if (!o.record_reads) return "";
+  std::vector<bool> reg_load;  // by instruction id
+  forEachInstruction(allocated.body, [&](const Instruction& inst) {
+    if (inst.id >= reg_load.size()) reg_load.resize(inst.id + 1, false);
+    reg_load[inst.id] = inst.op == Op::RegLoad;
+  });
+  const auto &x = full.exec.reads, &y = fast.exec.reads;
+  if (x.size() != y.size()) return "operand read count";
+  for (size_t i = 0; i < x.size(); ++i) {
+    if (x[i].inst_id != y[i].inst_id) return "operand read " + std::to_string(i) + " of another instruction";
+    const bool loads = x[i].inst_id < reg_load.size() && reg_load[x[i].inst_id];
+    if ((loads || y[i].hash != 0) && x[i].hash != y[i].hash)
+      return std::string(loads ? "register load" : "computed operand read") + " " + std::to_string(i) + " differs";
+  }
+  return "";
 }
 
 }  // namespace allocsim
