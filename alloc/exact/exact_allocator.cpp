@@ -15,10 +15,6 @@ struct SpaceProblem {
   std::vector<TensorId> tensors;  // item -> tensor
 };
 
-uint64_t psumBanksOf(const Arch& a, const Tensor& t) {
-  return (t.bytesPerPartition() + a.psum_bank_bytes - 1) / a.psum_bank_bytes;
-}
-
 SpaceProblem build(const Program& p, const Liveness& live, Space space, bool keep) {
   const Arch& a = p.arch;
   SpaceProblem sp;
@@ -33,7 +29,7 @@ SpaceProblem build(const Program& p, const Liveness& live, Space space, bool kee
     ExactItem it;
     it.first = live.tensors[t].first;
     it.last = live.tensors[t].last;
-    it.size = sbuf ? x.bytesPerPartition() : psumBanksOf(a, x);
+    it.size = sbuf ? x.bytesPerPartition() : psumBankCount(a, x);
     it.align = sbuf ? std::max<uint32_t>(a.sbuf_align, 1) : 1;
     it.rows = sbuf ? x.partitions : 1;
     const bool fixed = x.placement && (x.pinned || keep);
