@@ -45,15 +45,23 @@ bool hasUnplaced(const Program& p, Space s) {
   return false;
 }
 
+// A pass that takes the program and gives back the program it makes and its statistics: `p` is replaced by that
+// program, and the statistics are the step's.
+template <class Options, class Result>
+void runPass(Program& p, Result (*pass)(Program&&, const Options&), const Options& opts,
+             std::vector<StepStats>& steps) {
+  Result r = pass(std::move(p), opts);  // p is given up and replaced by the result
+  p = std::move(r.program);
+  steps.push_back(std::move(r.stats));
+}
+
 void runPsum(Program& p, const Effort& e, const DriverOptions& o, std::vector<StepStats>& steps) {
   PsumOptions po;
   po.heuristics = e.psum_heuristics;
   po.only_heuristic = o.psum_heuristic;
   po.verbosity = o.verbosity;
   po.progress = o.progress;
-  PsumResult r = allocatePsum(std::move(p), po);  // p is given up and replaced by the result
-  p = std::move(r.program);
-  steps.push_back(std::move(r.stats));
+  runPass(p, allocatePsum, po, steps);
 }
 
 // SBUF after PSUM (as in the production allocator: PSUM is colored first and frozen): the SBUF colorer keeps every
@@ -67,9 +75,7 @@ void runSbuf(Program& p, const Effort& e, const DriverOptions& o, std::vector<St
   so.unlimited_room = o.sbuf_unlimited_room;
   so.verbosity = o.verbosity;
   so.progress = o.progress;
-  SbufResult r = allocateSbuf(std::move(p), so);  // p is given up and replaced by the result
-  p = std::move(r.program);
-  steps.push_back(std::move(r.stats));
+  runPass(p, allocateSbuf, so, steps);
 }
 
 // DMAOptimization after an allocator (as in the production allocator): its step is named by its instance.
@@ -78,9 +84,7 @@ void runDmaOpt(Program& p, DmaOptInstance instance, const DriverOptions& o, std:
   dmo.instance = instance;
   dmo.level = o.gca_dma_optlevel;
   dmo.verbosity = o.verbosity;
-  DmaOptResult r = optimizeDmas(std::move(p), dmo);
-  p = std::move(r.program);
-  steps.push_back(std::move(r.stats));
+  runPass(p, optimizeDmas, dmo, steps);
 }
 
 // REG last, at every optlevel (as in the production allocator: REG_Allocator is optlevel-independent).

@@ -37,6 +37,10 @@ class Feasibility {
       for (const TensorWrite& w : fx_.tensor_writes) writes.push_back(w.tensor);
       storage(inst, distinct(fx_.tensor_reads), "reads");
       storage(inst, distinct(writes), "writes");
+      // Its sources and its destination together: a result is never written over a source it is still reading
+      // (the placement oracle counts the last read and the write at one step as simultaneous).
+      writes.insert(writes.end(), fx_.tensor_reads.begin(), fx_.tensor_reads.end());
+      storage(inst, distinct(writes), "reads and writes");
     }
   }
 

@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "alloc/spill_dma.h"
 #include "ir/program.h"
 
 namespace allocsim {
@@ -28,6 +29,34 @@ class InstructionStandIns {
     if (std::find(reloaded_.begin(), reloaded_.end(), view) != reloaded_.end()) return false;
     reloaded_.push_back(view);
     return true;
+  }
+
+  struct Copies {
+    bool reloaded = false;  // a reload went into `before`
+    bool saved = false;     // a save went into `after`
+  };
+
+  // Moves operand `ap` of a spilled tensor (whose spill slot is `slot`) onto the tensor's stand-in (of(), with
+  // `make`), with the copies the instruction at `loc` needs: when the operand is read, the reload of `reloaded`
+  // (the operand's view, or a larger one the caller reloads instead; its reloadView) before the instruction, once
+  // per distinct `reloaded`; when it is written, the save of the operand's view after the instruction.
+  template <class Make>
+  Copies moveOperand(AccessPattern& ap, const AccessPattern& reloaded, bool read, bool write, TensorId slot,
+                     const SourceLoc& loc, Make make, std::vector<Instruction>& before,
+                     std::vector<Instruction>& after) {
+    Copies c;
+    const TensorId r = of(ap.tensor, make);
+    if (read && firstRead(reloaded)) {
+      before.push_back(reloadDma(loc, reloadView(reloaded), r, slot));
+      c.reloaded = true;
+    }
+    const AccessPattern original = ap;
+    ap.tensor = r;
+    if (write) {
+      after.push_back(saveDma(loc, original, r, slot));
+      c.saved = true;
+    }
+    return c;
   }
 
  private:

@@ -193,9 +193,38 @@ bool carriedAround(const LinearOrder& order, const Mentions& m, int32_t loop, Co
   return answers->carried(loop);
 }
 
-// The segment of one value (rules 1-3). `ld` and `lu` are the caller's scratch.
-Segment segmentOf(const LinearOrder& order, const Mentions& m, CoverageAnswers* answers, std::vector<int32_t>& ld,
-                  std::vector<int32_t>& lu) {
+// The gap a value leaves in the body of `loop` (rule 5 in liveness.h): a write of the whole tensor k on every
+// iteration, directly in the body, that reads nothing of it and follows another mention of the value there. From
+// that mention's last run in an iteration (the end of the loop inside the body that holds it, if any) to k, nothing
+// is live: what is read before k in an iteration is the previous iteration's k's or older, what is read after it is
+// k's. Returns the positions strictly between, or an empty segment (first > last).
+Segment loopGap(const LinearOrder& order, std::span<const Event> group, uint32_t last, int32_t loop) {
+  const LinearLoop& l = order.loops[size_t(loop)];
+  uint32_t before = kNone;  // the latest mention in the body so far
+  auto it = std::upper_bound(group.begin(), group.end(), l.header,
+                             [](uint32_t pos, const Event& e) { return pos < e.pos; });
+  for (; it != group.end(); ++it) {
+    const Event& ev = *it;
+    if (ev.pos >= l.end || ev.pos > last) break;
+    const bool kills = ev.write && ev.cover == WriteCover::Whole && order.positions[ev.pos].loop == loop &&
+                       before != kNone && before < ev.pos;
+    if (kills) {
+      uint32_t q = before;
+      if (int32_t inner = order.positions[q].loop; inner != loop) {
+        while (order.loops[size_t(inner)].parent != loop) inner = order.loops[size_t(inner)].parent;
+        q = order.loops[size_t(inner)].end;
+      }
+      return Segment{q + 1, ev.pos - 1};
+    }
+    before = ev.pos;
+  }
+  return Segment{1, 0};
+}
+
+// Adds the segments of one value (rules 1-3 and 5) to `range`; `group` holds its mentions. `ld` and `lu` are the caller's
+// scratch.
+void addSegments(const LinearOrder& order, std::span<const Event> group, const Mentions& m, CoverageAnswers* answers,
+                 LiveRange& range, std::vector<int32_t>& ld, std::vector<int32_t>& lu) {
   Segment r{m.first, m.last};
   order.nest(m.first, ld);
   order.nest(m.last, lu);
@@ -232,7 +261,33 @@ Segment segmentOf(const LinearOrder& order, const Mentions& m, CoverageAnswers* 
       break;
     }
   }
-  return r;
+  if (answers == nullptr) {  // a register: no gaps
+    range.add(r);
+    return;
+  }
+  // Rule 5: the gaps of every loop that holds a mention. A gap holds no mention, so no loop that holds one lies
+  // inside another loop's gap: the gaps are disjoint.
+  thread_local std::vector<int32_t> loops;
+  thread_local std::vector<Segment> gaps;
+  loops.clear();
+  gaps.clear();
+  for (const Event& ev : group) {
+    if (ev.pos > m.last) break;
+    for (int32_t l = order.positions[ev.pos].loop; l >= 0; l = order.loops[size_t(l)].parent) loops.push_back(l);
+  }
+  std::sort(loops.begin(), loops.end());
+  loops.erase(std::unique(loops.begin(), loops.end()), loops.end());
+  for (int32_t l : loops) {
+    const Segment gap = loopGap(order, group, m.last, l);
+    if (gap.first <= gap.last && gap.first > r.first && gap.last < r.last) gaps.push_back(gap);
+  }
+  std::sort(gaps.begin(), gaps.end(), [](const Segment& a, const Segment& b) { return a.first < b.first; });
+  uint32_t from = r.first;
+  for (const Segment& gap : gaps) {
+    range.add({from, gap.first - 1});
+    from = gap.last + 1;
+  }
+  range.add({from, r.last});
 }
 
 // Whether a full write (cover Whole or WholeOnFirst) at `k` starts a new value of the tensor, whose previous
@@ -369,7 +424,7 @@ void addValue(const LinearOrder& order, std::span<const Event> group, Mentions m
       m.last = group[k - 1].pos;
     }
   }
-  range.add(segmentOf(order, m, coverage, ld, lu));
+  addSegments(order, group, m, coverage, range, ld, lu);
 }
 
 // A tensor's program and id, for the partial writes that start values (registers have none).

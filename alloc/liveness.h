@@ -58,6 +58,13 @@
 //     stop@last in a K-loop) is carried around its K-loop, per iteration of the loops outside.
 //  4. Dead stores: writes after the group's last read that read nothing themselves and share no loop of more than
 //     one iteration with that read are live at their own positions only; the group's segment ends at the read.
+//  5. Gaps in a loop: where a loop's body writes the whole tensor on every iteration, by an instruction k directly in
+//     the body that reads none of it, after another mention of the value in the body, the value is dead from that
+//     mention's last run in the iteration (the end of the loop in the body that holds it) to k: what an iteration
+//     reads before k is the previous iteration's k's (or older), what it reads after k is k's, and what is read
+//     after the loop is the last k's or later. Those positions are left out of the segment, whichever rule spans
+//     the loop (`loop { copy b, a; ...; memset a, 1; copy c, a }`: a is not live between the copy to b and the
+//     memset, though it is carried around the loop's back edge). Registers have no gaps.
 // A tensor's range is the union of its groups' segments, kept sorted and disjoint (touching segments merge). The
 // segments of two values of one tensor never meet: a later value starts only where no loop carries the tensor, and
 // the rules above extend a value over a loop only where that loop carries it, so splitting values into tensors of
@@ -75,11 +82,12 @@
 // and the write that produced its element belong to one group: a group boundary k is a full write that runs after
 // every earlier mention's last run and before every later mention's first run in the same iterations (or a partial
 // write after which only what it and later writes wrote is read), so no element crosses it. Within a group, rules
-// 1-3 cover every step between a write and a read of the group (a step inside a loop maps to the loop body's
+// 1-3 and 5 cover every step between a write and a read of the group (a step inside a loop maps to the loop body's
 // positions, covered either by the anchors or by the extensions, which are left out only where no element written
 // before a position of one iteration is read after it: a loop run once, an iteration that rewrites the tensor
 // before reading it, an iteration that reads only what it wrote, the first of a run also what was there before the
-// loop, at or before the last mention); a dead store is live only at its own steps. So
+// loop, at or before the last mention; a gap before a whole write, which nothing between reads); a
+// dead store is live only at its own steps. So
 // every dynamically live step maps to a position inside a segment. The properties in props/liveness_props.cpp and
 // props/reuse_props.cpp check this against verify/dynamic_liveness.h on generated programs that reuse tensors.
 //

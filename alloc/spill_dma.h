@@ -3,6 +3,7 @@
 // copies.
 #pragma once
 
+#include <cstdint>
 #include <utility>
 
 #include "ir/program.h"
@@ -13,6 +14,19 @@ namespace allocsim {
 inline AccessPattern viewOn(AccessPattern view, TensorId t) {
   view.tensor = t;
   return view;
+}
+
+// The view a reload moves for a source view: the view itself, or, when its second dimension overlaps itself
+// (STEP < COUNT), its contiguous hull (every element of which the view covers), so that the reload's destination
+// does not overlap itself (docs/format.md: a destination view needs STEP >= COUNT).
+inline AccessPattern reloadView(AccessPattern ap) {
+  const uint64_t hull = uint64_t(ap.count2 - 1) * ap.step2 + ap.count;
+  if (ap.count2 > 1 && ap.step2 < ap.count && hull <= UINT32_MAX) {
+    ap.count = uint32_t(hull);
+    ap.count2 = 1;
+    ap.step2 = 0;
+  }
+  return ap;
 }
 
 // `dma dst, src` with the given origin (Spill or Reload), located at `loc` (the instruction it serves).

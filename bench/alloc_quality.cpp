@@ -22,7 +22,6 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -30,6 +29,7 @@
 #include "alloc/driver.h"
 #include "alloc/greedy_placer.h"
 #include "alloc/liveness.h"
+#include "bench/bench_support.h"
 #include "bench/reg_quality.h"
 #include "gen/choices.h"
 #include "gen/generate.h"
@@ -97,11 +97,8 @@ std::vector<Subject> subjects() {
     if (e.path().string().ends_with(".nki.txt")) files.push_back(e.path());
   std::sort(files.begin(), files.end());
   for (const auto& path : files) {
-    std::ifstream in(path, std::ios::binary);
-    std::stringstream ss;
-    ss << in.rdbuf();
     std::string name = path.filename().string();
-    out.push_back({name.substr(0, name.size() - 8), parseProgram(ss.str())});
+    out.push_back({name.substr(0, name.size() - 8), parseProgram(bench::readFile(path))});
   }
   // Three generated sizes on gen2, sized to fill it (pressure 100%): small, medium, large. (Generated programs on
   // tiny's 4 SP registers: bench/reg_quality.h.)
@@ -215,10 +212,7 @@ std::string livenessPrecisionTable() {
     }
   std::sort(files.begin(), files.end());
   for (const auto& path : files) {
-    std::ifstream in(path, std::ios::binary);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    const Program p = parseProgram(ss.str());
+    const Program p = parseProgram(bench::readFile(path));
     const LivenessPrecision lp = livenessPrecision(p);
     const LivenessStats s = computeLiveness(p).stats;
     std::string name = path.parent_path().filename().string() + "/" + path.filename().string();

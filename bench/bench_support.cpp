@@ -1,7 +1,11 @@
 #include "bench/bench_support.h"
 
+#include <benchmark/benchmark.h>
+
 #include <cmath>
 #include <ctime>
+#include <fstream>
+#include <sstream>
 
 namespace allocsim::bench {
 
@@ -9,6 +13,13 @@ double cpuSeconds() {
   timespec ts{};
   clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
   return double(ts.tv_sec) + double(ts.tv_nsec) * 1e-9;
+}
+
+std::string readFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
 }
 
 double growthExponent(const std::vector<std::pair<double, double>>& size_seconds) {
@@ -38,6 +49,15 @@ Program wrapInLoop(Program p, const std::string& register_name, int64_t trips) {
   p.body = {std::move(loop)};
   p.renumber();
   return p;
+}
+
+int runBenchmarksThen(int argc, char** argv, void (*summary)()) {
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  summary();
+  return 0;
 }
 
 }  // namespace allocsim::bench

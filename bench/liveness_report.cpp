@@ -13,13 +13,12 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "alloc/alloc_error.h"
 #include "alloc/driver.h"
+#include "bench/bench_support.h"
 #include "gen/choices.h"
 #include "gen/generate.h"
 #include "ir/arch.h"
@@ -39,13 +38,6 @@ std::string fixed2(double x) {
 
 std::string ratio(uint64_t a, uint64_t b) { return b ? fixed2(double(a) / double(b)) : "-"; }
 
-std::string readFile(const std::string& path) {
-  std::ifstream f(path);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
-
 // Per corpus kernel: the three maxima per space and the -O2 peak (SBUF bytes, PSUM banks) against the dynamic max-live
 // of the program -O2 places (the spilled one where it spills).
 std::string corpusTable() {
@@ -59,7 +51,7 @@ std::string corpusTable() {
         files.push_back(e.path().string());
   std::sort(files.begin(), files.end());
   for (const std::string& f : files) {
-    const Program p = parseProgram(readFile(f));
+    const Program p = parseProgram(bench::readFile(f));
     PrecisionOptions po;
     po.positional = true;
     const LivenessPrecision lp = livenessPrecision(p, po);

@@ -93,11 +93,4 @@ void printExponents() {
 }  // namespace
 }  // namespace allocsim
 
-int main(int argc, char** argv) {
-  benchmark::Initialize(&argc, argv);
-  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
-  benchmark::RunSpecifiedBenchmarks();
-  benchmark::Shutdown();
-  allocsim::printExponents();
-  return 0;
-}
+int main(int argc, char** argv) { return allocsim::bench::runBenchmarksThen(argc, argv, allocsim::printExponents); }

@@ -8,14 +8,13 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "alloc/alloc_error.h"
 #include "alloc/driver.h"
 #include "alloc/liveness.h"
+#include "bench/bench_support.h"
 #include "ir/parse.h"
 #include "sim/simulate.h"
 #include "verify/liveness_precision.h"
@@ -87,10 +86,7 @@ std::string section() {
   double worst = 0;
   std::string worst_at;
   for (const auto& path : files) {
-    std::ifstream in(path, std::ios::binary);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    const Program p = parseProgram(ss.str());
+    const Program p = parseProgram(bench::readFile(path));
     const MemoryBounds b = maxLiveBounds(p);
     const LivenessPrecision lp = livenessPrecision(p);
     const LivenessStats st = computeLiveness(p).stats;

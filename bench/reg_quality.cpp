@@ -3,14 +3,13 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <map>
-#include <sstream>
 #include <vector>
 
 #include "alloc/alloc_error.h"
 #include "alloc/driver.h"
 #include "alloc/liveness.h"
+#include "bench/bench_support.h"
 #include "gen/choices.h"
 #include "gen/generate.h"
 #include "ir/arch.h"
@@ -57,11 +56,8 @@ std::vector<std::pair<std::string, Program>> kernels(const std::string& source_d
   std::sort(files.begin(), files.end());
   std::vector<std::pair<std::string, Program>> out;
   for (const auto& path : files) {
-    std::ifstream in(path, std::ios::binary);
-    std::stringstream ss;
-    ss << in.rdbuf();
     const std::string name = path.parent_path().filename().string() + "/" + path.filename().string();
-    out.push_back({name.substr(0, name.size() - 8), parseProgram(ss.str())});
+    out.push_back({name.substr(0, name.size() - 8), parseProgram(bench::readFile(path))});
   }
   return out;
 }

@@ -66,12 +66,8 @@ Program withIterations(Program p, uint32_t iterations) {
 const Program& program() {
   static const Program p = [] {
     const std::string path = std::string(ALLOCSIM_SOURCE_DIR) + "/bench/data/sim_speed.nki.txt";
-    std::FILE* f = std::fopen(path.c_str(), "rb");
-    if (!f) throw std::runtime_error("sim_speed: cannot read " + path);
-    std::string text;
-    char buf[65536];
-    for (size_t n; (n = std::fread(buf, 1, sizeof buf, f)) > 0;) text.append(buf, n);
-    std::fclose(f);
+    const std::string text = bench::readFile(path);
+    if (text.empty()) throw std::runtime_error("sim_speed: cannot read " + path);
     Program q = parseProgram(text);
     sim::simulate(q);  // checked once (the timed runs skip the interpreter's pre-check)
     return q;
@@ -81,29 +77,28 @@ const Program& program() {
 
 double g_full = 0, g_bare = 0, g_timing = 0;
 
-// The same program in timing-only mode (SimOptions::timing_only): no tensor data path.
-void BM_TimingOnlyModel(benchmark::State& state) {
+// Instructions per second over the timed loop.
+void reportRate(benchmark::State& state, uint64_t instructions) {
+  state.SetItemsProcessed(int64_t(instructions));
+  state.counters["instr_per_s"] = benchmark::Counter(double(instructions), benchmark::Counter::kIsRate);
+}
+
+// The SystemC model on the program, which ran once in program() (so the timed runs skip the interpreter's
+// pre-check); `timing_only` (SimOptions::timing_only): no tensor data path.
+void timeModel(benchmark::State& state, bool timing_only) {
   sim::SimOptions o;
   o.record_reads = false;
   o.prevalidate = false;
-  o.timing_only = true;
-  const Program& p = program();
+  o.timing_only = timing_only;
+  const Program& p = program();  // built outside the timed loop
   uint64_t n = 0;
   for (auto _ : state) n += sim::simulate(p, o).exec.steps;
-  state.SetItemsProcessed(int64_t(n));
-  state.counters["instr_per_s"] = benchmark::Counter(double(n), benchmark::Counter::kIsRate);
+  reportRate(state, n);
 }
 
-void BM_FullModel(benchmark::State& state) {
-  sim::SimOptions o;
-  o.record_reads = false;
-  o.prevalidate = false;  // the program ran once in benchProgram()
-  const Program& p = program();  // built (generated, allocated, run once) outside the timed loop
-  uint64_t n = 0;
-  for (auto _ : state) n += sim::simulate(p, o).exec.steps;
-  state.SetItemsProcessed(int64_t(n));
-  state.counters["instr_per_s"] = benchmark::Counter(double(n), benchmark::Counter::kIsRate);
-}
+void BM_TimingOnlyModel(benchmark::State& state) { timeModel(state, true); }
+
+void BM_FullModel(benchmark::State& state) { timeModel(state, false); }
 
 void BM_BareModel(benchmark::State& state) {
   sim::Trace trace;
@@ -113,8 +108,7 @@ void BM_BareModel(benchmark::State& state) {
   const auto tracks = bench::bareTracks(trace);
   uint64_t n = 0;
   for (auto _ : state) n += bench::simulateBare(tracks);
-  state.SetItemsProcessed(int64_t(n));
-  state.counters["instr_per_s"] = benchmark::Counter(double(n), benchmark::Counter::kIsRate);
+  reportRate(state, n);
 }
 
 // The reference interpreter alone on the same program: what executing the data costs without any timing model.
@@ -124,8 +118,7 @@ void BM_Interpreter(benchmark::State& state) {
   const Program& p = program();
   uint64_t n = 0;
   for (auto _ : state) n += interpret(p, o).steps;
-  state.SetItemsProcessed(int64_t(n));
-  state.counters["instr_per_s"] = benchmark::Counter(double(n), benchmark::Counter::kIsRate);
+  reportRate(state, n);
 }
 
 long peakRssKiB() {
@@ -213,12 +206,8 @@ int main(int argc, char** argv) {
   // on the bare model of its own trace; the best of each, in instructions per second and as a ratio.
   if ((argc == 3 || argc == 4) && std::string(argv[1]) == "--kernel") {
     const long n = argc == 4 ? std::stol(argv[3]) : 3;
-    std::FILE* f = std::fopen(argv[2], "rb");
-    if (!f) return 2;
-    std::string text;
-    char buf[65536];
-    for (size_t k; (k = std::fread(buf, 1, sizeof buf, f)) > 0;) text.append(buf, k);
-    std::fclose(f);
+    const std::string text = allocsim::bench::readFile(argv[2]);
+    if (text.empty()) return 2;
     allocsim::DriverOptions d;
     d.optlevel = 0;
     const allocsim::Program p = allocsim::allocate(allocsim::parseProgram(text), d).program;

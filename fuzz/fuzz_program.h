@@ -93,6 +93,9 @@ inline FuzzProgram decodeProgram(const uint8_t* data, size_t size, const Arch& a
   opts.size = uint32_t(choices.range(1, kFuzzLimits.max_statements));
   opts.pressure = uint32_t(choices.range(25, 300));
   opts.max_nest_trips = kFuzzLimits.max_nest_trips;
+  // No `%`, `//` or conditional blocks (GenOptions::conditionals draws no decision then): the committed corpora were
+  // gathered on such programs, and their inputs decode as before.
+  opts.conditionals = 0;
   out.poison_seed = 1 + choices.below(UINT64_MAX - 1);  // from the input, so a crash reproduces from its file
   out.knob = choices.below(256);
   if (max_dma_patterns > 0) opts.dma_patterns = uint32_t(choices.below(max_dma_patterns + 1));

@@ -8,6 +8,9 @@ namespace allocsim::gen {
 
 namespace {
 constexpr uint32_t kMaxTrips = 8;
+
+// Tile counts are trip counts: at most what the nest has room for (GenOptions::max_nest_trips).
+uint32_t maxTiles(const Generator& gen) { return uint32_t(std::min<uint64_t>(kMaxTrips, gen.tripRoom())); }
 }  // namespace
 
 Scope& Generator::openLoop(int64_t lo, int64_t hi, int64_t step) {
@@ -134,10 +137,8 @@ void Generator::cover(uint32_t parts, uint32_t elems, const std::function<void(c
   Geo g;
   g.parts = parts;
   g.count = elems;
-  // Tile counts are trip counts: at most what the nest has room for (GenOptions::max_nest_trips).
-  auto maxTiles = [&] { return uint32_t(std::min<uint64_t>(kMaxTrips, tripRoom())); };
-  const Divisors elemTiles = divisorsIn(elems, 2, maxTiles());
-  const Divisors partTiles = divisorsIn(parts, 2, maxTiles());
+  const Divisors elemTiles = divisorsIn(elems, 2, maxTiles(*this));
+  const Divisors partTiles = divisorsIn(parts, 2, maxTiles(*this));
   // Interleaved halves: elements j*2c + [0, c) and j*2c + c + [0, c) for j < count2, count2 >= 2.
   std::vector<uint32_t> interleave;
   if (elems % 2 == 0)
@@ -168,7 +169,7 @@ void Generator::cover(uint32_t parts, uint32_t elems, const std::function<void(c
       piece(h);
       return;
     }
-    case 3: {
+    case 3: {  // interleaved halves
       uint32_t c = interleave[c_.below(interleave.size())];
       Geo h = g;
       h.count = c;
@@ -179,84 +180,86 @@ void Generator::cover(uint32_t parts, uint32_t elems, const std::function<void(c
       piece(h);
       return;
     }
-    case 4:
-    case 5:
-    case 6: {
-      const uint32_t base = depth();
-      bool partLoop = kind != 4;
-      bool elemLoop = kind != 5;
-      if (partLoop) {
-        uint32_t k = partTiles[c_.below(partTiles.size())];
-        uint32_t pp = parts / k;
-        if (yes(50)) {
-          openLoop(0, parts, pp);
-          g.part = regIndex(scopes_.back().var, 1, 0);
-        } else {
-          openLoop(0, k, 1);
-          g.part = regIndex(scopes_.back().var, pp, 0);
-        }
-        g.parts = pp;
-      }
-      // Inside the partition loop the nest has less room: the element tile counts that still fit. None, and the
-      // piece keeps its whole rows (as kind 5).
-      const Divisors tiles = partLoop ? divisorsIn(elems, 2, maxTiles()) : elemTiles;
-      if (elemLoop && !tiles.empty()) {
-        uint32_t k = tiles[c_.below(tiles.size())];
-        uint32_t e0 = elems / k;
-        // A third level splits each tile again and adds the two induction variables in a register.
-        const Divisors inner = divisorsIn(k, 2, kMaxTrips);
-        if (depth() + 2 <= kMaxLoopDepth && k >= 4 && !inner.empty() && yes(40)) {
-          uint32_t k2 = inner[c_.below(inner.size())];
-          openLoop(0, elems, int64_t(k2) * e0);
-          RegId a = scopes_.back().var;
-          openLoop(0, int64_t(k2) * e0, e0);
-          RegId b = scopes_.back().var;
-          Instruction add;
-          add.op = Op::Add;
-          add.rs = a;
-          add.rt = b;
-          add.rd = newRegister(32);
-          rs_[add.rd].known = true;
-          rs_[add.rd].value.terms = {{a, 1}, {b, 1}};
-          syncReg(add.rd);
-          emit(add);
-          g.off = regIndex(add.rd, 1, 0);
-        } else {
-          switch (weighted({4, 2, 1, 1})) {
-            case 0:
-              openLoop(0, k, 1);
-              g.off = regIndex(scopes_.back().var, e0, 0);
-              break;
-            case 1:
-              openLoop(0, elems, e0);
-              g.off = regIndex(scopes_.back().var, 1, 0);
-              break;
-            case 2:
-              openLoop(1, k + 1, 1);
-              g.off = regIndex(scopes_.back().var, e0, -int64_t(e0));
-              break;
-            default: {  // through a copy of the induction variable
-              openLoop(0, k, 1);
-              Instruction mov;
-              mov.op = Op::Mov;
-              mov.rs = scopes_.back().var;
-              mov.rd = newRegister(32);
-              rs_[mov.rd].known = true;
-              rs_[mov.rd].value.terms = {{mov.rs, 1}};
-              syncReg(mov.rd);
-              emit(mov);
-              g.off = regIndex(mov.rd, e0, 0);
-            }
-          }
-        }
-        g.count = e0;
-      }
-      piece(g);
-      while (depth() > base) closeLoop();
-      return;
+    case 4: return coverInLoops(g, false, true, elemTiles, partTiles, piece);
+    case 5: return coverInLoops(g, true, false, elemTiles, partTiles, piece);
+    case 6: return coverInLoops(g, true, true, elemTiles, partTiles, piece);
+    default: piece(g);
+  }
+}
+
+// One piece inside a loop over partition groups, a loop nest over element tiles, or both (g the whole rectangle).
+void Generator::coverInLoops(Geo g, bool partLoop, bool elemLoop, const Divisors& elemTiles, const Divisors& partTiles,
+                             const std::function<void(const Geo&)>& piece) {
+  const uint32_t base = depth();
+  const uint32_t parts = g.parts, elems = g.count;
+  if (partLoop) {
+    uint32_t k = partTiles[c_.below(partTiles.size())];
+    uint32_t pp = parts / k;
+    if (yes(50)) {
+      openLoop(0, parts, pp);
+      g.part = regIndex(scopes_.back().var, 1, 0);
+    } else {
+      openLoop(0, k, 1);
+      g.part = regIndex(scopes_.back().var, pp, 0);
     }
-    default:
-      piece(g);
+    g.parts = pp;
+  }
+  // Inside the partition loop the nest has less room: the element tile counts that still fit. None, and the
+  // piece keeps its whole rows (as kind 5).
+  const Divisors tiles = partLoop ? divisorsIn(elems, 2, maxTiles(*this)) : elemTiles;
+  if (elemLoop && !tiles.empty()) {
+    uint32_t k = tiles[c_.below(tiles.size())];
+    uint32_t e0 = elems / k;
+    // A third level splits each tile again and adds the two induction variables in a register.
+    const Divisors inner = divisorsIn(k, 2, kMaxTrips);
+    if (depth() + 2 <= kMaxLoopDepth && k >= 4 && !inner.empty() && yes(40))
+      g.off = openSplitTileLoops(elems, e0, inner[c_.below(inner.size())]);
+    else
+      g.off = openTileLoop(elems, k, e0);
+    g.count = e0;
+  }
+  piece(g);
+  while (depth() > base) closeLoop();
+}
+
+// Two loops over the k2 * e0-element blocks and the e0-element tiles inside them; returns the tile's offset, the sum
+// of the two induction variables in a new register.
+Index Generator::openSplitTileLoops(uint32_t elems, uint32_t e0, uint32_t k2) {
+  openLoop(0, elems, int64_t(k2) * e0);
+  RegId a = scopes_.back().var;
+  openLoop(0, int64_t(k2) * e0, e0);
+  RegId b = scopes_.back().var;
+  Instruction add;
+  add.op = Op::Add;
+  add.rs = a;
+  add.rt = b;
+  add.rd = newRegister(32);
+  rs_[add.rd].known = true;
+  rs_[add.rd].value.terms = {{a, 1}, {b, 1}};
+  syncReg(add.rd);
+  emit(add);
+  return regIndex(add.rd, 1, 0);
+}
+
+// One loop over the k tiles of e0 elements: counting tiles, counting elements, from 1, or through a copy of the
+// induction variable. Returns the tile's offset.
+Index Generator::openTileLoop(uint32_t elems, uint32_t k, uint32_t e0) {
+  switch (weighted({4, 2, 1, 1})) {
+    case 0: openLoop(0, k, 1); return regIndex(scopes_.back().var, e0, 0);
+    case 1: openLoop(0, elems, e0); return regIndex(scopes_.back().var, 1, 0);
+    case 2: openLoop(1, k + 1, 1); return regIndex(scopes_.back().var, e0, -int64_t(e0));
+    default: {
+      openLoop(0, k, 1);
+      Instruction mov;
+      mov.op = Op::Mov;
+      mov.rs = scopes_.back().var;
+      mov.rd = newRegister(32);
+      rs_[mov.rd].known = true;
+      rs_[mov.rd].value.terms = {{mov.rs, 1}};
+      syncReg(mov.rd);
+      emit(mov);
+      return regIndex(mov.rd, e0, 0);
+    }
   }
 }
 }  // namespace allocsim::gen

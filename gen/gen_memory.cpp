@@ -62,10 +62,7 @@ void Generator::makeRoom(uint64_t bytes, const std::vector<TensorId>& keep) {
   }
 }
 
-uint32_t Generator::psumBanks(TensorId t) const {
-  uint64_t bank = prog_.arch.psum_bank_bytes;
-  return uint32_t((prog_.tensors[t].bytesPerPartition() + bank - 1) / bank);
-}
+uint32_t Generator::psumBanks(TensorId t) const { return uint32_t(psumBankCount(prog_.arch, prog_.tensors[t])); }
 
 void Generator::makePsumRoom(uint32_t banks) {
   for (;;) {

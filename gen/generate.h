@@ -12,6 +12,12 @@
 
 namespace allocsim {
 
+// The mix `allocsim gen` draws from unless told otherwise: a quarter of on-chip tensors recycle a dead one, and a
+// fifth of loop-register indexes and of statements in loops take // or %, or are `if` blocks or loops bounded by
+// the enclosing loops' registers (gen --stats counts them: "op if", "loops with a register bound").
+inline constexpr uint32_t kDefaultReuse = 25;
+inline constexpr uint32_t kDefaultConditionals = 20;
+
 struct GenOptions {
   Arch arch;                // usually archPreset("tiny") or ("gen2")
   uint32_t size = 20;       // top-level statements: 1 to size, drawn; from 200 on, size/2 to size (see run())
@@ -22,8 +28,9 @@ struct GenOptions {
   uint32_t dma_patterns = 0;
   // Percent of loop-register indexes that take a floor division or a remainder (`i%2*64`, `j//2`), and of statements
   // inside loops that are conditional blocks on the loop registers (`if i >= j { ... }`, docs/format.md
-  // "Conditional blocks"); 0 draws no decision for either, so the programs are those a generator without them draws.
-  uint32_t conditionals = 0;
+  // "Conditional blocks"); `allocsim gen`'s default. 0 draws no decision for either, so the programs are those a
+  // generator without them draws.
+  uint32_t conditionals = kDefaultConditionals;
   // At most this many iterations of any statement: the product of a loop nest's trip counts (0: no cap, the
   // generator's own limits only, 3 deep and 8 trips a loop). The fuzz targets cap it (fuzz/fuzz_program.h): every
   // oracle walks every iteration, and the few inputs with hundreds of iterations took a large share of their CPU time.
@@ -40,12 +47,6 @@ struct GenOptions {
   // generator without the option draws, and adding statements stops at the budget (GenOutcome::dram_budget_reached).
   bool fit_dram = false;
 };
-
-// The mix `allocsim gen` draws from unless told otherwise: a quarter of on-chip tensors recycle a dead one, and a
-// fifth of loop-register indexes and of statements in loops take // or %, or are `if` blocks or loops bounded by
-// the enclosing loops' registers (gen --stats counts them: "op if", "loops with a register bound").
-inline constexpr uint32_t kDefaultReuse = 25;
-inline constexpr uint32_t kDefaultConditionals = 20;
 
 // Always returns a well-formed program; deterministic in the choices; terminates for any choice stream.
 Program generateProgram(Choices& choices, const GenOptions& opts);

@@ -162,6 +162,11 @@ class Generator {
   // Splits a [parts, elems] rectangle into pieces (whole, halves, interleaved second dimension, loops over
   // element tiles / partition groups, nested) and calls piece(g) for each, inside the loops it opens.
   void cover(uint32_t parts, uint32_t elems, const std::function<void(const Geo&)>& piece);
+  // cover's loop nests: over partition groups, element tiles or both; the element loops return the tile's offset.
+  void coverInLoops(Geo g, bool partLoop, bool elemLoop, const Divisors& elemTiles, const Divisors& partTiles,
+                    const std::function<void(const Geo&)>& piece);
+  Index openSplitTileLoops(uint32_t elems, uint32_t e0, uint32_t k2);
+  Index openTileLoop(uint32_t elems, uint32_t k, uint32_t e0);
 
   // --- registers and views (gen_views.cpp)
   bool regRange(RegId r, int64_t& lo, int64_t& hi) const;

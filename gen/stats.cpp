@@ -101,8 +101,7 @@ class IntervalWalk {
 };
 
 uint32_t psumBanksOf(const Program& p, const Tensor& t) {
-  uint64_t bank = std::max<uint64_t>(1, p.arch.psum_bank_bytes);
-  return uint32_t(std::min<uint64_t>(UINT32_MAX, (t.bytesPerPartition() + bank - 1) / bank));
+  return uint32_t(std::min<uint64_t>(UINT32_MAX, psumBankCount(p.arch, t)));
 }
 
 }  // namespace
@@ -404,73 +403,86 @@ uint64_t recycledTensors(const Program& p) {
   return uint64_t(std::count(recycled.begin(), recycled.end(), true));
 }
 
-}  // namespace
-
-std::vector<ShapeFeature> measureShape(const Program& p) {
+// The rows of one program's table, in order.
+struct ShapeRows {
   std::vector<ShapeFeature> f;
-  auto flag = [&](const std::string& name, bool v) { f.push_back(ShapeFeature{name, v ? 1u : 0u, true}); };
-  auto count = [&](const std::string& name, uint64_t v) { f.push_back(ShapeFeature{name, v, false}); };
+  void flag(const std::string& name, bool v) { f.push_back(ShapeFeature{name, v ? 1u : 0u, true}); }
+  void count(const std::string& name, uint64_t v) { f.push_back(ShapeFeature{name, v, false}); }
+};
 
-  uint32_t depth = maxDepth(p.body);
-  for (uint32_t d = 0; d < kDepthRows; ++d) flag("loop depth " + std::to_string(d), depth == d);
-  flag("loop depth >= " + std::to_string(kDepthRows), depth >= kDepthRows);
-  count("loops", 0);  // filled below
-  const size_t loopsRow = f.size() - 1;
-
-  uint64_t regs64 = 0;
-  for (const Register& r : p.registers) regs64 += r.width == 64;
-  count("64-bit registers", regs64);
-
+// What one walk over the instructions (and the views they use) counts.
+struct InstructionCounts {
   uint64_t groups = 0, kGroups = 0, accumulating = 0, regViews = 0, dramPartViews = 0, dim2Views = 0;
   uint64_t multiRegViews = 0, tileViews = 0, regTileViews = 0, divModViews = 0, divModConditions = 0;
   uint64_t boundedLoops = 0;
   uint64_t ops[uint32_t(kLastOp) + 1] = {};
   uint64_t funcs[uint32_t(kLastActFunc) + 1] = {};
   uint64_t divides = 0, convertingDmas = 0, actScaleBias = 0, twoOpTs = 0, fusedReduces = 0, selectRegOffsets = 0;
-  forEachInstruction(p.body, [&](const Instruction& i) {
-    convertingDmas += isConvertingDma(p, i);
-    actScaleBias += hasScaleOrBias(i);
-    twoOpTs += hasSecondOp(i);
-    fusedReduces += hasFusedReduce(i);
-    selectRegOffsets += i.op == Op::Select && !i.rare->mask.c.isConstant();
-    divModConditions += i.op == Op::If && !i.rare->mask.c.isAffine();
-    boundedLoops += hasRegisterBound(i);
-    ++ops[uint32_t(i.op)];
-    if (i.op == Op::Act) ++funcs[uint32_t(i.func)];
-    divides += (i.op == Op::TT || i.op == Op::TS) && i.alu == AluOp::Div;
-    if (i.op == Op::Matmul) {
-      groups += i.start != When::Never;
-      kGroups += i.start == When::First || i.stop == When::Last;
-      accumulating += i.start != When::Always;
-    }
-    forEachView(i, [&](const AccessPattern& ap) {
-      regViews += ap.hasRegister();
-      multiRegViews += ap.partition.terms.size() > 1 || ap.offset.terms.size() > 1;
-      divModViews += !ap.partition.isAffine() || !ap.offset.isAffine();
-      tileViews += ap.tile.has_value();
-      regTileViews += ap.tile && !ap.tile->isConstant();
-      dim2Views += ap.hasSecondDim();
-      if (ap.tensor < p.tensors.size() && p.tensors[ap.tensor].space == Space::Dram) {
-        bool whole = ap.partition.isConstant() && ap.partition.constant == 0 &&
-                     ap.partitions == p.tensors[ap.tensor].partitions;
-        dramPartViews += !whole;
-      }
-    });
-  });
-  f[loopsRow].count = ops[uint32_t(Op::Loop)];
-  count("accumulation groups (matmul start)", groups);
-  count("K-loop groups (start@first / stop@last)", kGroups);
-  count("accumulating matmuls (without start)", accumulating);
-  count("register-indexed views", regViews);
-  count("partition-indexed DRAM views", dramPartViews);
-  count("second-dimension views", dim2Views);
-  count("multi-register index views", multiRegViews);
-  count("tile views q{t}", tileViews);
-  count("register-indexed tile views", regTileViews);
-  count("views with // or % of a register", divModViews);
-  count("if conditions with // or % of a register", divModConditions);
-  count("loops with a register bound", boundedLoops);
+};
 
+// The kinds of index one view uses, added to c.
+void countView(const Program& p, const AccessPattern& ap, InstructionCounts& c) {
+  c.regViews += ap.hasRegister();
+  c.multiRegViews += ap.partition.terms.size() > 1 || ap.offset.terms.size() > 1;
+  c.divModViews += !ap.partition.isAffine() || !ap.offset.isAffine();
+  c.tileViews += ap.tile.has_value();
+  c.regTileViews += ap.tile && !ap.tile->isConstant();
+  c.dim2Views += ap.hasSecondDim();
+  if (ap.tensor < p.tensors.size() && p.tensors[ap.tensor].space == Space::Dram) {
+    bool whole = ap.partition.isConstant() && ap.partition.constant == 0 &&
+                 ap.partitions == p.tensors[ap.tensor].partitions;
+    c.dramPartViews += !whole;
+  }
+}
+
+InstructionCounts countInstructions(const Program& p) {
+  InstructionCounts c;
+  forEachInstruction(p.body, [&](const Instruction& i) {
+    c.convertingDmas += isConvertingDma(p, i);
+    c.actScaleBias += hasScaleOrBias(i);
+    c.twoOpTs += hasSecondOp(i);
+    c.fusedReduces += hasFusedReduce(i);
+    c.selectRegOffsets += i.op == Op::Select && !i.rare->mask.c.isConstant();
+    c.divModConditions += i.op == Op::If && !i.rare->mask.c.isAffine();
+    c.boundedLoops += hasRegisterBound(i);
+    ++c.ops[uint32_t(i.op)];
+    if (i.op == Op::Act) ++c.funcs[uint32_t(i.func)];
+    c.divides += (i.op == Op::TT || i.op == Op::TS) && i.alu == AluOp::Div;
+    if (i.op == Op::Matmul) {
+      c.groups += i.start != When::Never;
+      c.kGroups += i.start == When::First || i.stop == When::Last;
+      c.accumulating += i.start != When::Always;
+    }
+    forEachView(i, [&](const AccessPattern& ap) { countView(p, ap, c); });
+  });
+  return c;
+}
+
+// Loop depth, loops, 64-bit registers, accumulation groups and the kinds of views.
+void loopAndViewRows(const Program& p, const InstructionCounts& c, ShapeRows& r) {
+  uint32_t depth = maxDepth(p.body);
+  for (uint32_t d = 0; d < kDepthRows; ++d) r.flag("loop depth " + std::to_string(d), depth == d);
+  r.flag("loop depth >= " + std::to_string(kDepthRows), depth >= kDepthRows);
+  r.count("loops", c.ops[uint32_t(Op::Loop)]);
+  uint64_t regs64 = 0;
+  for (const Register& reg : p.registers) regs64 += reg.width == 64;
+  r.count("64-bit registers", regs64);
+  r.count("accumulation groups (matmul start)", c.groups);
+  r.count("K-loop groups (start@first / stop@last)", c.kGroups);
+  r.count("accumulating matmuls (without start)", c.accumulating);
+  r.count("register-indexed views", c.regViews);
+  r.count("partition-indexed DRAM views", c.dramPartViews);
+  r.count("second-dimension views", c.dim2Views);
+  r.count("multi-register index views", c.multiRegViews);
+  r.count("tile views q{t}", c.tileViews);
+  r.count("register-indexed tile views", c.regTileViews);
+  r.count("views with // or % of a register", c.divModViews);
+  r.count("if conditions with // or % of a register", c.divModConditions);
+  r.count("loops with a register bound", c.boundedLoops);
+}
+
+// Tensor kinds, instructions by opcode and act function, the rarer instruction forms, tensors by dtype.
+void tensorAndOpRows(const Program& p, const InstructionCounts& c, ShapeRows& r) {
   uint64_t partial = 0, tileArrays = 0;
   uint64_t dtypes[uint32_t(DType::U16) + 1] = {};
   for (const Tensor& t : p.tensors) {
@@ -478,29 +490,35 @@ std::vector<ShapeFeature> measureShape(const Program& p) {
     tileArrays += t.tiles > 1;
     partial += t.space != Space::Dram && t.partitions < p.arch.sbuf_partitions;
   }
-  count("partial-partition tensors", partial);
-  count("tile arrays", tileArrays);
-  for (uint32_t op = 0; op <= uint32_t(kLastOp); ++op) count(std::string("op ") + opName(Op(op)), ops[op]);
+  r.count("partial-partition tensors", partial);
+  r.count("tile arrays", tileArrays);
+  for (uint32_t op = 0; op <= uint32_t(kLastOp); ++op) r.count(std::string("op ") + opName(Op(op)), c.ops[op]);
   for (uint32_t fn = 0; fn <= uint32_t(kLastActFunc); ++fn)
-    count(std::string("act ") + actName(ActFunc(fn)), funcs[fn]);
-  count("div (tt, ts)", divides);
-  count("converting dma (f32 <-> bf16)", convertingDmas);
-  count("scale or bias on act", actScaleBias);
-  count("two-op ts", twoOpTs);
-  count("fused reduction (act, ts)", fusedReduces);
-  count("affine_select with a register offset c", selectRegOffsets);
+    r.count(std::string("act ") + actName(ActFunc(fn)), c.funcs[fn]);
+  r.count("div (tt, ts)", c.divides);
+  r.count("converting dma (f32 <-> bf16)", c.convertingDmas);
+  r.count("scale or bias on act", c.actScaleBias);
+  r.count("two-op ts", c.twoOpTs);
+  r.count("fused reduction (act, ts)", c.fusedReduces);
+  r.count("affine_select with a register offset c", c.selectRegOffsets);
   for (uint32_t t = 0; t <= uint32_t(DType::U16); ++t)
-    count(std::string("dtype ") + dtypeName(DType(t)) + " tensors", dtypes[t]);
+    r.count(std::string("dtype ") + dtypeName(DType(t)) + " tensors", dtypes[t]);
+}
 
+// The DMA patterns of GenOptions::dma_patterns.
+void dmaPatternRows(const Program& p, ShapeRows& r) {
   DmaPatterns dp;
   dmaPatterns(p, p.body, dp);
-  count("DMA pattern: abutting reads of one tensor", dp.abutting);
-  count("DMA pattern: reads of one tensor one element apart", dp.apart);
-  count("DMA pattern: the same view read twice in a row", dp.repeated);
-  count("DMA pattern: on-chip sub-range reads", dp.sub_range);
-  count("DMA pattern: dead stores (overwritten whole before a read)", dp.dead_stores);
-  count("DMA pattern: over-broad tensors (written whole, only ever read over a sub-range)", overBroadTensors(p));
+  r.count("DMA pattern: abutting reads of one tensor", dp.abutting);
+  r.count("DMA pattern: reads of one tensor one element apart", dp.apart);
+  r.count("DMA pattern: the same view read twice in a row", dp.repeated);
+  r.count("DMA pattern: on-chip sub-range reads", dp.sub_range);
+  r.count("DMA pattern: dead stores (overwritten whole before a read)", dp.dead_stores);
+  r.count("DMA pattern: over-broad tensors (written whole, only ever read over a sub-range)", overBroadTensors(p));
+}
 
+// PSUM tensors by bank count.
+void psumRows(const Program& p, ShapeRows& r) {
   uint64_t psumOfBanks[kPsumBankRows + 1] = {};  // [0]: more than kPsumBankRows banks
   uint64_t psumWhole = 0, psumPartLast = 0;
   for (const Tensor& t : p.tensors) {
@@ -511,25 +529,40 @@ std::vector<ShapeFeature> measureShape(const Program& p) {
     psumPartLast += banks > 1 && p.arch.psum_bank_bytes > 0 && t.bytesPerPartition() % p.arch.psum_bank_bytes != 0;
   }
   for (uint32_t b = 1; b <= kPsumBankRows; ++b)
-    count("PSUM tensors of " + std::to_string(b) + (b == 1 ? " bank" : " banks"), psumOfBanks[b]);
-  count("PSUM tensors of more than " + std::to_string(kPsumBankRows) + " banks", psumOfBanks[0]);
-  count("PSUM tensors of every bank", psumWhole);
-  count("multi-bank PSUM tensors with a partly used last bank", psumPartLast);
+    r.count("PSUM tensors of " + std::to_string(b) + (b == 1 ? " bank" : " banks"), psumOfBanks[b]);
+  r.count("PSUM tensors of more than " + std::to_string(kPsumBankRows) + " banks", psumOfBanks[0]);
+  r.count("PSUM tensors of every bank", psumWhole);
+  r.count("multi-bank PSUM tensors with a partly used last bank", psumPartLast);
+}
 
+// The shapes at loop edges and live-range boundaries (gen/gen_reach.cpp), recycled tensors, and the peak demand
+// against each capacity.
+void edgeAndPressureRows(const Program& p, ShapeRows& r) {
   EdgeShapes e = edgeShapes(p);
-  count("registers carried around a back edge", e.carried_registers);
-  count("tensors carried around a back edge (read before written in the body)", e.carried_tensors);
-  count("tensors first written in a loop and read after it", e.live_out);
-  count("partial then whole write of a tensor in a loop body", e.partial_then_whole);
-  count("in place at the exact boundary (first write reads a source at its last use)", e.in_place_exact);
-  count("in place one short (the source is read once more after the first write)", e.in_place_one_short);
-  count("recycled on-chip tensors (written whole again after a read)", recycledTensors(p));
-
+  r.count("registers carried around a back edge", e.carried_registers);
+  r.count("tensors carried around a back edge (read before written in the body)", e.carried_tensors);
+  r.count("tensors first written in a loop and read after it", e.live_out);
+  r.count("partial then whole write of a tensor in a loop body", e.partial_then_whole);
+  r.count("in place at the exact boundary (first write reads a source at its last use)", e.in_place_exact);
+  r.count("in place one short (the source is read once more after the first write)", e.in_place_one_short);
+  r.count("recycled on-chip tensors (written whole again after a read)", recycledTensors(p));
   PeakDemand d = peakDemand(p);
-  flag("SBUF peak live bytes > capacity", d.sbuf_bytes > uint64_t(p.arch.sbuf_partitions) * p.arch.sbuf_bytes);
-  flag("PSUM peak live banks > capacity", d.psum_banks > p.arch.psum_banks);
-  flag("register peak live lanes > sp-registers", d.register_lanes > p.arch.sp_registers);
-  return f;
+  r.flag("SBUF peak live bytes > capacity", d.sbuf_bytes > uint64_t(p.arch.sbuf_partitions) * p.arch.sbuf_bytes);
+  r.flag("PSUM peak live banks > capacity", d.psum_banks > p.arch.psum_banks);
+  r.flag("register peak live lanes > sp-registers", d.register_lanes > p.arch.sp_registers);
+}
+
+}  // namespace
+
+std::vector<ShapeFeature> measureShape(const Program& p) {
+  ShapeRows rows;
+  const InstructionCounts c = countInstructions(p);
+  loopAndViewRows(p, c, rows);
+  tensorAndOpRows(p, c, rows);
+  dmaPatternRows(p, rows);
+  psumRows(p, rows);
+  edgeAndPressureRows(p, rows);
+  return std::move(rows.f);
 }
 
 void ShapeTally::add(const Program& p) {

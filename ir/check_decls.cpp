@@ -15,10 +15,6 @@ struct Problem {
 Problem sizeProblem(std::string message) { return {std::move(message), true}; }
 Problem otherProblem(std::string message) { return {std::move(message), false}; }
 
-uint64_t banksFor(const Arch& arch, const Tensor& t) {
-  return (t.bytesPerPartition() + arch.psum_bank_bytes - 1) / arch.psum_bank_bytes;
-}
-
 Problem placementProblem(const Arch& arch, const Tensor& t) {
   const Placement& pl = *t.placement;
   const std::string name = quoted(t.name);
@@ -32,9 +28,9 @@ Problem placementProblem(const Arch& arch, const Tensor& t) {
                             " partitions, " + std::to_string(arch.sbuf_bytes) + " bytes)");
       break;
     case Space::Psum:
-      if (Int(pl.bank) + banksFor(arch, t) > Int(arch.psum_banks))
+      if (Int(pl.bank) + psumBankCount(arch, t) > Int(arch.psum_banks))
         return otherProblem("placement @bank" + std::to_string(pl.bank) + " of " + name + " (" +
-                            std::to_string(banksFor(arch, t)) + " banks) exceeds PSUM (" +
+                            std::to_string(psumBankCount(arch, t)) + " banks) exceeds PSUM (" +
                             std::to_string(arch.psum_banks) + " banks)");
       break;
     case Space::Dram:
@@ -64,8 +60,8 @@ Problem tensorProblem(const Arch& arch, const Tensor& t) {
     if (dtypeSize(t.dtype) != 4)
       return otherProblem("psum tensor " + name + " has dtype " + dtypeName(t.dtype) +
                           "; PSUM holds f32, i32 or u32");
-    if (banksFor(arch, t) > arch.psum_banks)  // the production allocator's capacity guard, verbatim
-      return sizeProblem(t.name + " is too big for PSUM, requires " + std::to_string(banksFor(arch, t)) +
+    if (psumBankCount(arch, t) > arch.psum_banks)  // the production allocator's capacity guard, verbatim
+      return sizeProblem(t.name + " is too big for PSUM, requires " + std::to_string(psumBankCount(arch, t)) +
                          " banks with PSUM size " + std::to_string(arch.psum_banks));
   }
   if ((t.input || t.output) && t.space != Space::Dram)

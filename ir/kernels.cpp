@@ -1,61 +1,28 @@
 #include "ir/kernels.h"
 
 #include <type_traits>
+#include <utility>
 
 namespace allocsim {
 namespace {
 
-// Calls f(std::integral_constant<AluOp, op>) so that the element loop is instantiated once per operation.
+// Calls f(std::integral_constant<E, v>{}) for the run-time value v of an enum whose values are 0 .. last (an ALU
+// operation, an activation function), so that the element loop is instantiated once per value.
+template <typename E, E last, typename F>
+void withConstant(E v, F&& f) {
+  [&]<size_t... I>(std::index_sequence<I...>) {
+    (void)((v == E(I) && (f(std::integral_constant<E, E(I)>{}), true)) || ...);
+  }(std::make_index_sequence<size_t(last) + 1>{});
+}
+
 template <typename F>
 void withAlu(AluOp op, F&& f) {
-  switch (op) {
-    case AluOp::Add: return f(std::integral_constant<AluOp, AluOp::Add>{});
-    case AluOp::Sub: return f(std::integral_constant<AluOp, AluOp::Sub>{});
-    case AluOp::Mul: return f(std::integral_constant<AluOp, AluOp::Mul>{});
-    case AluOp::Max: return f(std::integral_constant<AluOp, AluOp::Max>{});
-    case AluOp::Min: return f(std::integral_constant<AluOp, AluOp::Min>{});
-    case AluOp::And: return f(std::integral_constant<AluOp, AluOp::And>{});
-    case AluOp::Or: return f(std::integral_constant<AluOp, AluOp::Or>{});
-    case AluOp::Xor: return f(std::integral_constant<AluOp, AluOp::Xor>{});
-    case AluOp::Shl: return f(std::integral_constant<AluOp, AluOp::Shl>{});
-    case AluOp::Shr: return f(std::integral_constant<AluOp, AluOp::Shr>{});
-    case AluOp::Div: return f(std::integral_constant<AluOp, AluOp::Div>{});
-    case AluOp::Eq: return f(std::integral_constant<AluOp, AluOp::Eq>{});
-    case AluOp::Ne: return f(std::integral_constant<AluOp, AluOp::Ne>{});
-    case AluOp::Lt: return f(std::integral_constant<AluOp, AluOp::Lt>{});
-    case AluOp::Le: return f(std::integral_constant<AluOp, AluOp::Le>{});
-    case AluOp::Gt: return f(std::integral_constant<AluOp, AluOp::Gt>{});
-    case AluOp::Ge: return f(std::integral_constant<AluOp, AluOp::Ge>{});
-    case AluOp::Keep: return f(std::integral_constant<AluOp, AluOp::Keep>{});
-  }
+  withConstant<AluOp, kLastAlu>(op, f);
 }
 
 template <typename F>
 void withAct(ActFunc fn, F&& f) {
-  switch (fn) {
-    case ActFunc::Identity: return f(std::integral_constant<ActFunc, ActFunc::Identity>{});
-    case ActFunc::Relu: return f(std::integral_constant<ActFunc, ActFunc::Relu>{});
-    case ActFunc::Neg: return f(std::integral_constant<ActFunc, ActFunc::Neg>{});
-    case ActFunc::Abs: return f(std::integral_constant<ActFunc, ActFunc::Abs>{});
-    case ActFunc::Square: return f(std::integral_constant<ActFunc, ActFunc::Square>{});
-    case ActFunc::Exp: return f(std::integral_constant<ActFunc, ActFunc::Exp>{});
-    case ActFunc::Tanh: return f(std::integral_constant<ActFunc, ActFunc::Tanh>{});
-    case ActFunc::Sigmoid: return f(std::integral_constant<ActFunc, ActFunc::Sigmoid>{});
-    case ActFunc::Silu: return f(std::integral_constant<ActFunc, ActFunc::Silu>{});
-    case ActFunc::Gelu: return f(std::integral_constant<ActFunc, ActFunc::Gelu>{});
-    case ActFunc::Sqrt: return f(std::integral_constant<ActFunc, ActFunc::Sqrt>{});
-    case ActFunc::Rsqrt: return f(std::integral_constant<ActFunc, ActFunc::Rsqrt>{});
-    case ActFunc::Reciprocal: return f(std::integral_constant<ActFunc, ActFunc::Reciprocal>{});
-    case ActFunc::Log: return f(std::integral_constant<ActFunc, ActFunc::Log>{});
-    case ActFunc::Sin: return f(std::integral_constant<ActFunc, ActFunc::Sin>{});
-    case ActFunc::Cos: return f(std::integral_constant<ActFunc, ActFunc::Cos>{});
-    case ActFunc::Erf: return f(std::integral_constant<ActFunc, ActFunc::Erf>{});
-    case ActFunc::Softplus: return f(std::integral_constant<ActFunc, ActFunc::Softplus>{});
-    case ActFunc::GeluTanh: return f(std::integral_constant<ActFunc, ActFunc::GeluTanh>{});
-    case ActFunc::Sign: return f(std::integral_constant<ActFunc, ActFunc::Sign>{});
-    case ActFunc::Arctan: return f(std::integral_constant<ActFunc, ActFunc::Arctan>{});
-    case ActFunc::Mish: return f(std::integral_constant<ActFunc, ActFunc::Mish>{});
-  }
+  withConstant<ActFunc, kLastActFunc>(fn, f);
 }
 
 template <typename T>

@@ -3,16 +3,13 @@
 
 #include <algorithm>
 
+#include "ir/enum_names.h"
 #include "ir/parser.h"
 
 namespace allocsim {
 namespace {
 
-std::optional<Op> opcode(std::string_view word) {
-  for (int i = 0; i <= int(kLastOp); ++i)
-    if (word == opName(Op(i))) return Op(i);
-  return std::nullopt;
-}
+std::optional<Op> opcode(std::string_view word) { return valueNamed<Op>(word, opName, size_t(kLastOp) + 1); }
 
 std::string presetList() {
   std::string out;
@@ -443,18 +440,15 @@ void Parser::registerOperands(Instruction& in) {
     in.rs = reg("source");
     return;
   }
-  in.rd = reg("destination");
-  comma("destination");
+  in.rd = regThenComma("destination");
   switch (in.op) {
     case Op::Li: in.imm = immediate("immediate operand"); return;
     case Op::Addi:
-      in.rs = reg("source");
-      comma("source");
+      in.rs = regThenComma("source");
       in.imm = immediate("immediate operand");
       return;
     case Op::Add:
-      in.rs = reg("first source");
-      comma("first source");
+      in.rs = regThenComma("first source");
       in.rt = reg("second source");
       return;
     case Op::Mov: in.rs = reg("source"); return;

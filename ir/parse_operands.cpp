@@ -307,28 +307,27 @@ std::string namesList(uint8_t count, const char* (*name)(E)) {
   for (uint8_t i = 0; i < count; ++i) out += std::string(i == 0 ? "" : i + 1 == count ? " or " : ", ") + name(E(i));
   return out;
 }
+
+// The next token as one of an enum's `count` values, named `what` in the messages ("an ALU operation").
+template <typename E>
+E enumValue(Lexer& lex, const char* what, uint8_t count, const char* (*name)(E),
+            std::optional<E> (*parse)(const std::string&)) {
+  Token t = lex.next();
+  const std::string known = namesList<E>(count, name) + ")";
+  std::optional<E> v = t.kind == TokKind::Name ? parse(std::string(t.text)) : std::nullopt;
+  if (!v) {
+    const std::string a_noun = what, noun = a_noun.substr(a_noun.find(' ') + 1);  // "an ALU operation", "ALU operation"
+    if (t.kind == TokKind::Name) failAt(t.loc, "unknown " + noun + " " + quoted(t.text) + " (expected " + known);
+    failAt(t.loc, "expected " + a_noun + " (" + known);
+  }
+  return *v;
+}
 }  // namespace
 
-AluOp Parser::alu() {
-  Token t = lex_.next();
-  const std::string known = namesList<AluOp>(uint8_t(kLastAlu) + 1, aluName) + ")";
-  std::optional<AluOp> a = t.kind == TokKind::Name ? parseAlu(std::string(t.text)) : std::nullopt;
-  if (!a) {
-    if (t.kind == TokKind::Name) failAt(t.loc, "unknown ALU operation " + quoted(t.text) + " (expected " + known);
-    failAt(t.loc, "expected an ALU operation (" + known);
-  }
-  return *a;
-}
+AluOp Parser::alu() { return enumValue<AluOp>(lex_, "an ALU operation", uint8_t(kLastAlu) + 1, aluName, parseAlu); }
 
 ActFunc Parser::actFunc() {
-  Token t = lex_.next();
-  const std::string known = namesList<ActFunc>(uint8_t(kLastActFunc) + 1, actName) + ")";
-  std::optional<ActFunc> f = t.kind == TokKind::Name ? parseAct(std::string(t.text)) : std::nullopt;
-  if (!f) {
-    if (t.kind == TokKind::Name) failAt(t.loc, "unknown activation function " + quoted(t.text) + " (expected " + known);
-    failAt(t.loc, "expected an activation function (" + known);
-  }
-  return *f;
+  return enumValue<ActFunc>(lex_, "an activation function", uint8_t(kLastActFunc) + 1, actName, parseAct);
 }
 
 }  // namespace allocsim

@@ -111,6 +111,12 @@ class Parser {
     comma(what);
     return p;
   }
+  // A register operand that is not the last, then the comma after it.
+  RegId regThenComma(const char* what) {
+    const RegId r = reg(what);
+    comma(what);
+    return r;
+  }
 
   Lexer lex_;
   Program prog_;

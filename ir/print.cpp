@@ -73,15 +73,20 @@ std::string printSlice(const Program& p, const Index& start, uint32_t count, uin
 
 std::string originSuffix(Origin o) { return o == Origin::Source ? "" : std::string(" !") + originName(o); }
 
-std::string printPlacement(const Tensor& t) {
+}  // namespace
+
+std::string placementText(const Tensor& t) {
+  if (!t.placement) return "unplaced";
   const Placement& pl = *t.placement;
   switch (t.space) {
-    case Space::Sbuf: return concat({" @p", std::to_string(pl.partition), "+", std::to_string(pl.offset)});
-    case Space::Psum: return concat({" @bank", std::to_string(pl.bank)});
-    case Space::Dram: return concat({" @", std::to_string(pl.offset)});
+    case Space::Sbuf: return concat({"@p", std::to_string(pl.partition), "+", std::to_string(pl.offset)});
+    case Space::Psum: return concat({"@bank", std::to_string(pl.bank)});
+    case Space::Dram: return concat({"@", std::to_string(pl.offset)});
   }
-  return "";
+  return "?";
 }
+
+namespace {
 
 std::string printTensor(const Program& p, const Tensor& t) {
   std::string out = std::string(spaceName(t.space)) + " " + t.name + " ";
@@ -90,7 +95,7 @@ std::string printTensor(const Program& p, const Tensor& t) {
   if (t.input) out += " input";
   if (t.output) out += " output";
   if (t.pinned) out += " pinned";
-  if (t.placement) out += printPlacement(t);
+  if (t.placement) out += " " + placementText(t);
   out += originSuffix(t.origin);
   if (t.origin != Origin::Source && t.copy_of < p.tensors.size()) out += concat({"(", p.tensors[t.copy_of].name, ")"});
   return out;

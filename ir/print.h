@@ -12,5 +12,8 @@ std::string printAccessPattern(const Program& p, const AccessPattern& ap);  // e
 std::string printInstruction(const Program& p, const Instruction& inst);   // one line, no indentation; a loop prints
                                                                             // its header "loop n = 0, 2, 1 {" only
 std::string printImmediate(const Immediate& imm);
+// A tensor's placement as the text format writes it: "@p0+256" (SBUF partition and byte offset), "@bank1" (PSUM),
+// "@4096" (DRAM byte offset); "unplaced" without one.
+std::string placementText(const Tensor& t);
 
 }  // namespace allocsim

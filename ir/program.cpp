@@ -4,6 +4,8 @@
 #include <cstring>
 #include <utility>
 
+#include "ir/enum_names.h"
+
 namespace allocsim {
 
 const char* spaceName(Space s) {
@@ -19,11 +21,8 @@ static const char* const kOriginNames[] = {"source", "spill", "reload", "coalesc
 
 const char* originName(Origin o) { return kOriginNames[size_t(o)]; }
 
-std::optional<Origin> parseOrigin(const std::string& s) {
-  for (size_t i = 1; i < std::size(kOriginNames); ++i)
-    if (s == kOriginNames[i]) return Origin(i);
-  return std::nullopt;
-}
+// "source" is the default and is never written.
+std::optional<Origin> parseOrigin(const std::string& s) { return valueNamed<Origin>(s, kOriginNames, 1); }
 
 bool Index::uses(RegId r) const {
   for (const IndexTerm& t : terms)
@@ -127,11 +126,7 @@ static const char* const kCmpNames[] = {"ge", "gt", "eq", "ne", "le", "lt"};
 
 const char* cmpName(CmpOp c) { return kCmpNames[size_t(c)]; }
 
-std::optional<CmpOp> parseCmp(const std::string& s) {
-  for (size_t i = 0; i < std::size(kCmpNames); ++i)
-    if (s == kCmpNames[i]) return CmpOp(i);
-  return std::nullopt;
-}
+std::optional<CmpOp> parseCmp(const std::string& s) { return valueNamed<CmpOp>(s, kCmpNames); }
 
 bool selectKeeps(const SelectMask& m, uint64_t p, uint64_t e, __int128 c) {
   // Each product is below 2^127 in magnitude (|scale| <= 2^63, p < 2^32, e < 2^64) and c within +-2^100 (ir/view.cpp).
@@ -159,11 +154,7 @@ static_assert(std::size(kAluNames) == size_t(kLastAlu) + 1);
 
 const char* aluName(AluOp a) { return kAluNames[size_t(a)]; }
 
-std::optional<AluOp> parseAlu(const std::string& s) {
-  for (size_t i = 0; i < std::size(kAluNames); ++i)
-    if (s == kAluNames[i]) return AluOp(i);
-  return std::nullopt;
-}
+std::optional<AluOp> parseAlu(const std::string& s) { return valueNamed<AluOp>(s, kAluNames); }
 
 bool aluIsIntegerOnly(AluOp a) { return a >= AluOp::And && a <= AluOp::Shr; }
 
@@ -176,11 +167,7 @@ static_assert(std::size(kActNames) == size_t(kLastActFunc) + 1);
 
 const char* actName(ActFunc f) { return kActNames[size_t(f)]; }
 
-std::optional<ActFunc> parseAct(const std::string& s) {
-  for (size_t i = 0; i < std::size(kActNames); ++i)
-    if (s == kActNames[i]) return ActFunc(i);
-  return std::nullopt;
-}
+std::optional<ActFunc> parseAct(const std::string& s) { return valueNamed<ActFunc>(s, kActNames); }
 
 bool actIsFloatOnly(ActFunc f) { return f >= ActFunc::Exp; }
 
@@ -227,6 +214,11 @@ Index offsetInTile(const AccessPattern& ap, const Tensor& t) {
     }
   }
   return in;
+}
+
+uint64_t psumBankCount(const Arch& arch, const Tensor& t) {
+  if (arch.psum_bank_bytes == 0) return 0;
+  return (t.bytesPerPartition() + arch.psum_bank_bytes - 1) / arch.psum_bank_bytes;
 }
 
 AccessPattern wholeTensor(const Program& p, TensorId t) {

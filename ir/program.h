@@ -8,6 +8,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "ir/arch.h"
@@ -386,6 +387,9 @@ bool hasFusedReduce(const Instruction& inst);
 
 // The whole-tensor view of `t`.
 AccessPattern wholeTensor(const Program& p, TensorId t);
+// The PSUM banks tensor `t` occupies: ceil(bytes per partition / bank bytes) (a bank spans every partition). 0 for an
+// arch without bank bytes, which validateArch rejects.
+uint64_t psumBankCount(const Arch& arch, const Tensor& t);
 bool isFullAccess(const Program& p, const AccessPattern& ap);
 // True when the view covers one byte range per partition with no gaps (no register term needed).
 bool isContiguous(const AccessPattern& ap);
@@ -401,6 +405,23 @@ void forEachInstruction(const std::vector<Instruction>& body, F&& f) {
     f(i);
     if (hasBody(i.op)) forEachInstruction(i.body, f);
   }
+}
+
+// Calls f(view) on every view `inst` names a tensor through, as far as the tensor goes: dst, a and b (an operand the
+// instruction does not use names no tensor, kNone), the scalar operands that are tensor views, the fused reduction's
+// destination. `I` is Instruction (f may rewrite the views) or const Instruction.
+template <class I, typename F>
+void forEachOperandView(I& inst, F&& f) {
+  f(inst.dst);
+  f(inst.a);
+  f(inst.b);
+  for (auto* sc : scalarOperands(inst))
+    if (sc->kind == ScalarOperand::Kind::Tensor) f(sc->ap);
+  if (!hasFusedReduce(inst)) return;
+  if constexpr (std::is_const_v<I>)
+    f(inst.rare->reduce_dst);
+  else
+    f(inst.rare.mut().reduce_dst);
 }
 
 // Whether an if's condition holds for the evaluated difference c = LHS - RHS.

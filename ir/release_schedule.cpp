@@ -35,14 +35,7 @@ ReleaseSchedule::ReleaseSchedule(const Program& p) : flags_(p.tensors.size(), 0)
       if (first(ap.tensor) == SIZE_MAX) first(ap.tensor) = s;
       last(ap.tensor) = s;
     };
-    auto visit = [&](const Instruction& i) {
-      note(i.dst);
-      note(i.a);
-      note(i.b);
-      for (const ScalarOperand* sc : scalarOperands(i))
-        if (sc->kind == ScalarOperand::Kind::Tensor) note(sc->ap);
-      if (hasFusedReduce(i)) note(i.rare->reduce_dst);
-    };
+    auto visit = [&](const Instruction& i) { forEachOperandView(i, note); };
     visit(p.body[s]);
     if (hasBody(p.body[s].op)) forEachInstruction(p.body[s].body, visit);
   }

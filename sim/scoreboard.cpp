@@ -47,15 +47,16 @@ void Scoreboard::reset(DropDependency drop) {
 void Scoreboard::scan(List& list, const Resource* r, uint64_t bucket, uint64_t first, const Footprint& fp,
                       uint64_t seq, uint8_t in_order, DepKind kind, bool prune, std::vector<Dependence>& deps) {
   if (uint8_t(kind) + 1 == uint8_t(drop_)) return;  // DropDependency::RAW == DepKind::RAW + 1, ...
-  // Overlap first: most entries are elsewhere, and the test needs only the entry itself. Entries of finished
-  // instructions are skipped here and swept out in access() (keepSwept). The list is only read until the first
-  // entry to drop, and compacted from there on.
+  // Overlap first: most entries are elsewhere, and the test needs only the entry itself. An overlapping entry of a
+  // finished instruction is dropped here (its check has loaded it already); the others are swept out in access()
+  // (keepSwept). The list is only read until the first entry to drop, and compacted from there on.
   const uint64_t byte_lo = fp.byte_lo, byte_hi = fp.byte_hi;
   const uint32_t row_lo = fp.row_lo, row_hi = fp.row_hi;
-  // Whether an overlapping entry is dropped: covered by a recorded write, it goes off the board (see access()). Its
-  // copies in other buckets lie in fp's buckets too and go with them.
+  // Whether an overlapping entry is dropped: finished, or covered by a recorded write, it goes off the board (see
+  // access()). Its copies in other buckets lie in fp's buckets too and go with them.
   auto visit = [&](const Entry& e) {
-    if (e.seq != seq && e.engine != in_order && live(e) && (!r || std::max(r->bucketOf(e.byte_lo), first) == bucket))
+    if (!live(e)) return true;  // finished: dropped here rather than at the next sweep
+    if (e.seq != seq && e.engine != in_order && (!r || std::max(r->bucketOf(e.byte_lo), first) == bucket))
       deps.push_back({e.slot, e.seq, kind, e.inst, Dependence::kEndUnknown, false});
     return prune && e.seq != seq && byte_lo <= e.byte_lo && e.byte_hi <= byte_hi && row_lo <= e.row_lo &&
            e.row_hi <= row_hi;
@@ -161,13 +162,16 @@ void Scoreboard::access(const Footprint& fp, bool write, uint32_t slot, uint64_t
   const uint64_t first = r.bucketOf(fp.byte_lo), last = r.bucketOf(fp.byte_hi - 1);
   const DepKind kind = write ? DepKind::WAW : DepKind::RAW;
   const uint64_t stop = std::min<uint64_t>(last + 1, r.buckets.size());
+  // (An empty list, most often the wide ones, is not searched: no call.)
   for (uint64_t b = first; b < stop; ++b) {
     Bucket& bucket = r.buckets[b];
-    scan(bucket.writes, &r, b, first, fp, seq, in_order, kind, prune, deps);
-    if (write && war) scan(bucket.reads, &r, b, first, fp, seq, in_order, DepKind::WAR, prune, deps);
+    if (!bucket.writes.entries.empty()) scan(bucket.writes, &r, b, first, fp, seq, in_order, kind, prune, deps);
+    if (write && war && !bucket.reads.entries.empty())
+      scan(bucket.reads, &r, b, first, fp, seq, in_order, DepKind::WAR, prune, deps);
   }
-  scan(r.wide.writes, nullptr, 0, first, fp, seq, in_order, kind, prune, deps);
-  if (write && war) scan(r.wide.reads, nullptr, 0, first, fp, seq, in_order, DepKind::WAR, prune, deps);
+  if (!r.wide.writes.entries.empty()) scan(r.wide.writes, nullptr, 0, first, fp, seq, in_order, kind, prune, deps);
+  if (write && war && !r.wide.reads.entries.empty())
+    scan(r.wide.reads, nullptr, 0, first, fp, seq, in_order, DepKind::WAR, prune, deps);
   if (!record) return;
   if (slot >= live_seq_.size()) live_seq_.resize(slot + 1, 0);
   live_seq_[slot] = seq;

@@ -10,7 +10,8 @@
 // per bucket of byte addresses (an access looks only at the entries of the buckets its bytes fall in), and reads
 // apart from writes (a read only looks at writes). An access that hides older ones from every later access takes
 // them off the board (access() says when). Retiring is O(1): it marks the instruction's pool slot finished;
-// searches skip the entries of finished instructions, and a list is swept of them as it grows.
+// a search drops the entries of finished instructions it finds overlapping its access, and a list is swept of the
+// others as it grows.
 #pragma once
 
 #include <algorithm>

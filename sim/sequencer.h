@@ -33,7 +33,7 @@ class Sequencer : public sc_core::sc_module {
     bool first, last;
   };
   // A view whose address has register terms, as dispatch recomputes it: partition and offset are the index's
-  // constant plus its terms, each a scale times a function of one register the plan reads (terms_[first..]); the
+  // constant plus its terms, each a scale times a function of one register the plan reads (Plan::terms); the
   // view is in range when the two lie within [0, max_*] (the shape, hence the rest of the view, the footprint's
   // extent and the cost, does not change from one execution to the next).
   struct Term {
@@ -59,7 +59,6 @@ class Sequencer : public sc_core::sc_module {
     // `operands.views` in order, which of them each access's footprint is (kNoView: a register's), and the pairs
     // (destination, source) whose overlap at an offset makes it stream over itself.
     bool shaped = false;
-    bool direct = false;  // every view is recomputed from its terms (else each dispatch resolves in full)
     std::vector<Term> terms;
     std::vector<PlannedView> views;
     uint8_t access_view[8] = {};

@@ -329,11 +329,11 @@ class MapWriter {
     auto psumRect = [&](const Box& b) {
       const double x = pf_.x(b.live.first);
       return std::tuple{x, pf_.y0 + kBankHeight * b.t->placement->bank, pf_.x(b.live.last + 1) - x,
-                        kBankHeight * double(psumBanks(p_.arch, *b.t))};
+                        kBankHeight * double(psumBankCount(p_.arch, *b.t))};
     };
     for (const Box* bp : drawnBoxes(psum_, rest, false)) {
       const Box& b = *bp;
-      uint64_t banks = psumBanks(p_.arch, *b.t);
+      uint64_t banks = psumBankCount(p_.arch, *b.t);
       auto [x, y, w, h] = psumRect(b);
       std::string title = b.t->name + ": PSUM banks " + std::to_string(b.t->placement->bank) + ".." +
                           std::to_string(b.t->placement->bank + banks - 1) + ", " + liveText(b.live);

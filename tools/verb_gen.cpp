@@ -57,7 +57,6 @@ int runGen(const Args& args) {
   GenOptions opts;
   opts.arch = *archPreset("tiny");
   opts.reuse = kDefaultReuse;
-  opts.conditionals = kDefaultConditionals;
   std::optional<uint64_t> seed;
   std::string out;
   bool stats = false, json = false;

@@ -467,15 +467,7 @@ class Checker {
   Finding runtimeFailure(const InputError& e) const {
     const Diagnostic& diag = e.diagnostics().front();
     Progress progress(*this);
-    InterpOptions o = io_;
-    o.observer = &progress;
-    o.record_reads = false;
-    try {
-      std::unique_ptr<Storage> s = phys_();
-      interpret(a_, *s, o);
-    } catch (const Progress::Stop&) {
-    } catch (const InputError&) {
-    }
+    replayObserved<Progress::Stop>(a_, phys_, io_, progress);
     const std::string failure = "the physical run later fails at line " + std::to_string(diag.loc.line) + ": " +
                                 diag.message;
     if (progress.divergence) return divergence(*progress.divergence, failure);

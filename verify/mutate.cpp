@@ -22,11 +22,6 @@ uint64_t alignUp(uint64_t v, uint64_t a) { return a == 0 ? v : alignDown(v + a -
 
 bool intersects(uint64_t lo1, uint64_t n1, uint64_t lo2, uint64_t n2) { return lo1 < lo2 + n2 && lo2 < lo1 + n1; }
 
-uint64_t psumBanks(const Arch& arch, const Tensor& t) {
-  uint64_t bank = std::max<uint64_t>(arch.psum_bank_bytes, 1);
-  return std::max<uint64_t>((t.bytesPerPartition() + bank - 1) / bank, 1);
-}
-
 // True when tensor `t` (placed) shares a byte (SBUF, DRAM) or bank (PSUM) with another placed tensor.
 bool tensorMeetsAnother(const Program& p, TensorId t) {
   const Tensor& a = p.tensors[t];
@@ -40,7 +35,7 @@ bool tensorMeetsAnother(const Program& p, TensorId t) {
         meets = intersects(pa.partition, a.partitions, pb.partition, b.partitions) &&
                 intersects(pa.offset, a.bytesPerPartition(), pb.offset, b.bytesPerPartition());
         break;
-      case Space::Psum: meets = intersects(pa.bank, psumBanks(p.arch, a), pb.bank, psumBanks(p.arch, b)); break;
+      case Space::Psum: meets = intersects(pa.bank, psumBankCount(p.arch, a), pb.bank, psumBankCount(p.arch, b)); break;
       case Space::Dram: meets = intersects(pa.offset, a.totalBytes(), pb.offset, b.totalBytes()); break;
     }
     if (meets) return true;
@@ -55,16 +50,6 @@ bool registerMeetsAnother(const Program& p, RegId r) {
     if (s != r && a.phys && b.phys && intersects(*a.phys, a.lanes(), *b.phys, b.lanes())) return true;
   }
   return false;
-}
-
-std::string placementText(const Tensor& t) {
-  const Placement& pl = *t.placement;
-  switch (t.space) {
-    case Space::Sbuf: return "@p" + std::to_string(pl.partition) + "+" + std::to_string(pl.offset);
-    case Space::Psum: return "@bank" + std::to_string(pl.bank);
-    case Space::Dram: return "@" + std::to_string(pl.offset);
-  }
-  return "";
 }
 
 // The movable tensors of a space: placed and not pinned.
@@ -132,7 +117,7 @@ std::optional<Mutation> shiftPsumBank(Program& p, const Below& below) {
   for (int attempt = 0; attempt < kAttempts && !ts.empty(); ++attempt) {
     TensorId t = ts[pick(below, ts.size())];
     Tensor& x = p.tensors[t];
-    uint64_t banks = psumBanks(p.arch, x);
+    uint64_t banks = psumBankCount(p.arch, x);
     if (banks >= p.arch.psum_banks) continue;  // one position only
     uint64_t positions = p.arch.psum_banks - banks + 1;
     uint32_t bank = uint32_t(pick(below, positions - 1));

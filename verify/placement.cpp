@@ -6,6 +6,7 @@
 #include <string>
 #include <string_view>
 
+#include "ir/print.h"
 #include "verify/dynamic_liveness.h"
 #include "verify/footprint.h"
 #include "verify/live_intervals.h"
@@ -44,7 +45,7 @@ Footprint tensorFootprint(const Arch& arch, TensorId id, const Tensor& t) {
       break;
     case Space::Psum:  // a bank spans all partitions, and a tensor starts at the start of its bank
       f.lo = pl.bank;
-      f.hi = uint64_t(pl.bank) + psumBanks(arch, t);
+      f.hi = uint64_t(pl.bank) + psumBankCount(arch, t);
       break;
     case Space::Dram:
       f.lo = pl.offset;

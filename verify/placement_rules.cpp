@@ -1,5 +1,7 @@
 #include "verify/placement_rules.h"
 
+#include "ir/print.h"
+
 namespace allocsim {
 namespace {
 
@@ -43,7 +45,7 @@ void checkSbuf(const Arch& arch, const Tensor& t, std::vector<Finding>& out) {
 
 void checkPsum(const Arch& arch, const Tensor& t, std::vector<Finding>& out) {
   const Placement& pl = *t.placement;
-  const uint64_t banks = psumBanks(arch, t);
+  const uint64_t banks = psumBankCount(arch, t);
   if (exceeds(pl.bank, banks, arch.psum_banks))
     out.push_back(declFinding(FindingKind::Bank, t.loc,
                               "placement " + placementText(t) + " of " + quoted(t.name) + " (" +
@@ -128,21 +130,6 @@ void checkPinned(const Program& allocated, const Program& original, std::vector<
 
 }  // namespace
 
-std::string placementText(const Tensor& t) {
-  if (!t.placement) return "unplaced";
-  const Placement& pl = *t.placement;
-  switch (t.space) {
-    case Space::Sbuf: return "@p" + std::to_string(pl.partition) + "+" + std::to_string(pl.offset);
-    case Space::Psum: return "@bank" + std::to_string(pl.bank);
-    case Space::Dram: return "@" + std::to_string(pl.offset);
-  }
-  return "?";
-}
-
-uint64_t psumBanks(const Arch& arch, const Tensor& t) {
-  if (arch.psum_bank_bytes == 0) return 1;
-  return (t.bytesPerPartition() + arch.psum_bank_bytes - 1) / arch.psum_bank_bytes;
-}
 
 void checkPlacementRules(const Program& allocated, const Program* original, std::vector<Finding>& out) {
   for (const Tensor& t : allocated.tensors) checkTensor(allocated.arch, t, out);

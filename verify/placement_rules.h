@@ -14,9 +14,4 @@ namespace allocsim {
 // the original's pinned tensors that moved or went missing (`original` may be null).
 void checkPlacementRules(const Program& allocated, const Program* original, std::vector<Finding>& out);
 
-// Placement as written in the text format: "@p0+256", "@bank1", "@4096"; "unplaced" without one.
-std::string placementText(const Tensor& t);
-// PSUM banks a tensor occupies: ceil(bytes per partition / bank bytes).
-uint64_t psumBanks(const Arch& arch, const Tensor& t);
-
 }  // namespace allocsim

@@ -42,15 +42,7 @@ std::unique_ptr<Storage> stateBefore(const Program& p, const StorageFactory& mak
 std::optional<StepCapture> captureExecution(const Program& p, const StorageFactory& make, const InterpOptions& opts,
                                             uint64_t ordinal, const std::vector<RegId>* term_order) {
   FindExecution finder(ordinal);
-  InterpOptions o = opts;
-  o.observer = &finder;
-  o.record_reads = false;
-  try {
-    std::unique_ptr<Storage> s = make();
-    interpret(p, *s, o);
-  } catch (const StopRun&) {
-  } catch (const InputError&) {
-  }
+  replayObserved<StopRun>(p, make, opts, finder);
   if (!finder.found) return std::nullopt;
   StepCapture c = std::move(*finder.found);
   std::unique_ptr<Storage> before = stateBefore(p, make, opts, c.step);

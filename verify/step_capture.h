@@ -20,6 +20,20 @@ using StorageFactory = std::function<std::unique_ptr<Storage>()>;
 // The storage as it is just before step `step` (1-based) runs: after inputs are loaded and steps 1..step-1 ran.
 std::unique_ptr<Storage> stateBefore(const Program& p, const StorageFactory& make, InterpOptions opts, uint64_t step);
 
+// A replay that `observer` watches (reads not recorded) and ends early by throwing a `Stop`; a run that fails ends
+// it too. What the observer saw is the result.
+template <class Stop>
+void replayObserved(const Program& p, const StorageFactory& make, InterpOptions opts, ExecObserver& observer) {
+  opts.observer = &observer;
+  opts.record_reads = false;
+  try {
+    std::unique_ptr<Storage> s = make();
+    interpret(p, *s, opts);
+  } catch (const Stop&) {
+  } catch (const InputError&) {
+  }
+}
+
 // One executed (non-loop) instruction and what it read, with the values it saw.
 struct StepCapture {
   const Instruction* inst = nullptr;

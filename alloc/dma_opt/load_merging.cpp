@@ -138,14 +138,7 @@ class Sweep {
           overlaps(areaOf(p_, wholeTensor(p_, ap.tensor)), rect))
         clear = false;
     };
-    auto visit = [&](const Instruction& inst) {
-      check(inst.dst);
-      check(inst.a);
-      check(inst.b);
-      for (const ScalarOperand* sc : scalarOperands(inst))
-        if (sc->kind == ScalarOperand::Kind::Tensor) check(sc->ap);
-      if (hasFusedReduce(inst)) check(inst.rare->reduce_dst);
-    };
+    auto visit = [&](const Instruction& inst) { forEachOperandView(inst, check); };
     for (size_t k = i + 1; k < j && clear; ++k) {
       visit(body[k]);
       if (hasBody(body[k].op)) forEachInstruction(body[k].body, visit);

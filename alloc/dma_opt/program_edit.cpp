@@ -9,12 +9,7 @@ namespace {
 template <typename F>
 void forEachView(std::vector<Instruction>& body, F&& f) {
   for (Instruction& i : body) {
-    f(i.dst);
-    f(i.a);
-    f(i.b);
-    for (ScalarOperand* sc : scalarOperands(i))
-      if (sc->kind == ScalarOperand::Kind::Tensor) f(sc->ap);
-    if (hasFusedReduce(i)) f(i.rare.mut().reduce_dst);
+    forEachOperandView(i, f);
     if (hasBody(i.op)) forEachView(i.body, f);
   }
 }

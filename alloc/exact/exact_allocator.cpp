@@ -1,5 +1,7 @@
 #include "alloc/exact/exact_allocator.h"
 
+#include <algorithm>
+
 #include "alloc/alloc_error.h"
 #include "alloc/exact/canonical_timeline.h"
 #include "alloc/exact/exact_search.h"
@@ -15,10 +17,6 @@ struct SpaceProblem {
   std::vector<TensorId> tensors;  // item -> tensor
 };
 
-uint64_t psumBanksOf(const Arch& a, const Tensor& t) {
-  return (t.bytesPerPartition() + a.psum_bank_bytes - 1) / a.psum_bank_bytes;
-}
-
 SpaceProblem build(const Program& p, const Liveness& live, Space space, bool keep) {
   const Arch& a = p.arch;
   SpaceProblem sp;
@@ -33,7 +31,7 @@ SpaceProblem build(const Program& p, const Liveness& live, Space space, bool kee
     ExactItem it;
     it.first = live.tensors[t].first;
     it.last = live.tensors[t].last;
-    it.size = sbuf ? x.bytesPerPartition() : psumBanksOf(a, x);
+    it.size = sbuf ? x.bytesPerPartition() : psumBankCount(a, x);
     it.align = sbuf ? std::max<uint32_t>(a.sbuf_align, 1) : 1;
     it.rows = sbuf ? x.partitions : 1;
     const bool fixed = x.placement && (x.pinned || keep);
@@ -68,6 +66,70 @@ SpaceProblem build(const Program& p, const Liveness& live, Space space, bool kee
 
 std::string fmt(double v) { return formatReportNumber(v, 3); }
 
+// Where the area bound (alloc/exact/exact_problem.h) exceeds the capacity: the line of a position where the most is
+// live, the tensors live there with their sizes, and their sum against the capacity. "" when the plain sum at no
+// position exceeds it (the bound then comes from the largest tensor or from whole blocks of partitions).
+std::string peakOfTheBound(const Program& p, const Liveness& live, const SpaceProblem& sp, bool sbuf) {
+  const std::vector<ExactItem>& items = sp.problem.items;
+  std::vector<std::pair<uint64_t, int64_t>> events;  // (position, +area at first / -area after last)
+  for (const ExactItem& it : items) {
+    events.push_back({it.first, int64_t(it.size * it.rows)});
+    events.push_back({uint64_t(it.last) + 1, -int64_t(it.size * it.rows)});
+  }
+  std::sort(events.begin(), events.end(), [](auto a, auto b) {
+    return a.first != b.first ? a.first < b.first : a.second < b.second;  // ends first at one position
+  });
+  int64_t sum = 0, best = 0;
+  uint64_t at = 0;
+  for (auto [pos, d] : events) {
+    sum += d;
+    if (sum > best) best = sum, at = pos;
+  }
+  const uint64_t rows = std::max<uint32_t>(sp.problem.rows, 1);
+  if (uint64_t(best) <= sp.problem.capacity * rows) return "";
+  // The largest of the items live there, as few as exceed the capacity together: the smaller ones may be live at
+  // that position in other iterations of its loops only.
+  std::vector<size_t> here;
+  for (size_t i = 0; i < items.size(); ++i)
+    if (items[i].first <= at && at <= items[i].last) here.push_back(i);
+  std::stable_sort(here.begin(), here.end(), [&](size_t a, size_t b) {
+    return items[a].size * items[a].rows > items[b].size * items[b].rows;
+  });
+  best = 0;
+  for (size_t k = 0; k < here.size(); ++k) {
+    best += int64_t(items[here[k]].size * items[here[k]].rows);
+    if (uint64_t(best) > sp.problem.capacity * rows) {
+      here.resize(k + 1);
+      break;
+    }
+  }
+  std::sort(here.begin(), here.end());
+  // A linear position where all of them are live (the items' timeline is canonical, the tensors' ranges are not).
+  uint32_t first = 0, last = UINT32_MAX;
+  for (size_t i : here) {
+    const LiveRange& r = live.tensors[sp.tensors[i]];
+    first = std::max(first, r.first);
+    last = std::min(last, r.last);
+  }
+  std::string where;
+  if (first <= last && first < live.order.positions.size() && live.order.positions[first].inst &&
+      live.order.positions[first].inst->loc.known())
+    where = " at line " + std::to_string(live.order.positions[first].inst->loc.line);
+  std::string names;
+  for (size_t k = 0; k < here.size() && k < 6; ++k) {
+    const Tensor& t = p.tensors[sp.tensors[here[k]]];
+    const uint64_t banks = psumBankCount(p.arch, t);
+    names += std::string(k ? ", " : "") + "'" + t.name + "' (" +
+             (sbuf ? std::to_string(t.partitions) + " x " + std::to_string(t.bytesPerPartition()) + " bytes"
+                   : std::to_string(banks) + (banks == 1 ? " bank" : " banks")) +
+             ")";
+  }
+  if (here.size() > 6) names += " and " + std::to_string(here.size() - 6) + " more";
+  const std::string unit = !sbuf ? " banks" : rows > 1 ? " partition-bytes" : " bytes per partition";
+  return "; live together" + where + ": " + names + ", " + std::to_string(best) + unit + " against " +
+         std::to_string(sp.problem.capacity * rows);
+}
+
 void place(Program& p, const Liveness& live, Space space, const ExactAllocOptions& o, ExactSpaceStats& stats) {
   const bool sbuf = space == Space::Sbuf;
   const char* name = sbuf ? "SBUF" : "PSUM";
@@ -87,7 +149,8 @@ void place(Program& p, const Liveness& live, Space space, const ExactAllocOption
   if (r.status == ExactStatus::NoFit)
     throw AllocError(loc, "exact: no placement of " + what + " fits in " + cap + " (proved by " + r.method +
                               ": lower bound " + std::to_string(r.lower_bound) + unit + ", " +
-                              std::to_string(r.nodes) + " nodes, " + fmt(r.seconds) + " s)");
+                              std::to_string(r.nodes) + " nodes, " + fmt(r.seconds) + " s)" +
+                              (r.method == "lower bound" ? peakOfTheBound(p, live, sp, sbuf) : ""));
   const std::string limit = o.node_budget && r.nodes >= o.node_budget
                                 ? "the node budget of " + std::to_string(o.node_budget)
                                 : "the time limit of " + fmt(o.time_limit_s) + " s";

@@ -7,9 +7,8 @@ namespace allocsim {
 
 uint64_t psumBanksOf(const Arch& arch, const Tensor& t) {
   if (arch.psum_bank_bytes == 0) return 0;
-  uint64_t bytes = t.bytesPerPartition();
-  if (ALLOCSIM_PLANT("psum_banks_round_down")) return std::max<uint64_t>(1, bytes / arch.psum_bank_bytes);
-  return (bytes + arch.psum_bank_bytes - 1) / arch.psum_bank_bytes;  // divideCeil, as getPsumBankNum
+  if (ALLOCSIM_PLANT("psum_banks_round_down")) return std::max<uint64_t>(1, t.bytesPerPartition() / arch.psum_bank_bytes);
+  return psumBankCount(arch, t);  // divideCeil, as getPsumBankNum
 }
 
 void requirePsumFits(const Arch& arch, const Tensor& t) {

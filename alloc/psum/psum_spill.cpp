@@ -64,17 +64,6 @@ class SpillWriter {
  private:
   bool spilled(TensorId t) const { return t < slot_of_.size() && slot_of_[t] != kNone; }
 
-  // A view whose second dimension overlaps itself is moved as its contiguous hull (all of whose elements the
-  // view covers), so that the reload's destination does not overlap itself.
-  static AccessPattern moved(AccessPattern ap) {
-    if (ap.count2 > 1 && ap.step2 < ap.count) {
-      ap.count = uint32_t(uint64_t(ap.count2 - 1) * ap.step2 + ap.count);
-      ap.count2 = 1;
-      ap.step2 = 0;
-    }
-    return ap;
-  }
-
   PsumSavedElements& savedOf(TensorId t) {
     if (saved_.size() <= t) saved_.resize(size_t(t) + 1);
     return saved_[t];
@@ -93,20 +82,14 @@ class SpillWriter {
       const TensorId t = ap.tensor;
       if (!spilled(t)) continue;
       if (inst.op == Op::Matmul && a.operand == Operand::Dst) continue;  // a group member: the accumulator stays
-      const TensorId r = here.of(t, [&](TensorId x) { return makeStandIn(x); });
-      const AccessPattern key = savedOf(t).whole() ? wholeTensor(p_, t) : ap;
-      if (a.read && here.firstRead(key)) {
-        const AccessPattern v = moved(key);
-        before.push_back(reloadDma(inst.loc, v, r, slot_of_[t]));
-        ++stats.reloads;
-      }
       const AccessPattern original = ap;
-      ap.tensor = r;
-      if (a.write) {
-        after.push_back(saveDma(inst.loc, original, r, slot_of_[t]));
-        ++stats.saves;
-        saved_here.push_back({t, original});
-      }
+      const AccessPattern reloaded = savedOf(t).whole() ? wholeTensor(p_, t) : ap;
+      const auto make = [&](TensorId x) { return makeStandIn(x); };
+      const InstructionStandIns::Copies c =
+          here.moveOperand(ap, reloaded, a.read, a.write, slot_of_[t], inst.loc, make, before, after);
+      stats.reloads += c.reloaded;
+      stats.saves += c.saved;
+      if (c.saved) saved_here.push_back({t, original});
     }
     for (const auto& [t, v] : saved_here) savedOf(t).add(p_, v);
   }

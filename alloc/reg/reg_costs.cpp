@@ -11,7 +11,7 @@ namespace {
 double weightAt(uint32_t depth) { return std::pow(kLoopWeight, double(std::min(depth, kMaxWeightedDepth))); }
 
 void walk(const Program& p, const std::vector<Instruction>& body, uint32_t depth, RegCosts& c,
-          std::vector<uint32_t>& loops, std::vector<SourceLoc>& bounds) {
+          std::vector<uint32_t>& loops) {
   const double weight = weightAt(depth);
   for (const Instruction& inst : body) {
     if (inst.op == Op::Loop) {
@@ -21,12 +21,13 @@ void walk(const Program& p, const std::vector<Instruction>& body, uint32_t depth
         // Spilled, its body starts with a store and ends with a reload of it, every iteration.
         c.cost[inst.rd] += 2 * weightAt(depth + 1) * p.registers[inst.rd].lanes();
       }
-      for (const IndexTerm& t : inst.rare->mask.c.terms)  // a register bound
-        if (t.reg < bounds.size() && !bounds[t.reg].known()) bounds[t.reg] = inst.loc;
-      walk(p, inst.body, depth + 1, c, loops, bounds);
+      // A register bound is read on every entry: spilled, each entry is preceded by a reload.
+      for (const IndexTerm& t : inst.rare->mask.c.terms)
+        if (t.reg < p.registers.size()) c.cost[t.reg] += weight * p.registers[t.reg].lanes();
+      walk(p, inst.body, depth + 1, c, loops);
       continue;
     }
-    if (inst.op == Op::If) walk(p, inst.body, depth, c, loops, bounds);  // its condition's reads are counted below
+    if (inst.op == Op::If) walk(p, inst.body, depth, c, loops);  // its condition's reads are counted below
     // registerSlots hands out mutable slots; costs only read them. Kept: asked for every instruction of every round.
     thread_local RegisterSlots s;
     registerSlots(const_cast<Instruction&>(inst), s);
@@ -49,10 +50,7 @@ RegCosts findRegisterCosts(const Program& p, const std::vector<bool>& kept, cons
   c.loop_register.assign(p.registers.size(), false);
   c.why.assign(p.registers.size(), Unspillable::No);
   std::vector<uint32_t> loops(p.registers.size(), 0);
-  // A register an inner loop's bound names stays in its lanes: the bound reads the enclosing loop's register itself
-  // (docs/format.md "Loops with register bounds"), never a reloaded stand-in.
-  std::vector<SourceLoc> bounds(p.registers.size());
-  walk(p, p.body, 0, c, loops, bounds);
+  walk(p, p.body, 0, c, loops);
   for (RegId r = 0; r < p.registers.size(); ++r) {
     // A value web of the SSA split (Origin::Copy) is a source register's value like any other: it spills.
     const bool value = p.registers[r].origin == Origin::Source || p.registers[r].origin == Origin::Copy;
@@ -60,11 +58,9 @@ RegCosts findRegisterCosts(const Program& p, const std::vector<bool>& kept, cons
     c.why[r] = !value               ? Unspillable::StandIn
                : flagged(kept, r)   ? Unspillable::Kept
                : loop_done          ? Unspillable::LoopDone
-               : bounds[r].known()  ? Unspillable::Bound
                                     : Unspillable::No;
     c.spillable[r] = c.why[r] == Unspillable::No;
   }
-  c.bound_at = std::move(bounds);
   return c;
 }
 
@@ -75,13 +71,6 @@ std::string unspillableReason(const RegCosts& c, RegId r, bool brief) {
     case Unspillable::Kept: return brief ? "kept placement" : "its placement is kept";
     case Unspillable::LoopDone:
       return brief ? "loop register spilled already" : "a loop register spilled already or stepped by several loops";
-    case Unspillable::Bound: {
-      const std::string line = std::to_string(c.bound_at[r].line);
-      return brief ? "bound of the loop at line " + line
-                   : "the loop at line " + line +
-                         " takes its bound from it, and a loop bound reads the enclosing loop's register itself, "
-                         "never a reloaded copy";
-    }
   }
   return "";
 }

@@ -17,8 +17,11 @@
 //   register unless the placement is kept);
 // - registers inserted by an earlier spill round (the stand-ins): their ranges are already one def or one use
 //   long, so spilling them again frees nothing;
-// - registers whose placement is kept (O7's fixed assignment);
-// - a loop register that an inner loop's register bound names (the bound reads that register, not a stand-in).
+// - registers whose placement is kept (O7's fixed assignment).
+// A loop register that an inner loop's register bound names spills like any other: the bound must read the
+// enclosing loop's register itself (docs/format.md "Loops with register bounds"), so the spill code reloads the
+// register into its own lanes right before that inner loop (alloc/reg/reg_spill.h); a bound read costs one reload
+// per entry of the inner loop.
 // The SSA split's value webs (alloc/reg/reg_ssa.h, Origin::Copy) spill like the source registers they split.
 #pragma once
 
@@ -33,14 +36,13 @@ inline constexpr double kLoopWeight = 10;  // per loop level, as in Chaitin's or
 inline constexpr uint32_t kMaxWeightedDepth = 8;  // deeper nests weigh like depth 8 (keeps costs finite)
 
 // Why a register cannot spill (RegCosts::why), for the refusal's message.
-enum class Unspillable : uint8_t { No, StandIn, Kept, LoopDone, Bound };
+enum class Unspillable : uint8_t { No, StandIn, Kept, LoopDone };
 
 struct RegCosts {
   std::vector<double> cost;        // by RegId; meaningful when spillable
   std::vector<bool> spillable;     // by RegId
   std::vector<bool> loop_register; // by RegId: some loop steps it
   std::vector<Unspillable> why;    // by RegId: No when spillable
-  std::vector<SourceLoc> bound_at; // by RegId: an inner loop whose register bound names it (when why is Bound)
 };
 
 // What keeps register `r` from spilling, in words ("" when it can spill); `brief`: a few words.

@@ -1,5 +1,6 @@
 #include "alloc/reg/reg_spill.h"
 
+#include <algorithm>
 #include <string>
 
 #include "alloc/copy_tensor.h"
@@ -125,6 +126,15 @@ class SpillWriter {
     out.reserve(body.size());
     for (Instruction& inst : body) {
       if (inst.op == Op::Loop) {
+        // A register bound reads the enclosing loops' registers themselves on entry: a spilled one is reloaded into
+        // its own lanes right before the loop (the value it holds, as at the end of its body).
+        std::vector<RegId> bound_reloads;
+        for (const IndexTerm& t : inst.rare->mask.c.terms)
+          if (t.reg != kNone && spilled(t.reg) &&
+              std::find(bound_reloads.begin(), bound_reloads.end(), t.reg) == bound_reloads.end()) {
+            bound_reloads.push_back(t.reg);
+            out.push_back(loadOf(t.reg, t.reg, inst.loc));
+          }
         if (inst.rd < slot_.size() && slot_[inst.rd] != kNone)
           inst.body = spilledLoopBody(inst.rd, std::move(inst.body), inst.loc);
         else

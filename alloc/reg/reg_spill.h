@@ -8,7 +8,10 @@
 //     `reg <r>_Reload<k> !reload(r)` instead (one per instruction, however often it reads r).
 // A spilled loop register (alloc/reg/reg_costs.h) spills inside its loop's body only: the body starts with
 // `reg_store slot, <r> !spill`, its reads of r are reloads into stand-ins as above, and it ends with
-// `reg_load <r>, slot !reload`, which gives r back its value before the sequencer steps and tests it.
+// `reg_load <r>, slot !reload`, which gives r back its value before the sequencer steps and tests it. An inner loop
+// whose register bound names r (the bound reads the enclosing loop's register itself, docs/format.md "Loops with
+// register bounds") is preceded by the same `reg_load <r>, slot !reload`: r holds its value from there to that
+// loop's entry only.
 // The production allocator threads a bir::sync::Wait between the SP engine's access and the spill store / reload;
 // here the store and the load sit next to the access in SP program order, and the simulator's scoreboard orders them
 // by the register and slot bytes they share (RAW / WAR), which is what the waits do. The stand-ins name r

@@ -11,16 +11,6 @@ TensorAccessList sbufAccesses(const Program& p, const Instruction& inst) {
   return out;
 }
 
-AccessPattern reloadView(AccessPattern ap) {
-  const uint64_t hull = uint64_t(ap.count2 - 1) * ap.step2 + ap.count;
-  if (ap.count2 > 1 && ap.step2 < ap.count && hull <= UINT32_MAX) {
-    ap.count = uint32_t(hull);
-    ap.count2 = 1;
-    ap.step2 = 0;
-  }
-  return ap;
-}
-
 uint64_t viewBytes(const Program& p, const AccessPattern& ap) {
   if (ap.tensor >= p.tensors.size()) return 0;
   return uint64_t(ap.partitions) * ap.elementsPerPartition() * dtypeSize(p.tensors[ap.tensor].dtype);

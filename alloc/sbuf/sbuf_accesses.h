@@ -16,11 +16,6 @@ using SbufAccess = TensorAccess;  // never `read` and `write` at once: SBUF has 
 // matmul's destination is left out (it is PSUM's), and so is an operand naming an unknown tensor.
 TensorAccessList sbufAccesses(const Program& p, const Instruction& inst);
 
-// The view a reload moves for a source view: the view itself, or, when its second dimension overlaps itself
-// (STEP < COUNT), its contiguous hull (every element of which the view covers), so that the reload's destination
-// does not overlap itself (docs/format.md: a destination view needs STEP >= COUNT).
-AccessPattern reloadView(AccessPattern ap);
-
 // Bytes a view moves: partitions x elements per partition x element size.
 uint64_t viewBytes(const Program& p, const AccessPattern& ap);
 

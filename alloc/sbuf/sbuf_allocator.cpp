@@ -67,8 +67,26 @@ AllocError nothingCanHelp(const Program& p, const Liveness& live, const SbufGrap
     where = " at line " + std::to_string(live.order.positions[peak_at].inst->loc.line);
   else if (peak_at != kNone)
     where = " at position " + std::to_string(peak_at) + " of the linear order";
+  // Those tensors, by name and size: the node and its neighbours live at the peak.
+  std::string together;
+  if (peak_at != kNone) {
+    uint32_t named = 0, more = 0;
+    auto name = [&](const SbufNode& x) {
+      if (named == 6) {
+        ++more;
+        return;
+      }
+      together += std::string(named++ ? ", " : "") + "'" + p.tensors[x.tensor].name + "' (" +
+                  std::to_string(x.partitions) + " x " + std::to_string(x.bytes) + ")";
+    };
+    name(node);
+    for (uint32_t j : g.neighbours[f])
+      if (g.nodes[j].range.contains(peak_at)) name(g.nodes[j]);
+    if (more) together += " and " + std::to_string(more) + " more";
+    together = " (" + together + ", partitions x bytes)";
+  }
   const uint64_t capacity = sbufCapacity(p.arch);
-  std::string msg = "SBUF cannot hold " + what + ": the tensors live with it" + where +
+  std::string msg = "SBUF cannot hold " + what + ": the tensors live with it" + where + together +
                     ", none of which can be spilled, need " + std::to_string(peak) +
                     " bytes (partitions x bytes per partition); SBUF has " + std::to_string(capacity) + " (" +
                     std::to_string(p.arch.sbuf_partitions) + " partitions x " + std::to_string(p.arch.sbuf_bytes) +

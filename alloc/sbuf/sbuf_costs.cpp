@@ -5,6 +5,7 @@
 
 #include "alloc/cost_table.h"
 #include "alloc/sbuf/sbuf_accesses.h"
+#include "alloc/spill_dma.h"
 #include "alloc/sbuf/sbuf_live_ranges.h"
 
 namespace allocsim {

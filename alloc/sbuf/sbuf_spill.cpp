@@ -100,18 +100,10 @@ class SpillWriter {
       AccessPattern& ap = operandOf(inst, a.operand);
       const TensorId t = ap.tensor;
       if (!spilled(t)) continue;
-      const TensorId r = here.of(t, [&](TensorId x) { return makeStandIn(x); });
-      if (a.read && here.firstRead(ap)) {
-        const AccessPattern v = reloadView(ap);
-        before.push_back(reloadDma(inst.loc, v, r, slot_of_[t]));
-        ++stats.reloads;
-      }
-      const AccessPattern original = ap;
-      ap.tensor = r;
-      if (a.write) {
-        after.push_back(saveDma(inst.loc, original, r, slot_of_[t]));
-        ++stats.stores;
-      }
+      const InstructionStandIns::Copies c = here.moveOperand(
+          ap, ap, a.read, a.write, slot_of_[t], inst.loc, [&](TensorId x) { return makeStandIn(x); }, before, after);
+      stats.reloads += c.reloaded;
+      stats.stores += c.saved;
     }
   }
 

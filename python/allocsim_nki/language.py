@@ -12,23 +12,17 @@ fp32 = float32
 class _TileSize:
     @property
     def pmax(self):
+        """The partitions: the partition dimension's limit for every engine and for PSUM."""
         return _t.ARCHS[_arch()][0]
 
     @property
     def psum_fmax(self):
+        """The f32 elements of a PSUM bank: the free dimension's limit of a PSUM tile and of matmul's moving side."""
         return _t.ARCHS[_arch()][1] // 4
 
-    @property
-    def gemm_stationary_fmax(self):
-        return _t.ARCHS[_arch()][0]
-
-    @property
-    def gemm_moving_fmax(self):
-        return _t.ARCHS[_arch()][1] // 4
-
-    @property
-    def psum_partition_dim_max(self):
-        return _t.ARCHS[_arch()][0]
+    gemm_stationary_fmax = pmax
+    psum_partition_dim_max = pmax
+    gemm_moving_fmax = psum_fmax
 
     @property
     def total_available_sbuf_size(self):

@@ -83,6 +83,53 @@ std::string guardedWholeWrite(const std::string& guard) {
          "dma O, a\n";
 }
 
+// A loop body (from line 13): under `if COND` (13; the memset on 14) a is rewritten whole, then read (16); c is
+// written from d (17).
+std::string laterRewrite(const std::string& cond) {
+  return "  if " + cond + " {\n"
+         "    memset a, 1\n"
+         "  }\n"
+         "  copy b, a\n"
+         "  copy c, d\n";
+}
+
+// A loop body (from line 13): a is read (13), c written (14), a rewritten by `rewrite` (15 on), and read (the line
+// after it).
+std::string readThenRewrite(const std::string& rewrite) {
+  return "  copy b, a\n"
+         "  memset c, 2\n"
+         "  " + rewrite + "\n"
+         "  copy d, a\n";
+}
+
+// b's first value (12) is read (13); the memsets on 15 and 16 write its columns 0:32 and `second`; 17 reads b whole
+// and the loop on 18 reads it by quarters (19); O is written from c (21).
+std::string halvesThenLoop(const std::string& second) {
+  return "dma a, A\n"
+         "copy b, a\n"
+         "copy c, b\n"
+         "copy d, a\n"
+         "memset b[:, 0:32], 1\n"
+         "memset b[:, " + second + "], 2\n"
+         "copy d, b\n"
+         "loop i = 0, 4, 1 {\n"
+         "  copy c[:, i*16:16], b[:, i*16:16]\n"
+         "}\n"
+         "dma O, c\n";
+}
+
+// a is loaded (11) and read (12); a loop of `trips` iterations (13) writes its quarter i (14), then runs `more`; O is
+// written from a after the loop (16, or 17 with one line of `more`).
+std::string quartersAfterARead(int64_t trips, const std::string& more) {
+  return "dma a, A\n"
+         "copy b, a\n"
+         "loop i = 0, " + std::to_string(trips) + ", 1 {\n"
+         "  memset a[:, i*16:16], 1\n" +
+         more +
+         "}\n"
+         "dma O, a\n";
+}
+
 // The declarations of the matmul programs below: L holds `k_rows` rows of lhs tiles, R and O `cols` columns, lt and
 // rt one tile each, acc one accumulator and res its copies; then one `reg` line for each name in `regs` (the last
 // declaration is on line 8 + the number of registers).
@@ -357,6 +404,15 @@ INSTANTIATE_TEST_SUITE_P(Liveness, LiveRangeOf, ::testing::ValuesIn(std::vector<
                            "  copy c, b\n", 2147483648),  // 14; `dma O, c` is line 16
      .expect = {{.value = "b", .segments = {{P(13), P(14)}}}},
      .undecidable = 0},
+    // The first iteration reads what the dma wrote; every later one rewrites a before reading it: nothing is live from
+    // one iteration's read to the next iteration's memset.
+    {.name = "ALastMentionInALoopWhoseLaterIterationsWriteBeforeReadingIsNotExtended",
+     .body = loadLoopStore(laterRewrite("i >= 1"), 3, "b"),  // the copy to b on line 16
+     .expect = {{.value = "a", .segments = {{P(11), P(16)}}}}},
+    // The second iteration reads what the first left (the memset runs from the third on): live around the loop.
+    {.name = "ALastMentionInALoopWhoseSecondIterationReadsTheFirstsIsExtended",
+     .body = loadLoopStore(laterRewrite("i >= 2"), 3, "b"),
+     .expect = {{.value = "a", .segments = {{P(11), E(12)}}}}},
 }), caseName);
 
 // A start@first matmul that nothing reads afterwards is no dead store: on the later iterations of its loop it reads
@@ -643,103 +699,55 @@ INSTANTIATE_TEST_SUITE_P(LiveSegments, LiveRangeOf, ::testing::ValuesIn(std::vec
                            "    memset a, 1\n"  // 15
                            "  }\n", 4, "a"),    // `dma O, a` is line 18
      .expect = {{.value = "a", .segments = {{P(11), P(18)}}}}},
-}), caseName);
-
-TEST(Liveness, ALastMentionInALoopWhoseLaterIterationsWriteBeforeReadingIsNotExtended) {
-  // The first iteration reads what the dma wrote; every later one rewrites a before reading it. Nothing is live from
-  // one iteration's read to the next iteration's memset.
-  Live l(std::string(kDecls) +
-         "dma a, A\n"            // 11
-         "loop i = 0, 3, 1 {\n"  // 12
-         "  if i >= 1 {\n"       // 13
-         "    memset a, 1\n"     // 14
-         "  }\n"
-         "  copy b, a\n"         // 16
-         "  copy c, d\n"         // 17
-         "}\n"
-         "dma O, b\n");          // 19
-  EXPECT_EQ(l.tensor("a"), range(l.pos(11), l.pos(16)));
-  // The second iteration reads what the first left (the memset runs from the third on): a is live around the loop.
-  Live carried(std::string(kDecls) +
-               "dma a, A\n"            // 11
-               "loop i = 0, 3, 1 {\n"  // 12
-               "  if i >= 2 {\n"       // 13
-               "    memset a, 1\n"     // 14
-               "  }\n"
-               "  copy b, a\n"         // 16
-               "  copy c, d\n"         // 17
-               "}\n"
-               "dma O, b\n");          // 19
-  EXPECT_EQ(carried.tensor("a"), range(carried.pos(11), carried.end(12)));
-}
-
-TEST(LiveSegments, ATensorReplacedPiecewiseStartsAValueAtTheFirstPiece) {
-  // The two memsets together write every element of b before anything reads it: what the loop reads is theirs.
-  Live l(std::string(kDecls) +
-         "dma a, A\n"                                // 11
-         "copy b, a\n"                               // 12
-         "copy c, b\n"                               // 13: the first value's last read
-         "copy d, a\n"                               // 14
-         "memset b[:, 0:32], 1\n"                    // 15
-         "memset b[:, 32:32], 2\n"                   // 16
-         "copy d, b\n"                               // 17
-         "loop i = 0, 4, 1 {\n"                      // 18
-         "  copy c[:, i*16:16], b[:, i*16:16]\n"     // 19
-         "}\n"
-         "dma O, c\n");                              // 21
-  EXPECT_EQ(l.live.value_starts[l.p.findTensor("b")], (std::vector<uint32_t>{l.pos(15)}));
-  EXPECT_EQ(l.tensor("b"), segments({{l.pos(12), l.pos(13)}, {l.pos(15), l.end(18)}}));
-  // One element short (element 63 keeps the first value's, and the loop reads it): one value.
-  Live short_by_one(std::string(kDecls) +
-                    "dma a, A\n"                             // 11
-                    "copy b, a\n"                            // 12
-                    "copy c, b\n"                            // 13
-                    "copy d, a\n"                            // 14
-                    "memset b[:, 0:32], 1\n"                 // 15
-                    "memset b[:, 32:31], 2\n"                // 16
-                    "copy d, b\n"                            // 17
-                    "loop i = 0, 4, 1 {\n"                   // 18
-                    "  copy c[:, i*16:16], b[:, i*16:16]\n"  // 19
-                    "}\n"
-                    "dma O, c\n");                           // 21
-  EXPECT_TRUE(short_by_one.live.value_starts[short_by_one.p.findTensor("b")].empty());
-  EXPECT_EQ(short_by_one.tensor("b"), range(short_by_one.pos(12), short_by_one.end(18)));
-}
-
-TEST(LiveSegments, ALoopThatWritesEveryElementPiecewiseStartsAValueAtItsHeader) {
-  // The loop's four iterations write a quarter each and read nothing of a: after it, a holds only what it wrote.
-  // The new value is live from the header (one position stands for every iteration).
-  Live l(std::string(kDecls) +
-         "dma a, A\n"                          // 11
-         "copy b, a\n"                         // 12: the first value's last read
-         "loop i = 0, 4, 1 {\n"                // 13
-         "  memset a[:, i*16:16], 1\n"         // 14
-         "}\n"
-         "dma O, a\n");                        // 16
-  EXPECT_EQ(l.live.value_starts[l.p.findTensor("a")], (std::vector<uint32_t>{l.pos(14)}));
-  EXPECT_EQ(l.tensor("a"), segments({{l.pos(11), l.pos(12)}, {l.pos(13), l.pos(16)}}));
-  // Three quarters only: the last quarter is the first value's, read after the loop.
-  Live partly(std::string(kDecls) +
-              "dma a, A\n"                     // 11
-              "copy b, a\n"                    // 12
-              "loop i = 0, 3, 1 {\n"           // 13
-              "  memset a[:, i*16:16], 1\n"    // 14
-              "}\n"
-              "dma O, a\n");                   // 16
-  EXPECT_TRUE(partly.live.value_starts[partly.p.findTensor("a")].empty());
-  EXPECT_EQ(partly.tensor("a"), range(partly.pos(11), partly.pos(16)));
-  // Every element written, but the loop also reads a quarter before the iteration that writes it: one value.
-  Live reads(std::string(kDecls) +
-             "dma a, A\n"                      // 11
-             "copy b, a\n"                     // 12
-             "loop i = 0, 4, 1 {\n"            // 13
-             "  memset a[:, i*16:16], 1\n"     // 14
-             "  copy c[:, 0:16], a[:, 48:16]\n"  // 15
+    // Each iteration reads what the previous one's memset wrote (the dma's on the first), then rewrites a whole:
+    // between the copy to b and the memset, a holds nothing anyone reads.
+    {.name = "ACarriedValueIsDeadBetweenItsLastReadAndTheWholeWriteOfAnIteration",
+     .body = loadLoopStore(readThenRewrite("memset a, 1"), 4, "b"),
+     .expect = {{.value = "a", .segments = {{P(11), P(13)}, {P(15), E(12)}}}}},
+    // The same read after the loop too: the anchors span the loop, the gap is left out.
+    {.name = "AValueReadAfterTheLoopIsDeadBetweenItsReadAndTheWholeWrite",
+     .body = loadLoopStore(readThenRewrite("memset a, 1"), 4, "a"),
+     .expect = {{.value = "a", .segments = {{P(11), P(13)}, {P(15), P(18)}}}}},
+    // The same with the value's first mention inside the loop (a partial write: the loop carries the rest).
+    {.name = "ACarriedValueFirstWrittenInTheLoopHasTheGapToo",
+     .body = "loop i = 0, 4, 1 {\n"     // 11
+             "  memset a[:, 0:8], 3\n"  // 12
+             "  copy b, a\n"            // 13: elements 8 on are the previous iteration's
+             "  memset c, 2\n"          // 14
+             "  memset a, 1\n"          // 15
+             "  copy d, a\n"            // 16
              "}\n"
-             "dma O, a\n");                    // 17
-  EXPECT_TRUE(reads.live.value_starts[reads.p.findTensor("a")].empty());
-  EXPECT_EQ(reads.tensor("a"), range(reads.pos(11), reads.pos(17)));
-}
+             "dma O, d\n",              // 18
+     .expect = {{.value = "a", .segments = {{P(11), P(13)}, {P(15), E(11)}}}}},
+    // A rewrite that reads a (an in-place update) or that only some iterations run leaves no gap.
+    {.name = "AnInPlaceRewriteLeavesNoGap",
+     .body = loadLoopStore(readThenRewrite("tt a, a, c, add"), 4, "b"),
+     .expect = {{.value = "a", .segments = {{P(11), E(12)}}}}},
+    {.name = "ARewriteOnSomeIterationsLeavesNoGap",
+     .body = loadLoopStore(readThenRewrite("if i >= 2 {\n    memset a, 1\n  }"), 4, "b"),
+     .expect = {{.value = "a", .segments = {{P(11), E(12)}}}}},
+    // The two memsets together write every element of b before anything reads it: what the loop reads is theirs.
+    {.name = "ATensorReplacedPiecewiseStartsAValueAtTheFirstPiece",
+     .body = halvesThenLoop("32:32"),
+     .expect = {{.value = "b", .segments = {{P(12), P(13)}, {P(15), E(18)}}, .value_starts = std::vector<Anchor>{P(15)}}}},
+    // One element short: element 63 keeps the first value's, and the loop reads it.
+    {.name = "ATensorReplacedPiecewiseButOneElementKeepsOneValue",
+     .body = halvesThenLoop("32:31"),
+     .expect = {{.value = "b", .segments = {{P(12), E(18)}}, .value_starts = std::vector<Anchor>{}}}},
+    // The loop's four iterations write a quarter each and read nothing of a: after it, a holds only what it wrote. The
+    // new value is live from the header (one position stands for every iteration).
+    {.name = "ALoopThatWritesEveryElementPiecewiseStartsAValueAtItsHeader",
+     .body = quartersAfterARead(4, ""),
+     .expect = {{.value = "a", .segments = {{P(11), P(12)}, {P(13), P(16)}}, .value_starts = std::vector<Anchor>{P(14)}}}},
+    // Three quarters only: the last quarter is the first value's, read after the loop.
+    {.name = "ALoopThatWritesThreeQuartersKeepsOneValue",
+     .body = quartersAfterARead(3, ""),
+     .expect = {{.value = "a", .segments = {{P(11), P(16)}}, .value_starts = std::vector<Anchor>{}}}},
+    // Every element written, but the loop also reads a quarter before the iteration that writes it: one value.
+    {.name = "ALoopThatReadsWhatItHasNotWrittenYetKeepsOneValue",
+     .body = quartersAfterARead(4, "  copy c[:, 0:16], a[:, 48:16]\n"),
+     .expect = {{.value = "a", .segments = {{P(11), P(17)}}, .value_starts = std::vector<Anchor>{}}}},
+}), caseName);
 
 }  // namespace
 }  // namespace allocsim

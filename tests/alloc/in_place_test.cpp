@@ -13,6 +13,7 @@
 #include "gen/generate.h"
 #include "ir/parse.h"
 #include "tests/common/placed_program_checks.h"
+#include "tests/common/program_text.h"
 
 namespace allocsim {
 namespace {
@@ -38,13 +39,6 @@ std::string rejection(const Program& p) {
 }
 
 std::string rejection(const std::string& text) { return rejection(parseProgram(text)); }
-
-std::string replaced(std::string text, const std::string& from, const std::string& to) {
-  size_t at = text.find(from);
-  EXPECT_NE(at, std::string::npos) << from;
-  if (at != std::string::npos) text.replace(at, from.size(), to);
-  return text;
-}
 
 TEST(InPlace, AcceptsDisjointPlacements) { EXPECT_EQ(rejection(kPair), "accepted"); }
 

@@ -219,10 +219,10 @@ TEST(LinearScan, WhenNothingCanBeSpilledTheErrorNamesTheIntervalAndTheDemand) {
     lsa(p, 8);
     ADD_FAILURE() << "allocated";
   } catch (const AllocError& e) {
+    // Refused up front, at the instruction: a and c together take 2 x 8 x 4096 bytes.
     EXPECT_EQ(e.format("k.nki.txt"),
-              "k.nki.txt:5:6: Failed to allocate c: no free block of 8 partitions x 4096 bytes next to the 1 live "
-              "tensor (32768 of 32768 SBUF partition-bytes in use (8 partitions x 4096 bytes)), none of which can "
-              "be spilled: 'a_Reload2' (32768 bytes over its partitions, already spilled)");
+              "k.nki.txt:7:1: act reads and writes SBUF tensors of 65536 bytes in all (a, c), all resident while it "
+              "runs, and the SBUF holds 32768 (8 partitions x 4096 bytes): no allocation exists");
   }
 }
 

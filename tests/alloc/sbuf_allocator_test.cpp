@@ -560,7 +560,8 @@ TEST(SbufAllocator, OperandsOfOneInstructionBeyondSbufAreACleanAllocError) {
   ASSERT_TRUE(checkProgram(p).empty());
   // Round 1 spills a (live at b's load, which does not touch it); its stand-in still meets b and c at the tt.
   EXPECT_EQ(allocErrorOf(p),
-            "SBUF cannot hold sbuf tensor 'c' [8, 512] f32: the tensors live with it at line 10, none of which can be "
+            "SBUF cannot hold sbuf tensor 'c' [8, 512] f32: the tensors live with it at line 10 ('c' (8 x 2048), "
+            "'a_Reload2' (8 x 2048), 'b_Reload5' (8 x 2048), partitions x bytes), none of which can be "
             "spilled, need 49152 bytes (partitions x bytes per partition); SBUF has 32768 (8 partitions x 4096 bytes)");
   try {
     allocateSbuf(p);

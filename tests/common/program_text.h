@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "ir/check.h"
@@ -15,8 +16,18 @@
 #include "ir/dtype.h"
 #include "ir/interp.h"
 #include "ir/parse.h"
+#include "ir/print.h"
 
 namespace allocsim {
+
+// `text` with the first occurrence of `from` replaced by `to`: a program edited into a variant. A failure where
+// `text` does not contain `from`.
+inline std::string replaced(std::string text, const std::string& from, const std::string& to) {
+  const size_t at = text.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  if (at != std::string::npos) text.replace(at, from.size(), to);
+  return text;
+}
 
 // The parser's error for `text` ("t:line:col: message\n"), or "parsed" when it parses.
 inline std::string parseErrorOf(const std::string& text) {
@@ -34,6 +45,28 @@ inline std::string diagnosticsOf(const std::string& text) {
   std::string out;
   for (const Diagnostic& d : checkProgram(parseProgram(text))) out += formatDiagnostic("t", d) + "\n";
   return out;
+}
+
+// Cases of text appended to a program's head and the message each must give.
+using TextCases = std::vector<std::pair<std::string, std::string>>;
+
+// Each line after `head` (a newline is added) gives exactly the parser error given, or "parsed".
+inline void expectParseErrors(const std::string& head, const TextCases& cases) {
+  for (const auto& [line, error] : cases) EXPECT_EQ(parseErrorOf(head + line + "\n"), error) << line;
+}
+
+// Each body after `head` gives exactly the checker diagnostics given ("" for a well-formed program).
+inline void expectDiagnostics(const std::string& head, const TextCases& cases) {
+  for (const auto& [body, diagnostics] : cases) EXPECT_EQ(diagnosticsOf(head + body), diagnostics) << body;
+}
+
+// The program `text` parses to, after checking that it prints back to `text` word for word and that the printed
+// text parses to the same program.
+inline Program printedBack(const std::string& text) {
+  Program p = parseProgram(text);
+  EXPECT_EQ(printProgram(p), text);
+  EXPECT_EQ(parseProgram(printProgram(p)), p);
+  return p;
 }
 
 // The first error of the parser or the checker on `text` ("t:line:col: message", no newline); "" when the program

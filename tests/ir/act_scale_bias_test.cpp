@@ -73,9 +73,7 @@ TEST(ActScaleBias, ParsesAndPrintsBack) {
                            "act y, x, identity, scale=r\n"
                            "act y, x, gelu, scale=-inf, bias=3\n"
                            "act y, x, relu\n";
-  const Program p = parseProgram(text);
-  EXPECT_EQ(printProgram(p), text);
-  EXPECT_EQ(parseProgram(printProgram(p)), p);
+  const Program p = printedBack(text);
   EXPECT_EQ(p.body[3].rare->scale.kind, ScalarOperand::Kind::Imm);
   EXPECT_EQ(p.body[3].rare->bias.kind, ScalarOperand::Kind::Tensor);
   EXPECT_EQ(p.body[4].rare->scale.kind, ScalarOperand::Kind::None);
@@ -83,34 +81,29 @@ TEST(ActScaleBias, ParsesAndPrintsBack) {
   EXPECT_EQ(p.body[5].rare->bias.kind, ScalarOperand::Kind::None);
 }
 
-std::string parseError(const std::string& line) { return parseErrorOf(kHead + line + "\n"); }
-
 TEST(ActScaleBias, ParseErrorsAreLocated) {
-  EXPECT_EQ(parseError("act y, x, exp, bias=b, scale=2.0"), "t:8:24: only reduce=OP -> R may follow act's bias\n");
-  EXPECT_EQ(parseError("act y, x, exp, shift=1"),
-            "t:8:16: expected scale=S, bias=B or reduce=OP -> R after the activation function\n");
-  EXPECT_EQ(parseError("act y, x, exp, scale=1.0, scale=2.0"),
-            "t:8:27: expected bias=B or reduce=OP -> R after act's scale\n");
-  EXPECT_EQ(parseError("act y, x, exp, scale 1.0"), "t:8:22: expected '=' after scale\n");
+  expectParseErrors(kHead, {
+      {"act y, x, exp, bias=b, scale=2.0", "t:8:24: only reduce=OP -> R may follow act's bias\n"},
+      {"act y, x, exp, shift=1", "t:8:16: expected scale=S, bias=B or reduce=OP -> R after the activation function\n"},
+      {"act y, x, exp, scale=1.0, scale=2.0", "t:8:27: expected bias=B or reduce=OP -> R after act's scale\n"},
+      {"act y, x, exp, scale 1.0", "t:8:22: expected '=' after scale\n"},
+  });
 }
 
-std::string diagnostics(const std::string& body) {
-  const std::string text =
-      "arch tiny\ndram D [2, 1] f32 input\nsbuf x [2, 2] f32\nsbuf i [2, 2] u32\nsbuf b [2, 2] f32\n"
-      "sbuf u [2, 1] u32\nsbuf y [2, 2] f32\n\nmemset x, 1.0\nmemset i, 1\nmemset b, 1.0\nmemset u, 1\n" +
-      body;
-  return diagnosticsOf(text);
-}
+// The checker tests' declarations (and the instructions that define their sources).
+const std::string kCheckHead =
+    "arch tiny\ndram D [2, 1] f32 input\nsbuf x [2, 2] f32\nsbuf i [2, 2] u32\nsbuf b [2, 2] f32\n"
+    "sbuf u [2, 1] u32\nsbuf y [2, 2] f32\n\nmemset x, 1.0\nmemset i, 1\nmemset b, 1.0\nmemset u, 1\n";
 
 TEST(ActScaleBias, CheckerErrorsAreLocated) {
-  EXPECT_EQ(diagnostics("act y, x, exp, scale=2.0, bias=b[:, 0:1]\n"), "");
-  EXPECT_EQ(diagnostics("act y, i, identity, scale=2.0\n"),
-            "t:13:8: act scale and bias compute in f32 and need a float source; 'i' is u32\n");
-  EXPECT_EQ(diagnostics("act y, x, identity, bias=b\n"),
-            "t:13:26: act bias 'b' view [2, 2] must be [2, 1] (one value per partition)\n");
-  EXPECT_EQ(diagnostics("act y, x, identity, scale=u\n"), "t:13:27: act scale 'u' must be f32 or bf16, not u32\n");
-  EXPECT_EQ(diagnostics("act y, x, identity, bias=D\n"),
-            "t:13:26: ACT cannot access DRAM tensor 'D'; move it with dma\n");
+  expectDiagnostics(kCheckHead, {
+      {"act y, x, exp, scale=2.0, bias=b[:, 0:1]\n", ""},
+      {"act y, i, identity, scale=2.0\n",
+       "t:13:8: act scale and bias compute in f32 and need a float source; 'i' is u32\n"},
+      {"act y, x, identity, bias=b\n", "t:13:26: act bias 'b' view [2, 2] must be [2, 1] (one value per partition)\n"},
+      {"act y, x, identity, scale=u\n", "t:13:27: act scale 'u' must be f32 or bf16, not u32\n"},
+      {"act y, x, identity, bias=D\n", "t:13:26: ACT cannot access DRAM tensor 'D'; move it with dma\n"},
+  });
 }
 
 // The bias and scale views are read operands in the allocators' operand lists.

@@ -112,9 +112,7 @@ TEST(AffineSelect, ParsesAndPrintsBack) {
                            "affine_select y, x, p=9223372036854775807, e=-9223372036854775808, c=k, ne, nan\n"
                            "affine_select i, x, p=1, e=1, c=0, le, -1\n"
                            "affine_select u, x, p=1, e=1, c=q-1, lt, 4294967295\n";
-  const Program p = parseProgram(text);
-  EXPECT_EQ(printProgram(p), text);
-  EXPECT_EQ(parseProgram(printProgram(p)), p);
+  const Program p = printedBack(text);
   const Instruction& s = p.body[3];
   EXPECT_EQ(s.op, Op::Select);
   EXPECT_EQ(engineOf(s.op), Engine::POOL);
@@ -131,54 +129,54 @@ TEST(AffineSelect, ParsesAndPrintsBack) {
             "affine_select y, x, p=1, e=-1, c=q*4+k*-4, ge, 0.0");
 }
 
-std::string parseError(const std::string& line) { return parseErrorOf(kHead + line + "\n"); }
-
 TEST(AffineSelect, ParseErrorsAreLocated) {
-  EXPECT_EQ(parseError("affine_select y, x, p=1.5, e=0, c=0, ge, 0.0"),
-            "t:14:23: the partition coefficient must be an integer, not 1.5\n");
-  EXPECT_EQ(parseError("affine_select y, x, p=1, e=-0.5, c=0, ge, 0.0"),
-            "t:14:28: the element coefficient must be an integer, not -0.5\n");
-  EXPECT_EQ(parseError("affine_select y, x, e=1, p=1, c=0, ge, 0.0"),
-            "t:14:21: expected p=... (affine_select takes p=A, e=B, c=C, then the comparison)\n");
-  EXPECT_EQ(parseError("affine_select y, x, p=1, e=1, c=0, geq, 0.0"),
-            "t:14:36: expected a comparison with 0 (ge, gt, eq, ne, le or lt)\n");
-  EXPECT_EQ(parseError("affine_select y, x, p=1, e=1, c=1.5, ge, 0.0"),
-            "t:14:33: expected the offset c (an integer or a register term such as n*512)\n");
-  EXPECT_EQ(parseError("affine_select y, x, p=1, e=1, c=0, ge"), "t:14:38: expected ',' after the comparison\n");
-  EXPECT_EQ(parseError("affine_select y, x, p=9223372036854775808, e=1, c=0, ge, 0.0"),
-            "t:14:23: integer '9223372036854775808' is out of range\n");
+  expectParseErrors(kHead, {
+      {"affine_select y, x, p=1.5, e=0, c=0, ge, 0.0",
+       "t:14:23: the partition coefficient must be an integer, not 1.5\n"},
+      {"affine_select y, x, p=1, e=-0.5, c=0, ge, 0.0",
+       "t:14:28: the element coefficient must be an integer, not -0.5\n"},
+      {"affine_select y, x, e=1, p=1, c=0, ge, 0.0",
+       "t:14:21: expected p=... (affine_select takes p=A, e=B, c=C, then the comparison)\n"},
+      {"affine_select y, x, p=1, e=1, c=0, geq, 0.0",
+       "t:14:36: expected a comparison with 0 (ge, gt, eq, ne, le or lt)\n"},
+      {"affine_select y, x, p=1, e=1, c=1.5, ge, 0.0",
+       "t:14:33: expected the offset c (an integer or a register term such as n*512)\n"},
+      {"affine_select y, x, p=1, e=1, c=0, ge", "t:14:38: expected ',' after the comparison\n"},
+      {"affine_select y, x, p=9223372036854775808, e=1, c=0, ge, 0.0",
+       "t:14:23: integer '9223372036854775808' is out of range\n"},
+  });
 }
 
-std::string diagnostics(const std::string& body) {
-  return diagnosticsOf(kHead + "memset x, 1.0\nmemset w, 1.0\n" + body);
-}
+// The checker tests' declarations (and the instructions that define their sources).
+const std::string kCheckHead = kHead + "memset x, 1.0\nmemset w, 1.0\n";
 
 TEST(AffineSelect, CheckerErrorsAreLocated) {
-  EXPECT_EQ(diagnostics("affine_select y, x, p=1, e=1, c=0, ge, -3.4028234663852886e+38\n"), "");
-  EXPECT_EQ(diagnostics("affine_select b, x, p=1, e=1, c=0, ge, -3.3895313892515355e+38\n"), "");
-  EXPECT_EQ(diagnostics("affine_select y, w, p=1, e=1, c=0, ge, 0.0\n"),
-            "t:16:18: affine_select shapes differ: destination 'y' view [2, 2], source 'w' view [2, 4]\n");
-  EXPECT_EQ(diagnostics("affine_select y, D, p=1, e=1, c=0, ge, 0.0\n"),
-            "t:16:18: POOL cannot access DRAM tensor 'D'; move it with dma\n");
-  EXPECT_EQ(diagnostics("affine_select i, x, p=1, e=1, c=0, ge, -inf\n"),
-            "t:16:1: affine_select fill -inf is a float; destination 'i' is i32 (an integer fill is needed)\n");
-  EXPECT_EQ(diagnostics("affine_select u, x, p=1, e=1, c=0, ge, -1\n"),
-            "t:16:1: affine_select fill -1 is out of range of u32 (0 to 4294967295), the dtype of destination 'u'\n");
-  EXPECT_EQ(diagnostics("affine_select h, x, p=1, e=1, c=0, ge, 65536\n"),
-            "t:16:1: affine_select fill 65536 is out of range of u16 (0 to 65535), the dtype of destination 'h'\n");
-  EXPECT_EQ(diagnostics("affine_select i, x, p=1, e=1, c=0, ge, 2147483648\n"),
-            "t:16:1: affine_select fill 2147483648 is out of range of i32 (-2147483648 to 2147483647), the dtype of "
-            "destination 'i'\n");
-  EXPECT_EQ(diagnostics("affine_select y, x, p=1, e=1, c=0, ge, 1e+39\n"),
-            "t:16:1: affine_select fill 1e+39 is beyond the largest finite f32 of destination 'y'; write inf or -inf "
-            "for an infinite fill\n");
-  // 3.4e38 is a finite f32 but rounds to infinity in bf16 (largest finite bf16: 3.3895e38).
-  EXPECT_EQ(diagnostics("affine_select b, x, p=1, e=1, c=0, ge, 3.4e+38\n"),
-            "t:16:1: affine_select fill 3.4e+38 is beyond the largest finite bf16 of destination 'b'; write inf or -inf "
-            "for an infinite fill\n");
-  // C's registers are read: one never written is an error, like an address register.
-  EXPECT_EQ(diagnostics("affine_select y, x, p=1, e=1, c=z*2, ge, 0.0\n"),
-            "t:16:1: register 'z' is read before it is written\n");
+  expectDiagnostics(kCheckHead, {
+      {"affine_select y, x, p=1, e=1, c=0, ge, -3.4028234663852886e+38\n", ""},
+      {"affine_select b, x, p=1, e=1, c=0, ge, -3.3895313892515355e+38\n", ""},
+      {"affine_select y, w, p=1, e=1, c=0, ge, 0.0\n",
+       "t:16:18: affine_select shapes differ: destination 'y' view [2, 2], source 'w' view [2, 4]\n"},
+      {"affine_select y, D, p=1, e=1, c=0, ge, 0.0\n",
+       "t:16:18: POOL cannot access DRAM tensor 'D'; move it with dma\n"},
+      {"affine_select i, x, p=1, e=1, c=0, ge, -inf\n",
+       "t:16:1: affine_select fill -inf is a float; destination 'i' is i32 (an integer fill is needed)\n"},
+      {"affine_select u, x, p=1, e=1, c=0, ge, -1\n",
+       "t:16:1: affine_select fill -1 is out of range of u32 (0 to 4294967295), the dtype of destination 'u'\n"},
+      {"affine_select h, x, p=1, e=1, c=0, ge, 65536\n",
+       "t:16:1: affine_select fill 65536 is out of range of u16 (0 to 65535), the dtype of destination 'h'\n"},
+      {"affine_select i, x, p=1, e=1, c=0, ge, 2147483648\n",
+       "t:16:1: affine_select fill 2147483648 is out of range of i32 (-2147483648 to 2147483647), the dtype of "
+       "destination 'i'\n"},
+      {"affine_select y, x, p=1, e=1, c=0, ge, 1e+39\n",
+       "t:16:1: affine_select fill 1e+39 is beyond the largest finite f32 of destination 'y'; write inf or -inf "
+       "for an infinite fill\n"},
+      // 3.4e38 is a finite f32 but rounds to infinity in bf16 (largest finite bf16: 3.3895e38).
+      {"affine_select b, x, p=1, e=1, c=0, ge, 3.4e+38\n",
+       "t:16:1: affine_select fill 3.4e+38 is beyond the largest finite bf16 of destination 'b'; write inf or -inf "
+       "for an infinite fill\n"},
+      // C's registers are read: one never written is an error, like an address register.
+      {"affine_select y, x, p=1, e=1, c=z*2, ge, 0.0\n", "t:16:1: register 'z' is read before it is written\n"},
+  });
 }
 
 // C's registers are register reads in the allocators' operand lists (liveness, REG slots) and in the oracles'

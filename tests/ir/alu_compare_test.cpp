@@ -95,8 +95,7 @@ TEST(AluCompare, IntegerDestinationsAndSources) {
 TEST(AluCompare, ParsesPrintsAndIsRefusedWhereTheFormatSays) {
   const std::string text = kHead + "memset x, 1.0\nmemset y, 2.0\ntt c, x, y, le\nts m, x, 1.0, ne, 2.0, mul\n"
                                    "tt a, x, c, keep\n";
-  const Program p = parseProgram(text);
-  EXPECT_EQ(printProgram(p), text);
+  const Program p = printedBack(text);
   EXPECT_EQ(p.body[2].alu, AluOp::Le);
   EXPECT_EQ(p.body[3].alu, AluOp::Ne);
   EXPECT_EQ(p.body[4].alu, AluOp::Keep);

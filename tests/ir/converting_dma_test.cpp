@@ -114,18 +114,19 @@ TEST(ConvertingDma, ParsesAndPrintsBack) {
   EXPECT_EQ(parseProgram(printProgram(p)), p);
 }
 
-std::string diagnostics(const std::string& body) {
-  const std::string text = "arch tiny\ndram A [4, 16] f32 input\nsbuf u [4, 16] u16\nsbuf i [4, 16] i32\n"
-                           "sbuf h [4, 16] bf16\n" + body;
-  return diagnosticsOf(text);
-}
+// The checker tests' declarations.
+const std::string kCheckHead =
+    "arch tiny\ndram A [4, 16] f32 input\nsbuf u [4, 16] u16\nsbuf i [4, 16] i32\n"
+    "sbuf h [4, 16] bf16\n";
 
 TEST(ConvertingDma, CheckerAllowsOnlyF32AndBf16) {
-  EXPECT_EQ(diagnostics("dma h, A\n"), "");
-  EXPECT_EQ(diagnostics("dma i, A\n"),
-            "t:6:1: dma dtypes differ: destination 'i' is i32, source 'A' is f32; only f32 <-> bf16 converts\n");
-  EXPECT_EQ(diagnostics("memset h, 1.0\ndma u, h\n"),
-            "t:7:1: dma dtypes differ: destination 'u' is u16, source 'h' is bf16; only f32 <-> bf16 converts\n");
+  expectDiagnostics(kCheckHead, {
+      {"dma h, A\n", ""},
+      {"dma i, A\n",
+       "t:6:1: dma dtypes differ: destination 'i' is i32, source 'A' is f32; only f32 <-> bf16 converts\n"},
+      {"memset h, 1.0\ndma u, h\n",
+       "t:7:1: dma dtypes differ: destination 'u' is u16, source 'h' is bf16; only f32 <-> bf16 converts\n"},
+  });
 }
 
 // A reload that converts is not a byte copy: neither DMA optimization instance may touch it.

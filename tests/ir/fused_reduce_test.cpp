@@ -107,9 +107,7 @@ TEST(FusedReduce, ParsesAndPrintsBack) {
       "loop n = 0, 2, 1 {\n"
       "  act y[n:1, :], x[n:1, :], tanh, reduce=add -> r[n:1, 0:1]\n"
       "}\n";
-  const Program p = parseProgram(text);
-  EXPECT_EQ(printProgram(p), text);
-  EXPECT_EQ(parseProgram(printProgram(p)), p);
+  const Program p = printedBack(text);
   EXPECT_TRUE(hasFusedReduce(p.body[2]));
   EXPECT_EQ(p.body[3].reduce_alu, AluOp::Max);
   EXPECT_EQ(p.body[3].rare->bias.kind, ScalarOperand::Kind::Tensor);
@@ -117,50 +115,46 @@ TEST(FusedReduce, ParsesAndPrintsBack) {
   EXPECT_FALSE(hasFusedReduce(p.body[1]));
 }
 
-std::string parseError(const std::string& line) {
-  return parseErrorOf("arch tiny\nsbuf x [2, 4] f32\nsbuf y [2, 4] f32\nsbuf r [2, 1] f32\n\n" + line + "\n");
-}
+// The parse error tests' declarations.
+const std::string kParseHead = "arch tiny\nsbuf x [2, 4] f32\nsbuf y [2, 4] f32\nsbuf r [2, 1] f32\n\n";
 
 TEST(FusedReduce, ParseErrorsAreLocated) {
-  EXPECT_EQ(parseError("act y, x, exp, reduce=add r"),
-            "t:6:27: expected '->' and the reduction's [P, 1] destination after reduce=add\n");
-  EXPECT_EQ(parseError("act y, x, exp, reduce=add - > r"),
-            "t:6:27: expected '->' and the reduction's [P, 1] destination after reduce=add\n");
-  EXPECT_EQ(parseError("act y, x, exp, reduce=add -> r, bias=1.0"),
-            "t:6:31: nothing may follow the fused reduction's destination\n");
-  EXPECT_EQ(parseError("ts y, x, 1.0, add, reduce add -> r"), "t:6:27: expected '=' after reduce\n");
+  expectParseErrors(kParseHead, {
+      {"act y, x, exp, reduce=add r",
+       "t:6:27: expected '->' and the reduction's [P, 1] destination after reduce=add\n"},
+      {"act y, x, exp, reduce=add - > r",
+       "t:6:27: expected '->' and the reduction's [P, 1] destination after reduce=add\n"},
+      {"act y, x, exp, reduce=add -> r, bias=1.0", "t:6:31: nothing may follow the fused reduction's destination\n"},
+      {"ts y, x, 1.0, add, reduce add -> r", "t:6:27: expected '=' after reduce\n"},
+  });
 }
 
-std::string diagnostics(const std::string& body) {
-  const std::string text =
-      "arch tiny\ndram D [2, 1] f32 input\nsbuf x [2, 2] f32\nsbuf i [2, 2] u32\nsbuf y [2, 2] f32\n"
-      "sbuf r [2, 1] f32\nsbuf u [2, 1] u32\nsbuf j [2, 2] u32\nreg n\n\nmemset x, 1.0\nmemset i, 1\n" +
-      body;
-  return diagnosticsOf(text);
-}
+// The checker tests' declarations (and the instructions that define their sources).
+const std::string kCheckHead =
+    "arch tiny\ndram D [2, 1] f32 input\nsbuf x [2, 2] f32\nsbuf i [2, 2] u32\nsbuf y [2, 2] f32\n"
+    "sbuf r [2, 1] f32\nsbuf u [2, 1] u32\nsbuf j [2, 2] u32\nreg n\n\nmemset x, 1.0\nmemset i, 1\n";
 
 TEST(FusedReduce, CheckerErrorsAreLocated) {
-  EXPECT_EQ(diagnostics("act y, x, exp, reduce=add -> r\nts y, x, 1.0, add, reduce=min -> r\n"), "");
-  EXPECT_EQ(diagnostics("act y, x, exp, reduce=mul -> r\n"),
-            "t:13:30: a fused reduction takes add, max or min, not mul\n");
-  EXPECT_EQ(diagnostics("act j, i, identity, reduce=add -> r\n"),
-            "t:13:8: act with a fused reduction computes in f32 and needs a float source; 'i' is u32\n");
-  EXPECT_EQ(diagnostics("act y, x, exp, reduce=add -> x\n"),
-            "t:13:30: reduction destination 'x' view [2, 2] must be [2, 1] (one value per partition)\n");
-  EXPECT_EQ(diagnostics("act y, x, exp, reduce=add -> u\n"),
-            "t:13:30: reduction destination 'u' must be f32 or bf16, not u32\n");
-  EXPECT_EQ(diagnostics("act y, x, exp, reduce=add -> D\n"),
-            "t:13:30: ACT cannot access DRAM tensor 'D'; move it with dma\n");
-  // Overlaps, checked on every execution: the destination, a source, and a register-indexed one in a loop.
-  EXPECT_EQ(diagnostics("act y, x, exp, reduce=add -> y[:, 1:1]\n"),
-            "t:13:30: reduction destination y[0:2, 1:1] overlaps the destination 'y'; it must be a tensor range of "
-            "its own\n");
-  EXPECT_EQ(diagnostics("ts y, x, 2.0, mul, reduce=add -> x[:, 0:1]\n"),
-            "t:13:34: reduction destination x[0:2, 0:1] overlaps the source 'x'; it must be a tensor range of its "
-            "own\n");
-  EXPECT_EQ(diagnostics("loop n = 0, 2, 1 {\n  act y[:, 0:1], x[:, 1:1], exp, reduce=add -> y[:, n:1]\n}\n"),
-            "t:14:48: reduction destination y[0:2, 0:1] overlaps the destination 'y'; it must be a tensor range of "
-            "its own (n = 0)\n");
+  expectDiagnostics(kCheckHead, {
+      {"act y, x, exp, reduce=add -> r\nts y, x, 1.0, add, reduce=min -> r\n", ""},
+      {"act y, x, exp, reduce=mul -> r\n", "t:13:30: a fused reduction takes add, max or min, not mul\n"},
+      {"act j, i, identity, reduce=add -> r\n",
+       "t:13:8: act with a fused reduction computes in f32 and needs a float source; 'i' is u32\n"},
+      {"act y, x, exp, reduce=add -> x\n",
+       "t:13:30: reduction destination 'x' view [2, 2] must be [2, 1] (one value per partition)\n"},
+      {"act y, x, exp, reduce=add -> u\n", "t:13:30: reduction destination 'u' must be f32 or bf16, not u32\n"},
+      {"act y, x, exp, reduce=add -> D\n", "t:13:30: ACT cannot access DRAM tensor 'D'; move it with dma\n"},
+      // Overlaps, checked on every execution: the destination, a source, and a register-indexed one in a loop.
+      {"act y, x, exp, reduce=add -> y[:, 1:1]\n",
+       "t:13:30: reduction destination y[0:2, 1:1] overlaps the destination 'y'; it must be a tensor range of "
+       "its own\n"},
+      {"ts y, x, 2.0, mul, reduce=add -> x[:, 0:1]\n",
+       "t:13:34: reduction destination x[0:2, 0:1] overlaps the source 'x'; it must be a tensor range of its "
+       "own\n"},
+      {"loop n = 0, 2, 1 {\n  act y[:, 0:1], x[:, 1:1], exp, reduce=add -> y[:, n:1]\n}\n",
+       "t:14:48: reduction destination y[0:2, 0:1] overlaps the destination 'y'; it must be a tensor range of "
+       "its own (n = 0)\n"},
+  });
 }
 
 // R is a write operand: tensor accesses, operand effects (liveness), the operand views the precise liveness walks,

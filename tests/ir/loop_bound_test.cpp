@@ -6,6 +6,7 @@
 
 #include <cstring>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "alloc/driver.h"
@@ -176,6 +177,17 @@ TEST(LoopBound, AllocatesAtEveryLevelAndPassesTheOracles) {
   o.optlevel = 2;
   const Program allocated = allocate(p, o).program;  // prints and parses back, register bound included
   EXPECT_EQ(printProgram(parseProgram(printProgram(allocated))), printProgram(allocated));
+}
+
+// Bounds with a remainder and a floor division, end to end: the interpreter visits what Python would (above), and
+// each level's allocation passes the three oracles and simulates to the interpreter's bits.
+TEST(LoopBound, DivModBoundsAllocateAtEveryLevelAndPassTheOracles) {
+  for (const auto& [lo, bound, step] : {std::tuple<std::string, std::string, std::string>{"0", "i%3", "1"},
+                                        {"1", "i//2+2", "2"}}) {
+    const Program p = checked(nest(8, lo, bound, step));
+    SCOPED_TRACE(bound);
+    expectEveryLevelCorrectAndSimulated(p, {1, 2, 3, 6, 8}, 1);
+  }
 }
 
 // GenOptions::conditionals makes register-bounded loops too; those programs allocate at -O2, pass the three oracles

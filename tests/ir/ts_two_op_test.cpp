@@ -68,9 +68,7 @@ TEST(TwoOpTs, ParsesAndPrintsBack) {
                            "ts y[1:1, :], x[0:1, :], c[1:1, :], max, -inf, min\n"
                            "ts y, x, r, add, 2, div\n"
                            "ts y, x, 3, sub\n";
-  const Program p = parseProgram(text);
-  EXPECT_EQ(printProgram(p), text);
-  EXPECT_EQ(parseProgram(printProgram(p)), p);
+  const Program p = printedBack(text);
   EXPECT_EQ(p.body[3].rare->scalar2.kind, ScalarOperand::Kind::Tensor);
   EXPECT_EQ(p.body[3].alu2, AluOp::Add);
   EXPECT_EQ(p.body[4].rare->scalar2.kind, ScalarOperand::Kind::Imm);
@@ -79,32 +77,29 @@ TEST(TwoOpTs, ParsesAndPrintsBack) {
   EXPECT_FALSE(hasSecondOp(p.body[6]));  // a one-op ts is what it was
 }
 
-std::string parseError(const std::string& line) { return parseErrorOf(kHead + line + "\n"); }
-
 TEST(TwoOpTs, ParseErrorsAreLocated) {
-  EXPECT_EQ(parseError("ts y, x, 1.0, add, 2.0"), "t:8:23: expected ',' after the second scalar\n");
-  EXPECT_EQ(parseError("ts y, x, 1.0, add, 2.0, mul, 3.0"),
-            "t:8:30: expected reduce=OP -> R after ts's second operation\n");
-  EXPECT_EQ(parseError("ts y, x, 1.0, add, 2.0, pow"),
-            "t:8:25: unknown ALU operation 'pow' (expected add, sub, mul, max, min, and, or, xor, shl, shr, div, eq, ne, lt, le, gt, ge or keep)\n");
+  expectParseErrors(kHead, {
+      {"ts y, x, 1.0, add, 2.0", "t:8:23: expected ',' after the second scalar\n"},
+      {"ts y, x, 1.0, add, 2.0, mul, 3.0", "t:8:30: expected reduce=OP -> R after ts's second operation\n"},
+      {"ts y, x, 1.0, add, 2.0, pow",
+       "t:8:25: unknown ALU operation 'pow' (expected add, sub, mul, max, min, and, or, xor, shl, shr, div, eq, ne, lt, le, gt, ge or keep)\n"},
+  });
 }
 
-std::string diagnostics(const std::string& body) {
-  const std::string text =
-      "arch tiny\nsbuf x [2, 2] f32\nsbuf i [2, 2] u32\nsbuf b [2, 2] f32\nsbuf y [2, 2] f32\nsbuf j [2, 2] u32\n\n"
-      "memset x, 1.0\nmemset i, 1\nmemset b, 1.0\n" +
-      body;
-  return diagnosticsOf(text);
-}
+// The checker tests' declarations (and the instructions that define their sources).
+const std::string kCheckHead =
+    "arch tiny\nsbuf x [2, 2] f32\nsbuf i [2, 2] u32\nsbuf b [2, 2] f32\nsbuf y [2, 2] f32\nsbuf j [2, 2] u32\n\n"
+    "memset x, 1.0\nmemset i, 1\nmemset b, 1.0\n";
 
 // The second op follows the one-op rules, located at the operand.
 TEST(TwoOpTs, CheckerErrorsAreLocated) {
-  EXPECT_EQ(diagnostics("ts y, x, 1.0, add, b[:, 0:1], mul\n"), "");
-  EXPECT_EQ(diagnostics("ts y, x, 1.0, add, b, mul\n"),
-            "t:11:20: ts second scalar 'b' view [2, 2] must be [2, 1] (one value per partition)\n");
-  EXPECT_EQ(diagnostics("ts y, x, 1.0, add, 1, and\n"), "t:11:7: ts and needs integer operands; 'x' is f32\n");
-  EXPECT_EQ(diagnostics("ts j, i, 1, add, 1.5, mul\n"),
-            "t:11:1: ts: a float immediate cannot be used with integer tensor 'i' (u32)\n");
+  expectDiagnostics(kCheckHead, {
+      {"ts y, x, 1.0, add, b[:, 0:1], mul\n", ""},
+      {"ts y, x, 1.0, add, b, mul\n",
+       "t:11:20: ts second scalar 'b' view [2, 2] must be [2, 1] (one value per partition)\n"},
+      {"ts y, x, 1.0, add, 1, and\n", "t:11:7: ts and needs integer operands; 'x' is f32\n"},
+      {"ts j, i, 1, add, 1.5, mul\n", "t:11:1: ts: a float immediate cannot be used with integer tensor 'i' (u32)\n"},
+  });
 }
 
 // The second scalar's view is a read operand in the allocators' and the oracles' operand lists.

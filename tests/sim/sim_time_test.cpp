@@ -12,15 +12,10 @@
 #include "ir/parse.h"
 #include "sim/simulate.h"
 #include "tests/common/sim_checks.h"
+#include "tests/common/program_text.h"
 
 namespace allocsim {
 namespace {
-
-std::string replaceOnce(std::string s, const std::string& from, const std::string& to) {
-  size_t at = s.find(from);
-  if (at == std::string::npos) throw std::runtime_error("no '" + from + "' in the program");
-  return s.replace(at, from.size(), to);
-}
 
 const char kTiles[] = R"(arch tiny
 dram X [8, 1024] f32 input
@@ -54,7 +49,7 @@ struct SeparateAndShared {
   sim::SimResult fast, slow;
 };
 SeparateAndShared separateAndShared(const char* text, const std::string& separate, const std::string& shared) {
-  SeparateAndShared r{parseProgram(text), parseProgram(replaceOnce(text, separate, shared)), {}, {}};
+  SeparateAndShared r{parseProgram(text), parseProgram(replaced(text, separate, shared)), {}, {}};
   r.fast = expectSimulatorMatchesInterpreter(r.two, 1);
   r.slow = expectSimulatorMatchesInterpreter(r.one, 1);
   EXPECT_LT(r.fast.stats.cycles, r.slow.stats.cycles);

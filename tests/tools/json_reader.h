@@ -40,6 +40,25 @@ class Reader {
   void ws() {
     while (i_ < s_.size() && (s_[i_] == ' ' || s_[i_] == '\n' || s_[i_] == '\r' || s_[i_] == '\t')) ++i_;
   }
+  // Reads the character `c` if it comes next.
+  bool eat(char c) {
+    if (i_ >= s_.size() || s_[i_] != c) return false;
+    ++i_;
+    return true;
+  }
+  // The comma-separated items of an array or object up to `close` (its opening bracket read), each read by `item`.
+  template <class Item>
+  void items(char close, Item item) {
+    ws();
+    if (eat(close)) return;
+    for (;;) {
+      item();
+      ws();
+      if (eat(',')) continue;
+      if (eat(close)) return;
+      fail(std::string("',' or '") + close + "' expected");
+    }
+  }
   bool lit(const char* w) {
     std::string t(w);
     if (s_.compare(i_, t.size(), t) != 0) return false;
@@ -54,34 +73,22 @@ class Reader {
     if (c == '{') {
       v.kind = Value::Object;
       ++i_;
-      ws();
-      if (i_ < s_.size() && s_[i_] == '}') return ++i_, v;
-      for (;;) {
+      items('}', [&] {
         ws();
         if (i_ >= s_.size() || s_[i_] != '"') fail("object key expected");
         std::string k = string();
         ws();
-        if (i_ >= s_.size() || s_[i_++] != ':') fail("':' expected");
+        if (!eat(':')) fail("':' expected");
         if (v.obj.count(k)) fail("duplicate key " + k);
         v.obj[k] = value();
-        ws();
-        if (i_ < s_.size() && s_[i_] == ',') { ++i_; continue; }
-        if (i_ < s_.size() && s_[i_] == '}') return ++i_, v;
-        fail("',' or '}' expected");
-      }
+      });
+      return v;
     }
     if (c == '[') {
       v.kind = Value::Array;
       ++i_;
-      ws();
-      if (i_ < s_.size() && s_[i_] == ']') return ++i_, v;
-      for (;;) {
-        v.arr.push_back(value());
-        ws();
-        if (i_ < s_.size() && s_[i_] == ',') { ++i_; continue; }
-        if (i_ < s_.size() && s_[i_] == ']') return ++i_, v;
-        fail("',' or ']' expected");
-      }
+      items(']', [&] { v.arr.push_back(value()); });
+      return v;
     }
     if (c == '"') {
       v.kind = Value::String;

@@ -15,6 +15,7 @@
 #include "ir/parse.h"
 #include "tests/common/files.h"
 #include "tests/common/hazard_programs.h"
+#include "tests/common/program_text.h"
 #include "verify/equivalence.h"
 
 namespace allocsim {
@@ -22,14 +23,6 @@ namespace {
 
 std::vector<Finding> check(const std::string& text, const EquivalenceOptions& o = {}) {
   return checkEquivalence(parseProgram(text), o);
-}
-
-// Replaces the first occurrence of `from` in `text` (which must contain it).
-std::string replaced(std::string text, const std::string& from, const std::string& to) {
-  size_t at = text.find(from);
-  EXPECT_NE(at, std::string::npos) << from;
-  if (at != std::string::npos) text.replace(at, from.size(), to);
-  return text;
 }
 
 bool hasNote(const Finding& f, const std::string& text) {
