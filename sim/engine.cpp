@@ -1,5 +1,7 @@
 #include "sim/engine.h"
 
+#include "sim/quantum_keeper.h"
+
 #include "ir/plant.h"
 
 namespace allocsim::sim {
@@ -14,6 +16,7 @@ void Engine::serve() {
   const uint32_t e = engine_;
   EngineStats& stats = s_.result.stats.engines[e];
   uint64_t clock = s_.now();  // the engine's own clock: the end of its last instruction
+  QuantumKeeper keeper(s_);
   try {
     for (;;) {
       const uint32_t slot = s_.nextSlot(fifo, s_.dispatch_done);
@@ -45,7 +48,7 @@ void Engine::serve() {
       stats.busy_cycles += r.latency;
       s_.slice(e, start, clock, r.inst);
       s_.finishRecord(slot);  // the record may be released at the next wait
-      s_.keepQuantum(clock);
+      keeper.keep(clock);
     }
   } catch (const Aborted&) {
   } catch (...) {
