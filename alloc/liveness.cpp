@@ -376,12 +376,20 @@ void addSegments(const LinearOrder& order, std::span<const Event> group, const M
   // value around its back edge.
   thread_local std::vector<IterationPart> narrowed;
   narrowed.clear();
-  if (!carried && common < ld.size() && first_side != common && order.loops[size_t(ld[common])].trips > 1) {
-    // The first mention's outermost loop that does not hold the last one: every iteration starts the value afresh,
-    // and only the last one's reaches past the loop.
-    const int32_t l = ld[common];
-    const uint32_t q = lastRunIn(order, group, m.last, l);
-    if (q != kNone && q < order.loops[size_t(l)].end) narrowed.push_back({q + 1, order.loops[size_t(l)].end, l, true});
+  if (!carried) {
+    // Each loop around the first mention that does not hold the last one, runs more than once and is one whose
+    // every iteration starts the value afresh (the loops rule 2 passes over above): only its last iteration's value
+    // reaches past it. Nested loops' parts are disjoint: an outer loop's starts after the inner loop's end.
+    for (size_t i = common; i < ld.size(); ++i) {
+      const LinearLoop& l = order.loops[size_t(ld[i])];
+      if (i == first_side || l.trips <= 1) continue;
+      const bool afresh = m.first_cover == WriteCover::Whole ||
+                          (m.first_cover == WriteCover::WholeOnFirst && i + 1 < ld.size()) ||
+                          (answers != nullptr && !answers->leaves(ld[i]));
+      if (!afresh) continue;
+      const uint32_t q = lastRunIn(order, group, m.last, ld[i]);
+      if (q != kNone && q < l.end) narrowed.push_back({q + 1, l.end, ld[i], true});
+    }
   }
   if (!carried && last_side >= 0) {
     // The loop rule 2 extends the last mention over: what one iteration leaves is read by the next, but after the

@@ -75,12 +75,13 @@
 // One position stands for every iteration of its loops, so a segment over a loop's body says "live on some
 // iteration" only. Two shapes are live on some iterations of a loop L only, and the range says which
 // (LiveRange::only):
-//  - last iteration only: a value whose first mention lies in L and whose last lies after it, where rule 2 does not
-//    anchor the first mention at L's header (every iteration replaces the whole value before it reads any of it:
-//    a whole write first, a start@first matmul of an inner loop, or a rewrite piecewise). An iteration's value is
-//    then read by that iteration only, and after L only the last one's is: from the value's last mention in L (the
-//    end of the loop in L's body that holds it) to L's end, only the last iteration holds it (`loop { copy b, a }`,
-//    b read after the loop: b's write is a dead store on every iteration but the last);
+//  - last iteration only: a value whose first mention lies in L and whose last lies after it, where every iteration
+//    of L replaces the whole value before it reads any of it (a whole write first, a start@first matmul of an inner
+//    loop, or a rewrite piecewise: the loops rule 2 passes over). An iteration's value is then read by that
+//    iteration only, and after L only the last one's is: from the value's last mention in L (the end of the loop in
+//    L's body that holds it) to L's end, only the last iteration holds it (`loop { copy b, a }`, b read after the
+//    loop: b's write is a dead store on every iteration but the last). So for each such loop around the first
+//    mention, the outermost and the ones inside it;
 //  - every iteration but the last: a value whose last mention lies in L, where rule 2 extends it to L's end (an
 //    iteration reads what the one before left): from that last mention to L's end, the next iteration reads it,
 //    but after the last iteration nothing does.
