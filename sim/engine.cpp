@@ -1,5 +1,7 @@
 #include "sim/engine.h"
 
+#include "sim/quantum_keeper.h"
+
 #include "ir/plant.h"
 
 namespace allocsim::sim {
@@ -17,6 +19,7 @@ void Engine::serve() {
   // Its instructions' results are complete no earlier than this long after their start (sim/timing.h): what depends
   // on them waits for that.
   const uint64_t dependent_interval = s_.timing->dependentInterval(::allocsim::Engine(e));
+  QuantumKeeper keeper(s_);
   try {
     for (;;) {
       const uint32_t slot = s_.nextSlot(fifo, s_.dispatch_done);
@@ -48,7 +51,7 @@ void Engine::serve() {
       stats.busy_cycles += r.latency;
       s_.slice(e, start, clock, r.inst);
       s_.finishRecord(slot);  // the record may be released at the next wait
-      s_.keepQuantum(clock);
+      keeper.keep(clock);
     }
   } catch (const Aborted&) {
   } catch (...) {
