@@ -12,7 +12,8 @@
 //   -O N: also allocate each program through the optlevel driver at level N (--allocator: "lsa", ...;
 //   --gca-dma-optlevel: the DMA optimization's, 0-2, default 1) and print the allocated program, or the
 //   allocator's refusal: the allocators must not depend on the compiler either.
-// Each program is preceded by a line "# FILE".
+// Each program is preceded by a line "# FILE (poison seed S, knob K)", which also names the generator's mix when the
+// input picked one (fuzz::fuzzMix: ", conditionals C, reuse R").
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
@@ -113,8 +114,12 @@ int main(int argc, char** argv) {
       }
       fuzz::runOn(p, machine);
     }
-    std::printf("# %s (poison seed %llu, knob %llu)\n%s", f.c_str(), (unsigned long long)p.poison_seed,
-                (unsigned long long)p.knob, printProgram(p.program).c_str());
+    // The generator's mix only when the input picked one (fuzz::fuzzMix): a plain input prints as before it existed.
+    const std::string mix = p.conditionals || p.reuse ? ", conditionals " + std::to_string(p.conditionals) +
+                                                            ", reuse " + std::to_string(p.reuse)
+                                                      : "";
+    std::printf("# %s (poison seed %llu, knob %llu%s)\n%s", f.c_str(), (unsigned long long)p.poison_seed,
+                (unsigned long long)p.knob, mix.c_str(), printProgram(p.program).c_str());
     if (!allocating) continue;
     try {
       std::printf("# allocated at -O%d\n%s", alloc_options.optlevel,

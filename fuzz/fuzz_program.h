@@ -8,6 +8,7 @@
 #include <initializer_list>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <utility>
 
 #include "alloc/alloc_error.h"
@@ -62,6 +63,8 @@ struct FuzzProgram {
   uint64_t poison_seed = 1;
   uint64_t knob = 0;  // one more decision for the target (e.g. which optlevel)
   uint64_t input_digest = 0;  // of the input's bytes (ranBefore: the same input twice in a row runs twice)
+  // The generator's mix the input picked (kMixTag, fuzzMix): GenOptions::conditionals and GenOptions::reuse.
+  uint32_t conditionals = 0, reuse = 0;
   // Whether this input's allocations record their rounds (kFuzzLimits.traced_every): the target then allocates at
   // verbosity 2. From a hash of the poison seed: the seed's low bits are often the same (a short input's seed is 1,
   // mutations write zeros), which would record them on most inputs.
@@ -79,23 +82,50 @@ struct FuzzProgram {
   }
 };
 
+// The generator's mixes an input may ask for (GenOptions::conditionals and GenOptions::reuse): an input that ends
+// with the two bytes kMixTag and one more byte, the mix byte, is the program decisions before those three bytes
+// decoded with the mix that byte picks (fuzzMix). Bits 0-1 pick the rate of `%` and `//` in loop-register indexes
+// and of `if` blocks and register-bounded loops in loops, bits 2-3 the rate of recycled tensors.
+// Every other input decodes with neither, as before the mixes existed, so the corpora gathered without them keep
+// their programs (a random input ends with the tag once in 65536). Each target's corpus holds tagged inputs;
+// libFuzzer keeps the tag at the end of most inputs it derives from them and changes the mix byte like any other.
+inline constexpr uint8_t kMixTag[2] = {0xa7, 0x3c};
+inline constexpr uint32_t kFuzzConditionals[] = {0, 20, 50, 100};
+inline constexpr uint32_t kFuzzReuse[] = {0, 25, 50, 100};
+
+// The mix (GenOptions::conditionals, GenOptions::reuse) a mix byte picks.
+inline std::pair<uint32_t, uint32_t> fuzzMix(uint8_t mix_byte) {
+  return {kFuzzConditionals[mix_byte & 3], kFuzzReuse[(mix_byte >> 2) & 3]};
+}
+
+// Whether `size` bytes end with kMixTag and a mix byte.
+inline bool hasMixTag(const uint8_t* data, size_t size) {
+  return size >= 3 && data[size - 3] == kMixTag[0] && data[size - 2] == kMixTag[1];
+}
+
 // A program on `arch` (fuzzArch); size (at most kFuzzLimits.max_statements) and pressure from the input, and the
 // DMA-pattern rate (GenOptions::dma_patterns) up to `max_dma_patterns` percent when that is not 0 (only then is it
-// a decision, so the other targets' inputs decode as before).
+// a decision, so the other targets' inputs decode as before); `%`, `//`, `if` and recycled tensors when the input
+// ends with a mix (kMixTag).
 inline FuzzProgram decodeProgram(const uint8_t* data, size_t size, const Arch& arch, uint32_t max_dma_patterns = 0) {
-  ByteChoices choices(data, size);
   FuzzProgram out;
   OperandHasher bytes;
   bytes.bytes(data, size);
   out.input_digest = bytes.digest();
+  if (hasMixTag(data, size)) {
+    std::tie(out.conditionals, out.reuse) = fuzzMix(data[size - 1]);
+    size -= 3;
+  }
+  ByteChoices choices(data, size);
   GenOptions opts;
   opts.arch = arch;
   opts.size = uint32_t(choices.range(1, kFuzzLimits.max_statements));
   opts.pressure = uint32_t(choices.range(25, 300));
   opts.max_nest_trips = kFuzzLimits.max_nest_trips;
-  // No `%`, `//` or conditional blocks (GenOptions::conditionals draws no decision then): the committed corpora were
-  // gathered on such programs, and their inputs decode as before.
-  opts.conditionals = 0;
+  // Set explicitly, not left to the library's defaults (allocsim gen's mix): at 0 they draw no decision, so an input
+  // without a mix decodes to the program the committed corpora were gathered on.
+  opts.conditionals = out.conditionals;
+  opts.reuse = out.reuse;
   out.poison_seed = 1 + choices.below(UINT64_MAX - 1);  // from the input, so a crash reproduces from its file
   out.knob = choices.below(256);
   if (max_dma_patterns > 0) opts.dma_patterns = uint32_t(choices.below(max_dma_patterns + 1));

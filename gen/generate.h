@@ -38,9 +38,9 @@ struct GenOptions {
   uint32_t max_nest_trips = 0;
   // Percent of on-chip tensors that recycle a dead tensor of the same shape and dtype instead of a new one, where
   // one is dead in the current loop body (or at top level): one tensor then holds several values, written anew
-  // after its last read, as kernels reuse buffers across phases and unrolled copies. 0 draws no decision for it,
-  // so the programs are those a generator without the option draws; `allocsim gen` and the property suites turn it on.
-  uint32_t reuse = 0;
+  // after its last read, as kernels reuse buffers across phases and unrolled copies; `allocsim gen`'s default. 0 draws
+  // no decision for it, so the programs are those a generator without the option draws.
+  uint32_t reuse = kDefaultReuse;
   // DRAM tensors are shared once the DRAM budget (a quarter of dram-limit) runs short, so that any `size` fits any
   // machine: a load then reads a sub-rectangle of one shared input per dtype, and a store overwrites a corner of the
   // largest output of its dtype (that corner of the tensor is what reaches DRAM). Off: the programs are those a

@@ -43,6 +43,10 @@ sim::TimingTable genTable() {
   t.pool_fixed = *rc::gen::element<double>(0, 150);
   t.pool_per_element = *rc::gen::element<double>(0.5, 1);
   t.pool_select_fixed = *rc::gen::element<double>(0, 150);
+  t.pe_dependent_interval = *rc::gen::element<double>(0, 100, 264);
+  t.act_dependent_interval = *rc::gen::element<double>(0, 100, 264);
+  t.dve_dependent_interval = *rc::gen::element<double>(0, 100, 264);
+  t.pool_dependent_interval = *rc::gen::element<double>(0, 100, 264);
   t.sp_scalar = *rc::gen::element<double>(0, 2, 7);
   t.sp_memory = *rc::gen::element<double>(1, 32);
   t.sp_loop_iteration = *rc::gen::element<double>(0, 4, 100);

@@ -1,5 +1,7 @@
 #include "sim/dma_issuer.h"
 
+#include "sim/quantum_keeper.h"
+
 #include "ir/plant.h"
 #include "sim/dma_queue.h"
 
@@ -21,6 +23,7 @@ void DmaIssuer::serve() {
   for (auto& ring : issued_) ring.clear();
   uint64_t issued = 0;
   uint64_t clock = s_.now();
+  QuantumKeeper keeper(s_);
   try {
     for (;;) {
       const uint32_t slot = s_.nextSlot(fifo, s_.dispatch_done);
@@ -69,7 +72,7 @@ void DmaIssuer::serve() {
         queue.slots.push_back(slot);
         queue.pushed.notifyWaiters();
       }
-      s_.keepQuantum(clock);
+      keeper.keep(clock);
     }
   } catch (const Aborted&) {
   } catch (...) {

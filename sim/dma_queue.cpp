@@ -1,5 +1,7 @@
 #include "sim/dma_queue.h"
 
+#include "sim/quantum_keeper.h"
+
 namespace allocsim::sim {
 
 DmaQueue::DmaQueue(const std::string& name, Shared& shared, uint32_t queue, Fifo& ring)
@@ -25,6 +27,7 @@ void DmaQueue::serve() {
   const uint32_t q = queue_;
   if (q >= s_.p->arch.dma_queues) return;
   Fifo& ring = ring_;
+  QuantumKeeper keeper(s_);
   try {
     for (;;) {
       const uint32_t slot = s_.nextSlot(ring, s_.dma_issue_done);
@@ -36,7 +39,7 @@ void DmaQueue::serve() {
       ring.slots.pop_front();
       if (s_.vcd) s_.ring_used[q % 256] = uint32_t(ring.slots.size());
       endTransfer(s_, q, slot);  // the record may be released at the next wait
-      s_.keepQuantum(end);
+      keeper.keep(end);
     }
   } catch (const Aborted&) {
   } catch (...) {

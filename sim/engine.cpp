@@ -1,5 +1,7 @@
 #include "sim/engine.h"
 
+#include "sim/quantum_keeper.h"
+
 #include "ir/plant.h"
 
 namespace allocsim::sim {
@@ -13,7 +15,11 @@ void Engine::serve() {
   Fifo& fifo = in_;
   const uint32_t e = engine_;
   EngineStats& stats = s_.result.stats.engines[e];
-  uint64_t clock = s_.now();  // the engine's own clock: the end of its last instruction
+  uint64_t clock = s_.now();  // the engine's own clock: the end of its last instruction's cost
+  // Its instructions' results are complete no earlier than this long after their start (sim/timing.h): what depends
+  // on them waits for that.
+  const uint64_t dependent_interval = s_.timing->dependentInterval(::allocsim::Engine(e));
+  QuantumKeeper keeper(s_);
   try {
     for (;;) {
       const uint32_t slot = s_.nextSlot(fifo, s_.dispatch_done);
@@ -27,7 +33,7 @@ void Engine::serve() {
       if (binding) s_.result.stats.addStall(stallCauseOf(binding->kind), binding->producer, r.inst, start - from);
       s_.takeHead(fifo, start);
       ++stats.instructions;
-      r.end_cycle = start + r.latency;
+      r.end_cycle = start + std::max(r.latency, dependent_interval);
       r.end_known = true;
       if (r.known_waiting) r.known_ev.notify();
       // It reads and writes at once, once its producers have written and its sources' older readers have read
@@ -37,7 +43,7 @@ void Engine::serve() {
         s_.syncTo(start);
         s_.busy[e] = true;
       }
-      clock = r.end_cycle;
+      clock = start + r.latency;
       if (s_.quantum == 0) s_.syncTo(clock);  // values move at their cycle (see SimOptions::quantum)
       if (r.streams_over_itself) s_.startRecord(slot);
       else s_.executeRecord(slot);
@@ -45,7 +51,7 @@ void Engine::serve() {
       stats.busy_cycles += r.latency;
       s_.slice(e, start, clock, r.inst);
       s_.finishRecord(slot);  // the record may be released at the next wait
-      s_.keepQuantum(clock);
+      keeper.keep(clock);
     }
   } catch (const Aborted&) {
   } catch (...) {

@@ -146,6 +146,8 @@ void Scoreboard::access(const Footprint& fp, bool write, uint32_t slot, uint64_t
   Resource& r = resources_[fp.resource];
   const uint8_t engine = uint8_t(engineOf(inst->op));
   const uint8_t in_order = record && engine != uint8_t(Engine::DMA) ? engine : kNoEngine;
+  // The writes a read waits for (RAW): those of its own engine too when that engine's results complete late.
+  const uint8_t writes_in_order = !write && (own_engine_reads_ >> engine & 1) ? kNoEngine : in_order;
   // A recorded write W covering an older instruction's access A (A's footprint inside W's) takes A off the board:
   // W waits for A (a WAW or WAR dependence, or A is older on W's own in-order engine), so W ends after A ends and
   // writes after A has read and written; every later access overlapping A overlaps W and depends on W, the younger,
@@ -165,11 +167,13 @@ void Scoreboard::access(const Footprint& fp, bool write, uint32_t slot, uint64_t
   // (An empty list, most often the wide ones, is not searched: no call.)
   for (uint64_t b = first; b < stop; ++b) {
     Bucket& bucket = r.buckets[b];
-    if (!bucket.writes.entries.empty()) scan(bucket.writes, &r, b, first, fp, seq, in_order, kind, prune, deps);
+    if (!bucket.writes.entries.empty())
+      scan(bucket.writes, &r, b, first, fp, seq, writes_in_order, kind, prune, deps);
     if (write && war && !bucket.reads.entries.empty())
       scan(bucket.reads, &r, b, first, fp, seq, in_order, DepKind::WAR, prune, deps);
   }
-  if (!r.wide.writes.entries.empty()) scan(r.wide.writes, nullptr, 0, first, fp, seq, in_order, kind, prune, deps);
+  if (!r.wide.writes.entries.empty())
+    scan(r.wide.writes, nullptr, 0, first, fp, seq, writes_in_order, kind, prune, deps);
   if (write && war && !r.wide.reads.entries.empty())
     scan(r.wide.reads, nullptr, 0, first, fp, seq, in_order, DepKind::WAR, prune, deps);
   if (!record) return;

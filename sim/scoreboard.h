@@ -61,7 +61,8 @@ class Scoreboard {
   // access stays on the board until the instruction (pool slot `slot`, dispatch number `seq` > 0) is retired
   // (a register read done at dispatch is not recorded). A recorded access leaves out older instructions of the
   // same compute engine (PE, ACT, DVE, POOL, SP run one instruction at a time in program order, so those have
-  // ended when it starts); DMA transfers end out of order on their queues and are always kept.
+  // ended when it starts), except a read's on an engine setOwnEngineReads names; DMA transfers end out of order on
+  // their queues and are always kept.
   void access(const Footprint& fp, bool write, uint32_t slot, uint64_t seq, const Instruction* inst, bool record,
               std::vector<Dependence>& deps);
   // The sequencer's own read (RAW) or write (WAW: a loop's induction register) of register lanes [lo, hi), not
@@ -79,6 +80,10 @@ class Scoreboard {
   // write is ever entered there) and nothing waits for it (only writes wait for reads), so access() leaves it off
   // the board: the input tensors a kernel streams from DRAM. Until set, every resource counts as written.
   void setWritten(std::vector<bool> written) { written_ = std::move(written); }
+  // The compute engines (a bit per ir/program.h Engine) whose instructions' results are complete only some cycles
+  // after the engine may start the next one (sim/timing.h dependent interval): a read of such an engine keeps its RAW
+  // dependences on older instructions of its own engine, which may then still be completing.
+  void setOwnEngineReads(uint32_t engines) { own_engine_reads_ = engines; }
   // The bucket sizes (as shifts) of SBUF and of PSUM, before the job's first access (see Resource).
   void setBucketShifts(uint32_t sbuf, uint32_t psum) { sbuf_shift_ = sbuf, psum_shift_ = psum; }
   void retire(uint32_t slot);  // the instruction in `slot` ended: its accesses happened
@@ -134,6 +139,7 @@ class Scoreboard {
   std::vector<uint64_t> live_seq_;   // by pool slot: the dispatch number of the instruction holding entries, or 0
   std::vector<bool> written_;        // by resource (setWritten)
   uint32_t sbuf_shift_ = 10, psum_shift_ = 11;
+  uint32_t own_engine_reads_ = 0;  // setOwnEngineReads
   DropDependency drop_;
 };
 

@@ -57,6 +57,10 @@ const Key kKeys[] = {
     {"fused-reduce.fixed", &TimingTable::fused_reduce_fixed, 0, 1e6},
     {"dve.perf-ts-factor", &TimingTable::dve_perf_ts_factor, 0.001, 1},
     {"dve.perf-tt-factor", &TimingTable::dve_perf_tt_factor, 0.001, 1},
+    {"pe.dependent-interval", &TimingTable::pe_dependent_interval, 0, 1e6},
+    {"act.dependent-interval", &TimingTable::act_dependent_interval, 0, 1e6},
+    {"dve.dependent-interval", &TimingTable::dve_dependent_interval, 0, 1e6},
+    {"pool.dependent-interval", &TimingTable::pool_dependent_interval, 0, 1e6},
 };
 
 uint64_t cycles(double c) { return std::max<uint64_t>(1, uint64_t(std::ceil(c))); }
@@ -143,6 +147,18 @@ uint64_t TimingTable::toReport(double c, double ghz) const {
 }
 
 uint64_t TimingTable::dmaFixedCycles() const { return uint64_t(std::ceil(dma_fixed_ns * clock_ghz - 1e-9)); }
+
+uint64_t TimingTable::dependentInterval(Engine e) const {
+  double c = 0, ghz = 1;
+  switch (e) {
+    case Engine::PE: c = pe_dependent_interval, ghz = pe_clock_ghz; break;
+    case Engine::ACT: c = act_dependent_interval, ghz = act_clock_ghz; break;
+    case Engine::DVE: c = dve_dependent_interval, ghz = dve_clock_ghz; break;
+    case Engine::POOL: c = pool_dependent_interval, ghz = pool_clock_ghz; break;
+    default: return 0;
+  }
+  return c > 0 ? uint64_t(std::ceil(c * clock_ghz / ghz - 1e-9)) : 0;
+}
 
 namespace {
 

@@ -41,6 +41,11 @@ struct TimingTable {
   // ts whose source and destination are bf16 or f16 in SBUF (ts), and of a tt whose inputs are both in SBUF, with
   // every type bf16 or f16 (tt). 1: no such mode.
   double dve_perf_ts_factor = 1, dve_perf_tt_factor = 1;
+  // The minimum dependent interval, engine cycles: an instruction's results are complete this long after its start,
+  // or at the end of its cost when that is later, and an instruction depending on it starts no earlier
+  // (docs/simulator.md "Dependent interval"). 0: complete at the end of the cost.
+  double pe_dependent_interval = 0, act_dependent_interval = 0, dve_dependent_interval = 0,
+         pool_dependent_interval = 0;
 
   // The compiled-in default table (sim/timing/default.txt).
   static const TimingTable& defaults();
@@ -54,6 +59,8 @@ struct TimingTable {
   uint64_t toReport(double cycles, double ghz) const;
   // The fixed latency of a DMA from its issue to its start, in reporting cycles.
   uint64_t dmaFixedCycles() const;
+  // The minimum dependent interval of engine `e` in reporting cycles (0 for SP and DMA, which have none).
+  uint64_t dependentInterval(Engine e) const;
 };
 
 // The text of sim/timing/default.txt.

@@ -189,9 +189,13 @@ AllocReport formatSbuf(const SbufStats& s) {
           {{"spill_stores", int64_t(s.spill_stores)},
            {"spill_reloads", int64_t(s.spill_reloads)},
            {"spill_bytes", int64_t(s.spill_bytes)},
-           {"footprint_bytes", int64_t(s.footprint_bytes)}},
-          std::to_string(s.footprint_bytes) + " of " + std::to_string(s.capacity_bytes) +
-              " bytes: each partition's high-water mark (largest offset + size), summed over the partitions");
+           {"footprint_bytes", int64_t(s.footprint_bytes)},
+           {"rotation_bytes", int64_t(s.rotation_bytes)}},
+          std::to_string(s.footprint_bytes + s.rotation_bytes) + " of " + std::to_string(s.capacity_bytes) +
+              " bytes: each partition's high-water mark (largest offset + size), summed over the partitions" +
+              (s.rotation_bytes == 0 ? std::string()
+                                     : "; " + std::to_string(s.rotation_bytes) +
+                                           " of them below the peak, from keeping a loop's freshly freed bytes apart"));
   return r;
 }
 

@@ -56,7 +56,6 @@ int runGen(const Args& args) {
   ArgReader r(args);
   GenOptions opts;
   opts.arch = *archPreset("tiny");
-  opts.reuse = kDefaultReuse;
   std::optional<uint64_t> seed;
   std::string out;
   bool stats = false, json = false;

@@ -315,7 +315,7 @@ class Scheduler {
     s.inst = e.inst;
     s.track = kSequencerTrack;
     s.dispatch = s.start = clock_;
-    s.end = clock_ + e.cost;
+    s.end = s.done = clock_ + e.cost;
     clock_ = s.end;
     out_.sequencer_busy_cycles += e.cost;
     out_.cycles = std::max(out_.cycles, s.end);
@@ -339,12 +339,15 @@ class Scheduler {
     const uint32_t index = uint32_t(out_.steps.size());
     uint64_t deps_end = 0;
     // Every older access still in flight that conflicts: a read with writes (RAW), a write with reads (WAR) and
-    // writes (WAW), whatever their engine.
+    // writes (WAW), whatever their engine. It waits for their results to be complete, except for a WAR or WAW on
+    // an older instruction of its own compute engine, which its engine's program order covers (that one's cost has
+    // ended when it starts).
     for (const Rect& r : e.rects) {
       for (const Access& a : inflight_) {
         if (!(r.write || a.rect.write) || !r.overlaps(a.rect)) continue;
         s.producers.push_back(a.step);
-        deps_end = std::max(deps_end, a.end);
+        const bool raw = !r.write, own = a.engine == engine && engine != uint32_t(Engine::DMA);
+        deps_end = std::max(deps_end, own && !raw ? a.end : a.done);
       }
     }
     PortUser* ports_used[2] = {nullptr, nullptr};
@@ -360,21 +363,22 @@ class Scheduler {
       s.start = std::max({engine_clock, s.dispatch, deps_end});
       out_.dependence_stall_cycles += s.start - std::max(engine_clock, s.dispatch);
       s.end = s.start + e.cost;
+      s.done = s.start + std::max(e.cost, t_.dependentInterval(Engine(engine)));
       engine_clock = s.end;
       out_.busy_cycles[engine] += e.cost;
       left.push_back(s.start);
       for (PortUser* u : ports_used)
-        if (u) *u = {true, index, s.end};
+        if (u) *u = {true, index, s.done};
     }
     if (left.size() > t_.engine_queue_depth) left.pop_front();
-    for (const Rect& r : e.rects) inflight_.push_back({r, s.end, index});
+    for (const Rect& r : e.rects) inflight_.push_back({r, s.end, s.done, index, engine});
     if (e.inst->op != Op::Dma && !e.lanes_written.empty()) {  // SP: its register writes end with it
       for (uint32_t l : e.lanes_written) {
         if (l >= lane_end_.size()) lane_end_.resize(l + 1, 0);
-        lane_end_[l] = s.end;
+        lane_end_[l] = s.done;
       }
     }
-    out_.cycles = std::max(out_.cycles, s.end);
+    out_.cycles = std::max(out_.cycles, s.done);
     out_.steps.push_back(std::move(s));
   }
 
@@ -416,7 +420,7 @@ class Scheduler {
     }
     const uint64_t earliest = std::max(s.issue + fixed_, queue.last_end);
     s.start = book(s.issue, earliest, e.dma.fabric);
-    s.end = s.start + e.dma.span;
+    s.end = s.done = s.start + e.dma.span;
     s.track = kFirstQueueTrack + q;
     queue.ring.push_back(s.end);
     queue.last_end = s.end;
@@ -443,10 +447,10 @@ class Scheduler {
     return start;
   }
 
-  // Accesses of steps that ended at or before the sequencer's clock hold nothing back any more.
+  // Accesses of steps complete at or before the sequencer's clock hold nothing back any more.
   void prune() {
     if (inflight_.size() < prune_at_) return;
-    std::erase_if(inflight_, [&](const Access& a) { return a.end <= clock_; });
+    std::erase_if(inflight_, [&](const Access& a) { return a.done <= clock_; });
     prune_at_ = std::max<size_t>(64, inflight_.size() * 2);
   }
 
@@ -465,8 +469,9 @@ class Scheduler {
 
   struct Access {
     Rect rect;
-    uint64_t end;
+    uint64_t end, done;  // its step's end and completion (TimedStep)
     uint32_t step;
+    uint32_t engine;  // its step's (ir/program.h Engine)
   };
   struct Queue {
     std::deque<uint64_t> ring;  // ends of the transfers holding its slots, oldest first

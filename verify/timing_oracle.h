@@ -27,6 +27,9 @@ struct TimedStep {
   uint64_t issue = 0;     // DMA: when it took a ring slot on its queue
   uint64_t start = 0;     // compute: its start; DMA: the start of its window on the fabric; sequencer: its start
   uint64_t end = 0;
+  // When its results are complete, which is what an instruction depending on it waits for: for a compute
+  // instruction the later of its end and its start plus its engine's minimum dependent interval; else its end.
+  uint64_t done = 0;
   // The older steps it depends on (indices into TimingSchedule::steps) that had not ended by its dispatch. Those
   // that had cannot hold it back: it starts no earlier than its dispatch.
   std::vector<uint32_t> producers;
@@ -34,7 +37,7 @@ struct TimedStep {
 
 struct TimingSchedule {
   std::vector<TimedStep> steps;  // in the sequencer's order
-  uint64_t cycles = 0;           // the latest end of anything
+  uint64_t cycles = 0;           // the latest end (completion) of anything
   std::array<uint64_t, 6> busy_cycles{};   // per engine (ir/program.h Engine order): the sum of its costs; DMA 0
   std::array<uint64_t, 6> instructions{};  // per engine
   uint64_t loop_iterations = 0, sequencer_busy_cycles = 0;

@@ -15,6 +15,7 @@
 #include "alloc/psum/psum_costs.h"
 #include "alloc/psum/psum_heuristic.h"
 #include "alloc/psum/psum_interference.h"
+#include "alloc/psum/psum_recent_banks.h"
 #include "alloc/psum/psum_select.h"
 #include "alloc/psum/psum_simplify.h"
 #include "alloc/psum/psum_spill.h"
@@ -168,6 +169,10 @@ class PsumColorer final : public Colorer<PsumVariant, PsumSelection, PsumRun> {
   void endRound(PsumRun& run) override {
     stats_.trace.add(colorer_event::RoundBest{variantName(run.order)});
     if (!run.selection.failed.empty()) return;
+    // On the chosen selection only (psum_recent_banks.h): the banks it then uses are counted again, its score is the
+    // one best-of-n chose it by.
+    if (keepRecentBanksApart(p_, run.g, run.live->order, run.selection) > 0)
+      countPsumBanks(p_, run.g, run.selection);
     for (uint32_t i = 0; i < run.g.nodes.size(); ++i) {
       if (run.g.nodes[i].pinned) continue;
       Placement pl;

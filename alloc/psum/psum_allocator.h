@@ -41,7 +41,9 @@ struct PsumStats {
   uint64_t max_concurrent_banks = 0;
   ColorerOutcome outcome;
   uint32_t spill_saves = 0, spill_reloads = 0;
-  uint32_t banks_used = 0;        // banks that hold a tensor live at some point
+  // Banks that hold a tensor live at some point, after the rotation through free banks (psum_recent_banks.h);
+  // outcome.score is of the selection best-of-n chose, before it.
+  uint32_t banks_used = 0;
   ColorerTrace trace;             // per round (PsumOptions::verbosity >= 1)
   bool operator==(const PsumStats&) const = default;
 };

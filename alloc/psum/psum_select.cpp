@@ -18,6 +18,29 @@ std::optional<uint32_t> firstFitBank(const std::vector<bool>& occupied, uint32_t
   return std::nullopt;
 }
 
+void countPsumBanks(const Program& p, const PsumGraph& g, PsumSelection& s) {
+  const uint32_t psum_size = p.arch.psum_banks;
+  std::vector<bool> used(psum_size, false);
+  for (uint32_t i = 0; i < g.nodes.size(); ++i) {
+    if (!s.base[i] || g.nodes[i].range.empty()) continue;
+    for (uint32_t b = *s.base[i]; b < *s.base[i] + g.nodes[i].banks && b < psum_size; ++b) used[b] = true;
+  }
+  s.banks_used = 0;
+  for (bool u : used) s.banks_used += u;
+}
+
+namespace {
+
+// `s.banks_used` and `s.score` from its bases and spill cost.
+void scorePsumSelection(const Program& p, const PsumGraph& g, PsumSelection& s) {
+  const uint32_t psum_size = p.arch.psum_banks;
+  countPsumBanks(p, g, s);
+  s.score = s.spill_cost + double(s.banks_used) / double(psum_size + 1);
+  if (ALLOCSIM_PLANT("psum_score_ignores_spill")) s.score = double(s.banks_used) / double(psum_size + 1);
+}
+
+}  // namespace
+
 PsumSelection selectPsum(const Program& p, const PsumGraph& g, const std::vector<uint32_t>& stack) {
   const uint32_t psum_size = p.arch.psum_banks;
   const size_t n = g.nodes.size();
@@ -45,15 +68,9 @@ PsumSelection selectPsum(const Program& p, const PsumGraph& g, const std::vector
     }
   }
 
-  std::vector<bool> used(psum_size, false);
-  for (uint32_t i = 0; i < n; ++i) {
-    if (!s.base[i] || g.nodes[i].range.empty()) continue;
-    for (uint32_t b = *s.base[i]; b < *s.base[i] + g.nodes[i].banks && b < psum_size; ++b) used[b] = true;
-  }
-  for (bool u : used) s.banks_used += u;
-  s.score = s.spill_cost + double(s.banks_used) / double(psum_size + 1);
-  if (ALLOCSIM_PLANT("psum_score_ignores_spill")) s.score = double(s.banks_used) / double(psum_size + 1);
+  scorePsumSelection(p, g, s);
   return s;
 }
+
 
 }  // namespace allocsim

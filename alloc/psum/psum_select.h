@@ -33,4 +33,7 @@ std::optional<uint32_t> firstFitBank(const std::vector<bool>& occupied, uint32_t
 // `stack` as simplifyPsum returns it; every node that is not pinned must be in it exactly once.
 PsumSelection selectPsum(const Program& p, const PsumGraph& g, const std::vector<uint32_t>& stack);
 
+// Sets `s.banks_used` alone (after nodes moved: keepRecentBanksApart).
+void countPsumBanks(const Program& p, const PsumGraph& g, PsumSelection& s);
+
 }  // namespace allocsim

@@ -332,7 +332,8 @@ class SbufColorer final : public Colorer<SbufVariant, SbufSelection, SbufRun> {
     const SbufGraph& g = graph(run).g;
     const ColorStack& cs = colorStack(p.arch, g, v.heuristic.order, v.plain, stacks_);
     SbufSelection sel = selectSbuf(p, g, cs.stack, v.heuristic.policy);
-    if (keepRecentBytesApart(p, g, graph(run).live.order, v.heuristic.policy, sel) > 0) scoreSbufSelection(p, g, sel);
+    if (keepRecentBytesApart(p, g, graph(run).live.order, v.heuristic.policy, SbufCeiling::Partition, sel) > 0)
+      scoreSbufSelection(p, g, sel);
     if (trace_.on) {
       colorer_event::Tried tried{runName(v.heuristic, v.plain), std::nullopt, {}, sel.score};
       if (trace_.sizes && !v.plain) tried.sizes = cs.sizes;
@@ -459,16 +460,25 @@ SbufResult allocateSbuf(Program&& input, const SbufOptions& o) {
   const uint64_t capacity = sbufCapacity(base.arch);
   // The winner's program, placed by its selection on its last round's graph: the input's (nothing reads base after
   // this; the first graph's liveness points into its instructions, which the move keeps) or a copy of its state's.
+  // Within the peak (sbuf_recent_bytes.h), on the winner only: the footprint it adds is counted apart
+  // (SbufStats::rotation_bytes), the winner was chosen without it.
+  const SbufRoundGraph& wg = w.state ? w.state->graph : first;
+  const Program& wp = w.state ? w.state->program : base;
+  SbufSelection rotated = w.selection;
+  const SbufPolicy policy = w.packed ? SbufPolicy::FirstFit : w.order.heuristic.policy;
+  if (keepRecentBytesApart(wp, wg.g, wg.live.order, policy, SbufCeiling::Peak, rotated) > 0)
+    scoreSbufSelection(wp, wg.g, rotated);
   Program placed = w.state ? w.state->program : std::move(base);
-  place(placed, w.state ? w.state->graph.g : g, w.selection);
+  place(placed, wg.g, rotated);
 
   const SbufSelection& sel = w.selection;
   stats.outcome = {sel.score, runName(w), w.spill_cycles, w.spilled,
-                   100.0 * double(sel.footprint) / double(std::max<uint64_t>(capacity, 1)), w.rounds};
+                   100.0 * double(rotated.footprint) / double(std::max<uint64_t>(capacity, 1)), w.rounds};
   stats.spill_stores = w.stores;
   stats.spill_reloads = w.reloads;
   stats.spill_bytes = w.spill_bytes;
   stats.footprint_bytes = sel.footprint;
+  stats.rotation_bytes = rotated.footprint - sel.footprint;
   return SbufResult{std::move(placed), std::move(stats)};
 }
 

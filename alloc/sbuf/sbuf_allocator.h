@@ -72,7 +72,11 @@ struct SbufStats {
   ColorerOutcome outcome;  // best.heuristic is "exact packing" when the packing won
   uint32_t spill_stores = 0, spill_reloads = 0;
   uint64_t spill_bytes = 0;      // of the SBUF tensors spilled to DRAM slots or rehomed to DRAM
-  uint64_t footprint_bytes = 0;  // each partition's high-water mark, summed over the partitions
+  // Each partition's high-water mark, summed over the partitions, of the selection best-of-N chose (what it chose
+  // by, with outcome.score); the rotation within the peak after it (sbuf_recent_bytes.h, SbufCeiling::Peak) adds
+  // rotation_bytes, below the peak. outcome.utilization_pct is of both.
+  uint64_t footprint_bytes = 0;
+  uint64_t rotation_bytes = 0;
   bool operator==(const SbufStats&) const = default;
 };
 

@@ -1,12 +1,15 @@
 #include "alloc/sbuf/sbuf_recent_bytes.h"
 
 #include <algorithm>
+#include <optional>
 #include <vector>
+
+#include "alloc/recent_occupants.h"
 
 namespace allocsim {
 
 uint32_t keepRecentBytesApart(const Program& p, const SbufGraph& g, const LinearOrder& order, SbufPolicy policy,
-                              SbufSelection& s) {
+                              SbufCeiling ceiling_kind, SbufSelection& s) {
   if (!s.failed.empty()) return 0;
   const Arch& arch = p.arch;
   const size_t n = g.nodes.size();
@@ -15,8 +18,8 @@ uint32_t keepRecentBytesApart(const Program& p, const SbufGraph& g, const Linear
   };
   auto live = [&](uint32_t i) { return s.at[i] && !g.nodes[i].range.empty(); };
 
-  // The ceiling: per partition, the selection's high-water mark; the bytes above it as obstacles, one rectangle
-  // per run of partitions with the same mark.
+  // The ceiling: per partition, the selection's high-water mark, or with SbufCeiling::Peak the highest of them on
+  // every partition; the bytes above it as obstacles, one rectangle per run of partitions with the same mark.
   std::vector<uint64_t> high(arch.sbuf_partitions, 0);
   for (uint32_t i = 0; i < n; ++i)
     if (live(i)) {
@@ -24,6 +27,8 @@ uint32_t keepRecentBytesApart(const Program& p, const SbufGraph& g, const Linear
       for (uint64_t q = r.partition; q < uint64_t(r.partition) + r.partitions && q < high.size(); ++q)
         high[q] = std::max(high[q], r.offset + r.bytes);
     }
+  if (ceiling_kind == SbufCeiling::Peak && !high.empty())
+    high.assign(high.size(), *std::max_element(high.begin(), high.end()));
   std::vector<SbufRect> ceiling;
   for (uint32_t q = 0; q < arch.sbuf_partitions;) {
     uint32_t r = q;
@@ -32,82 +37,66 @@ uint32_t keepRecentBytesApart(const Program& p, const SbufGraph& g, const Linear
     q = r;
   }
 
-  std::vector<uint32_t> by_last, by_first;
+  std::vector<const LiveRange*> ranges(n, nullptr);
+  std::vector<uint32_t> by_first;
   for (uint32_t i = 0; i < n; ++i)
     if (live(i)) {
-      by_last.push_back(i);
+      ranges[i] = &g.nodes[i].range;
       const Origin origin = p.tensors[g.nodes[i].tensor].origin;
       if (!g.nodes[i].fixed && origin != Origin::Spill && origin != Origin::Reload) by_first.push_back(i);
     }
-  std::sort(by_last.begin(), by_last.end(), [&](uint32_t a, uint32_t b) {
-    return g.nodes[a].range.last != g.nodes[b].range.last ? g.nodes[a].range.last < g.nodes[b].range.last : a < b;
-  });
   std::sort(by_first.begin(), by_first.end(), [&](uint32_t a, uint32_t b) {
     return g.nodes[a].range.first != g.nodes[b].range.first ? g.nodes[a].range.first < g.nodes[b].range.first
                                                             : a < b;
   });
+  const RecentOccupants occupants(order, std::move(ranges));
 
   uint32_t moved = 0;
-  std::vector<std::pair<uint64_t, uint32_t>> near;  // (distance, node)
+  std::vector<std::pair<uint64_t, uint32_t>> near;  // (distance, node), nearest first
   std::vector<SbufRect> recent, taken;              // recent: nearest first
+  std::vector<size_t> cuts;
   for (uint32_t i : by_first) {
     const SbufNode& node = g.nodes[i];
-    const uint32_t from = node.range.first, to = node.range.last;
-    int32_t outer = from < order.positions.size() ? order.positions[from].loop : -1;
-    if (outer < 0) continue;
-    while (order.loops[size_t(outer)].parent >= 0) outer = order.loops[size_t(outer)].parent;
-    const uint32_t header = order.loops[size_t(outer)].header, end = order.loops[size_t(outer)].end;
-    if (to >= end) continue;  // live past the loop: its bytes are not the loop's to trade
-
-    // Ranges that end before `from` (this iteration) or start after `to` and end in the loop (the iteration
-    // before, around the back edge) do not interfere with this node's. The latest of each, at most kRecentOccupants.
-    near.clear();
-    auto it = std::lower_bound(by_last.begin(), by_last.end(), from,
-                               [&](uint32_t j, uint32_t pos) { return g.nodes[j].range.last < pos; });
-    for (auto k = it; k != by_last.begin() && near.size() < kRecentOccupants;) {
-      const uint32_t j = *--k;
-      if (g.nodes[j].range.last <= header) break;
-      near.push_back({from - g.nodes[j].range.last, j});
-    }
-    const size_t before = near.size();
-    auto e = std::lower_bound(by_last.begin(), by_last.end(), end,
-                              [&](uint32_t j, uint32_t pos) { return g.nodes[j].range.last < pos; });
-    for (uint32_t steps = 0; e != by_last.begin() && steps < 2 * kRecentOccupants &&
-                             near.size() - before < kRecentOccupants;
-         ++steps) {
-      const uint32_t j = *--e;
-      if (g.nodes[j].range.last <= to) break;
-      if (g.nodes[j].range.first > to) near.push_back({uint64_t(from - header) + (end - g.nodes[j].range.last), j});
-    }
-    std::sort(near.begin(), near.end());
-    if (near.size() > kRecentOccupants) near.resize(kRecentOccupants);
+    occupants.find(i, kRecentOccupants, near);
+    if (near.empty()) continue;
 
     recent.clear();
-    bool clash = false;
     const SbufRect mine = rectOf(i);
-    for (const auto& [distance, j] : near) {
-      recent.push_back(rectOf(j));
-      clash = clash || overlaps(recent.back(), mine);
+    // `avoided`: how many of the nearest the current place avoids (it overlaps the next one, if any).
+    size_t avoided = near.size();
+    for (size_t k = 0; k < near.size(); ++k) {
+      recent.push_back(rectOf(near[k].second));
+      if (avoided == near.size() && overlaps(recent.back(), mine)) avoided = k;
     }
-    if (!clash) continue;
+    if (avoided == near.size()) continue;
 
+    // The cuts: list lengths that end between two distances (occupants freed at the same distance are avoided
+    // together or not at all). Avoiding the nearest k is possible whenever avoiding more is, so the longest list
+    // a place avoids is found by bisection over the cuts longer than `avoided`.
+    cuts.clear();
+    for (size_t k = avoided + 1; k <= near.size(); ++k)
+      if (k == near.size() || near[k].first != near[k - 1].first) cuts.push_back(k);
     taken.clear();
     for (uint32_t j : g.neighbours[i])
       if (s.at[j]) taken.push_back(rectOf(j));
     taken.insert(taken.end(), ceiling.begin(), ceiling.end());
     const size_t base = taken.size();
-    for (size_t keep = recent.size(); keep > 0; keep /= 2) {
-      // Only the nearest `keep` count; stop at the first list the current place already avoids.
-      if (std::none_of(recent.begin(), recent.begin() + ptrdiff_t(keep),
-                       [&](const SbufRect& r) { return overlaps(r, mine); }))
-        break;
+    std::optional<Placement> best;
+    size_t lo = 0, hi = cuts.size();  // cuts[0, lo) are known to be placeable, cuts[hi, ...) not
+    while (lo < hi) {
+      const size_t mid = lo + (hi - lo) / 2;
       taken.resize(base);
-      taken.insert(taken.end(), recent.begin(), recent.begin() + ptrdiff_t(keep));
+      taken.insert(taken.end(), recent.begin(), recent.begin() + ptrdiff_t(cuts[mid]));
       if (std::optional<Placement> pl = placeSbufRect(arch, policy, node.partitions, node.bytes, taken)) {
-        s.at[i] = *pl;
-        ++moved;
-        break;
+        best = pl;
+        lo = mid + 1;
+      } else {
+        hi = mid;
       }
+    }
+    if (lo > 0) {  // `best` is the place found for cuts[lo - 1], the last success of the bisection
+      s.at[i] = *best;
+      ++moved;
     }
   }
   return moved;

@@ -7,16 +7,22 @@
 // a double-buffered pair. On the machine the new tensor's first write must then wait for that reader to end (a
 // write-after-read dependence), which serializes the iterations the kernel's buffers were there to overlap.
 //
-// For each tensor in order of its first position whose live range lies in a loop (the outermost around its first
-// position), its recent occupants are the placed tensors whose ranges lie in the same loop's body and end before
-// its range starts (earlier in the same iteration) or start after it ends (late in the iteration before, around the
-// back edge), nearest first by positions around the loop, the kRecentOccupants nearest. When its rectangle overlaps
-// one of them, it moves to the position the heuristic's placement policy picks among its interfering neighbours,
-// its recent occupants and the selection's ceiling: per partition, the high-water mark the selection already has
-// (sbuf_footprint.h). If no such position avoids every recent occupant, the farther half is dropped from the list,
-// and so on down to the nearest one alone; if none avoids even that, the tensor stays. The ceiling keeps every move
-// within bytes the selection already occupies, so the footprint never grows and nothing spills that did not before;
-// only tensors this colorer places move (fixed ones stay, and so do spill code's stand-ins, which the DMA
+// For each tensor in order of its first position whose live range lies in a loop, its recent occupants are the
+// placed tensors it may take bytes over there, nearest first by how recently they were last read
+// (alloc/recent_occupants.h), the kRecentOccupants nearest. When its rectangle overlaps one of them, it moves to the
+// place that avoids the longest list of its nearest occupants: among the positions the heuristic's placement policy
+// finds beside its interfering neighbours and below the ceiling, the ones whose bytes were last read longest ago
+// (rotating buffers, as production allocators keep DMA and compute overlapping). Occupants freed at the same
+// distance are avoided together or not at all; when no position avoids even the nearest, the tensor stays.
+//
+// The ceiling keeps every move within the bytes the selection already reaches, so the peak never grows and
+// nothing spills that did not before:
+// - SbufCeiling::Partition, per partition the selection's high-water mark: the footprint (sbuf_footprint.h) and
+//   with it the score never grow. The colorer applies it to every selection before best-of-N compares them.
+// - SbufCeiling::Peak, on every partition the highest of those marks (the SBUF peak): a tensor of a few partitions
+//   may move to partitions that the tall tensors leave free below the peak, which raises the footprint but never
+//   the peak. The colorer applies it to the winning selection only, after best-of-N chose it on its footprint.
+// Only tensors this colorer places move (fixed ones stay, and so do spill code's stand-ins, which the DMA
 // optimization finds redundant where they are), and only when select placed every node.
 #pragma once
 
@@ -33,9 +39,11 @@ namespace allocsim {
 // How many of the latest recent occupants a tensor is kept off at most: bounds the work per tensor.
 inline constexpr uint32_t kRecentOccupants = 64;
 
+enum class SbufCeiling : uint8_t { Partition, Peak };
+
 // Moves nodes of `s` as above and returns how many moved; `order` is the linear order of the liveness `g` was built
 // from. The caller recomputes the selection's footprint and score (scoreSbufSelection).
 uint32_t keepRecentBytesApart(const Program& p, const SbufGraph& g, const LinearOrder& order, SbufPolicy policy,
-                              SbufSelection& s);
+                              SbufCeiling ceiling, SbufSelection& s);
 
 }  // namespace allocsim

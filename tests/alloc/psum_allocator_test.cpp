@@ -587,6 +587,48 @@ TEST(PsumAllocator, PinnedPlacementIsKept) {
   expectCorrectAllocation(placeTheRest(r.program), "allocated", 1);
 }
 
+// --- keeping a loop's freshly read banks apart (psum_recent_banks.h) ------------------------------------------
+
+// tiny (4 banks of 256 bytes), in a loop: one row s is broadcast into p (one bank), p is read by the vector engine,
+// then s is broadcast into q and q read. p and q are never live together, so select's first fit puts both in bank 0,
+// where q's broadcast must wait for p's reader; banks 1-3 are free.
+std::string twoBroadcasts(bool in_loop) {
+  std::string t = "arch tiny\ndram S [1, 64] f32 input\ndram Y [8, 64] f32 output\ndram Z [8, 64] f32 output\n"
+                  "sbuf s [1, 64] f32\nsbuf o1 [8, 64] f32\nsbuf o2 [8, 64] f32\n"
+                  "psum p [8, 64] f32\npsum q [8, 64] f32\n";
+  t += in_loop ? "reg i\nloop i = 0, 4, 1 {\n" : "";
+  t += "dma s, S\nbroadcast p, s\ntt o1, p, p, add\ndma Y, o1\nbroadcast q, s\ntt o2, q, q, mul\ndma Z, o2\n";
+  t += in_loop ? "}\n" : "";
+  return t;
+}
+
+TEST(PsumRecentBanks, InALoopTensorsThatFollowEachOtherTakeDifferentFreeBanks) {
+  const Program p = parseProgram(twoBroadcasts(true));
+  const PsumResult r = allocatePsum(p);
+  const uint32_t bp = r.program.tensors[p.findTensor("p")].placement->bank;
+  const uint32_t bq = r.program.tensors[p.findTensor("q")].placement->bank;
+  EXPECT_NE(bp, bq);
+  EXPECT_EQ(r.stats.banks_used, 2u);
+  expectCorrectAllocation(p, placeTheRest(r.program), "two broadcasts in a loop", 1);
+}
+
+TEST(PsumRecentBanks, OutsideLoopsSelectsFirstFitStays) {
+  const Program p = parseProgram(twoBroadcasts(false));
+  const PsumResult r = allocatePsum(p);
+  EXPECT_EQ(r.program.tensors[p.findTensor("p")].placement->bank, 0u);
+  EXPECT_EQ(r.program.tensors[p.findTensor("q")].placement->bank, 0u);
+  EXPECT_EQ(r.stats.banks_used, 1u);
+}
+
+TEST(PsumRecentBanks, WithoutAFreeBankNothingMoves) {
+  // One bank: p and q can only share it.
+  Program p = parseProgram(twoBroadcasts(true));
+  p.arch.psum_banks = 1;
+  const PsumResult r = allocatePsum(p);
+  EXPECT_EQ(r.program.tensors[p.findTensor("p")].placement->bank, 0u);
+  EXPECT_EQ(r.program.tensors[p.findTensor("q")].placement->bank, 0u);
+}
+
 // --- the corpus ----------------------------------------------------------------------------------------------
 
 class PsumCorpus : public ::testing::TestWithParam<const char*> {};

@@ -3,6 +3,7 @@
 // moves, and the default allocation of a kernel whose store is still reading a tile when the next one is computed.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <set>
@@ -20,6 +21,7 @@
 #include "sim/simulate.h"
 #include "sim/stats.h"
 #include "tests/common/files.h"
+#include "tests/common/verify_checks.h"
 
 namespace allocsim {
 namespace {
@@ -75,7 +77,7 @@ TEST(SbufRecentBytes, ATensorLeavesTheBytesOfTheStoreJustIssuedForOnesFreedEarli
 
   // b (its store) and d (its last read, `tt b`) both ended in this iteration; no place under the 3072-byte ceiling
   // avoids both and a, so c keeps off the latest alone, b: it takes d's bytes.
-  EXPECT_EQ(keepRecentBytesApart(s.p, s.g, s.live.order, SbufPolicy::FirstFit, s.sel), 1u);
+  EXPECT_EQ(keepRecentBytesApart(s.p, s.g, s.live.order, SbufPolicy::FirstFit, SbufCeiling::Partition, s.sel), 1u);
   scoreSbufSelection(s.p, s.g, s.sel);
   EXPECT_EQ(s.rect("c").offset, 2048u);
   EXPECT_FALSE(overlaps(s.rect("c"), s.rect("b")));
@@ -86,15 +88,90 @@ TEST(SbufRecentBytes, ATensorLeavesTheBytesOfTheStoreJustIssuedForOnesFreedEarli
 TEST(SbufRecentBytes, NothingMovesWhenEveryOtherPlaceWouldCostBytes) {
   Selected s = selectInOrder(program(false, true));
   ASSERT_EQ(s.rect("c").offset, 1024u);  // on b's bytes; the ceiling is 2048 and a holds 0
-  EXPECT_EQ(keepRecentBytesApart(s.p, s.g, s.live.order, SbufPolicy::FirstFit, s.sel), 0u);
+  EXPECT_EQ(keepRecentBytesApart(s.p, s.g, s.live.order, SbufPolicy::FirstFit, SbufCeiling::Partition, s.sel), 0u);
   EXPECT_EQ(s.rect("c").offset, 1024u);
 }
 
 TEST(SbufRecentBytes, NothingMovesOutsideLoops) {
   Selected s = selectInOrder(program(true, false));
   ASSERT_EQ(s.rect("c").offset, 1024u);
-  EXPECT_EQ(keepRecentBytesApart(s.p, s.g, s.live.order, SbufPolicy::FirstFit, s.sel), 0u);
+  EXPECT_EQ(keepRecentBytesApart(s.p, s.g, s.live.order, SbufPolicy::FirstFit, SbufCeiling::Partition, s.sel), 0u);
   EXPECT_EQ(s.rect("c").offset, 1024u);
+}
+
+// tiny, in a loop: a, b, d and e ([8, 256] f32, 1024 bytes per partition) are loaded and live together, then stored
+// in the order e, d, b (their last reads), then c = a * a is written and stored. Select in the order a, b, d, e puts
+// them at 0, 1024, 2048 and 3072 (the whole partition), and c, interfering only with a, first fits onto b's bytes.
+std::string fourStores() {
+  return "arch tiny\ndram X [8, 256] f32 input\n"
+         "dram Y [8, 256] f32 output\ndram Z [8, 256] f32 output\ndram W [8, 256] f32 output\n"
+         "dram V [8, 256] f32 output\n"
+         "sbuf a [8, 256] f32\nsbuf b [8, 256] f32\nsbuf c [8, 256] f32\nsbuf d [8, 256] f32\nsbuf e [8, 256] f32\n"
+         "reg i\nloop i = 0, 4, 1 {\n"
+         "dma a, X\ndma b, X\ndma d, X\ndma e, X\ndma Z, e\ndma W, d\ndma Y, b\ntt c, a, a, mul\ndma V, c\n}\n";
+}
+
+TEST(SbufRecentBytes, ATensorTakesTheBytesWhoseOccupantWasReadLongestAgo) {
+  Selected s{parseProgram(fourStores()), {}, {}, {}};
+  s.live = computeLiveness(s.p);
+  s.g = buildSbufGraph(s.p, s.live);
+  findSbufCosts(s.p, s.live, {}, s.g);
+  std::vector<uint32_t> stack;  // popped from the back
+  for (const char* name : {"c", "e", "d", "b", "a"}) stack.push_back(s.node(name));
+  s.sel = selectSbuf(s.p, s.g, stack, SbufPolicy::FirstFit);
+  ASSERT_TRUE(s.sel.failed.empty());
+  ASSERT_EQ(s.rect("c").offset, 1024u);  // b's bytes: b's store is the instruction just before c's write
+  ASSERT_EQ(s.rect("e").offset, 3072u);
+  // Every byte below the ceiling (4096) is a's or was b's, d's or e's; e's store is the oldest of the three reads.
+  EXPECT_EQ(keepRecentBytesApart(s.p, s.g, s.live.order, SbufPolicy::FirstFit, SbufCeiling::Partition, s.sel), 1u);
+  EXPECT_EQ(s.rect("c").offset, 3072u);
+}
+
+// tiny (partitions start at multiples of 4), in a loop: a and b are [8, 256] f32 and s1, s2 one partition of 256 f32
+// (1024 bytes per partition each). a, b and s1 are live together; b and s1 are stored, then s2 is loaded and stored,
+// and a last. Select in the order a, b, s1 puts them at p0+0, p0+1024, p0+2048: partition 0 reaches 3072 bytes, the
+// others 2048; s2, interfering only with a, first fits onto b's bytes.
+std::string shortTensors() {
+  return "arch tiny\ndram X [8, 256] f32 input\ndram S [1, 256] f32 input\n"
+         "dram Y [8, 256] f32 output\ndram V [8, 256] f32 output\ndram Z [1, 256] f32 output\n"
+         "dram W [1, 256] f32 output\n"
+         "sbuf a [8, 256] f32\nsbuf b [8, 256] f32\nsbuf s1 [1, 256] f32\nsbuf s2 [1, 256] f32\n"
+         "reg i\nloop i = 0, 4, 1 {\n"
+         "dma a, X\ndma b, X\ndma s1, S\ndma Y, b\ndma Z, s1\ndma s2, S\ndma W, s2\ndma V, a\n}\n";
+}
+
+TEST(SbufRecentBytes, WithinThePeakAShortTensorMovesToPartitionsTheTallOnesLeaveFree) {
+  Selected s{parseProgram(shortTensors()), {}, {}, {}};
+  s.live = computeLiveness(s.p);
+  s.g = buildSbufGraph(s.p, s.live);
+  findSbufCosts(s.p, s.live, {}, s.g);
+  std::vector<uint32_t> stack;  // popped from the back
+  for (const char* name : {"s2", "s1", "b", "a"}) stack.push_back(s.node(name));
+  s.sel = selectSbuf(s.p, s.g, stack, SbufPolicy::FirstFit);
+  ASSERT_TRUE(s.sel.failed.empty());
+  ASSERT_EQ(s.rect("s2").partition, 0u);
+  ASSERT_EQ(s.rect("s2").offset, 1024u);
+  const uint64_t footprint = s.sel.footprint;
+  EXPECT_EQ(footprint, 3072u + 7u * 2048u);
+
+  // Per partition's mark, partition 0 is full and the others end at 2048: s2 already avoids s1, the nearest.
+  EXPECT_EQ(keepRecentBytesApart(s.p, s.g, s.live.order, SbufPolicy::FirstFit, SbufCeiling::Partition, s.sel), 0u);
+  // Below the peak (3072 on every partition), bytes 2048-3071 of partitions 4-7 were nobody's.
+  EXPECT_EQ(keepRecentBytesApart(s.p, s.g, s.live.order, SbufPolicy::FirstFit, SbufCeiling::Peak, s.sel), 1u);
+  scoreSbufSelection(s.p, s.g, s.sel);
+  EXPECT_EQ(s.rect("s2").partition, 4u);
+  EXPECT_EQ(s.rect("s2").offset, 2048u);
+  EXPECT_EQ(s.sel.footprint, footprint + 1024u);  // one partition's mark rises to the peak
+}
+
+TEST(SbufRecentBytes, TheDefaultAllocationOfShortTensorsIsCorrectAndKeepsThePeak) {
+  const Program p = parseProgram(shortTensors());
+  const Program q = allocate(p, DriverOptions{}).program;
+  expectCorrectAllocation(p, q, "shortTensors at -O2", 1);
+  uint64_t peak = 0;
+  for (const Tensor& t : q.tensors)
+    if (t.space == Space::Sbuf && t.placement) peak = std::max(peak, t.placement->offset + t.bytesPerPartition());
+  EXPECT_EQ(peak, 3072u);  // a, b and s1 live together on partition 0
 }
 
 // The declared tensor whose value a tensor of an allocated program holds.

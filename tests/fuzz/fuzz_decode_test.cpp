@@ -1,14 +1,18 @@
 // What the allocator fuzz targets' inputs decode to (fuzz/fuzz_program.h decodeProgram): well-formed programs on
 // the tiny machine, some with pinned placements and some with placed DRAM tensors (gen/pins.h), so that the
 // allocators' paths around fixed tensors and the oracles' shared DRAM bytes are fuzzed; an input that ends with its
-// program has neither.
+// program has neither; an input that ends with a mix (fuzz::kMixTag and a mix byte) has `%`, `//`, `if` blocks and
+// recycled tensors, and no other input has any of them.
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <regex>
 #include <string>
 #include <vector>
 
 #include "fuzz/fuzz_program.h"
 #include "gen/choices.h"
+#include "gen/stats.h"
 #include "ir/check.h"
 
 namespace allocsim {
@@ -102,6 +106,88 @@ TEST(FuzzDecode, AnInputThatEndsWithItsProgramPinsNothing) {
     data.push_back(0);
     const fuzz::FuzzProgram b = fuzz::decodeProgram(data.data(), data.size(), arch);
     EXPECT_EQ(printProgram(a.program), printProgram(b.program)) << "input " << i;
+  }
+}
+
+// What a decoded program holds of the constructs the mixes turn on, read from its text (docs/format.md): an index or
+// condition term `r3%2`, `r3//2`, and `if` blocks; recycled tensors as gen/stats.h counts them (a tensor written
+// whole again after a read, which a program without GenOptions::reuse may have too).
+struct MixedShapes {
+  int programs = 0, remainder = 0, floor_division = 0, if_blocks = 0, recycled = 0;
+  void add(const Program& p) {
+    static const std::regex remainder_term("r[0-9]+%[0-9]"), division_term("r[0-9]+//[0-9]"),
+        if_line("(^|\n) *if ");
+    const std::string text = printProgram(p);
+    ++programs;
+    remainder += std::regex_search(text, remainder_term);
+    floor_division += std::regex_search(text, division_term);
+    if_blocks += std::regex_search(text, if_line);
+    for (const ShapeFeature& f : measureShape(p))
+      if (f.name.rfind("recycled on-chip tensors", 0) == 0) recycled += f.count > 0;
+  }
+};
+
+// `n` random inputs of 8-64 bytes (the length campaigns use) drawn from `seed`, each followed by `suffix`, decoded.
+MixedShapes decodeWithSuffix(uint64_t seed, int n, const std::vector<uint8_t>& suffix, bool tagged) {
+  const Arch arch = fuzz::fuzzArch({});
+  SeededChoices bytes(seed);
+  MixedShapes shapes;
+  for (int i = 0; i < n; ++i) {
+    std::vector<uint8_t> data(8 + bytes.below(57));
+    for (uint8_t& b : data) b = uint8_t(bytes.below(256));
+    if (tagged) data.insert(data.end(), std::begin(fuzz::kMixTag), std::end(fuzz::kMixTag));
+    data.insert(data.end(), suffix.begin(), suffix.end());
+    const fuzz::FuzzProgram in = fuzz::decodeProgram(data.data(), data.size(), arch);
+    const std::vector<Diagnostic> diags = checkProgram(in.program);
+    EXPECT_TRUE(diags.empty()) << "input " << i << ": " << formatDiagnostic("decoded", diags[0]) << "\n"
+                               << printProgram(in.program);
+    shapes.add(in.program);
+  }
+  return shapes;
+}
+
+// Without the tag no input has `%`, `//` or `if`, whatever its last byte; with it, every conditional rate of the mix
+// byte gives programs with each of them, and every reuse rate programs with recycled tensors.
+TEST(FuzzDecode, OnlyAMixGivesConditionals) {
+  const int n = 400;
+  for (uint8_t last : {uint8_t(0), uint8_t(1), uint8_t(2), uint8_t(3), uint8_t(0x0f), uint8_t(0xff)}) {
+    const MixedShapes plain = decodeWithSuffix(20261206, n, {last}, false);
+    EXPECT_EQ(plain.remainder + plain.floor_division + plain.if_blocks, 0) << "last byte " << int(last);
+  }
+  for (uint8_t mix = 0; mix < 16; ++mix) {
+    const auto [conditionals, reuse] = fuzz::fuzzMix(mix);
+    const MixedShapes s = decodeWithSuffix(20261206 + mix, n, {mix}, true);
+    std::printf("mix %2u (conditionals %3u, reuse %3u): of %d programs, %d with %%, %d with //, %d with if, %d with "
+                "recycled tensors\n",
+                unsigned(mix), conditionals, reuse, s.programs, s.remainder, s.floor_division, s.if_blocks, s.recycled);
+    // Only a program with a loop can have them, and most short inputs' programs have none.
+    if (conditionals == 0) {
+      EXPECT_EQ(s.remainder + s.floor_division + s.if_blocks, 0) << "mix " << int(mix);
+    } else {
+      EXPECT_GT(s.remainder, 0) << "mix " << int(mix);
+      EXPECT_GT(s.floor_division, 0) << "mix " << int(mix);
+      EXPECT_GT(s.if_blocks, 0) << "mix " << int(mix);
+    }
+    if (reuse > 0) {
+      EXPECT_GT(s.recycled, 0) << "mix " << int(mix);
+    }
+  }
+}
+
+// A mix byte that picks neither (its low four bits 0) decodes the bytes before the tag as they decode alone.
+TEST(FuzzDecode, ThePlainMixDecodesTheBytesBeforeTheTag) {
+  const Arch arch = fuzz::fuzzArch({});
+  SeededChoices bytes(11);
+  for (int i = 0; i < 50; ++i) {
+    std::vector<uint8_t> data(8 + bytes.below(120));
+    for (uint8_t& b : data) b = uint8_t(bytes.below(256));
+    const fuzz::FuzzProgram alone = fuzz::decodeProgram(data.data(), data.size(), arch);
+    data.insert(data.end(), {fuzz::kMixTag[0], fuzz::kMixTag[1], uint8_t(bytes.below(16) << 4)});
+    const fuzz::FuzzProgram tagged = fuzz::decodeProgram(data.data(), data.size(), arch);
+    EXPECT_EQ(printProgram(alone.program), printProgram(tagged.program)) << "input " << i;
+    EXPECT_EQ(alone.poison_seed, tagged.poison_seed);
+    EXPECT_EQ(alone.knob, tagged.knob);
+    EXPECT_NE(alone.input_digest, tagged.input_digest);
   }
 }
 

@@ -104,7 +104,8 @@ copy y, x
   sim::SimOptions o;
   o.timing = sim::TimingTable::defaults();
   o.timing->apply("clock-ghz 1\ndma.fixed-ns 100\ndma.engines 16\ndma.engine-bytes-per-ns 2\n"
-                 "dma.descriptor-overhead-bytes 64\ndma.efficiency 1\nact.clock-ghz 0.5\nact.fixed 10\nact.per-element 2\n");
+                 "dma.descriptor-overhead-bytes 64\ndma.efficiency 1\nact.clock-ghz 0.5\nact.fixed 10\nact.per-element 2\n"
+                 "act.dependent-interval 0\n");
   sim::SimResult r = sim::simulate(p, o);
   // 8 descriptors (one per SBUF partition) on 8 of the 16 engines: (2048 + 8 x 64) bytes at 8 x 2 bytes/ns.
   const uint64_t dma = 100 + (8 * 64 * 4 + 8 * 64) / (8 * 2);

@@ -130,6 +130,8 @@ sim::SimOptions withPorts(bool sbuf, bool psum) {
   o.timing = sim::TimingTable::defaults();
   o.timing->port_dve_pool_sbuf = sbuf;
   o.timing->port_dve_act_psum = psum;
+  // The ports alone: results complete at the end of their cost.
+  o.timing->act_dependent_interval = o.timing->dve_dependent_interval = 0;
   return o;
 }
 
@@ -156,8 +158,10 @@ TEST(SimTime, ActWaitsForDveOnTheSharedPsumPort) {
   EXPECT_EQ(r.stats.cycles, 374u + 64u);
   EXPECT_EQ(r.stats.stall_cycles[size_t(sim::StallCause::Port)], 374u);  // from 0 (ACT free), bound by the port
   EXPECT_TRUE(hasPair(r.stats, sim::StallCause::Port, Op::Copy, Op::TS));
-  // The default (NeuronCore-v2) table serializes both ports.
-  EXPECT_EQ(expectSimulatorMatchesInterpreter(p, 1).stats.cycles, 374u + 64u);
+  // The default (NeuronCore-v2) table serializes both ports; there each ts's result completes a DVE dependent
+  // interval after its start (164 DVE cycles: 205), and ACT's 264 after the copy's start: p2 completes at
+  // 294 + 205 = 499, the copy runs from 499 and completes at 499 + 264.
+  EXPECT_EQ(expectSimulatorMatchesInterpreter(p, 1).stats.cycles, 499u + 264u);
 }
 
 }  // namespace

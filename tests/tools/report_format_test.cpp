@@ -23,6 +23,7 @@ using cli::formatStep;
 TEST(ReportFormat, SbufLinesWhenEverythingFits) {
   const Program p = parseProgram(kTinyLoadAddStore);
   const AllocReport r = formatSbuf(allocateSbuf(p).stats);
+  // No loop: nothing is kept apart (rotation_bytes 0).
   EXPECT_EQ(r.lines, std::vector<std::string>({
                          "800% SB demand before allocation",
                          // a and b: 8 partitions x 256 bytes each, both live at the tt; tiny: 8 x 4096 bytes
@@ -42,7 +43,7 @@ TEST(ReportFormat, SbufLinesWhenEverythingFits) {
             "\"sbuf.max_live_bytes\": 4096, \"sbuf.score\": 0.124996, \"sbuf.best_heuristic\": "
             "\"largest-first/lowest-offset\", \"sbuf.spill_cost_cycles\": 0, \"sbuf.tensors_spilled\": 0, "
             "\"sbuf.spill_stores\": 0, \"sbuf.spill_reloads\": 0, \"sbuf.spill_bytes\": 0, \"sbuf.footprint_bytes\": "
-            "4096, \"sbuf.utilization_pct\": 12.5, \"sbuf.rounds\": 1}");
+            "4096, \"sbuf.rotation_bytes\": 0, \"sbuf.utilization_pct\": 12.5, \"sbuf.rounds\": 1}");
 }
 
 // A traced PSUM colorer of two rounds: the banner, each round's heuristics with their failures and scores, the

@@ -22,7 +22,8 @@ std::string joined(const std::vector<std::string>& lines) {
 }
 
 // Every clock at 1 GHz (an engine cycle is a reporting cycle), DMA at one byte per ns per engine and no descriptor
-// overhead, so the expected cycles below follow from docs/simulator.md "Timing" by hand.
+// overhead, no minimum dependent interval, so the expected cycles below follow from docs/simulator.md "Timing" by
+// hand.
 const char kTable[] = R"(clock-ghz 1
 pe.clock-ghz 1
 act.clock-ghz 1
@@ -42,6 +43,8 @@ dma.engine-bytes-per-ns 1
 dma.efficiency 1
 dma.descriptor-overhead-bytes 0
 dma.convert-fixed 0
+act.dependent-interval 0
+dve.dependent-interval 0
 )";
 
 sim::TimingTable table() {
@@ -145,6 +148,35 @@ memset y, 1
   EXPECT_EQ(s.engine_busy_stall_cycles, 13u - 8u);           // the last memset: POOL's queue is full until 13
   EXPECT_EQ(s.dependence_stall_cycles, (8u - 6u) + (24u - 23u));  // the copy's register; the memset's WAW
   expectModelAgrees(p, table());
+}
+
+// A minimum dependent interval of 30 on ACT, whose small cost act.fixed = 10: a reader of an
+// activation's output starts 30 after that activation's start; an independent activation starts when ACT is free,
+// and so does one that only overwrites what an older activation read or wrote (its own engine's order covers those).
+TEST(TimingOracle, DependentIntervalByHand) {
+  const Program p = parseProgram(R"(arch tiny
+sbuf x [8, 4] f32 @p0+0
+sbuf y [8, 4] f32 @p0+64
+sbuf z [8, 4] f32 @p0+128
+sbuf w [8, 4] f32 @p0+192
+memset x, 1
+act y, x, exp
+act z, x, exp
+act w, y, exp
+act y, x, relu
+)");
+  sim::TimingTable t = table();
+  t.apply("act.dependent-interval 30\n");
+  const verify::TimingSchedule s = verify::timingSchedule(p, t);
+  // memset [0, 10); act y [10, 20), complete at 40; act z (reads x only) [20, 30); act w reads y: [40, 50),
+  // complete at 70; the last act overwrites y (WAW on act y, WAR on act w, both on ACT) and reads x: [50, 60),
+  // complete at 80, the run's end.
+  EXPECT_EQ(slices(s), (std::vector<Slice>{{3, 0, 10}, {1, 10, 20}, {1, 20, 30}, {1, 40, 50}, {1, 50, 60}}));
+  EXPECT_EQ(s.steps[1].done, 40u);
+  EXPECT_EQ(s.steps[3].done, 70u);
+  EXPECT_EQ(s.cycles, 80u);
+  EXPECT_EQ(s.dependence_stall_cycles, (10u - 0u) + (40u - 30u));
+  expectModelAgrees(p, t);
 }
 
 // The oracle's schedule as a trace (what a model agreeing with it records).
