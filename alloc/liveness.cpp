@@ -18,6 +18,27 @@ bool LiveRange::contains(uint32_t pos) const {
 }
 
 void LiveRange::add(Segment s) {
+  // Cut the parts of `only` that s meets: s is live on every iteration.
+  for (size_t i = 0; i < only.size(); ++i) {
+    IterationPart& q = only[i];
+    if (q.last < s.first || q.first > s.last) continue;
+    if (q.last > s.last) {  // the piece after s stays (and before it, when s lies strictly inside)
+      IterationPart after = q;
+      after.first = s.last + 1;
+      if (q.first < s.first) {
+        q.last = s.first - 1;
+        only.insert(only.begin() + ptrdiff_t(i) + 1, after);
+        ++i;
+      } else {
+        q = after;
+      }
+    } else if (q.first < s.first) {
+      q.last = s.first - 1;
+    } else {
+      only.erase(only.begin() + ptrdiff_t(i));
+      --i;
+    }
+  }
   if (empty()) {
     first = s.first;
     last = s.last;
@@ -40,18 +61,81 @@ void LiveRange::add(Segment s) {
   if (parts.size() == 1) parts.clear();
 }
 
+const IterationPart* LiveRange::partAt(uint32_t pos) const {
+  auto it = std::upper_bound(only.begin(), only.end(), pos,
+                             [](uint32_t x, const IterationPart& q) { return x < q.first; });
+  return it != only.begin() && std::prev(it)->last >= pos ? &*std::prev(it) : nullptr;
+}
+
+namespace {
+
+// Whether at every position of [from, to] (live in both) the iterations of a and b exclude each other.
+bool excludedThroughout(const LiveRange& a, const LiveRange& b, uint32_t from, uint32_t to) {
+  for (uint32_t pos = from; pos <= to;) {
+    const IterationPart* x = a.partAt(pos);
+    const IterationPart* y = b.partAt(pos);
+    if (x == nullptr || y == nullptr || !x->excludes(*y)) return false;
+    const uint32_t next = std::min(x->last, y->last);
+    if (next >= to) return true;
+    pos = next + 1;
+  }
+  return true;
+}
+
+}  // namespace
+
 bool interferes(const LiveRange& a, const LiveRange& b) {
   if (a.empty() || b.empty() || a.first > b.last || b.first > a.last) return false;
-  if (a.parts.empty() && b.parts.empty()) return true;
+  if (a.parts.empty() && b.parts.empty() && (a.only.empty() || b.only.empty())) return true;
   const size_t na = a.segmentCount(), nb = b.segmentCount();
+  const bool narrowed = !a.only.empty() && !b.only.empty();
   size_t i = 0, j = 0;
   while (i < na && j < nb) {
     const Segment x = a.segment(i), y = b.segment(j);
-    if (x.first <= y.last && y.first <= x.last) return true;
+    if (x.first <= y.last && y.first <= x.last &&
+        (!narrowed || !excludedThroughout(a, b, std::max(x.first, y.first), std::min(x.last, y.last))))
+      return true;
     if (x.last < y.last) ++i;
     else ++j;
   }
   return false;
+}
+
+void LiveSum::over(std::vector<int64_t>& delta, uint32_t first, uint32_t last, int64_t w) {
+  const size_t n = every_.size() - 1;
+  if (first >= n) return;
+  delta[first] += w;
+  delta[std::min<size_t>(last, n - 1) + 1] -= w;
+}
+
+void LiveSum::add(const LiveRange& r, int64_t w) {
+  if (r.empty() || w == 0) return;
+  for (size_t i = 0; i < r.segmentCount(); ++i) over(every_, r.segment(i).first, r.segment(i).last, w);
+  for (const IterationPart& q : r.only) {
+    over(every_, q.first, q.last, -w);
+    auto it = std::find_if(loops_.begin(), loops_.end(), [&](const Loop& l) { return l.loop == q.loop; });
+    if (it == loops_.end()) {
+      loops_.push_back({q.loop, std::vector<int64_t>(every_.size(), 0), std::vector<int64_t>(every_.size(), 0)});
+      it = std::prev(loops_.end());
+    }
+    over(q.last_iteration ? it->last : it->others, q.first, q.last, w);
+  }
+}
+
+int64_t LiveSum::max() const {
+  int64_t now = 0, peak = 0;
+  std::vector<int64_t> last(loops_.size(), 0), others(loops_.size(), 0);
+  for (size_t pos = 0; pos + 1 < every_.size(); ++pos) {
+    now += every_[pos];
+    int64_t here = now;
+    for (size_t l = 0; l < loops_.size(); ++l) {
+      last[l] += loops_[l].last[pos];
+      others[l] += loops_[l].others[pos];
+      here += std::max(last[l], others[l]);
+    }
+    peak = std::max(peak, here);
+  }
+  return peak;
 }
 
 void addOverSegments(std::vector<int64_t>& delta, const LiveRange& r, int64_t w) {
@@ -221,8 +305,25 @@ Segment loopGap(const LinearOrder& order, std::span<const Event> group, uint32_t
   return Segment{1, 0};
 }
 
-// Adds the segments of one value (rules 1-3 and 5) to `range`; `group` holds its mentions. `ld` and `lu` are the caller's
-// scratch.
+// The last position of `loop`'s body at which the mentions in `group` (up to `last`) run within one iteration of it:
+// the latest mention in the body, or the end of the loop directly in the body that holds it. kNone when none.
+uint32_t lastRunIn(const LinearOrder& order, std::span<const Event> group, uint32_t last, int32_t loop) {
+  const LinearLoop& l = order.loops[size_t(loop)];
+  uint32_t q = kNone;
+  for (const Event& ev : group) {
+    if (ev.pos > last || ev.pos >= l.end) break;
+    if (ev.pos > l.header) q = ev.pos;
+  }
+  if (q == kNone) return kNone;
+  if (int32_t inner = order.positions[q].loop; inner != loop) {
+    while (order.loops[size_t(inner)].parent != loop) inner = order.loops[size_t(inner)].parent;
+    q = order.loops[size_t(inner)].end;
+  }
+  return q;
+}
+
+// Adds the segments of one value (rules 1-3 and 5) to `range`, and the positions it holds on some iterations only
+// ("Iterations" in liveness.h) to range.only; `group` holds its mentions. `ld` and `lu` are the caller's scratch.
 void addSegments(const LinearOrder& order, std::span<const Event> group, const Mentions& m, CoverageAnswers* answers,
                  LiveRange& range, std::vector<int32_t>& ld, std::vector<int32_t>& lu) {
   Segment r{m.first, m.last};
@@ -232,6 +333,7 @@ void addSegments(const LinearOrder& order, std::span<const Event> group, const M
   while (common < ld.size() && common < lu.size() && ld[common] == lu[common]) ++common;
   // Rule 2, first side: the outermost loop that may run the first mention more than once and can see a value an
   // earlier iteration left before the first mention runs again.
+  size_t first_side = kNone;  // the index into ld of the loop it extends over
   for (size_t i = common; i < ld.size(); ++i) {
     const LinearLoop& l = order.loops[size_t(ld[i])];
     if (l.trips <= 1) continue;                      // one iteration: nothing is left from an earlier one
@@ -240,17 +342,21 @@ void addSegments(const LinearOrder& order, std::span<const Event> group, const M
                                                                                     // iteration rewrites it
     if (answers != nullptr && !answers->leaves(ld[i])) continue;  // rewritten piecewise on every iteration
     r.first = l.header;
+    first_side = i;
     break;
   }
   // Rule 2, last side: the outermost loop that runs the last mention again after it first ran, unless each of its
   // iterations reads only what it wrote itself (then nothing is live from one iteration's last mention to the next).
+  int32_t last_side = -1;  // the loop it extends over
   for (size_t i = common; i < lu.size(); ++i) {
     const LinearLoop& l = order.loops[size_t(lu[i])];
     if (l.trips <= 1) continue;
     if (answers != nullptr && !answers->reaches(lu[i])) continue;
     r.last = l.end;
+    last_side = lu[i];
     break;
   }
+  bool carried = false;
   for (size_t i = 0; i < common; ++i) {
     const LinearLoop& l = order.loops[size_t(ld[i])];
     if (l.trips <= 1) continue;  // no back edge is taken
@@ -258,12 +364,31 @@ void addSegments(const LinearOrder& order, std::span<const Event> group, const M
       // Outermost first: this extension covers every inner common loop too.
       r.first = std::min(r.first, l.header);
       r.last = std::max(r.last, l.end);
+      carried = true;
       break;
     }
   }
   if (answers == nullptr) {  // a register: no gaps
     range.add(r);
     return;
+  }
+  // Iterations: positions held on some iterations of a loop only (see liveness.h), where no common loop carries the
+  // value around its back edge.
+  thread_local std::vector<IterationPart> narrowed;
+  narrowed.clear();
+  if (!carried && common < ld.size() && first_side != common && order.loops[size_t(ld[common])].trips > 1) {
+    // The first mention's outermost loop that does not hold the last one: every iteration starts the value afresh,
+    // and only the last one's reaches past the loop.
+    const int32_t l = ld[common];
+    const uint32_t q = lastRunIn(order, group, m.last, l);
+    if (q != kNone && q < order.loops[size_t(l)].end) narrowed.push_back({q + 1, order.loops[size_t(l)].end, l, true});
+  }
+  if (!carried && last_side >= 0) {
+    // The loop rule 2 extends the last mention over: what one iteration leaves is read by the next, but after the
+    // last iteration's last mention nothing reads it.
+    const uint32_t q = lastRunIn(order, group, m.last, last_side);
+    if (q != kNone && q < order.loops[size_t(last_side)].end)
+      narrowed.push_back({q + 1, order.loops[size_t(last_side)].end, last_side, false});
   }
   // Rule 5: the gaps of every loop that holds a mention. A gap holds no mention, so no loop that holds one lies
   // inside another loop's gap: the gaps are disjoint.
@@ -288,6 +413,25 @@ void addSegments(const LinearOrder& order, std::span<const Event> group, const M
     from = gap.last + 1;
   }
   range.add({from, r.last});
+  range.only.insert(range.only.end(), narrowed.begin(), narrowed.end());
+}
+
+// Keeps of range.only what lies inside the range's segments, in order (finishing a tensor's range).
+void clipParts(LiveRange& range) {
+  if (range.only.empty()) return;
+  std::vector<IterationPart> kept;
+  for (const IterationPart& q : range.only)
+    for (size_t i = 0; i < range.segmentCount(); ++i) {
+      const Segment s = range.segment(i);
+      if (s.last < q.first || s.first > q.last) continue;
+      IterationPart piece = q;
+      piece.first = std::max(q.first, s.first);
+      piece.last = std::min(q.last, s.last);
+      kept.push_back(piece);
+    }
+  std::sort(kept.begin(), kept.end(),
+            [](const IterationPart& a, const IterationPart& b) { return a.first < b.first; });
+  range.only = std::move(kept);
 }
 
 // Whether a full write (cover Whole or WholeOnFirst) at `k` starts a new value of the tensor, whose previous
@@ -571,6 +715,7 @@ Liveness computeLiveness(const Program& p) {
     answers.reset(t, mentions);
     valuesOf(order, mentions, answers, &answers, live.tensors[t], &live.value_starts[t], ld, lu, chain,
              TensorOf{&p, t, &written});
+    clipParts(live.tensors[t]);
   }
   live.registers.resize(regs.size());
   for (RegId r = 0; r < regs.size(); ++r) {

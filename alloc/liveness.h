@@ -70,11 +70,35 @@
 // the rules above extend a value over a loop only where that loop carries it, so splitting values into tensors of
 // their own (alloc/value_split.h) never needs more room than the tensor whole.
 //
-// What no liveness over the linear order can tell apart: one position stands for every iteration of its loops. A
-// value written on every iteration and read after the loop is live at its write on each iteration (a dead store but
-// on the last), and a tensor last read inside the loop is live there on each iteration but the last; two such
-// tensors count together at one position though no step holds both. verify/liveness_precision.h measures this
-// (positional against dynamic max-live), docs/quality.md lists it; only unrolling or peeling the loop removes it.
+// Iterations
+// ----------
+// One position stands for every iteration of its loops, so a segment over a loop's body says "live on some
+// iteration" only. Two shapes are live on some iterations of a loop L only, and the range says which
+// (LiveRange::only):
+//  - last iteration only: a value whose first mention lies in L and whose last lies after it, where rule 2 does not
+//    anchor the first mention at L's header (every iteration replaces the whole value before it reads any of it:
+//    a whole write first, a start@first matmul of an inner loop, or a rewrite piecewise). An iteration's value is
+//    then read by that iteration only, and after L only the last one's is: from the value's last mention in L (the
+//    end of the loop in L's body that holds it) to L's end, only the last iteration holds it (`loop { copy b, a }`,
+//    b read after the loop: b's write is a dead store on every iteration but the last);
+//  - every iteration but the last: a value whose last mention lies in L, where rule 2 extends it to L's end (an
+//    iteration reads what the one before left): from that last mention to L's end, the next iteration reads it,
+//    but after the last iteration nothing does.
+// Neither applies where rule 3 extends the value over a loop around both mentions (the next iteration of that loop
+// may read it). Loops nested in L are not told apart: a value live on the last iteration of L is live there on every
+// iteration of the loops inside it. Two ranges whose iterations exclude each other at a position (one loop, one the
+// last iteration only, the other every iteration but the last) do not interfere there: no step holds both
+// (interferes()). LiveSum adds ranges up accordingly (at a position, per loop, the larger of the two): the max-live
+// of the data by iteration. A placement holds for every iteration, though, and a value live on the last iteration
+// only is still written on the others (a dead store that clobbers its memory there), where the values live on every
+// iteration but the last are live too: such a pair interferes at the write, so an allocation still needs what is
+// live at a position on any iteration. The allocators' own bounds (the SBUF colorer's max-live, the PSUM colorer's
+// live banks, verify/memory_bounds.h) add up segments (addOverSegments), and any reader that ignores `only` sees
+// every position of a segment as live on every iteration, which is sound.
+// What remains that no liveness over the linear order tells apart: tensors live at one position in different
+// iterations other than these (iteration i's tail against iteration i + 1's head of a value carried around the loop,
+// the first iteration's against the others'). verify/liveness_precision.h measures it (positional against dynamic
+// max-live), docs/quality.md lists it; only unrolling or peeling the loop removes it.
 //
 // Why it covers the dynamic liveness
 // ----------------------------------
@@ -88,8 +112,13 @@
 // before reading it, an iteration that reads only what it wrote, the first of a run also what was there before the
 // loop, at or before the last mention; a gap before a whole write, which nothing between reads); a
 // dead store is live only at its own steps. So
-// every dynamically live step maps to a position inside a segment. The properties in props/liveness_props.cpp and
-// props/reuse_props.cpp check this against verify/dynamic_liveness.h on generated programs that reuse tensors.
+// every dynamically live step maps to a position inside a segment. The iterations a range narrows (see
+// "Iterations") hold the same way: on an iteration of L other than the last, an iteration that replaces the whole
+// value before reading it leaves nothing that a later iteration or the code after L reads, so after its last mention
+// in L nothing of it is live; on the last iteration, a value last mentioned in L is read by nothing after its last
+// mention there (no later mention, and no loop around both carries it). The properties in props/liveness_props.cpp
+// and props/reuse_props.cpp check both against verify/dynamic_liveness.h on generated programs that reuse tensors,
+// the iteration of each live step included.
 //
 // Registers follow the same rule, with their own back-edge answer: every write of a register replaces all of it, so
 // a write that runs every time (not inside a block or a register-bounded loop) starts a new value, unless the
@@ -120,8 +149,22 @@ struct Segment {
   bool operator==(const Segment&) const = default;
 };
 
+// Positions [first, last] of a loop's body (or its end position, where no instruction runs) at which a value is live
+// on some iterations of each run of `loop` only: the last one, or every one but the last.
+struct IterationPart {
+  uint32_t first = 0;
+  uint32_t last = 0;
+  int32_t loop = -1;            // an index into LinearOrder::loops
+  bool last_iteration = false;  // true: live there on the last iteration only; false: on every iteration but the last
+  bool operator==(const IterationPart&) const = default;
+  // Whether no step runs with both this part's value and `o`'s live: one loop, opposite iterations.
+  bool excludes(const IterationPart& o) const { return loop == o.loop && last_iteration != o.last_iteration; }
+};
+
 // The positions where a tensor or register is live: a sorted set of disjoint segments. first/last are the hull;
-// `parts` lists the segments when there are two or more (empty: the hull is the one segment).
+// `parts` lists the segments when there are two or more (empty: the hull is the one segment). `only` narrows some
+// positions of the segments to some iterations of a loop (see "Iterations" in the file comment); a reader that
+// ignores it sees every position of a segment as live on every iteration, which is always sound.
 struct LiveRange {
   LiveRange() = default;
   LiveRange(uint32_t first_pos, uint32_t last_pos) : first(first_pos), last(last_pos) {}  // one segment
@@ -129,21 +172,48 @@ struct LiveRange {
   uint32_t first = kNone;  // inclusive positions in the linear order; first == kNone: empty
   uint32_t last = 0;
   std::vector<Segment> parts;  // two or more, ascending, with a gap between neighbours; or empty (see above)
+  std::vector<IterationPart> only;  // ascending, disjoint, each inside one segment
 
   bool empty() const { return first == kNone; }
   bool contains(uint32_t pos) const;
   size_t segmentCount() const { return empty() ? 0 : parts.empty() ? 1 : parts.size(); }
   Segment segment(size_t i) const { return parts.empty() ? Segment{first, last} : parts[i]; }
-  // Adds the positions [s.first, s.last] (merged with the segments they meet or touch).
+  // Adds the positions [s.first, s.last] (merged with the segments they meet or touch), live on every iteration
+  // there (the parts of `only` they meet are cut back).
   void add(Segment s);
+  // The part of `only` that holds `pos`, or null (then the range, if it contains pos, is live there on every
+  // iteration).
+  const IterationPart* partAt(uint32_t pos) const;
   bool operator==(const LiveRange&) const = default;
 };
 
-// True when both ranges are non-empty and share a position (segment against segment).
+// True when both ranges are non-empty and share a position (segment against segment) where their iterations do not
+// exclude each other (IterationPart::excludes).
 bool interferes(const LiveRange& a, const LiveRange& b);
 
-// Adds `w` over every segment of `r` to a difference array indexed by position (delta.size() > r.last + 1).
+// Adds `w` over every segment of `r` to a difference array indexed by position (delta.size() > r.last + 1). It
+// ignores `only`: the sum at a position is what is live there on some iteration or other.
 void addOverSegments(std::vector<int64_t>& delta, const LiveRange& r, int64_t w);
+
+// The most weight live at once over ranges, by iteration: at a position, what is live on every iteration, plus for
+// each loop the larger of what is live on its last iteration only and what on the others only (the max-live of the
+// data that the ranges claim; "Iterations" above says why a placement may need more).
+class LiveSum {
+ public:
+  explicit LiveSum(size_t positions) : every_(positions + 1, 0) {}
+  // Adds `w` over the positions of `r` (those at or beyond the positions given to the constructor are ignored).
+  void add(const LiveRange& r, int64_t w);
+  int64_t max() const;
+
+ private:
+  struct Loop {
+    int32_t loop;
+    std::vector<int64_t> last, others;  // difference arrays, as every_
+  };
+  void over(std::vector<int64_t>& delta, uint32_t first, uint32_t last, int64_t w);
+  std::vector<int64_t> every_;  // difference array over positions
+  std::vector<Loop> loops_;
+};
 
 // How the back-edge rule was decided, per (tensor, loop) question asked of the views (registers and quick whole-write
 // kills are not counted). `-v` prints them (alloc/driver.cpp).

@@ -13,6 +13,13 @@ RecentOccupants::RecentOccupants(const LinearOrder& order, std::vector<const Liv
   });
 }
 
+std::vector<uint32_t> RecentOccupants::byFirst(std::vector<uint32_t> nodes) const {
+  std::sort(nodes.begin(), nodes.end(), [&](uint32_t a, uint32_t b) {
+    return ranges_[a]->first != ranges_[b]->first ? ranges_[a]->first < ranges_[b]->first : a < b;
+  });
+  return nodes;
+}
+
 void RecentOccupants::find(uint32_t i, uint32_t limit, std::vector<std::pair<uint64_t, uint32_t>>& near) const {
   near.clear();
   if (!ranges_[i] || ranges_[i]->empty()) return;

@@ -28,6 +28,10 @@ class RecentOccupants {
   // when i's range does not lie in a loop or reaches past its end (its storage is not the loop's to trade).
   void find(uint32_t i, uint32_t limit, std::vector<std::pair<uint64_t, uint32_t>>& near) const;
 
+  // `nodes` (each with a range) by the first position of their ranges, then by node: the order the passes move
+  // tensors in.
+  std::vector<uint32_t> byFirst(std::vector<uint32_t> nodes) const;
+
  private:
   const LinearOrder& order_;
   std::vector<const LiveRange*> ranges_;

@@ -283,8 +283,9 @@ void Sequencer::resolveOperands(const Instruction& inst, Operands& out, Shape* s
     case Op::Dma: {
       // A converting DMA moves the wider side's bytes (sim/timing/default.txt "dma.convert-fixed").
       out.bytes = std::max(a->bytes(), dst->bytes());
-      out.descriptors = dmaDescriptors(*dst, *a, s_.p->tensors[dst->tensor].space, s_.p->tensors[a->tensor].space);
-      const DmaCost cost = dmaTransferCycles(t, out.bytes, out.descriptors);
+      const Space ds = s_.p->tensors[dst->tensor].space, as = s_.p->tensors[a->tensor].space;
+      out.descriptors = dmaDescriptors(*dst, *a, ds, as);
+      const DmaCost cost = dmaTransferCycles(t, out.bytes, out.descriptors, dmaPartitions(*dst, *a, ds));
       out.latency = cost.span;
       out.fabric = cost.fabric;
       if (dst->dtype != a->dtype) out.latency += uint64_t(std::ceil(t.dma_convert_fixed));

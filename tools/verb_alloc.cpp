@@ -186,10 +186,18 @@ std::string precisionText(const Program& input) {
   std::string out = "[liveness precision]\n";
   try {
     const LivenessPrecision lp = livenessPrecision(input);
+    // Where the ranges' iterations lower the figure, also what a placement (one for every iteration) needs.
+    auto any = [](uint64_t by_iteration, uint64_t any_iteration, const char* unit) {
+      return any_iteration == by_iteration
+                 ? std::string()
+                 : " (on any iteration " + std::to_string(any_iteration) + unit + ")";
+    };
     out += "  SBUF max-live per partition: static " + std::to_string(lp.static_sbuf_bytes) + " B / dynamic " +
-           std::to_string(lp.dynamic_sbuf_bytes) + " B = " + formatReportNumber(lp.sbufRatio(), 3) + "\n";
+           std::to_string(lp.dynamic_sbuf_bytes) + " B = " + formatReportNumber(lp.sbufRatio(), 3) +
+           any(lp.static_sbuf_bytes, lp.any_iteration_sbuf_bytes, " B") + "\n";
     out += "  PSUM max-live banks: static " + std::to_string(lp.static_psum_banks) + " / dynamic " +
-           std::to_string(lp.dynamic_psum_banks) + " = " + formatReportNumber(lp.psumRatio(), 3) + "\n";
+           std::to_string(lp.dynamic_psum_banks) + " = " + formatReportNumber(lp.psumRatio(), 3) +
+           any(lp.static_psum_banks, lp.any_iteration_psum_banks, "") + "\n";
   } catch (const InputError& e) {
     out += "  not measured: the input does not run (" + std::string(e.what()) + ")\n";
   }

@@ -17,13 +17,17 @@ uint64_t weight(const Program& p, const Tensor& t, Space s) {
   return s == Space::Sbuf ? t.bytesPerPartition() : psumBanksOf(p.arch, t);
 }
 
-uint64_t staticMax(const Program& p, const Liveness& live, Space s) {
+// By iteration (LiveSum), or with every position of a segment live on every iteration.
+uint64_t staticMax(const Program& p, const Liveness& live, Space s, bool by_iteration) {
+  LiveSum sum(live.order.positions.size());
   std::vector<int64_t> delta(live.order.positions.size() + 1, 0);
   for (TensorId t = 0; t < p.tensors.size(); ++t) {
     const LiveRange& r = live.tensors[t];
     if (r.empty()) continue;
-    addOverSegments(delta, r, int64_t(weight(p, p.tensors[t], s)));
+    if (by_iteration) sum.add(r, int64_t(weight(p, p.tensors[t], s)));
+    else addOverSegments(delta, r, int64_t(weight(p, p.tensors[t], s)));
   }
+  if (by_iteration) return uint64_t(sum.max());
   int64_t now = 0, peak = 0;
   for (int64_t d : delta) peak = std::max(peak, now += d);
   return uint64_t(peak);
@@ -98,9 +102,11 @@ LivenessPrecision livenessPrecision(const Program& p, const PrecisionOptions& o)
   const Liveness st = computeLiveness(p);
   const DynamicLiveness dy = computeDynamicLiveness(p);
   LivenessPrecision out;
-  out.static_sbuf_bytes = staticMax(p, st, Space::Sbuf);
+  out.static_sbuf_bytes = staticMax(p, st, Space::Sbuf, true);
   out.dynamic_sbuf_bytes = dynamicMax(p, dy, Space::Sbuf);
-  out.static_psum_banks = staticMax(p, st, Space::Psum);
+  out.static_psum_banks = staticMax(p, st, Space::Psum, true);
+  out.any_iteration_sbuf_bytes = staticMax(p, st, Space::Sbuf, false);
+  out.any_iteration_psum_banks = staticMax(p, st, Space::Psum, false);
   out.dynamic_psum_banks = dynamicMax(p, dy, Space::Psum);
   if (o.positional) {
     const std::vector<uint32_t> pos_of_step = stepPositions(p, st.order);

@@ -1,8 +1,8 @@
 // How precise the static liveness is (the precision figure of `allocsim alloc -v`): the most SBUF bytes per partition
-// and PSUM banks live at one point by the allocators' live ranges (alloc/liveness.h, over linear positions) against
-// the same maxima by the dynamic liveness the interpreter observes (verify/dynamic_liveness.h, over steps). A tensor
-// counts whole while it is live in either. Static >= dynamic whenever the static ranges are sound (they contain the
-// dynamic ones); static / dynamic = 1 is exact.
+// and PSUM banks live at one point by the allocators' live ranges (alloc/liveness.h, over linear positions and, where
+// a range says so, the iterations of a loop: LiveSum) against the same maxima by the dynamic liveness the interpreter
+// observes (verify/dynamic_liveness.h, over steps). A tensor counts whole while it is live in either. Static >=
+// dynamic whenever the static ranges are sound (they contain the dynamic ones); static / dynamic = 1 is exact.
 #pragma once
 
 #include <cstdint>
@@ -18,6 +18,10 @@ struct LivenessPrecision {
   uint64_t dynamic_sbuf_bytes = 0;
   uint64_t static_psum_banks = 0;
   uint64_t dynamic_psum_banks = 0;
+  // The static maxima with every position of a segment live on every iteration (addOverSegments): what a placement,
+  // which holds for every iteration, needs by the ranges (alloc/liveness.h, "Iterations").
+  uint64_t any_iteration_sbuf_bytes = 0;
+  uint64_t any_iteration_psum_banks = 0;
 
   // With PrecisionOptions::positional: the dynamic liveness folded onto the linear positions (a tensor is live at a
   // position when it is live at some step that executes it), the maxima over positions. No liveness over the linear

@@ -13,17 +13,13 @@ uint32_t keepRecentBanksApart(const Program& p, const PsumGraph& g, const Linear
   const uint32_t banks = p.arch.psum_banks;
   const size_t n = g.nodes.size();
   std::vector<const LiveRange*> ranges(n, nullptr);
-  std::vector<uint32_t> by_first;
+  std::vector<uint32_t> movable;
   for (uint32_t i = 0; i < n; ++i) {
     if (!s.base[i] || g.nodes[i].range.empty()) continue;
     ranges[i] = &g.nodes[i].range;
     const Origin origin = p.tensors[g.nodes[i].tensor].origin;
-    if (!g.nodes[i].pinned && origin != Origin::Spill && origin != Origin::Reload) by_first.push_back(i);
+    if (!g.nodes[i].pinned && origin != Origin::Spill && origin != Origin::Reload) movable.push_back(i);
   }
-  std::sort(by_first.begin(), by_first.end(), [&](uint32_t a, uint32_t b) {
-    return g.nodes[a].range.first != g.nodes[b].range.first ? g.nodes[a].range.first < g.nodes[b].range.first
-                                                            : a < b;
-  });
   const RecentOccupants occupants(order, std::move(ranges));
 
   constexpr uint64_t kNoOccupant = std::numeric_limits<uint64_t>::max();
@@ -31,7 +27,7 @@ uint32_t keepRecentBanksApart(const Program& p, const PsumGraph& g, const Linear
   std::vector<std::pair<uint64_t, uint32_t>> near;
   std::vector<bool> occupied(banks);
   std::vector<uint64_t> nearest(banks);  // per bank: the distance of its nearest recent occupant
-  for (uint32_t i : by_first) {
+  for (uint32_t i : occupants.byFirst(std::move(movable))) {
     const PsumNode& node = g.nodes[i];
     if (node.banks == 0 || node.banks > banks) continue;
     occupants.find(i, kRecentBankOccupants, near);

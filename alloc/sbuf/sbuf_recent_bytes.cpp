@@ -38,24 +38,20 @@ uint32_t keepRecentBytesApart(const Program& p, const SbufGraph& g, const Linear
   }
 
   std::vector<const LiveRange*> ranges(n, nullptr);
-  std::vector<uint32_t> by_first;
+  std::vector<uint32_t> movable;
   for (uint32_t i = 0; i < n; ++i)
     if (live(i)) {
       ranges[i] = &g.nodes[i].range;
       const Origin origin = p.tensors[g.nodes[i].tensor].origin;
-      if (!g.nodes[i].fixed && origin != Origin::Spill && origin != Origin::Reload) by_first.push_back(i);
+      if (!g.nodes[i].fixed && origin != Origin::Spill && origin != Origin::Reload) movable.push_back(i);
     }
-  std::sort(by_first.begin(), by_first.end(), [&](uint32_t a, uint32_t b) {
-    return g.nodes[a].range.first != g.nodes[b].range.first ? g.nodes[a].range.first < g.nodes[b].range.first
-                                                            : a < b;
-  });
   const RecentOccupants occupants(order, std::move(ranges));
 
   uint32_t moved = 0;
   std::vector<std::pair<uint64_t, uint32_t>> near;  // (distance, node), nearest first
   std::vector<SbufRect> recent, taken;              // recent: nearest first
   std::vector<size_t> cuts;
-  for (uint32_t i : by_first) {
+  for (uint32_t i : occupants.byFirst(std::move(movable))) {
     const SbufNode& node = g.nodes[i];
     occupants.find(i, kRecentOccupants, near);
     if (near.empty()) continue;

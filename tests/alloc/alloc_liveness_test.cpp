@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <optional>
 #include <sstream>
 #include <ostream>
@@ -157,13 +158,23 @@ struct Anchor {
 constexpr Anchor P(uint32_t line) { return {line, false}; }
 constexpr Anchor E(uint32_t line) { return {line, true}; }
 
-// One value's live range, derived by hand: its segments, and where given the positions at which its new values
-// start.
+// Positions live on some iterations of a loop only (LiveRange::only): from the position after `after` to `last`, on
+// the last iteration of the loop whose header is on line `loop` or on every one but the last.
+struct ExpectedPart {
+  Anchor after;
+  Anchor last;
+  uint32_t loop;
+  bool last_iteration;
+};
+
+// One value's live range, derived by hand: its segments, where given the positions at which its new values start,
+// and where given the positions it holds on some iterations only (the segments alone are compared otherwise).
 struct ExpectedRange {
   const char* value;  // a tensor, or with `reg` a register
   std::vector<std::pair<Anchor, Anchor>> segments;
   bool reg = false;
   std::optional<std::vector<Anchor>> value_starts = std::nullopt;
+  std::optional<std::vector<ExpectedPart>> only = std::nullopt;
 };
 
 // A program written after kDecls (its instructions start on line 11) and what its liveness must be; the loop
@@ -190,7 +201,18 @@ TEST_P(LiveRangeOf, MatchesTheRangesDerivedByHand) {
   for (const ExpectedRange& e : c.expect) {
     LiveRange expected;
     for (const auto& [first, last] : e.segments) expected.add({position(first), position(last)});
-    EXPECT_EQ(e.reg ? l.reg(e.value) : l.tensor(e.value), expected) << e.value;
+    LiveRange got = e.reg ? l.reg(e.value) : l.tensor(e.value);
+    if (e.only) {
+      for (const ExpectedPart& q : *e.only) {
+        int32_t loop = 0;
+        while (size_t(loop) < l.live.order.loops.size() && l.live.order.loops[size_t(loop)].inst->loc.line != q.loop)
+          ++loop;
+        expected.only.push_back({position(q.after) + 1, position(q.last), loop, q.last_iteration});
+      }
+    } else {
+      got.only.clear();
+    }
+    EXPECT_EQ(got, expected) << e.value;
     if (e.value_starts) {
       std::vector<uint32_t> starts;
       for (Anchor a : *e.value_starts) starts.push_back(position(a));
@@ -254,13 +276,15 @@ INSTANTIATE_TEST_SUITE_P(Liveness, LiveRangeOf, ::testing::ValuesIn(std::vector<
     {.name = "DefinedBeforeALoopAndUsedInsideIsLiveToTheLoopEnd",
      .body = loadLoopStore("  tt b, a, a, add\n"  // 13
                            "  copy c, b\n"),      // 14; `dma O, c` is line 16
-     .expect = {{.value = "a", .segments = {{P(11), E(12)}}}}},
+     // After its last read (13) only an iteration that another follows holds a.
+     .expect = {{.value = "a", .segments = {{P(11), E(12)}}, .only = {{{P(13), E(12), 12, false}}}}}},
     // c is written whole on every iteration before anything reads it: what an iteration leaves is gone when the next
     // one writes it again, and only the last iteration's value reaches the read after the loop.
     {.name = "WrittenWholeInALoopAndUsedAfterIsLiveFromTheWrite",
      .body = loadLoopStore("  tt b, a, a, add\n"  // 13
                            "  copy c, b\n"),      // 14; `dma O, c` is line 16
-     .expect = {{.value = "c", .segments = {{P(14), P(16)}}}}},
+     // After its write (14) in the loop, only the last iteration's c is live.
+     .expect = {{.value = "c", .segments = {{P(14), P(16)}}, .only = {{{P(14), E(12), 12, true}}}}}},
     // Each iteration writes another chunk of c: the chunks of earlier iterations wait for the read after the loop, so c
     // is live from the loop header.
     {.name = "WrittenInChunksInALoopAndUsedAfterIsLiveFromTheLoopHeader",
@@ -633,6 +657,115 @@ TEST(LiveSegments, AFullWriteAfterTheLastReadStartsANewValue) {
   // d's dead first value lies in b's gap.
   EXPECT_EQ(l.tensor("d").segment(0), (Segment{l.pos(14), l.pos(14)}));
   EXPECT_FALSE(interferes(b, range(l.pos(14), l.pos(14))));
+}
+
+// Hand-written ranges narrowed to iterations of loop 0 (and 1): they interfere only where their iterations do not
+// exclude each other.
+TEST(LiveIterations, RangesOnOppositeIterationsOfOneLoopDoNotInterfereThere) {
+  LiveRange last_only = range(1, 10);
+  last_only.only = {{5, 10, 0, true}};  // 5..10 on the last iteration of loop 0 only
+  LiveRange others = range(5, 12);
+  others.only = {{5, 10, 0, false}};  // 5..10 on every iteration but the last
+  EXPECT_FALSE(interferes(last_only, others));
+  EXPECT_FALSE(interferes(others, last_only));
+  LiveRange earlier = range(4, 10);  // also at 4, where last_only is live on every iteration
+  earlier.only = {{5, 10, 0, false}};
+  EXPECT_TRUE(interferes(last_only, earlier));
+  LiveRange other_loop = range(5, 12);
+  other_loop.only = {{5, 10, 1, false}};
+  EXPECT_TRUE(interferes(last_only, other_loop));
+  LiveRange same = range(5, 12);
+  same.only = {{5, 10, 0, true}};  // both on the last iteration
+  EXPECT_TRUE(interferes(last_only, same));
+  EXPECT_TRUE(interferes(last_only, range(7, 7)));  // no narrowing: every iteration
+  // Adding positions makes them live on every iteration: the part is cut around them.
+  LiveRange cut = last_only;
+  cut.add({7, 7});
+  EXPECT_EQ(cut.only, (std::vector<IterationPart>{{5, 6, 0, true}, {8, 10, 0, true}}));
+  EXPECT_TRUE(interferes(cut, others));
+  EXPECT_EQ(cut.partAt(7), nullptr);
+  ASSERT_NE(cut.partAt(9), nullptr);
+  EXPECT_EQ(cut.partAt(9)->first, 8u);
+}
+
+TEST(LiveIterations, LiveSumTakesTheLargerSideOfEachLoop) {
+  LiveRange every = range(0, 9);
+  LiveRange last_only = range(2, 9);
+  last_only.only = {{4, 9, 0, true}};
+  LiveRange others = range(3, 8);
+  others.only = {{4, 8, 0, false}};
+  LiveRange inner = range(5, 6);
+  inner.only = {{5, 6, 1, false}};
+  LiveSum sum(10);
+  sum.add(every, 1);
+  sum.add(last_only, 10);
+  sum.add(others, 100);
+  sum.add(inner, 1000);
+  // At 3 all but inner, on every iteration: 111. At 5 and 6: every, max(10, 100) for loop 0, and inner's 1000 for
+  // loop 1: 1101.
+  EXPECT_EQ(sum.max(), 1101);
+  LiveSum without_inner(10);
+  without_inner.add(every, 1);
+  without_inner.add(last_only, 10);
+  without_inner.add(others, 100);
+  EXPECT_EQ(without_inner.max(), 111);  // at 3: 1 + 10 + 100; at 4..8 only 1 + 100
+}
+
+// A value written whole on every iteration and read after the loop (b), and one read in the loop and last mentioned
+// there (a): after b's write only the last iteration holds b, after a's read every iteration but the last holds a.
+TEST(LiveIterations, LastIterationValueAndAValueLastReadInTheLoop) {
+  Live l(std::string(kDecls) +
+         "dma a, A\n"            // 11
+         "loop i = 0, 4, 1 {\n"  // 12
+         "  copy b, a\n"         // 13: b replaced whole on every iteration
+         "  copy c, a\n"         // 14: a's last mention
+         "  copy d, c\n"         // 15: d never read: a dead store
+         "}\n"
+         "dma O, b\n");          // 17
+  const LiveRange a = l.tensor("a"), b = l.tensor("b");
+  EXPECT_EQ(a.first, l.pos(11));
+  EXPECT_EQ(a.last, l.end(12));  // the next iteration reads it
+  EXPECT_EQ(a.only, (std::vector<IterationPart>{{l.pos(14) + 1, l.end(12), 0, false}}));
+  EXPECT_EQ(b.first, l.pos(13));
+  EXPECT_EQ(b.last, l.pos(17));
+  EXPECT_EQ(b.only, (std::vector<IterationPart>{{l.pos(13) + 1, l.end(12), 0, true}}));
+  EXPECT_TRUE(l.tensor("c").only.empty());
+  // Both are live at b's write on every iteration (a is read at 14 after it): they interfere.
+  EXPECT_TRUE(interferes(a, b));
+  // Live at once: at 15, c and d on every iteration, and one of a (every iteration but the last) and b (the last);
+  // at 14, a, c and b (the last iteration). Three tensors of 256 bytes per partition, where the segments alone hold
+  // four at 15.
+  LiveSum sum(l.live.order.positions.size());
+  std::vector<int64_t> delta(l.live.order.positions.size() + 1, 0);
+  for (const char* t : {"a", "b", "c", "d"}) {
+    sum.add(l.tensor(t), 256);
+    addOverSegments(delta, l.tensor(t), 256);
+  }
+  EXPECT_EQ(sum.max(), 3 * 256);
+  int64_t now = 0, peak = 0;
+  for (int64_t d : delta) peak = std::max(peak, now += d);
+  EXPECT_EQ(peak, 4 * 256);
+}
+
+// Narrowed to the loop inside the common one: b is replaced whole on every iteration of i and read after i in j's
+// body; j, around both, does not carry it (each of j's iterations writes it before reading it).
+TEST(LiveIterations, AnInnerLoopsValueReadInTheOuterBodyIsLiveAfterItsWriteOnTheLastIteration) {
+  Live l(std::string(kDecls) +
+         "dma a, A\n"              // 11
+         "loop j = 0, 2, 1 {\n"    // 12
+         "  loop i = 0, 4, 1 {\n"  // 13
+         "    tt b, a, a, add\n"   // 14
+         "    copy c, a\n"         // 15
+         "  }\n"
+         "  tt a, b, a, add\n"     // 17
+         "}\n"
+         "dma O, a\n");            // 19
+  const LiveRange b = l.tensor("b");
+  EXPECT_EQ(b.first, l.pos(14));
+  EXPECT_EQ(b.last, l.pos(17));
+  EXPECT_EQ(b.segmentCount(), 1u);
+  EXPECT_EQ(b.only, (std::vector<IterationPart>{{l.pos(15), l.end(13), 1, true}}));  // loop i: the second in order
+  EXPECT_TRUE(l.tensor("a").only.empty());  // read on every iteration of both loops, last after them
 }
 
 INSTANTIATE_TEST_SUITE_P(LiveSegments, LiveRangeOf, ::testing::ValuesIn(std::vector<RangeCase>{

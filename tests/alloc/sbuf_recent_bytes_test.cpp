@@ -53,18 +53,21 @@ struct Selected {
   }
 };
 
-// First fit in the order a, b, (d,) c: c goes to the lowest bytes a leaves free, b's.
-Selected selectInOrder(const std::string& text) {
+// First fit in the order of `names` (those the program declares), the first colored first.
+Selected selectInOrder(const std::string& text, std::vector<const char*> names) {
   Selected s{parseProgram(text), {}, {}, {}};
   s.live = computeLiveness(s.p);
   s.g = buildSbufGraph(s.p, s.live);
   findSbufCosts(s.p, s.live, {}, s.g);
   std::vector<uint32_t> stack;  // popped from the back
-  for (const char* name : {"c", "d", "b", "a"})
-    if (s.p.findTensor(name) != kNone) stack.push_back(s.node(name));
+  for (auto it = names.rbegin(); it != names.rend(); ++it)
+    if (s.p.findTensor(*it) != kNone) stack.push_back(s.node(*it));
   s.sel = selectSbuf(s.p, s.g, stack, SbufPolicy::FirstFit);
   return s;
 }
+
+// First fit in the order a, b, (d,) c: c goes to the lowest bytes a leaves free, b's.
+Selected selectInOrder(const std::string& text) { return selectInOrder(text, {"a", "b", "d", "c"}); }
 
 TEST(SbufRecentBytes, ATensorLeavesTheBytesOfTheStoreJustIssuedForOnesFreedEarlierInTheIteration) {
   Selected s = selectInOrder(program(true, true));
@@ -112,13 +115,7 @@ std::string fourStores() {
 }
 
 TEST(SbufRecentBytes, ATensorTakesTheBytesWhoseOccupantWasReadLongestAgo) {
-  Selected s{parseProgram(fourStores()), {}, {}, {}};
-  s.live = computeLiveness(s.p);
-  s.g = buildSbufGraph(s.p, s.live);
-  findSbufCosts(s.p, s.live, {}, s.g);
-  std::vector<uint32_t> stack;  // popped from the back
-  for (const char* name : {"c", "e", "d", "b", "a"}) stack.push_back(s.node(name));
-  s.sel = selectSbuf(s.p, s.g, stack, SbufPolicy::FirstFit);
+  Selected s = selectInOrder(fourStores(), {"a", "b", "d", "e", "c"});
   ASSERT_TRUE(s.sel.failed.empty());
   ASSERT_EQ(s.rect("c").offset, 1024u);  // b's bytes: b's store is the instruction just before c's write
   ASSERT_EQ(s.rect("e").offset, 3072u);
@@ -141,13 +138,7 @@ std::string shortTensors() {
 }
 
 TEST(SbufRecentBytes, WithinThePeakAShortTensorMovesToPartitionsTheTallOnesLeaveFree) {
-  Selected s{parseProgram(shortTensors()), {}, {}, {}};
-  s.live = computeLiveness(s.p);
-  s.g = buildSbufGraph(s.p, s.live);
-  findSbufCosts(s.p, s.live, {}, s.g);
-  std::vector<uint32_t> stack;  // popped from the back
-  for (const char* name : {"s2", "s1", "b", "a"}) stack.push_back(s.node(name));
-  s.sel = selectSbuf(s.p, s.g, stack, SbufPolicy::FirstFit);
+  Selected s = selectInOrder(shortTensors(), {"a", "b", "s1", "s2"});
   ASSERT_TRUE(s.sel.failed.empty());
   ASSERT_EQ(s.rect("s2").partition, 0u);
   ASSERT_EQ(s.rect("s2").offset, 1024u);
