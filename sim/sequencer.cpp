@@ -432,7 +432,7 @@ void Sequencer::enterPorts(const Instruction& inst, uint32_t slot, Record& rec) 
   auto use = [&](PortSide own, PortSide other) {
     const PortUser& u = port_users_[other];
     if (u.seq != 0 && s_.record(u.slot).seq == u.seq)
-      rec.deps.push_back({u.slot, u.seq, DepKind::Port, u.inst, Dependence::kEndUnknown, false});
+      rec.deps.push_back({u.seq, u.inst, Dependence::kEndUnknown, u.slot, DepKind::Port, false});
     port_users_[own] = {slot, rec.seq, &inst};
   };
   if (sbuf && t.port_dve_pool_sbuf) {
