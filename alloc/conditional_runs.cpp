@@ -30,8 +30,9 @@ class PathWalk {
  public:
   PathWalk(const Program& p, const std::vector<const Instruction*>& path) : p_(p), path_(path) {}
 
-  // False when a condition or bound cannot be evaluated (see conditional_runs.h).
-  bool run(ConditionalRuns& out) {
+  // False when a condition or bound cannot be evaluated (see conditional_runs.h). `reached`: whether the walk
+  // reached the end of the path at least once (the innermost body runs on some iteration).
+  bool run(ConditionalRuns& out, bool* reached = nullptr) {
     OperandEffects e;
     // Every register a condition or bound names must be the register of a loop above it on the path that nothing
     // else in that loop's body writes.
@@ -51,6 +52,7 @@ class PathWalk {
     if (!walk(0)) return false;
     out.always = always_;
     out.once = once_ && path_.front()->op == Op::Loop;
+    if (reached) *reached = once_;
     return true;
   }
 
@@ -106,15 +108,17 @@ class PathWalk {
   uint64_t visited_ = 0;
 };
 
-}  // namespace
-
-std::unordered_map<const Instruction*, ConditionalRuns> conditionalRuns(const Program& p) {
-  std::unordered_map<const Instruction*, ConditionalRuns> out;
+// Visits every construct of `p` in preorder with the constructs around its body (`path`: outermost first, itself
+// last) and whether an if or a register-bounded loop lies on that path, keeping what enter(path, conditional)
+// answers for its body; calls leaf(inst, answer, conditional) for each instruction without a body (answer: the
+// innermost body's, null at top level).
+template <typename Answer, typename Enter, typename Leaf>
+void forEachBody(const Program& p, Enter&& enter, Leaf&& leaf) {
   struct Frame {
     const std::vector<Instruction>* body;
     size_t next;
     bool conditional;  // an if or a register-bounded loop on the path to this body
-    ConditionalRuns runs;
+    Answer answer;
   };
   std::vector<const Instruction*> path;  // the constructs around the current body, outermost first
   std::vector<Frame> stack{{&p.body, 0, false, {}}};
@@ -127,17 +131,50 @@ std::unordered_map<const Instruction*, ConditionalRuns> conditionalRuns(const Pr
     }
     const Instruction& inst = (*top.body)[top.next++];
     if (!hasBody(inst.op)) {
-      if (top.conditional) out[&inst] = top.runs;
+      leaf(inst, stack.size() > 1 ? &top.answer : nullptr, top.conditional);
       continue;
     }
     path.push_back(&inst);
     Frame inner{&inst.body, 0, top.conditional || isConditional(inst), {}};
-    if (inner.conditional && !inst.body.empty()) {
-      PathWalk walk(p, path);
-      if (!walk.run(inner.runs)) inner.runs = {};
-    }
-    stack.push_back(inner);
+    inner.answer = enter(path, inner.conditional);
+    stack.push_back(std::move(inner));  // `top` is invalid from here on
   }
+}
+
+}  // namespace
+
+std::unordered_map<const Instruction*, ConditionalRuns> conditionalRuns(const Program& p) {
+  std::unordered_map<const Instruction*, ConditionalRuns> out;
+  forEachBody<ConditionalRuns>(
+      p,
+      [&](const std::vector<const Instruction*>& path, bool conditional) {
+        ConditionalRuns runs;
+        if (conditional && !path.back()->body.empty()) {
+          PathWalk walk(p, path);
+          if (!walk.run(runs)) runs = {};
+        }
+        return runs;
+      },
+      [&](const Instruction& inst, const ConditionalRuns* runs, bool conditional) {
+        if (conditional && runs) out[&inst] = *runs;
+      });
+  return out;
+}
+
+std::unordered_set<const Instruction*> neverRunBodies(const Program& p) {
+  std::unordered_set<const Instruction*> out;
+  forEachBody<bool>(
+      p,
+      [&](const std::vector<const Instruction*>& path, bool) {
+        const Instruction& c = *path.back();
+        if (!isConditional(c) || c.body.empty()) return false;
+        ConditionalRuns runs;
+        bool reached = true;
+        PathWalk walk(p, path);
+        if (walk.run(runs, &reached) && !reached) out.insert(&c);
+        return false;
+      },
+      [](const Instruction&, const bool*, bool) {});
   return out;
 }
 

@@ -8,10 +8,17 @@
 //           one run through its iterations.
 // A condition or bound that names any other register, a register that something else inside its loop writes, or a
 // walk beyond the work budget answers neither.
+//
+// The same walk finds the bodies that never run: an `if` whose condition holds on no iteration of the loops around
+// it, a loop whose register bound lets no iteration run on any entry (`if i % 2 != 0` in a loop of one iteration,
+// `loop j = 0, i` in `loop i = 0, 1`). Such code is never executed: the linear order marks it so (alloc/linear_order.h)
+// and nothing it mentions is live there. The answer is sound: a body that can run, or one whose conditions and
+// bounds the walk cannot evaluate (as above), is never listed.
 #pragma once
 
 #include <cstdint>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "ir/program.h"
 
@@ -28,5 +35,8 @@ constexpr uint64_t kConditionalRunsBudget = uint64_t(1) << 14;
 // The answers for every non-body instruction inside an `if` or a register-bounded loop (at any depth), by address.
 // The map holds pointers into `p`: it must not outlive it.
 std::unordered_map<const Instruction*, ConditionalRuns> conditionalRuns(const Program& p);
+
+// The `if`s and register-bounded loops (at any depth) whose bodies never run, by address (pointers into `p`).
+std::unordered_set<const Instruction*> neverRunBodies(const Program& p);
 
 }  // namespace allocsim

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "alloc/conditional_runs.h"
+
 namespace allocsim {
 
 uint64_t loopTrips(const Instruction& loop) {
@@ -27,8 +29,9 @@ void LinearOrder::nest(uint32_t pos, std::vector<int32_t>& chain) const {
 
 namespace {
 
-// Instructions and loops of a body, nested ones included (iteratively, as linearize).
-void countBody(const std::vector<Instruction>& body, size_t& instructions, size_t& loops) {
+// Instructions and loops of a body, nested ones included (iteratively, as linearize); `conditional`: whether an `if`
+// or a register-bounded loop is among them.
+void countBody(const std::vector<Instruction>& body, size_t& instructions, size_t& loops, bool& conditional) {
   thread_local std::vector<const std::vector<Instruction>*> todo;  // scratch, as linearize's stack
   todo.assign(1, &body);
   while (!todo.empty()) {
@@ -37,6 +40,7 @@ void countBody(const std::vector<Instruction>& body, size_t& instructions, size_
     instructions += b->size();
     for (const Instruction& inst : *b) {
       if (inst.op == Op::Loop) ++loops;
+      conditional = conditional || inst.op == Op::If || hasRegisterBound(inst);
       if (hasBody(inst.op)) todo.push_back(&inst.body);
     }
   }
@@ -49,7 +53,11 @@ LinearOrder linearize(const Program& p) {
   // Sized once: every allocator computes the order at least once per round, and growing it one position at a time
   // was a heap allocation per doubling (each one an ASan stack trace in the fuzz targets).
   size_t instructions = 0, loops = 0;
-  countBody(p.body, instructions, loops);
+  bool conditional_code = false;
+  countBody(p.body, instructions, loops, conditional_code);
+  // Conditional bodies that never run (alloc/conditional_runs.h): their positions do not execute.
+  const std::unordered_set<const Instruction*> never =
+      conditional_code ? neverRunBodies(p) : std::unordered_set<const Instruction*>{};
   order.positions.reserve(instructions + loops + 2);  // a loop: its header (an instruction) and its end
   order.loops.reserve(loops);
   order.positions.push_back({LinearPosition::Kind::Start, nullptr, -1, true, false});
@@ -59,22 +67,24 @@ LinearOrder linearize(const Program& p) {
     int32_t loop;      // the innermost loop around this body, -1 for none
     bool is_if;        // the body of an if (it belongs to the enclosing loop's iteration)
     bool conditional;  // inside an if's body, at any depth
+    bool runs;         // the body executes at all
   };
   // The thread's scratch: the order is computed several times per allocation.
   thread_local std::vector<Frame> stack;
-  stack.assign(1, {&p.body, 0, -1, false, false});
+  stack.assign(1, {&p.body, 0, -1, false, false, true});
   while (!stack.empty()) {
     Frame& top = stack.back();
     int32_t loop = top.loop;
     const bool conditional = top.conditional;
-    bool runs = loop < 0 || order.loops[size_t(loop)].body_runs;
+    const bool runs = top.runs;
     if (top.next == top.body->size()) {
       const bool is_if = top.is_if;
       stack.pop_back();
       if (loop >= 0 && !is_if) {
         LinearLoop& l = order.loops[size_t(loop)];
         l.end = uint32_t(order.positions.size());
-        bool outer_runs = l.parent < 0 || order.loops[size_t(l.parent)].body_runs;
+        // The loop's end runs where its header does: in the body around it.
+        const bool outer_runs = stack.empty() ? false : stack.back().runs;
         order.positions.push_back(
             {LinearPosition::Kind::LoopEnd, l.inst, l.parent, outer_runs, stack.empty() ? false : stack.back().conditional});
       }
@@ -83,7 +93,8 @@ LinearOrder linearize(const Program& p) {
     const Instruction& inst = (*top.body)[top.next++];
     if (inst.op != Op::Loop) {
       order.positions.push_back({LinearPosition::Kind::Instruction, &inst, loop, runs, conditional});
-      if (inst.op == Op::If) stack.push_back({&inst.body, 0, loop, true, true});  // `top` is invalid from here on
+      if (inst.op == Op::If)  // `top` is invalid from here on
+        stack.push_back({&inst.body, 0, loop, true, true, runs && !never.count(&inst)});
       continue;
     }
     LinearLoop l;
@@ -92,14 +103,14 @@ LinearOrder linearize(const Program& p) {
     l.parent = loop;
     l.depth = loop < 0 ? 1 : order.loops[size_t(loop)].depth + 1;
     l.trips = loopTrips(inst);
-    l.body_runs = runs && l.trips > 0;
+    l.body_runs = runs && l.trips > 0 && !never.count(&inst);
     order.positions.push_back({LinearPosition::Kind::LoopHeader, &inst, loop, runs, conditional});
     int32_t index = int32_t(order.loops.size());
     order.loops.push_back(l);
     // A loop with a register bound runs fewer iterations than hi says on some entries (none on some): its body is
     // conditional, as an if's.
     const bool bounded = hasRegisterBound(inst);
-    stack.push_back({&inst.body, 0, index, false, conditional || bounded});  // `top` is invalid from here on
+    stack.push_back({&inst.body, 0, index, false, conditional || bounded, l.body_runs});  // `top` is invalid from here on
   }
   order.positions.push_back({LinearPosition::Kind::End, nullptr, -1, true, false});
   return order;

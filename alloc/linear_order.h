@@ -30,14 +30,16 @@ struct LinearLoop {
   uint32_t depth = 1;       // 1 for a top-level loop
   uint64_t trips = 0;       // iterations per entry: ceil((hi - lo) / step), 0 when lo >= hi (or step <= 0); with a
                             // register bound, the most on any entry
-  bool body_runs = false;   // the body executes at all: this loop and every enclosing loop have trips > 0
+  bool body_runs = false;   // the body executes at all: this loop and every enclosing loop have trips > 0, and no
+                            // enclosing body is one that never runs (alloc/conditional_runs.h, neverRunBodies)
 };
 
 struct LinearPosition {
   enum class Kind : uint8_t { Start, Instruction, LoopHeader, LoopEnd, End } kind = Kind::Start;
   const Instruction* inst = nullptr;  // the instruction (for a loop header / end: the loop)
   int32_t loop = -1;                  // the innermost loop whose body contains this position, -1 if none
-  bool executes = true;               // false inside a loop body that never runs
+  bool executes = true;               // false inside a body that never runs: a loop's of no trips, or an if's or a
+                                      // register-bounded loop's that the loop registers never let run
   // Inside an if's body or a register-bounded loop's (at any depth): the instruction may not run on every iteration
   // of its loops, so its writes never replace a value for certain (liveness, iteration coverage).
   bool conditional = false;

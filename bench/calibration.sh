@@ -16,25 +16,33 @@ if [ ! -f "$BUILD/build.ninja" ]; then
 fi
 ninja -C "$BUILD" allocsim >/dev/null
 DIR=bench/calibration
-CLOCK=$(awk '$1 == "clock-ghz" { print $2 }' sim/timing/default.txt)
+CLOCK=$(awk '$1 == "clock-ghz" { print $2 }' sim/timing/default.txt)  # gen2's; a preset's own table may set another
 PE_CLOCK=$(awk '$1 == "pe.clock-ghz" { print $2 }' sim/timing/default.txt)
 RESULTS=$(mktemp)
 trap 'rm -f "$RESULTS"' EXIT
-# table ALLOCATOR_ARGS...: one simulation per kernel file (its cycles) with those arguments, then its checkpoint
-# table and its step table.
+# table ALLOCATOR_ARGS...: one simulation per kernel file (its cycles, its DMA queues' busy cycles and the
+# reporting clock of its arch preset's timing table) with those arguments, then its checkpoint table and its step
+# table.
 table() {
   : > "$RESULTS"
   for kernel in $(awk -F'\t' '!/^#/ && $1 != "checkpoint" { print $2 }' "$DIR/published.tsv" | sort -u); do
     json=$("$BUILD/allocsim" run "$DIR/$kernel" "$@" --timing-only --json --quiet)
     cycles=$(printf '%s' "$json" | sed -E 's/.*"stats": \{"cycles": ([0-9]+).*/\1/')
-    printf '%s\t%s\n' "$kernel" "$cycles" >> "$RESULTS"
+    dma=$(printf '%s' "$json" | grep -o '"busy_cycles": [0-9]*, "peak' | awk '{ s += $2 } END { print s + 0 }')
+    arch=$(awk '$1 == "arch" { print $2; exit }' "$DIR/$kernel")
+    clock=$CLOCK
+    if [ -f "sim/timing/$arch.txt" ] && grep -q '^clock-ghz' "sim/timing/$arch.txt"; then
+      clock=$(awk '$1 == "clock-ghz" { print $2 }' "sim/timing/$arch.txt")
+    fi
+    printf '%s\t%s\t%s\t%s\n' "$kernel" "$cycles" "$dma" "$clock" >> "$RESULTS"
   done
-  awk -F'\t' -v clock="$CLOCK" -v pe_clock="$PE_CLOCK" '
-  FNR == NR { cycles[$1] = $2; next }
+  awk -F'\t' -v pe_clock="$PE_CLOCK" '
+  FNR == NR { cycles[$1] = $2; dma[$1] = $3; clock[$1] = $4; next }
   /^#/ || $1 == "checkpoint" { next }
   {
-    k = $2; seconds = cycles[k] / (clock * 1e9)
-    if ($5 == "ms") sim = seconds * 1e3
+    k = $2; seconds = cycles[k] / (clock[k] * 1e9)
+    if ($3 == "dma-engine-time") sim = dma[k] / clock[k]  # ns: the transfer spans on the queues
+    else if ($5 == "ms") sim = seconds * 1e3
     else if ($5 == "us") sim = seconds * 1e6
     else if ($5 == "%") {
       # PE utilization of a K=8192, M=4096, N=8192 matmul: its FLOPs over the 128x128 array at the PE clock.

@@ -283,7 +283,7 @@ RC_GTEST_PROP(Reuse, ExactProofsHoldAndNoLevelRefusesWhatItPlaces, ()) {
   } catch (const AllocError& e) {
     placed = false;
     const std::string msg = e.what();
-    if (msg.find("proved") != std::string::npos && someBankAssignmentFits(p)) {
+    if (msg.find("(proved by") != std::string::npos && someBankAssignmentFits(p)) {
       const std::string why = "the exact search proves no placement, but one passes the placement oracle: " + msg;
       saveRegression("reuse_exact_false_proof", p, why);
       RC_FAIL(why + "\n" + printProgram(p));

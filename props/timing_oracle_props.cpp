@@ -52,6 +52,7 @@ sim::TimingTable genTable() {
   t.sp_loop_iteration = *rc::gen::element<double>(0, 4, 100);
   t.dma_fixed_ns = *rc::gen::element<double>(0, 1, 100, 1300);
   t.dma_engines = *rc::gen::element<double>(1, 3, 16);
+  t.dma_partitions_per_engine = *rc::gen::element<double>(1, 3, 8);
   t.dma_engine_bytes_per_ns = *rc::gen::element<double>(0.5, 17, 256);
   t.dma_descriptor_overhead_bytes = *rc::gen::element<double>(0, 512);
   t.dma_efficiency = *rc::gen::element<double>(0.3, 0.65, 1);

@@ -57,7 +57,7 @@ void Scoreboard::scan(List& list, const Resource* r, uint64_t bucket, uint64_t f
   auto visit = [&](const Entry& e) {
     if (!live(e)) return true;  // finished: dropped here rather than at the next sweep
     if (e.seq != seq && e.engine != in_order && (!r || std::max(r->bucketOf(e.byte_lo), first) == bucket))
-      deps.push_back({e.slot, e.seq, kind, e.inst, Dependence::kEndUnknown, false});
+      deps.push_back({e.seq, e.inst, Dependence::kEndUnknown, e.slot, kind, false});
     return prune && e.seq != seq && byte_lo <= e.byte_lo && e.byte_hi <= byte_hi && row_lo <= e.row_lo &&
            e.row_hi <= row_hi;
   };
@@ -120,7 +120,7 @@ void Scoreboard::accessRegisters(const Footprint& fp, bool write, uint32_t slot,
     const Entry& w = lane_writer_[lane];
     // A recorded access leaves out its own in-order engine, as access() does.
     if (w.seq != 0 && live(w) && w.seq != seq && !(record && w.engine == engine) && !dropped)
-      deps.push_back({w.slot, w.seq, kind, w.inst, Dependence::kEndUnknown, false});
+      deps.push_back({w.seq, w.inst, Dependence::kEndUnknown, w.slot, kind, false});
   }
   if (!record) return;
   if (!write || engine != uint8_t(Engine::SP))

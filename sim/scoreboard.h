@@ -32,15 +32,17 @@ const char* depKindName(DepKind k);
 // mismatch the equivalence check detects.
 enum class DropDependency : uint8_t { None, RAW, WAR, WAW };
 
+// (32 bytes: the widest fields first. An instruction's dependences are appended, sorted and read again by its
+// engine, several per instruction.)
 struct Dependence {
-  uint32_t slot;  // the older instruction's record in the simulator's pool
-  uint64_t seq;   // and its dispatch number (a record whose number changed has finished)
-  DepKind kind;
+  uint64_t seq;  // the older instruction's dispatch number (a record whose number changed has finished)
   const Instruction* producer;
   // Filled by the simulator at dispatch: the producer's end when it is decided by then; else `counted`, and the
   // producer's record stays until this consumer has read it.
   static constexpr uint64_t kEndUnknown = UINT64_MAX;
   uint64_t end = kEndUnknown;
+  uint32_t slot;  // its record in the simulator's pool
+  DepKind kind;
   bool counted = false;
 };
 
@@ -71,7 +73,7 @@ class Scoreboard {
     const uint32_t end = std::min<uint32_t>(hi, uint32_t(lane_writer_.size()));
     for (uint32_t lane = lo; lane < end; ++lane) {
       const Entry& w = lane_writer_[lane];
-      if (w.seq != 0 && live(w)) deps.push_back({w.slot, w.seq, kind, w.inst, Dependence::kEndUnknown, false});
+      if (w.seq != 0 && live(w)) deps.push_back({w.seq, w.inst, Dependence::kEndUnknown, w.slot, kind, false});
     }
   }
   // The resources (Footprint::resource) the job's program writes; a read of any other can wait for nothing (no

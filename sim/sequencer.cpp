@@ -283,8 +283,9 @@ void Sequencer::resolveOperands(const Instruction& inst, Operands& out, Shape* s
     case Op::Dma: {
       // A converting DMA moves the wider side's bytes (sim/timing/default.txt "dma.convert-fixed").
       out.bytes = std::max(a->bytes(), dst->bytes());
-      out.descriptors = dmaDescriptors(*dst, *a, s_.p->tensors[dst->tensor].space, s_.p->tensors[a->tensor].space);
-      const DmaCost cost = dmaTransferCycles(t, out.bytes, out.descriptors);
+      const Space ds = s_.p->tensors[dst->tensor].space, as = s_.p->tensors[a->tensor].space;
+      out.descriptors = dmaDescriptors(*dst, *a, ds, as);
+      const DmaCost cost = dmaTransferCycles(t, out.bytes, out.descriptors, dmaPartitions(*dst, *a, ds));
       out.latency = cost.span;
       out.fabric = cost.fabric;
       if (dst->dtype != a->dtype) out.latency += uint64_t(std::ceil(t.dma_convert_fixed));
@@ -431,7 +432,7 @@ void Sequencer::enterPorts(const Instruction& inst, uint32_t slot, Record& rec) 
   auto use = [&](PortSide own, PortSide other) {
     const PortUser& u = port_users_[other];
     if (u.seq != 0 && s_.record(u.slot).seq == u.seq)
-      rec.deps.push_back({u.slot, u.seq, DepKind::Port, u.inst, Dependence::kEndUnknown, false});
+      rec.deps.push_back({u.seq, u.inst, Dependence::kEndUnknown, u.slot, DepKind::Port, false});
     port_users_[own] = {slot, rec.seq, &inst};
   };
   if (sbuf && t.port_dve_pool_sbuf) {

@@ -52,6 +52,7 @@ const Key kKeys[] = {
     {"dma.engine-bytes-per-ns", &TimingTable::dma_engine_bytes_per_ns, 0.001, 1e6},
     {"dma.descriptor-overhead-bytes", &TimingTable::dma_descriptor_overhead_bytes, 0, 1e9},
     {"dma.efficiency", &TimingTable::dma_efficiency, 0.001, 1},
+    {"dma.partitions-per-engine", &TimingTable::dma_partitions_per_engine, 1, 1024},
     {"dma.convert-fixed", &TimingTable::dma_convert_fixed, 0, 1e6},
     {"dve.second-op-per-element", &TimingTable::dve_second_op_per_element, 0, 1e6},
     {"fused-reduce.fixed", &TimingTable::fused_reduce_fixed, 0, 1e6},
@@ -254,8 +255,13 @@ uint64_t dmaDescriptors(const ResolvedView& dst, const ResolvedView& src, Space 
   return std::max<uint64_t>(1, src.partitions);
 }
 
-DmaCost dmaTransferCycles(const TimingTable& t, uint64_t bytes, uint64_t descriptors) {
-  const double engines = std::min(t.dma_engines, double(std::max<uint64_t>(1, descriptors)));
+uint64_t dmaPartitions(const ResolvedView& dst, const ResolvedView& src, Space dst_space) {
+  return std::max<uint64_t>(1, dst_space != Space::Dram ? dst.partitions : src.partitions);
+}
+
+DmaCost dmaTransferCycles(const TimingTable& t, uint64_t bytes, uint64_t descriptors, uint64_t partitions) {
+  const double engines =
+      std::min(t.dma_engines, std::ceil(double(std::max<uint64_t>(1, partitions)) / t.dma_partitions_per_engine));
   const double engine_bytes = double(bytes) + t.dma_descriptor_overhead_bytes * double(descriptors);
   const double rate = t.dma_engine_bytes_per_ns * t.dma_efficiency;
   const double span_ns = engine_bytes / (engines * rate);

@@ -34,6 +34,7 @@ struct TimingTable {
   double sp_scalar = 0, sp_memory = 0, sp_loop_iteration = 0;
   double dma_fixed_ns = 0, dma_engines = 0, dma_engine_bytes_per_ns = 0, dma_descriptor_overhead_bytes = 0;
   double dma_efficiency = 0;  // the fraction of the engines' peak bandwidth transfers achieve
+  double dma_partitions_per_engine = 1;  // partitions of a transfer's on-chip side served by one DMA engine
   double dma_convert_fixed = 0;  // added to a converting (f32 <-> bf16) DMA's transfer, reporting cycles
   double dve_second_op_per_element = 0;  // added per element per partition to a two-op ts
   double fused_reduce_fixed = 0;         // added to an act or ts with a fused reduction, its engine's cycles
@@ -80,11 +81,14 @@ uint64_t computeCycles(const TimingTable& t, const Instruction& inst, const Reso
 // A DMA's descriptors: one per contiguous byte run on each partition of its on-chip side (DRAM rows are
 // contiguous); a DRAM to DRAM copy, one per source partition.
 uint64_t dmaDescriptors(const ResolvedView& dst, const ResolvedView& src, Space dst_space, Space src_space);
+// A DMA's partitions: those of its on-chip side (its destination when both are on chip); DRAM to DRAM, its source's.
+uint64_t dmaPartitions(const ResolvedView& dst, const ResolvedView& src, Space dst_space);
 // A DMA's cost in reporting cycles, its fixed latency apart: `span`, how long the transfer lasts on the engines it
-// is spread over, and `fabric`, its share of all the core's DMA engines (the time it would take on all of them).
+// is spread over (one per dma.partitions-per-engine of its partitions, at most dma.engines), and `fabric`, its share
+// of all the core's DMA engines (the time it would take on all of them).
 struct DmaCost {
   uint64_t span, fabric;
 };
-DmaCost dmaTransferCycles(const TimingTable& t, uint64_t bytes, uint64_t descriptors);
+DmaCost dmaTransferCycles(const TimingTable& t, uint64_t bytes, uint64_t descriptors, uint64_t partitions);
 
 }  // namespace allocsim::sim

@@ -113,7 +113,9 @@ DmaFigures dmaFigures(const TimingTable& t, const Program& p, const ResolvedView
   auto runs = [](const ResolvedView& v) { return uint64_t(v.partitions) * (unitStride(v) ? 1 : v.count2); };
   const bool d_chip = p.tensors[d.tensor].space != Space::Dram, a_chip = p.tensors[a.tensor].space != Space::Dram;
   f.descriptors = std::max<uint64_t>(1, d_chip ? runs(d) : a_chip ? runs(a) : a.partitions);
-  const double e = std::min(t.dma_engines, double(f.descriptors));
+  // One engine per dma.partitions-per-engine partitions of the on-chip side (DRAM to DRAM: the source's).
+  const double partitions = std::max(1.0, double(d_chip ? d.partitions : a.partitions));
+  const double e = std::min(t.dma_engines, std::ceil(partitions / t.dma_partitions_per_engine));
   const double b = double(f.bytes) + double(f.descriptors) * t.dma_descriptor_overhead_bytes;
   const double rate = t.dma_engine_bytes_per_ns * t.dma_efficiency;
   f.span = nsCycles(t, b / (e * rate));

@@ -4,6 +4,7 @@
 
 #include "alloc/alloc_error.h"
 #include "alloc/exact/canonical_timeline.h"
+#include "alloc/exact/certain_live.h"
 #include "alloc/exact/exact_search.h"
 #include "alloc/number_text.h"
 #include "alloc/liveness.h"
@@ -66,55 +67,83 @@ SpaceProblem build(const Program& p, const Liveness& live, Space space, bool kee
 
 std::string fmt(double v) { return formatReportNumber(v, 3); }
 
-// Where the area bound (alloc/exact/exact_problem.h) exceeds the capacity: the line of a position where the most is
-// live, the tensors live there with their sizes, and their sum against the capacity. "" when the plain sum at no
-// position exceeds it (the bound then comes from the largest tensor or from whole blocks of partitions).
-std::string peakOfTheBound(const Program& p, const Liveness& live, const SpaceProblem& sp, bool sbuf) {
+// The area bound (alloc/exact/exact_problem.h) over the tensors live together for certain at one step
+// (alloc/exact/certain_live.h) rather than over the live ranges: no placement the verifier accepts fits below it.
+struct CertainPeak {
+  uint64_t bound = 0;
+  uint32_t pos = kNone;       // the step of the peak (kNone: no step)
+  std::vector<size_t> items;  // the items live there, one per tensor
+};
+
+CertainPeak certainPeak(const Program& p, const Liveness& live, const SpaceProblem& sp) {
+  const std::vector<std::vector<std::pair<uint32_t, uint32_t>>> spans = certainLiveSpans(p, live.order);
+  const size_t n = live.order.positions.size();
+  const uint64_t block = exactRowBlock(sp.problem);
+  std::vector<uint32_t> steps(n + 1, 0);  // steps before each position
+  for (uint32_t pos = 0; pos < n; ++pos) steps[pos + 1] = steps[pos] + certainStep(live.order, pos);
+  std::vector<int64_t> diff(n + 1, 0);
+  std::vector<std::vector<std::pair<uint32_t, uint32_t>>> merged(sp.problem.items.size());
+  std::vector<bool> seen(p.tensors.size(), false);
+  CertainPeak c;
+  for (size_t i = 0; i < sp.problem.items.size(); ++i) {
+    const TensorId t = sp.tensors[i];
+    if (seen[t]) continue;  // a fixed tensor's segments are items of their own
+    seen[t] = true;
+    std::vector<std::pair<uint32_t, uint32_t>> s = spans[t];
+    std::sort(s.begin(), s.end());
+    for (const auto& [first, last] : s) {
+      if (first >= n || last < first) continue;
+      if (!merged[i].empty() && first <= merged[i].back().second + 1)
+        merged[i].back().second = std::max(merged[i].back().second, std::min<uint32_t>(last, uint32_t(n - 1)));
+      else
+        merged[i].push_back({first, std::min<uint32_t>(last, uint32_t(n - 1))});
+    }
+    const int64_t area = int64_t(exactBlockArea(sp.problem.items[i], block));
+    for (const auto& [first, last] : merged[i]) {
+      diff[first] += area;
+      diff[last + 1] -= area;
+      if (steps[last + 1] > steps[first]) c.bound = std::max(c.bound, sp.problem.items[i].size);  // live somewhere
+    }
+  }
+  int64_t sum = 0, best = -1;
+  for (uint32_t pos = 0; pos < n; ++pos) {
+    sum += diff[pos];
+    if (certainStep(live.order, pos) && sum > best) best = sum, c.pos = pos;
+  }
+  if (c.pos == kNone) return c;
+  c.bound = std::max(c.bound, exactAreaBound(sp.problem, block, uint64_t(best)));
+  for (size_t i = 0; i < merged.size(); ++i)
+    for (const auto& [first, last] : merged[i])
+      if (first <= c.pos && c.pos <= last) c.items.push_back(i);
+  return c;
+}
+
+
+// The tensors of a certain peak whose sum exceeds the capacity, as a refusal names them: the largest, as few as
+// exceed it together, at the line of the step, their sizes and their sum against the capacity. "" when their plain
+// sum does not exceed it (the bound then comes from the largest tensor or from whole blocks of partitions).
+std::string namesOfThePeak(const Program& p, const Liveness& live, const SpaceProblem& sp, const CertainPeak& c,
+                           bool sbuf) {
   const std::vector<ExactItem>& items = sp.problem.items;
-  std::vector<std::pair<uint64_t, int64_t>> events;  // (position, +area at first / -area after last)
-  for (const ExactItem& it : items) {
-    events.push_back({it.first, int64_t(it.size * it.rows)});
-    events.push_back({uint64_t(it.last) + 1, -int64_t(it.size * it.rows)});
-  }
-  std::sort(events.begin(), events.end(), [](auto a, auto b) {
-    return a.first != b.first ? a.first < b.first : a.second < b.second;  // ends first at one position
-  });
-  int64_t sum = 0, best = 0;
-  uint64_t at = 0;
-  for (auto [pos, d] : events) {
-    sum += d;
-    if (sum > best) best = sum, at = pos;
-  }
   const uint64_t rows = std::max<uint32_t>(sp.problem.rows, 1);
-  if (uint64_t(best) <= sp.problem.capacity * rows) return "";
-  // The largest of the items live there, as few as exceed the capacity together: the smaller ones may be live at
-  // that position in other iterations of its loops only.
-  std::vector<size_t> here;
-  for (size_t i = 0; i < items.size(); ++i)
-    if (items[i].first <= at && at <= items[i].last) here.push_back(i);
+  std::vector<size_t> here = c.items;
   std::stable_sort(here.begin(), here.end(), [&](size_t a, size_t b) {
     return items[a].size * items[a].rows > items[b].size * items[b].rows;
   });
-  best = 0;
-  for (size_t k = 0; k < here.size(); ++k) {
-    best += int64_t(items[here[k]].size * items[here[k]].rows);
-    if (uint64_t(best) > sp.problem.capacity * rows) {
+  uint64_t best = 0;
+  bool exceeds = false;
+  for (size_t k = 0; k < here.size() && !exceeds; ++k) {
+    best += items[here[k]].size * items[here[k]].rows;
+    if (best > sp.problem.capacity * rows) {
       here.resize(k + 1);
-      break;
+      exceeds = true;
     }
   }
+  if (!exceeds) return "";
   std::sort(here.begin(), here.end());
-  // A linear position where all of them are live (the items' timeline is canonical, the tensors' ranges are not).
-  uint32_t first = 0, last = UINT32_MAX;
-  for (size_t i : here) {
-    const LiveRange& r = live.tensors[sp.tensors[i]];
-    first = std::max(first, r.first);
-    last = std::min(last, r.last);
-  }
   std::string where;
-  if (first <= last && first < live.order.positions.size() && live.order.positions[first].inst &&
-      live.order.positions[first].inst->loc.known())
-    where = " at line " + std::to_string(live.order.positions[first].inst->loc.line);
+  const LinearPosition& at = live.order.positions[c.pos];
+  if (at.inst && at.inst->loc.known()) where = " at line " + std::to_string(at.inst->loc.line);
   std::string names;
   for (size_t k = 0; k < here.size() && k < 6; ++k) {
     const Tensor& t = p.tensors[sp.tensors[here[k]]];
@@ -146,11 +175,23 @@ void place(Program& p, const Liveness& live, Space space, const ExactAllocOption
   const std::string cap = std::to_string(sp.problem.capacity) + unit;
   const double gap = r.lower_bound ? double(r.height) / double(r.lower_bound) : 1.0;
   const SourceLoc loc = sp.tensors.empty() ? SourceLoc{} : p.tensors[sp.tensors[0]].loc;
+  if (r.status == ExactStatus::NoFit && r.method == "lower bound") {
+    // The bound over the live ranges counts tensors live at one position in different iterations of its loops, or
+    // through writes that may not run: it proves only where the tensors live together for certain exceed it too.
+    const CertainPeak c = certainPeak(p, live, sp);
+    if (c.bound <= sp.problem.capacity)
+      throw AllocError(loc, "exact: no placement of " + what + " fits in " + cap + " over the live ranges (their " +
+                                "lower bound is " + std::to_string(r.lower_bound) + unit + ", but one position " +
+                                "stands for every iteration of its loops; not proved impossible: the tensors live " +
+                                "together for certain at one step need " + std::to_string(c.bound) + unit + ")");
+    throw AllocError(loc, "exact: no placement of " + what + " fits in " + cap + " (proved by lower bound: lower " +
+                              "bound " + std::to_string(c.bound) + unit + ", " + std::to_string(r.nodes) +
+                              " nodes, " + fmt(r.seconds) + " s)" + namesOfThePeak(p, live, sp, c, sbuf));
+  }
   if (r.status == ExactStatus::NoFit)
     throw AllocError(loc, "exact: no placement of " + what + " fits in " + cap + " (proved by " + r.method +
                               ": lower bound " + std::to_string(r.lower_bound) + unit + ", " +
-                              std::to_string(r.nodes) + " nodes, " + fmt(r.seconds) + " s)" +
-                              (r.method == "lower bound" ? peakOfTheBound(p, live, sp, sbuf) : ""));
+                              std::to_string(r.nodes) + " nodes, " + fmt(r.seconds) + " s)");
   const std::string limit = o.node_budget && r.nodes >= o.node_budget
                                 ? "the node budget of " + std::to_string(o.node_budget)
                                 : "the time limit of " + fmt(o.time_limit_s) + " s";

@@ -2,7 +2,10 @@
 // the complete search of alloc/exact/exact_search.h over the live ranges of alloc/liveness.h. It never spills:
 // either every tensor gets a placement within the machine, or allocation is impossible (AllocError, exit code 3)
 // with what the search established: "proved" (the search was complete, or the lower bound exceeds the capacity)
-// or "not found within the time limit" with the best height and its gap to the lower bound.
+// or "not found within the time limit" with the best height and its gap to the lower bound. A lower bound proves
+// only over tensors live together for certain at one step (alloc/exact/certain_live.h), and a refusal names those;
+// where only the live ranges' bound exceeds the capacity (tensors live at one position in different iterations of
+// its loops), the refusal says so and claims no proof.
 //
 // SBUF is 2-D: a tensor spans a band of its partition count starting at any multiple of the partition start
 // quantum, its byte offset is a multiple of sbuf-align. When every SBUF tensor spans all partitions the problem is

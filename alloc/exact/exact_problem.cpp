@@ -40,19 +40,29 @@ std::string exactViolation(const ExactProblem& p, const std::vector<ExactPlaceme
   return "";
 }
 
+uint64_t exactRowBlock(const ExactProblem& p) {
+  uint64_t g = std::max<uint32_t>(p.rows, 1);
+  for (const ExactItem& it : p.items)
+    for (uint32_t s : it.starts) g = std::gcd(g, uint64_t(s));
+  return g;
+}
+
+uint64_t exactAreaBound(const ExactProblem& p, uint64_t block, uint64_t area) {
+  const uint64_t blocks = (std::max<uint32_t>(p.rows, 1) + block - 1) / block;
+  return (area + blocks - 1) / blocks;
+}
+
 uint64_t exactLowerBound(const ExactProblem& p) {
   // Rows come in blocks of g, g dividing every allowed start and the row count (SBUF: the partition quantum). An item
   // starts at a block boundary, so it holds the first row of every block it touches, ceil(rows / g) of them, and two
   // items live together at one offset cannot both hold a block's first row: the area in whole blocks bounds the
   // height over the ceil(row count / g) blocks. g = 1 is the plain area bound; one block (every item starting at row
   // 0) is the peak live size.
-  uint64_t g = std::max<uint32_t>(p.rows, 1);
-  for (const ExactItem& it : p.items)
-    for (uint32_t s : it.starts) g = std::gcd(g, uint64_t(s));
+  const uint64_t g = exactRowBlock(p);
   std::vector<std::pair<uint32_t, int64_t>> events;  // (position, +area at first / -area after last)
   uint64_t largest = 0;
   for (const ExactItem& it : p.items) {
-    const int64_t area = int64_t(it.size * ((it.rows + g - 1) / g));
+    const int64_t area = int64_t(exactBlockArea(it, g));
     events.push_back({it.first, area});
     events.push_back({it.last + 1, -area});
     largest = std::max(largest, it.size);
@@ -65,8 +75,7 @@ uint64_t exactLowerBound(const ExactProblem& p) {
     live += d;
     peak = std::max(peak, live);
   }
-  const uint64_t blocks = (std::max<uint32_t>(p.rows, 1) + g - 1) / g;
-  return std::max(largest, (uint64_t(peak) + blocks - 1) / blocks);
+  return std::max(largest, exactAreaBound(p, g, uint64_t(peak)));
 }
 
 uint64_t exactHeight(const ExactProblem& p, const std::vector<ExactPlacement>& pl) {

@@ -46,6 +46,13 @@ std::string exactViolation(const ExactProblem& p, const std::vector<ExactPlaceme
 // count), since no two items share a block at one offset. No placement fits in a capacity below it.
 uint64_t exactLowerBound(const ExactProblem& p);
 
+// The rows of the problem's blocks in that bound: the gcd of every allowed start and the row count.
+uint64_t exactRowBlock(const ExactProblem& p);
+// What an item takes of the area in that bound: its size times the blocks it touches.
+inline uint64_t exactBlockArea(const ExactItem& it, uint64_t block) { return it.size * ((it.rows + block - 1) / block); }
+// The bound from a total of block areas live together: divided over the blocks, rounded up.
+uint64_t exactAreaBound(const ExactProblem& p, uint64_t block, uint64_t area);
+
 // max offset + size over the items (0 when there are none).
 uint64_t exactHeight(const ExactProblem& p, const std::vector<ExactPlacement>& placements);
 

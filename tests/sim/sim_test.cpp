@@ -107,8 +107,9 @@ copy y, x
                  "dma.descriptor-overhead-bytes 64\ndma.efficiency 1\nact.clock-ghz 0.5\nact.fixed 10\nact.per-element 2\n"
                  "act.dependent-interval 0\n");
   sim::SimResult r = sim::simulate(p, o);
-  // 8 descriptors (one per SBUF partition) on 8 of the 16 engines: (2048 + 8 x 64) bytes at 8 x 2 bytes/ns.
-  const uint64_t dma = 100 + (8 * 64 * 4 + 8 * 64) / (8 * 2);
+  // 8 descriptors (one per SBUF partition) on one engine (8 partitions per engine): (2048 + 8 x 64) bytes at
+  // 2 bytes/ns.
+  const uint64_t dma = 100 + (8 * 64 * 4 + 8 * 64) / (1 * 2);
   const uint64_t act = 2 * (2 * 64);  // max(10, 2 x 64) ACT cycles at half the reporting clock
   EXPECT_EQ(r.stats.cycles, dma + act);
   EXPECT_EQ(r.stats.stall_cycles[size_t(sim::StallCause::RAW)], dma);

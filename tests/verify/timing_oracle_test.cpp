@@ -21,8 +21,8 @@ std::string joined(const std::vector<std::string>& lines) {
   return s;
 }
 
-// Every clock at 1 GHz (an engine cycle is a reporting cycle), DMA at one byte per ns per engine and no descriptor
-// overhead, no minimum dependent interval, so the expected cycles below follow from docs/simulator.md "Timing" by
+// Every clock at 1 GHz (an engine cycle is a reporting cycle), DMA at one byte per ns per engine, one engine per
+// partition and no descriptor overhead, no minimum dependent interval, so the expected cycles below follow from docs/simulator.md "Timing" by
 // hand.
 const char kTable[] = R"(clock-ghz 1
 pe.clock-ghz 1
@@ -42,6 +42,7 @@ dma.engines 16
 dma.engine-bytes-per-ns 1
 dma.efficiency 1
 dma.descriptor-overhead-bytes 0
+dma.partitions-per-engine 1
 dma.convert-fixed 0
 act.dependent-interval 0
 dve.dependent-interval 0
