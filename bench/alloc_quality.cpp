@@ -241,6 +241,8 @@ std::string markdown() {
       "  bound (the most SBUF data live at one position of the input, per partition, or the largest tensor). 1.00 is\n"
       "  optimal; below 1 the allocator spilled to get under it.\n"
       "- **PSUM banks / demand**: banks holding a live PSUM tensor, over the most banks live at one position.\n"
+      "  Above 1.00 where the colorer rotates a loop's PSUM tensors through banks free at that point, so a matmul\n"
+      "  need not wait for the last reader of its bank (`docs/design.md`); the banks live at once never exceed the demand.\n"
       "- **spill bytes**: the size of the spill slots the allocator inserted.\n"
       "- **time vs greedy**: CPU time per allocation over the greedy placer's on the same program (absolute times\n"
       "  depend on the machine; the ratio much less).\n"
