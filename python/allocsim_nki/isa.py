@@ -52,6 +52,8 @@ engine = type("engine", (), {"unknown": None, "tensor": "pe", "vector": "dve", "
 unknown_engine, tensor_engine, vector_engine, scalar_engine, gpsimd_engine = None, "pe", "dve", "act", "pool"
 # How an instruction's fused reduction treats the engine's accumulator registers (one f32 per partition, per engine):
 # docs/nki.md "Accumulating reductions".
+# Which DMA engine moves the data (software or hardware descriptor generation): accepted, the program's DMA is one.
+dge_mode = type("dge_mode", (), {"unknown": 0, "swdge": 1, "hwdge": 2, "none": 3})
 reduce_cmd = type("reduce_cmd", (), {"idle": "idle", "reset": "reset", "reduce": "reduce",
                                      "reset_reduce": "reset_reduce", "load_reduce": "load_reduce"})
 
@@ -130,15 +132,33 @@ def tensor_scalar(data, op0, operand0, reverse0=False, op1=None, operand1=None, 
     _t.check_mask(mask, loc)
     tr = _t.tracer()
     _t._on_chip(data, "tensor_scalar", loc)
-    a0 = _alu(op0)
-    for rev, a in ((reverse0, a0), (reverse1, _alu(op1) if op1 is not None else None)):
-        if rev and a not in _t.COMMUTATIVE:
-            _t.unsupported("tensor_scalar with reverse=True for %s" % a, loc)
-    out = dst if dst is not None else tr.temp(data.shape, _t._result_dtype(data, dtype=dtype), "sbuf", loc)
-    parts = [out, data, _t._scalar_operand(operand0, loc, data.dtype), a0]
+    steps = [[_alu(op0), _t._scalar_operand(operand0, loc, data.dtype), reverse0]]
     if op1 is not None:
-        parts += [_t._scalar_operand(operand1, loc, data.dtype), _alu(op1)]
-    return _t._made(out, tr.emit("ts", *parts, loc=loc))
+        steps.append([_alu(op1), _t._scalar_operand(operand1, loc, data.dtype), reverse1])
+    for st in steps:
+        if st[2] and st[0] in _t._CMP_SWAP:  # s < x is x > s
+            st[0], st[2] = _t._CMP_SWAP[st[0]], False
+        elif st[2] and st[0] in _t.COMMUTATIVE:
+            st[2] = False
+        elif st[2] and st[0] != "sub":
+            _t.unsupported("tensor_scalar with reverse=True for %s" % st[0], loc)
+    out = dst if dst is not None else tr.temp(data.shape, _t._result_dtype(data, dtype=dtype), "sbuf", loc)
+    if not any(st[2] for st in steps):
+        parts = [out, data]
+        for a, s, _ in steps:
+            parts += [s, a]
+        return _t._made(out, tr.emit("ts", *parts, loc=loc))
+    # s - x (reverse with subtract) is (x * -1) + s: exact (the negation is exact, then the one rounded add). With
+    # two ops one of them reversed, the first op goes into an f32 tile (the engine computes in f32), the second after.
+    neg = -1.0 if data.dtype.is_float else -1
+    src = data
+    for k, (a, s, rev) in enumerate(steps):
+        last = k == len(steps) - 1
+        dest = out if last else tr.temp(data.shape, _t.float32 if data.dtype.is_float else data.dtype, "sbuf", loc)
+        ins = tr.emit("ts", dest, src, neg, "mul", s, "add", loc=loc) if rev else tr.emit("ts", dest, src, s, a,
+                                                                                         loc=loc)
+        src = dest
+    return _t._made(out, ins)
 
 
 def scalar_tensor_tensor(data, op0, operand0, op1, operand1, reverse0=False, reverse1=False, dtype=None, mask=None,

@@ -20,6 +20,7 @@ class _TileSize:
         """The f32 elements of a PSUM bank: the free dimension's limit of a PSUM tile and of matmul's moving side."""
         return _t.ARCHS[_arch()][1] // 4
 
+    bn_stats_fmax = 512  # the elements of one bn_stats (the format's limit too)
     gemm_stationary_fmax = pmax
     psum_partition_dim_max = pmax
     gemm_moving_fmax = psum_fmax
@@ -243,6 +244,41 @@ def program_id(axis=0):
     if not isinstance(axis, int) or not 0 <= axis < len(grid):
         raise KernelError("nl.program_id(%r) of a launch grid of %d axes" % (axis, len(grid)))
     return grid[axis][1]
+
+
+class _SpmdDim:
+    """A launch grid axis: `nl.nc(2)` (the instances over two NeuronCores), `nl.spmd_dim(nl.nc(2), 2)`,
+    `nl.nc(2) * 2`. Its size is the product of its parts; the cores do not change what an instance computes."""
+    spmd_size = True
+
+    def __init__(self, size):
+        self.size = size
+
+    def __mul__(self, other):
+        return spmd_dim(self, other)
+
+    __rmul__ = __mul__
+
+    def __repr__(self):
+        return "spmd_dim(%d)" % self.size
+
+
+def nc(n):
+    if not isinstance(n, int) or isinstance(n, bool) or n <= 0:
+        raise KernelError("nl.nc takes a positive Python integer, not %r" % (n,), _loc())
+    return _SpmdDim(n)
+
+
+def spmd_dim(*dims):
+    size = 1
+    for d in dims:
+        if isinstance(d, _SpmdDim):
+            size *= d.size
+        elif isinstance(d, int) and not isinstance(d, bool) and d > 0:
+            size *= d
+        else:
+            raise KernelError("nl.spmd_dim takes positive Python integers and nl.nc(n), not %r" % (d,), _loc())
+    return _SpmdDim(size)
 
 
 def num_programs(axes=0):

@@ -71,12 +71,35 @@ class DType:
     def __repr__(self):
         return self.name
 
+    @property
+    def max(self):
+        """The largest finite value (numpy's finfo / iinfo max), as kernels write `nl.fp32.min` for -inf-like fills."""
+        if not self.is_float:
+            return 1 if self.name == "bool" else (1 << (8 * self.size - (self.fmt[0] == "i"))) - 1
+        e, m, ieee = _FLOAT_BITS.get(self.fmt, (None, None, None))
+        if e is None:
+            raise KernelError("unsupported: dtype %s (outside the program format)" % self.name, user_location())
+        bias = (1 << (e - 1)) - 1
+        if ieee:  # the all-ones exponent holds infinities and NaNs
+            return (2.0 - 2.0 ** -m) * 2.0 ** ((1 << e) - 2 - bias)
+        return (2.0 - 2.0 ** (1 - m)) * 2.0 ** ((1 << e) - 1 - bias)  # only the all-ones mantissa is NaN
+
+    @property
+    def min(self):
+        if not self.is_float:
+            return 0 if self.name == "bool" or self.fmt[0] == "u" else -(1 << (8 * self.size - 1))
+        return -self.max
+
     def __eq__(self, other):
         return isinstance(other, DType) and other.name == self.name
 
     def __hash__(self):
         return hash(self.name)
 
+
+# exponent bits, mantissa bits, whether the all-ones exponent is infinities and NaNs only
+_FLOAT_BITS = {"f32": (8, 23, True), "bf16": (8, 7, True), "f16": (5, 10, True), "f8e4m3": (4, 3, True),
+               "f8e5m2": (5, 2, True), "f8e4m3fn": (4, 3, False)}
 
 float32 = DType("float32", "f32", 4, True)
 bfloat16 = DType("bfloat16", "bf16", 2, True)
@@ -171,6 +194,11 @@ class Aff(_Comparisons):
             return Aff(x)
         if hasattr(x, "__index__") and not isinstance(x, float):
             return Aff(int(x.__index__()))
+        if isinstance(x, (View, Tensor)):
+            # an index read from a tile at run time (an indirect DMA, a gather): the program's views are affine in
+            # loop registers
+            unsupported("an index taken from a tile's values (indirect addressing): the program format's views are "
+                        "affine in loop indices")
         raise KernelError("index %r is not an integer or an affine expression of loop indices" % (x,))
 
     def simplify(self):
@@ -1811,7 +1839,17 @@ class Tracer:
         ds_, ss = dst.tensor.space, value.tensor.space
         if ds_ == "dram" or ss == "dram":
             if ds_ == "dram" and ss == "dram":
-                unsupported("a DRAM to DRAM copy (stage it through SBUF)", loc)
+                # the format's DMA has one on-chip side: staged through an SBUF tile of the view's rows
+                P, F = _flat(value)
+                if P > self.partitions:
+                    unsupported("a DRAM to DRAM copy of %d rows (more than the %d partitions a staging tile has)"
+                                % (P, self.partitions), loc)
+                t = self.temp((P, F), value.dtype, "sbuf", loc, name="staged")
+                self.emit("dma", t, value, loc=loc)
+                value = t
+                if t.dtype == dst.dtype or {t.dtype.fmt, dst.dtype.fmt} == {"f32", "bf16"}:
+                    return self.emit("dma", dst, t, loc=loc)
+                ss = "sbuf"
             if ss == "psum" or (value.dtype != dst.dtype and {value.dtype.fmt, dst.dtype.fmt} != {"f32", "bf16"}):
                 if ss == "dram":
                     t = self.temp(value.shape, value.dtype, "sbuf", loc, name="staged")
@@ -2662,6 +2700,15 @@ def store(dst, value, mask=None, loc=None):
     check_mask(mask, loc)
     if not isinstance(dst, View) or dst.tensor.space != "dram":
         raise KernelError("nl.store writes an HBM tensor", loc)
+    if _is_number(value):
+        # a number stored into HBM (NKI: effectively a memset): a memset tile of the view's rows, then the DMA
+        P, F = _flat(dst)
+        if P > tr.partitions:
+            unsupported("nl.store of a number into %d rows (more than the %d partitions of a tile)" % (P, tr.partitions),
+                        loc)
+        t = tr.temp((P, F), dst.dtype, "sbuf", loc, name="filled")
+        tr.emit("memset", t, float(value) if dst.dtype.is_float else int(value), loc=loc)
+        value = t
     if not isinstance(value, View):
         raise KernelError("nl.store stores a tile, not %r" % (value,), loc)
     _same_shape(dst, value, "nl.store", loc)
