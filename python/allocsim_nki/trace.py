@@ -1842,8 +1842,13 @@ class Tracer:
                 # the format's DMA has one on-chip side: staged through an SBUF tile of the view's rows
                 P, F = _flat(value)
                 if P > self.partitions:
-                    unsupported("a DRAM to DRAM copy of %d rows (more than the %d partitions a staging tile has)"
-                                % (P, self.partitions), loc)
+                    if len(value.shape) < 2 or _flat(dst)[0] != P:
+                        unsupported("a DRAM to DRAM copy of %d rows (more than the %d partitions a staging tile "
+                                    "has) between views of different rows" % (P, self.partitions), loc)
+                    for r0 in range(0, P, self.partitions):  # a staged copy per block of rows
+                        n = min(self.partitions, P - r0)
+                        ins = self.move(dst[r0:r0 + n], value[r0:r0 + n], loc)
+                    return ins
                 t = self.temp((P, F), value.dtype, "sbuf", loc, name="staged")
                 self.emit("dma", t, value, loc=loc)
                 value = t
@@ -2335,13 +2340,15 @@ def binary(op, x, y, dtype=None, loc=None, dst=None):
         out = dst if dst is not None else tr.temp(x.shape, _result_dtype(x, y, dtype=dtype), "sbuf", loc)
         ins = tr.emit("tt", out, x, y, op, loc=loc)
         return _made(out, ins)
-    # a [1, N] side with a [P, N] side: broadcast along partitions first (on the PE, into PSUM)
-    if xv and yv and has_op("broadcast") and _flat(x)[1] == _flat(y)[1] and 1 in (_flat(x)[0], _flat(y)[0]) \
-            and _flat(x)[0] != _flat(y)[0]:
-        if _flat(x)[0] == 1:
-            x = partition_broadcast(x, _flat(y)[0], loc)
+    # a one-partition side with a side of P partitions: broadcast along partitions first (on the PE, into PSUM):
+    # [1, N] with [P, N] or [P, 1] (the result [P, N]), [1, 1] with [P, F] (then a [P, 1] column)
+    fx, fy = (_flat(x), _flat(y)) if xv and yv else (None, None)
+    if fx and has_op("broadcast") and 1 in (fx[0], fy[0]) and fx[0] != fy[0] and \
+            (fx[1] == fy[1] or 1 in (fx[1], fy[1])):
+        if fx[0] == 1:
+            x = partition_broadcast(x, fy[0], loc)
         else:
-            y = partition_broadcast(y, _flat(x)[0], loc)
+            y = partition_broadcast(y, fx[0], loc)
         return binary(op, x, y, dtype, loc, dst)
     # one side a tile of the full shape, the other a number or a [P, 1] tile
     if xv and (not yv or (_is_col(y) and _flat(y)[0] == _flat(x)[0])):
@@ -2756,6 +2763,27 @@ def affine_select(dst, src, A, B, C, cmp, fill, loc):
     ins = tr.emit("affine_select", dst, src, "p=%d" % A, "e=%d" % B, ("c=", C if isinstance(C, Aff) else int(C)),
                   cmp, float(fill) if dst.dtype.is_float else int(fill), loc=loc)
     return _made(dst, ins)
+
+
+def transposing_load(src, dtype, loc):
+    """HBM [N, M] -> SBUF [M, N] (nl.load_transpose2d, nisa.dma_transpose): per block of at most P rows, a load, a
+    PE transpose into PSUM and a copy into that block's columns of the result."""
+    tr = tracer()
+    if not isinstance(src, View) or src.tensor.space != "dram":
+        raise KernelError("a transposing load reads an HBM tensor", loc)
+    if len(src.shape) != 2:
+        unsupported("a transposing load of a %d-D view (2-D views)" % len(src.shape), loc)
+    N, M = src.shape
+    if M > tr.partitions:
+        unsupported("a transposing load of %d columns (the result has one partition per column: at most %d)"
+                    % (M, tr.partitions), loc)
+    out = tr.temp((M, N), dtype or src.dtype, "sbuf", loc)
+    for r0 in range(0, N, tr.partitions):
+        n = min(tr.partitions, N - r0)
+        block = load(src[r0:r0 + n, :], None, None, loc)
+        t = transpose(block, loc=loc)
+        tr.emit("copy", out[:, r0:r0 + n], t, loc=loc)
+    return out
 
 
 def partition_broadcast(x, M, loc=None):

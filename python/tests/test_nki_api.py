@@ -78,11 +78,49 @@ class HbmStoreTest(unittest.TestCase):
         self.assertTrue(same_bits(r.returned[1], a))
         self.assertTrue(allocsim_nki.verify(k.store_number_and_copy, a, arch="tiny").ok)
 
-    def test_hbm_copy_of_more_rows_than_partitions_is_refused(self):
-        with self.assertRaises(allocsim_nki.KernelError) as e:
-            allocsim_nki.program(k.copy_hbm_rows, rand((16, 4), 7), arch="tiny")
-        self.assertIn("unsupported: a DRAM to DRAM copy of 16 rows", e.exception.format())
-        self.assertIn("api_examples.py:", e.exception.format())
+    def test_hbm_copy_of_more_rows_than_partitions(self):
+        a = rand((20, 4), 7)  # three staged blocks of rows on tiny (8 partitions), the last one partial
+        r = allocsim_nki.simulate(k.copy_hbm_rows, a, arch="tiny")
+        self.assertTrue(same_bits(r.returned, a))
+        self.assertEqual(r.program.count("dma "), 6)
+
+
+class SelectionTest(unittest.TestCase):
+    def special(self, shape, seed):
+        x = rand(shape, seed)
+        x.flat[:4] = [np.inf, -np.inf, -0.0, np.nan]
+        return x
+
+    def test_broadcast_along_partitions(self):
+        a, s, col, row = rand((8, 16), 11), rand((1, 1), 12), rand((8, 1), 13), rand((1, 16), 14)
+        r = allocsim_nki.simulate(k.broadcast_adds, a, s, col, row, arch="tiny")
+        self.assertTrue(same_bits(r.returned[0], a + s))
+        self.assertTrue(same_bits(r.returned[1], col - row))
+
+    def test_copy_predicated(self):
+        x, y = self.special((8, 16), 15), self.special((8, 16), 16)[::-1].copy()
+        pred = (rand((8, 16), 17) > 0).astype(np.uint8)
+        r = allocsim_nki.simulate(k.copy_predicated, pred, x, y, arch="tiny")
+        self.assertTrue(same_bits(r.returned[0], np.where(pred != 0, x, y)))
+        self.assertTrue(same_bits(r.returned[1], np.where(pred != 0, y, x)))
+        self.assertTrue(allocsim_nki.verify(k.copy_predicated, pred, x, y, arch="tiny").ok)
+
+    def test_select_reduce(self):
+        x = rand((8, 16), 18)
+        pred = (rand((8, 16), 19) > 0.5).astype(np.uint8)
+        fill = rand((8, 1), 20) - np.float32(3)
+        r = allocsim_nki.simulate(k.select_with_max, pred, x, fill, arch="tiny")
+        want = np.where(pred != 0, x, fill)
+        self.assertTrue(same_bits(r.returned[0], want))
+        self.assertTrue(same_bits(r.returned[1], want.max(axis=1, keepdims=True)))
+        self.assertTrue(same_bits(r.returned[2], np.where(pred != 0, x, np.float32(-1.5))))
+
+    def test_transposing_loads(self):
+        a = rand((20, 8), 21)  # three blocks of rows on tiny (8 partitions), the last one partial
+        r = allocsim_nki.simulate(k.transposing_loads, a, arch="tiny")
+        self.assertTrue(same_bits(r.returned[0], a.T))
+        self.assertTrue(same_bits(r.returned[1], a.T))
+        self.assertTrue(allocsim_nki.verify(k.transposing_loads, a, arch="tiny").ok)
 
 
 class IndirectTest(unittest.TestCase):
@@ -91,7 +129,8 @@ class IndirectTest(unittest.TestCase):
             allocsim_nki.program(k.gather_rows, rand((16, 4), 10), np.zeros((8, 1), np.int32), arch="tiny")
         msg = e.exception.format()
         self.assertIn("unsupported: an index taken from a tile's values", msg)
-        line = next(n for n, text in enumerate(open(k.__file__), 1) if "data[rows," in text)
+        with open(k.__file__) as f:
+            line = next(n for n, text in enumerate(f, 1) if "data[rows," in text)
         self.assertIn("api_examples.py:%d:" % line, msg)
 
 

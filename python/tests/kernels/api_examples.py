@@ -53,7 +53,7 @@ def store_number_and_copy(a):
 
 @nki.jit
 def copy_hbm_rows(a):
-    """An HBM to HBM copy of more rows than a tile has partitions: refused."""
+    """An HBM to HBM copy of more rows than a tile has partitions."""
     out = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
     nisa.dma_copy(dst=out, src=a)
     return out
@@ -97,3 +97,64 @@ def gather_rows(data, idx):
     t = nl.load(data[rows, nl.arange(data.shape[1])[None, :]])
     nl.store(out, t)
     return out
+
+
+@nki.jit
+def broadcast_adds(a, s, col, row):
+    """a + s (s [1, 1]) and col - row ([P, 1] and [1, N]: the [P, N] table of differences)."""
+    o1 = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
+    o2 = nl.ndarray((col.shape[0], row.shape[1]), dtype=a.dtype, buffer=nl.shared_hbm)
+    nl.store(o1, nl.add(nl.load(a), nl.load(s)))
+    nl.store(o2, nl.subtract(nl.load(col), nl.load(row)))
+    return o1, o2
+
+
+@nki.jit
+def copy_predicated(pred, x, y):
+    """out1 = where(pred, x, y) by copying x over y; out2 the same with reverse_pred: where(pred, y, x)."""
+    o1 = nl.ndarray(x.shape, dtype=x.dtype, buffer=nl.shared_hbm)
+    o2 = nl.ndarray(x.shape, dtype=x.dtype, buffer=nl.shared_hbm)
+    p = nl.load(pred)
+    tx = nl.load(x)
+    d1 = nl.load(y)
+    nisa.tensor_copy_predicated(src=tx, dst=d1, predicate=p)
+    nl.store(o1, d1)
+    d2 = nl.load(y)
+    nisa.tensor_copy_predicated(src=tx, dst=d2, predicate=p, reverse_pred=True)
+    nl.store(o2, d2)
+    return o1, o2
+
+
+@nki.jit
+def select_with_max(pred, x, fill):
+    """sel = where(pred, x, fill) (fill a [P, 1] column), mx its row maximum; sel2 = where(pred, x, -1.5)."""
+    o1 = nl.ndarray(x.shape, dtype=x.dtype, buffer=nl.shared_hbm)
+    o2 = nl.ndarray((x.shape[0], 1), dtype=nl.float32, buffer=nl.shared_hbm)
+    o3 = nl.ndarray(x.shape, dtype=x.dtype, buffer=nl.shared_hbm)
+    p = nl.load(pred)
+    tx = nl.load(x)
+    f = nl.load(fill)
+    sel = nl.ndarray(x.shape, dtype=x.dtype, buffer=nl.sbuf)
+    mx = nl.ndarray((x.shape[0], 1), dtype=nl.float32, buffer=nl.sbuf)
+    nisa.select_reduce(dst=sel, predicate=p, on_true=tx, on_false=f, reduce_res=mx,
+                       reduce_cmd=nisa.reduce_cmd.reset_reduce, reduce_op=nl.maximum)
+    nl.store(o1, sel)
+    nl.store(o2, mx)
+    sel2 = nl.ndarray(x.shape, dtype=x.dtype, buffer=nl.sbuf)
+    nisa.select_reduce(dst=sel2, predicate=p, on_true=tx, on_false=-1.5)
+    nl.store(o3, sel2)
+    return o1, o2, o3
+
+
+@nki.jit
+def transposing_loads(a):
+    """a [N, M] transposed twice over: nl.load_transpose2d and nisa.dma_transpose into a tile; printed on the way."""
+    o1 = nl.ndarray((a.shape[1], a.shape[0]), dtype=a.dtype, buffer=nl.shared_hbm)
+    o2 = nl.ndarray((a.shape[1], a.shape[0]), dtype=a.dtype, buffer=nl.shared_hbm)
+    t = nl.load_transpose2d(a)
+    nl.device_print("t = ", t)
+    nl.store(o1, t)
+    u = nl.ndarray((a.shape[1], a.shape[0]), dtype=a.dtype, buffer=nl.sbuf)
+    nisa.dma_transpose(a, dst=u)
+    nl.store(o2, u)
+    return o1, o2
