@@ -322,6 +322,25 @@ uint32_t lastRunIn(const LinearOrder& order, std::span<const Event> group, uint3
   return q;
 }
 
+// The last position of `loop`'s body at which the value in `group` (mentions up to `last`) may be read within one
+// iteration of it: the latest read in the body (a start@first matmul counts: it reads on its loop's later
+// iterations), or the end of the loop directly in the body that holds it. The loop's header when nothing in the body
+// reads it.
+uint32_t lastReadIn(const LinearOrder& order, std::span<const Event> group, uint32_t last, int32_t loop) {
+  const LinearLoop& l = order.loops[size_t(loop)];
+  uint32_t q = kNone;
+  for (const Event& ev : group) {
+    if (ev.pos > last || ev.pos >= l.end) break;
+    if (ev.pos > l.header && (!ev.write || ev.cover == WriteCover::WholeOnFirst)) q = ev.pos;
+  }
+  if (q == kNone) return l.header;
+  if (int32_t inner = order.positions[q].loop; inner != loop) {
+    while (order.loops[size_t(inner)].parent != loop) inner = order.loops[size_t(inner)].parent;
+    q = order.loops[size_t(inner)].end;
+  }
+  return q;
+}
+
 // Adds the segments of one value (rules 1-3 and 5) to `range`, and the positions it holds on some iterations only
 // ("Iterations" in liveness.h) to range.only; `group` holds its mentions. `ld` and `lu` are the caller's scratch.
 void addSegments(const LinearOrder& order, std::span<const Event> group, const Mentions& m, CoverageAnswers* answers,
@@ -387,8 +406,18 @@ void addSegments(const LinearOrder& order, std::span<const Event> group, const M
                           (m.first_cover == WriteCover::WholeOnFirst && i + 1 < ld.size()) ||
                           (answers != nullptr && !answers->leaves(ld[i]));
       if (!afresh) continue;
-      const uint32_t q = lastRunIn(order, group, m.last, ld[i]);
-      if (q != kNone && q < l.end) narrowed.push_back({q + 1, l.end, ld[i], true});
+      // On an iteration other than the last, nothing reads the value after the iteration's last read: from there on
+      // only the last iteration's value is live, except at the writes (a dead store still takes its memory on the
+      // others). Not before the end of the next loop inward, so that the parts stay disjoint.
+      uint32_t q = std::max(lastReadIn(order, group, m.last, ld[i]), m.first);  // before m.first: other values
+      if (i + 1 < ld.size()) q = std::max(q, order.loops[size_t(ld[i + 1])].end);
+      for (const Event& ev : group) {
+        if (ev.pos > m.last || ev.pos >= l.end) break;
+        if (ev.pos <= q) continue;
+        if (q + 1 < ev.pos) narrowed.push_back({q + 1, ev.pos - 1, ld[i], true});
+        q = ev.pos;  // a write (every read lies at or before q)
+      }
+      if (q < l.end) narrowed.push_back({q + 1, l.end, ld[i], true});
     }
   }
   if (!carried && last_side >= 0) {

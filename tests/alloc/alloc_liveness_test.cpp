@@ -285,6 +285,17 @@ INSTANTIATE_TEST_SUITE_P(Liveness, LiveRangeOf, ::testing::ValuesIn(std::vector<
                            "  copy c, b\n"),      // 14; `dma O, c` is line 16
      // After its write (14) in the loop, only the last iteration's c is live.
      .expect = {{.value = "c", .segments = {{P(14), P(16)}}, .only = {{{P(14), E(12), 12, true}}}}}},
+    // c is written whole, read (14), and partly rewritten (16) on every iteration: on the iterations but the last
+    // nothing reads it after 14, so from there it is the last iteration's only, but at the partial write, which
+    // takes its memory on every iteration.
+    {.name = "WrittenWholeInALoopIsTheLastIterationsOnlyAfterItsLastReadThere",
+     .body = loadLoopStore("  memset c, 1\n"             // 13
+                           "  copy b, c\n"               // 14
+                           "  copy d, a\n"               // 15
+                           "  memset c[:, 0:16], 2\n"),  // 16; `dma O, c` is line 18
+     .expect = {{.value = "c",
+                 .segments = {{P(13), P(18)}},
+                 .only = {{{P(14), P(15), 12, true}, {P(16), E(12), 12, true}}}}}},
     // Each iteration writes another chunk of c: the chunks of earlier iterations wait for the read after the loop, so c
     // is live from the loop header.
     {.name = "WrittenInChunksInALoopAndUsedAfterIsLiveFromTheLoopHeader",
