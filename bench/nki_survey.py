@@ -175,6 +175,39 @@ def cases():
     out.append(("sdk", X + "index-case-3.py", "tensor_maxpool_kernel_",
                 ((rnd(128, 12, 12),), lambda x: x.reshape(128, 6, 2, 6, 2).max(axis=(2, 4))), {"sz_pool": 2}))
     out.append(("sdk", X + "simulate/nki_simulate_example.py", "add_kernel", add_case(128, 512), {}))
+    for f in ("getting_started_torch.py", "getting_started_jax.py"):
+        out.append(("sdk", X + f, "nki_tensor_add_kernel", add_case(128, 512), {"_cut": 'if __name__ == "__main__":'}))
+    # two layout examples as the docs print them: one uses an undefined name, the other does not parse
+    for f in ("layout-loop.py", "layout-dynamic-loop.py"):
+        out.append(("sdk", X + f, "tensor_exp_kernel_", ((rnd(256, 512),), np.exp), {}))
+    out.append(("samples", T + "tensor_addition/spmd_multiple_nc_tensor_addition_nki_kernels.py", "nki_tensor_add_nc2",
+                add_case(512, 1024), {"_caller": True}))
+    mxs = "nki/deep-dives/src/mxfp-matmul/mx_kernels.py"
+    out.append(("sdk", mxs, "kernel_offline_quantized_mx_matmul", None, {"_args": [
+        ((128, 512), u8), ((16, 32), u8), ((128, 2048), u8), ((16, 128), u8), "float8_e4m3fn_x4"]}))
+    # kernels printed in the SDK's documentation pages (PATH.rst@LINE: the line of their code-block directive)
+    ko = "nki/guides/tutorials/kernel-optimization.rst@"
+    for line, dims in ((40, (128, 128, 512)), (203, (256, 256, 1024)), (360, (256, 256, 1024)),
+                       (486, (256, 512, 2048)), (634, (1024, 2048, 1024))):
+        out.append(("doc", ko + str(line), "matrix_multiply_kernel", matmul_case(*dims), {}))
+    three_exps = ((rnd(128, 64), rnd(128, 64), rnd(128, 64)), lambda a, b, c: np.exp(np.concatenate([a, b, c], 1)))
+    for line in (103, 132):
+        out.append(("doc", "nki/guides/how-to-scheduling-apis.rst@%d" % line, "loop", three_exps, {"_cat": 1}))
+    blocks = rnd(8, 128, 512)
+    for line in (1433, 1474):
+        for k in ("sb_blocks", "sb_blocks_migrated"):
+            out.append(("doc", "nki/migration/index.rst@%d" % line, k, ((blocks,), lambda x: x), {}))
+    out.append(("doc", "nki/migration/index.rst@1501", "sb_blocks_migrated_incorrect", ((blocks,), lambda x: x), {}))
+    out.append(("doc", "nki/get-started/about/nki-dma-overview.rst@109", "tensor_exp_kernel_isa",
+                ((rnd(4, 4096),), np.exp), {"_cut": 'if __name__ == "__main__":'}))
+    out.append(("doc", "nki/get-started/about/nki-dma-overview.rst@174", "tensor_exp_kernel_isa",
+                ((rnd(128, 128),), np.exp), {"_cut": 'if __name__ == "__main__":'}))
+    x = rnd(256, 512)
+    for k, f in (("relu_kernel", lambda x, o: np.maximum(x, 0)), ("scale_kernel", lambda x, o: x * np.float32(0.5))):
+        out.append(("doc", "nki/get-started/nki-language-guide.rst@670", k, ((x, np.zeros_like(x)), f),
+                    {"_out": "a_output"}))
+    for ref in ("nki/get-started/nki-language-guide.rst@15", "nki/get-started/quickstart-implement-run-kernel.rst@138"):
+        out.append(("doc", ref, "nki_tensor_add_kernel", add_case(128, 512), {"_cut": 'if __name__ == "__main__":'}))
     return out
 
 
@@ -279,7 +312,7 @@ def export(path, tmp, name):
 
 def stand_in_torch():
     for names in (("torch", "torch.nn", "torch.nn.functional"), ("torch_xla", "torch_xla.core",
-                                                                  "torch_xla.core.xla_model")):
+                                                                  "torch_xla.core.xla_model"), ("torch_neuronx",)):
         try:
             __import__(names[0])
         except ImportError:
@@ -288,6 +321,37 @@ def stand_in_torch():
                 if "." in name:
                     parent, child = name.rsplit(".", 1)
                     setattr(sys.modules[parent], child, sys.modules[name])
+    if not hasattr(sys.modules["torch_neuronx"], "nki_jit"):
+        sys.modules["torch_neuronx"].nki_jit = allocsim_nki.jit  # torch_neuronx's spelling of the decorator
+
+
+DOC_IMPORTS = "import nki\nimport nki.language as nl\nimport nki.isa as nisa\nimport numpy as np\n"
+
+
+def doc_block(sdk_root, ref, tmp):
+    """The Python code block of an .rst page of the SDK whose `.. code-block:: python` directive is at line LINE
+    (ref: PATH.rst@LINE), as a file; blocks that use nki, nl, nisa or np without importing them get the imports."""
+    import textwrap
+    path, line = ref.rsplit("@", 1)
+    with open(os.path.join(sdk_root, path)) as f:
+        lines = f.read().splitlines()
+    head = lines[int(line) - 1]
+    if ".. code-block:: python" not in head:
+        raise RuntimeError("%s:%s is not a python code block" % (path, line))
+    indent = len(head) - len(head.lstrip())
+    body = []
+    for text in lines[int(line):]:
+        if text.strip() and len(text) - len(text.lstrip()) <= indent:
+            break
+        if not text.strip().startswith(":") or body:
+            body.append(text)
+    code = textwrap.dedent("\n".join(body)) + "\n"
+    if "import nki" not in code and "import neuronxcc" not in code:
+        code = DOC_IMPORTS + code
+    dest = os.path.join(tmp, "doc_%s_%s.py" % (os.path.basename(path)[:-4].replace("-", "_"), line))
+    with open(dest, "w") as f:
+        f.write(code)
+    return dest
 
 
 def cut_file(path, marker, tmp):
@@ -307,6 +371,7 @@ def cut_file(path, marker, tmp):
 def run_case(path, kernel, spec, kw, modules, tmp):
     kw = dict(kw)
     cut, grid, cat = kw.pop("_cut", None), kw.pop("_grid", None), kw.pop("_cat", None)
+    caller, out_param = kw.pop("_caller", False), kw.pop("_out", None)
     if cut:
         path = cut_file(path, cut, tmp)
     if path not in modules:
@@ -326,6 +391,18 @@ def run_case(path, kernel, spec, kw, modules, tmp):
         text = allocsim_nki.program(ker, *args, **kw)
         return "yes", "-", "traced only: %d program lines" % text.count("\n")
     arrays, ref = spec
+    if caller:
+        # a Python function that launches a kernel (on a grid it computes): its kernel calls go through allocsim
+        calls = KernelCalls()
+        allocsim_nki.simulate_kernel = calls
+        try:
+            got = getattr(mod, kernel)(*arrays, **kw)
+        finally:
+            allocsim_nki.simulate_kernel = calls.real
+        want = ref(*arrays)
+        err = float(np.max(np.abs(got - want)) / max(1e-6, float(np.max(np.abs(want)))))
+        notes = "; ".join("%s: %s%s" % (c[0], c[1], " (%s)" % c[2] if c[2] else "") for c in calls.calls)
+        return "yes", "yes" if err < 2e-2 else "NO", "relative error %.1e, %s" % (err, notes)
     run_note = None
     try:
         r = allocsim_nki.simulate(ker, *arrays, optlevel=2, **kw)
@@ -335,7 +412,7 @@ def run_case(path, kernel, spec, kw, modules, tmp):
         # the values come from the interpreter; the timing run needs the -O2 allocation, which can fail
         run_note = str(e).splitlines()[1].split(": ", 1)[-1] if len(str(e).splitlines()) > 1 else str(e)
         r = allocsim_nki.simulate(ker, *arrays, optlevel=2, timing=False, **kw)
-    got = np.concatenate(r.returned, 1) if cat else r.returned
+    got = np.concatenate(r.returned, 1) if cat else r.outputs[out_param] if out_param else r.returned
     want = ref(*arrays)
     if got.shape != want.shape and got.size == want.size:
         got = got.reshape(want.shape)  # a kernel that reshapes its HBM output as it returns it
@@ -367,16 +444,16 @@ def main():
             print("| kernel | traced | matches numpy | note |")
             print("|---|---|---|---|")
         for root, f, kernel, spec, kw in cases():
-            if root not in roots:
+            if root not in roots and not (root == "doc" and "sdk" in roots):
                 continue
             tag = "%s:%s %s" % (root, f, kernel)
             if a.filters and not any(s in tag for s in a.filters):
                 continue
-            path = os.path.join(roots[root], f)
             try:
+                path = doc_block(roots["sdk"], f, tmp) if root == "doc" else os.path.join(roots[root], f)
                 traced, match, note = run_case(path, kernel, spec, kw, modules, tmp)
             except KernelError as e:
-                traced, match, note = "refused", "-", e.format().replace(roots[root] + "/", "")
+                traced, match, note = "refused", "-", e.format().replace(roots.get(root, roots.get("sdk")) + "/", "")
             except Exception as e:  # a kernel file that does not load, or a failure of the run itself
                 traced, match, note = "ERROR", "-", "%s: %s" % (type(e).__name__, str(e).splitlines()[0][:200])
             note = note.replace(tmp + "/", "").replace("\n", " ")
