@@ -297,6 +297,105 @@ def run_api_examples(sdk_root, filters, emit):
         allocsim_nki.simulate_kernel = calls.real
 
 
+# ---- traced kernels for corpus/nki_samples ---------------------------------------------------------------------
+
+# (name, root, file, kernel, arguments: (shape, dtype) for an HBM tensor or a Python value, launch grid or None,
+#  arch, what it computes). Sizes are small (ctest runs every file); the tiny files use the tiny machine's tiles.
+F32, BF16, U8 = "float32", "bfloat16", "uint8"
+T_ = "src/nki_samples/tutorials/"
+MAMBA = T_ + "fused_mamba/mamba_nki_kernels.py"
+ATTN = T_ + "attention_fwd_performance/attention_kernels.py"
+
+
+def mamba_args(ch, sl, st):
+    return [((1, ch, sl), F32), ((1, ch, sl), F32), ((ch, st), F32), ((1, st, sl), F32), ((1, st, sl), F32)]
+
+
+CORPUS = [
+    ("mamba_v1", "samples", MAMBA, "mamba_v1", mamba_args(256, 256, 4), None, "gen2",
+     "the selective scan of Mamba, its first version: per channel tile, per state, exp(delta * A), delta * u * B, the "
+     "scan along the sequence and the sum of scan * C; batch 1, channels 256, seq_len 256, state_size 4"),
+    ("mamba_v1_tiny", "samples", MAMBA, "mamba_v1", mamba_args(128, 32, 4), None, "tiny",
+     "mamba_v1 on the tiny machine: channels 128 in tiles of 8, seq_len 32, state_size 4"),
+    ("mamba_v3", "samples", MAMBA, "mamba_v3", mamba_args(128, 512, 4), None, "gen2",
+     "mamba_v3 (sequence tiles of 512 with the scan state carried between them, B and C broadcast along partitions "
+     "on the PE): channels 128, seq_len 512, state_size 4"),
+    ("attn_fwd_v6", "samples", ATTN, "attn_fwd_v6", [((128, 512), F32)] * 3, None, "gen2",
+     "attention forward, the performance tutorial's sixth step (the score's scale, max and exp combined on the Scalar "
+     "Engine): d_head 128, seqlen 512, f32"),
+    ("attn_fwd_v11", "samples", ATTN, "attn_fwd_v11", [((128, 512), BF16)] * 3, None, "gen2",
+     "attention forward, the performance tutorial's last step (software-pipelined): d_head 128, seqlen 512, bf16"),
+    ("tensor_add_spmd", "samples", T_ + "tensor_addition/spmd_tensor_addition_nki_kernels.py",
+     "nki_tensor_add_kernel_", [((256, 1024), F32), ((256, 1024), F32)], (2, 2), "gen2",
+     "elementwise addition of [256, 1024] tensors by a 2 x 2 SPMD grid of [128, 512] tiles (nl.program_id)"),
+    ("maxpool_stride1", "samples", "contributed/maxpooling.py", "max_pooling_2d_stride_1", [((130, 20), F32), 3],
+     None, "gen2", "3 x 3 max pooling with stride 1 of a [130, 20] image: row tiles of 128 with a masked last "
+                   "tile, the window as a view over consecutive rows, nl.max over two free axes"),
+    ("maxpool_stride1_tiny", "samples", "contributed/maxpooling.py", "max_pooling_2d_stride_1", [((18, 12), F32), 3],
+     None, "tiny", "maxpool_stride1 on the tiny machine: an [18, 12] image in row tiles of 8"),
+    ("interpolate_bilinear", "samples", "contributed/interpolate_bilinear_fwd.py", "interpolate_bilinear_2x_fwd",
+     [((1, 16, 20, 16), F32)], None, "gen2",
+     "2x bilinear upsampling (align_corners=False) of a [1, 16, 20, 16] image, in chunks of 10 rows"),
+    ("interpolate_bilinear_tiny", "samples", "contributed/interpolate_bilinear_fwd.py", "interpolate_bilinear_2x_fwd",
+     [((1, 2, 20, 8), F32)], None, "tiny", "interpolate_bilinear on the tiny machine: a [1, 2, 20, 8] image"),
+    ("matmul_doc_hoisted", "doc", "nki/guides/tutorials/kernel-optimization.rst@360", "matrix_multiply_kernel",
+     [((256, 256), F32), ((256, 1024), F32)], None, "gen2",
+     "the kernel-optimization guide's matmul with the loads hoisted out of the inner loop, in the destination-first "
+     "nki.isa API (nisa.dma_copy, nisa.nc_matmul(dst=...), nisa.tensor_copy): K 256, M 256, N 1024"),
+    ("matmul_doc_hoisted_tiny", "doc", "nki/guides/tutorials/kernel-optimization.rst@360", "matrix_multiply_kernel",
+     [((16, 16), F32), ((16, 128), F32)], None, "tiny", "matmul_doc_hoisted on the tiny machine: K 16, M 16, N 128"),
+    ("select_reduce", "sdk", "nki/test/test_nki_isa_select_reduce.py", "nki_select_reduce_with_reduction",
+     [((128, 512), U8), ((128, 512), F32), ((128, 1), F32)], None, "gen2",
+     "nisa.select_reduce's API example: where(predicate, on_true, on_false column) and its row maximum through the "
+     "Vector Engine's accumulator"),
+    ("load_transpose2d", "sdk", "nki/test/test_nki_nl_load_transpose2d.py", "example_kernel_0", [((512, 128), F32)],
+     None, "gen2", "nl.load_transpose2d's API example on a [512, 128] tensor: four row blocks, each loaded, "
+                   "transposed on the PE and copied into the result's columns"),
+]
+
+
+def write_corpus(roots, dest, tmp, commits):
+    """Traces each CORPUS kernel with its arguments and writes DEST/NAME.nki.txt: a header saying what it computes and
+    where it comes from, then the program (each line's `# FILE:LINE` relative to its repository)."""
+    import allocsim_nki.language as nl
+    modules = {}
+    for name, root, f, kernel, args, grid, arch, what in CORPUS:
+        path = doc_block(roots["sdk"], f, tmp) if root == "doc" else os.path.join(roots[root], f)
+        if path not in modules:
+            modules[path] = load_module(path)
+        ker = kernels(modules[path])[kernel]
+        if grid:
+            ker = ker[grid]
+        params = [p for p in ker.parameters()]
+        vals = [allocsim_nki.TensorArg(*a) if isinstance(a, tuple) else a for a in args]
+        text = allocsim_nki.program(ker, *vals, arch=arch)
+        for r in roots.values():
+            text = text.replace(r + "/", "")
+        text = text.replace(tmp + "/", "")
+        repo = "aws-neuron/aws-neuron-sdk" if root in ("sdk", "doc") else "aws-neuron/nki-samples"
+        src = f.replace("@", ", the code block at line ") if root == "doc" else f
+        shown = ", ".join("%s=%s" % (p.name, "x".join(map(str, a[0])) + ":" + a[1] if isinstance(a, tuple) else a)
+                          for p, a in zip(params, args))
+        head = ["%s: %s." % (name, what),
+                "Traced by python/allocsim_nki (allocsim nki) from %s at %s, %s, kernel %s(%s)%s." % (
+                    repo, commits[root], src, kernel, shown, ", grid %s" % "x".join(map(str, grid)) if grid else ""),
+                "Written by bench/nki_survey.py --write-corpus; each line's comment is the kernel line that made it."]
+        import textwrap
+        lines = []
+        for h in head:
+            lines += ["# " + w for w in textwrap.wrap(h, 116)]
+        with open(os.path.join(dest, name + ".nki.txt"), "w") as out:
+            out.write("\n".join(lines) + "\n" + text)
+        print("wrote %s (%d lines)" % (name, text.count("\n")))
+
+
+def head_commit(path):
+    """The commit a checkout or git directory is at (short), for the corpus headers."""
+    git = ["git", "--git-dir", path] if not os.path.isdir(os.path.join(path, ".git")) else ["git", "-C", path]
+    p = subprocess.run(git + ["rev-parse", "--short=8", "HEAD"], capture_output=True, text=True)
+    return p.stdout.strip() or "an unknown commit"
+
+
 # ---- running them --------------------------------------------------------------------------------------------
 
 def export(path, tmp, name):
@@ -431,9 +530,17 @@ def main():
     ap.add_argument("--samples", required=True, help="aws-neuron/nki-samples checkout or git directory")
     ap.add_argument("--sdk", help="aws-neuron/aws-neuron-sdk checkout or git directory (its nki/examples)")
     ap.add_argument("--markdown", action="store_true", help="print a markdown table")
+    ap.add_argument("--write-corpus", metavar="DIR", help="write the traced kernels of corpus/nki_samples into DIR "
+                    "instead of surveying (needs --sdk)")
     ap.add_argument("filters", nargs="*")
     a = ap.parse_args()
     stand_in_torch()
+    if a.write_corpus:
+        with tempfile.TemporaryDirectory() as tmp:
+            roots = {"samples": export(a.samples, tmp, "samples"), "sdk": export(a.sdk, tmp, "sdk")}
+            commits = {"samples": head_commit(a.samples), "sdk": head_commit(a.sdk), "doc": head_commit(a.sdk)}
+            write_corpus(roots, a.write_corpus, tmp, commits)
+        return
     counts = {"traced": 0, "match": 0, "rows": 0}
     with tempfile.TemporaryDirectory() as tmp:
         roots = {"samples": export(a.samples, tmp, "samples")}

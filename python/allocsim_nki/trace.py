@@ -1396,12 +1396,22 @@ class Tracer:
                 with self._branch(preds, loc or user_location()):
                     last = self.emit(op, *sub, loc=loc)
             return last
+        mask = self._active_mask()
+        dst = parts[0] if parts and isinstance(parts[0], View) else None
+        if mask is not None and dst is not None and not dst_had_data and dst.tensor.space in ("sbuf", "psum") and \
+                op not in ("matmul", "memset") and not any(len(p.expr.terms) > 1 for p in mask[0]._list()):
+            # a fresh tile written under a mask: NKI leaves its other elements undefined, and kernels compute on the
+            # whole tile, then store under the mask again (a partial row tile). The program defines them: 0 first.
+            saved, self.mask = self.mask, None
+            try:
+                self.emit("memset", dst.tensor, 0.0 if dst.tensor.dtype.is_float else 0, loc=loc)
+            finally:
+                self.mask = saved
         ins = Instr(op, parts, loc or user_location(), self.loops)
         for p in parts:
             v = p[1] if isinstance(p, tuple) else p
             if isinstance(v, View):
                 self.touch(v, write=(p is parts[0] and op not in ("reduce_res",)))
-        mask = self._active_mask()
         if mask is not None:
             if any(len(p.expr.terms) > 1 for p in mask[0]._list()):
                 return self._emit_related_mask(ins, mask[0], mask[1], dst_had_data)

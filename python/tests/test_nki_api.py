@@ -123,6 +123,15 @@ class SelectionTest(unittest.TestCase):
         self.assertTrue(allocsim_nki.verify(k.transposing_loads, a, arch="tiny").ok)
 
 
+class MaskedTileTest(unittest.TestCase):
+    def test_compute_on_a_partially_loaded_tile(self):
+        a = rand((5, 16), 22)  # one tile of 8 partitions, 5 of them loaded
+        r = allocsim_nki.simulate(k.partial_rows_unmasked_compute, a, arch="tiny")
+        self.assertTrue(same_bits(r.returned, a * np.float32(3.0)))
+        self.assertTrue(r.run["ok"])
+        self.assertTrue(allocsim_nki.verify(k.partial_rows_unmasked_compute, a, arch="tiny").ok)
+
+
 class IndirectTest(unittest.TestCase):
     def test_index_from_a_tile_is_refused_at_its_line(self):
         with self.assertRaises(allocsim_nki.KernelError) as e:

@@ -158,3 +158,16 @@ def transposing_loads(a):
     nisa.dma_transpose(a, dst=u)
     nl.store(o2, u)
     return o1, o2
+
+
+@nki.jit
+def partial_rows_unmasked_compute(a):
+    """Rows in tiles of 8 with a masked last tile; the computation runs on whole tiles, the store is masked."""
+    out = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
+    P = nl.tile_size.pmax
+    for i in nl.affine_range((a.shape[0] + P - 1) // P):
+        i_p, i_f = nl.mgrid[0:P, 0:a.shape[1]]
+        t = nl.load(a[i * P + i_p, i_f], mask=(i * P + i_p < a.shape[0]))
+        r = nl.multiply(t, 3.0)
+        nl.store(out[i * P + i_p, i_f], r, mask=(i * P + i_p < a.shape[0]))
+    return out
