@@ -85,6 +85,15 @@ class DType:
         return (2.0 - 2.0 ** (1 - m)) * 2.0 ** ((1 << e) - 1 - bias)  # only the all-ones mantissa is NaN
 
     @property
+    def dtype(self):
+        """numpy's dtype of the same name (`np.zeros(n, dtype=nl.float32)`, `x.astype(nl.int8)` in a kernel's test),
+        for the dtypes numpy has; bfloat16 and the fp8 formats have none."""
+        import numpy as np
+        if self.name in ("float32", "float16", "int32", "uint32", "int16", "uint16", "int8", "uint8", "bool"):
+            return np.dtype(self.name)
+        raise AttributeError("numpy has no %s dtype" % self.name)
+
+    @property
     def min(self):
         if not self.is_float:
             return 0 if self.name == "bool" or self.fmt[0] == "u" else -(1 << (8 * self.size - 1))
@@ -822,6 +831,9 @@ class View:
         raise KernelError("a tile cannot be iterated in Python")
 
     def __bool__(self):
+        if self.tensor.space == "dram" and self.tensor.param:
+            # `x = nl.load(t) if t else None` of an optional HBM parameter: the handle is there, as in Python
+            return True
         unsupported("Python control flow on a tile's values")
 
     def __getitem__(self, key):

@@ -47,6 +47,13 @@ class DtypeLimitsTest(unittest.TestCase):
             self.assertEqual(d.max, float(np.max(codes[np.isfinite(codes)])))
             self.assertEqual(d.min, -d.max)
 
+    def test_numpy_takes_the_dtypes_it_has(self):
+        self.assertEqual(np.zeros(2, dtype=nl.float32).dtype, np.float32)
+        self.assertEqual(np.ones(2).astype(nl.uint8).dtype, np.uint8)
+        self.assertEqual(np.zeros(2, dtype=nl.bool_).dtype, np.bool_)
+        with self.assertRaises(TypeError):
+            np.zeros(2, dtype=nl.bfloat16)
+
     def test_fill_with_lowest_value(self):
         a = rand((8, 8), 1)
         r = allocsim_nki.simulate(k.fill_below_diagonal, a, arch="tiny")
@@ -121,6 +128,34 @@ class SelectionTest(unittest.TestCase):
         self.assertTrue(same_bits(r.returned[0], a.T))
         self.assertTrue(same_bits(r.returned[1], a.T))
         self.assertTrue(allocsim_nki.verify(k.transposing_loads, a, arch="tiny").ok)
+
+
+def running(values, op, reg):
+    """reg = op(v, reg) along each row, in float32, every step's register kept (a numpy loop)."""
+    out = np.empty_like(values)
+    reg = np.asarray(reg, np.float32).reshape(-1).copy()
+    for i in range(values.shape[1]):
+        reg = op(values[:, i], reg).astype(np.float32)
+        out[:, i] = reg
+    return out
+
+
+class CumulativeTest(unittest.TestCase):
+    def check(self, a, start, extra):
+        args = (a, start) if extra is None else (a, start, extra)
+        r = allocsim_nki.simulate(k.cumulative, *args, arch="tiny")
+        src = a if extra is None else a + extra
+        o1 = running(src * np.float32(2), np.add, np.zeros(8, np.float32))
+        self.assertTrue(same_bits(r.returned[0], o1))
+        self.assertTrue(same_bits(r.returned[2], running(np.float32(0.5) - a, np.add, o1[:, -1])))
+        self.assertTrue(same_bits(r.returned[1], running(a + np.float32(1), np.maximum, start)))
+        self.assertTrue(allocsim_nki.verify(k.cumulative, *args, arch="tiny").ok)
+
+    def test_scan_commands(self):
+        self.check(rand((8, 12), 23), rand((8, 1), 24), None)
+
+    def test_optional_hbm_parameter_given(self):
+        self.check(rand((8, 12), 25), rand((8, 1), 26), rand((8, 12), 27))
 
 
 class MaskedTileTest(unittest.TestCase):

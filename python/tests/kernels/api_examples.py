@@ -171,3 +171,28 @@ def partial_rows_unmasked_compute(a):
         r = nl.multiply(t, 3.0)
         nl.store(out[i * P + i_p, i_f], r, mask=(i * P + i_p < a.shape[0]))
     return out
+
+
+@nki.jit
+def cumulative(a, start, extra=None):
+    """o1: running sum of a * 2 from 0; o2: running max of a + 1 from each row's start; o3: o1's sum carried on
+    over a again (reduce_cmd=reduce), minus 0.5 (reverse0: 0.5 - a); extra, when given, is added to o1 first."""
+    o1 = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
+    o2 = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
+    o3 = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
+    t = nl.load(a)
+    s = nl.load(start)
+    e = nl.load(extra) if extra else None
+    src = nl.add(t, e) if e is not None else t
+    r1 = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.sbuf)
+    nisa.tensor_scalar_cumulative(src=src, dst=r1, op0=nl.multiply, op1=nl.add, imm0=2.0)
+    r3 = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.sbuf)
+    nisa.tensor_scalar_cumulative(src=t, dst=r3, op0=nl.subtract, op1=nl.add, imm0=0.5, reverse0=True,
+                                  reduce_cmd=nisa.reduce_cmd.reduce)
+    r2 = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.sbuf)
+    nisa.tensor_scalar_cumulative(src=t, dst=r2, op0=nl.add, op1=nl.maximum, imm0=1.0, imm1=s,
+                                  reduce_cmd=nisa.reduce_cmd.load_reduce)
+    nl.store(o1, r1)
+    nl.store(o2, r2)
+    nl.store(o3, r3)
+    return o1, o2, o3
