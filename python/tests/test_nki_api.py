@@ -167,6 +167,18 @@ class MaskedTileTest(unittest.TestCase):
         self.assertTrue(allocsim_nki.verify(k.partial_rows_unmasked_compute, a, arch="tiny").ok)
 
 
+class FrameworkImportsTest(unittest.TestCase):
+    def test_file_importing_missing_frameworks_traces(self):
+        import subprocess
+        env = dict(os.environ, PYTHONPATH=os.path.join(os.path.dirname(HERE)))
+        p = subprocess.run([sys.executable, "-m", "allocsim_nki.cli", "trace",
+                            os.path.join(HERE, "kernels", "with_framework.py"), "--kernel", "scale_rows",
+                            "--arg", "a=8x4:float32", "--arch", "tiny"], capture_output=True, text=True, env=env)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("dram a [8, 4] f32 input", p.stdout)
+        self.assertRegex(p.stdout, r"(?m)^ts \w+, \w+, 0\.5, mul")
+
+
 class IndirectTest(unittest.TestCase):
     def test_index_from_a_tile_is_refused_at_its_line(self):
         with self.assertRaises(allocsim_nki.KernelError) as e:
