@@ -372,6 +372,35 @@ def select_reduce(dst=None, predicate=None, on_true=None, on_false=None, reduce_
     return _t.engine_reduction("dve", cmd, compute, dst, red, reduce_res, None, loc)
 
 
+def tensor_partition_reduce(op, data, dtype=None, mask=None, dst=None, **kw):
+    """data [P, f1, ...] reduced over its partitions into [1, f1, ...]: per block of at most P free elements a PE
+    transpose into PSUM, a `reduce` along the free axis (partition 0 first) into a column, a transpose of the column
+    back into a row and a `copy` into the result."""
+    loc = _loc()
+    _t.check_mask(mask, loc)
+    tr = _t.tracer()
+    red = _alu(op)
+    if red not in ("add", "max", "min"):
+        _t.unsupported("tensor_partition_reduce with %s (add, max, min)" % red, loc)
+    _t._on_chip(data, "tensor_partition_reduce", loc)
+    P, F = _t._flat(data)
+    flat = data if len(data.shape) == 2 else data.reshape((P, F))
+    out = dst if dst is not None else tr.temp((1,) + tuple(data.shape[1:]), dtype or data.dtype, "sbuf", loc)
+    row = out if len(out.shape) == 2 else out.reshape((1, F))
+    if data.tensor.space != "sbuf":
+        staged = tr.temp((P, F), data.dtype, "sbuf", loc)
+        tr.emit("copy", staged, flat, loc=loc)
+        flat = staged
+    for c0 in range(0, F, tr.partitions):
+        f = min(tr.partitions, F - c0)
+        across = _t.transpose(flat[:, c0:c0 + f], loc=loc)
+        col = tr.temp((f, 1), _t.float32, "sbuf", loc)
+        tr.emit("reduce", col, across, red, loc=loc)
+        back = _t.transpose(col, loc=loc)
+        tr.emit("copy", row[:, c0:c0 + f], back, loc=loc)
+    return out
+
+
 def dma_transpose(src, axes=None, dtype=None, dst=None, mask=None, **kw):
     """A transposing load of a 2-D HBM view (nl.load_transpose2d); the result written into dst when given."""
     loc = _loc()
@@ -441,8 +470,7 @@ def tensor_scalar_cumulative(src=None, dst=None, op0=None, op1=None, imm0=None, 
 
 for _n in ("local_gather", "nc_n_gather", "nc_stream_shuffle",
            "rng", "dropout", "rand2", "exponential", "max8", "nc_find_index8", "nc_match_replace8",
-           "range_select",
-           "tensor_partition_reduce", "activate2", "sequence_bounds", "topk", "nonzero_with_count"):
+           "range_select", "activate2", "sequence_bounds", "topk", "nonzero_with_count"):
     globals()[_n] = (lambda n: (lambda *a, **k: _t.unsupported("nisa.%s" % n)))(_n)
 
 

@@ -2150,7 +2150,9 @@ class Tracer:
                     unsupported("DRAM tensor '%s' accessed with a partition stride of %d elements" % (t.name, R),
                                 strides[t][1])
             else:
-                R = t.nki_shape[-1]
+                # never accessed over several partitions: a row per index of the first axis, so that a view of one
+                # partition over the other axes (`b[0:1, 0:32, 0:4]`) stays in its row
+                R = _prod(t.nki_shape[1:]) if len(t.nki_shape) > 1 else t.nki_shape[-1]
             rows[t] = R
         return rows
 

@@ -158,6 +158,19 @@ class CumulativeTest(unittest.TestCase):
         self.check(rand((8, 12), 25), rand((8, 1), 26), rand((8, 12), 27))
 
 
+class PartitionReduceTest(unittest.TestCase):
+    def test_sum_and_max_over_partitions(self):
+        a = rand((8, 3, 12), 28)  # 36 free elements: five blocks of at most 8 on the tiny machine
+        total, top = np.zeros((1, 3, 12), np.float32), np.zeros((1, 3, 12), np.float32)
+        r = allocsim_nki.simulate(k.partition_reduce, a, total, top, arch="tiny")
+        want = a[0].copy()
+        for p in range(1, 8):  # partition 0 first, each sum rounded to float32
+            want = (want + a[p]).astype(np.float32)
+        self.assertTrue(same_bits(r.outputs["total"], want[None]))
+        self.assertTrue(same_bits(r.outputs["top"], a.max(axis=0, keepdims=True)))
+        self.assertTrue(allocsim_nki.verify(k.partition_reduce, a, total, top, arch="tiny").ok)
+
+
 class MaskedTileTest(unittest.TestCase):
     def test_compute_on_a_partially_loaded_tile(self):
         a = rand((5, 16), 22)  # one tile of 8 partitions, 5 of them loaded

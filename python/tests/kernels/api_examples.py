@@ -4,6 +4,7 @@ and HBM views stored into HBM, launch grids over NeuronCores, kernels called dir
 import neuronxcc.nki as nki
 import neuronxcc.nki.isa as nisa
 import neuronxcc.nki.language as nl
+import numpy as np
 
 
 @nki.jit
@@ -196,3 +197,11 @@ def cumulative(a, start, extra=None):
     nl.store(o2, r2)
     nl.store(o3, r3)
     return o1, o2, o3
+
+
+@nki.jit
+def partition_reduce(a, total, top):
+    """total[0] = sum of a over its partitions, top[0] = their maximum (a [P, f1, f2], the outputs [1, f1, f2])."""
+    t = nl.load(a)
+    nl.store(total[0:1, :, :], nisa.tensor_partition_reduce(np.add, t))
+    nl.store(top[0:1, :, :], nisa.tensor_partition_reduce(nl.maximum, t))
