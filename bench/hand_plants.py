@@ -684,37 +684,47 @@ def mutants(prog, rng, per_class):
             if 0 <= px + d and px + d + x.parts <= a["P"]:
                 add("partition-off-by-one", x.name, (px + d, ox))
         add("past-byte-capacity", x.name, (px, a["B"] - xb + a["align"]))
-        if x.parts + a["quantum"] <= a["P"] or True:
-            add("past-partition-capacity", x.name, (a["P"] - x.parts + a["quantum"], ox))
+        add("past-partition-capacity", x.name, (a["P"] - x.parts + a["quantum"], ox))
         if a["align"] > 1:
             add("misaligned", x.name, (px, ox + a["align"] // 2))
-    for x in ps:
-        for y in ps:
-            if y is not x:
-                add("psum-same-bank", x.name, y.placement)
-        for d in (-1, 1):
-            if x.placement + d >= 0:
-                add("psum-bank-off-by-one", x.name, x.placement + d)
+
+    def onto_others(items, where, same, off_by_one):  # PSUM banks, register lanes: on another's, one off its own
+        for x in items:
+            for y in items:
+                if y is not x:
+                    add(same, x.name, where(y))
+            for d in (-1, 1):
+                if where(x) + d >= 0:
+                    add(off_by_one, x.name, where(x) + d)
+
+    onto_others(ps, lambda t: t.placement, "psum-same-bank", "psum-bank-off-by-one")
+    onto_others(regs, lambda r: r.phys, "register-same-lane", "register-off-by-one")
     for x in dr:
-        xbytes = x.parts * x.bytes_per_partition()
         for y in dr:
             if y is not x:
                 ybytes = y.parts * y.bytes_per_partition()
                 add("spill-slot-overlap", x.name, max(0, y.placement + ybytes - x.size))
                 add("spill-slot-overlap", x.name, y.placement)
-    for x in regs:
-        for y in regs:
-            if y is not x:
-                add("register-same-lane", x.name, y.phys)
-        for d in (-1, 1):
-            if x.phys + d >= 0:
-                add("register-off-by-one", x.name, x.phys + d)
     result = []
     for cls in sorted(out):
         cands = sorted(set(out[cls]), key=str)
         rng.shuffle(cands)
         result.extend((cls, name, new) for name, new in cands[:per_class])
     return result
+
+
+def place_spill_slots(text):
+    """The program with each unplaced DRAM spill slot placed, one after another from DRAM byte 0 (as a user who
+    spills by hand places them), so that spill slots can be mutated too."""
+    out, offset = [], 0
+    for line in text.split("\n"):
+        m = DECL.match(line.split("#")[0].strip())
+        if m and m.group(1) == "dram" and "!spill" in line and "@" not in line.split("#")[0]:
+            size = int(m.group(3) or 1) * int(m.group(4)) * int(m.group(5)) * DTYPE_SIZE[m.group(6)]
+            line = line.replace(" !spill", " @%d !spill" % offset, 1)
+            offset += size
+        out.append(line)
+    return "\n".join(out)
 
 
 def relax(text):
@@ -779,6 +789,7 @@ def main():
                 continue
             with open(placed) as f:
                 text = f.read()
+        text = place_spill_slots(text)
         for machine, correct in (("kernel's", text), ("relaxed", relax(text))):
             try:
                 prog = Program(correct)
