@@ -18,8 +18,8 @@ mutant, independently of allocsim's verifier, whether it is a real bug:
            rule: a result is never written over a source it is still reading; the engines stream);
   benign   none of these: the overlapped bytes are never live together.
 
-Then it runs `allocsim verify` on the mutant (caught: exit 1, or exit 2 with a located message for a placement the
-format forbids) and counts, per mutation class, real mutants caught / missed and benign mutants flagged (false
+Then it runs `allocsim verify` on the mutant (caught: exit 1, or exit 2 with a `file:line:col:` message for a
+placement the format forbids) and counts, per mutation class, real mutants caught / missed and benign mutants flagged (false
 alarms). Every mutant is run twice: on the kernel's machine (tiny: 4-byte alignment, 4-partition quantum) and on
 the same machine with `sbuf-align=1 sbuf-partition-quantum=1`, where a one-byte or one-partition overlap breaks no
 alignment rule and only liveness decides.
@@ -815,7 +815,8 @@ def main():
                 except Unsupported as e:
                     continue
                 rc, oracles, first = verify(args.allocsim, path)
-                flagged = rc in (1, 2)
+                # a refusal counts when it says where: FILE:LINE:COL: message
+                flagged = rc == 1 or (rc == 2 and re.match(re.escape(path) + r":\d+:\d+: ", first) is not None)
                 s = stats.setdefault(cls, [0, 0, 0, 0])
                 real = kind != "benign"
                 if real:
