@@ -16,8 +16,15 @@ if [ ! -f "$BUILD/build.ninja" ]; then
 fi
 ninja -C "$BUILD" allocsim >/dev/null
 DIR=bench/calibration
-CLOCK=$(awk '$1 == "clock-ghz" { print $2 }' sim/timing/default.txt)  # gen2's; a preset's own table may set another
 PE_CLOCK=$(awk '$1 == "pe.clock-ghz" { print $2 }' sim/timing/default.txt)
+# setting ARCH KEY: the value of KEY in the arch preset's timing table, else in the default one (gen2's).
+setting() {
+  if [ -f "sim/timing/$1.txt" ] && grep -q "^$2 " "sim/timing/$1.txt"; then
+    awk -v key="$2" '$1 == key { print $2 }' "sim/timing/$1.txt"
+  else
+    awk -v key="$2" '$1 == key { print $2 }' sim/timing/default.txt
+  fi
+}
 RESULTS=$(mktemp)
 trap 'rm -f "$RESULTS"' EXIT
 # table ALLOCATOR_ARGS...: one simulation per kernel file (its cycles, its DMA queues' busy cycles and the
@@ -30,18 +37,32 @@ table() {
     cycles=$(printf '%s' "$json" | sed -E 's/.*"stats": \{"cycles": ([0-9]+).*/\1/')
     dma=$(printf '%s' "$json" | grep -o '"busy_cycles": [0-9]*, "peak' | awk '{ s += $2 } END { print s + 0 }')
     arch=$(awk '$1 == "arch" { print $2; exit }' "$DIR/$kernel")
-    clock=$CLOCK
-    if [ -f "sim/timing/$arch.txt" ] && grep -q '^clock-ghz' "sim/timing/$arch.txt"; then
-      clock=$(awk '$1 == "clock-ghz" { print $2 }' "sim/timing/$arch.txt")
-    fi
-    printf '%s\t%s\t%s\t%s\n' "$kernel" "$cycles" "$dma" "$clock" >> "$RESULTS"
+    # Each engine's instruction count and clock (the arch preset's table, else the default one), for the
+    # instruction intervals.
+    engines=""
+    for e in PE ACT DVE POOL; do
+      count=$(printf '%s' "$json" | sed -E "s/.*\"$e\": \\{\"instructions\": ([0-9]+).*/\\1/")
+      engines="$engines$e=$count:$(setting "$arch" "$(printf '%s' "$e" | tr 'A-Z' 'a-z').clock-ghz") "
+    done
+    printf '%s\t%s\t%s\t%s\t%s\n' "$kernel" "$cycles" "$dma" "$(setting "$arch" clock-ghz)" "$engines" >> "$RESULTS"
   done
   awk -F'\t' -v pe_clock="$PE_CLOCK" '
-  FNR == NR { cycles[$1] = $2; dma[$1] = $3; clock[$1] = $4; next }
+  FNR == NR {
+    cycles[$1] = $2; dma[$1] = $3; clock[$1] = $4
+    n = split($5, es, " ")
+    for (i = 1; i <= n; ++i) { split(es[i], f, "[=:]"); count[$1, f[1]] = f[2]; eclock[$1, f[1]] = f[3] }
+    next
+  }
   /^#/ || $1 == "checkpoint" { next }
   {
-    k = $2; seconds = cycles[k] / (clock[k] * 1e9)
+    k = $2; seconds = cycles[k] / (clock[k] * 1e9); relative = 0
     if ($3 == "dma-engine-time") sim = dma[k] / clock[k]  # ns: the transfer spans on the queues
+    else if ($3 ~ /-interval$/) {
+      # The run time over the number of instructions of the named engine, in ns or in cycles of that engine.
+      e = toupper(substr($3, 1, index($3, "-") - 1))
+      sim = seconds / count[k, e] * ($5 == "ns" ? 1e9 : eclock[k, e] * 1e9)
+    }
+    else if ($5 == "relative") { sim = seconds * 1e6; relative = 1 }  # us; compared by its step only
     else if ($5 == "ms") sim = seconds * 1e3
     else if ($5 == "us") sim = seconds * 1e6
     else if ($5 == "%") {
@@ -50,7 +71,10 @@ table() {
     }
     ratio = sim / $4
     flag = (ratio > 1.3 || ratio < 1 / 1.3) ? "  outside 1.3x" : ""
-    row[++n] = sprintf("| %s | %s | %.2f | %.2f %s | %.2f%s | %s line %s (%s), %s |", $1, $3, sim, $4, $5, ratio, flag, $7, $9, $8, $6)
+    if (relative)
+      row[++n] = sprintf("| %s | %s | %.2f us | %g (relative) | - (its step below) | %s line %s (%s), %s |", $1, $3, sim, $4, $7, $9, $8, $6)
+    else
+      row[++n] = sprintf("| %s | %s | %.2f | %.2f %s | %.2f%s | %s line %s (%s), %s |", $1, $3, sim, $4, $5, ratio, flag, $7, $9, $8, $6)
     name[n] = $1; simv[n] = sim; pub[n] = $4; unit[n] = $5; from[n] = $10; index_of[$1] = n
   }
   END {

@@ -11,6 +11,10 @@ NKI_SAMPLES and AWS_NEURON_SDK are checkouts, or git directories (bare or not; t
 temporary directory). FILTER strings keep only the rows whose file or kernel name contains one of them.
 Needs numpy; uses build/allocsim of this source tree unless $ALLOCSIM_BINARY names another binary.
 
+With --sdk, the SDK's NKI API examples (nki/test/test_*.py) run too, as their own unit tests: each kernel call goes
+through allocsim (interpreter outputs back to the test, whose numpy assertions are the reference; the -O2 simulation
+checked against the interpreter; the -O2 allocation verified), one row per test.
+
 Kernel files that import torch or torch_xla (only for their own checks) get empty stand-in modules when torch is missing;
 module-level code that runs a kernel at import (a test at the end of the file) is cut off before loading.
 """
@@ -174,6 +178,92 @@ def cases():
     return out
 
 
+# ---- the API examples: the SDK's nki/test files, run as their own unit tests ----------------------------------
+
+class KernelCalls:
+    """Every kernel call of a unit test, through allocsim: the interpreter's outputs go back to the test (whose own
+    numpy assertions are the reference), the simulation at -O2 is checked against the interpreter, and the -O2
+    allocation is verified by the three oracles. One entry per call: (kernel, stage reached, note)."""
+
+    def __init__(self):
+        self.calls = []
+        self.real = allocsim_nki.simulate_kernel
+
+    def __call__(self, kernel, *args, **kwargs):
+        name = getattr(kernel, "__name__", "?")
+        try:
+            returned = self.real(kernel, *args, **kwargs)
+        except KernelError as e:
+            self.calls.append((name, "refused", e.format()))
+            raise
+        except Exception as e:
+            self.calls.append((name, "ERROR", "%s: %s" % (type(e).__name__, str(e).strip().splitlines()[-1][:200])))
+            raise
+        entry = [name, "traced", ""]
+        self.calls.append(entry)
+        try:
+            r = allocsim_nki.simulate(kernel, *args, optlevel=2, **kwargs)
+            entry[1:] = ["simulated", "%d cycles" % r.cycles]
+            v = allocsim_nki.verify(kernel, *args, optlevel=2, **kwargs)
+            if v.ok:
+                entry[1] = "verified"
+            else:
+                entry[2] += "; verify: " + "; ".join(str(f.get("message", f))[:120] for f in v.findings[:2])
+        except RuntimeError as e:
+            entry[2] = " ".join(str(e).split())[:240]
+        return returned
+
+
+def test_cases(loader, module):
+    import unittest
+    stack = [loader.loadTestsFromModule(module)]
+    while stack:
+        s = stack.pop(0)
+        for t in s:
+            if isinstance(t, unittest.TestSuite):
+                stack.append(t)
+            else:
+                yield t
+
+
+def run_api_examples(sdk_root, filters, emit):
+    """Rows of the SDK's nki/test/test_*.py: per unit test, the kernels it calls, the stage each reached (refused,
+    traced, simulated: -O2 simulation equal to the interpreter, verified: and the -O2 allocation passes the
+    oracles) and whether the test's own assertions hold on the interpreter's outputs."""
+    import unittest
+    d = os.path.join(sdk_root, "nki", "test")
+    calls = KernelCalls()
+    allocsim_nki.simulate_kernel = calls
+    try:
+        for fn in sorted(os.listdir(d)):
+            if not (fn.startswith("test_") and fn.endswith(".py")):
+                continue
+            rel = "nki/test/" + fn
+            if filters and not any(f in "sdk:" + rel for f in filters):
+                continue
+            try:
+                mod = load_module(os.path.join(d, fn))
+            except KernelError as e:
+                emit("sdk:" + rel, "ERROR", "-", "-", e.format().replace(sdk_root + "/", ""))
+                continue
+            for t in test_cases(unittest.defaultTestLoader, mod):
+                calls.calls = []
+                res = unittest.TestResult()
+                t.run(res)
+                bad = res.errors + res.failures
+                ok = "yes" if not bad and not res.skipped else "NO"
+                stages = [c[1] for c in calls.calls]
+                worst = next((s for s in ("ERROR", "refused", "traced", "simulated") if s in stages),
+                             "verified" if stages else "-")
+                notes = ["%s: %s%s" % (c[0], c[1], " (%s)" % c[2] if c[2] else "") for c in calls.calls]
+                if bad and worst not in ("ERROR", "refused"):
+                    notes.append(bad[0][1].strip().splitlines()[-1][:200])
+                emit("sdk:%s %s" % (rel, t.id().split(".", 1)[-1]), worst, ok if stages else "-",
+                     str(len(stages)), "; ".join(notes).replace(sdk_root + "/", ""))
+    finally:
+        allocsim_nki.simulate_kernel = calls.real
+
+
 # ---- running them --------------------------------------------------------------------------------------------
 
 def export(path, tmp, name):
@@ -252,6 +342,10 @@ def run_case(path, kernel, spec, kw, modules, tmp):
     err = float(np.max(np.abs(got - want)) / max(1e-6, float(np.max(np.abs(want)))))
     # bf16 intermediates (the attention tutorials compute in bf16) keep about 3 significant digits
     timing = "%d cycles" % r.cycles if run_note is None else "no cycles: -O2 allocation: " + run_note
+    if run_note is None:
+        v = allocsim_nki.verify(ker, *arrays, optlevel=2, **kw)
+        timing += ", -O2 verified" if v.ok else ", -O2 verify: %d findings (%s)" % (
+            len(v.findings), str(v.findings[0].get("message", v.findings[0]))[:160])
     return "yes", "yes" if err < 2e-2 else "NO", "relative error %.1e, %s" % (err, timing)
 
 
@@ -294,7 +388,33 @@ def main():
             else:
                 print("%-8s %-5s %s  %s" % (traced, match, tag, note))
             sys.stdout.flush()
-    print("%d kernels: %d traced, %d match numpy" % (counts["rows"], counts["traced"], counts["match"]))
+        print("%d kernels: %d traced, %d match numpy" % (counts["rows"], counts["traced"], counts["match"]))
+        if "sdk" in roots:
+            api_examples(roots["sdk"], a.filters, a.markdown)
+
+
+def api_examples(sdk_root, filters, markdown):
+    tally = {}
+    if markdown:
+        print()
+        print("| unit test | stage | test passes | kernel calls | note |")
+        print("|---|---|---|---|---|")
+
+    def emit(tag, stage, ok, n, note):
+        tally[stage] = tally.get(stage, 0) + 1
+        tally["passes"] = tally.get("passes", 0) + (ok == "yes")
+        tally["rows"] = tally.get("rows", 0) + 1
+        note = note.replace("\n", " ")
+        if markdown:
+            print("| %s | %s | %s | %s | %s |" % (tag, stage, ok, n, note.replace("|", "\\|")))
+        else:
+            print("%-9s %-3s %s  %s" % (stage, ok, tag, note))
+        sys.stdout.flush()
+    run_api_examples(sdk_root, filters, emit)
+    print("%d unit tests: %s; %d pass their own assertions" % (
+        tally.get("rows", 0), ", ".join("%d %s" % (tally[k], k) for k in ("verified", "simulated", "traced", "refused",
+                                                                          "ERROR", "-") if tally.get(k)),
+        tally.get("passes", 0)))
 
 
 if __name__ == "__main__":

@@ -40,6 +40,8 @@ sim::TimingTable genTable() {
   t.dve_perf_ts_factor = *rc::gen::element<double>(0.25, 1);
   t.dve_perf_tt_factor = *rc::gen::element<double>(0.5, 1);
   t.fused_reduce_fixed = *rc::gen::element<double>(0, 64);
+  t.access_stride_threshold_bytes = *rc::gen::element<double>(0, 4, 16);
+  t.access_strided_factor = *rc::gen::element<double>(1, 2, 3);
   t.pool_fixed = *rc::gen::element<double>(0, 150);
   t.pool_per_element = *rc::gen::element<double>(0.5, 1);
   t.pool_select_fixed = *rc::gen::element<double>(0, 150);

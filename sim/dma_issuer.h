@@ -1,6 +1,17 @@
 // The DMA issuer (a unit of the core model, sim/top.h): takes dma instructions in program order and puts each on
 // the next queue's ring, round robin. It issues a transfer when its dependences have ended (a DMA's are real:
-// transfers end out of order on the queues) and its ring has a free slot, and books the shared fabric for it then:
+// transfers end out of order on the queues) and its ring has a free slot, and books the shared fabric for it then.
+// Issue is in program order, so a transfer waiting for its dependences holds back every later one, as on the
+// hardware: a transfer starts with a trigger instruction of an engine sequencer, which waits on the semaphores of
+// its dependences, and each sequencer fetches, decodes and issues its own instruction stream (aws-neuron-sdk at
+// fb4ce106, nki/get-started/about/nki-dma-overview.rst lines 21-24, "DMA Triggers";
+// nki/guides/architecture/trainium_inferentia2_arch.rst lines 54-58). A kernel's loads and stores are triggered by
+// the Sync engine onto one queue: the trn1 profiles of the fused Mamba tutorial and the performance guide show them
+// on `qSyncIO0`, with the compute engines waiting on that queue's semaphore (at 81ce03ae,
+// nki/guides/tutorials/fused_mamba.rst lines 562-564, nki/deep-dives/nki_perf_guide.rst lines 346-348). One
+// queue's transfers run in order on each DMA engine and every transfer is spread over the engines (DMA overview
+// lines 26-29 "DMA Queues", line 14); the model's queues, taken round robin, are where transfers run side by side,
+// all fed by the one trigger stream. The fabric window is
 // the first window of its fabric share (sim/timing.h DmaCost) that starts at least dma.fixed-ns after the issue and
 // no earlier than the end of the transfer before it on its queue (a ring is served in order). The transfer ends its
 // span after the window's start. So every transfer's end is decided when it is issued.

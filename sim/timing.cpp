@@ -62,6 +62,8 @@ const Key kKeys[] = {
     {"act.dependent-interval", &TimingTable::act_dependent_interval, 0, 1e6},
     {"dve.dependent-interval", &TimingTable::dve_dependent_interval, 0, 1e6},
     {"pool.dependent-interval", &TimingTable::pool_dependent_interval, 0, 1e6},
+    {"access.stride-threshold-bytes", &TimingTable::access_stride_threshold_bytes, 0, 1e6},
+    {"access.strided-factor", &TimingTable::access_strided_factor, 1, 1e3},
 };
 
 uint64_t cycles(double c) { return std::max<uint64_t>(1, uint64_t(std::ceil(c))); }
@@ -192,9 +194,19 @@ double ttPerfFactor(const TimingTable& t, const ResolvedView& d, const ResolvedV
 
 }  // namespace
 
+bool stridedAccess(const ResolvedView& v, double threshold_bytes) {
+  return v.count == 1 && v.count2 > 1 && double(v.step2) * v.elem_size > threshold_bytes;
+}
+
 uint64_t computeCycles(const TimingTable& t, const Instruction& inst, const ResolvedView* dst, const ResolvedView* a,
                        const ResolvedView* b, const Program* p) {
-  auto per = [](const ResolvedView* v) { return v ? double(v->perPartition()) : 0.0; };
+  // Each view's elements per partition, and for a view whose most-minor stride exceeds the threshold, as many
+  // again times the strided-access factor (the interfaces deliver its elements at a fraction of their peak).
+  auto strided = [&](const ResolvedView* v) {
+    return v && stridedAccess(*v, t.access_stride_threshold_bytes);
+  };
+  const double sf = strided(dst) || strided(a) || strided(b) ? t.access_strided_factor : 1;
+  auto per = [&](const ResolvedView* v) { return v ? sf * double(v->perPartition()) : 0.0; };
   const double fused = hasFusedReduce(inst) ? t.fused_reduce_fixed : 0;
   switch (inst.op) {
     case Op::Matmul: {

@@ -47,6 +47,10 @@ struct TimingTable {
   // (docs/simulator.md "Dependent interval"). 0: complete at the end of the cost.
   double pe_dependent_interval = 0, act_dependent_interval = 0, dve_dependent_interval = 0,
          pool_dependent_interval = 0;
+  // Strided access (docs/simulator.md "Instruction costs"): a compute instruction one of whose cost views has a
+  // most-minor free-axis stride above access_stride_threshold_bytes has the per-element part of its cost multiplied by
+  // access_strided_factor. 1: no such penalty.
+  double access_stride_threshold_bytes = 16, access_strided_factor = 1;
 
   // The compiled-in default table (sim/timing/default.txt).
   static const TimingTable& defaults();
@@ -76,8 +80,12 @@ extern const PresetTimingText kPresetTimingTexts[];
 // Reporting cycles of one execution of a compute or SP instruction whose operands resolved to these views:
 // dst (or the register-side view), the first source, the second source (matmul moving, tt's second input). `p`
 // gives the views' memory spaces (tt's cost depends on them); without it both are taken to be in SBUF. Never 0.
+// The views given are the cost views a strided access is looked for in (TimingTable::access_strided_factor).
 uint64_t computeCycles(const TimingTable& t, const Instruction& inst, const ResolvedView* dst, const ResolvedView* a,
                        const ResolvedView* b, const Program* p = nullptr);
+// Whether a view's most-minor free-axis stride exceeds `threshold_bytes`: single elements spaced further apart than
+// that (a run of two or more elements is read with unit stride).
+bool stridedAccess(const ResolvedView& v, double threshold_bytes);
 // A DMA's descriptors: one per contiguous byte run on each partition of its on-chip side (DRAM rows are
 // contiguous); a DRAM to DRAM copy, one per source partition.
 uint64_t dmaDescriptors(const ResolvedView& dst, const ResolvedView& src, Space dst_space, Space src_space);

@@ -32,7 +32,11 @@ uint64_t nsCycles(const TimingTable& t, double ns) {
   return x < 1 ? 1 : uint64_t(x);
 }
 
-double n(const ResolvedView& v) { return double(uint64_t(v.count) * v.count2); }
+double elements(const ResolvedView& v) { return double(uint64_t(v.count) * v.count2); }
+// Single elements spaced more than `bytes` apart: the most-minor stride of a strided access.
+bool spacedBeyond(const ResolvedView& v, double bytes) {
+  return v.count == 1 && v.count2 > 1 && double(v.step2) * v.elem_size > bytes;
+}
 bool unitStride(const ResolvedView& v) { return v.count2 <= 1 || v.step2 == v.count; }
 bool half(const ResolvedView& v) { return v.dtype == DType::BF16 || v.dtype == DType::F16; }
 
@@ -41,8 +45,14 @@ struct CostViews {
   ResolvedView d, a, b;
 };
 
-uint64_t instructionCost(const TimingTable& t, const Program& p, const Instruction& inst, const CostViews& v) {
+uint64_t instructionCost(const TimingTable& t, const Program& p, const Instruction& inst, const CostViews& view) {
   const double fused = hasFusedReduce(inst) ? t.fused_reduce_fixed : 0;
+  // A strided access in any cost view multiplies every element count of the cost by the strided-access factor.
+  const double th = t.access_stride_threshold_bytes;
+  const bool strided = spacedBeyond(view.d, th) || spacedBeyond(view.a, th) || spacedBeyond(view.b, th);
+  const double f = strided ? t.access_strided_factor : 1;
+  const CostViews& v = view;
+  auto n = [f](const ResolvedView& x) { return f * elements(x); };
   auto space = [&](const ResolvedView& x) { return p.tensors[x.tensor].space; };
   switch (inst.op) {
     case Op::Matmul: {
@@ -192,20 +202,22 @@ class Recorder : public ExecObserver {
     };
     switch (inst.op) {
       case Op::Dma: e.dma = dmaFigures(t_, p_, view(inst.dst), view(inst.a)); break;
-      case Op::Matmul: v.a = view(inst.a), v.b = view(inst.b); break;
+      // The destination and the first source (every one a strided access may be in), and the second source of
+      // matmul and tt.
+      case Op::Matmul:
+      case Op::TT: v.d = view(inst.dst), v.a = view(inst.a), v.b = view(inst.b); break;
+      case Op::Memset:
+      case Op::Iota: v.d = view(inst.dst); break;
       case Op::Copy:
       case Op::Act:
-      case Op::Memset:
-      case Op::Iota:
-      case Op::Select: v.d = view(inst.dst); break;
-      case Op::TT: v.d = view(inst.dst), v.a = view(inst.a), v.b = view(inst.b); break;
+      case Op::Select:
       case Op::Reduce:
       case Op::TS:  // its destination's type: the performance mode
-      case Op::Broadcast: v.d = view(inst.dst), v.a = view(inst.a); break;
+      case Op::Broadcast:
       case Op::Transpose:
       case Op::TTScan:
       case Op::BnStats:
-      case Op::BnAggr: v.a = view(inst.a); break;
+      case Op::BnAggr: v.d = view(inst.dst), v.a = view(inst.a); break;
       case Op::If: {
         OperandHasher h(false);
         e.held = conditionHolds(inst.rare->mask.cmp, evaluateIndex(p_, s_, inst.rare->mask.c, inst.loc, h));

@@ -52,6 +52,8 @@ engine = type("engine", (), {"unknown": None, "tensor": "pe", "vector": "dve", "
 unknown_engine, tensor_engine, vector_engine, scalar_engine, gpsimd_engine = None, "pe", "dve", "act", "pool"
 # How an instruction's fused reduction treats the engine's accumulator registers (one f32 per partition, per engine):
 # docs/nki.md "Accumulating reductions".
+# Which DMA engine moves the data (software or hardware descriptor generation): accepted, the program's DMA is one.
+dge_mode = type("dge_mode", (), {"unknown": 0, "swdge": 1, "hwdge": 2, "none": 3})
 reduce_cmd = type("reduce_cmd", (), {"idle": "idle", "reset": "reset", "reduce": "reduce",
                                      "reset_reduce": "reset_reduce", "load_reduce": "load_reduce"})
 
@@ -130,15 +132,33 @@ def tensor_scalar(data, op0, operand0, reverse0=False, op1=None, operand1=None, 
     _t.check_mask(mask, loc)
     tr = _t.tracer()
     _t._on_chip(data, "tensor_scalar", loc)
-    a0 = _alu(op0)
-    for rev, a in ((reverse0, a0), (reverse1, _alu(op1) if op1 is not None else None)):
-        if rev and a not in _t.COMMUTATIVE:
-            _t.unsupported("tensor_scalar with reverse=True for %s" % a, loc)
-    out = dst if dst is not None else tr.temp(data.shape, _t._result_dtype(data, dtype=dtype), "sbuf", loc)
-    parts = [out, data, _t._scalar_operand(operand0, loc, data.dtype), a0]
+    steps = [[_alu(op0), _t._scalar_operand(operand0, loc, data.dtype), reverse0]]
     if op1 is not None:
-        parts += [_t._scalar_operand(operand1, loc, data.dtype), _alu(op1)]
-    return _t._made(out, tr.emit("ts", *parts, loc=loc))
+        steps.append([_alu(op1), _t._scalar_operand(operand1, loc, data.dtype), reverse1])
+    for st in steps:
+        if st[2] and st[0] in _t._CMP_SWAP:  # s < x is x > s
+            st[0], st[2] = _t._CMP_SWAP[st[0]], False
+        elif st[2] and st[0] in _t.COMMUTATIVE:
+            st[2] = False
+        elif st[2] and st[0] != "sub":
+            _t.unsupported("tensor_scalar with reverse=True for %s" % st[0], loc)
+    out = dst if dst is not None else tr.temp(data.shape, _t._result_dtype(data, dtype=dtype), "sbuf", loc)
+    if not any(st[2] for st in steps):
+        parts = [out, data]
+        for a, s, _ in steps:
+            parts += [s, a]
+        return _t._made(out, tr.emit("ts", *parts, loc=loc))
+    # s - x (reverse with subtract) is (x * -1) + s: exact (the negation is exact, then the one rounded add). With
+    # two ops one of them reversed, the first op goes into an f32 tile (the engine computes in f32), the second after.
+    neg = -1.0 if data.dtype.is_float else -1
+    src = data
+    for k, (a, s, rev) in enumerate(steps):
+        last = k == len(steps) - 1
+        dest = out if last else tr.temp(data.shape, _t.float32 if data.dtype.is_float else data.dtype, "sbuf", loc)
+        ins = tr.emit("ts", dest, src, neg, "mul", s, "add", loc=loc) if rev else tr.emit("ts", dest, src, s, a,
+                                                                                         loc=loc)
+        src = dest
+    return _t._made(out, ins)
 
 
 def scalar_tensor_tensor(data, op0, operand0, op1, operand1, reverse0=False, reverse1=False, dtype=None, mask=None,
@@ -305,9 +325,70 @@ bn_stats = _bn("bn_stats", 6)   # per partition (count, mean, m2) of the even an
 bn_aggr = _bn("bn_aggr", 2)     # per partition (mean, variance) from bn_stats tuples
 
 
-for _n in ("tensor_copy_predicated", "tensor_scalar_cumulative", "local_gather", "nc_n_gather", "nc_stream_shuffle",
+def tensor_copy_predicated(src=None, dst=None, predicate=None, reverse_pred=False, mask=None, **kw):
+    """dst = src where predicate is nonzero (zero with reverse_pred), dst unchanged elsewhere: nl.where on the
+    predicate's values (`keep` of each side, then an add: every value exactly) written into dst."""
+    loc = _loc()
+    _t.check_mask(mask, loc)
+    if not isinstance(dst, _t.View) or not isinstance(predicate, _t.View):
+        raise KernelError("tensor_copy_predicated takes dst= and predicate= tiles", loc)
+    _t._on_chip(dst, "tensor_copy_predicated", loc)
+    _t._same_shape(dst, predicate, "tensor_copy_predicated", loc)
+    x, y = (dst, src) if reverse_pred else (src, dst)
+    return nl._where_values(predicate, x, y, dst.dtype, loc, out=dst)
+
+
+def select_reduce(dst=None, predicate=None, on_true=None, on_false=None, reduce_res=None, reduce_cmd=None,
+                  reduce_op=None, reverse_pred=False, mask=None, **kw):
+    """dst = where(predicate, on_true, on_false) (on_false a number or a [P, 1] tile), then with reduce_res the
+    row maximum of dst through the Vector Engine's accumulator (reduce_cmd as for tensor_scalar_reduce)."""
+    loc = _loc()
+    _t.check_mask(mask, loc)
+    tr = _t.tracer()
+    if not all(isinstance(v, _t.View) for v in (dst, predicate, on_true)):
+        raise KernelError("select_reduce takes dst=, predicate= and on_true= tiles", loc)
+    _t._same_shape(dst, on_true, "select_reduce", loc)
+    if isinstance(on_false, _t.View):
+        if not (_t._is_col(on_false) and _t._flat(on_false)[0] == _t._flat(on_true)[0]):
+            raise KernelError("select_reduce's on_false is a number or a [P, 1] tile", loc)
+        # the column along the free axis: -0.0 + v is v for every v
+        full = tr.temp(on_true.shape, dst.dtype, "sbuf", loc)
+        tr.emit("memset", full, -0.0 if dst.dtype.is_float else 0, loc=loc)
+        on_false = _t.binary("add", full, on_false, loc=loc, dst=full)
+    x, y = (on_false, on_true) if reverse_pred else (on_true, on_false)
+    cmd = _reduce_cmd(reduce_cmd, loc) if reduce_cmd is not None else None
+    if cmd in (None, "idle") and reduce_res is None:
+        return nl._where_values(predicate, x, y, dst.dtype, loc, out=dst)
+    red = _alu(reduce_op) if reduce_op is not None else "max"
+
+    def compute(rop, rdst):
+        out = nl._where_values(predicate, x, y, dst.dtype, loc, out=dst)
+        if rop is not None:
+            tr.emit("reduce", rdst, dst, rop, loc=loc)
+        return out
+    if cmd is None:
+        out = compute(red, reduce_res)
+        return out
+    return _t.engine_reduction("dve", cmd, compute, dst, red, reduce_res, None, loc)
+
+
+def dma_transpose(src, axes=None, dtype=None, dst=None, mask=None, **kw):
+    """A transposing load of a 2-D HBM view (nl.load_transpose2d); the result written into dst when given."""
+    loc = _loc()
+    _t.check_mask(mask, loc)
+    if axes not in (None, (1, 0), [1, 0]):
+        _t.unsupported("dma_transpose with axes=%r (2-D transposes)" % (axes,), loc)
+    out = _t.transposing_load(src, _t.as_dtype(dtype) if dtype is not None else None, loc)
+    if dst is not None:
+        _t._same_shape(dst, out, "dma_transpose", loc)
+        _t._made(dst, _t.tracer().emit("copy", dst, out, loc=loc))
+        return dst
+    return out
+
+
+for _n in ("tensor_scalar_cumulative", "local_gather", "nc_n_gather", "nc_stream_shuffle",
            "rng", "dropout", "rand2", "exponential", "max8", "nc_find_index8", "nc_match_replace8",
-           "range_select", "select_reduce", "dma_transpose",
+           "range_select",
            "tensor_partition_reduce", "activate2", "sequence_bounds", "topk", "nonzero_with_count"):
     globals()[_n] = (lambda n: (lambda *a, **k: _t.unsupported("nisa.%s" % n)))(_n)
 

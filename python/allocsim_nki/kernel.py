@@ -27,13 +27,22 @@ class Kernel:
         if _t._T is not None:
             # a kernel called from a kernel being traced: inline it
             return traced_function(self.func)(*args, **kwargs)
+        if self.options.get("mode") == "simulation" or \
+                any(type(a).__module__ == "numpy" for a in list(args) + list(kwargs.values())):
+            # NKI's simulation mode: a kernel called with numpy arrays runs on the simulator (here, allocsim's
+            # interpreter) and returns its outputs as numpy arrays
+            import allocsim_nki
+            return allocsim_nki.simulate_kernel(self, *args, **kwargs)
         raise KernelError("an NKI kernel runs on the device; trace it (allocsim nki) or simulate it "
-                          "(allocsim_nki.simulate(kernel, *arrays))")
+                          "(allocsim_nki.simulate(kernel, *arrays), or call it with numpy arrays)")
 
     def __getitem__(self, grid):
         """kernel[gx, gy]: the kernel launched on an SPMD grid, traced inside one loop per grid axis (the instances
         in order); nl.program_id(axis) is that loop's index."""
         grid = grid if isinstance(grid, tuple) else (grid,)
+        # nl.spmd_dim(nl.nc(2), 2) and nl.nc(2) * 2: an axis of 4 instances spread over two cores (the same
+        # instances, the same program_id values: the tracer runs them in order)
+        grid = tuple(g.size if hasattr(g, "spmd_size") else g for g in grid)
         if not grid or not all(isinstance(g, int) and not isinstance(g, bool) and g > 0 for g in grid):
             raise KernelError("a launch grid is positive Python integers: kernel[2, 4], not kernel[%r]" % (grid,))
         k = Kernel(self.func, **self.options)
@@ -48,7 +57,9 @@ class Kernel:
 
 def jit(func=None, **options):
     if func is None:
-        return lambda f: Kernel(f, **options)
+        return lambda f: jit(f, **options)
+    if isinstance(func, Kernel):  # nki.jit(kernel, mode=...) of a function already decorated
+        return Kernel(func.func, **dict(func.options, **options))
     return Kernel(func, **options)
 
 

@@ -20,6 +20,7 @@ class _TileSize:
         """The f32 elements of a PSUM bank: the free dimension's limit of a PSUM tile and of matmul's moving side."""
         return _t.ARCHS[_arch()][1] // 4
 
+    bn_stats_fmax = 512  # the elements of one bn_stats (the format's limit too)
     gemm_stationary_fmax = pmax
     psum_partition_dim_max = pmax
     gemm_moving_fmax = psum_fmax
@@ -245,6 +246,41 @@ def program_id(axis=0):
     return grid[axis][1]
 
 
+class _SpmdDim:
+    """A launch grid axis: `nl.nc(2)` (the instances over two NeuronCores), `nl.spmd_dim(nl.nc(2), 2)`,
+    `nl.nc(2) * 2`. Its size is the product of its parts; the cores do not change what an instance computes."""
+    spmd_size = True
+
+    def __init__(self, size):
+        self.size = size
+
+    def __mul__(self, other):
+        return spmd_dim(self, other)
+
+    __rmul__ = __mul__
+
+    def __repr__(self):
+        return "spmd_dim(%d)" % self.size
+
+
+def nc(n):
+    if not isinstance(n, int) or isinstance(n, bool) or n <= 0:
+        raise KernelError("nl.nc takes a positive Python integer, not %r" % (n,), _loc())
+    return _SpmdDim(n)
+
+
+def spmd_dim(*dims):
+    size = 1
+    for d in dims:
+        if isinstance(d, _SpmdDim):
+            size *= d.size
+        elif isinstance(d, int) and not isinstance(d, bool) and d > 0:
+            size *= d
+        else:
+            raise KernelError("nl.spmd_dim takes positive Python integers and nl.nc(n), not %r" % (d,), _loc())
+    return _SpmdDim(size)
+
+
 def num_programs(axes=0):
     grid = _t.tracer().grid
     if not grid:
@@ -268,8 +304,12 @@ def store(dst, value, mask=None, **kw):
     _t.store(dst, value, mask, _loc())
 
 
-def load_transpose2d(src, dtype=None, mask=None):
-    _t.unsupported("nl.load_transpose2d (load, then nl.transpose)")
+def load_transpose2d(src, dtype=None, mask=None, **kw):
+    """An HBM [N, M] -> an SBUF [M, N] tile: per block of rows a load, a PE transpose into PSUM and a copy into the
+    tile's columns (the format's DMA keeps the HBM tensor's row layout)."""
+    loc = _loc()
+    _t.check_mask(mask, loc)
+    return _t.transposing_load(src, _t.as_dtype(dtype) if dtype is not None else None, loc)
 
 
 def copy(x, dtype=None, mask=None, **kw):
@@ -347,8 +387,13 @@ for _n in ("sin", "cos", "arctan", "sign", "erf", "softplus", "mish", "gelu_appr
 for _n in ("tan", "ceil", "floor", "trunc", "gelu_apprx_sigmoid", "gelu_dx", "silu_dx", "erf_dx", "power", "fmod", "mod",
            "abs_max", "abs_min", "invert", "prod",
            "var", "all", "softmax", "rms_norm", "dropout", "rand", "random_seed", "gather_flattened",
-           "expand_dims", "device_print"):
+           "expand_dims"):
     globals()[_n] = _unsupported_fn(_n)
+
+
+def device_print(prefix, tensor=None, **kw):
+    """Accepted: printing is the simulator's side effect, not part of what the kernel computes."""
+    return None
 
 
 def _cmp(op):
@@ -486,7 +531,7 @@ def no_reorder():
     return contextlib.nullcontext()
 
 
-def _where_values(cond, x, y, dtype, loc):
+def _where_values(cond, x, y, dtype, loc, out=None):
     """nl.where on a tile of values (nonzero: take x): `keep` each side under the condition and its opposite, then
     add: `x keep c` is x where c is nonzero and -0.0 (integers: 0) elsewhere, and x + -0.0 is x, so every value
     comes through exactly. A number on either side is first a tile (memset)."""
@@ -511,7 +556,8 @@ def _where_values(cond, x, y, dtype, loc):
             tr.emit("copy", m2, m, loc=loc)
             m = m2
         sides.append(_t.binary("keep", v, m, loc=loc, dst=m))
-    out = tr.temp(cond.shape, out_dt, "sbuf", loc)
+    if out is None:
+        out = tr.temp(cond.shape, out_dt, "sbuf", loc)
     return _t.binary("add", sides[0], sides[1], loc=loc, dst=out)
 
 

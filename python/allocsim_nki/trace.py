@@ -71,12 +71,35 @@ class DType:
     def __repr__(self):
         return self.name
 
+    @property
+    def max(self):
+        """The largest finite value (numpy's finfo / iinfo max), as kernels write `nl.fp32.min` for -inf-like fills."""
+        if not self.is_float:
+            return 1 if self.name == "bool" else (1 << (8 * self.size - (self.fmt[0] == "i"))) - 1
+        e, m, ieee = _FLOAT_BITS.get(self.fmt, (None, None, None))
+        if e is None:
+            raise KernelError("unsupported: dtype %s (outside the program format)" % self.name, user_location())
+        bias = (1 << (e - 1)) - 1
+        if ieee:  # the all-ones exponent holds infinities and NaNs
+            return (2.0 - 2.0 ** -m) * 2.0 ** ((1 << e) - 2 - bias)
+        return (2.0 - 2.0 ** (1 - m)) * 2.0 ** ((1 << e) - 1 - bias)  # only the all-ones mantissa is NaN
+
+    @property
+    def min(self):
+        if not self.is_float:
+            return 0 if self.name == "bool" or self.fmt[0] == "u" else -(1 << (8 * self.size - 1))
+        return -self.max
+
     def __eq__(self, other):
         return isinstance(other, DType) and other.name == self.name
 
     def __hash__(self):
         return hash(self.name)
 
+
+# exponent bits, mantissa bits, whether the all-ones exponent is infinities and NaNs only
+_FLOAT_BITS = {"f32": (8, 23, True), "bf16": (8, 7, True), "f16": (5, 10, True), "f8e4m3": (4, 3, True),
+               "f8e5m2": (5, 2, True), "f8e4m3fn": (4, 3, False)}
 
 float32 = DType("float32", "f32", 4, True)
 bfloat16 = DType("bfloat16", "bf16", 2, True)
@@ -171,6 +194,11 @@ class Aff(_Comparisons):
             return Aff(x)
         if hasattr(x, "__index__") and not isinstance(x, float):
             return Aff(int(x.__index__()))
+        if isinstance(x, (View, Tensor)):
+            # an index read from a tile at run time (an indirect DMA, a gather): the program's views are affine in
+            # loop registers
+            unsupported("an index taken from a tile's values (indirect addressing): the program format's views are "
+                        "affine in loop indices")
         raise KernelError("index %r is not an integer or an affine expression of loop indices" % (x,))
 
     def simplify(self):
@@ -1811,7 +1839,22 @@ class Tracer:
         ds_, ss = dst.tensor.space, value.tensor.space
         if ds_ == "dram" or ss == "dram":
             if ds_ == "dram" and ss == "dram":
-                unsupported("a DRAM to DRAM copy (stage it through SBUF)", loc)
+                # the format's DMA has one on-chip side: staged through an SBUF tile of the view's rows
+                P, F = _flat(value)
+                if P > self.partitions:
+                    if len(value.shape) < 2 or _flat(dst)[0] != P:
+                        unsupported("a DRAM to DRAM copy of %d rows (more than the %d partitions a staging tile "
+                                    "has) between views of different rows" % (P, self.partitions), loc)
+                    for r0 in range(0, P, self.partitions):  # a staged copy per block of rows
+                        n = min(self.partitions, P - r0)
+                        ins = self.move(dst[r0:r0 + n], value[r0:r0 + n], loc)
+                    return ins
+                t = self.temp((P, F), value.dtype, "sbuf", loc, name="staged")
+                self.emit("dma", t, value, loc=loc)
+                value = t
+                if t.dtype == dst.dtype or {t.dtype.fmt, dst.dtype.fmt} == {"f32", "bf16"}:
+                    return self.emit("dma", dst, t, loc=loc)
+                ss = "sbuf"
             if ss == "psum" or (value.dtype != dst.dtype and {value.dtype.fmt, dst.dtype.fmt} != {"f32", "bf16"}):
                 if ss == "dram":
                     t = self.temp(value.shape, value.dtype, "sbuf", loc, name="staged")
@@ -2297,13 +2340,15 @@ def binary(op, x, y, dtype=None, loc=None, dst=None):
         out = dst if dst is not None else tr.temp(x.shape, _result_dtype(x, y, dtype=dtype), "sbuf", loc)
         ins = tr.emit("tt", out, x, y, op, loc=loc)
         return _made(out, ins)
-    # a [1, N] side with a [P, N] side: broadcast along partitions first (on the PE, into PSUM)
-    if xv and yv and has_op("broadcast") and _flat(x)[1] == _flat(y)[1] and 1 in (_flat(x)[0], _flat(y)[0]) \
-            and _flat(x)[0] != _flat(y)[0]:
-        if _flat(x)[0] == 1:
-            x = partition_broadcast(x, _flat(y)[0], loc)
+    # a one-partition side with a side of P partitions: broadcast along partitions first (on the PE, into PSUM):
+    # [1, N] with [P, N] or [P, 1] (the result [P, N]), [1, 1] with [P, F] (then a [P, 1] column)
+    fx, fy = (_flat(x), _flat(y)) if xv and yv else (None, None)
+    if fx and has_op("broadcast") and 1 in (fx[0], fy[0]) and fx[0] != fy[0] and \
+            (fx[1] == fy[1] or 1 in (fx[1], fy[1])):
+        if fx[0] == 1:
+            x = partition_broadcast(x, fy[0], loc)
         else:
-            y = partition_broadcast(y, _flat(x)[0], loc)
+            y = partition_broadcast(y, fx[0], loc)
         return binary(op, x, y, dtype, loc, dst)
     # one side a tile of the full shape, the other a number or a [P, 1] tile
     if xv and (not yv or (_is_col(y) and _flat(y)[0] == _flat(x)[0])):
@@ -2662,6 +2707,15 @@ def store(dst, value, mask=None, loc=None):
     check_mask(mask, loc)
     if not isinstance(dst, View) or dst.tensor.space != "dram":
         raise KernelError("nl.store writes an HBM tensor", loc)
+    if _is_number(value):
+        # a number stored into HBM (NKI: effectively a memset): a memset tile of the view's rows, then the DMA
+        P, F = _flat(dst)
+        if P > tr.partitions:
+            unsupported("nl.store of a number into %d rows (more than the %d partitions of a tile)" % (P, tr.partitions),
+                        loc)
+        t = tr.temp((P, F), dst.dtype, "sbuf", loc, name="filled")
+        tr.emit("memset", t, float(value) if dst.dtype.is_float else int(value), loc=loc)
+        value = t
     if not isinstance(value, View):
         raise KernelError("nl.store stores a tile, not %r" % (value,), loc)
     _same_shape(dst, value, "nl.store", loc)
@@ -2709,6 +2763,27 @@ def affine_select(dst, src, A, B, C, cmp, fill, loc):
     ins = tr.emit("affine_select", dst, src, "p=%d" % A, "e=%d" % B, ("c=", C if isinstance(C, Aff) else int(C)),
                   cmp, float(fill) if dst.dtype.is_float else int(fill), loc=loc)
     return _made(dst, ins)
+
+
+def transposing_load(src, dtype, loc):
+    """HBM [N, M] -> SBUF [M, N] (nl.load_transpose2d, nisa.dma_transpose): per block of at most P rows, a load, a
+    PE transpose into PSUM and a copy into that block's columns of the result."""
+    tr = tracer()
+    if not isinstance(src, View) or src.tensor.space != "dram":
+        raise KernelError("a transposing load reads an HBM tensor", loc)
+    if len(src.shape) != 2:
+        unsupported("a transposing load of a %d-D view (2-D views)" % len(src.shape), loc)
+    N, M = src.shape
+    if M > tr.partitions:
+        unsupported("a transposing load of %d columns (the result has one partition per column: at most %d)"
+                    % (M, tr.partitions), loc)
+    out = tr.temp((M, N), dtype or src.dtype, "sbuf", loc)
+    for r0 in range(0, N, tr.partitions):
+        n = min(tr.partitions, N - r0)
+        block = load(src[r0:r0 + n, :], None, None, loc)
+        t = transpose(block, loc=loc)
+        tr.emit("copy", out[:, r0:r0 + n], t, loc=loc)
+    return out
 
 
 def partition_broadcast(x, M, loc=None):

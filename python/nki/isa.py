@@ -81,5 +81,19 @@ def bn_aggr(dst, data, **kw):
     return _i.bn_aggr(data, dst=dst)
 
 
+def tensor_copy_predicated(dst, src, predicate, reverse_pred=False, **kw):
+    return _i.tensor_copy_predicated(src=src, dst=dst, predicate=predicate, reverse_pred=reverse_pred)
+
+
+def select_reduce(dst, predicate, on_true, on_false, reduce_res=None, reduce_cmd=None, reduce_op=None,
+                  reverse_pred=False, **kw):
+    return _i.select_reduce(dst=dst, predicate=predicate, on_true=on_true, on_false=on_false, reduce_res=reduce_res,
+                            reduce_cmd=reduce_cmd, reduce_op=reduce_op, reverse_pred=reverse_pred)
+
+
+def dma_transpose(dst, src, axes=None, **kw):
+    return _i.dma_transpose(src, axes=axes, dst=dst)
+
+
 def __getattr__(name):
     return getattr(_i, name)
