@@ -319,6 +319,7 @@ def trace_kernel(kernel, args, arch="gen2", file_for_errors=None):
     loc = (inspect.getsourcefile(func) or "<kernel>", func.__code__.co_firstlineno)
     tr = _t.Tracer(arch)
     values = {}
+    tr.names.update(n for n, v in args.items() if isinstance(v, TensorArg))
     for name, p in sig.parameters.items():
         if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
             continue
@@ -330,8 +331,11 @@ def trace_kernel(kernel, args, arch="gen2", file_for_errors=None):
             raise KernelError("parameter '%s' of kernel '%s' needs a value (--arg %s=DIMxDIM:DTYPE or "
                               "--arg %s=VALUE)" % (name, func.__name__, name, name), loc)
         if isinstance(v, TensorArg):
-            tr.names.add(name)
-            v = _t.Tensor(tr, name, "dram", v.dtype, v.shape, loc, param=True)
+            # a parameter named like a word of the format (`start`, `input`, `loop`) is `start_` in the program
+            tname = tr.unique(name) if name in _t.RESERVED else name
+            tr.names.add(tname)
+            v = _t.Tensor(tr, tname, "dram", v.dtype, v.shape, loc, param=True)
+            v.param_name = name
             tr.tensors.append(v)
         values[name] = v
     for name in args:
