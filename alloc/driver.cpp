@@ -216,6 +216,7 @@ void runExact(Program& p, int optlevel, const DriverOptions& o, std::vector<Step
   eo.time_limit_s = o.time_limit_s;
   eo.node_budget = o.node_budget;
   eo.progress = o.progress;
+  eo.check = o.exact_check;
   eo.keep_placements = optlevel == 7;
   std::vector<bool> keep_regs(p.registers.size());
   for (size_t i = 0; i < p.registers.size(); ++i) keep_regs[i] = eo.keep_placements && p.registers[i].phys;

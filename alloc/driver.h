@@ -57,6 +57,7 @@ struct DriverOptions {
                           // the input's placements and completes them)
   double time_limit_s = 10;  // --allocator exact: per space
   uint64_t node_budget = 0;  // --allocator exact: per space, 0 = none (ExactAllocOptions::node_budget)
+  PlacementCheck exact_check;  // --allocator exact: ExactAllocOptions::check
   int cores = 1;
   bool loops_in_backend = false;
   bool smt_allocation = false;

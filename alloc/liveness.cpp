@@ -587,26 +587,33 @@ struct TensorOf {
 };
 
 // The outermost loop L around the write that events[i] records, when L holds no earlier mention of the tensor (the
-// previous one is at `prev`) and every mention in L is a write at or after it; -1 otherwise.
-int32_t writeOnlyLoop(const LinearOrder& order, std::span<const Event> events, size_t i, uint32_t prev,
-                      std::vector<int32_t>& chain) {
+// previous one is at `prev`): events[i] is the first mention in L. -1 otherwise.
+int32_t firstInLoop(const LinearOrder& order, std::span<const Event> events, size_t i, uint32_t prev,
+                    std::vector<int32_t>& chain) {
   order.nest(events[i].pos, chain);
   if (chain.empty()) return -1;
-  const LinearLoop& l = order.loops[size_t(chain.front())];
-  if (prev > l.header) return -1;
-  for (size_t j = i; j < events.size() && events[j].pos < l.end; ++j)
-    if (!events[j].write) return -1;
-  return chain.front();
+  return prev > order.loops[size_t(chain.front())].header ? -1 : chain.front();
 }
 
-// Whether the write that events[i] records, in a loop L that writeOnlyLoop finds, starts a value: it is a conditional
-// whole write that runs at least once in L's run (`once`), or one run of L writes every element (a tensor written
-// piecewise by a loop: alloc/iteration_coverage.h, runRewrite). Then L runs once, overwrites every element at least
-// once before its end, and reads nothing: what is read after L is never older than L.
+// Whether every mention of the tensor in `loop`'s body, from events[i] on, is a write.
+bool writesOnlyIn(const LinearOrder& order, std::span<const Event> events, size_t i, int32_t loop) {
+  const uint32_t end = order.loops[size_t(loop)].end;
+  for (size_t j = i; j < events.size() && events[j].pos < end; ++j)
+    if (!events[j].write) return false;
+  return true;
+}
+
+// Whether the write that events[i] records, the first mention in a loop L that firstInLoop finds, starts a value:
+// one run of L writes every element and reads only what the run wrote (a tensor replaced piecewise by a loop, read
+// back or accumulated into in the loop or not: alloc/iteration_coverage.h, runRewrite), or it is a conditional whole
+// write that runs at least once in L's run (`once`) and L only writes the tensor. Either way L runs once, overwrites
+// every element at least once before its end, and reads nothing older than itself: neither what is read in L nor
+// what is read after it is older than L.
 bool loopStartsValue(const LinearOrder& order, std::span<const Event> events, size_t i, uint32_t prev,
                      CoverageAnswers& coverage, std::vector<int32_t>& chain) {
-  const int32_t loop = writeOnlyLoop(order, events, i, prev, chain);
-  return loop >= 0 && (events[i].once || coverage.rewritesInRun(loop));
+  const int32_t loop = firstInLoop(order, events, i, prev, chain);
+  if (loop < 0) return false;
+  return (events[i].once && writesOnlyIn(order, events, i, loop)) || coverage.rewritesInRun(loop);
 }
 
 // Cuts one tensor's or register's mentions (in order) into values and adds their segments to `range` (the rules in

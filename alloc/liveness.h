@@ -29,8 +29,9 @@
 // unconditional code; and a whole write that runs at least once in its outermost loop's run starts a value when that
 // loop holds no earlier mention and every mention inside it is a write from this one on (nothing in the loop reads
 // the tensor, and by the loop's end every element has been replaced). The same holds for the first write of a loop
-// that writes the tensor piecewise, its iterations together replacing every element, and reads none of it (`loop i
-// { copy t[:, i*32:32], ... }` after t's last read): alloc/iteration_coverage.h, runRewrite.
+// that writes the tensor piecewise, its iterations together replacing every element, and reads only what its run
+// has written (`loop i { copy t[:, i*32:32], ...; copy u, t[:, i*32:32] }` after t's last read; an accumulation
+// group per chunk): alloc/iteration_coverage.h, runRewrite.
 // A partial write starts a value too when nothing of the value before it is read again: it runs on every execution
 // of its loop body, and every later mention up to the next whole write, or up to the write that completes a write of
 // every element (the tensor replaced piecewise: two matmuls into its halves), lies in that same body (no nested loop

@@ -16,6 +16,7 @@
 #include "tools/alloc_output.h"
 #include "tools/args.h"
 #include "tools/load.h"
+#include "tools/placement_check.h"
 #include "tools/verbs.h"
 #include "tools/verify_report.h"
 #include "verify/correct.h"
@@ -170,6 +171,7 @@ AllocArgs parseAllocArgs(const Args& raw, Arch& arch) {
     else r.unknown();
   }
   a.driver.verbosity = a.verbose > 1 ? a.verbose - 1 : 0;
+  a.driver.exact_check = placementOracleCheck();
   a.driver.liveness_report = a.verbose > 0 || a.json;  // the report's liveness section
   try {
     const AllocatorChoice c = resolveAllocator(a.driver.allocator, a.optlevel);

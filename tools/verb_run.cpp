@@ -17,6 +17,7 @@
 #include "tools/progress_line.h"
 #include "tools/args.h"
 #include "tools/load.h"
+#include "tools/placement_check.h"
 #include "tools/sim_report.h"
 #include "tools/verbs.h"
 #include "tools/verify_report.h"
@@ -283,6 +284,7 @@ int runRun(const Args& args) {
             resolveAllocator(a.allocator, a.optlevel_given ? std::optional<int>(a.optlevel) : std::nullopt);
         d.optlevel = c.optlevel;
         d.allocator = c.allocator;
+        d.exact_check = placementOracleCheck();
       } catch (const OptionError& e) {
         throw UsageError(e.what());
       }

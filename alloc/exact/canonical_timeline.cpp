@@ -9,10 +9,11 @@ namespace allocsim {
 void canonicalizeTimeline(std::vector<ExactItem>& items) {
   // (position, kind): bit 0 = some item starts there, bit 1 = some item ends there.
   std::vector<std::pair<uint32_t, uint8_t>> marks;
-  for (const ExactItem& it : items) {
-    marks.push_back({it.first, 1});
-    marks.push_back({it.last, 2});
-  }
+  for (const ExactItem& it : items)
+    forEachExactSegment(it, [&](uint32_t first, uint32_t last) {
+      marks.push_back({first, 1});
+      marks.push_back({last, 2});
+    });
   std::sort(marks.begin(), marks.end());
   std::vector<std::pair<uint32_t, uint8_t>> points;  // distinct positions with their kinds or-ed
   for (auto [pos, kind] : marks) {
@@ -33,6 +34,7 @@ void canonicalizeTimeline(std::vector<ExactItem>& items) {
   for (ExactItem& it : items) {
     it.first = at(it.first);
     it.last = at(it.last);
+    for (auto& [first, last] : it.segments) first = at(first), last = at(last);
   }
 }
 

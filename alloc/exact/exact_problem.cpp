@@ -6,8 +6,23 @@
 
 namespace allocsim {
 
+bool exactLiveTogether(const ExactItem& a, const ExactItem& b) {
+  if (!(a.first <= b.last && b.first <= a.last)) return false;
+  if (a.segments.empty() && b.segments.empty()) return true;
+  // Both lists ascending: a merge.
+  const std::vector<std::pair<uint32_t, uint32_t>> one_a{{a.first, a.last}}, one_b{{b.first, b.last}};
+  const auto& sa = a.segments.empty() ? one_a : a.segments;
+  const auto& sb = b.segments.empty() ? one_b : b.segments;
+  for (size_t x = 0, y = 0; x < sa.size() && y < sb.size();) {
+    if (sa[x].first <= sb[y].second && sb[y].first <= sa[x].second) return true;
+    if (sa[x].second < sb[y].second) ++x;
+    else ++y;
+  }
+  return false;
+}
+
 bool exactConflict(const ExactItem& a, const ExactPlacement& pa, const ExactItem& b, const ExactPlacement& pb) {
-  const bool time = a.first <= b.last && b.first <= a.last;
+  const bool time = exactLiveTogether(a, b);
   const bool rows = pa.row < pb.row + b.rows && pb.row < pa.row + a.rows;
   const bool bytes = pa.offset < pb.offset + b.size && pb.offset < pa.offset + a.size;
   return time && rows && bytes;
@@ -63,8 +78,10 @@ uint64_t exactLowerBound(const ExactProblem& p) {
   uint64_t largest = 0;
   for (const ExactItem& it : p.items) {
     const int64_t area = int64_t(exactBlockArea(it, g));
-    events.push_back({it.first, area});
-    events.push_back({it.last + 1, -area});
+    forEachExactSegment(it, [&](uint32_t first, uint32_t last) {
+      events.push_back({first, area});
+      events.push_back({last + 1, -area});
+    });
     largest = std::max(largest, it.size);
   }
   std::sort(events.begin(), events.end(), [](auto a, auto b) {

@@ -17,6 +17,10 @@ struct ExactItem {
   uint64_t align = 1;  // the offset is a multiple of this
   uint32_t first = 0;  // live over positions [first, last], inclusive (alloc/liveness.h)
   uint32_t last = 0;
+  // Empty: live at every position of [first, last]. Otherwise live only within these [first, last] segments,
+  // ascending, disjoint, non-empty, with first and last their hull (the search over the conflicts certain at one step,
+  // alloc/exact/exact_allocator.h, where a tensor is certainly live at steps that are not one run).
+  std::vector<std::pair<uint32_t, uint32_t>> segments;
   uint32_t rows = 1;                    // rows spanned, starting at one of `starts`
   std::vector<uint32_t> starts = {0};   // allowed first rows, ascending, non-empty
   std::optional<uint64_t> fixed_offset;  // pinned: placed at (starts[0], *fixed_offset)
@@ -33,6 +37,17 @@ struct ExactPlacement {
   uint64_t offset = 0;
   bool operator==(const ExactPlacement&) const = default;
 };
+
+// Calls f(first, last) for each segment the item is live over (the one [first, last] when it has no segments).
+template <class F>
+void forEachExactSegment(const ExactItem& it, F&& f) {
+  if (it.segments.empty()) f(it.first, it.last);
+  else
+    for (const auto& [first, last] : it.segments) f(first, last);
+}
+
+// Whether two items are live at a common position.
+bool exactLiveTogether(const ExactItem& a, const ExactItem& b);
 
 // Two items conflict when they are live at a common position, share a row and share an offset.
 bool exactConflict(const ExactItem& a, const ExactPlacement& pa, const ExactItem& b, const ExactPlacement& pb);

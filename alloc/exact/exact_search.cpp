@@ -154,20 +154,31 @@ std::vector<uint32_t> preorder(const std::vector<PreorderKeys>& keys, const std:
 // preorders' widths stay in the caller's positions (program order is the time axis the lifetimes are measured on).
 ExactProblem normalized(const ExactProblem& p) {
   ExactProblem q = p;
-  std::vector<std::tuple<uint32_t, int, uint32_t>> events;  // (position, 0 = start / 1 = end, item)
+  // Every segment's ends (the one [first, last] of an item without segments), by reference into q.
+  std::vector<uint32_t*> ends;
+  std::vector<std::tuple<uint32_t, int, uint32_t>> events;  // (position, 0 = start / 1 = end, index into ends)
   events.reserve(2 * p.items.size());
-  for (uint32_t i = 0; i < p.items.size(); ++i) {
-    events.push_back({p.items[i].first, 0, i});
-    events.push_back({p.items[i].last, 1, i});
+  for (ExactItem& it : q.items) {
+    auto add = [&](uint32_t& first, uint32_t& last) {
+      events.push_back({first, 0, uint32_t(ends.size())});
+      ends.push_back(&first);
+      events.push_back({last, 1, uint32_t(ends.size())});
+      ends.push_back(&last);
+    };
+    if (it.segments.empty()) add(it.first, it.last);
+    else
+      for (auto& [first, last] : it.segments) add(first, last);
   }
   std::sort(events.begin(), events.end());  // at one position, starts first: both are live there
   uint32_t coord = 0;
   int prev = 0;
-  for (auto [pos, kind, i] : events) {
+  for (auto [pos, kind, e] : events) {
     if (kind == 0 && prev == 1) ++coord;
-    (kind == 0 ? q.items[i].first : q.items[i].last) = coord;
+    *ends[e] = coord;
     prev = kind;
   }
+  for (ExactItem& it : q.items)
+    if (!it.segments.empty()) it.first = it.segments.front().first, it.last = it.segments.back().second;
   return q;
 }
 
@@ -182,19 +193,30 @@ class Search {
   // Throws SetupTimeout when the limit's deadline passes while the tables are built.
   Search(const ExactProblem& p, const std::vector<uint64_t>& widths, const SetupLimit& limit) : p_(p) {
     const uint32_t n = uint32_t(p.items.size());
-    // Sections: one per distinct first position; an item covers the sections whose position it is live at.
-    for (const ExactItem& it : p.items) section_pos_.push_back(it.first);
+    // Sections: one per distinct first position (of a segment); an item covers the sections whose position it is
+    // live at: one range of them, or one per segment. sec_lo_, sec_hi_: the hull of its ranges.
+    for (const ExactItem& it : p.items) forEachExactSegment(it, [&](uint32_t first, uint32_t) { section_pos_.push_back(first); });
     std::sort(section_pos_.begin(), section_pos_.end());
     section_pos_.erase(std::unique(section_pos_.begin(), section_pos_.end()), section_pos_.end());
     sections_ = uint32_t(section_pos_.size());
     sec_lo_.resize(n);
     sec_hi_.resize(n);
     section_items_.resize(sections_);
+    range_base_.assign(n + 1, 0);
     for (uint32_t i = 0; i < n; ++i) {
       const ExactItem& it = p.items[i];
       sec_lo_[i] = uint32_t(std::lower_bound(section_pos_.begin(), section_pos_.end(), it.first) - section_pos_.begin());
       sec_hi_[i] = uint32_t(std::upper_bound(section_pos_.begin(), section_pos_.end(), it.last) - section_pos_.begin());
-      for (uint32_t s = sec_lo_[i]; s < sec_hi_[i]; ++s) section_items_[s].push_back(i);
+      if (it.segments.empty()) {
+        ranges_.push_back({sec_lo_[i], sec_hi_[i]});
+      } else {
+        for (const auto& [first, last] : it.segments)
+          ranges_.push_back(
+              {uint32_t(std::lower_bound(section_pos_.begin(), section_pos_.end(), first) - section_pos_.begin()),
+               uint32_t(std::upper_bound(section_pos_.begin(), section_pos_.end(), last) - section_pos_.begin())});
+      }
+      range_base_[i + 1] = uint32_t(ranges_.size());
+      forEachSection(i, [&](uint32_t s) { section_items_[s].push_back(i); });
       if (i % 4096 == 0) limit.check("exact search setup: sections", i);
     }
     // Time overlaps, by a sweep over first positions.
@@ -209,6 +231,8 @@ class Search {
                                                       : p.items[by_first[y]].first <= p.items[by_first[x]].last);
            ++y) {
         if ((++work & 0xffff) == 0) limit.check("exact search setup: overlaps", x);
+        const ExactItem &a = p.items[by_first[x]], &b = p.items[by_first[y]];
+        if ((!a.segments.empty() || !b.segments.empty()) && !exactLiveTogether(a, b)) continue;
         overlaps_[by_first[x]].push_back(by_first[y]);
         overlaps_[by_first[y]].push_back(by_first[x]);
       }
@@ -220,7 +244,7 @@ class Search {
     keys_.resize(n);
     std::vector<uint64_t> sec_total(sections_, 0);
     for (uint32_t i = 0; i < n; ++i)
-      for (uint32_t s = sec_lo_[i]; s < sec_hi_[i]; ++s) sec_total[s] += p.items[i].size * p.items[i].rows;
+      forEachSection(i, [&](uint32_t s) { sec_total[s] += p.items[i].size * p.items[i].rows; });
     for (uint32_t i = 0; i < n; ++i) {
       const ExactItem& it = p.items[i];
       keys_[i].width = widths[i];
@@ -228,7 +252,7 @@ class Search {
       keys_[i].area = keys_[i].size * keys_[i].width;
       keys_[i].runs = uint64_t(it.last - it.first) + 1;
       keys_[i].run_area = keys_[i].size * keys_[i].runs;
-      for (uint32_t s = sec_lo_[i]; s < sec_hi_[i]; ++s) keys_[i].total = std::max(keys_[i].total, sec_total[s]);
+      forEachSection(i, [&](uint32_t s) { keys_[i].total = std::max(keys_[i].total, sec_total[s]); });
     }
   }
 
@@ -260,15 +284,14 @@ class Search {
     if (one_row_) {
       floor_.assign(sections_, 0);
       total_.assign(sections_, 0);
-      for (uint32_t i = 0; i < n; ++i)
-        for (uint32_t s = sec_lo_[i]; s < sec_hi_[i]; ++s) total_[s] += p_.items[i].size;
+      for (uint32_t i = 0; i < n; ++i) forEachSection(i, [&](uint32_t s) { total_[s] += p_.items[i].size; });
       lowest_.assign(sections_, UINT64_MAX);
       for (uint32_t s = 0; s < sections_; ++s) recomputeLowest(s);
     } else {
       top_.assign(size_t(sections_) * p_.rows, 0);
       total_.assign(sections_, 0);
       for (uint32_t i = 0; i < n; ++i)
-        for (uint32_t s = sec_lo_[i]; s < sec_hi_[i]; ++s) total_[s] += p_.items[i].size * p_.items[i].rows;
+        forEachSection(i, [&](uint32_t s) { total_[s] += p_.items[i].size * p_.items[i].rows; });
     }
     cuts_.assign(sections_, 0);
     for (uint32_t i = 0; i < n; ++i)
@@ -309,11 +332,19 @@ class Search {
   }
 
   void markIfLowest(uint32_t j, uint64_t old) {
-    for (uint32_t s = sec_lo_[j]; s < sec_hi_[j]; ++s)
+    forEachSection(j, [&](uint32_t s) {
       if (lowest_[s] == old && stamp_[s] != epoch_) {
         stamp_[s] = epoch_;
         touched_.push_back(s);
       }
+    });
+  }
+
+  // Calls f(s) for each section item i is live at.
+  template <class F>
+  void forEachSection(uint32_t i, F&& f) const {
+    for (uint32_t k = range_base_[i]; k < range_base_[i + 1]; ++k)
+      for (uint32_t s = ranges_[k].first; s < ranges_[k].second; ++s) f(s);
   }
 
   // Inference over the sections [lo, hi) of the part being searched.
@@ -361,7 +392,7 @@ class Search {
       }
     }
     if (one_row_) markIfLowest(i, minoff_[start_base_[i]]);
-    for (uint32_t s = sec_lo_[i]; s < sec_hi_[i]; ++s) {
+    forEachSection(i, [&](uint32_t s) {
       if (one_row_) {
         sec_log_.push_back({s, floor_[s]});
         floor_[s] = std::max(floor_[s], top);
@@ -375,7 +406,7 @@ class Search {
           }
         total_[s] -= it.size * it.rows;
       }
-    }
+    });
     for (uint32_t s : touched_) recomputeLowest(s);
     return ok;
   }
@@ -394,7 +425,7 @@ class Search {
       minoff_log_.pop_back();
       minoff_[idx] = old;
     }
-    for (uint32_t s = sec_lo_[i]; s < sec_hi_[i]; ++s) total_[s] += it.size * (one_row_ ? 1 : it.rows);
+    forEachSection(i, [&](uint32_t s) { total_[s] += it.size * (one_row_ ? 1 : it.rows); });
     placed_[i] = 0;
   }
 
@@ -422,8 +453,9 @@ class Search {
           const uint32_t i = sub[x];
           keys[x] = keys_[i];
           keys[x].total = 0;
-          for (uint32_t s = std::max(sec_lo_[i], start); s < std::min(sec_hi_[i], b + 1); ++s)
-            keys[x].total = std::max(keys[x].total, total_[s]);
+          forEachSection(i, [&](uint32_t s) {
+            if (start <= s && s <= b) keys[x].total = std::max(keys[x].total, total_[s]);
+          });
           saved[x] = rank_[i];
         }
         std::vector<uint32_t>& order = scratch.order;
@@ -512,6 +544,9 @@ class Search {
   uint32_t sections_ = 0;
   bool one_row_ = true;
   std::vector<uint32_t> section_pos_, sec_lo_, sec_hi_, start_base_;
+  // Item i's sections: the ranges [first, second) of ranges_ from range_base_[i] to range_base_[i + 1].
+  std::vector<uint32_t> range_base_;
+  std::vector<std::pair<uint32_t, uint32_t>> ranges_;
   std::vector<std::vector<uint32_t>> section_items_, overlaps_;
   std::vector<PreorderKeys> keys_;
 

@@ -876,6 +876,11 @@ INSTANTIATE_TEST_SUITE_P(LiveSegments, LiveRangeOf, ::testing::ValuesIn(std::vec
     {.name = "ALoopThatWritesThreeQuartersKeepsOneValue",
      .body = quartersAfterARead(3, ""),
      .expect = {{.value = "a", .segments = {{P(11), P(16)}}, .value_starts = std::vector<Anchor>{}}}},
+    // Every element written, and the loop reads back only the quarter its iteration has just written: what it reads is
+    // never older than the loop, so the value before it dies at its last read (12).
+    {.name = "ALoopThatReadsOnlyWhatItWroteStartsAValueAtItsHeader",
+     .body = quartersAfterARead(4, "  copy c[:, i*16:16], a[:, i*16:16]\n"),
+     .expect = {{.value = "a", .segments = {{P(11), P(12)}, {P(13), P(17)}}, .value_starts = std::vector<Anchor>{P(14)}}}},
     // Every element written, but the loop also reads a quarter before the iteration that writes it: one value.
     {.name = "ALoopThatReadsWhatItHasNotWrittenYetKeepsOneValue",
      .body = quartersAfterARead(4, "  copy c[:, 0:16], a[:, 48:16]\n"),

@@ -5,6 +5,7 @@
 
 #include "alloc/alloc_error.h"
 #include "alloc/driver.h"
+#include "alloc/exact/exact_search.h"
 #include "alloc/in_place.h"
 #include "ir/minimalloc_import.h"
 #include "ir/parse.h"
@@ -12,21 +13,23 @@
 #include "verify/minimalloc_rules.h"
 #include "tests/common/thrown.h"
 #include "tests/common/verify_checks.h"
+#include "tools/placement_check.h"
 #include "verify/verify.h"
 
 namespace allocsim {
 namespace {
 
-DriverResult exact(const Program& p, int optlevel = 2) {
+DriverResult exact(const Program& p, int optlevel = 2, bool oracle = true) {
   DriverOptions o;
   o.allocator = "exact";
   o.optlevel = optlevel;
   o.time_limit_s = 20;
+  if (oracle) o.exact_check = placementOracleCheck();
   return allocate(p, o);
 }
 
-std::string refusal(const Program& p) {
-  return messageThrown<AllocError>([&] { exact(p); }, "fits");
+std::string refusal(const Program& p, bool oracle = true) {
+  return messageThrown<AllocError>([&] { exact(p, 2, oracle); }, "fits");
 }
 
 MinimallocProblem benchmark(const std::string& name) {
@@ -205,6 +208,70 @@ TEST(ExactAllocator, ANodeBudgetGivesUpTheSameWayEveryRun) {
   EXPECT_EQ(refusal(), first);
   o.allocator = "";
   EXPECT_THROW(allocate(p, o), OptionError);
+}
+
+// Three 3-partition SBUF tensors of 2400 bytes on the tiny machine (8 partitions, bands start at partition 0 or 4,
+// 4096 bytes): two tensors live together in one band cannot stack (4800 > 4096), so three live together do not fit.
+// `a` is read on every iteration, so it is live with `b` and with `c`; `b` is written and read on the first
+// iteration only, `c` on the second only, so they are never live together. The live ranges of `b` and `c` overlap
+// (the `if` blocks interleave), and no placement keeps all three pairs apart; the search over them said "proved". The
+// answer by hand: `a` in one band, `b` and `c` both in the other.
+constexpr const char* kInterleavedIfs =
+    "arch tiny\n"
+    "reg i\n"
+    "dram O [3, 600] u32 output\n"
+    "sbuf a [3, 600] u32\n"
+    "sbuf b [3, 600] u32\n"
+    "sbuf c [3, 600] u32\n"
+    "memset a, 1\n"
+    "loop i = 0, 2, 1 {\n"
+    "  if i == 0 {\n"
+    "    memset b, 2\n"
+    "  }\n"
+    "  if i == 1 {\n"
+    "    memset c, 3\n"
+    "  }\n"
+    "  if i == 0 {\n"
+    "    tt a, a, b, add\n"
+    "  }\n"
+    "  if i == 1 {\n"
+    "    tt a, a, c, add\n"
+    "  }\n"
+    "}\n"
+    "dma O, a\n";
+
+TEST(ExactAllocator, NoProofFromLiveRangesThatNoRunHasTogether) {
+  const Program p = parseProgram(kInterleavedIfs);
+  // Over the live ranges nothing fits: what used to be reported as proved.
+  EXPECT_EQ(solveExact(exactProblemOfSpace(p, Space::Sbuf)).status, ExactStatus::NoFit);
+  // Without the placement oracle to judge the placement over the tensors live together for certain: no proof.
+  const std::string msg = refusal(p, false);
+  EXPECT_NE(msg.find("not proved impossible"), std::string::npos) << msg;
+  EXPECT_EQ(msg.find("(proved by"), std::string::npos) << msg;
+  // With it: placed as by hand, and the oracles accept it.
+  const DriverResult r = exact(p);
+  auto at = [&](const char* name) { return *r.program.tensors[r.program.findTensor(name)].placement; };
+  EXPECT_NE(at("a").partition, at("b").partition);
+  EXPECT_EQ(at("b").partition, at("c").partition);
+  for (const char* name : {"a", "b", "c"}) {
+    EXPECT_TRUE(at(name).partition == 0 || at(name).partition == 4) << name;
+    EXPECT_LE(at(name).offset + 2400, 4096u) << name;
+  }
+  expectCorrectAllocation(p, r.program, "interleaved ifs", 21);
+}
+
+// The same with both writes on the first iteration: `b` and `c` are live together there, so three bands are needed
+// and there are two. No pair is live together for certain at one step (the `if` blocks may not run), but the
+// placement oracle finds each pair live together in the run: the search over those pairs proves it.
+TEST(ExactAllocator, PairsTheOracleFindsLiveTogetherProve) {
+  std::string text = kInterleavedIfs;
+  for (size_t at = text.find("i == 1"); at != std::string::npos; at = text.find("i == 1")) text.replace(at, 6, "i == 0");
+  const std::string msg = refusal(parseProgram(text));
+  EXPECT_NE(msg.find("exact: no placement of 3 live SBUF tensors (8 partitions x bytes) fits in 4096 bytes (proved by "
+                     "search"),
+            std::string::npos)
+      << msg;
+  EXPECT_NE(msg.find("the 3 pairs the placement oracle found live together"), std::string::npos) << msg;
 }
 
 }  // namespace

@@ -82,7 +82,7 @@ TEST(ExactSearch, RowBandsAgreeWithEnumeration) { agreeWithEnumeration(true, fal
 TEST(ExactSearch, RowBandsWithPinnedItemsAgreeWithEnumeration) { agreeWithEnumeration(true, true, false, 5); }
 
 ExactItem item(uint32_t first, uint32_t last, uint64_t size, uint64_t align = 1) {
-  return ExactItem{.size = size, .align = align, .first = first, .last = last, .rows = 1, .starts = {0}, .fixed_offset = {}};
+  return ExactItem{.size = size, .align = align, .first = first, .last = last, .segments = {}, .rows = 1, .starts = {0}, .fixed_offset = {}};
 }
 
 TEST(ExactSearch, ProvesNoFitByTheLowerBoundAndBySearch) {
