@@ -175,6 +175,39 @@ def cases():
     out.append(("sdk", X + "index-case-3.py", "tensor_maxpool_kernel_",
                 ((rnd(128, 12, 12),), lambda x: x.reshape(128, 6, 2, 6, 2).max(axis=(2, 4))), {"sz_pool": 2}))
     out.append(("sdk", X + "simulate/nki_simulate_example.py", "add_kernel", add_case(128, 512), {}))
+    for f in ("getting_started_torch.py", "getting_started_jax.py"):
+        out.append(("sdk", X + f, "nki_tensor_add_kernel", add_case(128, 512), {"_cut": 'if __name__ == "__main__":'}))
+    # two layout examples as the docs print them: one uses an undefined name, the other does not parse
+    for f in ("layout-loop.py", "layout-dynamic-loop.py"):
+        out.append(("sdk", X + f, "tensor_exp_kernel_", ((rnd(256, 512),), np.exp), {}))
+    out.append(("samples", T + "tensor_addition/spmd_multiple_nc_tensor_addition_nki_kernels.py", "nki_tensor_add_nc2",
+                add_case(512, 1024), {"_caller": True}))
+    mxs = "nki/deep-dives/src/mxfp-matmul/mx_kernels.py"
+    out.append(("sdk", mxs, "kernel_offline_quantized_mx_matmul", None, {"_args": [
+        ((128, 512), u8), ((16, 32), u8), ((128, 2048), u8), ((16, 128), u8), "float8_e4m3fn_x4"]}))
+    # kernels printed in the SDK's documentation pages (PATH.rst@LINE: the line of their code-block directive)
+    ko = "nki/guides/tutorials/kernel-optimization.rst@"
+    for line, dims in ((40, (128, 128, 512)), (203, (256, 256, 1024)), (360, (256, 256, 1024)),
+                       (486, (256, 512, 2048)), (634, (1024, 2048, 1024))):
+        out.append(("doc", ko + str(line), "matrix_multiply_kernel", matmul_case(*dims), {}))
+    three_exps = ((rnd(128, 64), rnd(128, 64), rnd(128, 64)), lambda a, b, c: np.exp(np.concatenate([a, b, c], 1)))
+    for line in (103, 132):
+        out.append(("doc", "nki/guides/how-to-scheduling-apis.rst@%d" % line, "loop", three_exps, {"_cat": 1}))
+    blocks = rnd(8, 128, 512)
+    for line in (1433, 1474):
+        for k in ("sb_blocks", "sb_blocks_migrated"):
+            out.append(("doc", "nki/migration/index.rst@%d" % line, k, ((blocks,), lambda x: x), {}))
+    out.append(("doc", "nki/migration/index.rst@1501", "sb_blocks_migrated_incorrect", ((blocks,), lambda x: x), {}))
+    out.append(("doc", "nki/get-started/about/nki-dma-overview.rst@109", "tensor_exp_kernel_isa",
+                ((rnd(4, 4096),), np.exp), {"_cut": 'if __name__ == "__main__":'}))
+    out.append(("doc", "nki/get-started/about/nki-dma-overview.rst@174", "tensor_exp_kernel_isa",
+                ((rnd(128, 128),), np.exp), {"_cut": 'if __name__ == "__main__":'}))
+    x = rnd(256, 512)
+    for k, f in (("relu_kernel", lambda x, o: np.maximum(x, 0)), ("scale_kernel", lambda x, o: x * np.float32(0.5))):
+        out.append(("doc", "nki/get-started/nki-language-guide.rst@670", k, ((x, np.zeros_like(x)), f),
+                    {"_out": "a_output"}))
+    for ref in ("nki/get-started/nki-language-guide.rst@15", "nki/get-started/quickstart-implement-run-kernel.rst@138"):
+        out.append(("doc", ref, "nki_tensor_add_kernel", add_case(128, 512), {"_cut": 'if __name__ == "__main__":'}))
     return out
 
 
@@ -264,6 +297,105 @@ def run_api_examples(sdk_root, filters, emit):
         allocsim_nki.simulate_kernel = calls.real
 
 
+# ---- traced kernels for corpus/nki_samples ---------------------------------------------------------------------
+
+# (name, root, file, kernel, arguments: (shape, dtype) for an HBM tensor or a Python value, launch grid or None,
+#  arch, what it computes). Sizes are small (ctest runs every file); the tiny files use the tiny machine's tiles.
+F32, BF16, U8 = "float32", "bfloat16", "uint8"
+T_ = "src/nki_samples/tutorials/"
+MAMBA = T_ + "fused_mamba/mamba_nki_kernels.py"
+ATTN = T_ + "attention_fwd_performance/attention_kernels.py"
+
+
+def mamba_args(ch, sl, st):
+    return [((1, ch, sl), F32), ((1, ch, sl), F32), ((ch, st), F32), ((1, st, sl), F32), ((1, st, sl), F32)]
+
+
+CORPUS = [
+    ("mamba_v1", "samples", MAMBA, "mamba_v1", mamba_args(256, 256, 4), None, "gen2",
+     "the selective scan of Mamba, its first version: per channel tile, per state, exp(delta * A), delta * u * B, the "
+     "scan along the sequence and the sum of scan * C; batch 1, channels 256, seq_len 256, state_size 4"),
+    ("mamba_v1_tiny", "samples", MAMBA, "mamba_v1", mamba_args(128, 32, 4), None, "tiny",
+     "mamba_v1 on the tiny machine: channels 128 in tiles of 8, seq_len 32, state_size 4"),
+    ("mamba_v3", "samples", MAMBA, "mamba_v3", mamba_args(128, 512, 4), None, "gen2",
+     "mamba_v3 (sequence tiles of 512 with the scan state carried between them, B and C broadcast along partitions "
+     "on the PE): channels 128, seq_len 512, state_size 4"),
+    ("attn_fwd_v6", "samples", ATTN, "attn_fwd_v6", [((128, 512), F32)] * 3, None, "gen2",
+     "attention forward, the performance tutorial's sixth step (the score's scale, max and exp combined on the Scalar "
+     "Engine): d_head 128, seqlen 512, f32"),
+    ("attn_fwd_v11", "samples", ATTN, "attn_fwd_v11", [((128, 512), BF16)] * 3, None, "gen2",
+     "attention forward, the performance tutorial's last step (software-pipelined): d_head 128, seqlen 512, bf16"),
+    ("tensor_add_spmd", "samples", T_ + "tensor_addition/spmd_tensor_addition_nki_kernels.py",
+     "nki_tensor_add_kernel_", [((256, 1024), F32), ((256, 1024), F32)], (2, 2), "gen2",
+     "elementwise addition of [256, 1024] tensors by a 2 x 2 SPMD grid of [128, 512] tiles (nl.program_id)"),
+    ("maxpool_stride1", "samples", "contributed/maxpooling.py", "max_pooling_2d_stride_1", [((130, 20), F32), 3],
+     None, "gen2", "3 x 3 max pooling with stride 1 of a [130, 20] image: row tiles of 128 with a masked last "
+                   "tile, the window as a view over consecutive rows, nl.max over two free axes"),
+    ("maxpool_stride1_tiny", "samples", "contributed/maxpooling.py", "max_pooling_2d_stride_1", [((18, 12), F32), 3],
+     None, "tiny", "maxpool_stride1 on the tiny machine: an [18, 12] image in row tiles of 8"),
+    ("interpolate_bilinear", "samples", "contributed/interpolate_bilinear_fwd.py", "interpolate_bilinear_2x_fwd",
+     [((1, 16, 20, 16), F32)], None, "gen2",
+     "2x bilinear upsampling (align_corners=False) of a [1, 16, 20, 16] image, in chunks of 10 rows"),
+    ("interpolate_bilinear_tiny", "samples", "contributed/interpolate_bilinear_fwd.py", "interpolate_bilinear_2x_fwd",
+     [((1, 2, 20, 8), F32)], None, "tiny", "interpolate_bilinear on the tiny machine: a [1, 2, 20, 8] image"),
+    ("matmul_doc_hoisted", "doc", "nki/guides/tutorials/kernel-optimization.rst@360", "matrix_multiply_kernel",
+     [((256, 256), F32), ((256, 1024), F32)], None, "gen2",
+     "the kernel-optimization guide's matmul with the loads hoisted out of the inner loop, in the destination-first "
+     "nki.isa API (nisa.dma_copy, nisa.nc_matmul(dst=...), nisa.tensor_copy): K 256, M 256, N 1024"),
+    ("matmul_doc_hoisted_tiny", "doc", "nki/guides/tutorials/kernel-optimization.rst@360", "matrix_multiply_kernel",
+     [((16, 16), F32), ((16, 128), F32)], None, "tiny", "matmul_doc_hoisted on the tiny machine: K 16, M 16, N 128"),
+    ("select_reduce", "sdk", "nki/test/test_nki_isa_select_reduce.py", "nki_select_reduce_with_reduction",
+     [((128, 512), U8), ((128, 512), F32), ((128, 1), F32)], None, "gen2",
+     "nisa.select_reduce's API example: where(predicate, on_true, on_false column) and its row maximum through the "
+     "Vector Engine's accumulator"),
+    ("load_transpose2d", "sdk", "nki/test/test_nki_nl_load_transpose2d.py", "example_kernel_0", [((512, 128), F32)],
+     None, "gen2", "nl.load_transpose2d's API example on a [512, 128] tensor: four row blocks, each loaded, "
+                   "transposed on the PE and copied into the result's columns"),
+]
+
+
+def write_corpus(roots, dest, tmp, commits):
+    """Traces each CORPUS kernel with its arguments and writes DEST/NAME.nki.txt: a header saying what it computes and
+    where it comes from, then the program (each line's `# FILE:LINE` relative to its repository)."""
+    import allocsim_nki.language as nl
+    modules = {}
+    for name, root, f, kernel, args, grid, arch, what in CORPUS:
+        path = doc_block(roots["sdk"], f, tmp) if root == "doc" else os.path.join(roots[root], f)
+        if path not in modules:
+            modules[path] = load_module(path)
+        ker = kernels(modules[path])[kernel]
+        if grid:
+            ker = ker[grid]
+        params = [p for p in ker.parameters()]
+        vals = [allocsim_nki.TensorArg(*a) if isinstance(a, tuple) else a for a in args]
+        text = allocsim_nki.program(ker, *vals, arch=arch)
+        for r in roots.values():
+            text = text.replace(r + "/", "")
+        text = text.replace(tmp + "/", "")
+        repo = "aws-neuron/aws-neuron-sdk" if root in ("sdk", "doc") else "aws-neuron/nki-samples"
+        src = f.replace("@", ", the code block at line ") if root == "doc" else f
+        shown = ", ".join("%s=%s" % (p.name, "x".join(map(str, a[0])) + ":" + a[1] if isinstance(a, tuple) else a)
+                          for p, a in zip(params, args))
+        head = ["%s: %s." % (name, what),
+                "Traced by python/allocsim_nki (allocsim nki) from %s at %s, %s, kernel %s(%s)%s." % (
+                    repo, commits[root], src, kernel, shown, ", grid %s" % "x".join(map(str, grid)) if grid else ""),
+                "Written by bench/nki_survey.py --write-corpus; each line's comment is the kernel line that made it."]
+        import textwrap
+        lines = []
+        for h in head:
+            lines += ["# " + w for w in textwrap.wrap(h, 116)]
+        with open(os.path.join(dest, name + ".nki.txt"), "w") as out:
+            out.write("\n".join(lines) + "\n" + text)
+        print("wrote %s (%d lines)" % (name, text.count("\n")))
+
+
+def head_commit(path):
+    """The commit a checkout or git directory is at (short), for the corpus headers."""
+    git = ["git", "--git-dir", path] if not os.path.isdir(os.path.join(path, ".git")) else ["git", "-C", path]
+    p = subprocess.run(git + ["rev-parse", "--short=8", "HEAD"], capture_output=True, text=True)
+    return p.stdout.strip() or "an unknown commit"
+
+
 # ---- running them --------------------------------------------------------------------------------------------
 
 def export(path, tmp, name):
@@ -279,7 +411,7 @@ def export(path, tmp, name):
 
 def stand_in_torch():
     for names in (("torch", "torch.nn", "torch.nn.functional"), ("torch_xla", "torch_xla.core",
-                                                                  "torch_xla.core.xla_model")):
+                                                                  "torch_xla.core.xla_model"), ("torch_neuronx",)):
         try:
             __import__(names[0])
         except ImportError:
@@ -288,6 +420,37 @@ def stand_in_torch():
                 if "." in name:
                     parent, child = name.rsplit(".", 1)
                     setattr(sys.modules[parent], child, sys.modules[name])
+    if not hasattr(sys.modules["torch_neuronx"], "nki_jit"):
+        sys.modules["torch_neuronx"].nki_jit = allocsim_nki.jit  # torch_neuronx's spelling of the decorator
+
+
+DOC_IMPORTS = "import nki\nimport nki.language as nl\nimport nki.isa as nisa\nimport numpy as np\n"
+
+
+def doc_block(sdk_root, ref, tmp):
+    """The Python code block of an .rst page of the SDK whose `.. code-block:: python` directive is at line LINE
+    (ref: PATH.rst@LINE), as a file; blocks that use nki, nl, nisa or np without importing them get the imports."""
+    import textwrap
+    path, line = ref.rsplit("@", 1)
+    with open(os.path.join(sdk_root, path)) as f:
+        lines = f.read().splitlines()
+    head = lines[int(line) - 1]
+    if ".. code-block:: python" not in head:
+        raise RuntimeError("%s:%s is not a python code block" % (path, line))
+    indent = len(head) - len(head.lstrip())
+    body = []
+    for text in lines[int(line):]:
+        if text.strip() and len(text) - len(text.lstrip()) <= indent:
+            break
+        if not text.strip().startswith(":") or body:
+            body.append(text)
+    code = textwrap.dedent("\n".join(body)) + "\n"
+    if "import nki" not in code and "import neuronxcc" not in code:
+        code = DOC_IMPORTS + code
+    dest = os.path.join(tmp, "doc_%s_%s.py" % (os.path.basename(path)[:-4].replace("-", "_"), line))
+    with open(dest, "w") as f:
+        f.write(code)
+    return dest
 
 
 def cut_file(path, marker, tmp):
@@ -307,6 +470,7 @@ def cut_file(path, marker, tmp):
 def run_case(path, kernel, spec, kw, modules, tmp):
     kw = dict(kw)
     cut, grid, cat = kw.pop("_cut", None), kw.pop("_grid", None), kw.pop("_cat", None)
+    caller, out_param = kw.pop("_caller", False), kw.pop("_out", None)
     if cut:
         path = cut_file(path, cut, tmp)
     if path not in modules:
@@ -326,6 +490,18 @@ def run_case(path, kernel, spec, kw, modules, tmp):
         text = allocsim_nki.program(ker, *args, **kw)
         return "yes", "-", "traced only: %d program lines" % text.count("\n")
     arrays, ref = spec
+    if caller:
+        # a Python function that launches a kernel (on a grid it computes): its kernel calls go through allocsim
+        calls = KernelCalls()
+        allocsim_nki.simulate_kernel = calls
+        try:
+            got = getattr(mod, kernel)(*arrays, **kw)
+        finally:
+            allocsim_nki.simulate_kernel = calls.real
+        want = ref(*arrays)
+        err = float(np.max(np.abs(got - want)) / max(1e-6, float(np.max(np.abs(want)))))
+        notes = "; ".join("%s: %s%s" % (c[0], c[1], " (%s)" % c[2] if c[2] else "") for c in calls.calls)
+        return "yes", "yes" if err < 2e-2 else "NO", "relative error %.1e, %s" % (err, notes)
     run_note = None
     try:
         r = allocsim_nki.simulate(ker, *arrays, optlevel=2, **kw)
@@ -335,7 +511,7 @@ def run_case(path, kernel, spec, kw, modules, tmp):
         # the values come from the interpreter; the timing run needs the -O2 allocation, which can fail
         run_note = str(e).splitlines()[1].split(": ", 1)[-1] if len(str(e).splitlines()) > 1 else str(e)
         r = allocsim_nki.simulate(ker, *arrays, optlevel=2, timing=False, **kw)
-    got = np.concatenate(r.returned, 1) if cat else r.returned
+    got = np.concatenate(r.returned, 1) if cat else r.outputs[out_param] if out_param else r.returned
     want = ref(*arrays)
     if got.shape != want.shape and got.size == want.size:
         got = got.reshape(want.shape)  # a kernel that reshapes its HBM output as it returns it
@@ -354,9 +530,17 @@ def main():
     ap.add_argument("--samples", required=True, help="aws-neuron/nki-samples checkout or git directory")
     ap.add_argument("--sdk", help="aws-neuron/aws-neuron-sdk checkout or git directory (its nki/examples)")
     ap.add_argument("--markdown", action="store_true", help="print a markdown table")
+    ap.add_argument("--write-corpus", metavar="DIR", help="write the traced kernels of corpus/nki_samples into DIR "
+                    "instead of surveying (needs --sdk)")
     ap.add_argument("filters", nargs="*")
     a = ap.parse_args()
     stand_in_torch()
+    if a.write_corpus:
+        with tempfile.TemporaryDirectory() as tmp:
+            roots = {"samples": export(a.samples, tmp, "samples"), "sdk": export(a.sdk, tmp, "sdk")}
+            commits = {"samples": head_commit(a.samples), "sdk": head_commit(a.sdk), "doc": head_commit(a.sdk)}
+            write_corpus(roots, a.write_corpus, tmp, commits)
+        return
     counts = {"traced": 0, "match": 0, "rows": 0}
     with tempfile.TemporaryDirectory() as tmp:
         roots = {"samples": export(a.samples, tmp, "samples")}
@@ -367,16 +551,16 @@ def main():
             print("| kernel | traced | matches numpy | note |")
             print("|---|---|---|---|")
         for root, f, kernel, spec, kw in cases():
-            if root not in roots:
+            if root not in roots and not (root == "doc" and "sdk" in roots):
                 continue
             tag = "%s:%s %s" % (root, f, kernel)
             if a.filters and not any(s in tag for s in a.filters):
                 continue
-            path = os.path.join(roots[root], f)
             try:
+                path = doc_block(roots["sdk"], f, tmp) if root == "doc" else os.path.join(roots[root], f)
                 traced, match, note = run_case(path, kernel, spec, kw, modules, tmp)
             except KernelError as e:
-                traced, match, note = "refused", "-", e.format().replace(roots[root] + "/", "")
+                traced, match, note = "refused", "-", e.format().replace(roots.get(root, roots.get("sdk")) + "/", "")
             except Exception as e:  # a kernel file that does not load, or a failure of the run itself
                 traced, match, note = "ERROR", "-", "%s: %s" % (type(e).__name__, str(e).splitlines()[0][:200])
             note = note.replace(tmp + "/", "").replace("\n", " ")

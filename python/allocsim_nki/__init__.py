@@ -103,7 +103,9 @@ class Traced:
         self.values = given
         self.text, self.tracer = trace_kernel(kernel, {n: _arg_of(v, dtypes.get(n), n, func) for n, v in given.items()},
                                               arch)
-        self.dram = {t.name: t for t in self.tracer.tensors if t.space == "dram" and not t.dead}
+        # by parameter name for parameters, by tensor name for the HBM tensors the kernel allocates
+        self.dram = {getattr(t, "param_name", t.name): t for t in self.tracer.tensors
+                     if t.space == "dram" and not t.dead}
 
     def write(self, d):
         path = os.path.join(d, "kernel.nki.txt")
@@ -112,10 +114,10 @@ class Traced:
         flags = []
         for name, t in self.dram.items():
             if t.param and (t.read or not t.written):
-                p = os.path.join(d, name + ".in.bin")
+                p = os.path.join(d, t.name + ".in.bin")
                 with open(p, "wb") as f:
                     f.write(_to_bytes(self.values[name], t.dtype))
-                flags += ["--input", "%s=%s" % (name, p)]
+                flags += ["--input", "%s=%s" % (t.name, p)]
         return path, flags
 
 
@@ -164,9 +166,10 @@ def simulate(kernel, *args, optlevel=2, arch="gen2", dtypes=None, timing=True, *
         res.outputs = {}
         for name, t in tr.dram.items():
             if t.written:
-                with open(os.path.join(d, name + ".bin"), "rb") as f:
+                with open(os.path.join(d, t.name + ".bin"), "rb") as f:
                     res.outputs[name] = _from_bytes(f.read(), t.dtype, t.nki_shape)
-        ret = [res.outputs[n] for n in tr.tracer.returned]
+        by_tensor = {t.name: key for key, t in tr.dram.items()}
+        ret = [res.outputs[by_tensor[n]] for n in tr.tracer.returned]
         res.returned = None if not ret else ret[0] if len(ret) == 1 else tuple(ret)
         res.cycles, res.stalls, res.run, res.top_stalls = None, None, None, []
         if timing:

@@ -3,6 +3,7 @@
 import inspect
 import os
 import sys
+import types
 
 from .trace import KernelError
 from .kernel import MissingModule, load_module, kernels, parse_arg, trace_kernel
@@ -45,6 +46,13 @@ def main(argv):
         return _run(verb, path, kernel, specs, arch, grid, out)
     except MissingModule as e:
         other = _python_with(e.module)
+        if other is None and (e.module or "").split(".")[0] in FRAMEWORKS:
+            # a kernel file that imports a framework for its own tests and benchmarks (the kernels do not use it)
+            sys.stderr.write("%s: note: %s is not installed: the tracer stands it in (a kernel that uses it fails "
+                             "where it does)\n" % (path, e.module))
+            stand_in(e.module)
+            sys.stdout = out
+            return main(argv)
         if other is None:
             sys.stderr.write(e.format() + "; no other python3 on PATH or in /usr/bin has it: install it, or set "
                              "ALLOCSIM_PYTHON to a python3 that has it\n")
@@ -56,6 +64,66 @@ def main(argv):
         os.execv(other, [other, "-m", "allocsim_nki.cli"] + list(argv))
     finally:
         sys.stdout = out
+
+
+# Frameworks kernel files import for the code around their kernels (tests, benchmarks, a torch reference).
+FRAMEWORKS = ("torch", "torch_xla", "torch_neuronx", "jax", "jax_neuronx", "neuronx_distributed", "transformers")
+
+
+class StandIn(types.ModuleType):
+    """A missing framework module: every attribute, call and subscript is a stand-in again, so that module-level code
+    (imports, decorators, constants) runs; a kernel that computes with it gets stand-ins, not values."""
+
+    def __init__(self, name):
+        super().__init__(name)
+        self.__path__ = []
+
+    def __getattr__(self, attr):
+        if attr.startswith("__"):
+            raise AttributeError(attr)
+        if self.__name__ == "torch_neuronx" and attr == "nki_jit":  # the framework's spelling of nki.jit
+            from .kernel import jit
+            return jit
+        return StandIn(self.__name__ + "." + attr)
+
+    def __call__(self, *args, **kwargs):
+        if len(args) == 1 and callable(args[0]) and not kwargs:
+            return args[0]  # a decorator keeps the function it decorates
+        return StandIn(self.__name__ + "()")
+
+    def __getitem__(self, key):
+        return StandIn(self.__name__ + "[]")
+
+    def __iter__(self):
+        return iter(())
+
+
+class _StandInFinder:
+    """Imports of a stood-in framework's submodules (`import torch.nn.functional as F`) give stand-ins too."""
+
+    def __init__(self, roots):
+        self.roots = roots
+
+    def find_spec(self, name, path=None, target=None):
+        import importlib.machinery
+        if name.split(".")[0] in self.roots:
+            return importlib.machinery.ModuleSpec(name, self)
+        return None
+
+    def create_module(self, spec):
+        return StandIn(spec.name)
+
+    def exec_module(self, module):
+        pass
+
+
+def stand_in(module):
+    root = module.split(".")[0]
+    for f in sys.meta_path:
+        if isinstance(f, _StandInFinder):
+            f.roots.add(root)
+            return
+    sys.meta_path.insert(0, _StandInFinder({root}))
 
 
 def _python_with(module):

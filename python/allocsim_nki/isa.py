@@ -372,6 +372,35 @@ def select_reduce(dst=None, predicate=None, on_true=None, on_false=None, reduce_
     return _t.engine_reduction("dve", cmd, compute, dst, red, reduce_res, None, loc)
 
 
+def tensor_partition_reduce(op, data, dtype=None, mask=None, dst=None, **kw):
+    """data [P, f1, ...] reduced over its partitions into [1, f1, ...]: per block of at most P free elements a PE
+    transpose into PSUM, a `reduce` along the free axis (partition 0 first) into a column, a transpose of the column
+    back into a row and a `copy` into the result."""
+    loc = _loc()
+    _t.check_mask(mask, loc)
+    tr = _t.tracer()
+    red = _alu(op)
+    if red not in ("add", "max", "min"):
+        _t.unsupported("tensor_partition_reduce with %s (add, max, min)" % red, loc)
+    _t._on_chip(data, "tensor_partition_reduce", loc)
+    P, F = _t._flat(data)
+    flat = data if len(data.shape) == 2 else data.reshape((P, F))
+    out = dst if dst is not None else tr.temp((1,) + tuple(data.shape[1:]), dtype or data.dtype, "sbuf", loc)
+    row = out if len(out.shape) == 2 else out.reshape((1, F))
+    if data.tensor.space != "sbuf":
+        staged = tr.temp((P, F), data.dtype, "sbuf", loc)
+        tr.emit("copy", staged, flat, loc=loc)
+        flat = staged
+    for c0 in range(0, F, tr.partitions):
+        f = min(tr.partitions, F - c0)
+        across = _t.transpose(flat[:, c0:c0 + f], loc=loc)
+        col = tr.temp((f, 1), _t.float32, "sbuf", loc)
+        tr.emit("reduce", col, across, red, loc=loc)
+        back = _t.transpose(col, loc=loc)
+        tr.emit("copy", row[:, c0:c0 + f], back, loc=loc)
+    return out
+
+
 def dma_transpose(src, axes=None, dtype=None, dst=None, mask=None, **kw):
     """A transposing load of a 2-D HBM view (nl.load_transpose2d); the result written into dst when given."""
     loc = _loc()
@@ -386,10 +415,62 @@ def dma_transpose(src, axes=None, dtype=None, dst=None, mask=None, **kw):
     return out
 
 
-for _n in ("tensor_scalar_cumulative", "local_gather", "nc_n_gather", "nc_stream_shuffle",
+_CUMULATIVE_START = {"add": 0.0, "sub": 0.0, "mul": 1.0, "max": float("-inf"), "min": float("inf")}
+
+
+def tensor_scalar_cumulative(src=None, dst=None, op0=None, op1=None, imm0=None, imm1=None,
+                             reduce_cmd=reduce_cmd.reset_reduce, reverse0=False, mask=None, **kw):
+    """reg = op1(op0(src[i], imm0), reg); dst[i] = reg along the free axis, reg the Vector Engine's accumulator:
+    `ts T, src, imm0, op0` into an f32 tile, then `tt_scan R, T, Z, INIT, op1, add` with Z all -0.0 (v + -0.0 is v)
+    and INIT the starting register (op1's identity for reset_reduce, imm1 for load_reduce, the accumulator for
+    reduce); the accumulator then holds the last column."""
+    loc = _loc()
+    _t.check_mask(mask, loc)
+    tr = _t.tracer()
+    if not all(isinstance(v, _t.View) for v in (src, dst)):
+        raise KernelError("tensor_scalar_cumulative takes src= and dst= tiles", loc)
+    _t._on_chip(src, "tensor_scalar_cumulative", loc)
+    _t._same_shape(dst, src, "tensor_scalar_cumulative", loc)
+    a1 = _alu(op1)
+    if a1 not in _CUMULATIVE_START:
+        raise KernelError("tensor_scalar_cumulative's op1 is add, subtract, multiply, maximum or minimum", loc)
+    if len(dst.shape) != 2:
+        _t.unsupported("tensor_scalar_cumulative on a tile of %d axes (a [P, F] tile)" % len(dst.shape), loc)
+    cmd = _reduce_cmd(reduce_cmd, loc)
+    if cmd not in ("reset_reduce", "load_reduce", "reduce"):
+        raise KernelError("tensor_scalar_cumulative's reduce_cmd is reset_reduce, load_reduce or reduce", loc)
+    P, F = _t._flat(src)
+    t = tensor_scalar(src, op0, imm0, reverse0=reverse0, dtype=nl.float32)
+    acc = tr.accumulators.get("dve")
+    if acc is None:
+        acc = tr.accumulators["dve"] = [tr.tensor((tr.partitions, 1), _t.float32, "sbuf", loc,
+                                                  name="dve_accumulator"), False]
+    regs = acc[0][0:P, 0:1]
+    if cmd == "reset_reduce":
+        init = _CUMULATIVE_START[a1]
+    elif cmd == "load_reduce":
+        if imm1 is None:
+            raise KernelError("reduce_cmd=load_reduce takes the starting value in imm1", loc)
+        init = imm1
+    else:
+        if not acc[1]:
+            raise KernelError("reduce_cmd=reduce reads the DVE engine's accumulator before any instruction reset it "
+                              "(reduce_cmd=reset_reduce or load_reduce)", loc)
+        init = regs
+    zero = tr.temp(src.shape, _t.float32, "sbuf", loc)
+    tr.emit("memset", zero, -0.0, loc=loc)
+    out = dst if dst.dtype == _t.float32 else tr.temp(src.shape, _t.float32, "sbuf", loc)
+    _t.tt_scan(out, t, zero, init, a1, "add", loc)
+    tr.emit("copy", regs, out[:, F - 1:F], loc=loc)
+    acc[1] = True
+    if out is not dst:
+        _t._made(dst, tr.emit("copy", dst, out, loc=loc))
+    return dst
+
+
+for _n in ("local_gather", "nc_n_gather", "nc_stream_shuffle",
            "rng", "dropout", "rand2", "exponential", "max8", "nc_find_index8", "nc_match_replace8",
-           "range_select",
-           "tensor_partition_reduce", "activate2", "sequence_bounds", "topk", "nonzero_with_count"):
+           "range_select", "activate2", "sequence_bounds", "topk", "nonzero_with_count"):
     globals()[_n] = (lambda n: (lambda *a, **k: _t.unsupported("nisa.%s" % n)))(_n)
 
 

@@ -85,6 +85,15 @@ class DType:
         return (2.0 - 2.0 ** (1 - m)) * 2.0 ** ((1 << e) - 1 - bias)  # only the all-ones mantissa is NaN
 
     @property
+    def dtype(self):
+        """numpy's dtype of the same name (`np.zeros(n, dtype=nl.float32)`, `x.astype(nl.int8)` in a kernel's test),
+        for the dtypes numpy has; bfloat16 and the fp8 formats have none."""
+        import numpy as np
+        if self.name in ("float32", "float16", "int32", "uint32", "int16", "uint16", "int8", "uint8", "bool"):
+            return np.dtype(self.name)
+        raise AttributeError("numpy has no %s dtype" % self.name)
+
+    @property
     def min(self):
         if not self.is_float:
             return 0 if self.name == "bool" or self.fmt[0] == "u" else -(1 << (8 * self.size - 1))
@@ -822,6 +831,9 @@ class View:
         raise KernelError("a tile cannot be iterated in Python")
 
     def __bool__(self):
+        if self.tensor.space == "dram" and self.tensor.param:
+            # `x = nl.load(t) if t else None` of an optional HBM parameter: the handle is there, as in Python
+            return True
         unsupported("Python control flow on a tile's values")
 
     def __getitem__(self, key):
@@ -1396,12 +1408,22 @@ class Tracer:
                 with self._branch(preds, loc or user_location()):
                     last = self.emit(op, *sub, loc=loc)
             return last
+        mask = self._active_mask()
+        dst = parts[0] if parts and isinstance(parts[0], View) else None
+        if mask is not None and dst is not None and not dst_had_data and dst.tensor.space in ("sbuf", "psum") and \
+                op not in ("matmul", "memset") and not any(len(p.expr.terms) > 1 for p in mask[0]._list()):
+            # a fresh tile written under a mask: NKI leaves its other elements undefined, and kernels compute on the
+            # whole tile, then store under the mask again (a partial row tile). The program defines them: 0 first.
+            saved, self.mask = self.mask, None
+            try:
+                self.emit("memset", dst.tensor, 0.0 if dst.tensor.dtype.is_float else 0, loc=loc)
+            finally:
+                self.mask = saved
         ins = Instr(op, parts, loc or user_location(), self.loops)
         for p in parts:
             v = p[1] if isinstance(p, tuple) else p
             if isinstance(v, View):
                 self.touch(v, write=(p is parts[0] and op not in ("reduce_res",)))
-        mask = self._active_mask()
         if mask is not None:
             if any(len(p.expr.terms) > 1 for p in mask[0]._list()):
                 return self._emit_related_mask(ins, mask[0], mask[1], dst_had_data)
@@ -2128,7 +2150,9 @@ class Tracer:
                     unsupported("DRAM tensor '%s' accessed with a partition stride of %d elements" % (t.name, R),
                                 strides[t][1])
             else:
-                R = t.nki_shape[-1]
+                # never accessed over several partitions: a row per index of the first axis, so that a view of one
+                # partition over the other axes (`b[0:1, 0:32, 0:4]`) stays in its row
+                R = _prod(t.nki_shape[1:]) if len(t.nki_shape) > 1 else t.nki_shape[-1]
             rows[t] = R
         return rows
 

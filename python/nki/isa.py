@@ -91,6 +91,12 @@ def select_reduce(dst, predicate, on_true, on_false, reduce_res=None, reduce_cmd
                             reduce_cmd=reduce_cmd, reduce_op=reduce_op, reverse_pred=reverse_pred)
 
 
+def tensor_scalar_cumulative(dst, src, op0, op1, imm0, imm1=None, reduce_cmd=None, **kw):
+    return _i.tensor_scalar_cumulative(src=src, dst=dst, op0=op0, op1=op1, imm0=imm0, imm1=imm1,
+                                       reduce_cmd=reduce_cmd if reduce_cmd is not None else _i.reduce_cmd.reset_reduce,
+                                       reverse0=kw.get("reverse0", False))
+
+
 def dma_transpose(dst, src, axes=None, **kw):
     return _i.dma_transpose(src, axes=axes, dst=dst)
 

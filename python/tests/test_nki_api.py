@@ -47,6 +47,13 @@ class DtypeLimitsTest(unittest.TestCase):
             self.assertEqual(d.max, float(np.max(codes[np.isfinite(codes)])))
             self.assertEqual(d.min, -d.max)
 
+    def test_numpy_takes_the_dtypes_it_has(self):
+        self.assertEqual(np.zeros(2, dtype=nl.float32).dtype, np.float32)
+        self.assertEqual(np.ones(2).astype(nl.uint8).dtype, np.uint8)
+        self.assertEqual(np.zeros(2, dtype=nl.bool_).dtype, np.bool_)
+        with self.assertRaises(TypeError):
+            np.zeros(2, dtype=nl.bfloat16)
+
     def test_fill_with_lowest_value(self):
         a = rand((8, 8), 1)
         r = allocsim_nki.simulate(k.fill_below_diagonal, a, arch="tiny")
@@ -121,6 +128,68 @@ class SelectionTest(unittest.TestCase):
         self.assertTrue(same_bits(r.returned[0], a.T))
         self.assertTrue(same_bits(r.returned[1], a.T))
         self.assertTrue(allocsim_nki.verify(k.transposing_loads, a, arch="tiny").ok)
+
+
+def running(values, op, reg):
+    """reg = op(v, reg) along each row, in float32, every step's register kept (a numpy loop)."""
+    out = np.empty_like(values)
+    reg = np.asarray(reg, np.float32).reshape(-1).copy()
+    for i in range(values.shape[1]):
+        reg = op(values[:, i], reg).astype(np.float32)
+        out[:, i] = reg
+    return out
+
+
+class CumulativeTest(unittest.TestCase):
+    def check(self, a, start, extra):
+        args = (a, start) if extra is None else (a, start, extra)
+        r = allocsim_nki.simulate(k.cumulative, *args, arch="tiny")
+        src = a if extra is None else a + extra
+        o1 = running(src * np.float32(2), np.add, np.zeros(8, np.float32))
+        self.assertTrue(same_bits(r.returned[0], o1))
+        self.assertTrue(same_bits(r.returned[2], running(np.float32(0.5) - a, np.add, o1[:, -1])))
+        self.assertTrue(same_bits(r.returned[1], running(a + np.float32(1), np.maximum, start)))
+        self.assertTrue(allocsim_nki.verify(k.cumulative, *args, arch="tiny").ok)
+
+    def test_scan_commands(self):
+        self.check(rand((8, 12), 23), rand((8, 1), 24), None)
+
+    def test_optional_hbm_parameter_given(self):
+        self.check(rand((8, 12), 25), rand((8, 1), 26), rand((8, 12), 27))
+
+
+class PartitionReduceTest(unittest.TestCase):
+    def test_sum_and_max_over_partitions(self):
+        a = rand((8, 3, 12), 28)  # 36 free elements: five blocks of at most 8 on the tiny machine
+        total, top = np.zeros((1, 3, 12), np.float32), np.zeros((1, 3, 12), np.float32)
+        r = allocsim_nki.simulate(k.partition_reduce, a, total, top, arch="tiny")
+        want = a[0].copy()
+        for p in range(1, 8):  # partition 0 first, each sum rounded to float32
+            want = (want + a[p]).astype(np.float32)
+        self.assertTrue(same_bits(r.outputs["total"], want[None]))
+        self.assertTrue(same_bits(r.outputs["top"], a.max(axis=0, keepdims=True)))
+        self.assertTrue(allocsim_nki.verify(k.partition_reduce, a, total, top, arch="tiny").ok)
+
+
+class MaskedTileTest(unittest.TestCase):
+    def test_compute_on_a_partially_loaded_tile(self):
+        a = rand((5, 16), 22)  # one tile of 8 partitions, 5 of them loaded
+        r = allocsim_nki.simulate(k.partial_rows_unmasked_compute, a, arch="tiny")
+        self.assertTrue(same_bits(r.returned, a * np.float32(3.0)))
+        self.assertTrue(r.run["ok"])
+        self.assertTrue(allocsim_nki.verify(k.partial_rows_unmasked_compute, a, arch="tiny").ok)
+
+
+class FrameworkImportsTest(unittest.TestCase):
+    def test_file_importing_missing_frameworks_traces(self):
+        import subprocess
+        env = dict(os.environ, PYTHONPATH=os.path.join(os.path.dirname(HERE)))
+        p = subprocess.run([sys.executable, "-m", "allocsim_nki.cli", "trace",
+                            os.path.join(HERE, "kernels", "with_framework.py"), "--kernel", "scale_rows",
+                            "--arg", "a=8x4:float32", "--arch", "tiny"], capture_output=True, text=True, env=env)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("dram a [8, 4] f32 input", p.stdout)
+        self.assertRegex(p.stdout, r"(?m)^ts \w+, \w+, 0\.5, mul")
 
 
 class IndirectTest(unittest.TestCase):

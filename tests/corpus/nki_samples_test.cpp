@@ -34,12 +34,20 @@ namespace {
 
 const std::string kDir = std::string(ALLOCSIM_SOURCE_DIR) + "/corpus/nki_samples/";
 
-// Every kernel of the directory, each as <name>.nki.txt and <name>_tiny.nki.txt (README.md has a row for each).
+// Every kernel of the directory, each as <name>.nki.txt and <name>_tiny.nki.txt, and those of kGen2Only as
+// <name>.nki.txt (README.md has a row for each).
 const std::vector<std::string> kKernels = {
     "matmul_basic", "matmul_tiled", "matmul_hoist_load", "matmul_block_free", "matmul_fully_optimized",
     "transpose2d",  "average_pool2d", "softmax",       "rmsnorm",           "layernorm_v1",
     "layernorm_v2", "rotary",         "attention_fwd_v2", "sd_attention",     "mamba_v2",
     "attention_fwd_v4", "sd_attention_causal",
+    // traced from the kernels' source by python/allocsim_nki (bench/nki_survey.py --write-corpus)
+    "mamba_v1", "maxpool_stride1", "interpolate_bilinear", "matmul_doc_hoisted",
+};
+
+// Traced kernels whose source fixes 128-partition tiles or 512-element sequence tiles: no tiny version.
+const std::vector<std::string> kGen2Only = {
+    "mamba_v3", "attn_fwd_v6", "attn_fwd_v11", "tensor_add_spmd", "select_reduce", "load_transpose2d",
 };
 
 // gen2 files too slow for a ctest case even at -O2 (attention_fwd_v4: 1.2G multiply-adds over the three runs, ~2 s):
@@ -47,6 +55,22 @@ const std::vector<std::string> kKernels = {
 // sd_attention_causal does sd_attention's work with one instruction changed: its gen2 file runs there too, not in
 // ctest.
 const std::set<std::string> kLongOnly = {"attention_fwd_v4.nki.txt", "sd_attention_causal.nki.txt"};
+
+// The traced kernels (the last entries of kKernels, and kGen2Only).
+const std::set<std::string> kTraced = {"mamba_v1", "maxpool_stride1", "interpolate_bilinear", "matmul_doc_hoisted",
+                                       "mamba_v3", "attn_fwd_v6", "attn_fwd_v11", "tensor_add_spmd",
+                                       "select_reduce", "load_transpose2d"};
+
+// The largest bytes per partition of an SBUF tensor on fewer partitions than the machine's. The max-live bound
+// counts such a tile by its area (a [1, 256] f32 tile as 1/128 of 1 KiB per partition), but wherever it goes it
+// takes its full byte range on its partitions: mamba_v1 keeps 6 KiB of full tiles and a [1, 256] row live at
+// once, a 7 KiB peak against a 6152 B bound.
+uint64_t partialTileBytes(const Program& p) {
+  uint64_t most = 0;
+  for (const Tensor& t : p.tensors)
+    if (t.space == Space::Sbuf && t.partitions < p.arch.sbuf_partitions) most = std::max(most, t.bytesPerPartition());
+  return most;
+}
 
 bool allLevels() { return std::getenv("ALLOCSIM_NKI_SAMPLES_ALL_LEVELS") != nullptr; }
 
@@ -56,6 +80,7 @@ std::vector<std::string> kernelFiles() {
     files.push_back(k + ".nki.txt");
     files.push_back(k + "_tiny.nki.txt");
   }
+  for (const std::string& k : kGen2Only) files.push_back(k + ".nki.txt");
   return files;
 }
 
@@ -74,6 +99,7 @@ TEST(NkiSamples, TheListNamesEveryFileOfTheDirectoryAndTheReadmeEveryKernel) {
   EXPECT_EQ(on_disk, std::set<std::string>(listed.begin(), listed.end()));
   const std::string readme = readFile(kDir + "README.md");
   for (const std::string& k : kKernels) EXPECT_NE(readme.find("| `" + k + "` |"), std::string::npos) << k;
+  for (const std::string& k : kGen2Only) EXPECT_NE(readme.find("| `" + k + "` |"), std::string::npos) << k;
 }
 
 class NkiSample : public ::testing::TestWithParam<std::string> {};
@@ -105,7 +131,10 @@ TEST_P(NkiSample, AllocatesAtEveryColoringLevelPassesTheOraclesAndSimulates) {
     // one another, where earliest-start/first-fit stacked them and reached 1.17x to 1.25x the bound.
     const MemoryUse use = memoryUse(r.program);
     if (use.spilled_tensors == 0) {
-      EXPECT_LE(use.sbuf_peak * 100, bound.sbuf_bytes * 105)
+      // a traced kernel's rows of one partition get their byte range on top (a translation has none to spare)
+      const std::string stem = file.substr(0, file.find(tiny ? "_tiny.nki.txt" : ".nki.txt"));
+      const uint64_t allowance = kTraced.count(stem) ? partialTileBytes(source) * 100 : 0;
+      EXPECT_LE(use.sbuf_peak * 100, bound.sbuf_bytes * 105 + allowance)
           << what << ": SBUF peak " << use.sbuf_peak << " B/partition, max-live bound " << bound.sbuf_bytes;
     }
   }

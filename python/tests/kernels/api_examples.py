@@ -4,6 +4,7 @@ and HBM views stored into HBM, launch grids over NeuronCores, kernels called dir
 import neuronxcc.nki as nki
 import neuronxcc.nki.isa as nisa
 import neuronxcc.nki.language as nl
+import numpy as np
 
 
 @nki.jit
@@ -158,3 +159,49 @@ def transposing_loads(a):
     nisa.dma_transpose(a, dst=u)
     nl.store(o2, u)
     return o1, o2
+
+
+@nki.jit
+def partial_rows_unmasked_compute(a):
+    """Rows in tiles of 8 with a masked last tile; the computation runs on whole tiles, the store is masked."""
+    out = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
+    P = nl.tile_size.pmax
+    for i in nl.affine_range((a.shape[0] + P - 1) // P):
+        i_p, i_f = nl.mgrid[0:P, 0:a.shape[1]]
+        t = nl.load(a[i * P + i_p, i_f], mask=(i * P + i_p < a.shape[0]))
+        r = nl.multiply(t, 3.0)
+        nl.store(out[i * P + i_p, i_f], r, mask=(i * P + i_p < a.shape[0]))
+    return out
+
+
+@nki.jit
+def cumulative(a, start, extra=None):
+    """o1: running sum of a * 2 from 0; o2: running max of a + 1 from each row's start; o3: o1's sum carried on
+    over a again (reduce_cmd=reduce), minus 0.5 (reverse0: 0.5 - a); extra, when given, is added to o1 first."""
+    o1 = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
+    o2 = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
+    o3 = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
+    t = nl.load(a)
+    s = nl.load(start)
+    e = nl.load(extra) if extra else None
+    src = nl.add(t, e) if e is not None else t
+    r1 = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.sbuf)
+    nisa.tensor_scalar_cumulative(src=src, dst=r1, op0=nl.multiply, op1=nl.add, imm0=2.0)
+    r3 = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.sbuf)
+    nisa.tensor_scalar_cumulative(src=t, dst=r3, op0=nl.subtract, op1=nl.add, imm0=0.5, reverse0=True,
+                                  reduce_cmd=nisa.reduce_cmd.reduce)
+    r2 = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.sbuf)
+    nisa.tensor_scalar_cumulative(src=t, dst=r2, op0=nl.add, op1=nl.maximum, imm0=1.0, imm1=s,
+                                  reduce_cmd=nisa.reduce_cmd.load_reduce)
+    nl.store(o1, r1)
+    nl.store(o2, r2)
+    nl.store(o3, r3)
+    return o1, o2, o3
+
+
+@nki.jit
+def partition_reduce(a, total, top):
+    """total[0] = sum of a over its partitions, top[0] = their maximum (a [P, f1, f2], the outputs [1, f1, f2])."""
+    t = nl.load(a)
+    nl.store(total[0:1, :, :], nisa.tensor_partition_reduce(np.add, t))
+    nl.store(top[0:1, :, :], nisa.tensor_partition_reduce(nl.maximum, t))
