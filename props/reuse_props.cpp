@@ -6,7 +6,8 @@
 // - the values of one tensor, split into tensors of their own, never interfere;
 // - -O7 accepts every pinned allocation that `allocsim verify` accepts;
 // - the exact search says "proved" only when no placement exists: on small programs, straight-line and looped, its
-//   proofs are checked against an exhaustive search over PSUM banks whose candidates the placement oracle judges;
+//   proofs are checked against an exhaustive search over PSUM banks whose candidates the placement oracle judges
+//   (props/exact_props.cpp does the same on generated loop programs with `%`, `//`, `if` and recycled tensors);
 // - no level refuses a program that the exact search places.
 // A failing case is saved to corpus/regressions/.
 #include <gtest/gtest.h>
@@ -24,6 +25,7 @@
 #include "ir/print.h"
 #include "props/rc_program.h"
 #include "props/regression_file.h"
+#include "tools/placement_check.h"
 #include "verify/correct.h"
 #include "verify/dynamic_liveness.h"
 #include "verify/liveness_precision.h"
@@ -32,34 +34,17 @@
 namespace allocsim {
 
 void requireStaticContainsDynamic(Program p);  // props/liveness_props.cpp
+// Levels 1, 2, 3, 6 and 8 place `p`, which `what` says is placeable; a refusal is saved as `regression`_O<level>.
+void requireEveryLevelPlaces(const Program& p, const std::string& what, const std::string& regression);  // exact_props
 
 namespace {
 
 // A program of the generator with on-chip tensors recycled (GenOptions::reuse) at a high rate.
-rc::Gen<Program> genRecycling() {
-  return rc::gen::exec([] {
-    GenOptions opts;
-    opts.arch = *archPreset("tiny");
-    opts.size = *rc::gen::inRange<uint32_t>(1, 31);
-    opts.pressure = *rc::gen::element<uint32_t>(50, 100, 200);
-    opts.reuse = *rc::gen::element<uint32_t>(50, 100);
-    return *genProgramFromList(opts);
-  });
-}
+rc::Gen<Program> genRecycling() { return genTinyProgram({1, 30, {50, 100, 200}, {50, 100}, {}, 0}); }
 
 // A looped program of the generator with `if` blocks on the loop registers and loops bounded by enclosing loops'
 // registers (GenOptions::conditionals) at a high rate, tensors recycled as above.
-rc::Gen<Program> genConditional() {
-  return rc::gen::exec([] {
-    GenOptions opts;
-    opts.arch = *archPreset("tiny");
-    opts.size = *rc::gen::inRange<uint32_t>(4, 31);
-    opts.pressure = *rc::gen::element<uint32_t>(50, 100, 200);
-    opts.reuse = *rc::gen::element<uint32_t>(25, 100);
-    opts.conditionals = *rc::gen::element<uint32_t>(40, 100);
-    return *genProgramFromList(opts);
-  });
-}
+rc::Gen<Program> genConditional() { return genTinyProgram({4, 30, {50, 100, 200}, {25, 100}, {40, 100}, 0}); }
 
 // A straight-line program in phases, as kernels are written without loops: PSUM accumulators a0.. and SBUF buffers
 // s0.. are redefined again and again (matmul start/stop or memset into a PSUM tensor, copy or tt out of it into an
@@ -277,6 +262,7 @@ RC_GTEST_PROP(Reuse, ExactProofsHoldAndNoLevelRefusesWhatItPlaces, ()) {
   RC_TAG(looped ? "looped phases" : "straight-line phases");
   DriverOptions eo;
   eo.allocator = "exact";
+  eo.exact_check = placementOracleCheck();  // as `allocsim alloc` judges a placement over the certain conflicts
   bool placed = true;
   try {
     allocate(p, eo);
@@ -291,18 +277,7 @@ RC_GTEST_PROP(Reuse, ExactProofsHoldAndNoLevelRefusesWhatItPlaces, ()) {
   }
   RC_TAG(placed ? "exact places it" : "exact refuses");
   if (!placed) return;
-  for (int level : {1, 2, 3, 6, 8}) {
-    DriverOptions o;
-    o.optlevel = level;
-    try {
-      allocate(p, o);
-    } catch (const AllocError& e) {
-      const std::string why =
-          "-O" + std::to_string(level) + " refuses what the exact search places: " + std::string(e.what());
-      saveRegression("reuse_refuses_O" + std::to_string(level), p, why);
-      RC_FAIL(why + "\n" + printProgram(p));
-    }
-  }
+  requireEveryLevelPlaces(p, "the exact search places", "reuse_refuses");
 }
 
 }  // namespace
