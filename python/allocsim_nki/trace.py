@@ -1349,7 +1349,9 @@ class Tracer:
             try:
                 for n in counts:
                     g = self._loop(0, n, 1, loc, name="e")
+                    parent = self.body
                     regs.append(next(g))
+                    self.loops[-1].generated, self.loops[-1].parent_body = True, parent
                     gens.append(g)
                 yield regs
             finally:
@@ -1414,11 +1416,7 @@ class Tracer:
                 op not in ("matmul", "memset") and not any(len(p.expr.terms) > 1 for p in mask[0]._list()):
             # a fresh tile written under a mask: NKI leaves its other elements undefined, and kernels compute on the
             # whole tile, then store under the mask again (a partial row tile). The program defines them: 0 first.
-            saved, self.mask = self.mask, None
-            try:
-                self.emit("memset", dst.tensor, 0.0 if dst.tensor.dtype.is_float else 0, loc=loc)
-            finally:
-                self.mask = saved
+            self._memset_before_generated_loops(dst.tensor, loc)
         ins = Instr(op, parts, loc or user_location(), self.loops)
         for p in parts:
             v = p[1] if isinstance(p, tuple) else p
@@ -1484,6 +1482,30 @@ class Tracer:
             if split is None:
                 self.body.append(sub)
         return last
+
+    def _memset_before_generated_loops(self, tensor, loc):
+        """`memset tensor, 0` unmasked, before the loops the tracer opened around the instruction being traced (a
+        partial reduction's loop over kept elements), so that it runs once where the kernel's call does."""
+        gen = next((i for i, lp in enumerate(self.loops) if getattr(lp, "generated", False)), None)
+        saved_mask, self.mask = self.mask, None
+        saved_body, saved_loops = self.body, self.loops
+        zero = 0.0 if tensor.dtype.is_float else 0
+        try:
+            if gen is None:
+                self.emit("memset", tensor, zero, loc=loc)
+                return
+            lp = self.loops[gen]
+            parent = lp.parent_body
+            self.body, self.loops = parent, saved_loops[:gen]
+            n0 = len(parent)
+            self.emit("memset", tensor, zero, loc=loc)
+            new = parent[n0:]
+            del parent[n0:]
+            at = next(i for i, x in enumerate(parent) if x is lp)
+            parent[at:at] = new
+        finally:
+            self.mask = saved_mask
+            self.body, self.loops = saved_body, saved_loops
 
     def _active_mask(self):
         if self.mask is None:
