@@ -2153,9 +2153,14 @@ class Tracer:
     def _dram_rows(self):
         rows = {}
         strides = {}
+        spans = {}  # per tensor, the longest free span of an access over one partition
         for ins in _walk(self.prelude + self.top):
             for p in ins.parts:
                 v = p[1] if isinstance(p, tuple) else p
+                if isinstance(v, View) and v.tensor.space == "dram" and not (len(v.axes) > 1 and v.axes[0][0] > 1):
+                    free = v.axes[1:] if len(v.axes) > 1 else v.axes
+                    span = 1 + sum((c - 1) * fs for c, ps, fs in free if c > 1 and isinstance(fs, int) and fs > 0)
+                    spans[v.tensor] = max(spans.get(v.tensor, 0), span)
                 if isinstance(v, View) and v.tensor.space == "dram" and len(v.axes) > 1 and v.axes[0][0] > 1:
                     s = v.axes[0][2]
                     prev = strides.setdefault(v.tensor, (s, ins.loc))
@@ -2172,9 +2177,11 @@ class Tracer:
                     unsupported("DRAM tensor '%s' accessed with a partition stride of %d elements" % (t.name, R),
                                 strides[t][1])
             else:
-                # never accessed over several partitions: a row per index of the first axis, so that a view of one
-                # partition over the other axes (`b[0:1, 0:32, 0:4]`) stays in its row
-                R = _prod(t.nki_shape[1:]) if len(t.nki_shape) > 1 else t.nki_shape[-1]
+                # never accessed over several partitions: rows of the last axis, or a row per index of the first
+                # axis when an access of one partition spans more (`b[0:1, 0:32, 0:4]` of a [1, 32, 4] tensor)
+                R = t.nki_shape[-1]
+                if len(t.nki_shape) > 2 and spans.get(t, 0) > R:
+                    R = _prod(t.nki_shape[1:])
             rows[t] = R
         return rows
 
