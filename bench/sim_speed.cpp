@@ -75,6 +75,18 @@ const Program& program() {
   return p;
 }
 
+// A kernel file allocated as bench/calibration.sh does (every buffer in storage of its own: -O0, the no-reuse
+// allocator); kept for the process.
+const Program& kernelProgram(const std::string& path) {
+  static Program p;
+  const std::string text = bench::readFile(path);
+  if (text.empty()) throw std::runtime_error("sim_speed: cannot read " + path);
+  DriverOptions d;
+  d.optlevel = 0;
+  p = allocate(parseProgram(text), d).program;
+  return p;
+}
+
 double g_full = 0, g_bare = 0, g_timing = 0;
 
 // Instructions per second over the timed loop.
@@ -177,10 +189,11 @@ int main(int argc, char** argv) {
     std::fputs(allocsim::printProgram(allocsim::benchProgram(200)).c_str(), stdout);
     return 0;
   }
-  if (argc == 4 && std::string(argv[1]) == "--profile") {
+  // `sim_speed --profile timing|bare N FILE`: the same for a kernel file, allocated as `--kernel` does.
+  if ((argc == 4 || argc == 5) && std::string(argv[1]) == "--profile") {
     const std::string what = argv[2];
     const long n = std::stol(argv[3]);
-    const allocsim::Program& p = allocsim::program();
+    const allocsim::Program& p = argc == 5 ? allocsim::kernelProgram(argv[4]) : allocsim::program();
     allocsim::sim::SimOptions o;
     o.record_reads = false;
     o.prevalidate = false;
@@ -188,6 +201,7 @@ int main(int argc, char** argv) {
     allocsim::sim::Trace trace;
     allocsim::sim::SimOptions traced;
     traced.trace = &trace;
+    traced.timing_only = true;  // the same trace as the full model's (a property), without its data path
     if (what == "bare") allocsim::sim::simulate(p, traced);
     const auto tracks = allocsim::bench::bareTracks(trace);
     allocsim::InterpOptions io;
@@ -206,11 +220,7 @@ int main(int argc, char** argv) {
   // on the bare model of its own trace; the best of each, in instructions per second and as a ratio.
   if ((argc == 3 || argc == 4) && std::string(argv[1]) == "--kernel") {
     const long n = argc == 4 ? std::stol(argv[3]) : 3;
-    const std::string text = allocsim::bench::readFile(argv[2]);
-    if (text.empty()) return 2;
-    allocsim::DriverOptions d;
-    d.optlevel = 0;
-    const allocsim::Program p = allocsim::allocate(allocsim::parseProgram(text), d).program;
+    const allocsim::Program& p = allocsim::kernelProgram(argv[2]);
     allocsim::sim::Trace trace;
     allocsim::sim::SimOptions o;
     o.record_reads = false;

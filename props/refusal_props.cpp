@@ -21,6 +21,7 @@
 #include "alloc/driver.h"
 #include "ir/print.h"
 #include "props/rc_program.h"
+#include "tools/placement_check.h"
 #include "verify/dynamic_liveness.h"
 
 namespace allocsim {
@@ -125,6 +126,7 @@ RC_GTEST_PROP(Refusals, NamedTensorsAreLiveTogetherAndExceedTheCapacity, ()) {
     o.allocator = allocator;
     o.optlevel = std::string(allocator) == "lsa" ? 6 : 2;  // the linear scan's loop-aware level
     if (std::string(allocator) == "exact") {
+      o.exact_check = placementOracleCheck();  // as `allocsim alloc` runs it
       o.time_limit_s = 5;
       o.node_budget = 20000;
     }

@@ -6,7 +6,8 @@
 // - the values of one tensor, split into tensors of their own, never interfere;
 // - -O7 accepts every pinned allocation that `allocsim verify` accepts;
 // - the exact search says "proved" only when no placement exists: on small programs, straight-line and looped, its
-//   proofs are checked against an exhaustive search over PSUM banks whose candidates the placement oracle judges;
+//   proofs are checked against an exhaustive search over PSUM banks whose candidates the placement oracle judges
+//   (props/exact_props.cpp does the same on generated loop programs with `%`, `//`, `if` and recycled tensors);
 // - no level refuses a program that the exact search places.
 // A failing case is saved to corpus/regressions/.
 #include <gtest/gtest.h>
@@ -24,6 +25,7 @@
 #include "ir/print.h"
 #include "props/rc_program.h"
 #include "props/regression_file.h"
+#include "tools/placement_check.h"
 #include "verify/correct.h"
 #include "verify/dynamic_liveness.h"
 #include "verify/liveness_precision.h"
@@ -277,6 +279,7 @@ RC_GTEST_PROP(Reuse, ExactProofsHoldAndNoLevelRefusesWhatItPlaces, ()) {
   RC_TAG(looped ? "looped phases" : "straight-line phases");
   DriverOptions eo;
   eo.allocator = "exact";
+  eo.exact_check = placementOracleCheck();  // as `allocsim alloc` judges a placement over the certain conflicts
   bool placed = true;
   try {
     allocate(p, eo);

@@ -44,21 +44,22 @@ void Scoreboard::reset(DropDependency drop) {
   drop_ = drop;
 }
 
-void Scoreboard::scan(List& list, const Resource* r, uint64_t bucket, uint64_t first, const Footprint& fp,
-                      uint64_t seq, uint8_t in_order, DepKind kind, bool prune, std::vector<Dependence>& deps) {
-  if (uint8_t(kind) + 1 == uint8_t(drop_)) return;  // DropDependency::RAW == DepKind::RAW + 1, ...
+template <bool kDedupe>
+void Scoreboard::scan(List& list, const Query& q, uint64_t bucket, uint8_t in_order, DepKind kind) {
   // Overlap first: most entries are elsewhere, and the test needs only the entry itself. An overlapping entry of a
   // finished instruction is dropped here (its check has loaded it already); the others are swept out in access()
   // (keepSwept). The list is only read until the first entry to drop, and compacted from there on.
-  const uint64_t byte_lo = fp.byte_lo, byte_hi = fp.byte_hi;
-  const uint32_t row_lo = fp.row_lo, row_hi = fp.row_hi;
+  const uint64_t byte_lo = q.byte_lo, byte_hi = q.byte_hi;
+  const uint32_t row_lo = q.row_lo, row_hi = q.row_hi;
+  const uint64_t seq = q.seq;
   // Whether an overlapping entry is dropped: finished, or covered by a recorded write, it goes off the board (see
   // access()). Its copies in other buckets lie in fp's buckets too and go with them.
   auto visit = [&](const Entry& e) {
     if (!live(e)) return true;  // finished: dropped here rather than at the next sweep
-    if (e.seq != seq && e.engine != in_order && (!r || std::max(r->bucketOf(e.byte_lo), first) == bucket))
-      deps.push_back({e.seq, e.inst, Dependence::kEndUnknown, e.slot, kind, false});
-    return prune && e.seq != seq && byte_lo <= e.byte_lo && e.byte_hi <= byte_hi && row_lo <= e.row_lo &&
+    if (e.seq != seq && e.engine != in_order &&
+        (!kDedupe || std::max(std::min(e.byte_lo >> q.shift, kMaxBuckets - 1), q.first) == bucket))
+      q.deps->push_back({e.seq, e.inst, Dependence::kEndUnknown, e.slot, kind, false});
+    return q.prune && e.seq != seq && byte_lo <= e.byte_lo && e.byte_hi <= byte_hi && row_lo <= e.row_lo &&
            e.row_hi <= row_hi;
   };
   auto apart = [&](const Entry& e) {
@@ -109,32 +110,48 @@ void Scoreboard::sweep(std::vector<Entry>& list) {
   }
 }
 
-void Scoreboard::accessRegisters(const Footprint& fp, bool write, uint32_t slot, uint64_t seq,
-                                 const Instruction* inst, bool record, std::vector<Dependence>& deps) {
+void Scoreboard::accessRegisters(const Recorder& rc, const Footprint& fp, bool write,
+                                 std::vector<Dependence>& deps) {
   const uint64_t lo = fp.byte_lo / 4, hi = (fp.byte_hi + 3) / 4;
   if (hi > lane_writer_.size()) lane_writer_.resize(hi, Entry{0, 0, 0, 0, 0, 0, 0, nullptr});
-  const uint8_t engine = uint8_t(engineOf(inst->op));
   const DepKind kind = write ? DepKind::WAW : DepKind::RAW;
   const bool dropped = uint8_t(kind) + 1 == uint8_t(drop_);
   for (uint64_t lane = lo; lane < hi; ++lane) {
     const Entry& w = lane_writer_[lane];
-    // A recorded access leaves out its own in-order engine, as access() does.
-    if (w.seq != 0 && live(w) && w.seq != seq && !(record && w.engine == engine) && !dropped)
+    // It leaves out its own in-order engine, as access() does.
+    if (w.seq != 0 && live(w) && w.seq != rc.seq && w.engine != rc.engine && !dropped)
       deps.push_back({w.seq, w.inst, Dependence::kEndUnknown, w.slot, kind, false});
   }
-  if (!record) return;
-  if (!write || engine != uint8_t(Engine::SP))
+  if (!write || rc.engine != uint8_t(Engine::SP))
     throw std::logic_error("the scoreboard records register writes of SP instructions only");
-  if (slot >= live_seq_.size()) live_seq_.resize(slot + 1, 0);
-  live_seq_[slot] = seq;
   for (uint64_t lane = lo; lane < hi; ++lane)
-    lane_writer_[lane] = Entry{fp.byte_lo, fp.byte_hi, fp.row_lo, fp.row_hi, slot, engine, seq, inst};
+    lane_writer_[lane] = Entry{fp.byte_lo, fp.byte_hi, fp.row_lo, fp.row_hi, rc.slot, rc.engine, rc.seq, rc.inst};
 }
 
-void Scoreboard::access(const Footprint& fp, bool write, uint32_t slot, uint64_t seq, const Instruction* inst,
-                        bool record, std::vector<Dependence>& deps) {
+Scoreboard::Recorder Scoreboard::recorder(uint32_t slot, uint64_t seq, const Instruction* inst) {
+  if (slot >= live_seq_.size()) live_seq_.resize(slot + 1, 0);
+  live_seq_[slot] = seq;
+  const uint8_t engine = uint8_t(engineOf(inst->op));
+  const uint8_t in_order = engine != uint8_t(Engine::DMA) ? engine : kNoEngine;
+  // The writes a read waits for (RAW): those of its own engine too when that engine's results complete late.
+  const uint8_t reads_in_order = (own_engine_reads_ >> engine & 1) ? kNoEngine : in_order;
+  // A write W covering an older instruction's access A (A's footprint inside W's) takes A off the board:
+  // W waits for A (a WAW or WAR dependence, or A is older on W's own in-order engine), so W ends after A ends and
+  // writes after A has read and written; every later access overlapping A overlaps W and depends on W, the younger,
+  // which then binds instead of A (ending later) and orders the values after A's. Likewise a read R of a
+  // compute engine covering an older read A of the same engine: a later write overlapping A depends on R, whose
+  // instruction is younger on the same in-order engine and alone is kept of that engine's (keepYoungestPerEngine in
+  // the sequencer), and A's instruction leaves the board no later than R's. The cycles, waits and stall
+  // attributions stay the same, and an operand rewritten or reread again and again (a tile reloaded in a loop, a
+  // PSUM bank accumulated into, a stationary tile) keeps one entry instead of one per instruction in flight. Not
+  // with a test switch dropping a class of dependence, nor with a planted engine that ignores its own order.
+  const bool may_prune = drop_ == DropDependency::None && !ALLOCSIM_PLANT("sim_engine_ignores_own_clock");
+  return Recorder{slot, seq, inst, engine, in_order, reads_in_order, may_prune};
+}
+
+void Scoreboard::access(const Recorder& rc, const Footprint& fp, bool write, std::vector<Dependence>& deps) {
   if (fp.empty()) return;
-  if (fp.resource == Footprint::kRegisters) return accessRegisters(fp, write, slot, seq, inst, record, deps);
+  if (fp.resource == Footprint::kRegisters) return accessRegisters(rc, fp, write, deps);
   if (!write && fp.resource < written_.size() && !written_[fp.resource]) return;
   if (fp.resource >= resources_.size()) {
     const size_t from = resources_.size();
@@ -144,46 +161,35 @@ void Scoreboard::access(const Footprint& fp, bool write, uint32_t slot, uint64_t
       resources_[i].shift = i == Footprint::kSbuf ? sbuf_shift_ : i == Footprint::kPsum ? psum_shift_ : 20;
   }
   Resource& r = resources_[fp.resource];
-  const uint8_t engine = uint8_t(engineOf(inst->op));
-  const uint8_t in_order = record && engine != uint8_t(Engine::DMA) ? engine : kNoEngine;
-  // The writes a read waits for (RAW): those of its own engine too when that engine's results complete late.
-  const uint8_t writes_in_order = !write && (own_engine_reads_ >> engine & 1) ? kNoEngine : in_order;
-  // A recorded write W covering an older instruction's access A (A's footprint inside W's) takes A off the board:
-  // W waits for A (a WAW or WAR dependence, or A is older on W's own in-order engine), so W ends after A ends and
-  // writes after A has read and written; every later access overlapping A overlaps W and depends on W, the younger,
-  // which then binds instead of A (ending later) and orders the values after A's. Likewise a recorded read R of a
-  // compute engine covering an older read A of the same engine: a later write overlapping A depends on R, whose
-  // instruction is younger on the same in-order engine and alone is kept of that engine's (keepYoungestPerEngine in
-  // the sequencer), and A's instruction leaves the board no later than R's. The cycles, waits and stall
-  // attributions stay the same, and an operand rewritten or reread again and again (a tile reloaded in a loop, a
-  // PSUM bank accumulated into, a stationary tile) keeps one entry instead of one per instruction in flight. Not
-  // with a test switch dropping a class of dependence, nor with a planted engine that ignores its own order.
-  const bool may_prune = record && drop_ == DropDependency::None && !ALLOCSIM_PLANT("sim_engine_ignores_own_clock");
-  const bool prune = may_prune && write;
+  const uint8_t writes_in_order = write ? rc.in_order : rc.reads_in_order;
   const bool war = !ALLOCSIM_PLANT("sim_war_dependence_dropped");
   const uint64_t first = r.bucketOf(fp.byte_lo), last = r.bucketOf(fp.byte_hi - 1);
   const DepKind kind = write ? DepKind::WAW : DepKind::RAW;
+  // A test switch may drop a class of dependence (DropDependency::RAW == DepKind::RAW + 1, ...).
+  const bool search_writes = uint8_t(kind) + 1 != uint8_t(drop_);
+  const bool search_reads = write && war && drop_ != DropDependency::WAR;
   const uint64_t stop = std::min<uint64_t>(last + 1, r.buckets.size());
-  // (An empty list, most often the wide ones, is not searched: no call.)
-  for (uint64_t b = first; b < stop; ++b) {
-    Bucket& bucket = r.buckets[b];
-    if (!bucket.writes.entries.empty())
-      scan(bucket.writes, &r, b, first, fp, seq, writes_in_order, kind, prune, deps);
-    if (write && war && !bucket.reads.entries.empty())
-      scan(bucket.reads, &r, b, first, fp, seq, in_order, DepKind::WAR, prune, deps);
+  const Query q{fp.byte_lo, fp.byte_hi, fp.row_lo, fp.row_hi, rc.seq, first, r.shift, rc.may_prune && write, &deps};
+  // (An empty list, most often the wide ones, is not searched.)
+  if (first + 1 == stop) {  // one bucket (most accesses): no entry can be reported twice
+    Bucket& bucket = r.buckets[first];
+    if (search_writes && !bucket.writes.entries.empty()) scan<false>(bucket.writes, q, first, writes_in_order, kind);
+    if (search_reads && !bucket.reads.entries.empty())
+      scan<false>(bucket.reads, q, first, rc.in_order, DepKind::WAR);
+  } else {
+    for (uint64_t b = first; b < stop; ++b) {
+      Bucket& bucket = r.buckets[b];
+      if (search_writes && !bucket.writes.entries.empty()) scan<true>(bucket.writes, q, b, writes_in_order, kind);
+      if (search_reads && !bucket.reads.entries.empty()) scan<true>(bucket.reads, q, b, rc.in_order, DepKind::WAR);
+    }
   }
-  if (!r.wide.writes.entries.empty())
-    scan(r.wide.writes, nullptr, 0, first, fp, seq, writes_in_order, kind, prune, deps);
-  if (write && war && !r.wide.reads.entries.empty())
-    scan(r.wide.reads, nullptr, 0, first, fp, seq, in_order, DepKind::WAR, prune, deps);
-  if (!record) return;
-  if (slot >= live_seq_.size()) live_seq_.resize(slot + 1, 0);
-  live_seq_[slot] = seq;
-  const Entry e{fp.byte_lo, fp.byte_hi, fp.row_lo, fp.row_hi, slot, engine, seq, inst};
+  if (search_writes && !r.wide.writes.entries.empty()) scan<false>(r.wide.writes, q, 0, writes_in_order, kind);
+  if (search_reads && !r.wide.reads.entries.empty()) scan<false>(r.wide.reads, q, 0, rc.in_order, DepKind::WAR);
+  const Entry e{fp.byte_lo, fp.byte_hi, fp.row_lo, fp.row_hi, rc.slot, rc.engine, rc.seq, rc.inst};
   const bool wide = last - first >= kMaxSpan;
-  if (!write && may_prune && engine != uint8_t(Engine::DMA)) {
-    for (uint64_t b = first; b < stop; ++b) pruneCovered(r.buckets[b].reads, fp, seq, engine);
-    if (wide) pruneCovered(r.wide.reads, fp, seq, engine);
+  if (!write && rc.may_prune && rc.engine != uint8_t(Engine::DMA)) {
+    for (uint64_t b = first; b < stop; ++b) pruneCovered(r.buckets[b].reads, fp, rc.seq, rc.engine);
+    if (wide) pruneCovered(r.wide.reads, fp, rc.seq, rc.engine);
   }
   auto add = [&](Bucket& bucket) {
     List& list = write ? bucket.writes : bucket.reads;

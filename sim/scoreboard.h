@@ -57,14 +57,24 @@ class Scoreboard {
   explicit Scoreboard(DropDependency drop = DropDependency::None) : drop_(drop) {}
   void reset(DropDependency drop);
 
-  // Appends to `deps` the older accesses that `fp` (a read or a write) must wait for; when `record` is set, the
-  // access stays on the board until the instruction (pool slot `slot`, dispatch number `seq` > 0) is retired
-  // (a register read done at dispatch is not recorded). A recorded access leaves out older instructions of the
-  // same compute engine (PE, ACT, DVE, POOL, SP run one instruction at a time in program order, so those have
-  // ended when it starts), except a read's on an engine setOwnEngineReads names; DMA transfers end out of order on
-  // their queues and are always kept.
-  void access(const Footprint& fp, bool write, uint32_t slot, uint64_t seq, const Instruction* inst, bool record,
-              std::vector<Dependence>& deps);
+  // What access() takes from the accessing instruction (pool slot `slot`, dispatch number `seq` > 0), derived once
+  // per instruction; the slot counts as live (its accesses on the board) from then on.
+  struct Recorder {
+    uint32_t slot;
+    uint64_t seq;
+    const Instruction* inst;
+    uint8_t engine;          // Engine of inst
+    uint8_t in_order;        // the engine whose older instructions its accesses leave out (kNoEngine: none)
+    uint8_t reads_in_order;  // the same for a read's search of the writes (setOwnEngineReads)
+    bool may_prune;
+  };
+  Recorder recorder(uint32_t slot, uint64_t seq, const Instruction* inst);
+  // Appends to `deps` the older accesses that `fp` (a read or a write) must wait for, and keeps the access on the
+  // board until the instruction is retired. It leaves out older instructions of the same compute engine (PE, ACT,
+  // DVE, POOL, SP run one instruction at a time in program order, so those have ended when it starts), except a
+  // read's on an engine setOwnEngineReads names; DMA transfers end out of order on their queues and are always
+  // kept.
+  void access(const Recorder& rc, const Footprint& fp, bool write, std::vector<Dependence>& deps);
   // The sequencer's own read (RAW) or write (WAW: a loop's induction register) of register lanes [lo, hi), not
   // recorded; as access() with the register's footprint: the live writers it waits for. Inline: the sequencer
   // reads a few registers for most instructions.
@@ -115,15 +125,28 @@ class Scoreboard {
     Bucket wide;
     uint64_t bucketOf(uint64_t byte) const { return std::min(byte >> shift, kMaxBuckets - 1); }
   };
-  bool live(const Entry& e) const { return e.slot < live_seq_.size() && live_seq_[e.slot] == e.seq; }
+  // (Every entry on a list was recorded, and recording sizes live_seq_ to its slot.)
+  bool live(const Entry& e) const { return live_seq_[e.slot] == e.seq; }
   // Appends the live entries of `list` that overlap `fp` as dependences of kind `kind`, each once: an entry kept in
   // several buckets is reported from the first bucket both it and `fp` overlap (`bucket` is the list's bucket,
   // `first` fp's first bucket; `r` null for the wide list, whose entries are in no other).
   // `in_order`: the consumer's engine when its older instructions on that engine can be left out, else kNoEngine.
   // `prune`: drops the entries of older instructions that `fp` covers (access() says why).
   static constexpr uint8_t kNoEngine = 0xff;
-  void scan(List& list, const Resource* r, uint64_t bucket, uint64_t first, const Footprint& fp, uint64_t seq,
-            uint8_t in_order, DepKind kind, bool prune, std::vector<Dependence>& deps);
+  // One access's search (what scan compares each entry with).
+  struct Query {
+    uint64_t byte_lo, byte_hi;
+    uint32_t row_lo, row_hi;
+    uint64_t seq;
+    uint64_t first;      // fp's first bucket
+    uint32_t shift;      // the resource's bucket shift
+    bool prune;
+    std::vector<Dependence>* deps;
+  };
+  // `kDedupe`: the access spans several buckets, so an entry kept in several of them is reported from the first
+  // bucket both overlap only; `bucket` is the list's bucket. Inline in access(): it runs for every list searched.
+  template <bool kDedupe>
+  [[gnu::always_inline]] inline void scan(List& list, const Query& q, uint64_t bucket, uint8_t in_order, DepKind kind);
   // Drops the entries of older instructions of engine `engine` that `fp` covers.
   static void pruneCovered(List& list, const Footprint& fp, uint64_t seq, uint8_t engine);
   void sweep(std::vector<Entry>& list);  // drops the entries of finished instructions
@@ -131,8 +154,7 @@ class Scoreboard {
   // Registers (Footprint::kRegisters) are written only by SP instructions, which end in program order, and read
   // only at dispatch (never recorded): the youngest recorded writer of a lane is the one every later access of it
   // waits for (the older ones end first), so a lane keeps just that writer instead of a list to search.
-  void accessRegisters(const Footprint& fp, bool write, uint32_t slot, uint64_t seq, const Instruction* inst,
-                       bool record, std::vector<Dependence>& deps);
+  void accessRegisters(const Recorder& rc, const Footprint& fp, bool write, std::vector<Dependence>& deps);
 
   std::vector<Resource> resources_;  // by Footprint::resource
   std::vector<Entry> lane_writer_;    // by register lane: its youngest recorded writer (seq 0: none)

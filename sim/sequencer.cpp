@@ -402,10 +402,11 @@ void Sequencer::enterOperands(Plan& plan, const Instruction& inst, uint32_t slot
   rec.operands = plan.static_operands ? &plan.operands : resolveWithRegisters(plan, inst, rec);
   const Operands& ops = *rec.operands;
   const bool starts_sum = holds(inst.start, rec.first, rec.last);
+  const Scoreboard::Recorder recorder = s_.board.recorder(slot, rec.seq, &inst);
   for (uint32_t i = 0; i < ops.n; ++i) {
     const Operands::Access& a = ops.access[i];
     if (a.accumulate && starts_sum) continue;
-    s_.board.access(a.fp, a.write, slot, rec.seq, &inst, true, rec.deps);
+    s_.board.access(recorder, a.fp, a.write, rec.deps);
   }
   rec.latency = ops.latency;
   rec.fabric = ops.fabric;
@@ -414,19 +415,24 @@ void Sequencer::enterOperands(Plan& plan, const Instruction& inst, uint32_t slot
   rec.streams_over_itself = ops.streams_over_itself;
 }
 
-void Sequencer::enterPorts(const Instruction& inst, uint32_t slot, Record& rec) {
+void Sequencer::enterPorts(Plan& plan, const Instruction& inst, uint32_t slot, Record& rec) {
   const TimingTable& t = *s_.timing;
   if (!t.port_dve_pool_sbuf && !t.port_dve_act_psum) return;
   const Engine e = engineOf(inst.op);
   if (e != Engine::DVE && e != Engine::POOL && e != Engine::ACT) return;
-  bool sbuf = false, psum = false;
-  const Operands& ops = *rec.operands;
-  for (uint32_t i = 0; i < ops.n; ++i) {
-    const Footprint& fp = ops.access[i].fp;
-    if (fp.empty()) continue;
-    sbuf |= fp.resource == Footprint::kSbuf;
-    psum |= fp.resource == Footprint::kPsum;
+  // Which memories it accesses: each access's resource and whether it is empty follow from its view's tensor and
+  // shape, which no register changes, so the first dispatch's answer holds for every later one.
+  if (plan.memories < 0) {
+    plan.memories = 0;
+    const Operands& ops = *rec.operands;
+    for (uint32_t i = 0; i < ops.n; ++i) {
+      const Footprint& fp = ops.access[i].fp;
+      if (fp.empty()) continue;
+      if (fp.resource == Footprint::kSbuf) plan.memories |= 1;
+      if (fp.resource == Footprint::kPsum) plan.memories |= 2;
+    }
   }
+  const bool sbuf = plan.memories & 1, psum = plan.memories & 2;
   // Waits for the other side's youngest user (ending after every older one: its engine runs in order), then
   // becomes its own side's youngest user.
   auto use = [&](PortSide own, PortSide other) {
@@ -469,7 +475,7 @@ void Sequencer::dispatch(const Instruction& inst, const LoopPos* loop) {
   Plan& plan = planOf(inst);
   readRegistersAtDispatch(plan, inst, rec);
   enterOperands(plan, inst, slot, rec);
-  enterPorts(inst, slot, rec);
+  enterPorts(plan, inst, slot, rec);
   if (s_.dataSkipped(inst)) rec.operands = nullptr;  // possibly the plan's, recomputed at the next dispatch
   keepYoungestPerEngine(rec.deps);
   orderDependences(rec.deps);

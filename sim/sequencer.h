@@ -64,6 +64,7 @@ class Sequencer : public sc_core::sc_module {
     uint8_t access_view[8] = {};
     std::vector<std::pair<uint8_t, uint8_t>> overlap_pairs;
     Operands operands;  // static: as resolved; with register terms: the last dispatch's (the engine's copy if needed)
+    int8_t memories = -1;  // enterPorts: bit 0 SBUF, bit 1 PSUM accessed; -1 not known yet
   };
   static constexpr uint8_t kNoView = 0xff;
   // What resolveOperands tells the plan about the operands' shape: the view behind each access and the pairs
@@ -95,7 +96,7 @@ class Sequencer : public sc_core::sc_module {
   // Shared access ports (docs/simulator.md "Shared ports"): the dependence of a DVE, POOL or ACT instruction on the
   // youngest older instruction of the engine it shares an SBUF or PSUM port with, and that record as the youngest
   // user of its own engine's side.
-  void enterPorts(const Instruction& inst, uint32_t slot, Record& rec);
+  void enterPorts(Plan& plan, const Instruction& inst, uint32_t slot, Record& rec);
   void advance(uint64_t cycles);
   // The wait for the SP instructions writing registers it reads or sets: their values, then their ends (a RAW or
   // WAW stall of the sequencer when they end after its clock). Orders `deps`.
