@@ -179,6 +179,12 @@ class MaskedTileTest(unittest.TestCase):
         self.assertTrue(r.run["ok"])
         self.assertTrue(allocsim_nki.verify(k.partial_rows_unmasked_compute, a, arch="tiny").ok)
 
+    def test_masked_reduction_over_some_free_axes(self):
+        a = rand((5, 12), 29)
+        r = allocsim_nki.simulate(k.masked_group_max, a, arch="tiny")
+        self.assertTrue(same_bits(r.returned, a.reshape(5, 4, 3).max(axis=2)))
+        self.assertTrue(allocsim_nki.verify(k.masked_group_max, a, arch="tiny").ok)
+
 
 class FrameworkImportsTest(unittest.TestCase):
     def test_file_importing_missing_frameworks_traces(self):
