@@ -33,11 +33,15 @@
 // has written (`loop i { copy t[:, i*32:32], ...; copy u, t[:, i*32:32] }` after t's last read; an accumulation
 // group per chunk): alloc/iteration_coverage.h, runRewrite.
 // A partial write starts a value too when nothing of the value before it is read again: it runs on every execution
-// of its loop body, and every later mention up to the next whole write, or up to the write that completes a write of
-// every element (the tensor replaced piecewise: two matmuls into its halves), lies in that same body (no nested loop
-// or block between), names no register in its views and reads only elements written from the partial write on (a
-// part of a PSUM accumulator rewritten and read back, then the whole replaced). The loops around it must not carry
-// the tensor, as for a full write.
+// of its loop body, and the later mentions up to the next whole write, or up to the write that completes a write of
+// every element (the tensor replaced piecewise: two matmuls into its halves), read only elements written from the
+// partial write on. They are walked in order: in the partial write's own loop body, its iterations one after another
+// from the write's first run, with the loop's register bound to its value in the views (`loop i = 0, 2, 1 { matmul
+// a[:, i*512:512], ...; copy s, a[:, i*512:512] }`); then in the body around that loop, views naming no register;
+// no block between. A nested loop among them (not holding the write) passes when one run of it reads only what the
+// run wrote (alloc/iteration_coverage.h, runCoverage), and what its writes directly in its body cover on every
+// iteration counts as written. A partial start@first matmul's read of its accumulator (on its loop's later iterations)
+// belongs to the value its write starts. The loops around it must not carry the tensor, as for a full write.
 //
 // Each group's range is computed as a single value always was, with what the data allows taken off:
 //  1. Anchors: from the group's first mention to its last. Inputs are written at program start, outputs read at

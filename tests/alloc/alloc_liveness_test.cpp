@@ -337,6 +337,44 @@ INSTANTIATE_TEST_SUITE_P(Liveness, LiveRangeOf, ::testing::ValuesIn(std::vector<
              "copy c[:, 0:17], b[:, 0:17]\n"     // 16: element 16 is the first value's
              "dma O, c\n",                       // 17
      .expect = {{.value = "b", .segments = {{P(12), P(16)}}, .value_starts = std::vector<Anchor>{}}}},
+    // Partial writes through views that name a loop register start values: the loop over i writes b[:, 0:32] in
+    // halves, each read back in its own iteration, and the loop over j writes b[:, 32:64] the same way; nothing of
+    // the value b held before is read again. Three values, each loop's held within its loop (no iteration reads what
+    // an earlier one left).
+    {.name = "HalvesWrittenThroughLoopRegisterViewsStartValues",
+     .body = "dma a, A\n"                                // 11
+             "copy b, a\n"                               // 12
+             "copy c, b\n"                               // 13: the first value's last read
+             "loop i = 0, 2, 1 {\n"                      // 14
+             "  memset b[:, i*16:16], 1\n"               // 15
+             "  copy c[:, i*16:16], b[:, i*16:16]\n"     // 16
+             "}\n"                                       // 17
+             "loop j = 0, 2, 1 {\n"                      // 18
+             "  memset b[:, j*16+32:16], 2\n"            // 19
+             "  copy d[:, j*16:16], b[:, j*16+32:16]\n"  // 20
+             "}\n"                                       // 21
+             "copy c[:, 32:32], d[:, 0:32]\n"            // 22
+             "dma O, c\n",                               // 23
+     .expect = {{.value = "b",
+                 .segments = {{P(12), P(13)}, {P(15), P(16)}, {P(19), P(20)}},
+                 .value_starts = std::vector<Anchor>{P(15), P(19)}}}},
+    // The same, but the first iteration over j reads b[:, 48:50] before any write since line 12 has covered it: the
+    // value written on line 12 is read there, so neither loop starts a value.
+    {.name = "ARegisterViewReadOfAnOlderElementKeepsOneValue",
+     .body = "dma a, A\n"                                // 11
+             "copy b, a\n"                               // 12
+             "copy c, b\n"                               // 13
+             "loop i = 0, 2, 1 {\n"                      // 14
+             "  memset b[:, i*16:16], 1\n"               // 15
+             "  copy c[:, i*16:16], b[:, i*16:16]\n"     // 16
+             "}\n"                                       // 17
+             "loop j = 0, 2, 1 {\n"                      // 18
+             "  memset b[:, j*16+32:16], 2\n"            // 19
+             "  copy d[:, j*16:16], b[:, j*14+34:16]\n"  // 20: j = 0 reads 34..49, of which 48 and 49 are line 12's
+             "}\n"                                       // 21
+             "copy c[:, 32:32], d[:, 0:32]\n"            // 22
+             "dma O, c\n",                               // 23
+     .expect = {{.value = "b", .segments = {{P(12), P(20)}}, .value_starts = std::vector<Anchor>{}}}},
     // A write after a value's last read that nothing reads (no later iteration can: no loop holds both) is a dead
     // store: live at its own position, not from the read to it.
     {.name = "DeadStoreAfterTheLastReadIsLiveAtItsPositionOnly",
