@@ -50,8 +50,8 @@ table() {
   awk -F'\t' -v pe_clock="$PE_CLOCK" '
   FNR == NR {
     cycles[$1] = $2; dma[$1] = $3; clock[$1] = $4
-    n = split($5, es, " ")
-    for (i = 1; i <= n; ++i) {
+    ne = split($5, es, " ")  # not n, which counts the rows
+    for (i = 1; i <= ne; ++i) {
       split(es[i], f, "[=:]"); count[$1, f[1]] = f[2]; eclock[$1, f[1]] = f[3]; busy[$1, f[1]] = f[4]
     }
     next
