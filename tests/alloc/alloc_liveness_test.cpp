@@ -71,6 +71,25 @@ std::string loadLoopStore(const std::string& body, int64_t trips = 4, const std:
          "dma O, " + out + "\n";
 }
 
+// a is loaded (11) and copied to b (12), b's value read (13); a loop over i (14) writes b[:, 0:32] in halves through
+// views naming i (15), each read back in its iteration (16); a loop over j (18) writes b[:, 32:64] the same way (19)
+// and reads `read` (20); c is completed from d (22) and stored (23).
+std::string halvesThroughRegisterViews(const std::string& read) {
+  return "dma a, A\n"
+         "copy b, a\n"
+         "copy c, b\n"
+         "loop i = 0, 2, 1 {\n"
+         "  memset b[:, i*16:16], 1\n"
+         "  copy c[:, i*16:16], b[:, i*16:16]\n"
+         "}\n"
+         "loop j = 0, 2, 1 {\n"
+         "  memset b[:, j*16+32:16], 2\n"
+         "  copy d[:, j*16:16], " + read + "\n"
+         "}\n"
+         "copy c[:, 32:32], d[:, 0:32]\n"
+         "dma O, c\n";
+}
+
 // a is loaded (line 11) and read (12), then a loop over i of four iterations (13) writes a whole under `guard`, an
 // if or an inner loop (14; the memset on 15), and O is written from a after the loop (18).
 std::string guardedWholeWrite(const std::string& guard) {
@@ -342,38 +361,14 @@ INSTANTIATE_TEST_SUITE_P(Liveness, LiveRangeOf, ::testing::ValuesIn(std::vector<
     // the value b held before is read again. Three values, each loop's held within its loop (no iteration reads what
     // an earlier one left).
     {.name = "HalvesWrittenThroughLoopRegisterViewsStartValues",
-     .body = "dma a, A\n"                                // 11
-             "copy b, a\n"                               // 12
-             "copy c, b\n"                               // 13: the first value's last read
-             "loop i = 0, 2, 1 {\n"                      // 14
-             "  memset b[:, i*16:16], 1\n"               // 15
-             "  copy c[:, i*16:16], b[:, i*16:16]\n"     // 16
-             "}\n"                                       // 17
-             "loop j = 0, 2, 1 {\n"                      // 18
-             "  memset b[:, j*16+32:16], 2\n"            // 19
-             "  copy d[:, j*16:16], b[:, j*16+32:16]\n"  // 20
-             "}\n"                                       // 21
-             "copy c[:, 32:32], d[:, 0:32]\n"            // 22
-             "dma O, c\n",                               // 23
+     .body = halvesThroughRegisterViews("b[:, j*16+32:16]"),
      .expect = {{.value = "b",
                  .segments = {{P(12), P(13)}, {P(15), P(16)}, {P(19), P(20)}},
                  .value_starts = std::vector<Anchor>{P(15), P(19)}}}},
     // The same, but the first iteration over j reads b[:, 48:50] before any write since line 12 has covered it: the
     // value written on line 12 is read there, so neither loop starts a value.
     {.name = "ARegisterViewReadOfAnOlderElementKeepsOneValue",
-     .body = "dma a, A\n"                                // 11
-             "copy b, a\n"                               // 12
-             "copy c, b\n"                               // 13
-             "loop i = 0, 2, 1 {\n"                      // 14
-             "  memset b[:, i*16:16], 1\n"               // 15
-             "  copy c[:, i*16:16], b[:, i*16:16]\n"     // 16
-             "}\n"                                       // 17
-             "loop j = 0, 2, 1 {\n"                      // 18
-             "  memset b[:, j*16+32:16], 2\n"            // 19
-             "  copy d[:, j*16:16], b[:, j*14+34:16]\n"  // 20: j = 0 reads 34..49, of which 48 and 49 are line 12's
-             "}\n"                                       // 21
-             "copy c[:, 32:32], d[:, 0:32]\n"            // 22
-             "dma O, c\n",                               // 23
+     .body = halvesThroughRegisterViews("b[:, j*14+34:16]"),  // j = 0 reads 34..49: 48 and 49 are line 12's
      .expect = {{.value = "b", .segments = {{P(12), P(20)}}, .value_starts = std::vector<Anchor>{}}}},
     // A write after a value's last read that nothing reads (no later iteration can: no loop holds both) is a dead
     // store: live at its own position, not from the read to it.
