@@ -52,6 +52,7 @@ class PathWalk {
     if (!walk(0)) return false;
     out.always = always_;
     out.once = once_ && path_.front()->op == Op::Loop;
+    if (out.once && !inner_after_) out.later = int64_t(front_iterations_ - 1 - reach_iteration_);
     if (reached) *reached = once_;
     return true;
   }
@@ -76,6 +77,8 @@ class PathWalk {
     if (++visited_ > kConditionalRunsBudget) return false;
     if (i == path_.size()) {
       once_ = true;
+      reach_iteration_ = front_iterations_ - 1;
+      inner_after_ = false;
       return true;
     }
     const Instruction& c = *path_[i];
@@ -95,6 +98,10 @@ class PathWalk {
     const uint64_t saved = values_[c.rd];
     for (__int128 x = c.lo; x < hi; x += c.step) {
       values_[c.rd] = uint64_t(int64_t(x));
+      // An iteration begins: of the outermost construct (counted), or of a loop inside it (after the innermost
+      // body's last run so far, in the same iteration of the outermost: that run is not the iteration's last).
+      if (i == 0) ++front_iterations_;
+      else if (once_ && reach_iteration_ + 1 == front_iterations_) inner_after_ = true;
       if (!walk(i + 1)) return false;
     }
     values_[c.rd] = saved;
@@ -106,6 +113,10 @@ class PathWalk {
   std::vector<uint64_t> values_;  // by RegId: the loop registers' current values
   bool always_ = true, once_ = false;
   uint64_t visited_ = 0;
+  // The iterations of the outermost construct (a loop) begun so far, the one of the innermost body's last run so far
+  // (counted from 0), and whether a loop inside the outermost begun an iteration after that run, in the same one.
+  uint64_t front_iterations_ = 0, reach_iteration_ = 0;
+  bool inner_after_ = false;
 };
 
 // Visits every construct of `p` in preorder with the constructs around its body (`path`: outermost first, itself

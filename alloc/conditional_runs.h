@@ -5,7 +5,11 @@
 //   always  the instruction runs on every iteration of every loop around it (every `if` on the way holds, every
 //           register-bounded loop on the way runs at least once): it runs exactly as unconditional code would;
 //   once    the outermost construct around it is a loop, and the instruction runs at least once on that loop's
-//           one run through its iterations.
+//           one run through its iterations;
+//   later   with `once`: how many iterations of that outermost loop begin after the instruction's last run, where
+//           no loop between the two begins another iteration after that run (then of the positions inside the
+//           outermost loop's body, only those after the instruction's run again after its last run, on those
+//           later iterations only); -1 when an inner loop does.
 // A condition or bound that names any other register, a register that something else inside its loop writes, or a
 // walk beyond the work budget answers neither.
 //
@@ -27,6 +31,7 @@ namespace allocsim {
 struct ConditionalRuns {
   bool always = false;
   bool once = false;
+  int64_t later = -1;
 };
 
 // Iterations the walk of one conditional body may visit before it gives up.

@@ -179,6 +179,9 @@ struct Event {
   // A write of the whole tensor in conditional code that runs at least once in its outermost loop's one run
   // (alloc/conditional_runs.h, `once`); its cover is Partial.
   bool once = false;
+  // With `once`: the iterations of that loop that begin after the write's last run, where no loop inside it begins
+  // another one after that run (alloc/conditional_runs.h, `later`); -1 otherwise.
+  int64_t later = -1;
 };
 
 // The back-edge questions of one tensor, asked of the views once per loop (counted once in the stats).
@@ -349,6 +352,14 @@ uint32_t lastReadIn(const LinearOrder& order, std::span<const Event> group, uint
   return q;
 }
 
+// Whether every mention of the tensor in `loop`'s body, from events[i] on, is a write.
+bool writesOnlyIn(const LinearOrder& order, std::span<const Event> events, size_t i, int32_t loop) {
+  const uint32_t end = order.loops[size_t(loop)].end;
+  for (size_t j = i; j < events.size() && events[j].pos < end; ++j)
+    if (!events[j].write) return false;
+  return true;
+}
+
 // Adds the segments of one value (rules 1-3 and 5) to `range`, and the positions it holds on some iterations only
 // ("Iterations" in liveness.h) to range.only; `group` holds its mentions. `ld` and `lu` are the caller's scratch.
 void addSegments(const LinearOrder& order, std::span<const Event> group, const Mentions& m, CoverageAnswers* answers,
@@ -358,10 +369,20 @@ void addSegments(const LinearOrder& order, std::span<const Event> group, const M
   order.nest(m.last, lu);
   size_t common = 0;
   while (common < ld.size() && common < lu.size() && ld[common] == lu[common]) ++common;
+  // A value started by a conditional whole write in a loop L that holds no later mention, where nothing in L reads
+  // the tensor and the write runs at least once in L's run: the value is the write's last run's (every run replaces
+  // the whole tensor, and nothing reads between two runs). When no loop inside L begins another iteration after that
+  // run, what runs after it in L is the write's later positions, and every position on the iterations of L that
+  // begin after it: with none (`later` 0), the value starts at the write; with one, it is live before the write on
+  // L's last iteration only.
+  int64_t later = -1;
+  if (answers != nullptr && group.front().pos == m.first && group.front().once && common == 0 && !ld.empty() &&
+      writesOnlyIn(order, group, 0, ld.front()))
+    later = group.front().later;
   // Rule 2, first side: the outermost loop that may run the first mention more than once and can see a value an
   // earlier iteration left before the first mention runs again.
   size_t first_side = kNone;  // the index into ld of the loop it extends over
-  for (size_t i = common; i < ld.size(); ++i) {
+  for (size_t i = common; i < ld.size() && later != 0; ++i) {
     const LinearLoop& l = order.loops[size_t(ld[i])];
     if (l.trips <= 1) continue;                      // one iteration: nothing is left from an earlier one
     if (m.first_cover == WriteCover::Whole) break;   // rewritten in full on every iteration before any mention
@@ -403,6 +424,10 @@ void addSegments(const LinearOrder& order, std::span<const Event> group, const M
   // value around its back edge.
   thread_local std::vector<IterationPart> narrowed;
   narrowed.clear();
+  if (later == 1) {  // the header (each iteration's own step) stays live on every iteration
+    const uint32_t header = order.loops[size_t(ld.front())].header;
+    if (header + 1 < m.first) narrowed.push_back({header + 1, m.first - 1, ld.front(), true});
+  }
   if (!carried) {
     // Each loop around the first mention that does not hold the last one, runs more than once and is one whose
     // every iteration starts the value afresh (the loops rule 2 passes over above): only its last iteration's value
@@ -705,14 +730,6 @@ int32_t firstInLoop(const LinearOrder& order, std::span<const Event> events, siz
   return prev > order.loops[size_t(chain.front())].header ? -1 : chain.front();
 }
 
-// Whether every mention of the tensor in `loop`'s body, from events[i] on, is a write.
-bool writesOnlyIn(const LinearOrder& order, std::span<const Event> events, size_t i, int32_t loop) {
-  const uint32_t end = order.loops[size_t(loop)].end;
-  for (size_t j = i; j < events.size() && events[j].pos < end; ++j)
-    if (!events[j].write) return false;
-  return true;
-}
-
 // Whether the write that events[i] records, the first mention in a loop L that firstInLoop finds, starts a value:
 // one run of L writes every element and reads only what the run wrote (a tensor replaced piecewise by a loop, read
 // back or accumulated into in the loop or not: alloc/iteration_coverage.h, runRewrite), or it is a conditional whole
@@ -829,7 +846,7 @@ Liveness computeLiveness(const Program& p) {
     const bool maybe = at.conditional && !certain.always;
     for (const TensorWrite& w : e.tensor_writes) {
       const bool once = maybe && certain.once && w.cover == WriteCover::Whole;
-      filed.push_back({w.tensor, {pos, true, maybe ? WriteCover::Partial : w.cover, once}});
+      filed.push_back({w.tensor, {pos, true, maybe ? WriteCover::Partial : w.cover, once, once ? certain.later : -1}});
     }
     for (RegId r : e.reg_writes) writeReg(r, pos, whole);
   }

@@ -32,6 +32,11 @@
 // that writes the tensor piecewise, its iterations together replacing every element, and reads only what its run
 // has written (`loop i { copy t[:, i*32:32], ...; copy u, t[:, i*32:32] }` after t's last read; an accumulation
 // group per chunk): alloc/iteration_coverage.h, runRewrite.
+// Such a conditional whole write's value is its last run's (nothing in the loop reads between two runs). Where no loop
+// inside the outermost one begins another iteration after that run (alloc/conditional_runs.h, `later`), only the
+// write's later positions run after it, and the whole body on the outermost loop's iterations that begin after it:
+// with none the value starts at the write, not at the loop's header; with one it is live before the write on the
+// loop's last iteration only ("Iterations" below).
 // A partial write starts a value too when nothing of the value before it is read again: it runs on every execution
 // of its loop body, and the later mentions up to the next whole write, or up to the write that completes a write of
 // every element (the tensor replaced piecewise: two matmuls into its halves), read only elements written from the
@@ -92,6 +97,8 @@
 //  - every iteration but the last: a value whose last mention lies in L, where rule 2 extends it to L's end (an
 //    iteration reads what the one before left): from that last mention to L's end, the next iteration reads it,
 //    but after the last iteration nothing does.
+//  - last iteration only, before a conditional whole write whose last run is on the iteration before the last (see
+//    "Values" above): from the loop's header (exclusive: each iteration's own step) to the write.
 // Neither applies where rule 3 extends the value over a loop around both mentions (the next iteration of that loop
 // may read it). Loops nested in L are not told apart: a value live on the last iteration of L is live there on every
 // iteration of the loops inside it. Two ranges whose iterations exclude each other at a position (one loop, one the

@@ -856,15 +856,43 @@ INSTANTIATE_TEST_SUITE_P(LiveSegments, LiveRangeOf, ::testing::ValuesIn(std::vec
      .body = guardedWholeWrite("if i >= 0"),
      .expect = {{.value = "a", .segments = {{P(11), P(12)}, {P(15), P(18)}}}}},
     // The memset runs at i = 2 only; nothing in the loop reads a, so after the loop a holds what the memset wrote.
-    // Before the memset's run the old value is dead, but one position stands for every iteration: the new value is
-    // live from the loop header.
+    // Before the memset's run the old value is dead; after it, i = 3 runs the whole body: the new value is live from
+    // the loop header (each iteration's step), before the memset on the last iteration only (the if, line 14).
     {.name = "AWholeWriteThatRunsOnSomeIterationStartsAValueAtItsLoop",
      .body = guardedWholeWrite("if i == 2"),
-     .expect = {{.value = "a", .segments = {{P(11), P(12)}, {P(13), P(18)}}}}},
-    // j runs for i = 1..3: the memset runs, though not on every iteration of i.
+     .expect = {{.value = "a",
+                 .segments = {{P(11), P(12)}, {P(13), P(18)}},
+                 .only = std::vector<ExpectedPart>{{P(13), P(14), 13, true}}}}},
+    // The memset runs at i = 0 and 1: i = 2 and 3 run before it with the value live, so nothing is narrowed.
+    {.name = "AWholeWriteWhoseLastRunIsTwoIterationsBeforeTheEndIsLiveOverTheLoop",
+     .body = guardedWholeWrite("if i <= 1"),
+     .expect = {{.value = "a",
+                 .segments = {{P(11), P(12)}, {P(13), P(18)}},
+                 .only = std::vector<ExpectedPart>{}}}},
+    // The memset runs at i = 1 and 3: its last run is on the last iteration, and nothing runs before it there after
+    // it: the value starts at the memset.
+    {.name = "AWholeWriteWhoseLastRunIsOnTheLastIterationStartsThere",
+     .body = guardedWholeWrite("if i % 2 == 1"),
+     .expect = {{.value = "a", .segments = {{P(11), P(12)}, {P(15), P(18)}}}}},
+    // j runs for i = 1..3, the memset's last run at i = 3, j = 2: no iteration of j or i begins after it, though the
+    // memset does not run on every iteration of i.
     {.name = "AWholeWriteInARegisterBoundedLoopThatRunsStartsAValue",
      .body = guardedWholeWrite("loop j = 0, i, 1"),
-     .expect = {{.value = "a", .segments = {{P(11), P(12)}, {P(13), P(18)}}}}},
+     .expect = {{.value = "a", .segments = {{P(11), P(12)}, {P(15), P(18)}}}}},
+    // The memset runs at (i, j) = (2, 1) and (3, 0): after its last run j = 1 begins and runs the if (line 15) with
+    // the value live; i = 0 and 1 do not write a, so nothing narrows the loop.
+    {.name = "AWholeWriteBeforeAnotherIterationOfAnInnerLoopIsLiveOverTheLoop",
+     .body = "dma a, A\n"               // 11
+             "copy b, a\n"              // 12
+             "loop i = 0, 4, 1 {\n"     // 13
+             "  loop j = 0, 2, 1 {\n"   // 14
+             "    if i + j == 3 {\n"    // 15
+             "      memset a, 1\n"      // 16
+             "    }\n"
+             "  }\n"
+             "}\n"
+             "dma O, a\n",              // 20
+     .expect = {{.value = "a", .segments = {{P(11), P(12)}, {P(13), P(20)}}, .only = std::vector<ExpectedPart>{}}}},
     // i == 7 never holds: the dma after the loop reads what the first dma wrote.
     {.name = "AConditionalWholeWriteThatNeverRunsKeepsOneValue",
      .body = guardedWholeWrite("if i == 7"),
