@@ -68,6 +68,10 @@ AllocatorChoice resolveAllocator(const std::string& name, std::optional<int> opt
                         " is --allocator " + family(*optlevel));
     return AllocatorChoice{alias, ""};
   };
+  // The names the command line takes (the driver's own check knows only those it is given after this mapping).
+  if (!(name.empty() || name == "coloring" || name == "no-reuse" || name == "fixed" || name == "lsa" ||
+        name == "exact"))
+    throw OptionError("unknown allocator '" + name + "' (expected coloring, no-reuse, fixed, lsa or exact)");
   if (name == "no-reuse") return only(0);
   if (name == "fixed") return only(7);
   if (name == "lsa") {

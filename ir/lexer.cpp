@@ -77,8 +77,15 @@ void Lexer::advance(size_t n) {
 void Lexer::skipBlanks() {
   while (pos_ < src_.size()) {
     char c = src_[pos_];
-    if (c == ' ' || c == '\t' || c == '\r') {
+    if (c == ' ' || c == '\t') {
       advance(1);
+    } else if (c == '\r') {
+      // A carriage return not before a line feed would join what the writer saw as lines (classic Mac line ends):
+      // the error there says so, rather than one about the text it joined. The blanks up to the line feed go at once.
+      const size_t next = src_.find_first_not_of(" \t\r", pos_);
+      if (next != std::string_view::npos && src_[next] != '\n')
+        throw InputError(here(), "a carriage return without a line feed: lines end with \\n or \\r\\n");
+      advance((next == std::string_view::npos ? src_.size() : next) - pos_);
     } else if (c == '#') {
       size_t end = src_.find('\n', pos_);
       advance((end == std::string_view::npos ? src_.size() : end) - pos_);
@@ -120,6 +127,13 @@ Token Lexer::lex() {
     advance(1);
     return t;
   }
+  // A byte-order mark (some Windows editors write one) and a lone carriage return (classic Mac line ends) are told
+  // for what they are: the bytes alone would say little.
+  if (pos_ == 0 && src_.compare(0, 3, "\xEF\xBB\xBF") == 0)
+    throw InputError(t.loc, "the file starts with a UTF-8 byte-order mark (bytes EF BB BF); save it without one");
+  if (static_cast<unsigned char>(c) >= 0x80)
+    throw InputError(t.loc, "unexpected character " + quoted(src_.substr(pos_, 1)) +
+                                " (a byte outside ASCII: names, numbers and keywords are ASCII)");
   throw InputError(t.loc, "unexpected character " + quoted(src_.substr(pos_, 1)));
 }
 

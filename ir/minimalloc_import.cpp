@@ -82,6 +82,10 @@ Program importedDeclarations(const MinimallocProblem& mp, uint64_t capacity, boo
     t.name = minimallocTensorName(b.id);
     t.space = Space::Sbuf;
     t.partitions = 1;
+    // A buffer larger than the memory has no place: the program would break the SBUF size rule, so the row says so.
+    if (uint64_t(b.size) > capacity)
+      throw InputError(b.loc, "buffer '" + b.id + "' has size " + std::to_string(b.size) + ", more than the capacity " +
+                                  std::to_string(capacity) + ": no placement exists");
     const uint64_t bytes = uint64_t(b.size) * scale;
     t.dtype = bytes % 4 == 0 ? DType::U32 : DType::U16;
     const uint64_t elements = bytes / dtypeSize(t.dtype);

@@ -58,6 +58,14 @@ std::optional<std::string> ArgReader::positional() {
   return a;
 }
 
+bool ArgReader::positionalInto(std::string& slot) {
+  const std::optional<std::string> p = positional();
+  if (!p) return false;
+  if (!slot.empty()) throw UsageError("unexpected argument '" + *p + "': the input is already '" + slot + "'");
+  slot = *p;
+  return true;
+}
+
 void ArgReader::unknown() const {
   throw UsageError(done() ? std::string("missing argument") : "unexpected argument '" + args_[pos_] + "'");
 }

@@ -31,6 +31,9 @@ class ArgReader {
   bool archOption(Arch& arch);
   // The current argument as a positional (anything not starting with '-', or "-" for stdin).
   std::optional<std::string> positional();
+  // The current argument as the one positional `slot` holds: false when it is no positional; throws UsageError
+  // when `slot` already has one (a second program, a stray word), naming both.
+  bool positionalInto(std::string& slot);
   // Throws UsageError naming the current argument.
   [[noreturn]] void unknown() const;
 

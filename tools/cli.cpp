@@ -1,6 +1,8 @@
 #include "tools/cli.h"
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <exception>
 #include <filesystem>
 #include <string>
@@ -35,7 +37,15 @@ int run(int argc, char** argv) {
       // The verbs that read a program also read an NKI kernel in Python (tools/python_kernel.h).
       for (const char* reader : {"fmt", "interp", "verify", "alloc", "run", "trace", "show"})
         if (verb == reader) takeKernelOptions(args);
-      return v.run(args);
+      const int rc = v.run(args);
+      // What the verb printed may still sit in the buffer: a full disk or a closed pipe must not end in exit 0 with
+      // the report silently cut short.
+      if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
+        std::fprintf(stderr, "allocsim %s: cannot write standard output: %s\n", v.name,
+                     errno ? std::strerror(errno) : "write error");
+        return rc == kExitOk ? kExitBadInput : rc;
+      }
+      return rc;
     } catch (const UsageError& e) {
       std::fprintf(stderr, "allocsim %s: %s\n", v.name, e.what());
       return kExitBadInput;

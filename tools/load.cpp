@@ -8,6 +8,11 @@
 #include <fstream>
 #include <iostream>
 
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include "ir/check.h"
 #include "ir/parse.h"
 #include "tools/args.h"
@@ -35,6 +40,46 @@ bool readAll(std::istream& in, std::string& text) {
   return true;
 }
 
+bool isFifo(const std::string& path) {
+  struct stat st{};
+  return stat(path.c_str(), &st) == 0 && S_ISFIFO(st.st_mode);
+}
+
+// Opening a FIFO for reading blocks until some process opens it for writing, for ever if none does. It is opened
+// without blocking instead and waited on for at most kFifoWaitSeconds: the first bytes, or a writer that came and
+// went, end the wait, and the FIFO is then read to its end; nothing at all is an error.
+constexpr int kFifoWaitSeconds = 10;
+
+std::string readFifo(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK);
+  if (fd < 0) throw UsageError(path + ": cannot open: " + std::strerror(errno));
+  pollfd p{fd, POLLIN, 0};
+  int ready;
+  do ready = ::poll(&p, 1, kFifoWaitSeconds * 1000);
+  while (ready < 0 && errno == EINTR);
+  if (ready <= 0) {
+    ::close(fd);
+    throw UsageError(path + ": a FIFO nothing wrote to within " + std::to_string(kFifoWaitSeconds) +
+                     " s (no process opened it for writing)");
+  }
+  ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);  // from here on, read as a pipe is read
+  std::string text;
+  char buf[1 << 16];
+  while (text.size() <= kMaxSourceBytes) {
+    const ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      const int e = errno;
+      ::close(fd);
+      throw UsageError(path + ": cannot read: " + std::strerror(e));
+    }
+    if (n == 0) break;
+    text.append(buf, size_t(n));
+  }
+  ::close(fd);
+  return text;
+}
+
 }  // namespace
 
 std::string readSource(const std::string& path) {
@@ -46,6 +91,11 @@ std::string readSource(const std::string& path) {
     // nothing useful ("basic_filebuf::underflow"), so it is told apart before opening.
     std::error_code ec;
     if (std::filesystem::is_directory(path, ec)) throw UsageError(path + ": is a directory, not a program file");
+    if (isFifo(path)) {
+      text = readFifo(path);
+      if (text.size() > kMaxSourceBytes) throw UsageError("'" + path + "' is larger than 512 MiB");
+      return text;
+    }
     std::ifstream in(path, std::ios::binary);
     if (!in) throw UsageError(path + ": cannot open: " + std::strerror(errno));
     // A regular file's size is known: one buffer of that size, filled in place (a pipe is read in blocks).
@@ -94,12 +144,29 @@ std::optional<Program> loadProgram(const std::string& path, bool check) {
 
 void writeOutput(const std::string& path, const std::string& text) {
   if (path.empty() || path == "-") {
-    std::fwrite(text.data(), 1, text.size(), stdout);
+    // A full disk or a closed pipe is an error like an unwritable file, not an output silently cut short.
+    if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size() || std::fflush(stdout) != 0)
+      throw UsageError(std::string("cannot write standard output: ") + std::strerror(errno));
     return;
   }
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) throw UsageError("cannot write '" + path + "': it is a directory");
   std::ofstream out(path, std::ios::binary);
+  if (!out) throw UsageError("cannot write '" + path + "': " + std::strerror(errno));
   out << text;
-  if (!out) throw UsageError("cannot write '" + path + "'");
+  out.close();  // the buffer's last bytes are written here: a full disk shows only now
+  if (!out) throw UsageError("cannot write '" + path + "'" + (errno ? ": " + std::string(std::strerror(errno)) : ""));
+}
+
+void requireWritable(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) throw UsageError("cannot write '" + path + "': it is a directory");
+  const bool existed = std::filesystem::exists(path, ec);
+  {
+    std::ofstream out(path, std::ios::binary | std::ios::app);  // opened, not truncated: nothing is lost yet
+    if (!out) throw UsageError("cannot write '" + path + "': " + std::strerror(errno));
+  }
+  if (!existed) std::filesystem::remove(path, ec);
 }
 
 }  // namespace allocsim::cli

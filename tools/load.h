@@ -19,4 +19,8 @@ std::optional<Program> loadProgram(const std::string& path, bool check = true);
 // Writes `text` to `path` ("-" or "" = standard output). Throws UsageError on failure.
 void writeOutput(const std::string& path, const std::string& text);
 
+// Throws UsageError when `path` cannot be opened for writing (a directory, a missing folder, no permission), before
+// a long run would write it; an existing file is left as it is, and a file the check had to create is removed.
+void requireWritable(const std::string& path);
+
 }  // namespace allocsim::cli

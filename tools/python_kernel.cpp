@@ -202,7 +202,13 @@ std::optional<std::string> traceKernel(const std::string& path, const std::strin
   std::string out;
   int rc = runPythonTool(args, out);
   if (rc == 127) throw UsageError("cannot run python3, which traces " + path);
+  if (rc != 0 && rc != 2)  // 2: the tracer reported the kernel's error at its line; anything else it did not
+    throw UsageError(path + ": the Python tracer ended with " +
+                     (rc > 128 ? "signal " + std::to_string(rc - 128) : "exit code " + std::to_string(rc)) +
+                     " without a program or a located error");
   if (rc != 0) return std::nullopt;
+  if (out.empty())
+    throw UsageError(path + ": the Python tracer ended without writing a program (does the file call os._exit()?)");
   return out;
 }
 

@@ -167,7 +167,7 @@ AllocArgs parseAllocArgs(const Args& raw, Arch& arch) {
     else if (auto v = r.value("--poison-seed"))
       a.verify_opts.poison_seed = ArgReader::toUint("--poison-seed", *v, UINT64_MAX);
     else if (r.archOption(arch)) a.arch_given = true;
-    else if (auto p = r.positional(); p && a.in.empty()) a.in = *p;
+    else if (r.positionalInto(a.in)) continue;
     else r.unknown();
   }
   a.driver.verbosity = a.verbose > 1 ? a.verbose - 1 : 0;

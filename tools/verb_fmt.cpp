@@ -27,7 +27,7 @@ int runFmt(const Args& args) {
     if (r.help(kFmtHelp)) return kExitOk;
     if (auto v = r.value("-o")) out = *v;
     else if (r.flag("--no-check")) check = false;
-    else if (auto p = r.positional(); p && in.empty()) in = *p;
+    else if (r.positionalInto(in)) continue;
     else r.unknown();
   }
   if (in.empty()) throw UsageError("fmt needs a program (a path, or - for standard input)");

@@ -180,6 +180,13 @@ int runFuzzAllocator(const Args& all) {
   if (opts.jobs == 0) throw UsageError("--jobs must be at least 1");
   if (max_output < 1) throw UsageError("--max-output must be at least 1");
   if (opts.seconds > 0 && !runs_given) opts.runs = 0;  // --time alone: generate until the time is up
+  if (runs_given && opts.runs == 0 && opts.seconds <= 0)  // 0 means "until --time runs out": without it, for ever
+    throw UsageError("--runs 0 needs --time S (it means: generate cases until the time runs out)");
+  {
+    std::error_code ec;
+    if (std::filesystem::exists(out_dir, ec) && !std::filesystem::is_directory(out_dir, ec))
+      throw UsageError("--out '" + out_dir + "' is not a directory (failures are written into one)");
+  }
   if (std::string err = validateArch(opts.gen.arch); !err.empty()) throw UsageError(err);
 
   if (kernels) addKernels(opts.gen.arch, opts.seed, opts.corpus);
@@ -198,7 +205,13 @@ int runFuzzAllocator(const Args& all) {
   FuzzReportContext ctx;
   ctx.command = cmd;
   ctx.options = &opts;
-  if (result.totals.failed > 0) ctx.files = writeFailureFiles(out_dir, cmd, result);
+  if (result.totals.failed > 0) {
+    try {
+      ctx.files = writeFailureFiles(out_dir, cmd, result);
+    } catch (const std::runtime_error& e) {  // a folder that cannot be made or written: after the campaign, at --out
+      throw UsageError("--out '" + out_dir + "': " + e.what());
+    }
+  }
   const std::string text = json ? fuzzReportJson(result, ctx) : fuzzReportText(result, ctx);
   std::fputs(text.c_str(), stdout);
   return result.totals.failed > 0 ? kExitVerifyFailed : kExitOk;

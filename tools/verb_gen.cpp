@@ -88,7 +88,7 @@ int runGen(const Args& args) {
     writeOutput(out, json ? tally.json() : tally.table());
     return kExitOk;
   }
-  if (json) throw UsageError("gen: --json goes with --stats (a program prints as program text)");
+  if (json) throw UsageError("--json goes with --stats (a program prints as program text)");
   if (!seed) throw UsageError("gen needs --seed S");
   GenOutcome outcome;
   auto generate = [&] {

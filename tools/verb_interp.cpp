@@ -42,7 +42,7 @@ int runInterp(const Args& args) {
     else if (r.flag("--json")) json = true;
     else if (auto v = r.value("--outputs-dir")) outputs_dir = *v;
     else if (r.flag("--quiet")) quiet = true;
-    else if (auto p = r.positional(); p && in.empty()) in = *p;
+    else if (r.positionalInto(in)) continue;
     else r.unknown();
   }
   if (in.empty()) throw UsageError("interp needs a program (a path, or - for standard input)");

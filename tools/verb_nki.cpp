@@ -55,7 +55,7 @@ int runNki(const Args& raw) {
       Args limit = {"--trace-time-limit", *v};
       takeKernelOptions(limit);
     }
-    else if (auto p = r.positional(); p && in.empty()) in = *p;
+    else if (r.positionalInto(in)) continue;
     else r.unknown();
   }
   if (in.empty()) throw UsageError("nki needs a kernel file (KERNEL.py)");
@@ -66,6 +66,8 @@ int runNki(const Args& raw) {
     int rc = runPythonTool(list, text);
     if (rc == 127) throw UsageError("cannot run python3, which reads " + in);
     if (rc != 0) return kExitBadInput;
+    if (text.empty())  // the list names at least one kernel, or says there is none: the file ended the tracer
+      throw UsageError(in + ": the Python tracer ended without listing the kernels (does the file call os._exit()?)");
     writeOutput(out, text);
     return kExitOk;
   }

@@ -114,7 +114,7 @@ RunArgs parseRunArgs(const Args& raw, Arch& arch) {
     else if (r.flag("--timing-only")) a.timing_only = true;
     else if (r.flag("--check-timing")) a.check_timing = true;
     else if (r.archOption(arch)) a.arch_given = true;
-    else if (auto p = r.positional(); p && a.in.empty()) a.in = *p;
+    else if (r.positionalInto(a.in)) continue;
     else r.unknown();
   }
   return a;

@@ -27,7 +27,7 @@ int runShow(const Args& args) {
   while (!r.done()) {
     if (r.help(kShowHelp)) return kExitOk;
     if (auto v = r.value("-o")) out = *v;
-    else if (auto p = r.positional(); p && in.empty()) in = *p;
+    else if (r.positionalInto(in)) continue;
     else r.unknown();
   }
   if (in.empty()) throw UsageError("show needs an allocated program (a path, or - for standard input)");

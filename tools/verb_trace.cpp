@@ -1,6 +1,9 @@
 // allocsim trace: simulate a program (allocating it first, as `allocsim run` does) and write its timelines: a VCD of
 // engine activity and ring occupancy (sc_trace) and a Chrome/Perfetto trace-event JSON (sim/trace_json.h).
+#include <unistd.h>
+
 #include <cstdio>
+#include <filesystem>
 #include <string>
 
 #include "alloc/alloc_error.h"
@@ -16,6 +19,14 @@
 #include "verify/timing_agreement.h"
 
 namespace allocsim::cli {
+
+// Where the model writes the VCD before it is copied to --vcd: the temporary directory, one name per process.
+static std::string scratchVcdPath() {
+  std::error_code ec;
+  std::filesystem::path dir = std::filesystem::temp_directory_path(ec);
+  if (ec) dir = "/tmp";
+  return (dir / ("allocsim-trace-" + std::to_string(::getpid()) + ".vcd")).string();
+}
 
 static const char kTraceHelp[] =
     "usage: allocsim trace PROGRAM [--vcd FILE] [--perfetto FILE] [-O N] [--timing FILE] [--seed S]\n"
@@ -56,7 +67,7 @@ int runTrace(const Args& raw) {
       else if (auto v = r.value("--seed")) so.input_seed = ArgReader::toUint("--seed", *v, UINT64_MAX);
       else if (auto v = r.value("--poison-seed")) so.poison_seed = ArgReader::toUint("--poison-seed", *v, UINT64_MAX);
       else if (r.archOption(target)) arch_given = true;
-      else if (auto p = r.positional(); p && in.empty()) in = *p;
+      else if (r.positionalInto(in)) continue;
       else r.unknown();
     }
     return true;
@@ -68,6 +79,9 @@ int runTrace(const Args& raw) {
   }
   if (in.empty()) throw UsageError("trace needs a program (a path, or - for standard input)");
   if (vcd.empty() && perfetto.empty()) throw UsageError("trace needs --vcd FILE and/or --perfetto FILE");
+  // The outputs are checked before the simulation runs, so a mistyped path does not cost the whole run.
+  for (const std::string& out : {vcd, perfetto})
+    if (!out.empty() && out != "-") requireWritable(out);
   const std::string display = in == "-" ? "<stdin>" : in;
   // The file's keys replace those of the program's preset table (known once the program is read): checked now.
   std::string timing_text;
@@ -103,8 +117,22 @@ int runTrace(const Args& raw) {
     so.timing->apply(timing_text);
     sim::Trace trace;
     so.trace = &trace;
-    so.vcd_path = vcd;
+    // The model writes its VCD where it is told, without telling of a failure: it writes a scratch file, which is
+    // then copied to --vcd as every output is (an unwritable path or a full disk is an error, not a missing file).
+    const std::string scratch = vcd.empty() ? "" : scratchVcdPath();
+    so.vcd_path = scratch;
     sim::SimResult r = sim::simulate(allocated, so);
+    if (!vcd.empty()) {
+      std::string text;
+      try {
+        text = readSource(scratch);
+      } catch (const UsageError&) {
+        std::remove(scratch.c_str());
+        throw UsageError("cannot write '" + vcd + "': the simulator wrote no VCD");
+      }
+      std::remove(scratch.c_str());
+      writeOutput(vcd, text);
+    }
     if (!perfetto.empty())
       writeOutput(perfetto, sim::traceEventJson(allocated, trace, allocated.arch.dma_queues, so.timing->clock_ghz));
     std::fputs((display + ": traced " + std::to_string(trace.slices.size()) + " slices, " +

@@ -50,7 +50,7 @@ int runVerify(const Args& args) {
     else if (r.flag("--all")) all_groups = true;
     else if (r.flag("--quiet")) quiet = true;
     else if (auto v = r.value("--svg")) svg = *v;
-    else if (auto p = r.positional(); p && in.empty()) in = *p;
+    else if (r.positionalInto(in)) continue;
     else r.unknown();
   }
   if (in.empty()) throw UsageError("verify needs an allocated program (a path, or - for standard input)");

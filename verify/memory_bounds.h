@@ -11,9 +11,10 @@
 namespace allocsim {
 
 struct MemoryBounds {
-  uint64_t sbuf_bytes = 0;  // per partition: the most SBUF area live at one position / partitions (rounded up), or
-                            // the largest SBUF tensor's bytes per partition if more; no spill-free allocation fits
-                            // in less
+  uint64_t sbuf_bytes = 0;  // per partition, the most of: the SBUF area live at one position / partitions (rounded
+                            // up); the largest SBUF tensor's bytes per partition; and, for a tensor on fewer
+                            // partitions than the machine's, its bytes per partition plus those of the tensors on
+                            // every partition live with it. No spill-free allocation fits in less
   uint64_t psum_banks = 0;  // the most PSUM banks live at one position
 };
 

@@ -3,10 +3,13 @@
 #include <algorithm>
 #include <limits>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 
+#include "ir/diag.h"
 #include "ir/print.h"
+#include "verify/byte_liveness.h"
 #include "verify/dynamic_liveness.h"
 #include "verify/footprint.h"
 #include "verify/live_intervals.h"
@@ -26,6 +29,9 @@ struct Conflict {
   uint32_t earlier = 0;
   CommonStep when;       // .a is `later`'s interval, .b is `earlier`'s
   Footprint region;      // the physical intersection
+  // Tensors: the first byte both hold live data in (verify/byte_liveness.h), `when` then being its elements'
+  // intervals; nullopt when the byte-level bookkeeping was too large (the tensors' live sets then decide).
+  std::optional<ByteConflict> byte;
 };
 
 uint64_t saturatingAdd(uint64_t a, uint64_t b) {
@@ -137,6 +143,45 @@ std::vector<Conflict> findConflicts(const Program& p, const DynamicLiveness& liv
   return out;
 }
 
+// Keeps the tensor conflicts in which some byte of the intersection is live in both tensors at one step, at the
+// first such step; a pair whose shared bytes are never live together (the bytes of a dead tile, elements read for
+// the last time before the other tensor moved in) is no overlap. Register conflicts are kept as they are (a register
+// is one value).
+std::vector<Conflict> refineToBytes(const Program& p, std::vector<Conflict> conflicts, const LivenessOptions& lo) {
+  std::vector<SuspectPair> pairs;
+  for (const Conflict& c : conflicts)
+    if (!c.registers) pairs.push_back({c.later, c.earlier, c.region});
+  if (pairs.empty()) return conflicts;
+  std::vector<std::optional<ByteConflict>> bytes;
+  try {
+    bytes = byteConflicts(p, pairs, lo);
+  } catch (const InputError&) {
+    return conflicts;  // too large to follow byte by byte: the tensors' live sets decide
+  }
+  std::vector<Conflict> out;
+  size_t k = 0;
+  for (Conflict& c : conflicts) {
+    if (c.registers) {
+      out.push_back(c);
+      continue;
+    }
+    const std::optional<ByteConflict>& b = bytes[k++];
+    if (!b) continue;
+    Conflict r = orient(c.later, c.earlier, b->when);
+    r.registers = false;
+    r.space = c.space;
+    r.region = c.region;
+    ByteConflict bc = *b;
+    if (r.later != c.later) {  // keep the elements in the order of r's items
+      std::swap(bc.a_partition, bc.b_partition);
+      std::swap(bc.a_element, bc.b_element);
+    }
+    r.byte = bc;
+    out.push_back(r);
+  }
+  return out;
+}
+
 std::string range(const char* what, uint64_t lo, uint64_t hi) {  // [lo, hi), non-empty
   if (hi - lo == 1) return std::string(what) + " " + std::to_string(lo);
   return std::string(what) + "s " + std::to_string(lo) + ".." + std::to_string(hi - 1);
@@ -209,8 +254,22 @@ Finding describe(const Program& p, const Conflict& c, const StepSite& site) {
     f.loc = later_decl;  // step 0: both are inputs, live before the first instruction
     f.notes.push_back("both live from step 0 (inputs, before the first instruction)");
   }
-  f.notes.push_back("'" + later_name + "' is live over " + intervalText(c.when.a) + ", '" + earlier_name +
-                    "' over " + intervalText(c.when.b));
+  if (c.byte) {
+    const ByteConflict& b = *c.byte;
+    std::string where = c.space == Space::Dram ? "DRAM byte " + std::to_string(b.byte)
+                        : c.space == Space::Sbuf
+                            ? "SBUF partition " + std::to_string(b.partition) + " byte " + std::to_string(b.byte)
+                            : "PSUM partition " + std::to_string(b.partition) + " byte " + std::to_string(b.byte) +
+                                  " (bank " + std::to_string(b.byte / p.arch.psum_bank_bytes) + ")";
+    f.notes.push_back("first shared live byte: " + where + ", element [" + std::to_string(b.a_partition) + ", " +
+                      std::to_string(b.a_element) + "] of '" + later_name + "' (live over " +
+                      intervalText(c.when.a) + ") and element [" + std::to_string(b.b_partition) + ", " +
+                      std::to_string(b.b_element) + "] of '" + earlier_name + "' (live over " +
+                      intervalText(c.when.b) + ")");
+  } else {
+    f.notes.push_back("'" + later_name + "' is live over " + intervalText(c.when.a) + ", '" + earlier_name +
+                      "' over " + intervalText(c.when.b));
+  }
   return f;
 }
 
@@ -228,7 +287,7 @@ std::vector<Finding> checkPlacement(const Program& allocated, const PlacementOpt
   lo.progress = opts.progress;
   lo.progress_phase = "placement oracle";
   DynamicLiveness live = computeDynamicLiveness(p, lo);
-  std::vector<Conflict> conflicts = findConflicts(p, live);
+  std::vector<Conflict> conflicts = refineToBytes(p, findConflicts(p, live), lo);
   if (conflicts.empty()) return out;
 
   std::vector<uint64_t> steps;

@@ -122,6 +122,8 @@ def load_module(path):
         raise err
     except Exception as e:  # an error of the kernel file itself, at its line
         raise KernelError("%s: %s" % (type(e).__name__, e), _innermost(e, path))
+    except BaseException as e:  # sys.exit(), KeyboardInterrupt: the file stops the tracer, which says where
+        raise KernelError(_stopped(e), _innermost(e, path))
     finally:
         sys.path.remove(os.path.dirname(os.path.abspath(path)))
     return mod
@@ -133,6 +135,14 @@ class MissingModule(KernelError):
 
 def kernels(mod):
     return {n: k for n, k in vars(mod).items() if isinstance(k, Kernel) and k.func.__module__ == mod.__name__}
+
+
+def _stopped(exc):
+    """The message for a kernel file that ends the tracer itself (sys.exit(), KeyboardInterrupt, ...)."""
+    if isinstance(exc, SystemExit):
+        return "the file calls sys.exit(%s) while it is traced; a kernel file must not exit" % (
+            "" if exc.code is None else repr(exc.code))
+    return "%s raised while the file is traced%s" % (type(exc).__name__, (": %s" % exc) if str(exc) else "")
 
 
 def _innermost(exc, path=None):
@@ -360,6 +370,8 @@ def trace_kernel(kernel, args, arch="gen2", file_for_errors=None):
             raise KernelError("RecursionError: %s" % e, _innermost(e))
         except Exception as e:
             raise KernelError("%s: %s" % (type(e).__name__, e), _innermost(e))
+        except BaseException as e:
+            raise KernelError(_stopped(e), _innermost(e))
         outs = result if isinstance(result, (tuple, list)) else ([] if result is None else [result])
         for o in outs:
             if not isinstance(o, _t.View) or o.tensor.space != "dram":

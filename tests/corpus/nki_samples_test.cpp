@@ -56,22 +56,6 @@ const std::vector<std::string> kGen2Only = {
 // ctest.
 const std::set<std::string> kLongOnly = {"attention_fwd_v4.nki.txt", "sd_attention_causal.nki.txt"};
 
-// The traced kernels (the last entries of kKernels, and kGen2Only).
-const std::set<std::string> kTraced = {"mamba_v1", "maxpool_stride1", "interpolate_bilinear", "matmul_doc_hoisted",
-                                       "mamba_v3", "attn_fwd_v6", "attn_fwd_v11", "tensor_add_spmd",
-                                       "select_reduce", "load_transpose2d"};
-
-// The largest bytes per partition of an SBUF tensor on fewer partitions than the machine's. The max-live bound
-// counts such a tile by its area (a [1, 256] f32 tile as 1/128 of 1 KiB per partition), but wherever it goes it
-// takes its full byte range on its partitions: mamba_v1 keeps 6 KiB of full tiles and a [1, 256] row live at
-// once, a 7 KiB peak against a 6152 B bound.
-uint64_t partialTileBytes(const Program& p) {
-  uint64_t most = 0;
-  for (const Tensor& t : p.tensors)
-    if (t.space == Space::Sbuf && t.partitions < p.arch.sbuf_partitions) most = std::max(most, t.bytesPerPartition());
-  return most;
-}
-
 bool allLevels() { return std::getenv("ALLOCSIM_NKI_SAMPLES_ALL_LEVELS") != nullptr; }
 
 std::vector<std::string> kernelFiles() {
@@ -131,10 +115,7 @@ TEST_P(NkiSample, AllocatesAtEveryColoringLevelPassesTheOraclesAndSimulates) {
     // one another, where earliest-start/first-fit stacked them and reached 1.17x to 1.25x the bound.
     const MemoryUse use = memoryUse(r.program);
     if (use.spilled_tensors == 0) {
-      // a traced kernel's rows of one partition get their byte range on top (a translation has none to spare)
-      const std::string stem = file.substr(0, file.find(tiny ? "_tiny.nki.txt" : ".nki.txt"));
-      const uint64_t allowance = kTraced.count(stem) ? partialTileBytes(source) * 100 : 0;
-      EXPECT_LE(use.sbuf_peak * 100, bound.sbuf_bytes * 105 + allowance)
+      EXPECT_LE(use.sbuf_peak * 100, bound.sbuf_bytes * 105)
           << what << ": SBUF peak " << use.sbuf_peak << " B/partition, max-live bound " << bound.sbuf_bytes;
     }
   }

@@ -238,7 +238,12 @@ void PrintTo(const ParseErrorCase& c, std::ostream* os) { *os << c.kind; }
 const std::vector<ParseErrorCase> kParseErrors = {
     {"UnexpectedCharacter", kDecls + "dma a, b $", "5:10: unexpected character '$'"},
     {"UnexpectedCharacter", std::string("sbuf c [8, 64] f32\0", 19), "1:19: unexpected character '\\x00'"},
-    {"UnexpectedCharacter", "sbuf \xC3\xA9 [8, 64] f32", "1:6: unexpected character '\\xC3'"},
+    {"UnexpectedCharacter", "sbuf \xC3\xA9 [8, 64] f32",
+     "1:6: unexpected character '\\xC3' (a byte outside ASCII: names, numbers and keywords are ASCII)"},
+    {"ByteOrderMark", "\xEF\xBB\xBFsbuf c [8, 64] f32",
+     "1:1: the file starts with a UTF-8 byte-order mark (bytes EF BB BF); save it without one"},
+    {"LoneCarriageReturn", "arch tiny\rsbuf c [8, 64] f32\r",
+     "1:10: a carriage return without a line feed: lines end with \\n or \\r\\n"},
     {"UnexpectedCharacter", kDecls + "dma a[:, .5:1], b", "5:10: unexpected character '.'"},
     {"MalformedNumber", kDecls + "memset a, 12ab", "5:11: malformed number '12ab'"},
     {"MalformedNumber", kDecls + "memset a, 0x", "5:11: malformed number '0x'"},

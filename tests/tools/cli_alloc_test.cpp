@@ -43,8 +43,7 @@ TEST(CliAlloc, SelectionMapRefusalsExitWithTwoAndQuoteTheAssert) {
   CliRun r = allocsim(k + " --allocator greedy");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(r.out,
-            "allocsim alloc: unknown allocator 'greedy' (expected coloring or lsa; the driver asserts "
-            "allocator==\"\" || allocator==\"coloring\" || allocator==\"lsa\")\n");
+            "allocsim alloc: unknown allocator 'greedy' (expected coloring, no-reuse, fixed, lsa or exact)\n");
   r = allocsim(k + " -O0 --cores 2");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(r.out,

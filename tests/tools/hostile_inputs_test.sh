@@ -7,29 +7,8 @@ allocsim=${1:?allocsim binary}
 src=${2:?source directory}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-failures=0
-fail() {
-  echo "FAIL: $*" >&2
-  failures=$((failures + 1))
-}
-
-# run NAME SECONDS CMD...: runs CMD, keeping its exit code in $rc and both streams in $out.
-run() {
-  local name=$1 limit=$2
-  shift 2
-  out=$(timeout -s KILL "$limit" "$@" 2>&1)
-  rc=$?
-  [ "$rc" -eq 137 ] && fail "$name: still running after $limit s"
-  [ "$rc" -ge 128 ] && [ "$rc" -ne 137 ] && fail "$name: killed by signal $((rc - 128))"
-  case $out in *"internal error"*) fail "$name: internal error: $out" ;; esac
-  return 0
-}
-
-# expect NAME CODE PATTERN: the last run's exit code is CODE and its output matches the extended regex PATTERN.
-expect() {
-  [ "$rc" -eq "$2" ] || fail "$1: exit $rc, expected $2: $(echo "$out" | head -3)"
-  echo "$out" | grep -Eq -- "$3" || fail "$1: output does not match /$3/: $(echo "$out" | head -3)"
-}
+# shellcheck source=tests/tools/hostile_lib.sh
+source "$(dirname "$0")/hostile_lib.sh"
 
 cd "$work" || exit 2
 
@@ -228,5 +207,4 @@ check=$(echo "$out" | sed -n 's/^    check: allocsim //p' | head -1)
 run "the check command" 30 "$allocsim" $check
 expect "the check command" 1 "overlap"
 
-[ "$failures" -eq 0 ] || { echo "$failures failure(s)" >&2; exit 1; }
-echo "hostile inputs: all passed"
+finish "hostile inputs"

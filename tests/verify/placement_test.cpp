@@ -182,7 +182,11 @@ TEST(PlacementOverlap, TwoLiveTensorsOverlappingByOneByte) {
             "sbuf tensors 'b' @p0+63 and 'a' @p0+0 overlap in partitions 0..7, byte 63 while both are live");
   ASSERT_EQ(fs[0].notes.size(), 2u);
   EXPECT_EQ(fs[0].notes[0], "both live from step 2: act b, a, relu");
-  EXPECT_EQ(fs[0].notes[1], "'b' is live over steps 2..3, 'a' over steps 1..2");
+  // a's element 15 (bytes 60..63) is loaded at step 1 and read at step 2; b's element 0 (bytes 63..66) is written
+  // at step 2 and read at step 3.
+  EXPECT_EQ(fs[0].notes[1],
+            "first shared live byte: SBUF partition 0 byte 63, element [0, 0] of 'b' (live over steps 2..3) and "
+            "element [0, 15] of 'a' (live over steps 1..2)");
   // One byte further they are disjoint.
   EXPECT_TRUE(check(chain("tiny sbuf-align=1", "sbuf a [8, 16] f32 @p0+0", "sbuf b [8, 16] f32 @p0+64")).empty());
 }
