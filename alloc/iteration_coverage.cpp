@@ -13,7 +13,8 @@ enum class CoverageQuestion : uint8_t {
   Reads,             // iterationCoverage
   LaterReads,        // laterIterationCoverage
   IterationRewrite,  // iterationRewrite
-  RunRewrite         // runRewrite
+  RunRewrite,        // runRewrite
+  RunReads           // runCoverage
 };
 
 // See CoverageCache in the header. Slot states are those of CoverageWalk::noteSlots without the tested tensor's
@@ -446,13 +447,14 @@ class CoverageWalk {
   void outer(const std::vector<const Instruction*>& chain, size_t i) {
     const Instruction& l = *chain[i];
     if (i + 1 == chain.size()) {
-      if (question_ == CoverageQuestion::RunRewrite) {
+      if (question_ == CoverageQuestion::RunRewrite || question_ == CoverageQuestion::RunReads) {
         // One run of the loop, what its iterations wrote kept from one to the next. The iterations the sampling
         // leaves out write where the second one does (findInvariance), so they add nothing to the union.
         if (!spend(bits_.words())) return;
         bits_.clear();
         iterate(l, tested_invariant_ ? Sampling::FirstSecondLast : Sampling::All, [&] { walk(root_); });
-        if (!done() && !allWritten() && !done()) verdict_ = IterationCoverage::Carried;
+        if (question_ == CoverageQuestion::RunRewrite && !done() && !allWritten() && !done())
+          verdict_ = IterationCoverage::Carried;
         return;
       }
       iterate(l, tested_invariant_ ? Sampling::FirstSecondLast : Sampling::All, [&] {
@@ -891,6 +893,11 @@ IterationCoverage laterIterationCoverage(const Program& p, const LinearOrder& or
 IterationCoverage runRewrite(const Program& p, const LinearOrder& order, TensorId t, int32_t loop, CoverageCache& cache,
                              uint64_t budget) {
   return decideCoverage(p, order, t, loop, cache, budget, CoverageQuestion::RunRewrite);
+}
+
+IterationCoverage runCoverage(const Program& p, const LinearOrder& order, TensorId t, int32_t loop,
+                              CoverageCache& cache, uint64_t budget) {
+  return decideCoverage(p, order, t, loop, cache, budget, CoverageQuestion::RunReads);
 }
 
 IterationCoverage iterationCoverage(const Program& p, const LinearOrder& order, TensorId t, int32_t loop,

@@ -95,4 +95,10 @@ IterationCoverage laterIterationCoverage(const Program& p, const LinearOrder& or
 IterationCoverage runRewrite(const Program& p, const LinearOrder& order, TensorId t, int32_t loop, CoverageCache& cache,
                              uint64_t budget = kCoverageBudget);
 
+// The question liveness asks of a loop after a partial write that may start a value: Covered when, over one run of
+// the loop (its iterations one after another, what each writes kept), every read is of an element the run has
+// written. Then nothing the loop reads is older than the loop.
+IterationCoverage runCoverage(const Program& p, const LinearOrder& order, TensorId t, int32_t loop, CoverageCache& cache,
+                              uint64_t budget = kCoverageBudget);
+
 }  // namespace allocsim

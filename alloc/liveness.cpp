@@ -193,6 +193,7 @@ class CoverageAnswers {
     rewrite_asked_.clear();
     reach_asked_.clear();
     run_asked_.clear();
+    own_asked_.clear();
   }
   // Whether the tensor's value is carried around `loop`'s back edge (Undecidable counts as carried).
   bool carried(int32_t loop) {
@@ -211,6 +212,12 @@ class CoverageAnswers {
     return memo(reach_asked_, loop, [&] {
       return !writesIn(loop) || laterIterationCoverage(p_, order_, t_, loop, cache_) != IterationCoverage::Covered;
     });
+  }
+  // Whether one run of `loop` reads only what the run wrote (alloc/iteration_coverage.h, runCoverage). Not counted
+  // in the stats.
+  bool readsOwnRun(int32_t loop) {
+    return memo(own_asked_, loop,
+                [&] { return runCoverage(p_, order_, t_, loop, cache_) == IterationCoverage::Covered; });
   }
   // Whether one run of `loop` writes every element of the tensor and reads only what the run wrote
   // (alloc/iteration_coverage.h, runRewrite). Not counted in the stats.
@@ -257,6 +264,7 @@ class CoverageAnswers {
   Asked rewrite_asked_;
   Asked reach_asked_;
   Asked run_asked_;
+  Asked own_asked_;
 };
 
 // Whether the first mention, at `pos`, replaces the whole value on every iteration of common loop `loop`.
@@ -315,6 +323,25 @@ uint32_t lastRunIn(const LinearOrder& order, std::span<const Event> group, uint3
     if (ev.pos > l.header) q = ev.pos;
   }
   if (q == kNone) return kNone;
+  if (int32_t inner = order.positions[q].loop; inner != loop) {
+    while (order.loops[size_t(inner)].parent != loop) inner = order.loops[size_t(inner)].parent;
+    q = order.loops[size_t(inner)].end;
+  }
+  return q;
+}
+
+// The last position of `loop`'s body at which the value in `group` (mentions up to `last`) may be read within one
+// iteration of it: the latest read in the body (a start@first matmul counts: it reads on its loop's later
+// iterations), or the end of the loop directly in the body that holds it. The loop's header when nothing in the body
+// reads it.
+uint32_t lastReadIn(const LinearOrder& order, std::span<const Event> group, uint32_t last, int32_t loop) {
+  const LinearLoop& l = order.loops[size_t(loop)];
+  uint32_t q = kNone;
+  for (const Event& ev : group) {
+    if (ev.pos > last || ev.pos >= l.end) break;
+    if (ev.pos > l.header && (!ev.write || ev.cover == WriteCover::WholeOnFirst)) q = ev.pos;
+  }
+  if (q == kNone) return l.header;
   if (int32_t inner = order.positions[q].loop; inner != loop) {
     while (order.loops[size_t(inner)].parent != loop) inner = order.loops[size_t(inner)].parent;
     q = order.loops[size_t(inner)].end;
@@ -387,8 +414,18 @@ void addSegments(const LinearOrder& order, std::span<const Event> group, const M
                           (m.first_cover == WriteCover::WholeOnFirst && i + 1 < ld.size()) ||
                           (answers != nullptr && !answers->leaves(ld[i]));
       if (!afresh) continue;
-      const uint32_t q = lastRunIn(order, group, m.last, ld[i]);
-      if (q != kNone && q < l.end) narrowed.push_back({q + 1, l.end, ld[i], true});
+      // On an iteration other than the last, nothing reads the value after the iteration's last read: from there on
+      // only the last iteration's value is live, except at the writes (a dead store still takes its memory on the
+      // others). Not before the end of the next loop inward, so that the parts stay disjoint.
+      uint32_t q = std::max(lastReadIn(order, group, m.last, ld[i]), m.first);  // before m.first: other values
+      if (i + 1 < ld.size()) q = std::max(q, order.loops[size_t(ld[i + 1])].end);
+      for (const Event& ev : group) {
+        if (ev.pos > m.last || ev.pos >= l.end) break;
+        if (ev.pos <= q) continue;
+        if (q + 1 < ev.pos) narrowed.push_back({q + 1, ev.pos - 1, ld[i], true});
+        q = ev.pos;  // a write (every read lies at or before q)
+      }
+      if (q < l.end) narrowed.push_back({q + 1, l.end, ld[i], true});
     }
   }
   if (!carried && last_side >= 0) {
@@ -474,6 +511,19 @@ class RegisterAnswers {
   const std::vector<Event>& events_;
 };
 
+// The value of an index whose only register, if any, is `reg`, holding `v` (>= 0); false when it names another
+// register or its value leaves int64_t.
+bool indexAt(const Index& idx, RegId reg, int64_t v, int64_t& out) {
+  __int128 sum = idx.constant;
+  for (const IndexTerm& term : idx.terms) {
+    if (reg == kNone || term.reg != reg || v < 0) return false;
+    sum += __int128(term.scale) * __int128(term.apply(uint64_t(v)));
+    if (sum > INT64_MAX || sum < INT64_MIN) return false;
+  }
+  out = int64_t(sum);
+  return true;
+}
+
 // The elements of one tensor some writes have covered, for partialStartsValue.
 class WrittenElements {
  public:
@@ -488,11 +538,14 @@ class WrittenElements {
   }
   // Whether every element of the tensor is marked.
   bool complete() const { return marked_ == bits_.size(); }
-  // Marks (write) or tests (!write) the elements of a view whose indexes name no register; false when the view
-  // names a register or leaves the tensor, or (a test) when some element is not marked.
-  bool visit(const AccessPattern& ap, bool write) {
-    if (ap.hasRegister() || ap.partition.constant < 0 || ap.offset.constant < 0) return false;
-    const uint64_t part = uint64_t(ap.partition.constant), off = uint64_t(ap.offset.constant);
+  // Marks (write) or tests (!write) the elements of a view whose indexes name no register but `reg`, which holds `v`
+  // (kNone: none); false when the view names another register or leaves the tensor, or (a test) when some element is
+  // not marked.
+  bool visit(const AccessPattern& ap, bool write, RegId reg = kNone, int64_t v = 0) {
+    int64_t part_at = 0, off_at = 0;
+    if (!indexAt(ap.partition, reg, v, part_at) || !indexAt(ap.offset, reg, v, off_at) || part_at < 0 || off_at < 0)
+      return false;
+    const uint64_t part = uint64_t(part_at), off = uint64_t(off_at);
     if (part + ap.partitions > partitions_) return false;
     if (ap.count2 > 0 && ap.count > 0 && off + uint64_t(ap.count2 - 1) * ap.step2 + ap.count > elements_) return false;
     for (uint64_t q = part; q < part + ap.partitions; ++q)
@@ -520,37 +573,94 @@ class WrittenElements {
 constexpr uint32_t kPartialLookahead = 64;
 
 // Whether the partial write that events[i] records (at position k, on every execution of its block) leaves nothing
-// of the value before it to be read: every later mention of the tensor, up to the next write of the whole tensor or
-// up to the write that completes, with k and the writes between, a write of every element, lies in the same loop
-// body as k (no nested loop or block between), names no register in its views, and reads only elements written at
-// or after k. Then k starts a new value (if no loop carries the tensor: startsValue).
+// of the value before it to be read. The later mentions of the tensor are walked in order, up to the next write of the
+// whole tensor or up to the write that completes, with k and the writes between, a write of every element; each read
+// must see only elements written at or after k:
+//  - in the body of k's innermost loop K: directly in it (no block between), every iteration of K from k's first run
+//    on, one after another, with K's register bound to its value in views (a view naming any other register fails);
+//    when K also holds a mention before k, what each iteration marks is forgotten at the next (that mention's writes
+//    come between);
+//  - then, after K, directly in the body around K, views naming no register;
+//  - a mention inside a loop L nested in the body walked (L not holding k): every read of every iteration of L must
+//    be covered by writes of that same iteration (alloc/iteration_coverage.h): then L reads nothing older than
+//    itself. L's writes are not marked.
+// Any other mention (in a block, outside the body around K) fails. Then k starts a new value (if no loop carries the
+// tensor: startsValue).
 bool partialStartsValue(const Program& p, const LinearOrder& order, TensorId t, std::span<const Event> events,
-                        size_t i, WrittenElements& written) {
+                        size_t i, uint32_t prev, WrittenElements& written, CoverageAnswers& coverage) {
   const uint32_t k = events[i].pos;
   const int32_t loop = order.positions[k].loop;
   if (!written.reset(p.tensors[t])) return false;
-  uint32_t last = kNone, visited = 0;
-  for (size_t j = i; j < events.size(); ++j) {
-    const uint32_t pos = events[j].pos;
-    if (pos == last) continue;  // the instruction was visited whole
-    last = pos;
-    if (++visited > kPartialLookahead) return false;
-    const LinearPosition& at = order.positions[pos];
-    if (at.kind != LinearPosition::Kind::Instruction || at.loop != loop || at.conditional) return false;
-    const OperandViews v = operandViews(*at.inst);
-    if (pos != k) {
-      for (const AccessPattern* ap : v.reads)
-        if (ap->tensor == t && !written.visit(*ap, false)) return false;
-      if (v.accumulates && v.write && v.write->tensor == t && at.inst->start != When::Always &&
-          !written.visit(*v.write, false))
-        return false;
+  enum class Step : uint8_t { Next, Starts, Fails };
+  uint32_t visited = 0;
+  // Walks events[from, to), all inside `body`'s body (-1: the top level), with `reg` = v in views; `again`: a repeated
+  // iteration of k's loop (k's own reads are tested too).
+  auto walk = [&](size_t from, size_t to, int32_t body, RegId reg, int64_t v, bool again) {
+    uint32_t last = kNone;
+    for (size_t j = from; j < to; ++j) {
+      const uint32_t pos = events[j].pos;
+      if (pos == last) continue;  // the instruction was visited whole
+      last = pos;
+      if (++visited > kPartialLookahead) return Step::Fails;
+      const LinearPosition& at = order.positions[pos];
+      if (at.kind != LinearPosition::Kind::Instruction || at.conditional) return Step::Fails;
+      if (at.loop != body) {
+        // Inside a loop L nested in `body`: L reads only what each of its iterations wrote, or fails.
+        int32_t l = at.loop;
+        while (l >= 0 && order.loops[size_t(l)].parent != body) l = order.loops[size_t(l)].parent;
+        if (l < 0 || !coverage.readsOwnRun(l)) return Step::Fails;
+        const LinearLoop& inner = order.loops[size_t(l)];
+        const size_t first = j;
+        while (j + 1 < to && events[j + 1].pos < inner.end) ++j;
+        // What L's writes directly in its body cover, on every one of its iterations (it runs whenever `body` does).
+        if (order.positions[inner.header].conditional || inner.trips > kPartialLookahead || inner.inst->lo < 0)
+          continue;
+        for (uint64_t x = 0; x < inner.trips; ++x)
+          for (size_t q = first; q <= j; ++q) {
+            const LinearPosition& in = order.positions[events[q].pos];
+            if (!events[q].write || in.loop != l || in.conditional) continue;
+            if (++visited > kPartialLookahead) return Step::Fails;
+            const OperandViews iv = operandViews(*in.inst);
+            for (const AccessPattern* ap : {iv.write, iv.reduce_write})
+              if (ap != nullptr && ap->tensor == t)  // a view naming another register marks nothing
+                written.visit(*ap, true, inner.inst->rd, inner.inst->lo + int64_t(x) * inner.inst->step);
+          }
+        if (written.complete()) return Step::Starts;
+        continue;
+      }
+      const OperandViews ov = operandViews(*at.inst);
+      if (pos != k || again) {
+        for (const AccessPattern* ap : ov.reads)
+          if (ap->tensor == t && !written.visit(*ap, false, reg, v)) return Step::Fails;
+        if (ov.accumulates && ov.write && ov.write->tensor == t && at.inst->start != When::Always &&
+            !written.visit(*ov.write, false, reg, v))
+          return Step::Fails;
+      }
+      if (pos != k && events[j].write && events[j].cover == WriteCover::Whole) return Step::Starts;  // replaced whole
+      for (const AccessPattern* ap : {ov.write, ov.reduce_write})
+        if (ap != nullptr && ap->tensor == t && !written.visit(*ap, true, reg, v)) return Step::Fails;
+      if (written.complete()) return Step::Starts;  // replaced piecewise: what is read from here on was written from k on
     }
-    if (pos != k && events[j].write && events[j].cover == WriteCover::Whole) return true;  // replaced whole
-    for (const AccessPattern* ap : {v.write, v.reduce_write})
-      if (ap != nullptr && ap->tensor == t && !written.visit(*ap, true)) return false;
-    if (written.complete()) return true;  // replaced piecewise: what is read from here on was written from k on
+    return Step::Next;
+  };
+  if (loop < 0) return walk(i, events.size(), -1, kNone, 0, false) != Step::Fails;
+  const LinearLoop& l = order.loops[size_t(loop)];
+  if (l.trips == 0 || l.trips > kPartialLookahead || l.inst->lo < 0) return false;
+  size_t after = i;  // the first mention past K
+  while (after < events.size() && events[after].pos < l.end) ++after;
+  const bool forget = prev > l.header;  // K holds an earlier mention
+  for (uint64_t x = 0; x < l.trips; ++x) {
+    if (forget && x > 0) written.reset(p.tensors[t]);
+    const Step s = walk(i, after, loop, l.inst->rd, l.inst->lo + int64_t(x) * l.inst->step, x > 0);
+    if (s != Step::Next) return s == Step::Starts;
   }
-  return true;
+  // After K: the rest of the body around it.
+  const int32_t outer = l.parent;
+  size_t to = after;
+  const uint32_t outer_end = outer < 0 ? kNone : order.loops[size_t(outer)].end;
+  while (to < events.size() && events[to].pos < outer_end) ++to;
+  if (to < events.size()) return false;  // a mention outside the body around K
+  return walk(after, to, outer, kNone, 0, false) != Step::Fails;
 }
 
 // Adds the range of one value, whose mentions are `group` (summed up in `m`). Writes after the value's last read
@@ -616,6 +726,18 @@ bool loopStartsValue(const LinearOrder& order, std::span<const Event> events, si
   return (events[i].once && writesOnlyIn(order, events, i, loop)) || coverage.rewritesInRun(loop);
 }
 
+// Whether the instruction at `pos` is a matmul that accumulates into a partial view of `t` with start@first, in a loop,
+// and reads `t` through no other operand: its read of `t` is its accumulator's, on its loop's later iterations only.
+bool firstRunAccumulator(const Program& p, const LinearOrder& order, TensorId t, uint32_t pos) {
+  const LinearPosition& at = order.positions[pos];
+  if (at.kind != LinearPosition::Kind::Instruction || at.loop < 0 || at.inst->start != When::First) return false;
+  const OperandViews ov = operandViews(*at.inst);
+  if (!ov.accumulates || ov.write == nullptr || ov.write->tensor != t) return false;
+  (void)p;
+  return std::none_of(ov.reads.begin(), ov.reads.end(), [&](const AccessPattern* ap) { return ap->tensor == t; }) &&
+         (ov.reduce_write == nullptr || ov.reduce_write->tensor != t);
+}
+
 // Cuts one tensor's or register's mentions (in order) into values and adds their segments to `range` (the rules in
 // liveness.h); `starts` gets the positions of the writes that start the second, third, ... value.
 template <class Answers>
@@ -627,15 +749,22 @@ void valuesOf(const LinearOrder& order, std::span<const Event> events, Answers& 
   size_t begin = 0;  // the current value's first event
   for (size_t i = 0; i < events.size(); ++i) {
     const Event& ev = events[i];
+    // The write whose start is decided here: this event's, or the write of a partial start@first matmul whose only read
+    // of the tensor this is (its accumulator, read on the later iterations of its loop only: then the read belongs to
+    // the value the write starts).
+    size_t w = i;
+    if (!ev.write && tensor.p != nullptr && prev < ev.pos && firstRunAccumulator(*tensor.p, order, tensor.t, ev.pos))
+      while (w + 1 < events.size() && events[w + 1].pos == ev.pos && !events[w].write) ++w;
+    const Event& wr = events[w];
     const bool starts_one =
-        ev.write && !m.empty() &&
-        (ev.cover != WriteCover::Partial ||
-         (coverage != nullptr && loopStartsValue(order, events, i, prev, *coverage, chain)) ||
-         (tensor.p != nullptr && prev < ev.pos && !order.positions[ev.pos].conditional &&
-          partialStartsValue(*tensor.p, order, tensor.t, events, i, *tensor.written)));
-    if (starts_one && startsValue(order, ev.pos, ev.cover, prev, answers, chain)) {
+        wr.write && !m.empty() && (w == i || wr.cover == WriteCover::Partial) &&
+        (wr.cover != WriteCover::Partial ||
+         (coverage != nullptr && loopStartsValue(order, events, w, prev, *coverage, chain)) ||
+         (tensor.p != nullptr && coverage != nullptr && prev < wr.pos && !order.positions[wr.pos].conditional &&
+          partialStartsValue(*tensor.p, order, tensor.t, events, w, prev, *tensor.written, *coverage)));
+    if (starts_one && startsValue(order, wr.pos, wr.cover, prev, answers, chain)) {
       addValue(order, events.subspan(begin, i - begin), m, coverage, range, ld, lu);
-      if (starts) starts->push_back(ev.pos);
+      if (starts) starts->push_back(wr.pos);
       m = Mentions{};
       begin = i;
     }

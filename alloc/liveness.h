@@ -33,11 +33,15 @@
 // has written (`loop i { copy t[:, i*32:32], ...; copy u, t[:, i*32:32] }` after t's last read; an accumulation
 // group per chunk): alloc/iteration_coverage.h, runRewrite.
 // A partial write starts a value too when nothing of the value before it is read again: it runs on every execution
-// of its loop body, and every later mention up to the next whole write, or up to the write that completes a write of
-// every element (the tensor replaced piecewise: two matmuls into its halves), lies in that same body (no nested loop
-// or block between), names no register in its views and reads only elements written from the partial write on (a
-// part of a PSUM accumulator rewritten and read back, then the whole replaced). The loops around it must not carry
-// the tensor, as for a full write.
+// of its loop body, and the later mentions up to the next whole write, or up to the write that completes a write of
+// every element (the tensor replaced piecewise: two matmuls into its halves), read only elements written from the
+// partial write on. They are walked in order: in the partial write's own loop body, its iterations one after another
+// from the write's first run, with the loop's register bound to its value in the views (`loop i = 0, 2, 1 { matmul
+// a[:, i*512:512], ...; copy s, a[:, i*512:512] }`); then in the body around that loop, views naming no register;
+// no block between. A nested loop among them (not holding the write) passes when one run of it reads only what the
+// run wrote (alloc/iteration_coverage.h, runCoverage), and what its writes directly in its body cover on every
+// iteration counts as written. A partial start@first matmul's read of its accumulator (on its loop's later iterations)
+// belongs to the value its write starts. The loops around it must not carry the tensor, as for a full write.
 //
 // Each group's range is computed as a single value always was, with what the data allows taken off:
 //  1. Anchors: from the group's first mention to its last. Inputs are written at program start, outputs read at
@@ -79,10 +83,12 @@
 //  - last iteration only: a value whose first mention lies in L and whose last lies after it, where every iteration
 //    of L replaces the whole value before it reads any of it (a whole write first, a start@first matmul of an inner
 //    loop, or a rewrite piecewise: the loops rule 2 passes over). An iteration's value is then read by that
-//    iteration only, and after L only the last one's is: from the value's last mention in L (the end of the loop in
-//    L's body that holds it) to L's end, only the last iteration holds it (`loop { copy b, a }`, b read after the
+//    iteration only, and after L only the last one's is: from the value's last read in L (the end of the loop in
+//    L's body that holds it; L's header when nothing in L reads it) to L's end, only the last iteration holds it,
+//    except at the writes there, which take its memory on every iteration (`loop { copy b, a }`, b read after the
 //    loop: b's write is a dead store on every iteration but the last). So for each such loop around the first
-//    mention, the outermost and the ones inside it;
+//    mention, the outermost and the ones inside it; a loop's part starts after the end of the next loop inward
+//    around the first mention, so that the parts of nested loops never overlap;
 //  - every iteration but the last: a value whose last mention lies in L, where rule 2 extends it to L's end (an
 //    iteration reads what the one before left): from that last mention to L's end, the next iteration reads it,
 //    but after the last iteration nothing does.
@@ -116,8 +122,8 @@
 // dead store is live only at its own steps. So
 // every dynamically live step maps to a position inside a segment. The iterations a range narrows (see
 // "Iterations") hold the same way: on an iteration of L other than the last, an iteration that replaces the whole
-// value before reading it leaves nothing that a later iteration or the code after L reads, so after its last mention
-// in L nothing of it is live; on the last iteration, a value last mentioned in L is read by nothing after its last
+// value before reading it leaves nothing that a later iteration or the code after L reads, so after its last read
+// in L nothing of it is live (its writes after that read are dead stores); on the last iteration, a value last mentioned in L is read by nothing after its last
 // mention there (no later mention, and no loop around both carries it). The properties in props/liveness_props.cpp
 // and props/reuse_props.cpp check both against verify/dynamic_liveness.h on generated programs that reuse tensors,
 // the iteration of each live step included.

@@ -42,15 +42,18 @@ table() {
     engines=""
     for e in PE ACT DVE POOL; do
       count=$(printf '%s' "$json" | sed -E "s/.*\"$e\": \\{\"instructions\": ([0-9]+).*/\\1/")
-      engines="$engines$e=$count:$(setting "$arch" "$(printf '%s' "$e" | tr 'A-Z' 'a-z').clock-ghz") "
+      busy=$(printf '%s' "$json" | sed -E "s/.*\"$e\": \\{\"instructions\": [0-9]+, \"busy_cycles\": ([0-9]+).*/\\1/")
+      engines="$engines$e=$count:$(setting "$arch" "$(printf '%s' "$e" | tr 'A-Z' 'a-z').clock-ghz"):$busy "
     done
     printf '%s\t%s\t%s\t%s\t%s\n' "$kernel" "$cycles" "$dma" "$(setting "$arch" clock-ghz)" "$engines" >> "$RESULTS"
   done
   awk -F'\t' -v pe_clock="$PE_CLOCK" '
   FNR == NR {
     cycles[$1] = $2; dma[$1] = $3; clock[$1] = $4
-    n = split($5, es, " ")
-    for (i = 1; i <= n; ++i) { split(es[i], f, "[=:]"); count[$1, f[1]] = f[2]; eclock[$1, f[1]] = f[3] }
+    ne = split($5, es, " ")  # not n, which counts the rows
+    for (i = 1; i <= ne; ++i) {
+      split(es[i], f, "[=:]"); count[$1, f[1]] = f[2]; eclock[$1, f[1]] = f[3]; busy[$1, f[1]] = f[4]
+    }
     next
   }
   /^#/ || $1 == "checkpoint" { next }
@@ -63,6 +66,11 @@ table() {
       sim = seconds / count[k, e] * ($5 == "ns" ? 1e9 : eclock[k, e] * 1e9)
     }
     else if ($5 == "relative") { sim = seconds * 1e6; relative = 1 }  # us; compared by its step only
+    else if ($3 ~ /-active$/) {
+      # The named engine busy, in % of the run time.
+      e = toupper(substr($3, 1, index($3, "-") - 1))
+      sim = 100 * busy[k, e] / cycles[k]
+    }
     else if ($5 == "ms") sim = seconds * 1e3
     else if ($5 == "us") sim = seconds * 1e6
     else if ($5 == "%") {

@@ -24,8 +24,13 @@ alarms). Every mutant is run twice: on the kernel's machine (tiny: 4-byte alignm
 the same machine with `sbuf-align=1 sbuf-partition-quantum=1`, where a one-byte or one-partition overlap breaks no
 alignment rule and only liveness decides.
 
-  python3 bench/hand_plants.py [--allocsim build/allocsim] [--per-class N] [--kernels GLOB ...] [--list] [--keep DIR]
+  python3 bench/hand_plants.py [--allocsim build/allocsim] [--per-class N] [--kernels FILE ...] [--python]
+                               [--no-corpus] [--list] [--keep DIR]
     --per-class N  mutants per class, kernel and machine (default 3; chosen with a fixed seed)
+    --python       also the hand-placed NKI kernels of python/tests/kernels (PY_KERNELS), mutated in their source:
+                   a modulo allocation one tile short, a base address or address= one word off, a PSUM base bank
+                   one off; `allocsim verify KERNEL.py` judges them
+    --no-corpus    only those
     --list         print every miss and false alarm with its mutant's declaration change
     --keep DIR     write each miss and false alarm there (its .nki.txt and the correct program it came from)
 """
@@ -738,6 +743,86 @@ def relax(text):
     return "arch gen2 sbuf-align=1 sbuf-partition-quantum=1\n" + text
 
 
+# Hand-placed NKI kernels: (file, kernel, --arg values). Their placements are mutated in the Python source, where a
+# modulo allocation's tile count is part of the placement: `num_free_tiles=(1,)` for a buffer that holds the next
+# block while the current one is still read is a placement mistake the traced program carries in its instructions.
+PY_KERNELS = [
+    ("python/tests/kernels/rotating.py", "pipelined_matmul", ["aT=8x32:float32", "w=8x16:float32"]),
+    ("python/tests/kernels/placed.py", "placed_add_matmul", ["aT=8x16:float32", "bT=8x16:float32",
+                                                             "w=8x32:float32"]),
+    ("python/tests/kernels/storage.py", "placed_in_loop", ["aT=8x64:float32", "w=8x32:float32"]),
+]
+
+
+def py_mutants(src):
+    """-> [(class, description, mutated source)]: one tile fewer in each modulo allocation, each base address and
+    address= one 4-byte word off, each PSUM base bank one off."""
+    out = []
+    for m in re.finditer(r"num_(free|bank)_tiles=\((\d+),\)", src):
+        n = int(m.group(2))
+        if n > 1:
+            out.append(("nki-rotation-one-short", m.group(0) + " -> %d" % (n - 1),
+                        src[:m.start()] + "num_%s_tiles=(%d,)" % (m.group(1), n - 1) + src[m.end():]))
+    for m in re.finditer(r"base_addr=([^,)]+)", src):
+        for d in (4, -4):
+            out.append(("nki-address-one-word-off", m.group(0) + " %+d" % d,
+                        src[:m.start()] + "base_addr=(%s)%+d" % (m.group(1), d) + src[m.end():]))
+    for m in re.finditer(r"address=\((\d+), (\d+)\)", src):
+        for d in (4, -4):
+            out.append(("nki-address-one-word-off", m.group(0) + " %+d" % d,
+                        src[:m.start()] + "address=(%s, %d)" % (m.group(1), int(m.group(2)) + d) + src[m.end():]))
+    for m in re.finditer(r"base_bank=(\d+)", src):
+        for d in (1, -1):
+            if int(m.group(1)) + d >= 0:
+                out.append(("nki-bank-off-by-one", m.group(0) + " %+d" % d,
+                            src[:m.start()] + "base_bank=%d" % (int(m.group(1)) + d) + src[m.end():]))
+    return out
+
+
+def py_campaign(allocsim, tmp, stats, problems):
+    """The NKI kernels' mutants. Truth: a placement rule broken in the traced program, a clobbered read in this
+    script's physical run of it, or outputs (`allocsim interp`) that differ from those of the same kernel traced
+    with its placements left out (ALLOCSIM_NKI_UNPLACED=1)."""
+    n = 0
+    for path, kernel, kargs in PY_KERNELS:
+        with open(path) as f:
+            src = f.read()
+        flags = ["--kernel", kernel, "--arch", "tiny"] + [x for a in kargs for x in ("--arg", a)]
+        for cls, desc, msrc in py_mutants(src):
+            n += 1
+            mpath = os.path.join(tmp, "k%03d_%s" % (n, os.path.basename(path)))
+            with open(mpath, "w") as f:
+                f.write(msrc)
+            placed = subprocess.run([allocsim, "nki", mpath] + flags, capture_output=True, text=True)
+            env = dict(os.environ, ALLOCSIM_NKI_UNPLACED="1")
+            unplaced = subprocess.run([allocsim, "nki", mpath] + flags, capture_output=True, text=True, env=env)
+            if placed.returncode != 0 or unplaced.returncode != 0:
+                kind, what = "rule", (placed.stderr or unplaced.stderr).strip().split("\n")[0]
+            else:
+                kind, what = ground_truth(placed.stdout)
+                if kind == "benign":
+                    outs = []
+                    for text in (placed.stdout, unplaced.stdout):
+                        tp = os.path.join(tmp, "k%03d.trace.nki.txt" % n)
+                        with open(tp, "w") as f:
+                            f.write(text)
+                        r = subprocess.run([allocsim, "interp", tp, "--quiet"], capture_output=True, text=True)
+                        outs.append(r.stdout.replace(tp, ""))
+                    if outs[0] != outs[1]:
+                        kind, what = "output", "the outputs differ from the kernel's without its placements"
+            r = subprocess.run([allocsim, "verify", mpath, "--quiet", "--poison-seed", "7"] + flags,
+                               capture_output=True, text=True)
+            first = (r.stdout if r.returncode == 1 else r.stderr).strip().split("\n")[0]
+            flagged = r.returncode == 1 or (r.returncode == 2 and re.match(r"\S+:\d+:(\d+:)? ", first) is not None)
+            s = stats.setdefault(cls, [0, 0, 0, 0])
+            real = kind != "benign"
+            s[0 if real else 2] += 1
+            s[1 if real else 3] += flagged
+            if real != flagged:
+                problems.append(("MISS" if real else "FALSE ALARM", cls, path + ":" + kernel, "tiny", desc, kind,
+                                 what, "", first, msrc, src))
+
+
 def verify(allocsim, path):
     r = subprocess.run([allocsim, "verify", path, "--json", "--quiet", "--poison-seed", "7"], capture_output=True,
                        text=True, timeout=600)
@@ -765,6 +850,8 @@ def main():
     ap.add_argument("--kernels", nargs="*")
     ap.add_argument("--list", action="store_true")
     ap.add_argument("--keep")
+    ap.add_argument("--python", action="store_true")
+    ap.add_argument("--no-corpus", action="store_true")
     args = ap.parse_args()
     os.chdir(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
     kernels = args.kernels or (sorted(glob.glob("corpus/kernels/*_tiny.nki.txt")) +
@@ -775,7 +862,7 @@ def main():
     stats = {}   # class -> [real, caught, benign, false alarms]
     problems = []
     n = 0
-    for k in kernels:
+    for k in ([] if args.no_corpus else kernels):
         base = os.path.basename(k).replace(".nki.txt", "")
         placed = os.path.join(tmp, base + ".placed.nki.txt")
         with open(k) as f:
@@ -829,6 +916,8 @@ def main():
                     label = "MISS" if real else "FALSE ALARM"
                     problems.append((label, cls, k, machine, decl, kind, what, ",".join(oracles), first, mtext,
                                      correct))
+    if args.python:
+        py_campaign(args.allocsim, tmp, stats, problems)
     print("%-24s %6s %6s %6s %8s %6s" % ("class", "real", "caught", "missed", "benign", "false"))
     tot = [0, 0, 0, 0]
     for cls in sorted(stats):

@@ -48,7 +48,7 @@ std::string corpusTable() {
       "| kernel | SBUF static / positional / dynamic | ratio | -O2 SBUF peak / dynamic | PSUM static / positional / "
       "dynamic | ratio | -O2 PSUM banks / dynamic |\n|---|---:|---:|---:|---:|---:|---:|\n";
   std::vector<std::string> files;
-  for (const char* dir : {"/corpus/kernels", "/corpus/liveness"})
+  for (const char* dir : {"/corpus/kernels", "/corpus/liveness", "/corpus/nki_samples"})
     for (const auto& e : std::filesystem::directory_iterator(std::string(ALLOCSIM_SOURCE_DIR) + dir))
       if (e.path().string().ends_with(".nki.txt") && !e.path().string().ends_with(".allocated.nki.txt"))
         files.push_back(e.path().string());
@@ -173,7 +173,7 @@ int main(int argc, char** argv) {
       "every iteration, though, and the write of such a value on the other iterations is a dead store that clobbers "
       "its memory while the other tensor is live: the two still interfere, and a placement needs what is live at a "
       "position on any iteration (*on any iteration* below), which only unrolling or peeling the loop lowers.\n\n"
-      "Corpus kernels (`corpus/kernels/`, `corpus/liveness/`); -O2 peak: the highest SBUF byte an -O2 placement "
+      "Corpus kernels (`corpus/kernels/`, `corpus/liveness/`, `corpus/nki_samples/`); -O2 peak: the highest SBUF byte an -O2 placement "
       "reaches, and the PSUM banks it uses, against the dynamic max-live of the program it places: the input's, or "
       "where -O2 spills, the spilled program's (its spill slots and reloaded copies live, the spilled tensors not "
       "while they wait in DRAM):\n\n%s\n"

@@ -27,21 +27,25 @@
 #include "verify/placement.h"
 
 namespace allocsim {
+
+void requireEveryLevelPlaces(const Program& p, const std::string& what, const std::string& regression) {
+  for (int level : {1, 2, 3, 6, 8}) {
+    DriverOptions o;
+    o.optlevel = level;
+    try {
+      allocate(p, o);
+    } catch (const AllocError& e) {
+      const std::string why = "-O" + std::to_string(level) + " refuses what " + what + ": " + e.what();
+      saveRegression(regression + "_O" + std::to_string(level), p, why);
+      RC_FAIL(why + "\n" + printProgram(p));
+    }
+  }
+}
+
 namespace {
 
 // A small looped program of the generator, mostly `%`, `//`, `if` blocks and recycled tensors, at pressure.
-rc::Gen<Program> genSmallLooped() {
-  return rc::gen::exec([] {
-    GenOptions opts;
-    opts.arch = *archPreset("tiny");
-    opts.size = *rc::gen::inRange<uint32_t>(2, 9);
-    opts.pressure = *rc::gen::element<uint32_t>(90, 100, 120, 150);
-    opts.reuse = *rc::gen::element<uint32_t>(50, 100);
-    opts.conditionals = *rc::gen::element<uint32_t>(50, 100);
-    opts.max_nest_trips = 16;
-    return *genProgramFromList(opts);
-  });
-}
+rc::Gen<Program> genSmallLooped() { return genTinyProgram({2, 8, {90, 100, 120, 150}, {50, 100}, {50, 100}, 16}); }
 
 // A loop of phases under `if` blocks on the loop register, as kernels skip or alternate tiles: each phase writes a
 // buffer under a condition (`i == c`, `i != c`, `i % 2 == 0`, `i // 2 == 1`, `i >= c`, ...) and later, under the
@@ -321,18 +325,7 @@ RC_GTEST_PROP(ExactProofs, NoLevelRefusesWhatTheExactSearchOrTheGreedyPlacerPlac
   }
   RC_TAG(exact ? (greedy ? "both place it" : "exact places it") : greedy ? "greedy fits it" : "neither");
   if (!exact && !greedy) return;
-  for (int level : {1, 2, 3, 6, 8}) {
-    DriverOptions o;
-    o.optlevel = level;
-    try {
-      allocate(p, o);
-    } catch (const AllocError& e) {
-      const std::string why = "-O" + std::to_string(level) + " refuses what the " +
-                              (exact ? "exact search places: " : "greedy placer fits: ") + e.what();
-      saveRegression("exact_refused_O" + std::to_string(level), p, why);
-      RC_FAIL(why + "\n" + printProgram(p));
-    }
-  }
+  requireEveryLevelPlaces(p, exact ? "the exact search places" : "the greedy placer fits", "exact_refused");
 }
 
 }  // namespace

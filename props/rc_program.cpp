@@ -46,6 +46,19 @@ rc::Gen<Program> genProgramOn(const Arch& arch, uint32_t max_size) {
   });
 }
 
+rc::Gen<Program> genTinyProgram(TinyRates r) {
+  return rc::gen::exec([r] {
+    GenOptions opts;
+    opts.arch = *archPreset("tiny");
+    opts.size = *rc::gen::inRange<uint32_t>(r.min_size, r.max_size + 1);
+    if (!r.pressure.empty()) opts.pressure = *rc::gen::elementOf(r.pressure);
+    if (!r.reuse.empty()) opts.reuse = *rc::gen::elementOf(r.reuse);
+    if (!r.conditionals.empty()) opts.conditionals = *rc::gen::elementOf(r.conditionals);
+    opts.max_nest_trips = r.max_nest_trips;
+    return *genProgramFromList(opts);
+  });
+}
+
 void showValue(const Program& p, std::ostream& os) { os << "\n" << printProgram(p); }
 
 }  // namespace allocsim

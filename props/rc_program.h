@@ -44,6 +44,15 @@ rc::Gen<Program> genProgramFromList(GenOptions opts);
 // A program on `arch` with a generated size (1 .. max_size) and pressure (50 .. 300 percent), from ListChoices.
 rc::Gen<Program> genProgramOn(const Arch& arch, uint32_t max_size = 40);
 
+// A program on the tiny machine with a size drawn from [min_size, max_size] and each rate drawn from its list (an
+// empty list: GenOptions' default), from ListChoices.
+struct TinyRates {
+  uint32_t min_size = 1, max_size = 30;
+  std::vector<uint32_t> pressure, reuse, conditionals;
+  uint32_t max_nest_trips = 0;  // GenOptions::max_nest_trips
+};
+rc::Gen<Program> genTinyProgram(TinyRates r);
+
 // RapidCheck prints a counterexample in the text format.
 void showValue(const Program& p, std::ostream& os);
 

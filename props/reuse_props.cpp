@@ -34,34 +34,17 @@
 namespace allocsim {
 
 void requireStaticContainsDynamic(Program p);  // props/liveness_props.cpp
+// Levels 1, 2, 3, 6 and 8 place `p`, which `what` says is placeable; a refusal is saved as `regression`_O<level>.
+void requireEveryLevelPlaces(const Program& p, const std::string& what, const std::string& regression);  // exact_props
 
 namespace {
 
 // A program of the generator with on-chip tensors recycled (GenOptions::reuse) at a high rate.
-rc::Gen<Program> genRecycling() {
-  return rc::gen::exec([] {
-    GenOptions opts;
-    opts.arch = *archPreset("tiny");
-    opts.size = *rc::gen::inRange<uint32_t>(1, 31);
-    opts.pressure = *rc::gen::element<uint32_t>(50, 100, 200);
-    opts.reuse = *rc::gen::element<uint32_t>(50, 100);
-    return *genProgramFromList(opts);
-  });
-}
+rc::Gen<Program> genRecycling() { return genTinyProgram({1, 30, {50, 100, 200}, {50, 100}, {}, 0}); }
 
 // A looped program of the generator with `if` blocks on the loop registers and loops bounded by enclosing loops'
 // registers (GenOptions::conditionals) at a high rate, tensors recycled as above.
-rc::Gen<Program> genConditional() {
-  return rc::gen::exec([] {
-    GenOptions opts;
-    opts.arch = *archPreset("tiny");
-    opts.size = *rc::gen::inRange<uint32_t>(4, 31);
-    opts.pressure = *rc::gen::element<uint32_t>(50, 100, 200);
-    opts.reuse = *rc::gen::element<uint32_t>(25, 100);
-    opts.conditionals = *rc::gen::element<uint32_t>(40, 100);
-    return *genProgramFromList(opts);
-  });
-}
+rc::Gen<Program> genConditional() { return genTinyProgram({4, 30, {50, 100, 200}, {25, 100}, {40, 100}, 0}); }
 
 // A straight-line program in phases, as kernels are written without loops: PSUM accumulators a0.. and SBUF buffers
 // s0.. are redefined again and again (matmul start/stop or memset into a PSUM tensor, copy or tt out of it into an
@@ -294,18 +277,7 @@ RC_GTEST_PROP(Reuse, ExactProofsHoldAndNoLevelRefusesWhatItPlaces, ()) {
   }
   RC_TAG(placed ? "exact places it" : "exact refuses");
   if (!placed) return;
-  for (int level : {1, 2, 3, 6, 8}) {
-    DriverOptions o;
-    o.optlevel = level;
-    try {
-      allocate(p, o);
-    } catch (const AllocError& e) {
-      const std::string why =
-          "-O" + std::to_string(level) + " refuses what the exact search places: " + std::string(e.what());
-      saveRegression("reuse_refuses_O" + std::to_string(level), p, why);
-      RC_FAIL(why + "\n" + printProgram(p));
-    }
-  }
+  requireEveryLevelPlaces(p, "the exact search places", "reuse_refuses");
 }
 
 }  // namespace

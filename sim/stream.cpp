@@ -30,13 +30,14 @@ void commitElements(Storage& s, const PendingWrites::View& w, uint64_t lo, uint6
 
 bool overlapsAtAnOffset(const MachineLayout& layout, const ResolvedView& dst, const ResolvedView& src) {
   if (dst.elements() == 0 || src.elements() == 0) return false;
-  if (!viewFootprint(layout, dst).overlaps(viewFootprint(layout, src))) return false;
-  // In place, element for element: every element of the destination is the same element of the source.
-  const bool in_place = layout.locate(dst.tensor, dst.partition, dst.offset * dst.elem_size) ==
-                            layout.locate(src.tensor, src.partition, src.offset * src.elem_size) &&
-                        dst.elem_size == src.elem_size && dst.partitions == src.partitions &&
-                        dst.count == src.count && dst.count2 == src.count2 && (dst.count2 == 1 || dst.step2 == src.step2);
-  return !in_place;
+  // In place, element for element: every element of the destination is the same element of the source. Asked first
+  // (the shapes, then the addresses): it needs neither footprint.
+  const bool in_place = dst.elem_size == src.elem_size && dst.partitions == src.partitions &&
+                        dst.count == src.count && dst.count2 == src.count2 &&
+                        (dst.count2 == 1 || dst.step2 == src.step2) &&
+                        layout.locate(dst.tensor, dst.partition, dst.offset * dst.elem_size) ==
+                            layout.locate(src.tensor, src.partition, src.offset * src.elem_size);
+  return !in_place && viewFootprint(layout, dst).overlaps(viewFootprint(layout, src));
 }
 
 uint64_t streamInstruction(InstructionStepper& stepper, Storage& s, const Instruction& inst, bool first, bool last,

@@ -1,16 +1,44 @@
 // allocsim verify: the three oracles on an allocated program written by any allocator.
 #include <cstdio>
+#include <cstdlib>
+#include <optional>
 #include <string>
 
 #include "tools/progress_line.h"
 #include "tools/allocation_svg.h"
+#include "ir/parse.h"
 #include "tools/args.h"
 #include "tools/load.h"
+#include "tools/python_kernel.h"
 #include "tools/verbs.h"
 #include "tools/verify_report.h"
 #include "verify/correct.h"
+#include "verify/kernel_placements.h"
 
 namespace allocsim::cli {
+namespace {
+
+// A kernel in Python that places tensors by hand: its outputs against those of the same kernel traced with the
+// placements left out (ALLOCSIM_NKI_UNPLACED, python/allocsim_nki), which is what the oracles' reference cannot
+// show when a placement is written into the instructions (verify/kernel_placements.h). nullopt when they agree or
+// the kernel places nothing.
+std::optional<Finding> kernelPlacementFinding(const std::string& path, const Program& placed, uint64_t seed) {
+  bool pinned = false;
+  for (const Tensor& t : placed.tensors) pinned |= t.pinned;
+  if (!pinned) return std::nullopt;
+  setenv("ALLOCSIM_NKI_UNPLACED", "1", 1);
+  std::optional<std::string> text = traceKernel(path, kernelOptions().arch);
+  unsetenv("ALLOCSIM_NKI_UNPLACED");
+  if (!text) return std::nullopt;
+  std::optional<Finding> f = compareWithUnplacedKernel(placed, parseProgram(*text), seed);
+  if (f) {
+    const std::string line = tracedKernelLine(f->loc.line);
+    if (!line.empty()) f->notes.insert(f->notes.begin(), "kernel line: " + line);
+  }
+  return f;
+}
+
+}  // namespace
 
 static const char kVerifyHelp[] =
     "usage: allocsim verify ALLOCATED [--original PROG] [--seed S] [--poison-seed S] [--json] [--all] [--svg MAP.svg] [--quiet]\n"
@@ -23,7 +51,8 @@ static const char kVerifyHelp[] =
     "  symbolic     every read finds the value (tensor, version) it expects in the physical location\n"
     "  placement    placements in bounds, aligned, on legal partitions and banks, pinned ones kept, and no\n"
     "               two simultaneously live tensors or registers overlap\n"
-    "Each failing oracle names its first bad instruction as file:line:col.\n"
+    "Each failing oracle names its first bad instruction as file:line:col.\n"    "A kernel in Python (KERNEL.py) that places tensors by hand is also run without its placements: an\n"
+    "output that differs is a finding (a modulo allocation with too few tiles shows only there).\n"
     "\n"
     "  --original PROG   the unallocated input: pinned tensors must keep its placements\n"
     "  --seed S          seed of the input data (default 1)\n"
@@ -77,7 +106,18 @@ int runVerify(const Args& args) {
     std::fputs(InputError(verdict.diagnostics).format(display).c_str(), stderr);
     return kExitBadInput;
   }
-  const VerifyReport& report = verdict.report;
+  VerifyReport report = verdict.report;
+  if (isPythonKernel(in)) {
+    try {
+      if (std::optional<Finding> f = kernelPlacementFinding(in, *program, opts.input_seed)) {
+        report.findings.insert(report.findings.begin(), *f);
+        ++report.oracles[0].findings;
+      }
+    } catch (const InputError& e) {
+      std::fputs(InputError(e.diagnostics()).format(display + " (traced without its placements)").c_str(), stderr);
+      return kExitBadInput;
+    }
+  }
   std::string text = json ? verifyReportJson(report, display, opts.input_seed)
                           : verifyReportText(report, display, opts.input_seed, all_groups ? 0 : 20);
   std::fputs(text.c_str(), stdout);

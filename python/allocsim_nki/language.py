@@ -1,5 +1,6 @@
 """nki.language (nl) as the tracer implements it: see docs/nki.md for what each call becomes."""
 
+import os
 from . import trace as _t
 from .trace import (KernelError, arange, mgrid, ds, par_dim, sbuf, psum, hbm, shared_hbm, private_hbm,  # noqa: F401
                     float32, bfloat16, int32, uint32, uint16, float16, int8, uint8, int16, float8_e4m3, float8_e5m2,
@@ -79,6 +80,8 @@ def ndarray(shape, dtype, buffer=sbuf, name="", address=None, **kw):
             placement = _t.Placement("psum", bank=off // tr.bank_bytes)
         else:
             placement = _t.Placement("sbuf", partition=int(p), offset=int(off))
+    if os.environ.get("ALLOCSIM_NKI_UNPLACED") == "1":
+        placement = None  # the kernel as written, without its hand placements (allocsim verify compares the two)
     mods = None
     if placement is not None and placement.func is not None and placement.counts is None and pdim > 0:
         placement = _counts_of_func(placement, dims, pdim, dtype, loc)

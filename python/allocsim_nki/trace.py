@@ -1349,7 +1349,9 @@ class Tracer:
             try:
                 for n in counts:
                     g = self._loop(0, n, 1, loc, name="e")
+                    parent = self.body
                     regs.append(next(g))
+                    self.loops[-1].generated, self.loops[-1].parent_body = True, parent
                     gens.append(g)
                 yield regs
             finally:
@@ -1414,11 +1416,7 @@ class Tracer:
                 op not in ("matmul", "memset") and not any(len(p.expr.terms) > 1 for p in mask[0]._list()):
             # a fresh tile written under a mask: NKI leaves its other elements undefined, and kernels compute on the
             # whole tile, then store under the mask again (a partial row tile). The program defines them: 0 first.
-            saved, self.mask = self.mask, None
-            try:
-                self.emit("memset", dst.tensor, 0.0 if dst.tensor.dtype.is_float else 0, loc=loc)
-            finally:
-                self.mask = saved
+            self._memset_before_generated_loops(dst.tensor, loc)
         ins = Instr(op, parts, loc or user_location(), self.loops)
         for p in parts:
             v = p[1] if isinstance(p, tuple) else p
@@ -1484,6 +1482,30 @@ class Tracer:
             if split is None:
                 self.body.append(sub)
         return last
+
+    def _memset_before_generated_loops(self, tensor, loc):
+        """`memset tensor, 0` unmasked, before the loops the tracer opened around the instruction being traced (a
+        partial reduction's loop over kept elements), so that it runs once where the kernel's call does."""
+        gen = next((i for i, lp in enumerate(self.loops) if getattr(lp, "generated", False)), None)
+        saved_mask, self.mask = self.mask, None
+        saved_body, saved_loops = self.body, self.loops
+        zero = 0.0 if tensor.dtype.is_float else 0
+        try:
+            if gen is None:
+                self.emit("memset", tensor, zero, loc=loc)
+                return
+            lp = self.loops[gen]
+            parent = lp.parent_body
+            self.body, self.loops = parent, saved_loops[:gen]
+            n0 = len(parent)
+            self.emit("memset", tensor, zero, loc=loc)
+            new = parent[n0:]
+            del parent[n0:]
+            at = next(i for i, x in enumerate(parent) if x is lp)
+            parent[at:at] = new
+        finally:
+            self.mask = saved_mask
+            self.body, self.loops = saved_body, saved_loops
 
     def _active_mask(self):
         if self.mask is None:
@@ -2131,9 +2153,14 @@ class Tracer:
     def _dram_rows(self):
         rows = {}
         strides = {}
+        spans = {}  # per tensor, the longest free span of an access over one partition
         for ins in _walk(self.prelude + self.top):
             for p in ins.parts:
                 v = p[1] if isinstance(p, tuple) else p
+                if isinstance(v, View) and v.tensor.space == "dram" and not (len(v.axes) > 1 and v.axes[0][0] > 1):
+                    free = v.axes[1:] if len(v.axes) > 1 else v.axes
+                    span = 1 + sum((c - 1) * fs for c, ps, fs in free if c > 1 and isinstance(fs, int) and fs > 0)
+                    spans[v.tensor] = max(spans.get(v.tensor, 0), span)
                 if isinstance(v, View) and v.tensor.space == "dram" and len(v.axes) > 1 and v.axes[0][0] > 1:
                     s = v.axes[0][2]
                     prev = strides.setdefault(v.tensor, (s, ins.loc))
@@ -2150,9 +2177,11 @@ class Tracer:
                     unsupported("DRAM tensor '%s' accessed with a partition stride of %d elements" % (t.name, R),
                                 strides[t][1])
             else:
-                # never accessed over several partitions: a row per index of the first axis, so that a view of one
-                # partition over the other axes (`b[0:1, 0:32, 0:4]`) stays in its row
-                R = _prod(t.nki_shape[1:]) if len(t.nki_shape) > 1 else t.nki_shape[-1]
+                # never accessed over several partitions: rows of the last axis, or a row per index of the first
+                # axis when an access of one partition spans more (`b[0:1, 0:32, 0:4]` of a [1, 32, 4] tensor)
+                R = t.nki_shape[-1]
+                if len(t.nki_shape) > 2 and spans.get(t, 0) > R:
+                    R = _prod(t.nki_shape[1:])
             rows[t] = R
         return rows
 

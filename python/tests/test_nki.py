@@ -21,6 +21,7 @@ KERNELS = os.path.join(HERE, "kernels")
 sys.path.insert(0, KERNELS)
 
 import allocsim_nki  # noqa: E402
+from arrays import rand, same_bits  # noqa: E402
 import attention  # noqa: E402
 import columns  # noqa: E402
 import constants  # noqa: E402
@@ -49,9 +50,6 @@ def bf16(x):
     r = ((f + 0x7FFF + ((f >> 16) & 1)) >> 16) << 16
     return r.astype(np.uint32).view(np.float32)
 
-
-def rand(shape, seed, scale=1.0):
-    return (np.random.RandomState(seed).uniform(-2, 2, size=shape) * scale).astype(np.float32)
 
 
 def run_hand_translation(name, inputs):
@@ -89,10 +87,6 @@ def run_hand_translation(name, inputs):
                     out[n] = np.frombuffer(raw, np.float32).reshape(shape)
         return out
 
-
-def same_bits(a, b):
-    return np.array_equal(np.ascontiguousarray(a, np.float32).view(np.uint32),
-                          np.ascontiguousarray(b, np.float32).view(np.uint32))
 
 
 class TypingTest(unittest.TestCase):

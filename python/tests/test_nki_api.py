@@ -17,18 +17,12 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "kernels"))
 
 import allocsim_nki  # noqa: E402
+from arrays import rand, same_bits  # noqa: E402
 import api_examples as k  # noqa: E402
 import neuronxcc.nki.language as nl  # noqa: E402
 from allocsim_nki import floats  # noqa: E402
 
 
-def rand(shape, seed):
-    return np.random.RandomState(seed).uniform(-2, 2, size=shape).astype(np.float32)
-
-
-def same_bits(a, b):
-    return np.array_equal(np.ascontiguousarray(a, np.float32).view(np.uint32),
-                          np.ascontiguousarray(b, np.float32).view(np.uint32))
 
 
 class DtypeLimitsTest(unittest.TestCase):
@@ -178,6 +172,12 @@ class MaskedTileTest(unittest.TestCase):
         self.assertTrue(same_bits(r.returned, a * np.float32(3.0)))
         self.assertTrue(r.run["ok"])
         self.assertTrue(allocsim_nki.verify(k.partial_rows_unmasked_compute, a, arch="tiny").ok)
+
+    def test_masked_reduction_over_some_free_axes(self):
+        a = rand((5, 12), 29)
+        r = allocsim_nki.simulate(k.masked_group_max, a, arch="tiny")
+        self.assertTrue(same_bits(r.returned, a.reshape(5, 4, 3).max(axis=2)))
+        self.assertTrue(allocsim_nki.verify(k.masked_group_max, a, arch="tiny").ok)
 
 
 class FrameworkImportsTest(unittest.TestCase):

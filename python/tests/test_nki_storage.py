@@ -18,16 +18,10 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "kernels"))
 
 import allocsim_nki  # noqa: E402
+from arrays import rand, same_bits  # noqa: E402
 import storage  # noqa: E402
 
 
-def rand(shape, seed):
-    return np.random.RandomState(seed).uniform(-2, 2, size=shape).astype(np.float32)
-
-
-def same_bits(a, b):
-    return np.array_equal(np.ascontiguousarray(a, np.float32).view(np.uint32),
-                          np.ascontiguousarray(b, np.float32).view(np.uint32))
 
 
 def matmul_in_order(aT, w):

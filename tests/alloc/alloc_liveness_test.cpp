@@ -71,6 +71,25 @@ std::string loadLoopStore(const std::string& body, int64_t trips = 4, const std:
          "dma O, " + out + "\n";
 }
 
+// a is loaded (11) and copied to b (12), b's value read (13); a loop over i (14) writes b[:, 0:32] in halves through
+// views naming i (15), each read back in its iteration (16); a loop over j (18) writes b[:, 32:64] the same way (19)
+// and reads `read` (20); c is completed from d (22) and stored (23).
+std::string halvesThroughRegisterViews(const std::string& read) {
+  return "dma a, A\n"
+         "copy b, a\n"
+         "copy c, b\n"
+         "loop i = 0, 2, 1 {\n"
+         "  memset b[:, i*16:16], 1\n"
+         "  copy c[:, i*16:16], b[:, i*16:16]\n"
+         "}\n"
+         "loop j = 0, 2, 1 {\n"
+         "  memset b[:, j*16+32:16], 2\n"
+         "  copy d[:, j*16:16], " + read + "\n"
+         "}\n"
+         "copy c[:, 32:32], d[:, 0:32]\n"
+         "dma O, c\n";
+}
+
 // a is loaded (line 11) and read (12), then a loop over i of four iterations (13) writes a whole under `guard`, an
 // if or an inner loop (14; the memset on 15), and O is written from a after the loop (18).
 std::string guardedWholeWrite(const std::string& guard) {
@@ -285,6 +304,17 @@ INSTANTIATE_TEST_SUITE_P(Liveness, LiveRangeOf, ::testing::ValuesIn(std::vector<
                            "  copy c, b\n"),      // 14; `dma O, c` is line 16
      // After its write (14) in the loop, only the last iteration's c is live.
      .expect = {{.value = "c", .segments = {{P(14), P(16)}}, .only = {{{P(14), E(12), 12, true}}}}}},
+    // c is written whole, read (14), and partly rewritten (16) on every iteration: on the iterations but the last
+    // nothing reads it after 14, so from there it is the last iteration's only, but at the partial write, which
+    // takes its memory on every iteration.
+    {.name = "WrittenWholeInALoopIsTheLastIterationsOnlyAfterItsLastReadThere",
+     .body = loadLoopStore("  memset c, 1\n"             // 13
+                           "  copy b, c\n"               // 14
+                           "  copy d, a\n"               // 15
+                           "  memset c[:, 0:16], 2\n"),  // 16; `dma O, c` is line 18
+     .expect = {{.value = "c",
+                 .segments = {{P(13), P(18)}},
+                 .only = {{{P(14), P(15), 12, true}, {P(16), E(12), 12, true}}}}}},
     // Each iteration writes another chunk of c: the chunks of earlier iterations wait for the read after the loop, so c
     // is live from the loop header.
     {.name = "WrittenInChunksInALoopAndUsedAfterIsLiveFromTheLoopHeader",
@@ -326,6 +356,20 @@ INSTANTIATE_TEST_SUITE_P(Liveness, LiveRangeOf, ::testing::ValuesIn(std::vector<
              "copy c[:, 0:17], b[:, 0:17]\n"     // 16: element 16 is the first value's
              "dma O, c\n",                       // 17
      .expect = {{.value = "b", .segments = {{P(12), P(16)}}, .value_starts = std::vector<Anchor>{}}}},
+    // Partial writes through views that name a loop register start values: the loop over i writes b[:, 0:32] in
+    // halves, each read back in its own iteration, and the loop over j writes b[:, 32:64] the same way; nothing of
+    // the value b held before is read again. Three values, each loop's held within its loop (no iteration reads what
+    // an earlier one left).
+    {.name = "HalvesWrittenThroughLoopRegisterViewsStartValues",
+     .body = halvesThroughRegisterViews("b[:, j*16+32:16]"),
+     .expect = {{.value = "b",
+                 .segments = {{P(12), P(13)}, {P(15), P(16)}, {P(19), P(20)}},
+                 .value_starts = std::vector<Anchor>{P(15), P(19)}}}},
+    // The same, but the first iteration over j reads b[:, 48:50] before any write since line 12 has covered it: the
+    // value written on line 12 is read there, so neither loop starts a value.
+    {.name = "ARegisterViewReadOfAnOlderElementKeepsOneValue",
+     .body = halvesThroughRegisterViews("b[:, j*14+34:16]"),  // j = 0 reads 34..49: 48 and 49 are line 12's
+     .expect = {{.value = "b", .segments = {{P(12), P(20)}}, .value_starts = std::vector<Anchor>{}}}},
     // A write after a value's last read that nothing reads (no later iteration can: no loop holds both) is a dead
     // store: live at its own position, not from the read to it.
     {.name = "DeadStoreAfterTheLastReadIsLiveAtItsPositionOnly",

@@ -6,8 +6,11 @@
 
 #include <gtest/gtest.h>
 
+#include <ostream>
 #include <string>
 #include <unordered_set>
+#include <utility>
+#include <vector>
 
 #include "alloc/liveness.h"
 #include "ir/parse.h"
@@ -121,30 +124,37 @@ std::string guardedRewrite(int trips) {
          "dma O, a\n";                                    // 19
 }
 
-TEST(NeverRunBodies, AWriteThatNeverRunsDoesNotExtendItsTensorsRange) {
-  // One iteration (i = 0): the memset on 14 never runs. a's first value dies at its read on 11; the memset on 18
-  // starts the second, read on 19. Nothing holds a in the loop.
-  const Program p = parseProgram(guardedRewrite(1));
+// a's range for guardedRewrite(trips), as segments between source lines.
+struct GuardedCase {
+  const char* name;
+  int trips;
+  std::vector<std::pair<uint32_t, uint32_t>> segments;
+};
+
+void PrintTo(const GuardedCase& c, std::ostream* os) { *os << c.name; }
+
+class NeverRunBodies : public ::testing::TestWithParam<GuardedCase> {};
+
+TEST_P(NeverRunBodies, AWriteCountsOnlyWhereItMayRun) {
+  const GuardedCase& c = GetParam();
+  const Program p = parseProgram(guardedRewrite(c.trips));
   const Liveness live = computeLiveness(p);
   LiveRange expected;
-  expected.add({positionOn(live.order, 10), positionOn(live.order, 11)});
-  expected.add({positionOn(live.order, 18), positionOn(live.order, 19)});
+  for (const auto& [first, last] : c.segments) expected.add({positionOn(live.order, first), positionOn(live.order, last)});
   EXPECT_EQ(live.tensors[p.findTensor("a")], expected);
-  EXPECT_FALSE(live.tensors[p.findTensor("a")].contains(positionOn(live.order, 14)));
 }
 
-TEST(NeverRunBodies, AWriteThatMayRunStillCounts) {
-  // Two iterations: the memset on 14 runs at i = 1. Nothing reads what it writes (the memset on 18 replaces a
-  // whole): a dead store after the first value's last read (11), sharing no loop with it, live at its own position;
-  // the memset on 18 starts the second value.
-  const Program p = parseProgram(guardedRewrite(2));
-  const Liveness live = computeLiveness(p);
-  LiveRange expected;
-  expected.add({positionOn(live.order, 10), positionOn(live.order, 11)});
-  expected.add({positionOn(live.order, 14), positionOn(live.order, 14)});
-  expected.add({positionOn(live.order, 18), positionOn(live.order, 19)});
-  EXPECT_EQ(live.tensors[p.findTensor("a")], expected);
-}
+INSTANTIATE_TEST_SUITE_P(
+    ConditionalRuns, NeverRunBodies,
+    ::testing::Values(
+        // One iteration (i = 0): the memset on 14 never runs. a's first value dies at its read on 11; the memset on
+        // 18 starts the second, read on 19. Nothing holds a in the loop.
+        GuardedCase{"AWriteThatNeverRunsDoesNotExtendItsTensorsRange", 1, {{10, 11}, {18, 19}}},
+        // Two iterations: the memset on 14 runs at i = 1. Nothing reads what it writes (the memset on 18 replaces a
+        // whole): a dead store after the first value's last read (11), sharing no loop with it, live at its own
+        // position; the memset on 18 starts the second value.
+        GuardedCase{"AWriteThatMayRunStillCounts", 2, {{10, 11}, {14, 14}, {18, 19}}}),
+    [](const ::testing::TestParamInfo<GuardedCase>& info) { return std::string(info.param.name); });
 
 }  // namespace
 }  // namespace allocsim

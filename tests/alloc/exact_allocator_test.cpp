@@ -260,6 +260,18 @@ TEST(ExactAllocator, NoProofFromLiveRangesThatNoRunHasTogether) {
   expectCorrectAllocation(p, r.program, "interleaved ifs", 21);
 }
 
+// The same program with a register loaded from tensor data: the placement oracle's one run no longer stands for
+// every input, so the placement over the tensors live together for certain is not accepted, and nothing is proved.
+TEST(ExactAllocator, NoPlacementFromOneRunWhenARegisterIsLoadedFromData) {
+  std::string text = kInterleavedIfs;
+  text.replace(text.find("reg i\n"), 6, "reg i\nreg n\ndram N [1, 1] u32 input\n");
+  text.replace(text.find("memset a, 1\n"), 12, "memset a, 1\nreg_load n, N\n");
+  const std::string msg = refusal(parseProgram(text));
+  EXPECT_NE(msg.find("not proved impossible"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("loaded from tensor data"), std::string::npos) << msg;
+  EXPECT_EQ(msg.find("(proved by"), std::string::npos) << msg;
+}
+
 // The same with both writes on the first iteration: `b` and `c` are live together there, so three bands are needed
 // and there are two. No pair is live together for certain at one step (the `if` blocks may not run), but the
 // placement oracle finds each pair live together in the run: the search over those pairs proves it.

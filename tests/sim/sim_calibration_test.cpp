@@ -48,12 +48,14 @@ std::vector<Checkpoint> publishedCheckpoints() {
 struct Seconds {
   double run = 0, dma = 0;
   std::map<std::string, uint64_t> instructions;  // by engine: "pe", "act", "dve", "pool"
+  std::map<std::string, double> busy;            // each engine's busy time over the run time
 };
 
 // The simulated figure in the published unit: latency in ms or us (or in us for a "relative" latency, compared
 // by its step only), a DMA engine time (the transfers' spans) in ns, an instruction interval ("ENGINE-interval":
-// the run time over the engine's instruction count) in ns or in cycles of that engine, or PE utilization in % of a
-// K=8192, M=4096, N=8192 matmul (its FLOPs over the 128x128 array at the PE clock).
+// the run time over the engine's instruction count) in ns or in cycles of that engine, an engine's active time
+// ("ENGINE-active": its busy cycles) in % of the run time, or PE utilization in % of a K=8192, M=4096, N=8192
+// matmul (its FLOPs over the 128x128 array at the PE clock).
 double simulatedFigure(const Checkpoint& c, std::map<std::string, Seconds>& seconds_of) {
   const sim::TimingTable& t = sim::TimingTable::defaults();
   if (!seconds_of.count(c.kernel)) {
@@ -68,9 +70,12 @@ double simulatedFigure(const Checkpoint& c, std::map<std::string, Seconds>& seco
     uint64_t dma = 0;
     for (const sim::QueueStats& q : stats.queues) dma += q.busy_cycles;
     Seconds& sec = seconds_of[c.kernel];
-    sec = {double(stats.cycles) / hz, double(dma) / hz, {}};
+    sec = {double(stats.cycles) / hz, double(dma) / hz, {}, {}};
     const char* names[] = {"pe", "act", "dve", "pool"};
-    for (size_t e = 0; e < 4; ++e) sec.instructions[names[e]] = stats.engines[e].instructions;
+    for (size_t e = 0; e < 4; ++e) {
+      sec.instructions[names[e]] = stats.engines[e].instructions;
+      sec.busy[names[e]] = double(stats.engines[e].busy_cycles) / double(stats.cycles);
+    }
   }
   const Seconds& sec = seconds_of[c.kernel];
   const double s = sec.run;
@@ -88,13 +93,21 @@ double simulatedFigure(const Checkpoint& c, std::map<std::string, Seconds>& seco
         {"pe", own.pe_clock_ghz}, {"act", own.act_clock_ghz}, {"dve", own.dve_clock_ghz}, {"pool", own.pool_clock_ghz}};
     return per_instruction * clock.at(engine) * 1e9;
   }
+  const std::string active = "-active";
+  if (c.figure.size() > active.size() &&
+      c.figure.compare(c.figure.size() - active.size(), active.size(), active) == 0) {
+    const std::string engine = c.figure.substr(0, c.figure.size() - active.size());
+    EXPECT_EQ(c.unit, "%") << c.name;
+    EXPECT_TRUE(sec.busy.count(engine)) << c.name;
+    return sec.busy.count(engine) ? 100 * sec.busy.at(engine) : 0;
+  }
   if (c.unit == "ns") {
     EXPECT_EQ(c.figure, "dma-engine-time") << c.name;
     return sec.dma * 1e9;
   }
   if (c.unit == "ms") return s * 1e3;
   if (c.unit == "us" || c.unit == "relative") return s * 1e6;
-  EXPECT_EQ(c.unit, "%") << c.name;
+  EXPECT_EQ(c.figure, "pe-utilization") << c.name;
   return 100 * (2.0 * 4096 * 8192 * 8192) / (s * 2 * 128 * 128 * t.pe_clock_ghz * 1e9);
 }
 

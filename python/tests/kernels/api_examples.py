@@ -205,3 +205,15 @@ def partition_reduce(a, total, top):
     t = nl.load(a)
     nl.store(total[0:1, :, :], nisa.tensor_partition_reduce(np.add, t))
     nl.store(top[0:1, :, :], nisa.tensor_partition_reduce(nl.maximum, t))
+
+
+@nki.jit
+def masked_group_max(a):
+    """Rows of a [R, 12] (R < 8) in one masked tile: the maximum of each group of 3 columns, masked too."""
+    out = nl.ndarray((a.shape[0], 4), dtype=a.dtype, buffer=nl.shared_hbm)
+    i_p, i_g, i_e = nl.mgrid[0:8, 0:4, 0:3]
+    t = nl.load(a[i_p, i_g * 3 + i_e], mask=(i_p < a.shape[0]))
+    m = nl.max(t[i_p, i_g, i_e], axis=[2], mask=(i_p < a.shape[0]))
+    j_p, j_g = nl.mgrid[0:8, 0:4]
+    nl.store(out[j_p, j_g], m[j_p, j_g], mask=(j_p < a.shape[0]))
+    return out
