@@ -87,10 +87,14 @@ class DType:
     @property
     def dtype(self):
         """numpy's dtype of the same name (`np.zeros(n, dtype=nl.float32)`, `x.astype(nl.int8)` in a kernel's test),
-        for the dtypes numpy has; bfloat16 and the fp8 formats have none."""
+        for the dtypes numpy has. bfloat16 and the fp8 formats, which numpy lacks, are float32 tagged with the
+        format's name (`np.ones(n, dtype=nl.float8_e5m2)`): such an array holds float32 values, rounded to the
+        format when it is passed to a kernel."""
         import numpy as np
         if self.name in ("float32", "float16", "int32", "uint32", "int16", "uint16", "int8", "uint8", "bool"):
             return np.dtype(self.name)
+        if self.fmt in ("bf16", "f8e4m3", "f8e5m2", "f8e4m3fn"):
+            return np.dtype(np.float32, metadata={NUMPY_TAG: self.name})
         raise AttributeError("numpy has no %s dtype" % self.name)
 
     @property
@@ -105,6 +109,8 @@ class DType:
     def __hash__(self):
         return hash(self.name)
 
+
+NUMPY_TAG = "nki_dtype"  # the metadata key of a float32 numpy dtype standing for bfloat16 or an fp8 format
 
 # exponent bits, mantissa bits, whether the all-ones exponent is infinities and NaNs only
 _FLOAT_BITS = {"f32": (8, 23, True), "bf16": (8, 7, True), "f16": (5, 10, True), "f8e4m3": (4, 3, True),
@@ -1087,6 +1093,14 @@ class View:
         elif lo_hi[0][0] < 0 or lo_hi[0][1] + pattern[0][1] > t.P or lo_hi[1][0] < 0 or lo_hi[1][1] + span >= t.F:
             raise KernelError(".ap pattern %s runs past the end of '%s' [%d, %d]" % (pattern, t.name, t.P, t.F), loc)
         return v
+
+    def view(self, dtype):
+        """The same bytes as another dtype: of the tensor's own dtype, the tensor itself (`a.view(nl.float8_e5m2)` of
+        an fp8 parameter); a reinterpretation is refused."""
+        if as_dtype(dtype) != self.dtype:
+            unsupported("a view that reinterprets %s data as %s" % (self.dtype.name, as_dtype(dtype).name),
+                        user_location())
+        return self
 
     def reshape(self, shape):
         """The same elements under another shape: the partition axis stays, the free elements (one contiguous run)

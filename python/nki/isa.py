@@ -6,7 +6,8 @@ from allocsim_nki import language as _nl  # noqa: F401
 
 def nc_matmul(dst, stationary, moving, is_stationary_onezero=False, is_moving_onezero=False, is_transpose=False,
               accumulate=None, **kw):
-    return _i.nc_matmul(stationary, moving, is_transpose=is_transpose, dst=dst, accumulate=accumulate)
+    return _i.nc_matmul(stationary, moving, is_transpose=is_transpose, dst=dst, accumulate=accumulate,
+                        perf_mode=kw.get("perf_mode"))
 
 
 def nc_transpose(dst, data, engine=None, **kw):
