@@ -264,12 +264,25 @@ def memset(dst=None, value=0, shape=None, dtype=None, mask=None, **kw):
     return _t._made(dst, tr.emit("memset", dst, v, loc=loc))
 
 
-def dma_copy(dst, src, mask=None, **kw):
+oob_mode = type("oob_mode", (), {"error": "error", "skip": "skip"})
+
+
+def dma_copy(dst, src, mask=None, oob_mode=None, dst_rmw_op=None, **kw):
+    """A DMA (tracer.move). A view whose rows an index tile selects: trace.indirect_rows, with oob_mode=skip leaving
+    out the rows whose index is out of the tensor and dst_rmw_op combining the source into the rows."""
     loc = _loc()
     _t.check_mask(mask, loc)
     if isinstance(src, _t.Constant):
         return src.build(dst, loc)
     _t._same_shape(dst, src, "dma_copy", loc)
+    mode = getattr(oob_mode, "name", oob_mode)
+    if mode not in (None, "error", "skip"):
+        raise KernelError("oob_mode %r is not an nisa.oob_mode" % (oob_mode,), loc)
+    if dst.indirect or src.indirect:
+        return _t.indirect_rows(dst, src, loc, skip=mode == "skip",
+                                rmw=_alu(dst_rmw_op) if dst_rmw_op is not None else None)
+    if dst_rmw_op is not None:
+        _t.unsupported("dst_rmw_op on a DMA without an index tile", loc)
     return _t.tracer().move(dst, src, loc)
 
 

@@ -53,8 +53,8 @@ def memset(dst, value, engine=None, **kw):
     return _i.memset(dst, value)
 
 
-def dma_copy(dst, src, **kw):
-    return _i.dma_copy(dst, src)
+def dma_copy(dst, src, oob_mode=None, dst_rmw_op=None, **kw):
+    return _i.dma_copy(dst, src, oob_mode=oob_mode, dst_rmw_op=dst_rmw_op)
 
 
 def affine_select(dst, pattern, channel_multiplier, on_true_tile, on_false_value, cmp_op=None, offset=0, **kw):

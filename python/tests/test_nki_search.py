@@ -139,3 +139,44 @@ class DtypeTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class IndirectTest(unittest.TestCase):
+    """Index tiles written by nisa.iota: the tracer knows their values and follows them row by row."""
+
+    def test_gather_skipping_rows_past_the_end(self):
+        a = rand((40, 8), 10)
+        r = allocsim_nki.verify(k.gather_rows, a)
+        self.assertTrue(r.ok, r.findings)
+        out = allocsim_nki.simulate(k.gather_rows, a).returned
+        want = np.full((16, 8), -1.0, np.float32)
+        for p in range(16):
+            if 3 * p + 1 < 40:
+                want[p] = a[3 * p + 1]
+        self.assertTrue(same_bits(out, want))
+
+    def test_scatter_with_add_and_into_a_fresh_output(self):
+        a, b = rand((8, 16), 11), rand((16, 16), 12)
+        out, spread = allocsim_nki.simulate(k.scatter_add, a, b).returned
+        want = b.copy()
+        want[0::2] += a
+        self.assertTrue(same_bits(out, want))
+        fresh = np.zeros((16, 16), np.float32)
+        fresh[1::2] = a
+        self.assertTrue(same_bits(spread, fresh))
+
+    def test_refusals(self):
+        a = rand((32, 8), 13)
+        with self.assertRaises(allocsim_nki.KernelError) as e:
+            allocsim_nki.simulate(k.gather_past_end, a)
+        self.assertIn("runs from 0 to 45", str(e.exception))
+        self.assertIn("search_ops.py:", str(e.exception))
+        for kernel, args in ((k.gather_by_loaded_index, (a, np.arange(8, dtype=np.int32).reshape(8, 1))),
+                             (k.gather_by_changed_index, (a,))):
+            with self.assertRaises(allocsim_nki.KernelError) as e:
+                allocsim_nki.simulate(kernel, *args)
+            self.assertIn("unsupported: an index taken from a tile's values", str(e.exception))
+            self.assertIn("search_ops.py:", str(e.exception))
+        with self.assertRaises(allocsim_nki.KernelError) as e:
+            allocsim_nki.simulate(k.gather_by_index_changed_in_loop, a)
+        self.assertIn("unsupported: a write into tile 'idx'", str(e.exception))

@@ -98,3 +98,76 @@ def double_row(a, b):
 def returns_tile(a):
     """Returns an SBUF tile (a's values as float32), as NKI's simulation mode allows."""
     return nl.add(nl.load(a), 0.0, dtype=nl.float32)
+
+
+@nki.jit
+def gather_rows(a):
+    """Rows 3p + 1 of a into row p of a tile set to -1 first, rows past a's end skipped (oob_mode=skip)."""
+    P, F = 16, a.shape[1]
+    out = nl.ndarray((P, F), dtype=a.dtype, buffer=nl.shared_hbm)
+    ix, iy = nl.mgrid[0:P, 0:F]
+    idx = nisa.iota(3 * nl.arange(P)[:, None] + 1, dtype=np.int32)
+    t = nisa.memset(shape=(P, F), value=-1.0, dtype=a.dtype)
+    nisa.dma_copy(dst=t[ix, iy], src=a[idx, iy], oob_mode=nisa.oob_mode.skip)
+    nl.store(out, t)
+    return out
+
+
+@nki.jit
+def scatter_add(a, b):
+    """out = b, then row p of a added to row 2p of out (dst_rmw_op), and row p of a alone into row 2p + 1 of a
+    second output allocated here (its other rows 0)."""
+    P, F = a.shape
+    out = nl.ndarray(b.shape, dtype=b.dtype, buffer=nl.shared_hbm)
+    spread = nl.ndarray(b.shape, dtype=b.dtype, buffer=nl.shared_hbm)
+    iy = nl.arange(F)[None, :]
+    t = nl.load(a)
+    nl.store(out, nl.load(b))
+    even = nisa.iota(2 * nl.arange(P)[:, None], dtype=np.int32)
+    nisa.dma_copy(dst=out[even, iy], src=t, dst_rmw_op=np.add)
+    odd = nisa.iota(2 * nl.arange(P)[:, None] + 1, dtype=np.uint32)
+    nl.store(spread[odd, iy], value=t)
+    return out, spread
+
+
+@nki.jit
+def gather_past_end(a):
+    """Rows 3p of a for 16 partitions: past the end of a [32, F] tensor (oob_mode=error)."""
+    out = nl.ndarray((16, a.shape[1]), dtype=a.dtype, buffer=nl.shared_hbm)
+    iy = nl.arange(a.shape[1])[None, :]
+    idx = nisa.iota(3 * nl.arange(16)[:, None], dtype=np.int32)
+    nl.store(out, nl.load(a[idx, iy]))
+    return out
+
+
+@nki.jit
+def gather_by_loaded_index(a, rows):
+    """Rows of a chosen by indices read from HBM: values the tracer cannot know."""
+    out = nl.ndarray((8, a.shape[1]), dtype=a.dtype, buffer=nl.shared_hbm)
+    iy = nl.arange(a.shape[1])[None, :]
+    idx = nl.load(rows)
+    nl.store(out, nl.load(a[idx, iy]))
+    return out
+
+
+@nki.jit
+def gather_by_changed_index(a):
+    """An iota index tile changed after the iota: its values are no longer the iota's."""
+    out = nl.ndarray((8, a.shape[1]), dtype=a.dtype, buffer=nl.shared_hbm)
+    iy = nl.arange(a.shape[1])[None, :]
+    idx = nisa.iota(nl.arange(8)[:, None], dtype=np.int32)
+    idx[...] = nl.add(idx, 1)
+    nl.store(out, nl.load(a[idx, iy]))
+    return out
+
+
+@nki.jit
+def gather_by_index_changed_in_loop(a):
+    """The index tile is read, then rewritten, in one loop body: the second iteration reads other values."""
+    out = nl.ndarray((8, a.shape[1]), dtype=a.dtype, buffer=nl.shared_hbm)
+    iy = nl.arange(a.shape[1])[None, :]
+    idx = nisa.iota(nl.arange(8)[:, None], dtype=np.int32)
+    for i in nl.sequential_range(2):
+        nl.store(out, nl.load(a[idx, iy]))
+        idx[...] = nl.add(idx, 1)
+    return out
