@@ -707,7 +707,18 @@ def range_select(on_true_tile=None, comp_op0=None, comp_op1=None, bound0=None, b
     return _t.engine_reduction("dve", cmd, compute, rows, red, reduce_res, None, loc)
 
 
-for _n in ("local_gather", "nc_n_gather", "rng", "dropout", "rand2", "exponential", "activate2",
+def dropout(data, prob, mask=None, dtype=None, dst=None, **kw):
+    """nl.dropout: each element kept where a random value in [0, 1) is at least prob, else 0."""
+    out = nl.dropout(data, prob, dtype=dtype, mask=mask)
+    if dst is not None:
+        loc = _loc()
+        _t._same_shape(dst, out, "nisa.dropout", loc)
+        _t._made(dst, _t.tracer().emit("copy", dst, out, loc=loc))
+        return dst
+    return out
+
+
+for _n in ("local_gather", "nc_n_gather", "rng", "rand2", "exponential", "activate2",
            "sequence_bounds", "topk", "nonzero_with_count"):
     globals()[_n] = (lambda n: (lambda *a, **k: _t.unsupported("nisa.%s" % n)))(_n)
 

@@ -117,6 +117,25 @@ class RandTest(unittest.TestCase):
         self.assertFalse(np.array_equal(r.outputs["out1"], r.outputs["out2"]))
 
 
+    def test_dropout(self):
+        a = rand((16, 64), 14)
+        rate = np.linspace(0.0, 1.0, 16, dtype=np.float32).reshape(16, 1)  # from keeping all to dropping all
+        o1, o2 = allocsim_nki.simulate(k.dropouts, a, rate).returned
+        for call, (out, p) in enumerate(((o1, rate), (o2, np.float32(0.25)))):
+            n = np.arange(16 * 64, dtype=np.uint64) + (call << 24)
+            u = ((lowbias32(n) >> 8).astype(np.float32) * np.float32(2.0 ** -24)).reshape(16, 64)
+            self.assertTrue(same_bits(out, np.where(u >= p, a, np.float32(0.0))))
+        self.assertTrue(same_bits(o1[0], a[0]) and not o1[15].any())
+
+
+class TransposeTest(unittest.TestCase):
+    def test_dma_transpose_of_a_tile(self):
+        a = (rand((16, 40), 15) * 100).astype(np.float16)
+        r = allocsim_nki.simulate(k.transpose_tile, a)
+        self.assertEqual(r.returned.dtype, np.float16)
+        self.assertTrue(np.array_equal(r.returned.view(np.uint16), a.T.view(np.uint16)))
+
+
 class DtypeTest(unittest.TestCase):
     def test_numpy_arrays_of_small_floats(self):
         x = np.ones(3, dtype=nl.bfloat16)

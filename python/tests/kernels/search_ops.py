@@ -171,3 +171,24 @@ def gather_by_index_changed_in_loop(a):
         nl.store(out, nl.load(a[idx, iy]))
         idx[...] = nl.add(idx, 1)
     return out
+
+
+@nki.jit
+def dropouts(a, rate):
+    """a with elements dropped at the per-row rates (nl.dropout), then at 0.25 (nisa.dropout)."""
+    o1 = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
+    o2 = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
+    t = nl.load(a)
+    nl.store(o1, nl.dropout(t, nl.load(rate)))
+    nl.store(o2, nisa.dropout(t, prob=0.25))
+    return o1, o2
+
+
+@nki.jit
+def transpose_tile(a):
+    """dma_transpose of an SBUF tile (the enumerations imported from nisa's constants module)."""
+    from neuronxcc.nki.isa.constants import dge_mode
+    t = nisa.dma_transpose(nl.load(a)[:, :], dge_mode=dge_mode.hwdge)
+    out = nl.ndarray(t.shape, dtype=t.dtype, buffer=nl.shared_hbm)
+    nl.store(out, t)
+    return out
