@@ -718,8 +718,61 @@ def dropout(data, prob, mask=None, dtype=None, dst=None, **kw):
     return out
 
 
+def sequence_bounds(segment_ids=None, dtype=None, mask=None, dst=None, **kw):
+    """Per element of each partition's segment ids [P, n], the start and the end (one past the last) of the run of
+    equal ids it lies in: [P, 2, n], starts in the first row, ends in the second; an id of 0 (padding) gets n and -1.
+    The starts are a running maximum (`tt_scan`) of the positions where the id changes; the ends a running minimum
+    of the positions after a change, taken over the elements in reverse order (a copy through a backwards view)."""
+    loc = _loc()
+    _no_mask(mask, "nisa.sequence_bounds", loc)
+    tr = _t.tracer()
+    ids = _as_rows(segment_ids, "nisa.sequence_bounds", loc)
+    P, n = _t._flat(ids)
+    f32 = _t.float32
+
+    def tile(name):
+        return tr.temp((P, n), f32, "sbuf", loc, name=name)
+    s, pos, zero = tile("ids"), tile("position"), tile("zero")
+    tr.emit("copy", s, ids, loc=loc)
+    _t.iota(pos, 0, 1, 0, loc)
+    tr.emit("memset", zero, -0.0, loc=loc)
+    pad = _t.binary("eq", s, 0.0, loc=loc)
+
+    def bounds(first):
+        """The positions where a run starts (first: true) or ends, scanned in order or in reverse."""
+        change = tile("change")
+        if n > 1:
+            a, b = (s[:, 1:n], s[:, 0:n - 1]) if first else (s[:, 0:n - 1], s[:, 1:n])
+            tr.emit("tt", change[:, 1:n] if first else change[:, 0:n - 1], a, b, "ne", loc=loc)
+        tr.emit("memset", change[:, 0:1] if first else change[:, n - 1:n], 1.0, loc=loc)
+        if first:
+            at = _t.binary("mul", change, pos, loc=loc)  # a start's position, 0 elsewhere (never above the start)
+            r = tile("start")
+            _t.tt_scan(r, at, zero, 0.0, "max", "add", loc)
+            return r
+        after = _t.binary("add", pos, 1.0, loc=loc)
+        at = nl._where_values(change, after, float(n), f32, loc)  # an end's position, n elsewhere
+        rev = tile("reversed")
+        ip, jf = nl.arange(P)[:, None], nl.arange(n)[None, :]
+        tr.emit("copy", rev, at[ip, n - 1 - jf], loc=loc)
+        scanned = tile("end_reversed")
+        _t.tt_scan(scanned, rev, zero, float(n), "min", "add", loc)
+        r = tile("end")
+        tr.emit("copy", r, scanned[ip, n - 1 - jf], loc=loc)
+        return r
+    out = dst if dst is not None else tr.temp((P, 2, n), _t.as_dtype(dtype) if dtype is not None else ids.dtype,
+                                              "sbuf", loc)
+    if _t._flat(out) != (P, 2 * n):
+        raise KernelError("nisa.sequence_bounds writes [%d, 2, %d], not %s" % (P, n, out.shape), loc)
+    rows = _as_rows(out, "nisa.sequence_bounds", loc)
+    for k, (first, padded) in enumerate(((True, float(n)), (False, -1.0))):
+        v = nl._where_values(pad, padded, bounds(first), f32, loc)
+        ins = tr.emit("copy", rows[:, k * n:(k + 1) * n], v, loc=loc)
+    return _t._made(out, ins)
+
+
 for _n in ("local_gather", "nc_n_gather", "rng", "rand2", "exponential", "activate2",
-           "sequence_bounds", "topk", "nonzero_with_count"):
+           "topk", "nonzero_with_count"):
     globals()[_n] = (lambda n: (lambda *a, **k: _t.unsupported("nisa.%s" % n)))(_n)
 
 

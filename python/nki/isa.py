@@ -129,6 +129,10 @@ def dropout(dst, data, prob, **kw):
     return _i.dropout(data, prob, dst=dst)
 
 
+def sequence_bounds(dst, segment_ids, **kw):
+    return _i.sequence_bounds(segment_ids=segment_ids, dst=dst)
+
+
 def __getattr__(name):
     return getattr(_i, name)
 

@@ -128,6 +128,30 @@ class RandTest(unittest.TestCase):
         self.assertTrue(same_bits(o1[0], a[0]) and not o1[15].any())
 
 
+class SequenceBoundsTest(unittest.TestCase):
+    def test_runs_and_padding(self):
+        ids = np.array([[3, 3, 0, 0, 5, 5, 5, 2, 3, 3, 0, 7],
+                        [0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1],
+                        [4, 0, 4, 4, 9, 9, 8, 8, 8, 1, 1, 0]], dtype=np.int32)
+        n = ids.shape[1]
+        want = np.zeros((3, 2, n), np.int32)
+        for p, row in enumerate(ids):
+            for i, x in enumerate(row):
+                if x == 0:
+                    want[p, :, i] = (n, -1)
+                    continue
+                a, b = i, i + 1
+                while a > 0 and row[a - 1] == x:
+                    a -= 1
+                while b < n and row[b] == x:
+                    b += 1
+                want[p, :, i] = (a, b)
+        for dt in (np.int32, np.float32):
+            r = allocsim_nki.simulate(k.segments, ids.astype(dt))
+            self.assertEqual(r.returned.dtype, dt)
+            self.assertTrue(np.array_equal(r.returned, want.astype(dt)))
+
+
 class TransposeTest(unittest.TestCase):
     def test_dma_transpose_of_a_tile(self):
         a = (rand((16, 40), 15) * 100).astype(np.float16)

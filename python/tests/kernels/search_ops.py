@@ -192,3 +192,12 @@ def transpose_tile(a):
     out = nl.ndarray(t.shape, dtype=t.dtype, buffer=nl.shared_hbm)
     nl.store(out, t)
     return out
+
+
+@nki.jit
+def segments(ids):
+    """nisa.sequence_bounds of the ids' rows."""
+    P, n = ids.shape
+    out = nl.ndarray((P, 2, n), dtype=ids.dtype, buffer=nl.shared_hbm)
+    nl.store(out, nisa.sequence_bounds(segment_ids=nl.load(ids)))
+    return out
