@@ -29,6 +29,8 @@ def _func_name(op, what):
 
 
 def _alu(op):
+    if op is nl.bypass:
+        _t.unsupported("nl.bypass here (it skips a stage of tensor_scalar)", _loc())
     a = getattr(op, "_alu", None)
     if a is None:
         # nl.max / nl.min / nl.sum as a reduction op
@@ -154,6 +156,12 @@ def tensor_scalar(data, op0, operand0, reverse0=False, op1=None, operand1=None, 
     _t.check_mask(mask, loc)
     tr = _t.tracer()
     _t._on_chip(data, "tensor_scalar", loc)
+    if op0 is nl.bypass:  # the first stage skipped: the second alone
+        op0, operand0, reverse0, op1, operand1, reverse1 = op1, operand1, reverse1, None, None, False
+    if op1 is nl.bypass:
+        op1 = None
+    if op0 is None or op0 is nl.bypass:
+        return tensor_copy(data, dtype=dtype, dst=dst)
     steps = [[_alu(op0), _t._scalar_operand(operand0, loc, data.dtype), reverse0]]
     if op1 is not None:
         steps.append([_alu(op1), _t._scalar_operand(operand1, loc, data.dtype), reverse1])
@@ -771,8 +779,53 @@ def sequence_bounds(segment_ids=None, dtype=None, mask=None, dst=None, **kw):
     return _t._made(out, ins)
 
 
-for _n in ("local_gather", "nc_n_gather", "rng", "rand2", "exponential", "activate2",
-           "topk", "nonzero_with_count"):
+matmul_perf_mode = type("matmul_perf_mode", (), {"none": "none", "double_row": "double_row"})
+nc_version = type("nc_version", (), {"gen2": 2, "gen3": 3, "gen4": 4})
+dma_engine = type("dma_engine", (), {"dma": 1, "gpsimd_dma": 2})  # accepted: the program's DMA is one kind
+
+
+def get_nc_version():
+    """The NeuronCore generation of the machine traced for (--arch): gen3 for gen3, gen2 otherwise."""
+    return nc_version.gen3 if _t.tracer().arch == "gen3" else nc_version.gen2
+
+
+def get_nc_sub_version():
+    return 0
+
+
+class NkiValidationError(Exception):
+    pass
+
+
+class NkiInstruction:
+    pass
+
+
+class VirtualRegister:
+    pass
+
+
+_UNSUPPORTED_WHY = {
+    "register_alloc": "scalar registers of the kernel's own (a register's value is not known when tracing)",
+    "register_move": "scalar registers of the kernel's own", "register_load": "scalar registers of the kernel's own",
+    "register_store": "scalar registers of the kernel's own",
+    "nc_matmul_mx": "the mx formats' scaling and accumulation are not published precisely enough",
+    "quantize_mx": "the mx formats' scaling and rounding are not published precisely enough",
+    "set_rng_seed": "the random-number state (nl.rand's values are a fixed function of the element)",
+    "rand_set_state": "the random-number state (nl.rand's values are a fixed function of the element)",
+    "rand_get_state": "the random-number state (nl.rand's values are a fixed function of the element)",
+    "rng": "the random-number generator's bits", "rand2": "the random-number generator's state",
+    "core_barrier": "several NeuronCores (the program is one core's)",
+    "sendrecv": "several NeuronCores (the program is one core's)",
+    "dma_compute": "a DMA that computes (the program's DMA copies)",
+    "local_gather": "a gather by index values (the program's views are affine in loop indices)",
+    "nc_n_gather": "a gather by index values (the program's views are affine in loop indices)",
+}
+for _n, _why in _UNSUPPORTED_WHY.items():
+    globals()[_n] = (lambda n, why: (lambda *a, **k: _t.unsupported("nisa.%s: %s" % (n, why), _loc())))(_n, _why)
+
+
+for _n in ("exponential", "activate2", "topk", "nonzero_with_count"):
     globals()[_n] = (lambda n: (lambda *a, **k: _t.unsupported("nisa.%s" % n)))(_n)
 
 

@@ -284,6 +284,73 @@ def spmd_dim(*dims):
     return _SpmdDim(size)
 
 
+def program_ndim():
+    """The axes of the launch grid (0 without one)."""
+    return len(_t.tracer().grid)
+
+
+def dynamic_range(start, stop=None, step=1, **kw):
+    """A loop NKI runs with bounds known on the device only: with Python integer bounds, a loop like
+    sequential_range (a bound held in a register is refused)."""
+    if stop is None:
+        start, stop = 0, start
+    for v in (start, stop):
+        if not isinstance(v, int) and not isinstance(v, _t.Aff):
+            _t.unsupported("nl.dynamic_range with a bound of %s (a register's value is not known when tracing)"
+                           % type(v).__name__, _loc())
+    return _t.tracer().loop(start, stop, step, "dynamic_range")
+
+
+def fori_loop(lower, upper, body_fun, step=1, **kw):
+    """body_fun(i) for i from lower to upper: one loop of the program (dynamic_range), its body traced once."""
+    for i in dynamic_range(lower, upper, step):
+        body_fun(i)
+
+
+def while_loop(*a, **k):
+    _t.unsupported("nl.while_loop (a loop on a register's value at run time; the program's loops have bounds known "
+                   "when tracing)", _loc())
+
+
+def _space_of(buffer):
+    if isinstance(buffer, _t.View):
+        return buffer.tensor.space
+    return getattr(buffer, "space", getattr(buffer, "value", buffer))
+
+
+def is_hbm(buffer):
+    return _space_of(buffer) in ("dram", "shared_hbm", "private_hbm", "hbm")
+
+
+def is_on_chip(buffer):
+    return _space_of(buffer) in ("sbuf", "psum")
+
+
+def is_psum(buffer):
+    return _space_of(buffer) == "psum"
+
+
+def is_sbuf(buffer):
+    return _space_of(buffer) == "sbuf"
+
+
+MemoryRegion = type("MemoryRegion", (), {"sbuf": sbuf, "psum": psum, "private_hbm": private_hbm,
+                                         "shared_hbm": shared_hbm})
+NKIObject = object
+NkiTensor = tile
+DType = _t.DType
+
+
+class _Bypass:
+    """nl.bypass: tensor_scalar's op0 / op1 that skips its stage."""
+
+    def __repr__(self):
+        return "nl.bypass"
+
+
+bypass = _Bypass()
+
+
 def num_programs(axes=0):
     grid = _t.tracer().grid
     if not grid:
@@ -388,6 +455,7 @@ for _n in ("sin", "cos", "arctan", "sign", "erf", "softplus", "mish", "gelu_appr
     globals()[_n] = _act(_n)
 
 for _n in ("tan", "ceil", "floor", "trunc", "gelu_apprx_sigmoid", "gelu_dx", "silu_dx", "erf_dx", "power", "fmod", "mod",
+           "gelu_apprx_sigmoid_dx", "average", "prelu",
            "abs_max", "abs_min", "invert", "prod",
            "var", "all", "softmax", "rms_norm", "random_seed", "gather_flattened",
            "expand_dims"):

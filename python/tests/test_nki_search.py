@@ -152,6 +152,21 @@ class SequenceBoundsTest(unittest.TestCase):
             self.assertTrue(np.array_equal(r.returned, want.astype(dt)))
 
 
+class ApiTest(unittest.TestCase):
+    def test_loops_queries_and_bypass(self):
+        a = rand((6, 8), 16)
+        r = allocsim_nki.simulate(k.api_odds, a, arch="tiny")
+        self.assertTrue(same_bits(r.returned, a * np.float32(2.0) + np.float32(1.0)))
+
+    def test_instructions_refused_at_their_line(self):
+        a = rand((4, 8), 17)
+        for name in ("local_gather", "nc_n_gather", "register_alloc", "nc_matmul_mx", "quantize_mx", "set_rng_seed",
+                     "rand_get_state", "core_barrier", "sendrecv", "dma_compute", "topk", "exponential"):
+            with self.assertRaises(allocsim_nki.KernelError, msg=name) as e:
+                allocsim_nki.simulate(k.refused(name), a, arch="tiny")
+            self.assertRegex(str(e.exception), r"search_ops\.py:\d+: unsupported: nisa\.%s" % name)
+
+
 class TransposeTest(unittest.TestCase):
     def test_dma_transpose_of_a_tile(self):
         a = (rand((16, 40), 15) * 100).astype(np.float16)

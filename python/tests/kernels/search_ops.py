@@ -201,3 +201,31 @@ def segments(ids):
     out = nl.ndarray((P, 2, n), dtype=ids.dtype, buffer=nl.shared_hbm)
     nl.store(out, nisa.sequence_bounds(segment_ids=nl.load(ids)))
     return out
+
+
+@nki.jit
+def api_odds(a):
+    """nl.fori_loop and nl.dynamic_range with Python bounds, nl.is_sbuf / nl.is_hbm, nl.program_ndim, and
+    tensor_scalar with one stage bypassed: out[r] = a[r] * 2 + (1 if is_sbuf(t) else 0) + program_ndim()."""
+    out = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
+    extra = (1.0 if nl.is_sbuf(nl.sbuf) and nl.is_hbm(a) and not nl.is_psum(a) else 0.0) + nl.program_ndim()
+
+    def body(r):
+        t = nl.load(a[r:r + 1, :])
+        u = nisa.tensor_scalar(t, op0=nl.bypass, operand0=0.0, op1=nl.multiply, operand1=2.0)
+        nl.store(out[r:r + 1, :], nl.add(u, extra))
+    nl.fori_loop(0, a.shape[0] // 2, body)
+    for r in nl.dynamic_range(a.shape[0] // 2, a.shape[0]):
+        body(r)
+    return out
+
+
+def refused(name):
+    """A kernel calling nisa.<name> on a tile."""
+    @nki.jit
+    def kernel(a):
+        out = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
+        t = nl.load(a)
+        nl.store(out, getattr(nisa, name)(t, t))
+        return out
+    return kernel
