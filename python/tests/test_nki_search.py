@@ -165,6 +165,9 @@ class ApiTest(unittest.TestCase):
             with self.assertRaises(allocsim_nki.KernelError, msg=name) as e:
                 allocsim_nki.simulate(k.refused(name), a, arch="tiny")
             self.assertRegex(str(e.exception), r"search_ops\.py:\d+: unsupported: nisa\.%s" % name)
+        with self.assertRaises(allocsim_nki.KernelError) as e:
+            allocsim_nki.simulate(k.all_reduce, a, arch="tiny")
+        self.assertRegex(str(e.exception), r"search_ops\.py:\d+: unsupported: nki\.collectives\.all_reduce")
 
 
 class TransposeTest(unittest.TestCase):

@@ -229,3 +229,14 @@ def refused(name):
         nl.store(out, getattr(nisa, name)(t, t))
         return out
     return kernel
+
+
+@nki.jit
+def all_reduce(a):
+    """A collective between NeuronCores."""
+    import nki.collectives as cc
+    out = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
+    t = nl.load(a)
+    cc.all_reduce([t], [t], cc.ReplicaGroup([[0, 1]]), op=nl.add)
+    nl.store(out, t)
+    return out
