@@ -1,6 +1,7 @@
 #include "alloc/liveness.h"
 
 #include <algorithm>
+#include <functional>
 #include <span>
 #include <unordered_map>
 
@@ -606,9 +607,10 @@ constexpr uint32_t kPartialLookahead = 64;
 //    when K also holds a mention before k, what each iteration marks is forgotten at the next (that mention's writes
 //    come between);
 //  - then, after K, directly in the body around K, views naming no register;
-//  - a mention inside a loop L nested in the body walked (L not holding k): every read of every iteration of L must
-//    be covered by writes of that same iteration (alloc/iteration_coverage.h): then L reads nothing older than
-//    itself. L's writes are not marked.
+//  - a mention inside a loop L nested in the body walked (L not holding k): one run of L reads only what the run
+//    wrote (alloc/iteration_coverage.h, runCoverage): then L reads nothing older than itself, and what its writes
+//    directly in its body cover on every iteration is marked; or, where the walk binds no register, L's iterations
+//    are walked one after another as K's are, with L's register bound, its mentions directly in its body.
 // Any other mention (in a block, outside the body around K) fails. Then k starts a new value (if no loop carries the
 // tensor: startsValue).
 bool partialStartsValue(const Program& p, const LinearOrder& order, TensorId t, std::span<const Event> events,
@@ -620,7 +622,8 @@ bool partialStartsValue(const Program& p, const LinearOrder& order, TensorId t, 
   uint32_t visited = 0;
   // Walks events[from, to), all inside `body`'s body (-1: the top level), with `reg` = v in views; `again`: a repeated
   // iteration of k's loop (k's own reads are tested too).
-  auto walk = [&](size_t from, size_t to, int32_t body, RegId reg, int64_t v, bool again) {
+  std::function<Step(size_t, size_t, int32_t, RegId, int64_t, bool)> walk;
+  walk = [&](size_t from, size_t to, int32_t body, RegId reg, int64_t v, bool again) -> Step {
     uint32_t last = kNone;
     for (size_t j = from; j < to; ++j) {
       const uint32_t pos = events[j].pos;
@@ -633,10 +636,21 @@ bool partialStartsValue(const Program& p, const LinearOrder& order, TensorId t, 
         // Inside a loop L nested in `body`: L reads only what each of its iterations wrote, or fails.
         int32_t l = at.loop;
         while (l >= 0 && order.loops[size_t(l)].parent != body) l = order.loops[size_t(l)].parent;
-        if (l < 0 || !coverage.readsOwnRun(l)) return Step::Fails;
+        if (l < 0) return Step::Fails;
         const LinearLoop& inner = order.loops[size_t(l)];
         const size_t first = j;
         while (j + 1 < to && events[j + 1].pos < inner.end) ++j;
+        if (!coverage.readsOwnRun(l)) {
+          // Or its iterations one after another, with its register bound in views, where no other register is.
+          if (reg != kNone || order.positions[inner.header].conditional || inner.trips > kPartialLookahead ||
+              inner.inst->lo < 0)
+            return Step::Fails;
+          for (uint64_t x = 0; x < inner.trips; ++x) {
+            const Step s = walk(first, j + 1, l, inner.inst->rd, inner.inst->lo + int64_t(x) * inner.inst->step, true);
+            if (s != Step::Next) return s;
+          }
+          continue;
+        }
         // What L's writes directly in its body cover, on every one of its iterations (it runs whenever `body` does).
         if (order.positions[inner.header].conditional || inner.trips > kPartialLookahead || inner.inst->lo < 0)
           continue;
@@ -695,7 +709,10 @@ void addValue(const LinearOrder& order, std::span<const Event> group, Mentions m
               LiveRange& range, std::vector<int32_t>& ld, std::vector<int32_t>& lu) {
   size_t k = group.size();  // group[k..]: the writes after the last read (reads come before writes at a position)
   while (k > 0 && group[k - 1].write) --k;
-  if (k < group.size() && (k == 0 || group[k - 1].pos < group[k].pos)) {
+  // The writes at the last read's position (an update in place) end the segment with it.
+  if (k > 0)
+    while (k < group.size() && group[k].pos == group[k - 1].pos) ++k;
+  if (k < group.size()) {
     // A start@first matmul reads its accumulator on its loop's later iterations: no dead store.
     bool dead = std::none_of(group.begin() + ptrdiff_t(k), group.end(),
                              [](const Event& e) { return e.cover == WriteCover::WholeOnFirst; });

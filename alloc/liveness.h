@@ -45,7 +45,8 @@
 // a[:, i*512:512], ...; copy s, a[:, i*512:512] }`); then in the body around that loop, views naming no register;
 // no block between. A nested loop among them (not holding the write) passes when one run of it reads only what the
 // run wrote (alloc/iteration_coverage.h, runCoverage), and what its writes directly in its body cover on every
-// iteration counts as written. A partial start@first matmul's read of its accumulator (on its loop's later iterations)
+// iteration counts as written; in the body around the write's loop, also when its iterations, walked as the write's
+// loop's are, read only what is written from the partial write on. A partial start@first matmul's read of its accumulator (on its loop's later iterations)
 // belongs to the value its write starts. The loops around it must not carry the tensor, as for a full write.
 //
 // Each group's range is computed as a single value always was, with what the data allows taken off:
@@ -67,7 +68,8 @@
 //     that replaces the whole value on every iteration carries nothing; an accumulation group (start@first ...
 //     stop@last in a K-loop) is carried around its K-loop, per iteration of the loops outside.
 //  4. Dead stores: writes after the group's last read that read nothing themselves and share no loop of more than
-//     one iteration with that read are live at their own positions only; the group's segment ends at the read.
+//     one iteration with that read are live at their own positions only; the group's segment ends at the read (with
+//     the writes at its position: an update in place).
 //  5. Gaps in a loop: where a loop's body writes the whole tensor on every iteration, by an instruction k directly in
 //     the body that reads none of it, after another mention of the value in the body, the value is dead from that
 //     mention's last run in the iteration (the end of the loop in the body that holds it) to k: what an iteration

@@ -893,6 +893,40 @@ INSTANTIATE_TEST_SUITE_P(LiveSegments, LiveRangeOf, ::testing::ValuesIn(std::vec
              "}\n"
              "dma O, a\n",              // 20
      .expect = {{.value = "a", .segments = {{P(11), P(12)}, {P(13), P(20)}}, .only = std::vector<ExpectedPart>{}}}},
+    // a's first value is last read at 12, which updates it in place; the partial memset at 14 is never read (the
+    // memset at 17, whose last run is on the last iteration, replaces a before the read at 20): a dead store.
+    {.name = "AWriteAfterAnUpdateInPlaceThatNothingReadsIsADeadStore",
+     .body = "dma a, A\n"               // 11
+             "ts a, a, 1, add\n"        // 12
+             "memset b, 1\n"            // 13
+             "memset a[:, 0:32], 2\n"   // 14
+             "loop i = 0, 2, 1 {\n"     // 15
+             "  if i == 1 {\n"          // 16
+             "    memset a, 3\n"        // 17
+             "  }\n"
+             "}\n"
+             "tt b, b, a, add\n"        // 20
+             "dma O, b\n",              // 21
+     .expect = {{.value = "a", .segments = {{P(11), P(12)}, {P(14), P(14)}, {P(17), P(20)}}}}},
+    // The loop on 14 writes columns 0:48 of a through i; the loop on 18 reads columns 8:16 and 24:16 through j, all
+    // written by the first loop: the partial write on 15 starts a value (from its loop's header to the end of the
+    // reading loop), and a is dead between its first value's last read (12) and that loop.
+    {.name = "APartialWriteStartsAValueWhenALaterLoopReadsOnlyWhatItWrote",
+     .body = "dma a, A\n"                             // 11
+             "copy b, a\n"                            // 12
+             "memset d, 0\n"                          // 13
+             "loop i = 0, 3, 1 {\n"                   // 14
+             "  memset a[:, i*16:16], 1\n"            // 15
+             "}\n"
+             "memset c, 0\n"                          // 17
+             "loop j = 0, 2, 1 {\n"                   // 18
+             "  copy c[:, j*16:16], a[:, j*16+8:16]\n"  // 19
+             "}\n"
+             "tt c, c, d, add\n"                      // 21
+             "dma O, c\n",                            // 22
+     .expect = {{.value = "a",
+                 .segments = {{P(11), P(12)}, {P(14), E(18)}},
+                 .value_starts = std::vector<Anchor>{P(15)}}}},
     // i == 7 never holds: the dma after the loop reads what the first dma wrote.
     {.name = "AConditionalWholeWriteThatNeverRunsKeepsOneValue",
      .body = guardedWholeWrite("if i == 7"),
