@@ -429,6 +429,20 @@ void addSegments(const LinearOrder& order, std::span<const Event> group, const M
     const uint32_t header = order.loops[size_t(ld.front())].header;
     if (header + 1 < m.first) narrowed.push_back({header + 1, m.first - 1, ld.front(), true});
   }
+  if (later == 0 && order.loops[size_t(ld.front())].trips > 1 && answers->leaves(ld.front())) {
+    // The last run is on the loop's last iteration: on the others, what the writes leave is replaced by it unread,
+    // so after the write only the last iteration holds the value, except at the writes. Not before the end of the
+    // next loop inward (its own part, if any, lies there).
+    const LinearLoop& l = order.loops[size_t(ld.front())];
+    uint32_t q = ld.size() > 1 ? std::max(m.first, order.loops[size_t(ld[1])].end) : m.first;
+    for (const Event& ev : group) {
+      if (ev.pos >= l.end) break;
+      if (ev.pos <= q) continue;
+      if (q + 1 < ev.pos) narrowed.push_back({q + 1, ev.pos - 1, ld.front(), true});
+      q = ev.pos;  // a write: every mention in the loop is one
+    }
+    if (q < l.end) narrowed.push_back({q + 1, l.end, ld.front(), true});
+  }
   if (!carried) {
     // Each loop around the first mention that does not hold the last one, runs more than once and is one whose
     // every iteration starts the value afresh (the loops rule 2 passes over above): only its last iteration's value

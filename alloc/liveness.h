@@ -99,8 +99,10 @@
 //  - every iteration but the last: a value whose last mention lies in L, where rule 2 extends it to L's end (an
 //    iteration reads what the one before left): from that last mention to L's end, the next iteration reads it,
 //    but after the last iteration nothing does.
-//  - last iteration only, before a conditional whole write whose last run is on the iteration before the last (see
-//    "Values" above): from the loop's header (exclusive: each iteration's own step) to the write.
+//  - last iteration only, around a conditional whole write that starts a value in its outermost loop (see "Values"
+//    above): when its last run is on the iteration before the last, from the loop's header (exclusive: each
+//    iteration's own step) to the write; when it is on the last iteration, after the write (not before the end of
+//    the next loop inward around it) but at the loop's other writes, as for a value written whole on every iteration.
 // Neither applies where rule 3 extends the value over a loop around both mentions (the next iteration of that loop
 // may read it). Loops nested in L are not told apart: a value live on the last iteration of L is live there on every
 // iteration of the loops inside it. Two ranges whose iterations exclude each other at a position (one loop, one the

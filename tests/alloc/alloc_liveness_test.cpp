@@ -870,10 +870,21 @@ INSTANTIATE_TEST_SUITE_P(LiveSegments, LiveRangeOf, ::testing::ValuesIn(std::vec
                  .segments = {{P(11), P(12)}, {P(13), P(18)}},
                  .only = std::vector<ExpectedPart>{}}}},
     // The memset runs at i = 1 and 3: its last run is on the last iteration, and nothing runs before it there after
-    // it: the value starts at the memset.
+    // it: the value starts at the memset. What the run at i = 1 writes is replaced at i = 3 unread: after the memset
+    // (the memset of c on 17, the loop's end) only the last iteration holds a.
     {.name = "AWholeWriteWhoseLastRunIsOnTheLastIterationStartsThere",
-     .body = guardedWholeWrite("if i % 2 == 1"),
-     .expect = {{.value = "a", .segments = {{P(11), P(12)}, {P(15), P(18)}}}}},
+     .body = "dma a, A\n"               // 11
+             "copy b, a\n"              // 12
+             "loop i = 0, 4, 1 {\n"     // 13
+             "  if i % 2 == 1 {\n"      // 14
+             "    memset a, 1\n"        // 15
+             "  }\n"
+             "  memset c, 2\n"          // 17
+             "}\n"
+             "dma O, a\n",              // 19
+     .expect = {{.value = "a",
+                 .segments = {{P(11), P(12)}, {P(15), P(19)}},
+                 .only = std::vector<ExpectedPart>{{P(15), E(13), 13, true}}}}},
     // j runs for i = 1..3, the memset's last run at i = 3, j = 2: no iteration of j or i begins after it, though the
     // memset does not run on every iteration of i.
     {.name = "AWholeWriteInARegisterBoundedLoopThatRunsStartsAValue",
