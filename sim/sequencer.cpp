@@ -414,7 +414,8 @@ void Sequencer::enterPorts(Plan& plan, const Instruction& inst, uint32_t slot, R
   auto use = [&](PortSide own, PortSide other) {
     const PortUser& u = port_users_[other];
     if (u.seq != 0 && s_.record(u.slot).seq == u.seq)
-      rec.deps.push_back({u.seq, u.inst, Dependence::kEndUnknown, u.slot, DepKind::Port, false});
+      rec.deps.push_back(
+          {u.seq, u.inst, Dependence::kEndUnknown, u.slot, DepKind::Port, false, uint8_t(engineOf(u.inst->op))});
     port_users_[own] = {slot, rec.seq, &inst};
   };
   if (sbuf && t.port_dve_pool_sbuf) {
@@ -446,7 +447,6 @@ void Sequencer::dispatch(const Instruction& inst, const LoopPos* loop) {
   const uint32_t slot = s_.takeRecord();
   Record& rec = s_.record(slot);
   rec.inst = &inst;
-  rec.engine = uint8_t(e);
   rec.data_skipped = s_.dataSkipped(inst);
   rec.first = !loop || loop->first;
   rec.last = !loop || loop->last;

@@ -207,13 +207,9 @@ void Shared::noteProducers(std::vector<Dependence>& deps) {
   if (deps.empty()) return;
   constexpr uint8_t kDma = uint8_t(Engine::DMA);
   uint64_t youngest[kEngines] = {};
-  for (const Dependence& d : deps) {
-    const uint8_t e = record(d.slot).engine;
-    if (e != kDma) youngest[e] = std::max(youngest[e], d.seq);
-  }
-  auto kept = [&](const Dependence& d, const Record& producer) {
-    return producer.engine == kDma || d.seq == youngest[producer.engine];
-  };
+  for (const Dependence& d : deps)
+    if (d.engine != kDma) youngest[d.engine] = std::max(youngest[d.engine], d.seq);
+  auto kept = [&](const Dependence& d) { return d.engine == kDma || d.seq == youngest[d.engine]; };
   size_t n = 0;
   if (no_value_waits) {
     // Nothing waits for values: a decided end is all a dependence gives its consumer (endOfAll), so of the decided
@@ -222,8 +218,8 @@ void Shared::noteProducers(std::vector<Dependence>& deps) {
     Dependence binding{};
     bool known = false;
     for (Dependence& d : deps) {
+      if (!kept(d)) continue;
       Record& producer = record(d.slot);
-      if (!kept(d, producer)) continue;
       if (!producer.end_known) {
         d.counted = true;
         ++producer.consumers;
@@ -235,7 +231,7 @@ void Shared::noteProducers(std::vector<Dependence>& deps) {
     if (known) deps[n++] = binding;
   } else {
     for (const Dependence& d : deps)
-      if (kept(d, record(d.slot))) deps[n++] = d;
+      if (kept(d)) deps[n++] = d;
     deps.resize(n);
     orderDependences(deps);  // their values are waited for in program order
     n = deps.size();

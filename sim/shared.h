@@ -91,7 +91,6 @@ struct Record {
   bool end_known = false;
   bool done = false;  // its values are read and written
   bool release_when_unread = false;
-  uint8_t engine = 0;  // ir/program.h Engine of inst
   // Consumers dispatched before its end was decided that have not read it yet (Dependence::counted); a finished
   // record they keep is released by the last of them.
   uint32_t consumers = 0;
