@@ -29,6 +29,8 @@ def _func_name(op, what):
 
 
 def _alu(op):
+    if op is nl.bypass:
+        _t.unsupported("nl.bypass here (it skips a stage of tensor_scalar)", _loc())
     a = getattr(op, "_alu", None)
     if a is None:
         # nl.max / nl.min / nl.sum as a reduction op
@@ -154,6 +156,12 @@ def tensor_scalar(data, op0, operand0, reverse0=False, op1=None, operand1=None, 
     _t.check_mask(mask, loc)
     tr = _t.tracer()
     _t._on_chip(data, "tensor_scalar", loc)
+    if op0 is nl.bypass:  # the first stage skipped: the second alone
+        op0, operand0, reverse0, op1, operand1, reverse1 = op1, operand1, reverse1, None, None, False
+    if op1 is nl.bypass:
+        op1 = None
+    if op0 is None or op0 is nl.bypass:
+        return tensor_copy(data, dtype=dtype, dst=dst)
     steps = [[_alu(op0), _t._scalar_operand(operand0, loc, data.dtype), reverse0]]
     if op1 is not None:
         steps.append([_alu(op1), _t._scalar_operand(operand1, loc, data.dtype), reverse1])
@@ -264,12 +272,25 @@ def memset(dst=None, value=0, shape=None, dtype=None, mask=None, **kw):
     return _t._made(dst, tr.emit("memset", dst, v, loc=loc))
 
 
-def dma_copy(dst, src, mask=None, **kw):
+oob_mode = type("oob_mode", (), {"error": "error", "skip": "skip"})
+
+
+def dma_copy(dst, src, mask=None, oob_mode=None, dst_rmw_op=None, **kw):
+    """A DMA (tracer.move). A view whose rows an index tile selects: trace.indirect_rows, with oob_mode=skip leaving
+    out the rows whose index is out of the tensor and dst_rmw_op combining the source into the rows."""
     loc = _loc()
     _t.check_mask(mask, loc)
     if isinstance(src, _t.Constant):
         return src.build(dst, loc)
     _t._same_shape(dst, src, "dma_copy", loc)
+    mode = getattr(oob_mode, "name", oob_mode)
+    if mode not in (None, "error", "skip"):
+        raise KernelError("oob_mode %r is not an nisa.oob_mode" % (oob_mode,), loc)
+    if dst.indirect or src.indirect:
+        return _t.indirect_rows(dst, src, loc, skip=mode == "skip",
+                                rmw=_alu(dst_rmw_op) if dst_rmw_op is not None else None)
+    if dst_rmw_op is not None:
+        _t.unsupported("dst_rmw_op on a DMA without an index tile", loc)
     return _t.tracer().move(dst, src, loc)
 
 
@@ -694,8 +715,129 @@ def range_select(on_true_tile=None, comp_op0=None, comp_op1=None, bound0=None, b
     return _t.engine_reduction("dve", cmd, compute, rows, red, reduce_res, None, loc)
 
 
-for _n in ("local_gather", "nc_n_gather", "rng", "dropout", "rand2", "exponential", "activate2",
-           "sequence_bounds", "topk", "nonzero_with_count"):
+def dropout(data, prob, mask=None, dtype=None, dst=None, **kw):
+    """nl.dropout: each element kept where a random value in [0, 1) is at least prob, else 0."""
+    out = nl.dropout(data, prob, dtype=dtype, mask=mask)
+    if dst is not None:
+        loc = _loc()
+        _t._same_shape(dst, out, "nisa.dropout", loc)
+        _t._made(dst, _t.tracer().emit("copy", dst, out, loc=loc))
+        return dst
+    return out
+
+
+def sequence_bounds(segment_ids=None, dtype=None, mask=None, dst=None, **kw):
+    """Per element of each partition's segment ids [P, n], the start and the end (one past the last) of the run of
+    equal ids it lies in: [P, 2, n], starts in the first row, ends in the second; an id of 0 (padding) gets n and -1.
+    The starts are a running maximum (`tt_scan`) of the positions where the id changes; the ends a running minimum
+    of the positions after a change, taken over the elements in reverse order (a copy through a backwards view)."""
+    loc = _loc()
+    _no_mask(mask, "nisa.sequence_bounds", loc)
+    tr = _t.tracer()
+    ids = _as_rows(segment_ids, "nisa.sequence_bounds", loc)
+    P, n = _t._flat(ids)
+    f32 = _t.float32
+
+    def tile(name):
+        return tr.temp((P, n), f32, "sbuf", loc, name=name)
+    s, pos, zero = tile("ids"), tile("position"), tile("zero")
+    tr.emit("copy", s, ids, loc=loc)
+    _t.iota(pos, 0, 1, 0, loc)
+    tr.emit("memset", zero, -0.0, loc=loc)
+    pad = _t.binary("eq", s, 0.0, loc=loc)
+
+    def bounds(first):
+        """The positions where a run starts (first: true) or ends, scanned in order or in reverse."""
+        change = tile("change")
+        if n > 1:
+            a, b = (s[:, 1:n], s[:, 0:n - 1]) if first else (s[:, 0:n - 1], s[:, 1:n])
+            tr.emit("tt", change[:, 1:n] if first else change[:, 0:n - 1], a, b, "ne", loc=loc)
+        tr.emit("memset", change[:, 0:1] if first else change[:, n - 1:n], 1.0, loc=loc)
+        if first:
+            at = _t.binary("mul", change, pos, loc=loc)  # a start's position, 0 elsewhere (never above the start)
+            r = tile("start")
+            _t.tt_scan(r, at, zero, 0.0, "max", "add", loc)
+            return r
+        after = _t.binary("add", pos, 1.0, loc=loc)
+        at = nl._where_values(change, after, float(n), f32, loc)  # an end's position, n elsewhere
+        rev = tile("reversed")
+        ip, jf = nl.arange(P)[:, None], nl.arange(n)[None, :]
+        tr.emit("copy", rev, at[ip, n - 1 - jf], loc=loc)
+        scanned = tile("end_reversed")
+        _t.tt_scan(scanned, rev, zero, float(n), "min", "add", loc)
+        r = tile("end")
+        tr.emit("copy", r, scanned[ip, n - 1 - jf], loc=loc)
+        return r
+    out = dst if dst is not None else tr.temp((P, 2, n), _t.as_dtype(dtype) if dtype is not None else ids.dtype,
+                                              "sbuf", loc)
+    if _t._flat(out) != (P, 2 * n):
+        raise KernelError("nisa.sequence_bounds writes [%d, 2, %d], not %s" % (P, n, out.shape), loc)
+    rows = _as_rows(out, "nisa.sequence_bounds", loc)
+    for k, (first, padded) in enumerate(((True, float(n)), (False, -1.0))):
+        v = nl._where_values(pad, padded, bounds(first), f32, loc)
+        ins = tr.emit("copy", rows[:, k * n:(k + 1) * n], v, loc=loc)
+    return _t._made(out, ins)
+
+
+def constants_module(parent):
+    """`from nki.isa.constants import dge_mode` (and neuronxcc.nki.isa.constants): the enumerations as a submodule
+    of the module named parent."""
+    import sys
+    import types
+    m = types.ModuleType(parent + ".constants")
+    for n in ("engine", "dge_mode", "oob_mode", "reduce_cmd"):
+        setattr(m, n, globals()[n])
+    sys.modules[m.__name__] = m
+    return m
+
+
+matmul_perf_mode = type("matmul_perf_mode", (), {"none": "none", "double_row": "double_row"})
+nc_version = type("nc_version", (), {"gen2": 2, "gen3": 3, "gen4": 4})
+dma_engine = type("dma_engine", (), {"dma": 1, "gpsimd_dma": 2})  # accepted: the program's DMA is one kind
+
+
+def get_nc_version():
+    """The NeuronCore generation of the machine traced for (--arch): gen3 for gen3, gen2 otherwise."""
+    return nc_version.gen3 if _t.tracer().arch == "gen3" else nc_version.gen2
+
+
+def get_nc_sub_version():
+    return 0
+
+
+class NkiValidationError(Exception):
+    pass
+
+
+class NkiInstruction:
+    pass
+
+
+class VirtualRegister:
+    pass
+
+
+_UNSUPPORTED_WHY = {
+    "register_alloc": "scalar registers of the kernel's own (a register's value is not known when tracing)",
+    "register_move": "scalar registers of the kernel's own", "register_load": "scalar registers of the kernel's own",
+    "register_store": "scalar registers of the kernel's own",
+    "nc_matmul_mx": "the mx formats' scaling and accumulation are not published precisely enough",
+    "quantize_mx": "the mx formats' scaling and rounding are not published precisely enough",
+    "set_rng_seed": "the random-number state (nl.rand's values are a fixed function of the element)",
+    "rand_set_state": "the random-number state (nl.rand's values are a fixed function of the element)",
+    "rand_get_state": "the random-number state (nl.rand's values are a fixed function of the element)",
+    "rng": "the random-number generator's bits", "rand2": "the random-number generator's state",
+    "core_barrier": "several NeuronCores (the program is one core's)",
+    "sendrecv": "several NeuronCores (the program is one core's)",
+    "dma_compute": "a DMA that computes (the program's DMA copies)",
+    "local_gather": "a gather by index values (the program's views are affine in loop indices)",
+    "nc_n_gather": "a gather by index values (the program's views are affine in loop indices)",
+}
+for _n, _why in _UNSUPPORTED_WHY.items():
+    globals()[_n] = (lambda n, why: (lambda *a, **k: _t.unsupported("nisa.%s: %s" % (n, why), _loc())))(_n, _why)
+
+
+for _n in ("exponential", "activate2", "topk", "nonzero_with_count"):
     globals()[_n] = (lambda n: (lambda *a, **k: _t.unsupported("nisa.%s" % n)))(_n)
 
 
