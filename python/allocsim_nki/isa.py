@@ -779,6 +779,18 @@ def sequence_bounds(segment_ids=None, dtype=None, mask=None, dst=None, **kw):
     return _t._made(out, ins)
 
 
+def constants_module(parent):
+    """`from nki.isa.constants import dge_mode` (and neuronxcc.nki.isa.constants): the enumerations as a submodule
+    of the module named parent."""
+    import sys
+    import types
+    m = types.ModuleType(parent + ".constants")
+    for n in ("engine", "dge_mode", "oob_mode", "reduce_cmd"):
+        setattr(m, n, globals()[n])
+    sys.modules[m.__name__] = m
+    return m
+
+
 matmul_perf_mode = type("matmul_perf_mode", (), {"none": "none", "double_row": "double_row"})
 nc_version = type("nc_version", (), {"gen2": 2, "gen3": 3, "gen4": 4})
 dma_engine = type("dma_engine", (), {"dma": 1, "gpsimd_dma": 2})  # accepted: the program's DMA is one kind

@@ -142,21 +142,15 @@ def gather_past_end(a):
 
 @nki.jit
 def gather_by_loaded_index(a, rows):
-    """Rows of a chosen by indices read from HBM: values the tracer cannot know."""
+    """Rows of a chosen by indices read from HBM (rows given): values the tracer cannot know; without rows, by an
+    iota index tile changed after the iota, whose values are no longer the iota's."""
     out = nl.ndarray((8, a.shape[1]), dtype=a.dtype, buffer=nl.shared_hbm)
     iy = nl.arange(a.shape[1])[None, :]
-    idx = nl.load(rows)
-    nl.store(out, nl.load(a[idx, iy]))
-    return out
-
-
-@nki.jit
-def gather_by_changed_index(a):
-    """An iota index tile changed after the iota: its values are no longer the iota's."""
-    out = nl.ndarray((8, a.shape[1]), dtype=a.dtype, buffer=nl.shared_hbm)
-    iy = nl.arange(a.shape[1])[None, :]
-    idx = nisa.iota(nl.arange(8)[:, None], dtype=np.int32)
-    idx[...] = nl.add(idx, 1)
+    if rows is not None:
+        idx = nl.load(rows)
+    else:
+        idx = nisa.iota(nl.arange(8)[:, None], dtype=np.int32)
+        idx[...] = nl.add(idx, 1)
     nl.store(out, nl.load(a[idx, iy]))
     return out
 
