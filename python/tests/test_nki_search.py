@@ -53,6 +53,26 @@ class SearchTest(unittest.TestCase):
         # the duplicates of a value are matched in opposite orders by the two instructions
         self.assertFalse(np.array_equal(found, matched))
 
+    def test_under_a_mask(self):
+        a = np.random.RandomState(4).randint(1, 9, size=(8, 24)).astype(np.float32)
+        r = allocsim_nki.simulate(k.top8_masked, a, arch="tiny")
+        vals, replaced, matched = r.returned
+        for p in range(4):  # the masked rows; the others are not written by the instructions (the tracer: 0)
+            box = a[p, 2:22]
+            want = sorted(box.tolist(), reverse=True)[:8]
+            self.assertEqual(vals[p].tolist(), want)
+            m = positions(a[p, :20], want, reversed(range(8)))
+            self.assertEqual(matched[p].tolist(), m)
+            row = np.zeros(24, np.float32)
+            row[:20] = a[p, :20]
+            row[[j for j in m if j < 20]] = 0.0
+            self.assertTrue(same_bits(replaced[p], row))
+        self.assertFalse(vals[4:].any() or matched[4:].any() or replaced[4:].any())
+        with self.assertRaises(allocsim_nki.KernelError) as e:
+            allocsim_nki.simulate(k.find_masked_from_column_2, a, arch="tiny")
+        self.assertIn("unsupported: nisa.nc_find_index8 with a mask that leaves out the first columns",
+                      str(e.exception))
+
     def test_absent_values(self):
         a = rand((4, 16), 5)
         b = a[:, :8].copy()

@@ -234,3 +234,33 @@ def all_reduce(a):
     cc.all_reduce([t], [t], cc.ReplicaGroup([[0, 1]]), op=nl.add)
     nl.store(out, t)
     return out
+
+
+@nki.jit
+def top8_masked(a):
+    """max8 under a mask of the first 4 rows and the columns from 2 to 21, nc_match_replace8 (imm 0) under one of
+    the first 4 rows and the first 20 columns."""
+    P, F = a.shape
+    vals = nl.ndarray((P, 8), dtype=nl.float32, buffer=nl.shared_hbm)
+    replaced = nl.ndarray((P, F), dtype=nl.float32, buffer=nl.shared_hbm)
+    matched = nl.ndarray((P, 8), dtype=nl.uint32, buffer=nl.shared_hbm)
+    ip, jf = nl.mgrid[0:P, 0:F]
+    t = nl.load(a)
+    box = (ip < 4) & (jf >= 2) & (jf < 22)
+    v = nisa.max8(src=t[ip, jf], mask=box)
+    m = nl.ndarray((P, 8), dtype=nl.uint32, buffer=nl.sbuf)
+    r = nisa.nc_match_replace8(data=t[ip, jf], vals=v, imm=0.0, dst_idx=m, mask=(ip < 4) & (jf < 20))
+    nl.store(vals, v)
+    nl.store(replaced, r)
+    nl.store(matched, m)
+    return vals, replaced, matched
+
+
+@nki.jit
+def find_masked_from_column_2(a):
+    """nc_find_index8 under a mask that leaves out the first two columns."""
+    out = nl.ndarray((a.shape[0], 8), dtype=nl.uint32, buffer=nl.shared_hbm)
+    ip, jf = nl.mgrid[0:a.shape[0], 0:a.shape[1]]
+    t = nl.load(a)
+    nl.store(out, nisa.nc_find_index8(data=t[ip, jf], vals=t[:, 0:8], mask=(jf >= 2)))
+    return out
