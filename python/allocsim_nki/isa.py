@@ -516,6 +516,39 @@ def _no_mask(mask, what, loc):
         _t.unsupported("%s with a mask" % what, loc)
 
 
+def _mask_box(mask, P, F, what, loc):
+    """A mask over a [P, F] tile that bounds each axis by numbers (`(i_p < 64) & (i_f < 256)`): the rows and the
+    columns where it holds, (p0, p1, f0, f1); the whole tile without a mask. Other masks are refused."""
+    box = [0, P, 0, F]
+    if mask is None or (isinstance(mask, _t.Pred) and mask.always_true()):
+        return box
+    if not isinstance(mask, _t.Pred):
+        raise KernelError("a mask is a comparison of indices (i_p < n)", loc)
+    for p in mask._list():
+        e = p.expr
+        terms = [(d, c) for d, c in e.terms.items() if c != 0]
+        if len(terms) != 1 or not isinstance(e.base, int) or len(e.shape) != 2 or p.op not in ("lt", "le", "ge",
+                                                                                              "gt"):
+            _t.unsupported("%s with a mask other than bounds on the partition and the free axis" % what, loc)
+        (d, c), b = terms[0], e.base
+        # c*i + b OP 0 over i in the axis: the indices where it holds form one run
+        n = P if d == 0 else F
+        held = [i for i in range(n) if {"lt": c * i + b < 0, "le": c * i + b <= 0, "gt": c * i + b > 0,
+                                        "ge": c * i + b >= 0}[p.op]]
+        lo, hi = (held[0], held[-1] + 1) if held else (0, 0)
+        box[2 * d] = max(box[2 * d], lo)
+        box[2 * d + 1] = min(box[2 * d + 1], hi)
+    if box[0] >= box[1] or box[2] >= box[3]:
+        _t.unsupported("%s with a mask that holds nowhere" % what, loc)
+    return box
+
+
+def _fresh_zero(out, loc):
+    """A fresh tile written only in part under a mask: 0 first (the program's tiles are defined before read)."""
+    if not out.tensor.written:
+        _t.tracer().emit("memset", out, 0.0 if out.dtype.is_float else 0, loc=loc)
+
+
 def _as_rows(v, what, loc):
     """A tile as [P, F] (its free axes one run)."""
     _t._on_chip(v, what, loc)
@@ -529,9 +562,15 @@ class _Search:
     smallest position holding v: `ts eq` against the [P, 1] column, positions where it holds and F elsewhere
     (nl.where), `reduce min`; F means none."""
 
-    def __init__(self, data, what, loc):
+    def __init__(self, data, what, loc, mask=None):
         tr = _t.tracer()
         data = _as_rows(data, what, loc)
+        self.box = _mask_box(mask, *_t._flat(data), what, loc)
+        p0, p1, f0, f1 = self.box
+        if f0 and what != "nisa.max8":
+            _t.unsupported("%s with a mask that leaves out the first columns (whether positions count from the "
+                           "tile's first column or the mask's is not specified)" % what, loc)
+        data = data[p0:p1, f0:f1]
         self.P, self.F = _t._flat(data)
         if not 8 <= self.F <= 16384:
             raise KernelError("%s reads 8 to 16384 elements per partition, not %d" % (what, self.F), loc)
@@ -571,14 +610,17 @@ def max8(src=None, dtype=None, mask=None, dst=None, **kw):
     """The 8 largest values of each partition, largest first (duplicates kept): 8 times a `reduce max` of an f32
     copy, then the first position holding that maximum overwritten with -inf."""
     loc = _loc()
-    _no_mask(mask, "nisa.max8", loc)
     tr = _t.tracer()
-    s = _Search(src, "nisa.max8", loc)
-    out = dst if dst is not None else tr.temp((s.P, 8), _t.as_dtype(dtype) if dtype is not None else src.dtype,
+    s = _Search(src, "nisa.max8", loc, mask)
+    P = _t._flat(src)[0]
+    out = dst if dst is not None else tr.temp((P, 8), _t.as_dtype(dtype) if dtype is not None else src.dtype,
                                               "sbuf", loc)
     rows = _as_rows(out, "nisa.max8", loc)
-    if _t._flat(rows) != (s.P, 8):
-        raise KernelError("nisa.max8 writes [%d, 8], not %s" % (s.P, out.shape), loc)
+    if _t._flat(rows) != (P, 8):
+        raise KernelError("nisa.max8 writes [%d, 8], not %s" % (P, out.shape), loc)
+    if s.P != P:  # a mask over the rows: the others are left as they are
+        _fresh_zero(out, loc)
+        rows = rows[s.box[0]:s.box[1], :]
     for i in range(8):
         m = tr.temp((s.P, 1), _t.float32, "sbuf", loc, name="largest")
         tr.emit("reduce", m, s.work, "max", loc=loc)
@@ -598,13 +640,16 @@ def nc_find_index8(data=None, vals=None, dtype=None, mask=None, dst=None, **kw):
     """For each of the 8 values (in order), the first position of data holding it that no earlier value took;
     all ones where none does."""
     loc = _loc()
-    _no_mask(mask, "nisa.nc_find_index8", loc)
     tr = _t.tracer()
-    s = _Search(data, "nisa.nc_find_index8", loc)
-    vals = _eight_values(vals, s.P, "nisa.nc_find_index8", loc)
-    out = dst if dst is not None else tr.temp((s.P, 8), _t.as_dtype(dtype) if dtype is not None else _t.uint32,
+    s = _Search(data, "nisa.nc_find_index8", loc, mask)
+    P = _t._flat(data)[0]
+    vals = _eight_values(vals, P, "nisa.nc_find_index8", loc)[s.box[0]:s.box[1], :]
+    out = dst if dst is not None else tr.temp((P, 8), _t.as_dtype(dtype) if dtype is not None else _t.uint32,
                                               "sbuf", loc)
     rows = _as_rows(out, "nisa.nc_find_index8", loc)
+    if s.P != P:
+        _fresh_zero(out, loc)
+        rows = rows[s.box[0]:s.box[1], :]
     for i in range(8):
         m = s.first(vals[:, i:i + 1])
         s.take(m, float("nan"))  # a NaN equals nothing: the position is not found again
@@ -616,15 +661,19 @@ def nc_match_replace8(data=None, vals=None, imm=None, dst_idx=None, dtype=None, 
     """Each of the 8 values, last first, matched with the first position of data holding it that no other value
     took; matched positions become imm in the result, their positions go to dst_idx (all ones for none)."""
     loc = _loc()
-    _no_mask(mask, "nisa.nc_match_replace8", loc)
     tr = _t.tracer()
     if not _t._is_number(imm):
         raise KernelError("nisa.nc_match_replace8's imm is a number", loc)
-    s = _Search(data, "nisa.nc_match_replace8", loc)
-    vals = _eight_values(vals, s.P, "nisa.nc_match_replace8", loc)
+    s = _Search(data, "nisa.nc_match_replace8", loc, mask)
+    P = _t._flat(data)[0]
+    p0, p1, f0, f1 = s.box
+    vals = _eight_values(vals, P, "nisa.nc_match_replace8", loc)[p0:p1, :]
     idx = _as_rows(dst_idx, "nisa.nc_match_replace8", loc) if dst_idx is not None else None
-    if idx is not None and _t._flat(idx) != (s.P, 8):
-        raise KernelError("nisa.nc_match_replace8's dst_idx is [%d, 8], not %s" % (s.P, dst_idx.shape), loc)
+    if idx is not None and _t._flat(idx) != (P, 8):
+        raise KernelError("nisa.nc_match_replace8's dst_idx is [%d, 8], not %s" % (P, dst_idx.shape), loc)
+    if idx is not None and s.P != P:
+        _fresh_zero(idx, loc)
+        idx = idx[p0:p1, :]
     hit = tr.temp((s.P, s.F), _t.float32, "sbuf", loc, name="matched")
     tr.emit("memset", hit, 0.0, loc=loc)
     for i in reversed(range(8)):
@@ -635,8 +684,11 @@ def nc_match_replace8(data=None, vals=None, imm=None, dst_idx=None, dtype=None, 
     out = dst if dst is not None else tr.temp(data.shape, _t.as_dtype(dtype) if dtype is not None else data.dtype,
                                               "sbuf", loc)
     _t._same_shape(out, data, "nisa.nc_match_replace8", loc)
-    nl._where_values(hit, float(imm), _as_rows(data, "nisa.nc_match_replace8", loc), out.dtype, loc,
-                     out=_as_rows(out, "nisa.nc_match_replace8", loc))
+    rows = _as_rows(out, "nisa.nc_match_replace8", loc)
+    if (s.P, s.F) != _t._flat(data):  # a mask: the elements outside it are left as they are
+        _fresh_zero(out, loc)
+    nl._where_values(hit, float(imm), _as_rows(data, "nisa.nc_match_replace8", loc)[p0:p1, f0:f1], out.dtype, loc,
+                     out=rows[p0:p1, f0:f1])
     return out
 
 
@@ -777,6 +829,18 @@ def sequence_bounds(segment_ids=None, dtype=None, mask=None, dst=None, **kw):
         v = nl._where_values(pad, padded, bounds(first), f32, loc)
         ins = tr.emit("copy", rows[:, k * n:(k + 1) * n], v, loc=loc)
     return _t._made(out, ins)
+
+
+def constants_module(parent):
+    """`from nki.isa.constants import dge_mode` (and neuronxcc.nki.isa.constants): the enumerations as a submodule
+    of the module named parent."""
+    import sys
+    import types
+    m = types.ModuleType(parent + ".constants")
+    for n in ("engine", "dge_mode", "oob_mode", "reduce_cmd"):
+        setattr(m, n, globals()[n])
+    sys.modules[m.__name__] = m
+    return m
 
 
 matmul_perf_mode = type("matmul_perf_mode", (), {"none": "none", "double_row": "double_row"})

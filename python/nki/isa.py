@@ -137,15 +137,4 @@ def __getattr__(name):
     return getattr(_i, name)
 
 
-def _constants_module():
-    """`from nki.isa.constants import dge_mode`: the enumerations, as a submodule of this module."""
-    import sys
-    import types
-    m = types.ModuleType(__name__ + ".constants")
-    for n in ("engine", "dge_mode", "oob_mode", "reduce_cmd"):
-        setattr(m, n, getattr(_i, n))
-    sys.modules[m.__name__] = m
-    return m
-
-
-constants = _constants_module()
+constants = _i.constants_module(__name__)

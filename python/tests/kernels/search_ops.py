@@ -142,21 +142,15 @@ def gather_past_end(a):
 
 @nki.jit
 def gather_by_loaded_index(a, rows):
-    """Rows of a chosen by indices read from HBM: values the tracer cannot know."""
+    """Rows of a chosen by indices read from HBM (rows given): values the tracer cannot know; without rows, by an
+    iota index tile changed after the iota, whose values are no longer the iota's."""
     out = nl.ndarray((8, a.shape[1]), dtype=a.dtype, buffer=nl.shared_hbm)
     iy = nl.arange(a.shape[1])[None, :]
-    idx = nl.load(rows)
-    nl.store(out, nl.load(a[idx, iy]))
-    return out
-
-
-@nki.jit
-def gather_by_changed_index(a):
-    """An iota index tile changed after the iota: its values are no longer the iota's."""
-    out = nl.ndarray((8, a.shape[1]), dtype=a.dtype, buffer=nl.shared_hbm)
-    iy = nl.arange(a.shape[1])[None, :]
-    idx = nisa.iota(nl.arange(8)[:, None], dtype=np.int32)
-    idx[...] = nl.add(idx, 1)
+    if rows is not None:
+        idx = nl.load(rows)
+    else:
+        idx = nisa.iota(nl.arange(8)[:, None], dtype=np.int32)
+        idx[...] = nl.add(idx, 1)
     nl.store(out, nl.load(a[idx, iy]))
     return out
 
@@ -239,4 +233,57 @@ def all_reduce(a):
     t = nl.load(a)
     cc.all_reduce([t], [t], cc.ReplicaGroup([[0, 1]]), op=nl.add)
     nl.store(out, t)
+    return out
+
+
+@nki.jit
+def top8_masked(a):
+    """max8 under a mask of the first 4 rows and the columns from 2 to 21, nc_match_replace8 (imm 0) under one of
+    the first 4 rows and the first 20 columns."""
+    P, F = a.shape
+    vals = nl.ndarray((P, 8), dtype=nl.float32, buffer=nl.shared_hbm)
+    replaced = nl.ndarray((P, F), dtype=nl.float32, buffer=nl.shared_hbm)
+    matched = nl.ndarray((P, 8), dtype=nl.uint32, buffer=nl.shared_hbm)
+    ip, jf = nl.mgrid[0:P, 0:F]
+    t = nl.load(a)
+    box = (ip < 4) & (jf >= 2) & (jf < 22)
+    v = nisa.max8(src=t[ip, jf], mask=box)
+    m = nl.ndarray((P, 8), dtype=nl.uint32, buffer=nl.sbuf)
+    r = nisa.nc_match_replace8(data=t[ip, jf], vals=v, imm=0.0, dst_idx=m, mask=(ip < 4) & (jf < 20))
+    nl.store(vals, v)
+    nl.store(replaced, r)
+    nl.store(matched, m)
+    return vals, replaced, matched
+
+
+@nki.jit
+def find_masked_from_column_2(a):
+    """nc_find_index8 under a mask that leaves out the first two columns."""
+    out = nl.ndarray((a.shape[0], 8), dtype=nl.uint32, buffer=nl.shared_hbm)
+    ip, jf = nl.mgrid[0:a.shape[0], 0:a.shape[1]]
+    t = nl.load(a)
+    nl.store(out, nisa.nc_find_index8(data=t[ip, jf], vals=t[:, 0:8], mask=(jf >= 2)))
+    return out
+
+
+@nki.jit
+def gather_columns(a):
+    """Per row, the elements at positions written into an index tile by Python loops: 3j + 1 in every row but row
+    2, which takes position 0 everywhere; then the same gather with an index tile changed by an addition (refused)."""
+    P, F = a.shape
+    out = nl.ndarray((P, 4), dtype=a.dtype, buffer=nl.shared_hbm)
+    idx = nl.zeros((P, 4), dtype=nl.uint32)
+    for i in nl.static_range(P):
+        for j in nl.static_range(4):
+            idx[i, j] = 0 if i == 2 else 3 * j + 1
+    nl.store(out, nl.gather_flattened(data=nl.load(a), indices=idx))
+    return out
+
+
+@nki.jit
+def gather_columns_computed(a):
+    """nl.gather_flattened with an index tile an addition wrote: values the tracer does not follow."""
+    out = nl.ndarray((a.shape[0], 4), dtype=a.dtype, buffer=nl.shared_hbm)
+    idx = nl.add(nl.zeros((a.shape[0], 4), dtype=nl.uint32), 1)
+    nl.store(out, nl.gather_flattened(data=nl.load(a), indices=idx))
     return out
