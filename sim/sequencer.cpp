@@ -33,7 +33,7 @@ void keepYoungestPerEngine(std::vector<Dependence>& deps) {
   uint64_t youngest[kEngines] = {};
   uint32_t compute = 0;
   for (const Dependence& d : deps) {
-    const uint32_t e = uint32_t(engineOf(d.producer->op));
+    const uint32_t e = d.engine;
     if (e == kDma) continue;
     youngest[e] = std::max(youngest[e], d.seq);
     ++compute;
@@ -41,7 +41,7 @@ void keepYoungestPerEngine(std::vector<Dependence>& deps) {
   if (compute < 2) return;
   size_t kept = 0;
   for (const Dependence& d : deps) {
-    const uint32_t e = uint32_t(engineOf(d.producer->op));
+    const uint32_t e = d.engine;
     if (e == kDma || d.seq == youngest[e]) deps[kept++] = d;
   }
   deps.resize(kept);
@@ -438,7 +438,8 @@ void Sequencer::enterPorts(Plan& plan, const Instruction& inst, uint32_t slot, R
   auto use = [&](PortSide own, PortSide other) {
     const PortUser& u = port_users_[other];
     if (u.seq != 0 && s_.record(u.slot).seq == u.seq)
-      rec.deps.push_back({u.seq, u.inst, Dependence::kEndUnknown, u.slot, DepKind::Port, false});
+      rec.deps.push_back(
+          {u.seq, u.inst, Dependence::kEndUnknown, u.slot, DepKind::Port, false, uint8_t(engineOf(u.inst->op))});
     port_users_[own] = {slot, rec.seq, &inst};
   };
   if (sbuf && t.port_dve_pool_sbuf) {

@@ -81,12 +81,34 @@ def _reduce_cmd(cmd, loc):
 
 
 def nc_matmul(stationary, moving, is_stationary_onezero=False, is_moving_onezero=False, is_transpose=False,
-              mask=None, dst=None, accumulate=None, **kw):
+              mask=None, dst=None, accumulate=None, perf_mode=None, **kw):
     loc = _loc()
     _t.check_mask(mask, loc)
     if is_transpose:
         return nc_transpose(stationary, dst=dst)
+    mode = getattr(perf_mode, "value", perf_mode)
+    if mode not in (None, "none"):
+        if not str(mode).startswith("double_row"):
+            raise KernelError("perf_mode %r is not an nisa.matmul_perf_mode" % (perf_mode,), loc)
+        return _double_row(stationary, moving, dst, accumulate, loc)
     return _t.matmul(stationary, moving, loc, dst=dst, accumulate=dst is not None and accumulate is not False)
+
+
+def _double_row(stationary, moving, dst, accumulate, loc):
+    """perf_mode=double_row: stationary [K, 2, M] and moving [K, 2, N], both rows of each partition contracted
+    (`c[m, n] = sum over k, r of stationary[k, r, m] * moving[k, r, n]`): a matmul per row accumulating into one
+    PSUM tile as one accumulation group, row 0 first (the engine's own order of the two products is not
+    published)."""
+    for v, what in ((stationary, "stationary"), (moving, "moving")):
+        if not isinstance(v, _t.View) or len(v.shape) != 3 or v.shape[1] != 2:
+            raise KernelError("perf_mode=double_row takes a %s tile of shape [K, 2, F], not %s"
+                              % (what, getattr(v, "shape", v)), loc)
+    tr = _t.tracer()
+    M, N = stationary.shape[2], moving.shape[2]
+    out = dst if dst is not None else tr.temp((M, N), nl.float32, "psum", loc)
+    for r in range(2):
+        _t.matmul(stationary[:, r, :], moving[:, r, :], loc, dst=out, accumulate=True)
+    return out
 
 
 def nc_transpose(data, mask=None, dtype=None, engine=None, dst=None, **kw):
@@ -242,12 +264,25 @@ def memset(dst=None, value=0, shape=None, dtype=None, mask=None, **kw):
     return _t._made(dst, tr.emit("memset", dst, v, loc=loc))
 
 
-def dma_copy(dst, src, mask=None, **kw):
+oob_mode = type("oob_mode", (), {"error": "error", "skip": "skip"})
+
+
+def dma_copy(dst, src, mask=None, oob_mode=None, dst_rmw_op=None, **kw):
+    """A DMA (tracer.move). A view whose rows an index tile selects: trace.indirect_rows, with oob_mode=skip leaving
+    out the rows whose index is out of the tensor and dst_rmw_op combining the source into the rows."""
     loc = _loc()
     _t.check_mask(mask, loc)
     if isinstance(src, _t.Constant):
         return src.build(dst, loc)
     _t._same_shape(dst, src, "dma_copy", loc)
+    mode = getattr(oob_mode, "name", oob_mode)
+    if mode not in (None, "error", "skip"):
+        raise KernelError("oob_mode %r is not an nisa.oob_mode" % (oob_mode,), loc)
+    if dst.indirect or src.indirect:
+        return _t.indirect_rows(dst, src, loc, skip=mode == "skip",
+                                rmw=_alu(dst_rmw_op) if dst_rmw_op is not None else None)
+    if dst_rmw_op is not None:
+        _t.unsupported("dst_rmw_op on a DMA without an index tile", loc)
     return _t.tracer().move(dst, src, loc)
 
 
@@ -468,9 +503,212 @@ def tensor_scalar_cumulative(src=None, dst=None, op0=None, op1=None, imm0=None, 
     return dst
 
 
-for _n in ("local_gather", "nc_n_gather", "nc_stream_shuffle",
-           "rng", "dropout", "rand2", "exponential", "max8", "nc_find_index8", "nc_match_replace8",
-           "range_select", "activate2", "sequence_bounds", "topk", "nonzero_with_count"):
+def _no_mask(mask, what, loc):
+    if mask is not None and not (isinstance(mask, _t.Pred) and mask.always_true()):
+        _t.unsupported("%s with a mask" % what, loc)
+
+
+def _as_rows(v, what, loc):
+    """A tile as [P, F] (its free axes one run)."""
+    _t._on_chip(v, what, loc)
+    P, F = _t._flat(v)
+    return v if len(v.shape) == 2 else v.reshape((P, F))
+
+
+class _Search:
+    """Positions of values in each partition of a tile, each position found at most once: an f32 copy of the tile
+    (`work`, where a found position is overwritten) and the f32 positions 0, 1, ... (`iota`). first(v) is the
+    smallest position holding v: `ts eq` against the [P, 1] column, positions where it holds and F elsewhere
+    (nl.where), `reduce min`; F means none."""
+
+    def __init__(self, data, what, loc):
+        tr = _t.tracer()
+        data = _as_rows(data, what, loc)
+        self.P, self.F = _t._flat(data)
+        if not 8 <= self.F <= 16384:
+            raise KernelError("%s reads 8 to 16384 elements per partition, not %d" % (what, self.F), loc)
+        self.loc = loc
+        self.work = tr.temp((self.P, self.F), _t.float32, "sbuf", loc, name="search")
+        tr.emit("copy", self.work, data, loc=loc)
+        self.pos = tr.temp((self.P, self.F), _t.float32, "sbuf", loc, name="position")
+        _t.iota(self.pos, 0, 1, 0, loc)
+
+    def first(self, v):
+        tr, loc = _t.tracer(), self.loc
+        eq = _t.binary("eq", self.work, v, loc=loc)
+        cand = nl._where_values(eq, self.pos, float(self.F), _t.float32, loc)
+        m = tr.temp((self.P, 1), _t.float32, "sbuf", loc, name="found")
+        tr.emit("reduce", m, cand, "min", loc=loc)
+        return m
+
+    def take(self, m, value):
+        """The position m ([P, 1]) overwritten with value in work; returns the 1 / 0 tile of that position."""
+        sel = _t.binary("eq", self.pos, m, loc=self.loc)
+        nl._where_values(sel, value, self.work, _t.float32, self.loc, out=self.work)
+        return sel
+
+
+def _index_into(col, m, F, loc):
+    """A found position (f32, F for none) into an integer column: the position, all ones for none."""
+    tr = _t.tracer()
+    if col.dtype.is_float:
+        raise KernelError("an index destination is uint32 or uint16, not %s" % col.dtype.name, loc)
+    none = _t.binary("eq", m, float(F), loc=loc)
+    mi = tr.temp((_t._flat(m)[0], 1), col.dtype, "sbuf", loc, name="index")
+    tr.emit("copy", mi, m, loc=loc)
+    nl._where_values(none, (1 << (8 * col.dtype.size)) - 1, mi, col.dtype, loc, out=col)
+
+
+def max8(src=None, dtype=None, mask=None, dst=None, **kw):
+    """The 8 largest values of each partition, largest first (duplicates kept): 8 times a `reduce max` of an f32
+    copy, then the first position holding that maximum overwritten with -inf."""
+    loc = _loc()
+    _no_mask(mask, "nisa.max8", loc)
+    tr = _t.tracer()
+    s = _Search(src, "nisa.max8", loc)
+    out = dst if dst is not None else tr.temp((s.P, 8), _t.as_dtype(dtype) if dtype is not None else src.dtype,
+                                              "sbuf", loc)
+    rows = _as_rows(out, "nisa.max8", loc)
+    if _t._flat(rows) != (s.P, 8):
+        raise KernelError("nisa.max8 writes [%d, 8], not %s" % (s.P, out.shape), loc)
+    for i in range(8):
+        m = tr.temp((s.P, 1), _t.float32, "sbuf", loc, name="largest")
+        tr.emit("reduce", m, s.work, "max", loc=loc)
+        s.take(s.first(m), float("-inf"))
+        ins = tr.emit("copy", rows[:, i:i + 1], m, loc=loc)
+    return _t._made(out, ins)
+
+
+def _eight_values(vals, P, what, loc):
+    vals = _as_rows(vals, what, loc)
+    if _t._flat(vals) != (P, 8):
+        raise KernelError("%s takes vals of 8 values per partition ([%d, 8]), not %s" % (what, P, vals.shape), loc)
+    return vals
+
+
+def nc_find_index8(data=None, vals=None, dtype=None, mask=None, dst=None, **kw):
+    """For each of the 8 values (in order), the first position of data holding it that no earlier value took;
+    all ones where none does."""
+    loc = _loc()
+    _no_mask(mask, "nisa.nc_find_index8", loc)
+    tr = _t.tracer()
+    s = _Search(data, "nisa.nc_find_index8", loc)
+    vals = _eight_values(vals, s.P, "nisa.nc_find_index8", loc)
+    out = dst if dst is not None else tr.temp((s.P, 8), _t.as_dtype(dtype) if dtype is not None else _t.uint32,
+                                              "sbuf", loc)
+    rows = _as_rows(out, "nisa.nc_find_index8", loc)
+    for i in range(8):
+        m = s.first(vals[:, i:i + 1])
+        s.take(m, float("nan"))  # a NaN equals nothing: the position is not found again
+        _index_into(rows[:, i:i + 1], m, s.F, loc)
+    return out
+
+
+def nc_match_replace8(data=None, vals=None, imm=None, dst_idx=None, dtype=None, mask=None, dst=None, **kw):
+    """Each of the 8 values, last first, matched with the first position of data holding it that no other value
+    took; matched positions become imm in the result, their positions go to dst_idx (all ones for none)."""
+    loc = _loc()
+    _no_mask(mask, "nisa.nc_match_replace8", loc)
+    tr = _t.tracer()
+    if not _t._is_number(imm):
+        raise KernelError("nisa.nc_match_replace8's imm is a number", loc)
+    s = _Search(data, "nisa.nc_match_replace8", loc)
+    vals = _eight_values(vals, s.P, "nisa.nc_match_replace8", loc)
+    idx = _as_rows(dst_idx, "nisa.nc_match_replace8", loc) if dst_idx is not None else None
+    if idx is not None and _t._flat(idx) != (s.P, 8):
+        raise KernelError("nisa.nc_match_replace8's dst_idx is [%d, 8], not %s" % (s.P, dst_idx.shape), loc)
+    hit = tr.temp((s.P, s.F), _t.float32, "sbuf", loc, name="matched")
+    tr.emit("memset", hit, 0.0, loc=loc)
+    for i in reversed(range(8)):
+        m = s.first(vals[:, i:i + 1])
+        _t.binary("add", hit, s.take(m, float("nan")), loc=loc, dst=hit)
+        if idx is not None:
+            _index_into(idx[:, i:i + 1], m, s.F, loc)
+    out = dst if dst is not None else tr.temp(data.shape, _t.as_dtype(dtype) if dtype is not None else data.dtype,
+                                              "sbuf", loc)
+    _t._same_shape(out, data, "nisa.nc_match_replace8", loc)
+    nl._where_values(hit, float(imm), _as_rows(data, "nisa.nc_match_replace8", loc), out.dtype, loc,
+                     out=_as_rows(out, "nisa.nc_match_replace8", loc))
+    return out
+
+
+def nc_stream_shuffle(src=None, dst=None, shuffle_mask=None, mask=None, **kw):
+    """Partition i of each quadrant of 32 partitions of dst gets partition shuffle_mask[i] of the same quadrant of
+    src (255: unchanged): a DMA per run of partitions whose sources are consecutive too (through a copy of src when
+    src and dst are one tensor)."""
+    loc = _loc()
+    _no_mask(mask, "nisa.nc_stream_shuffle", loc)
+    tr = _t.tracer()
+    if not (isinstance(shuffle_mask, (list, tuple)) and len(shuffle_mask) == 32 and
+            all(isinstance(x, int) and (0 <= x < 32 or x == 255) for x in shuffle_mask)):
+        raise KernelError("nisa.nc_stream_shuffle's shuffle_mask is 32 Python integers in 0..31 or 255", loc)
+    a, b = _as_rows(src, "nisa.nc_stream_shuffle", loc), _as_rows(dst, "nisa.nc_stream_shuffle", loc)
+    (ps, fs), (pd, fd) = _t._flat(a), _t._flat(b)
+    if fs != fd or a.dtype != b.dtype:
+        raise KernelError("nisa.nc_stream_shuffle's src and dst have one dtype and as many elements per partition "
+                          "(%s %s, %s %s)" % (a.dtype.name, src.shape, b.dtype.name, dst.shape), loc)
+    if a.tensor is b.tensor:
+        staged = tr.temp((ps, fs), a.dtype, "sbuf", loc, name="shuffled")
+        tr.emit("copy", staged, a, loc=loc)
+        a = staged
+    pairs = []
+    for d in range(pd):
+        k = shuffle_mask[d % 32]
+        if k == 255:
+            continue
+        sp = d - d % 32 + k
+        if sp >= ps:
+            raise KernelError("nisa.nc_stream_shuffle: partition %d of dst reads partition %d of src, which has %d"
+                              % (d, sp, ps), loc)
+        if pairs and pairs[-1][0] + pairs[-1][2] == d and pairs[-1][1] + pairs[-1][2] == sp:
+            pairs[-1][2] += 1
+        else:
+            pairs.append([d, sp, 1])
+    for d, sp, n in pairs:
+        ins = tr.emit("dma", b[d:d + n, :], a[sp:sp + n, :], loc=loc)
+    if pairs:
+        _t._made(dst, ins)
+    return dst
+
+
+def range_select(on_true_tile=None, comp_op0=None, comp_op1=None, bound0=None, bound1=None, reduce_cmd=None,
+                 reduce_res=None, reduce_op=None, range_start=0, on_false_value=None, dtype=None, mask=None,
+                 dst=None, **kw):
+    """dst = on_true_tile where comp_op0(i, bound0) and comp_op1(i, bound1) hold for the element's position
+    i = range_start + e (f32), else on_false_value; with a reduction of dst (max by default) through the Vector
+    Engine's accumulator, as select_reduce: `iota` of the positions, two `ts` comparisons against the bounds'
+    columns, their product, nl.where on it."""
+    loc = _loc()
+    _no_mask(mask, "nisa.range_select", loc)
+    tr = _t.tracer()
+    data = _as_rows(on_true_tile, "nisa.range_select", loc)
+    P, F = _t._flat(data)
+    for b in (bound0, bound1):
+        if not (isinstance(b, _t.View) and _t._is_col(b) and _t._flat(b)[0] == P):
+            raise KernelError("nisa.range_select's bounds are [%d, 1] tiles" % P, loc)
+    if on_false_value is None or not _t._is_number(on_false_value):
+        raise KernelError("nisa.range_select's on_false_value is a number", loc)
+    pos = tr.temp((P, F), _t.float32, "sbuf", loc, name="position")
+    _t.iota(pos, 0, 1, range_start, loc)
+    m0 = _t.binary(_alu(comp_op0), pos, bound0, loc=loc)
+    m1 = _t.binary(_alu(comp_op1), pos, bound1, loc=loc)
+    cond = _t.binary("mul", m0, m1, loc=loc, dst=m0)
+    out = dst if dst is not None else tr.temp(on_true_tile.shape, _t._result_dtype(on_true_tile, dtype=dtype),
+                                              "sbuf", loc)
+    rows = _as_rows(out, "nisa.range_select", loc)
+    cmd = _reduce_cmd(reduce_cmd, loc) if reduce_cmd is not None else "reset_reduce"
+    red = _alu(reduce_op) if reduce_op is not None else "max"
+
+    def compute(rop, rdst):
+        nl._where_values(cond, data, float(on_false_value), out.dtype, loc, out=rows)
+        if rop is not None:
+            tr.emit("reduce", rdst, rows, rop, loc=loc)
+        return out
+    return _t.engine_reduction("dve", cmd, compute, rows, red, reduce_res, None, loc)
+
+
+for _n in ("local_gather", "nc_n_gather", "rng", "dropout", "rand2", "exponential", "activate2",
+           "sequence_bounds", "topk", "nonzero_with_count"):
     globals()[_n] = (lambda n: (lambda *a, **k: _t.unsupported("nisa.%s" % n)))(_n)
 
 

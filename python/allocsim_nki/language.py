@@ -389,9 +389,44 @@ for _n in ("sin", "cos", "arctan", "sign", "erf", "softplus", "mish", "gelu_appr
 
 for _n in ("tan", "ceil", "floor", "trunc", "gelu_apprx_sigmoid", "gelu_dx", "silu_dx", "erf_dx", "power", "fmod", "mod",
            "abs_max", "abs_min", "invert", "prod",
-           "var", "all", "softmax", "rms_norm", "dropout", "rand", "random_seed", "gather_flattened",
+           "var", "all", "softmax", "rms_norm", "dropout", "random_seed", "gather_flattened",
            "expand_dims"):
     globals()[_n] = _unsupported_fn(_n)
+
+
+def rand(shape, dtype=float32, buffer=sbuf, name="", **kw):
+    """Values in [0, 1): NKI specifies only their distribution (uniform), so the tracer's are a fixed function of
+    the element and of the call: the element's number (call * 2^24 + p * F + e, `iota` into u32) through an integer
+    hash (xor-shifts and multiplications, wrapping), its top 24 bits times 2^-24. Deterministic: the same kernel
+    gives the same values on every run."""
+    loc = _loc()
+    tr = _t.tracer()
+    dims, pdim = _shape(shape, loc)
+    if pdim:
+        _t.unsupported("nl.rand of a tile array", loc)
+    space, _ = _buffer(buffer, loc)
+    if space != "sbuf":
+        _t.unsupported("nl.rand into %s (an SBUF tile)" % space, loc)
+    dt = _t.as_dtype(dtype)
+    if not dt.is_float:
+        raise KernelError("nl.rand makes floats in [0, 1), not %s" % dt.name, loc)
+    P, F = dims[0], _t._prod(dims[1:])
+    calls = getattr(tr, "rand_calls", 0)
+    tr.rand_calls = calls + 1
+    x = tr.temp((P, F), uint32, "sbuf", loc, name="random_bits")
+    _t.iota(x, F, 1, (calls << 24) & 0x7FFFFFFF, loc)
+    t = tr.temp((P, F), uint32, "sbuf", loc, name="random_shift")
+    for shift, mult in ((16, 0x7FEB352D), (15, 0x846CA68B), (16, None)):
+        tr.emit("ts", t, x, shift, "shr", loc=loc)
+        tr.emit("tt", x, x, t, "xor", loc=loc)
+        if mult is not None:
+            tr.emit("ts", x, x, mult, "mul", loc=loc)
+    tr.emit("ts", x, x, 8, "shr", loc=loc)
+    u = tr.temp((P, F), float32, "sbuf", loc, name="random_int")
+    tr.emit("copy", u, x, loc=loc)  # below 2^24: exact
+    out = tr.tensor(dims, dt, "sbuf", loc, name or _t._source_name(loc) or "rand")
+    flat = out if len(dims) == 2 else out.reshape((P, F))
+    return _t._made(out, tr.emit("ts", flat, u, 2.0 ** -24, "mul", loc=loc))
 
 
 def device_print(prefix, tensor=None, **kw):

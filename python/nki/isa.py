@@ -6,7 +6,8 @@ from allocsim_nki import language as _nl  # noqa: F401
 
 def nc_matmul(dst, stationary, moving, is_stationary_onezero=False, is_moving_onezero=False, is_transpose=False,
               accumulate=None, **kw):
-    return _i.nc_matmul(stationary, moving, is_transpose=is_transpose, dst=dst, accumulate=accumulate)
+    return _i.nc_matmul(stationary, moving, is_transpose=is_transpose, dst=dst, accumulate=accumulate,
+                        perf_mode=kw.get("perf_mode"))
 
 
 def nc_transpose(dst, data, engine=None, **kw):
@@ -52,8 +53,8 @@ def memset(dst, value, engine=None, **kw):
     return _i.memset(dst, value)
 
 
-def dma_copy(dst, src, **kw):
-    return _i.dma_copy(dst, src)
+def dma_copy(dst, src, oob_mode=None, dst_rmw_op=None, **kw):
+    return _i.dma_copy(dst, src, oob_mode=oob_mode, dst_rmw_op=dst_rmw_op)
 
 
 def affine_select(dst, pattern, channel_multiplier, on_true_tile, on_false_value, cmp_op=None, offset=0, **kw):
