@@ -89,8 +89,9 @@ struct Active {
 
 class GapWalk {
  public:
-  GapWalk(const Program& p, const LinearOrder& order, TensorId t, uint32_t last, uint64_t& units, uint64_t budget)
-      : p_(p), order_(order), t_(t), tensor_(p.tensors[t]), last_(last), units_(units), budget_(budget) {}
+  GapWalk(const Program& p, const LinearOrder& order, TensorId t, uint32_t last, uint64_t& units, uint64_t budget,
+          uint32_t stop = kNone)
+      : p_(p), order_(order), t_(t), tensor_(p.tensors[t]), last_(last), units_(units), budget_(budget), stop_(stop) {}
 
   // One walk from `from`, with the loops around it at the iterations `stack` holds.
   bool run(uint32_t from, std::vector<Active> stack) {
@@ -102,6 +103,7 @@ class GapWalk {
     }
     for (uint32_t pos = from;;) {
       if (++units_ > budget_) return false;
+      if (pos == stop_) return marks.complete();  // writtenWhole: reads are not looked at
       // Past the value's last mention with no back edge that can return to it: nothing reads the value any more.
       if (pos > last_ && (stack.empty() || order_.loops[size_t(stack.front().loop)].header > last_)) return true;
       const LinearPosition& at = order_.positions[pos];
@@ -147,14 +149,14 @@ class GapWalk {
       if (pos <= last_) {
         const OperandViews ov = operandViews(inst);
         for (const AccessPattern* ap : ov.reads)
-          if (ap->tensor == t_ && visitView(tensor_, *ap, regs, false, marks, units_) != Visit::Done) return false;
-        if (ov.accumulates && ov.write != nullptr && ov.write->tensor == t_ && !startHolds(inst, at, stack) &&
+          if (stop_ == kNone && ap->tensor == t_ && visitView(tensor_, *ap, regs, false, marks, units_) != Visit::Done) return false;
+        if (stop_ == kNone && ov.accumulates && ov.write != nullptr && ov.write->tensor == t_ && !startHolds(inst, at, stack) &&
             visitView(tensor_, *ov.write, regs, false, marks, units_) != Visit::Done)
           return false;
         if (!at.conditional)
           for (const AccessPattern* ap : {ov.write, ov.reduce_write})
             if (ap != nullptr && ap->tensor == t_) visitView(tensor_, *ap, regs, true, marks, units_);
-        if (marks.complete()) return true;
+        if (marks.complete()) return stop_ == kNone || pos < stop_;
         if (units_ > budget_) return false;
       }
       // A register the instruction writes is no longer known (a loop register overwritten in the body included).
@@ -186,13 +188,17 @@ class GapWalk {
   uint32_t last_;
   uint64_t& units_;
   uint64_t budget_;
+  uint32_t stop_;
   OperandEffects effects_;
 };
 
 }  // namespace
 
-bool deadBefore(const Program& p, const LinearOrder& order, TensorId t, uint32_t from, uint32_t last,
-                uint64_t budget) {
+namespace {
+
+// Every iteration of the loops around `from`, a walk each (GapWalk; `stop`: writtenWhole's).
+bool everyWalk(const Program& p, const LinearOrder& order, TensorId t, uint32_t from, uint32_t last, uint64_t budget,
+               uint32_t stop) {
   if (t >= p.tensors.size() || from >= order.positions.size() || order.positions[from].conditional) return false;
   const Tensor& tensor = p.tensors[t];
   if (uint64_t(tensor.partitions) * tensor.elements > (uint64_t(1) << 22)) return false;
@@ -205,7 +211,7 @@ bool deadBefore(const Program& p, const LinearOrder& order, TensorId t, uint32_t
     stack.push_back({l, 0});
   }
   uint64_t units = 0;
-  GapWalk walk(p, order, t, last, units, budget);
+  GapWalk walk(p, order, t, last, units, budget, stop);
   for (;;) {
     if (!walk.run(from, stack)) return false;
     // The next combination of iterations (the innermost loop counts fastest).
@@ -214,6 +220,18 @@ bool deadBefore(const Program& p, const LinearOrder& order, TensorId t, uint32_t
     if (i == 0) return true;
     ++stack[i - 1].iteration;
   }
+}
+
+}  // namespace
+
+bool deadBefore(const Program& p, const LinearOrder& order, TensorId t, uint32_t from, uint32_t last,
+                uint64_t budget) {
+  return everyWalk(p, order, t, from, last, budget, kNone);
+}
+
+bool writtenWhole(const Program& p, const LinearOrder& order, TensorId t, uint32_t from, uint32_t to,
+                  uint64_t budget) {
+  return from < to && everyWalk(p, order, t, from, to, budget, to);
 }
 
 }  // namespace allocsim

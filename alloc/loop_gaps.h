@@ -34,4 +34,10 @@ constexpr uint64_t kGapBudget = uint64_t(1) << 18;
 bool deadBefore(const Program& p, const LinearOrder& order, TensorId t, uint32_t from, uint32_t last,
                 uint64_t budget = kGapBudget);
 
+// True when, for every iteration of the loops whose bodies contain `from`, the code from `from` up to position `to`
+// (in the same iterations of those loops; `to` after `from`, not past their ends) writes every element of tensor `t`
+// for certain: what `t` holds at `to` was written since `from`. Reads are not looked at.
+bool writtenWhole(const Program& p, const LinearOrder& order, TensorId t, uint32_t from, uint32_t to,
+                  uint64_t budget = kGapBudget);
+
 }  // namespace allocsim

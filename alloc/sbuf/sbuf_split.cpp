@@ -4,6 +4,7 @@
 
 #include "alloc/copy_tensor.h"
 #include "alloc/iteration_coverage.h"
+#include "alloc/loop_gaps.h"
 #include "alloc/operand_effects.h"
 #include "alloc/tensor_accesses.h"
 
@@ -101,6 +102,9 @@ std::vector<SbufSplitPoint> sbufSplitPoints(const Program& p, const Liveness& li
       const uint32_t x_end = x < 0 ? m[i] : order.loops[size_t(x)].end;
       const uint64_t here = across[x_end] + area;  // the tensor is live across: its copy adds as much again
       if (here > max_live) continue;
+      // The copy reads every element: each must have been written in this iteration of the body before it.
+      const uint32_t from = body < 0 ? order.start() + 1 : order.loops[size_t(body)].header + 1;
+      if (!writtenWhole(p, order, t, from, x_end + 1)) continue;
       const Instruction* stmt = x < 0 ? order.positions[m[i]].inst : order.loops[size_t(x)].inst;
       out.push_back({t, stmt->id, here});
     }

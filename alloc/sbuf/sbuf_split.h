@@ -13,7 +13,8 @@
 // the body that holds all of the tensor's mentions, and every later mention renamed to t'. Sound where the value
 // lives within one iteration of that body: every mention lies in it, none in a conditional block, and each
 // iteration reads only what it wrote (alloc/iteration_coverage.h); then in every iteration the mentions before the
-// copy run before it and the later ones after it, and t' holds what t held.
+// copy run before it and the later ones after it, and t' holds what t held. The copy reads the whole tensor, so
+// each iteration must have written all of it by then (alloc/loop_gaps.h, writtenWhole).
 #pragma once
 
 #include <cstdint>
