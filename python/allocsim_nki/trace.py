@@ -2923,10 +2923,11 @@ def affine_select(dst, src, A, B, C, cmp, fill, loc):
 
 def transposing_load(src, dtype, loc):
     """HBM [N, M] -> SBUF [M, N] (nl.load_transpose2d, nisa.dma_transpose): per block of at most P rows, a load, a
-    PE transpose into PSUM and a copy into that block's columns of the result."""
+    PE transpose into PSUM and a copy into that block's columns of the result. An SBUF source (nisa.dma_transpose
+    of a tile) is transposed as it is."""
     tr = tracer()
-    if not isinstance(src, View) or src.tensor.space != "dram":
-        raise KernelError("a transposing load reads an HBM tensor", loc)
+    if not isinstance(src, View) or src.tensor.space == "psum":
+        raise KernelError("a transposing load reads an HBM tensor or an SBUF tile", loc)
     if len(src.shape) != 2:
         unsupported("a transposing load of a %d-D view (2-D views)" % len(src.shape), loc)
     N, M = src.shape
@@ -2936,8 +2937,8 @@ def transposing_load(src, dtype, loc):
     out = tr.temp((M, N), dtype or src.dtype, "sbuf", loc)
     for r0 in range(0, N, tr.partitions):
         n = min(tr.partitions, N - r0)
-        block = load(src[r0:r0 + n, :], None, None, loc)
-        t = transpose(block, loc=loc)
+        block = src[r0:r0 + n, :]
+        t = transpose(load(block, None, None, loc) if src.tensor.space == "dram" else block, loc=loc)
         tr.emit("copy", out[:, r0:r0 + n], t, loc=loc)
     return out
 

@@ -53,6 +53,26 @@ class SearchTest(unittest.TestCase):
         # the duplicates of a value are matched in opposite orders by the two instructions
         self.assertFalse(np.array_equal(found, matched))
 
+    def test_under_a_mask(self):
+        a = np.random.RandomState(4).randint(1, 9, size=(8, 24)).astype(np.float32)
+        r = allocsim_nki.simulate(k.top8_masked, a, arch="tiny")
+        vals, replaced, matched = r.returned
+        for p in range(4):  # the masked rows; the others are not written by the instructions (the tracer: 0)
+            box = a[p, 2:22]
+            want = sorted(box.tolist(), reverse=True)[:8]
+            self.assertEqual(vals[p].tolist(), want)
+            m = positions(a[p, :20], want, reversed(range(8)))
+            self.assertEqual(matched[p].tolist(), m)
+            row = np.zeros(24, np.float32)
+            row[:20] = a[p, :20]
+            row[[j for j in m if j < 20]] = 0.0
+            self.assertTrue(same_bits(replaced[p], row))
+        self.assertFalse(vals[4:].any() or matched[4:].any() or replaced[4:].any())
+        with self.assertRaises(allocsim_nki.KernelError) as e:
+            allocsim_nki.simulate(k.find_masked_from_column_2, a, arch="tiny")
+        self.assertIn("unsupported: nisa.nc_find_index8 with a mask that leaves out the first columns",
+                      str(e.exception))
+
     def test_absent_values(self):
         a = rand((4, 16), 5)
         b = a[:, :8].copy()
@@ -117,6 +137,67 @@ class RandTest(unittest.TestCase):
         self.assertFalse(np.array_equal(r.outputs["out1"], r.outputs["out2"]))
 
 
+    def test_dropout(self):
+        a = rand((16, 64), 14)
+        rate = np.linspace(0.0, 1.0, 16, dtype=np.float32).reshape(16, 1)  # from keeping all to dropping all
+        o1, o2 = allocsim_nki.simulate(k.dropouts, a, rate).returned
+        for call, (out, p) in enumerate(((o1, rate), (o2, np.float32(0.25)))):
+            n = np.arange(16 * 64, dtype=np.uint64) + (call << 24)
+            u = ((lowbias32(n) >> 8).astype(np.float32) * np.float32(2.0 ** -24)).reshape(16, 64)
+            self.assertTrue(same_bits(out, np.where(u >= p, a, np.float32(0.0))))
+        self.assertTrue(same_bits(o1[0], a[0]) and not o1[15].any())
+
+
+class SequenceBoundsTest(unittest.TestCase):
+    def test_runs_and_padding(self):
+        ids = np.array([[3, 3, 0, 0, 5, 5, 5, 2, 3, 3, 0, 7],
+                        [0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1],
+                        [4, 0, 4, 4, 9, 9, 8, 8, 8, 1, 1, 0]], dtype=np.int32)
+        n = ids.shape[1]
+        want = np.zeros((3, 2, n), np.int32)
+        for p, row in enumerate(ids):
+            for i, x in enumerate(row):
+                if x == 0:
+                    want[p, :, i] = (n, -1)
+                    continue
+                a, b = i, i + 1
+                while a > 0 and row[a - 1] == x:
+                    a -= 1
+                while b < n and row[b] == x:
+                    b += 1
+                want[p, :, i] = (a, b)
+        for dt in (np.int32, np.float32):
+            r = allocsim_nki.simulate(k.segments, ids.astype(dt))
+            self.assertEqual(r.returned.dtype, dt)
+            self.assertTrue(np.array_equal(r.returned, want.astype(dt)))
+
+
+class ApiTest(unittest.TestCase):
+    def test_loops_queries_and_bypass(self):
+        a = rand((6, 8), 16)
+        r = allocsim_nki.simulate(k.api_odds, a, arch="tiny")
+        self.assertTrue(same_bits(r.returned, a * np.float32(2.0) + np.float32(1.0)))
+
+    def test_instructions_refused_at_their_line(self):
+        a = rand((4, 8), 17)
+        for name in ("local_gather", "nc_n_gather", "register_alloc", "nc_matmul_mx", "quantize_mx", "set_rng_seed",
+                     "rand_get_state", "core_barrier", "sendrecv", "dma_compute", "topk", "exponential"):
+            with self.assertRaises(allocsim_nki.KernelError, msg=name) as e:
+                allocsim_nki.simulate(k.refused(name), a, arch="tiny")
+            self.assertRegex(str(e.exception), r"search_ops\.py:\d+: unsupported: nisa\.%s" % name)
+        with self.assertRaises(allocsim_nki.KernelError) as e:
+            allocsim_nki.simulate(k.all_reduce, a, arch="tiny")
+        self.assertRegex(str(e.exception), r"search_ops\.py:\d+: unsupported: nki\.collectives\.all_reduce")
+
+
+class TransposeTest(unittest.TestCase):
+    def test_dma_transpose_of_a_tile(self):
+        a = (rand((16, 40), 15) * 100).astype(np.float16)
+        r = allocsim_nki.simulate(k.transpose_tile, a)
+        self.assertEqual(r.returned.dtype, np.float16)
+        self.assertTrue(np.array_equal(r.returned.view(np.uint16), a.T.view(np.uint16)))
+
+
 class DtypeTest(unittest.TestCase):
     def test_numpy_arrays_of_small_floats(self):
         x = np.ones(3, dtype=nl.bfloat16)
@@ -171,10 +252,9 @@ class IndirectTest(unittest.TestCase):
             allocsim_nki.simulate(k.gather_past_end, a)
         self.assertIn("runs from 0 to 45", str(e.exception))
         self.assertIn("search_ops.py:", str(e.exception))
-        for kernel, args in ((k.gather_by_loaded_index, (a, np.arange(8, dtype=np.int32).reshape(8, 1))),
-                             (k.gather_by_changed_index, (a,))):
+        for rows in (np.arange(8, dtype=np.int32).reshape(8, 1), None):
             with self.assertRaises(allocsim_nki.KernelError) as e:
-                allocsim_nki.simulate(kernel, *args)
+                allocsim_nki.simulate(k.gather_by_loaded_index, a, rows)
             self.assertIn("unsupported: an index taken from a tile's values", str(e.exception))
             self.assertIn("search_ops.py:", str(e.exception))
         with self.assertRaises(allocsim_nki.KernelError) as e:

@@ -142,21 +142,15 @@ def gather_past_end(a):
 
 @nki.jit
 def gather_by_loaded_index(a, rows):
-    """Rows of a chosen by indices read from HBM: values the tracer cannot know."""
+    """Rows of a chosen by indices read from HBM (rows given): values the tracer cannot know; without rows, by an
+    iota index tile changed after the iota, whose values are no longer the iota's."""
     out = nl.ndarray((8, a.shape[1]), dtype=a.dtype, buffer=nl.shared_hbm)
     iy = nl.arange(a.shape[1])[None, :]
-    idx = nl.load(rows)
-    nl.store(out, nl.load(a[idx, iy]))
-    return out
-
-
-@nki.jit
-def gather_by_changed_index(a):
-    """An iota index tile changed after the iota: its values are no longer the iota's."""
-    out = nl.ndarray((8, a.shape[1]), dtype=a.dtype, buffer=nl.shared_hbm)
-    iy = nl.arange(a.shape[1])[None, :]
-    idx = nisa.iota(nl.arange(8)[:, None], dtype=np.int32)
-    idx[...] = nl.add(idx, 1)
+    if rows is not None:
+        idx = nl.load(rows)
+    else:
+        idx = nisa.iota(nl.arange(8)[:, None], dtype=np.int32)
+        idx[...] = nl.add(idx, 1)
     nl.store(out, nl.load(a[idx, iy]))
     return out
 
@@ -170,4 +164,103 @@ def gather_by_index_changed_in_loop(a):
     for i in nl.sequential_range(2):
         nl.store(out, nl.load(a[idx, iy]))
         idx[...] = nl.add(idx, 1)
+    return out
+
+
+@nki.jit
+def dropouts(a, rate):
+    """a with elements dropped at the per-row rates (nl.dropout), then at 0.25 (nisa.dropout)."""
+    o1 = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
+    o2 = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
+    t = nl.load(a)
+    nl.store(o1, nl.dropout(t, nl.load(rate)))
+    nl.store(o2, nisa.dropout(t, prob=0.25))
+    return o1, o2
+
+
+@nki.jit
+def transpose_tile(a):
+    """dma_transpose of an SBUF tile (the enumerations imported from nisa's constants module)."""
+    from neuronxcc.nki.isa.constants import dge_mode
+    t = nisa.dma_transpose(nl.load(a)[:, :], dge_mode=dge_mode.hwdge)
+    out = nl.ndarray(t.shape, dtype=t.dtype, buffer=nl.shared_hbm)
+    nl.store(out, t)
+    return out
+
+
+@nki.jit
+def segments(ids):
+    """nisa.sequence_bounds of the ids' rows."""
+    P, n = ids.shape
+    out = nl.ndarray((P, 2, n), dtype=ids.dtype, buffer=nl.shared_hbm)
+    nl.store(out, nisa.sequence_bounds(segment_ids=nl.load(ids)))
+    return out
+
+
+@nki.jit
+def api_odds(a):
+    """nl.fori_loop and nl.dynamic_range with Python bounds, nl.is_sbuf / nl.is_hbm, nl.program_ndim, and
+    tensor_scalar with one stage bypassed: out[r] = a[r] * 2 + (1 if is_sbuf(t) else 0) + program_ndim()."""
+    out = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
+    extra = (1.0 if nl.is_sbuf(nl.sbuf) and nl.is_hbm(a) and not nl.is_psum(a) else 0.0) + nl.program_ndim()
+
+    def body(r):
+        t = nl.load(a[r:r + 1, :])
+        u = nisa.tensor_scalar(t, op0=nl.bypass, operand0=0.0, op1=nl.multiply, operand1=2.0)
+        nl.store(out[r:r + 1, :], nl.add(u, extra))
+    nl.fori_loop(0, a.shape[0] // 2, body)
+    for r in nl.dynamic_range(a.shape[0] // 2, a.shape[0]):
+        body(r)
+    return out
+
+
+def refused(name):
+    """A kernel calling nisa.<name> on a tile."""
+    @nki.jit
+    def kernel(a):
+        out = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
+        t = nl.load(a)
+        nl.store(out, getattr(nisa, name)(t, t))
+        return out
+    return kernel
+
+
+@nki.jit
+def all_reduce(a):
+    """A collective between NeuronCores."""
+    import nki.collectives as cc
+    out = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
+    t = nl.load(a)
+    cc.all_reduce([t], [t], cc.ReplicaGroup([[0, 1]]), op=nl.add)
+    nl.store(out, t)
+    return out
+
+
+@nki.jit
+def top8_masked(a):
+    """max8 under a mask of the first 4 rows and the columns from 2 to 21, nc_match_replace8 (imm 0) under one of
+    the first 4 rows and the first 20 columns."""
+    P, F = a.shape
+    vals = nl.ndarray((P, 8), dtype=nl.float32, buffer=nl.shared_hbm)
+    replaced = nl.ndarray((P, F), dtype=nl.float32, buffer=nl.shared_hbm)
+    matched = nl.ndarray((P, 8), dtype=nl.uint32, buffer=nl.shared_hbm)
+    ip, jf = nl.mgrid[0:P, 0:F]
+    t = nl.load(a)
+    box = (ip < 4) & (jf >= 2) & (jf < 22)
+    v = nisa.max8(src=t[ip, jf], mask=box)
+    m = nl.ndarray((P, 8), dtype=nl.uint32, buffer=nl.sbuf)
+    r = nisa.nc_match_replace8(data=t[ip, jf], vals=v, imm=0.0, dst_idx=m, mask=(ip < 4) & (jf < 20))
+    nl.store(vals, v)
+    nl.store(replaced, r)
+    nl.store(matched, m)
+    return vals, replaced, matched
+
+
+@nki.jit
+def find_masked_from_column_2(a):
+    """nc_find_index8 under a mask that leaves out the first two columns."""
+    out = nl.ndarray((a.shape[0], 8), dtype=nl.uint32, buffer=nl.shared_hbm)
+    ip, jf = nl.mgrid[0:a.shape[0], 0:a.shape[1]]
+    t = nl.load(a)
+    nl.store(out, nisa.nc_find_index8(data=t[ip, jf], vals=t[:, 0:8], mask=(jf >= 2)))
     return out
