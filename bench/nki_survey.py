@@ -351,6 +351,20 @@ CORPUS = [
     ("load_transpose2d", "sdk", "nki/test/test_nki_nl_load_transpose2d.py", "example_kernel_0", [((512, 128), F32)],
      None, "gen2", "nl.load_transpose2d's API example on a [512, 128] tensor: four row blocks, each loaded, "
                    "transposed on the PE and copied into the result's columns"),
+    ("sequence_bounds", "sdk", "nki/test/test_nki_isa_sequence_bounds.py", "nki_sequence_bounds", [((1, 32), F32)],
+     None, "gen2", "nisa.sequence_bounds' API example on [1, 32] segment ids: the start and end of each element's run, "
+                   "running maximum and (over a backwards view) running minimum with tt_scan"),
+    ("match_replace8", "sdk", "nki/test/test_nki_isa_nc_match_replace8.py", "nki_nc_match_replace_indices8",
+     [((128, 512), F32), float("-inf")], None, "gen2",
+     "nisa.max8 and nisa.nc_match_replace8's API example on [128, 512]: the 8 largest values of each row, their "
+     "positions and the row with them replaced by -inf (reductions, comparisons and selections over an iota)"),
+    ("stream_shuffle", "sdk", "nki/test/test_nki_isa_nc_stream_shuffle.py", "nki_nc_stream_shuffle_broadcast_mask",
+     [((128, 128), F32)], None, "gen2",
+     "nisa.nc_stream_shuffle's API example on [128, 128]: each quadrant of 32 partitions rotated by one, as SBUF to "
+     "SBUF DMAs of partition runs"),
+    ("indirect_store_rmw", "sdk", "nki/test/test_nki_isa_dma_copy.py", "nki_indirect_store_rmw", [((64, 512), F32)],
+     None, "gen2", "nisa.dma_copy's indirect store with dst_rmw_op=np.add through an iota index (rows 2p): a loop "
+                   "over the partitions, each HBM row read, added to and written back"),
 ]
 
 
@@ -420,6 +434,11 @@ def stand_in_torch():
                 if "." in name:
                     parent, child = name.rsplit(".", 1)
                     setattr(sys.modules[parent], child, sys.modules[name])
+    try:
+        import pytest  # noqa: F401  (test files mark their tests with it)
+    except ImportError:
+        from allocsim_nki.cli import stand_in
+        stand_in("pytest")
     if not hasattr(sys.modules["torch_neuronx"], "nki_jit"):
         sys.modules["torch_neuronx"].nki_jit = allocsim_nki.jit  # torch_neuronx's spelling of the decorator
 

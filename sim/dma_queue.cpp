@@ -11,7 +11,7 @@ DmaQueue::DmaQueue(const std::string& name, Shared& shared, uint32_t queue, Fifo
 
 void endTransfer(Shared& s, uint32_t q, uint32_t slot) {
   Record& r = s.record(slot);
-  s.executeRecord(slot);
+  if (!r.data_skipped) s.executeRecord(slot);
   QueueStats& stats = s.result.stats.queues[q];
   stats.bytes += r.bytes;
   stats.descriptors += r.descriptors;

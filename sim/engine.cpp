@@ -46,8 +46,10 @@ void Engine::serve() {
       }
       clock = start + r.latency;
       if (s_.quantum == 0) s_.syncTo(clock);  // values move at their cycle (see SimOptions::quantum)
-      if (r.streams_over_itself) s_.startRecord(slot);
-      else s_.executeRecord(slot);
+      if (!r.data_skipped) {
+        if (r.streams_over_itself) s_.startRecord(slot);
+        else s_.executeRecord(slot);
+      }
       if (s_.vcd) s_.busy[e] = false;
       stats.busy_cycles += r.latency;
       s_.slice(e, start, clock, r.inst);

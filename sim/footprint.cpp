@@ -1,6 +1,7 @@
 #include "sim/footprint.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace allocsim::sim {
 
@@ -62,30 +63,39 @@ std::vector<bool> writtenResources(const Program& p, const MachineLayout& layout
 }
 
 namespace {
-void sbufSpans(const Program& p, const std::vector<Instruction>& body, std::vector<uint64_t>& spans) {
+// The span in bytes per partition of each SBUF view of `body`'s instructions (destination and first two sources),
+// with the times it runs: `runs` of the enclosing block times its loops' trip counts (an `if`'s block as if taken).
+void sbufSpans(const Program& p, const std::vector<Instruction>& body, double runs,
+               std::vector<std::pair<uint64_t, double>>& spans) {
   for (const Instruction& inst : body) {
     for (const AccessPattern* ap : {&inst.dst, &inst.a, &inst.b}) {
       if (ap->tensor >= p.tensors.size() || p.tensors[ap->tensor].space != Space::Sbuf || ap->count == 0) continue;
-      spans.push_back((uint64_t(ap->count2 - 1) * ap->step2 + ap->count) * dtypeSize(p.tensors[ap->tensor].dtype));
+      spans.emplace_back((uint64_t(ap->count2 - 1) * ap->step2 + ap->count) * dtypeSize(p.tensors[ap->tensor].dtype),
+                         runs);
     }
-    sbufSpans(p, inst.body, spans);
+    double trips = 1;
+    if (inst.op == Op::Loop && inst.step > 0 && inst.hi > inst.lo)
+      trips = std::ceil((double(inst.hi) - double(inst.lo)) / double(inst.step));
+    sbufSpans(p, inst.body, runs * trips, spans);
   }
 }
 }  // namespace
 
 uint32_t sbufBucketShift(const Program& p) {
-  std::vector<uint64_t> spans;
-  sbufSpans(p, p.body, spans);
+  std::vector<std::pair<uint64_t, double>> spans;  // (span, runs)
+  sbufSpans(p, p.body, 1, spans);
   if (spans.empty()) return 10;
-  // The span below which half of the bytes lie (a median weighted by size: a kernel's many one-column statistics
-  // do not set the bucket of the tiles that make its traffic).
+  // The span below which half of the bytes the program's SBUF accesses span lie (a median weighted by span and by
+  // how often the view is accessed): a kernel's many one-column statistics do not set the bucket of the tiles
+  // that make its traffic, nor do a few whole-row loads outside its inner loops.
   std::sort(spans.begin(), spans.end());
-  uint64_t total = 0;
-  for (uint64_t s : spans) total += s;
-  uint64_t below = 0, median = spans.back();
-  for (uint64_t s : spans)
-    if ((below += s) * 2 >= total) {
-      median = s;
+  double total = 0;
+  for (const auto& [span, runs] : spans) total += double(span) * runs;
+  double below = 0;
+  uint64_t median = spans.back().first;
+  for (const auto& [span, runs] : spans)
+    if ((below += double(span) * runs) * 2 >= total) {
+      median = span;
       break;
     }
   uint32_t shift = 6;

@@ -79,8 +79,9 @@ uint32_t tensorResource(const MachineLayout& layout, TensorId t);
 // tensor an instruction names as its destination or fused reduction's destination.
 std::vector<bool> writtenResources(const Program& p, const MachineLayout& layout);
 // The scoreboard's bucket of SBUF bytes for `p` (sim/scoreboard.h), as a shift: about the bytes per partition its
-// SBUF views span (the median weighted by span over the destination and first two sources of its instructions),
-// a power of two from 64 B to 64 KiB, so that a typical access falls in one or two buckets.
+// SBUF accesses span (the median weighted by span and by how often each runs, over the destination and first two
+// sources of its instructions, loops taken their trip counts), a power of two from 64 B to 64 KiB, so that a
+// typical access falls in one or two buckets.
 uint32_t sbufBucketShift(const Program& p);
 // The footprint of a register's lanes.
 Footprint registerFootprint(const MachineLayout& layout, RegId r);

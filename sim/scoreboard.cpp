@@ -58,7 +58,7 @@ void Scoreboard::scan(List& list, const Query& q, uint64_t bucket, uint8_t in_or
     if (!live(e)) return true;  // finished: dropped here rather than at the next sweep
     if (e.seq != seq && e.engine != in_order &&
         (!kDedupe || std::max(std::min(e.byte_lo >> q.shift, kMaxBuckets - 1), q.first) == bucket))
-      q.deps->push_back({e.seq, e.inst, Dependence::kEndUnknown, e.slot, kind, false});
+      q.deps->push_back({e.seq, e.inst, Dependence::kEndUnknown, e.slot, kind, false, e.engine});
     return q.prune && e.seq != seq && byte_lo <= e.byte_lo && e.byte_hi <= byte_hi && row_lo <= e.row_lo &&
            e.row_hi <= row_hi;
   };
@@ -120,7 +120,7 @@ void Scoreboard::accessRegisters(const Recorder& rc, const Footprint& fp, bool w
     const Entry& w = lane_writer_[lane];
     // It leaves out its own in-order engine, as access() does.
     if (w.seq != 0 && live(w) && w.seq != rc.seq && w.engine != rc.engine && !dropped)
-      deps.push_back({w.seq, w.inst, Dependence::kEndUnknown, w.slot, kind, false});
+      deps.push_back({w.seq, w.inst, Dependence::kEndUnknown, w.slot, kind, false, w.engine});
   }
   if (!write || rc.engine != uint8_t(Engine::SP))
     throw std::logic_error("the scoreboard records register writes of SP instructions only");

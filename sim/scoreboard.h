@@ -44,6 +44,7 @@ struct Dependence {
   uint32_t slot;  // its record in the simulator's pool
   DepKind kind;
   bool counted = false;
+  uint8_t engine;  // the older instruction's engine (ir/program.h Engine)
 };
 
 // Puts an instruction's dependences in the order it waits for them, one per older instruction: oldest first, and
@@ -83,7 +84,8 @@ class Scoreboard {
     const uint32_t end = std::min<uint32_t>(hi, uint32_t(lane_writer_.size()));
     for (uint32_t lane = lo; lane < end; ++lane) {
       const Entry& w = lane_writer_[lane];
-      if (w.seq != 0 && live(w)) deps.push_back({w.seq, w.inst, Dependence::kEndUnknown, w.slot, kind, false});
+      if (w.seq != 0 && live(w))
+        deps.push_back({w.seq, w.inst, Dependence::kEndUnknown, w.slot, kind, false, w.engine});
     }
   }
   // The resources (Footprint::resource) the job's program writes; a read of any other can wait for nothing (no

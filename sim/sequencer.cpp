@@ -22,31 +22,6 @@ bool holds(When w, bool first, bool last) {
   return false;
 }
 
-// Of an instruction's dependences on instructions of one compute engine (PE, ACT, DVE, POOL, SP), only those on the
-// youngest of them are kept: each of these engines runs its instructions in program order, so the youngest ends
-// last and writes its values last, and it alone can bind (a binding dependence is the one ending last). The waits,
-// the cycles and the stall attribution stay the same; a write behind deep engine queues no longer carries one
-// dependence per queued reader. Transfers end out of order on their queues and are all kept.
-void keepYoungestPerEngine(std::vector<Dependence>& deps) {
-  if (deps.size() < 2) return;
-  constexpr uint32_t kDma = uint32_t(Engine::DMA);
-  uint64_t youngest[kEngines] = {};
-  uint32_t compute = 0;
-  for (const Dependence& d : deps) {
-    const uint32_t e = uint32_t(engineOf(d.producer->op));
-    if (e == kDma) continue;
-    youngest[e] = std::max(youngest[e], d.seq);
-    ++compute;
-  }
-  if (compute < 2) return;
-  size_t kept = 0;
-  for (const Dependence& d : deps) {
-    const uint32_t e = uint32_t(engineOf(d.producer->op));
-    if (e == kDma || d.seq == youngest[e]) deps[kept++] = d;
-  }
-  deps.resize(kept);
-}
-
 }  // namespace
 
 Sequencer::Sequencer(sc_core::sc_module_name name, Shared& shared, Fifo* engine_fifos,
@@ -344,7 +319,7 @@ void Sequencer::planViews(Plan& plan, const Shape& shape) {
   }
 }
 
-bool Sequencer::recompute(Plan& plan, const Record& rec) {
+bool Sequencer::recompute(Plan& plan, const Record& rec, bool executed) {
   Operands& o = plan.operands;
   const Term* term = plan.terms.data();
   // The index's exact value in 64 bits (resolveView's, which clamps only beyond 2^100); false on overflow.
@@ -375,17 +350,18 @@ bool Sequencer::recompute(Plan& plan, const Record& rec) {
   for (uint32_t i = 0; i < o.n; ++i)
     if (plan.access_view[i] != kNoView) o.access[i].fp = fp[plan.access_view[i]];
   // A destination apart from every source (most) does not stream over itself; one overlapping a source is asked
-  // in full (in place is no overlap at an offset).
+  // in full (in place is no overlap at an offset). Only an executed instruction's engine asks.
   o.streams_over_itself = false;
-  for (const auto& [d, src] : plan.overlap_pairs)
-    o.streams_over_itself |=
-        fp[d].overlaps(fp[src]) && overlapsAtAnOffset(*s_.layout, o.views.view[d], o.views.view[src]);
+  if (executed)
+    for (const auto& [d, src] : plan.overlap_pairs)
+      o.streams_over_itself |=
+          fp[d].overlaps(fp[src]) && overlapsAtAnOffset(*s_.layout, o.views.view[d], o.views.view[src]);
   return true;
 }
 
 const Operands* Sequencer::resolveWithRegisters(Plan& plan, const Instruction& inst, Record& rec) {
   Operands& o = plan.operands;
-  if (!plan.shaped || !recompute(plan, rec)) {
+  if (!plan.shaped || !recompute(plan, rec, !rec.data_skipped)) {
     // The first execution, or a view out of range (resolution throws its error) or an index beyond 64 bits.
     plan.shaped = false;
     Shape shape;
@@ -394,7 +370,7 @@ const Operands* Sequencer::resolveWithRegisters(Plan& plan, const Instruction& i
     plan.shaped = true;
   }
   // An instruction whose data is skipped has its operands read by dispatch alone: the plan's serve as they are.
-  if (s_.dataSkipped(inst)) return &o;
+  if (rec.data_skipped) return &o;
   rec.own_operands.assign(o);
   return &rec.own_operands;
 }
@@ -439,7 +415,8 @@ void Sequencer::enterPorts(Plan& plan, const Instruction& inst, uint32_t slot, R
   auto use = [&](PortSide own, PortSide other) {
     const PortUser& u = port_users_[other];
     if (u.seq != 0 && s_.record(u.slot).seq == u.seq)
-      rec.deps.push_back({u.seq, u.inst, Dependence::kEndUnknown, u.slot, DepKind::Port, false});
+      rec.deps.push_back(
+          {u.seq, u.inst, Dependence::kEndUnknown, u.slot, DepKind::Port, false, uint8_t(engineOf(u.inst->op))});
     port_users_[own] = {slot, rec.seq, &inst};
   };
   if (sbuf && t.port_dve_pool_sbuf) {
@@ -471,15 +448,14 @@ void Sequencer::dispatch(const Instruction& inst, const LoopPos* loop) {
   const uint32_t slot = s_.takeRecord();
   Record& rec = s_.record(slot);
   rec.inst = &inst;
+  rec.data_skipped = s_.dataSkipped(inst);
   rec.first = !loop || loop->first;
   rec.last = !loop || loop->last;
   Plan& plan = planOf(inst);
   readRegistersAtDispatch(plan, inst, rec);
   enterOperands(plan, inst, slot, rec);
   enterPorts(plan, inst, slot, rec);
-  if (s_.dataSkipped(inst)) rec.operands = nullptr;  // possibly the plan's, recomputed at the next dispatch
-  keepYoungestPerEngine(rec.deps);
-  orderDependences(rec.deps);
+  if (rec.data_skipped) rec.operands = nullptr;  // possibly the plan's, recomputed at the next dispatch
   s_.noteProducers(rec.deps);
   if (s_.o->record_reads) {
     rec.read_index = s_.result.exec.reads.size();

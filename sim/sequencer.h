@@ -90,8 +90,9 @@ class Sequencer : public sc_core::sc_module {
   // Makes the plan's direct recomputation from the first resolution's shape.
   void planViews(Plan& plan, const Shape& shape);
   // Recomputes plan.operands from the record's register values; false (nothing valid) when a view would leave its
-  // tensor or an index overflow 64 bits: the full resolution then decides (and reports).
-  bool recompute(Plan& plan, const Record& rec);
+  // tensor or an index overflow 64 bits: the full resolution then decides (and reports). Whether it streams over
+  // itself is asked only when the instruction is `executed` (its data not skipped).
+  bool recompute(Plan& plan, const Record& rec, bool executed);
   void enterOperands(Plan& plan, const Instruction& inst, uint32_t slot, Record& rec);
   // Shared access ports (docs/simulator.md "Shared ports"): the dependence of a DVE, POOL or ACT instruction on the
   // youngest older instruction of the engine it shares an SBUF or PSUM port with, and that record as the youngest

@@ -76,7 +76,7 @@ uint64_t Shared::endOfAll(const std::vector<Dependence>& deps, uint64_t from, co
       e = producer.end_cycle;
       if (d.counted && --producer.consumers == 0 && producer.release_when_unread) freeRecord(d.slot);
     }
-    if (e > from && e >= end) end = e, binding = &d;
+    if (e > from && (!binding || bindsAfter(d, e, *binding, end))) end = e, binding = &d;
   }
   return end;
 }
@@ -140,7 +140,6 @@ bool Shared::releaseAll() {
 
 void Shared::startRecord(uint32_t slot) {
   Record& r = record(slot);
-  if (dataSkipped(*r.inst)) return r.writes.clear();
   snap->snapshot = &r.regs;
   uint64_t hash;
   if (r.streams_over_itself) {  // sim/stream.h: only here does streaming change the result
@@ -158,7 +157,6 @@ void Shared::startRecord(uint32_t slot) {
 void Shared::executeRecord(uint32_t slot) {
   Record& r = record(slot);
   r.writes.clear();
-  if (dataSkipped(*r.inst)) return;
   snap->snapshot = &r.regs;
   const uint64_t hash = stepper->step(*r.inst, r.first, r.last, o->record_reads, &r.operands->views);
   snap->snapshot = nullptr;
@@ -167,7 +165,7 @@ void Shared::executeRecord(uint32_t slot) {
 
 void Shared::finishRecord(uint32_t slot) {
   Record& r = record(slot);
-  r.writes.commit(*phys);
+  if (!r.data_skipped) r.writes.commit(*phys);
   r.done = true;
   if (r.done_waiting) r.done_ev.notify();
   last_cycle = std::max(last_cycle, r.end_cycle);
@@ -200,27 +198,54 @@ void Shared::releaseEnded(uint64_t sequencer_cycle) {
   finished_min_end_ = min_end;
 }
 
+// Of an instruction's dependences on instructions of one compute engine (PE, ACT, DVE, POOL, SP), only those on the
+// youngest of them are kept: each of these engines runs its instructions in program order, so the youngest ends
+// last and writes its values last, and it alone can bind (a binding dependence is the one ending last). The waits,
+// the cycles and the stall attribution stay the same; a write behind deep engine queues no longer carries one
+// dependence per queued reader. Transfers end out of order on their queues and are all kept.
 void Shared::noteProducers(std::vector<Dependence>& deps) {
-  size_t known = 0, binding = 0;  // the last of those ending last, among the decided ends
-  for (size_t i = 0; i < deps.size(); ++i) {
-    Dependence& d = deps[i];
-    Record& producer = record(d.slot);
-    if (producer.end_known) {
-      d.end = producer.end_cycle;
-      if (known++ == 0 || d.end >= deps[binding].end) binding = i;
-    } else {
-      d.counted = true;
-      ++producer.consumers;
+  if (deps.empty()) return;
+  constexpr uint8_t kDma = uint8_t(Engine::DMA);
+  uint64_t youngest[kEngines] = {};
+  for (const Dependence& d : deps)
+    if (d.engine != kDma) youngest[d.engine] = std::max(youngest[d.engine], d.seq);
+  auto kept = [&](const Dependence& d) { return d.engine == kDma || d.seq == youngest[d.engine]; };
+  size_t n = 0;
+  if (no_value_waits) {
+    // Nothing waits for values: a decided end is all a dependence gives its consumer (endOfAll), so of the decided
+    // ones only the one that binds among them stays (a deep queue of transfers writing one tile leaves a dependence
+    // on each). endOfAll picks the binding one whatever the order: none is needed.
+    Dependence binding{};
+    bool known = false;
+    for (Dependence& d : deps) {
+      if (!kept(d)) continue;
+      Record& producer = record(d.slot);
+      if (!producer.end_known) {
+        d.counted = true;
+        ++producer.consumers;
+        deps[n++] = d;
+      } else if (!known || bindsAfter(d, producer.end_cycle, binding, binding.end)) {
+        binding = d, binding.end = producer.end_cycle, known = true;
+      }
+    }
+    if (known) deps[n++] = binding;
+  } else {
+    for (const Dependence& d : deps)
+      if (kept(d)) deps[n++] = d;
+    deps.resize(n);
+    orderDependences(deps);  // their values are waited for in program order
+    n = deps.size();
+    for (Dependence& d : deps) {
+      Record& producer = record(d.slot);
+      if (producer.end_known) {
+        d.end = producer.end_cycle;
+      } else {
+        d.counted = true;
+        ++producer.consumers;
+      }
     }
   }
-  // Where nothing waits for values, a decided end is all a dependence gives its consumer (endOfAll), and of the
-  // decided ones only the last ending last can bind: the others go (a deep queue of transfers writing one tile
-  // leaves a dependence on each).
-  if (!no_value_waits || known < 2) return;
-  size_t kept = 0;
-  for (size_t i = 0; i < deps.size(); ++i)
-    if (deps[i].end == Dependence::kEndUnknown || i == binding) deps[kept++] = deps[i];
-  deps.resize(kept);
+  deps.resize(n);
 }
 
 }  // namespace allocsim::sim

@@ -107,6 +107,9 @@ struct Record {
   std::vector<std::pair<RegId, uint64_t>> regs;  // register values read at dispatch
   PendingWrites writes;
   bool streams_over_itself = false;  // destination over a source at an offset: executed chunk by chunk
+  // Shared::dataSkipped of its instruction, decided at dispatch: no unit reads or writes its values (its `writes`
+  // stay as they are; nothing commits them).
+  bool data_skipped = false;
   // Its operands as dispatch resolved them: its plan's when they never change, else `own_operands`.
   const Operands* operands = nullptr;
   Operands own_operands;
@@ -211,12 +214,16 @@ class Shared {
   // Releases the finished records whose end no instruction still to start can wait for: those ending at or before
   // the sequencer's clock `sequencer_cycle` (every instruction dispatched from then on starts no earlier).
   void releaseEnded(uint64_t sequencer_cycle);
-  // Decided ends are copied into the dependences; a consumer of an undecided one is counted on its producer. With
-  // no_value_waits, of the decided ones only the one that can bind is kept (the last of those ending last).
+  // Reduces a dispatched instruction's dependences to those that can bind (of one compute engine, the youngest
+  // instruction's), puts them in the order its unit waits for their values (orderDependences), copies decided ends
+  // into them and counts the consumer on each producer whose end is undecided. With no_value_waits, of the decided
+  // ones only the one that binds among them is kept, and they stay in no order.
   void noteProducers(std::vector<Dependence>& deps);
+  // The data path of a record whose data is not skipped (Record::data_skipped):
   void startRecord(uint32_t slot);    // reads the operands (streamed: sim/stream.h)
   void executeRecord(uint32_t slot);  // reads the operands and writes the results at once (not streamed)
-  void finishRecord(uint32_t slot);   // writes the results, releases the sources (WAR waits for this)
+  // Writes the results (unless its data is skipped), releases the sources (WAR waits for this).
+  void finishRecord(uint32_t slot);
 
   // ---- time and waiting (on the calling unit's thread) -----------------------------------------------------------
   uint64_t now() const;  // model cycles since the job's start
@@ -228,8 +235,7 @@ class Shared {
   // The quantum keeper: a unit whose clock is more than a quantum ahead of SystemC time waits for the kernel.
   void keepQuantum(uint64_t clock);
   // The cycle at which every dependence has ended, at least `from`, waiting only for producers whose end is not
-  // decided yet; `binding` is the one ending last (of several ending together, the youngest), null when none ends
-  // after `from`.
+  // decided yet; `binding` is the one ending last (bindsAfter), null when none ends after `from`.
   uint64_t endOfAll(const std::vector<Dependence>& deps, uint64_t from, const Dependence*& binding);
   // Waits until every producer has read and written its values (the order of values, not of time).
   void waitUntilDone(const std::vector<Dependence>& deps);
@@ -258,6 +264,13 @@ class Shared {
   // written already.
   std::vector<uint32_t> finished_;
   uint64_t finished_min_end_ = UINT64_MAX;
+  // Of two dependences ending together at `end` (`d` and the binding one so far, `b`), whether `d` binds instead:
+  // the youngest producer, and of one producer's dependences the first kind in RAW, WAR, WAW order. The binding
+  // dependence (a stall's producer and cause) thus depends on program order alone, not on the list's order.
+  static bool bindsAfter(const Dependence& d, uint64_t d_end, const Dependence& b, uint64_t b_end) {
+    if (d_end != b_end) return d_end > b_end;
+    return d.seq != b.seq ? d.seq > b.seq : d.kind < b.kind;
+  }
 };
 
 }  // namespace allocsim::sim

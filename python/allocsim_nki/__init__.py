@@ -18,7 +18,7 @@ import subprocess
 import tempfile
 
 from . import floats
-from .trace import KernelError  # noqa: F401
+from .trace import KernelError, NUMPY_TAG  # noqa: F401
 from .kernel import Kernel, TensorArg, trace_kernel, jit  # noqa: F401
 
 __all__ = ["simulate", "verify", "program", "KernelError", "Kernel", "TensorArg", "binary"]
@@ -50,6 +50,8 @@ def _arg_of(x, dtype=None, param=None, func=None):
     # a parameter's dtype is refused at the kernel's definition, naming the parameter
     loc = (inspect.getsourcefile(func) or "<kernel>", func.__code__.co_firstlineno) if func else ("<arguments>", 0)
     if isinstance(x, np.ndarray):
+        if dtype is None:
+            dtype = (x.dtype.metadata or {}).get(NUMPY_TAG)  # np.ones(n, dtype=nl.bfloat16): float32 data
         if dtype is not None:
             try:
                 return TensorArg(x.shape, dtype)

@@ -67,7 +67,8 @@ def main(argv):
 
 
 # Frameworks kernel files import for the code around their kernels (tests, benchmarks, a torch reference).
-FRAMEWORKS = ("torch", "torch_xla", "torch_neuronx", "jax", "jax_neuronx", "neuronx_distributed", "transformers")
+FRAMEWORKS = ("torch", "torch_xla", "torch_neuronx", "jax", "jax_neuronx", "neuronx_distributed", "transformers",
+              "pytest")
 
 
 class StandIn(types.ModuleType):

@@ -372,10 +372,19 @@ def trace_kernel(kernel, args, arch="gen2", file_for_errors=None):
             raise KernelError("%s: %s" % (type(e).__name__, e), _innermost(e))
         except BaseException as e:
             raise KernelError(_stopped(e), _innermost(e))
-        outs = result if isinstance(result, (tuple, list)) else ([] if result is None else [result])
-        for o in outs:
+        outs = list(result) if isinstance(result, (tuple, list)) else ([] if result is None else [result])
+        for k, o in enumerate(outs):
+            if isinstance(o, _t.View) and o.tensor.space != "dram" and not tr.grid:
+                # an on-chip tile returned (NKI's simulation hands back its values): stored into an HBM output of
+                # its shape at the end of the kernel
+                hbm = tr.tensor(o.shape, o.dtype, "dram", loc, name="returned_" + o.tensor.name)
+                _t.store(hbm, o, None, loc)
+                outs[k] = o = hbm
             if not isinstance(o, _t.View) or o.tensor.space != "dram":
-                raise KernelError("kernel '%s' returns %r; a kernel returns HBM tensors" % (func.__name__, o), loc)
+                what = "'%s' in %s" % (o.tensor.name, o.tensor.space) if isinstance(o, _t.View) else repr(o)
+                raise KernelError("kernel '%s' returns %s; a kernel returns HBM tensors%s" % (
+                    func.__name__, what, " (an on-chip tile only without a launch grid)"
+                    if isinstance(o, _t.View) else ""), loc)
             if not o.tensor.written:
                 raise KernelError("kernel '%s' returns '%s', which it never writes" % (func.__name__, o.tensor.name),
                                   o.tensor.loc)

@@ -284,6 +284,73 @@ def spmd_dim(*dims):
     return _SpmdDim(size)
 
 
+def program_ndim():
+    """The axes of the launch grid (0 without one)."""
+    return len(_t.tracer().grid)
+
+
+def dynamic_range(start, stop=None, step=1, **kw):
+    """A loop NKI runs with bounds known on the device only: with Python integer bounds, a loop like
+    sequential_range (a bound held in a register is refused)."""
+    if stop is None:
+        start, stop = 0, start
+    for v in (start, stop):
+        if not isinstance(v, int) and not isinstance(v, _t.Aff):
+            _t.unsupported("nl.dynamic_range with a bound of %s (a register's value is not known when tracing)"
+                           % type(v).__name__, _loc())
+    return _t.tracer().loop(start, stop, step, "dynamic_range")
+
+
+def fori_loop(lower, upper, body_fun, step=1, **kw):
+    """body_fun(i) for i from lower to upper: one loop of the program (dynamic_range), its body traced once."""
+    for i in dynamic_range(lower, upper, step):
+        body_fun(i)
+
+
+def while_loop(*a, **k):
+    _t.unsupported("nl.while_loop (a loop on a register's value at run time; the program's loops have bounds known "
+                   "when tracing)", _loc())
+
+
+def _space_of(buffer):
+    if isinstance(buffer, _t.View):
+        return buffer.tensor.space
+    return getattr(buffer, "space", getattr(buffer, "value", buffer))
+
+
+def is_hbm(buffer):
+    return _space_of(buffer) in ("dram", "shared_hbm", "private_hbm", "hbm")
+
+
+def is_on_chip(buffer):
+    return _space_of(buffer) in ("sbuf", "psum")
+
+
+def is_psum(buffer):
+    return _space_of(buffer) == "psum"
+
+
+def is_sbuf(buffer):
+    return _space_of(buffer) == "sbuf"
+
+
+MemoryRegion = type("MemoryRegion", (), {"sbuf": sbuf, "psum": psum, "private_hbm": private_hbm,
+                                         "shared_hbm": shared_hbm})
+NKIObject = object
+NkiTensor = tile
+DType = _t.DType
+
+
+class _Bypass:
+    """nl.bypass: tensor_scalar's op0 / op1 that skips its stage."""
+
+    def __repr__(self):
+        return "nl.bypass"
+
+
+bypass = _Bypass()
+
+
 def num_programs(axes=0):
     grid = _t.tracer().grid
     if not grid:
@@ -388,10 +455,68 @@ for _n in ("sin", "cos", "arctan", "sign", "erf", "softplus", "mish", "gelu_appr
     globals()[_n] = _act(_n)
 
 for _n in ("tan", "ceil", "floor", "trunc", "gelu_apprx_sigmoid", "gelu_dx", "silu_dx", "erf_dx", "power", "fmod", "mod",
+           "gelu_apprx_sigmoid_dx", "average", "prelu",
            "abs_max", "abs_min", "invert", "prod",
-           "var", "all", "softmax", "rms_norm", "dropout", "rand", "random_seed", "gather_flattened",
+           "var", "all", "softmax", "rms_norm", "random_seed", "gather_flattened",
            "expand_dims"):
     globals()[_n] = _unsupported_fn(_n)
+
+
+def _random(P, F, loc):
+    """A [P, F] f32 tile of values in [0, 1) (see rand)."""
+    tr = _t.tracer()
+    calls = getattr(tr, "rand_calls", 0)
+    tr.rand_calls = calls + 1
+    x = tr.temp((P, F), uint32, "sbuf", loc, name="random_bits")
+    _t.iota(x, F, 1, (calls << 24) & 0x7FFFFFFF, loc)
+    t = tr.temp((P, F), uint32, "sbuf", loc, name="random_shift")
+    for shift, mult in ((16, 0x7FEB352D), (15, 0x846CA68B), (16, None)):
+        tr.emit("ts", t, x, shift, "shr", loc=loc)
+        tr.emit("tt", x, x, t, "xor", loc=loc)
+        if mult is not None:
+            tr.emit("ts", x, x, mult, "mul", loc=loc)
+    tr.emit("ts", x, x, 8, "shr", loc=loc)
+    u = tr.temp((P, F), float32, "sbuf", loc, name="random")
+    tr.emit("copy", u, x, loc=loc)  # below 2^24: exact
+    tr.emit("ts", u, u, 2.0 ** -24, "mul", loc=loc)
+    return u
+
+
+def rand(shape, dtype=float32, buffer=sbuf, name="", **kw):
+    """Values in [0, 1): NKI specifies only their distribution (uniform), so the tracer's are a fixed function of
+    the element and of the call: the element's number (call * 2^24 + p * F + e, `iota` into u32) through an integer
+    hash (xor-shifts and multiplications, wrapping), its top 24 bits times 2^-24. Deterministic: the same kernel
+    gives the same values on every run."""
+    loc = _loc()
+    tr = _t.tracer()
+    dims, pdim = _shape(shape, loc)
+    if pdim:
+        _t.unsupported("nl.rand of a tile array", loc)
+    space, _ = _buffer(buffer, loc)
+    if space != "sbuf":
+        _t.unsupported("nl.rand into %s (an SBUF tile)" % space, loc)
+    dt = _t.as_dtype(dtype)
+    if not dt.is_float:
+        raise KernelError("nl.rand makes floats in [0, 1), not %s" % dt.name, loc)
+    P, F = dims[0], _t._prod(dims[1:])
+    u = _random(P, F, loc)
+    out = tr.tensor(dims, dt, "sbuf", loc, name or _t._source_name(loc) or "rand")
+    flat = out if len(dims) == 2 else out.reshape((P, F))
+    return _t._made(out, tr.emit("copy", flat, u, loc=loc))
+
+
+def dropout(x, rate, dtype=None, mask=None, **kw):
+    """Each element of x kept where a value of rand (one per element) is at least rate (a number or a [P, 1] tile),
+    0 elsewhere (not rescaled): `ts ge` against rate, nl.where."""
+    loc = _loc()
+    _t.check_mask(mask, loc)
+    _t._on_chip(x, "dropout", loc)
+    P, F = _t._flat(x)
+    flat = x if len(x.shape) == 2 else x.reshape((P, F))
+    u = _random(P, F, loc)
+    keep = _t.binary("ge", u, _t._scalar_operand(rate, loc), loc=loc)
+    out_dt = _t.as_dtype(dtype) if dtype is not None else x.dtype
+    return _where_values(keep, flat, 0.0 if out_dt.is_float else 0, out_dt, loc)
 
 
 def device_print(prefix, tensor=None, **kw):

@@ -87,10 +87,14 @@ class DType:
     @property
     def dtype(self):
         """numpy's dtype of the same name (`np.zeros(n, dtype=nl.float32)`, `x.astype(nl.int8)` in a kernel's test),
-        for the dtypes numpy has; bfloat16 and the fp8 formats have none."""
+        for the dtypes numpy has. bfloat16 and the fp8 formats, which numpy lacks, are float32 tagged with the
+        format's name (`np.ones(n, dtype=nl.float8_e5m2)`): such an array holds float32 values, rounded to the
+        format when it is passed to a kernel."""
         import numpy as np
         if self.name in ("float32", "float16", "int32", "uint32", "int16", "uint16", "int8", "uint8", "bool"):
             return np.dtype(self.name)
+        if self.fmt in ("bf16", "f8e4m3", "f8e5m2", "f8e4m3fn"):
+            return np.dtype(np.float32, metadata={NUMPY_TAG: self.name})
         raise AttributeError("numpy has no %s dtype" % self.name)
 
     @property
@@ -105,6 +109,8 @@ class DType:
     def __hash__(self):
         return hash(self.name)
 
+
+NUMPY_TAG = "nki_dtype"  # the metadata key of a float32 numpy dtype standing for bfloat16 or an fp8 format
 
 # exponent bits, mantissa bits, whether the all-ones exponent is infinities and NaNs only
 _FLOAT_BITS = {"f32": (8, 23, True), "bf16": (8, 7, True), "f16": (5, 10, True), "f8e4m3": (4, 3, True),
@@ -586,6 +592,22 @@ class IExpr(_Comparisons):
         return lo, hi
 
 
+def _known_index(v):
+    """An index tile whose values the tracer knows: written whole by an `iota` with constant terms and by nothing
+    since, so that partition p of the view holds A*p + B*e + C. As an index it is that affine expression over the
+    view's partitions (a [P, 1] nl.arange form); other index tiles are refused."""
+    known = getattr(v.tensor, "known", None)
+    P, F = _flat(v)
+    if known is None or F != 1 or not isinstance(v.base_p, int) or not isinstance(v.base_f, int):
+        unsupported("an index taken from a tile's values (indirect addressing) that the tracer cannot know: the "
+                    "program format's views are affine in loop indices, so only an index tile written whole by "
+                    "nisa.iota is followed")
+    A, B, C = known
+    v.tensor.index_loops = list(getattr(v.tensor, "index_loops", None) or []) + list(tracer().loops)
+    part = [a for a in v.axes if a[1] != 0 and a[0] > 1]
+    return IExpr(A * v.base_p + B * v.base_f + C, {0: A * part[0][1]} if part else {}, (P, 1))
+
+
 class Pred:
     """`expr CMP 0` (an affine_select predicate or a mask), or a conjunction of them."""
 
@@ -791,6 +813,7 @@ class View:
 
     __array_priority__ = 1000
     oob = None  # [(index expression, axis length, message)]: indices out of range that a mask must exclude
+    indirect = None  # (index expression, rows) of an HBM view whose rows an index tile selects (indirect_rows)
 
     def __init__(self, tensor, base_p, base_f, axes):
         self._tensor, self.base_p, self._base_f, self.axes = tensor, base_p, base_f, list(axes)
@@ -849,6 +872,9 @@ class View:
         if len(key) > nd:
             raise KernelError("index %s has %d indices for a tile of shape %s" % (key, len(key), self.shape))
         key = tuple(key) + (slice(None),) * (nd - len(key))
+        indirect = [d for d, k in enumerate(key) if isinstance(k, View)]
+        if indirect:
+            key = tuple(_known_index(k) if isinstance(k, View) else k for k in key)
         if self.mods:
             key = self._rotated_key(key)
         base_p, base_f = self.base_p, self.base_f
@@ -895,6 +921,10 @@ class View:
                     axes[r][2] += c * fs
             v = View(self.tensor, base_p, base_f, [tuple(a) for a in axes])
             v.oob = oob or None
+            if indirect:
+                if self.tensor.space != "dram" or len(indirect) > 1 or exprs[indirect[0]].shape[-1] != 1:
+                    unsupported("an index tile other than one column selecting rows of an HBM tensor")
+                v.indirect = (exprs[indirect[0]], self.axes[indirect[0]][0])
             return v
         axes = []
         for d, k in enumerate(key):
@@ -1087,6 +1117,14 @@ class View:
         elif lo_hi[0][0] < 0 or lo_hi[0][1] + pattern[0][1] > t.P or lo_hi[1][0] < 0 or lo_hi[1][1] + span >= t.F:
             raise KernelError(".ap pattern %s runs past the end of '%s' [%d, %d]" % (pattern, t.name, t.P, t.F), loc)
         return v
+
+    def view(self, dtype):
+        """The same bytes as another dtype: of the tensor's own dtype, the tensor itself (`a.view(nl.float8_e5m2)` of
+        an fp8 parameter); a reinterpretation is refused."""
+        if as_dtype(dtype) != self.dtype:
+            unsupported("a view that reinterprets %s data as %s" % (self.dtype.name, as_dtype(dtype).name),
+                        user_location())
+        return self
 
     def reshape(self, shape):
         """The same elements under another shape: the partition axis stays, the free elements (one contiguous run)
@@ -1698,6 +1736,12 @@ class Tracer:
 
     def touch(self, v, write):
         t = v.tensor
+        if write:
+            t.known = None  # values an index may take (trace._known_index): gone once anything writes the tile
+            if getattr(t, "index_loops", None) and any(lp in self.loops for lp in t.index_loops):
+                # the next iteration's index would read what this writes
+                unsupported("a write into tile '%s', which an index of this loop's body reads before (its values "
+                            "change from one iteration to the next)" % t.name, user_location())
         if t.groups:
             self.close_groups(t, self.loops)
         if t.pending_memset is not None:
@@ -1880,6 +1924,8 @@ class Tracer:
         return self.move(dst, value, loc)
 
     def move(self, dst, value, loc):
+        if getattr(dst, "indirect", None) or getattr(value, "indirect", None):
+            return indirect_rows(dst, value, loc)
         ds_, ss = dst.tensor.space, value.tensor.space
         if ds_ == "dram" or ss == "dram":
             if ds_ == "dram" and ss == "dram":
@@ -2731,6 +2777,58 @@ class Constant:
         return _made(out, tr.emit("affine_select", out, out, "p=1", "e=-1", ("c=", 0), "eq", num(0), loc=loc))
 
 
+def indirect_rows(dst, src, loc, skip=False, rmw=None):
+    """A DMA whose HBM side selects its rows by an index tile of known values (trace._known_index): a loop of the
+    program over the partitions, one row each (the HBM tensor keeps the row layout of its other accesses). An index
+    out of the tensor's rows is an error, or with skip (NKI's oob_mode.skip) the partitions whose index is out are
+    left out. With rmw (an ALU operation: NKI's dst_rmw_op) each HBM row is read, combined with the source row and
+    written back, in partition order."""
+    tr = tracer()
+    hbm = dst if getattr(dst, "indirect", None) else src
+    e, rows = hbm.indirect
+    P = _flat(dst)[0]
+    if _flat(src)[0] != P:
+        raise KernelError("an indirect DMA of %d rows into %d" % (_flat(src)[0], P), loc)
+    lo, hi = 0, P
+    if hbm.oob:
+        if not skip:
+            raise KernelError(hbm.oob[0][2], loc)
+        base = e.base
+        coef = e.terms.get(0, 0)
+        if not isinstance(base, int):
+            unsupported("oob_mode=skip with an index that depends on a loop index", loc)
+        inside = [i for i in range(P) if 0 <= base + coef * i < rows]
+        if not inside:
+            return None
+        lo, hi = inside[0], inside[-1] + 1
+    if rmw is not None and (hbm is not dst or src.tensor.space == "dram"):
+        raise KernelError("dst_rmw_op combines an on-chip source into the HBM rows the index selects", loc)
+    out = hbm.tensor
+    if hbm is dst and not out.param and not out.written:
+        # the rows the index leaves out hold what NKI leaves undefined; the program's outputs are written whole:
+        # 0 first, per block of as many rows as a tile has partitions
+        for r0 in range(0, out.shape[0], tr.partitions):
+            store(out[r0:min(out.shape[0], r0 + tr.partitions)], 0, None, loc)
+
+    def row(v, i):
+        c, ps, fs = v.axes[0]
+        w = View(v._tensor, _add(v.base_p, _mul(i, ps)), _add(v._base_f, _mul(i, fs)), [(1, ps, fs)] + v.axes[1:])
+        w.oob = None
+        return w
+    ins = None
+    with tr.generated_loops([hi - lo], loc) as (r,):
+        i = _add(r, lo)
+        d, s_ = row(dst, i), row(src, i)
+        if rmw is None:
+            ins = tr.move(d, s_, loc) if d.tensor.space == "dram" else tr.emit("dma", d, s_, loc=loc)
+        else:
+            t = tr.temp((1, _flat(d)[1]), d.dtype, "sbuf", loc, name="rmw")
+            tr.emit("dma", t, d, loc=loc)
+            binary(rmw, t, s_, loc=loc, dst=t)
+            ins = tr.emit("dma", d, t, loc=loc)
+    return ins
+
+
 def load(src, dtype=None, mask=None, loc=None):
     tr = tracer()
     loc = loc or user_location()
@@ -2747,6 +2845,11 @@ def load(src, dtype=None, mask=None, loc=None):
         # a one-dimensional tile is a column: its axis is the partition axis (A[c0:c0 + P, j])
         src = View(src._tensor, src.base_p, src._base_f, [src.axes[0], (1, 0, 1)])
     out = tr.temp(src.shape if len(src.shape) > 1 else (1,) + src.shape, dt, "sbuf", loc)
+    if getattr(src, "indirect", None):
+        if dt != src.dtype:
+            unsupported("an indirect load that converts the dtype", loc)
+        indirect_rows(out, src, loc)
+        return out
     if dt != src.dtype and {dt.fmt, src.dtype.fmt} != {"f32", "bf16"}:
         staged = tr.temp(out.shape, src.dtype, "sbuf", loc, name="staged")
         tr.emit("dma", staged, src, loc=loc)
@@ -2820,10 +2923,11 @@ def affine_select(dst, src, A, B, C, cmp, fill, loc):
 
 def transposing_load(src, dtype, loc):
     """HBM [N, M] -> SBUF [M, N] (nl.load_transpose2d, nisa.dma_transpose): per block of at most P rows, a load, a
-    PE transpose into PSUM and a copy into that block's columns of the result."""
+    PE transpose into PSUM and a copy into that block's columns of the result. An SBUF source (nisa.dma_transpose
+    of a tile) is transposed as it is."""
     tr = tracer()
-    if not isinstance(src, View) or src.tensor.space != "dram":
-        raise KernelError("a transposing load reads an HBM tensor", loc)
+    if not isinstance(src, View) or src.tensor.space == "psum":
+        raise KernelError("a transposing load reads an HBM tensor or an SBUF tile", loc)
     if len(src.shape) != 2:
         unsupported("a transposing load of a %d-D view (2-D views)" % len(src.shape), loc)
     N, M = src.shape
@@ -2833,8 +2937,8 @@ def transposing_load(src, dtype, loc):
     out = tr.temp((M, N), dtype or src.dtype, "sbuf", loc)
     for r0 in range(0, N, tr.partitions):
         n = min(tr.partitions, N - r0)
-        block = load(src[r0:r0 + n, :], None, None, loc)
-        t = transpose(block, loc=loc)
+        block = src[r0:r0 + n, :]
+        t = transpose(load(block, None, None, loc) if src.tensor.space == "dram" else block, loc=loc)
         tr.emit("copy", out[:, r0:r0 + n], t, loc=loc)
     return out
 
@@ -2870,8 +2974,15 @@ def iota(dst, A, B, C, loc):
     if not has_op("iota"):
         unsupported("nisa.iota (the program format has no iota instruction yet)", loc)
     _on_chip(dst, "iota", loc)
-    return _made(dst, tr.emit("iota", dst, "p=%d" % A, "e=%d" % B, ("c=", C if isinstance(C, Aff) else int(C)),
-                              loc=loc))
+    out = _made(dst, tr.emit("iota", dst, "p=%d" % A, "e=%d" % B, ("c=", C if isinstance(C, Aff) else int(C)),
+                             loc=loc))
+    P, F = _flat(dst)
+    lo, hi = min(0, A * (P - 1)) + min(0, B * (F - 1)), max(0, A * (P - 1)) + max(0, B * (F - 1))
+    exact = (1 << 31) if dst.dtype.fmt in ("i32", "u32") else (1 << 24) if dst.dtype.fmt == "f32" else 0
+    if _whole(dst) and not isinstance(C, Aff) and lo + C >= (0 if dst.dtype.fmt == "u32" else -exact) and \
+            hi + C < exact and len(dst.shape) == 2:
+        dst.tensor.known = (A, B, int(C))  # every value exact in the dtype
+    return out
 
 
 def tt_scan(dst, a, b, initial, op0, op1, loc):

@@ -6,7 +6,8 @@ from allocsim_nki import language as _nl  # noqa: F401
 
 def nc_matmul(dst, stationary, moving, is_stationary_onezero=False, is_moving_onezero=False, is_transpose=False,
               accumulate=None, **kw):
-    return _i.nc_matmul(stationary, moving, is_transpose=is_transpose, dst=dst, accumulate=accumulate)
+    return _i.nc_matmul(stationary, moving, is_transpose=is_transpose, dst=dst, accumulate=accumulate,
+                        perf_mode=kw.get("perf_mode"))
 
 
 def nc_transpose(dst, data, engine=None, **kw):
@@ -52,8 +53,8 @@ def memset(dst, value, engine=None, **kw):
     return _i.memset(dst, value)
 
 
-def dma_copy(dst, src, **kw):
-    return _i.dma_copy(dst, src)
+def dma_copy(dst, src, oob_mode=None, dst_rmw_op=None, **kw):
+    return _i.dma_copy(dst, src, oob_mode=oob_mode, dst_rmw_op=dst_rmw_op)
 
 
 def affine_select(dst, pattern, channel_multiplier, on_true_tile, on_false_value, cmp_op=None, offset=0, **kw):
@@ -101,5 +102,39 @@ def dma_transpose(dst, src, axes=None, **kw):
     return _i.dma_transpose(src, axes=axes, dst=dst)
 
 
+def max8(dst, src, **kw):
+    return _i.max8(src=src, dst=dst)
+
+
+def nc_find_index8(dst, data, vals, **kw):
+    return _i.nc_find_index8(data=data, vals=vals, dst=dst)
+
+
+def nc_match_replace8(dst, data, vals, imm, dst_idx=None, **kw):
+    return _i.nc_match_replace8(data=data, vals=vals, imm=imm, dst_idx=dst_idx, dst=dst)
+
+
+def nc_stream_shuffle(dst, src, shuffle_mask, **kw):
+    return _i.nc_stream_shuffle(src=src, dst=dst, shuffle_mask=shuffle_mask)
+
+
+def range_select(dst, on_true_tile, comp_op0, comp_op1, bound0, bound1, reduce_cmd=None, reduce_res=None,
+                 reduce_op=None, range_start=0, on_false_value=None, **kw):
+    return _i.range_select(on_true_tile=on_true_tile, comp_op0=comp_op0, comp_op1=comp_op1, bound0=bound0,
+                           bound1=bound1, reduce_cmd=reduce_cmd, reduce_res=reduce_res, reduce_op=reduce_op,
+                           range_start=range_start, on_false_value=on_false_value, dst=dst)
+
+
+def dropout(dst, data, prob, **kw):
+    return _i.dropout(data, prob, dst=dst)
+
+
+def sequence_bounds(dst, segment_ids, **kw):
+    return _i.sequence_bounds(segment_ids=segment_ids, dst=dst)
+
+
 def __getattr__(name):
     return getattr(_i, name)
+
+
+constants = _i.constants_module(__name__)

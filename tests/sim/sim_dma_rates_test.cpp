@@ -96,11 +96,15 @@ TEST(SimDmaRates, AStreamingKernelIsDmaBoundAtTheDocumentedRate) {
 }
 
 // Trainium2's engines move 23 bytes/ns where Trainium's move 17: the same DMA-bound kernel streams 23/17 as fast,
-// times the ratio of the two tables' achieved fractions of that rate (dma.efficiency, fitted per generation).
+// times the ratio of the two tables' achieved fractions of that rate (dma.efficiency and the per-descriptor
+// overhead, both fitted per generation; one descriptor per partition row of 8 KiB here).
 TEST(SimDmaRates, Trn2StreamsAtItsOwnRate) {
   const double trn1 = nsPerTile("gen2", 2048), trn2 = nsPerTile("gen3", 2048);
-  const double efficiency = sim::TimingTable::forPreset("gen3").dma_efficiency /
-                            sim::TimingTable::forPreset("gen2").dma_efficiency;
+  const sim::TimingTable& t1 = sim::TimingTable::forPreset("gen2");
+  const sim::TimingTable& t2 = sim::TimingTable::forPreset("gen3");
+  const double row = 2048 * 4;
+  const double efficiency = (t2.dma_efficiency / (row + t2.dma_descriptor_overhead_bytes)) /
+                            (t1.dma_efficiency / (row + t1.dma_descriptor_overhead_bytes));
   EXPECT_NEAR(trn1 / trn2, efficiency * kTrn2EngineBytesPerNs / kTrn1EngineBytesPerNs, 0.01);
 }
 
