@@ -5,8 +5,9 @@ A user who places tensors by hand (SBUF partition and byte offset, PSUM bank, re
 this campaign makes them on purpose. It takes correctly placed real kernels (the tiny corpus and nki-samples kernels
 placed by `allocsim alloc -O2`, written out as placements, and the hand-allocated programs of corpus/allocated/),
 mutates one placement at a time in systematic ways (overlaps by one byte or one partition at either end, a partition
-off by one, a PSUM tensor moved into another's bank, a tensor onto one tile of a multi-buffered tile array, past
-the SBUF's capacity, misaligned, a register onto another's lane, a spill slot onto another), and decides for each
+off by one, an offset computed with half another's element size, a PSUM tensor moved into another's bank, a tensor
+onto one tile of a multi-buffered tile array, past the SBUF's capacity, misaligned, a register onto another's lane, a
+spill slot onto another), and decides for each
 mutant, independently of allocsim's verifier, whether it is a real bug:
 
   rule     it breaks a documented placement rule (docs/verification.md, Oracle 3: bounds, sbuf-align, the
@@ -25,12 +26,18 @@ the same machine with `sbuf-align=1 sbuf-partition-quantum=1`, where a one-byte 
 alignment rule and only liveness decides.
 
   python3 bench/hand_plants.py [--allocsim build/allocsim] [--per-class N] [--kernels FILE ...] [--python]
-                               [--no-corpus] [--list] [--keep DIR]
+                               [--samples NKI_SAMPLES] [--no-corpus] [--classes CLASS ...] [--list] [--keep DIR]
     --per-class N  mutants per class, kernel and machine (default 3; chosen with a fixed seed)
-    --python       also the hand-placed NKI kernels of python/tests/kernels (PY_KERNELS), mutated in their source:
-                   a modulo allocation one tile short, a base address or address= one word off, a PSUM base bank
-                   one off; `allocsim verify KERNEL.py` judges them
+    --python       also the hand-placed NKI kernels of python/tests/kernels (PY_KERNELS), mutated in their source
+                   (py_mutants: a modulo allocation one tile short, an address one word or half a word off or
+                   computed with the wrong element size, a tile one partition down or past the partition's end, a
+                   PSUM base bank one off or onto another tile array's); `allocsim verify KERNEL.py` judges them
+    --samples NKI_SAMPLES  also the hand-allocated kernels of nki-samples (SAMPLE_KERNELS; a checkout or a git
+                   directory), mutated the same way
     --no-corpus    only those
+    --classes ...  only these classes of the corpus's mutants
+    --max-ops N    an NKI mutant whose physical run here takes more element accesses is left undecided (default
+                   30,000,000; the nki-samples kernels take minutes each at that)
     --list         print every miss and false alarm with its mutant's declaration change
     --keep DIR     write each miss and false alarm there (its .nki.txt and the correct program it came from)
 """
@@ -47,9 +54,9 @@ import tempfile
 DTYPE_SIZE = {"u32": 4, "i32": 4, "f32": 4, "bf16": 2, "f16": 2, "u16": 2, "i16": 2, "u8": 1, "i8": 1,
               "f8e4m3": 1, "f8e5m2": 1, "f8e4m3fn": 1}
 PRESETS = {  # ir/arch.cpp: partitions, bytes, align, quantum, banks, bank bytes, registers, dram-limit
-    "gen2": dict(P=128, B=196608, align=64, quantum=32, banks=8, bank_bytes=2048, regs=64, dram=1 << 30),
-    "gen1": dict(P=128, B=196608, align=64, quantum=32, banks=4, bank_bytes=2048, regs=64, dram=1 << 30),
-    "gen3": dict(P=128, B=196608, align=64, quantum=32, banks=8, bank_bytes=2048, regs=64, dram=1 << 30),
+    "gen2": dict(P=128, B=196608, align=4, quantum=32, banks=8, bank_bytes=2048, regs=64, dram=1 << 30),
+    "gen1": dict(P=64, B=196608, align=4, quantum=32, banks=4, bank_bytes=2048, regs=64, dram=1 << 30),
+    "gen3": dict(P=128, B=229376, align=4, quantum=32, banks=8, bank_bytes=2048, regs=64, dram=1 << 30),
     "tiny": dict(P=8, B=4096, align=4, quantum=4, banks=4, bank_bytes=256, regs=4, dram=1 << 24),
 }
 ARCH_KEYS = {"sbuf-partitions": "P", "sbuf-bytes": "B", "sbuf-align": "align", "sbuf-partition-quantum": "quantum",
@@ -623,14 +630,14 @@ def rule_violations(prog):
     return out
 
 
-def ground_truth(text):
+def ground_truth(text, max_ops=30_000_000):
     """-> (kind, what): kind is 'rule', 'clobber', 'in-place' or 'benign'."""
     prog = Program(text)
     rules = rule_violations(prog)
     if rules:
         return "rule", rules[0]
     try:
-        Run(prog).run()
+        Run(prog, max_ops).run()
     except Bug as b:
         return b.kind, b.what
     return "benign", ""
@@ -653,7 +660,7 @@ def set_placement(prog, text_lines, name, new):
     return "\n".join(lines), lines[no - 1].split("#")[0].strip()
 
 
-def mutants(prog, rng, per_class):
+def mutants(prog, rng, per_class, classes=None):
     """-> [(class, item, new placement)]"""
     a = prog.arch
     sb = [t for t in prog.tensors.values() if t.space == "sbuf" and t.placement is not None]
@@ -682,6 +689,8 @@ def mutants(prog, rng, per_class):
                 add("partition-overlap-end", x.name, (py + y.parts - 1, oy))
             if py - x.parts + 1 >= 0:
                 add("partition-overlap-start", x.name, (py - x.parts + 1, oy))
+            if y.size > 1:  # x's offset computed with y's element size halved: x starts inside y's second half
+                add("dtype-size-offset", x.name, (part, oy + yb // 2))
             if y.tiles > 1:
                 for k in range(y.tiles):
                     add("onto-one-tile", x.name, (part, oy + k * y.tile_elems * y.size))
@@ -711,7 +720,7 @@ def mutants(prog, rng, per_class):
                 add("spill-slot-overlap", x.name, max(0, y.placement + ybytes - x.size))
                 add("spill-slot-overlap", x.name, y.placement)
     result = []
-    for cls in sorted(out):
+    for cls in sorted(c for c in out if not classes or c in classes):
         cands = sorted(set(out[cls]), key=str)
         rng.shuffle(cands)
         result.extend((cls, name, new) for name, new in cands[:per_class])
@@ -751,44 +760,128 @@ PY_KERNELS = [
     ("python/tests/kernels/placed.py", "placed_add_matmul", ["aT=8x16:float32", "bT=8x16:float32",
                                                              "w=8x32:float32"]),
     ("python/tests/kernels/storage.py", "placed_in_loop", ["aT=8x64:float32", "w=8x32:float32"]),
+    ("python/tests/kernels/placed.py", "placed_transpose", ["a=8x8:float32"]),
+]
+# Hand-allocated kernels of nki-samples (--samples): (path in that repository, kernel, --arg values, machine). The
+# fused RMSNorm + QKV kernel is no longer at the repository's head: it is read from the newest commit that has it.
+SAMPLE_KERNELS = [
+    ("src/nki_samples/tutorials/attention_fwd_performance/attention_kernels.py", "attn_fwd_v9",
+     ["q=128x512:bfloat16", "k=128x512:bfloat16", "v=128x512:bfloat16"], "gen2"),
+    ("src/nki_samples/tutorials/attention_fwd_performance/attention_kernels.py", "attn_fwd_v10",
+     ["q=128x512:bfloat16", "k=128x512:bfloat16", "v=128x512:bfloat16"], "gen2"),
+    ("src/nki_samples/reference/allocated_fused_linear.py", "allocated_fused_rms_norm_qkv",
+     ["hidden=1x128x512:bfloat16", "weights=512x128:bfloat16"], "gen2"),
 ]
 
 
-def py_mutants(src):
-    """-> [(class, description, mutated source)]: one tile fewer in each modulo allocation, each base address and
-    address= one 4-byte word off, each PSUM base bank one off."""
+def py_mutants(src, arch):
+    """-> [(class, description, mutated source)]: the placement mistakes people make in a kernel's source.
+
+    nki-rotation-one-short    a modulo allocation (num_free_tiles, num_bank_tiles, an allocator's num_buffers) one
+                              tile short: the next block's load lands in a tile still read
+    nki-address-one-word-off  a base address or address= one 4-byte word off
+    nki-address-half-word-off the same by 2 bytes: half an f32 element, one bf16 element
+    nki-dtype-size            an address computed with the wrong element size (a `* 4` as `* 2` or the reverse in a
+                              base address, an allocator's size of a dtype)
+    nki-partition-offset      a tile moved one partition down (address=, base_partition)
+    nki-past-partition-end    a tile placed so that it runs past the end of the partition
+    nki-bank-off-by-one       a PSUM base bank one off
+    nki-psum-same-bank        a PSUM tile array onto another's base bank (accumulation groups sharing a bank)"""
     out = []
-    for m in re.finditer(r"num_(free|bank)_tiles=\((\d+),\)", src):
+
+    def sub(cls, m, text, desc=None):
+        out.append((cls, desc or (m.group(0) + " -> " + text), src[:m.start()] + text + src[m.end():]))
+
+    for m in re.finditer(r"num_(free|bank)_tiles=\((\d+),\s*\)", src):
         n = int(m.group(2))
         if n > 1:
-            out.append(("nki-rotation-one-short", m.group(0) + " -> %d" % (n - 1),
-                        src[:m.start()] + "num_%s_tiles=(%d,)" % (m.group(1), n - 1) + src[m.end():]))
-    for m in re.finditer(r"base_addr=([^,)]+)", src):
+            sub("nki-rotation-one-short", m, "num_%s_tiles=(%d,)" % (m.group(1), n - 1))
+    for m in re.finditer(r"num_buffers=(\d+)", src):
+        n = int(m.group(1))
+        if n > 1:
+            sub("nki-rotation-one-short", m, "num_buffers=%d" % (n - 1))
+    for m in re.finditer(r"base_addr=([^,)]+(?:\([^)]*\)[^,)]*)*)", src):
         for d in (4, -4):
-            out.append(("nki-address-one-word-off", m.group(0) + " %+d" % d,
-                        src[:m.start()] + "base_addr=(%s)%+d" % (m.group(1), d) + src[m.end():]))
+            sub("nki-address-one-word-off", m, "base_addr=(%s)%+d" % (m.group(1), d))
+        for d in (2, -2):
+            sub("nki-address-half-word-off", m, "base_addr=(%s)%+d" % (m.group(1), d))
+        sub("nki-past-partition-end", m, "base_addr=%d" % (arch["B"] - 4))
+        sub("nki-partition-offset", m, "base_partition=1, base_addr=%s" % m.group(1))
+        for f in re.finditer(r"\*\s*([24])\b", m.group(1)):
+            other = "2" if f.group(1) == "4" else "4"
+            expr = m.group(1)[:f.start()] + "*" + other + m.group(1)[f.end():]
+            sub("nki-dtype-size", m, "base_addr=" + expr)
     for m in re.finditer(r"address=\((\d+), (\d+)\)", src):
         for d in (4, -4):
-            out.append(("nki-address-one-word-off", m.group(0) + " %+d" % d,
-                        src[:m.start()] + "address=(%s, %d)" % (m.group(1), int(m.group(2)) + d) + src[m.end():]))
-    for m in re.finditer(r"base_bank=(\d+)", src):
+            sub("nki-address-one-word-off", m, "address=(%s, %d)" % (m.group(1), int(m.group(2)) + d))
+        for d in (2, -2):
+            sub("nki-address-half-word-off", m, "address=(%s, %d)" % (m.group(1), int(m.group(2)) + d))
+        sub("nki-partition-offset", m, "address=(%d, %s)" % (int(m.group(1)) + 1, m.group(2)))
+        sub("nki-past-partition-end", m, "address=(%s, %d)" % (m.group(1), arch["B"] - 4))
+    for m in re.finditer(r"def \w*dtype_size\w*\(.*?(?=\n\S|\n    def )", src, re.S):
+        for r in re.finditer(r"return ([24])\b", m.group(0)):
+            a = m.start() + r.start()
+            text = "return " + ("2" if r.group(1) == "4" else "4")
+            out.append(("nki-dtype-size", r.group(0) + " -> " + text, src[:a] + text + src[a + len(r.group(0)):]))
+    banks = [m for m in re.finditer(r"base_bank=(\d+)", src)]
+    for m in banks:
+        b = int(m.group(1))
         for d in (1, -1):
-            if int(m.group(1)) + d >= 0:
-                out.append(("nki-bank-off-by-one", m.group(0) + " %+d" % d,
-                            src[:m.start()] + "base_bank=%d" % (int(m.group(1)) + d) + src[m.end():]))
+            if b + d >= 0:
+                sub("nki-bank-off-by-one", m, "base_bank=%d" % (b + d))
+        for o in sorted({int(x.group(1)) for x in banks} - {b}):
+            sub("nki-psum-same-bank", m, "base_bank=%d" % o)
     return out
 
 
-def py_campaign(allocsim, tmp, stats, problems):
-    """The NKI kernels' mutants. Truth: a placement rule broken in the traced program, a clobbered read in this
-    script's physical run of it, or outputs (`allocsim interp`) that differ from those of the same kernel traced
-    with its placements left out (ALLOCSIM_NKI_UNPLACED=1)."""
+def sample_kernels(samples, tmp):
+    """The hand-allocated kernels of nki-samples (SAMPLE_KERNELS), written out of `samples` (a checkout or a git
+    directory: each file as of the newest commit that has it) into tmp."""
+    out = []
+    for rel, kernel, kargs, arch in SAMPLE_KERNELS:
+        dest = os.path.join(tmp, "sample_" + os.path.basename(rel))
+        if not os.path.exists(dest):
+            if os.path.exists(os.path.join(samples, rel)):
+                with open(os.path.join(samples, rel)) as f:
+                    text = f.read()
+            else:
+                commit = subprocess.run(["git", "--git-dir", samples, "log", "--all", "-1", "--format=%H", "--", rel],
+                                        capture_output=True, text=True).stdout.strip()
+                show = subprocess.run(["git", "--git-dir", samples, "show", "%s:%s" % (commit, rel)],
+                                      capture_output=True, text=True)
+                if show.returncode != 0:  # the newest commit that touches it removed it
+                    show = subprocess.run(["git", "--git-dir", samples, "show", "%s^:%s" % (commit, rel)],
+                                          capture_output=True, text=True)
+                if show.returncode != 0:
+                    print("%s: not in %s" % (rel, samples), file=sys.stderr)
+                    continue
+                text = show.stdout
+            with open(dest, "w") as f:
+                f.write(text)
+        out.append((dest, kernel, kargs, arch))
+    return out
+
+
+def py_campaign(allocsim, tmp, stats, problems, kernels, rng, per_class, max_ops):
+    """The NKI kernels' mutants (at most per_class of each class per kernel, chosen with rng). Truth: a placement
+    rule broken in the traced program (or the trace refused with its kernel line), a clobbered read in this script's
+    physical run of it, or outputs (`allocsim interp`, three input seeds) that differ from those of the same kernel
+    traced with its placements left out (ALLOCSIM_NKI_UNPLACED=1). A mutant whose physical run here would take more
+    than max_ops element accesses is left undecided (reported, not counted)."""
     n = 0
-    for path, kernel, kargs in PY_KERNELS:
+    for path, kernel, kargs, arch in kernels:
         with open(path) as f:
             src = f.read()
-        flags = ["--kernel", kernel, "--arch", "tiny"] + [x for a in kargs for x in ("--arg", a)]
-        for cls, desc, msrc in py_mutants(src):
+        flags = ["--kernel", kernel, "--arch", arch] + [x for a in kargs for x in ("--arg", a)]
+        by_class = {}
+        for m in py_mutants(src, PRESETS[arch]):
+            by_class.setdefault(m[0], []).append(m)
+        chosen = []
+        for cls in sorted(by_class):
+            ms = by_class[cls]
+            rng.shuffle(ms)
+            chosen.extend(ms[:per_class])
+        for cls, desc, msrc in chosen:
             n += 1
             mpath = os.path.join(tmp, "k%03d_%s" % (n, os.path.basename(path)))
             with open(mpath, "w") as f:
@@ -799,17 +892,24 @@ def py_campaign(allocsim, tmp, stats, problems):
             if placed.returncode != 0 or unplaced.returncode != 0:
                 kind, what = "rule", (placed.stderr or unplaced.stderr).strip().split("\n")[0]
             else:
-                kind, what = ground_truth(placed.stdout)
+                try:
+                    kind, what = ground_truth(placed.stdout, max_ops)
+                except Unsupported as e:  # the outputs cannot see an overlap (interp gives each tensor its storage)
+                    print("%s:%s %s: undecided (%s)" % (path, kernel, desc, e), file=sys.stderr)
+                    continue
                 if kind == "benign":
-                    outs = []
-                    for text in (placed.stdout, unplaced.stdout):
-                        tp = os.path.join(tmp, "k%03d.trace.nki.txt" % n)
-                        with open(tp, "w") as f:
-                            f.write(text)
-                        r = subprocess.run([allocsim, "interp", tp, "--quiet"], capture_output=True, text=True)
-                        outs.append(r.stdout.replace(tp, ""))
-                    if outs[0] != outs[1]:
-                        kind, what = "output", "the outputs differ from the kernel's without its placements"
+                    for seed in ("1", "2", "3"):
+                        outs = []
+                        for text in (placed.stdout, unplaced.stdout):
+                            tp = os.path.join(tmp, "k%03d.trace.nki.txt" % n)
+                            with open(tp, "w") as f:
+                                f.write(text)
+                            r = subprocess.run([allocsim, "interp", tp, "--quiet", "--seed", seed],
+                                               capture_output=True, text=True)
+                            outs.append(r.stdout.replace(tp, ""))
+                        if outs[0] != outs[1]:
+                            kind, what = "output", "the outputs differ from the kernel's without its placements"
+                            break
             r = subprocess.run([allocsim, "verify", mpath, "--quiet", "--poison-seed", "7"] + flags,
                                capture_output=True, text=True)
             first = (r.stdout if r.returncode == 1 else r.stderr).strip().split("\n")[0]
@@ -819,7 +919,7 @@ def py_campaign(allocsim, tmp, stats, problems):
             s[0 if real else 2] += 1
             s[1 if real else 3] += flagged
             if real != flagged:
-                problems.append(("MISS" if real else "FALSE ALARM", cls, path + ":" + kernel, "tiny", desc, kind,
+                problems.append(("MISS" if real else "FALSE ALARM", cls, path + ":" + kernel, arch, desc, kind,
                                  what, "", first, msrc, src))
 
 
@@ -852,6 +952,9 @@ def main():
     ap.add_argument("--keep")
     ap.add_argument("--python", action="store_true")
     ap.add_argument("--no-corpus", action="store_true")
+    ap.add_argument("--samples")
+    ap.add_argument("--classes", nargs="*")
+    ap.add_argument("--max-ops", type=int, default=30_000_000)
     args = ap.parse_args()
     os.chdir(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
     kernels = args.kernels or (sorted(glob.glob("corpus/kernels/*_tiny.nki.txt")) +
@@ -889,7 +992,7 @@ def main():
                       file=sys.stderr)
                 continue
             lines = correct.split("\n")
-            for cls, name, new in mutants(prog, rng, args.per_class):
+            for cls, name, new in mutants(prog, rng, args.per_class, args.classes):
                 mtext, decl = set_placement(prog, lines, name, new)
                 if mtext == correct:
                     continue
@@ -916,8 +1019,11 @@ def main():
                     label = "MISS" if real else "FALSE ALARM"
                     problems.append((label, cls, k, machine, decl, kind, what, ",".join(oracles), first, mtext,
                                      correct))
-    if args.python:
-        py_campaign(args.allocsim, tmp, stats, problems)
+    if args.python or args.samples:
+        pk = [(p, k, a, "tiny") for p, k, a in PY_KERNELS] if args.python else []
+        if args.samples:
+            pk += sample_kernels(args.samples, tmp)
+        py_campaign(args.allocsim, tmp, stats, problems, pk, rng, args.per_class, args.max_ops)
     print("%-24s %6s %6s %6s %8s %6s" % ("class", "real", "caught", "missed", "benign", "false"))
     tot = [0, 0, 0, 0]
     for cls in sorted(stats):

@@ -207,8 +207,7 @@ void Shared::noteProducers(std::vector<Dependence>& deps) {
   if (deps.empty()) return;
   constexpr uint8_t kDma = uint8_t(Engine::DMA);
   uint64_t youngest[kEngines] = {};
-  for (const Dependence& d : deps)
-    if (d.engine != kDma) youngest[d.engine] = std::max(youngest[d.engine], d.seq);
+  for (const Dependence& d : deps) youngest[d.engine] = std::max(youngest[d.engine], d.seq);  // (DMA's unused)
   auto kept = [&](const Dependence& d) { return d.engine == kDma || d.seq == youngest[d.engine]; };
   size_t n = 0;
   if (no_value_waits) {
@@ -217,13 +216,15 @@ void Shared::noteProducers(std::vector<Dependence>& deps) {
     // on each). endOfAll picks the binding one whatever the order: none is needed.
     Dependence binding{};
     bool known = false;
-    for (Dependence& d : deps) {
+    for (size_t i = 0; i < deps.size(); ++i) {
+      Dependence& d = deps[i];
       if (!kept(d)) continue;
       Record& producer = record(d.slot);
       if (!producer.end_known) {
         d.counted = true;
         ++producer.consumers;
-        deps[n++] = d;
+        if (n != i) deps[n] = d;
+        ++n;
       } else if (!known || bindsAfter(d, producer.end_cycle, binding, binding.end)) {
         binding = d, binding.end = producer.end_cycle, known = true;
       }

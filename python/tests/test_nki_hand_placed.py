@@ -38,18 +38,37 @@ class HandPlacedWithConstantTest(unittest.TestCase):
         r = verify(placed.__file__)
         self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
 
-    def test_overlap_with_the_live_identity_is_found(self):
+    def verify_changed(self, old, new):
+        """The exit code of verify on the kernel with `old` (one line of its source) replaced by `new`."""
         with open(placed.__file__) as f:
             src = f.read()
-        line = "a_sb = nl.ndarray((R, C), dtype=nl.float32, buffer=ncc.sbuf.mod_alloc(base_addr=R * 4))"
-        self.assertIn(line, src)
-        # a_sb one f32 element into ident: both are read by the matmul
+        self.assertEqual(src.count(old), 1)
         with tempfile.TemporaryDirectory() as d:
             path = os.path.join(d, "placed.py")
             with open(path, "w") as f:
-                f.write(src.replace(line, line.replace("base_addr=R * 4", "base_addr=R * 4 - 4")))
+                f.write(src.replace(old, new))
             r = verify(path)
-        self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+        return r.returncode, r.stdout + r.stderr
+
+    # ident is bytes 0-31 of each partition, a_sb 32-63, t_sb 64-95 (8 f32 each). The matmul reads ident and a_sb
+    # together; t_sb is written by the copy after it, when neither is read again.
+    A_SB = "buffer=ncc.sbuf.mod_alloc(base_addr=R * 4))"
+    T_SB = "buffer=ncc.sbuf.mod_alloc(base_addr=R * 4 + C * 4))"
+
+    def test_overlap_with_the_live_identity_is_found(self):
+        # a_sb one f32 element into ident
+        rc, out = self.verify_changed(self.A_SB, self.A_SB.replace("R * 4", "R * 4 - 4"))
+        self.assertEqual(rc, 1, out)
+
+    def test_address_computed_with_the_bf16_size_is_found(self):
+        # a_sb at R * 2 = 16: onto ident's second half
+        rc, out = self.verify_changed(self.A_SB, self.A_SB.replace("R * 4", "R * 2"))
+        self.assertEqual(rc, 1, out)
+
+    def test_overlap_with_a_dead_tile_is_not_flagged(self):
+        # t_sb at R * 4 + C * 2 = 48: onto a_sb's second half, which the matmul has read for the last time
+        rc, out = self.verify_changed(self.T_SB, self.T_SB.replace("C * 4", "C * 2"))
+        self.assertEqual(rc, 0, out)
 
 
 if __name__ == "__main__":
