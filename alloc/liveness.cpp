@@ -6,6 +6,7 @@
 
 #include "alloc/conditional_runs.h"
 #include "alloc/iteration_coverage.h"
+#include "alloc/loop_gaps.h"
 #include "alloc/operand_effects.h"
 
 namespace allocsim {
@@ -224,6 +225,9 @@ class CoverageAnswers {
   bool rewritesInRun(int32_t loop) {
     return memo(run_asked_, loop, [&] { return runRewrite(p_, order_, t_, loop, cache_) == IterationCoverage::Covered; });
   }
+  // Whether what the tensor holds when `from` runs is never read (alloc/loop_gaps.h; `last`: the value's last
+  // mention). Not counted in the stats.
+  bool deadBefore(uint32_t from, uint32_t last) { return allocsim::deadBefore(p_, order_, t_, from, last); }
   // Whether an iteration of `loop` can leave something the next one (or the code after the loop) sees: not when
   // every iteration reads only what it wrote and has rewritten the whole tensor by its end (iterationRewrite;
   // Undecidable counts as leaving something). Not counted in the stats.
@@ -311,6 +315,53 @@ Segment loopGap(const LinearOrder& order, std::span<const Event> group, uint32_t
     before = ev.pos;
   }
   return Segment{1, 0};
+}
+
+// The outermost loop strictly inside `loop` whose body holds `pos` and that runs more than once per entry, or -1.
+int32_t repeatingIn(const LinearOrder& order, uint32_t pos, int32_t loop) {
+  int32_t found = -1;
+  for (int32_t l = order.positions[pos].loop; l >= 0 && l != loop; l = order.loops[size_t(l)].parent)
+    if (order.loops[size_t(l)].trips > 1) found = l;
+  return found;
+}
+
+// The loop directly in `loop`'s body whose body holds `pos`, or -1 when `pos` lies directly in `loop`'s body.
+int32_t childIn(const LinearOrder& order, uint32_t pos, int32_t loop) {
+  int32_t l = order.positions[pos].loop;
+  if (l == loop) return -1;
+  while (order.loops[size_t(l)].parent != loop) l = order.loops[size_t(l)].parent;
+  return l;
+}
+
+// The gaps of rule 5 in `loop`'s body (-1: the top level) that a walk decides (alloc/loop_gaps.h), added to `gaps`: between two
+// consecutive mentions of the value that lie in different parts of the body (not both in one loop directly in it),
+// the second starting with a write, from the first one's last run in the iteration (the end of the outermost loop
+// around it inside the body that runs more than once; the mention itself when there is none) to the second one's
+// first run (likewise, that loop's header), when what the tensor holds at that first run is never read: every read
+// from there on, in this iteration, the later ones and after the loop, sees what was written since, until every
+// element has been rewritten or the value's last mention is left behind. Then what any position between holds is
+// read by nothing.
+void walkedGaps(const LinearOrder& order, std::span<const Event> group, uint32_t last, int32_t loop,
+                CoverageAnswers& answers, std::vector<Segment>& gaps) {
+  const uint32_t header = loop < 0 ? order.start() : order.loops[size_t(loop)].header;
+  const uint32_t end = loop < 0 ? order.end() : order.loops[size_t(loop)].end;
+  uint32_t before = kNone;
+  for (const Event& ev : group) {
+    if (ev.pos > last || ev.pos >= end) break;
+    if (ev.pos <= header || ev.pos == before) continue;
+    if (before != kNone && ev.write) {  // reads come first at a position: the instruction reads none of it
+      const int32_t cb = childIn(order, before, loop), ck = childIn(order, ev.pos, loop);
+      if (cb < 0 || cb != ck) {
+        const int32_t rb = repeatingIn(order, before, loop), rk = repeatingIn(order, ev.pos, loop);
+        const uint32_t g1 = rb < 0 ? before : order.loops[size_t(rb)].end;
+        const uint32_t g2 = rk < 0 ? ev.pos : order.loops[size_t(rk)].header;
+        const bool known = std::any_of(gaps.begin(), gaps.end(),
+                                       [&](const Segment& g) { return g.first <= g1 + 1 && g.last + 1 >= g2; });
+        if (g1 + 1 < g2 && !known && answers.deadBefore(g2, last)) gaps.push_back({g1 + 1, g2 - 1});
+      }
+    }
+    before = ev.pos;
+  }
 }
 
 // The last position of `loop`'s body at which the mentions in `group` (up to `last`) run within one iteration of it:
@@ -451,11 +502,19 @@ void addSegments(const LinearOrder& order, std::span<const Event> group, const M
     const Segment gap = loopGap(order, group, m.last, l);
     if (gap.first <= gap.last && gap.first > r.first && gap.last < r.last) gaps.push_back(gap);
   }
+  loops.push_back(-1);  // the top level's body too
+  for (int32_t l : loops) {
+    const size_t known = gaps.size();
+    walkedGaps(order, group, m.last, l, *answers, gaps);
+    gaps.erase(std::remove_if(gaps.begin() + ptrdiff_t(known), gaps.end(),
+                              [&](const Segment& g) { return g.first <= r.first || g.last >= r.last; }),
+               gaps.end());
+  }
   std::sort(gaps.begin(), gaps.end(), [](const Segment& a, const Segment& b) { return a.first < b.first; });
   uint32_t from = r.first;
-  for (const Segment& gap : gaps) {
-    range.add({from, gap.first - 1});
-    from = gap.last + 1;
+  for (const Segment& gap : gaps) {  // the walked gaps may overlap the others
+    if (gap.first > from) range.add({from, gap.first - 1});
+    from = std::max(from, gap.last + 1);
   }
   range.add({from, r.last});
   range.only.insert(range.only.end(), narrowed.begin(), narrowed.end());

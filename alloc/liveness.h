@@ -72,7 +72,15 @@
 //     reads before k is the previous iteration's k's (or older), what it reads after k is k's, and what is read
 //     after the loop is the last k's or later. Those positions are left out of the segment, whichever rule spans
 //     the loop (`loop { copy b, a; ...; memset a, 1; copy c, a }`: a is not live between the copy to b and the
-//     memset, though it is carried around the loop's back edge). Registers have no gaps.
+//     memset, though it is carried around the loop's back edge). The same holds between any two consecutive mentions
+//     of the value in a loop's body (or at the top level) that lie in different statements of it, the second
+//     starting with a write, when a walk from that write decides that what the tensor holds there is never read
+//     (alloc/loop_gaps.h: for every iteration of the loops around it, each read from there on sees an element
+//     written since, until every element is rewritten or the value's last mention is passed): iterations that
+//     rotate through halves of a tensor (`i%2` views), a nested loop that rewrites it piecewise. The gap runs
+//     from the first mention's last run (the end of the outermost loop around it in the body that runs more than
+//     once; the mention itself when none does) to the second's first (likewise, that loop's header). Registers
+//     have no gaps.
 // A tensor's range is the union of its groups' segments, kept sorted and disjoint (touching segments merge). The
 // segments of two values of one tensor never meet: a later value starts only where no loop carries the tensor, and
 // the rules above extend a value over a loop only where that loop carries it, so splitting values into tensors of
@@ -121,7 +129,9 @@
 // positions, covered either by the anchors or by the extensions, which are left out only where no element written
 // before a position of one iteration is read after it: a loop run once, an iteration that rewrites the tensor
 // before reading it, an iteration that reads only what it wrote, the first of a run also what was there before the
-// loop, at or before the last mention; a gap before a whole write, which nothing between reads); a
+// loop, at or before the last mention; a gap before a whole write, which nothing between reads, or before a write
+// from which the walk saw every later read covered by later writes, the walk following every execution from
+// there); a
 // dead store is live only at its own steps. So
 // every dynamically live step maps to a position inside a segment. The iterations a range narrows (see
 // "Iterations") hold the same way: on an iteration of L other than the last, an iteration that replaces the whole

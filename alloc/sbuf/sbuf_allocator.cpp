@@ -22,11 +22,15 @@
 #include "alloc/sbuf/sbuf_select.h"
 #include "alloc/sbuf/sbuf_simplify.h"
 #include "alloc/sbuf/sbuf_spill.h"
+#include "alloc/sbuf/sbuf_split.h"
 #include "alloc/spill_candidates.h"
 #include "ir/plant.h"
 
 namespace allocsim {
 namespace {
+
+// How many split points (sbuf_split.h) the colorer tries, each a whole colorer run.
+constexpr size_t kSbufSplitCandidates = 12;
 
 // The AllocError when a node cannot be placed and no spillable tensor is live with it: the peak demand of the
 // tensors live with it (itself included) against the capacity, and where that peak is.
@@ -468,6 +472,11 @@ SbufResult allocateSbuf(Program&& input, const SbufOptions& o) {
   const SbufPolicy policy = w.packed ? SbufPolicy::FirstFit : w.order.heuristic.policy;
   if (keepRecentBytesApart(wp, wg.g, wg.live.order, policy, SbufCeiling::Peak, rotated) > 0)
     scoreSbufSelection(wp, wg.g, rotated);
+  // Live-range splitting (sbuf_split.h): only where the best run spills nothing and stays above 1.05x the max-live.
+  const bool try_split = o.split && !o.only_heuristic && !w.state && w.spill_bytes == 0 &&
+                         w.selection.footprint * 100 > g.max_live * 105;
+  std::optional<Program> unplaced;
+  if (try_split) unplaced = base;
   Program placed = w.state ? w.state->program : std::move(base);
   place(placed, wg.g, rotated);
 
@@ -479,6 +488,26 @@ SbufResult allocateSbuf(Program&& input, const SbufOptions& o) {
   stats.spill_bytes = w.spill_bytes;
   stats.footprint_bytes = sel.footprint;
   stats.rotation_bytes = rotated.footprint - sel.footprint;
+  if (unplaced) {
+    const uint64_t max_live = stats.max_live_bytes;
+    const Liveness live = computeLiveness(*unplaced);
+    SbufOptions inner = o;
+    inner.split = false;
+    std::optional<SbufResult> split;
+    for (const SbufSplitPoint& s : sbufSplitPoints(*unplaced, live, max_live, kSbufSplitCandidates)) {
+      try {
+        SbufResult r = allocateSbuf(splitSbufTensor(*unplaced, s), inner);
+        if (r.stats.spill_bytes == 0 && r.stats.footprint_bytes * 100 <= max_live * 105 &&
+            (!split || r.stats.footprint_bytes < split->stats.footprint_bytes))
+          split = std::move(r);
+      } catch (const AllocError&) {  // the copy's program needs more than SBUF: not this point
+      }
+    }
+    if (split) {
+      split->stats.split_copies = 1;
+      return std::move(*split);
+    }
+  }
   return SbufResult{std::move(placed), std::move(stats)};
 }
 

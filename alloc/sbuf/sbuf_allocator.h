@@ -46,6 +46,10 @@ struct SbufOptions {
   // so, the same level never spills: each heuristic's plain order is a candidate at every capacity and places
   // every node as it does here (sbuf_placement_policy.h), and the packing does not depend on the capacity.
   bool unlimited_room = false;
+  // Live-range splitting by a copy (sbuf_split.h) where the best placement spills nothing but reaches above 1.05x
+  // the max-live: each of the best split points is tried (the whole colorer on the program with its copy), and the
+  // first lowest placement within 1.05x is kept. Off in those inner runs.
+  bool split = true;
   // 0: the counters only; 1: also each heuristic's rounds in SbufStats::trace (scores, nodes that found no
   // rectangle, spills); 2: also simplify's worklist sizes.
   int verbosity = 0;
@@ -77,6 +81,7 @@ struct SbufStats {
   // rotation_bytes, below the peak. outcome.utilization_pct is of both.
   uint64_t footprint_bytes = 0;
   uint64_t rotation_bytes = 0;
+  uint32_t split_copies = 0;  // copies live-range splitting inserted (SbufOptions::split)
   bool operator==(const SbufStats&) const = default;
 };
 

@@ -57,7 +57,8 @@ TEST(SingleHeuristic, EachHeuristicAloneAllocatesTheTinyKernelsCorrectly) {
 
 // -O3 tries all 16 SBUF heuristics and keeps the best fixpoint; the heuristic its report names, run alone at the
 // same level, gives the same program byte for byte (the options choose that heuristic and nothing else, and
-// best-of-n's shared spill rounds change no run). On generated programs, whose winners vary.
+// best-of-n's shared spill rounds change no run). On generated programs, whose winners vary; a result of the exact
+// packing or of live-range splitting is no one heuristic's.
 TEST(SingleHeuristic, BestOfNGivesItsWinnersRunAlone) {
   uint32_t compared = 0, not_first = 0;
   for (uint64_t seed = 1; seed <= 40; ++seed) {
@@ -69,7 +70,8 @@ TEST(SingleHeuristic, BestOfNGivesItsWinnersRunAlone) {
     if (!allocated) continue;
     const DriverResult& best = *allocated;
     const SbufStats* sbuf = findStep<SbufStats>(best);
-    if (!sbuf || sbuf->outcome.best.heuristic == "exact packing") continue;  // no SBUF pass, or the packing won
+    // No SBUF pass, or the packing won, or a split program's run (alloc/sbuf/sbuf_split.h): no one heuristic's fixpoint.
+    if (!sbuf || sbuf->outcome.best.heuristic == "exact packing" || sbuf->split_copies > 0) continue;
     const std::string winner = sbuf->outcome.best.heuristic;
     const std::optional<uint32_t> k = sbufHeuristicIndex(winner);
     ASSERT_TRUE(k.has_value()) << "seed " << seed << ": " << winner;
