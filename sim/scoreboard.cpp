@@ -152,15 +152,17 @@ Scoreboard::Recorder Scoreboard::recorder(uint32_t slot, uint64_t seq, const Ins
 void Scoreboard::access(const Recorder& rc, const Footprint& fp, bool write, std::vector<Dependence>& deps) {
   if (fp.empty()) return;
   if (fp.resource == Footprint::kRegisters) return accessRegisters(rc, fp, write, deps);
-  if (!write && fp.resource < written_.size() && !written_[fp.resource]) return;
   if (fp.resource >= resources_.size()) {
     const size_t from = resources_.size();
     resources_.resize(fp.resource + 1);
     // Buckets of about a tile: SBUF as setBucketShifts says, PSUM a bank, DRAM 1 MiB.
-    for (size_t i = from; i < resources_.size(); ++i)
+    for (size_t i = from; i < resources_.size(); ++i) {
       resources_[i].shift = i == Footprint::kSbuf ? sbuf_shift_ : i == Footprint::kPsum ? psum_shift_ : 20;
+      resources_[i].written = i >= written_.size() || written_[i];
+    }
   }
   Resource& r = resources_[fp.resource];
+  if (!write && !r.written) return;
   const uint8_t writes_in_order = write ? rc.in_order : rc.reads_in_order;
   const bool war = !ALLOCSIM_PLANT("sim_war_dependence_dropped");
   const uint64_t first = r.bucketOf(fp.byte_lo), last = r.bucketOf(fp.byte_hi - 1);
@@ -199,6 +201,11 @@ void Scoreboard::access(const Recorder& rc, const Footprint& fp, bool write, std
   if (wide) return add(r.wide);
   if (r.buckets.size() <= last) r.buckets.resize(last + 1);
   for (uint64_t b = first; b <= last; ++b) add(r.buckets[b]);
+}
+
+void Scoreboard::setWritten(std::vector<bool> written) {
+  written_ = std::move(written);
+  for (size_t i = 0; i < resources_.size(); ++i) resources_[i].written = i >= written_.size() || written_[i];
 }
 
 void Scoreboard::retire(uint32_t slot) {

@@ -91,7 +91,7 @@ class Scoreboard {
   // The resources (Footprint::resource) the job's program writes; a read of any other can wait for nothing (no
   // write is ever entered there) and nothing waits for it (only writes wait for reads), so access() leaves it off
   // the board: the input tensors a kernel streams from DRAM. Until set, every resource counts as written.
-  void setWritten(std::vector<bool> written) { written_ = std::move(written); }
+  void setWritten(std::vector<bool> written);
   // The compute engines (a bit per ir/program.h Engine) whose instructions' results are complete only some cycles
   // after the engine may start the next one (sim/timing.h dependent interval): a read of such an engine keeps its RAW
   // dependences on older instructions of its own engine, which may then still be completing.
@@ -123,6 +123,7 @@ class Scoreboard {
   static constexpr uint64_t kMaxBuckets = uint64_t(1) << 16, kMaxSpan = 64;
   struct Resource {
     uint32_t shift = 10;
+    bool written = true;  // setWritten
     std::vector<Bucket> buckets;
     Bucket wide;
     uint64_t bucketOf(uint64_t byte) const { return std::min(byte >> shift, kMaxBuckets - 1); }
