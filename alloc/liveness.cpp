@@ -581,9 +581,11 @@ constexpr uint32_t kPartialLookahead = 64;
 //    when K also holds a mention before k, what each iteration marks is forgotten at the next (that mention's writes
 //    come between);
 //  - then, after K, directly in the body around K, views naming no register;
-//  - a mention inside a loop L nested in the body walked (L not holding k): every read of every iteration of L must
-//    be covered by writes of that same iteration (alloc/iteration_coverage.h): then L reads nothing older than
-//    itself. L's writes are not marked.
+//  - a mention inside a loop L nested in the body walked (L not holding k): one run of L must read only what the run
+//    wrote (alloc/iteration_coverage.h, runCoverage): then L reads nothing older than itself, and what its writes
+//    directly in its body cover on every iteration is marked. Otherwise, where the body walked binds no register,
+//    L's iterations are walked one after another as K's are, L's register bound in views: each read must see what
+//    is marked, and L's writes are marked.
 // Any other mention (in a block, outside the body around K) fails. Then k starts a new value (if no loop carries the
 // tensor: startsValue).
 bool partialStartsValue(const Program& p, const LinearOrder& order, TensorId t, std::span<const Event> events,
@@ -595,7 +597,19 @@ bool partialStartsValue(const Program& p, const LinearOrder& order, TensorId t, 
   uint32_t visited = 0;
   // Walks events[from, to), all inside `body`'s body (-1: the top level), with `reg` = v in views; `again`: a repeated
   // iteration of k's loop (k's own reads are tested too).
-  auto walk = [&](size_t from, size_t to, int32_t body, RegId reg, int64_t v, bool again) {
+  // Walks one run of loop `l`, nested in the body walked and holding events[first, last], its iterations one after
+  // another with its register bound in views (views naming `reg`, the walk's own, fail): each read must see what was
+  // marked before the loop or what the run has written so far.
+  auto walkRun = [&](auto& self, size_t first, size_t last, int32_t l) -> Step {
+    const LinearLoop& in = order.loops[size_t(l)];
+    if (in.trips == 0 || in.trips > kPartialLookahead || in.inst->lo < 0) return Step::Fails;
+    for (uint64_t x = 0; x < in.trips; ++x) {
+      const Step s = self(self, first, last + 1, l, in.inst->rd, in.inst->lo + int64_t(x) * in.inst->step, false);
+      if (s != Step::Next) return s;
+    }
+    return Step::Next;
+  };
+  auto walk = [&](auto& self, size_t from, size_t to, int32_t body, RegId reg, int64_t v, bool again) -> Step {
     uint32_t last = kNone;
     for (size_t j = from; j < to; ++j) {
       const uint32_t pos = events[j].pos;
@@ -605,13 +619,21 @@ bool partialStartsValue(const Program& p, const LinearOrder& order, TensorId t, 
       const LinearPosition& at = order.positions[pos];
       if (at.kind != LinearPosition::Kind::Instruction || at.conditional) return Step::Fails;
       if (at.loop != body) {
-        // Inside a loop L nested in `body`: L reads only what each of its iterations wrote, or fails.
+        // Inside a loop L nested in `body`: L reads only what each of its iterations wrote; or else, where `body`'s
+        // views name no register, one run of L, walked as k's loop is, reads only what is marked or what the run wrote
+        // (`matmul a[:, 0:64], .., start; loop { matmul a[:, 0:64], .. }`: the loop accumulates into k's elements).
         int32_t l = at.loop;
         while (l >= 0 && order.loops[size_t(l)].parent != body) l = order.loops[size_t(l)].parent;
-        if (l < 0 || !coverage.readsOwnRun(l)) return Step::Fails;
+        if (l < 0) return Step::Fails;
         const LinearLoop& inner = order.loops[size_t(l)];
         const size_t first = j;
         while (j + 1 < to && events[j + 1].pos < inner.end) ++j;
+        if (!coverage.readsOwnRun(l)) {
+          if (reg != kNone) return Step::Fails;  // views could name two loops' registers
+          const Step s = walkRun(self, first, j, l);
+          if (s != Step::Next) return s;
+          continue;
+        }
         // What L's writes directly in its body cover, on every one of its iterations (it runs whenever `body` does).
         if (order.positions[inner.header].conditional || inner.trips > kPartialLookahead || inner.inst->lo < 0)
           continue;
@@ -643,7 +665,7 @@ bool partialStartsValue(const Program& p, const LinearOrder& order, TensorId t, 
     }
     return Step::Next;
   };
-  if (loop < 0) return walk(i, events.size(), -1, kNone, 0, false) != Step::Fails;
+  if (loop < 0) return walk(walk, i, events.size(), -1, kNone, 0, false) != Step::Fails;
   const LinearLoop& l = order.loops[size_t(loop)];
   if (l.trips == 0 || l.trips > kPartialLookahead || l.inst->lo < 0) return false;
   size_t after = i;  // the first mention past K
@@ -651,7 +673,7 @@ bool partialStartsValue(const Program& p, const LinearOrder& order, TensorId t, 
   const bool forget = prev > l.header;  // K holds an earlier mention
   for (uint64_t x = 0; x < l.trips; ++x) {
     if (forget && x > 0) written.reset(p.tensors[t]);
-    const Step s = walk(i, after, loop, l.inst->rd, l.inst->lo + int64_t(x) * l.inst->step, x > 0);
+    const Step s = walk(walk, i, after, loop, l.inst->rd, l.inst->lo + int64_t(x) * l.inst->step, x > 0);
     if (s != Step::Next) return s == Step::Starts;
   }
   // After K: the rest of the body around it.
@@ -660,7 +682,7 @@ bool partialStartsValue(const Program& p, const LinearOrder& order, TensorId t, 
   const uint32_t outer_end = outer < 0 ? kNone : order.loops[size_t(outer)].end;
   while (to < events.size() && events[to].pos < outer_end) ++to;
   if (to < events.size()) return false;  // a mention outside the body around K
-  return walk(after, to, outer, kNone, 0, false) != Step::Fails;
+  return walk(walk, after, to, outer, kNone, 0, false) != Step::Fails;
 }
 
 // Adds the range of one value, whose mentions are `group` (summed up in `m`). Writes after the value's last read

@@ -40,8 +40,11 @@
 // a[:, i*512:512], ...; copy s, a[:, i*512:512] }`); then in the body around that loop, views naming no register;
 // no block between. A nested loop among them (not holding the write) passes when one run of it reads only what the
 // run wrote (alloc/iteration_coverage.h, runCoverage), and what its writes directly in its body cover on every
-// iteration counts as written. A partial start@first matmul's read of its accumulator (on its loop's later iterations)
-// belongs to the value its write starts. The loops around it must not carry the tensor, as for a full write.
+// iteration counts as written; or, in a body walked with no register bound, when its iterations, walked one after
+// another as the write's own loop is, read only what was written from the partial write on (`matmul a[:, 0:64], ..,
+// start; loop { matmul a[:, 0:64], .. }; .., stop`: the loop accumulates into what the write restarted). A partial
+// start@first matmul's read of its accumulator (on its loop's later iterations) belongs to the value its write starts.
+// The loops around it must not carry the tensor, as for a full write.
 //
 // Each group's range is computed as a single value always was, with what the data allows taken off:
 //  1. Anchors: from the group's first mention to its last. Inputs are written at program start, outputs read at

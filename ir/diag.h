@@ -22,7 +22,12 @@ struct Diagnostic {
   std::string message;
 };
 
-// "file:line:col: message" (or "file: message" without a location).
+// `text` with each control byte other than a line feed or a tab (a NUL, a carriage return, an escape sequence's
+// ESC, DEL) written as \xNN: a message quotes what it was given, which may be any bytes, and a terminal must show
+// them rather than act on them or, at a NUL, cut the message short.
+std::string printableText(const std::string& text);
+
+// "file:line:col: message" (or "file: message" without a location), control bytes escaped (printableText).
 std::string formatDiagnostic(const std::string& file, const Diagnostic& d);
 
 // Thrown for bad input; the CLI turns it into exit code 2. One or more diagnostics, first = primary.

@@ -53,6 +53,7 @@ void DmaIssuer::serve() {
       const uint64_t window = s_.fabric.reserve(issue, earliest, r.fabric);
       r.issue_cycle = issue;
       r.end_cycle = window + r.latency;
+      checkSimCycles(*r.inst, r.end_cycle);
       r.end_known = true;
       if (r.known_waiting) r.known_ev.notify();
       ring.push_back({r.end_cycle, r.inst});

@@ -70,6 +70,7 @@ void Sequencer::waitDeps(std::vector<Dependence>& deps, const Instruction* consu
 
 void Sequencer::countStep(const Instruction& inst) {
   SimResult& result = s_.result;
+  checkSimCycles(inst, clock_);
   if (++result.exec.steps > s_.o->max_steps)
     throw InputError(inst.loc, "execution did not finish within " + std::to_string(s_.o->max_steps) + " steps");
   if (s_.o->progress && result.exec.steps % kProgressSteps == 0)

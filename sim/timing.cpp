@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <map>
 #include <sstream>
 #include <utility>
 #include <vector>
@@ -66,7 +67,11 @@ const Key kKeys[] = {
     {"access.strided-factor", &TimingTable::access_strided_factor, 1, 1e3},
 };
 
-uint64_t cycles(double c) { return std::max<uint64_t>(1, uint64_t(std::ceil(c))); }
+// Capped just past kMaxSimCycles: a larger double does not convert to uint64_t.
+uint64_t cycles(double c) {
+  if (!(c < double(kMaxSimCycles))) return kMaxSimCycles + 1;
+  return std::max<uint64_t>(1, uint64_t(std::ceil(c)));
+}
 
 }  // namespace
 
@@ -97,6 +102,8 @@ const TimingTable& TimingTable::forPreset(const std::string& preset) {
 void TimingTable::apply(const std::string& text) {
   std::istringstream in(text);
   std::string line;
+  // A key given twice is a mistake in the file (an edited copy, a pasted line): neither value is taken silently.
+  std::map<std::string, uint32_t> seen;
   for (uint32_t n = 1; std::getline(in, line); ++n) {
     std::string body = line.substr(0, line.find('#'));
     size_t k0 = body.find_first_not_of(" \t\r");
@@ -109,6 +116,9 @@ void TimingTable::apply(const std::string& text) {
     size_t v1 = body.find_first_of(" \t\r", v0);
     std::string value = body.substr(v0, v1 == std::string::npos ? std::string::npos : v1 - v0);
     SourceLoc value_loc{n, uint32_t(v0 + 1)};
+    if (auto [first, fresh] = seen.emplace(key, n); !fresh)
+      throw InputError(key_loc, "timing key '" + key + "' is given twice (first on line " +
+                                    std::to_string(first->second) + ")");
     if (v1 != std::string::npos && body.find_first_not_of(" \t\r", v1) != std::string::npos)
       throw InputError(SourceLoc{n, uint32_t(body.find_first_not_of(" \t\r", v1) + 1)},
                        "unexpected text after the value of '" + key + "'");
@@ -142,6 +152,13 @@ void TimingTable::apply(const std::string& text) {
                                       " and " + std::to_string(found->max) + ", got " + value);
     this->*(found->field) = v;
   }
+}
+
+void checkSimCycles(const Instruction& inst, uint64_t cycle) {
+  if (cycle > kMaxSimCycles)
+    throw InputError(inst.loc, "the simulated time passes " + std::to_string(kMaxSimCycles) +
+                                   " cycles at this instruction, more than the simulator counts (are the timing "
+                                   "table's costs or the loop trip counts far larger than meant?)");
 }
 
 uint64_t TimingTable::toReport(double c, double ghz) const {

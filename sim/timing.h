@@ -68,6 +68,14 @@ struct TimingTable {
   uint64_t dependentInterval(Engine e) const;
 };
 
+// The simulated time the model counts: 2^50 cycles (nine days at 1.4 GHz). A timing table's extreme values over a large
+// program can ask for more; the instruction that ends past it is refused at its line (checkSimCycles), before the
+// model's clock (SystemC time in picoseconds) or its sums of cycles could overflow. A single cost is capped just past
+// it (computeCycles, dmaTransferCycles), so that the check still sees it.
+constexpr uint64_t kMaxSimCycles = uint64_t(1) << 50;
+// Throws InputError at `inst` when `cycle` (an end or a clock it reaches) is past kMaxSimCycles.
+void checkSimCycles(const Instruction& inst, uint64_t cycle);
+
 // The text of sim/timing/default.txt.
 extern const char kDefaultTimingText[];
 // The text of every other sim/timing/<preset>.txt, by preset; the list ends with a null preset.

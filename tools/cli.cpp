@@ -47,7 +47,7 @@ int run(int argc, char** argv) {
       }
       return rc;
     } catch (const UsageError& e) {
-      std::fprintf(stderr, "allocsim %s: %s\n", v.name, e.what());
+      std::fprintf(stderr, "allocsim %s: %s\n", v.name, printableText(e.what()).c_str());
       return kExitBadInput;
     } catch (const std::bad_alloc&) {
       // Where the verbs can tell before allocating, they refuse with the tensor and the sizes (an InputError);
@@ -67,11 +67,11 @@ int run(int argc, char** argv) {
       return kExitBadInput;
     } catch (const std::exception& e) {
       // Verbs report their own input errors with locations; anything reaching here is unexpected.
-      std::fprintf(stderr, "allocsim %s: internal error: %s\n", v.name, e.what());
+      std::fprintf(stderr, "allocsim %s: internal error: %s\n", v.name, printableText(e.what()).c_str());
       return kExitBadInput;
     }
   }
-  std::fprintf(stderr, "allocsim: unknown verb '%s'\n", verb.c_str());
+  std::fprintf(stderr, "allocsim: unknown verb '%s'\n", printableText(verb).c_str());
   printUsage(stderr);
   return kExitBadInput;
 }

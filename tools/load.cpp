@@ -90,7 +90,7 @@ std::string readSource(const std::string& path) {
     // A directory opens as a stream on Linux and fails on the first read with an exception that says
     // nothing useful ("basic_filebuf::underflow"), so it is told apart before opening.
     std::error_code ec;
-    if (std::filesystem::is_directory(path, ec)) throw UsageError(path + ": is a directory, not a program file");
+    if (std::filesystem::is_directory(path, ec)) throw UsageError(path + ": is a directory, not a file");
     if (isFifo(path)) {
       text = readFifo(path);
       if (text.size() > kMaxSourceBytes) throw UsageError("'" + path + "' is larger than 512 MiB");

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -26,6 +27,10 @@
 
 namespace allocsim::cli {
 namespace {
+
+// --trace-memory-limit's range: below the first, python3 and numpy do not start; the second is 1 TiB.
+constexpr uint64_t kMinTraceMemoryLimit = uint64_t(64) << 20;
+constexpr uint64_t kMaxTraceMemoryLimit = uint64_t(1) << 40;
 
 KernelOptions& options() {
   static KernelOptions o;
@@ -62,6 +67,12 @@ void takeKernelOptions(Args& args) {
     else if (auto v = take("--grid")) o.grid = *v;
     else if (auto v = take("--input")) o.inputs.push_back(splitAssignment("--input", *v));
     else if (auto v = take("--trace-time-limit")) o.trace_time_limit_s = ArgReader::toSeconds("--trace-time-limit", *v);
+    else if (auto v = take("--trace-memory-limit")) {
+      o.trace_memory_limit_bytes = ArgReader::toUint("--trace-memory-limit", *v, kMaxTraceMemoryLimit);
+      if (o.trace_memory_limit_bytes < kMinTraceMemoryLimit)
+        throw UsageError("--trace-memory-limit must be at least " + std::to_string(kMinTraceMemoryLimit) +
+                         " (the Python interpreter itself needs about that), got " + *v);
+    }
     else rest.push_back(a);
   }
   // With a kernel in Python, --arch is the tracer's (the tile sizes come from it): the traced program names its
@@ -124,6 +135,13 @@ int runPythonTool(const std::vector<std::string>& args, std::string& out) {
   if (pid < 0) throw UsageError(std::string("cannot run python3: ") + std::strerror(errno));
   if (pid == 0) {
     setpgid(0, 0);  // its own group: a timeout stops whatever the tracer started too
+    // The memory the tracer may allocate, never above a limit already set.
+    rlimit data{};
+    if (getrlimit(RLIMIT_DATA, &data) == 0) {
+      const rlim_t want = rlim_t(options().trace_memory_limit_bytes);
+      if (data.rlim_max == RLIM_INFINITY || want < data.rlim_max) data.rlim_cur = data.rlim_max = want;
+      setrlimit(RLIMIT_DATA, &data);
+    }
     dup2(pipefd[1], STDOUT_FILENO);
     close(pipefd[0]);
     close(pipefd[1]);
@@ -155,34 +173,49 @@ int runPythonTool(const std::vector<std::string>& args, std::string& out) {
   auto left = [&] {
     return limit - std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   };
-  bool timed_out = false;
+  bool timed_out = false, exited = false;
+  // The tracer's exit, seen without reaping it: while it is a zombie its process group id cannot be reused, so the
+  // group is stopped below without the risk of hitting another process.
+  auto tracerExited = [&] {
+    siginfo_t info{};
+    if (waitid(P_PID, id_t(pid), &info, WEXITED | WNOHANG | WNOWAIT) != 0) return errno != EINTR;
+    return info.si_pid == pid;
+  };
   for (;;) {
+    // A process the kernel file started (subprocess.Popen) may hold the pipe open after the tracer ended: the
+    // output ends with the tracer, once what it wrote has been read.
+    exited = exited || tracerExited();
     pollfd p{pipefd[0], POLLIN, 0};
-    const int ready = poll(&p, 1, int(std::max(0.0, left()) * 1000) + 1);
+    const int ready = poll(&p, 1, exited ? 0 : int(std::clamp(left(), 0.0, 0.1) * 1000) + 1);
     if (ready < 0 && errno == EINTR) continue;
-    if (ready == 0 && left() <= 0) {
+    if (left() <= 0 && !exited) {
       timed_out = true;
       break;
     }
+    if (ready == 0 && exited) break;
     if (ready <= 0) continue;
     ssize_t n = read(pipefd[0], buf, sizeof buf);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) break;
     out.append(buf, size_t(n));
+    if (exited && left() <= 0) {  // what a leftover process writes without end
+      timed_out = true;
+      break;
+    }
   }
   close(pipefd[0]);
-  int status = 0;
   // Output closed: the exit is still bounded by the limit.
-  while (!timed_out) {
-    const pid_t w = waitpid(pid, &status, WNOHANG);
-    if (w == pid || (w < 0 && errno != EINTR)) break;
-    if (left() <= 0) timed_out = true;
-    else usleep(1000);
+  while (!timed_out && !exited) {
+    exited = tracerExited();
+    if (!exited && left() <= 0) timed_out = true;
+    else if (!exited) usleep(1000);
+  }
+  // Whatever the tracer started and left running goes with it (on a timeout, the tracer too).
+  kill(-pid, SIGKILL);
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
   if (timed_out) {
-    kill(-pid, SIGKILL);
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
     const std::string file = args.size() > 1 ? args[1] : "the kernel";
     char seconds[32];
     std::snprintf(seconds, sizeof seconds, "%g", limit);

@@ -21,10 +21,14 @@ struct KernelOptions {
   std::string arch;  // --arch with a .py program: the tracer's (tile sizes), taken from the verb's arguments
   std::string grid;  // --grid GXxGY...: the SPMD launch grid the kernel is traced on (kernel[gx, gy] in Python)
   double trace_time_limit_s = 60;  // --trace-time-limit S: the Python tracer is stopped after S seconds
+  // --trace-memory-limit BYTES: the data the Python tracer may allocate (its RLIMIT_DATA); a kernel file that asks
+  // for more gets Python's MemoryError at its line instead of taking the machine's memory.
+  uint64_t trace_memory_limit_bytes = uint64_t(4) << 30;
 };
 
 // Removes the options above from `args` (any verb but `nki`, which reads them itself) into the process-wide
-// options, reads the --input files and hands their bytes to ir/inputs.h; also `--trace-time-limit S` and `--grid`. Throws
+// options, reads the --input files and hands their bytes to ir/inputs.h; also `--trace-time-limit S`,
+// `--trace-memory-limit BYTES` and `--grid`. Throws
 // UsageError.
 void takeKernelOptions(Args& args);
 const KernelOptions& kernelOptions();

@@ -13,7 +13,7 @@ namespace allocsim::cli {
 
 static const char kNkiHelp[] =
     "usage: allocsim nki KERNEL.py [--kernel NAME] [--arg NAME=SPEC ...] [--grid GXxGY] [--arch NAME]\n"
-    "                  [--trace-time-limit S] [-o OUT.nki.txt]\n"
+    "                  [--trace-time-limit S] [--trace-memory-limit BYTES] [-o OUT.nki.txt]\n"
     "\n"
     "Traces an NKI kernel (a Python function decorated with @nki.jit, written against nki.language and nki.isa,\n"
     "or their neuronxcc.nki spellings) into a program: the kernel runs once on symbolic tiles, its affine_range\n"
@@ -29,6 +29,9 @@ static const char kNkiHelp[] =
     "  --arch NAME     machine preset the tile sizes come from (gen2, the default; gen1; gen3; tiny)\n"
     "  --trace-time-limit S  stop the Python tracer after S seconds (default 60; every verb that reads a .py\n"
     "                  kernel takes it)\n"
+    "  --trace-memory-limit BYTES  the memory the Python tracer may allocate (default 4294967296, at least\n"
+    "                  67108864; every verb that reads a .py kernel takes it): a kernel file that asks for more\n"
+    "                  gets Python's MemoryError at its line\n"
     "  -o FILE         write the program to FILE (default standard output)\n"
     "\n"
     "`allocsim run|alloc|verify|interp KERNEL.py` trace the same way with the same --kernel/--arg/--grid flags;\n"
@@ -53,6 +56,9 @@ int runNki(const Args& raw) {
     else if (auto v = r.value("--grid")) grid = *v;
     else if (auto v = r.value("--trace-time-limit")) {
       Args limit = {"--trace-time-limit", *v};
+      takeKernelOptions(limit);
+    } else if (auto v = r.value("--trace-memory-limit")) {
+      Args limit = {"--trace-memory-limit", *v};
       takeKernelOptions(limit);
     }
     else if (r.positionalInto(in)) continue;

@@ -457,7 +457,7 @@ for _n in ("sin", "cos", "arctan", "sign", "erf", "softplus", "mish", "gelu_appr
 for _n in ("tan", "ceil", "floor", "trunc", "gelu_apprx_sigmoid", "gelu_dx", "silu_dx", "erf_dx", "power", "fmod", "mod",
            "gelu_apprx_sigmoid_dx", "average", "prelu",
            "abs_max", "abs_min", "invert", "prod",
-           "var", "all", "softmax", "rms_norm", "random_seed", "gather_flattened",
+           "var", "all", "softmax", "rms_norm", "random_seed",
            "expand_dims"):
     globals()[_n] = _unsupported_fn(_n)
 
@@ -517,6 +517,42 @@ def dropout(x, rate, dtype=None, mask=None, **kw):
     keep = _t.binary("ge", u, _t._scalar_operand(rate, loc), loc=loc)
     out_dt = _t.as_dtype(dtype) if dtype is not None else x.dtype
     return _where_values(keep, flat, 0.0 if out_dt.is_float else 0, out_dt, loc)
+
+
+def gather_flattened(data, indices, axis=0, dtype=None, mask=None, **kw):
+    """result[p, j] = data[p, indices[p, j]] over data's flattened free axis, for indices whose values the tracer
+    knows (a tile only memsets of numbers wrote: nl.zeros, then element assignments in Python loops): a `copy` of
+    one column per result column (per run of partitions that take the same column). Other indices are refused."""
+    import numpy as np
+    loc = _loc()
+    _t.check_mask(mask, loc)
+    tr = _t.tracer()
+    _t._on_chip(data, "nl.gather_flattened", loc)
+    _t._on_chip(indices, "nl.gather_flattened", loc)
+    vals = getattr(indices.tensor, "values", None)
+    if vals is None or not _t._whole(indices):
+        _t.unsupported("nl.gather_flattened with indices the tracer does not know (a gather by a tile's values; only "
+                       "indices written by memsets of numbers are followed)", loc)
+    P, F = _t._flat(data)
+    if vals.shape[0] != P:
+        raise KernelError("nl.gather_flattened: data has %d partitions, indices %d" % (P, vals.shape[0]), loc)
+    if (vals < 0).any() or (vals >= F).any() or (vals != np.floor(vals)).any():
+        raise KernelError("nl.gather_flattened: an index is not one of data's %d elements per partition" % F, loc)
+    flat = data if len(data.shape) == 2 else data.reshape((P, F))
+    out = tr.temp(indices.shape, _t.as_dtype(dtype) if dtype is not None else data.dtype, "sbuf", loc)
+    rows = out if len(out.shape) == 2 else out.reshape(_t._flat(out))
+    runs = []
+    for j in range(vals.shape[1]):
+        p0 = 0
+        for p in range(1, P + 1):
+            if p == P or vals[p, j] != vals[p0, j]:
+                runs.append((j, p0, p, int(vals[p0, j])))
+                p0 = p
+    if len(runs) > 4096:
+        _t.unsupported("nl.gather_flattened needing more than 4096 copies", loc)
+    for j, p0, p1, e in runs:
+        ins = tr.emit("copy", rows[p0:p1, j:j + 1], flat[p0:p1, e:e + 1], loc=loc)
+    return _t._made(out, ins)
 
 
 def device_print(prefix, tensor=None, **kw):

@@ -592,6 +592,30 @@ class IExpr(_Comparisons):
         return lo, hi
 
 
+def _values_after_memset(op, parts):
+    """The values of an on-chip tile that only memsets of numbers at fixed places wrote (nl.zeros, then
+    `idx[i, j] = 5` in Python loops), after this memset: a numpy [P, F] array, or None when they are not known."""
+    if op != "memset" or not isinstance(parts[0], View) or not _is_number(parts[1]):
+        return None
+    v = parts[0]
+    t = v.tensor
+    if t.space == "dram" or not isinstance(v.base_p, int) or not isinstance(v.base_f, int) or t.P * t.F > 1 << 16:
+        return None
+    import numpy as np
+    if _whole(v):
+        return np.full((t.P, t.F), parts[1], dtype=np.float64)
+    prev = getattr(t, "values", None)
+    if prev is None or _prod(a[0] for a in v.axes) > 1 << 16:
+        return None
+    ps, fs = np.array([v.base_p]), np.array([v.base_f])
+    for n, dp, df in v.axes:
+        i = np.arange(n)
+        ps, fs = (ps[:, None] + i * dp).ravel(), (fs[:, None] + i * df).ravel()
+    new = prev.copy()
+    new[ps, fs] = parts[1]
+    return new
+
+
 def _known_index(v):
     """An index tile whose values the tracer knows: written whole by an `iota` with constant terms and by nothing
     since, so that partition p of the view holds A*p + B*e + C. As an index it is that affine expression over the
@@ -1456,10 +1480,14 @@ class Tracer:
             # whole tile, then store under the mask again (a partial row tile). The program defines them: 0 first.
             self._memset_before_generated_loops(dst.tensor, loc)
         ins = Instr(op, parts, loc or user_location(), self.loops)
+        # values followed at the kernel's top level only (not in a loop of the program or an `if` block)
+        values = _values_after_memset(op, parts) if mask is None and self.body is self.top else None
         for p in parts:
             v = p[1] if isinstance(p, tuple) else p
             if isinstance(v, View):
                 self.touch(v, write=(p is parts[0] and op not in ("reduce_res",)))
+        if values is not None:
+            dst.tensor.values = values
         if mask is not None:
             if any(len(p.expr.terms) > 1 for p in mask[0]._list()):
                 return self._emit_related_mask(ins, mask[0], mask[1], dst_had_data)
@@ -1738,6 +1766,7 @@ class Tracer:
         t = v.tensor
         if write:
             t.known = None  # values an index may take (trace._known_index): gone once anything writes the tile
+            t.values = None  # the tile's values when only memsets of numbers wrote it (_values_after_memset)
             if getattr(t, "index_loops", None) and any(lp in self.loops for lp in t.index_loops):
                 # the next iteration's index would read what this writes
                 unsupported("a write into tile '%s', which an index of this loop's body reads before (its values "

@@ -190,6 +190,17 @@ class ApiTest(unittest.TestCase):
         self.assertRegex(str(e.exception), r"search_ops\.py:\d+: unsupported: nki\.collectives\.all_reduce")
 
 
+class GatherTest(unittest.TestCase):
+    def test_gather_by_known_indices(self):
+        a = rand((6, 16), 18)
+        r = allocsim_nki.simulate(k.gather_columns, a, arch="tiny")
+        idx = np.array([[0] * 4 if i == 2 else [3 * j + 1 for j in range(4)] for i in range(6)])
+        self.assertTrue(same_bits(r.returned, np.take_along_axis(a, idx, axis=1)))
+        with self.assertRaises(allocsim_nki.KernelError) as e:
+            allocsim_nki.simulate(k.gather_columns_computed, a, arch="tiny")
+        self.assertIn("unsupported: nl.gather_flattened with indices the tracer does not know", str(e.exception))
+
+
 class TransposeTest(unittest.TestCase):
     def test_dma_transpose_of_a_tile(self):
         a = (rand((16, 40), 15) * 100).astype(np.float16)

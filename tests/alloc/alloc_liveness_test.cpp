@@ -90,6 +90,21 @@ std::string halvesThroughRegisterViews(const std::string& read) {
          "dma O, c\n";
 }
 
+// a is loaded (11), copied to b (12), b's value read (13), d written (14); b[:, 0:32] is rewritten (15), a loop over
+// i of two iterations (16) updates `view` of b in place (17), b[:, 32:32] is rewritten (19) and b read whole (20).
+std::string partialThenLoopUpdate(const std::string& view) {
+  return "dma a, A\n"
+         "copy b, a\n"
+         "copy c, b\n"
+         "copy d, a\n"
+         "memset b[:, 0:32], 1\n"
+         "loop i = 0, 2, 1 {\n"
+         "  tt " + view + ", " + view + ", d[:, 0:32], add\n"
+         "}\n"
+         "memset b[:, 32:32], 2\n"
+         "copy c, b\n"
+         "dma O, c\n";
+}
 // a is loaded (line 11) and read (12), then a loop over i of four iterations (13) writes a whole under `guard`, an
 // if or an inner loop (14; the memset on 15), and O is written from a after the loop (18).
 std::string guardedWholeWrite(const std::string& guard) {
@@ -370,6 +385,18 @@ INSTANTIATE_TEST_SUITE_P(Liveness, LiveRangeOf, ::testing::ValuesIn(std::vector<
     {.name = "ARegisterViewReadOfAnOlderElementKeepsOneValue",
      .body = halvesThroughRegisterViews("b[:, j*14+34:16]"),  // j = 0 reads 34..49: 48 and 49 are line 12's
      .expect = {{.value = "b", .segments = {{P(12), P(20)}}, .value_starts = std::vector<Anchor>{}}}},
+    // A loop after a partial write that updates in place what the write wrote, on every iteration: it reads nothing
+    // older than line 15, and 19 completes b, so 15 starts a value.
+    {.name = "ALoopUpdatingWhatAPartialWriteWroteLetsItStartAValue",
+     .body = partialThenLoopUpdate("b[:, 0:32]"),
+     .expect = {{.value = "b",
+                 .segments = {{P(12), P(13)}, {P(15), P(20)}},
+                 .value_starts = std::vector<Anchor>{P(15)}}}},
+    // The same, but the loop's second iteration (i = 1) updates columns 32..63, which still hold the first value: one
+    // value.
+    {.name = "ALoopUpdatingOlderElementsOnALaterIterationKeepsOneValue",
+     .body = partialThenLoopUpdate("b[:, i*32:32]"),
+     .expect = {{.value = "b", .segments = {{P(12), P(20)}}, .value_starts = std::vector<Anchor>{}}}},
     // A write after a value's last read that nothing reads (no later iteration can: no loop holds both) is a dead
     // store: live at its own position, not from the read to it.
     {.name = "DeadStoreAfterTheLastReadIsLiveAtItsPositionOnly",
@@ -531,6 +558,30 @@ TEST(Liveness, AccumulationOverAKLoopIsLiveFromTheKLoopHeaderToTheLastReader) {
   EXPECT_EQ(l.tensor("lt"), range(l.pos(11), l.pos(13)));
   EXPECT_EQ(l.tensor("rt"), range(l.pos(12), l.pos(13)));
   EXPECT_EQ(l.reg("k"), range(l.pos(10), l.end(10)));
+}
+
+// acc's first value (line 12) is read on 13; a half of acc is then restarted (14), accumulated into by a loop (16),
+// closed (18), and the other half written (19); acc is read whole (20). The loop reads only the half 14 restarted and
+// 19 writes the rest, so 14 starts acc's second value and nothing of acc is live between 13 and 14.
+TEST(Liveness, ALoopAccumulatingIntoWhatAPartialWriteRestartedLetsItStartAValue) {
+  Live l(matmulDecls(8, 64, "k") +
+         "dma lt, L\n"                                              // 10
+         "dma rt, R\n"                                              // 11
+         "matmul acc, lt, rt, start, stop\n"                        // 12
+         "copy res, acc\n"                                          // 13
+         "matmul acc[:, 0:32], lt, rt[:, 0:32], start\n"            // 14
+         "loop k = 0, 2, 1 {\n"                                     // 15
+         "  matmul acc[:, 0:32], lt, rt[:, 0:32]\n"                 // 16
+         "}\n"
+         "matmul acc[:, 0:32], lt, rt[:, 0:32], stop\n"             // 18
+         "matmul acc[:, 32:32], lt, rt[:, 32:32], start, stop\n"    // 19
+         "tt res, res, acc, add\n"                                  // 20
+         "dma O, res\n");                                           // 21
+  LiveRange two;
+  two.add({l.pos(12), l.pos(13)});
+  two.add({l.pos(14), l.pos(20)});
+  EXPECT_EQ(l.tensor("acc"), two);
+  EXPECT_EQ(l.live.value_starts[l.p.findTensor("acc")], std::vector<uint32_t>{l.pos(14)});
 }
 
 TEST(Liveness, AccumulatorIsNotCarriedAcrossTheOuterLoopThatRestartsIt) {

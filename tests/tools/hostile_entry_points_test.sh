@@ -99,6 +99,31 @@ for c in "${cli_cases[@]}"; do
   run "$cmd" 30 "$allocsim" $cmd
   expect "$cmd" "$code" "$pattern"
 done
+# Timing tables: a key given twice, a NUL byte (shown escaped, not cutting the message short), a directory; costs at
+# the top of every key's range over an 8 Mi-element instruction: 10^6 ACT cycles an element at 0.001 GHz, reported
+# at 100 GHz, is 8388608 * 10^6 * 10^5 = 8.4e17 cycles an instruction, past the 2^50 = 1.1e15 cycles the simulator
+# counts at the act (line 6); 10^6 SP cycles a loop iteration is 10^11, past them at iteration 11259.
+printf 'pe.fixed 1\npe.fixed 2\n' >dup.timing.txt
+printf 'pe.fixed 1\0\n' >nul.timing.txt
+printf 'clock-ghz 100\nact.clock-ghz 0.001\nact.per-element 1000000\n' >slow.timing.txt
+printf 'clock-ghz 100\nsp.clock-ghz 0.001\nsp.loop-iteration 1000000\n' >slowloop.timing.txt
+printf 'arch tiny sbuf-bytes=16777216\nsbuf a [1, 8388608] bf16\nsbuf b [1, 8388608] bf16\n\nmemset a, 1\nact b, a, exp\n' >bigact.nki.txt
+printf 'arch tiny\nreg i\nreg r\nsbuf t [1, 4] f32\n\nmemset t, 0\nloop i = 0, 1000000, 1 {\n  li r, 1\n}\n' >sploop.nki.txt
+timing_cases=(
+  "run p.nki.txt --timing dup.timing.txt|^dup\.timing\.txt:2:1: timing key 'pe\.fixed' is given twice \(first on line 1\)"
+  "run p.nki.txt --timing nul.timing.txt|^nul\.timing\.txt:1:10: timing key 'pe\.fixed' expects a number, got '1[\\]x00'\$"
+  "run p.nki.txt --timing adir|^allocsim run: adir: is a directory, not a file"
+  "run bigact.nki.txt --timing slow.timing.txt --timing-only|^bigact\.nki\.txt:6:1: the simulated time passes 1125899906842624 cycles at this instruction"
+  "trace bigact.nki.txt --timing slow.timing.txt --vcd t.vcd|^bigact\.nki\.txt:6:1: the simulated time passes 1125899906842624 cycles"
+  "run sploop.nki.txt --timing slowloop.timing.txt --timing-only|^sploop\.nki\.txt:8:3: the simulated time passes 1125899906842624 cycles"
+)
+for c in "${timing_cases[@]}"; do
+  IFS='|' read -r cmd pattern <<<"$c"
+  # shellcheck disable=SC2086  # the command is split on purpose
+  run "$cmd" 30 "$allocsim" $cmd
+  expect "$cmd" 2 "$pattern"
+done
+
 # Standard output that cannot take the result: an error, not exit 0 with the output lost.
 run "interp >/dev/full" 20 bash -c "exec '$allocsim' interp p.nki.txt >/dev/full"
 expect "interp >/dev/full" 2 "^allocsim interp: cannot write standard output: "
@@ -140,6 +165,27 @@ import neuronxcc.nki.language as nl
   expect "nki unknown dtype" 2 "^ok\.py:[0-9]+: .*float99"
   run "nki -o /dev/full" 30 "$allocsim" nki ok.py --kernel k --arg a=128x4:float32 -o /dev/full
   expect "nki -o /dev/full" 2 "^allocsim nki: cannot write '/dev/full': "
+  # A process the file starts and leaves running holds the tracer's output open: the trace ends with the tracer
+  # (well within the limit, not at it), and the process goes with it.
+  { printf '%s' "$head"; printf 'import subprocess\nleft = subprocess.Popen(["sleep", "300"])\nopen("left.pid", "w").write(str(left.pid))\n@nki.jit\ndef k(a):\n%s' "$copy"; } >leaves.py
+  run "nki leaves a process" 30 "$allocsim" nki leaves.py --kernel k --arg a=128x4:float32 --trace-time-limit 20
+  expect "nki leaves a process" 0 "^dram out \[128, 4\] f32 output"
+  if [ -f left.pid ]; then
+    case $(ps -o stat= -p "$(cat left.pid)") in  # gone, or a zombie nobody reaped yet (a container's init may not)
+      "" | Z*) ;;
+      *) fail "nki leaves a process: the process it started still runs" ;;
+    esac
+  else
+    fail "nki leaves a process: the file did not run"
+  fi
+  # Memory: a file that allocates without end meets --trace-memory-limit as Python's MemoryError at its line.
+  { printf '%s' "$head"; printf 'blocks = []\nwhile True:\n    blocks.append(bytearray(2**24))\n@nki.jit\ndef k(a):\n%s' "$copy"; } >grows.py
+  run "nki grows" 30 "$allocsim" nki grows.py --kernel k --arg a=128x4:float32 --trace-memory-limit 200000000
+  expect "nki grows" 2 "^grows\.py:5: MemoryError"
+  run "nki --trace-memory-limit 1000" 30 "$allocsim" nki ok.py --kernel k --arg a=128x4:float32 --trace-memory-limit 1000
+  expect "nki --trace-memory-limit 1000" 2 "^allocsim nki: --trace-memory-limit must be at least 67108864"
+  run "interp --trace-memory-limit x" 30 "$allocsim" interp ok.py --kernel k --arg a=128x4:float32 --trace-memory-limit x
+  expect "interp --trace-memory-limit x" 2 "^allocsim interp: --trace-memory-limit expects a non-negative integer, got 'x'"
   printf 'arch tiny\nsbuf t [1, 4] f32\n' >program_text.py
   run "nki program text as .py" 30 "$allocsim" nki program_text.py
   expect "nki program text as .py" 2 "^program_text\.py:1: syntax error"
@@ -148,6 +194,9 @@ fi
 # --- minimalloc rows no memory holds.
 printf 'id,lower,upper,size\na,0,10,65\n' >big.64.csv
 printf '\xef\xbb\xbfid,lower,upper,size\na,0,10,8\n' >bom.64.csv
+printf 'id,lower,upper,size\na\0,0,10,8\n' >nul.64.csv
+run "solve nul" 10 "$allocsim" solve minimalloc nul.64.csv
+expect "solve nul" 2 "^nul\.64\.csv:2:1: buffer id 'a[\\]x00' must be letters, digits, '_' or '\.'"
 run "import big" 10 "$allocsim" import minimalloc big.64.csv -o /dev/null
 expect "import big" 2 "^big\.64\.csv:2:1: buffer 'a' has size 65, more than the capacity 64: no placement exists"
 run "solve big" 10 "$allocsim" solve minimalloc big.64.csv -o /dev/null

@@ -264,3 +264,26 @@ def find_masked_from_column_2(a):
     t = nl.load(a)
     nl.store(out, nisa.nc_find_index8(data=t[ip, jf], vals=t[:, 0:8], mask=(jf >= 2)))
     return out
+
+
+@nki.jit
+def gather_columns(a):
+    """Per row, the elements at positions written into an index tile by Python loops: 3j + 1 in every row but row
+    2, which takes position 0 everywhere; then the same gather with an index tile changed by an addition (refused)."""
+    P, F = a.shape
+    out = nl.ndarray((P, 4), dtype=a.dtype, buffer=nl.shared_hbm)
+    idx = nl.zeros((P, 4), dtype=nl.uint32)
+    for i in nl.static_range(P):
+        for j in nl.static_range(4):
+            idx[i, j] = 0 if i == 2 else 3 * j + 1
+    nl.store(out, nl.gather_flattened(data=nl.load(a), indices=idx))
+    return out
+
+
+@nki.jit
+def gather_columns_computed(a):
+    """nl.gather_flattened with an index tile an addition wrote: values the tracer does not follow."""
+    out = nl.ndarray((a.shape[0], 4), dtype=a.dtype, buffer=nl.shared_hbm)
+    idx = nl.add(nl.zeros((a.shape[0], 4), dtype=nl.uint32), 1)
+    nl.store(out, nl.gather_flattened(data=nl.load(a), indices=idx))
+    return out
