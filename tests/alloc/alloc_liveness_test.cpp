@@ -14,19 +14,10 @@
 #include <vector>
 
 #include "ir/parse.h"
+#include "tests/common/linear_positions.h"
 
 namespace allocsim {
 namespace {
-
-// The position of the instruction (or loop header) written on source line `line`.
-uint32_t at(const LinearOrder& order, uint32_t line) {
-  for (uint32_t pos = 0; pos < order.positions.size(); ++pos) {
-    const LinearPosition& lp = order.positions[pos];
-    if (lp.inst != nullptr && lp.inst->loc.line == line && lp.kind != LinearPosition::Kind::LoopEnd) return pos;
-  }
-  ADD_FAILURE() << "no instruction on line " << line;
-  return kNone;
-}
 
 // The end position of the loop whose header is on source line `line`.
 uint32_t endOf(const LinearOrder& order, uint32_t line) {

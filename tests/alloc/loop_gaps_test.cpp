@@ -10,20 +10,11 @@
 #include "alloc/liveness.h"
 #include "alloc/loop_gaps.h"
 #include "ir/parse.h"
+#include "tests/common/linear_positions.h"
 #include "verify/liveness_precision.h"
 
 namespace allocsim {
 namespace {
-
-// The position of the instruction (or loop header) on source line `line`.
-uint32_t at(const LinearOrder& order, uint32_t line) {
-  for (uint32_t pos = 0; pos < order.positions.size(); ++pos) {
-    const LinearPosition& lp = order.positions[pos];
-    if (lp.inst != nullptr && lp.inst->loc.line == line && lp.kind != LinearPosition::Kind::LoopEnd) return pos;
-  }
-  ADD_FAILURE() << "no instruction on line " << line;
-  return kNone;
-}
 
 // Lines 1-9; instructions start on line 10. Bytes per partition: h 256, x 128, y 128.
 const char* const kDecls =
