@@ -157,7 +157,10 @@ int runFuzzAllocator(const Args& all) {
     else if (auto v = r.value("--time")) opts.seconds = toSeconds("--time", *v);
     else if (auto v = r.value("--jobs")) opts.jobs = uint32_t(ArgReader::toUint("--jobs", *v, 256));
     else if (auto v = r.value("--seed")) opts.seed = ArgReader::toUint("--seed", *v, UINT64_MAX / 2);
-    else if (auto v = r.value("--size")) opts.gen.size = uint32_t(ArgReader::toUint("--size", *v, 100000)), opts.fixed_size = true;
+    else if (auto v = r.value("--size")) {
+      opts.gen.size = uint32_t(ArgReader::toUint("--size", *v, 100000)), opts.fixed_size = true;
+      if (opts.gen.size == 0) throw UsageError("--size must be at least 1, got 0 (a program has at least one top-level statement)");
+    }
     else if (auto v = r.value("--pressure"))
       opts.gen.pressure = uint32_t(ArgReader::toUint("--pressure", *v, 1000)), opts.fixed_pressure = true;
     else if (auto v = r.value("--dma-patterns"))

@@ -90,6 +90,7 @@ int runGen(const Args& args) {
   }
   if (json) throw UsageError("--json goes with --stats (a program prints as program text)");
   if (!seed) throw UsageError("gen needs --seed S");
+  if (opts.size == 0) throw UsageError("--size must be at least 1, got 0 (a program has at least one top-level statement)");
   GenOutcome outcome;
   auto generate = [&] {
     SeededChoices choices(*seed);

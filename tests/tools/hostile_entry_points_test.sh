@@ -87,6 +87,8 @@ cli_cases=(
   "interp p.nki.txt --input o=p.nki.txt|2|^allocsim interp: --input o: the program has no DRAM input tensor 'o'"
   "gen --seed 1 --size 100001|2|^allocsim gen: --size must be at most 100000, got 100001"
   "gen --seed 1 --json|2|^allocsim gen: --json goes with --stats"
+  "gen --seed 1 --size 0|2|^allocsim gen: --size must be at least 1, got 0"
+  "fuzz-allocator --runs 1 --size 0 -- true|2|^allocsim fuzz-allocator: --size must be at least 1, got 0"
   "fmt /dev/zero|2|^allocsim fmt: '/dev/zero' is larger than 512 MiB"
   "verify adir|2|^allocsim verify: adir: is a directory"
   "fuzz-allocator --runs 0 -- true|2|^allocsim fuzz-allocator: --runs 0 needs --time S"
