@@ -112,29 +112,89 @@ void LiveSum::over(std::vector<int64_t>& delta, uint32_t first, uint32_t last, i
 void LiveSum::add(const LiveRange& r, int64_t w) {
   if (r.empty() || w == 0) return;
   for (size_t i = 0; i < r.segmentCount(); ++i) over(every_, r.segment(i).first, r.segment(i).last, w);
+  const size_t n = every_.size() - 1;
   for (const IterationPart& q : r.only) {
+    if (q.first >= n) continue;
     over(every_, q.first, q.last, -w);
-    auto it = std::find_if(loops_.begin(), loops_.end(), [&](const Loop& l) { return l.loop == q.loop; });
-    if (it == loops_.end()) {
-      loops_.push_back({q.loop, std::vector<int64_t>(every_.size(), 0), std::vector<int64_t>(every_.size(), 0)});
-      it = std::prev(loops_.end());
-    }
-    over(q.last_iteration ? it->last : it->others, q.first, q.last, w);
+    auto it = std::find_if(keys_.begin(), keys_.end(), [&](const IterationPart& k) {
+      return k.loop == q.loop && k.outermost() == q.outermost() && k.last_iteration == q.last_iteration;
+    });
+    if (it == keys_.end()) it = keys_.insert(keys_.end(), {0, 0, q.loop, q.last_iteration, q.outermost()});
+    const uint32_t key = uint32_t(it - keys_.begin());
+    changes_.push_back({q.first, key, w});
+    changes_.push_back({uint32_t(std::min<size_t>(q.last, n - 1) + 1), key, -w});
   }
 }
 
 int64_t LiveSum::max() const {
-  int64_t now = 0, peak = 0;
-  std::vector<int64_t> last(loops_.size(), 0), others(loops_.size(), 0);
+  // Per key, the loops of its chain, as indexes into `vars`: with the order, every loop from `loop` out to its
+  // outermost; without, the chain as one loop of its own (keyed by its two ends).
+  std::vector<std::pair<int32_t, int32_t>> vars;  // (loop, outermost); outermost -1 for a loop of the order
+  std::vector<std::vector<uint32_t>> chain(keys_.size());
+  auto var = [&](int32_t loop, int32_t outermost) {
+    const auto v = std::make_pair(loop, outermost);
+    auto it = std::find(vars.begin(), vars.end(), v);
+    if (it == vars.end()) it = vars.insert(vars.end(), v);
+    return uint32_t(it - vars.begin());
+  };
+  for (size_t k = 0; k < keys_.size(); ++k) {
+    const IterationPart& key = keys_[k];
+    if (key.outermost() == key.loop) {
+      chain[k].push_back(var(key.loop, -1));
+    } else if (order_ == nullptr) {
+      chain[k].push_back(var(key.loop, key.outermost()));
+    } else {
+      for (int32_t l = key.loop; l >= 0; l = order_->loops[size_t(l)].parent) {
+        chain[k].push_back(var(l, -1));
+        if (l == key.outermost()) break;
+      }
+    }
+  }
+  std::vector<Change> changes = changes_;
+  std::sort(changes.begin(), changes.end(), [](const Change& a, const Change& b) { return a.pos < b.pos; });
+  std::vector<int64_t> held(keys_.size(), 0);
+  std::vector<uint32_t> active, used;
+  // The most the keys held at a position can hold on one iteration: over which of their loops are on their last
+  // iteration (each key's chain all on its last, or not). With too many loops to try every choice, all of them.
+  auto most = [&]() -> int64_t {
+    active.clear();
+    used.clear();
+    for (uint32_t k = 0; k < keys_.size(); ++k)
+      if (held[k] != 0) {
+        active.push_back(k);
+        for (uint32_t v : chain[k])
+          if (std::find(used.begin(), used.end(), v) == used.end()) used.push_back(v);
+      }
+    int64_t best = 0;
+    if (used.size() > 16) {
+      for (uint32_t k : active) best += held[k];
+      return best;
+    }
+    for (uint32_t mask = 0; mask < (uint32_t(1) << used.size()); ++mask) {  // bit set: that loop's last iteration
+      int64_t sum = 0;
+      for (uint32_t k : active) {
+        bool all_last = true;
+        for (uint32_t v : chain[k]) {
+          const size_t bit = size_t(std::find(used.begin(), used.end(), v) - used.begin());
+          if ((mask >> bit & 1) == 0) all_last = false;
+        }
+        if (all_last == keys_[k].last_iteration) sum += held[k];
+      }
+      best = std::max(best, sum);
+    }
+    return best;
+  };
+  int64_t now = 0, peak = 0, parts = 0;
+  size_t c = 0;
   for (size_t pos = 0; pos + 1 < every_.size(); ++pos) {
     now += every_[pos];
-    int64_t here = now;
-    for (size_t l = 0; l < loops_.size(); ++l) {
-      last[l] += loops_[l].last[pos];
-      others[l] += loops_[l].others[pos];
-      here += std::max(last[l], others[l]);
+    bool changed = false;
+    for (; c < changes.size() && changes[c].pos == pos; ++c) {
+      held[changes[c].key] += changes[c].w;
+      changed = true;
     }
-    peak = std::max(peak, here);
+    if (changed) parts = most();
+    peak = std::max(peak, now + parts);
   }
   return peak;
 }
@@ -411,6 +471,16 @@ bool writesOnlyIn(const LinearOrder& order, std::span<const Event> events, size_
   return true;
 }
 
+// Whether the value in `group` (mentions up to `last`) may be read strictly between positions `from` and `to` (a
+// start@first matmul counts, as in lastReadIn).
+bool readsBetween(std::span<const Event> group, uint32_t last, uint32_t from, uint32_t to) {
+  for (const Event& ev : group) {
+    if (ev.pos > last || ev.pos >= to) break;
+    if (ev.pos > from && (!ev.write || ev.cover == WriteCover::WholeOnFirst)) return true;
+  }
+  return false;
+}
+
 // Adds the segments of one value (rules 1-3 and 5) to `range`, and the positions it holds on some iterations only
 // ("Iterations" in liveness.h) to range.only; `group` holds its mentions. `ld` and `lu` are the caller's scratch.
 void addSegments(const LinearOrder& order, std::span<const Event> group, const Mentions& m, CoverageAnswers* answers,
@@ -497,13 +567,24 @@ void addSegments(const LinearOrder& order, std::span<const Event> group, const M
     // Each loop around the first mention that does not hold the last one, runs more than once and is one whose
     // every iteration starts the value afresh (the loops rule 2 passes over above): only its last iteration's value
     // reaches past it. Nested loops' parts are disjoint: an outer loop's starts after the inner loop's end.
+    auto afresh = [&](size_t i) {
+      return m.first_cover == WriteCover::Whole || (m.first_cover == WriteCover::WholeOnFirst && i + 1 < ld.size()) ||
+             (answers != nullptr && !answers->leaves(ld[i]));
+    };
     for (size_t i = common; i < ld.size(); ++i) {
       const LinearLoop& l = order.loops[size_t(ld[i])];
       if (i == first_side || l.trips <= 1) continue;
-      const bool afresh = m.first_cover == WriteCover::Whole ||
-                          (m.first_cover == WriteCover::WholeOnFirst && i + 1 < ld.size()) ||
-                          (answers != nullptr && !answers->leaves(ld[i]));
-      if (!afresh) continue;
+      if (!afresh(i)) continue;
+      // The chain: the loops around L, outward, whose every iteration also starts the value afresh (or that run once)
+      // and whose body reads nothing of it after the loop inward: on an iteration of one of them other than its
+      // last, nothing after L's last read reads what the value holds then either.
+      int32_t outer = -1;
+      for (size_t j = i; j-- > common;) {
+        const LinearLoop& lj = order.loops[size_t(ld[j])];
+        if (lj.trips > 1 && !afresh(j)) break;
+        if (readsBetween(group, m.last, order.loops[size_t(ld[j + 1])].end, lj.end)) break;
+        outer = ld[j];
+      }
       // On an iteration other than the last, nothing reads the value after the iteration's last read: from there on
       // only the last iteration's value is live, except at the writes (a dead store still takes its memory on the
       // others). Not before the end of the next loop inward, so that the parts stay disjoint.
@@ -512,18 +593,24 @@ void addSegments(const LinearOrder& order, std::span<const Event> group, const M
       for (const Event& ev : group) {
         if (ev.pos > m.last || ev.pos >= l.end) break;
         if (ev.pos <= q) continue;
-        if (q + 1 < ev.pos) narrowed.push_back({q + 1, ev.pos - 1, ld[i], true});
+        if (q + 1 < ev.pos) narrowed.push_back({q + 1, ev.pos - 1, ld[i], true, outer});
         q = ev.pos;  // a write (every read lies at or before q)
       }
-      if (q < l.end) narrowed.push_back({q + 1, l.end, ld[i], true});
+      if (q < l.end) narrowed.push_back({q + 1, l.end, ld[i], true, outer});
     }
   }
   if (!carried && last_side >= 0) {
     // The loop rule 2 extends the last mention over: what one iteration leaves is read by the next, but after the
-    // last iteration's last mention nothing reads it.
-    const uint32_t q = lastRunIn(order, group, m.last, last_side);
-    if (q != kNone && q < order.loops[size_t(last_side)].end)
-      narrowed.push_back({q + 1, order.loops[size_t(last_side)].end, last_side, false});
+    // last iteration's last mention nothing reads it. So in each loop inside it around the last mention, after the
+    // mention's run there: nothing reads the value once every loop from the extended one in to that one is on its
+    // last iteration.
+    size_t s = common;
+    while (lu[s] != last_side) ++s;
+    for (size_t k = s; k < lu.size(); ++k) {
+      const uint32_t q = lastRunIn(order, group, m.last, lu[k]);
+      if (q != kNone && q < order.loops[size_t(lu[k])].end)
+        narrowed.push_back({q + 1, order.loops[size_t(lu[k])].end, lu[k], false, k == s ? -1 : last_side});
+    }
   }
   // Rule 5: the gaps of every loop that holds a mention. A gap holds no mention, so no loop that holds one lies
   // inside another loop's gap: the gaps are disjoint.

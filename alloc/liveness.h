@@ -181,15 +181,27 @@ struct Segment {
 };
 
 // Positions [first, last] of a loop's body (or its end position, where no instruction runs) at which a value is live
-// on some iterations of each run of `loop` only: the last one, or every one but the last.
+// on some iterations of each run of `loop` only: the last one, or every one but the last. With `outer`, a loop around
+// `loop`, the same of the chain of loops from `outer` in to `loop`: live only where every one of them is on its last
+// iteration, or only where some one of them is not.
 struct IterationPart {
   uint32_t first = 0;
   uint32_t last = 0;
   int32_t loop = -1;            // an index into LinearOrder::loops
   bool last_iteration = false;  // true: live there on the last iteration only; false: on every iteration but the last
+  int32_t outer = -1;           // the chain's outermost loop (an index into LinearOrder::loops); -1: `loop` alone
   bool operator==(const IterationPart&) const = default;
-  // Whether no step runs with both this part's value and `o`'s live: one loop, opposite iterations.
-  bool excludes(const IterationPart& o) const { return loop == o.loop && last_iteration != o.last_iteration; }
+  int32_t outermost() const { return outer < 0 ? loop : outer; }
+  // Whether no step runs with both this part's value and `o`'s live: one live on the last iteration of every loop of
+  // its chain only, the other not on the last of every loop of its own, and the second chain inside the first. (At a
+  // position both hold, both chains lie on the position's loop nest, where a loop around another comes first in
+  // LinearOrder::loops.)
+  bool excludes(const IterationPart& o) const {
+    if (last_iteration == o.last_iteration) return false;
+    const IterationPart& a = last_iteration ? *this : o;  // the last iterations only
+    const IterationPart& b = last_iteration ? o : *this;
+    return a.outermost() <= b.outermost() && b.loop <= a.loop;
+  }
 };
 
 // The positions where a tensor or register is live: a sorted set of disjoint segments. first/last are the hull;
@@ -226,24 +238,29 @@ bool interferes(const LiveRange& a, const LiveRange& b);
 // ignores `only`: the sum at a position is what is live there on some iteration or other.
 void addOverSegments(std::vector<int64_t>& delta, const LiveRange& r, int64_t w);
 
-// The most weight live at once over ranges, by iteration: at a position, what is live on every iteration, plus for
-// each loop the larger of what is live on its last iteration only and what on the others only (the max-live of the
-// data that the ranges claim; "Iterations" above says why a placement may need more).
+// The most weight live at once over ranges, by iteration: at a position, what is live on every iteration, plus the
+// most that the parts there (IterationPart) can hold together on one iteration, over which of their loops are on
+// their last iteration (the max-live of the data that the ranges claim; "Iterations" above says why a placement may
+// need more). Without the order, the loops between a chain's ends are not known and each chain counts as a loop of
+// its own (never less than with the order).
 class LiveSum {
  public:
-  explicit LiveSum(size_t positions) : every_(positions + 1, 0) {}
+  explicit LiveSum(size_t positions, const LinearOrder* order = nullptr) : every_(positions + 1, 0), order_(order) {}
   // Adds `w` over the positions of `r` (those at or beyond the positions given to the constructor are ignored).
   void add(const LiveRange& r, int64_t w);
   int64_t max() const;
 
  private:
-  struct Loop {
-    int32_t loop;
-    std::vector<int64_t> last, others;  // difference arrays, as every_
+  struct Change {
+    uint32_t pos;
+    uint32_t key;  // an index into keys_
+    int64_t w;
   };
   void over(std::vector<int64_t>& delta, uint32_t first, uint32_t last, int64_t w);
   std::vector<int64_t> every_;  // difference array over positions
-  std::vector<Loop> loops_;
+  const LinearOrder* order_;
+  std::vector<IterationPart> keys_;  // the distinct (loop, outer, last_iteration) of the parts added
+  std::vector<Change> changes_;      // where a key's weight rises or falls
 };
 
 // How the back-edge rule was decided, per (tensor, loop) question asked of the views (registers and quick whole-write

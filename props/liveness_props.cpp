@@ -75,14 +75,27 @@ void requireStaticContainsDynamic(Program p) {
                 (r.segmentCount() > 1 ? " in " + std::to_string(r.segmentCount()) + " segments" : "");
         } else if (const IterationPart* q = r.partAt(pos)) {
           narrowed = true;
-          std::vector<int8_t>& last = last_of[size_t(q->loop)];
-          if (last.empty()) last = lastIterationSteps(st.order, pos_of_step, q->loop);
-          if (last[s] == (q->last_iteration ? 1 : 0)) continue;
+          // 1: the step is on the last iteration of every loop of the part's chain; 0: not of some; -1: outside one.
+          int8_t all = 1;
+          bool whole_chain = false;  // every loop of the chain holds the step
+          for (int32_t l = q->loop; l >= 0; l = st.order.loops[size_t(l)].parent) {
+            std::vector<int8_t>& last = last_of[size_t(l)];
+            if (last.empty()) last = lastIterationSteps(st.order, pos_of_step, l);
+            if (last[s] < 0) break;
+            if (last[s] == 0) all = 0;
+            if (l == q->outermost()) {
+              whole_chain = true;
+              break;
+            }
+          }
+          if (!whole_chain) all = -1;
+          if (all == (q->last_iteration ? 1 : 0)) continue;
           why = what + " is live at step " + std::to_string(s) + " (linear position " + std::to_string(pos) +
-                ", " + (last[s] == 1 ? "the last" : last[s] == 0 ? "not the last" : "no") +
-                " iteration of the loop at " + std::to_string(st.order.loops[size_t(q->loop)].header) +
-                ") but its static range holds positions " + std::to_string(q->first) + ".." +
-                std::to_string(q->last) + " on " +
+                ", " + (all == 1 ? "the last" : all == 0 ? "not the last" : "no") +
+                " iteration of the loops from the one at " +
+                std::to_string(st.order.loops[size_t(q->outermost())].header) + " in to the one at " +
+                std::to_string(st.order.loops[size_t(q->loop)].header) + ") but its static range holds positions " +
+                std::to_string(q->first) + ".." + std::to_string(q->last) + " on " +
                 (q->last_iteration ? "the last iteration only" : "every iteration but the last");
         } else {
           continue;

@@ -19,7 +19,7 @@ uint64_t weight(const Program& p, const Tensor& t, Space s) {
 
 // By iteration (LiveSum), or with every position of a segment live on every iteration.
 uint64_t staticMax(const Program& p, const Liveness& live, Space s, bool by_iteration) {
-  LiveSum sum(live.order.positions.size());
+  LiveSum sum(live.order.positions.size(), &live.order);
   std::vector<int64_t> delta(live.order.positions.size() + 1, 0);
   for (TensorId t = 0; t < p.tensors.size(); ++t) {
     const LiveRange& r = live.tensors[t];
