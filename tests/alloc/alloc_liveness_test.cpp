@@ -833,6 +833,35 @@ TEST(LiveIterations, LastIterationValueAndAValueLastReadInTheLoop) {
   EXPECT_EQ(peak, 4 * 256);
 }
 
+// The same two values inside two nested loops: b, replaced whole on every iteration of both and read after the outer
+// one, holds data after its write only on the last iteration of both (on the inner loop's last iteration of an
+// earlier outer iteration it is rewritten before any read); a, read on every iteration, is live after its last read
+// in the body unless both loops are on their last iteration. Never live together there, so at 16 the live set is
+// c, d and one of a and b: three tensors, where a part naming one loop only (or the segments alone) holds four.
+TEST(LiveIterations, ValuesOnTheLastIterationOfTwoNestedLoopsAndTheirComplement) {
+  Live l(std::string(kDecls) +
+         "dma a, A\n"              // 11
+         "loop j = 0, 2, 1 {\n"    // 12
+         "  loop i = 0, 4, 1 {\n"  // 13
+         "    copy b, a\n"         // 14: b replaced whole on every iteration of both loops
+         "    copy c, a\n"         // 15: a's last mention
+         "    copy d, c\n"         // 16: d never read
+         "  }\n"
+         "}\n"
+         "dma O, b\n");            // 19
+  EXPECT_TRUE(interferes(l.tensor("a"), l.tensor("b")));  // a is read at 15, after b's write at 14
+  LiveSum sum(l.live.order.positions.size());
+  std::vector<int64_t> delta(l.live.order.positions.size() + 1, 0);
+  for (const char* t : {"a", "b", "c", "d"}) {
+    sum.add(l.tensor(t), 256);
+    addOverSegments(delta, l.tensor(t), 256);
+  }
+  EXPECT_EQ(sum.max(), 3 * 256);
+  int64_t now = 0, peak = 0;
+  for (int64_t d : delta) peak = std::max(peak, now += d);
+  EXPECT_EQ(peak, 4 * 256);
+}
+
 // Narrowed to the loop inside the common one: b is replaced whole on every iteration of i and read after i in j's
 // body; j, around both, does not carry it (each of j's iterations writes it before reading it).
 TEST(LiveIterations, AnInnerLoopsValueReadInTheOuterBodyIsLiveAfterItsWriteOnTheLastIteration) {
