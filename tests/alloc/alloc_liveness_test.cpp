@@ -797,6 +797,24 @@ TEST(LiveIterations, LiveSumTakesTheLargerSideOfEachLoop) {
   EXPECT_EQ(without_inner.max(), 111);  // at 3: 1 + 10 + 100; at 4..8 only 1 + 100
 }
 
+// The max-live of tensors a, b, c and d at 256 bytes each: with the ranges' iterations (LiveSum) and over their
+// segments alone.
+struct MaxLive {
+  int64_t with_iterations = 0;
+  int64_t segments_only = 0;
+};
+MaxLive maxLiveOfFour256(const Live& l) {
+  LiveSum sum(l.live.order.positions.size());
+  std::vector<int64_t> delta(l.live.order.positions.size() + 1, 0);
+  for (const char* t : {"a", "b", "c", "d"}) {
+    sum.add(l.tensor(t), 256);
+    addOverSegments(delta, l.tensor(t), 256);
+  }
+  int64_t now = 0, peak = 0;
+  for (int64_t d : delta) peak = std::max(peak, now += d);
+  return {sum.max(), peak};
+}
+
 // A value written whole on every iteration and read after the loop (b), and one read in the loop and last mentioned
 // there (a): after b's write only the last iteration holds b, after a's read every iteration but the last holds a.
 TEST(LiveIterations, LastIterationValueAndAValueLastReadInTheLoop) {
@@ -821,16 +839,9 @@ TEST(LiveIterations, LastIterationValueAndAValueLastReadInTheLoop) {
   // Live at once: at 15, c and d on every iteration, and one of a (every iteration but the last) and b (the last);
   // at 14, a, c and b (the last iteration). Three tensors of 256 bytes per partition, where the segments alone hold
   // four at 15.
-  LiveSum sum(l.live.order.positions.size());
-  std::vector<int64_t> delta(l.live.order.positions.size() + 1, 0);
-  for (const char* t : {"a", "b", "c", "d"}) {
-    sum.add(l.tensor(t), 256);
-    addOverSegments(delta, l.tensor(t), 256);
-  }
-  EXPECT_EQ(sum.max(), 3 * 256);
-  int64_t now = 0, peak = 0;
-  for (int64_t d : delta) peak = std::max(peak, now += d);
-  EXPECT_EQ(peak, 4 * 256);
+  const MaxLive m = maxLiveOfFour256(l);
+  EXPECT_EQ(m.with_iterations, 3 * 256);
+  EXPECT_EQ(m.segments_only, 4 * 256);
 }
 
 // The same two values inside two nested loops: b, replaced whole on every iteration of both and read after the outer
@@ -850,16 +861,9 @@ TEST(LiveIterations, ValuesOnTheLastIterationOfTwoNestedLoopsAndTheirComplement)
          "}\n"
          "dma O, b\n");            // 19
   EXPECT_TRUE(interferes(l.tensor("a"), l.tensor("b")));  // a is read at 15, after b's write at 14
-  LiveSum sum(l.live.order.positions.size());
-  std::vector<int64_t> delta(l.live.order.positions.size() + 1, 0);
-  for (const char* t : {"a", "b", "c", "d"}) {
-    sum.add(l.tensor(t), 256);
-    addOverSegments(delta, l.tensor(t), 256);
-  }
-  EXPECT_EQ(sum.max(), 3 * 256);
-  int64_t now = 0, peak = 0;
-  for (int64_t d : delta) peak = std::max(peak, now += d);
-  EXPECT_EQ(peak, 4 * 256);
+  const MaxLive m = maxLiveOfFour256(l);
+  EXPECT_EQ(m.with_iterations, 3 * 256);
+  EXPECT_EQ(m.segments_only, 4 * 256);
 }
 
 // Narrowed to the loop inside the common one: b is replaced whole on every iteration of i and read after i in j's
