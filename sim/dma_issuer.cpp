@@ -55,7 +55,7 @@ void DmaIssuer::serve() {
       r.end_cycle = window + r.latency;
       checkSimCycles(*r.inst, r.end_cycle);
       r.end_known = true;
-      if (r.known_waiting) r.known_ev.notify();
+      notifyWaiting(r.known_ev, r.known_waiting);
       ring.push_back({r.end_cycle, r.inst});
       clock = issue;
       QueueStats& qs = s_.result.stats.queues[q];

@@ -49,8 +49,7 @@ void Shared::waitCycles(uint64_t n) {
 void Shared::waitEvent(sc_event& ev, uint32_t& waiting) {
   if (abort) throw Aborted{};
   ++waiting;
-  sc_core::wait(ev);
-  --waiting;
+  sc_core::wait(ev);  // the notification reset `waiting`
   if (abort) throw Aborted{};
 }
 
@@ -95,8 +94,8 @@ void Shared::waitUntilDone(const std::vector<Dependence>& deps) {
 void Shared::fail(std::exception_ptr e) {
   if (!error) error = e;
   abort = true;
-  for (auto& r : records_) r->done_ev.notify(), r->known_ev.notify();
-  for (Fifo* f : fifos) f->pushed.ev.notify(), f->popped.ev.notify();
+  for (auto& r : records_) r->done_ev.notify(), r->known_ev.notify(), r->done_waiting = r->known_waiting = 0;
+  for (Fifo* f : fifos) f->pushed.ev.notify(), f->popped.ev.notify(), f->pushed.waiting = f->popped.waiting = 0;
 }
 
 // ---- records ----------------------------------------------------------------------------------------------------
@@ -167,7 +166,7 @@ void Shared::finishRecord(uint32_t slot) {
   Record& r = record(slot);
   if (!r.data_skipped) r.writes.commit(*phys);
   r.done = true;
-  if (r.done_waiting) r.done_ev.notify();
+  notifyWaiting(r.done_ev, r.done_waiting);
   last_cycle = std::max(last_cycle, r.end_cycle);
   // It stays on the scoreboard until its end is at or before the sequencer's clock (releaseEnded).
   finished_.push_back(slot);

@@ -70,15 +70,22 @@ struct Operands {
   }
 };
 
-// An event with a count of the threads waiting on it. An immediate notification reaches only threads waiting at
-// that moment, so one nobody waits for is skipped: the same behaviour without the kernel's work (most of an
-// instruction's notifications have no waiter). Every notification in the model is immediate.
+// Notifies `ev` when a thread waits on it (`waiting`, counted by Shared::waitEvent). An immediate notification
+// reaches only threads waiting at that moment and wakes every one of them, so one nobody waits for is skipped and
+// the count drops to zero with it: the same behaviour without the kernel's work (most of an instruction's
+// notifications have no waiter, and a unit taking several instructions before its waiter runs notifies once).
+// Every notification in the model is immediate.
+inline void notifyWaiting(sc_core::sc_event& ev, uint32_t& waiting) {
+  if (!waiting) return;
+  waiting = 0;
+  ev.notify();
+}
+
+// An event with a count of the threads waiting on it (notifyWaiting).
 struct Event {
   sc_core::sc_event ev;
   uint32_t waiting = 0;
-  void notifyWaiters() {
-    if (waiting) ev.notify();
-  }
+  void notifyWaiters() { notifyWaiting(ev, waiting); }
 };
 
 // An instruction between dispatch and completion; pooled, so its events are made once.
@@ -228,7 +235,8 @@ class Shared {
   // ---- time and waiting (on the calling unit's thread) -----------------------------------------------------------
   uint64_t now() const;  // model cycles since the job's start
   void waitCycles(uint64_t n);
-  // Waits for `ev`, counted in `waiting` (see Event); throws Aborted when the job failed meanwhile.
+  // Waits for `ev`, counted in `waiting` until a notification (notifyWaiting); throws Aborted when the job failed
+  // meanwhile.
   void waitEvent(sc_core::sc_event& ev, uint32_t& waiting);
   void waitEvent(Event& e) { waitEvent(e.ev, e.waiting); }
   void syncTo(uint64_t cycle);  // waits until SystemC time reaches `cycle` (no wait when it has)
