@@ -53,7 +53,7 @@ void DmaIssuer::serve() {
       const uint64_t window = s_.fabric.reserve(issue, earliest, r.fabric);
       r.issue_cycle = issue;
       r.end_cycle = window + r.latency;
-      checkSimCycles(*r.inst, r.end_cycle);
+      checkCycles(*r.inst, r.end_cycle);
       r.end_known = true;
       notifyWaiting(r.known_ev, r.known_waiting);
       ring.push_back({r.end_cycle, r.inst});

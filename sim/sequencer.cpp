@@ -68,10 +68,9 @@ void Sequencer::waitDeps(std::vector<Dependence>& deps, const Instruction* consu
   clock_ = end;
 }
 
-void Sequencer::countStep(const Instruction& inst) {
+void Sequencer::stepBeyondCount(const Instruction& inst) {
   SimResult& result = s_.result;
-  checkSimCycles(inst, clock_);
-  if (++result.exec.steps > s_.o->max_steps)
+  if (result.exec.steps > s_.o->max_steps)
     throw InputError(inst.loc, "execution did not finish within " + std::to_string(s_.o->max_steps) + " steps");
   if (s_.o->progress && result.exec.steps % kProgressSteps == 0)
     (*s_.o->progress)("simulating", result.exec.steps, "steps");
@@ -151,10 +150,9 @@ void Sequencer::runLoop(const Instruction& inst) {
   setRegister(uint64_t(int64_t(v)));
 }
 
-Sequencer::Plan& Sequencer::planOf(const Instruction& inst) {
+Sequencer::Plan& Sequencer::makePlan(const Instruction& inst) {
   if (inst.id >= plans_.size()) plans_.resize(size_t(inst.id) + 1);
   std::unique_ptr<Plan>& slot = plans_[inst.id];
-  if (slot && slot->inst == &inst) return *slot;
   if (!slot) slot = std::make_unique<Plan>();
   Plan& plan = *slot;
   plan = Plan{};
@@ -394,9 +392,7 @@ void Sequencer::enterOperands(Plan& plan, const Instruction& inst, uint32_t slot
 
 void Sequencer::enterPorts(Plan& plan, const Instruction& inst, uint32_t slot, Record& rec) {
   const TimingTable& t = *s_.timing;
-  if (!t.port_dve_pool_sbuf && !t.port_dve_act_psum) return;
   const Engine e = engineOf(inst.op);
-  if (e != Engine::DVE && e != Engine::POOL && e != Engine::ACT) return;
   // Which memories it accesses: each access's resource and whether it is empty follow from its view's tensor and
   // shape, which no register changes, so the first dispatch's answer holds for every later one.
   if (plan.memories < 0) {
@@ -454,7 +450,10 @@ void Sequencer::dispatch(const Instruction& inst, const LoopPos* loop) {
   Plan& plan = planOf(inst);
   readRegistersAtDispatch(plan, inst, rec);
   enterOperands(plan, inst, slot, rec);
-  enterPorts(plan, inst, slot, rec);
+  const Engine engine = Engine(e);
+  if ((engine == Engine::DVE || engine == Engine::POOL || engine == Engine::ACT) &&
+      (s_.timing->port_dve_pool_sbuf || s_.timing->port_dve_act_psum))
+    enterPorts(plan, inst, slot, rec);
   if (rec.data_skipped) rec.operands = nullptr;  // possibly the plan's, recomputed at the next dispatch
   s_.noteProducers(rec.deps);
   if (s_.o->record_reads) {

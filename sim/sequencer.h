@@ -80,8 +80,24 @@ class Sequencer : public sc_core::sc_module {
   void runIf(const Instruction& inst, const LoopPos* loop);
   void waitForIndexRegisters(const Instruction& inst);
   void dispatch(const Instruction& inst, const LoopPos* loop);
-  void countStep(const Instruction& inst);
-  Plan& planOf(const Instruction& inst);
+  // Counts an executed step at the sequencer's clock (refusing a run past SimOptions::max_steps or kMaxSimCycles);
+  // inline, the rare cases out of line.
+  void countStep(const Instruction& inst) {
+    checkCycles(inst, clock_);
+    const uint64_t steps = ++s_.result.exec.steps;
+    if (steps > s_.o->max_steps || s_.o->progress) [[unlikely]]
+      stepBeyondCount(inst);
+  }
+  void stepBeyondCount(const Instruction& inst);  // countStep's rare cases: too many steps, progress reports
+  // The instruction's plan; inline when it has one for this job's program, else makePlan.
+  Plan& planOf(const Instruction& inst) {
+    if (inst.id < plans_.size()) {
+      Plan* plan = plans_[inst.id].get();
+      if (plan && plan->inst == &inst) return *plan;
+    }
+    return makePlan(inst);
+  }
+  Plan& makePlan(const Instruction& inst);
   void readRegistersAtDispatch(const Plan& plan, const Instruction& inst, Record& rec);
   void resolveOperands(const Instruction& inst, Operands& out, Shape* shape = nullptr);
   // The operands of an instruction whose views have register terms, for the register values the record read: the
@@ -96,7 +112,7 @@ class Sequencer : public sc_core::sc_module {
   void enterOperands(Plan& plan, const Instruction& inst, uint32_t slot, Record& rec);
   // Shared access ports (docs/simulator.md "Shared ports"): the dependence of a DVE, POOL or ACT instruction on the
   // youngest older instruction of the engine it shares an SBUF or PSUM port with, and that record as the youngest
-  // user of its own engine's side.
+  // user of its own engine's side. Only for a DVE, POOL or ACT instruction under a table with shared ports.
   void enterPorts(Plan& plan, const Instruction& inst, uint32_t slot, Record& rec);
   void advance(uint64_t cycles);
   // The wait for the SP instructions writing registers it reads or sets: their values, then their ends (a RAW or

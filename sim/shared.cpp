@@ -100,15 +100,9 @@ void Shared::fail(std::exception_ptr e) {
 
 // ---- records ----------------------------------------------------------------------------------------------------
 
-uint32_t Shared::takeRecord() {
-  if (free_.empty()) {
-    records_.push_back(std::make_unique<Record>());
-    free_.push_back(uint32_t(records_.size() - 1));
-  }
-  uint32_t slot = free_.back();
-  free_.pop_back();
-  record(slot).seq = ++seq_;
-  return slot;
+void Shared::growRecords() {
+  records_.push_back(std::make_unique<Record>());
+  free_.push_back(uint32_t(records_.size() - 1));
 }
 
 void Shared::freeRecord(uint32_t slot) {

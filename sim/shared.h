@@ -37,6 +37,13 @@ constexpr int kUnitStackBytes = 1 << 20;
 // The stall cause of waiting for a dependence of kind `k`.
 inline StallCause stallCauseOf(DepKind k) { return k == DepKind::Port ? StallCause::Port : StallCause(k); }
 
+// checkSimCycles with its comparison inline: the model checks every instruction's end and the sequencer's clock at
+// every step.
+inline void checkCycles(const Instruction& inst, uint64_t cycle) {
+  if (cycle > kMaxSimCycles) [[unlikely]]
+    checkSimCycles(inst, cycle);
+}
+
 // Unwinds a unit's thread when another one failed.
 struct Aborted {};
 
@@ -212,7 +219,15 @@ class Shared {
 
   // ---- records -----------------------------------------------------------------------------------------------------
   Record& record(uint32_t slot) { return *records_[slot]; }
-  uint32_t takeRecord();
+  // A free record, numbered with the next dispatch number; inline but for the pool's growth.
+  uint32_t takeRecord() {
+    if (free_.empty()) [[unlikely]]
+      growRecords();
+    const uint32_t slot = free_.back();
+    free_.pop_back();
+    record(slot).seq = ++seq_;
+    return slot;
+  }
   void freeRecord(uint32_t slot);
   // Frees every record (a failed job may have left some taken) and forgets the finished ones.
   void resetRecords();
@@ -267,6 +282,7 @@ class Shared {
   uint64_t seq_ = 0;
   std::vector<std::unique_ptr<Record>> records_;  // pooled (events cannot move): indexing is one load
   std::vector<uint32_t> free_;
+  void growRecords();  // one more record in the pool, free
   // Finished records (their values written) kept with their entries on the scoreboard until their end is at or
   // before the sequencer's clock: an instruction dispatched before that end depends on it although its values are
   // written already.
