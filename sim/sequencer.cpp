@@ -190,8 +190,10 @@ void Sequencer::readRegistersAtDispatch(const Plan& plan, const Instruction& ins
   std::vector<Dependence>& deps = rec.deps;  // scratch until the operands are entered
   deps.clear();
   for (const auto& [lo, hi] : plan.lanes) s_.board.sequencerRegisterAccess(lo, hi, DepKind::RAW, deps);
-  waitDeps(deps, &inst);
-  deps.clear();
+  if (!deps.empty()) {
+    waitDeps(deps, &inst);
+    deps.clear();
+  }
   for (RegId r : plan.regs) rec.regs.emplace_back(r, s_.phys->readReg(r));
 }
 
@@ -312,6 +314,9 @@ void Sequencer::planViews(Plan& plan, const Shape& shape) {
     v.first_term = uint32_t(plan.terms.size());
     v.part_terms = addTerms(ap.partition);
     v.off_terms = addTerms(ap.offset);
+    v.accesses = 0;
+    for (uint32_t a = 0; a < o.n; ++a)
+      if (plan.access_view[a] == i) v.accesses |= 1u << a;
     v.footprint = ShapeFootprint(*s_.layout, o.views.view[i]);
     plan.views.push_back(v);
   }
@@ -334,23 +339,27 @@ bool Sequencer::recompute(Plan& plan, const Record& rec, bool executed) {
     out = sum;
     return true;
   };
+  // Each view's footprint goes straight into the accesses that are its; the overlap test below also needs them by
+  // view.
   Footprint* fp = view_fp_;
-  for (size_t i = 0; i < plan.views.size(); ++i) {
-    const PlannedView& v = plan.views[i];
+  const bool overlaps = executed && !plan.overlap_pairs.empty();
+  const PlannedView* views = plan.views.data();
+  for (size_t i = 0, n = plan.views.size(); i < n; ++i) {
+    const PlannedView& v = views[i];
     int64_t part, off;
     if (!index(v.part_constant, v.part_terms, part) || !index(v.off_constant, v.off_terms, off)) return false;
     if (part < 0 || part > v.max_part || off < 0 || off > v.max_off) return false;
     ResolvedView& view = o.views.view[i];
     view.partition = uint32_t(part);
     view.offset = uint64_t(off);
-    fp[i] = v.footprint.at(view.partition, view.offset);
+    const Footprint f = v.footprint.at(view.partition, view.offset);
+    for (uint32_t m = v.accesses; m; m &= m - 1) o.access[__builtin_ctz(m)].fp = f;
+    if (overlaps) fp[i] = f;
   }
-  for (uint32_t i = 0; i < o.n; ++i)
-    if (plan.access_view[i] != kNoView) o.access[i].fp = fp[plan.access_view[i]];
   // A destination apart from every source (most) does not stream over itself; one overlapping a source is asked
   // in full (in place is no overlap at an offset). Only an executed instruction's engine asks.
   o.streams_over_itself = false;
-  if (executed)
+  if (overlaps)
     for (const auto& [d, src] : plan.overlap_pairs)
       o.streams_over_itself |=
           fp[d].overlaps(fp[src]) && overlapsAtAnOffset(*s_.layout, o.views.view[d], o.views.view[src]);

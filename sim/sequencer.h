@@ -45,6 +45,7 @@ class Sequencer : public sc_core::sc_module {
     int64_t part_constant, off_constant;
     int64_t max_part, max_off;
     uint32_t first_term, part_terms, off_terms;
+    uint32_t accesses;  // a bit per Operands::access entry whose footprint is this view's
     ShapeFootprint footprint;
   };
   // Per instruction (by Instruction::id, checked against its address), computed at its first dispatch in a job:
@@ -125,7 +126,7 @@ class Sequencer : public sc_core::sc_module {
   std::vector<std::unique_ptr<Plan>> plans_;  // by Instruction::id; records point into the plans while this grows
   uint64_t clock_ = 0;
   std::vector<Dependence> loop_deps_;  // runLoop's scratch
-  Footprint view_fp_[KnownViews::kMax];  // recompute's scratch: each view's footprint
+  Footprint view_fp_[KnownViews::kMax];  // recompute's scratch: each view's footprint (when overlaps are asked)
   // The youngest dispatched instruction of an engine that accesses a memory through a shared port: by port side
   // (kPort* below), its record's slot and dispatch number (seq 0: none this job).
   enum PortSide : uint32_t { kSbufDve, kSbufPool, kPsumDve, kPsumAct, kPortSides };

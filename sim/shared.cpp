@@ -80,12 +80,6 @@ uint64_t Shared::endOfAll(const std::vector<Dependence>& deps, uint64_t from, co
   return end;
 }
 
-void Shared::takeHead(Fifo& fifo, uint64_t start) {
-  fifo.held.push_back({start, record(fifo.slots.front()).inst});
-  fifo.slots.pop_front();
-  fifo.popped.notifyWaiters();
-}
-
 void Shared::waitUntilDone(const std::vector<Dependence>& deps) {
   for (const Dependence& d : deps)
     for (Record* r = records_[d.slot].get(); r->seq == d.seq && !r->done;) waitEvent(r->done_ev, r->done_waiting);

@@ -270,7 +270,11 @@ class Shared {
     return fifo.slots.empty() || abort ? kNoSlot : fifo.slots.front();
   }
   // Takes a FIFO's head, starting at `start`: the producer sees its slot free from then on.
-  void takeHead(Fifo& fifo, uint64_t start);
+  void takeHead(Fifo& fifo, uint64_t start) {
+    fifo.held.push_back({start, record(fifo.slots.front()).inst});
+    fifo.slots.pop_front();
+    fifo.popped.notifyWaiters();
+  }
 
   void fail(std::exception_ptr e);
   void slice(uint32_t track, uint64_t start, uint64_t end, const Instruction* inst) {
