@@ -48,6 +48,13 @@ TEST(SbufSplit, ACopyWhereTheThirdTensorIsDeadReachesTheMaxLive) {
   whole.split = false;
   EXPECT_GE(memoryUse(allocateSbuf(p, whole).program).sbuf_peak, 512u);  // the three whole tensors: apart
 
+  // The copy the stats report (what `alloc -v` prints): c's, after line 11, its later mention (line 12) renamed.
+  const SbufStats split = allocateSbuf(p).stats;
+  EXPECT_EQ(split.split_copies, 1u);
+  ASSERT_EQ(split.split_log.size(), 1u);
+  EXPECT_EQ(split.split_log[0], (SbufSplitCopy{"c", "c_Split1", 11}));
+  EXPECT_TRUE(allocateSbuf(p, whole).stats.split_log.empty());
+
   for (int level : {1, 2, 3}) {
     const std::string what = "-O" + std::to_string(level);
     DriverOptions o;
