@@ -161,8 +161,9 @@ TEST(CliAlloc, OutputFileVerboseReportAndJson) {
 }
 
 // -v names the copy live-range splitting inserts (alloc/sbuf/sbuf_split.h): in this loop h, a and c interfere pairwise
-// although at most two are live at once (h 256 bytes per partition, a and c 128), and c copied after line 11, where h
-// is dead, brings the SBUF peak down to the max-live (384). Without -v the report has no such line.
+// although at most two are live at once (h 256 bytes per partition, a and c 128), and a copied right after line 10
+// (h is dead from there to line 12) brings the SBUF peak down to the max-live, 384 (tests/alloc/sbuf_split_test.cpp
+// derives it and why a's split point is the one kept). Without -v the report has no such line.
 TEST(CliAlloc, VerboseReportNamesTheSplitCopy) {
   const std::string in = tempFile("split.nki.txt",
                                   "arch tiny\n"
@@ -180,7 +181,7 @@ TEST(CliAlloc, VerboseReportNamesTheSplitCopy) {
                                   "}\n"
                                   "dma O, h[:, 32:32]\n");
   const std::string line =
-      "live-range split: copy 'c_Split1' of 'c' inserted after line 11; the later mentions of 'c' use the copy\n";
+      "live-range split: copy 'a_Split1' of 'a' inserted after line 10; the later mentions of 'a' use the copy\n";
   CliRun r = allocsim("alloc " + in + " -v -o " + tempFile("split_out.nki.txt"));
   ASSERT_EQ(r.exit_code, 0) << r.out;
   EXPECT_TRUE(contains(r.out, "[sbuf]\n")) << r.out;
