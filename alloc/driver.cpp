@@ -67,12 +67,18 @@ void runPsum(Program& p, const Effort& e, const DriverOptions& o, std::vector<St
 // SBUF after PSUM (as in the production allocator: PSUM is colored first and frozen): the SBUF colorer keeps every
 // placement it is given (PSUM's, and at O7 the input's), and places the SBUF tensors that have none, spill slots
 // included.
+// The load headroom of the levels that run the SBUF colorer, in percent of the max-live per partition: the bound
+// docs/quality.md holds the -O2 peak to (1.05x the max-live), spent only on loads in loops that would otherwise land
+// on bytes read shortly before (alloc/sbuf/sbuf_recent_bytes.h keepLoadsApart).
+constexpr uint32_t kSbufLoadHeadroomPct = 5;
+
 void runSbuf(Program& p, const Effort& e, const DriverOptions& o, std::vector<StepStats>& steps) {
   SbufOptions so;
   so.heuristics = e.sbuf_heuristics;
   so.only_heuristic = o.sbuf_heuristic;
   so.packing = e.sbuf_packing && o.sbuf_packing;
   so.unlimited_room = o.sbuf_unlimited_room;
+  so.load_headroom_pct = o.sbuf_load_headroom_pct.value_or(kSbufLoadHeadroomPct);
   so.verbosity = o.verbosity;
   so.progress = o.progress;
   runPass(p, allocateSbuf, so, steps);

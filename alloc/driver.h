@@ -63,6 +63,9 @@ struct DriverOptions {
   bool smt_allocation = false;
   int verbosity = 0;  // passed to the allocators: 0 counters, 1 also their rounds recorded, 2 more detail
   int gca_dma_optlevel = 1;  // -1 off, 0 analysis only, 1 default, 2 also on-chip copies (dma_optimization.h)
+  // The SBUF colorer's load headroom in percent of the max-live (SbufOptions::load_headroom_pct); unset: the
+  // level's (kSbufLoadHeadroomPct, alloc/driver.cpp).
+  std::optional<uint32_t> sbuf_load_headroom_pct;
   bool sbuf_unlimited_room = false;  // the SBUF colorer colors as with unlimited room (SbufOptions::unlimited_room)
   // false: no exact packing candidate for the SBUF colorer at any level (Effort::sbuf_packing is then ignored). For
   // callers that test what comes after the colorer (fuzz/reg_colorer_fuzz.cpp), where the search was a third of

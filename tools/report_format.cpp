@@ -185,17 +185,26 @@ AllocReport formatSbuf(const SbufStats& s) {
     }
     r.line("best heuristic's fixpoint: " + orderName(s.outcome.best));
   }
+  for (const SbufSplitCopy& c : s.split_log)
+    r.line("live-range split: copy '" + c.copy + "' of '" + c.tensor + "' inserted after " +
+           (c.line ? "line " + std::to_string(c.line) : std::string("a statement without a source line")) +
+           "; the later mentions of '" + c.tensor + "' use the copy");
   summary(r, w, s.outcome, s.trace.on,
           {{"spill_stores", int64_t(s.spill_stores)},
            {"spill_reloads", int64_t(s.spill_reloads)},
            {"spill_bytes", int64_t(s.spill_bytes)},
            {"footprint_bytes", int64_t(s.footprint_bytes)},
-           {"rotation_bytes", int64_t(s.rotation_bytes)}},
-          std::to_string(s.footprint_bytes + s.rotation_bytes) + " of " + std::to_string(s.capacity_bytes) +
+           {"rotation_bytes", int64_t(s.rotation_bytes)},
+           {"headroom_bytes", int64_t(s.headroom_bytes)}},
+          std::to_string(s.footprint_bytes + s.rotation_bytes + s.headroom_bytes) + " of " +
+              std::to_string(s.capacity_bytes) +
               " bytes: each partition's high-water mark (largest offset + size), summed over the partitions" +
               (s.rotation_bytes == 0 ? std::string()
                                      : "; " + std::to_string(s.rotation_bytes) +
-                                           " of them below the peak, from keeping a loop's freshly freed bytes apart"));
+                                           " of them below the peak, from keeping a loop's freshly freed bytes apart") +
+              (s.headroom_bytes == 0 ? std::string()
+                                     : "; " + std::to_string(s.headroom_bytes) +
+                                           " of them above it, from the loads moved into the load headroom"));
   return r;
 }
 

@@ -29,7 +29,7 @@ static const char kAllocHelp[] =
     "usage: allocsim alloc PROGRAM [--allocator A] [-O N | --optlevel N] [--cores N]\n"
     "                      [--time-limit S] [--node-budget N]\n"
     "                      [--loops-in-backend] [--smt-allocation] [--gca-dma-optlevel L] [--unlimited-room]\n"
-    "                      [--sbuf-heuristic H] [--psum-heuristic H]\n"
+    "                      [--sbuf-heuristic H] [--psum-heuristic H] [--sbuf-headroom PCT]\n"
     "                      [--arch NAME] [--KEY VALUE]\n"
     "                      [-o OUT] [-v] [--json] [--verify [--seed S] [--poison-seed S]] [--quiet]\n"
     "\n"
@@ -64,6 +64,9 @@ static const char kAllocHelp[] =
     "                       only (Pre GCA / Post GCA), 1 remove redundant and dead spill DMAs, coalesce,\n"
     "                       narrow (default), 2 also turn resident reloads into on-chip copies (GCA:\n"
     "                       graph-coloring allocation, the production compiler's name for the colorers)\n"
+    "  --sbuf-headroom PCT  the load headroom (alloc/sbuf/sbuf_recent_bytes.h): loads in a loop whose bytes a\n"
+    "                       compute instruction has only just read move above the SBUF peak, up to PCT% over\n"
+    "                       the max-live per partition (default 5 at the coloring levels; 0: none)\n"
     "  --unlimited-room     the SBUF colorer colors as with unlimited room (each heuristic in its plain\n"
     "                       order, no capacity-dependent simplify order); with --sbuf-bytes 16777216, the\n"
     "                       height a coloring level reaches unconstrained: at a capacity at or above it the\n"
@@ -153,6 +156,8 @@ AllocArgs parseAllocArgs(const Args& raw, Arch& arch) {
     else if (r.flag("--loops-in-backend")) a.driver.loops_in_backend = true;
     else if (r.flag("--smt-allocation")) a.driver.smt_allocation = true;
     else if (r.flag("--unlimited-room")) a.driver.sbuf_unlimited_room = true;
+    else if (auto v = r.value("--sbuf-headroom"))
+      a.driver.sbuf_load_headroom_pct = uint32_t(ArgReader::toUint("--sbuf-headroom", *v, 1000000));
     else if (auto v = r.value("--sbuf-heuristic"))
       a.driver.sbuf_heuristic = parseHeuristic("--sbuf-heuristic", *v, kSbufHeuristicCount, sbufHeuristicIndex);
     else if (auto v = r.value("--psum-heuristic"))

@@ -28,7 +28,8 @@ namespace allocsim::cli {
 
 static const char kRunHelp[] =
     "usage: allocsim run PROGRAM [--allocator A] [-O N] [--compare O0,O2,...] [--timing FILE] [--seed S] [--poison-seed S]\n"
-    "                    [--top N] [--json] [--quiet] [--timing-only] [--check-timing] [--arch NAME] [--KEY VALUE]\n"
+    "                    [--top N] [--json] [--quiet] [--timing-only] [--check-timing] [--sbuf-headroom PCT]\n"
+    "                    [--arch NAME] [--KEY VALUE]\n"
     "\n"
     "Allocates PROGRAM at -O N (default 2; a program whose tensors and registers are all placed is simulated\n"
     "as given unless -O is named), simulates it on the SystemC model of the core and prints total cycles,\n"
@@ -50,6 +51,7 @@ static const char kRunHelp[] =
     "  --seed S            input data seed (default 1)\n"
     "  --poison-seed S     poison pattern of the physical storage (default 1)\n"
     "  --top N             stall pairs to list (default 5)\n"
+    "  --sbuf-headroom PCT the SBUF colorer's load headroom, as `allocsim alloc --sbuf-headroom`\n"
     "  --json              print the statistics and the check as JSON\n"
     "  --quiet             no progress line (shown on a terminal once a run takes a second)\n"
     "  --timing-only       compute only what timing depends on (registers, addresses, loop trips; all tensor\n"
@@ -72,6 +74,7 @@ struct RunArgs {
        timing_only = false, check_timing = false;
   uint64_t seed = 1, poison_seed = 1;
   size_t top = 5;
+  std::optional<uint32_t> sbuf_headroom;  // --sbuf-headroom (DriverOptions::sbuf_load_headroom_pct)
 };
 
 std::vector<int> parseLevels(const std::string& list) {
@@ -109,6 +112,8 @@ RunArgs parseRunArgs(const Args& raw, Arch& arch) {
     else if (auto v = r.value("--seed")) a.seed = ArgReader::toUint("--seed", *v, UINT64_MAX);
     else if (auto v = r.value("--poison-seed")) a.poison_seed = ArgReader::toUint("--poison-seed", *v, UINT64_MAX);
     else if (auto v = r.value("--top")) a.top = ArgReader::toUint("--top", *v, 1000);
+    else if (auto v = r.value("--sbuf-headroom"))
+      a.sbuf_headroom = uint32_t(ArgReader::toUint("--sbuf-headroom", *v, 1000000));
     else if (r.flag("--json")) a.json = true;
     else if (r.flag("--quiet")) a.quiet = true;
     else if (r.flag("--timing-only")) a.timing_only = true;
@@ -213,6 +218,7 @@ int compareLevels(const Program& input, const RunArgs& a, const sim::TimingTable
   for (int level : a.levels) {
     DriverOptions d;
     d.optlevel = level;
+    d.sbuf_load_headroom_pct = a.sbuf_headroom;
     Program allocated;
     try {
       allocated = allocate(input, d).program;
@@ -275,7 +281,7 @@ int runRun(const Args& args) {
     sim::TimingTable timing = sim::TimingTable::forPreset(input.arch.name);
     timing.apply(timing_text);
     if (!a.levels.empty()) return compareLevels(input, a, timing, display);
-    const bool as_given = fullyAllocated(input) && !a.optlevel_given && !a.allocator_given;
+    const bool as_given = fullyAllocated(input) && !a.optlevel_given && !a.allocator_given && !a.sbuf_headroom;
     Program allocated = input;
     if (!as_given) {
       DriverOptions d;
@@ -285,6 +291,7 @@ int runRun(const Args& args) {
         d.optlevel = c.optlevel;
         d.allocator = c.allocator;
         d.exact_check = placementOracleCheck();
+        d.sbuf_load_headroom_pct = a.sbuf_headroom;
       } catch (const OptionError& e) {
         throw UsageError(e.what());
       }

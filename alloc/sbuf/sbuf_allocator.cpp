@@ -472,6 +472,11 @@ SbufResult allocateSbuf(Program&& input, const SbufOptions& o) {
   const SbufPolicy policy = w.packed ? SbufPolicy::FirstFit : w.order.heuristic.policy;
   if (keepRecentBytesApart(wp, wg.g, wg.live.order, policy, SbufCeiling::Peak, rotated) > 0)
     scoreSbufSelection(wp, wg.g, rotated);
+  const uint64_t rotated_footprint = rotated.footprint;
+  if (o.load_headroom_pct > 0 &&
+      keepLoadsApart(wp, wg.g, wg.live.order, policy,
+                     sbufBytesPerPartitionMaxLive(wg.g) * (100 + o.load_headroom_pct) / 100, rotated) > 0)
+    scoreSbufSelection(wp, wg.g, rotated);
   // Live-range splitting (sbuf_split.h): only where the best run spills nothing and stays above 1.05x the max-live.
   const bool try_split = o.split && !o.only_heuristic && !w.state && w.spill_bytes == 0 &&
                          w.selection.footprint * 100 > g.max_live * 105;
@@ -487,24 +492,32 @@ SbufResult allocateSbuf(Program&& input, const SbufOptions& o) {
   stats.spill_reloads = w.reloads;
   stats.spill_bytes = w.spill_bytes;
   stats.footprint_bytes = sel.footprint;
-  stats.rotation_bytes = rotated.footprint - sel.footprint;
+  stats.rotation_bytes = rotated_footprint - sel.footprint;
+  stats.headroom_bytes = rotated.footprint - rotated_footprint;
   if (unplaced) {
     const uint64_t max_live = stats.max_live_bytes;
     const Liveness live = computeLiveness(*unplaced);
     SbufOptions inner = o;
     inner.split = false;
     std::optional<SbufResult> split;
+    SbufSplitCopy split_copy;
     for (const SbufSplitPoint& s : sbufSplitPoints(*unplaced, live, max_live, kSbufSplitCandidates)) {
       try {
-        SbufResult r = allocateSbuf(splitSbufTensor(*unplaced, s), inner);
+        SbufSplitCopyAt at;
+        Program with_copy = splitSbufTensor(*unplaced, s, &at);
+        SbufSplitCopy copy{unplaced->tensors[s.tensor].name, with_copy.tensors[at.tensor].name, at.line};
+        SbufResult r = allocateSbuf(std::move(with_copy), inner);
         if (r.stats.spill_bytes == 0 && r.stats.footprint_bytes * 100 <= max_live * 105 &&
-            (!split || r.stats.footprint_bytes < split->stats.footprint_bytes))
+            (!split || r.stats.footprint_bytes < split->stats.footprint_bytes)) {
           split = std::move(r);
+          split_copy = std::move(copy);
+        }
       } catch (const AllocError&) {  // the copy's program needs more than SBUF: not this point
       }
     }
     if (split) {
       split->stats.split_copies = 1;
+      split->stats.split_log = {std::move(split_copy)};
       return std::move(*split);
     }
   }

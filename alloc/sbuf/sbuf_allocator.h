@@ -22,6 +22,8 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
+#include <vector>
 
 #include "alloc/colorer_stats.h"
 #include "alloc/sbuf/sbuf_heuristic.h"
@@ -50,6 +52,10 @@ struct SbufOptions {
   // the max-live: each of the best split points is tried (the whole colorer on the program with its copy), and the
   // first lowest placement within 1.05x is kept. Off in those inner runs.
   bool split = true;
+  // Load headroom (sbuf_recent_bytes.h keepLoadsApart), in percent of the static max-live per partition: the winner's
+  // load destinations that still share bytes with a tensor read shortly before them move above the peak, up to
+  // (100 + load_headroom_pct)% of the max-live. 0: none, the peak stays where best-of-N and the rotation put it.
+  uint32_t load_headroom_pct = 0;
   // 0: the counters only; 1: also each heuristic's rounds in SbufStats::trace (scores, nodes that found no
   // rectangle, spills); 2: also simplify's worklist sizes.
   int verbosity = 0;
@@ -57,6 +63,14 @@ struct SbufOptions {
 };
 
 // What the SBUF colorer counted (tools/report_format.h prints it as the production allocator's report).
+// One copy live-range splitting inserted (sbuf_split.h): the tensor split, the copy that holds its later mentions
+// and the source line of the statement the copy follows (0 when that statement has no location).
+struct SbufSplitCopy {
+  std::string tensor, copy;
+  uint32_t line = 0;
+  bool operator==(const SbufSplitCopy&) const = default;
+};
+
 struct SbufStats {
   // Before allocation: the input's demand against the capacity, in bytes (partitions x bytes per partition).
   double demand_pct = 0;  // capacity / demand, in percent (100 when nothing is demanded)
@@ -81,7 +95,9 @@ struct SbufStats {
   // rotation_bytes, below the peak. outcome.utilization_pct is of both.
   uint64_t footprint_bytes = 0;
   uint64_t rotation_bytes = 0;
+  uint64_t headroom_bytes = 0;  // the load headroom's (SbufOptions::load_headroom_pct), above the peak of the two
   uint32_t split_copies = 0;  // copies live-range splitting inserted (SbufOptions::split)
+  std::vector<SbufSplitCopy> split_log;  // which, one per copy
   bool operator==(const SbufStats&) const = default;
 };
 

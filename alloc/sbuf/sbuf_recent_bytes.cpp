@@ -8,9 +8,24 @@
 
 namespace allocsim {
 
-uint32_t keepRecentBytesApart(const Program& p, const SbufGraph& g, const LinearOrder& order, SbufPolicy policy,
-                              SbufCeiling ceiling_kind, SbufSelection& s) {
-  if (!s.failed.empty()) return 0;
+namespace {
+
+// Each partition's high-water mark in `s` (a selection without failures).
+std::vector<uint64_t> highWaterMarks(const Arch& arch, const SbufGraph& g, const SbufSelection& s) {
+  std::vector<uint64_t> high(arch.sbuf_partitions, 0);
+  for (uint32_t i = 0; i < g.nodes.size(); ++i)
+    if (s.at[i] && !g.nodes[i].range.empty()) {
+      const uint64_t first = s.at[i]->partition, end = first + g.nodes[i].partitions;
+      for (uint64_t q = first; q < end && q < high.size(); ++q)
+        high[q] = std::max(high[q], s.at[i]->offset + g.nodes[i].bytes);
+    }
+  return high;
+}
+
+// The pass of keepRecentBytesApart below the per-partition ceiling `high`, moving only the nodes `may_move` allows
+// (null: every node it may move at all).
+uint32_t moveApart(const Program& p, const SbufGraph& g, const LinearOrder& order, SbufPolicy policy,
+                   const std::vector<uint64_t>& high, const std::vector<bool>* may_move, SbufSelection& s) {
   const Arch& arch = p.arch;
   const size_t n = g.nodes.size();
   auto rectOf = [&](uint32_t i) {
@@ -18,17 +33,7 @@ uint32_t keepRecentBytesApart(const Program& p, const SbufGraph& g, const Linear
   };
   auto live = [&](uint32_t i) { return s.at[i] && !g.nodes[i].range.empty(); };
 
-  // The ceiling: per partition, the selection's high-water mark, or with SbufCeiling::Peak the highest of them on
-  // every partition; the bytes above it as obstacles, one rectangle per run of partitions with the same mark.
-  std::vector<uint64_t> high(arch.sbuf_partitions, 0);
-  for (uint32_t i = 0; i < n; ++i)
-    if (live(i)) {
-      const SbufRect r = rectOf(i);
-      for (uint64_t q = r.partition; q < uint64_t(r.partition) + r.partitions && q < high.size(); ++q)
-        high[q] = std::max(high[q], r.offset + r.bytes);
-    }
-  if (ceiling_kind == SbufCeiling::Peak && !high.empty())
-    high.assign(high.size(), *std::max_element(high.begin(), high.end()));
+  // The bytes above the ceiling as obstacles, one rectangle per run of partitions with the same mark.
   std::vector<SbufRect> ceiling;
   for (uint32_t q = 0; q < arch.sbuf_partitions;) {
     uint32_t r = q;
@@ -43,7 +48,8 @@ uint32_t keepRecentBytesApart(const Program& p, const SbufGraph& g, const Linear
     if (live(i)) {
       ranges[i] = &g.nodes[i].range;
       const Origin origin = p.tensors[g.nodes[i].tensor].origin;
-      if (!g.nodes[i].fixed && origin != Origin::Spill && origin != Origin::Reload) movable.push_back(i);
+      if (!g.nodes[i].fixed && origin != Origin::Spill && origin != Origin::Reload && (!may_move || (*may_move)[i]))
+        movable.push_back(i);
     }
   const RecentOccupants occupants(order, std::move(ranges));
 
@@ -96,6 +102,52 @@ uint32_t keepRecentBytesApart(const Program& p, const SbufGraph& g, const Linear
     }
   }
   return moved;
+}
+
+}  // namespace
+
+uint32_t keepRecentBytesApart(const Program& p, const SbufGraph& g, const LinearOrder& order, SbufPolicy policy,
+                              SbufCeiling ceiling, SbufSelection& s) {
+  if (!s.failed.empty()) return 0;
+  std::vector<uint64_t> high = highWaterMarks(p.arch, g, s);
+  if (ceiling == SbufCeiling::Peak && !high.empty())
+    high.assign(high.size(), *std::max_element(high.begin(), high.end()));
+  return moveApart(p, g, order, policy, high, nullptr, s);
+}
+
+uint64_t sbufBytesPerPartitionMaxLive(const SbufGraph& g) {
+  std::vector<std::pair<uint32_t, int64_t>> events;  // (position, +-bytes): a segment starts, or ends after it
+  for (const SbufNode& node : g.nodes)
+    for (size_t k = 0; k < node.range.segmentCount(); ++k) {
+      events.push_back({node.range.segment(k).first, int64_t(node.bytes)});
+      events.push_back({node.range.segment(k).last + 1, -int64_t(node.bytes)});
+    }
+  std::sort(events.begin(), events.end());  // at one position the ends (negative) before the starts
+  int64_t now = 0, most = 0;
+  for (const auto& [pos, d] : events) most = std::max(most, now += d);
+  return uint64_t(most);
+}
+
+uint32_t keepLoadsApart(const Program& p, const SbufGraph& g, const LinearOrder& order, SbufPolicy policy,
+                        uint64_t limit, SbufSelection& s) {
+  if (!s.failed.empty()) return 0;
+  std::vector<uint64_t> high = highWaterMarks(p.arch, g, s);
+  const uint64_t peak = high.empty() ? 0 : *std::max_element(high.begin(), high.end());
+  limit = std::min<uint64_t>(limit, p.arch.sbuf_bytes);
+  if (limit <= peak) return 0;
+  // The destinations of loads: SBUF tensors a DMA writes from DRAM.
+  std::vector<bool> loaded(p.tensors.size(), false);
+  forEachInstruction(p.body, [&](const Instruction& inst) {
+    if (inst.op == Op::Dma && inst.dst.tensor < p.tensors.size() && inst.a.tensor < p.tensors.size() &&
+        p.tensors[inst.a.tensor].space == Space::Dram && p.tensors[inst.dst.tensor].space == Space::Sbuf)
+      loaded[inst.dst.tensor] = true;
+  });
+  std::vector<bool> may_move(g.nodes.size(), false);
+  bool any = false;
+  for (uint32_t i = 0; i < g.nodes.size(); ++i) any |= may_move[i] = loaded[g.nodes[i].tensor];
+  if (!any) return 0;
+  high.assign(high.size(), limit);
+  return moveApart(p, g, order, policy, high, &may_move, s);
 }
 
 }  // namespace allocsim

@@ -46,4 +46,18 @@ enum class SbufCeiling : uint8_t { Partition, Peak };
 uint32_t keepRecentBytesApart(const Program& p, const SbufGraph& g, const LinearOrder& order, SbufPolicy policy,
                               SbufCeiling ceiling, SbufSelection& s);
 
+// The most bytes per partition live at one position of `g`'s liveness, every node counted on every partition (the
+// static max-live per partition of docs/quality.md): the least peak (highest byte) of any placement when the live
+// tensors all span the partitions, and the base of the load headroom below.
+uint64_t sbufBytesPerPartitionMaxLive(const SbufGraph& g);
+
+// Load headroom: the same pass, with the ceiling raised on every partition to `limit` bytes (at most the partition's
+// size; nothing moves when the selection's peak already reaches it), moving only the destinations of loads (SBUF
+// tensors a DMA writes from DRAM). Where every byte below the peak is taken again within an iteration, a load's
+// destination can avoid the bytes a compute instruction has only just read only above the peak: a load waits there
+// for no reader, and the instruction that needs it not for the transfer's latency behind that reader. The peak
+// grows to at most `limit`. Returns how many moved.
+uint32_t keepLoadsApart(const Program& p, const SbufGraph& g, const LinearOrder& order, SbufPolicy policy,
+                        uint64_t limit, SbufSelection& s);
+
 }  // namespace allocsim

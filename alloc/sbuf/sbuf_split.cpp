@@ -28,7 +28,7 @@ int32_t childIn(const LinearOrder& order, uint32_t pos, int32_t loop) {
 // Renames every operand naming `from` to `to` in the statements visited after the one with id `after` (and its body)
 // ends, in preorder; inserts the copy right after that statement. `passed`: that statement has ended.
 void rewrite(const Program& p, std::vector<Instruction>& body, const SbufSplitPoint& s, TensorId to, const Instruction& copy,
-             bool& passed) {
+             bool& passed, uint32_t& line) {
   for (size_t i = 0; i < body.size(); ++i) {
     Instruction& inst = body[i];
     if (passed && inst.op != Op::Loop)
@@ -36,11 +36,12 @@ void rewrite(const Program& p, std::vector<Instruction>& body, const SbufSplitPo
         AccessPattern& ap = operandOf(inst, a.operand);
         if (ap.tensor == s.tensor) ap.tensor = to;
       }
-    if (hasBody(inst.op)) rewrite(p, inst.body, s, to, copy, passed);
+    if (hasBody(inst.op)) rewrite(p, inst.body, s, to, copy, passed, line);
     if (!passed && inst.id == s.after) {
       passed = true;
       Instruction c = copy;
       c.loc = inst.loc;
+      line = inst.loc.line;
       body.insert(body.begin() + ptrdiff_t(i) + 1, std::move(c));
       ++i;  // the copy itself reads the tensor as it is
     }
@@ -119,7 +120,7 @@ std::vector<SbufSplitPoint> sbufSplitPoints(const Program& p, const Liveness& li
   return out;
 }
 
-Program splitSbufTensor(const Program& p, const SbufSplitPoint& s) {
+Program splitSbufTensor(const Program& p, const SbufSplitPoint& s, SbufSplitCopyAt* copy_at) {
   Program out = p;
   Tensor copy = out.tensors[s.tensor];
   copy.origin = Origin::Copy;
@@ -133,8 +134,10 @@ Program splitSbufTensor(const Program& p, const SbufSplitPoint& s) {
   c.dst = wholeTensor(out, to);
   c.a = wholeTensor(out, s.tensor);
   bool passed = false;
-  rewrite(out, out.body, s, to, c, passed);
+  uint32_t line = 0;
+  rewrite(out, out.body, s, to, c, passed, line);
   out.renumber();
+  if (copy_at) *copy_at = {to, line};
   return out;
 }
 

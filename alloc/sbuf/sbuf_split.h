@@ -36,7 +36,12 @@ struct SbufSplitPoint {
 // loaded first, at most `limit` of them. `live` must be computeLiveness(p) (or sbufLiveness).
 std::vector<SbufSplitPoint> sbufSplitPoints(const Program& p, const Liveness& live, uint64_t max_live, size_t limit);
 
-// `p` with the copy of split point `s` inserted and the later mentions renamed (renumbered).
-Program splitSbufTensor(const Program& p, const SbufSplitPoint& s);
+// `p` with the copy of split point `s` inserted and the later mentions renamed (renumbered). With `copy`, also the
+// copy's tensor in the result and the source line it is reported at (the line of the statement it follows).
+struct SbufSplitCopyAt {
+  TensorId tensor = kNone;
+  uint32_t line = 0;
+};
+Program splitSbufTensor(const Program& p, const SbufSplitPoint& s, SbufSplitCopyAt* copy = nullptr);
 
 }  // namespace allocsim

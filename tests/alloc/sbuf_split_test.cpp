@@ -48,6 +48,19 @@ TEST(SbufSplit, ACopyWhereTheThirdTensorIsDeadReachesTheMaxLive) {
   whole.split = false;
   EXPECT_GE(memoryUse(allocateSbuf(p, whole).program).sbuf_peak, 512u);  // the three whole tensors: apart
 
+  // The copy the stats report (what `alloc -v` prints). Copying a right after line 10 reaches 384 as well: h is
+  // dead from there to line 12, so a' (the copy, read at line 11) can take h's bytes and c a's (h-a at line 10, a-a'
+  // at the copy, a'-c at line 11, c-h at line 12: a cycle of four, two colors of 256 and 128 bytes). The two split
+  // points tie on their size (128 bytes) and on the area live across the cut (the tensor, 8 x 128, and its copy),
+  // so the earlier tensor's, a's, is tried first and kept (a later one only replaces it when lower).
+  const SbufStats split = allocateSbuf(p).stats;
+  EXPECT_EQ(split.split_copies, 1u);
+  ASSERT_EQ(split.split_log.size(), 1u);
+  EXPECT_EQ(split.split_log[0].tensor, "a");
+  EXPECT_EQ(split.split_log[0].copy, "a_Split1");
+  EXPECT_EQ(split.split_log[0].line, 10u);
+  EXPECT_TRUE(allocateSbuf(p, whole).stats.split_log.empty());
+
   for (int level : {1, 2, 3}) {
     const std::string what = "-O" + std::to_string(level);
     DriverOptions o;

@@ -160,6 +160,37 @@ TEST(CliAlloc, OutputFileVerboseReportAndJson) {
   EXPECT_EQ(j.out.back(), '\n');
 }
 
+// -v names the copy live-range splitting inserts (alloc/sbuf/sbuf_split.h): in this loop h, a and c interfere pairwise
+// although at most two are live at once (h 256 bytes per partition, a and c 128), and a copied right after line 10
+// (h is dead from there to line 12) brings the SBUF peak down to the max-live, 384 (tests/alloc/sbuf_split_test.cpp
+// derives it and why a's split point is the one kept). Without -v the report has no such line.
+TEST(CliAlloc, VerboseReportNamesTheSplitCopy) {
+  const std::string in = tempFile("split.nki.txt",
+                                  "arch tiny\n"
+                                  "dram A [8, 64] u32 input\n"
+                                  "dram O [8, 32] u32 output\n"
+                                  "sbuf h [8, 64] u32\n"
+                                  "sbuf a [8, 32] u32\n"
+                                  "sbuf c [8, 32] u32\n"
+                                  "reg i\n"
+                                  "dma h, A\n"
+                                  "loop i = 0, 2, 1 {\n"
+                                  "  copy a, h[:, i%2*-32+32:32]\n"
+                                  "  copy c, a\n"
+                                  "  copy h[:, i*32:32], c\n"
+                                  "}\n"
+                                  "dma O, h[:, 32:32]\n");
+  const std::string line =
+      "live-range split: copy 'a_Split1' of 'a' inserted after line 10; the later mentions of 'a' use the copy\n";
+  CliRun r = allocsim("alloc " + in + " -v -o " + tempFile("split_out.nki.txt"));
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_TRUE(contains(r.out, "[sbuf]\n")) << r.out;
+  EXPECT_TRUE(contains(r.out, "  " + line)) << r.out;
+  CliRun quiet = allocsim("alloc " + in + " -o " + tempFile("split_out2.nki.txt"));
+  ASSERT_EQ(quiet.exit_code, 0) << quiet.out;
+  EXPECT_FALSE(contains(quiet.out, "live-range split")) << quiet.out;
+}
+
 TEST(CliAlloc, VerifyRunsTheThreeOracles) {
   CliRun r = allocsim(std::string("alloc ") + kKernel + " -O0 --verify --poison-seed 5", "2>&1 >/dev/null");
   EXPECT_EQ(r.exit_code, 0) << r.out;

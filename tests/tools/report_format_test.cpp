@@ -2,6 +2,7 @@
 // the order the rounds happened.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <limits>
 #include <string>
 #include <vector>
@@ -43,7 +44,33 @@ TEST(ReportFormat, SbufLinesWhenEverythingFits) {
             "\"sbuf.max_live_bytes\": 4096, \"sbuf.score\": 0.124996, \"sbuf.best_heuristic\": "
             "\"largest-first/lowest-offset\", \"sbuf.spill_cost_cycles\": 0, \"sbuf.tensors_spilled\": 0, "
             "\"sbuf.spill_stores\": 0, \"sbuf.spill_reloads\": 0, \"sbuf.spill_bytes\": 0, \"sbuf.footprint_bytes\": "
-            "4096, \"sbuf.rotation_bytes\": 0, \"sbuf.utilization_pct\": 12.5, \"sbuf.rounds\": 1}");
+            "4096, \"sbuf.rotation_bytes\": 0, \"sbuf.headroom_bytes\": 0, \"sbuf.utilization_pct\": 12.5, "
+            "\"sbuf.rounds\": 1}");
+}
+
+// Each copy live-range splitting inserted is named, with the tensor it splits and where, traced or not (what
+// `alloc -v` prints); the load headroom's bytes are counted apart from the footprint's.
+TEST(ReportFormat, SbufLinesNameTheSplitCopiesAndTheHeadroom) {
+  SbufStats s;
+  s.capacity_bytes = 32768;
+  s.footprint_bytes = 4096;
+  s.rotation_bytes = 1024;
+  s.headroom_bytes = 2048;
+  s.split_copies = 1;
+  s.split_log = {{"c", "c_Split1", 11}};
+  for (const bool traced : {false, true}) {
+    s.trace.on = traced;
+    const AllocReport r = formatSbuf(s);
+    EXPECT_EQ(std::count(r.lines.begin(), r.lines.end(),
+                         "live-range split: copy 'c_Split1' of 'c' inserted after line 11; the later mentions of 'c' "
+                         "use the copy"),
+              1)
+        << traced;
+    EXPECT_EQ(r.lines.back(),
+              "SB utilization: 7168 of 32768 bytes: each partition's high-water mark (largest offset + size), summed "
+              "over the partitions; 1024 of them below the peak, from keeping a loop's freshly freed bytes apart; "
+              "2048 of them above it, from the loads moved into the load headroom");
+  }
 }
 
 // A traced PSUM colorer of two rounds: the banner, each round's heuristics with their failures and scores, the
