@@ -68,6 +68,7 @@ class PathWalk {
     out.always = always_;
     out.once = once_ && path_.front()->op == Op::Loop;
     if (out.once && !inner_after_) out.later = int64_t(front_iterations_ - 1 - reach_iteration_);
+    out.skips_last = loops_ & ~reached_on_last_;
     if (reached) *reached = once_;
     return true;
   }
@@ -91,6 +92,7 @@ class PathWalk {
   bool walk(size_t i) {
     if (++visited_ > kConditionalRunsBudget) return false;
     if (i == path_.size()) {
+      reached_on_last_ |= on_last_;
       once_ = true;
       reach_iteration_ = front_iterations_ - 1;
       inner_after_ = false;
@@ -111,8 +113,12 @@ class PathWalk {
     }
     if (c.lo >= hi) always_ = false;
     const uint64_t saved = values_[c.rd];
+    const uint32_t depth = depth_++;
+    const uint64_t bit = depth < 64 ? uint64_t(1) << depth : 0;
+    loops_ |= bit;
     for (__int128 x = c.lo; x < hi; x += c.step) {
       values_[c.rd] = uint64_t(int64_t(x));
+      on_last_ = x + c.step >= hi ? on_last_ | bit : on_last_ & ~bit;
       // An iteration begins: of the outermost construct (counted), or of a loop inside it (after the innermost
       // body's last run so far, in the same iteration of the outermost: that run is not the iteration's last).
       if (i == 0) ++front_iterations_;
@@ -120,6 +126,8 @@ class PathWalk {
       if (!walk(i + 1)) return false;
     }
     values_[c.rd] = saved;
+    on_last_ &= ~bit;
+    --depth_;
     return true;
   }
 
@@ -133,6 +141,10 @@ class PathWalk {
   // (counted from 0), and whether a loop inside the outermost begun an iteration after that run, in the same one.
   uint64_t front_iterations_ = 0, reach_iteration_ = 0;
   bool inner_after_ = false;
+  // By depth (bit d - 1 for the path's d-th loop): the loops on the path, those on their last iteration now, and those
+  // on whose last iteration the innermost body has run.
+  uint32_t depth_ = 0;
+  uint64_t loops_ = 0, on_last_ = 0, reached_on_last_ = 0;
 };
 
 // Visits every construct of `p` in preorder with the constructs around its body (`path`: outermost first, itself

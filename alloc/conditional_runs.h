@@ -10,6 +10,8 @@
 //           no loop between the two begins another iteration after that run (then of the positions inside the
 //           outermost loop's body, only those after the instruction's run again after its last run, on those
 //           later iterations only); -1 when an inner loop does.
+//   skips_last  by depth (bit d - 1 for the loop around it at depth d, LinearLoop::depth, up to 64): the instruction
+//           never runs on that loop's last iteration, on any of its runs (`if i == 2` in `loop i = 0, 4`).
 // A condition or bound that names any other register, a register that something else inside its loop writes, or a
 // walk beyond the work budget answers neither.
 //
@@ -32,6 +34,7 @@ struct ConditionalRuns {
   bool always = false;
   bool once = false;
   int64_t later = -1;
+  uint64_t skips_last = 0;
 };
 
 // Iterations the walk of one conditional body may visit before it gives up.

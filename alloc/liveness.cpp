@@ -245,11 +245,18 @@ struct Event {
   int64_t later = -1;
 };
 
+// A conditional instruction's position and the loops on whose last iteration it never runs (ConditionalRuns::skips_last).
+struct SkipsLast {
+  uint32_t pos = 0;
+  uint64_t depths = 0;  // bit d - 1: the loop around it at depth d
+};
+
 // The back-edge questions of one tensor, asked of the views once per loop (counted once in the stats).
 class CoverageAnswers {
  public:
-  CoverageAnswers(const Program& p, const LinearOrder& order, LivenessStats& stats, CoverageCache& cache)
-      : p_(p), order_(order), stats_(stats), cache_(cache) {}
+  CoverageAnswers(const Program& p, const LinearOrder& order, LivenessStats& stats, CoverageCache& cache,
+                  std::span<const SkipsLast> skips_last)
+      : p_(p), order_(order), stats_(stats), cache_(cache), skips_last_(skips_last) {}
   void reset(TensorId t, std::span<const Event> events) {
     t_ = t;
     events_ = events;
@@ -288,6 +295,13 @@ class CoverageAnswers {
   bool rewritesInRun(int32_t loop) {
     return memo(run_asked_, loop, [&] { return runRewrite(p_, order_, t_, loop, cache_) == IterationCoverage::Covered; });
   }
+  // The conditional positions in [first, last] that skip the last iteration of some loop around them, in order.
+  std::span<const SkipsLast> skipsLastIn(uint32_t first, uint32_t last) const {
+    auto lo = std::lower_bound(skips_last_.begin(), skips_last_.end(), first,
+                               [](const SkipsLast& x, uint32_t pos) { return x.pos < pos; });
+    auto hi = std::upper_bound(lo, skips_last_.end(), last, [](uint32_t pos, const SkipsLast& x) { return pos < x.pos; });
+    return {lo, hi};
+  }
   // Whether what the tensor holds when `from` runs is never read (alloc/loop_gaps.h; `last`: the value's last
   // mention). Not counted in the stats.
   bool deadBefore(uint32_t from, uint32_t last) { return allocsim::deadBefore(p_, order_, t_, from, last); }
@@ -305,6 +319,7 @@ class CoverageAnswers {
   const LinearOrder& order_;
   LivenessStats& stats_;
   CoverageCache& cache_;
+  std::span<const SkipsLast> skips_last_;  // by position, ascending
   using Asked = std::vector<std::pair<int32_t, bool>>;  // (loop, answer) pairs, in the order asked
   // The answer `asked` holds for `loop`, or `compute()`'s, kept there: each question is asked once per loop.
   template <class Compute>
@@ -654,6 +669,22 @@ void addSegments(const LinearOrder& order, std::span<const Event> group, const M
     gaps.erase(std::remove_if(gaps.begin() + ptrdiff_t(known), gaps.end(),
                               [&](const Segment& g) { return g.first <= r.first || g.last >= r.last; }),
                gaps.end());
+  }
+  // A part live on the last iteration of its chain only holds nothing at an instruction that never runs on the last
+  // iteration of a loop of the chain (`if i == 2` in `loop i = 0, 4`): no step there holds the value.
+  for (const IterationPart& q : narrowed) {
+    if (!q.last_iteration) continue;
+    uint64_t chain_depths = 0;
+    for (int32_t l = q.loop; l >= 0; l = order.loops[size_t(l)].parent) {
+      const uint32_t depth = order.loops[size_t(l)].depth;
+      if (depth <= 64) chain_depths |= uint64_t(1) << (depth - 1);
+      if (l == q.outermost()) break;
+    }
+    for (const SkipsLast& x : answers->skipsLastIn(q.first, q.last)) {
+      if ((x.depths & chain_depths) == 0 || x.pos <= r.first || x.pos >= r.last) continue;
+      if (!gaps.empty() && gaps.back().last + 1 == x.pos) gaps.back().last = x.pos;
+      else gaps.push_back({x.pos, x.pos});
+    }
   }
   std::sort(gaps.begin(), gaps.end(), [](const Segment& a, const Segment& b) { return a.first < b.first; });
   uint32_t from = r.first;
@@ -1026,6 +1057,8 @@ Liveness computeLiveness(const Program& p) {
                                            [](const LinearPosition& at) { return at.conditional; });
   const std::unordered_map<const Instruction*, ConditionalRuns> runs =
       any_conditional ? conditionalRuns(p) : std::unordered_map<const Instruction*, ConditionalRuns>{};
+  thread_local std::vector<SkipsLast> skips_last;  // the thread's, as e
+  skips_last.clear();
   for (uint32_t pos = 0; pos < order.positions.size(); ++pos) {
     const LinearPosition& at = order.positions[pos];
     if (!at.executes || at.inst == nullptr) continue;
@@ -1047,6 +1080,7 @@ Liveness computeLiveness(const Program& p) {
     ConditionalRuns certain;
     if (at.conditional)
       if (auto it = runs.find(at.inst); it != runs.end()) certain = it->second;
+    if (certain.skips_last != 0) skips_last.push_back({pos, certain.skips_last});
     // A write in code that runs on every iteration of its loops replaces what it covers as unconditional code does.
     const bool maybe = at.conditional && !certain.always;
     for (const TensorWrite& w : e.tensor_writes) {
@@ -1071,7 +1105,7 @@ Liveness computeLiveness(const Program& p) {
 
   thread_local std::vector<int32_t> ld, lu, chain;  // the thread's, as e
   CoverageCache cache;
-  CoverageAnswers answers(p, order, live.stats, cache);
+  CoverageAnswers answers(p, order, live.stats, cache, skips_last);
   WrittenElements written;
   live.tensors.resize(p.tensors.size());
   live.value_starts.resize(p.tensors.size());

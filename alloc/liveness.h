@@ -114,7 +114,10 @@
 //    iteration's own step) to the write; when it is on the last iteration, after the write (not before the end of
 //    the next loop inward around it) but at the loop's other writes, as for a value written whole on every iteration.
 // Neither applies where rule 3 extends the value over a loop around both mentions (the next iteration of that loop
-// may read it). Loops nested in L are not told apart: a value live on the last iteration of L is live there on every
+// may read it). Where a value is live on the last iteration only, an instruction in conditional code that never runs
+// on the last iteration of a loop of the part's chain (`if i == 2` in `loop i = 0, 4`: alloc/conditional_runs.h,
+// skips_last) holds nothing of it: no step there does, and its position is left out of the range. A loop of one
+// iteration is always on its last: a part's chain names only loops that run more than once. Loops nested in L are not told apart: a value live on the last iteration of L is live there on every
 // iteration of the loops inside it. Two ranges whose iterations exclude each other at a position (one loop, one the
 // last iteration only, the other every iteration but the last) do not interfere there: no step holds both
 // (interferes()). LiveSum adds ranges up accordingly (at a position, per loop, the larger of the two): the max-live

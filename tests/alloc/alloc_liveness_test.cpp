@@ -914,6 +914,33 @@ TEST(LiveIterations, ALoopOfOneIterationDoesNotSplitTheIterationsOfTheLoopAround
   EXPECT_EQ(maxLiveOfFour256(l).with_iterations, 2 * 256);
 }
 
+// b is replaced whole on every iteration of i and read after the loop: after its write only the last iteration (i = 3)
+// holds it, and the if's body runs at i = 1 only, so b is live nowhere in it. d, written there and read after the
+// loop, is live over the whole loop (i = 0 and 1 see nothing of it yet, but one position stands for every
+// iteration); a is read after the loop too. Stepping through: at 15 and 16 (i = 1) a, d and c (written at 15, read at
+// 16); at 13 on i = 3, a, b and d; after the loop, a, b and d. Three tensors at most; b counted in the if's body too
+// would make four.
+TEST(LiveIterations, AnIfThatNeverRunsOnTheLastIterationHoldsNoLastIterationValue) {
+  Live l(std::string(kDecls) +
+         "dma a, A\n"             // 11
+         "loop i = 0, 4, 1 {\n"   // 12
+         "  copy b, a\n"          // 13: b replaced whole on every iteration
+         "  if i == 1 {\n"        // 14
+         "    copy c, a\n"        // 15
+         "    copy d, c\n"        // 16
+         "  }\n"
+         "}\n"
+         "tt b, b, d, add\n"      // 19
+         "tt b, b, a, add\n"      // 20
+         "dma O, b\n");           // 21
+  const LiveRange b = l.tensor("b");
+  EXPECT_TRUE(b.contains(l.pos(14)));  // the if itself runs on every iteration
+  EXPECT_FALSE(b.contains(l.pos(15)));
+  EXPECT_FALSE(b.contains(l.pos(16)));
+  EXPECT_TRUE(b.contains(l.end(12)));
+  EXPECT_EQ(maxLiveOfFour256(l).with_iterations, 3 * 256);
+}
+
 INSTANTIATE_TEST_SUITE_P(LiveSegments, LiveRangeOf, ::testing::ValuesIn(std::vector<RangeCase>{
     {.name = "APartialWriteExtendsTheValueItLandsIn",
      .body = "dma a, A\n"                  // 11

@@ -87,6 +87,52 @@ TEST(NeverRunBodies, CountsThroughTheLoopsAroundEachBody) {
                                                            constructOn(p, 27)}));
 }
 
+// The instruction without a body on `line`.
+const Instruction* instructionOn(const Program& p, uint32_t line) {
+  const Instruction* found = nullptr;
+  forEachInstruction(p.body, [&](const Instruction& i) {
+    if (!hasBody(i.op) && i.loc.line == line) found = &i;
+  });
+  EXPECT_NE(found, nullptr) << "no instruction on line " << line;
+  return found;
+}
+
+// skips_last, counted through the loops by hand: bit 0 for i (i = 0..3, last 3), bit 1 for j (j = 0..2, last 2).
+TEST(ConditionalRuns, SkipsTheLastIterationOfTheLoopsWhoseLastNeverRunsIt) {
+  const Program p = parseProgram(std::string(kDecls) +
+                                 "loop i = 0, 4, 1 {\n"          // 10
+                                 "  if i == 1 {\n"               // 11: i = 1 only
+                                 "    memset a, 1\n"             // 12: skips i's last
+                                 "  }\n"                         // 13
+                                 "  if i >= 3 {\n"               // 14: i = 3 only
+                                 "    memset b, 1\n"             // 15: runs on i's last
+                                 "  }\n"                         // 16
+                                 "  loop j = 0, 3, 1 {\n"        // 17
+                                 "    if i + j == 2 {\n"         // 18: (0, 2), (1, 1), (2, 0)
+                                 "      memset c, 1\n"           // 19: skips i's last; j's last at (0, 2)
+                                 "    }\n"                       // 20
+                                 "    if j < 2 {\n"              // 21: j = 0, 1 on every i
+                                 "      memset c, 2\n"           // 22: skips j's last, runs on i's last
+                                 "    }\n"                       // 23
+                                 "  }\n"                         // 24
+                                 "  loop k = 0, i, 1 {\n"        // 25: k = 0 .. i - 1: its last is k = i - 1
+                                 "    memset a, 3\n"             // 26: runs on i's last and k's last
+                                 "  }\n"                         // 27
+                                 "}\n"                           // 28
+                                 "dma O, a\n");                  // 29
+  const auto runs = conditionalRuns(p);
+  auto skips = [&](uint32_t line) {
+    auto it = runs.find(instructionOn(p, line));
+    EXPECT_NE(it, runs.end()) << line;
+    return it == runs.end() ? ~uint64_t(0) : it->second.skips_last;
+  };
+  EXPECT_EQ(skips(12), 1u);
+  EXPECT_EQ(skips(15), 0u);
+  EXPECT_EQ(skips(19), 1u);
+  EXPECT_EQ(skips(22), 2u);
+  EXPECT_EQ(skips(26), 0u);
+}
+
 TEST(NeverRunBodies, ABodyInsideOneThatNeverRunsDoesNotRunEither) {
   const Program p = parseProgram(std::string(kDecls) +
                                  "loop i = 0, 2, 1 {\n"        // 10
