@@ -522,6 +522,25 @@ uint32_t repeatingEndInside(const LinearOrder& order, const std::vector<int32_t>
   return 0;
 }
 
+// The same part over the loops of its chain that run more than once per entry: a loop of one iteration is always on
+// its last, so it decides neither "every loop of the chain on its last iteration" nor "some loop not on its last",
+// and the chain's ends shrink to the innermost and outermost loops that do (IterationPart::excludes and LiveSum then
+// see the loops that matter). Unchanged when no loop of the chain runs more than once.
+IterationPart repeatingChain(const LinearOrder& order, IterationPart q) {
+  int32_t inner = -1, outer = -1;
+  for (int32_t l = q.loop; l >= 0; l = order.loops[size_t(l)].parent) {
+    if (order.loops[size_t(l)].trips > 1) {
+      if (inner < 0) inner = l;
+      outer = l;
+    }
+    if (l == q.outermost()) break;
+  }
+  if (inner < 0) return q;
+  q.loop = inner;
+  q.outer = outer == inner ? -1 : outer;
+  return q;
+}
+
 // Adds the segments of one value (rules 1-3 and 5) to `range`, and the positions it holds on some iterations only
 // ("Iterations" in liveness.h) to range.only; `group` holds its mentions. `ld` and `lu` are the caller's scratch.
 void addSegments(const LinearOrder& order, std::span<const Event> group, const Mentions& m, CoverageAnswers* answers,
@@ -689,6 +708,7 @@ void addSegments(const LinearOrder& order, std::span<const Event> group, const M
     from = std::max(from, gap.last + 1);
   }
   range.add({from, r.last});
+  for (IterationPart& q : narrowed) q = repeatingChain(order, q);
   range.only.insert(range.only.end(), narrowed.begin(), narrowed.end());
 }
 

@@ -71,8 +71,19 @@ table() {
       e = toupper(substr($3, 1, index($3, "-") - 1))
       sim = 100 * busy[k, e] / cycles[k]
     }
+    else if ($3 ~ /-busy$/) {
+      # The named engine busy (the sum of the costs of its instructions), in ms.
+      e = toupper(substr($3, 1, index($3, "-") - 1))
+      sim = busy[k, e] / (clock[k] * 1e9) * 1e3
+    }
+    else if ($3 == "pe-tflops") {
+      # TensorE while it runs: 2 x 128 x 128 x 512 FLOPs per PE instruction (every one of such a kernel is a
+      # [128, 128] x [128, 512] matmul) over its busy time.
+      sim = count[k, "PE"] * 2 * 128 * 128 * 512 / (busy[k, "PE"] / (clock[k] * 1e9)) / 1e12
+    }
     else if ($5 == "ms") sim = seconds * 1e3
     else if ($5 == "us") sim = seconds * 1e6
+    else if ($5 == "ns") sim = seconds * 1e9
     else if ($5 == "%") {
       # PE utilization of a K=8192, M=4096, N=8192 matmul: its FLOPs over the 128x128 array at the PE clock.
       sim = 100 * (2 * 4096 * 8192 * 8192) / (seconds * 2 * 128 * 128 * pe_clock * 1e9)

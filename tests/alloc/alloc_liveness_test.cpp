@@ -985,6 +985,33 @@ TEST(Liveness, AReadOfWhatTheInstructionBeforeWroteIsLiveThereOnly) {
   EXPECT_EQ(m.segments_only, 2 * 256);
 }
 
+// A loop of one iteration (i) between a value's last read and the end of the loop that carries it (j): a is read
+// after its last mention on every iteration of j but the last, and i, always on its last iteration, changes nothing.
+// b is replaced whole on every iteration of j and read after it: after its write only j's last iteration holds it.
+// Stepping through: on j = 0, a is live from the load through its read at 15 and on (j = 1 reads it), b only at its
+// write (j = 1 replaces it unread), d from 16 to its write's step only; on j = 1, a up to 15, b from 13 on, d from 16
+// on. At 15: a and b on j = 1; at 16: a and d on j = 0, b and d on j = 1; at 19: b and d. Never more than two at a
+// step. A part that named i as well would let a (every iteration of i and j but the last) and b (the last of j) count
+// together at 16: three.
+TEST(LiveIterations, ALoopOfOneIterationDoesNotSplitTheIterationsOfTheLoopAroundIt) {
+  Live l(std::string(kDecls) +
+         "dma a, A\n"              // 11
+         "loop j = 0, 2, 1 {\n"    // 12
+         "  copy b, a\n"           // 13: b replaced whole on every iteration
+         "  loop i = 0, 1, 1 {\n"  // 14: one iteration
+         "    dma O, a\n"          // 15: a's last mention
+         "    memset d, 1\n"       // 16
+         "  }\n"
+         "}\n"
+         "tt b, b, d, add\n"       // 19
+         "dma O, b\n");            // 20
+  for (const IterationPart& q : l.tensor("a").only) {
+    EXPECT_EQ(q.loop, 0) << "the part at " << q.first << " names loop j alone";
+    EXPECT_EQ(q.outer, -1);
+  }
+  EXPECT_EQ(maxLiveOfFour256(l).with_iterations, 2 * 256);
+}
+
 INSTANTIATE_TEST_SUITE_P(LiveSegments, LiveRangeOf, ::testing::ValuesIn(std::vector<RangeCase>{
     {.name = "APartialWriteExtendsTheValueItLandsIn",
      .body = "dma a, A\n"                  // 11

@@ -51,11 +51,11 @@ struct Seconds {
   std::map<std::string, double> busy;            // each engine's busy time over the run time
 };
 
-// The simulated figure in the published unit: latency in ms or us (or in us for a "relative" latency, compared
+// The simulated figure in the published unit: latency in ms, us or ns (or in us for a "relative" latency, compared
 // by its step only), a DMA engine time (the transfers' spans) in ns, an instruction interval ("ENGINE-interval":
 // the run time over the engine's instruction count) in ns or in cycles of that engine, an engine's active time
-// ("ENGINE-active": its busy cycles) in % of the run time, or PE utilization in % of a K=8192, M=4096, N=8192
-// matmul (its FLOPs over the 128x128 array at the PE clock).
+// ("ENGINE-active": its busy cycles) in % of the run time, an engine's busy time ("ENGINE-busy") in ms, TensorE's rate while it runs ("pe-tflops", in TFLOPS), or
+// PE utilization in % of a K=8192, M=4096, N=8192 matmul (its FLOPs over the 128x128 array at the PE clock).
 double simulatedFigure(const Checkpoint& c, std::map<std::string, Seconds>& seconds_of) {
   const sim::TimingTable& t = sim::TimingTable::defaults();
   if (!seconds_of.count(c.kernel)) {
@@ -101,7 +101,22 @@ double simulatedFigure(const Checkpoint& c, std::map<std::string, Seconds>& seco
     EXPECT_TRUE(sec.busy.count(engine)) << c.name;
     return sec.busy.count(engine) ? 100 * sec.busy.at(engine) : 0;
   }
+  const std::string busy = "-busy";
+  if (c.figure.size() > busy.size() && c.figure.compare(c.figure.size() - busy.size(), busy.size(), busy) == 0) {
+    const std::string engine = c.figure.substr(0, c.figure.size() - busy.size());
+    EXPECT_EQ(c.unit, "ms") << c.name;
+    EXPECT_TRUE(sec.busy.count(engine)) << c.name;
+    return sec.busy.count(engine) ? sec.busy.at(engine) * s * 1e3 : 0;
+  }
+  if (c.figure == "pe-tflops") {
+    // TensorE while it runs: 2 x 128 x 128 x 512 FLOPs per PE instruction (every one of such a kernel is a
+    // [128, 128] x [128, 512] matmul) over its busy time.
+    EXPECT_EQ(c.unit, "TFLOPS") << c.name;
+    const double pe_seconds = sec.busy.at("pe") * s;
+    return pe_seconds > 0 ? double(sec.instructions.at("pe")) * 2 * 128 * 128 * 512 / pe_seconds / 1e12 : 0;
+  }
   if (c.unit == "ns") {
+    if (c.figure == "latency") return s * 1e9;
     EXPECT_EQ(c.figure, "dma-engine-time") << c.name;
     return sec.dma * 1e9;
   }
