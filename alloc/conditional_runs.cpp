@@ -1,5 +1,6 @@
 #include "alloc/conditional_runs.h"
 
+#include <algorithm>
 #include <vector>
 
 #include "alloc/operand_effects.h"
@@ -9,31 +10,45 @@ namespace {
 
 bool isConditional(const Instruction& c) { return c.op == Op::If || hasRegisterBound(c); }
 
-// Whether `body` (at any depth) holds an instruction other than `except` that writes register r.
-bool writesRegister(const Program& p, const std::vector<Instruction>& body, RegId r, OperandEffects& e) {
-  bool found = false;
-  forEachInstruction(body, [&](const Instruction& i) {
-    if (found) return;
-    if (i.op == Op::Loop) {
-      found = i.rd == r;
-      return;
+// The registers each loop's body (at any depth) writes, a nested loop's register included: collected once per loop,
+// since every construct inside a loop asks about it (asking by walking the body each time is quadratic in the body).
+class LoopRegisterWrites {
+ public:
+  explicit LoopRegisterWrites(const Program& p) : p_(p) {}
+  bool writes(const Instruction& loop, RegId r) {
+    auto [it, fresh] = by_loop_.try_emplace(&loop);
+    std::vector<RegId>& regs = it->second;
+    if (fresh) {
+      forEachInstruction(loop.body, [&](const Instruction& i) {
+        if (i.op == Op::Loop) {
+          regs.push_back(i.rd);
+          return;
+        }
+        if (i.op == Op::If) return;
+        operandEffects(p_, i, effects_);
+        regs.insert(regs.end(), effects_.reg_writes.begin(), effects_.reg_writes.end());
+      });
+      std::sort(regs.begin(), regs.end());
+      regs.erase(std::unique(regs.begin(), regs.end()), regs.end());
     }
-    if (i.op == Op::If) return;
-    operandEffects(p, i, e);
-    for (RegId w : e.reg_writes) found = found || w == r;
-  });
-  return found;
-}
+    return std::binary_search(regs.begin(), regs.end(), r);
+  }
+
+ private:
+  const Program& p_;
+  OperandEffects effects_;
+  std::unordered_map<const Instruction*, std::vector<RegId>> by_loop_;
+};
 
 // Walks the constructs of `path` (outermost first) for every iteration of its loops, with the loop registers bound.
 class PathWalk {
  public:
-  PathWalk(const Program& p, const std::vector<const Instruction*>& path) : p_(p), path_(path) {}
+  PathWalk(const Program& p, const std::vector<const Instruction*>& path, LoopRegisterWrites& writes)
+      : p_(p), path_(path), writes_(writes) {}
 
   // False when a condition or bound cannot be evaluated (see conditional_runs.h). `reached`: whether the walk
   // reached the end of the path at least once (the innermost body runs on some iteration).
   bool run(ConditionalRuns& out, bool* reached = nullptr) {
-    OperandEffects e;
     // Every register a condition or bound names must be the register of a loop above it on the path that nothing
     // else in that loop's body writes.
     for (size_t i = 0; i < path_.size(); ++i) {
@@ -43,7 +58,7 @@ class PathWalk {
       for (const IndexTerm& t : c.rare->mask.c.terms) {
         size_t j = i;
         while (j > 0 && !(path_[j - 1]->op == Op::Loop && path_[j - 1]->rd == t.reg)) --j;
-        if (j == 0 || writesRegister(p_, path_[j - 1]->body, t.reg, e)) return false;
+        if (j == 0 || writes_.writes(*path_[j - 1], t.reg)) return false;
       }
     }
     values_.assign(p_.registers.size(), 0);
@@ -110,6 +125,7 @@ class PathWalk {
 
   const Program& p_;
   const std::vector<const Instruction*>& path_;
+  LoopRegisterWrites& writes_;
   std::vector<uint64_t> values_;  // by RegId: the loop registers' current values
   bool always_ = true, once_ = false;
   uint64_t visited_ = 0;
@@ -156,12 +172,13 @@ void forEachBody(const Program& p, Enter&& enter, Leaf&& leaf) {
 
 std::unordered_map<const Instruction*, ConditionalRuns> conditionalRuns(const Program& p) {
   std::unordered_map<const Instruction*, ConditionalRuns> out;
+  LoopRegisterWrites writes(p);
   forEachBody<ConditionalRuns>(
       p,
       [&](const std::vector<const Instruction*>& path, bool conditional) {
         ConditionalRuns runs;
         if (conditional && !path.back()->body.empty()) {
-          PathWalk walk(p, path);
+          PathWalk walk(p, path, writes);
           if (!walk.run(runs)) runs = {};
         }
         return runs;
@@ -174,6 +191,7 @@ std::unordered_map<const Instruction*, ConditionalRuns> conditionalRuns(const Pr
 
 std::unordered_set<const Instruction*> neverRunBodies(const Program& p) {
   std::unordered_set<const Instruction*> out;
+  LoopRegisterWrites writes(p);
   forEachBody<bool>(
       p,
       [&](const std::vector<const Instruction*>& path, bool) {
@@ -181,7 +199,7 @@ std::unordered_set<const Instruction*> neverRunBodies(const Program& p) {
         if (!isConditional(c) || c.body.empty()) return false;
         ConditionalRuns runs;
         bool reached = true;
-        PathWalk walk(p, path);
+        PathWalk walk(p, path, writes);
         if (walk.run(runs, &reached) && !reached) out.insert(&c);
         return false;
       },
