@@ -21,7 +21,8 @@ void DmaIssuer::serve() {
   const uint32_t ring_slots = s_.p->arch.dma_ring_slots;
   while (issued_.size() < queues) issued_.emplace_back();
   for (auto& ring : issued_) ring.clear();
-  uint64_t issued = 0;
+  const uint32_t rounds = ALLOCSIM_PLANT("sim_dma_one_queue") ? 1 : queues;  // the queues taken round robin
+  uint32_t next = 0;                                                       // the next transfer's queue
   uint64_t clock = s_.now();
   QuantumKeeper keeper(s_);
   try {
@@ -39,7 +40,8 @@ void DmaIssuer::serve() {
       if (binding) s_.result.stats.addStall(stallCauseOf(binding->kind), binding->producer, r.inst, ready - from);
       s_.takeHead(fifo, ready);
       ++stats.instructions;
-      const uint32_t q = uint32_t(issued++ % (ALLOCSIM_PLANT("sim_dma_one_queue") ? 1 : queues));
+      const uint32_t q = next;
+      if (++next == rounds) next = 0;
       RingFifo<RingEntry>& ring = issued_[q];
       const uint64_t early = ALLOCSIM_PLANT("sim_ring_slot_freed_early") ? 1 : 0;
       while (!ring.empty() && ring.front().end <= ready + early) ring.pop_front();
@@ -53,9 +55,9 @@ void DmaIssuer::serve() {
       const uint64_t window = s_.fabric.reserve(issue, earliest, r.fabric);
       r.issue_cycle = issue;
       r.end_cycle = window + r.latency;
-      checkSimCycles(*r.inst, r.end_cycle);
+      checkCycles(*r.inst, r.end_cycle);
       r.end_known = true;
-      if (r.known_waiting) r.known_ev.notify();
+      notifyWaiting(r.known_ev, r.known_waiting);
       ring.push_back({r.end_cycle, r.inst});
       clock = issue;
       QueueStats& qs = s_.result.stats.queues[q];

@@ -49,7 +49,7 @@ class DmaIssuer : public sc_core::sc_module {
   Shared& s_;
   Fifo& in_;
   std::deque<Fifo>& rings_;
-  std::deque<RingFifo<RingEntry>> issued_;  // per ring
+  std::vector<RingFifo<RingEntry>> issued_;  // per ring
 };
 
 }  // namespace allocsim::sim

@@ -34,9 +34,9 @@ void Engine::serve() {
       s_.takeHead(fifo, start);
       ++stats.instructions;
       r.end_cycle = start + std::max(r.latency, dependent_interval);
-      checkSimCycles(*r.inst, r.end_cycle);
+      checkCycles(*r.inst, r.end_cycle);
       r.end_known = true;
-      if (r.known_waiting) r.known_ev.notify();
+      notifyWaiting(r.known_ev, r.known_waiting);
       // It reads and writes at once, once its producers have written and its sources' older readers have read
       // (this is the order of the values; their times are the cycles above).
       if (!s_.no_value_waits) s_.waitUntilDone(r.deps);

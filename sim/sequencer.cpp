@@ -68,10 +68,9 @@ void Sequencer::waitDeps(std::vector<Dependence>& deps, const Instruction* consu
   clock_ = end;
 }
 
-void Sequencer::countStep(const Instruction& inst) {
+void Sequencer::stepBeyondCount(const Instruction& inst) {
   SimResult& result = s_.result;
-  checkSimCycles(inst, clock_);
-  if (++result.exec.steps > s_.o->max_steps)
+  if (result.exec.steps > s_.o->max_steps)
     throw InputError(inst.loc, "execution did not finish within " + std::to_string(s_.o->max_steps) + " steps");
   if (s_.o->progress && result.exec.steps % kProgressSteps == 0)
     (*s_.o->progress)("simulating", result.exec.steps, "steps");
@@ -151,10 +150,9 @@ void Sequencer::runLoop(const Instruction& inst) {
   setRegister(uint64_t(int64_t(v)));
 }
 
-Sequencer::Plan& Sequencer::planOf(const Instruction& inst) {
+Sequencer::Plan& Sequencer::makePlan(const Instruction& inst) {
   if (inst.id >= plans_.size()) plans_.resize(size_t(inst.id) + 1);
   std::unique_ptr<Plan>& slot = plans_[inst.id];
-  if (slot && slot->inst == &inst) return *slot;
   if (!slot) slot = std::make_unique<Plan>();
   Plan& plan = *slot;
   plan = Plan{};
@@ -192,8 +190,10 @@ void Sequencer::readRegistersAtDispatch(const Plan& plan, const Instruction& ins
   std::vector<Dependence>& deps = rec.deps;  // scratch until the operands are entered
   deps.clear();
   for (const auto& [lo, hi] : plan.lanes) s_.board.sequencerRegisterAccess(lo, hi, DepKind::RAW, deps);
-  waitDeps(deps, &inst);
-  deps.clear();
+  if (!deps.empty()) {
+    waitDeps(deps, &inst);
+    deps.clear();
+  }
   for (RegId r : plan.regs) rec.regs.emplace_back(r, s_.phys->readReg(r));
 }
 
@@ -314,6 +314,9 @@ void Sequencer::planViews(Plan& plan, const Shape& shape) {
     v.first_term = uint32_t(plan.terms.size());
     v.part_terms = addTerms(ap.partition);
     v.off_terms = addTerms(ap.offset);
+    v.accesses = 0;
+    for (uint32_t a = 0; a < o.n; ++a)
+      if (plan.access_view[a] == i) v.accesses |= 1u << a;
     v.footprint = ShapeFootprint(*s_.layout, o.views.view[i]);
     plan.views.push_back(v);
   }
@@ -336,23 +339,27 @@ bool Sequencer::recompute(Plan& plan, const Record& rec, bool executed) {
     out = sum;
     return true;
   };
+  // Each view's footprint goes straight into the accesses that are its; the overlap test below also needs them by
+  // view.
   Footprint* fp = view_fp_;
-  for (size_t i = 0; i < plan.views.size(); ++i) {
-    const PlannedView& v = plan.views[i];
+  const bool overlaps = executed && !plan.overlap_pairs.empty();
+  const PlannedView* views = plan.views.data();
+  for (size_t i = 0, n = plan.views.size(); i < n; ++i) {
+    const PlannedView& v = views[i];
     int64_t part, off;
     if (!index(v.part_constant, v.part_terms, part) || !index(v.off_constant, v.off_terms, off)) return false;
     if (part < 0 || part > v.max_part || off < 0 || off > v.max_off) return false;
     ResolvedView& view = o.views.view[i];
     view.partition = uint32_t(part);
     view.offset = uint64_t(off);
-    fp[i] = v.footprint.at(view.partition, view.offset);
+    const Footprint f = v.footprint.at(view.partition, view.offset);
+    for (uint32_t m = v.accesses; m; m &= m - 1) o.access[__builtin_ctz(m)].fp = f;
+    if (overlaps) fp[i] = f;
   }
-  for (uint32_t i = 0; i < o.n; ++i)
-    if (plan.access_view[i] != kNoView) o.access[i].fp = fp[plan.access_view[i]];
   // A destination apart from every source (most) does not stream over itself; one overlapping a source is asked
   // in full (in place is no overlap at an offset). Only an executed instruction's engine asks.
   o.streams_over_itself = false;
-  if (executed)
+  if (overlaps)
     for (const auto& [d, src] : plan.overlap_pairs)
       o.streams_over_itself |=
           fp[d].overlaps(fp[src]) && overlapsAtAnOffset(*s_.layout, o.views.view[d], o.views.view[src]);
@@ -394,9 +401,7 @@ void Sequencer::enterOperands(Plan& plan, const Instruction& inst, uint32_t slot
 
 void Sequencer::enterPorts(Plan& plan, const Instruction& inst, uint32_t slot, Record& rec) {
   const TimingTable& t = *s_.timing;
-  if (!t.port_dve_pool_sbuf && !t.port_dve_act_psum) return;
   const Engine e = engineOf(inst.op);
-  if (e != Engine::DVE && e != Engine::POOL && e != Engine::ACT) return;
   // Which memories it accesses: each access's resource and whether it is empty follow from its view's tensor and
   // shape, which no register changes, so the first dispatch's answer holds for every later one.
   if (plan.memories < 0) {
@@ -454,7 +459,10 @@ void Sequencer::dispatch(const Instruction& inst, const LoopPos* loop) {
   Plan& plan = planOf(inst);
   readRegistersAtDispatch(plan, inst, rec);
   enterOperands(plan, inst, slot, rec);
-  enterPorts(plan, inst, slot, rec);
+  const Engine engine = Engine(e);
+  if ((engine == Engine::DVE || engine == Engine::POOL || engine == Engine::ACT) &&
+      (s_.timing->port_dve_pool_sbuf || s_.timing->port_dve_act_psum))
+    enterPorts(plan, inst, slot, rec);
   if (rec.data_skipped) rec.operands = nullptr;  // possibly the plan's, recomputed at the next dispatch
   s_.noteProducers(rec.deps);
   if (s_.o->record_reads) {

@@ -45,6 +45,7 @@ class Sequencer : public sc_core::sc_module {
     int64_t part_constant, off_constant;
     int64_t max_part, max_off;
     uint32_t first_term, part_terms, off_terms;
+    uint32_t accesses;  // a bit per Operands::access entry whose footprint is this view's
     ShapeFootprint footprint;
   };
   // Per instruction (by Instruction::id, checked against its address), computed at its first dispatch in a job:
@@ -80,8 +81,24 @@ class Sequencer : public sc_core::sc_module {
   void runIf(const Instruction& inst, const LoopPos* loop);
   void waitForIndexRegisters(const Instruction& inst);
   void dispatch(const Instruction& inst, const LoopPos* loop);
-  void countStep(const Instruction& inst);
-  Plan& planOf(const Instruction& inst);
+  // Counts an executed step at the sequencer's clock (refusing a run past SimOptions::max_steps or kMaxSimCycles);
+  // inline, the rare cases out of line.
+  void countStep(const Instruction& inst) {
+    checkCycles(inst, clock_);
+    const uint64_t steps = ++s_.result.exec.steps;
+    if (steps > s_.o->max_steps || s_.o->progress) [[unlikely]]
+      stepBeyondCount(inst);
+  }
+  void stepBeyondCount(const Instruction& inst);  // countStep's rare cases: too many steps, progress reports
+  // The instruction's plan; inline when it has one for this job's program, else makePlan.
+  Plan& planOf(const Instruction& inst) {
+    if (inst.id < plans_.size()) {
+      Plan* plan = plans_[inst.id].get();
+      if (plan && plan->inst == &inst) return *plan;
+    }
+    return makePlan(inst);
+  }
+  Plan& makePlan(const Instruction& inst);
   void readRegistersAtDispatch(const Plan& plan, const Instruction& inst, Record& rec);
   void resolveOperands(const Instruction& inst, Operands& out, Shape* shape = nullptr);
   // The operands of an instruction whose views have register terms, for the register values the record read: the
@@ -96,7 +113,7 @@ class Sequencer : public sc_core::sc_module {
   void enterOperands(Plan& plan, const Instruction& inst, uint32_t slot, Record& rec);
   // Shared access ports (docs/simulator.md "Shared ports"): the dependence of a DVE, POOL or ACT instruction on the
   // youngest older instruction of the engine it shares an SBUF or PSUM port with, and that record as the youngest
-  // user of its own engine's side.
+  // user of its own engine's side. Only for a DVE, POOL or ACT instruction under a table with shared ports.
   void enterPorts(Plan& plan, const Instruction& inst, uint32_t slot, Record& rec);
   void advance(uint64_t cycles);
   // The wait for the SP instructions writing registers it reads or sets: their values, then their ends (a RAW or
@@ -109,7 +126,7 @@ class Sequencer : public sc_core::sc_module {
   std::vector<std::unique_ptr<Plan>> plans_;  // by Instruction::id; records point into the plans while this grows
   uint64_t clock_ = 0;
   std::vector<Dependence> loop_deps_;  // runLoop's scratch
-  Footprint view_fp_[KnownViews::kMax];  // recompute's scratch: each view's footprint
+  Footprint view_fp_[KnownViews::kMax];  // recompute's scratch: each view's footprint (when overlaps are asked)
   // The youngest dispatched instruction of an engine that accesses a memory through a shared port: by port side
   // (kPort* below), its record's slot and dispatch number (seq 0: none this job).
   enum PortSide : uint32_t { kSbufDve, kSbufPool, kPsumDve, kPsumAct, kPortSides };

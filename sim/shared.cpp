@@ -49,8 +49,7 @@ void Shared::waitCycles(uint64_t n) {
 void Shared::waitEvent(sc_event& ev, uint32_t& waiting) {
   if (abort) throw Aborted{};
   ++waiting;
-  sc_core::wait(ev);
-  --waiting;
+  sc_core::wait(ev);  // the notification reset `waiting`
   if (abort) throw Aborted{};
 }
 
@@ -81,12 +80,6 @@ uint64_t Shared::endOfAll(const std::vector<Dependence>& deps, uint64_t from, co
   return end;
 }
 
-void Shared::takeHead(Fifo& fifo, uint64_t start) {
-  fifo.held.push_back({start, record(fifo.slots.front()).inst});
-  fifo.slots.pop_front();
-  fifo.popped.notifyWaiters();
-}
-
 void Shared::waitUntilDone(const std::vector<Dependence>& deps) {
   for (const Dependence& d : deps)
     for (Record* r = records_[d.slot].get(); r->seq == d.seq && !r->done;) waitEvent(r->done_ev, r->done_waiting);
@@ -95,21 +88,15 @@ void Shared::waitUntilDone(const std::vector<Dependence>& deps) {
 void Shared::fail(std::exception_ptr e) {
   if (!error) error = e;
   abort = true;
-  for (auto& r : records_) r->done_ev.notify(), r->known_ev.notify();
-  for (Fifo* f : fifos) f->pushed.ev.notify(), f->popped.ev.notify();
+  for (auto& r : records_) r->done_ev.notify(), r->known_ev.notify(), r->done_waiting = r->known_waiting = 0;
+  for (Fifo* f : fifos) f->pushed.ev.notify(), f->popped.ev.notify(), f->pushed.waiting = f->popped.waiting = 0;
 }
 
 // ---- records ----------------------------------------------------------------------------------------------------
 
-uint32_t Shared::takeRecord() {
-  if (free_.empty()) {
-    records_.push_back(std::make_unique<Record>());
-    free_.push_back(uint32_t(records_.size() - 1));
-  }
-  uint32_t slot = free_.back();
-  free_.pop_back();
-  record(slot).seq = ++seq_;
-  return slot;
+void Shared::growRecords() {
+  records_.push_back(std::make_unique<Record>());
+  free_.push_back(uint32_t(records_.size() - 1));
 }
 
 void Shared::freeRecord(uint32_t slot) {
@@ -167,7 +154,7 @@ void Shared::finishRecord(uint32_t slot) {
   Record& r = record(slot);
   if (!r.data_skipped) r.writes.commit(*phys);
   r.done = true;
-  if (r.done_waiting) r.done_ev.notify();
+  notifyWaiting(r.done_ev, r.done_waiting);
   last_cycle = std::max(last_cycle, r.end_cycle);
   // It stays on the scoreboard until its end is at or before the sequencer's clock (releaseEnded).
   finished_.push_back(slot);

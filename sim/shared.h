@@ -37,6 +37,13 @@ constexpr int kUnitStackBytes = 1 << 20;
 // The stall cause of waiting for a dependence of kind `k`.
 inline StallCause stallCauseOf(DepKind k) { return k == DepKind::Port ? StallCause::Port : StallCause(k); }
 
+// checkSimCycles with its comparison inline: the model checks every instruction's end and the sequencer's clock at
+// every step.
+inline void checkCycles(const Instruction& inst, uint64_t cycle) {
+  if (cycle > kMaxSimCycles) [[unlikely]]
+    checkSimCycles(inst, cycle);
+}
+
 // Unwinds a unit's thread when another one failed.
 struct Aborted {};
 
@@ -70,15 +77,22 @@ struct Operands {
   }
 };
 
-// An event with a count of the threads waiting on it. An immediate notification reaches only threads waiting at
-// that moment, so one nobody waits for is skipped: the same behaviour without the kernel's work (most of an
-// instruction's notifications have no waiter). Every notification in the model is immediate.
+// Notifies `ev` when a thread waits on it (`waiting`, counted by Shared::waitEvent). An immediate notification
+// reaches only threads waiting at that moment and wakes every one of them, so one nobody waits for is skipped and
+// the count drops to zero with it: the same behaviour without the kernel's work (most of an instruction's
+// notifications have no waiter, and a unit taking several instructions before its waiter runs notifies once).
+// Every notification in the model is immediate.
+inline void notifyWaiting(sc_core::sc_event& ev, uint32_t& waiting) {
+  if (!waiting) return;
+  waiting = 0;
+  ev.notify();
+}
+
+// An event with a count of the threads waiting on it (notifyWaiting).
 struct Event {
   sc_core::sc_event ev;
   uint32_t waiting = 0;
-  void notifyWaiters() {
-    if (waiting) ev.notify();
-  }
+  void notifyWaiters() { notifyWaiting(ev, waiting); }
 };
 
 // An instruction between dispatch and completion; pooled, so its events are made once.
@@ -205,7 +219,15 @@ class Shared {
 
   // ---- records -----------------------------------------------------------------------------------------------------
   Record& record(uint32_t slot) { return *records_[slot]; }
-  uint32_t takeRecord();
+  // A free record, numbered with the next dispatch number; inline but for the pool's growth.
+  uint32_t takeRecord() {
+    if (free_.empty()) [[unlikely]]
+      growRecords();
+    const uint32_t slot = free_.back();
+    free_.pop_back();
+    record(slot).seq = ++seq_;
+    return slot;
+  }
   void freeRecord(uint32_t slot);
   // Frees every record (a failed job may have left some taken) and forgets the finished ones.
   void resetRecords();
@@ -228,7 +250,8 @@ class Shared {
   // ---- time and waiting (on the calling unit's thread) -----------------------------------------------------------
   uint64_t now() const;  // model cycles since the job's start
   void waitCycles(uint64_t n);
-  // Waits for `ev`, counted in `waiting` (see Event); throws Aborted when the job failed meanwhile.
+  // Waits for `ev`, counted in `waiting` until a notification (notifyWaiting); throws Aborted when the job failed
+  // meanwhile.
   void waitEvent(sc_core::sc_event& ev, uint32_t& waiting);
   void waitEvent(Event& e) { waitEvent(e.ev, e.waiting); }
   void syncTo(uint64_t cycle);  // waits until SystemC time reaches `cycle` (no wait when it has)
@@ -247,7 +270,11 @@ class Shared {
     return fifo.slots.empty() || abort ? kNoSlot : fifo.slots.front();
   }
   // Takes a FIFO's head, starting at `start`: the producer sees its slot free from then on.
-  void takeHead(Fifo& fifo, uint64_t start);
+  void takeHead(Fifo& fifo, uint64_t start) {
+    fifo.held.push_back({start, record(fifo.slots.front()).inst});
+    fifo.slots.pop_front();
+    fifo.popped.notifyWaiters();
+  }
 
   void fail(std::exception_ptr e);
   void slice(uint32_t track, uint64_t start, uint64_t end, const Instruction* inst) {
@@ -259,6 +286,7 @@ class Shared {
   uint64_t seq_ = 0;
   std::vector<std::unique_ptr<Record>> records_;  // pooled (events cannot move): indexing is one load
   std::vector<uint32_t> free_;
+  void growRecords();  // one more record in the pool, free
   // Finished records (their values written) kept with their entries on the scoreboard until their end is at or
   // before the sequencer's clock: an instruction dispatched before that end depends on it although its values are
   // written already.
