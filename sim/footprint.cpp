@@ -103,6 +103,64 @@ uint32_t sbufBucketShift(const Program& p) {
   return shift;
 }
 
+namespace {
+struct ViewStart {
+  uint64_t residue;  // its first byte in a partition, modulo the bucket size
+  uint64_t span;     // bytes per partition
+  double runs;
+};
+// The SBUF views of `body`'s instructions (destination and first two sources) whose first byte modulo `bucket`
+// is the same at every execution (each register term's step a multiple of the bucket), runs counted as sbufSpans.
+void sbufStarts(const Program& p, const MachineLayout& layout, const std::vector<Instruction>& body, double runs,
+                uint64_t bucket, std::vector<ViewStart>& starts) {
+  for (const Instruction& inst : body) {
+    for (const AccessPattern* ap : {&inst.dst, &inst.a, &inst.b}) {
+      if (ap->tensor >= p.tensors.size() || p.tensors[ap->tensor].space != Space::Sbuf || ap->count == 0) continue;
+      const uint64_t elem = dtypeSize(p.tensors[ap->tensor].dtype);
+      bool fixed = ap->offset.constant >= 0;
+      for (const IndexTerm& t : ap->offset.terms) fixed &= t.isAffine() && (uint64_t(t.scale) * elem) % bucket == 0;
+      if (!fixed) continue;
+      const uint64_t start = layout.locate(ap->tensor, 0, 0).byte + uint64_t(ap->offset.constant) * elem;
+      starts.push_back({start % bucket, (uint64_t(ap->count2 - 1) * ap->step2 + ap->count) * elem, runs});
+    }
+    double trips = 1;
+    if (inst.op == Op::Loop && inst.step > 0 && inst.hi > inst.lo)
+      trips = std::ceil((double(inst.hi) - double(inst.lo)) / double(inst.step));
+    sbufStarts(p, layout, inst.body, runs * trips, bucket, starts);
+  }
+}
+}  // namespace
+
+uint64_t sbufBucketOrigin(const Program& p, const MachineLayout& layout, uint32_t shift) {
+  const uint64_t bucket = uint64_t(1) << shift;
+  std::vector<ViewStart> starts;
+  sbufStarts(p, layout, p.body, 1, bucket, starts);
+  // Candidates: the offsets the most accessed views start at (a few: each is scored over every view).
+  std::vector<std::pair<double, uint64_t>> weight;  // (weight, residue)
+  for (const ViewStart& v : starts) weight.emplace_back(double(v.span) * v.runs, v.residue);
+  std::sort(weight.begin(), weight.end(), [](const auto& a, const auto& b) { return a.second < b.second; });
+  std::vector<std::pair<double, uint64_t>> merged;
+  for (const auto& [w, r] : weight)
+    if (!merged.empty() && merged.back().second == r) merged.back().first += w;
+    else merged.emplace_back(w, r);
+  std::sort(merged.begin(), merged.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  if (merged.size() > 8) merged.resize(8);
+  // The extra buckets the views fall in with buckets starting at `origin` (0 when each lies in one).
+  auto extra = [&](uint64_t origin) {
+    double sum = 0;
+    for (const ViewStart& v : starts)
+      sum += double((((v.residue + bucket - origin) % bucket) + v.span - 1) / bucket) * v.runs;
+    return sum;
+  };
+  uint64_t best = 0;
+  double best_extra = extra(0);
+  for (const auto& [w, origin] : merged) {
+    const double e = extra(origin);
+    if (e < best_extra) best = origin, best_extra = e;
+  }
+  return best;
+}
+
 Footprint registerFootprint(const MachineLayout& layout, RegId r) {
   Footprint f;
   f.resource = Footprint::kRegisters;

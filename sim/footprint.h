@@ -83,6 +83,11 @@ std::vector<bool> writtenResources(const Program& p, const MachineLayout& layout
 // sources of its instructions, loops taken their trip counts), a power of two from 64 B to 64 KiB, so that a
 // typical access falls in one or two buckets.
 uint32_t sbufBucketShift(const Program& p);
+// Where the scoreboard's SBUF buckets of 2^shift bytes start (a byte offset below 2^shift): the one that puts the
+// fewest of `p`'s SBUF views across a bucket boundary (each counted as often as it runs), among the offsets
+// its views start at. A tile placed at an offset from the bucket grid would otherwise fall in two buckets, to be
+// searched and entered twice. Only views whose first byte modulo 2^shift no register changes count.
+uint64_t sbufBucketOrigin(const Program& p, const MachineLayout& layout, uint32_t shift);
 // The footprint of a register's lanes.
 Footprint registerFootprint(const MachineLayout& layout, RegId r);
 

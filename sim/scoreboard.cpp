@@ -57,7 +57,7 @@ void Scoreboard::scan(List& list, const Query& q, uint64_t bucket, uint8_t in_or
   auto visit = [&](const Entry& e) {
     if (!live(e)) return true;  // finished: dropped here rather than at the next sweep
     if (e.seq != seq && e.engine != in_order &&
-        (!kDedupe || std::max(std::min(e.byte_lo >> q.shift, kMaxBuckets - 1), q.first) == bucket))
+        (!kDedupe || std::max(bucketOf(e.byte_lo, q.bias, q.shift), q.first) == bucket))
       q.deps->push_back({e.seq, e.inst, Dependence::kEndUnknown, e.slot, kind, false, e.engine});
     return q.prune && e.seq != seq && byte_lo <= e.byte_lo && e.byte_hi <= byte_hi && row_lo <= e.row_lo &&
            e.row_hi <= row_hi;
@@ -158,6 +158,9 @@ void Scoreboard::access(const Recorder& rc, const Footprint& fp, bool write, std
     // Buckets of about a tile: SBUF as setBucketShifts says, PSUM a bank, DRAM 1 MiB.
     for (size_t i = from; i < resources_.size(); ++i) {
       resources_[i].shift = i == Footprint::kSbuf ? sbuf_shift_ : i == Footprint::kPsum ? psum_shift_ : 20;
+      // SBUF buckets start at sbuf_origin_: the byte b lies in bucket (b + bias) >> shift.
+      const uint64_t size = uint64_t(1) << resources_[i].shift;
+      if (i == Footprint::kSbuf) resources_[i].bias = (size - sbuf_origin_ % size) % size;
       resources_[i].written = i >= written_.size() || written_[i];
     }
   }
@@ -171,7 +174,8 @@ void Scoreboard::access(const Recorder& rc, const Footprint& fp, bool write, std
   const bool search_writes = uint8_t(kind) + 1 != uint8_t(drop_);
   const bool search_reads = write && war && drop_ != DropDependency::WAR;
   const uint64_t stop = std::min<uint64_t>(last + 1, r.buckets.size());
-  const Query q{fp.byte_lo, fp.byte_hi, fp.row_lo, fp.row_hi, rc.seq, first, r.shift, rc.may_prune && write, &deps};
+  const Query q{fp.byte_lo, fp.byte_hi, fp.row_lo, fp.row_hi, rc.seq, first,
+                r.bias, r.shift, rc.may_prune && write, &deps};
   // (An empty list, most often the wide ones, is not searched.)
   if (first + 1 == stop) {  // one bucket (most accesses): no entry can be reported twice
     Bucket& bucket = r.buckets[first];

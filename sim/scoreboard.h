@@ -96,8 +96,11 @@ class Scoreboard {
   // after the engine may start the next one (sim/timing.h dependent interval): a read of such an engine keeps its RAW
   // dependences on older instructions of its own engine, which may then still be completing.
   void setOwnEngineReads(uint32_t engines) { own_engine_reads_ = engines; }
-  // The bucket sizes (as shifts) of SBUF and of PSUM, before the job's first access (see Resource).
-  void setBucketShifts(uint32_t sbuf, uint32_t psum) { sbuf_shift_ = sbuf, psum_shift_ = psum; }
+  // The bucket sizes (as shifts) of SBUF and of PSUM, and the SBUF byte offset (below 2^sbuf) the buckets start at,
+  // before the job's first access (see Resource).
+  void setBucketShifts(uint32_t sbuf, uint32_t psum, uint64_t sbuf_origin = 0) {
+    sbuf_shift_ = sbuf, psum_shift_ = psum, sbuf_origin_ = sbuf_origin;
+  }
   void retire(uint32_t slot);  // the instruction in `slot` ended: its accesses happened
   size_t size();               // live entries (drops finished ones first)
 
@@ -117,16 +120,20 @@ class Scoreboard {
   struct Bucket {
     List reads, writes;
   };
-  // A resource's bytes in buckets of 2^shift bytes (the last bucket takes every address beyond kMaxBuckets); an
-  // entry is kept in every bucket it overlaps, or, spanning more than kMaxSpan buckets, in `wide`, which every
-  // access searches.
+  // A resource's bytes in buckets of 2^shift bytes, the first ending at 2^shift - bias (the last bucket takes every
+  // address beyond kMaxBuckets); an entry is kept in every bucket it overlaps, or, spanning more than kMaxSpan
+  // buckets, in `wide`, which every access searches.
   static constexpr uint64_t kMaxBuckets = uint64_t(1) << 16, kMaxSpan = 64;
+  static uint64_t bucketOf(uint64_t byte, uint64_t bias, uint32_t shift) {
+    return std::min((byte + bias) >> shift, kMaxBuckets - 1);
+  }
   struct Resource {
     uint32_t shift = 10;
+    uint64_t bias = 0;
     bool written = true;  // setWritten
     std::vector<Bucket> buckets;
     Bucket wide;
-    uint64_t bucketOf(uint64_t byte) const { return std::min(byte >> shift, kMaxBuckets - 1); }
+    uint64_t bucketOf(uint64_t byte) const { return Scoreboard::bucketOf(byte, bias, shift); }
   };
   // (Every entry on a list was recorded, and recording sizes live_seq_ to its slot.)
   bool live(const Entry& e) const { return live_seq_[e.slot] == e.seq; }
@@ -142,6 +149,7 @@ class Scoreboard {
     uint32_t row_lo, row_hi;
     uint64_t seq;
     uint64_t first;      // fp's first bucket
+    uint64_t bias;       // the resource's bucket bias
     uint32_t shift;      // the resource's bucket shift
     bool prune;
     std::vector<Dependence>* deps;
@@ -164,6 +172,7 @@ class Scoreboard {
   std::vector<uint64_t> live_seq_;   // by pool slot: the dispatch number of the instruction holding entries, or 0
   std::vector<bool> written_;        // by resource (setWritten)
   uint32_t sbuf_shift_ = 10, psum_shift_ = 11;
+  uint64_t sbuf_origin_ = 0;
   uint32_t own_engine_reads_ = 0;  // setOwnEngineReads
   DropDependency drop_;
 };

@@ -99,7 +99,8 @@ SimResult Top::run(const Program& p, const SimOptions& opts) {
   s.board.setWritten(writtenResources(p, *s.layout));
   uint32_t psum_shift = 0;  // a PSUM footprint is whole banks: one bucket per bank (the largest power of two in one)
   while ((uint64_t(2) << psum_shift) <= p.arch.psum_bank_bytes) ++psum_shift;
-  s.board.setBucketShifts(sbufBucketShift(p), psum_shift);
+  const uint32_t sbuf_shift = sbufBucketShift(p);
+  s.board.setBucketShifts(sbuf_shift, psum_shift, sbufBucketOrigin(p, *s.layout, sbuf_shift));
   uint32_t late_results = 0;  // engines whose results may complete after their cost (sim/timing.h)
   for (uint32_t e = 0; e < uint32_t(::allocsim::Engine::DMA); ++e)
     if (s.timing->dependentInterval(::allocsim::Engine(e)) > 0) late_results |= 1u << e;
