@@ -144,8 +144,9 @@ int64_t LiveSum::max() const {
     } else if (order_ == nullptr) {
       chain[k].push_back(var(key.loop, key.outermost()));
     } else {
+      // A loop of at most one iteration per entry is on its last iteration whenever it runs: not a choice.
       for (int32_t l = key.loop; l >= 0; l = order_->loops[size_t(l)].parent) {
-        chain[k].push_back(var(l, -1));
+        if (order_->loops[size_t(l)].trips > 1) chain[k].push_back(var(l, -1));
         if (l == key.outermost()) break;
       }
     }
@@ -243,6 +244,8 @@ struct Event {
   // With `once`: the iterations of that loop that begin after the write's last run, where no loop inside it begins
   // another one after that run (alloc/conditional_runs.h, `later`); -1 otherwise.
   int64_t later = -1;
+  // A read that sees only what the instruction just before it wrote (readsOnlyWhatPrecedes): nothing older.
+  bool covered = false;
 };
 
 // A conditional instruction's position and the loops on whose last iteration it never runs (ConditionalRuns::skips_last).
@@ -443,7 +446,8 @@ void walkedGaps(const LinearOrder& order, std::span<const Event> group, uint32_t
 }
 
 // The last position of `loop`'s body at which the mentions in `group` (up to `last`) run within one iteration of it:
-// the latest mention in the body, or the end of the loop directly in the body that holds it. kNone when none.
+// the latest mention in the body, or the end of the outermost loop inside the body around it that runs more than once
+// per entry (loops of one iteration between run it once). kNone when none.
 uint32_t lastRunIn(const LinearOrder& order, std::span<const Event> group, uint32_t last, int32_t loop) {
   const LinearLoop& l = order.loops[size_t(loop)];
   uint32_t q = kNone;
@@ -452,29 +456,23 @@ uint32_t lastRunIn(const LinearOrder& order, std::span<const Event> group, uint3
     if (ev.pos > l.header) q = ev.pos;
   }
   if (q == kNone) return kNone;
-  if (int32_t inner = order.positions[q].loop; inner != loop) {
-    while (order.loops[size_t(inner)].parent != loop) inner = order.loops[size_t(inner)].parent;
-    q = order.loops[size_t(inner)].end;
-  }
+  if (const int32_t inner = repeatingIn(order, q, loop); inner >= 0) q = order.loops[size_t(inner)].end;
   return q;
 }
 
 // The last position of `loop`'s body at which the value in `group` (mentions up to `last`) may be read within one
 // iteration of it: the latest read in the body (a start@first matmul counts: it reads on its loop's later
-// iterations), or the end of the loop directly in the body that holds it. The loop's header when nothing in the body
-// reads it.
+// iterations), or the end of the outermost loop inside the body around it that runs more than once per entry. The
+// loop's header when nothing in the body reads it.
 uint32_t lastReadIn(const LinearOrder& order, std::span<const Event> group, uint32_t last, int32_t loop) {
   const LinearLoop& l = order.loops[size_t(loop)];
   uint32_t q = kNone;
   for (const Event& ev : group) {
     if (ev.pos > last || ev.pos >= l.end) break;
-    if (ev.pos > l.header && (!ev.write || ev.cover == WriteCover::WholeOnFirst)) q = ev.pos;
+    if (ev.pos > l.header && ((!ev.write && !ev.covered) || ev.cover == WriteCover::WholeOnFirst)) q = ev.pos;
   }
   if (q == kNone) return l.header;
-  if (int32_t inner = order.positions[q].loop; inner != loop) {
-    while (order.loops[size_t(inner)].parent != loop) inner = order.loops[size_t(inner)].parent;
-    q = order.loops[size_t(inner)].end;
-  }
+  if (const int32_t inner = repeatingIn(order, q, loop); inner >= 0) q = order.loops[size_t(inner)].end;
   return q;
 }
 
@@ -491,9 +489,52 @@ bool writesOnlyIn(const LinearOrder& order, std::span<const Event> events, size_
 bool readsBetween(std::span<const Event> group, uint32_t last, uint32_t from, uint32_t to) {
   for (const Event& ev : group) {
     if (ev.pos > last || ev.pos >= to) break;
-    if (ev.pos > from && (!ev.write || ev.cover == WriteCover::WholeOnFirst)) return true;
+    if (ev.pos > from && ((!ev.write && !ev.covered) || ev.cover == WriteCover::WholeOnFirst)) return true;
   }
   return false;
+}
+
+// The positions of `loop`'s body before `q` (its part's start, "Iterations" in liveness.h) where the value in `group`
+// is live on the loop's last iteration only, added to `parts` (as the part after q is: `outer` its chain): between two
+// consecutive mentions there, after `floor` (the value's first mention, or the end of a loop inside with a part of its
+// own), that lie in different parts of the body, the second a write, when what the tensor holds at the second one's
+// first run is never read by the loop (alloc/loop_gaps.h, deadBefore up to the value's last mention in the loop):
+// every read in the rest of the iteration sees what was written since, and the next iteration replaces the value
+// before it reads any (the loop starts it afresh). Only after the last iteration can the code after the loop read it.
+// The bounds are as walkedGaps' (`loop { copy t, x; reg_store t[0:1, 1:1], r; reg_load r, t[0:1, 1:1] }`, t read
+// after the loop: between the copy and the reg_store t is live on the last iteration only).
+void lastIterationGaps(const LinearOrder& order, std::span<const Event> group, uint32_t last, int32_t loop,
+                       uint32_t floor, uint32_t q, int32_t outer, CoverageAnswers& answers,
+                       std::vector<IterationPart>& parts) {
+  const LinearLoop& l = order.loops[size_t(loop)];
+  uint32_t in_loop = kNone;  // the value's last mention in the loop
+  for (const Event& ev : group)
+    if (ev.pos > l.header && ev.pos < l.end && ev.pos <= last) in_loop = ev.pos;
+  if (in_loop == kNone) return;
+  uint32_t before = kNone;
+  for (const Event& ev : group) {
+    if (ev.pos > q || ev.pos > last) break;
+    if (ev.pos <= l.header || ev.pos == before) continue;
+    if (before != kNone && ev.write && ev.pos > floor) {  // reads come first at a position: it reads none of it
+      const int32_t cb = childIn(order, before, loop), ck = childIn(order, ev.pos, loop);
+      if (cb < 0 || cb != ck) {
+        const int32_t rb = repeatingIn(order, before, loop), rk = repeatingIn(order, ev.pos, loop);
+        const uint32_t g1 = std::max(rb < 0 ? before : order.loops[size_t(rb)].end, floor);
+        const uint32_t g2 = rk < 0 ? ev.pos : order.loops[size_t(rk)].header;
+        if (g1 + 1 < g2 && answers.deadBefore(g2, in_loop)) parts.push_back({g1 + 1, g2 - 1, loop, true, outer});
+      }
+    }
+    before = ev.pos;
+  }
+}
+
+// The end of the outermost loop of ld[i + 1..] (the loops around a mention, outermost first) that runs more than once
+// per entry, or 0 when none does. Only such a loop can hold a part of its own ("Iterations" in liveness.h): a loop of
+// one iteration has no other iteration to tell apart, so the part of a loop around it may reach inside it.
+uint32_t repeatingEndInside(const LinearOrder& order, const std::vector<int32_t>& ld, size_t i) {
+  for (size_t j = i + 1; j < ld.size(); ++j)
+    if (order.loops[size_t(ld[j])].trips > 1) return order.loops[size_t(ld[j])].end;
+  return 0;
 }
 
 // The same part over the loops of its chain that run more than once per entry: a loop of one iteration is always on
@@ -586,9 +627,9 @@ void addSegments(const LinearOrder& order, std::span<const Event> group, const M
   if (later == 0 && order.loops[size_t(ld.front())].trips > 1 && answers->leaves(ld.front())) {
     // The last run is on the loop's last iteration: on the others, what the writes leave is replaced by it unread,
     // so after the write only the last iteration holds the value, except at the writes. Not before the end of the
-    // next loop inward (its own part, if any, lies there).
+    // next loop inward that runs more than once (its own part, if any, lies there).
     const LinearLoop& l = order.loops[size_t(ld.front())];
-    uint32_t q = ld.size() > 1 ? std::max(m.first, order.loops[size_t(ld[1])].end) : m.first;
+    uint32_t q = std::max(m.first, repeatingEndInside(order, ld, 0));
     for (const Event& ev : group) {
       if (ev.pos >= l.end) break;
       if (ev.pos <= q) continue;
@@ -621,9 +662,11 @@ void addSegments(const LinearOrder& order, std::span<const Event> group, const M
       }
       // On an iteration other than the last, nothing reads the value after the iteration's last read: from there on
       // only the last iteration's value is live, except at the writes (a dead store still takes its memory on the
-      // others). Not before the end of the next loop inward, so that the parts stay disjoint.
+      // others). Not before the end of the next loop inward that runs more than once, so that the parts stay disjoint.
       uint32_t q = std::max(lastReadIn(order, group, m.last, ld[i]), m.first);  // before m.first: other values
-      if (i + 1 < ld.size()) q = std::max(q, order.loops[size_t(ld[i + 1])].end);
+      const uint32_t floor = std::max(m.first, repeatingEndInside(order, ld, i));
+      q = std::max(q, floor);
+      lastIterationGaps(order, group, m.last, ld[i], floor, q, outer, *answers, narrowed);
       for (const Event& ev : group) {
         if (ev.pos > m.last || ev.pos >= l.end) break;
         if (ev.pos <= q) continue;
@@ -641,6 +684,9 @@ void addSegments(const LinearOrder& order, std::span<const Event> group, const M
     size_t s = common;
     while (lu[s] != last_side) ++s;
     for (size_t k = s; k < lu.size(); ++k) {
+      // A loop of one iteration has no part of its own: its body's positions after the mention lie in the part of
+      // the loop around it (lastRunIn looks through it).
+      if (order.loops[size_t(lu[k])].trips <= 1) continue;
       const uint32_t q = lastRunIn(order, group, m.last, lu[k]);
       if (q != kNone && q < order.loops[size_t(lu[k])].end)
         narrowed.push_back({q + 1, order.loops[size_t(lu[k])].end, lu[k], false, k == s ? -1 : last_side});
@@ -927,7 +973,7 @@ bool partialStartsValue(const Program& p, const LinearOrder& order, TensorId t, 
 void addValue(const LinearOrder& order, std::span<const Event> group, Mentions m, CoverageAnswers* coverage,
               LiveRange& range, std::vector<int32_t>& ld, std::vector<int32_t>& lu) {
   size_t k = group.size();  // group[k..]: the writes after the last read (reads come before writes at a position)
-  while (k > 0 && group[k - 1].write) --k;
+  while (k > 0 && (group[k - 1].write || group[k - 1].covered)) --k;
   // The writes at the last read's position (an update in place) end the segment with it.
   if (k > 0)
     while (k < group.size() && group[k].pos == group[k - 1].pos) ++k;
@@ -1028,6 +1074,42 @@ void valuesOf(const LinearOrder& order, std::span<const Event> events, Answers& 
   if (!m.empty()) addValue(order, events.subspan(begin), m, coverage, range, ld, lu);
 }
 
+// Whether the instruction at position `r` reads tensor `t` only through views that the instruction at `r - 1` wrote
+// just before it (`reg_store t[v], x` then `reg_load y, t[v]`): both unconditional instructions, every view of `t` the
+// reader reads equal to one the writer writes, not accumulating, whose registers the writer does not write (nothing
+// runs between the two). The read then sees only what that write wrote: nothing of the value before it, and nothing
+// that outlives the pair. `e` is the caller's scratch.
+bool readsOnlyWhatPrecedes(const Program& p, const LinearOrder& order, TensorId t, uint32_t r, OperandEffects& e) {
+  if (r == 0) return false;
+  const LinearPosition& wa = order.positions[r - 1];
+  const LinearPosition& ra = order.positions[r];
+  if (wa.kind != LinearPosition::Kind::Instruction || ra.kind != LinearPosition::Kind::Instruction ||
+      wa.conditional || ra.conditional || !wa.executes || !ra.executes)
+    return false;
+  const OperandViews wv = operandViews(*wa.inst);
+  if (wv.accumulates) return false;
+  const OperandViews rv = operandViews(*ra.inst);
+  for (const AccessPattern* ap : {rv.write, rv.reduce_write})
+    if (ap != nullptr && ap->tensor == t) return false;
+  operandEffects(p, *wa.inst, e);
+  auto written = [&](const AccessPattern& ap) {
+    for (const AccessPattern* w : {wv.write, wv.reduce_write})
+      if (w != nullptr && *w == ap) {
+        for (RegId reg : e.reg_writes)
+          if (ap.partition.uses(reg) || ap.offset.uses(reg)) return false;
+        return true;
+      }
+    return false;
+  };
+  bool any = false;
+  for (const AccessPattern* ap : rv.reads)
+    if (ap->tensor == t) {
+      if (!written(*ap)) return false;
+      any = true;
+    }
+  return any;  // a read of t the views do not show is not looked at
+}
+
 }  // namespace
 
 Liveness computeLiveness(const Program& p) {
@@ -1102,6 +1184,18 @@ Liveness computeLiveness(const Program& p) {
     fill.assign(offsets.begin(), offsets.end() - 1);
     for (const Filed& f : filed) events[fill[f.t]++] = f.ev;
   }
+  // The reads that see only what the instruction just before them wrote (readsOnlyWhatPrecedes).
+  for (TensorId t = 0; t < p.tensors.size(); ++t)
+    for (uint32_t i = offsets[t] + 1; i < offsets[t + 1]; ++i) {
+      Event& ev = events[i];
+      const Event& before = events[i - 1];
+      if (ev.write || !before.write || before.pos + 1 != ev.pos) continue;
+      uint32_t j = i;  // the reader's events: its reads of t, and no write of it
+      while (j + 1 < offsets[t + 1] && events[j + 1].pos == ev.pos) ++j;
+      if (events[j].write || !readsOnlyWhatPrecedes(p, order, t, ev.pos, e)) continue;
+      for (uint32_t k = i; k <= j; ++k) events[k].covered = true;
+      i = j;
+    }
 
   thread_local std::vector<int32_t> ld, lu, chain;  // the thread's, as e
   CoverageCache cache;

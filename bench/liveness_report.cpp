@@ -11,7 +11,10 @@
 // iterations tell them apart. For generated programs also the static figure on any iteration (every position of a
 // segment live on every iteration), which is what a placement needs. Every figure is deterministic.
 //
-//   liveness_report [SEEDS]     prints the section (markdown) on stdout; SEEDS generated programs per mix (100)
+//   liveness_report [SEEDS [FIRST [SIZE]]]
+//       prints the section (markdown) on stdout: SEEDS generated programs per mix (100), seeds FIRST (0) on, the
+//       generator's --size SIZE (30); on stderr, one line per generated program whose static figure exceeds the
+//       dynamic one (mix, seed, space, static / dynamic), to pick the programs to look at.
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -93,8 +96,12 @@ struct Tally {
   uint32_t narrowed = 0;   // static < positional (the ranges' iterations)
   uint32_t any_exact = 0;  // on any iteration = dynamic
   double worst = 1, any_worst = 1;
-  void add(uint64_t st, uint64_t any, uint64_t pos, uint64_t dy) {
+  void add(uint64_t st, uint64_t any, uint64_t pos, uint64_t dy, const std::string& mix, uint32_t seed,
+           const char* space) {
     if (dy == 0) return;
+    if (st > dy)
+      std::fprintf(stderr, "%s seed %u %s: static %llu / dynamic %llu = %s\n", mix.c_str(), seed, space,
+                   (unsigned long long)st, (unsigned long long)dy, ratio(st, dy).c_str());
     ++ratios;
     const double r = double(st) / double(dy);
     worst = std::max(worst, r);
@@ -118,7 +125,7 @@ struct Tally {
   }
 };
 
-std::string generatedTable(uint32_t seeds) {
+std::string generatedTable(uint32_t seeds, uint32_t first, uint32_t size) {
   std::string out =
       "| mix | space | ratios | 1.00 | <= 1.05 | <= 1.10 | <= 1.25 | > 1.25 | worst | static > positional | "
       "static = positional > dynamic | static < positional | on any iteration: 1.00 | on any iteration: worst "
@@ -127,13 +134,14 @@ std::string generatedTable(uint32_t seeds) {
     std::string name;
     uint32_t reuse, conditionals;
   };
-  for (const Mix& m : {Mix{"default (`gen --seed S --size 30`)", kDefaultReuse, kDefaultConditionals},
+  const std::string sz = std::to_string(size);
+  for (const Mix& m : {Mix{"default (`gen --seed S --size " + sz + "`)", kDefaultReuse, kDefaultConditionals},
                        Mix{"`--reuse 100 --conditionals 50`", 100, 50}}) {
     Tally sbuf, psum;
-    for (uint32_t s = 0; s < seeds; ++s) {
+    for (uint32_t s = first; s - first < seeds; ++s) {
       GenOptions o;
       o.arch = *archPreset("tiny");
-      o.size = 30;
+      o.size = size;
       o.reuse = m.reuse;
       o.conditionals = m.conditionals;
       SeededChoices c(s);
@@ -142,8 +150,10 @@ std::string generatedTable(uint32_t seeds) {
       po.positional = true;
       try {
         const LivenessPrecision lp = livenessPrecision(p, po);
-        sbuf.add(lp.static_sbuf_bytes, lp.any_iteration_sbuf_bytes, lp.positional_sbuf_bytes, lp.dynamic_sbuf_bytes);
-        psum.add(lp.static_psum_banks, lp.any_iteration_psum_banks, lp.positional_psum_banks, lp.dynamic_psum_banks);
+        sbuf.add(lp.static_sbuf_bytes, lp.any_iteration_sbuf_bytes, lp.positional_sbuf_bytes, lp.dynamic_sbuf_bytes,
+                 m.name, s, "SBUF");
+        psum.add(lp.static_psum_banks, lp.any_iteration_psum_banks, lp.positional_psum_banks, lp.dynamic_psum_banks,
+                 m.name, s, "PSUM");
       } catch (const InputError&) {
       }
     }
@@ -158,6 +168,12 @@ std::string generatedTable(uint32_t seeds) {
 int main(int argc, char** argv) {
   using namespace allocsim;
   const uint32_t seeds = argc > 1 ? uint32_t(std::strtoul(argv[1], nullptr, 10)) : 100;
+  const uint32_t first = argc > 2 ? uint32_t(std::strtoul(argv[2], nullptr, 10)) : 0;
+  const uint32_t size = argc > 3 ? uint32_t(std::strtoul(argv[3], nullptr, 10)) : 30;
+  if (seeds == 0 || size == 0) {
+    std::fprintf(stderr, "liveness_report: SEEDS and SIZE must be at least 1\n");
+    return 2;
+  }
   std::printf(
       "## Liveness precision against the data\n\n"
       "How far the allocators' static liveness (`alloc/liveness.h`) is from what the data needs "
@@ -177,10 +193,10 @@ int main(int argc, char** argv) {
       "reaches, and the PSUM banks it uses, against the dynamic max-live of the program it places: the input's, or "
       "where -O2 spills, the spilled program's (its spill slots and reloaded copies live, the spilled tensors not "
       "while they wait in DRAM):\n\n%s\n"
-      "Generated programs (tiny, `--size 30`, seeds 0 to %u), per mix: the static / dynamic ratios of the programs "
+      "Generated programs (tiny, `--size %u`, seeds %u to %u), per mix: the static / dynamic ratios of the programs "
       "with a tensor of that space, bucketed, the worst, the ratios above 1.00 by cause, the programs whose static "
       "figure the ranges' iterations lower below positional, and the ratio with every position live on every "
       "iteration (what a placement needs):\n\n%s",
-      corpusTable().c_str(), seeds - 1, generatedTable(seeds).c_str());
+      corpusTable().c_str(), size, first, first + seeds - 1, generatedTable(seeds, first, size).c_str());
   return 0;
 }

@@ -418,9 +418,10 @@ INSTANTIATE_TEST_SUITE_P(Liveness, LiveRangeOf, ::testing::ValuesIn(std::vector<
     // Rule 3 decided from the views (alloc/iteration_coverage.h): what each iteration writes before it reads.
     {.name = "ColumnChunkWrittenThenReadInOneIterationIsPerIteration",
      .body = loadLoopStore("  copy b[:, i*16:16], a[:, i*16:16]\n"    // 13: chunk i of b
-                           "  copy c[:, i*16:16], b[:, i*16:16]\n"),  // 14: reads exactly chunk i
-                                                                      // `dma O, c` is line 16
-     .expect = {{.value = "b", .segments = {{P(13), P(14)}}}},
+                           "  copy d, a\n"                            // 14
+                           "  copy c[:, i*16:16], b[:, i*16:16]\n"),  // 15: reads exactly chunk i
+                                                                      // `dma O, c` is line 17
+     .expect = {{.value = "b", .segments = {{P(13), P(15)}}}},
      .undecidable = 0,
      .per_iteration = 1,
      .carried = 0},
@@ -462,9 +463,10 @@ INSTANTIATE_TEST_SUITE_P(Liveness, LiveRangeOf, ::testing::ValuesIn(std::vector<
              "dma a, A\n"                           // 12
              "loop i = 0, 4, 1 {\n"                 // 13
              "  copy b[:, s:16], a[:, 0:16]\n"      // 14
-             "  copy c[:, i*16:16], b[:, s:16]\n"    // 15
+             "  copy d, a\n"                        // 15
+             "  copy c[:, i*16:16], b[:, s:16]\n"    // 16
              "}\n"
-             "dma O, c\n",                          // 17
+             "dma O, c\n",                          // 18
      .expect = {{.value = "b", .segments = {{P(13), E(13)}}}},
      .undecidable = 1},
     {.name = "AddressComputedFromTheLoopRegisterInsideTheBodyIsKnown",
@@ -885,6 +887,102 @@ TEST(LiveIterations, AnInnerLoopsValueReadInTheOuterBodyIsLiveAfterItsWriteOnThe
   EXPECT_EQ(b.segmentCount(), 1u);
   EXPECT_EQ(b.only, (std::vector<IterationPart>{{l.pos(15), l.end(13), 1, true}}));  // loop i: the second in order
   EXPECT_TRUE(l.tensor("a").only.empty());  // read on every iteration of both loops, last after them
+}
+
+// A loop of one iteration between the loops and the mentions: it runs its body once per iteration of j, so b, replaced
+// whole on every iteration of j and last read in the loops at 15, holds data after that read on j's last iteration
+// only, inside the one-iteration loop as after it; a, last mentioned at 14, is live after it on every iteration of j
+// but the last. At 16 the live set is c, d and one of a and b: three tensors, where the segments alone hold four.
+TEST(LiveIterations, ALoopOfOneIterationAroundTheMentionsDoesNotHideTheirLastRun) {
+  Live l(std::string(kDecls) +
+         "dma a, A\n"              // 11
+         "loop j = 0, 4, 1 {\n"    // 12
+         "  loop i = 0, 1, 1 {\n"  // 13: one iteration
+         "    copy b, a\n"         // 14: a's last mention; b replaced whole on every iteration of j
+         "    copy c, b\n"         // 15: b's last read in the loops
+         "    copy d, c\n"         // 16: d never read
+         "  }\n"
+         "}\n"
+         "dma O, b\n");            // 19
+  EXPECT_EQ(l.tensor("a").only, (std::vector<IterationPart>{{l.pos(14) + 1, l.end(12), 0, false}}));
+  EXPECT_EQ(l.tensor("b").only, (std::vector<IterationPart>{{l.pos(15) + 1, l.end(12), 0, true}}));
+  const MaxLive m = maxLiveOfFour256(l);
+  EXPECT_EQ(m.with_iterations, 3 * 256);
+  EXPECT_EQ(m.segments_only, 4 * 256);
+}
+
+// b is replaced whole at 13 on every iteration and read after the loop; its first 8 columns are rewritten at 16 before
+// the loop reads them at 17. On an iteration other than the last, nothing reads what 13 wrote (the next iteration
+// replaces it first), so b holds data between 13 and 16 on the last iteration only, as after 17. At 15 the live set
+// is c, d and one of a (every iteration but the last: read again at 14) and b: three tensors, where b live there on
+// every iteration would make four.
+TEST(LiveIterations, AValueRewrittenBeforeTheLoopReadsItIsLiveOnTheLastIterationOnlyUntilThen) {
+  Live l(std::string(kDecls) +
+         "dma a, A\n"                     // 11
+         "loop i = 0, 4, 1 {\n"           // 12
+         "  copy b, a\n"                  // 13: b replaced whole on every iteration
+         "  copy c, a\n"                  // 14: a's last mention
+         "  copy d, c\n"                  // 15
+         "  copy b[:, 0:8], d[:, 0:8]\n"  // 16: b's first 8 columns rewritten
+         "  copy d[:, 0:8], b[:, 0:8]\n"  // 17: reads only what 16 wrote
+         "}\n"
+         "dma O, b\n");                   // 19
+  EXPECT_EQ(l.tensor("b").only, (std::vector<IterationPart>{{l.pos(13) + 1, l.pos(16) - 1, 0, true},
+                                                            {l.pos(17) + 1, l.end(12), 0, true}}));
+  const MaxLive m = maxLiveOfFour256(l);
+  EXPECT_EQ(m.with_iterations, 3 * 256);
+  EXPECT_EQ(m.segments_only, 4 * 256);
+}
+
+// With the order, a loop of one iteration in a chain is on its last iteration whenever it runs: a part live where i
+// or j is not on its last iteration is live where j is not, which excludes a part live on j's last iteration only.
+TEST(LiveIterations, LiveSumCountsALoopOfOneIterationAsOnItsLast) {
+  Live l(std::string(kDecls) +
+         "loop j = 0, 4, 1 {\n"    // 11
+         "  loop i = 0, 1, 1 {\n"  // 12: one iteration
+         "    memset a, 1\n"       // 13
+         "  }\n"
+         "}\n");
+  const uint32_t at = l.pos(13);
+  LiveRange not_last = range(at, at);
+  not_last.only = {{at, at, 1, false, 0}};  // the chain j, i: some one of them not on its last iteration
+  LiveRange last = range(at, at);
+  last.only = {{at, at, 0, true}};  // j's last iteration only
+  LiveSum with_order(l.live.order.positions.size(), &l.live.order);
+  with_order.add(not_last, 10);
+  with_order.add(last, 100);
+  EXPECT_EQ(with_order.max(), 100);
+  LiveSum without_order(l.live.order.positions.size());  // each chain a loop of its own: both may hold
+  without_order.add(not_last, 10);
+  without_order.add(last, 100);
+  EXPECT_EQ(without_order.max(), 110);
+}
+
+// A read that sees only what the instruction just before it wrote: the pair is live at its two positions only. b's
+// value from 13 is last read at 14; in the loop each iteration writes one element of b (at a column the views cannot
+// tell, s) and reads it straight back. Nothing of b lives from one iteration to the next, nor in between: at 18 only
+// c and d are live, where b live over the loop would make three.
+TEST(Liveness, AReadOfWhatTheInstructionBeforeWroteIsLiveThereOnly) {
+  Live l(std::string(kDecls) +
+         "li s, 3\n"                      // 11
+         "dma a, A\n"                     // 12
+         "copy b, a\n"                    // 13
+         "copy c, b\n"                    // 14: b's last read of what 13 wrote
+         "loop i = 0, 4, 1 {\n"           // 15
+         "  reg_store b[0:1, s:1], i\n"   // 16
+         "  reg_load j, b[0:1, s:1]\n"    // 17: reads only what 16 wrote
+         "  copy d, c\n"                  // 18
+         "  copy c, d\n"                  // 19
+         "}\n"
+         "dma O, c\n");                   // 21
+  const LiveRange b = l.tensor("b");
+  ASSERT_EQ(b.segmentCount(), 2u);
+  EXPECT_EQ(b.segment(0), (Segment{l.pos(13), l.pos(14)}));
+  EXPECT_EQ(b.segment(1), (Segment{l.pos(16), l.pos(17)}));
+  EXPECT_TRUE(b.only.empty());
+  const MaxLive m = maxLiveOfFour256(l);
+  EXPECT_EQ(m.with_iterations, 2 * 256);
+  EXPECT_EQ(m.segments_only, 2 * 256);
 }
 
 // A loop of one iteration (i) between a value's last read and the end of the loop that carries it (j): a is read
