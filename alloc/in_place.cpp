@@ -9,6 +9,7 @@
 #include "alloc/first_fit_placer.h"
 #include "alloc/liveness.h"
 #include "alloc/operand_effects.h"
+#include "alloc/sbuf/sbuf_interference.h"
 #include "alloc/sbuf/sbuf_live_ranges.h"
 #include "alloc/psum/psum_bank_model.h"
 #include "alloc/reg/reg_live_pieces.h"
@@ -41,7 +42,7 @@ std::string range(uint64_t lo, uint64_t hi) { return "[" + std::to_string(lo) + 
 
 class Checker {
  public:
-  explicit Checker(const Program& p) : p_(p) {}
+  explicit Checker(const Program& p) : p_(p), mentioned_(sbufMentionedBytes(p)) {}
 
   std::string describe(const Item& it) const {
     if (it.kind == Item::Kind::Reg) return describeRegister(p_, it.index);
@@ -99,6 +100,10 @@ class Checker {
         if (a.sbuf_partition_quantum != 0 && pl.partition % a.sbuf_partition_quantum != 0)
           fail(it, where(it) + ": base partition " + std::to_string(pl.partition) +
                        " is not a multiple of sbuf-partition-quantum " + std::to_string(a.sbuf_partition_quantum));
+        // Within bounds, the tensor holds data in the bytes its mentions reach only (the SBUF colorer's rectangle,
+        // alloc/sbuf/sbuf_interference.h): the rest may be another live tensor's.
+        it.lo1 = pl.offset + mentioned_[t].first;
+        it.hi1 = pl.offset + mentioned_[t].second;
         break;
       }
       case Space::Psum: {
@@ -169,6 +174,7 @@ class Checker {
 
  private:
   const Program& p_;
+  std::vector<std::pair<uint64_t, uint64_t>> mentioned_;  // by tensor: sbufMentionedBytes
 };
 
 // The SBUF colorer's spill stand-ins (alloc/sbuf/sbuf_live_ranges.h): SBUF tensors of origin reload whose first

@@ -23,6 +23,7 @@
 #include "alloc/sbuf/sbuf_simplify.h"
 #include "alloc/sbuf/sbuf_spill.h"
 #include "alloc/sbuf/sbuf_split.h"
+#include "alloc/sbuf/sbuf_tile_split.h"
 #include "alloc/spill_candidates.h"
 #include "ir/plant.h"
 
@@ -41,7 +42,7 @@ AllocError nothingCanHelp(const Program& p, const Liveness& live, const SbufGrap
   std::string what = describeTensor(p, node.tensor);
   if (node.tensor < local.size() && local[node.tensor] && t.copy_of < p.tensors.size())
     what += " (the reload of '" + p.tensors[t.copy_of].name + "')";
-  uint64_t peak = node.area();
+  uint64_t peak = node.tensorArea();
   uint32_t peak_at = node.range.empty() ? kNone : node.range.first;
   if (!node.range.empty()) {  // a difference array over the range: linear in its length + the neighbours
     const uint32_t first = node.range.first, len = node.range.last - first + 1;
@@ -52,11 +53,11 @@ AllocError nothingCanHelp(const Program& p, const Liveness& live, const SbufGrap
       for (size_t k = 0; k < rj.segmentCount(); ++k) {  // each segment, clipped to the node's hull
         const Segment sj = rj.segment(k);
         if (sj.last < first || sj.first > node.range.last) continue;
-        delta[std::max(sj.first, first) - first] += int64_t(g.nodes[j].area());
-        delta[std::min(sj.last, node.range.last) - first + 1] -= int64_t(g.nodes[j].area());
+        delta[std::max(sj.first, first) - first] += int64_t(g.nodes[j].tensorArea());
+        delta[std::min(sj.last, node.range.last) - first + 1] -= int64_t(g.nodes[j].tensorArea());
       }
     }
-    int64_t here = int64_t(node.area());
+    int64_t here = int64_t(node.tensorArea());
     for (uint32_t k = 0; k < len; ++k) {
       here += delta[k];
       if (uint64_t(here) > peak && node.range.contains(first + k)) {  // where the node itself is live
@@ -81,7 +82,7 @@ AllocError nothingCanHelp(const Program& p, const Liveness& live, const SbufGrap
         return;
       }
       together += std::string(named++ ? ", " : "") + "'" + p.tensors[x.tensor].name + "' (" +
-                  std::to_string(x.partitions) + " x " + std::to_string(x.bytes) + ")";
+                  std::to_string(x.partitions) + " x " + std::to_string(x.tensorBytes()) + ")";
     };
     name(node);
     for (uint32_t j : g.neighbours[f])
@@ -215,8 +216,9 @@ std::optional<SbufRun> packingRun(const Program& input, const SbufGraph& g) {
   std::vector<SbufRect> used;
   for (uint32_t i = 0; i < g.nodes.size(); ++i) {
     sel.at[i] = (*at)[i];
-    if (!g.nodes[i].range.empty())
-      used.push_back({(*at)[i].partition, g.nodes[i].partitions, (*at)[i].offset, g.nodes[i].bytes});
+    if (!g.nodes[i].range.empty())  // up to the tensor's end
+      used.push_back({(*at)[i].partition, g.nodes[i].partitions, (*at)[i].offset,
+                       g.nodes[i].bytes + g.nodes[i].trail});
   }
   sel.footprint = sbufFootprintBytes(input.arch, used);
   sel.score = double(sel.footprint) / (double(sbufCapacity(input.arch)) + 1);
@@ -226,7 +228,11 @@ std::optional<SbufRun> packingRun(const Program& input, const SbufGraph& g) {
 // `p` with the placements of `sel`, a selection without failures on p's graph `g`.
 void place(Program& p, const SbufGraph& g, const SbufSelection& sel) {
   for (uint32_t i = 0; i < g.nodes.size(); ++i)
-    if (!g.nodes[i].fixed) p.tensors[g.nodes[i].tensor].placement = sel.at[i];
+    if (!g.nodes[i].fixed) {
+      std::optional<Placement> at = sel.at[i];  // the rectangle's; the tensor starts SbufNode::lead bytes lower
+      if (at) at->offset -= g.nodes[i].lead;
+      p.tensors[g.nodes[i].tensor].placement = at;
+    }
 }
 
 // The color stacks of one allocateSbuf call, by the graph they were made for, the color order and whether simplify
@@ -342,7 +348,7 @@ class SbufColorer final : public Colorer<SbufVariant, SbufSelection, SbufRun> {
       colorer_event::Tried tried{runName(v.heuristic, v.plain), std::nullopt, {}, sel.score};
       if (trace_.sizes && !v.plain) tried.sizes = cs.sizes;
       for (uint32_t i : sel.failed)
-        tried.failed.push_back({p.tensors[g.nodes[i].tensor].name, g.nodes[i].partitions, g.nodes[i].bytes});
+        tried.failed.push_back({p.tensors[g.nodes[i].tensor].name, g.nodes[i].partitions, g.nodes[i].tensorBytes()});
       trace_.add(std::move(tried));
     }
     return sel;
@@ -422,6 +428,16 @@ SbufResult allocateSbuf(const Program& input, const SbufOptions& o) { return all
 SbufResult allocateSbuf(Program&& input, const SbufOptions& o) {
   Program base = std::move(input);
   requireSbufTensorsFit(base);
+  // The max-live of whole tensors as the input declares them: a tile array split into one tensor per tile counts
+  // once while any of its tiles is live, as the input's tensor did, not once per tile.
+  SbufMaxLive input_max_live;
+  bool tiles_split = false;
+  if (o.split_tiles && std::any_of(base.tensors.begin(), base.tensors.end(), [](const Tensor& t) {
+        return t.space == Space::Sbuf && t.tiles > 1 && !t.placement;
+      })) {
+    input_max_live = sbufMaxLive(base, sbufLiveness(base, std::vector<bool>(base.tensors.size(), false)));
+    tiles_split = splitSbufTiles(base) > 0;
+  }
   base.renumber();
   if (o.only_heuristic && *o.only_heuristic >= kSbufHeuristicCount)
     throw std::invalid_argument("SBUF heuristic " + std::to_string(*o.only_heuristic) + " is not in the sweep");
@@ -438,7 +454,8 @@ SbufResult allocateSbuf(Program&& input, const SbufOptions& o) {
   stats.demand_pct = sbufDemandPercent(base.arch, g);
   stats.capacity_bytes = sbufCapacity(base.arch);
   stats.demand_bytes = g.total_demand;
-  stats.max_live_bytes = g.max_live;
+  if (!tiles_split) input_max_live = sbufMaxLive(base, first.live);
+  stats.max_live_bytes = input_max_live.area;
 
   // Best-of-N over whole spill fixpoints, not round by round: a heuristic that spills less in the first round can
   // leave reloads that spill more later. Compared on the end result, a level that tries more heuristics never does
@@ -475,11 +492,11 @@ SbufResult allocateSbuf(Program&& input, const SbufOptions& o) {
   const uint64_t rotated_footprint = rotated.footprint;
   if (o.load_headroom_pct > 0 &&
       keepLoadsApart(wp, wg.g, wg.live.order, policy,
-                     loadHeadroomLimit(wp.arch, wg.g, o.load_headroom_pct), rotated) > 0)
+                     loadHeadroomLimit(input_max_live.per_partition, o.load_headroom_pct), rotated) > 0)
     scoreSbufSelection(wp, wg.g, rotated);
   // Live-range splitting (sbuf_split.h): only where the best run spills nothing and stays above 1.05x the max-live.
   const bool try_split = o.split && !o.only_heuristic && !w.state && w.spill_bytes == 0 &&
-                         w.selection.footprint * 100 > g.max_live * 105;
+                         w.selection.footprint * 100 > stats.max_live_bytes * 105;
   std::optional<Program> unplaced;
   if (try_split) unplaced = base;
   Program placed = w.state ? w.state->program : std::move(base);

@@ -52,6 +52,9 @@ struct SbufOptions {
   // the max-live: each of the best split points is tried (the whole colorer on the program with its copy), and the
   // first lowest placement within 1.05x is kept. Off in those inner runs.
   bool split = true;
+  // Each buffer of a multi-buffer tensor whose mentions each stay in one tile at a constant offset as a tensor of
+  // its own (sbuf_tile_split.h), before anything else: the buffers get rectangles and live ranges of their own.
+  bool split_tiles = true;
   // Load headroom (sbuf_recent_bytes.h keepLoadsApart), in percent of the max-live area spread over the partitions
   // (loadHeadroomLimit): the winner's load destinations that still share bytes with a tensor read shortly before them
   // move above the peak, up to (100 + load_headroom_pct)% of it. 0: none, the peak stays where best-of-N and the

@@ -21,7 +21,7 @@ std::optional<std::vector<Placement>> packSbuf(const Program& p, const SbufGraph
     ExactItem it;
     it.first = n.range.first;
     it.last = n.range.last;
-    it.size = n.bytes;
+    it.size = n.tensorBytes();  // whole tensors: the packing's offsets are the tensors' placements
     it.align = std::max<uint32_t>(a.sbuf_align, 1);
     it.rows = n.partitions;
     if (n.fixed) {
@@ -51,9 +51,10 @@ std::optional<std::vector<Placement>> packSbuf(const Program& p, const SbufGraph
     std::vector<Placement> at(g.nodes.size());  // never-live nodes: the corner, they meet nobody
     for (uint32_t i = 0; i < g.nodes.size(); ++i)
       if (g.nodes[i].fixed) at[i] = *p.tensors[g.nodes[i].tensor].placement;
+      else at[i].offset = g.nodes[i].lead;
     for (size_t k = 0; k < node_of_item.size(); ++k) {
       at[node_of_item[k]].partition = r.placements[k].row;
-      at[node_of_item[k]].offset = r.placements[k].offset;
+      at[node_of_item[k]].offset = r.placements[k].offset + g.nodes[node_of_item[k]].lead;  // the rectangle's
     }
     return at;
   }

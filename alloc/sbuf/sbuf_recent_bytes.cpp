@@ -17,7 +17,7 @@ std::vector<uint64_t> highWaterMarks(const Arch& arch, const SbufGraph& g, const
     if (s.at[i] && !g.nodes[i].range.empty()) {
       const uint64_t first = s.at[i]->partition, end = first + g.nodes[i].partitions;
       for (uint64_t q = first; q < end && q < high.size(); ++q)
-        high[q] = std::max(high[q], s.at[i]->offset + g.nodes[i].bytes);
+        high[q] = std::max(high[q], s.at[i]->offset + g.nodes[i].bytes + g.nodes[i].trail);
     }
   return high;
 }
@@ -81,7 +81,18 @@ uint32_t moveApart(const Program& p, const SbufGraph& g, const LinearOrder& orde
     taken.clear();
     for (uint32_t j : g.neighbours[i])
       if (s.at[j]) taken.push_back(rectOf(j));
-    taken.insert(taken.end(), ceiling.begin(), ceiling.end());
+    if (i < g.siblings.size())
+      for (uint32_t j : g.siblings[i])
+        if (s.at[j]) taken.push_back(rectOf(j));
+    if (node.trail == 0) {
+      taken.insert(taken.end(), ceiling.begin(), ceiling.end());
+    } else {  // the tensor's end, not its rectangle's, stays below the ceiling
+      for (SbufRect c : ceiling) {
+        const uint64_t down = std::min(node.trail, c.offset);
+        taken.push_back({c.partition, c.partitions, c.offset - down, c.bytes + down});
+      }
+    }
+    addTensorBounds(arch, node, taken);
     const size_t base = taken.size();
     std::optional<Placement> best;
     size_t lo = 0, hi = cuts.size();  // cuts[0, lo) are known to be placeable, cuts[hi, ...) not
@@ -115,9 +126,8 @@ uint32_t keepRecentBytesApart(const Program& p, const SbufGraph& g, const Linear
   return moveApart(p, g, order, policy, high, nullptr, s);
 }
 
-uint64_t loadHeadroomLimit(const Arch& arch, const SbufGraph& g, uint32_t pct) {
-  const uint64_t parts = std::max<uint64_t>(arch.sbuf_partitions, 1);
-  return (g.max_live + parts - 1) / parts * (100 + uint64_t(pct)) / 100;
+uint64_t loadHeadroomLimit(uint64_t max_live, uint32_t pct) {
+  return max_live * (100 + uint64_t(pct)) / 100;
 }
 
 uint32_t keepLoadsApart(const Program& p, const SbufGraph& g, const LinearOrder& order, SbufPolicy policy,

@@ -46,16 +46,13 @@ enum class SbufCeiling : uint8_t { Partition, Peak };
 uint32_t keepRecentBytesApart(const Program& p, const SbufGraph& g, const LinearOrder& order, SbufPolicy policy,
                               SbufCeiling ceiling, SbufSelection& s);
 
-// The load headroom's limit for `pct` percent: (100 + pct)% of the graph's max-live (SbufGraph::max_live, the area
-// live at one position) spread over every partition, rounded up to whole bytes. The max-live of the colorer's own
-// ranges, and counted by area: a tensor on some partitions adds its bytes on those only, so the limit never exceeds
-// (100 + pct)% of any placement's least peak, which is at least the max-live area over the partitions. (Summing each
-// live tensor's bytes per partition as if it spanned every partition overstates that floor, and the limit with it,
-// by the bytes of every short tensor live at the max-live.)
-uint64_t loadHeadroomLimit(const Arch& arch, const SbufGraph& g, uint32_t pct);
+// The load headroom's limit for `pct` percent: (100 + pct)% of `max_live`, the most bytes per partition of whole
+// tensors live at one position of the input, each tensor's bytes counted on every partition (sbufMaxLive, the unit
+// of the verifier's max-live per partition that the coloring levels' peak is held to: within 1.05x of it).
+uint64_t loadHeadroomLimit(uint64_t max_live, uint32_t pct);
 
-// Load headroom: the same pass, with the ceiling raised on every partition to `limit` bytes (loadHeadroomLimit) (at most the partition's
-// size; nothing moves when the selection's peak already reaches it), moving only the destinations of loads (SBUF
+// Load headroom: the same pass, with the ceiling raised on every partition to `limit` bytes (loadHeadroomLimit; at
+// most the partition's size; nothing moves when the selection's peak already reaches it), moving only the destinations of loads (SBUF
 // tensors a DMA writes from DRAM). Where every byte below the peak is taken again within an iteration, a load's
 // destination can avoid the bytes a compute instruction has only just read only above the peak: a load waits there
 // for no reader, and the instruction that needs it not for the transfer's latency behind that reader. The peak

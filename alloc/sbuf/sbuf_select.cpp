@@ -7,6 +7,12 @@
 
 namespace allocsim {
 
+void addTensorBounds(const Arch& arch, const SbufNode& node, std::vector<SbufRect>& taken) {
+  if (node.lead > 0) taken.push_back({0, arch.sbuf_partitions, 0, node.lead});
+  if (node.trail > 0 && node.trail <= arch.sbuf_bytes)
+    taken.push_back({0, arch.sbuf_partitions, arch.sbuf_bytes - node.trail, node.trail});
+}
+
 SbufSelection selectSbuf(const Program& p, const SbufGraph& g, const std::vector<uint32_t>& stack, SbufPolicy policy) {
   const size_t n = g.nodes.size();
   SbufSelection s;
@@ -23,6 +29,10 @@ SbufSelection selectSbuf(const Program& p, const SbufGraph& g, const std::vector
     taken.clear();
     for (uint32_t j : g.neighbours[i])
       if (s.at[j]) taken.push_back({s.at[j]->partition, g.nodes[j].partitions, s.at[j]->offset, g.nodes[j].bytes});
+    if (i < g.siblings.size())
+      for (uint32_t j : g.siblings[i])
+        if (s.at[j]) taken.push_back({s.at[j]->partition, g.nodes[j].partitions, s.at[j]->offset, g.nodes[j].bytes});
+    addTensorBounds(p.arch, node, taken);
     s.at[i] = placeSbufRect(p.arch, policy, node.partitions, node.bytes, taken);
     if (!s.at[i]) {
       s.failed.push_back(i);  // " cannot allocate "
@@ -39,7 +49,8 @@ void scoreSbufSelection(const Program& p, const SbufGraph& g, SbufSelection& s) 
   used.clear();
   for (uint32_t i = 0; i < g.nodes.size(); ++i)
     if (s.at[i] && !g.nodes[i].range.empty())
-      used.push_back({s.at[i]->partition, g.nodes[i].partitions, s.at[i]->offset, g.nodes[i].bytes});
+      used.push_back({s.at[i]->partition, g.nodes[i].partitions, s.at[i]->offset,  // up to the tensor's end
+                      g.nodes[i].bytes + g.nodes[i].trail});
   s.footprint = sbufFootprintBytes(p.arch, used);
   s.score = s.spill_cost + double(s.footprint) / (double(sbufCapacity(p.arch)) + 1);
   if (ALLOCSIM_PLANT("sbuf_score_prefers_larger_footprint"))
