@@ -575,24 +575,27 @@ TEST(SbufAllocator, OperandsOfOneInstructionBeyondSbufAreACleanAllocError) {
 TEST(SbufAllocator, TwoOperandsThatCanNeverShareSbufAreNamed) {
   const Program p = parseProgram(
       "arch tiny\n"
-      "dram A [8, 256] f32 input\n"
+      "dram A [8, 512] f32 input\n"
       "dram B [4, 1024] f32 input\n"
       "dram Y [4, 1024] f32 output\n"
-      "sbuf a [8, 256] f32\n"
+      "sbuf a [8, 512] f32\n"
       "sbuf b [4, 1024] f32\n"
       "\n"
       "dma a, A\n"
       "dma b, B\n"
-      "dma b[0:4, 0:256], a[0:4, 0:256]\n"
+      "dma b[0:4, 0:512], a[0:4, 0:512]\n"
+      // Reads b's first half and writes its second: one instruction reaches every byte of b (4096 per partition)
+      // and a's 2048 bytes on partitions 0..3, so neither reload can be narrowed below its whole rows.
+      "tt b[0:4, 512:512], a[0:4, 0:512], b[0:4, 0:512], add\n"
       "dma Y, b\n");
   ASSERT_TRUE(checkProgram(p).empty());
   const std::string msg = allocErrorOf(p);
   EXPECT_EQ(msg.rfind("SBUF cannot hold sbuf tensor '", 0), 0u) << msg;
   EXPECT_NE(msg.find("and no placement holds both: "), std::string::npos) << msg;
   // Whichever of the two (or their stand-ins) failed, the other one is named, with the shared-partition arithmetic.
-  const bool a_failed = msg.find("partitions always share one, which would need 1024 + 4096 bytes of 4096") !=
+  const bool a_failed = msg.find("partitions always share one, which would need 2048 + 4096 bytes of 4096") !=
                         std::string::npos;
-  const bool b_failed = msg.find("partitions always share one, which would need 4096 + 1024 bytes of 4096") !=
+  const bool b_failed = msg.find("partitions always share one, which would need 4096 + 2048 bytes of 4096") !=
                         std::string::npos;
   EXPECT_TRUE(a_failed || b_failed) << msg;
   EXPECT_EQ(msg.find("no free rectangle"), std::string::npos) << msg;
