@@ -115,7 +115,7 @@ class Scoreboard {
   };
   struct List {
     std::vector<Entry> entries;
-    size_t swept_at = 0;  // its size after its last sweep
+    size_t sweep_at = 4;  // the size at which it is swept next (keepSwept)
   };
   struct Bucket {
     List reads, writes;
