@@ -475,7 +475,7 @@ SbufResult allocateSbuf(Program&& input, const SbufOptions& o) {
   const uint64_t rotated_footprint = rotated.footprint;
   if (o.load_headroom_pct > 0 &&
       keepLoadsApart(wp, wg.g, wg.live.order, policy,
-                     sbufBytesPerPartitionMaxLive(wg.g) * (100 + o.load_headroom_pct) / 100, rotated) > 0)
+                     loadHeadroomLimit(wp.arch, wg.g, o.load_headroom_pct), rotated) > 0)
     scoreSbufSelection(wp, wg.g, rotated);
   // Live-range splitting (sbuf_split.h): only where the best run spills nothing and stays above 1.05x the max-live.
   const bool try_split = o.split && !o.only_heuristic && !w.state && w.spill_bytes == 0 &&

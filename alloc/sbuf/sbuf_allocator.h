@@ -52,9 +52,10 @@ struct SbufOptions {
   // the max-live: each of the best split points is tried (the whole colorer on the program with its copy), and the
   // first lowest placement within 1.05x is kept. Off in those inner runs.
   bool split = true;
-  // Load headroom (sbuf_recent_bytes.h keepLoadsApart), in percent of the static max-live per partition: the winner's
-  // load destinations that still share bytes with a tensor read shortly before them move above the peak, up to
-  // (100 + load_headroom_pct)% of the max-live. 0: none, the peak stays where best-of-N and the rotation put it.
+  // Load headroom (sbuf_recent_bytes.h keepLoadsApart), in percent of the max-live area spread over the partitions
+  // (loadHeadroomLimit): the winner's load destinations that still share bytes with a tensor read shortly before them
+  // move above the peak, up to (100 + load_headroom_pct)% of it. 0: none, the peak stays where best-of-N and the
+  // rotation put it.
   uint32_t load_headroom_pct = 0;
   // 0: the counters only; 1: also each heuristic's rounds in SbufStats::trace (scores, nodes that found no
   // rectangle, spills); 2: also simplify's worklist sizes.

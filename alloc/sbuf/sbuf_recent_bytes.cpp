@@ -115,17 +115,9 @@ uint32_t keepRecentBytesApart(const Program& p, const SbufGraph& g, const Linear
   return moveApart(p, g, order, policy, high, nullptr, s);
 }
 
-uint64_t sbufBytesPerPartitionMaxLive(const SbufGraph& g) {
-  std::vector<std::pair<uint32_t, int64_t>> events;  // (position, +-bytes): a segment starts, or ends after it
-  for (const SbufNode& node : g.nodes)
-    for (size_t k = 0; k < node.range.segmentCount(); ++k) {
-      events.push_back({node.range.segment(k).first, int64_t(node.bytes)});
-      events.push_back({node.range.segment(k).last + 1, -int64_t(node.bytes)});
-    }
-  std::sort(events.begin(), events.end());  // at one position the ends (negative) before the starts
-  int64_t now = 0, most = 0;
-  for (const auto& [pos, d] : events) most = std::max(most, now += d);
-  return uint64_t(most);
+uint64_t loadHeadroomLimit(const Arch& arch, const SbufGraph& g, uint32_t pct) {
+  const uint64_t parts = std::max<uint64_t>(arch.sbuf_partitions, 1);
+  return (g.max_live + parts - 1) / parts * (100 + uint64_t(pct)) / 100;
 }
 
 uint32_t keepLoadsApart(const Program& p, const SbufGraph& g, const LinearOrder& order, SbufPolicy policy,

@@ -46,12 +46,15 @@ enum class SbufCeiling : uint8_t { Partition, Peak };
 uint32_t keepRecentBytesApart(const Program& p, const SbufGraph& g, const LinearOrder& order, SbufPolicy policy,
                               SbufCeiling ceiling, SbufSelection& s);
 
-// The most bytes per partition live at one position of `g`'s liveness, every node counted on every partition (the
-// static max-live per partition of docs/quality.md): the least peak (highest byte) of any placement when the live
-// tensors all span the partitions, and the base of the load headroom below.
-uint64_t sbufBytesPerPartitionMaxLive(const SbufGraph& g);
+// The load headroom's limit for `pct` percent: (100 + pct)% of the graph's max-live (SbufGraph::max_live, the area
+// live at one position) spread over every partition, rounded up to whole bytes. The max-live of the colorer's own
+// ranges, and counted by area: a tensor on some partitions adds its bytes on those only, so the limit never exceeds
+// (100 + pct)% of any placement's least peak, which is at least the max-live area over the partitions. (Summing each
+// live tensor's bytes per partition as if it spanned every partition overstates that floor, and the limit with it,
+// by the bytes of every short tensor live at the max-live.)
+uint64_t loadHeadroomLimit(const Arch& arch, const SbufGraph& g, uint32_t pct);
 
-// Load headroom: the same pass, with the ceiling raised on every partition to `limit` bytes (at most the partition's
+// Load headroom: the same pass, with the ceiling raised on every partition to `limit` bytes (loadHeadroomLimit) (at most the partition's
 // size; nothing moves when the selection's peak already reaches it), moving only the destinations of loads (SBUF
 // tensors a DMA writes from DRAM). Where every byte below the peak is taken again within an iteration, a load's
 // destination can avoid the bytes a compute instruction has only just read only above the peak: a load waits there

@@ -199,7 +199,7 @@ TEST(SbufRecentBytes, ALoadMovesAboveThePeakOffTheBytesJustReadWhenTheHeadroomHo
   ASSERT_EQ(s.rect("a").offset, 0u);
   ASSERT_EQ(s.rect("b").offset, 1024u);
   ASSERT_EQ(s.rect("w").offset, 0u);
-  EXPECT_EQ(sbufBytesPerPartitionMaxLive(s.g), 2048u);
+  EXPECT_EQ(loadHeadroomLimit(s.p.arch, s.g, 50), 3072u);  // 2048 over 8 partitions' area, 50% more
   // Within the peak nothing better exists: the rotation leaves both where they are.
   EXPECT_EQ(keepRecentBytesApart(s.p, s.g, s.live.order, SbufPolicy::FirstFit, SbufCeiling::Peak, s.sel), 0u);
   EXPECT_EQ(keepLoadsApart(s.p, s.g, s.live.order, SbufPolicy::FirstFit, 3071, s.sel), 0u);
@@ -229,6 +229,34 @@ TEST(SbufRecentBytes, ALoadMovesAboveThePeakOffTheBytesJustReadWhenTheHeadroomHo
     EXPECT_EQ(memoryUse(q).sbuf_peak, pct == 50u ? 3072u : 2048u) << pct;
     expectCorrectAllocation(parseProgram(text), q, std::to_string(pct) + "%", 1);
   }
+}
+
+// The headroom's limit counts a tensor on some partitions on those only. tiny: 8 partitions of 4096 bytes; z is
+// [8, 256] f32 (1024 bytes on every partition), loaded before the loop and stored after it; a, b and w are [4, 256]
+// f32 (1024 bytes on 4 partitions), as in the test above. By hand: the most live at once is z with a and b, or z
+// with b and w: 8 x 1024 + 2 x 4 x 1024 = 16384 bytes of area, 2048 per partition over the 8 partitions, so 10%
+// over it is 2252 bytes (2048 * 110 / 100, rounded down). No placement reaches less than 2048: z takes 1024 bytes
+// of every partition and a and b, live together, take 4 partitions x 1024 bytes each beside or above it. Counting
+// every live tensor's bytes on every partition instead would give 3072 and a limit of 3379, room for a 1024-byte
+// load above a 2048 peak.
+TEST(SbufRecentBytes, TheHeadroomLimitCountsAShortTensorOnItsPartitionsOnly) {
+  const std::string text =
+      "arch tiny\ndram X [4, 256] f32 input\ndram W [4, 256] f32 input\ndram Y [4, 256] f32 output\n"
+      "dram Z [8, 256] f32 input\ndram V [8, 256] f32 output\n"
+      "sbuf z [8, 256] f32\nsbuf a [4, 256] f32\nsbuf b [4, 256] f32\nsbuf w [4, 256] f32\nreg i\n"
+      "dma z, Z\nloop i = 0, 4, 1 {\n  dma a, X\n  tt b, a, a, add\n  dma w, W\n  tt b, b, w, add\n  dma Y, b\n}\n"
+      "dma V, z\n";
+  Selected s = selectInOrder(text, {"z", "a", "b", "w"});
+  ASSERT_TRUE(s.sel.failed.empty());
+  EXPECT_EQ(s.g.max_live, 16384u);
+  EXPECT_EQ(loadHeadroomLimit(s.p.arch, s.g, 10), 2252u);
+  EXPECT_EQ(loadHeadroomLimit(s.p.arch, s.g, 0), 2048u);
+  // Through the driver at 10%: whatever moves, no byte of any partition lies above the limit.
+  DriverOptions d;
+  d.sbuf_load_headroom_pct = 10;
+  const Program q = allocate(parseProgram(text), d).program;
+  EXPECT_LE(memoryUse(q).sbuf_peak, 2252u);
+  expectCorrectAllocation(parseProgram(text), q, "10%", 1);
 }
 
 // The layernorm tutorial's first kernel at its published size: in its row loop, each tile's row statistics are
