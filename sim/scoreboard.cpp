@@ -54,7 +54,8 @@ void Scoreboard::scan(List& list, const Query& q, uint64_t bucket, uint8_t in_or
   const uint64_t seq = q.seq;
   // Whether an overlapping entry is dropped: finished, or covered by a recorded write, it goes off the board (see
   // access()). Its copies in other buckets lie in fp's buckets too and go with them.
-  auto visit = [&](const Entry& e) {
+  // (Inlined: called as a function, building its closure cost more than the search of a short list.)
+  auto visit = [&](const Entry& e) __attribute__((always_inline)) {
     if (!live(e)) return true;  // finished: dropped here rather than at the next sweep
     if (e.seq != seq && e.engine != in_order &&
         (!kDedupe || std::max(bucketOf(e.byte_lo, q.bias, q.shift), q.first) == bucket))
