@@ -12,6 +12,12 @@ uint64_t ReservationCalendar::reserve(uint64_t now, uint64_t earliest, uint64_t 
     head_ = 0;
   }
   if (length == 0) return earliest;
+  // Nothing booked ends after `earliest` (bookings are disjoint and sorted, so the last ends last): the window
+  // starts there and is the last one. The common case, and it needs no search.
+  if (head_ == booked_.size() || booked_.back().end <= earliest) {
+    booked_.push_back(Window{earliest, earliest + length});
+    return earliest;
+  }
   const auto first = booked_.begin() + ptrdiff_t(head_);
   auto byStart = [](const Window& w, uint64_t t) { return w.start < t; };
   uint64_t start = earliest;

@@ -181,6 +181,7 @@ Sequencer::Plan& Sequencer::makePlan(const Instruction& inst) {
     resolveOperands(inst, plan.operands);  // throws as dispatch would, at the first execution
     plan.static_operands = true;
   }
+  plan.data_skipped = s_.dataSkipped(inst);
   plan.inst = &inst;
   return plan;
 }
@@ -301,12 +302,16 @@ void Sequencer::planViews(Plan& plan, const Shape& shape) {
     }
     return uint32_t(index.terms.size());
   };
+  for (uint32_t a = o.n; a-- > 0;)
+    if (plan.access_view[a] != kNoView) plan.view_access[plan.access_view[a]] = uint8_t(a);
   for (uint32_t i = 0; i < o.views.n; ++i) {
     const AccessPattern& ap = *o.views.ap[i];
+    if (ap.partition.terms.empty() && ap.offset.terms.empty()) continue;  // resolved once for all
     const Tensor& t = s_.p->tensors[ap.tensor];
     const bool empty = ap.count == 0 || ap.count2 == 0 || ap.partitions == 0;
     const __int128 extent = empty ? 0 : __int128(ap.count2 - 1) * ap.step2 + ap.count - 1;  // last - first element
     PlannedView v;
+    v.view = i;
     v.part_constant = ap.partition.constant;
     v.off_constant = ap.offset.constant;
     v.max_part = limit(__int128(t.partitions) - ap.partitions);
@@ -339,30 +344,29 @@ bool Sequencer::recompute(Plan& plan, const Record& rec, bool executed) {
     out = sum;
     return true;
   };
-  // Each view's footprint goes straight into the accesses that are its; the overlap test below also needs them by
-  // view.
-  Footprint* fp = view_fp_;
-  const bool overlaps = executed && !plan.overlap_pairs.empty();
+  // Each view's footprint goes straight into the accesses that are its (a view without register terms keeps its
+  // first resolution's).
   const PlannedView* views = plan.views.data();
   for (size_t i = 0, n = plan.views.size(); i < n; ++i) {
     const PlannedView& v = views[i];
     int64_t part, off;
     if (!index(v.part_constant, v.part_terms, part) || !index(v.off_constant, v.off_terms, off)) return false;
     if (part < 0 || part > v.max_part || off < 0 || off > v.max_off) return false;
-    ResolvedView& view = o.views.view[i];
+    ResolvedView& view = o.views.view[v.view];
     view.partition = uint32_t(part);
     view.offset = uint64_t(off);
     const Footprint f = v.footprint.at(view.partition, view.offset);
     for (uint32_t m = v.accesses; m; m &= m - 1) o.access[__builtin_ctz(m)].fp = f;
-    if (overlaps) fp[i] = f;
   }
   // A destination apart from every source (most) does not stream over itself; one overlapping a source is asked
   // in full (in place is no overlap at an offset). Only an executed instruction's engine asks.
   o.streams_over_itself = false;
-  if (overlaps)
+  if (executed) {
+    auto fp = [&](uint8_t view) -> const Footprint& { return o.access[plan.view_access[view]].fp; };
     for (const auto& [d, src] : plan.overlap_pairs)
       o.streams_over_itself |=
-          fp[d].overlaps(fp[src]) && overlapsAtAnOffset(*s_.layout, o.views.view[d], o.views.view[src]);
+          fp(d).overlaps(fp(src)) && overlapsAtAnOffset(*s_.layout, o.views.view[d], o.views.view[src]);
+  }
   return true;
 }
 
@@ -453,10 +457,10 @@ void Sequencer::dispatch(const Instruction& inst, const LoopPos* loop) {
   const uint32_t slot = s_.takeRecord();
   Record& rec = s_.record(slot);
   rec.inst = &inst;
-  rec.data_skipped = s_.dataSkipped(inst);
+  Plan& plan = planOf(inst);
+  rec.data_skipped = plan.data_skipped;
   rec.first = !loop || loop->first;
   rec.last = !loop || loop->last;
-  Plan& plan = planOf(inst);
   readRegistersAtDispatch(plan, inst, rec);
   enterOperands(plan, inst, slot, rec);
   const Engine engine = Engine(e);

@@ -42,6 +42,7 @@ class Sequencer : public sc_core::sc_module {
     int64_t scale;
   };
   struct PlannedView {
+    uint32_t view;  // its index in the plan's operands.views
     int64_t part_constant, off_constant;
     int64_t max_part, max_off;
     uint32_t first_term, part_terms, off_terms;
@@ -56,13 +57,16 @@ class Sequencer : public sc_core::sc_module {
     std::vector<RegId> regs;                           // each register once
     std::vector<std::pair<uint32_t, uint32_t>> lanes;  // each register's lanes [lo, hi), for the scoreboard
     bool static_operands = false;
+    bool data_skipped = false;  // Shared::dataSkipped, fixed for the job
     // With register terms: whether `operands` was resolved once (its shape is known), and then the views of
-    // `operands.views` in order, which of them each access's footprint is (kNoView: a register's), and the pairs
-    // (destination, source) whose overlap at an offset makes it stream over itself.
+    // `operands.views` that have register terms, in order (the others keep their first resolution, footprint and
+    // accesses), which view each access's footprint is (kNoView: a register's), an access whose footprint is each
+    // view's, and the pairs (destination, source) whose overlap at an offset makes it stream over itself.
     bool shaped = false;
     std::vector<Term> terms;
     std::vector<PlannedView> views;
     uint8_t access_view[8] = {};
+    uint8_t view_access[KnownViews::kMax] = {};
     std::vector<std::pair<uint8_t, uint8_t>> overlap_pairs;
     Operands operands;  // static: as resolved; with register terms: the last dispatch's (the engine's copy if needed)
     int8_t memories = -1;  // enterPorts: bit 0 SBUF, bit 1 PSUM accessed; -1 not known yet
@@ -126,7 +130,6 @@ class Sequencer : public sc_core::sc_module {
   std::vector<std::unique_ptr<Plan>> plans_;  // by Instruction::id; records point into the plans while this grows
   uint64_t clock_ = 0;
   std::vector<Dependence> loop_deps_;  // runLoop's scratch
-  Footprint view_fp_[KnownViews::kMax];  // recompute's scratch: each view's footprint (when overlaps are asked)
   // The youngest dispatched instruction of an engine that accesses a memory through a shared port: by port side
   // (kPort* below), its record's slot and dispatch number (seq 0: none this job).
   enum PortSide : uint32_t { kSbufDve, kSbufPool, kPsumDve, kPsumAct, kPortSides };

@@ -66,8 +66,10 @@ struct SimOptions {
   // on it (a test runs several); it trades host speed for how far SystemC time may trail the model. The order in
   // which values move is then kept by the dependences alone. 0: every unit waits out every instruction and moves
   // its values at its end cycle, in model-time order. It is 0 with a VCD (signals change at their cycles) and with
-  // `drop` (a missing dependence then shows as values taken in time order, as hardware would take them).
-  uint64_t quantum = 10'000;
+  // `drop` (a missing dependence then shows as values taken in time order, as hardware would take them). The
+  // default is large enough that a unit rarely waits for time (a timed wait is a kernel round trip, each a few
+  // hundred host instructions); what bounds how far a unit runs ahead is its queues, not the quantum.
+  uint64_t quantum = 1'000'000;
   const ProgressFn* progress = nullptr;  // called every kProgressSteps steps, from the simulation's thread
   // Timing only: compute just what the timing depends on. Registers, addresses, loop trips and every decision of
   // the model are computed as in a full run, so cycles, busy time, stalls, stall pairs and traces are exactly the

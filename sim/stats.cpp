@@ -16,17 +16,29 @@ const char* stallCauseName(StallCause c) {
   return "?";
 }
 
+namespace {
+
+// A pair not seen before, under its consumer's id. Out of line, so that adding to a known pair (nearly every
+// stall) is a short call.
+[[gnu::noinline]] void addPair(std::vector<std::vector<StallPair>>& pairs, const StallPair& pair) {
+  const uint32_t id = pair.consumer ? pair.consumer->id : 0;
+  if (id >= pairs.size()) pairs.resize(size_t(id) + 1);
+  pairs[id].push_back(pair);
+}
+
+}  // namespace
+
 void SimStats::addStall(StallCause c, const Instruction* producer, const Instruction* consumer, uint64_t n) {
   if (n == 0) return;
   stall_cycles[size_t(c)] += n;
   const uint32_t id = consumer ? consumer->id : 0;
-  if (id >= pairs_.size()) pairs_.resize(size_t(id) + 1);
-  for (StallPair& p : pairs_[id])
-    if (p.cause == c && p.producer == producer && p.consumer == consumer) {
-      p.cycles += n;
-      return;
-    }
-  pairs_[id].push_back({c, producer, consumer, n});
+  if (id < pairs_.size())
+    for (StallPair& p : pairs_[id])
+      if (p.cause == c && p.producer == producer && p.consumer == consumer) {
+        p.cycles += n;
+        return;
+      }
+  addPair(pairs_, {c, producer, consumer, n});
 }
 
 void SimStats::addSelfOverlap(const Instruction* inst, bool differs) {

@@ -55,7 +55,7 @@ std::string runSummary(const Program& p, const sim::SimOptions& base, uint64_t q
 
 void expectQuantumDoesNotMatter(const Program& p, const sim::SimOptions& base) {
   const std::string step_by_step = runSummary(p, base, 0);
-  for (uint64_t quantum : {uint64_t(1), uint64_t(97), uint64_t(10'000), UINT64_MAX}) {
+  for (uint64_t quantum : {uint64_t(1), uint64_t(97), uint64_t(10'000), sim::SimOptions{}.quantum, UINT64_MAX}) {
     SCOPED_TRACE("quantum " + std::to_string(quantum));
     EXPECT_EQ(runSummary(p, base, quantum), step_by_step);
   }
