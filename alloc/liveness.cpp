@@ -860,8 +860,8 @@ constexpr uint32_t kPartialLookahead = 64;
 // must see only elements written at or after k:
 //  - in the body of k's innermost loop K: directly in it (no block between), every iteration of K from k's first run
 //    on, one after another, with K's register bound to its value in views (a view naming any other register fails);
-//    when K also holds a mention before k, what each iteration marks is forgotten at the next (that mention's writes
-//    come between);
+//    when K also holds a mention before k, each iteration's run of k is walked on its own (what it marks is forgotten
+//    at the next: that mention's writes come between) and every one must pass, the last one's going on after K;
 //  - then, after K, directly in the body around K, views naming no register;
 //  - a mention inside a loop L nested in the body walked (L not holding k): one run of L must read only what the run
 //    wrote (alloc/iteration_coverage.h, runCoverage): then L reads nothing older than itself, and what its writes
@@ -952,12 +952,21 @@ bool partialStartsValue(const Program& p, const LinearOrder& order, TensorId t, 
   if (l.trips == 0 || l.trips > kPartialLookahead || l.inst->lo < 0) return false;
   size_t after = i;  // the first mention past K
   while (after < events.size() && events[after].pos < l.end) ++after;
+  // When K holds an earlier mention, that mention's writes on the next iteration land in the value before k, so each
+  // iteration's run of k starts afresh: every run must leave nothing of the old value to be read, the last one up to
+  // the mentions after K (a run that covers every element settles its own iteration only: `loop i { memset t, 0;
+  // reg_store t[:, i:2], x; reg_store t[:, 2:2], x }` covers t on i = 0, while after the last iteration t holds the
+  // memset's zeros where the stores did not land). Otherwise every mention from k's first run on is k's value, and
+  // the iterations are walked as one sequence.
   const bool forget = prev > l.header;  // K holds an earlier mention
+  Step s = Step::Next;
   for (uint64_t x = 0; x < l.trips; ++x) {
     if (forget && x > 0) written.reset(p.tensors[t]);
-    const Step s = walk(walk, i, after, loop, l.inst->rd, l.inst->lo + int64_t(x) * l.inst->step, x > 0);
-    if (s != Step::Next) return s == Step::Starts;
+    s = walk(walk, i, after, loop, l.inst->rd, l.inst->lo + int64_t(x) * l.inst->step, x > 0 && !forget);
+    if (s == Step::Fails) return false;
+    if (s == Step::Starts && !forget) return true;
   }
+  if (s == Step::Starts) return true;
   // After K: the rest of the body around it.
   const int32_t outer = l.parent;
   size_t to = after;

@@ -42,7 +42,11 @@
 // every element (the tensor replaced piecewise: two matmuls into its halves), read only elements written from the
 // partial write on. They are walked in order: in the partial write's own loop body, its iterations one after another
 // from the write's first run, with the loop's register bound to its value in the views (`loop i = 0, 2, 1 { matmul
-// a[:, i*512:512], ...; copy s, a[:, i*512:512] }`); then in the body around that loop, views naming no register;
+// a[:, i*512:512], ...; copy s, a[:, i*512:512] }`), or, where that body also holds an earlier mention (its writes
+// on the next iteration land in the value before), each iteration's run on its own, every one of them passing, the
+// last one's going on past the loop (`loop i { memset t, 0; store t[:, i:2]; store t[:, 2:2] }; dma o, t`: the
+// stores cover t on i = 0 only, and after the loop the memset's zeros are read); then in the body around that loop,
+// views naming no register;
 // no block between. A nested loop among them (not holding the write) passes when one run of it reads only what the
 // run wrote (alloc/iteration_coverage.h, runCoverage), and what its writes directly in its body cover on every
 // iteration counts as written; or, in a body walked with no register bound, when its iterations, walked one after

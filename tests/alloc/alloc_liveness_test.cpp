@@ -388,6 +388,28 @@ INSTANTIATE_TEST_SUITE_P(Liveness, LiveRangeOf, ::testing::ValuesIn(std::vector<
     {.name = "ALoopUpdatingOlderElementsOnALaterIterationKeepsOneValue",
      .body = partialThenLoopUpdate("b[:, i*32:32]"),
      .expect = {{.value = "b", .segments = {{P(12), P(20)}}, .value_starts = std::vector<Anchor>{}}}},
+    // Each iteration of the loop rewrites b whole (12) before two partial writes (13, 14). On i = 0 they cover every
+    // element, but on i = 2 they write columns 32..63 only: after the loop, columns 0..31 hold the memset's zeros of
+    // the last iteration, and the dma reads them. The partial write on 13 lands in the value the memset starts on
+    // every iteration, so it starts none: one value, live from the memset to the dma.
+    {.name = "PartialWritesCoveringTheTensorOnTheFirstIterationOnlyKeepTheValueTheyLandIn",
+     .body = "loop i = 0, 3, 1 {\n"            // 11
+             "  memset b, 0\n"                 // 12
+             "  memset b[:, i*16:32], 1\n"     // 13: columns 0..31, 16..47, 32..63
+             "  memset b[:, 32:32], 2\n"       // 14
+             "}\n"
+             "dma O, b\n",                     // 16
+     .expect = {{.value = "b", .segments = {{P(12), P(16)}}, .value_starts = std::vector<Anchor>{}}}},
+    // The same with partial writes that cover every element on every iteration: after each memset, what is read is
+    // theirs, so 13 starts a value (the memset's value is a dead store, live at 12 only, which touches the next).
+    {.name = "PartialWritesCoveringTheTensorOnEveryIterationStartAValue",
+     .body = "loop i = 0, 3, 1 {\n"            // 11
+             "  memset b, 0\n"                 // 12
+             "  memset b[:, 0:32], 1\n"        // 13
+             "  memset b[:, 32:32], 2\n"       // 14
+             "}\n"
+             "dma O, b\n",                     // 16
+     .expect = {{.value = "b", .segments = {{P(12), P(16)}}, .value_starts = std::vector<Anchor>{P(13)}}}},
     // A write after a value's last read that nothing reads (no later iteration can: no loop holds both) is a dead
     // store: live at its own position, not from the read to it.
     {.name = "DeadStoreAfterTheLastReadIsLiveAtItsPositionOnly",
