@@ -69,6 +69,7 @@ class PathWalk {
     out.once = once_ && path_.front()->op == Op::Loop;
     if (out.once && !inner_after_) out.later = int64_t(front_iterations_ - 1 - reach_iteration_);
     out.skips_last = loops_ & ~reached_on_last_;
+    out.only_last = loops_ & ~reached_off_last_;
     if (reached) *reached = once_;
     return true;
   }
@@ -93,6 +94,7 @@ class PathWalk {
     if (++visited_ > kConditionalRunsBudget) return false;
     if (i == path_.size()) {
       reached_on_last_ |= on_last_;
+      reached_off_last_ |= loops_ & ~on_last_;  // every loop on the path is in one of its iterations here
       once_ = true;
       reach_iteration_ = front_iterations_ - 1;
       inner_after_ = false;
@@ -141,10 +143,10 @@ class PathWalk {
   // (counted from 0), and whether a loop inside the outermost begun an iteration after that run, in the same one.
   uint64_t front_iterations_ = 0, reach_iteration_ = 0;
   bool inner_after_ = false;
-  // By depth (bit d - 1 for the path's d-th loop): the loops on the path, those on their last iteration now, and those
-  // on whose last iteration the innermost body has run.
+  // By depth (bit d - 1 for the path's d-th loop): the loops on the path, those on their last iteration now, those on
+  // whose last iteration the innermost body has run, and those on one of whose other iterations it has run.
   uint32_t depth_ = 0;
-  uint64_t loops_ = 0, on_last_ = 0, reached_on_last_ = 0;
+  uint64_t loops_ = 0, on_last_ = 0, reached_on_last_ = 0, reached_off_last_ = 0;
 };
 
 // Visits every construct of `p` in preorder with the constructs around its body (`path`: outermost first, itself

@@ -12,6 +12,8 @@
 //           later iterations only); -1 when an inner loop does.
 //   skips_last  by depth (bit d - 1 for the loop around it at depth d, LinearLoop::depth, up to 64): the instruction
 //           never runs on that loop's last iteration, on any of its runs (`if i == 2` in `loop i = 0, 4`).
+//   only_last  by depth, as skips_last: the instruction runs on that loop's last iteration only, on every one of its
+//           runs (`if i == 3` in `loop i = 0, 4`; `loop j = 0, i % 3` in `loop i = 0, 2`: only i = 1 runs it).
 // A condition or bound that names any other register, a register that something else inside its loop writes, or a
 // walk beyond the work budget answers neither.
 //
@@ -35,6 +37,7 @@ struct ConditionalRuns {
   bool once = false;
   int64_t later = -1;
   uint64_t skips_last = 0;
+  uint64_t only_last = 0;
 };
 
 // Iterations the walk of one conditional body may visit before it gives up.

@@ -27,6 +27,13 @@ void LinearOrder::nest(uint32_t pos, std::vector<int32_t>& chain) const {
   std::reverse(chain.begin(), chain.end());
 }
 
+int32_t LinearOrder::childIn(uint32_t pos, int32_t loop) const {
+  if (pos >= positions.size()) return -1;
+  int32_t l = positions[pos].loop;
+  while (l >= 0 && loops[size_t(l)].parent != loop) l = loops[size_t(l)].parent;
+  return l == loop ? -1 : l;
+}
+
 namespace {
 
 // Instructions and loops of a body, nested ones included (iteratively, as linearize); `conditional`: whether an `if`

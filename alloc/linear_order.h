@@ -55,6 +55,9 @@ struct LinearOrder {
   std::vector<int32_t> nest(uint32_t pos) const;
   // The same into `chain` (cleared first): a caller asking for many positions keeps one vector's room.
   void nest(uint32_t pos, std::vector<int32_t>& chain) const;
+  // The loop directly in `loop`'s body (`loop` -1: the top level) whose body holds `pos`, at any depth; -1 when `pos`
+  // lies directly in `loop`'s body, or outside it.
+  int32_t childIn(uint32_t pos, int32_t loop) const;
 };
 
 // Flattens `p.body` (iteratively: any nesting depth is fine).

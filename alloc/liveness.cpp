@@ -248,18 +248,20 @@ struct Event {
   bool covered = false;
 };
 
-// A conditional instruction's position and the loops on whose last iteration it never runs (ConditionalRuns::skips_last).
-struct SkipsLast {
+// A conditional instruction's position, the loops on whose last iteration it never runs (ConditionalRuns::skips_last)
+// and those on whose last iteration only it runs (ConditionalRuns::only_last).
+struct LastIterationRuns {
   uint32_t pos = 0;
-  uint64_t depths = 0;  // bit d - 1: the loop around it at depth d
+  uint64_t skips = 0;  // bit d - 1: the loop around it at depth d
+  uint64_t only = 0;   // likewise
 };
 
 // The back-edge questions of one tensor, asked of the views once per loop (counted once in the stats).
 class CoverageAnswers {
  public:
   CoverageAnswers(const Program& p, const LinearOrder& order, LivenessStats& stats, CoverageCache& cache,
-                  std::span<const SkipsLast> skips_last)
-      : p_(p), order_(order), stats_(stats), cache_(cache), skips_last_(skips_last) {}
+                  std::span<const LastIterationRuns> last_runs)
+      : p_(p), order_(order), stats_(stats), cache_(cache), last_runs_(last_runs) {}
   void reset(TensorId t, std::span<const Event> events) {
     t_ = t;
     events_ = events;
@@ -298,11 +300,13 @@ class CoverageAnswers {
   bool rewritesInRun(int32_t loop) {
     return memo(run_asked_, loop, [&] { return runRewrite(p_, order_, t_, loop, cache_) == IterationCoverage::Covered; });
   }
-  // The conditional positions in [first, last] that skip the last iteration of some loop around them, in order.
-  std::span<const SkipsLast> skipsLastIn(uint32_t first, uint32_t last) const {
-    auto lo = std::lower_bound(skips_last_.begin(), skips_last_.end(), first,
-                               [](const SkipsLast& x, uint32_t pos) { return x.pos < pos; });
-    auto hi = std::upper_bound(lo, skips_last_.end(), last, [](uint32_t pos, const SkipsLast& x) { return pos < x.pos; });
+  // The conditional positions in [first, last] that skip the last iteration of some loop around them, or run on its
+  // last iteration only, in order.
+  std::span<const LastIterationRuns> lastIterationRunsIn(uint32_t first, uint32_t last) const {
+    auto lo = std::lower_bound(last_runs_.begin(), last_runs_.end(), first,
+                               [](const LastIterationRuns& x, uint32_t pos) { return x.pos < pos; });
+    auto hi = std::upper_bound(lo, last_runs_.end(), last,
+                               [](uint32_t pos, const LastIterationRuns& x) { return pos < x.pos; });
     return {lo, hi};
   }
   // Whether what the tensor holds when `from` runs is never read (alloc/loop_gaps.h; `last`: the value's last
@@ -322,7 +326,7 @@ class CoverageAnswers {
   const LinearOrder& order_;
   LivenessStats& stats_;
   CoverageCache& cache_;
-  std::span<const SkipsLast> skips_last_;  // by position, ascending
+  std::span<const LastIterationRuns> last_runs_;  // by position, ascending
   using Asked = std::vector<std::pair<int32_t, bool>>;  // (loop, answer) pairs, in the order asked
   // The answer `asked` holds for `loop`, or `compute()`'s, kept there: each question is asked once per loop.
   template <class Compute>
@@ -386,11 +390,8 @@ Segment loopGap(const LinearOrder& order, std::span<const Event> group, uint32_t
     const bool kills = ev.write && ev.cover == WriteCover::Whole && order.positions[ev.pos].loop == loop &&
                        before != kNone && before < ev.pos;
     if (kills) {
-      uint32_t q = before;
-      if (int32_t inner = order.positions[q].loop; inner != loop) {
-        while (order.loops[size_t(inner)].parent != loop) inner = order.loops[size_t(inner)].parent;
-        q = order.loops[size_t(inner)].end;
-      }
+      const int32_t inner = order.childIn(before, loop);
+      const uint32_t q = inner < 0 ? before : order.loops[size_t(inner)].end;
       return Segment{q + 1, ev.pos - 1};
     }
     before = ev.pos;
@@ -404,14 +405,6 @@ int32_t repeatingIn(const LinearOrder& order, uint32_t pos, int32_t loop) {
   for (int32_t l = order.positions[pos].loop; l >= 0 && l != loop; l = order.loops[size_t(l)].parent)
     if (order.loops[size_t(l)].trips > 1) found = l;
   return found;
-}
-
-// The loop directly in `loop`'s body whose body holds `pos`, or -1 when `pos` lies directly in `loop`'s body.
-int32_t childIn(const LinearOrder& order, uint32_t pos, int32_t loop) {
-  int32_t l = order.positions[pos].loop;
-  if (l == loop) return -1;
-  while (order.loops[size_t(l)].parent != loop) l = order.loops[size_t(l)].parent;
-  return l;
 }
 
 // The gaps of rule 5 in `loop`'s body (-1: the top level) that a walk decides (alloc/loop_gaps.h), added to `gaps`: between two
@@ -431,7 +424,7 @@ void walkedGaps(const LinearOrder& order, std::span<const Event> group, uint32_t
     if (ev.pos > last || ev.pos >= end) break;
     if (ev.pos <= header || ev.pos == before) continue;
     if (before != kNone && ev.write) {  // reads come first at a position: the instruction reads none of it
-      const int32_t cb = childIn(order, before, loop), ck = childIn(order, ev.pos, loop);
+      const int32_t cb = order.childIn(before, loop), ck = order.childIn(ev.pos, loop);
       if (cb < 0 || cb != ck) {
         const int32_t rb = repeatingIn(order, before, loop), rk = repeatingIn(order, ev.pos, loop);
         const uint32_t g1 = rb < 0 ? before : order.loops[size_t(rb)].end;
@@ -516,7 +509,7 @@ void lastIterationGaps(const LinearOrder& order, std::span<const Event> group, u
     if (ev.pos > q || ev.pos > last) break;
     if (ev.pos <= l.header || ev.pos == before) continue;
     if (before != kNone && ev.write && ev.pos > floor) {  // reads come first at a position: it reads none of it
-      const int32_t cb = childIn(order, before, loop), ck = childIn(order, ev.pos, loop);
+      const int32_t cb = order.childIn(before, loop), ck = order.childIn(ev.pos, loop);
       if (cb < 0 || cb != ck) {
         const int32_t rb = repeatingIn(order, before, loop), rk = repeatingIn(order, ev.pos, loop);
         const uint32_t g1 = std::max(rb < 0 ? before : order.loops[size_t(rb)].end, floor);
@@ -717,17 +710,22 @@ void addSegments(const LinearOrder& order, std::span<const Event> group, const M
                gaps.end());
   }
   // A part live on the last iteration of its chain only holds nothing at an instruction that never runs on the last
-  // iteration of a loop of the chain (`if i == 2` in `loop i = 0, 4`): no step there holds the value.
+  // iteration of a loop of the chain (`if i == 2` in `loop i = 0, 4`); a part live on every iteration but the last
+  // holds nothing at one that runs on the last iteration of every loop of the chain only (`if i == 3`, or `loop j = 0,
+  // i % 3` in `loop i = 0, 2`): no step there holds the value.
   for (const IterationPart& q : narrowed) {
-    if (!q.last_iteration) continue;
     uint64_t chain_depths = 0;
+    bool every_depth = true;  // every loop of the chain has a bit
     for (int32_t l = q.loop; l >= 0; l = order.loops[size_t(l)].parent) {
       const uint32_t depth = order.loops[size_t(l)].depth;
       if (depth <= 64) chain_depths |= uint64_t(1) << (depth - 1);
+      else every_depth = false;
       if (l == q.outermost()) break;
     }
-    for (const SkipsLast& x : answers->skipsLastIn(q.first, q.last)) {
-      if ((x.depths & chain_depths) == 0 || x.pos <= r.first || x.pos >= r.last) continue;
+    for (const LastIterationRuns& x : answers->lastIterationRunsIn(q.first, q.last)) {
+      const bool holds_none = q.last_iteration ? (x.skips & chain_depths) != 0
+                                               : every_depth && (x.only & chain_depths) == chain_depths;
+      if (!holds_none || x.pos <= r.first || x.pos >= r.last) continue;
       if (!gaps.empty() && gaps.back().last + 1 == x.pos) gaps.back().last = x.pos;
       else gaps.push_back({x.pos, x.pos});
     }
@@ -904,8 +902,7 @@ bool partialStartsValue(const Program& p, const LinearOrder& order, TensorId t, 
         // Inside a loop L nested in `body`: L reads only what each of its iterations wrote; or else, where `body`'s
         // views name no register, one run of L, walked as k's loop is, reads only what is marked or what the run wrote
         // (`matmul a[:, 0:64], .., start; loop { matmul a[:, 0:64], .. }`: the loop accumulates into k's elements).
-        int32_t l = at.loop;
-        while (l >= 0 && order.loops[size_t(l)].parent != body) l = order.loops[size_t(l)].parent;
+        const int32_t l = order.childIn(pos, body);  // at.loop != body: -1 is outside the body
         if (l < 0) return Step::Fails;
         const LinearLoop& inner = order.loops[size_t(l)];
         const size_t first = j;
@@ -1148,8 +1145,8 @@ Liveness computeLiveness(const Program& p) {
                                            [](const LinearPosition& at) { return at.conditional; });
   const std::unordered_map<const Instruction*, ConditionalRuns> runs =
       any_conditional ? conditionalRuns(p) : std::unordered_map<const Instruction*, ConditionalRuns>{};
-  thread_local std::vector<SkipsLast> skips_last;  // the thread's, as e
-  skips_last.clear();
+  thread_local std::vector<LastIterationRuns> last_runs;  // the thread's, as e
+  last_runs.clear();
   for (uint32_t pos = 0; pos < order.positions.size(); ++pos) {
     const LinearPosition& at = order.positions[pos];
     if (!at.executes || at.inst == nullptr) continue;
@@ -1171,7 +1168,8 @@ Liveness computeLiveness(const Program& p) {
     ConditionalRuns certain;
     if (at.conditional)
       if (auto it = runs.find(at.inst); it != runs.end()) certain = it->second;
-    if (certain.skips_last != 0) skips_last.push_back({pos, certain.skips_last});
+    if (certain.skips_last != 0 || certain.only_last != 0)
+      last_runs.push_back({pos, certain.skips_last, certain.only_last});
     // A write in code that runs on every iteration of its loops replaces what it covers as unconditional code does.
     const bool maybe = at.conditional && !certain.always;
     for (const TensorWrite& w : e.tensor_writes) {
@@ -1208,7 +1206,7 @@ Liveness computeLiveness(const Program& p) {
 
   thread_local std::vector<int32_t> ld, lu, chain;  // the thread's, as e
   CoverageCache cache;
-  CoverageAnswers answers(p, order, live.stats, cache, skips_last);
+  CoverageAnswers answers(p, order, live.stats, cache, last_runs);
   WrittenElements written;
   live.tensors.resize(p.tensors.size());
   live.value_starts.resize(p.tensors.size());

@@ -75,7 +75,11 @@
 //     stop@last in a K-loop) is carried around its K-loop, per iteration of the loops outside.
 //  4. Dead stores: writes after the group's last read that read nothing themselves and share no loop of more than
 //     one iteration with that read are live at their own positions only; the group's segment ends at the read (with
-//     the writes at its position: an update in place).
+//     the writes at its position: an update in place). A read that sees only what the instruction just before it
+//     wrote (`reg_store t[:, v], x` then `reg_load y, t[:, v]`: both unconditional, every view read equal to one
+//     written, not accumulating, its registers not written by the store) reads nothing older than that write and
+//     nothing that outlives the pair: it counts with the writes here, and it is not a read for the iterations'
+//     last read in a loop ("Iterations" below).
 //  5. Gaps in a loop: where a loop's body writes the whole tensor on every iteration, by an instruction k directly in
 //     the body that reads none of it, after another mention of the value in the body, the value is dead from that
 //     mention's last run in the iteration (the end of the loop in the body that holds it) to k: what an iteration
@@ -109,20 +113,34 @@
 //    except at the writes there, which take its memory on every iteration (`loop { copy b, a }`, b read after the
 //    loop: b's write is a dead store on every iteration but the last). So for each such loop around the first
 //    mention, the outermost and the ones inside it; a loop's part starts after the end of the next loop inward
-//    around the first mention, so that the parts of nested loops never overlap;
+//    around the first mention that runs more than once, so that the parts of nested loops never overlap (a loop of
+//    one iteration has no iteration of its own to tell apart: the part of the loop around it reaches inside it). The
+//    part's chain takes in the loops around L, outward, whose every iteration also starts the value afresh (or that
+//    run once) and whose body reads nothing of it after the loop inward: on an iteration of any of them but the last,
+//    nothing after L's last read reads what the value holds then. Before the part's start too, between two
+//    consecutive mentions in L's body after the first mention that lie in different statements of it, the second a
+//    write, the value is live on the last iteration only where a walk from that write (alloc/loop_gaps.h, up to the
+//    value's last mention in L) finds what the tensor holds there never read in L: the next iteration starts the
+//    value afresh, so only the code after L's last iteration can read it (`loop { copy t, x; reg_store t[0:1, 1:1],
+//    r; reg_load r, t[0:1, 1:1] }`, t read after the loop: between the copy and the reg_store);
 //  - every iteration but the last: a value whose last mention lies in L, where rule 2 extends it to L's end (an
 //    iteration reads what the one before left): from that last mention to L's end, the next iteration reads it,
-//    but after the last iteration nothing does.
+//    but after the last iteration nothing does. Likewise in each loop inside L around the last mention that runs
+//    more than once, after the mention's last run in its body: live there only where some loop of the chain from L
+//    in to that one is not on its last iteration;
 //  - last iteration only, around a conditional whole write that starts a value in its outermost loop (see "Values"
 //    above): when its last run is on the iteration before the last, from the loop's header (exclusive: each
 //    iteration's own step) to the write; when it is on the last iteration, after the write (not before the end of
 //    the next loop inward around it) but at the loop's other writes, as for a value written whole on every iteration.
 // Neither applies where rule 3 extends the value over a loop around both mentions (the next iteration of that loop
-// may read it). Where a value is live on the last iteration only, an instruction in conditional code that never runs
-// on the last iteration of a loop of the part's chain (`if i == 2` in `loop i = 0, 4`: alloc/conditional_runs.h,
-// skips_last) holds nothing of it: no step there does, and its position is left out of the range. A loop of one
-// iteration is always on its last: a part's chain names only loops that run more than once. Loops nested in L are not told apart: a value live on the last iteration of L is live there on every
-// iteration of the loops inside it. Two ranges whose iterations exclude each other at a position (one loop, one the
+// may read it). Conditional code whose runs the loop registers decide (alloc/conditional_runs.h) narrows them
+// further: where a value is live on the last iteration only, an instruction that never runs on the last iteration
+// of a loop of the part's chain (`if i == 2` in `loop i = 0, 4`: skips_last) holds nothing of it; where a value is
+// live on every iteration but the last, an instruction that runs on the last iteration of every loop of the chain
+// only (`if i == 3` in `loop i = 0, 4`, or `loop j = 0, i % 3` in `loop i = 0, 2`: only_last) holds nothing of it.
+// No step there holds the value, and its position is left out of the range. A loop of one iteration is always on
+// its last: a part's chain names only loops that run more than once. Loops nested in L are not told apart: a value
+// live on the last iteration of L is live there on every iteration of the loops inside it. Two ranges whose iterations exclude each other at a position (one loop, one the
 // last iteration only, the other every iteration but the last) do not interfere there: no step holds both
 // (interferes()). LiveSum adds ranges up accordingly (at a position, per loop, the larger of the two): the max-live
 // of the data by iteration. A placement holds for every iteration, though, and a value live on the last iteration

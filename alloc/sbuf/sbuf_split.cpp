@@ -16,15 +16,6 @@ bool movable(const Tensor& t) {
          (t.origin == Origin::Source || t.origin == Origin::Copy);
 }
 
-// The loop directly in `loop`'s body (-1: the top level) whose body holds `pos`, or -1 when `pos` lies directly in
-// it.
-int32_t childIn(const LinearOrder& order, uint32_t pos, int32_t loop) {
-  int32_t l = order.positions[pos].loop;
-  if (l == loop) return -1;
-  while (order.loops[size_t(l)].parent != loop) l = order.loops[size_t(l)].parent;
-  return l;
-}
-
 // Renames every operand naming `from` to `to` in the statements visited after the one with id `after` (and its body)
 // ends, in preorder; inserts the copy right after that statement. `passed`: that statement has ended.
 void rewrite(const Program& p, std::vector<Instruction>& body, const SbufSplitPoint& s, TensorId to, const Instruction& copy,
@@ -98,7 +89,7 @@ std::vector<SbufSplitPoint> sbufSplitPoints(const Program& p, const Liveness& li
     if (body >= 0 && iterationCoverage(p, order, t, body) != IterationCoverage::Covered) continue;
     const uint64_t area = uint64_t(p.tensors[t].partitions) * p.tensors[t].bytesPerPartition();
     for (size_t i = 0; i + 1 < m.size(); ++i) {
-      const int32_t x = childIn(order, m[i], body), y = childIn(order, m[i + 1], body);
+      const int32_t x = order.childIn(m[i], body), y = order.childIn(m[i + 1], body);
       if (x >= 0 && x == y) continue;  // both in one loop of the body: no place between them in the body
       const uint32_t x_end = x < 0 ? m[i] : order.loops[size_t(x)].end;
       const uint64_t here = across[x_end] + area;  // the tensor is live across: its copy adds as much again

@@ -282,6 +282,16 @@ TEST(LinearOrder, LoopsFlattenToHeaderBodyEnd) {
   EXPECT_EQ(o.nest(5), (std::vector<int32_t>{0}));
   EXPECT_EQ(o.nest(8), (std::vector<int32_t>{}));
   EXPECT_EQ(o.end(), 9u);
+  // The loop directly in a body that holds a position: the tt (4) lies in loop 1, directly in loop 0's body, which
+  // lies directly in the top level's.
+  EXPECT_EQ(o.childIn(4, -1), 0);
+  EXPECT_EQ(o.childIn(4, 0), 1);
+  EXPECT_EQ(o.childIn(4, 1), -1);  // directly in loop 1's body
+  EXPECT_EQ(o.childIn(3, -1), 0);  // loop 1's header is in loop 0's body
+  EXPECT_EQ(o.childIn(6, 0), -1);
+  EXPECT_EQ(o.childIn(6, -1), 0);
+  EXPECT_EQ(o.childIn(8, -1), -1);
+  EXPECT_EQ(o.childIn(8, 0), -1);  // outside loop 0
 }
 
 TEST(LoopTrips, CeilOfSpanOverStepAndZeroForEmptyOrBadLoops) {
@@ -1059,6 +1069,32 @@ TEST(LiveIterations, AnIfThatNeverRunsOnTheLastIterationHoldsNoLastIterationValu
   EXPECT_FALSE(b.contains(l.pos(16)));
   EXPECT_TRUE(b.contains(l.end(12)));
   EXPECT_EQ(maxLiveOfFour256(l).with_iterations, 3 * 256);
+}
+
+// a is last read in the loop (13) and read again by the next iteration: after 13 it is live on every iteration but
+// the last. The if's body runs at i = 3 only, so a is live nowhere in it. b is written on every iteration and read
+// in the if (a dead store on i = 0..2), c lives from 15 to 16, d from its write (16) to the dma. Stepping through: at
+// 13, a and b; at 14, a on i < 3, b on i = 3; at 15, b and c; at 16, c and d; then d. Two tensors at most, by the
+// ranges too (b over 13..15 on every iteration); a counted in the if's body as well would make three (at 15).
+TEST(LiveIterations, AnIfThatRunsOnTheLastIterationOnlyHoldsNoValueOfTheOtherIterations) {
+  Live l(std::string(kDecls) +
+         "dma a, A\n"             // 11
+         "loop i = 0, 4, 1 {\n"   // 12
+         "  copy b, a\n"          // 13: a's last mention
+         "  if i == 3 {\n"        // 14
+         "    copy c, b\n"        // 15
+         "    copy d, c\n"        // 16
+         "  }\n"
+         "}\n"
+         "dma O, d\n");           // 19
+  const LiveRange a = l.tensor("a");
+  EXPECT_TRUE(a.contains(l.pos(14)));  // the if itself runs on every iteration
+  EXPECT_FALSE(a.contains(l.pos(15)));
+  EXPECT_FALSE(a.contains(l.pos(16)));
+  EXPECT_TRUE(a.contains(l.end(12)));
+  const MaxLive m = maxLiveOfFour256(l);
+  EXPECT_EQ(m.with_iterations, 2 * 256);
+  EXPECT_EQ(m.segments_only, 2 * 256);
 }
 
 INSTANTIATE_TEST_SUITE_P(LiveSegments, LiveRangeOf, ::testing::ValuesIn(std::vector<RangeCase>{

@@ -133,6 +133,47 @@ TEST(ConditionalRuns, SkipsTheLastIterationOfTheLoopsWhoseLastNeverRunsIt) {
   EXPECT_EQ(skips(26), 0u);
 }
 
+// only_last, counted through the loops by hand: bit 0 for i (i = 0..3, last 3), bit 1 for j (j = 0..2, last 2) or for
+// the register-bounded k, whose last is k = trips - 1 on each of its runs.
+TEST(ConditionalRuns, RunsOnlyOnTheLastIterationOfTheLoopsWhoseOtherIterationsNeverRunIt) {
+  const Program p = parseProgram(std::string(kDecls) +
+                                 "loop i = 0, 4, 1 {\n"          // 10
+                                 "  if i == 3 {\n"               // 11
+                                 "    memset a, 1\n"             // 12: i = 3 only: i's last
+                                 "  }\n"                         // 13
+                                 "  loop j = 0, 3, 1 {\n"        // 14
+                                 "    if i + j == 5 {\n"         // 15: (3, 2) only
+                                 "      memset b, 1\n"           // 16: i's last and j's last
+                                 "    }\n"                       // 17
+                                 "    if j == 2 {\n"             // 18: j = 2 on every i
+                                 "      memset c, 1\n"           // 19: j's last only
+                                 "    }\n"                       // 20
+                                 "    if i == 1 {\n"             // 21: i = 1, j = 0..2
+                                 "      memset c, 2\n"           // 22: neither
+                                 "    }\n"                       // 23
+                                 "  }\n"                         // 24
+                                 "  loop k = 0, i%3, 1 {\n"      // 25: i = 1: k = 0; i = 2: k = 0, 1
+                                 "    memset a, 2\n"             // 26: k = 0 on i = 2 is not k's last: neither
+                                 "  }\n"                         // 27
+                                 "  loop k = 0, i//3, 1 {\n"     // 28: i = 3 only: k = 0
+                                 "    memset a, 3\n"             // 29: i's last and k's last
+                                 "  }\n"                         // 30
+                                 "}\n"                           // 31
+                                 "dma O, a\n");                  // 32
+  const auto runs = conditionalRuns(p);
+  auto only = [&](uint32_t line) {
+    auto it = runs.find(instructionOn(p, line));
+    EXPECT_NE(it, runs.end()) << line;
+    return it == runs.end() ? ~uint64_t(0) : it->second.only_last;
+  };
+  EXPECT_EQ(only(12), 1u);
+  EXPECT_EQ(only(16), 3u);
+  EXPECT_EQ(only(19), 2u);
+  EXPECT_EQ(only(22), 0u);
+  EXPECT_EQ(only(26), 0u);
+  EXPECT_EQ(only(29), 3u);
+}
+
 TEST(NeverRunBodies, ABodyInsideOneThatNeverRunsDoesNotRunEither) {
   const Program p = parseProgram(std::string(kDecls) +
                                  "loop i = 0, 2, 1 {\n"        // 10
