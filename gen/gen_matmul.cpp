@@ -64,7 +64,8 @@ void Generator::chooseMatmulShape(MatmulPlan& p) {
   // partition is smaller than the PSUM (`--sbuf-bytes 512` on tiny) a 4-bank accumulator made an ill-formed program.
   const uint32_t sbufElems = std::max<uint32_t>(1, arch.sbuf_bytes / 4);
   p.bankElems = std::min(arch.psum_bank_bytes / 4, sbufElems);
-  uint32_t M = yes(60) ? P : uint32_t(between(1, P));
+  // The stationary operand [K, M] holds M elements in each partition: at most a partition's f32 elements.
+  uint32_t M = std::min(yes(60) ? P : uint32_t(between(1, P)), sbufElems);
   // Several banks per tensor, up to half the pressure target, so a few tensors reach the target together; some
   // tensors draw from every bank count up to the whole target (at the default pressure, every count up to the
   // capacity: the colorers' and the bank arithmetic's edge cases).

@@ -56,7 +56,8 @@ void Generator::peMoveStatement(const std::vector<TensorId>& srcs, Op op) {
   const Arch& arch = prog_.arch;
   const TensorId a = srcs[c_.below(srcs.size())];
   const uint32_t maxPe = std::min<uint32_t>(128, arch.sbuf_partitions);
-  const uint32_t bankElems = arch.psum_bank_bytes / 4;  // f32 elements per partition of one bank
+  // f32 elements per partition of one bank, and of the SBUF tensor it is evacuated to (a partition may hold less)
+  const uint32_t bankElems = std::min(arch.psum_bank_bytes / 4, std::max<uint32_t>(1, arch.sbuf_bytes / 4));
   uint32_t parts, free, dstParts, dstFree;
   if (op == Op::Transpose) {
     parts = uint32_t(between(1, std::min({prog_.tensors[a].partitions, maxPe, bankElems})));
@@ -149,6 +150,8 @@ void Generator::batchNormStatement(const std::vector<TensorId>& srcs) {
   const uint32_t chunks = elems >= 2 && yes(40) ? 2 : 1;
   const uint64_t chunk = elems / chunks;
   const DType sdt = yes(70) ? DType::F32 : DType::BF16;
+  // Six statistics per chunk in each partition: a machine with a small SBUF partition may not hold them.
+  if (uint64_t(6) * chunks * dtypeSize(sdt) > prog_.arch.sbuf_bytes) return;
   const TensorId stats = newPoolTensor(parts, 6 * chunks, sdt, {a});
   for (uint32_t k = 0; k < chunks; ++k) {
     std::optional<AccessPattern> va = chooseView(a, parts, chunk, true, /*allowSelfOverlap=*/true);
@@ -167,7 +170,9 @@ void Generator::batchNormStatement(const std::vector<TensorId>& srcs) {
   ts_[stats].mag = std::max({512.0, m, double(chunk) * 4 * m * m});
   addToPool(stats);
   if (!yes(70)) return;
-  const TensorId agg = newPoolTensor(parts, 2, yes(70) ? DType::F32 : DType::BF16, {stats});
+  const DType adt = yes(70) ? DType::F32 : DType::BF16;
+  if (2 * dtypeSize(adt) > prog_.arch.sbuf_bytes) return;  // the mean and the variance in each partition
+  const TensorId agg = newPoolTensor(parts, 2, adt, {stats});
   Instruction i;
   i.op = Op::BnAggr;
   i.a = whole(stats);

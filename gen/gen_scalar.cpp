@@ -151,8 +151,12 @@ void Generator::regRoundTrip(uint32_t width, RegId src, const std::vector<Tensor
   if (words.empty()) {
     // One draw per statement: the order of a call's arguments is the compiler's (docs/format.md's programs
     // must be the same from gcc and clang builds).
-    const uint32_t elems = 2 + uint32_t(upTo(6));
+    const uint32_t drawn = 2 + uint32_t(upTo(6));
     const DType dt = yes(50) ? DType::I32 : DType::U32;
+    // At most a partition's words (a machine with a small SBUF); none when not even the register's words fit.
+    const uint32_t fits = prog_.arch.sbuf_bytes / dtypeSize(dt);
+    if (fits < lanes) return;
+    const uint32_t elems = std::min(drawn, fits);
     t = newPoolTensor(1, elems, dt, {});
     Instruction ms;
     ms.op = Op::Memset;

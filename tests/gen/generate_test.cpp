@@ -144,6 +144,29 @@ TEST(Generate, SmallSbufPartitionsGetWellFormedPrograms) {
   }
 }
 
+// Partitions of a few bytes: a register's round trip through a memset word tensor (2 to 7 words of 4 bytes) and
+// bn_stats' six statistics per chunk (24 or 48 bytes in f32, 12 or 24 in bf16) must be left out, or made smaller,
+// where a partition cannot hold them. 4 bytes hold one 32-bit word and no 64-bit register's two; 8 hold both but
+// no statistics; 16 hold one chunk's bf16 statistics; 32 one chunk's f32 statistics and not two.
+TEST(Generate, PartitionsOfAFewBytesGetWellFormedPrograms) {
+  for (const char* bytes : {"4", "8", "16", "32"}) {
+    Arch arch = *archPreset("tiny");
+    applyArchOverride(arch, "sbuf-bytes", bytes);
+    MaxChoices last;
+    expectValid(generateProgram(last, GenOptions{arch, 6, 300}), std::string("last choices, sbuf-bytes ") + bytes);
+    for (uint64_t seed = 1; seed <= 40; ++seed) {
+      SeededChoices c(seed);
+      const Program p = generateProgram(c, GenOptions{arch, 15, 100});
+      expectValid(p, "seed " + std::to_string(seed) + ", sbuf-bytes " + bytes);
+      if (HasFatalFailure()) return;
+      for (const Tensor& t : p.tensors)
+        if (t.space == Space::Sbuf) {
+          EXPECT_LE(t.bytesPerPartition(), arch.sbuf_bytes) << t.name << ", seed " << seed;
+        }
+    }
+  }
+}
+
 TEST(Generate, ShortByteStringsGiveSmallPrograms) {
   // Fewer decisions available, fewer instructions: the fuzzer's small inputs stay small.
   const uint8_t few[] = {7, 3, 200, 1};

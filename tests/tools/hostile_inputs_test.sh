@@ -83,6 +83,12 @@ for arch in tiny:1500 gen1:1500 gen2:1000 gen2:5000; do
   run "fmt gen_$arch ($n)" 60 "$allocsim" fmt gen_$arch.nki.txt -o /dev/null
   expect "fmt gen_$arch ($n)" 0 "^$"
 done
+# A machine whose SBUF partition holds 16 bytes: what gen prints still fits it (seed 1 drew a [1, 6] i32 register
+# word tensor, 24 bytes).
+run "gen --sbuf-bytes 16" 20 "$allocsim" gen --seed 1 --size 10 --sbuf-bytes 16 -o small_sbuf.nki.txt
+expect "gen --sbuf-bytes 16" 0 "^$"
+run "fmt small_sbuf" 20 "$allocsim" fmt small_sbuf.nki.txt -o /dev/null
+expect "fmt small_sbuf" 0 "^$"
 run "gen with a --dram-limit it must share" 60 "$allocsim" gen --seed 3 --size 3000 --dram-limit 4194304 -o shared.nki.txt
 expect "gen with a --dram-limit it must share" 0 "^$"
 head -1 shared.nki.txt | grep -qx 'arch tiny dram-limit=4194304' || fail "gen --dram-limit: $(head -1 shared.nki.txt)"
