@@ -43,7 +43,9 @@ std::vector<std::pair<uint64_t, uint64_t>> sbufMentionedBytes(const Program& p) 
   for (TensorId t = 0; t < out.size(); ++t) {
     const uint64_t whole = p.tensors[t].bytesPerPartition();
     auto& [lo, hi] = out[t];
-    if (lo < hi && hi <= whole) lo = lo / align * align;
+    // A spill reload keeps its whole rows: spill rounds rewrite its mentions (a definition stored at once becomes
+    // the reload's own write) after the round that placed it, so the bytes it reaches are not known when it is placed.
+    if (lo < hi && hi <= whole && p.tensors[t].origin != Origin::Reload) lo = lo / align * align;
     else lo = 0, hi = whole;
   }
   return out;
@@ -92,9 +94,9 @@ SbufGraph buildSbufGraph(const Program& p, const Liveness& live) {
     n.range = t < live.tensors.size() ? live.tensors[t] : LiveRange{};
     n.fixed = x.placement.has_value();
     // The rectangle: the mentioned bytes, from an aligned start (the tensor's placement is aligned, so is the
-    // rectangle's). Fixed tensors keep theirs whole.
+    // rectangle's). Fixed tensors and spill reloads (sbufMentionedBytes) keep theirs whole.
     const auto [lo, hi] = mentioned[t];
-    if (!n.fixed && lo < hi && hi <= n.bytes) {
+    if (!n.fixed && lo < hi && hi <= n.bytes && x.origin != Origin::Reload) {
       n.lead = lo / align * align;
       n.trail = n.bytes - hi;
       n.bytes = hi - n.lead;
