@@ -82,8 +82,7 @@ SbufGraph buildSbufGraph(const Program& p, const Liveness& live) {
   // Sized first (here and below): the graph is built every spill round, and each doubling was a heap block.
   g.nodes.reserve(size_t(std::count_if(p.tensors.begin(), p.tensors.end(),
                                        [](const Tensor& x) { return x.space == Space::Sbuf; })));
-  const std::vector<std::pair<uint64_t, uint64_t>> mentioned = mentionedBytes(p);
-  const uint64_t align = std::max<uint32_t>(p.arch.sbuf_align, 1);
+  const std::vector<std::pair<uint64_t, uint64_t>> mentioned = sbufMentionedBytes(p);
   for (TensorId t = 0; t < p.tensors.size(); ++t) {
     const Tensor& x = p.tensors[t];
     if (x.space != Space::Sbuf) continue;
@@ -93,13 +92,13 @@ SbufGraph buildSbufGraph(const Program& p, const Liveness& live) {
     n.bytes = x.bytesPerPartition();
     n.range = t < live.tensors.size() ? live.tensors[t] : LiveRange{};
     n.fixed = x.placement.has_value();
-    // The rectangle: the mentioned bytes, from an aligned start (the tensor's placement is aligned, so is the
-    // rectangle's). Fixed tensors and spill reloads (sbufMentionedBytes) keep theirs whole.
-    const auto [lo, hi] = mentioned[t];
-    if (!n.fixed && lo < hi && hi <= n.bytes && x.origin != Origin::Reload) {
-      n.lead = lo / align * align;
+    // The rectangle: the bytes the in-place checker also takes the tensor to hold (sbufMentionedBytes). Fixed
+    // tensors keep theirs whole.
+    if (!n.fixed) {
+      const auto [lo, hi] = mentioned[t];
+      n.lead = lo;
       n.trail = n.bytes - hi;
-      n.bytes = hi - n.lead;
+      n.bytes = hi - lo;
     }
     g.node_of[t] = uint32_t(g.nodes.size());
     g.nodes.push_back(n);
