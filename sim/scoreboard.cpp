@@ -63,8 +63,9 @@ void Scoreboard::scan(List& list, const Query& q, uint64_t bucket, uint8_t in_or
     return q.prune && e.seq != seq && byte_lo <= e.byte_lo && e.byte_hi <= byte_hi && row_lo <= e.row_lo &&
            e.row_hi <= row_hi;
   };
+  // (Entries ending before fp are the most common kind elsewhere in a bucket: that test first.)
   auto apart = [&](const Entry& e) {
-    return e.byte_lo >= byte_hi || byte_lo >= e.byte_hi || e.row_lo >= row_hi || row_lo >= e.row_hi;
+    return byte_lo >= e.byte_hi || e.byte_lo >= byte_hi || e.row_lo >= row_hi || row_lo >= e.row_hi;
   };
   Entry* e = list.entries.data();
   Entry* const end = e + list.entries.size();
