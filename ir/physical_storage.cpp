@@ -178,8 +178,9 @@ PhysicalStorage::PhysicalStorage(const Program& p, uint64_t seed, uint64_t max_b
         break;
     }
   }
-  masks_.reserve(p.registers.size());
-  for (const Register& r : p.registers) masks_.push_back(registerMask(r.width));
+  regs_.reserve(p.registers.size());
+  for (RegId r = 0; r < p.registers.size(); ++r)
+    regs_.push_back({registerMask(p.registers[r].width), layout_.firstLane(r), layout_.lanes(r) == 2});
 }
 
 void PhysicalStorage::makeReady(RowMap& m, uint32_t partition) {
@@ -222,20 +223,12 @@ void PhysicalStorage::release(TensorId t) {
   m.unready = m.partitions;
 }
 
-uint64_t PhysicalStorage::readReg(RegId r) {
-  if (r >= masks_.size()) throw std::out_of_range("PhysicalStorage::readReg: no such register");
-  const uint32_t lane = layout_.firstLane(r);  // within lanes_: the layout placed every register in the file
-  uint64_t v = lanes_[lane];
-  if (layout_.lanes(r) == 2) v |= uint64_t(lanes_[lane + 1]) << 32;
-  return v & masks_[r];
-}
-
 void PhysicalStorage::writeReg(RegId r, uint64_t v) {
-  if (r >= masks_.size()) throw std::out_of_range("PhysicalStorage::writeReg: no such register");
-  const uint32_t lane = layout_.firstLane(r);
-  v &= masks_[r];
-  lanes_[lane] = uint32_t(v);
-  if (layout_.lanes(r) == 2) lanes_[lane + 1] = uint32_t(v >> 32);
+  if (r >= regs_.size()) throw std::out_of_range("PhysicalStorage::writeReg: no such register");
+  const Reg& g = regs_[r];
+  v &= g.mask;
+  lanes_[g.lane] = uint32_t(v);
+  if (g.two_lanes) lanes_[g.lane + 1] = uint32_t(v >> 32);
 }
 
 uint8_t PhysicalStorage::byteAt(const PhysicalByte& b) {

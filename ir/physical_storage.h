@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -20,7 +21,9 @@
 
 namespace allocsim {
 
-class PhysicalStorage : public Storage {
+// (Final: a caller holding a PhysicalStorage calls its register accessors directly; the simulator reads registers
+// at every dispatch.)
+class PhysicalStorage final : public Storage {
  public:
   // Throws InputError (at the declaration) for an SBUF/PSUM tensor or register without a placement or placed
   // outside the machine, and when the storage would exceed max_bytes in total.
@@ -31,7 +34,13 @@ class PhysicalStorage : public Storage {
   uint8_t* row(TensorId t, uint32_t partition) override;
   void rows(TensorId t, uint32_t first, uint32_t n, uint8_t** out) override;
   uint8_t* rowRange(TensorId t, uint32_t first, uint32_t n, uint64_t& stride) override;
-  uint64_t readReg(RegId r) override;
+  uint64_t readReg(RegId r) override {
+    if (r >= regs_.size()) throw std::out_of_range("PhysicalStorage::readReg: no such register");
+    const Reg& g = regs_[r];
+    uint64_t v = lanes_[g.lane];
+    if (g.two_lanes) v |= uint64_t(lanes_[g.lane + 1]) << 32;
+    return v & g.mask;
+  }
   void writeReg(RegId r, uint64_t v) override;
   void release(TensorId t) override;  // frees an unplaced DRAM tensor's own region (placed storage is shared)
 
@@ -83,7 +92,13 @@ class PhysicalStorage : public Storage {
   std::vector<uint32_t> lanes_;
   std::vector<RowMap> rows_;
   std::vector<uint8_t> ready_;  // every tensor's per-partition flags, one block (RowMap::ready)
-  std::vector<uint64_t> masks_;
+  // By register: where its lanes are in lanes_ (the layout placed every register in the file) and its width.
+  struct Reg {
+    uint64_t mask;
+    uint32_t lane;
+    bool two_lanes;
+  };
+  std::vector<Reg> regs_;
 };
 
 // Fills `bytes` with the poison of (seed, stream) for the region bytes [first, first + n); `first` is a multiple
