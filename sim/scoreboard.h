@@ -116,6 +116,7 @@ class Scoreboard {
   struct List {
     std::vector<Entry> entries;
     size_t sweep_at = 4;  // the size at which it is swept next (keepSwept)
+    uint32_t adds = 0;    // additions to a long list since its last sweep (keepSwept)
   };
   struct Bucket {
     List reads, writes;
