@@ -477,6 +477,10 @@ void Sequencer::dispatch(const Instruction& inst, const LoopPos* loop) {
   rec.dispatch_cycle = clock_;
   fifo.slots.push_back(slot);
   fifo.pushed.notifyWaiters();  // the engine starts it no earlier than its dispatch cycle (sim/engine.h)
+  // With no_value_waits its unit takes it at once, on this thread (Unit): every older instruction was taken so, and
+  // its producers are older, so their ends are decided. A job then runs on the sequencer's thread with no switch of
+  // threads (the units' own threads take what is left only if an instruction was not ready).
+  if (s_.no_value_waits) s_.units[e]->stepIfReady();
 }
 
 }  // namespace allocsim::sim
