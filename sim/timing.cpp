@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "ir/diag.h"
+#include "ir/lexer.h"
 #include "ir/plant.h"
 
 namespace allocsim::sim {
@@ -67,6 +68,9 @@ const Key kKeys[] = {
     {"access.strided-factor", &TimingTable::access_strided_factor, 1, 1e3},
 };
 
+// A number as a message shows it: a value strtod took whole is printable, but may be any length.
+std::string shownNumber(const std::string& value) { return value.size() > 40 ? value.substr(0, 40) + "..." : value; }
+
 // Capped just past kMaxSimCycles: a larger double does not convert to uint64_t.
 uint64_t cycles(double c) {
   if (!(c < double(kMaxSimCycles))) return kMaxSimCycles + 1;
@@ -112,44 +116,46 @@ void TimingTable::apply(const std::string& text) {
     std::string key = body.substr(k0, k1 == std::string::npos ? std::string::npos : k1 - k0);
     size_t v0 = k1 == std::string::npos ? std::string::npos : body.find_first_not_of(" \t\r", k1);
     SourceLoc key_loc{n, uint32_t(k0 + 1)};
-    if (v0 == std::string::npos) throw InputError(key_loc, "timing key '" + key + "' has no value");
+    if (v0 == std::string::npos) throw InputError(key_loc, "timing key " + quoted(key) + " has no value");
     size_t v1 = body.find_first_of(" \t\r", v0);
     std::string value = body.substr(v0, v1 == std::string::npos ? std::string::npos : v1 - v0);
     SourceLoc value_loc{n, uint32_t(v0 + 1)};
     if (auto [first, fresh] = seen.emplace(key, n); !fresh)
-      throw InputError(key_loc, "timing key '" + key + "' is given twice (first on line " +
+      throw InputError(key_loc, "timing key " + quoted(key) + " is given twice (first on line " +
                                     std::to_string(first->second) + ")");
     if (v1 != std::string::npos && body.find_first_not_of(" \t\r", v1) != std::string::npos)
       throw InputError(SourceLoc{n, uint32_t(body.find_first_not_of(" \t\r", v1) + 1)},
-                       "unexpected text after the value of '" + key + "'");
+                       "unexpected text after the value of " + quoted(key));
     char* end = nullptr;
     double v = std::strtod(value.c_str(), &end);
     if (end != value.c_str() + value.size() || !std::isfinite(v))
-      throw InputError(value_loc, "timing key '" + key + "' expects a number, got '" + value + "'");
+      throw InputError(value_loc, "timing key " + quoted(key) + " expects a number, got " + quoted(value));
     if (key == "engine-queue-depth") {
       if (v < 1 || v > 4096 || v != std::floor(v))
-        throw InputError(value_loc, "engine-queue-depth must be an integer between 1 and 4096, got " + value);
+        throw InputError(value_loc,
+                         "engine-queue-depth must be an integer between 1 and 4096, got " + shownNumber(value));
       engine_queue_depth = uint32_t(v);
       continue;
     }
     if (key == "stream.chunk-elements") {
       if (v < 1 || v > 1048576 || v != std::floor(v))
-        throw InputError(value_loc, "stream.chunk-elements must be an integer between 1 and 1048576, got " + value);
+        throw InputError(value_loc,
+                         "stream.chunk-elements must be an integer between 1 and 1048576, got " + shownNumber(value));
       stream_chunk_elements = uint32_t(v);
       continue;
     }
     if (key == "port.dve-pool-sbuf" || key == "port.dve-act-psum") {
-      if (v != 0 && v != 1) throw InputError(value_loc, key + " must be 0 or 1, got " + value);
+      if (v != 0 && v != 1) throw InputError(value_loc, key + " must be 0 or 1, got " + shownNumber(value));
       (key == "port.dve-pool-sbuf" ? port_dve_pool_sbuf : port_dve_act_psum) = v == 1;
       continue;
     }
     const Key* found = nullptr;
     for (const Key& k : kKeys)
       if (key == k.name) found = &k;
-    if (!found) throw InputError(key_loc, "unknown timing key '" + key + "'");
+    if (!found) throw InputError(key_loc, "unknown timing key " + quoted(key));
     if (v < found->min || v > found->max)
-      throw InputError(value_loc, "timing key '" + key + "' must be between " + std::to_string(found->min) +
-                                      " and " + std::to_string(found->max) + ", got " + value);
+      throw InputError(value_loc, "timing key " + quoted(key) + " must be between " + std::to_string(found->min) +
+                                      " and " + std::to_string(found->max) + ", got " + shownNumber(value));
     this->*(found->field) = v;
   }
 }

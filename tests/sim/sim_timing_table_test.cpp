@@ -3,12 +3,14 @@
 // expanded at the top of its file) or says "fitted".
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "ir/diag.h"
 #include "ir/parse.h"
 #include "sim/simulate.h"
 #include "sim/timing.h"
@@ -151,6 +153,38 @@ TEST(SimTimingTable, AStrideAboveSixteenBytesDoublesThePerElementCost) {
   EXPECT_EQ(busy(Engine::PE, "matmul y, w[:, 0:128], w[:, 0:1, 16:512], start, stop"), 512u);
   // POOL memset of a strided destination: 150 + 2 x 512.
   EXPECT_EQ(busy(Engine::POOL, "memset c[:, 0:1, 8:512], 0.0") - busy(Engine::POOL, "memset c[:, 0:512], 0.0"), 512u);
+}
+
+// A file of binary junk: the message quotes at most 40 bytes of its first token, each unprintable byte as \xNN, and
+// keeps the location; a long number out of range is cut the same way.
+TEST(SimTimingTable, AJunkTokenIsQuotedShortAndEscaped) {
+  std::string junk;
+  for (int i = 0; i < 4096; ++i) junk += char(i % 31 == 0 ? 0x80 + i % 100 : 0x01 + i % 8);
+  const std::string head = junk.substr(0, 40);
+  std::string expected;  // the first 40 bytes as quoted, worked out byte by byte
+  for (unsigned char c : head) {
+    char buf[8];
+    std::snprintf(buf, sizeof buf, "\\x%02X", c);
+    expected += buf;
+  }
+  sim::TimingTable t = sim::TimingTable::defaults();
+  try {
+    t.apply("# a comment\n  " + junk + " 5\n");
+    ADD_FAILURE() << "junk accepted";
+  } catch (const InputError& e) {
+    const std::string msg = e.format("j.txt");
+    EXPECT_EQ(msg, "j.txt:2:3: unknown timing key '" + expected + "...'\n");
+  }
+  // A number strtod reads whole, 5000 characters long and out of range (-1): shown cut to 40 characters.
+  try {
+    t.apply("pe.fixed -1." + std::string(4997, '0') + "\n");
+    ADD_FAILURE() << "out-of-range value accepted";
+  } catch (const InputError& e) {
+    const std::string msg = e.format("n.txt");
+    EXPECT_EQ(msg.rfind("n.txt:1:10: timing key 'pe.fixed' must be between ", 0), 0u) << msg;
+    EXPECT_NE(msg.find(", got -1." + std::string(37, '0') + "...\n"), std::string::npos) << msg;
+    EXPECT_LT(msg.size(), 200u) << msg;
+  }
 }
 
 TEST(SimTimingTable, EveryEntryNamesItsSource) {
