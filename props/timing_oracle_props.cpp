@@ -101,6 +101,11 @@ RC_GTEST_PROP(TimingOracle, TheModelsTimingIsTheOraclesOnAllocatedPrograms, ()) 
   if (!c.agrees())
     RC_FAIL("the model and the timing oracle disagree (-O" + std::to_string(d.optlevel) + "):\n" +
             joined(c.differences) + joined(c.violations) + printProgram(allocated));
+  // The check `allocsim run` makes, each step held against the trace as the oracle places it, agrees too.
+  const std::string streamed = verify::timingDisagreement(allocated, o, c.result.stats, c.trace);
+  if (!streamed.empty())
+    RC_FAIL("the streamed timing check disagrees with the kept schedule's (-O" + std::to_string(d.optlevel) + "):\n" +
+            streamed + printProgram(allocated));
 }
 
 }  // namespace

@@ -35,6 +35,7 @@ std::string timingDisagreement(const Program& allocated, const sim::SimOptions& 
 
 struct TimingCheck {
   sim::SimResult result;                  // the model's run
+  sim::Trace trace;                       // its trace
   TimingSchedule oracle;
   std::vector<std::string> differences;   // timingDifferences
   std::vector<std::string> violations;    // timingInvariantViolations

@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <cmath>
 #include <deque>
+#include <functional>
 #include <map>
 #include <optional>
+#include <queue>
 #include <stdexcept>
 
 #include "ir/diag.h"
@@ -180,7 +182,7 @@ bool rectOf(const MachineLayout& layout, const ResolvedView& v, bool write, Rect
 
 // One step of the interpreter's run, reduced to what timing needs.
 struct Event {
-  const Instruction* inst;
+  const Instruction* inst = nullptr;
   std::vector<Rect> rects;
   std::vector<uint32_t> lanes_read, lanes_written;
   uint64_t cost = 0;                  // compute, SP, loop iteration, if
@@ -188,15 +190,23 @@ struct Event {
   bool held = false;                  // if: its body runs
 };
 
+// Reduces each step of the interpreter's run to an Event as it runs and hands it on at once (one Event is reused:
+// nothing is kept per step).
 class Recorder : public ExecObserver {
  public:
-  Recorder(const Program& p, const TimingTable& t, Storage& s, const MachineLayout& layout, uint64_t max_view_bytes)
-      : p_(p), t_(t), s_(s), layout_(layout), max_view_bytes_(max_view_bytes) {}
-  std::vector<Event> events;
+  Recorder(const Program& p, const TimingTable& t, Storage& s, const MachineLayout& layout, uint64_t max_view_bytes,
+           std::function<void(const Event&)> next)
+      : p_(p), t_(t), s_(s), layout_(layout), max_view_bytes_(max_view_bytes), next_(std::move(next)) {}
 
   void onExecute(const Instruction& inst, uint64_t, const ExecAccess& acc) override {
-    Event e;
+    Event& e = e_;
     e.inst = &inst;
+    e.rects.clear();
+    e.lanes_read.clear();
+    e.lanes_written.clear();
+    e.cost = 0;
+    e.dma = {0, 0, 0, 0};
+    e.held = false;
     for (const ResolvedView& v : acc.reads) add(e, v, false);
     for (const ResolvedView& v : acc.writes) add(e, v, true);
     lanes(acc.reg_reads, e.lanes_read);
@@ -234,7 +244,7 @@ class Recorder : public ExecObserver {
       default: break;
     }
     if (inst.op != Op::Dma) e.cost = instructionCost(t_, p_, inst, v);
-    events.push_back(std::move(e));
+    next_(e);
   }
 
  private:
@@ -251,6 +261,8 @@ class Recorder : public ExecObserver {
   Storage& s_;
   const MachineLayout& layout_;
   const uint64_t max_view_bytes_;
+  std::function<void(const Event&)> next_;
+  Event e_;
 };
 
 // ---- the schedule ----------------------------------------------------------------------------------------------
@@ -262,65 +274,95 @@ struct PortUser {
   bool used = false;
   uint32_t step = 0;
   uint64_t end = 0;
+  uint64_t tag = 0;  // the sink's tag of its step
 };
 
 class Scheduler {
  public:
-  Scheduler(const Program& p, const TimingTable& t, const std::vector<Event>& events, TimingSchedule& out)
-      : p_(p), t_(t), events_(events), out_(out) {
+  Scheduler(const Program& p, const TimingTable& t, const TimingOracleOptions& o, TimingStepSink& sink,
+            TimingSchedule& out)
+      : p_(p), t_(t), o_(o), sink_(sink), out_(out) {
     out_.queues.assign(p.arch.dma_queues, {});
     queues_.resize(p.arch.dma_queues);
+    used_.assign(p.arch.dma_queues, 0);
     fixed_ = uint64_t(std::max(0.0, std::ceil(t.dma_fixed_ns * t.clock_ghz - 1e-9)));
+    walk_.push_back({&p.body});
   }
 
-  void run() {
-    walk(p_.body);
-    if (next_ != events_.size()) throw std::logic_error("timing oracle: the interpreter ran steps the walk did not");
+  // The interpreter's next step.
+  void step(const Event& e) {
+    if (!advance(&e)) throw std::logic_error("timing oracle: the interpreter ran steps the walk did not");
+  }
+
+  // After the interpreter's last step: the walk leaves what it is in (loops end, their registers set once more).
+  void finish() {
+    advance(nullptr);
     out_.cycles = std::max(out_.cycles, clock_);
-    finishRing();
+    flushRing(UINT64_MAX);
   }
 
  private:
-  // The sequencer's walk, in program order, consuming the interpreter's steps.
-  void walk(const std::vector<Instruction>& body) {
-    for (const Instruction& inst : body) {
+  // The sequencer's walk, in program order: where it stands in each body it is in, outermost first.
+  struct Frame {
+    const std::vector<Instruction>* body;
+    size_t pc = 0;
+    bool entered = false;  // the instruction at pc is a loop the walk has entered
+  };
+
+  // Walks on until the instruction of `e` (the interpreter's next step, the walk's only look-ahead) consumes it;
+  // false when the program ends first. Without `e` (the run is over) it walks to the end.
+  bool advance(const Event* e) {
+    while (!walk_.empty()) {
+      Frame& f = walk_.back();
+      if (f.pc == f.body->size()) {  // a body ends: a loop's goes back to its loop, an if's or the program's goes on
+        walk_.pop_back();
+        continue;
+      }
+      const Instruction& inst = (*f.body)[f.pc];
       if (inst.op == Op::Loop) {
-        if (hasRegisterBound(inst)) {  // the bound is read on entry: after the SP writers of its registers (RAW)
-          std::vector<uint32_t> bound;
-          for (const IndexTerm& t : inst.rare->mask.c.terms)
-            for (uint32_t l = layout().firstLane(t.reg), end = l + layout().lanes(t.reg); l < end; ++l) bound.push_back(l);
-          waitRegisterWriters(bound);
+        if (!f.entered) {
+          f.entered = true;
+          if (hasRegisterBound(inst)) {  // the bound is read on entry: after the SP writers of its registers (RAW)
+            scratch_lanes_.clear();
+            for (const IndexTerm& t : inst.rare->mask.c.terms) addLanes(t.reg, scratch_lanes_);
+            waitRegisterWriters(scratch_lanes_);
+          }
         }
-        while (next_ < events_.size() && events_[next_].inst == &inst) {
-          const Event& e = events_[next_++];
-          waitRegisterWriters(e.lanes_written);  // the induction register: WAW with SP writers
-          sequencerStep(e);
+        if (e && e->inst == &inst) {  // an iteration
+          waitRegisterWriters(e->lanes_written);  // the induction register: WAW with SP writers
+          sequencerStep(*e);
           ++out_.loop_iterations;
-          walk(inst.body);
+          walk_.push_back({&inst.body});
+          return true;
         }
         // Leaving the loop sets the register once more (to its first value >= hi): the same wait, no cost.
-        std::vector<uint32_t> lanes;
-        for (uint32_t l = layout().firstLane(inst.rd), end = l + layout().lanes(inst.rd); l < end; ++l)
-          lanes.push_back(l);
-        waitRegisterWriters(lanes);
+        scratch_lanes_.clear();
+        addLanes(inst.rd, scratch_lanes_);
+        waitRegisterWriters(scratch_lanes_);
+        f.entered = false;
+        ++f.pc;
         continue;
       }
-      if (next_ >= events_.size() || events_[next_].inst != &inst)
-        throw std::logic_error("timing oracle: the walk and the interpreter's steps disagree");
-      const Event& e = events_[next_++];
+      if (!e || e->inst != &inst) throw std::logic_error("timing oracle: the walk and the interpreter's steps disagree");
+      ++f.pc;
       if (inst.op == Op::If) {
-        waitRegisterWriters(e.lanes_read);
-        sequencerStep(e);
-        if (e.held) walk(inst.body);
-        continue;
+        waitRegisterWriters(e->lanes_read);
+        sequencerStep(*e);
+        if (e->held) walk_.push_back({&inst.body});
+        return true;
       }
-      dispatch(e);
+      dispatch(*e);
+      return true;
     }
+    return e == nullptr;
   }
 
   const MachineLayout& layout() {
     if (!layout_) layout_.emplace(p_);
     return *layout_;
+  }
+  void addLanes(RegId r, std::vector<uint32_t>& out) {
+    for (uint32_t l = layout().firstLane(r), end = l + layout().lanes(r); l < end; ++l) out.push_back(l);
   }
 
   // The sequencer waits for the end of the last SP instruction writing any of these lanes.
@@ -333,15 +375,32 @@ class Scheduler {
 
   // A loop iteration or an if: on the sequencer, its cost from the sequencer's clock.
   void sequencerStep(const Event& e) {
-    TimedStep s;
-    s.inst = e.inst;
+    TimedStep& s = fresh(e);
     s.track = kSequencerTrack;
     s.dispatch = s.start = clock_;
     s.end = s.done = clock_ + e.cost;
     clock_ = s.end;
     out_.sequencer_busy_cycles += e.cost;
     out_.cycles = std::max(out_.cycles, s.end);
-    out_.steps.push_back(std::move(s));
+    placed(s);
+  }
+
+  // The step being placed (one TimedStep is reused: the sink copies what it keeps).
+  TimedStep& fresh(const Event& e) {
+    step_.inst = e.inst;
+    step_.track = 0;
+    step_.dispatch = step_.ready = step_.issue = step_.start = step_.end = step_.done = 0;
+    step_.producers.clear();
+    named_.clear();
+    return step_;
+  }
+
+  // Hands a placed step to the sink, its producers (named_: in index order, each once) with their tags; returns the
+  // step's tag.
+  uint64_t placed(TimedStep& s) {
+    tags_.clear();
+    for (const auto& [step, tag] : named_) s.producers.push_back(step), tags_.push_back(tag);
+    return sink_.onStep(uint32_t(placed_++), s, tags_);
   }
 
   void dispatch(const Event& e) {
@@ -354,28 +413,27 @@ class Scheduler {
     }
     // (b) The registers it reads have been written.
     waitRegisterWriters(e.lanes_read);
-    prune();
-    TimedStep s;
-    s.inst = e.inst;
+    prune(*e.inst);
+    TimedStep& s = fresh(e);
     s.dispatch = clock_;
-    const uint32_t index = uint32_t(out_.steps.size());
+    const uint32_t index = uint32_t(placed_);
     uint64_t deps_end = 0;
-    // Every older access still in flight that conflicts: a read with writes (RAW), a write with reads (WAR) and
-    // writes (WAW), whatever their engine. It waits for their results to be complete, except for a WAR or WAW on
-    // an older instruction of its own compute engine, which its engine's program order covers (that one's cost has
-    // ended when it starts).
-    for (const Rect& r : e.rects) {
-      for (const Access& a : inflight_) {
+    // Every older access not complete by its dispatch that conflicts: a read with writes (RAW), a write with reads
+    // (WAR) and writes (WAW), whatever their engine. It waits for their results to be complete, except for a WAR or
+    // WAW on an older instruction of its own compute engine, which its engine's program order covers (that one's
+    // cost has ended when it starts).
+    // inflight_ is in step order, so the producers are found in index order.
+    for (const Access& a : inflight_) {
+      if (a.done <= s.dispatch) continue;
+      for (const Rect& r : e.rects) {
         if (!(r.write || a.rect.write) || !r.overlaps(a.rect)) continue;
-        s.producers.push_back(a.step);
+        if (named_.empty() || named_.back().first != a.step) named_.emplace_back(a.step, a.tag);
         const bool raw = !r.write, own = a.engine == engine && engine != uint32_t(Engine::DMA);
         deps_end = std::max(deps_end, own && !raw ? a.end : a.done);
       }
     }
     PortUser* ports_used[2] = {nullptr, nullptr};
     if (e.inst->op != Op::Dma) sharedPorts(e, engine, s, deps_end, ports_used);
-    std::sort(s.producers.begin(), s.producers.end());
-    s.producers.erase(std::unique(s.producers.begin(), s.producers.end()), s.producers.end());
     ++out_.instructions[engine];
     if (e.inst->op == Op::Dma) {
       transfer(e, s, deps_end);
@@ -389,11 +447,8 @@ class Scheduler {
       engine_clock = s.end;
       out_.busy_cycles[engine] += e.cost;
       left.push_back(s.start);
-      for (PortUser* u : ports_used)
-        if (u) *u = {true, index, s.done};
     }
     if (left.size() > t_.engine_queue_depth) left.pop_front();
-    for (const Rect& r : e.rects) inflight_.push_back({r, s.end, s.done, index, engine});
     if (e.inst->op != Op::Dma && !e.lanes_written.empty()) {  // SP: its register writes end with it
       for (uint32_t l : e.lanes_written) {
         if (l >= lane_end_.size()) lane_end_.resize(l + 1, 0);
@@ -401,7 +456,11 @@ class Scheduler {
       }
     }
     out_.cycles = std::max(out_.cycles, s.done);
-    out_.steps.push_back(std::move(s));
+    const uint64_t tag = placed(s);
+    for (PortUser* u : ports_used)
+      if (u) *u = {true, index, s.done, tag};
+    for (const Rect& r : e.rects) inflight_.push_back({r, s.end, s.done, index, engine, tag});
+    out_.peak_inflight_accesses = std::max<uint64_t>(out_.peak_inflight_accesses, inflight_.size());
   }
 
   // docs/simulator.md "Shared ports": a DVE or POOL instruction touching SBUF depends on the youngest older one of the
@@ -414,7 +473,9 @@ class Scheduler {
     for (const Rect& r : e.rects) sbuf |= r.resource == 0, psum |= r.resource == 1;
     auto use = [&](int side, PortUser& own, const PortUser& other) {
       if (other.used && other.end > s.dispatch) {
-        s.producers.push_back(other.step);
+        const auto at = std::lower_bound(named_.begin(), named_.end(), std::make_pair(other.step, uint64_t(0)),
+                                         [](const auto& a, const auto& b) { return a.first < b.first; });
+        if (at == named_.end() || at->first != other.step) named_.insert(at, {other.step, other.tag});
         deps_end = std::max(deps_end, other.end);
       }
       used[side] = &own;
@@ -453,8 +514,11 @@ class Scheduler {
     qs.descriptors += e.dma.descriptors;
     qs.busy_cycles += e.dma.span;
     qs.peak_occupancy = std::max<uint32_t>(qs.peak_occupancy, uint32_t(queue.ring.size()));
-    ring_changes_.push_back({s.issue, q, +1});
-    ring_changes_.push_back({s.end, q, -1});
+    ring_changes_.push({s.issue, q, +1});
+    ring_changes_.push({s.end, q, -1});
+    // Every later change is at or after the issuer's clock: a later transfer is taken no earlier, and a slot is
+    // freed no earlier than it was taken. The changes before it are final.
+    flushRing(issuer_clock_);
   }
 
   // The earliest window of `length` cycles from `earliest` on that overlaps no window booked before.
@@ -469,23 +533,28 @@ class Scheduler {
     return start;
   }
 
-  // Accesses of steps complete at or before the sequencer's clock hold nothing back any more.
-  void prune() {
+  // Accesses of steps complete at or before the sequencer's clock hold nothing back any more. What is left is
+  // bounded by the machine (instructions queued or running on each engine, transfers on the rings), not by the
+  // run's length; o.max_state_bytes bounds it all the same.
+  void prune(const Instruction& at) {
     if (inflight_.size() < prune_at_) return;
     std::erase_if(inflight_, [&](const Access& a) { return a.done <= clock_; });
     prune_at_ = std::max<size_t>(64, inflight_.size() * 2);
+    const uint64_t bytes = uint64_t(inflight_.size()) * sizeof(Access);
+    if (bytes > o_.max_state_bytes)
+      throw InputError(at.loc, "the timing oracle's accesses in flight need more than " +
+                                   std::to_string(o_.max_state_bytes) + " bytes (" +
+                                   std::to_string(inflight_.size()) + " accesses of instructions not yet complete)");
   }
 
-  void finishRing() {
-    std::sort(ring_changes_.begin(), ring_changes_.end(), [](const RingChange& a, const RingChange& b) {
-      if (a.cycle != b.cycle) return a.cycle < b.cycle;
-      if (a.delta != b.delta) return a.delta < b.delta;
-      return a.queue < b.queue;
-    });
-    std::vector<int64_t> used(p_.arch.dma_queues, 0);
-    for (const RingChange& c : ring_changes_) {
-      used[c.queue] += c.delta;
-      out_.ring_occupancy.push_back({c.queue, c.cycle, uint32_t(used[c.queue])});
+  // Hands on, in time order, the ring changes before cycle `before` (a slot freed in a cycle before one taken in it,
+  // then by queue), with each queue's occupancy after it.
+  void flushRing(uint64_t before) {
+    while (!ring_changes_.empty() && ring_changes_.top().cycle < before) {
+      const RingChange c = ring_changes_.top();
+      ring_changes_.pop();
+      used_[c.queue] += c.delta;
+      sink_.onRingChange({c.queue, c.cycle, uint32_t(used_[c.queue])});
     }
   }
 
@@ -494,6 +563,7 @@ class Scheduler {
     uint64_t end, done;  // its step's end and completion (TimedStep)
     uint32_t step;
     uint32_t engine;  // its step's (ir/program.h Engine)
+    uint64_t tag;     // the sink's tag of its step
   };
   struct Queue {
     std::deque<uint64_t> ring;  // ends of the transfers holding its slots, oldest first
@@ -503,15 +573,27 @@ class Scheduler {
     uint64_t cycle;
     uint32_t queue;
     int32_t delta;
+    // Later in the order above: the priority queue's top is the earliest.
+    bool operator<(const RingChange& o) const {
+      if (cycle != o.cycle) return cycle > o.cycle;
+      if (delta != o.delta) return delta > o.delta;
+      return queue > o.queue;
+    }
   };
 
   const Program& p_;
   const TimingTable& t_;
-  const std::vector<Event>& events_;
+  const TimingOracleOptions& o_;
+  TimingStepSink& sink_;
   TimingSchedule& out_;
   std::optional<MachineLayout> layout_;
-  size_t next_ = 0;
-  uint64_t clock_ = 0;  // the sequencer's
+  std::vector<Frame> walk_;
+  std::vector<uint32_t> scratch_lanes_;
+  TimedStep step_;
+  std::vector<std::pair<uint32_t, uint64_t>> named_;  // the step's producers: index, tag
+  std::vector<uint64_t> tags_;
+  uint64_t placed_ = 0;  // steps handed to the sink
+  uint64_t clock_ = 0;   // the sequencer's
   std::array<uint64_t, 5> engine_clock_{};
   std::array<std::deque<uint64_t>, 6> leave_;  // per engine: when its last `depth` instructions left its queue
   std::vector<uint64_t> lane_end_;             // per register lane: the end of its last SP writer
@@ -521,17 +603,41 @@ class Scheduler {
   uint64_t fixed_ = 0, issuer_clock_ = 0, dmas_ = 0;
   std::vector<Queue> queues_;
   std::map<uint64_t, uint64_t> fabric_;  // booked windows: start -> end
-  std::vector<RingChange> ring_changes_;
+  std::priority_queue<RingChange> ring_changes_;  // not yet handed on: at or after the issuer's clock
+  std::vector<int64_t> used_;                      // per queue: its occupancy after the changes handed on
+};
+
+// The sink of timingSchedule() without one: keeps every step and ring change, within o.max_state_bytes.
+class Collector : public TimingStepSink {
+ public:
+  Collector(TimingSchedule& out, uint64_t max_bytes) : out_(out), max_bytes_(max_bytes) {}
+  uint64_t onStep(uint32_t, const TimedStep& s, const std::vector<uint64_t>&) override {
+    bytes_ += sizeof(TimedStep) + s.producers.size() * sizeof(uint32_t);
+    if (bytes_ > max_bytes_)
+      throw InputError(s.inst->loc, "the timing oracle's schedule needs more than " + std::to_string(max_bytes_) +
+                                        " bytes (" + std::to_string(out_.steps.size()) + " steps placed)");
+    out_.steps.push_back(s);
+    return 0;
+  }
+  void onRingChange(const TimingSchedule::RingChange& c) override { out_.ring_occupancy.push_back(c); }
+
+ private:
+  TimingSchedule& out_;
+  const uint64_t max_bytes_;
+  uint64_t bytes_ = 0;
 };
 
 }  // namespace
 
-TimingSchedule timingSchedule(const Program& allocated, const TimingTable& t, const TimingOracleOptions& o) {
+TimingSchedule timingSchedule(const Program& allocated, const TimingTable& t, TimingStepSink& sink,
+                              const TimingOracleOptions& o) {
   if (std::string err = validateArch(allocated.arch); !err.empty()) throw InputError(SourceLoc{}, err);
   const MachineLayout layout(allocated);
   PhysicalStorage storage(allocated, 0, o.max_storage_bytes);
   const uint64_t max_view_bytes = largestTensorBytes(allocated, o.max_storage_bytes);
-  Recorder recorder(allocated, t, storage, layout, max_view_bytes);
+  TimingSchedule out;
+  Scheduler scheduler(allocated, t, o, sink, out);
+  Recorder recorder(allocated, t, storage, layout, max_view_bytes, [&](const Event& e) { scheduler.step(e); });
   InterpOptions io;
   io.max_steps = o.max_steps;
   io.max_storage_bytes = o.max_storage_bytes;
@@ -539,9 +645,17 @@ TimingSchedule timingSchedule(const Program& allocated, const TimingTable& t, co
   io.record_reads = false;
   io.values = false;  // which views and registers each step touches; a reg_load still runs with values
   interpret(allocated, storage, io);
-  TimingSchedule out;
-  Scheduler(allocated, t, recorder.events, out).run();
+  scheduler.finish();
   return out;
+}
+
+TimingSchedule timingSchedule(const Program& allocated, const TimingTable& t, const TimingOracleOptions& o) {
+  TimingSchedule out;
+  Collector collector(out, o.max_state_bytes);
+  TimingSchedule summary = timingSchedule(allocated, t, collector, o);
+  summary.steps = std::move(out.steps);
+  summary.ring_occupancy = std::move(out.ring_occupancy);
+  return summary;
 }
 
 }  // namespace allocsim::verify

@@ -5,6 +5,11 @@
 // calendar). It shares only the timing table (sim/timing.h TimingTable, its parser) and the interpreter (which
 // views and registers each step touches, loop trips and conditions) with the model; the scheduling is its own.
 // verify/timing_agreement.h holds it against the model's trace.
+//
+// It places each step as the interpreter runs it and hands it to a sink at once. What it holds between steps is
+// what a later step can still depend on: the accesses of instructions not yet complete, the engines' queues, the
+// rings and the fabric's calendar — bounded by the machine, not by the run's length. A sink that compares each
+// step as it comes (timingDisagreement) keeps nothing per step; timingSchedule() without a sink keeps them all.
 #pragma once
 
 #include <array>
@@ -30,8 +35,8 @@ struct TimedStep {
   // When its results are complete, which is what an instruction depending on it waits for: for a compute
   // instruction the later of its end and its start plus its engine's minimum dependent interval; else its end.
   uint64_t done = 0;
-  // The older steps it depends on (indices into TimingSchedule::steps) that had not ended by its dispatch. Those
-  // that had cannot hold it back: it starts no earlier than its dispatch.
+  // The older steps it depends on (indices into TimingSchedule::steps, ascending) that were not complete (done) by
+  // its dispatch. Those that were cannot hold it back: it starts no earlier than its dispatch.
   std::vector<uint32_t> producers;
 };
 
@@ -57,15 +62,38 @@ struct TimingSchedule {
     uint32_t value;
   };
   std::vector<RingChange> ring_occupancy;
+  // The most accesses (an instruction's view of one memory) the oracle held at once for later steps' dependences.
+  uint64_t peak_inflight_accesses = 0;
+};
+
+// Receives the schedule as the oracle places it.
+class TimingStepSink {
+ public:
+  virtual ~TimingStepSink() = default;
+  // Step `index` (the sequencer's order; the steps of one track come in the order the track runs them). Returns a
+  // tag for it, any value, given back with every later step that names it as a producer: `producer_tags[k]` is the
+  // tag of s.producers[k]. `s` and `producer_tags` are valid only during the call.
+  virtual uint64_t onStep(uint32_t index, const TimedStep& s, const std::vector<uint64_t>& producer_tags) = 0;
+  // Each ring occupancy change, in TimingSchedule::ring_occupancy's order.
+  virtual void onRingChange(const TimingSchedule::RingChange& c) = 0;
 };
 
 struct TimingOracleOptions {
   uint64_t max_steps = 50'000'000;
   uint64_t max_storage_bytes = uint64_t(1) << 32;
+  // What the oracle may hold: its accesses in flight and, without a sink, the schedule it returns (its steps and
+  // their producers).
+  uint64_t max_state_bytes = uint64_t(1) << 30;
 };
 
 // The schedule of `allocated` under table `t`. Throws InputError where the interpreter would (the program does not
-// run), and when the run takes more than max_steps steps.
+// run), when the run takes more than max_steps steps, and at the instruction being placed when the oracle would
+// hold more than max_state_bytes.
 TimingSchedule timingSchedule(const Program& allocated, const sim::TimingTable& t, const TimingOracleOptions& o = {});
+
+// The same, each step and ring change handed to `sink` as it is placed: the result's steps and ring_occupancy are
+// empty, everything else is as above.
+TimingSchedule timingSchedule(const Program& allocated, const sim::TimingTable& t, TimingStepSink& sink,
+                              const TimingOracleOptions& o = {});
 
 }  // namespace allocsim::verify

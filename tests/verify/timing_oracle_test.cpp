@@ -230,6 +230,142 @@ act y, x, relu
   EXPECT_NE(v[0].find("depends on"), std::string::npos) << v[0];
 }
 
+// A load, an activation of what it loaded and a store of the result, repeated: each iteration's load waits for the
+// previous activation (WAR on x), each activation for the previous store (WAR on y), each store for the previous
+// one (WAW on Y).
+std::string loadActStoreLoop(int iterations) {
+  return R"(arch tiny
+dram X [8, 64] f32 input
+dram Y [8, 64] f32 output
+sbuf x [8, 64] f32 @p0+0
+sbuf y [8, 64] f32 @p0+256
+reg i @r0
+loop i = 0, )" + std::to_string(iterations) + R"(, 1 {
+  dma x, X
+  act y, x, relu
+  dma Y, y
+}
+)";
+}
+
+// Keeps nothing; checks that each producer comes back with the tag it was given (its index + 1) and counts.
+struct CountingSink : verify::TimingStepSink {
+  uint64_t steps = 0, producers = 0, ring_changes = 0;
+  bool tags_match = true;
+  uint64_t onStep(uint32_t index, const verify::TimedStep& s, const std::vector<uint64_t>& tags) override {
+    tags_match = tags_match && index == steps && tags.size() == s.producers.size();
+    for (size_t k = 0; k < tags.size() && k < s.producers.size(); ++k)
+      tags_match = tags_match && tags[k] == uint64_t(s.producers[k]) + 1;
+    ++steps;
+    producers += s.producers.size();
+    return uint64_t(index) + 1;
+  }
+  void onRingChange(const verify::TimingSchedule::RingChange&) override { ++ring_changes; }
+};
+
+// What the oracle holds for later steps' dependences is bounded by the machine, not by the run's length. With an
+// engine queue depth of 1 (kTable), the sequencer dispatches an iteration's load once the previous store has left
+// its queue, after the previous activation completed (RAW on y), which in turn waited for the store before it (WAR
+// on y): at each dispatch, at most the previous store and the current iteration's three instructions are not
+// complete, 4 x 2 = 8 accesses (each instruction touches two memories). Pruning waits until 64 are held (twice the
+// live ones, at least 64), and one instruction adds at most 2 more: never more than 65, however many iterations.
+TEST(TimingOracle, AccessesInFlightStayBoundedOnALongLoop) {
+  for (int iterations : {1000, 4000}) {
+    SCOPED_TRACE(std::to_string(iterations) + " iterations");
+    const Program p = parseProgram(loadActStoreLoop(iterations));
+    CountingSink sink;
+    const verify::TimingSchedule s = verify::timingSchedule(p, table(), sink);
+    EXPECT_EQ(sink.steps, 4u * uint64_t(iterations));  // each iteration, its load, activation and store
+    EXPECT_TRUE(sink.tags_match);
+    EXPECT_GT(sink.producers, 0u);
+    EXPECT_EQ(sink.ring_changes, 4u * uint64_t(iterations));  // each transfer takes a slot and frees it
+    EXPECT_TRUE(s.steps.empty());
+    EXPECT_TRUE(s.ring_occupancy.empty());
+    EXPECT_GT(s.peak_inflight_accesses, 0u);
+    EXPECT_LE(s.peak_inflight_accesses, 65u);
+  }
+}
+
+// The streamed schedule is the kept one, step by step, and the budget on what the oracle holds is reported at the
+// instruction being placed: a sink that keeps nothing runs the long loop within 16 KiB, the full schedule (4000
+// steps of at least sizeof(TimedStep) bytes each) does not.
+TEST(TimingOracle, TheStateBudgetStopsAKeptScheduleNotAStreamedOne) {
+  const Program small = parseProgram(loadActStoreLoop(3));
+  struct Keeper : verify::TimingStepSink {
+    std::vector<verify::TimedStep> steps;
+    std::vector<verify::TimingSchedule::RingChange> ring;
+    uint64_t onStep(uint32_t, const verify::TimedStep& s, const std::vector<uint64_t>&) override {
+      steps.push_back(s);
+      return 0;
+    }
+    void onRingChange(const verify::TimingSchedule::RingChange& c) override { ring.push_back(c); }
+  } keeper;
+  const verify::TimingSchedule kept = verify::timingSchedule(small, table());
+  const verify::TimingSchedule streamed = verify::timingSchedule(small, table(), keeper);
+  ASSERT_EQ(keeper.steps.size(), kept.steps.size());
+  for (size_t i = 0; i < kept.steps.size(); ++i) {
+    EXPECT_EQ(keeper.steps[i].inst, kept.steps[i].inst);
+    EXPECT_EQ(keeper.steps[i].start, kept.steps[i].start);
+    EXPECT_EQ(keeper.steps[i].end, kept.steps[i].end);
+    EXPECT_EQ(keeper.steps[i].producers, kept.steps[i].producers);
+  }
+  ASSERT_EQ(keeper.ring.size(), kept.ring_occupancy.size());
+  for (size_t i = 0; i < keeper.ring.size(); ++i) {
+    EXPECT_EQ(keeper.ring[i].cycle, kept.ring_occupancy[i].cycle);
+    EXPECT_EQ(keeper.ring[i].value, kept.ring_occupancy[i].value);
+  }
+  EXPECT_EQ(streamed.cycles, kept.cycles);
+
+  const Program p = parseProgram(loadActStoreLoop(1000));
+  verify::TimingOracleOptions o;
+  o.max_state_bytes = 16 * 1024;
+  CountingSink sink;
+  EXPECT_NO_THROW(verify::timingSchedule(p, table(), sink, o));
+  EXPECT_EQ(sink.steps, 4000u);
+  try {
+    verify::timingSchedule(p, table(), o);
+    ADD_FAILURE() << "the kept schedule fit in 16 KiB";
+  } catch (const InputError& e) {
+    const std::string text = e.format("long.nki.txt");
+    EXPECT_NE(text.find("the timing oracle's schedule needs more than 16384 bytes"), std::string::npos) << text;
+    // At the loop or an instruction of its body (lines 7 to 10).
+    bool located = false;
+    for (const char* line : {"long.nki.txt:7:", "long.nki.txt:8:", "long.nki.txt:9:", "long.nki.txt:10:"})
+      located = located || text.rfind(line, 0) == 0;
+    EXPECT_TRUE(located) << text;
+  }
+}
+
+// timingDisagreement, which holds each step against the model's trace as the oracle places it, reports what the
+// comparison of the kept schedule (timingDifferences, timingInvariantViolations) reports.
+TEST(TimingOracle, TheStreamedCheckReportsWhatTheKeptOneDoes) {
+  const Program p = parseProgram(loadActStoreLoop(20));
+  sim::SimOptions o;
+  o.timing = table();
+  const verify::TimingCheck c = verify::checkTiming(p, o);
+  ASSERT_TRUE(c.agrees());
+  const sim::Trace agreeing = traceOf(c.oracle);
+  EXPECT_EQ(verify::timingDisagreement(p, o, c.result.stats, agreeing), "");
+  auto kept = [&](const sim::Trace& t) {
+    std::string s;
+    for (const std::string& l : verify::timingDifferences(p, c.oracle, c.result.stats, t)) s += "  " + l + "\n";
+    for (const std::string& l : verify::timingInvariantViolations(p, t, &c.oracle)) s += "  " + l + "\n";
+    return s;
+  };
+  // An activation moved before the load it reads (a difference and a broken dependence), a slice missing from the
+  // end of a track, a ring change shifted: more than 8 lines of differences, so the limit and the count show too.
+  sim::Trace broken = agreeing;
+  for (sim::TraceSlice& s : broken.slices)
+    if (s.track == 1) s.start -= 1, s.end -= 1;
+  broken.slices.pop_back();
+  broken.ring_occupancy[3].cycle += 1;
+  const std::string expected = kept(broken);
+  ASSERT_NE(expected.find("which it depends on"), std::string::npos) << expected;
+  ASSERT_NE(expected.find("more"), std::string::npos) << expected;
+  const std::string streamed = verify::timingDisagreement(p, o, c.result.stats, broken);
+  EXPECT_NE(streamed.find(expected), std::string::npos) << streamed << "\nkept:\n" << expected;
+}
+
 // Under every timing table the repository ships: the default (NeuronCore-v2) and sim/timing/gen3.txt on top of it.
 std::vector<std::pair<std::string, sim::TimingTable>> shippedTables() {
   std::vector<std::pair<std::string, sim::TimingTable>> out{{"default", sim::TimingTable::defaults()}};
