@@ -154,7 +154,10 @@ Scoreboard::Recorder Scoreboard::recorder(uint32_t slot, uint64_t seq, const Ins
   return Recorder{slot, seq, inst, engine, in_order, reads_in_order, may_prune};
 }
 
-void Scoreboard::access(const Recorder& rc, const Footprint& fp, bool write, std::vector<Dependence>& deps) {
+// Flattened: everything it calls is inlined, the appends of dependences above all (several per access on a busy
+// board), which the compiler otherwise leaves as calls.
+__attribute__((flatten)) void Scoreboard::access(const Recorder& rc, const Footprint& fp, bool write,
+                                                 std::vector<Dependence>& deps) {
   if (fp.empty()) return;
   if (fp.resource == Footprint::kRegisters) return accessRegisters(rc, fp, write, deps);
   if (fp.resource >= resources_.size()) {
