@@ -262,7 +262,8 @@ void Sequencer::resolveOperands(const Instruction& inst, Operands& out, Shape* s
       out.bytes = std::max(a->bytes(), dst->bytes());
       const Space ds = s_.p->tensors[dst->tensor].space, as = s_.p->tensors[a->tensor].space;
       out.descriptors = dmaDescriptors(*dst, *a, ds, as);
-      const DmaCost cost = dmaTransferCycles(t, out.bytes, out.descriptors, dmaPartitions(*dst, *a, ds));
+      const DmaCost cost = dmaTransferCycles(t, out.bytes, out.descriptors, dmaPartitions(*dst, *a, ds),
+                                             dmaDramContiguous(*s_.p, *dst, *a));
       out.latency = cost.span;
       out.fabric = cost.fabric;
       if (dst->dtype != a->dtype) out.latency += uint64_t(std::ceil(t.dma_convert_fixed));
