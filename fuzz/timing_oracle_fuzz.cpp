@@ -3,8 +3,8 @@
 // level the input picks (-O0 no-reuse, -O1..3 and -O6 coloring, -O7 fixed, -O8 lsa) -> simulated (timing only) on a
 // machine and timing table the input also picks (DMA queues, ring slots, engine queue depth, DMA fixed latency and
 // bandwidth, clocks): every slice of the model's trace, the ring occupancy and the statistics must equal the
-// oracle's schedule, and the run must keep the timing invariants. A disagreement prints the program, its
-// allocation and the differences, then aborts.
+// oracle's schedule, and the run must keep the timing invariants, both by the kept schedule and by the streamed check
+// `allocsim run` makes. A disagreement prints the program, its allocation and the differences, then aborts.
 #include "alloc/alloc_error.h"
 #include "alloc/driver.h"
 #include "fuzz/fuzz_program.h"
@@ -56,5 +56,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     fuzz::reportBug("timing_oracle", "the model's timing differs from the timing oracle's", in.program, &allocated,
                     detail);
   }
+  // The check `allocsim run` makes, each step held against the trace as the oracle places it, agrees too.
+  if (const std::string streamed = verify::timingDisagreement(allocated, o, c.result.stats, c.trace); !streamed.empty())
+    fuzz::reportBug("timing_oracle", "the streamed timing check disagrees with the kept schedule's", in.program,
+                    &allocated, streamed);
   return 0;
 }

@@ -58,6 +58,8 @@ sim::TimingTable genTable() {
   t.dma_engine_bytes_per_ns = *rc::gen::element<double>(0.5, 17, 256);
   t.dma_descriptor_overhead_bytes = *rc::gen::element<double>(0, 512);
   t.dma_efficiency = *rc::gen::element<double>(0.3, 0.65, 1);
+  t.dma_contiguous_efficiency = *rc::gen::element<double>(0.3, 1);
+  t.dma_contiguous_min_bytes = *rc::gen::element<double>(0, 100, 3584);
   t.dma_convert_fixed = *rc::gen::element<double>(0, 2.5);
   return t;
 }

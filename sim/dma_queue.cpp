@@ -20,7 +20,7 @@ void endTransfer(Shared& s, uint32_t q, uint32_t slot) {
   const uint64_t end = r.end_cycle;
   s.slice(kFirstQueueTrack + q, end - r.latency, end, r.inst);
   if (s.o->trace) s.ring_changes.push_back({end, q, -1});
-  s.finishRecord(slot);
+  s.finishRecord(slot, Engine::DMA);
 }
 
 void DmaQueue::serve() {

@@ -262,7 +262,8 @@ void Sequencer::resolveOperands(const Instruction& inst, Operands& out, Shape* s
       out.bytes = std::max(a->bytes(), dst->bytes());
       const Space ds = s_.p->tensors[dst->tensor].space, as = s_.p->tensors[a->tensor].space;
       out.descriptors = dmaDescriptors(*dst, *a, ds, as);
-      const DmaCost cost = dmaTransferCycles(t, out.bytes, out.descriptors, dmaPartitions(*dst, *a, ds));
+      const DmaCost cost = dmaTransferCycles(t, out.bytes, out.descriptors, dmaPartitions(*dst, *a, ds),
+                                             dmaDramContiguous(*s_.p, *dst, *a));
       out.latency = cost.span;
       out.fabric = cost.fabric;
       if (dst->dtype != a->dtype) out.latency += uint64_t(std::ceil(t.dma_convert_fixed));
@@ -477,6 +478,10 @@ void Sequencer::dispatch(const Instruction& inst, const LoopPos* loop) {
   rec.dispatch_cycle = clock_;
   fifo.slots.push_back(slot);
   fifo.pushed.notifyWaiters();  // the engine starts it no earlier than its dispatch cycle (sim/engine.h)
+  // With no_value_waits its unit takes it at once, on this thread (Unit): every older instruction was taken so, and
+  // its producers are older, so their ends are decided. A job then runs on the sequencer's thread with no switch of
+  // threads (the units' own threads take what is left only if an instruction was not ready).
+  if (s_.no_value_waits) s_.units[e]->stepIfReady();
 }
 
 }  // namespace allocsim::sim

@@ -113,7 +113,7 @@ void Shared::freeRecord(uint32_t slot) {
 void Shared::resetRecords() {
   seq_ = 0;
   free_.clear();
-  finished_.clear();
+  for (auto& fifo : finished_) fifo.clear();
   finished_min_end_ = UINT64_MAX;
   for (uint32_t i = uint32_t(records_.size()); i-- > 0;) freeRecord(i);
 }
@@ -121,7 +121,8 @@ void Shared::resetRecords() {
 bool Shared::releaseAll() {
   for (uint32_t slot = 0; slot < records_.size(); ++slot)
     if (record(slot).seq != 0 && record(slot).done) freeRecord(slot);
-  finished_.clear();
+  for (auto& fifo : finished_) fifo.clear();
+  finished_min_end_ = UINT64_MAX;
   return free_.size() == records_.size();
 }
 
@@ -150,37 +151,32 @@ void Shared::executeRecord(uint32_t slot) {
   if (o->record_reads) result.exec.reads[r.read_index].hash = hash;
 }
 
-void Shared::finishRecord(uint32_t slot) {
+void Shared::finishRecord(uint32_t slot, Engine engine) {
   Record& r = record(slot);
   if (!r.data_skipped) r.writes.commit(*phys);
   r.done = true;
   notifyWaiting(r.done_ev, r.done_waiting);
   last_cycle = std::max(last_cycle, r.end_cycle);
   // It stays on the scoreboard until its end is at or before the sequencer's clock (releaseEnded).
-  finished_.push_back(slot);
+  finished_[uint32_t(engine)].push_back({r.end_cycle, slot});
   finished_min_end_ = std::min(finished_min_end_, r.end_cycle);
 }
 
 void Shared::releaseEnded(uint64_t sequencer_cycle) {
   if (finished_min_end_ > sequencer_cycle) return;
-  // Consumers that have not read a record's end yet keep it (the last one releases it).
   uint64_t min_end = UINT64_MAX;
-  for (size_t i = 0; i < finished_.size();) {
-    const uint32_t slot = finished_[i];
-    Record& r = record(slot);
-    if (r.end_cycle <= sequencer_cycle) {
-      if (r.consumers == 0) {
+  for (RingFifo<Finished>& fifo : finished_) {
+    for (; !fifo.empty() && fifo.front().end <= sequencer_cycle; fifo.pop_front()) {
+      const uint32_t slot = fifo.front().slot;
+      // Consumers that have not read a record's end yet keep it (the last one releases it).
+      if (record(slot).consumers == 0) {
         freeRecord(slot);
       } else {
         board.retire(slot);  // no longer a dependence of anything dispatched
-        r.release_when_unread = true;
+        record(slot).release_when_unread = true;
       }
-      finished_[i] = finished_.back();
-      finished_.pop_back();
-    } else {
-      min_end = std::min(min_end, r.end_cycle);
-      ++i;
     }
+    if (!fifo.empty()) min_end = std::min(min_end, fifo.front().end);
   }
   finished_min_end_ = min_end;
 }

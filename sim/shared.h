@@ -149,6 +149,20 @@ struct Fifo {
   }
 };
 
+// A unit that takes its instructions from a FIFO in order: an engine or the DMA issuer. With
+// Shared::no_value_waits nothing it decides waits for a value, only for its producers' ends, so it can take an
+// instruction on any thread once those are decided, and decides what its own thread would (every decision is on
+// cycles already decided): the sequencer has each instruction taken as it dispatches it (Sequencer::dispatch).
+class Unit {
+ public:
+  // Takes the FIFO's next instruction when there is one and its producers' ends are all decided (only with
+  // no_value_waits): what the unit's own thread does with it, without waiting. False when it took none.
+  virtual bool stepIfReady() = 0;
+
+ protected:
+  ~Unit() = default;
+};
+
 // The registers an instruction's operands read, as the sequencer captured them.
 class SnapshotStorage : public Storage {
  public:
@@ -204,6 +218,9 @@ class Shared {
   ReservationCalendar fabric;
   // Every FIFO the top wired, woken when a unit fails (their waiters then see `abort`).
   std::vector<Fifo*> fifos;
+  // The units that take instructions from the sequencer's FIFOs, by engine (ir/program.h Engine order: the DMA
+  // engine's is the issuer).
+  std::vector<Unit*> units;
 
   // What the VCD samples (plain variables, traced by address): engines busy, the sequencer busy, ring slots used.
   sc_core::sc_trace_file* vcd = nullptr;
@@ -245,7 +262,7 @@ class Shared {
   void startRecord(uint32_t slot);    // reads the operands (streamed: sim/stream.h)
   void executeRecord(uint32_t slot);  // reads the operands and writes the results at once (not streamed)
   // Writes the results (unless its data is skipped), releases the sources (WAR waits for this).
-  void finishRecord(uint32_t slot);
+  void finishRecord(uint32_t slot, Engine engine);
 
   // ---- time and waiting (on the calling unit's thread) -----------------------------------------------------------
   uint64_t now() const;  // model cycles since the job's start
@@ -262,6 +279,15 @@ class Shared {
   uint64_t endOfAll(const std::vector<Dependence>& deps, uint64_t from, const Dependence*& binding);
   // Waits until every producer has read and written its values (the order of values, not of time).
   void waitUntilDone(const std::vector<Dependence>& deps);
+  // The first producer whose end is not decided yet (a released one has ended), or null.
+  Record* undecided(const std::vector<Dependence>& deps) {
+    for (const Dependence& d : deps) {
+      if (d.end != Dependence::kEndUnknown) continue;
+      Record& producer = record(d.slot);
+      if (producer.seq == d.seq && !producer.end_known) return &producer;
+    }
+    return nullptr;
+  }
   // The record at the head of `fifo`, once there is one; kNoSlot when the producer is `done` and the FIFO empty, or
   // the job failed.
   static constexpr uint32_t kNoSlot = UINT32_MAX;
@@ -290,8 +316,17 @@ class Shared {
   // Finished records (their values written) kept with their entries on the scoreboard until their end is at or
   // before the sequencer's clock: an instruction dispatched before that end depends on it although its values are
   // written already.
-  std::vector<uint32_t> finished_;
-  uint64_t finished_min_end_ = UINT64_MAX;
+  // They are kept by the engine that ran them, in the order they finished: a compute engine runs its instructions in
+  // order, so they end in that order too, and its first one ends first; transfers end nearly in the order they are
+  // issued. A record that ends before an older one of its engine is released with that one: it stays on the
+  // board a little longer, and the dependences on it bind nothing. The units finish far ahead of the sequencer's
+  // clock, and a release looks at the records it releases and each engine's first.
+  struct Finished {
+    uint64_t end;
+    uint32_t slot;
+  };
+  RingFifo<Finished> finished_[kEngines];
+  uint64_t finished_min_end_ = UINT64_MAX;  // at most the end of each engine's first
   // Of two dependences ending together at `end` (`d` and the binding one so far, `b`), whether `d` binds instead:
   // the youngest producer, and of one producer's dependences the first kind in RAW, WAR, WAW order. The binding
   // dependence (a stall's producer and cause) thus depends on program order alone, not on the list's order.

@@ -53,6 +53,8 @@ const Key kKeys[] = {
     {"dma.engines", &TimingTable::dma_engines, 1, 1024},
     {"dma.engine-bytes-per-ns", &TimingTable::dma_engine_bytes_per_ns, 0.001, 1e6},
     {"dma.descriptor-overhead-bytes", &TimingTable::dma_descriptor_overhead_bytes, 0, 1e9},
+    {"dma.contiguous-efficiency", &TimingTable::dma_contiguous_efficiency, 0.001, 1},
+    {"dma.contiguous-min-bytes", &TimingTable::dma_contiguous_min_bytes, 0, 1e9},
     {"dma.efficiency", &TimingTable::dma_efficiency, 0.001, 1},
     {"dma.partitions-per-engine", &TimingTable::dma_partitions_per_engine, 1, 1024},
     {"dma.convert-fixed", &TimingTable::dma_convert_fixed, 0, 1e6},
@@ -294,11 +296,25 @@ uint64_t dmaPartitions(const ResolvedView& dst, const ResolvedView& src, Space d
   return std::max<uint64_t>(1, dst_space != Space::Dram ? dst.partitions : src.partitions);
 }
 
-DmaCost dmaTransferCycles(const TimingTable& t, uint64_t bytes, uint64_t descriptors, uint64_t partitions) {
+bool dmaDramContiguous(const Program& p, const ResolvedView& dst, const ResolvedView& src) {
+  auto whole = [&](const ResolvedView& v) {
+    const bool runs = v.count2 <= 1 || v.step2 == v.count;  // one run per partition
+    return runs && (v.partitions <= 1 || v.perPartition() == p.tensors[v.tensor].elements);
+  };
+  const bool d = p.tensors[dst.tensor].space == Space::Dram, s = p.tensors[src.tensor].space == Space::Dram;
+  return (d || s) && (!d || whole(dst)) && (!s || whole(src));
+}
+
+DmaCost dmaTransferCycles(const TimingTable& t, uint64_t bytes, uint64_t descriptors, uint64_t partitions,
+                          bool contiguous) {
   const double engines =
       std::min(t.dma_engines, std::ceil(double(std::max<uint64_t>(1, partitions)) / t.dma_partitions_per_engine));
-  const double engine_bytes = double(bytes) + t.dma_descriptor_overhead_bytes * double(descriptors);
-  const double rate = t.dma_engine_bytes_per_ns * t.dma_efficiency;
+  // A contiguous transfer's descriptors each cost at least dma.contiguous-min-bytes: they are equally long (a
+  // view's runs are), so it moves the larger of its bytes and descriptors x the minimum.
+  const double moved =
+      contiguous ? std::max(double(bytes), t.dma_contiguous_min_bytes * double(descriptors)) : double(bytes);
+  const double engine_bytes = moved + t.dma_descriptor_overhead_bytes * double(descriptors);
+  const double rate = t.dma_engine_bytes_per_ns * (contiguous ? t.dma_contiguous_efficiency : t.dma_efficiency);
   const double span_ns = engine_bytes / (engines * rate);
   const double fabric_ns = engine_bytes / (t.dma_engines * rate);
   return {cycles(span_ns * t.clock_ghz - 1e-9), cycles(fabric_ns * t.clock_ghz - 1e-9)};

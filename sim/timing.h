@@ -34,6 +34,9 @@ struct TimingTable {
   double sp_scalar = 0, sp_memory = 0, sp_loop_iteration = 0;
   double dma_fixed_ns = 0, dma_engines = 0, dma_engine_bytes_per_ns = 0, dma_descriptor_overhead_bytes = 0;
   double dma_efficiency = 0;  // the fraction of the engines' peak bandwidth transfers achieve
+  // A contiguous transfer (its DRAM side one byte range: dmaDramContiguous) achieves this fraction instead, and each
+  // of its descriptors costs at least dma_contiguous_min_bytes of engine time.
+  double dma_contiguous_efficiency = 1, dma_contiguous_min_bytes = 0;
   double dma_partitions_per_engine = 1;  // partitions of a transfer's on-chip side served by one DMA engine
   double dma_convert_fixed = 0;  // added to a converting (f32 <-> bf16) DMA's transfer, reporting cycles
   double dve_second_op_per_element = 0;  // added per element per partition to a two-op ts
@@ -105,6 +108,10 @@ uint64_t dmaPartitions(const ResolvedView& dst, const ResolvedView& src, Space d
 struct DmaCost {
   uint64_t span, fabric;
 };
-DmaCost dmaTransferCycles(const TimingTable& t, uint64_t bytes, uint64_t descriptors, uint64_t partitions);
+DmaCost dmaTransferCycles(const TimingTable& t, uint64_t bytes, uint64_t descriptors, uint64_t partitions,
+                          bool contiguous = false);
+// Whether a DMA's DRAM side is one contiguous byte range (whole rows of its DRAM tensor, or a contiguous run of one
+// row); with both sides on chip, false.
+bool dmaDramContiguous(const Program& p, const ResolvedView& dst, const ResolvedView& src);
 
 }  // namespace allocsim::sim

@@ -30,6 +30,8 @@ Top::Top(sc_core::sc_module_name name, const std::string& vcd_path, uint32_t que
   for (uint32_t e = 0; e + 1 < kEngines; ++e)
     engines_[e] = std::make_unique<Engine>(kEngineNames[e], shared_, e, engine_fifo_[e]);
   issuer_ = std::make_unique<DmaIssuer>(kEngineNames[kEngines - 1], shared_, engine_fifo_[kEngines - 1], rings_);
+  for (auto& e : engines_) shared_.units.push_back(e.get());
+  shared_.units.push_back(issuer_.get());
 }
 
 void Top::closeVcd() {
@@ -141,6 +143,8 @@ SimResult Top::run(const Program& p, const SimOptions& opts) {
 
   const size_t first_slice = opts.trace ? opts.trace->slices.size() : 0;
   s.base_ps = sc_core::sc_time_stamp().value();
+  for (auto& e : engines_) e->prepare();
+  issuer_->prepare();
   startJob();
   sc_core::sc_start();
   const bool idle = s.releaseAll();

@@ -2,6 +2,7 @@
 
 #include <cinttypes>
 #include <cstdio>
+#include <sstream>
 
 #include "ir/print.h"
 
@@ -42,29 +43,35 @@ std::string trackName(uint32_t track) {
   return "DMA queue " + std::to_string(track - 7);
 }
 
-std::string traceEventJson(const Program& p, const Trace& t, uint32_t queues, double clock_ghz) {
-  std::string out = "{\"displayTimeUnit\": \"ns\", \"traceEvents\": [\n";
-  out += "{\"name\": \"process_name\", \"ph\": \"M\", \"pid\": 1, \"tid\": 0, \"args\": {\"name\": \"allocsim core (" +
-         p.arch.name + ")\"}}";
+void writeTraceEventJson(std::ostream& out, const Program& p, const Trace& t, uint32_t queues, double clock_ghz) {
+  out << "{\"displayTimeUnit\": \"ns\", \"traceEvents\": [\n";
+  out << "{\"name\": \"process_name\", \"ph\": \"M\", \"pid\": 1, \"tid\": 0, \"args\": {\"name\": \"allocsim core (" +
+             p.arch.name + ")\"}}";
   for (uint32_t track = 0; track < 7 + queues; ++track) {
-    out += ",\n{\"name\": \"thread_name\", \"ph\": \"M\", \"pid\": 1, \"tid\": " + std::to_string(track) +
-           ", \"args\": {\"name\": " + jsonText(trackName(track)) + "}}";
-    out += ",\n{\"name\": \"thread_sort_index\", \"ph\": \"M\", \"pid\": 1, \"tid\": " + std::to_string(track) +
-           ", \"args\": {\"sort_index\": " + std::to_string(track) + "}}";
+    out << ",\n{\"name\": \"thread_name\", \"ph\": \"M\", \"pid\": 1, \"tid\": " + std::to_string(track) +
+               ", \"args\": {\"name\": " + jsonText(trackName(track)) + "}}";
+    out << ",\n{\"name\": \"thread_sort_index\", \"ph\": \"M\", \"pid\": 1, \"tid\": " + std::to_string(track) +
+               ", \"args\": {\"sort_index\": " + std::to_string(track) + "}}";
   }
   for (const TraceSlice& s : t.slices) {
-    out += ",\n{\"name\": " + jsonText(opName(s.inst->op)) + ", \"cat\": " + jsonText(trackName(s.track)) +
-           ", \"ph\": \"X\", \"pid\": 1, \"tid\": " + std::to_string(s.track) + ", \"ts\": " +
-           micros(s.start, clock_ghz) + ", \"dur\": " + micros(s.end - s.start, clock_ghz) +
-           ", \"args\": {\"line\": " + std::to_string(s.inst->loc.line) + ", \"instruction\": " +
-           jsonText(instructionText(p, *s.inst)) + ", \"start_cycle\": " + std::to_string(s.start) +
-           ", \"end_cycle\": " + std::to_string(s.end) + "}}";
+    out << ",\n{\"name\": " + jsonText(opName(s.inst->op)) + ", \"cat\": " + jsonText(trackName(s.track)) +
+               ", \"ph\": \"X\", \"pid\": 1, \"tid\": " + std::to_string(s.track) + ", \"ts\": " +
+               micros(s.start, clock_ghz) + ", \"dur\": " + micros(s.end - s.start, clock_ghz) +
+               ", \"args\": {\"line\": " + std::to_string(s.inst->loc.line) + ", \"instruction\": " +
+               jsonText(instructionText(p, *s.inst)) + ", \"start_cycle\": " + std::to_string(s.start) +
+               ", \"end_cycle\": " + std::to_string(s.end) + "}}";
   }
   for (const TraceCounter& c : t.ring_occupancy)
-    out += ",\n{\"name\": \"ring q" + std::to_string(c.queue) + " slots in use\", \"ph\": \"C\", \"pid\": 1, \"tid\": " +
-           std::to_string(7 + c.queue) + ", \"ts\": " +
-           micros(c.cycle, clock_ghz) + ", \"args\": {\"slots\": " + std::to_string(c.value) + "}}";
-  return out + "\n]}\n";
+    out << ",\n{\"name\": \"ring q" + std::to_string(c.queue) + " slots in use\", \"ph\": \"C\", \"pid\": 1, \"tid\": " +
+               std::to_string(7 + c.queue) + ", \"ts\": " + micros(c.cycle, clock_ghz) +
+               ", \"args\": {\"slots\": " + std::to_string(c.value) + "}}";
+  out << "\n]}\n";
+}
+
+std::string traceEventJson(const Program& p, const Trace& t, uint32_t queues, double clock_ghz) {
+  std::ostringstream out;
+  writeTraceEventJson(out, p, t, queues, clock_ghz);
+  return std::move(out).str();
 }
 
 }  // namespace allocsim::sim

@@ -5,6 +5,7 @@
 // table's clock. Open it in https://ui.perfetto.dev or chrome://tracing.
 #pragma once
 
+#include <ostream>
 #include <string>
 
 #include "ir/program.h"
@@ -13,6 +14,8 @@
 namespace allocsim::sim {
 
 std::string traceEventJson(const Program& p, const Trace& t, uint32_t queues, double clock_ghz);
+// The same, written to `out` event by event (never held whole: it grows with the run).
+void writeTraceEventJson(std::ostream& out, const Program& p, const Trace& t, uint32_t queues, double clock_ghz);
 // The track names, by TraceSlice::track.
 std::string trackName(uint32_t track);
 

@@ -158,6 +158,22 @@ void writeOutput(const std::string& path, const std::string& text) {
   if (!out) throw UsageError("cannot write '" + path + "'" + (errno ? ": " + std::string(std::strerror(errno)) : ""));
 }
 
+void writeOutputStreamed(const std::string& path, const std::function<void(std::ostream&)>& write) {
+  if (path.empty() || path == "-") {
+    std::fflush(stdout);
+    write(std::cout);
+    if (!std::cout.flush()) throw UsageError(std::string("cannot write standard output: ") + std::strerror(errno));
+    return;
+  }
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) throw UsageError("cannot write '" + path + "': it is a directory");
+  std::ofstream out(path, std::ios::binary);
+  if (!out) throw UsageError("cannot write '" + path + "': " + std::strerror(errno));
+  write(out);
+  out.close();  // the buffer's last bytes are written here: a full disk shows only now
+  if (!out) throw UsageError("cannot write '" + path + "'" + (errno ? ": " + std::string(std::strerror(errno)) : ""));
+}
+
 void requireWritable(const std::string& path) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) throw UsageError("cannot write '" + path + "': it is a directory");

@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <string>
 
 #include "alloc/alloc_error.h"
@@ -122,19 +123,28 @@ int runTrace(const Args& raw) {
     const std::string scratch = vcd.empty() ? "" : scratchVcdPath();
     so.vcd_path = scratch;
     sim::SimResult r = sim::simulate(allocated, so);
+    // Both outputs grow with the run: they are copied and written piece by piece, never held whole.
     if (!vcd.empty()) {
-      std::string text;
-      try {
-        text = readSource(scratch);
-      } catch (const UsageError&) {
+      std::ifstream written(scratch, std::ios::binary);
+      if (!written) {
         std::remove(scratch.c_str());
         throw UsageError("cannot write '" + vcd + "': the simulator wrote no VCD");
       }
+      try {
+        writeOutputStreamed(vcd, [&](std::ostream& o) {
+          if (written.peek() != std::ifstream::traits_type::eof()) o << written.rdbuf();
+        });
+      } catch (const UsageError&) {
+        std::remove(scratch.c_str());
+        throw;
+      }
+      written.close();
       std::remove(scratch.c_str());
-      writeOutput(vcd, text);
     }
     if (!perfetto.empty())
-      writeOutput(perfetto, sim::traceEventJson(allocated, trace, allocated.arch.dma_queues, so.timing->clock_ghz));
+      writeOutputStreamed(perfetto, [&](std::ostream& o) {
+        sim::writeTraceEventJson(o, allocated, trace, allocated.arch.dma_queues, so.timing->clock_ghz);
+      });
     std::fputs((display + ": traced " + std::to_string(trace.slices.size()) + " slices, " +
                 std::to_string(trace.ring_occupancy.size()) + " ring changes" + (vcd.empty() ? "" : "; VCD " + vcd) +
                 (perfetto.empty() ? "" : "; trace events " + perfetto) + "\n")

@@ -128,8 +128,16 @@ DmaFigures dmaFigures(const TimingTable& t, const Program& p, const ResolvedView
   // One engine per dma.partitions-per-engine partitions of the on-chip side (DRAM to DRAM: the source's).
   const double partitions = std::max(1.0, double(d_chip ? d.partitions : a.partitions));
   const double e = std::min(t.dma_engines, std::ceil(partitions / t.dma_partitions_per_engine));
-  const double b = double(f.bytes) + double(f.descriptors) * t.dma_descriptor_overhead_bytes;
-  const double rate = t.dma_engine_bytes_per_ns * t.dma_efficiency;
+  // A contiguous transfer: its DRAM side is whole rows of its tensor, or one run of one row. Its descriptors
+  // (equally long) each cost at least dma.contiguous-min-bytes, and it moves at dma.contiguous-efficiency.
+  auto whole = [&](const ResolvedView& v) {
+    return unitStride(v) && (v.partitions <= 1 || elements(v) == double(p.tensors[v.tensor].elements));
+  };
+  const bool contiguous = (!d_chip || !a_chip) && (d_chip || whole(d)) && (a_chip || whole(a));
+  const double n = double(f.descriptors);
+  const double moved = contiguous ? std::max(double(f.bytes), n * t.dma_contiguous_min_bytes) : double(f.bytes);
+  const double b = moved + n * t.dma_descriptor_overhead_bytes;
+  const double rate = t.dma_engine_bytes_per_ns * (contiguous ? t.dma_contiguous_efficiency : t.dma_efficiency);
   f.span = nsCycles(t, b / (e * rate));
   f.fabric = nsCycles(t, b / (t.dma_engines * rate));
   if (d.dtype != a.dtype) f.span += uint64_t(std::ceil(t.dma_convert_fixed));

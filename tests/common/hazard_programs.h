@@ -21,6 +21,7 @@ dma.partitions-per-engine 8
 dma.engine-bytes-per-ns 17
 dma.efficiency 1
 dma.descriptor-overhead-bytes 0
+dma.contiguous-min-bytes 0
 dma.convert-fixed 0
 act.clock-ghz 1.4
 act.fixed 64

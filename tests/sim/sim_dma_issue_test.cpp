@@ -18,8 +18,8 @@ namespace {
 sim::TimingTable table() {
   sim::TimingTable t = sim::TimingTable::defaults();
   t.apply("clock-ghz 1\ndma.fixed-ns 100\ndma.engines 16\ndma.partitions-per-engine 8\ndma.engine-bytes-per-ns 2\n"
-          "dma.descriptor-overhead-bytes 0\ndma.efficiency 1\ndma.convert-fixed 0\nact.clock-ghz 1\nact.fixed 10\n"
-          "act.per-element 1\nact.dependent-interval 0\nsp.clock-ghz 1\n");
+          "dma.descriptor-overhead-bytes 0\ndma.efficiency 1\ndma.contiguous-min-bytes 0\ndma.convert-fixed 0\n"
+          "act.clock-ghz 1\nact.fixed 10\nact.per-element 1\nact.dependent-interval 0\nsp.clock-ghz 1\n");
   return t;
 }
 

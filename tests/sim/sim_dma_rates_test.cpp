@@ -133,6 +133,34 @@ TEST(SimDmaRates, BandwidthFollowsTheGuidesCurveOverBytesPerPartition) {
   }
 }
 
+// Contiguous against strided: a transfer whose DRAM side is one byte range (whole rows of its DRAM tensor) moves at
+// the engines' full rate (dma.contiguous-efficiency, the performance guide's trn1 profiles of 32 KiB transfers), but
+// each of its descriptors costs at least dma.contiguous-min-bytes; one whose DRAM side is a run per row of a larger
+// tensor moves at dma.efficiency. Each store below is one [128, F] f32 tile on all 16 engines, 8 descriptors each;
+// the span on its queue is the engine bytes over 17 bytes/ns and the efficiency.
+TEST(SimDmaRates, AContiguousTransferMovesAtTheFullRateWithAMinimumPerDescriptor) {
+  const sim::TimingTable& t = sim::TimingTable::forPreset("gen2");
+  ASSERT_EQ(t.dma_contiguous_efficiency, 1);
+  ASSERT_GT(t.dma_contiguous_min_bytes, 512);
+  ASSERT_LT(t.dma_contiguous_min_bytes, 4096);
+  auto store = [](uint32_t f, uint32_t dram_f) {
+    const std::string text = "arch gen2\nsbuf x [128, " + std::to_string(f) + "] f32 @p0+0\ndram O [128, " +
+                             std::to_string(dram_f) + "] f32 output\nmemset x, 1.0\ndma O[:, 0:" + std::to_string(f) +
+                             "], x\n";
+    return simulate(text).queue_busy_ns;
+  };
+  const double per_engine = 8, overhead = t.dma_descriptor_overhead_bytes;
+  // 4 KiB per partition into a whole [128, 1024] tensor: contiguous, above the minimum.
+  const double contiguous = per_engine * (4096 + overhead) / kTrn1EngineBytesPerNs;
+  EXPECT_NEAR(store(1024, 1024), contiguous, 1.0);
+  // The same tile into the first half of each row of a [128, 2048] tensor: strided.
+  EXPECT_NEAR(store(1024, 2048), contiguous / t.dma_efficiency, 1.0);
+  // 512 B per partition into a whole [128, 128] tensor: each descriptor costs the minimum.
+  EXPECT_NEAR(store(128, 128), per_engine * (t.dma_contiguous_min_bytes + overhead) / kTrn1EngineBytesPerNs, 1.0);
+  // On trn2 no minimum: its [128, 128] bf16 load profile moves 2 KiB per engine at the engines' rate.
+  EXPECT_EQ(sim::TimingTable::forPreset("gen3").dma_contiguous_min_bytes, 0);
+}
+
 // "Fewer partitions means fewer engines utilized", and "each DMA engine corresponds to 8 partition lanes" (the DMA
 // overview): a load of 8 KiB per partition keeps one engine busy per 8 partitions, so 8, 16, 32 and 128 partitions
 // (8 rows on each of 1, 2, 4 and 16 engines) take equally long, and 4 partitions (4 rows on one engine) half as long.

@@ -106,8 +106,8 @@ copy y, x
   sim::SimOptions o;
   o.timing = sim::TimingTable::defaults();
   o.timing->apply("clock-ghz 1\ndma.fixed-ns 100\ndma.engines 16\ndma.engine-bytes-per-ns 2\n"
-                 "dma.descriptor-overhead-bytes 64\ndma.efficiency 1\nact.clock-ghz 0.5\nact.fixed 10\nact.per-element 2\n"
-                 "act.dependent-interval 0\n");
+                 "dma.descriptor-overhead-bytes 64\ndma.efficiency 1\ndma.contiguous-min-bytes 0\nact.clock-ghz 0.5\n"
+                 "act.fixed 10\nact.per-element 2\nact.dependent-interval 0\n");
   sim::SimResult r = sim::simulate(p, o);
   // 8 descriptors (one per SBUF partition) on one engine (8 partitions per engine): (2048 + 8 x 64) bytes at
   // 2 bytes/ns.

@@ -42,6 +42,7 @@ dma.engines 16
 dma.engine-bytes-per-ns 1
 dma.efficiency 1
 dma.descriptor-overhead-bytes 0
+dma.contiguous-min-bytes 0
 dma.partitions-per-engine 1
 dma.convert-fixed 0
 act.dependent-interval 0
