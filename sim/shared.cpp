@@ -153,19 +153,7 @@ void Shared::executeRecord(uint32_t slot) {
   if (o->record_reads) result.exec.reads[r.read_index].hash = hash;
 }
 
-void Shared::finishRecord(uint32_t slot, Engine engine) {
-  Record& r = record(slot);
-  if (!r.data_skipped) r.writes.commit(*phys);
-  r.done = true;
-  notifyWaiting(r.done_ev, r.done_waiting);
-  last_cycle = std::max(last_cycle, r.end_cycle);
-  // It stays on the scoreboard until its end is at or before the sequencer's clock (releaseEnded).
-  finished_[uint32_t(engine)].push_back({r.end_cycle, slot});
-  finished_min_end_ = std::min(finished_min_end_, r.end_cycle);
-}
-
-void Shared::releaseEnded(uint64_t sequencer_cycle) {
-  if (finished_min_end_ > sequencer_cycle) return;
+void Shared::releaseEndedBy(uint64_t sequencer_cycle) {
   uint64_t min_end = UINT64_MAX;
   for (RingFifo<Finished>& fifo : finished_) {
     for (; !fifo.empty() && fifo.front().end <= sequencer_cycle; fifo.pop_front()) {
