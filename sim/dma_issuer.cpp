@@ -84,10 +84,8 @@ void DmaIssuer::step(uint32_t slot) {
   const uint64_t earliest = std::max(issue + fixed_, ring.empty() ? 0 : ring.back().end);
   const uint64_t window = s_.fabric.reserve(issue, earliest, r.fabric);
   r.issue_cycle = issue;
-  r.end_cycle = window + r.latency;
-  checkCycles(*r.inst, r.end_cycle);
-  r.end_known = true;
-  notifyWaiting(r.known_ev, r.known_waiting);
+  checkCycles(*r.inst, window + r.latency);
+  s_.decideEnd(slot, window + r.latency);
   ring.push_back({r.end_cycle, r.inst});
   clock_ = issue;
   QueueStats& qs = s_.result.stats.queues[q];

@@ -59,10 +59,9 @@ void Engine::step(uint32_t slot) {
   if (binding) s_.result.stats.addStall(stallCauseOf(binding->kind), binding->producer, r.inst, start - from);
   s_.takeHead(in_, start);
   ++stats.instructions;
-  r.end_cycle = start + std::max(r.latency, dependent_interval_);
-  checkCycles(*r.inst, r.end_cycle);
-  r.end_known = true;
-  notifyWaiting(r.known_ev, r.known_waiting);
+  const uint64_t end = start + std::max(r.latency, dependent_interval_);
+  checkCycles(*r.inst, end);
+  s_.decideEnd(slot, end);
   // It reads and writes at once, once its producers have written and its sources' older readers have read
   // (this is the order of the values; their times are the cycles above).
   if (!s_.no_value_waits) s_.waitUntilDone(r.deps);

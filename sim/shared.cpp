@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "ir/plant.h"
 #include "sim/stream.h"
 
 namespace allocsim::sim {
@@ -96,6 +97,7 @@ void Shared::fail(std::exception_ptr e) {
 
 void Shared::growRecords() {
   records_.push_back(std::make_unique<Record>());
+  ends_.push_back(Dependence::kEndUnknown);
   free_.push_back(uint32_t(records_.size() - 1));
 }
 
@@ -151,19 +153,7 @@ void Shared::executeRecord(uint32_t slot) {
   if (o->record_reads) result.exec.reads[r.read_index].hash = hash;
 }
 
-void Shared::finishRecord(uint32_t slot, Engine engine) {
-  Record& r = record(slot);
-  if (!r.data_skipped) r.writes.commit(*phys);
-  r.done = true;
-  notifyWaiting(r.done_ev, r.done_waiting);
-  last_cycle = std::max(last_cycle, r.end_cycle);
-  // It stays on the scoreboard until its end is at or before the sequencer's clock (releaseEnded).
-  finished_[uint32_t(engine)].push_back({r.end_cycle, slot});
-  finished_min_end_ = std::min(finished_min_end_, r.end_cycle);
-}
-
-void Shared::releaseEnded(uint64_t sequencer_cycle) {
-  if (finished_min_end_ > sequencer_cycle) return;
+void Shared::releaseEndedBy(uint64_t sequencer_cycle) {
   uint64_t min_end = UINT64_MAX;
   for (RingFifo<Finished>& fifo : finished_) {
     for (; !fifo.empty() && fifo.front().end <= sequencer_cycle; fifo.pop_front()) {
@@ -186,39 +176,21 @@ void Shared::releaseEnded(uint64_t sequencer_cycle) {
 // last and writes its values last, and it alone can bind (a binding dependence is the one ending last). The waits,
 // the cycles and the stall attribution stay the same; a write behind deep engine queues no longer carries one
 // dependence per queued reader. Transfers end out of order on their queues and are all kept.
-void Shared::noteProducers(std::vector<Dependence>& deps) {
-  if (deps.empty()) return;
+void Shared::keepYoungestPerEngine(std::vector<Dependence>& deps) {
   constexpr uint8_t kDma = uint8_t(Engine::DMA);
   uint64_t youngest[kEngines] = {};
   for (const Dependence& d : deps) youngest[d.engine] = std::max(youngest[d.engine], d.seq);  // (DMA's unused)
-  auto kept = [&](const Dependence& d) { return d.engine == kDma || d.seq == youngest[d.engine]; };
   size_t n = 0;
-  if (no_value_waits) {
-    // Nothing waits for values: a decided end is all a dependence gives its consumer (endOfAll), so of the decided
-    // ones only the one that binds among them stays (a deep queue of transfers writing one tile leaves a dependence
-    // on each). endOfAll picks the binding one whatever the order: none is needed.
-    Dependence binding{};
-    bool known = false;
-    for (size_t i = 0; i < deps.size(); ++i) {
-      Dependence& d = deps[i];
-      if (!kept(d)) continue;
-      Record& producer = record(d.slot);
-      if (!producer.end_known) {
-        d.counted = true;
-        ++producer.consumers;
-        if (n != i) deps[n] = d;
-        ++n;
-      } else if (!known || bindsAfter(d, producer.end_cycle, binding, binding.end)) {
-        binding = d, binding.end = producer.end_cycle, known = true;
-      }
-    }
-    if (known) deps[n++] = binding;
-  } else {
-    for (const Dependence& d : deps)
-      if (kept(d)) deps[n++] = d;
-    deps.resize(n);
+  for (const Dependence& d : deps)
+    if (d.engine == kDma || d.seq == youngest[d.engine]) deps[n++] = d;
+  deps.resize(n);
+}
+
+void Shared::noteProducers(std::vector<Dependence>& deps) {
+  if (deps.empty()) return;
+  if (!no_value_waits) {
+    keepYoungestPerEngine(deps);
     orderDependences(deps);  // their values are waited for in program order
-    n = deps.size();
     for (Dependence& d : deps) {
       Record& producer = record(d.slot);
       if (producer.end_known) {
@@ -228,7 +200,44 @@ void Shared::noteProducers(std::vector<Dependence>& deps) {
         ++producer.consumers;
       }
     }
+    return;
   }
+  // Nothing waits for values: a decided end is all a dependence gives its consumer (endOfAll), so of the decided
+  // ones only the one that binds among them stays (a deep queue of transfers writing one tile leaves a dependence on
+  // each), and endOfAll picks the binding one whatever the order of the rest. No dependence is left out as an older
+  // one of a compute engine: the one that binds among all is among the youngest, since a compute engine's
+  // instructions end in program order (each starts once the one before has run its latency, and ends no earlier
+  // than its engine's dependent interval after its start) and of two ending together bindsAfter takes the younger.
+  // (A planted engine that ignores its own clock breaks that order: there, the older ones are left out first.)
+  // Dispatch has every older instruction taken (Sequencer::dispatch), so every end is decided by now unless its unit
+  // has not been able to take an instruction.
+  if (ALLOCSIM_PLANT("sim_engine_ignores_own_clock")) keepYoungestPerEngine(deps);
+  const uint64_t* ends = ends_.data();
+  size_t best = 0, undecided = 0;
+  uint64_t best_end = 0;
+  bool known = false;
+  for (size_t i = 0, size = deps.size(); i < size; ++i) {
+    const Dependence& d = deps[i];
+    const uint64_t e = ends[d.slot];
+    if (e == Dependence::kEndUnknown) [[unlikely]] {
+      ++undecided;
+    } else if (!known || bindsAfter(d, e, deps[best], best_end)) {
+      best = i, best_end = e, known = true;
+    }
+  }
+  Dependence binding = deps[best];
+  binding.end = best_end;
+  size_t n = 0;
+  if (undecided) [[unlikely]] {
+    for (const Dependence& d : deps) {
+      if (ends[d.slot] != Dependence::kEndUnknown) continue;
+      Dependence& kept = deps[n++];
+      kept = d;
+      kept.counted = true;
+      ++record(d.slot).consumers;
+    }
+  }
+  if (known) deps[n++] = binding;
   deps.resize(n);
 }
 

@@ -243,7 +243,16 @@ class Shared {
     const uint32_t slot = free_.back();
     free_.pop_back();
     record(slot).seq = ++seq_;
+    ends_[slot] = Dependence::kEndUnknown;
     return slot;
+  }
+  // Decides the end of the record in `slot` (its unit takes it) and wakes the consumers waiting for it.
+  void decideEnd(uint32_t slot, uint64_t end) {
+    Record& r = record(slot);
+    r.end_cycle = end;
+    r.end_known = true;
+    ends_[slot] = end;
+    notifyWaiting(r.known_ev, r.known_waiting);
   }
   void freeRecord(uint32_t slot);
   // Frees every record (a failed job may have left some taken) and forgets the finished ones.
@@ -252,17 +261,31 @@ class Shared {
   bool releaseAll();
   // Releases the finished records whose end no instruction still to start can wait for: those ending at or before
   // the sequencer's clock `sequencer_cycle` (every instruction dispatched from then on starts no earlier).
-  void releaseEnded(uint64_t sequencer_cycle);
+  void releaseEnded(uint64_t sequencer_cycle) {  // inline but for a release (the sequencer asks at every dispatch)
+    if (finished_min_end_ <= sequencer_cycle) releaseEndedBy(sequencer_cycle);
+  }
   // Reduces a dispatched instruction's dependences to those that can bind (of one compute engine, the youngest
   // instruction's), puts them in the order its unit waits for their values (orderDependences), copies decided ends
-  // into them and counts the consumer on each producer whose end is undecided. With no_value_waits, of the decided
-  // ones only the one that binds among them is kept, and they stay in no order.
+  // into them and counts the consumer on each producer whose end is undecided. With no_value_waits none is left out
+  // as an older one of its engine, of the decided ones only the one that binds among them is kept, and they stay in
+  // no order.
   void noteProducers(std::vector<Dependence>& deps);
+  static void keepYoungestPerEngine(std::vector<Dependence>& deps);  // (noteProducers)
   // The data path of a record whose data is not skipped (Record::data_skipped):
   void startRecord(uint32_t slot);    // reads the operands (streamed: sim/stream.h)
   void executeRecord(uint32_t slot);  // reads the operands and writes the results at once (not streamed)
-  // Writes the results (unless its data is skipped), releases the sources (WAR waits for this).
-  void finishRecord(uint32_t slot, Engine engine);
+  // Writes the results (unless its data is skipped), releases the sources (WAR waits for this). Inline: every
+  // instruction's unit calls it once.
+  void finishRecord(uint32_t slot, Engine engine) {
+    Record& r = record(slot);
+    if (!r.data_skipped) r.writes.commit(*phys);
+    r.done = true;
+    notifyWaiting(r.done_ev, r.done_waiting);
+    last_cycle = std::max(last_cycle, r.end_cycle);
+    // It stays on the scoreboard until its end is at or before the sequencer's clock (releaseEnded).
+    finished_[uint32_t(engine)].push_back({r.end_cycle, slot});
+    finished_min_end_ = std::min(finished_min_end_, r.end_cycle);
+  }
 
   // ---- time and waiting (on the calling unit's thread) -----------------------------------------------------------
   uint64_t now() const;  // model cycles since the job's start
@@ -312,7 +335,10 @@ class Shared {
   uint64_t seq_ = 0;
   std::vector<std::unique_ptr<Record>> records_;  // pooled (events cannot move): indexing is one load
   std::vector<uint32_t> free_;
+  // By slot: its record's end once decided, else Dependence::kEndUnknown (noteProducers reads one per dependence).
+  std::vector<uint64_t> ends_;
   void growRecords();  // one more record in the pool, free
+  void releaseEndedBy(uint64_t sequencer_cycle);  // releaseEnded's releases
   // Finished records (their values written) kept with their entries on the scoreboard until their end is at or
   // before the sequencer's clock: an instruction dispatched before that end depends on it although its values are
   // written already.
