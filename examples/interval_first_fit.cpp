@@ -19,7 +19,7 @@ struct Interval {
   }
 };
 
-// Preorder index of every instruction; each reference extends its item's interval over the outermost
+// Preorder index of every instruction (inside loops and ifs); each reference extends its item's interval over the outermost
 // enclosing loop (loop_start..loop_end), or just the instruction itself outside loops.
 class Intervals {
  public:
@@ -58,7 +58,7 @@ class Intervals {
       }
       for (const IndexTerm& t : inst.rare->mask.c.terms) reg(t.reg);  // affine_select's offset c
       reg(inst.rd), reg(inst.rs), reg(inst.rt);
-      if (inst.op == Op::Loop) walk(inst.body, index, lf, ll);
+      if (hasBody(inst.op)) walk(inst.body, index, lf, ll);  // a loop's body, or an if's: both run in place
     }
   }
 };

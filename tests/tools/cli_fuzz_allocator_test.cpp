@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 #include <regex>
 
 #include "ir/check.h"
@@ -54,6 +55,50 @@ TEST(CliFuzzAllocator, TheCorrectExampleAllocatorPasses) {
   EXPECT_EQ(r.exit_code, 0) << r.out;
   EXPECT_NE(r.out.find(" 0 failed"), std::string::npos) << r.out;
   EXPECT_FALSE(fs::exists(out + "/001.nki.txt"));
+  fs::remove_all(out);
+}
+
+// References inside an `if` count toward live ranges like any other: t1's write and r2's read sit in ifs. With them
+// left out, t1 was placed on t10 while t10 waits for its copy, and r5 on r2's lane.
+TEST(CliFuzzAllocator, TheCorrectExampleAllocatorSeesReferencesInsideIfs) {
+  const std::string out = scratch("first-fit-if");
+  const std::string prog = out + "/if.nki.txt", placed = out + "/placed.nki.txt";
+  std::ofstream(prog) << R"(arch tiny
+sbuf t0 [8, 112] u16
+sbuf t1 [1, 1] u16
+sbuf t10 [8, 1] i32
+sbuf t4 [1, 10] f32
+dram out1 [8, 112] u16
+sbuf t19 [8, 1] f32
+reg r1
+reg r2
+reg r3
+reg r4
+reg r5
+
+memset t0, 0
+memset t10, 0
+if 0 >= 0 {
+  memset t1, 0
+}
+dma out1[:, 0:14, 28:4], t0[:, 0:14, 28:4]
+copy t19, t10
+li r2, 0
+loop r3 = 0, 4, 1 {
+  addi r1, r2, 10
+  mov r2, r1
+}
+loop r4 = 0, 2, 1 {
+  li r5, 0
+  if r4%2 >= 1 {
+    memset t4[r2*3-120:1, :], 0
+  }
+}
+)";
+  ASSERT_EQ(allocsim("fmt " + prog).exit_code, 0);
+  ASSERT_EQ(std::system((example("first_fit") + " " + prog + " " + placed).c_str()), 0);
+  CliRun v = allocsim("verify " + placed + " --original " + prog, "2>&1");
+  EXPECT_EQ(v.exit_code, 0) << v.out;
   fs::remove_all(out);
 }
 
