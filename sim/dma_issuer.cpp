@@ -1,14 +1,12 @@
 #include "sim/dma_issuer.h"
 
-#include "sim/quantum_keeper.h"
-
 #include "ir/plant.h"
 #include "sim/dma_queue.h"
 
 namespace allocsim::sim {
 
 DmaIssuer::DmaIssuer(sc_core::sc_module_name name, Shared& shared, Fifo& in, std::deque<Fifo>& rings)
-    : sc_module(name), s_(shared), in_(in), rings_(rings) {
+    : sc_module(name), InOrderUnit(shared, in), rings_(rings) {
   spawnUnit("thread", start, [this] { serve(); });
 }
 
@@ -22,35 +20,8 @@ void DmaIssuer::prepare() {
   fixed_ = s_.timing->dmaFixedCycles();
 }
 
-bool DmaIssuer::stepIfReady() {
-  if (in_.slots.empty()) return false;
-  const uint32_t slot = in_.slots.front();
-  if (s_.undecided(s_.record(slot).deps)) return false;
-  step(slot);
-  return true;
-}
-
 void DmaIssuer::serve() {
-  QuantumKeeper keeper(s_);
-  try {
-    for (;;) {
-      const uint32_t slot = s_.nextSlot(in_, s_.dispatch_done);
-      if (slot == Shared::kNoSlot) break;
-      if (s_.no_value_waits) {
-        // The sequencer has the units take their instructions as it dispatches them (Unit); one left here waits
-        // for its producers' ends only.
-        if (stepIfReady()) keeper.keep(clock_);
-        else if (Record* producer = s_.undecided(s_.record(slot).deps))
-          s_.waitEvent(producer->known_ev, producer->known_waiting);
-        continue;
-      }
-      step(slot);
-      keeper.keep(clock_);
-    }
-  } catch (const Aborted&) {
-  } catch (...) {
-    s_.fail(std::current_exception());
-  }
+  serveInOrder();
   s_.dma_issue_done = true;
   for (Fifo& ring : rings_) ring.pushed.notifyWaiters();
 }

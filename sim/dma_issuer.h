@@ -28,20 +28,20 @@
 
 #include <deque>
 
-#include "sim/shared.h"
+#include "sim/in_order_unit.h"
 
 namespace allocsim::sim {
 
-class DmaIssuer : public sc_core::sc_module, public Unit {
+class DmaIssuer : public sc_core::sc_module, public InOrderUnit<DmaIssuer> {
  public:
   // `in`: the DMA engine's instruction queue; `rings`: the queues' rings, grown by the top before a job starts
   // serving them.
   DmaIssuer(sc_core::sc_module_name name, Shared& shared, Fifo& in, std::deque<Fifo>& rings);
   sc_core::sc_event start;  // the top notifies it when a job begins
   void prepare();           // before a job starts: empty rings, the first queue next, the clock at the job's start
-  bool stepIfReady() override;
 
  private:
+  friend class InOrderUnit<DmaIssuer>;
   // The issuer's view of a ring: the transfers on it, oldest first, with the cycle each frees its slot.
   struct RingEntry {
     uint64_t end;
@@ -50,13 +50,11 @@ class DmaIssuer : public sc_core::sc_module, public Unit {
   void serve();
   // Takes the FIFO's head (in `slot`) and issues it: waits for its producers' ends unless Shared::no_value_waits.
   void step(uint32_t slot);
-  Shared& s_;
-  Fifo& in_;
   std::deque<Fifo>& rings_;
   std::vector<RingFifo<RingEntry>> issued_;  // per ring
   uint32_t rounds_ = 1;  // the queues taken round robin
   uint32_t next_ = 0;    // the next transfer's queue
-  uint64_t clock_ = 0;   // the last issue
+  // clock_ (InOrderUnit): the last issue
   uint64_t fixed_ = 0;   // TimingTable::dmaFixedCycles
 };
 

@@ -1,50 +1,17 @@
 #include "sim/engine.h"
 
-#include "sim/quantum_keeper.h"
-
 #include "ir/plant.h"
 
 namespace allocsim::sim {
 
 Engine::Engine(sc_core::sc_module_name name, Shared& shared, uint32_t engine, Fifo& in)
-    : sc_module(name), s_(shared), engine_(engine), in_(in) {
+    : sc_module(name), InOrderUnit(shared, in), engine_(engine) {
   spawnUnit("thread", start, [this] { serve(); });
 }
 
 void Engine::prepare() {
   clock_ = s_.now();
   dependent_interval_ = s_.timing->dependentInterval(::allocsim::Engine(engine_));
-}
-
-bool Engine::stepIfReady() {
-  if (in_.slots.empty()) return false;
-  const uint32_t slot = in_.slots.front();
-  if (s_.undecided(s_.record(slot).deps)) return false;
-  step(slot);
-  return true;
-}
-
-void Engine::serve() {
-  QuantumKeeper keeper(s_);
-  try {
-    for (;;) {
-      const uint32_t slot = s_.nextSlot(in_, s_.dispatch_done);
-      if (slot == Shared::kNoSlot) break;
-      if (s_.no_value_waits) {
-        // The sequencer has the units take their instructions as it dispatches them (Unit); one left here waits
-        // for its producers' ends only.
-        if (stepIfReady()) keeper.keep(clock_);
-        else if (Record* producer = s_.undecided(s_.record(slot).deps))
-          s_.waitEvent(producer->known_ev, producer->known_waiting);
-        continue;
-      }
-      step(slot);
-      keeper.keep(clock_);
-    }
-  } catch (const Aborted&) {
-  } catch (...) {
-    s_.fail(std::current_exception());
-  }
 }
 
 void Engine::step(uint32_t slot) {

@@ -5,25 +5,23 @@
 // latency later.
 #pragma once
 
-#include "sim/shared.h"
+#include "sim/in_order_unit.h"
 
 namespace allocsim::sim {
 
-class Engine : public sc_core::sc_module, public Unit {
+class Engine : public sc_core::sc_module, public InOrderUnit<Engine> {
  public:
   Engine(sc_core::sc_module_name name, Shared& shared, uint32_t engine, Fifo& in);
   sc_core::sc_event start;  // the top notifies it when a job begins
   void prepare();           // before a job starts: the engine's clock at the job's start
-  bool stepIfReady() override;
 
  private:
-  void serve();
+  friend class InOrderUnit<Engine>;
+  void serve() { serveInOrder(); }
   // Takes the FIFO's head (in `slot`) and executes it: waits for its producers unless Shared::no_value_waits.
   void step(uint32_t slot);
-  Shared& s_;
   const uint32_t engine_;
-  Fifo& in_;
-  uint64_t clock_ = 0;  // the engine's own clock: the end of its last instruction's cost
+  // clock_ (InOrderUnit): the end of its last instruction's cost
   // Its instructions' results are complete no earlier than this long after their start (sim/timing.h): what depends
   // on them waits for that.
   uint64_t dependent_interval_ = 0;
